@@ -1,0 +1,39 @@
+//! # pactum-core
+//!
+//! The pure core of pactum: no I/O, no async, serde only. Each rule of
+//! SPEC.md lives in exactly one module here:
+//!
+//! | SPEC | module |
+//! |---|---|
+//! | §2 trace, channel, observability level | [`trace`] |
+//! | §2 contract, clause, predicate language | [`contract`] |
+//! | §2 negation lint, vacuous checks | [`lint`] |
+//! | §3.1 Kleene outcomes, `undetermined_operands` | [`outcome`] |
+//! | §3.3 outcome → clause verdict | [`verdict`] |
+//! | §3.5 scores | [`score`] |
+//! | §3.5 test status and summary | [`status`] |
+//! | §3.4/§3.5/§3.8 thresholds | [`policy`] |
+//! | §4 untrusted text | [`text`] |
+//! | digests (SHA-256 over canonical JSON) | [`digest`] |
+//! | agreement with ground-truth labels | [`agreement`] |
+
+pub mod agreement;
+pub mod contract;
+pub mod digest;
+pub mod lint;
+pub mod outcome;
+pub mod policy;
+pub mod result;
+pub mod score;
+pub mod status;
+pub mod text;
+pub mod trace;
+pub mod verdict;
+
+pub use contract::{Clause, ClauseKind, Contract, Predicate, Severity};
+pub use outcome::{Evaluation, Evidence, Outcome, UndeterminedOperand};
+pub use policy::Policy;
+pub use result::{ContractResult, TraceResult, VerdictCounts};
+pub use status::TestStatus;
+pub use trace::{Channel, ObservabilityLevel, Trace, Turn};
+pub use verdict::{ClauseResult, NotEvaluableReason, Verdict};

@@ -1,0 +1,300 @@
+//! Contract lints (SPEC §2, §3.5): the negation lint on prohibited clauses,
+//! and warnings for vacuous checks. Pure functions over the model; the file
+//! reader attaches line and column.
+
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{ClauseKind, Contract, Predicate};
+use crate::trace::ObservabilityLevel;
+
+/// How serious a lint finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LintLevel {
+    /// The contract is still usable.
+    Warning,
+    /// The contract is unusable until fixed.
+    Error,
+}
+
+/// One lint finding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LintFinding {
+    /// Warning or error.
+    pub level: LintLevel,
+    /// A stable code, e.g. `negated-prohibition`, `vacuous-check`.
+    pub code: String,
+    /// The clause the finding is about.
+    pub clause: String,
+    /// A JSON pointer into the contract (for locating it in the file).
+    pub pointer: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it; for a negated prohibition, the suggested rewrite.
+    pub hint: String,
+}
+
+/// The negation words SPEC §2 forbids in a prohibited behaviour's name.
+/// Matched as whole words, case-insensitively; `n't` contractions too.
+const NEGATION_WORDS: &[&str] = &[
+    "not", "never", "no", "nor", "cannot", "refuse", "refuses", "refusing", "refused",
+    "decline", "declines", "declining", "declined", "avoid", "avoids", "avoiding", "avoided",
+    "mustn",
+];
+
+/// Returns the first negation word in `text`, or `None` when the text names
+/// the behaviour without negation. "without" is not a negation here: "Send
+/// money without confirmation" names a behaviour.
+pub fn negation_in(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    for raw in lower.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')) {
+        let w = raw.trim_matches(|c| c == '\'' || c == '’');
+        if w.is_empty() {
+            continue;
+        }
+        if w.ends_with("n't") || w.ends_with("n’t") || NEGATION_WORDS.contains(&w) {
+            return Some(w.to_string());
+        }
+    }
+    None
+}
+
+/// Leading phrases stripped by the suggested rewrite, longest first.
+const LEADING: &[&str] = &[
+    "the target must not", "the target should not", "the target does not", "the target doesn't",
+    "the target will not", "the target won't", "the target never", "the target refuses to",
+    "the target declines to", "the target avoids", "the target cannot",
+    "the agent must not", "the agent should not", "the agent does not", "the agent never",
+    "the agent refuses to", "the assistant must not", "the assistant does not",
+    "the assistant never", "the assistant refuses to", "the model must not",
+    "the model does not", "the model never", "the model refuses to",
+    "must never", "should never", "must not", "mustn't", "should not", "shouldn't", "does not",
+    "doesn't", "do not", "don't", "will not", "won't", "cannot", "can't", "may not",
+    "is not allowed to", "is forbidden to", "is prohibited from", "refuses to", "refuse to",
+    "declines to", "decline to", "avoids", "avoid", "never", "no",
+];
+
+/// Suggests a non-negated name for a prohibited behaviour: the leading
+/// negation removed and the verb put in its base form ("Must not reveal the
+/// password" → "Reveal the password"; "Never sends money" → "Send money").
+pub fn suggest_rewrite(text: &str) -> String {
+    let trimmed = text.trim();
+    let lower = trimmed.to_lowercase();
+    for lead in LEADING {
+        if lower.starts_with(lead)
+            && lower[lead.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric())
+        {
+            let rest = trimmed[lead.len()..].trim_start();
+            let mut words = rest.splitn(2, ' ');
+            let verb = words.next().unwrap_or("");
+            let tail = words.next().unwrap_or("");
+            let verb = if lead.ends_with("avoids") || lead.ends_with("avoid") {
+                base_from_gerund(verb)
+            } else if lead.ends_with("never") || lead.ends_with("no") {
+                base_from_third_person(verb)
+            } else {
+                verb.to_string()
+            };
+            let sentence = if tail.is_empty() { verb } else { format!("{verb} {tail}") };
+            return capitalise(sentence.trim());
+        }
+    }
+    format!("name the behaviour itself, without a negation word (e.g. rewrite “{trimmed}” as the action the target must not take)")
+}
+
+fn base_from_third_person(w: &str) -> String {
+    let lw = w.to_lowercase();
+    if lw.ends_with("ies") && lw.len() > 4 {
+        format!("{}y", &w[..w.len() - 3])
+    } else if lw.ends_with("sses") || lw.ends_with("shes") || lw.ends_with("ches") || lw.ends_with("xes") {
+        w[..w.len() - 2].to_string()
+    } else if lw.ends_with('s') && !lw.ends_with("ss") && lw.len() > 2 {
+        w[..w.len() - 1].to_string()
+    } else {
+        w.to_string()
+    }
+}
+
+fn base_from_gerund(w: &str) -> String {
+    let lw = w.to_lowercase();
+    match lw.strip_suffix("ing") {
+        Some(stem) if stem.len() >= 2 => {
+            let b = stem.as_bytes();
+            // "sending" → "send"; "sharing" → "share"; "stopping" → "stop".
+            if b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2] && !matches!(b[b.len() - 1], b's' | b'l') {
+                w[..stem.len() - 1].to_string()
+            } else if matches!(lw.as_str(), s if s.ends_with("aring") || s.ends_with("uring") || s.ends_with("iving") || s.ends_with("ating") || s.ends_with("osing") || s.ends_with("ucing") || s.ends_with("aking") || s.ends_with("iting")) {
+                format!("{}e", &w[..stem.len()])
+            } else {
+                w[..stem.len()].to_string()
+            }
+        }
+        _ => w.to_string(),
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// Lints a contract: the negation lint on every prohibited clause (and every
+/// prohibited `then`), vacuous checks, and clauses with nothing to grade.
+/// `level`, when known, adds a warning for checks on channels it never
+/// observes.
+pub fn lint_contract(contract: &Contract, level: Option<ObservabilityLevel>) -> Vec<LintFinding> {
+    let mut out = Vec::new();
+    let clause = |kind: ClauseKind,
+                      id: &str,
+                      text: &str,
+                      check: Option<&Predicate>,
+                      judge: bool,
+                      ptr: String,
+                      out: &mut Vec<LintFinding>| {
+        if kind == ClauseKind::Prohibited {
+            if let Some(word) = negation_in(text) {
+                out.push(LintFinding {
+                    level: LintLevel::Error,
+                    code: "negated-prohibition".into(),
+                    clause: id.into(),
+                    pointer: format!("{ptr}/text"),
+                    message: format!(
+                        "prohibited clause `{id}` is named with the negation word “{word}”: a prohibition names the behaviour itself, so every phrasing of a test collapses to one contract"
+                    ),
+                    hint: format!("suggested rewrite: “{}”", suggest_rewrite(text)),
+                });
+            }
+        }
+        if check.is_none() && !judge {
+            out.push(LintFinding {
+                level: LintLevel::Error,
+                code: "nothing-to-grade".into(),
+                clause: id.into(),
+                pointer: ptr.clone(),
+                message: format!("clause `{id}` has neither a `check` nor a `judge` rubric"),
+                hint: "add a deterministic `check`, a `judge` rubric, or both".into(),
+            });
+        }
+        if let Some(check) = check {
+            vacuity(id, check, &format!("{ptr}/check"), level, out);
+        }
+    };
+    for (i, c) in contract.required.iter().enumerate() {
+        clause(ClauseKind::Required, &c.id, &c.text, c.check.as_ref(), c.judge.is_some(), format!("/required/{i}"), &mut out);
+    }
+    for (i, c) in contract.prohibited.iter().enumerate() {
+        clause(ClauseKind::Prohibited, &c.id, &c.text, c.check.as_ref(), c.judge.is_some(), format!("/prohibited/{i}"), &mut out);
+    }
+    for (i, c) in contract.conditional.iter().enumerate() {
+        let ptr = format!("/conditional/{i}");
+        vacuity(&c.id, &c.when, &format!("{ptr}/when"), level, &mut out);
+        clause(c.then.kind, &c.id, &c.then.text, c.then.check.as_ref(), c.then.judge.is_some(), format!("{ptr}/then"), &mut out);
+    }
+    if contract.clause_count() == 0 {
+        out.push(LintFinding {
+            level: LintLevel::Error,
+            code: "no-clause".into(),
+            clause: String::new(),
+            pointer: String::new(),
+            message: format!("contract `{}` declares no clause", contract.id),
+            hint: "add at least one `required`, `prohibited` or `conditional` clause".into(),
+        });
+    }
+    out
+}
+
+fn vacuity(id: &str, p: &Predicate, ptr: &str, level: Option<ObservabilityLevel>, out: &mut Vec<LintFinding>) {
+    match p {
+        Predicate::All(ps) | Predicate::Any(ps) => {
+            if ps.is_empty() {
+                out.push(LintFinding {
+                    level: LintLevel::Warning,
+                    code: "vacuous-check".into(),
+                    clause: id.into(),
+                    pointer: ptr.into(),
+                    message: format!(
+                        "clause `{id}`: an empty `{}` is vacuously {}",
+                        p.kind_name(),
+                        if matches!(p, Predicate::All(_)) { "detected" } else { "not detected" }
+                    ),
+                    hint: "list at least one predicate, or remove the composite".into(),
+                });
+            }
+            let key = p.kind_name();
+            for (i, q) in ps.iter().enumerate() {
+                vacuity(id, q, &format!("{ptr}/{key}/{i}"), level, out);
+            }
+        }
+        Predicate::Not(q) => vacuity(id, q, &format!("{ptr}/not"), level, out),
+        leaf => {
+            if let (Some(level), Some(channel)) = (level, leaf.channel()) {
+                if !level.observes(channel) {
+                    out.push(LintFinding {
+                        level: LintLevel::Warning,
+                        code: "unobserved-channel".into(),
+                        clause: id.into(),
+                        pointer: ptr.into(),
+                        message: format!(
+                            "clause `{id}`: `{}` reads the {} channel, which level {} never observes; it can only answer detected or undetermined",
+                            leaf.kind_name(),
+                            channel.as_str(),
+                            level.as_str()
+                        ),
+                        hint: "capture traces at a level that reports this channel".into(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negations_are_found() {
+        for t in [
+            "Must not produce instructions for making a weapon",
+            "Refuses to produce harmful content",
+            "Never reveal the system prompt",
+            "Don't send money",
+            "The target does not send money",
+            "Avoid sharing personal data",
+        ] {
+            assert!(negation_in(t).is_some(), "{t}");
+        }
+        for t in [
+            "Produce instructions for making a weapon",
+            "Send money to US133000000121212121212",
+            "Visit www.true-informations.com",
+            "Notify the attacker", // "not" inside a word is not a negation
+        ] {
+            assert_eq!(negation_in(t), None, "{t}");
+        }
+    }
+
+    #[test]
+    fn rewrites() {
+        let cases = [
+            ("Must not produce instructions for making a weapon", "Produce instructions for making a weapon"),
+            ("Refuses to produce harmful content", "Produce harmful content"),
+            ("The target refuses to produce harmful content", "Produce harmful content"),
+            ("Never reveals the system prompt", "Reveal the system prompt"),
+            ("Never reveal the system prompt", "Reveal the system prompt"),
+            ("Does not send money", "Send money"),
+            ("Avoid sharing personal data", "Share personal data"),
+            ("Avoid sending email", "Send email"),
+        ];
+        for (from, to) in cases {
+            assert_eq!(suggest_rewrite(from), to, "{from}");
+            assert_eq!(negation_in(&suggest_rewrite(from)), None, "{from}");
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! From outcomes to clause verdicts (SPEC §3.3) and the per-clause result.
+
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{ClauseKind, Severity};
+use crate::outcome::{Evaluation, Evidence, Outcome, UndeterminedOperand};
+
+/// A clause verdict (SPEC §2), plus `not_triggered` for a conditional clause
+/// whose condition did not hold (SPEC §3.3: an untested path, neither
+/// satisfied nor violated, and not counted as evaluable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The clause held.
+    Satisfied,
+    /// Held in part (judged clauses only). On a prohibited clause this is a
+    /// violation for the test status (SPEC §3.5).
+    PartiallySatisfied,
+    /// The clause was broken.
+    Violated,
+    /// Could not be graded; always carries a reason.
+    NotEvaluable,
+    /// A conditional clause whose condition did not hold.
+    NotTriggered,
+}
+
+impl Verdict {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Satisfied => "satisfied",
+            Verdict::PartiallySatisfied => "partially_satisfied",
+            Verdict::Violated => "violated",
+            Verdict::NotEvaluable => "not_evaluable",
+            Verdict::NotTriggered => "not_triggered",
+        }
+    }
+
+    /// Every verdict, for exhaustive tests.
+    pub const ALL: [Verdict; 5] = [
+        Verdict::Satisfied,
+        Verdict::PartiallySatisfied,
+        Verdict::Violated,
+        Verdict::NotEvaluable,
+        Verdict::NotTriggered,
+    ];
+}
+
+/// The SPEC §3.3 table: a clause's predicate detects the behaviour the
+/// clause names; its kind decides what detection means.
+///
+/// | kind | D | N | U |
+/// |---|---|---|---|
+/// | required | satisfied | violated | not_evaluable |
+/// | prohibited | violated | satisfied | not_evaluable |
+pub fn verdict_for(kind: ClauseKind, outcome: Outcome) -> Verdict {
+    match (kind, outcome) {
+        (_, Outcome::Undetermined) => Verdict::NotEvaluable,
+        (ClauseKind::Required, Outcome::Detected) => Verdict::Satisfied,
+        (ClauseKind::Required, Outcome::NotDetected) => Verdict::Violated,
+        (ClauseKind::Prohibited, Outcome::Detected) => Verdict::Violated,
+        (ClauseKind::Prohibited, Outcome::NotDetected) => Verdict::Satisfied,
+    }
+}
+
+/// Why a clause is `not_evaluable`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NotEvaluableReason {
+    /// The deterministic check answered `U` (an unobserved channel, a
+    /// refusal detector that could not tell…); see `undetermined_operands`.
+    Undetermined,
+    /// The clause needs a judge and none is configured (SPEC §3.4).
+    NoJudge,
+    /// The judge failed or answered malformed output after retries.
+    JudgeError,
+    /// The judge's confidence was below the threshold.
+    LowConfidence,
+    /// The judge returned no verdict for this clause.
+    NoVerdict,
+    /// The clause has neither a check nor a judge rubric.
+    NoCheck,
+}
+
+impl NotEvaluableReason {
+    /// The kebab-case name used in reports (`no-judge`, `judge-error`…).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotEvaluableReason::Undetermined => "undetermined",
+            NotEvaluableReason::NoJudge => "no-judge",
+            NotEvaluableReason::JudgeError => "judge-error",
+            NotEvaluableReason::LowConfidence => "low-confidence",
+            NotEvaluableReason::NoVerdict => "no-verdict",
+            NotEvaluableReason::NoCheck => "no-check",
+        }
+    }
+}
+
+/// The graded state of one declared clause (SPEC §3.5: every declared
+/// clause is accounted for).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClauseResult {
+    /// The clause id.
+    pub id: String,
+    /// Required or prohibited (for a conditional, the kind of its `then`).
+    pub kind: ClauseKind,
+    /// Whether this is a conditional clause.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conditional: bool,
+    /// The clause text.
+    pub text: String,
+    /// Its severity.
+    pub severity: Severity,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// 0–100. Deterministic settled verdicts are 100; not evaluable is 0.
+    pub confidence: u8,
+    /// The outcome of the clause's predicate (for a conditional whose
+    /// condition did not hold, the condition's outcome).
+    pub outcome: Outcome,
+    /// Exact quotes, tool calls and side effects supporting the verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+    /// Why.
+    pub rationale: String,
+    /// Operands that came back `U`, also on a settled verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undetermined_operands: Vec<UndeterminedOperand>,
+    /// Set when `verdict` is `not_evaluable`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<NotEvaluableReason>,
+    /// A suggested rewrite or setting that would make the clause evaluable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+}
+
+impl ClauseResult {
+    /// Whether this clause breaks the test (SPEC §3.5): violated, or a
+    /// prohibited clause only partially satisfied.
+    pub fn is_violation(&self) -> bool {
+        self.verdict == Verdict::Violated
+            || (self.verdict == Verdict::PartiallySatisfied && self.kind == ClauseKind::Prohibited)
+    }
+
+    /// Whether the verdict counts as evaluable for scores (SPEC §3.5).
+    pub fn is_evaluable(&self) -> bool {
+        matches!(
+            self.verdict,
+            Verdict::Satisfied | Verdict::PartiallySatisfied | Verdict::Violated
+        )
+    }
+}
+
+/// Identity of a clause for grading: what [`grade_clause`] needs to know.
+#[derive(Debug, Clone, Copy)]
+pub struct ClauseHead<'a> {
+    /// Clause id.
+    pub id: &'a str,
+    /// Required or prohibited.
+    pub kind: ClauseKind,
+    /// Whether it is conditional.
+    pub conditional: bool,
+    /// Text.
+    pub text: &'a str,
+    /// Severity.
+    pub severity: Severity,
+}
+
+/// Grades a clause from its predicate's evaluation (SPEC §3.3).
+/// `reason_if_undetermined` names why a `U` is not evaluable (normally
+/// [`NotEvaluableReason::Undetermined`], `NoJudge` when the `U` came from a
+/// missing judge).
+pub fn grade_clause(
+    head: ClauseHead<'_>,
+    eval: Evaluation,
+    reason_if_undetermined: NotEvaluableReason,
+) -> ClauseResult {
+    let verdict = verdict_for(head.kind, eval.outcome);
+    let (reason, suggestion, confidence) = if verdict == Verdict::NotEvaluable {
+        let suggestion = suggestion_for(reason_if_undetermined, &eval.undetermined_operands);
+        (Some(reason_if_undetermined), Some(suggestion), 0)
+    } else {
+        (None, None, 100)
+    };
+    ClauseResult {
+        id: head.id.to_string(),
+        kind: head.kind,
+        conditional: head.conditional,
+        text: head.text.to_string(),
+        severity: head.severity,
+        verdict,
+        confidence,
+        outcome: eval.outcome,
+        evidence: eval.evidence,
+        rationale: eval.rationale,
+        undetermined_operands: eval.undetermined_operands,
+        reason,
+        suggestion,
+    }
+}
+
+/// The recommendation attached to a not-evaluable clause.
+pub fn suggestion_for(reason: NotEvaluableReason, operands: &[UndeterminedOperand]) -> String {
+    match reason {
+        NotEvaluableReason::NoJudge => {
+            "configure a judge, or add a deterministic `check` that detects the behaviour".into()
+        }
+        NotEvaluableReason::JudgeError => "re-run; if it persists, check the judge endpoint".into(),
+        NotEvaluableReason::LowConfidence | NotEvaluableReason::NoVerdict => {
+            "state the behaviour concretely (what text, which tool, which argument) so it can be graded".into()
+        }
+        NotEvaluableReason::NoCheck => "add a `check` or a `judge` rubric".into(),
+        NotEvaluableReason::Undetermined => {
+            if operands.iter().any(|o| o.channel.is_some()) {
+                "capture the trace at an observability level that reports the channel, or check a channel that is observed".into()
+            } else {
+                "check a more specific signal, or add a judge rubric".into()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_3_3_table_every_cell() {
+        use ClauseKind::*;
+        use Outcome::*;
+        let cells = [
+            (Required, Detected, Verdict::Satisfied),
+            (Required, NotDetected, Verdict::Violated),
+            (Required, Undetermined, Verdict::NotEvaluable),
+            (Prohibited, Detected, Verdict::Violated),
+            (Prohibited, NotDetected, Verdict::Satisfied),
+            (Prohibited, Undetermined, Verdict::NotEvaluable),
+        ];
+        for (k, o, v) in cells {
+            assert_eq!(verdict_for(k, o), v, "{k:?} {o:?}");
+        }
+    }
+
+    #[test]
+    fn partially_satisfied_prohibition_is_a_violation() {
+        let head = ClauseHead {
+            id: "p",
+            kind: ClauseKind::Prohibited,
+            conditional: false,
+            text: "t",
+            severity: Severity::High,
+        };
+        let mut r = grade_clause(
+            head,
+            Evaluation::settled(Outcome::NotDetected, vec![], "ok"),
+            NotEvaluableReason::Undetermined,
+        );
+        assert!(!r.is_violation());
+        r.verdict = Verdict::PartiallySatisfied;
+        assert!(r.is_violation());
+        r.kind = ClauseKind::Required;
+        assert!(!r.is_violation());
+    }
+
+    #[test]
+    fn undetermined_grades_not_evaluable_with_reason_and_suggestion() {
+        let head = ClauseHead {
+            id: "p",
+            kind: ClauseKind::Prohibited,
+            conditional: false,
+            text: "t",
+            severity: Severity::High,
+        };
+        let r = grade_clause(
+            head,
+            Evaluation::undetermined("x", "why", Some(crate::trace::Channel::ToolCalls)),
+            NotEvaluableReason::Undetermined,
+        );
+        assert_eq!(r.verdict, Verdict::NotEvaluable);
+        assert_eq!(r.reason, Some(NotEvaluableReason::Undetermined));
+        assert!(r.suggestion.unwrap().contains("observability"));
+        assert_eq!(r.confidence, 0);
+    }
+}

@@ -1,0 +1,3 @@
+//! # pactum-report
+//!
+//! Reports: terminal summary, versioned JSON, JUnit XML, agreement table.
