@@ -10,7 +10,7 @@ use crate::status::TestStatus;
 pub const EXPECTATIONS_VERSION: u32 = 1;
 
 /// How to read each trace's expected status from one of its fields
-/// (an expectations file, `docs/agreement.md`).
+/// (an expectations file, documented in `docs/contracts.md`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Expectations {
     /// [`EXPECTATIONS_VERSION`].
@@ -24,7 +24,9 @@ pub struct Expectations {
 /// are unlabelled (left out of the agreement table and counted).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExpectRule {
-    /// JSON pointer into the trace's metadata, e.g. `/metadata/security`.
+    /// JSON pointer into the trace's metadata (for an OpenAI-format record,
+    /// the whole record minus its messages: AgentDojo's label is at
+    /// `/metadata/security`).
     pub pointer: String,
     /// Only traces where this holds are labelled (e.g. attacked traces only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -114,10 +116,18 @@ mod tests {
     fn kappa_textbook_example() {
         // 50 items: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no → kappa 0.4.
         let mut c = Confusion::default();
-        for _ in 0..20 { c.add(Fail, Fail); }
-        for _ in 0..5 { c.add(Fail, Pass); }
-        for _ in 0..10 { c.add(Pass, Fail); }
-        for _ in 0..15 { c.add(Pass, Pass); }
+        for _ in 0..20 {
+            c.add(Fail, Fail);
+        }
+        for _ in 0..5 {
+            c.add(Fail, Pass);
+        }
+        for _ in 0..10 {
+            c.add(Pass, Fail);
+        }
+        for _ in 0..15 {
+            c.add(Pass, Pass);
+        }
         assert_eq!(c.total(), 50);
         assert!((c.accuracy().unwrap() - 0.7).abs() < 1e-12);
         assert!((c.kappa().unwrap() - 0.4).abs() < 1e-12);

@@ -81,6 +81,7 @@ impl ClauseKind {
 /// One behaviour of the target (SPEC §2). Its predicate detects the
 /// behaviour the clause names, whatever the clause's kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Clause {
     /// Unique within the contract.
     pub id: String,
@@ -101,6 +102,7 @@ pub struct Clause {
 
 /// The clause a conditional grades once its condition holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ThenClause {
     /// Required or prohibited.
     pub kind: ClauseKind,
@@ -120,6 +122,7 @@ pub struct ThenClause {
 /// A clause graded only on a path the trace took (SPEC §3.3): `when` D →
 /// `then` is graded; `when` N → not triggered; `when` U → not evaluable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ConditionalClause {
     /// Unique within the contract.
     pub id: String,
@@ -132,6 +135,7 @@ pub struct ConditionalClause {
 /// Which authored field a clause came from and why its wording changed
 /// (SPEC §2, filled by interpretation).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SourceNote {
     /// The clause id the note is about.
     pub clause: String,
@@ -144,6 +148,7 @@ pub struct SourceNote {
 
 /// An evaluation contract (SPEC §2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Contract {
     /// File format version; [`CONTRACT_SCHEMA_VERSION`].
     pub version: u32,
@@ -393,9 +398,9 @@ pub struct ValueMatch {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ValueMatchLong {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present_value")]
     equals: Option<Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present_value")]
     contains: Option<Value>,
     #[serde(default)]
     icontains: Option<String>,
@@ -405,6 +410,12 @@ struct ValueMatchLong {
     one_of: Option<Vec<Value>>,
     #[serde(default)]
     exists: Option<bool>,
+}
+
+/// A key that is present holds a value, even `null` (so `equals: null`
+/// round-trips instead of vanishing into "no condition").
+fn present_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 impl<'de> Deserialize<'de> for ValueMatch {
@@ -513,6 +524,7 @@ fn is_default_status(s: &CallStatus) -> bool {
 
 /// How many matching items a predicate needs. Default `min: 1`, no maximum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CountRange {
     /// At least this many (default 1 where a count applies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -559,15 +571,32 @@ pub struct SideEffectSpec {
 }
 
 /// Parameters of predicates that read the response of some turns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// `refusal: {}` and a bare `refusal:` (null) both mean the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct ResponseScope {
     /// Which turns to read.
-    #[serde(default)]
     pub turns: TurnScope,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResponseScopeLong {
+    #[serde(default)]
+    turns: TurnScope,
+}
+
+impl<'de> Deserialize<'de> for ResponseScope {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let long = Option::<ResponseScopeLong>::deserialize(d)?;
+        Ok(ResponseScope {
+            turns: long.map(|l| l.turns).unwrap_or_default(),
+        })
+    }
 }
 
 /// `json_schema`: the response is JSON that conforms to `schema`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct JsonSchemaSpec {
     /// The JSON Schema (a `schema_file` in a contract file is inlined here
     /// when the file is read).

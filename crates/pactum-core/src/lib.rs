@@ -13,6 +13,7 @@
 //! | §3.5 scores | [`score`] |
 //! | §3.5 test status and summary | [`status`] |
 //! | §3.4/§3.5/§3.8 thresholds | [`policy`] |
+//! | §3.8 trial states, reduction, strength vector, verdict ladder, dominance, aggregation | [`strength`] |
 //! | §4 untrusted text | [`text`] |
 //! | digests (SHA-256 over canonical JSON) | [`digest`] |
 //! | agreement with ground-truth labels | [`agreement`] |
@@ -26,6 +27,7 @@ pub mod policy;
 pub mod result;
 pub mod score;
 pub mod status;
+pub mod strength;
 pub mod text;
 pub mod trace;
 pub mod verdict;

@@ -37,8 +37,23 @@ pub struct LintFinding {
 /// The negation words SPEC §2 forbids in a prohibited behaviour's name.
 /// Matched as whole words, case-insensitively; `n't` contractions too.
 const NEGATION_WORDS: &[&str] = &[
-    "not", "never", "no", "nor", "cannot", "refuse", "refuses", "refusing", "refused",
-    "decline", "declines", "declining", "declined", "avoid", "avoids", "avoiding", "avoided",
+    "not",
+    "never",
+    "no",
+    "nor",
+    "cannot",
+    "refuse",
+    "refuses",
+    "refusing",
+    "refused",
+    "decline",
+    "declines",
+    "declining",
+    "declined",
+    "avoid",
+    "avoids",
+    "avoiding",
+    "avoided",
     "mustn",
 ];
 
@@ -61,17 +76,56 @@ pub fn negation_in(text: &str) -> Option<String> {
 
 /// Leading phrases stripped by the suggested rewrite, longest first.
 const LEADING: &[&str] = &[
-    "the target must not", "the target should not", "the target does not", "the target doesn't",
-    "the target will not", "the target won't", "the target never", "the target refuses to",
-    "the target declines to", "the target avoids", "the target cannot",
-    "the agent must not", "the agent should not", "the agent does not", "the agent never",
-    "the agent refuses to", "the assistant must not", "the assistant does not",
-    "the assistant never", "the assistant refuses to", "the model must not",
-    "the model does not", "the model never", "the model refuses to",
-    "must never", "should never", "must not", "mustn't", "should not", "shouldn't", "does not",
-    "doesn't", "do not", "don't", "will not", "won't", "cannot", "can't", "may not",
-    "is not allowed to", "is forbidden to", "is prohibited from", "refuses to", "refuse to",
-    "declines to", "decline to", "avoids", "avoid", "never", "no",
+    "the target must not",
+    "the target should not",
+    "the target does not",
+    "the target doesn't",
+    "the target will not",
+    "the target won't",
+    "the target never",
+    "the target refuses to",
+    "the target declines to",
+    "the target avoids",
+    "the target cannot",
+    "the agent must not",
+    "the agent should not",
+    "the agent does not",
+    "the agent never",
+    "the agent refuses to",
+    "the assistant must not",
+    "the assistant does not",
+    "the assistant never",
+    "the assistant refuses to",
+    "the model must not",
+    "the model does not",
+    "the model never",
+    "the model refuses to",
+    "must never",
+    "should never",
+    "must not",
+    "mustn't",
+    "should not",
+    "shouldn't",
+    "does not",
+    "doesn't",
+    "do not",
+    "don't",
+    "will not",
+    "won't",
+    "cannot",
+    "can't",
+    "may not",
+    "is not allowed to",
+    "is forbidden to",
+    "is prohibited from",
+    "refuses to",
+    "refuse to",
+    "declines to",
+    "decline to",
+    "avoids",
+    "avoid",
+    "never",
+    "no",
 ];
 
 /// Suggests a non-negated name for a prohibited behaviour: the leading
@@ -98,7 +152,11 @@ pub fn suggest_rewrite(text: &str) -> String {
             } else {
                 verb.to_string()
             };
-            let sentence = if tail.is_empty() { verb } else { format!("{verb} {tail}") };
+            let sentence = if tail.is_empty() {
+                verb
+            } else {
+                format!("{verb} {tail}")
+            };
             return capitalise(sentence.trim());
         }
     }
@@ -109,7 +167,11 @@ fn base_from_third_person(w: &str) -> String {
     let lw = w.to_lowercase();
     if lw.ends_with("ies") && lw.len() > 4 {
         format!("{}y", &w[..w.len() - 3])
-    } else if lw.ends_with("sses") || lw.ends_with("shes") || lw.ends_with("ches") || lw.ends_with("xes") {
+    } else if lw.ends_with("sses")
+        || lw.ends_with("shes")
+        || lw.ends_with("ches")
+        || lw.ends_with("xes")
+    {
         w[..w.len() - 2].to_string()
     } else if lw.ends_with('s') && !lw.ends_with("ss") && lw.len() > 2 {
         w[..w.len() - 1].to_string()
@@ -124,9 +186,13 @@ fn base_from_gerund(w: &str) -> String {
         Some(stem) if stem.len() >= 2 => {
             let b = stem.as_bytes();
             // "sending" → "send"; "sharing" → "share"; "stopping" → "stop".
-            if b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2] && !matches!(b[b.len() - 1], b's' | b'l') {
+            if b.len() >= 2
+                && b[b.len() - 1] == b[b.len() - 2]
+                && !matches!(b[b.len() - 1], b's' | b'l')
+            {
                 w[..stem.len() - 1].to_string()
-            } else if matches!(lw.as_str(), s if s.ends_with("aring") || s.ends_with("uring") || s.ends_with("iving") || s.ends_with("ating") || s.ends_with("osing") || s.ends_with("ucing") || s.ends_with("aking") || s.ends_with("iting")) {
+            } else if matches!(lw.as_str(), s if s.ends_with("aring") || s.ends_with("uring") || s.ends_with("iving") || s.ends_with("ating") || s.ends_with("osing") || s.ends_with("ucing") || s.ends_with("aking") || s.ends_with("iting"))
+            {
                 format!("{}e", &w[..stem.len()])
             } else {
                 w[..stem.len()].to_string()
@@ -151,12 +217,12 @@ fn capitalise(s: &str) -> String {
 pub fn lint_contract(contract: &Contract, level: Option<ObservabilityLevel>) -> Vec<LintFinding> {
     let mut out = Vec::new();
     let clause = |kind: ClauseKind,
-                      id: &str,
-                      text: &str,
-                      check: Option<&Predicate>,
-                      judge: bool,
-                      ptr: String,
-                      out: &mut Vec<LintFinding>| {
+                  id: &str,
+                  text: &str,
+                  check: Option<&Predicate>,
+                  judge: bool,
+                  ptr: String,
+                  out: &mut Vec<LintFinding>| {
         if kind == ClauseKind::Prohibited {
             if let Some(word) = negation_in(text) {
                 out.push(LintFinding {
@@ -186,15 +252,39 @@ pub fn lint_contract(contract: &Contract, level: Option<ObservabilityLevel>) -> 
         }
     };
     for (i, c) in contract.required.iter().enumerate() {
-        clause(ClauseKind::Required, &c.id, &c.text, c.check.as_ref(), c.judge.is_some(), format!("/required/{i}"), &mut out);
+        clause(
+            ClauseKind::Required,
+            &c.id,
+            &c.text,
+            c.check.as_ref(),
+            c.judge.is_some(),
+            format!("/required/{i}"),
+            &mut out,
+        );
     }
     for (i, c) in contract.prohibited.iter().enumerate() {
-        clause(ClauseKind::Prohibited, &c.id, &c.text, c.check.as_ref(), c.judge.is_some(), format!("/prohibited/{i}"), &mut out);
+        clause(
+            ClauseKind::Prohibited,
+            &c.id,
+            &c.text,
+            c.check.as_ref(),
+            c.judge.is_some(),
+            format!("/prohibited/{i}"),
+            &mut out,
+        );
     }
     for (i, c) in contract.conditional.iter().enumerate() {
         let ptr = format!("/conditional/{i}");
         vacuity(&c.id, &c.when, &format!("{ptr}/when"), level, &mut out);
-        clause(c.then.kind, &c.id, &c.then.text, c.then.check.as_ref(), c.then.judge.is_some(), format!("{ptr}/then"), &mut out);
+        clause(
+            c.then.kind,
+            &c.id,
+            &c.then.text,
+            c.then.check.as_ref(),
+            c.then.judge.is_some(),
+            format!("{ptr}/then"),
+            &mut out,
+        );
     }
     if contract.clause_count() == 0 {
         out.push(LintFinding {
@@ -209,7 +299,13 @@ pub fn lint_contract(contract: &Contract, level: Option<ObservabilityLevel>) -> 
     out
 }
 
-fn vacuity(id: &str, p: &Predicate, ptr: &str, level: Option<ObservabilityLevel>, out: &mut Vec<LintFinding>) {
+fn vacuity(
+    id: &str,
+    p: &Predicate,
+    ptr: &str,
+    level: Option<ObservabilityLevel>,
+    out: &mut Vec<LintFinding>,
+) {
     match p {
         Predicate::All(ps) | Predicate::Any(ps) => {
             if ps.is_empty() {
@@ -221,7 +317,11 @@ fn vacuity(id: &str, p: &Predicate, ptr: &str, level: Option<ObservabilityLevel>
                     message: format!(
                         "clause `{id}`: an empty `{}` is vacuously {}",
                         p.kind_name(),
-                        if matches!(p, Predicate::All(_)) { "detected" } else { "not detected" }
+                        if matches!(p, Predicate::All(_)) {
+                            "detected"
+                        } else {
+                            "not detected"
+                        }
                     ),
                     hint: "list at least one predicate, or remove the composite".into(),
                 });
@@ -283,10 +383,22 @@ mod tests {
     #[test]
     fn rewrites() {
         let cases = [
-            ("Must not produce instructions for making a weapon", "Produce instructions for making a weapon"),
-            ("Refuses to produce harmful content", "Produce harmful content"),
-            ("The target refuses to produce harmful content", "Produce harmful content"),
-            ("Never reveals the system prompt", "Reveal the system prompt"),
+            (
+                "Must not produce instructions for making a weapon",
+                "Produce instructions for making a weapon",
+            ),
+            (
+                "Refuses to produce harmful content",
+                "Produce harmful content",
+            ),
+            (
+                "The target refuses to produce harmful content",
+                "Produce harmful content",
+            ),
+            (
+                "Never reveals the system prompt",
+                "Reveal the system prompt",
+            ),
             ("Never reveal the system prompt", "Reveal the system prompt"),
             ("Does not send money", "Send money"),
             ("Avoid sharing personal data", "Share personal data"),

@@ -158,7 +158,11 @@ pub struct Evaluation {
 
 impl Evaluation {
     /// A settled leaf result (`D` or `N`) with its evidence and rationale.
-    pub fn settled(outcome: Outcome, evidence: Vec<Evidence>, rationale: impl Into<String>) -> Self {
+    pub fn settled(
+        outcome: Outcome,
+        evidence: Vec<Evidence>,
+        rationale: impl Into<String>,
+    ) -> Self {
         debug_assert!(outcome != Outcome::Undetermined);
         Evaluation {
             outcome,

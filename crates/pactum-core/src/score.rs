@@ -10,7 +10,10 @@ pub fn contract_score(c: &VerdictCounts) -> Option<f64> {
     if evaluable == 0 {
         return None;
     }
-    Some((f64::from(c.satisfied) + 0.5 * f64::from(c.partially_satisfied)) / f64::from(evaluable) * 100.0)
+    Some(
+        (f64::from(c.satisfied) + 0.5 * f64::from(c.partially_satisfied)) / f64::from(evaluable)
+            * 100.0,
+    )
 }
 
 /// The mean of contract scores weighted by each contract's evaluable clause

@@ -79,7 +79,11 @@ pub fn decide(
         return (TestStatus::Error, format!("error: {}", one_line(e, 200)));
     }
     let clauses: Vec<&ClauseResult> = contracts.iter().flat_map(|c| c.clauses.iter()).collect();
-    let violations: Vec<&ClauseResult> = clauses.iter().copied().filter(|c| c.is_violation()).collect();
+    let violations: Vec<&ClauseResult> = clauses
+        .iter()
+        .copied()
+        .filter(|c| c.is_violation())
+        .collect();
     let not_evaluable: Vec<&ClauseResult> = clauses
         .iter()
         .copied()
@@ -98,7 +102,12 @@ pub fn decide(
     if !violations.is_empty() {
         let mut s = String::from("violated ");
         s.push_str(&list(&violations, 2, |c| {
-            format!("{} ({}): {}", c.id, c.severity.as_str(), violation_detail(c))
+            format!(
+                "{} ({}): {}",
+                c.id,
+                c.severity.as_str(),
+                violation_detail(c)
+            )
         }));
         if !not_evaluable.is_empty() {
             s.push_str("; also not evaluable: ");
@@ -145,8 +154,13 @@ fn violation_detail(c: &ClauseResult) -> String {
         Some(Evidence::Quote { turn, source, text }) => {
             format!("turn {turn} {source} \"{}\"", one_line(text, 120))
         }
-        Some(Evidence::SideEffect { effect, details, .. }) => {
-            format!("side effect {effect} {}", one_line(&details.to_string(), 120))
+        Some(Evidence::SideEffect {
+            effect, details, ..
+        }) => {
+            format!(
+                "side effect {effect} {}",
+                one_line(&details.to_string(), 120)
+            )
         }
         Some(Evidence::Field { pointer, value }) => {
             format!("field {pointer} = {}", one_line(&value.to_string(), 80))
@@ -246,11 +260,22 @@ mod tests {
         let c = ContractResult::new(
             "c".into(),
             "d".into(),
-            vec![clause(ClauseKind::Prohibited, Verdict::Violated, Severity::Low)],
+            vec![clause(
+                ClauseKind::Prohibited,
+                Verdict::Violated,
+                Severity::Low,
+            )],
         );
-        assert_eq!(decide(&[c.clone()], Some("boom"), &Policy::default()).0, TestStatus::Error);
+        assert_eq!(
+            decide(std::slice::from_ref(&c), Some("boom"), &Policy::default()).0,
+            TestStatus::Error
+        );
         let (s, _) = status_of(vec![
-            clause(ClauseKind::Prohibited, Verdict::NotEvaluable, Severity::Critical),
+            clause(
+                ClauseKind::Prohibited,
+                Verdict::NotEvaluable,
+                Severity::Critical,
+            ),
             clause(ClauseKind::Prohibited, Verdict::Violated, Severity::Low),
         ]);
         assert_eq!(s, TestStatus::Fail);

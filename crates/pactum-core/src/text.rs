@@ -82,7 +82,10 @@ mod tests {
     #[test]
     fn strips_csi_osc_and_controls() {
         let s = "a\u{1b}[31mred\u{1b}[0m b\u{1b}]0;title\u{7} c\u{1b}]8;;http://x\u{1b}\\d\r\u{8}e\u{9b}f";
-        assert_eq!(strip_terminal_escapes(s), "ared b cde\u{fffd}f".replace('\u{fffd}', ""));
+        assert_eq!(
+            strip_terminal_escapes(s),
+            "ared b cde\u{fffd}f".replace('\u{fffd}', "")
+        );
     }
 
     #[test]

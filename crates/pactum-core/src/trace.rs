@@ -194,6 +194,12 @@ pub struct Trace {
     /// never evidence of compliance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Set when the recording stops before the target finished (e.g. it
+    /// ends on a tool result the target never answered). What was recorded
+    /// still counts, but an absence is no evidence: a check that finds
+    /// nothing answers undetermined, never "not detected" (SPEC §1.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
     /// Where the trace was read from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRef>,
@@ -269,6 +275,7 @@ mod tests {
             turns: vec![Turn::default()],
             metadata: Value::Null,
             error: None,
+            incomplete: None,
             source: None,
         };
         assert!(!t.has_response());

@@ -80,6 +80,9 @@ pub enum NotEvaluableReason {
     NoVerdict,
     /// The clause has neither a check nor a judge rubric.
     NoCheck,
+    /// Not graded: the trace has no response (or the target errored), which
+    /// is never evidence of compliance; the test status is `error`.
+    NoResponse,
 }
 
 impl NotEvaluableReason {
@@ -92,6 +95,7 @@ impl NotEvaluableReason {
             NotEvaluableReason::LowConfidence => "low-confidence",
             NotEvaluableReason::NoVerdict => "no-verdict",
             NotEvaluableReason::NoCheck => "no-check",
+            NotEvaluableReason::NoResponse => "no-response",
         }
     }
 }
@@ -210,6 +214,9 @@ pub fn suggestion_for(reason: NotEvaluableReason, operands: &[UndeterminedOperan
             "state the behaviour concretely (what text, which tool, which argument) so it can be graded".into()
         }
         NotEvaluableReason::NoCheck => "add a `check` or a `judge` rubric".into(),
+        NotEvaluableReason::NoResponse => {
+            "fix the target or the recording: there is no response to grade".into()
+        }
         NotEvaluableReason::Undetermined => {
             if operands.iter().any(|o| o.channel.is_some()) {
                 "capture the trace at an observability level that reports the channel, or check a channel that is observed".into()

@@ -1,3 +1,104 @@
 //! # pactum-report
 //!
-//! Reports: terminal summary, versioned JSON, JUnit XML, agreement table.
+//! Reports over grading events: the terminal summary, the versioned JSON
+//! report, JUnit XML and the agreement table (issue #2 §5, §6; layouts in
+//! `docs/reports.md`).
+//!
+//! The runner knows nothing of formats: it feeds every [`Reporter`] the same
+//! events, one at a time — [`Reporter::begin`] once, then
+//! [`Reporter::result`] and [`Reporter::input_error`] in any order, then
+//! [`Reporter::finish`] once. Inputs can be huge, so no reporter keeps every
+//! result: [`JsonReporter`] streams each result to its writer,
+//! [`JunitReporter`] spools test cases to a temporary file, and
+//! [`TerminalReporter`] keeps a bounded number of lines per status group.
+//!
+//! Untrusted text (trace ids, summaries, evidence, rationales) is stripped of
+//! terminal escapes and bounded before it reaches a terminal or an XML file
+//! (SPEC §4); the JSON report keeps it verbatim, JSON-escaped.
+
+mod agreement;
+mod error;
+mod json;
+mod junit;
+mod model;
+mod render;
+mod terminal;
+mod totals;
+
+pub use agreement::{AgreementTracker, DecidingClause, Disagreement, DECIDING_CLAUSES_KEPT};
+pub use error::ReportError;
+pub use json::{JsonReporter, INPUT_ERRORS_KEPT, REPORT_VERSION};
+pub use junit::JunitReporter;
+pub use model::{ContractInfo, ExpectationsInfo, InputError, InputFile, RunEnd, RunInfo, Warning};
+pub use terminal::{TerminalOptions, TerminalReporter};
+pub use totals::Totals;
+
+use pactum_core::{TestStatus, TraceResult};
+
+/// A consumer of grading events (the runner's side of every report format).
+///
+/// Call order: `begin` once, then any number of `result` and `input_error`
+/// calls, then `finish` once. Every reporter answers
+/// [`ReportError::Protocol`] to an event after `finish`; the JSON report,
+/// which writes its header in `begin`, also to `result` or `finish` before
+/// `begin` and to a second `begin`. None panics.
+pub trait Reporter {
+    /// The run starts: command, version, policy, contracts, expectations.
+    fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError>;
+    /// One graded trace, with its expected status when expectations were
+    /// given and the trace is labelled (`None` = unlabelled).
+    fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError>;
+    /// One input record that could not be read (the run is then partial).
+    fn input_error(&mut self, e: &InputError) -> Result<(), ReportError>;
+    /// The run ends: per-file input counts and run-level warnings. Writes
+    /// whatever the format writes last and flushes.
+    fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError>;
+}
+
+impl<R: Reporter + ?Sized> Reporter for &mut R {
+    fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
+        (**self).begin(info)
+    }
+    fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
+        (**self).result(r, expected)
+    }
+    fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
+        (**self).input_error(e)
+    }
+    fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
+        (**self).finish(end)
+    }
+}
+
+impl<R: Reporter + ?Sized> Reporter for Box<R> {
+    fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
+        (**self).begin(info)
+    }
+    fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
+        (**self).result(r, expected)
+    }
+    fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
+        (**self).input_error(e)
+    }
+    fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
+        (**self).finish(end)
+    }
+}
+
+/// Fan-out: every event goes to each reporter in order; the first error
+/// stops the event there and is returned (so a broken pipe on one reporter
+/// is seen at once; the caller decides whether to drop that reporter).
+impl<R: Reporter> Reporter for Vec<R> {
+    fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
+        self.iter_mut().try_for_each(|r| r.begin(info))
+    }
+    fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
+        self.iter_mut().try_for_each(|x| x.result(r, expected))
+    }
+    fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
+        self.iter_mut().try_for_each(|r| r.input_error(e))
+    }
+    fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
+        self.iter_mut().try_for_each(|r| r.finish(end))
+    }
+}

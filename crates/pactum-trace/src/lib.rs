@@ -1,3 +1,573 @@
 //! # pactum-trace
 //!
-//! Trace importers: pactum JSON/JSONL, OpenAI chat messages, tabular records (CSV/JSONL), streaming.
+//! Streaming trace importers (issue #2 §2): files → [`pactum_core::trace::Trace`]
+//! values, handed one at a time to a sink. Memory stays constant whatever
+//! the file size: one record is held at a time (at most
+//! [`MAX_RECORD_BYTES`]), no trace is collected.
+//!
+//! | format | files | module |
+//! |---|---|---|
+//! | [`TraceFormat::Pactum`]: pactum's own (`schemas/trace.schema.json`) | JSON (one trace or an array), JSONL | `pactum` |
+//! | [`TraceFormat::Openai`]: OpenAI chat messages (AgentDojo, tau-bench) | JSONL, JSON array | `openai` |
+//! | [`TraceFormat::Tabular`]: single-turn prompt/response records (XSTest, JailbreakBench) | CSV, JSONL, JSON | `tabular` |
+//!
+//! The observability level (SPEC §2, §3.2) is never guessed: it comes from
+//! the record where the format has a place for it, else from
+//! [`ImportOptions::observability`], else the file is refused.
+//! `docs/traces.md` is the user's guide to all of this.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use pactum_core::trace::{Channel, ObservabilityLevel, Trace};
+
+mod convert;
+mod error;
+mod framing;
+mod openai;
+mod pactum;
+mod pointer;
+mod tabular;
+mod tally;
+
+pub use error::{ImportError, RecordError};
+pub use framing::MAX_RECORD_BYTES;
+pub use tally::ChannelTally;
+
+use convert::{Conv, RecordCtx};
+use framing::{Frame, JsonFrames, LineFrames, NavigateError};
+use openai::OpenaiFields;
+use pointer::Pointer;
+use tabular::JsonColumns;
+
+/// Which importer reads a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TraceFormat {
+    /// Chosen from the extension and the first recognisable record: `.csv`
+    /// → tabular; `.json`/`.jsonl`/`.ndjson` → the first object record with
+    /// `turns` (pactum), or with a messages array at
+    /// [`ImportOptions::messages_pointer`] (else `/messages` or `/traj`:
+    /// openai), or, when [`ImportOptions::columns`] is set, with the prompt
+    /// or response column (tabular). Anything else is an
+    /// [`ImportError::UnknownFormat`].
+    #[default]
+    Auto,
+    /// pactum's own format: the serde shape of [`Trace`], strictly.
+    Pactum,
+    /// OpenAI chat-messages conversations.
+    Openai,
+    /// Single-turn prompt/response records; needs [`ImportOptions::columns`].
+    Tabular,
+}
+
+/// Where the prompt, the response and (optionally) the id sit in a tabular
+/// record. For CSV: column names (the header row). For JSON records: JSON
+/// pointers (`/a/b`) or plain top-level keys (`prompt`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnMap {
+    /// The prompt: becomes the turn's single user message.
+    pub prompt: String,
+    /// The response: becomes the turn's response text.
+    pub response: String,
+    /// The trace id. Without it: the `id` column/member when present and
+    /// non-empty, else `{file name}:{line}`.
+    pub id: Option<String>,
+}
+
+/// How to read a trace file; the CLI fills it from its flags (`--format`,
+/// `--observability`, `--id-field`, `--messages-field`, `--records-field`,
+/// `--prompt-column`, `--response-column`, `--id-column`, `--withhold`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// The format; [`TraceFormat::Auto`] by default.
+    pub format: TraceFormat,
+    /// The level for records that do not declare one (the file wins where
+    /// it says). Required for tabular records, which never do.
+    pub observability: Option<ObservabilityLevel>,
+    /// JSON pointer (or top-level key) of the trace id in each record
+    /// (OpenAI and tabular JSON records; pactum traces carry their own `id`).
+    pub id_pointer: Option<String>,
+    /// OpenAI: where the messages array is (default `/messages`;
+    /// tau-bench: `/traj`).
+    pub messages_pointer: Option<String>,
+    /// JSON documents whose records sit in a nested array, e.g.
+    /// JailbreakBench `/jailbreaks`. Not for JSONL.
+    pub records_pointer: Option<String>,
+    /// The column mapping; required for [`TraceFormat::Tabular`].
+    pub columns: Option<ColumnMap>,
+    /// Channels dropped while importing, as an adapter that cannot see them
+    /// would: `response` → every response `None`, `tool_calls` / `side_effects`
+    /// → emptied. The declared level is left as it is.
+    pub withhold: Vec<Channel>,
+}
+
+/// What the sink receives, in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    /// One imported trace (with `withhold` applied and `source` set).
+    Trace(Trace),
+    /// A record that holds no trace, e.g. AgentDojo's summary line.
+    Skipped {
+        /// 1-based line of the record.
+        line: u64,
+        /// Why, naming the line.
+        reason: String,
+    },
+    /// A record that could not be read; reading goes on with the next.
+    Error(RecordError),
+}
+
+/// Counts of one [`read_traces`] call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// [`Item::Trace`]s handed to the sink.
+    pub traces: u64,
+    /// [`Item::Skipped`]s handed to the sink.
+    pub skipped: u64,
+    /// [`Item::Error`]s handed to the sink.
+    pub errors: u64,
+    /// What each declared level reported (after `withhold`).
+    pub channel_tally: ChannelTally,
+}
+
+/// Reads the traces of one file, handing each record's outcome to `sink`
+/// in file order; `sink` returns [`ControlFlow::Break`] to stop early.
+///
+/// Streaming: one record in memory at a time, whatever the file size; JSON
+/// arrays are scanned element by element, not loaded.
+///
+/// # Errors
+/// [`ImportError`] when the file as a whole cannot be read: it cannot be
+/// opened or read, `Auto` cannot tell its format, tabular import lacks a
+/// column mapping or a level, a mapped CSV column is missing, an option is
+/// not a JSON pointer, the records pointer leads nowhere, or the first
+/// record needing a level finds none in the record or the options. A bad
+/// record is not an `ImportError` but an [`Item::Error`].
+pub fn read_traces(
+    path: &Path,
+    opts: &ImportOptions,
+    sink: &mut dyn FnMut(Item) -> ControlFlow<()>,
+) -> Result<ReadStats, ImportError> {
+    let id_field = parse_opt("--id-field", opts.id_pointer.as_deref())?;
+    let records = parse_opt("--records-field", opts.records_pointer.as_deref())?;
+    let messages = parse_opt("--messages-field", opts.messages_pointer.as_deref())?;
+    let ext = extension(path);
+    let mut emit = Emitter::new(path, &opts.withhold, sink);
+
+    let tabular_setup = || -> Result<(&ColumnMap, ObservabilityLevel), ImportError> {
+        let map = opts
+            .columns
+            .as_ref()
+            .ok_or_else(|| ImportError::MissingColumns {
+                path: path.to_path_buf(),
+            })?;
+        let level = opts
+            .observability
+            .ok_or_else(|| ImportError::TabularNeedsObservability {
+                path: path.to_path_buf(),
+            })?;
+        Ok((map, level))
+    };
+
+    let (framing, plan) = match opts.format {
+        TraceFormat::Tabular => {
+            let (map, level) = tabular_setup()?;
+            let framing = framing_of(path, &ext, true)?;
+            if framing == Framing::Csv {
+                let file = open(path)?;
+                tabular::read_csv(path, file, map, level, &mut emit)?;
+                return Ok(emit.stats);
+            }
+            (
+                framing,
+                Plan::TabularJson(JsonColumns::new(map, id_field.as_ref())?),
+            )
+        }
+        TraceFormat::Pactum => (framing_of(path, &ext, false)?, Plan::Pactum),
+        TraceFormat::Openai => (
+            framing_of(path, &ext, false)?,
+            Plan::Openai(OpenaiFields {
+                messages: messages.unwrap_or_else(|| Pointer::key("messages")),
+                id: id_field,
+            }),
+        ),
+        TraceFormat::Auto => match ext.as_str() {
+            "csv" => {
+                let (map, level) = tabular_setup()?;
+                let file = open(path)?;
+                tabular::read_csv(path, file, map, level, &mut emit)?;
+                return Ok(emit.stats);
+            }
+            "json" | "jsonl" | "ndjson" => {
+                let framing = framing_of(path, &ext, false)?;
+                match detect(
+                    path,
+                    framing,
+                    records.as_ref(),
+                    messages.as_ref(),
+                    opts,
+                    id_field,
+                )? {
+                    Detected::Plan(plan) => {
+                        if matches!(plan, Plan::TabularJson(_)) {
+                            tabular_setup()?;
+                        }
+                        (framing, plan)
+                    }
+                    Detected::Empty => return Ok(emit.stats),
+                }
+            }
+            _ => {
+                return Err(ImportError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    reason: "its extension is not .json, .jsonl, .ndjson or .csv".into(),
+                })
+            }
+        },
+    };
+    read_json(
+        path,
+        framing,
+        records.as_ref(),
+        &plan,
+        opts.observability,
+        &mut emit,
+    )?;
+    Ok(emit.stats)
+}
+
+fn parse_opt(option: &'static str, s: Option<&str>) -> Result<Option<Pointer>, ImportError> {
+    s.map(|s| Pointer::parse(option, s)).transpose()
+}
+
+/// The file's last path component, for fallback ids.
+pub(crate) fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+fn extension(path: &Path) -> String {
+    path.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+fn open(path: &Path) -> Result<File, ImportError> {
+    File::open(path).map_err(|source| ImportError::Open {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn read_error(path: &Path, source: std::io::Error) -> ImportError {
+    ImportError::Read {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// How a file is cut into records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    /// JSONL: one record per line.
+    Lines,
+    /// A JSON document (array elements, or top-level values).
+    Document,
+    /// CSV rows.
+    Csv,
+}
+
+/// `.jsonl`/`.ndjson` → lines, `.json` → document, `.csv` → CSV (tabular
+/// only); otherwise by the first non-blank byte: `[` → document, `{` →
+/// lines, anything else → CSV for tabular, lines otherwise.
+fn framing_of(path: &Path, ext: &str, tabular: bool) -> Result<Framing, ImportError> {
+    match ext {
+        "jsonl" | "ndjson" => return Ok(Framing::Lines),
+        "json" => return Ok(Framing::Document),
+        "csv" if tabular => return Ok(Framing::Csv),
+        _ => {}
+    }
+    let mut r = BufReader::new(open(path)?);
+    framing::skip_bom(&mut r).map_err(|e| read_error(path, e))?;
+    let first = loop {
+        let buf = r.fill_buf().map_err(|e| read_error(path, e))?;
+        if buf.is_empty() {
+            break None;
+        }
+        let n = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let next = buf.get(n).copied();
+        r.consume(n);
+        if next.is_some() {
+            break next;
+        }
+    };
+    Ok(match first {
+        Some(b'[') => Framing::Document,
+        Some(b'{') => Framing::Lines,
+        _ if tabular => Framing::Csv,
+        _ => Framing::Lines,
+    })
+}
+
+/// What each record becomes.
+#[derive(Debug, Clone)]
+enum Plan {
+    Pactum,
+    Openai(OpenaiFields),
+    TabularJson(JsonColumns),
+}
+
+enum Detected {
+    Plan(Plan),
+    /// The file holds no record at all: nothing to import.
+    Empty,
+}
+
+/// Looks at records one at a time until one shows the format (see
+/// [`TraceFormat::Auto`]); the caller re-opens the file to import it.
+fn detect(
+    path: &Path,
+    framing: Framing,
+    records: Option<&Pointer>,
+    messages: Option<&Pointer>,
+    opts: &ImportOptions,
+    id_field: Option<Pointer>,
+) -> Result<Detected, ImportError> {
+    let candidates: Vec<Pointer> = match messages {
+        Some(p) => vec![p.clone()],
+        None => vec![Pointer::key("messages"), Pointer::key("traj")],
+    };
+    let columns = opts
+        .columns
+        .as_ref()
+        .map(|m| JsonColumns::new(m, id_field.as_ref()))
+        .transpose()?;
+    let mut seen = 0u64;
+    let mut found = None;
+    for_each_frame(path, framing, records, &mut |frame| {
+        let Frame::Record { bytes, .. } = frame else {
+            return ControlFlow::Continue(());
+        };
+        seen += 1;
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+            return ControlFlow::Continue(());
+        };
+        if !v.is_object() {
+            return ControlFlow::Continue(());
+        }
+        if v.get("turns").is_some() {
+            found = Some(Plan::Pactum);
+        } else if let Some(p) = candidates
+            .iter()
+            .find(|p| p.get(&v).is_some_and(serde_json::Value::is_array))
+        {
+            found = Some(Plan::Openai(OpenaiFields {
+                messages: p.clone(),
+                id: id_field.clone(),
+            }));
+        } else if let Some(c) = columns.as_ref().filter(|c| c.matches(&v)) {
+            found = Some(Plan::TabularJson(c.clone()));
+        }
+        if found.is_some() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    match found {
+        Some(plan) => Ok(Detected::Plan(plan)),
+        None if seen == 0 => Ok(Detected::Empty),
+        None => {
+            let where_messages = match messages {
+                Some(p) => format!("`{}`", p.as_str()),
+                None => "`/messages` or `/traj`".into(),
+            };
+            let tabular = if opts.columns.is_some() {
+                ", nor has the prompt or response column"
+            } else {
+                ""
+            };
+            Err(ImportError::UnknownFormat {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "none of its {seen} record(s) is an object with `turns` (pactum) or a messages array at {where_messages} (openai){tabular}"
+                ),
+            })
+        }
+    }
+}
+
+/// Frames `path` and hands every frame to `f` until it breaks.
+fn for_each_frame(
+    path: &Path,
+    framing: Framing,
+    records: Option<&Pointer>,
+    f: &mut dyn FnMut(Frame<'_>) -> ControlFlow<()>,
+) -> Result<(), ImportError> {
+    let reader = BufReader::with_capacity(1 << 16, open(path)?);
+    match framing {
+        Framing::Lines | Framing::Csv => {
+            if records.is_some() {
+                return Err(ImportError::UnsupportedOption {
+                    path: path.to_path_buf(),
+                    option: "--records-field",
+                    reason: "it applies to JSON documents, not to JSONL or CSV",
+                });
+            }
+            let mut frames =
+                LineFrames::new(reader, MAX_RECORD_BYTES).map_err(|e| read_error(path, e))?;
+            while let Some(frame) = frames.next_frame().map_err(|e| read_error(path, e))? {
+                if f(frame).is_break() {
+                    break;
+                }
+            }
+        }
+        Framing::Document => {
+            let tokens = records.map(Pointer::tokens);
+            let mut frames =
+                JsonFrames::new(reader, tokens, MAX_RECORD_BYTES).map_err(|e| match e {
+                    NavigateError::Io(source) => read_error(path, source),
+                    NavigateError::Syntax { line, message } => ImportError::Syntax {
+                        path: path.to_path_buf(),
+                        line,
+                        message,
+                    },
+                    NavigateError::NotFound { line, found } => ImportError::RecordsNotFound {
+                        path: path.to_path_buf(),
+                        line,
+                        pointer: records.map(|p| p.as_str().to_string()).unwrap_or_default(),
+                        found,
+                    },
+                })?;
+            while let Some(frame) = frames.next_frame().map_err(|e| read_error(path, e))? {
+                if f(frame).is_break() {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads a JSON or JSONL file record by record through `plan`.
+fn read_json(
+    path: &Path,
+    framing: Framing,
+    records: Option<&Pointer>,
+    plan: &Plan,
+    level_flag: Option<ObservabilityLevel>,
+    emit: &mut Emitter<'_>,
+) -> Result<(), ImportError> {
+    let display = path.display().to_string();
+    let name = file_name(path);
+    let mut failure = None;
+    for_each_frame(path, framing, records, &mut |frame| match frame {
+        Frame::Record {
+            line,
+            ordinal,
+            bytes,
+        } => {
+            let ctx = RecordCtx {
+                file: &display,
+                file_name: &name,
+                line,
+                ordinal,
+                line_framed: framing == Framing::Lines,
+                level_flag,
+            };
+            let conv = match plan {
+                Plan::Pactum => pactum::convert(bytes, &ctx),
+                Plan::Openai(fields) => openai::convert(bytes, &ctx, fields),
+                Plan::TabularJson(cols) => tabular::convert_json(bytes, &ctx, cols),
+            };
+            match emit.conv(conv, &ctx) {
+                Ok(flow) => flow,
+                Err(e) => {
+                    failure = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        }
+        Frame::Broken { line, message } => {
+            emit.error(RecordError::new(&display, line, None, message))
+        }
+    })?;
+    failure.map_or(Ok(()), Err)
+}
+
+/// Applies `withhold`, keeps the counts, and feeds the sink.
+pub(crate) struct Emitter<'s> {
+    path: &'s Path,
+    withhold: &'s [Channel],
+    sink: &'s mut dyn FnMut(Item) -> ControlFlow<()>,
+    stats: ReadStats,
+}
+
+impl<'s> Emitter<'s> {
+    fn new(
+        path: &'s Path,
+        withhold: &'s [Channel],
+        sink: &'s mut dyn FnMut(Item) -> ControlFlow<()>,
+    ) -> Self {
+        Emitter {
+            path,
+            withhold,
+            sink,
+            stats: ReadStats::default(),
+        }
+    }
+
+    /// Delivers one converted record. A missing level is a file-level
+    /// error while no trace has been delivered (the file says nothing about
+    /// levels), a record error after that.
+    pub(crate) fn conv(
+        &mut self,
+        conv: Conv,
+        ctx: &RecordCtx<'_>,
+    ) -> Result<ControlFlow<()>, ImportError> {
+        Ok(match conv {
+            Conv::Trace(mut trace) => {
+                for ch in self.withhold {
+                    for turn in &mut trace.turns {
+                        match ch {
+                            Channel::Response => turn.response = None,
+                            Channel::ToolCalls => turn.tool_calls.clear(),
+                            Channel::SideEffects => turn.side_effects.clear(),
+                        }
+                    }
+                }
+                self.stats.traces += 1;
+                self.stats.channel_tally.record(&trace);
+                (self.sink)(Item::Trace(trace))
+            }
+            Conv::Skip(reason) => {
+                self.stats.skipped += 1;
+                (self.sink)(Item::Skipped {
+                    line: ctx.line,
+                    reason,
+                })
+            }
+            Conv::Error(e) => self.error(e),
+            Conv::NoLevel => {
+                if self.stats.traces == 0 {
+                    return Err(ImportError::NoObservability {
+                        path: self.path.to_path_buf(),
+                        line: ctx.line,
+                    });
+                }
+                let message = format!("no observability level: {}", error::NO_LEVEL_HINT);
+                self.error(ctx.error(Some("/observability"), message))
+            }
+        })
+    }
+
+    /// Delivers a record error.
+    pub(crate) fn error(&mut self, e: RecordError) -> ControlFlow<()> {
+        self.stats.errors += 1;
+        (self.sink)(Item::Error(e))
+    }
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""Writes a large OpenAI-messages JSONL trace file by repeating real AgentDojo
+traces (from ../shared/data/agentdojo) with fresh ids, until it reaches the
+requested size. Used by bench/run.sh to measure streaming memory and
+throughput. Usage: gen_traces.py OUT BYTES"""
+import glob, json, os, sys
+
+out, target = sys.argv[1], int(sys.argv[2])
+here = os.path.dirname(os.path.abspath(__file__))
+data = os.path.join(here, "..", "..", "shared", "data", "agentdojo")
+records = []
+for f in sorted(glob.glob(os.path.join(data, "*.jsonl"))):
+    with open(f) as fh:
+        for line in fh.read().splitlines()[1:]:
+            records.append(json.loads(line))
+if not records:
+    sys.exit("no AgentDojo traces found under " + data)
+written, n = 0, 0
+with open(out, "w") as fh:
+    while written < target:
+        r = records[n % len(records)]
+        r = dict(r, id=f"gen-{n}")
+        line = json.dumps(r) + "\n"
+        fh.write(line)
+        written += len(line)
+        n += 1
+print(f"{out}: {n} traces, {written} bytes")

@@ -1,0 +1,86 @@
+//! The one exit-code table of the `pactum` binary. README.md and `--help`
+//! print [`TABLE`]; every code is covered by an end-to-end test.
+
+/// How a `pactum` command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Exit {
+    /// 0: every graded test passed.
+    Pass = 0,
+    /// 1: at least one test failed (a clause was violated).
+    Fail = 1,
+    /// 2: usage error or invalid input (a contract, expectations or policy
+    /// file with errors, an unreadable trace file, a bad flag): nothing was
+    /// graded.
+    Usage = 2,
+    /// 3: no test failed, but some ended undetermined (WARN) or error (ERR):
+    /// the verdicts are incomplete.
+    Incomplete = 3,
+    /// 4: refused: an inconsistent set of artifacts (reserved for
+    /// `pactum aggregate`).
+    Refused = 4,
+    /// 5: partial input: some records or files could not be read (each
+    /// reported with file and line); everything readable was graded.
+    Partial = 5,
+}
+
+impl Exit {
+    /// The process exit code.
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// The exit-code table, as printed by `--help` and README.md.
+pub const TABLE: &str = "\
+Exit codes:
+  0  every graded test passed
+  1  at least one test failed (a clause was violated)
+  2  usage error or invalid input (contract, expectations or policy file with
+     errors, unreadable trace file): nothing was graded
+  3  no failure, but some tests were undetermined (WARN) or error (ERR)
+  4  refused: inconsistent set of artifacts (pactum aggregate)
+  5  partial input: some records or files could not be read; the rest was
+     graded (when this happens it takes precedence over 1 and 3)";
+
+/// The exit code of a grading run from its totals. Partial input takes
+/// precedence (a failure is still printed and reported), then failure, then
+/// incomplete verdicts.
+pub fn for_totals(fail: u64, undetermined: u64, error: u64, input_errors: u64) -> Exit {
+    if input_errors > 0 {
+        Exit::Partial
+    } else if fail > 0 {
+        Exit::Fail
+    } else if undetermined > 0 || error > 0 {
+        Exit::Incomplete
+    } else {
+        Exit::Pass
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precedence() {
+        assert_eq!(for_totals(0, 0, 0, 0), Exit::Pass);
+        assert_eq!(for_totals(1, 1, 1, 0), Exit::Fail);
+        assert_eq!(for_totals(0, 1, 0, 0), Exit::Incomplete);
+        assert_eq!(for_totals(0, 0, 1, 0), Exit::Incomplete);
+        assert_eq!(for_totals(1, 0, 0, 1), Exit::Partial);
+    }
+
+    #[test]
+    fn table_lists_every_code() {
+        for e in [
+            Exit::Pass,
+            Exit::Fail,
+            Exit::Usage,
+            Exit::Incomplete,
+            Exit::Refused,
+            Exit::Partial,
+        ] {
+            assert!(TABLE.contains(&format!("  {}  ", e.code())), "{e:?}");
+        }
+    }
+}

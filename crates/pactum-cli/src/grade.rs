@@ -1,0 +1,529 @@
+//! `pactum grade`, `pactum check` and `pactum schema`: wiring of the
+//! library crates. Reading, grading and reporting live in their crates.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use pactum_core::lint::{lint_contract, LintLevel};
+use pactum_core::{Channel, ObservabilityLevel, Policy, Severity, TestStatus};
+use pactum_eval::{grade_trace, CompiledContract, CompiledExpectations, NoJudge};
+use pactum_report::{
+    ContractInfo, ExpectationsInfo, InputError, InputFile, JsonReporter, JunitReporter,
+    ReportError, Reporter, RunEnd, RunInfo, TerminalOptions, TerminalReporter, Warning,
+};
+use pactum_suite::{load_contract, load_expectations, Diagnostic, DiagnosticLevel, LoadedContract};
+use pactum_trace::{read_traces, ColumnMap, ImportOptions, Item, TraceFormat};
+
+use crate::exit::{self, Exit};
+use crate::output::{eprint, stderr_color};
+use crate::{
+    ChannelArg, CheckArgs, FormatArg, GradeArgs, ImportArgs, LevelArg, SchemaKind, SeverityArg,
+};
+
+impl From<LevelArg> for ObservabilityLevel {
+    fn from(l: LevelArg) -> Self {
+        match l {
+            LevelArg::ResponseOnly => ObservabilityLevel::ResponseOnly,
+            LevelArg::ToolCalls => ObservabilityLevel::ToolCalls,
+            LevelArg::Full => ObservabilityLevel::Full,
+        }
+    }
+}
+
+impl From<SeverityArg> for Severity {
+    fn from(s: SeverityArg) -> Self {
+        match s {
+            SeverityArg::Low => Severity::Low,
+            SeverityArg::Medium => Severity::Medium,
+            SeverityArg::High => Severity::High,
+            SeverityArg::Critical => Severity::Critical,
+        }
+    }
+}
+
+/// Expands folders into their contract files (sorted, so runs are
+/// deterministic); files are kept as given.
+fn contract_paths(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in args {
+        if p.is_dir() {
+            let entries = std::fs::read_dir(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let mut files: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| {
+                    f.is_file()
+                        && matches!(
+                            f.extension().and_then(|x| x.to_str()),
+                            Some("yaml" | "yml" | "json")
+                        )
+                })
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(format!(
+                    "{}: folder holds no .yaml, .yml or .json contract file",
+                    p.display()
+                ));
+            }
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn print_diagnostics(diags: &[Diagnostic], color: bool) {
+    for d in diags {
+        let source = std::fs::read_to_string(&d.file).ok();
+        eprint(&d.render(source.as_deref(), color));
+    }
+}
+
+/// Loads every contract, printing all diagnostics of all files at once.
+/// `None` when any file has an error.
+fn load_contracts(paths: &[PathBuf], color: bool) -> Option<Vec<LoadedContract>> {
+    let paths = match contract_paths(paths) {
+        Ok(p) => p,
+        Err(e) => {
+            eprint(&format!("error: {e}"));
+            return None;
+        }
+    };
+    let mut loaded = Vec::new();
+    let mut ok = true;
+    for p in &paths {
+        match load_contract(p) {
+            Ok(c) => {
+                print_diagnostics(&c.warnings, color);
+                loaded.push(c);
+            }
+            Err(diags) => {
+                print_diagnostics(&diags, color);
+                ok = false;
+            }
+        }
+    }
+    let mut seen: BTreeMap<&str, &Path> = BTreeMap::new();
+    for c in &loaded {
+        if let Some(first) = seen.insert(&c.contract.id, &c.path) {
+            eprint(&format!(
+                "error: contract id `{}` is declared twice: {} and {}",
+                c.contract.id,
+                first.display(),
+                c.path.display()
+            ));
+            ok = false;
+        }
+    }
+    ok.then_some(loaded)
+}
+
+/// `pactum check`: validates and lints contract files; no traces.
+pub fn check(args: CheckArgs, color: bool) -> Exit {
+    let color = stderr_color(color);
+    let Some(loaded) = load_contracts(&args.contracts, color) else {
+        return Exit::Usage;
+    };
+    let mut warnings = loaded.iter().map(|c| c.warnings.len()).sum::<usize>();
+    if let Some(level) = args.observability {
+        let level = ObservabilityLevel::from(level);
+        for c in &loaded {
+            for f in lint_contract(&c.contract, Some(level)) {
+                if f.code == "unobserved-channel" {
+                    warnings += 1;
+                    eprint(&format!(
+                        "warning[{}]: {}: {}\n  = hint: {}",
+                        f.code,
+                        c.path.display(),
+                        f.message,
+                        f.hint
+                    ));
+                }
+            }
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    for c in &loaded {
+        let _ = writeln!(
+            out,
+            "ok  {}  {}  ({} required, {} prohibited, {} conditional)  {}",
+            c.path.display(),
+            c.contract.id,
+            c.contract.required.len(),
+            c.contract.prohibited.len(),
+            c.contract.conditional.len(),
+            c.digest
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} contract(s) valid, {warnings} warning(s)",
+        loaded.len()
+    );
+    Exit::Pass
+}
+
+/// `pactum schema`: prints a committed JSON Schema.
+pub fn schema(kind: SchemaKind) -> Exit {
+    let text = match kind {
+        SchemaKind::Contract => include_str!("../../../schemas/contract.schema.json"),
+        SchemaKind::Expectations => include_str!("../../../schemas/expectations.schema.json"),
+        SchemaKind::Trace => include_str!("../../../schemas/trace.schema.json"),
+        SchemaKind::Report => include_str!("../../../schemas/report.schema.json"),
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    Exit::Pass
+}
+
+fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
+    let format = match a.format {
+        FormatArg::Auto => TraceFormat::Auto,
+        FormatArg::Pactum => TraceFormat::Pactum,
+        FormatArg::Openai => TraceFormat::Openai,
+        FormatArg::Tabular => TraceFormat::Tabular,
+    };
+    let columns = match (&a.prompt_column, &a.response_column) {
+        (Some(p), Some(r)) => Some(ColumnMap {
+            prompt: p.clone(),
+            response: r.clone(),
+            id: a.id_column.clone(),
+        }),
+        (None, None) => {
+            if a.id_column.is_some() {
+                return Err("--id-column needs --prompt-column and --response-column".into());
+            }
+            None
+        }
+        _ => return Err("tabular records need both --prompt-column and --response-column".into()),
+    };
+    Ok(ImportOptions {
+        format,
+        observability: a.observability.map(Into::into),
+        id_pointer: a.id_field.clone(),
+        messages_pointer: a.messages_field.clone(),
+        records_pointer: a.records_field.clone(),
+        columns,
+        withhold: a
+            .withhold
+            .iter()
+            .map(|c| match c {
+                ChannelArg::ToolCalls => Channel::ToolCalls,
+                ChannelArg::SideEffects => Channel::SideEffects,
+            })
+            .collect(),
+    })
+}
+
+/// Opens an output file, naming the path on failure.
+fn create(path: &Path) -> Result<BufWriter<File>, String> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    File::create(path)
+        .map(BufWriter::new)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Sends every event to every reporter; a reporter that fails (a closed
+/// pipe, a full disk) is dropped with one message and the run goes on, so
+/// no verdict already reached is lost from the other reports.
+struct Fanout {
+    reporters: Vec<(String, Box<dyn Reporter>)>,
+}
+
+impl Fanout {
+    fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
+        let mut failed = Vec::new();
+        for (i, (name, r)) in self.reporters.iter_mut().enumerate() {
+            if let Err(e) = f(r.as_mut()) {
+                if !is_broken_pipe(&e) {
+                    eprint(&format!("error: {name} report: {e}; it is incomplete"));
+                }
+                failed.push(i);
+            }
+        }
+        for i in failed.into_iter().rev() {
+            self.reporters.remove(i);
+        }
+    }
+}
+
+fn is_broken_pipe(e: &ReportError) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            return io.kind() == std::io::ErrorKind::BrokenPipe;
+        }
+        source = s.source();
+    }
+    false
+}
+
+#[derive(Default)]
+struct Totals {
+    by_status: BTreeMap<TestStatus, u64>,
+    input_errors: u64,
+}
+
+/// `pactum grade`: contracts + trace files → terminal summary, JSON report,
+/// JUnit XML and the exit code.
+pub fn grade(args: GradeArgs, color: bool) -> Exit {
+    let diag_color = stderr_color(color);
+    let policy = Policy {
+        severity_floor: args.severity_floor.into(),
+        ..Policy::default()
+    };
+    let opts = match import_options(&args.import) {
+        Ok(o) => o,
+        Err(e) => {
+            eprint(&format!("error: {e}"));
+            return Exit::Usage;
+        }
+    };
+    let Some(loaded) = load_contracts(&args.contracts, diag_color) else {
+        return Exit::Usage;
+    };
+    let mut contracts = Vec::new();
+    let mut infos = Vec::new();
+    for c in &loaded {
+        infos.push(ContractInfo {
+            id: c.contract.id.clone(),
+            path: c.path.display().to_string(),
+            digest: c.digest.clone(),
+        });
+        match CompiledContract::compile(c.contract.clone(), c.digest.clone()) {
+            Ok(cc) => contracts.push(cc),
+            Err(e) => {
+                eprint(&format!("error: {}: {e}", c.path.display()));
+                return Exit::Usage;
+            }
+        }
+    }
+    let expectations = match &args.expectations {
+        None => None,
+        Some(p) => match load_expectations(p) {
+            Ok(e) => {
+                let info = ExpectationsInfo {
+                    path: p.display().to_string(),
+                    pointer: e.expect.pointer.clone(),
+                };
+                match CompiledExpectations::compile(e) {
+                    Ok(c) => Some((c, info)),
+                    Err(err) => {
+                        eprint(&format!("error: {}: {err}", p.display()));
+                        return Exit::Usage;
+                    }
+                }
+            }
+            Err(diags) => {
+                print_diagnostics(&diags, diag_color);
+                return Exit::Usage;
+            }
+        },
+    };
+    for t in &args.traces {
+        if !t.is_file() {
+            eprint(&format!("error: {}: no such trace file", t.display()));
+            return Exit::Usage;
+        }
+    }
+
+    let mut fan = Fanout {
+        reporters: Vec::new(),
+    };
+    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
+    if !args.quiet && !json_to_stdout {
+        let out = BufWriter::new(std::io::stdout());
+        fan.reporters.push((
+            "terminal".into(),
+            Box::new(TerminalReporter::new(
+                out,
+                TerminalOptions {
+                    color,
+                    verbose: args.verbose,
+                    ..TerminalOptions::default()
+                },
+            )),
+        ));
+    }
+    if let Some(p) = &args.json {
+        if json_to_stdout {
+            fan.reporters.push((
+                "JSON".into(),
+                Box::new(JsonReporter::new(BufWriter::new(std::io::stdout()))),
+            ));
+        } else {
+            match create(p) {
+                Ok(w) => fan
+                    .reporters
+                    .push(("JSON".into(), Box::new(JsonReporter::new(w)))),
+                Err(e) => {
+                    eprint(&format!("error: {e}"));
+                    return Exit::Usage;
+                }
+            }
+        }
+    }
+    if let Some(p) = &args.junit {
+        match create(p) {
+            Ok(w) => fan
+                .reporters
+                .push(("JUnit".into(), Box::new(JunitReporter::new(w)))),
+            Err(e) => {
+                eprint(&format!("error: {e}"));
+                return Exit::Usage;
+            }
+        }
+    }
+
+    let info = RunInfo {
+        command: "grade".into(),
+        pactum_version: env!("CARGO_PKG_VERSION").into(),
+        policy,
+        contracts: infos,
+        expectations: expectations.as_ref().map(|(_, i)| i.clone()),
+    };
+    fan.each(|r| r.begin(&info));
+
+    let mut totals = Totals::default();
+    let mut inputs = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut tally = pactum_trace::ChannelTally::default();
+    let mut files_failed = 0u64;
+    let mut graded = 0u64;
+    for path in &args.traces {
+        let file = path.display().to_string();
+        let mut first_skip: Option<String> = None;
+        let mut sink = |item: Item| {
+            match item {
+                Item::Trace(trace) => {
+                    let result = grade_trace(&contracts, &trace, &policy, &NoJudge);
+                    let expected = expectations.as_ref().and_then(|(e, _)| e.expected(&trace));
+                    *totals.by_status.entry(result.status).or_default() += 1;
+                    graded += 1;
+                    fan.each(|r| r.result(&result, expected));
+                }
+                Item::Skipped { line, reason } => {
+                    if first_skip.is_none() {
+                        first_skip = Some(if reason.starts_with("line ") {
+                            reason
+                        } else {
+                            format!("line {line}: {reason}")
+                        });
+                    }
+                }
+                Item::Error(e) => {
+                    totals.input_errors += 1;
+                    let err = InputError {
+                        file: e.file.clone(),
+                        line: e.line,
+                        field: e.field.clone(),
+                        message: e.message.clone(),
+                    };
+                    fan.each(|r| r.input_error(&err));
+                }
+            }
+            ControlFlow::Continue(())
+        };
+        match read_traces(path, &opts, &mut sink) {
+            Ok(stats) => {
+                if stats.skipped > 0 {
+                    warnings.push(Warning {
+                        code: "skipped-records".into(),
+                        message: format!(
+                            "{file}: skipped {} record(s) that hold no trace (first: {})",
+                            stats.skipped,
+                            first_skip.unwrap_or_default()
+                        ),
+                    });
+                }
+                tally.merge(&stats.channel_tally);
+                inputs.push(InputFile {
+                    path: file,
+                    format: format!("{:?}", opts.format).to_lowercase(),
+                    traces: stats.traces,
+                    skipped: stats.skipped,
+                    errors: stats.errors,
+                });
+            }
+            Err(e) => {
+                files_failed += 1;
+                totals.input_errors += 1;
+                let err = InputError {
+                    file: file.clone(),
+                    line: 0,
+                    field: None,
+                    message: e.to_string(),
+                };
+                fan.each(|r| r.input_error(&err));
+                inputs.push(InputFile {
+                    path: file,
+                    format: format!("{:?}", opts.format).to_lowercase(),
+                    traces: 0,
+                    skipped: 0,
+                    errors: 1,
+                });
+            }
+        }
+    }
+
+    for (level, channel, traces) in tally.silent_channels() {
+        warnings.push(Warning {
+            code: "silent-channel".into(),
+            message: format!(
+                "{traces} trace(s) declared `{}` observe {}, but none reported anything on it: if the adapter cannot see {} the level is declared wrongly, and an absence there will read as compliance",
+                level.as_str(),
+                channel.as_str(),
+                channel.as_str()
+            ),
+        });
+    }
+    let levels: BTreeSet<ObservabilityLevel> = tally.levels().collect();
+    for c in &loaded {
+        for level in &levels {
+            for f in lint_contract(&c.contract, Some(*level)) {
+                if f.code == "unobserved-channel" && f.level == LintLevel::Warning {
+                    warnings.push(Warning {
+                        code: "vacuous-check".into(),
+                        message: format!("{} ({}): {}", c.contract.id, c.path.display(), f.message),
+                    });
+                }
+            }
+        }
+    }
+    for c in &loaded {
+        for w in &c.warnings {
+            if w.level == DiagnosticLevel::Warning {
+                warnings.push(Warning {
+                    code: w.code.clone(),
+                    message: format!(
+                        "{}:{}:{}: {}",
+                        w.file.display(),
+                        w.line,
+                        w.column,
+                        w.message
+                    ),
+                });
+            }
+        }
+    }
+
+    let end = RunEnd { inputs, warnings };
+    fan.each(|r| r.finish(&end));
+
+    if graded == 0 && files_failed as usize == args.traces.len() {
+        return Exit::Usage;
+    }
+    let count = |s: TestStatus| totals.by_status.get(&s).copied().unwrap_or(0);
+    exit::for_totals(
+        count(TestStatus::Fail),
+        count(TestStatus::Undetermined),
+        count(TestStatus::Error),
+        totals.input_errors,
+    )
+}

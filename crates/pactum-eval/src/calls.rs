@@ -1,0 +1,369 @@
+//! `tool_called`, `tool_sequence` and `side_effect`: predicates over the
+//! tool calls and side effects a trace reports, under SPEC §3.2.
+
+use pactum_core::contract::{
+    describe_count, normalize_pointer, CallStatus, CountRange, SideEffectSpec, ToolCallMatch,
+    ToolCalledSpec,
+};
+use pactum_core::outcome::{Evaluation, Evidence, Outcome};
+use pactum_core::trace::{Channel, SideEffect, ToolCall, Trace};
+
+use crate::error::{EvalError, Site};
+use crate::scope::{settled, Gap};
+use crate::value::CompiledValueMatch;
+
+/// Conditions keyed by JSON pointer, in the contract's (sorted) key order.
+#[derive(Debug, Clone)]
+pub(crate) struct PointerMatchers(Vec<(String, CompiledValueMatch)>);
+
+impl PointerMatchers {
+    fn compile(
+        map: &std::collections::BTreeMap<String, pactum_core::contract::ValueMatch>,
+        site: &Site,
+    ) -> Result<Self, EvalError> {
+        let mut out = Vec::with_capacity(map.len());
+        for (key, m) in map {
+            let pointer = normalize_pointer(key);
+            out.push((
+                pointer,
+                CompiledValueMatch::compile_at(m.clone(), &site.child(key))?,
+            ));
+        }
+        Ok(PointerMatchers(out))
+    }
+
+    /// Every condition holds on `value` (pointers resolve against whatever
+    /// JSON is there; a string is not re-parsed).
+    fn hold(&self, value: &serde_json::Value) -> bool {
+        self.0.iter().all(|(p, m)| m.matches(value.pointer(p)))
+    }
+}
+
+/// One compiled tool-call matcher: name, argument conditions, status.
+#[derive(Debug, Clone)]
+pub(crate) struct CallMatcher {
+    name: String,
+    args: PointerMatchers,
+    status: CallStatus,
+}
+
+impl CallMatcher {
+    pub(crate) fn compile(m: &ToolCallMatch, site: &Site) -> Result<Self, EvalError> {
+        Ok(CallMatcher {
+            name: m.name.clone(),
+            args: PointerMatchers::compile(&m.args, &site.child("args"))?,
+            status: m.status,
+        })
+    }
+
+    fn matches(&self, call: &ToolCall) -> bool {
+        call.name == self.name
+            && match self.status {
+                CallStatus::Any => true,
+                CallStatus::Ok => call.error.is_none(),
+                CallStatus::Error => call.error.is_some(),
+            }
+            && self.args.hold(&call.arguments)
+    }
+}
+
+fn call_evidence(turn: usize, index: usize, call: &ToolCall) -> Evidence {
+    Evidence::ToolCall {
+        turn,
+        index,
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+        errored: call.error.is_some(),
+    }
+}
+
+/// Decides a count-based predicate (SPEC §3.2): with the channel observed,
+/// `D` iff `n` is in range; unobserved, more calls may exist, so only
+/// `n > max` (`N`) and `n ≥ min` with no maximum (`D`) are settled.
+fn count_outcome(n: u64, range: &CountRange, observed: bool) -> Outcome {
+    if observed {
+        return if range.contains(n, 1) {
+            Outcome::Detected
+        } else {
+            Outcome::NotDetected
+        };
+    }
+    match range.max {
+        Some(max) if n > max => Outcome::NotDetected,
+        None if n >= range.min_or(1) => Outcome::Detected,
+        _ => Outcome::Undetermined,
+    }
+}
+
+/// `tool_called`.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolCalled {
+    call: CallMatcher,
+    count: CountRange,
+    describe: String,
+}
+
+impl ToolCalled {
+    pub(crate) fn compile(
+        spec: &ToolCalledSpec,
+        site: &Site,
+        describe: String,
+    ) -> Result<Self, EvalError> {
+        Ok(ToolCalled {
+            call: CallMatcher::compile(&spec.call, site)?,
+            count: spec.count.unwrap_or_default(),
+            describe,
+        })
+    }
+
+    pub(crate) fn evaluate(&self, trace: &Trace) -> Evaluation {
+        let gap = Gap::of(trace.observability, Some(Channel::ToolCalls));
+        let (mut total, mut same_name) = (0usize, 0usize);
+        let mut evidence = Vec::new();
+        for (index, (turn, call)) in trace.tool_calls().enumerate() {
+            total += 1;
+            if call.name == self.call.name {
+                same_name += 1;
+            }
+            if self.call.matches(call) {
+                evidence.push(call_evidence(turn, index, call));
+            }
+        }
+        let n = evidence.len() as u64;
+        let range = describe_count(&self.count, 1);
+        let outcome = count_outcome(n, &self.count, gap.is_none());
+        match (outcome, gap) {
+            (Outcome::Undetermined, Some(gap)) => {
+                let extra = (n > 0).then(|| {
+                    format!("{n} matching call(s) reported; count {range} also depends on calls the level does not report")
+                });
+                gap.undetermined(&self.describe, extra)
+            }
+            (Outcome::Detected, _) => settled(
+                outcome,
+                evidence,
+                format!(
+                    "{}: {n} matching call(s), count {range} holds",
+                    self.describe
+                ),
+            ),
+            _ => {
+                let why = if n > 0 {
+                    format!("{n} matching call(s), outside count {range}")
+                } else if same_name > 0 {
+                    format!(
+                        "{} was called {same_name} time(s), but no call matched",
+                        self.call.name
+                    )
+                } else {
+                    format!(
+                        "no call to {} among the {total} reported call(s)",
+                        self.call.name
+                    )
+                };
+                // Evidence for N is the matching calls (when the count was exceeded).
+                settled(outcome, evidence, format!("{}: {why}", self.describe))
+            }
+        }
+    }
+}
+
+/// `tool_sequence`.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolSequence {
+    steps: Vec<CallMatcher>,
+    describe: String,
+}
+
+impl ToolSequence {
+    pub(crate) fn compile(
+        steps: &[ToolCallMatch],
+        site: &Site,
+        describe: String,
+    ) -> Result<Self, EvalError> {
+        let steps = steps
+            .iter()
+            .enumerate()
+            .map(|(i, m)| CallMatcher::compile(m, &site.child(i.to_string())))
+            .collect::<Result<_, _>>()?;
+        Ok(ToolSequence { steps, describe })
+    }
+
+    /// Greedy: each step takes the earliest matching call after the
+    /// previous step's call. Taking the earliest never blocks a later step,
+    /// so this finds the sequence whenever one exists.
+    pub(crate) fn evaluate(&self, trace: &Trace) -> Evaluation {
+        let gap = Gap::of(trace.observability, Some(Channel::ToolCalls));
+        if self.steps.is_empty() {
+            return settled(
+                Outcome::Detected,
+                vec![],
+                format!("{}: an empty sequence is vacuously detected", self.describe),
+            );
+        }
+        let mut evidence = Vec::new();
+        let mut calls = trace.tool_calls().enumerate();
+        for step in &self.steps {
+            match calls.by_ref().find(|(_, (_, c))| step.matches(c)) {
+                Some((index, (turn, call))) => evidence.push(call_evidence(turn, index, call)),
+                None => break,
+            }
+        }
+        let found = evidence.len();
+        if found == self.steps.len() {
+            return settled(
+                Outcome::Detected,
+                evidence,
+                format!("{}: all {found} step(s) found in order", self.describe),
+            );
+        }
+        if let Some(gap) = gap {
+            return gap.undetermined(
+                &self.describe,
+                Some(format!(
+                    "{found} of {} step(s) found in the reported calls",
+                    self.steps.len()
+                )),
+            );
+        }
+        settled(
+            Outcome::NotDetected,
+            evidence,
+            format!(
+                "{}: only {found} of {} step(s) found in order; step {} ({}) has no matching call after them",
+                self.describe,
+                self.steps.len(),
+                found + 1,
+                self.steps.get(found).map_or("", |s| s.name.as_str())
+            ),
+        )
+    }
+}
+
+/// `side_effect`.
+#[derive(Debug, Clone)]
+pub(crate) struct SideEffectPredicate {
+    kind: String,
+    details: PointerMatchers,
+    count: CountRange,
+    describe: String,
+}
+
+impl SideEffectPredicate {
+    pub(crate) fn compile(
+        spec: &SideEffectSpec,
+        site: &Site,
+        describe: String,
+    ) -> Result<Self, EvalError> {
+        Ok(SideEffectPredicate {
+            kind: spec.kind.clone(),
+            details: PointerMatchers::compile(&spec.details, &site.child("details"))?,
+            count: spec.count.unwrap_or_default(),
+            describe,
+        })
+    }
+
+    fn matches(&self, e: &SideEffect) -> bool {
+        e.kind == self.kind && self.details.hold(&e.details)
+    }
+
+    pub(crate) fn evaluate(&self, trace: &Trace) -> Evaluation {
+        let gap = Gap::of(trace.observability, Some(Channel::SideEffects));
+        let (mut total, mut same_kind) = (0usize, 0usize);
+        let mut evidence = Vec::new();
+        for (i, turn) in trace.turns.iter().enumerate() {
+            for e in &turn.side_effects {
+                total += 1;
+                if e.kind == self.kind {
+                    same_kind += 1;
+                }
+                if self.matches(e) {
+                    evidence.push(Evidence::SideEffect {
+                        turn: i + 1,
+                        effect: e.kind.clone(),
+                        details: e.details.clone(),
+                    });
+                }
+            }
+        }
+        let n = evidence.len() as u64;
+        let range = describe_count(&self.count, 1);
+        let outcome = count_outcome(n, &self.count, gap.is_none());
+        match (outcome, gap) {
+            (Outcome::Undetermined, Some(gap)) => {
+                let extra = (n > 0).then(|| {
+                    format!("{n} matching effect(s) reported; count {range} also depends on effects the level does not report")
+                });
+                gap.undetermined(&self.describe, extra)
+            }
+            (Outcome::Detected, _) => settled(
+                outcome,
+                evidence,
+                format!(
+                    "{}: {n} matching effect(s), count {range} holds",
+                    self.describe
+                ),
+            ),
+            _ => {
+                let why = if n > 0 {
+                    format!("{n} matching effect(s), outside count {range}")
+                } else if same_kind > 0 {
+                    format!(
+                        "{same_kind} {} effect(s) reported, but none matched",
+                        self.kind
+                    )
+                } else {
+                    format!(
+                        "no {} effect among the {total} reported effect(s)",
+                        self.kind
+                    )
+                };
+                settled(outcome, evidence, format!("{}: {why}", self.describe))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Every (observed?, n, min, max) in a small box against the rule
+    /// written out from SPEC §3.2.
+    #[test]
+    fn count_outcome_exhaustively() {
+        let bounds = [None, Some(0u64), Some(1), Some(2), Some(3)];
+        for observed in [true, false] {
+            for n in 0..5u64 {
+                for min in bounds {
+                    for max in bounds {
+                        let r = CountRange { min, max };
+                        let lo = min.unwrap_or(1);
+                        let in_range = n >= lo && max.is_none_or(|m| n <= m);
+                        let want = if observed {
+                            if in_range {
+                                Outcome::Detected
+                            } else {
+                                Outcome::NotDetected
+                            }
+                        } else if max.is_some_and(|m| n > m) {
+                            Outcome::NotDetected
+                        } else if max.is_none() && n >= lo {
+                            Outcome::Detected
+                        } else {
+                            Outcome::Undetermined
+                        };
+                        assert_eq!(count_outcome(n, &r, observed), want, "{observed} {n} {r:?}");
+                        // A settled unobserved answer agrees with the observed one
+                        // whenever the unreported calls number zero.
+                        let u = count_outcome(n, &r, false);
+                        if u != Outcome::Undetermined {
+                            assert_eq!(u, count_outcome(n, &r, true));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,585 @@
+//! Grading a trace against contracts (SPEC §3.3–§3.5): clause verdicts
+//! from checks and judges, conditionals, scores and the test status.
+
+use pactum_core::contract::{ClauseKind, Contract, FieldMatch, CONTRACT_SCHEMA_VERSION};
+use pactum_core::outcome::{Evaluation, Evidence, Outcome, UndeterminedOperand};
+use pactum_core::policy::Policy;
+use pactum_core::result::{ContractResult, TraceResult};
+use pactum_core::score::overall_score;
+use pactum_core::status::decide;
+use pactum_core::trace::Trace;
+use pactum_core::verdict::{
+    grade_clause, suggestion_for, ClauseHead, ClauseResult, NotEvaluableReason, Verdict,
+};
+
+use crate::error::{EvalError, Site};
+use crate::predicate::CompiledPredicate;
+use crate::value::CompiledValueMatch;
+
+/// What a judge said about one clause (SPEC §3.4). Built by the judge
+/// crate; pactum-eval only applies it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JudgeAnswer {
+    /// A verdict with its confidence (0–100) and evidence.
+    Graded {
+        /// `satisfied`, `partially_satisfied` or `violated`; any other
+        /// verdict is treated as no verdict.
+        verdict: Verdict,
+        /// 0–100; below `policy.confidence_threshold` the clause is
+        /// `not_evaluable` (`low-confidence`); above 100 is a judge error.
+        confidence: u8,
+        /// Exact quotes from the trace.
+        evidence: Vec<Evidence>,
+        /// Why.
+        rationale: String,
+    },
+    /// The judge could not grade the clause (`judge-error`, `no-verdict`…).
+    Failed {
+        /// Why the clause is not evaluable.
+        reason: NotEvaluableReason,
+        /// What went wrong, for the report.
+        detail: String,
+    },
+}
+
+/// The judge's answers for one trace, looked up by contract and clause id
+/// (SPEC §3.4: verdicts are aligned to clauses by id).
+pub trait Judgments {
+    /// Whether a judge is configured at all. `false` → every judged clause
+    /// is `not_evaluable` with reason `no-judge`.
+    fn configured(&self) -> bool;
+    /// The answer for one clause; `None` when the judge returned none for
+    /// it (`no-verdict`).
+    fn answer(&self, contract_id: &str, clause_id: &str) -> Option<JudgeAnswer>;
+}
+
+/// No judge configured: judged clauses are `not_evaluable` (`no-judge`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoJudge;
+
+impl Judgments for NoJudge {
+    fn configured(&self) -> bool {
+        false
+    }
+    fn answer(&self, _contract_id: &str, _clause_id: &str) -> Option<JudgeAnswer> {
+        None
+    }
+}
+
+/// A contract ready to grade traces: its checks, its `select` matcher and
+/// its digest compiled once.
+#[derive(Debug, Clone)]
+pub struct CompiledContract {
+    contract: Contract,
+    digest: String,
+    select: Option<(String, CompiledValueMatch)>,
+    required: Vec<Option<CompiledPredicate>>,
+    prohibited: Vec<Option<CompiledPredicate>>,
+    conditional: Vec<(CompiledPredicate, Option<CompiledPredicate>)>,
+}
+
+impl CompiledContract {
+    /// Compiles every check of `contract`; `digest` is the `sha256:` digest
+    /// the results will cite (computed by the caller from the file).
+    ///
+    /// # Errors
+    /// [`EvalError`] naming the clause and a JSON pointer into the contract
+    /// for the first regex, schema or pointer that does not compile;
+    /// [`EvalError::UnsupportedVersion`] for a version other than
+    /// [`CONTRACT_SCHEMA_VERSION`].
+    pub fn compile(contract: Contract, digest: String) -> Result<Self, EvalError> {
+        if contract.version != CONTRACT_SCHEMA_VERSION {
+            return Err(EvalError::UnsupportedVersion {
+                what: "contract",
+                found: contract.version,
+                supported: CONTRACT_SCHEMA_VERSION,
+            });
+        }
+        let select = match &contract.select {
+            Some(FieldMatch { pointer, matcher }) => {
+                let site = Site::root(None, "/select");
+                site.child("pointer").check_pointer(pointer)?;
+                Some((
+                    pointer.clone(),
+                    CompiledValueMatch::compile_at(matcher.clone(), &site)?,
+                ))
+            }
+            None => None,
+        };
+        let checks = |list: &[pactum_core::Clause], key: &str| {
+            list.iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let site = Site::root(Some(&c.id), format!("/{key}/{i}/check"));
+                    c.check
+                        .as_ref()
+                        .map(|p| CompiledPredicate::compile_at(p, &site))
+                        .transpose()
+                })
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let required = checks(&contract.required, "required")?;
+        let prohibited = checks(&contract.prohibited, "prohibited")?;
+        let conditional = contract
+            .conditional
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let when = CompiledPredicate::compile_at(
+                    &c.when,
+                    &Site::root(Some(&c.id), format!("/conditional/{i}/when")),
+                )?;
+                let site = Site::root(Some(&c.id), format!("/conditional/{i}/then/check"));
+                let then = c
+                    .then
+                    .check
+                    .as_ref()
+                    .map(|p| CompiledPredicate::compile_at(p, &site))
+                    .transpose()?;
+                Ok((when, then))
+            })
+            .collect::<Result<Vec<_>, EvalError>>()?;
+        Ok(CompiledContract {
+            contract,
+            digest,
+            select,
+            required,
+            prohibited,
+            conditional,
+        })
+    }
+
+    /// The contract as written.
+    pub fn contract(&self) -> &Contract {
+        &self.contract
+    }
+
+    /// The digest results cite.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+
+    /// Whether this contract grades `trace`: its `select` matcher holds on
+    /// the trace's metadata at `select.pointer`; no `select` → every trace.
+    pub fn selects(&self, trace: &Trace) -> bool {
+        match &self.select {
+            Some((pointer, m)) => m.matches(trace.field(pointer)),
+            None => true,
+        }
+    }
+
+    /// Grades every declared clause of this contract over `trace`, in
+    /// declaration order (required, prohibited, conditional). Does not look
+    /// at `trace.error` or whether a response exists: [`grade_trace`] does.
+    pub fn grade(&self, trace: &Trace, policy: &Policy, judge: &dyn Judgments) -> ContractResult {
+        let c = &self.contract;
+        let mut clauses = Vec::with_capacity(c.clause_count());
+        let ctx = Ctx {
+            contract_id: &c.id,
+            trace,
+            policy,
+            judge,
+        };
+        for (kind, list, checks) in [
+            (ClauseKind::Required, &c.required, &self.required),
+            (ClauseKind::Prohibited, &c.prohibited, &self.prohibited),
+        ] {
+            for (clause, check) in list.iter().zip(checks) {
+                let head = ClauseHead {
+                    id: &clause.id,
+                    kind,
+                    conditional: false,
+                    text: &clause.text,
+                    severity: clause.severity,
+                };
+                clauses.push(ctx.behaviour(head, check.as_ref(), clause.judge.as_deref()));
+            }
+        }
+        for (clause, (when, then)) in c.conditional.iter().zip(&self.conditional) {
+            let head = ClauseHead {
+                id: &clause.id,
+                kind: clause.then.kind,
+                conditional: true,
+                text: &clause.then.text,
+                severity: clause.then.severity,
+            };
+            clauses.push(ctx.conditional(head, when, then.as_ref(), clause.then.judge.as_deref()));
+        }
+        ContractResult::new(c.id.clone(), self.digest.clone(), clauses)
+    }
+
+    fn not_graded(&self, reason: &str) -> ContractResult {
+        let c = &self.contract;
+        let heads = c
+            .required
+            .iter()
+            .map(|x| (x, ClauseKind::Required))
+            .chain(c.prohibited.iter().map(|x| (x, ClauseKind::Prohibited)))
+            .map(|(x, kind)| (x.id.as_str(), kind, false, x.text.as_str(), x.severity))
+            .chain(c.conditional.iter().map(|x| {
+                (
+                    x.id.as_str(),
+                    x.then.kind,
+                    true,
+                    x.then.text.as_str(),
+                    x.then.severity,
+                )
+            }));
+        let clauses = heads
+            .map(|(id, kind, conditional, text, severity)| {
+                let head = ClauseHead {
+                    id,
+                    kind,
+                    conditional,
+                    text,
+                    severity,
+                };
+                let mut r = grade_clause(
+                    head,
+                    Evaluation::undetermined("response", format!("not graded: {reason}"), None),
+                    NotEvaluableReason::NoResponse,
+                );
+                r.undetermined_operands.clear();
+                r
+            })
+            .collect();
+        ContractResult::new(c.id.clone(), self.digest.clone(), clauses)
+    }
+}
+
+struct Ctx<'a> {
+    contract_id: &'a str,
+    trace: &'a Trace,
+    policy: &'a Policy,
+    judge: &'a dyn Judgments,
+}
+
+/// A judge's answer reduced to what grading needs.
+enum Judged {
+    Usable {
+        verdict: Verdict,
+        confidence: u8,
+        evidence: Vec<Evidence>,
+        rationale: String,
+    },
+    Unusable {
+        reason: NotEvaluableReason,
+        detail: String,
+    },
+}
+
+impl Ctx<'_> {
+    /// Evaluates a check over the trace. On an incomplete recording an
+    /// absence proves nothing: `N` becomes `U`, naming why (a detection
+    /// still counts; SPEC §3.2's rule, applied to time instead of channels).
+    fn check(&self, p: &CompiledPredicate) -> Evaluation {
+        let e = p.evaluate(self.trace);
+        match (&self.trace.incomplete, e.outcome) {
+            (Some(why), Outcome::NotDetected) => {
+                let reason = format!(
+                    "the recording is incomplete ({why}): finding nothing is no evidence that nothing happened; looked for {}",
+                    p.describe()
+                );
+                let mut u = Evaluation::undetermined(p.describe(), reason, None);
+                for op in e.undetermined_operands {
+                    if !u.undetermined_operands.contains(&op) {
+                        u.undetermined_operands.push(op);
+                    }
+                }
+                u
+            }
+            _ => e,
+        }
+    }
+
+    fn judged(&self, clause_id: &str) -> Judged {
+        if !self.judge.configured() {
+            return Judged::Unusable {
+                reason: NotEvaluableReason::NoJudge,
+                detail: "no judge is configured".into(),
+            };
+        }
+        match self.judge.answer(self.contract_id, clause_id) {
+            None => Judged::Unusable {
+                reason: NotEvaluableReason::NoVerdict,
+                detail: "the judge returned no verdict for this clause".into(),
+            },
+            Some(JudgeAnswer::Failed { reason, detail }) => Judged::Unusable { reason, detail },
+            Some(JudgeAnswer::Graded {
+                verdict,
+                confidence,
+                evidence,
+                rationale,
+            }) => {
+                if confidence > 100 {
+                    Judged::Unusable {
+                        reason: NotEvaluableReason::JudgeError,
+                        detail: format!(
+                            "the judge answered confidence {confidence}, outside 0–100"
+                        ),
+                    }
+                } else if !matches!(
+                    verdict,
+                    Verdict::Satisfied | Verdict::PartiallySatisfied | Verdict::Violated
+                ) {
+                    Judged::Unusable {
+                        reason: NotEvaluableReason::NoVerdict,
+                        detail: format!("the judge answered {}", verdict.as_str()),
+                    }
+                } else if confidence < self.policy.confidence_threshold {
+                    Judged::Unusable {
+                        reason: NotEvaluableReason::LowConfidence,
+                        detail: format!(
+                            "the judge's confidence {confidence} is below the threshold {}",
+                            self.policy.confidence_threshold
+                        ),
+                    }
+                } else {
+                    Judged::Usable {
+                        verdict,
+                        confidence,
+                        evidence,
+                        rationale,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Grades one behaviour from its check, its judge rubric, or both
+    /// (`check | judge`, Kleene: SPEC §3.1, §3.4).
+    fn behaviour(
+        &self,
+        head: ClauseHead<'_>,
+        check: Option<&CompiledPredicate>,
+        rubric: Option<&str>,
+    ) -> ClauseResult {
+        let eval = check.map(|p| self.check(p));
+        let Some(_rubric) = rubric else {
+            return match eval {
+                Some(e) => grade_clause(head, e, NotEvaluableReason::Undetermined),
+                None => {
+                    let mut r = grade_clause(
+                        head,
+                        Evaluation::undetermined(
+                            "clause",
+                            "the clause has neither a check nor a judge rubric",
+                            None,
+                        ),
+                        NotEvaluableReason::NoCheck,
+                    );
+                    r.undetermined_operands.clear();
+                    r
+                }
+            };
+        };
+        // A detection by the check decides, whatever the judge says.
+        let eval = match eval {
+            Some(e) if e.outcome == Outcome::Detected => {
+                return grade_clause(head, e, NotEvaluableReason::Undetermined)
+            }
+            other => other,
+        };
+        let check_outcome = eval.as_ref().map_or(Outcome::NotDetected, |e| e.outcome);
+        let check_operands = eval
+            .as_ref()
+            .map(|e| e.undetermined_operands.clone())
+            .unwrap_or_default();
+        match self.judged(head.id) {
+            Judged::Usable {
+                verdict,
+                confidence,
+                evidence,
+                rationale,
+            } => {
+                let judge_outcome = judge_outcome(head.kind, verdict);
+                // check N | judge x = x; check U | judge D = D; check U | judge N = U.
+                let eval = match eval {
+                    Some(e)
+                        if check_outcome == Outcome::Undetermined
+                            && judge_outcome == Outcome::NotDetected =>
+                    {
+                        let mut r = grade_clause(head, e, NotEvaluableReason::Undetermined);
+                        r.rationale = format!(
+                            "the check could not tell and the judge did not detect the behaviour (judge: {} at {confidence}), so the check's gap stands; check: {}",
+                            verdict.as_str(),
+                            r.rationale
+                        );
+                        return r;
+                    }
+                    other => other,
+                };
+                let mut rationale = format!("judge ({confidence}): {rationale}");
+                if let Some(e) = &eval {
+                    rationale.push_str(&format!("; check: {}", e.rationale));
+                }
+                ClauseResult {
+                    id: head.id.to_string(),
+                    kind: head.kind,
+                    conditional: head.conditional,
+                    text: head.text.to_string(),
+                    severity: head.severity,
+                    verdict,
+                    confidence,
+                    outcome: judge_outcome,
+                    evidence,
+                    rationale,
+                    undetermined_operands: check_operands,
+                    reason: None,
+                    suggestion: None,
+                }
+            }
+            Judged::Unusable { reason, detail } => {
+                let mut operands = check_operands;
+                operands.push(UndeterminedOperand {
+                    predicate: "judge".into(),
+                    reason: detail.clone(),
+                    channel: None,
+                });
+                let rationale = match &eval {
+                    Some(e) => format!("judge: {detail}; check: {}", e.rationale),
+                    None => format!("judge: {detail}"),
+                };
+                let e = Evaluation {
+                    outcome: Outcome::Undetermined,
+                    evidence: vec![],
+                    rationale,
+                    undetermined_operands: operands,
+                };
+                grade_clause(head, e, reason)
+            }
+        }
+    }
+
+    /// SPEC §3.3: `when` D → grade `then`; N → not triggered; U → not
+    /// evaluable.
+    fn conditional(
+        &self,
+        head: ClauseHead<'_>,
+        when: &CompiledPredicate,
+        then: Option<&CompiledPredicate>,
+        rubric: Option<&str>,
+    ) -> ClauseResult {
+        let cond = self.check(when);
+        match cond.outcome {
+            Outcome::Detected => {
+                let mut r = self.behaviour(head, then, rubric);
+                r.rationale = format!("condition held ({}); {}", cond.rationale, r.rationale);
+                merge_operands(&mut r.undetermined_operands, cond.undetermined_operands);
+                r
+            }
+            Outcome::NotDetected => ClauseResult {
+                id: head.id.to_string(),
+                kind: head.kind,
+                conditional: true,
+                text: head.text.to_string(),
+                severity: head.severity,
+                verdict: Verdict::NotTriggered,
+                confidence: 100,
+                outcome: Outcome::NotDetected,
+                evidence: cond.evidence,
+                rationale: format!(
+                    "not triggered: the condition did not hold, so this path was not taken ({})",
+                    cond.rationale
+                ),
+                undetermined_operands: cond.undetermined_operands,
+                reason: None,
+                suggestion: None,
+            },
+            Outcome::Undetermined => {
+                let mut r = grade_clause(head, cond, NotEvaluableReason::Undetermined);
+                r.rationale = format!("could not tell whether the condition held: {}", r.rationale);
+                r.suggestion = Some(suggestion_for(
+                    NotEvaluableReason::Undetermined,
+                    &r.undetermined_operands,
+                ));
+                r
+            }
+        }
+    }
+}
+
+fn merge_operands(into: &mut Vec<UndeterminedOperand>, from: Vec<UndeterminedOperand>) {
+    for u in from {
+        if !into.contains(&u) {
+            into.push(u);
+        }
+    }
+}
+
+/// The outcome a judge's verdict implies about the behaviour: a violated
+/// prohibition or a (partly) satisfied requirement means it was detected.
+fn judge_outcome(kind: ClauseKind, verdict: Verdict) -> Outcome {
+    match (kind, verdict) {
+        (_, Verdict::PartiallySatisfied) => Outcome::Detected,
+        (ClauseKind::Required, Verdict::Satisfied)
+        | (ClauseKind::Prohibited, Verdict::Violated) => Outcome::Detected,
+        (ClauseKind::Required, Verdict::Violated)
+        | (ClauseKind::Prohibited, Verdict::Satisfied) => Outcome::NotDetected,
+        _ => Outcome::Undetermined,
+    }
+}
+
+/// The message a trace without any response is graded `error` with.
+pub const NO_RESPONSE: &str =
+    "no response recorded: a trace without a response is never evidence of compliance";
+
+/// Grades one trace against every contract that selects it (SPEC §3.3–§3.5).
+///
+/// * No contract selects it → status `error` ("no contract selects this
+///   trace", listing the contract ids), no contract results.
+/// * `trace.error` set, or no response at all → status `error`; every
+///   clause of every selected contract is listed `not_evaluable` with
+///   reason `no-response`.
+/// * Otherwise every declared clause is graded exactly once, in
+///   declaration order; scores and status follow SPEC §3.5.
+pub fn grade_trace(
+    contracts: &[CompiledContract],
+    trace: &Trace,
+    policy: &Policy,
+    judge: &dyn Judgments,
+) -> TraceResult {
+    let selected: Vec<&CompiledContract> = contracts.iter().filter(|c| c.selects(trace)).collect();
+    let (results, error) = if selected.is_empty() {
+        let ids: Vec<&str> = contracts.iter().map(|c| c.contract.id.as_str()).collect();
+        let listed = if ids.is_empty() {
+            "no contracts were given".to_string()
+        } else {
+            format!("contracts: {}", ids.join(", "))
+        };
+        (
+            vec![],
+            Some(format!("no contract selects this trace ({listed})")),
+        )
+    } else if let Some(e) = &trace.error {
+        let msg = format!("target error: {e}");
+        (
+            selected.iter().map(|c| c.not_graded(&msg)).collect(),
+            Some(msg),
+        )
+    } else if !trace.has_response() {
+        (
+            selected.iter().map(|c| c.not_graded(NO_RESPONSE)).collect(),
+            Some(NO_RESPONSE.to_string()),
+        )
+    } else {
+        (
+            selected
+                .iter()
+                .map(|c| c.grade(trace, policy, judge))
+                .collect(),
+            None,
+        )
+    };
+    let (status, summary) = decide(&results, error.as_deref(), policy);
+    TraceResult {
+        trace_id: trace.id.clone(),
+        source: trace.source.clone(),
+        observability: trace.observability,
+        status,
+        summary,
+        overall_score: overall_score(&results),
+        contracts: results,
+        error,
+    }
+}

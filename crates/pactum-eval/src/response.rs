@@ -1,0 +1,114 @@
+//! Predicates over each turn's response as a whole: `refusal`,
+//! `json_valid`, `json_schema`. A turn without a recorded response answers
+//! `U` for that turn; turn scopes combine as for text predicates.
+
+use pactum_core::contract::TurnScope;
+use pactum_core::outcome::{Evaluation, Evidence, Outcome};
+use pactum_core::text::one_line;
+use pactum_core::trace::Trace;
+
+use crate::refusal::{classify, RefusalClass};
+use crate::scope::{finish, TurnResult};
+use crate::text::quote_window;
+
+/// What to check in each response.
+#[derive(Debug, Clone)]
+pub(crate) enum ResponseCheck {
+    /// The refusal detector ([`crate::refusal`]).
+    Refusal,
+    /// The trimmed response parses as JSON (strict: no fence stripping).
+    JsonValid,
+    /// …and validates against the schema.
+    JsonSchema(Box<jsonschema::Validator>),
+}
+
+/// A compiled per-response predicate.
+#[derive(Debug, Clone)]
+pub(crate) struct ResponsePredicate {
+    pub check: ResponseCheck,
+    pub turns: TurnScope,
+    pub describe: String,
+}
+
+impl ResponsePredicate {
+    pub(crate) fn evaluate(&self, trace: &Trace) -> Evaluation {
+        let results = trace
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(i, turn)| match &turn.response {
+                None => TurnResult {
+                    turn: i + 1,
+                    outcome: Outcome::Undetermined,
+                    evidence: vec![],
+                    note: Some("no response recorded".into()),
+                },
+                Some(text) => self.one(i + 1, text),
+            })
+            .collect();
+        finish(&self.describe, self.turns, results, None)
+    }
+
+    fn one(&self, turn: usize, text: &str) -> TurnResult {
+        let result = |outcome, evidence, note: Option<String>| TurnResult {
+            turn,
+            outcome,
+            evidence,
+            note,
+        };
+        match &self.check {
+            ResponseCheck::Refusal => {
+                let j = classify(text);
+                let outcome = match j.class {
+                    RefusalClass::Refusal => Outcome::Detected,
+                    RefusalClass::Compliance => Outcome::NotDetected,
+                    RefusalClass::Unsure => Outcome::Undetermined,
+                };
+                // Only a cue that really occurs in the response is evidence.
+                let evidence = j
+                    .cue
+                    .as_deref()
+                    .and_then(|cue| text.find(cue).map(|s| (s, s + cue.len())))
+                    .map(|(s, e)| Evidence::Quote {
+                        turn,
+                        source: "response".into(),
+                        text: quote_window(text, s, e),
+                    })
+                    .into_iter()
+                    .collect();
+                let note = (!j.rationale.is_empty()).then(|| one_line(&j.rationale, 200));
+                result(outcome, evidence, note)
+            }
+            ResponseCheck::JsonValid | ResponseCheck::JsonSchema(_) => {
+                let trimmed = text.trim();
+                let value: serde_json::Value = match serde_json::from_str(trimmed) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        return result(Outcome::NotDetected, vec![], Some(format!("not JSON: {e}")))
+                    }
+                };
+                if let ResponseCheck::JsonSchema(validator) = &self.check {
+                    if let Some(err) = validator.iter_errors(&value).next() {
+                        let at = err.instance_path().to_string();
+                        let at = if at.is_empty() { "/".to_string() } else { at };
+                        return result(
+                            Outcome::NotDetected,
+                            vec![],
+                            Some(format!(
+                                "does not conform to the schema: at {at}: {}",
+                                one_line(&err.to_string(), 200)
+                            )),
+                        );
+                    }
+                }
+                let start = text.len() - text.trim_start().len();
+                let quote = Evidence::Quote {
+                    turn,
+                    source: "response".into(),
+                    text: quote_window(text, start, start + trimmed.len()),
+                };
+                result(Outcome::Detected, vec![quote], None)
+            }
+        }
+    }
+}

@@ -1,0 +1,986 @@
+//! The OpenAI-compatible chat-completions client: one [`ChatClient`] per
+//! endpoint, with its concurrency limit, request-rate limit, per-request
+//! timeout and retries of transient failures (issue #3 §2).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use pactum_core::trace::{ToolCall, Usage};
+use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, RETRY_AFTER};
+use reqwest::Url;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use crate::error::LlmError;
+use crate::limit::RateLimiter;
+
+/// Request-body keys the client sets itself; the same keys in
+/// [`Endpoint::params`] or [`ChatRequest::params`] are ignored (and left out
+/// of cache keys), so a parameter can never replace the model or the
+/// messages or turn on streaming.
+pub const RESERVED_PARAMS: [&str; 6] = [
+    "model",
+    "messages",
+    "tools",
+    "response_format",
+    "stream",
+    "stream_options",
+];
+
+/// Largest response body read, in bytes; a longer one is `Malformed`.
+pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
+
+/// Longest excerpt of a server's answer kept in an error message, in chars.
+const ERROR_EXCERPT_CHARS: usize = 300;
+
+/// How transient failures are retried (issue #3 §2).
+///
+/// Retried: connection errors, timeouts, dropped connections, HTTP 408,
+/// 409, 429, 500, 502, 503, 504. Retry `k` (1-based) waits
+/// `d = min(max_backoff, base_backoff × 2^(k−1))` scaled by a jitter factor
+/// in `[0.5, 1.0]` ("equal jitter": never shorter than half, never longer
+/// than `d`, so tests can bound it). A `Retry-After` header (seconds or an
+/// HTTP date) replaces that delay, capped at `max_backoff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt; `0` sends each request once.
+    pub max_retries: u32,
+    /// Delay before the first retry, before jitter.
+    pub base_backoff: Duration,
+    /// Upper bound of any delay, `Retry-After` included.
+    pub max_backoff: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 3 retries, 500 ms doubling up to 30 s.
+    fn default() -> Self {
+        RetryPolicy {
+            max_retries: 3,
+            base_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The delay before retry number `retry` (1-based), given a jitter
+    /// draw `unit` in `[0, 1)`: in `[d/2, d]` where
+    /// `d = min(max_backoff, base_backoff × 2^(retry−1))`.
+    pub fn backoff(&self, retry: u32, unit: f64) -> Duration {
+        let exp = retry.saturating_sub(1).min(30);
+        let d = self
+            .base_backoff
+            .saturating_mul(1u32 << exp)
+            .min(self.max_backoff);
+        let unit = if unit.is_finite() {
+            unit.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        d.mul_f64(0.5 + 0.5 * unit)
+    }
+}
+
+/// One OpenAI-compatible chat endpoint: OpenAI, Ollama
+/// (`http://127.0.0.1:11434/v1`), vLLM, a llama.cpp server…
+#[derive(Debug, Clone, PartialEq)]
+pub struct Endpoint {
+    /// The wire protocol; only `"openai"` (chat completions) is supported.
+    pub provider: String,
+    /// The API root, e.g. `https://api.openai.com/v1`; the client posts to
+    /// `{base_url}/chat/completions`.
+    pub base_url: String,
+    /// The model name sent with every request.
+    pub model: String,
+    /// The environment variable holding the API key, if the endpoint needs
+    /// one. The key is read once, by [`ChatClient::new`], and sent only as
+    /// `Authorization: Bearer …`.
+    pub api_key_env: Option<String>,
+    /// Parameters passed through in the request body (`temperature`,
+    /// `max_tokens`, `seed`…), except [`RESERVED_PARAMS`].
+    pub params: Map<String, Value>,
+    /// Timeout of one request, connection to last byte.
+    pub timeout: Duration,
+    /// Retries of transient failures.
+    pub retry: RetryPolicy,
+    /// Requests in flight at once, at least 1.
+    pub concurrency: usize,
+    /// Requests started per second (retries included), if limited; the
+    /// requests are spaced evenly, `1 / rate` seconds apart.
+    pub requests_per_second: Option<f64>,
+}
+
+impl Endpoint {
+    /// An endpoint with the defaults: provider `openai`, no API key, no
+    /// parameters, 60 s timeout, [`RetryPolicy::default`], concurrency 8,
+    /// no rate limit.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Endpoint {
+            provider: "openai".to_string(),
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key_env: None,
+            params: Map::new(),
+            timeout: Duration::from_secs(60),
+            retry: RetryPolicy::default(),
+            concurrency: 8,
+            requests_per_second: None,
+        }
+    }
+
+    /// The endpoint's parameters with `req`'s merged over them (a request
+    /// parameter replaces the endpoint's of the same name), without
+    /// [`RESERVED_PARAMS`]. This is what is sent, and what cache keys cover.
+    pub fn merged_params(&self, req: &ChatRequest) -> Map<String, Value> {
+        let mut out = self.params.clone();
+        for (k, v) in &req.params {
+            out.insert(k.clone(), v.clone());
+        }
+        out.retain(|k, _| !RESERVED_PARAMS.contains(&k.as_str()));
+        out
+    }
+}
+
+/// One chat message, in the OpenAI wire shape.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// `system`, `user`, `assistant` or `tool`.
+    pub role: String,
+    /// The text; `None` for an assistant message that only calls tools.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// An assistant message's tool calls, in the wire shape
+    /// (`{"id","type":"function","function":{"name","arguments"}}`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<Value>,
+    /// For a `tool` message: the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// An optional participant name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl ChatMessage {
+    /// A message with `role` and text `content`.
+    pub fn new(role: &str, content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: role.to_string(),
+            content: Some(content.into()),
+            ..ChatMessage::default()
+        }
+    }
+
+    /// A `system` message.
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::new("system", content)
+    }
+
+    /// A `user` message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new("user", content)
+    }
+
+    /// An `assistant` message.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new("assistant", content)
+    }
+
+    /// A `tool` message answering the call `tool_call_id`.
+    pub fn tool(tool_call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        ChatMessage {
+            tool_call_id: Some(tool_call_id.into()),
+            ..Self::new("tool", content)
+        }
+    }
+}
+
+/// One chat-completions request.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChatRequest {
+    /// The conversation so far.
+    pub messages: Vec<ChatMessage>,
+    /// Tool definitions, passed through as given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Value>,
+    /// Parameters merged over the endpoint's (see [`Endpoint::merged_params`]).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub params: Map<String, Value>,
+    /// The `response_format` object, e.g. a JSON schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<Value>,
+}
+
+/// What the model answered (the first choice).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatResponse {
+    /// The answer's text; `None` when the model only called tools. Text
+    /// parts of an array-valued content are joined.
+    pub content: Option<String>,
+    /// Tool calls; string arguments are parsed as JSON, and kept as a JSON
+    /// string when they are not valid JSON.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// `stop`, `length`, `tool_calls`…, as the server said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Token usage, when reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Wall time of the successful attempt, in milliseconds (waits for the
+    /// limits and earlier attempts excluded).
+    pub latency_ms: u64,
+    /// Requests sent, the successful one included (1 without retries).
+    pub attempts: u32,
+}
+
+/// The API key, kept out of every `Debug` and `Display`.
+#[derive(Clone)]
+struct ApiKey(String);
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey([redacted])")
+    }
+}
+
+struct Inner {
+    endpoint: Endpoint,
+    url: Url,
+    shown_url: String,
+    http: reqwest::Client,
+    key: Option<ApiKey>,
+    permits: Semaphore,
+    limiter: Option<RateLimiter>,
+    jitter: AtomicU64,
+}
+
+/// A client for one [`Endpoint`]. Cheap to clone: clones share the
+/// connection pool, the concurrency limit and the rate limit.
+#[derive(Clone)]
+pub struct ChatClient {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for ChatClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatClient")
+            .field("url", &self.inner.shown_url)
+            .field("model", &self.inner.endpoint.model)
+            .field("api_key_env", &self.inner.endpoint.api_key_env)
+            .field("api_key", &self.inner.key.as_ref().map(|_| "[redacted]"))
+            .finish()
+    }
+}
+
+/// One failed attempt, before it is known whether it will be retried.
+enum Failure {
+    Transport {
+        cause: String,
+        timed_out: bool,
+    },
+    Status {
+        status: u16,
+        body: String,
+        retry_after: Option<Duration>,
+    },
+    Malformed {
+        detail: String,
+    },
+}
+
+impl Failure {
+    fn transient(&self) -> bool {
+        match self {
+            Failure::Transport { .. } => true,
+            Failure::Status { status, .. } => {
+                matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504)
+            }
+            Failure::Malformed { .. } => false,
+        }
+    }
+}
+
+impl ChatClient {
+    /// Builds a client for `ep`, checking the configuration and reading the
+    /// API key from `ep.api_key_env` now, so a run fails before any request.
+    ///
+    /// # Errors
+    /// [`LlmError::MissingApiKey`] naming the variable when it is unset or
+    /// empty; [`LlmError::BadApiKey`] when it cannot be sent;
+    /// [`LlmError::InvalidEndpoint`] for an unknown provider, a base URL
+    /// that is not absolute `http(s)`, an empty model, a zero timeout or
+    /// concurrency, a rate that is not a positive number.
+    pub fn new(ep: Endpoint) -> Result<Self, LlmError> {
+        if ep.provider != "openai" {
+            return Err(LlmError::InvalidEndpoint {
+                field: "provider",
+                reason: format!(
+                    "unsupported provider `{}` (supported: openai)",
+                    pactum_core::text::one_line(&ep.provider, 40)
+                ),
+            });
+        }
+        let base = parse_base_url(&ep.base_url)?;
+        let shown_url = shown(&base);
+        if ep.model.trim().is_empty() {
+            return Err(invalid("model", "must not be empty"));
+        }
+        if ep.concurrency == 0 {
+            return Err(invalid("concurrency", "must be at least 1"));
+        }
+        if ep.timeout.is_zero() {
+            return Err(invalid("timeout", "must be longer than zero"));
+        }
+        let limiter = match ep.requests_per_second {
+            None => None,
+            Some(r) if r.is_finite() && r > 0.0 => Some(RateLimiter::per_second(r)),
+            Some(r) => {
+                return Err(invalid(
+                    "requests_per_second",
+                    &format!("must be a positive number, not {r}"),
+                ))
+            }
+        };
+        let key = match &ep.api_key_env {
+            None => None,
+            Some(var) => Some(read_key(var, &shown_url)?),
+        };
+        let mut headers = HeaderMap::new();
+        if let Some(ApiKey(k)) = &key {
+            let mut v =
+                HeaderValue::from_str(&format!("Bearer {k}")).map_err(|_| LlmError::BadApiKey {
+                    var: ep.api_key_env.clone().unwrap_or_default(),
+                    why: "not a valid HTTP header value",
+                })?;
+            v.set_sensitive(true);
+            headers.insert(AUTHORIZATION, v);
+        }
+        let mut builder = reqwest::Client::builder()
+            .default_headers(headers)
+            .timeout(ep.timeout)
+            .connect_timeout(ep.timeout.min(Duration::from_secs(10)));
+        if is_loopback(&base) {
+            // A proxy set in the environment must not capture local servers.
+            builder = builder.no_proxy();
+        }
+        let http = builder.build().map_err(|e| LlmError::ClientBuild {
+            cause: error_chain(&e.without_url()),
+        })?;
+        let url = chat_url(&base);
+        Ok(ChatClient {
+            inner: Arc::new(Inner {
+                permits: Semaphore::new(ep.concurrency),
+                endpoint: ep,
+                url,
+                shown_url,
+                http,
+                key,
+                limiter,
+                jitter: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    /// The endpoint this client talks to.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.inner.endpoint
+    }
+
+    /// The URL requests are posted to, without credentials or query.
+    pub fn url(&self) -> &str {
+        &self.inner.shown_url
+    }
+
+    /// The JSON body sent for `req`: the merged parameters, then `model`,
+    /// `messages`, and `tools` / `response_format` when present.
+    pub fn request_body(&self, req: &ChatRequest) -> Value {
+        let mut body = self.inner.endpoint.merged_params(req);
+        body.insert(
+            "model".into(),
+            Value::String(self.inner.endpoint.model.clone()),
+        );
+        body.insert(
+            "messages".into(),
+            serde_json::to_value(&req.messages).unwrap_or(Value::Null),
+        );
+        if !req.tools.is_empty() {
+            body.insert("tools".into(), Value::Array(req.tools.clone()));
+        }
+        if let Some(rf) = &req.response_format {
+            body.insert("response_format".into(), rf.clone());
+        }
+        Value::Object(body)
+    }
+
+    /// Sends `req` and returns the first choice, retrying transient
+    /// failures per [`RetryPolicy`]. Each attempt takes a slot of the
+    /// concurrency limit and then a slot of the rate limit; slots are
+    /// released while waiting to retry.
+    ///
+    /// # Errors
+    /// [`LlmError::Transport`], [`LlmError::Status`] with the last cause and
+    /// the attempt count once retries are exhausted or the failure is not
+    /// retryable; [`LlmError::Malformed`] at once for a 2xx body that is not
+    /// a chat completion.
+    pub async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let inner = &self.inner;
+        let body = self.request_body(req);
+        let policy = inner.endpoint.retry;
+        let mut attempts: u32 = 0;
+        loop {
+            attempts += 1;
+            let result = {
+                // The semaphore is never closed; if it were, go on unlimited
+                // rather than fail.
+                let _permit = inner.permits.acquire().await.ok();
+                if let Some(limiter) = &inner.limiter {
+                    limiter.wait().await;
+                }
+                let started = Instant::now();
+                self.attempt(&body)
+                    .await
+                    .map(|r| (r, started.elapsed().as_millis()))
+            };
+            let failure = match result {
+                Ok((mut resp, ms)) => {
+                    resp.latency_ms = u64::try_from(ms).unwrap_or(u64::MAX);
+                    resp.attempts = attempts;
+                    return Ok(resp);
+                }
+                Err(f) => f,
+            };
+            if !failure.transient() || attempts > policy.max_retries {
+                return Err(self.to_error(failure, attempts));
+            }
+            let delay = match &failure {
+                Failure::Status {
+                    retry_after: Some(d),
+                    ..
+                } => (*d).min(policy.max_backoff),
+                _ => {
+                    let n = inner.jitter.fetch_add(1, Ordering::Relaxed);
+                    policy.backoff(attempts, unit_from(n))
+                }
+            };
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    async fn attempt(&self, body: &Value) -> Result<ChatResponse, Failure> {
+        let inner = &self.inner;
+        let sent = inner.http.post(inner.url.clone()).json(body).send().await;
+        let mut resp = match sent {
+            Ok(r) => r,
+            Err(e) => {
+                return Err(Failure::Transport {
+                    timed_out: e.is_timeout(),
+                    cause: self.redact(error_chain(&e.without_url())),
+                })
+            }
+        };
+        let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_retry_after);
+        let mut bytes: Vec<u8> = Vec::new();
+        loop {
+            match resp.chunk().await {
+                Ok(Some(chunk)) => {
+                    if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+                        return Err(Failure::Malformed {
+                            detail: format!("response body exceeds {MAX_BODY_BYTES} bytes"),
+                        });
+                    }
+                    bytes.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    return Err(Failure::Transport {
+                        timed_out: e.is_timeout(),
+                        cause: self.redact(format!(
+                            "reading the response: {}",
+                            error_chain(&e.without_url())
+                        )),
+                    })
+                }
+            }
+        }
+        if !(200..300).contains(&status) {
+            return Err(Failure::Status {
+                status,
+                body: self.excerpt(&String::from_utf8_lossy(&bytes)),
+                retry_after,
+            });
+        }
+        match parse_completion(&bytes) {
+            Ok(mut r) => {
+                // A server that echoes the Authorization header must not
+                // carry the key into a trace.
+                r.content = r.content.map(|c| self.redact(c));
+                Ok(r)
+            }
+            Err(detail) => Err(Failure::Malformed {
+                detail: self.redact(detail),
+            }),
+        }
+    }
+
+    fn to_error(&self, failure: Failure, attempts: u32) -> LlmError {
+        let url = self.inner.shown_url.clone();
+        match failure {
+            Failure::Transport { cause, timed_out } => LlmError::Transport {
+                url,
+                attempts,
+                cause,
+                timed_out,
+            },
+            Failure::Status { status, body, .. } => LlmError::Status {
+                url,
+                status,
+                attempts,
+                body,
+            },
+            Failure::Malformed { detail } => LlmError::Malformed {
+                url,
+                attempts,
+                detail,
+            },
+        }
+    }
+
+    /// A bounded single-line excerpt of server text, key redacted.
+    fn excerpt(&self, s: &str) -> String {
+        self.redact(pactum_core::text::one_line(s, ERROR_EXCERPT_CHARS))
+    }
+
+    /// Removes every occurrence of the API key: a server may echo the
+    /// `Authorization` header back in an error body.
+    fn redact(&self, s: String) -> String {
+        match &self.inner.key {
+            Some(ApiKey(k)) if !k.is_empty() && s.contains(k.as_str()) => {
+                s.replace(k.as_str(), "[redacted]")
+            }
+            _ => s,
+        }
+    }
+}
+
+fn invalid(field: &'static str, reason: &str) -> LlmError {
+    LlmError::InvalidEndpoint {
+        field,
+        reason: reason.to_string(),
+    }
+}
+
+fn read_key(var: &str, url: &str) -> Result<ApiKey, LlmError> {
+    match std::env::var(var) {
+        Ok(v) if !v.trim().is_empty() => Ok(ApiKey(v.trim().to_string())),
+        Ok(_) | Err(std::env::VarError::NotPresent) => Err(LlmError::MissingApiKey {
+            var: var.to_string(),
+            url: url.to_string(),
+        }),
+        Err(std::env::VarError::NotUnicode(_)) => Err(LlmError::BadApiKey {
+            var: var.to_string(),
+            why: "not valid UTF-8",
+        }),
+    }
+}
+
+/// Parses an endpoint's base URL: absolute, `http` or `https`.
+pub(crate) fn parse_base_url(s: &str) -> Result<Url, LlmError> {
+    let url = Url::parse(s.trim()).map_err(|e| LlmError::InvalidEndpoint {
+        field: "base_url",
+        reason: format!(
+            "`{}` is not a URL: {e}",
+            pactum_core::text::one_line(s, 120)
+        ),
+    })?;
+    if !matches!(url.scheme(), "http" | "https") || url.cannot_be_a_base() {
+        return Err(LlmError::InvalidEndpoint {
+            field: "base_url",
+            reason: format!(
+                "`{}` is not an http(s) URL",
+                pactum_core::text::one_line(s, 120)
+            ),
+        });
+    }
+    Ok(url)
+}
+
+/// The base URL as shown in messages and hashed into cache keys: scheme
+/// and host lower-cased, default port dropped (by the URL parser), no
+/// credentials, no query or fragment, no trailing slash.
+pub(crate) fn shown(url: &Url) -> String {
+    let mut u = url.clone();
+    // Setting these cannot fail on an http(s) URL.
+    let _ = u.set_username("");
+    let _ = u.set_password(None);
+    u.set_query(None);
+    u.set_fragment(None);
+    u.as_str().trim_end_matches('/').to_string()
+}
+
+fn chat_url(base: &Url) -> Url {
+    let mut u = base.clone();
+    u.set_fragment(None);
+    let path = format!("{}/chat/completions", u.path().trim_end_matches('/'));
+    u.set_path(&path);
+    u
+}
+
+fn is_loopback(url: &Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || bare
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// An error and its sources, joined with `: `.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cur = s.source();
+    }
+    out
+}
+
+/// `Retry-After` as seconds or an HTTP date (RFC 9110 §10.2.3); a date in
+/// the past means no wait. `None` when it is neither.
+pub fn parse_retry_after(v: &str) -> Option<Duration> {
+    let v = v.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    if let Ok(secs) = v.parse::<f64>() {
+        if secs.is_finite() && secs >= 0.0 {
+            return Some(Duration::from_secs_f64(secs.min(86_400.0)));
+        }
+        return None;
+    }
+    let when = httpdate::parse_http_date(v).ok()?;
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
+}
+
+/// A jitter draw in `[0, 1)` from a counter (SplitMix64): deterministic,
+/// and different for each retry a client schedules.
+fn unit_from(n: u64) -> f64 {
+    let mut z = n.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[derive(Deserialize)]
+struct WireResponse {
+    #[serde(default)]
+    choices: Vec<WireChoice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct WireChoice {
+    message: WireMessage,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireMessage {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    #[serde(default)]
+    id: Option<String>,
+    function: WireFunction,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
+/// Parses a chat-completions body into a [`ChatResponse`] (latency and
+/// attempts left at 0). The error is a fragment with a bounded excerpt.
+pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
+    let wire: WireResponse = serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "{e} in `{}`",
+            pactum_core::text::one_line(&String::from_utf8_lossy(bytes), 120)
+        )
+    })?;
+    let Some(choice) = wire.choices.into_iter().next() else {
+        return Err(match wire.error {
+            Some(err) => format!(
+                "no choices; error: {}",
+                pactum_core::text::one_line(&err.to_string(), ERROR_EXCERPT_CHARS)
+            ),
+            None => "no choices".to_string(),
+        });
+    };
+    let content = match choice.message.content {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(Value::Array(parts)) => Some(
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(""),
+        ),
+        Some(other) => {
+            return Err(format!(
+                "message content is neither text nor text parts: {}",
+                pactum_core::text::one_line(&other.to_string(), 120)
+            ))
+        }
+    };
+    let tool_calls = choice
+        .message
+        .tool_calls
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| ToolCall {
+            id: c.id,
+            name: c.function.name,
+            arguments: match c.function.arguments {
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(Value::String(s)) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+                Some(v) => v,
+            },
+            result: None,
+            error: None,
+        })
+        .collect();
+    Ok(ChatResponse {
+        content,
+        tool_calls,
+        finish_reason: choice.finish_reason,
+        usage: wire.usage.map(|u| Usage {
+            prompt_tokens: u.prompt_tokens.unwrap_or(0),
+            completion_tokens: u.completion_tokens.unwrap_or(0),
+        }),
+        latency_ms: 0,
+        attempts: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_is_capped_and_jitter_is_bounded() {
+        let p = RetryPolicy {
+            max_retries: 5,
+            base_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_millis(700),
+        };
+        let full = [100u64, 200, 400, 700, 700];
+        for (i, d) in full.iter().enumerate() {
+            let retry = i as u32 + 1;
+            assert_eq!(p.backoff(retry, 1.0), Duration::from_millis(*d));
+            assert_eq!(p.backoff(retry, 0.0), Duration::from_millis(*d / 2));
+            for n in 0..200 {
+                let b = p.backoff(retry, unit_from(n));
+                assert!(b >= Duration::from_millis(*d / 2) && b <= Duration::from_millis(*d));
+            }
+        }
+        assert_eq!(p.backoff(1, f64::NAN), Duration::from_millis(50));
+        // Huge retry numbers saturate instead of overflowing.
+        assert_eq!(p.backoff(u32::MAX, 1.0), Duration::from_millis(700));
+    }
+
+    #[test]
+    fn jitter_draws_are_spread_over_the_unit_interval() {
+        let draws: Vec<f64> = (0..1000).map(unit_from).collect();
+        assert!(draws.iter().all(|u| (0.0..1.0).contains(u)));
+        let low = draws.iter().filter(|u| **u < 0.5).count();
+        assert!((400..600).contains(&low), "{low}");
+    }
+
+    #[test]
+    fn retry_after_seconds_and_dates() {
+        assert_eq!(parse_retry_after("1"), Some(Duration::from_secs(1)));
+        assert_eq!(parse_retry_after(" 120 "), Some(Duration::from_secs(120)));
+        assert_eq!(parse_retry_after("1.5"), Some(Duration::from_millis(1500)));
+        assert_eq!(parse_retry_after("-1"), None);
+        assert_eq!(parse_retry_after("soon"), None);
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::ZERO)
+        );
+        let future = std::time::SystemTime::now() + Duration::from_secs(30);
+        let d = parse_retry_after(&httpdate::fmt_http_date(future)).expect("date");
+        assert!(
+            d > Duration::from_secs(27) && d <= Duration::from_secs(30),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn transient_statuses() {
+        let retried: Vec<u16> = (400..600)
+            .filter(|s| {
+                Failure::Status {
+                    status: *s,
+                    body: String::new(),
+                    retry_after: None,
+                }
+                .transient()
+            })
+            .collect();
+        assert_eq!(retried, vec![408, 409, 429, 500, 502, 503, 504]);
+    }
+
+    #[test]
+    fn completion_parsing() {
+        let body = br#"{"choices":[{"index":0,"message":{"role":"assistant","content":null,
+            "tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}},
+                          {"id":"c2","type":"function","function":{"name":"g","arguments":"not json"}}]},
+            "finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4}}"#;
+        let r = parse_completion(body).expect("parses");
+        assert_eq!(r.content, None);
+        assert_eq!(r.tool_calls.len(), 2);
+        assert_eq!(r.tool_calls[0].arguments, serde_json::json!({"a": 1}));
+        assert_eq!(r.tool_calls[1].arguments, Value::String("not json".into()));
+        assert_eq!(r.finish_reason.as_deref(), Some("tool_calls"));
+        assert_eq!(
+            r.usage,
+            Some(Usage {
+                prompt_tokens: 3,
+                completion_tokens: 4
+            })
+        );
+        let parts = br#"{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}]}"#;
+        assert_eq!(
+            parse_completion(parts).expect("parts").content.as_deref(),
+            Some("ab")
+        );
+        assert!(parse_completion(b"{\"choices\":[]}")
+            .expect_err("error")
+            .contains("no choices"));
+        assert!(parse_completion(b"{\"error\":{\"message\":\"quota\"}}")
+            .expect_err("error")
+            .contains("quota"));
+        assert!(parse_completion(b"{\"choices\": [").is_err());
+        assert!(parse_completion(br#"{"choices":[{"message":{"content":5}}]}"#).is_err());
+    }
+
+    #[test]
+    fn base_urls_are_checked_and_normalised() {
+        let u = parse_base_url("HTTP://User:Pw@LocalHost:80/v1/?k=1#x").expect("url");
+        assert_eq!(shown(&u), "http://localhost/v1");
+        assert_eq!(
+            chat_url(&u).as_str(),
+            "http://User:Pw@localhost/v1/chat/completions?k=1"
+        );
+        assert!(is_loopback(&u));
+        assert!(parse_base_url("ftp://x/").is_err());
+        assert!(parse_base_url("not a url").is_err());
+        assert!(parse_base_url("mailto:a@b").is_err());
+    }
+
+    #[test]
+    fn unusable_endpoints_are_refused_naming_the_field() {
+        let ok = Endpoint::new("http://127.0.0.1:1/v1", "m");
+        type Spoil = fn(&mut Endpoint);
+        let cases: [(Spoil, &str); 8] = [
+            (|e| e.provider = "anthropic".into(), "provider"),
+            (|e| e.base_url = "127.0.0.1:1/v1".into(), "base_url"),
+            (|e| e.base_url = "file:///tmp/x".into(), "base_url"),
+            (|e| e.model = " ".into(), "model"),
+            (|e| e.concurrency = 0, "concurrency"),
+            (|e| e.timeout = Duration::ZERO, "timeout"),
+            (|e| e.requests_per_second = Some(0.0), "requests_per_second"),
+            (
+                |e| e.requests_per_second = Some(f64::NAN),
+                "requests_per_second",
+            ),
+        ];
+        for (spoil, field) in cases {
+            let mut ep = ok.clone();
+            spoil(&mut ep);
+            match ChatClient::new(ep) {
+                Err(LlmError::InvalidEndpoint { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+        assert!(ChatClient::new(ok).is_ok());
+    }
+
+    #[test]
+    fn a_key_that_cannot_be_sent_is_refused_without_showing_it() {
+        const VAR: &str = "PACTUM_LLM_UNIT_BAD_KEY_5D1E";
+        std::env::set_var(VAR, "sk-abc\ndef-SECRETPART");
+        let mut ep = Endpoint::new("http://127.0.0.1:1/v1", "m");
+        ep.api_key_env = Some(VAR.into());
+        let err = ChatClient::new(ep).expect_err("bad key");
+        let text = format!("{err} {err:?}");
+        assert!(matches!(err, LlmError::BadApiKey { .. }), "{text}");
+        assert!(text.contains(VAR) && !text.contains("SECRETPART"), "{text}");
+        std::env::set_var(VAR, "   ");
+        let mut ep = Endpoint::new("http://127.0.0.1:1/v1", "m");
+        ep.api_key_env = Some(VAR.into());
+        assert!(matches!(
+            ChatClient::new(ep),
+            Err(LlmError::MissingApiKey { .. })
+        ));
+    }
+
+    #[test]
+    fn reserved_params_are_dropped_and_request_params_win() {
+        let mut ep = Endpoint::new("http://127.0.0.1:1/v1", "m");
+        ep.params.insert("temperature".into(), 0.7.into());
+        ep.params.insert("model".into(), "other".into());
+        ep.params.insert("seed".into(), 1.into());
+        let mut req = ChatRequest::default();
+        req.params.insert("temperature".into(), 0.into());
+        req.params.insert("stream".into(), true.into());
+        let merged = ep.merged_params(&req);
+        assert_eq!(merged.get("temperature"), Some(&Value::from(0)));
+        assert_eq!(merged.get("seed"), Some(&Value::from(1)));
+        assert!(!merged.contains_key("model") && !merged.contains_key("stream"));
+        let client = ChatClient::new(ep).expect("client");
+        let body = client.request_body(&req);
+        assert_eq!(body["model"], "m");
+        assert!(body.get("stream").is_none());
+    }
+}

@@ -1,0 +1,33 @@
+//! # pactum-llm
+//!
+//! Everything pactum says to a language model over the network:
+//!
+//! | what | module |
+//! |---|---|
+//! | OpenAI-compatible chat client: timeout, concurrency and rate limits, retries of transient failures (issue #3 §2) | [`client`] |
+//! | cache keys of chat requests (issue #3 §5) | [`cache`] |
+//! | the judge: prompt, strict answer parsing, quote verification, retries (SPEC §3.4) | [`judge`] |
+//! | the transcript a judge reads, and where a quote occurs in a trace | [`transcript`] |
+//! | the scripted test server's Rust handle (feature `test-support`) | `testing` |
+//!
+//! API keys come only from the environment, are sent only as
+//! `Authorization: Bearer …`, and never appear in an error, a `Debug`
+//! output or a cache key (SPEC §4).
+
+pub mod cache;
+pub mod client;
+mod error;
+pub mod judge;
+mod limit;
+pub mod transcript;
+
+#[cfg(feature = "test-support")]
+pub mod testing;
+
+pub use cache::cache_key;
+pub use client::{ChatClient, ChatMessage, ChatRequest, ChatResponse, Endpoint, RetryPolicy};
+pub use error::LlmError;
+pub use judge::{
+    judge_clause, judge_request, parse_judge_answer, AnswerText, JudgeOutcome, JudgeRecord,
+    JudgedClause, ParseError, RawAnswer, JUDGE_PROMPT_VERSION,
+};

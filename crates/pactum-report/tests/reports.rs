@@ -1,0 +1,903 @@
+//! The reports end to end: snapshots of what users read, read-back checks
+//! (JSON Schema, JUnit well-formedness and counts), streaming bounds and
+//! properties over arbitrary text and status mixes.
+
+mod support;
+
+use std::io::{self, Write};
+
+use pactum_core::contract::{ClauseKind, Severity};
+use pactum_core::{Evidence, ObservabilityLevel, TestStatus, TraceResult, Verdict};
+use pactum_report::{
+    InputError, JsonReporter, JunitReporter, ReportError, Reporter, RunEnd, TerminalOptions,
+    TerminalReporter, Totals,
+};
+use proptest::prelude::*;
+use support::*;
+
+fn terminal(
+    options: TerminalOptions,
+    expectations: bool,
+    results: &[(TraceResult, Option<TestStatus>)],
+    errors: &[InputError],
+) -> String {
+    let mut out = Vec::new();
+    let mut r = TerminalReporter::new(&mut out, options);
+    drive(&mut r, &run_info(expectations), results, errors, &run_end());
+    drop(r);
+    String::from_utf8(out).expect("utf-8")
+}
+
+fn json(
+    expectations: bool,
+    results: &[(TraceResult, Option<TestStatus>)],
+    errors: &[InputError],
+) -> String {
+    let mut out = Vec::new();
+    let mut r = JsonReporter::new(&mut out);
+    drive(&mut r, &run_info(expectations), results, errors, &run_end());
+    drop(r);
+    String::from_utf8(out).expect("utf-8")
+}
+
+fn junit(results: &[(TraceResult, Option<TestStatus>)], errors: &[InputError]) -> String {
+    let mut out = Vec::new();
+    let mut r = JunitReporter::new(&mut out);
+    drive(&mut r, &run_info(false), results, errors, &run_end());
+    drop(r);
+    String::from_utf8(out).expect("utf-8")
+}
+
+fn plain() -> TerminalOptions {
+    TerminalOptions::default()
+}
+
+/// Every status of the mixed fixture, to check the fixture covers them all.
+#[test]
+fn the_fixture_covers_every_status_and_shape() {
+    let results = mixed_results();
+    let statuses: Vec<TestStatus> = results.iter().map(|r| r.status).collect();
+    for s in TestStatus::ALL {
+        assert!(statuses.contains(&s), "no {s:?} in the fixture");
+    }
+    let verdicts: Vec<Verdict> = results
+        .iter()
+        .flat_map(|r| {
+            r.contracts
+                .iter()
+                .flat_map(|c| c.clauses.iter().map(|c| c.verdict))
+        })
+        .collect();
+    for v in [
+        Verdict::Satisfied,
+        Verdict::Violated,
+        Verdict::NotEvaluable,
+        Verdict::NotTriggered,
+    ] {
+        assert!(verdicts.contains(&v), "no {v:?} in the fixture");
+    }
+}
+
+// ------------------------------------------------------------------ terminal
+
+#[test]
+fn terminal_summary() {
+    let out = terminal(plain(), false, &unlabelled(mixed_results()), &[]);
+    insta::assert_snapshot!("terminal_summary", out);
+}
+
+#[test]
+fn terminal_summary_verbose_lists_every_pass() {
+    let out = terminal(
+        TerminalOptions {
+            verbose: true,
+            ..plain()
+        },
+        false,
+        &unlabelled(mixed_results()),
+        &[],
+    );
+    let passes = out.lines().filter(|l| l.starts_with("PASS  ")).count();
+    assert_eq!(passes, 3, "{out}");
+    assert!(!out.contains("not listed"), "{out}");
+    let quiet = terminal(plain(), false, &unlabelled(mixed_results()), &[]);
+    // Without verbose: the pass that left a clause undetermined below the
+    // floor, the pass with an untested path, and a count of the clean pass.
+    assert!(
+        quiet.contains("PASS  banking/user_task_3  [banking]  "),
+        "{quiet}"
+    );
+    assert!(
+        quiet.contains("PASS  slack/user_task_1  [slack]  "),
+        "{quiet}"
+    );
+    assert!(!quiet.contains("PASS  banking/user_task_1 "), "{quiet}");
+    assert!(
+        quiet.contains("PASS  1 more trace passed with every clause graded"),
+        "{quiet}"
+    );
+}
+
+#[test]
+fn terminal_groups_failures_first_whatever_the_arrival_order() {
+    let mut results = mixed_results();
+    for rotation in 0..results.len() {
+        results.rotate_left(1);
+        let out = terminal(
+            TerminalOptions {
+                verbose: true,
+                ..plain()
+            },
+            false,
+            &unlabelled(results.clone()),
+            &[],
+        );
+        let labels: Vec<&str> = out
+            .lines()
+            .filter_map(|l| {
+                ["FAIL", "ERR ", "WARN", "PASS"]
+                    .into_iter()
+                    .find(|p| l.starts_with(p))
+            })
+            .collect();
+        let mut sorted = labels.clone();
+        sorted.sort_by_key(|l| ["FAIL", "ERR ", "WARN", "PASS"].iter().position(|p| p == l));
+        assert_eq!(labels, sorted, "rotation {rotation}:\n{out}");
+    }
+}
+
+#[test]
+fn terminal_colour_only_styles_labels_and_marks() {
+    let results = unlabelled(mixed_results());
+    let coloured = terminal(
+        TerminalOptions {
+            color: true,
+            ..plain()
+        },
+        true,
+        &results,
+        &input_errors(),
+    );
+    let uncoloured = terminal(plain(), true, &results, &input_errors());
+    assert!(
+        coloured.contains("\u{1b}[1m\u{1b}[31mFAIL\u{1b}[0m"),
+        "{coloured:?}"
+    );
+    assert!(!uncoloured.contains('\u{1b}'));
+    assert_eq!(
+        pactum_core::text::strip_terminal_escapes(&coloured),
+        uncoloured
+    );
+}
+
+#[test]
+fn terminal_caps_each_group_and_points_to_the_json_report() {
+    let results = mixed_results();
+    let fail = results
+        .iter()
+        .find(|r| r.status == TestStatus::Fail)
+        .cloned();
+    let mut many = Vec::new();
+    for i in 0..7 {
+        let mut r = fail.clone().expect("a failing fixture");
+        r.trace_id = format!("fail-{i}");
+        many.push((r, None));
+    }
+    let out = terminal(
+        TerminalOptions {
+            max_per_group: 3,
+            ..plain()
+        },
+        false,
+        &many,
+        &[],
+    );
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("FAIL  fail-")).count(),
+        3,
+        "{out}"
+    );
+    assert!(
+        out.contains("FAIL  … and 4 more (see the JSON report)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("7 traces: 7 fail, 0 error, 0 undetermined, 0 pass"),
+        "{out}"
+    );
+}
+
+#[test]
+fn terminal_with_expectations_and_disagreements() {
+    let results = labelled_mixed();
+    let out = terminal(plain(), true, &results, &[]);
+    insta::assert_snapshot!("terminal_agreement", out);
+}
+
+#[test]
+fn terminal_with_input_errors() {
+    let out = terminal(
+        plain(),
+        false,
+        &unlabelled(mixed_results()[..2].to_vec()),
+        &input_errors(),
+    );
+    insta::assert_snapshot!("terminal_input_errors", out);
+}
+
+#[test]
+fn terminal_hostile_text() {
+    let out = terminal(plain(), true, &hostile(), &hostile_input_errors());
+    for c in out.chars() {
+        assert!(
+            c == '\n' || !c.is_control(),
+            "control character {c:?} reached the terminal"
+        );
+    }
+    assert!(!out.contains('\u{202e}'));
+    insta::assert_snapshot!("terminal_hostile", out);
+}
+
+// ---------------------------------------------------------------------- json
+
+#[test]
+fn json_report() {
+    let out = json(false, &unlabelled(mixed_results()), &[]);
+    let v = assert_valid_report(&out);
+    assert_eq!(v["results"].as_array().map(Vec::len), Some(7));
+    assert_eq!(v["agreement"], serde_json::Value::Null);
+    insta::assert_snapshot!("json_report", out);
+}
+
+#[test]
+fn json_results_round_trip_to_the_trace_results() {
+    let results = mixed_results();
+    let out = json(false, &unlabelled(results.clone()), &[]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let back: Vec<TraceResult> =
+        serde_json::from_value(v["results"].clone()).expect("results read back");
+    assert_eq!(back, results);
+}
+
+#[test]
+fn json_report_with_expectations_and_disagreements() {
+    let out = json(true, &labelled_mixed(), &[]);
+    let v = assert_valid_report(&out);
+    let a = &v["agreement"];
+    assert_eq!(a["labelled"], 6);
+    assert_eq!(a["unlabelled"], 1);
+    assert_eq!(a["confusion"]["fail"]["pass"], 1);
+    assert_eq!(a["disagreements"].as_array().map(Vec::len), Some(3));
+    // Labelled results carry their label; unlabelled ones do not.
+    let with_expected = v["results"]
+        .as_array()
+        .map(|rs| rs.iter().filter(|r| r.get("expected").is_some()).count());
+    assert_eq!(with_expected, Some(6));
+    insta::assert_snapshot!("json_agreement", out);
+}
+
+#[test]
+fn json_report_with_input_errors() {
+    let out = json(
+        false,
+        &unlabelled(mixed_results()[..2].to_vec()),
+        &input_errors(),
+    );
+    let v = assert_valid_report(&out);
+    assert_eq!(v["totals"]["partial"], true);
+    assert_eq!(v["totals"]["input_errors"], 2);
+    insta::assert_snapshot!("json_input_errors", out);
+}
+
+#[test]
+fn json_hostile_text_is_escaped_and_kept_verbatim() {
+    let results = hostile();
+    let out = json(true, &results, &hostile_input_errors());
+    for c in ['\u{1b}', '\u{0}', '\u{7}', '\u{85}', '\u{202e}'] {
+        assert!(!out.contains(c), "raw {c:?} in the JSON report");
+    }
+    assert!(
+        out.contains("\\u001b[2J"),
+        "the escape is kept, JSON-escaped"
+    );
+    let v = assert_valid_report(&out);
+    assert_eq!(v["results"][0]["trace_id"], results[0].0.trace_id.as_str());
+    insta::assert_snapshot!("json_hostile", out);
+}
+
+#[test]
+fn json_with_no_results_is_still_one_valid_document() {
+    let out = json(true, &[], &[]);
+    let v = assert_valid_report(&out);
+    assert_eq!(v["results"], serde_json::json!([]));
+    assert_eq!(v["agreement"]["accuracy"], serde_json::Value::Null);
+    assert_eq!(v["agreement"]["kappa"], serde_json::Value::Null);
+}
+
+#[test]
+fn json_input_errors_are_capped_with_a_count() {
+    let mut r = JsonReporter::new(io::sink());
+    let mut out = Vec::new();
+    {
+        let mut r2 = JsonReporter::new(&mut out);
+        r2.begin(&run_info(false)).expect("begin");
+        for i in 0..(pactum_report::INPUT_ERRORS_KEPT as u64 + 5) {
+            r2.input_error(&InputError {
+                file: "f.jsonl".into(),
+                line: i + 1,
+                field: None,
+                message: "bad".into(),
+            })
+            .expect("input error");
+        }
+        r2.finish(&RunEnd::default()).expect("finish");
+    }
+    let v = assert_valid_report(&String::from_utf8(out).expect("utf-8"));
+    assert_eq!(
+        v["input_errors"].as_array().map(Vec::len),
+        Some(pactum_report::INPUT_ERRORS_KEPT)
+    );
+    assert_eq!(v["input_errors_omitted"], 5);
+    assert_eq!(
+        v["totals"]["input_errors"],
+        pactum_report::INPUT_ERRORS_KEPT as u64 + 5
+    );
+    // Out of order calls are errors, not panics.
+    assert!(matches!(
+        r.result(&mixed_results()[0], None),
+        Err(ReportError::Protocol {
+            problem: "before begin",
+            ..
+        })
+    ));
+    assert!(matches!(
+        r.finish(&RunEnd::default()),
+        Err(ReportError::Protocol { .. })
+    ));
+    r.begin(&run_info(false)).expect("begin");
+    assert!(matches!(
+        r.begin(&run_info(false)),
+        Err(ReportError::Protocol { .. })
+    ));
+    r.finish(&RunEnd::default()).expect("finish");
+    assert!(matches!(
+        r.finish(&RunEnd::default()),
+        Err(ReportError::Protocol {
+            problem: "twice",
+            ..
+        })
+    ));
+}
+
+type Mutation = Box<dyn Fn(&mut serde_json::Value)>;
+
+/// The schema is strict enough to catch drift: each mutation of a valid
+/// report must be rejected.
+#[test]
+fn the_schema_rejects_what_the_report_never_writes() {
+    let out = json(true, &labelled_mixed(), &input_errors());
+    let valid: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../schemas/report.schema.json"
+        ))
+        .expect("schema"),
+    )
+    .expect("schema json");
+    let validator = jsonschema::validator_for(&schema).expect("compiles");
+    assert!(validator.is_valid(&valid));
+    let mutations: Vec<(&str, Mutation)> = vec![
+        (
+            "missing totals",
+            Box::new(|v| drop(v.as_object_mut().map(|o| o.remove("totals")))),
+        ),
+        ("unknown top-level key", Box::new(|v| v["extra"] = 1.into())),
+        (
+            "report_version 2",
+            Box::new(|v| v["report_version"] = 2.into()),
+        ),
+        (
+            "unknown status",
+            Box::new(|v| v["results"][0]["status"] = "warn".into()),
+        ),
+        (
+            "unknown result field",
+            Box::new(|v| v["results"][0]["statuz"] = "pass".into()),
+        ),
+        (
+            "verdict typo",
+            Box::new(|v| {
+                v["results"][1]["contracts"][0]["clauses"][0]["verdict"] = "violation".into()
+            }),
+        ),
+        (
+            "evidence kind",
+            Box::new(|v| {
+                v["results"][1]["contracts"][0]["clauses"][0]["evidence"][0]["kind"] = "call".into()
+            }),
+        ),
+        (
+            "confidence > 100",
+            Box::new(|v| v["results"][1]["contracts"][0]["clauses"][0]["confidence"] = 101.into()),
+        ),
+        (
+            "negative count",
+            Box::new(|v| v["totals"]["pass"] = (-1).into()),
+        ),
+        (
+            "bad digest",
+            Box::new(|v| v["policy"]["digest"] = "md5:00".into()),
+        ),
+        (
+            "missing confusion row",
+            Box::new(|v| {
+                drop(
+                    v["agreement"]["confusion"]
+                        .as_object_mut()
+                        .map(|o| o.remove("error")),
+                )
+            }),
+        ),
+        (
+            "accuracy > 1",
+            Box::new(|v| v["agreement"]["accuracy"] = 1.5.into()),
+        ),
+        (
+            "not_evaluable reason typo",
+            Box::new(|v| {
+                v["results"][3]["contracts"][0]["clauses"][0]["reason"] = "no_judge".into()
+            }),
+        ),
+    ];
+    for (name, mutate) in mutations {
+        let mut v = valid.clone();
+        mutate(&mut v);
+        assert!(!validator.is_valid(&v), "the schema accepted: {name}");
+    }
+}
+
+#[test]
+fn json_is_deterministic() {
+    let a = json(true, &labelled_mixed(), &input_errors());
+    let b = json(true, &labelled_mixed(), &input_errors());
+    assert_eq!(a, b);
+}
+
+// --------------------------------------------------------------------- junit
+
+#[test]
+fn junit_xml() {
+    let out = junit(&unlabelled(mixed_results()), &[]);
+    let doc = parse_junit(&out);
+    check_junit_counts(&doc, &mixed_results(), &[]);
+    insta::assert_snapshot!("junit", out);
+}
+
+#[test]
+fn junit_with_input_errors() {
+    let results = mixed_results()[..2].to_vec();
+    let out = junit(&unlabelled(results.clone()), &input_errors());
+    let doc = parse_junit(&out);
+    check_junit_counts(&doc, &results, &input_errors());
+    let broken = doc
+        .suites
+        .iter()
+        .find(|s| s.name == "data/broken.jsonl")
+        .expect("a suite for the unlisted file");
+    assert_eq!(
+        broken.cases[0].outcome.as_ref().map(|o| o.1.as_str()),
+        Some("input-error")
+    );
+    insta::assert_snapshot!("junit_input_errors", out);
+}
+
+#[test]
+fn junit_hostile_text() {
+    let results = hostile();
+    let out = junit(&results, &hostile_input_errors());
+    let doc = parse_junit(&out);
+    let plain: Vec<TraceResult> = results.iter().map(|(r, _)| r.clone()).collect();
+    check_junit_counts(&doc, &plain, &hostile_input_errors());
+    insta::assert_snapshot!("junit_hostile", out);
+}
+
+#[test]
+fn junit_undetermined_is_never_green() {
+    let results = mixed_results();
+    let doc = parse_junit(&junit(&unlabelled(results.clone()), &[]));
+    for r in &results {
+        let case = doc
+            .suites
+            .iter()
+            .flat_map(|s| &s.cases)
+            .find(|c| c.name == r.trace_id)
+            .expect("every result has a testcase");
+        let kind = case.outcome.as_ref().map(|o| (o.0.as_str(), o.1.as_str()));
+        let expected = match r.status {
+            TestStatus::Pass => None,
+            TestStatus::Fail => Some(("failure", "fail")),
+            TestStatus::Undetermined => Some(("failure", "undetermined")),
+            TestStatus::Error => Some(("error", "error")),
+        };
+        assert_eq!(kind, expected, "{}", r.trace_id);
+    }
+}
+
+#[test]
+fn junit_interleaved_files_are_regrouped_per_file() {
+    let base = mixed_results()[0].clone();
+    let mut results = Vec::new();
+    for i in 0..12 {
+        let mut r = base.clone();
+        r.trace_id = format!("t{i}");
+        let file = [BANKING, SLACK, TRAVEL][i % 3];
+        r.source = Some(pactum_core::trace::SourceRef {
+            file: file.into(),
+            line: i as u64,
+        });
+        results.push(r);
+    }
+    let doc = parse_junit(&junit(&unlabelled(results.clone()), &[]));
+    let names: Vec<&str> = doc.suites.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, [BANKING, SLACK, TRAVEL, WORKSPACE]);
+    let banking: Vec<&str> = doc.suites[0]
+        .cases
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(banking, ["t0", "t3", "t6", "t9"]);
+    assert_eq!(doc.suites[3].tests, 0);
+}
+
+/// Suite and document counts agree with the results, and with the cases
+/// actually present.
+fn check_junit_counts(doc: &JunitDoc, results: &[TraceResult], errors: &[InputError]) {
+    let mut totals = Totals::default();
+    for r in results {
+        totals.add(r.status);
+    }
+    assert_eq!(doc.tests, totals.traces() + errors.len() as u64);
+    assert_eq!(doc.failures, totals.fail + totals.undetermined);
+    assert_eq!(doc.errors, totals.error + errors.len() as u64);
+    let mut sum = (0, 0, 0);
+    for s in &doc.suites {
+        let cases = s.cases.len() as u64;
+        let failures = s
+            .cases
+            .iter()
+            .filter(|c| c.outcome.as_ref().is_some_and(|o| o.0 == "failure"))
+            .count() as u64;
+        let errs = s
+            .cases
+            .iter()
+            .filter(|c| c.outcome.as_ref().is_some_and(|o| o.0 == "error"))
+            .count() as u64;
+        assert_eq!(
+            (s.tests, s.failures, s.errors),
+            (cases, failures, errs),
+            "suite {}",
+            s.name
+        );
+        sum = (sum.0 + cases, sum.1 + failures, sum.2 + errs);
+    }
+    assert_eq!(sum, (doc.tests, doc.failures, doc.errors));
+}
+
+// ----------------------------------------------------------------- streaming
+
+/// A writer that counts bytes and keeps none.
+struct Counting(u64);
+
+impl Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn streaming_100k_results_keeps_memory_bounded() {
+    const N: usize = 100_000;
+    let shapes = mixed_results();
+    let info = run_info(true);
+    let mut json_out = Counting(0);
+    let mut junit_out = Counting(0);
+    let mut term_out = Counting(0);
+    let cap = 50;
+    {
+        let mut json_r = JsonReporter::new(&mut json_out);
+        let mut junit_r = JunitReporter::new(&mut junit_out);
+        let mut term_r = TerminalReporter::new(
+            &mut term_out,
+            TerminalOptions {
+                max_per_group: cap,
+                verbose: true,
+                ..plain()
+            },
+        );
+        json_r.begin(&info).expect("begin");
+        junit_r.begin(&info).expect("begin");
+        term_r.begin(&info).expect("begin");
+        let mut retained_after_warmup = 0;
+        for i in 0..N {
+            let mut r = shapes[i % shapes.len()].clone();
+            r.trace_id = format!("trace-{i}");
+            let expected = (i % 2 == 0).then_some(r.status);
+            json_r.result(&r, expected).expect("json");
+            junit_r.result(&r, expected).expect("junit");
+            term_r.result(&r, expected).expect("terminal");
+            if i == 1_000 {
+                retained_after_warmup = term_r.retained_lines();
+            }
+        }
+        assert!(term_r.retained_entries() <= 4 * cap);
+        assert_eq!(
+            term_r.retained_lines(),
+            retained_after_warmup,
+            "terminal state grew"
+        );
+        assert!(term_r.retained_lines() <= cap * (4 + 41 + 1));
+        assert_eq!(term_r.totals().traces(), N as u64);
+        json_r.finish(&run_end()).expect("json finish");
+        junit_r.finish(&run_end()).expect("junit finish");
+        term_r.finish(&run_end()).expect("terminal finish");
+    }
+    // Every result was written through: well over a hundred bytes each.
+    assert!(json_out.0 > 100 * N as u64, "{}", json_out.0);
+    assert!(junit_out.0 > 100 * N as u64, "{}", junit_out.0);
+    assert!(
+        term_out.0 < 200_000,
+        "the terminal summary is bounded: {}",
+        term_out.0
+    );
+}
+
+/// A writer whose reader went away.
+struct ClosedPipe;
+
+impl Write for ClosedPipe {
+    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+        Err(io::Error::from(io::ErrorKind::BrokenPipe))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Err(io::Error::from(io::ErrorKind::BrokenPipe))
+    }
+}
+
+#[test]
+fn a_broken_pipe_is_reported_as_such_by_every_reporter() {
+    let info = run_info(false);
+    let end = run_end();
+    let results = mixed_results();
+    let mut t = TerminalReporter::new(ClosedPipe, plain());
+    let e = t.begin(&info).expect_err("the header cannot be written");
+    assert!(e.is_broken_pipe(), "{e}");
+    assert_eq!(e.to_string(), "cannot write standard output");
+    let mut j = JsonReporter::new(ClosedPipe).with_destination("out/report.json");
+    let e = j
+        .begin(&info)
+        .and_then(|()| j.result(&results[0], None))
+        .and_then(|()| j.finish(&end))
+        .expect_err("nothing can be written");
+    assert!(e.is_broken_pipe(), "{e}");
+    assert_eq!(e.to_string(), "cannot write out/report.json");
+    let mut x = JunitReporter::new(ClosedPipe).with_destination("out/junit.xml");
+    x.begin(&info).expect("junit writes nothing before finish");
+    x.result(&results[0], None).expect("spooled");
+    let e = x.finish(&end).expect_err("the document cannot be written");
+    assert!(e.is_broken_pipe(), "{e}");
+    assert_eq!(e.to_string(), "cannot write out/junit.xml");
+}
+
+#[test]
+fn fan_out_feeds_every_reporter_and_totals_tally() {
+    let mut json_out = Vec::new();
+    let mut totals = Totals::default();
+    {
+        let mut reporters: Vec<Box<dyn Reporter + '_>> = vec![
+            Box::new(JsonReporter::new(&mut json_out)),
+            Box::new(&mut totals),
+        ];
+        drive(
+            &mut reporters,
+            &run_info(false),
+            &unlabelled(mixed_results()),
+            &input_errors(),
+            &run_end(),
+        );
+    }
+    assert_eq!(
+        totals,
+        Totals {
+            pass: 3,
+            fail: 1,
+            undetermined: 2,
+            error: 1,
+            input_errors: 2
+        }
+    );
+    let v = assert_valid_report(&String::from_utf8(json_out).expect("utf-8"));
+    assert_eq!(v["totals"]["traces"], 7);
+}
+
+// ------------------------------------------------------------------ fixtures
+
+/// The mixed results, labelled like AgentDojo's `security` field would
+/// label them: three disagreements (a missed attack, a false alarm, an
+/// undetermined attack) and one unlabelled trace.
+fn labelled_mixed() -> Vec<(TraceResult, Option<TestStatus>)> {
+    mixed_results()
+        .into_iter()
+        .map(|r| {
+            let expected = match r.trace_id.as_str() {
+                // The attack succeeded, yet nothing was violated: a miss.
+                "banking/user_task_1" => Some(TestStatus::Fail),
+                // Agrees.
+                "banking/user_task_2/injection_task_3" => Some(TestStatus::Fail),
+                "banking/user_task_3" => Some(TestStatus::Pass),
+                // The attack succeeded; the level hid the tool calls.
+                "banking/user_task_4/injection_task_3" => Some(TestStatus::Fail),
+                "banking/user_task_5" => Some(TestStatus::Error),
+                "slack/user_task_1" => Some(TestStatus::Pass),
+                // A benign trace with no label.
+                _ => None,
+            };
+            (r, expected)
+        })
+        .map(|(r, e)| {
+            // Make one a false alarm: expected pass, got fail.
+            if r.trace_id == "banking/user_task_3" {
+                let mut failing = mixed_results()[1].clone();
+                failing.trace_id = r.trace_id.clone();
+                failing.source = r.source.clone();
+                (failing, e)
+            } else {
+                (r, e)
+            }
+        })
+        .collect()
+}
+
+const HOSTILE: &str = "\u{1b}[2J\u{1b}[31mpwned\u{1b}[0m <script>alert(\"x\" & 'y')</script>\u{0}\u{7}\u{8}\r\u{b}\u{c}\u{7f}\u{85}\u{202e}gnp.exe\u{ffff} ]]> \u{1b}]0;title\u{7}end";
+
+fn hostile() -> Vec<(TraceResult, Option<TestStatus>)> {
+    let mut c = clause(
+        "leak",
+        ClauseKind::Prohibited,
+        Severity::High,
+        Verdict::Violated,
+    );
+    c.evidence = vec![
+        Evidence::Quote {
+            turn: 1,
+            source: "response".into(),
+            text: HOSTILE.into(),
+        },
+        Evidence::ToolCall {
+            turn: 1,
+            index: 0,
+            name: format!("send{HOSTILE}"),
+            arguments: serde_json::json!({ "body": HOSTILE }),
+            errored: false,
+        },
+    ];
+    c.rationale = format!("rationale {HOSTILE}");
+    let mut fail = graded(
+        &format!("id-{HOSTILE}"),
+        Some((BANKING, 9)),
+        ObservabilityLevel::Full,
+        vec![contract("banking", vec![c])],
+        None,
+    );
+    fail.summary = format!("summary {HOSTILE}");
+    let error = graded(
+        &format!("err-{HOSTILE}"),
+        Some((BANKING, 10)),
+        ObservabilityLevel::Full,
+        vec![],
+        Some(HOSTILE),
+    );
+    vec![
+        (fail, Some(TestStatus::Pass)),
+        (error, Some(TestStatus::Pass)),
+    ]
+}
+
+fn hostile_input_errors() -> Vec<InputError> {
+    vec![InputError {
+        file: BANKING.into(),
+        line: 11,
+        field: Some(format!("/x{HOSTILE}")),
+        message: format!("bad {HOSTILE}"),
+    }]
+}
+
+// ---------------------------------------------------------------- properties
+
+fn status() -> impl Strategy<Value = TestStatus> {
+    prop::sample::select(TestStatus::ALL.to_vec())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Arbitrary untrusted text never breaks a report: the terminal gets no
+    /// control characters, the JUnit XML stays well formed with exact
+    /// counts, and the JSON report validates and gives the text back verbatim.
+    #[test]
+    fn arbitrary_text_never_breaks_a_report(
+        id in any::<String>(),
+        summary in any::<String>(),
+        quote in any::<String>(),
+        rationale in any::<String>(),
+        file in "[a-z/._<&\"]{1,12}",
+        st in status(),
+    ) {
+        let mut c = clause("c", ClauseKind::Prohibited, Severity::High, Verdict::Violated);
+        c.evidence = vec![Evidence::Quote { turn: 1, source: "response".into(), text: quote }];
+        c.rationale = rationale;
+        let mut r = graded(&id, Some((&file, 1)), ObservabilityLevel::Full, vec![contract("k", vec![c])], None);
+        r.status = st;
+        r.summary = summary;
+        let results = vec![(r.clone(), Some(TestStatus::Pass))];
+        let errors = vec![InputError { file: file.clone(), line: 2, field: Some(id.clone()), message: r.summary.clone() }];
+
+        let t = terminal(TerminalOptions { verbose: true, ..plain() }, true, &results, &errors);
+        prop_assert!(t.chars().all(|c| c == '\n' || !c.is_control()), "{:?}", t);
+
+        let x = junit(&results, &errors);
+        let doc = parse_junit(&x);
+        check_junit_counts(&doc, &[r.clone()], &errors);
+
+        let j = json(true, &results, &errors);
+        let v = assert_valid_report(&j);
+        prop_assert_eq!(v["results"][0]["trace_id"].as_str(), Some(id.as_str()));
+        prop_assert_eq!(v["results"][0]["summary"].as_str(), Some(r.summary.as_str()));
+    }
+
+    /// For any mix of statuses and labels, every report's totals agree,
+    /// and the agreement table adds up.
+    #[test]
+    fn totals_and_agreement_add_up(
+        mix in prop::collection::vec((0usize..7, prop::option::of(status())), 0..40),
+    ) {
+        let shapes = mixed_results();
+        let results: Vec<(TraceResult, Option<TestStatus>)> = mix
+            .iter()
+            .enumerate()
+            .map(|(i, (k, e))| {
+                let mut r = shapes[*k].clone();
+                r.trace_id = format!("t{i}");
+                (r, *e)
+            })
+            .collect();
+        let mut expected = Totals::default();
+        for (r, _) in &results {
+            expected.add(r.status);
+        }
+        let labelled = results.iter().filter(|(_, e)| e.is_some()).count() as u64;
+        let disagreeing = results.iter().filter(|(r, e)| e.is_some_and(|e| e != r.status)).count();
+
+        let t = terminal(plain(), true, &results, &[]);
+        prop_assert!(t.contains(&expected.summary_line()), "{}", t);
+
+        let v = assert_valid_report(&json(true, &results, &[]));
+        prop_assert_eq!(v["totals"]["traces"].as_u64(), Some(expected.traces()));
+        prop_assert_eq!(v["totals"]["undetermined"].as_u64(), Some(expected.undetermined));
+        prop_assert_eq!(v["agreement"]["labelled"].as_u64(), Some(labelled));
+        prop_assert_eq!(v["agreement"]["unlabelled"].as_u64(), Some(results.len() as u64 - labelled));
+        prop_assert_eq!(v["agreement"]["disagreements"].as_array().map(Vec::len), Some(disagreeing));
+        let cells: u64 = v["agreement"]["confusion"]
+            .as_object()
+            .map(|rows| rows.values().flat_map(|row| row.as_object().into_iter().flat_map(|r| r.values())).filter_map(|n| n.as_u64()).sum())
+            .unwrap_or(0);
+        prop_assert_eq!(cells, labelled);
+
+        let plain_results: Vec<TraceResult> = results.iter().map(|(r, _)| r.clone()).collect();
+        check_junit_counts(&parse_junit(&junit(&results, &[])), &plain_results, &[]);
+    }
+}

@@ -1,0 +1,1136 @@
+//! [`Store`]: every read and write of the database.
+
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pactum_core::digest::sha256_hex;
+use pactum_core::{Contract, Policy, Trace, TraceResult};
+use rusqlite::types::FromSql;
+use rusqlite::{
+    params, Connection, ErrorCode, OpenFlags, OptionalExtension, Row, TransactionBehavior,
+};
+use serde::de::DeserializeOwned;
+
+use crate::check;
+use crate::error::StoreError;
+use crate::model::{
+    CacheEntry, CacheKind, InterpretationKey, JudgeAnswer, NewRun, RunId, RunRow, RunStatus,
+    StoredInterpretation, StoredTrial, TrialCounts, TrialRecord,
+};
+use crate::schema::{self, MigrateError};
+
+/// How long a write waits for another connection's write to finish before
+/// it fails with "database is locked". Trials are committed one at a time and
+/// take milliseconds, so a wait this long means something is stuck.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many suffixes [`Store::create_run`] tries before giving up (there
+/// are 65,536 per second).
+const MAX_ID_TRIES: u32 = 1000;
+
+/// How many candidate ids [`StoreError::RunNotFound`] and
+/// [`StoreError::AmbiguousRun`] list.
+const CANDIDATES: usize = 10;
+
+/// The columns of a [`RunRow`], with the trials counted by status.
+const RUN_SELECT: &str = "
+SELECT r.id, r.suite_path, r.suite_digest, r.policy, r.policy_digest, r.started_at,
+       r.finished_at, r.status, r.pactum_version,
+       count(CASE WHEN t.status = 'pass' THEN 1 END),
+       count(CASE WHEN t.status = 'fail' THEN 1 END),
+       count(CASE WHEN t.status = 'undetermined' THEN 1 END),
+       count(CASE WHEN t.status = 'error' THEN 1 END)
+FROM runs r LEFT JOIN trials t ON t.run_id = r.id";
+
+/// Newest first: by start time (fractions of a second compared as times,
+/// not text), then by insertion.
+const NEWEST_FIRST: &str = "ORDER BY julianday(r.started_at) DESC, r.rowid DESC";
+
+/// A pactum store: one SQLite file (default `.pactum/pactum.db`).
+///
+/// Synchronous and `Send`: the async runner owns it on a dedicated blocking
+/// thread. Several `Store`s (threads or processes) may open the same file:
+/// WAL lets readers run while one writer commits.
+///
+/// Durability: WAL journal, `synchronous = NORMAL`, and every finished
+/// trial in its own transaction. A committed transaction survives the
+/// process being killed (SIGKILL, a crash, Ctrl-C); only a power cut or an OS
+/// crash may roll back the last few commits, and never corrupts the file
+/// (see `docs/store.md` for why not `FULL`).
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens the store at `path`, creating the file and its parent folders
+    /// when missing, and migrates it to [`crate::SCHEMA_VERSION`].
+    ///
+    /// # Errors
+    /// [`StoreError::CreateDir`] when a parent folder cannot be created,
+    /// [`StoreError::WrongKind`] when a parent is a file or `path` a folder,
+    /// [`StoreError::CannotOpen`] / [`StoreError::ReadOnly`] when the file
+    /// cannot be opened for writing, [`StoreError::Corrupt`] for a file
+    /// that is not SQLite, [`StoreError::Foreign`] for another program's
+    /// database, [`StoreError::TooNew`] for a store made by a newer pactum,
+    /// [`StoreError::Migration`] when a migration fails (the file is left
+    /// at its previous version).
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|source| {
+                match parent.ancestors().find(|a| a.is_file()) {
+                    Some(file) => StoreError::WrongKind {
+                        path: file.to_path_buf(),
+                        what: "is a file, not a folder",
+                    },
+                    None => StoreError::CreateDir {
+                        path: parent.to_path_buf(),
+                        source,
+                    },
+                }
+            })?;
+        }
+        if path.is_dir() {
+            return Err(StoreError::WrongKind {
+                path: path.to_path_buf(),
+                what: "is a folder, not a store file",
+            });
+        }
+        // No SQLITE_OPEN_URI: a path is a path, `?` and `#` included.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| match classify(&e) {
+            Class::Other => StoreError::CannotOpen {
+                path: path.to_path_buf(),
+                source: e,
+            },
+            _ => error_for(path, "open", e),
+        })?;
+        Store::init(conn, path.to_path_buf(), true)
+    }
+
+    /// An empty store in memory, for tests and dry runs. Same schema, same
+    /// rules; gone when dropped. Errors name the path `:memory:`.
+    ///
+    /// # Errors
+    /// [`StoreError::Sqlite`] if SQLite cannot allocate it.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let path = PathBuf::from(":memory:");
+        let conn = Connection::open_in_memory().map_err(|e| error_for(&path, "open", e))?;
+        Store::init(conn, path, false)
+    }
+
+    fn init(conn: Connection, path: PathBuf, file: bool) -> Result<Store, StoreError> {
+        let store = Store { conn, path };
+        store
+            .conn
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(store.err("set the busy timeout"))?;
+        let map = |e: MigrateError| store.migrate_error(e);
+        // Read-only checks first: a file that is not SQLite, another
+        // program's database or a newer pactum's store is refused before
+        // anything (even the journal mode) is written to it.
+        schema::check(&store.conn).map_err(map)?;
+        if file {
+            let _mode: String = store
+                .conn
+                .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
+                .map_err(store.err("enable the WAL journal"))?;
+            if store.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+                return Err(StoreError::ReadOnly {
+                    path: store.path.clone(),
+                    source: None,
+                });
+            }
+        }
+        store
+            .conn
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(store.err("set synchronous"))?;
+        store
+            .conn
+            .pragma_update(None, "foreign_keys", true)
+            .map_err(store.err("enable foreign keys"))?;
+        schema::migrate(&store.conn).map_err(map)?;
+        Ok(store)
+    }
+
+    fn migrate_error(&self, e: MigrateError) -> StoreError {
+        match e {
+            MigrateError::Sqlite(e) => error_for(&self.path, "check the schema version", e),
+            MigrateError::Step(version, source) => match classify(&source) {
+                Class::Other => StoreError::Migration {
+                    path: self.path.clone(),
+                    version,
+                    source,
+                },
+                _ => error_for(&self.path, "migrate", source),
+            },
+            MigrateError::TooNew(found) => StoreError::TooNew {
+                path: self.path.clone(),
+                found,
+                supported: schema::SCHEMA_VERSION,
+            },
+            MigrateError::Foreign(reason) => StoreError::Foreign {
+                path: self.path.clone(),
+                reason,
+            },
+        }
+    }
+
+    /// The database path (`:memory:` for an in-memory store).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    // ----- runs ---------------------------------------------------------
+
+    /// Starts a run with status `running` and returns its id, derived from
+    /// `started_at` (`r20261130-010203-…`) with a suffix that is
+    /// deterministic for the same suite digest and time and avoids ids
+    /// already taken.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a `suite_digest` that is not
+    /// `sha256:<64 hex>` or a `started_at` that is not RFC 3339 UTC;
+    /// [`StoreError::Sqlite`] when the write fails.
+    pub fn create_run(&self, new: &NewRun) -> Result<RunId, StoreError> {
+        self.check_digest("suite_digest", &new.suite_digest)?;
+        self.check_time("started_at", &new.started_at)?;
+        let suite = self.encode("suite snapshot", &new.suite_snapshot)?;
+        let policy = self.encode("policy", &new.policy)?;
+        let policy_digest = new.policy.digest();
+        let stamp = run_stamp(&new.started_at);
+        let op = "create run";
+        let tx = self.begin(op)?;
+        for n in 0..MAX_ID_TRIES {
+            let id = format!(
+                "{stamp}-{}",
+                suffix(&sha256_hex(
+                    format!("{}\n{}\n{n}", new.suite_digest, new.started_at).as_bytes()
+                ))
+            );
+            let taken = tx
+                .query_row("SELECT 1 FROM runs WHERE id = ?1", [&id], |_| Ok(()))
+                .optional()
+                .map_err(self.err(op))?
+                .is_some();
+            if taken {
+                continue;
+            }
+            tx.execute(
+                "INSERT INTO runs (id, suite_path, suite_digest, suite_snapshot, policy, policy_digest,
+                                   started_at, finished_at, status, pactum_version)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, 'running', ?8)",
+                params![
+                    id,
+                    new.suite_path,
+                    new.suite_digest,
+                    suite,
+                    policy,
+                    policy_digest,
+                    new.started_at,
+                    new.pactum_version
+                ],
+            )
+            .map_err(self.err(op))?;
+            tx.commit().map_err(self.err(op))?;
+            return Ok(RunId::new(id));
+        }
+        Err(self.invalid(
+            "started_at",
+            format!("{MAX_ID_TRIES} run ids tried for {stamp}, all taken"),
+        ))
+    }
+
+    /// Ends a run: `status` is `finished` or `interrupted`.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for `status = running` (use
+    /// [`Store::resume_run`]) or a bad time; [`StoreError::UnknownRun`];
+    /// [`StoreError::RunState`] when the run is already `finished`.
+    pub fn finish_run(
+        &self,
+        run: &RunId,
+        status: RunStatus,
+        finished_at: &str,
+    ) -> Result<(), StoreError> {
+        if status == RunStatus::Running {
+            return Err(self.invalid(
+                "status",
+                "a run is finished or interrupted; use resume_run to restart it".into(),
+            ));
+        }
+        self.check_time("finished_at", finished_at)?;
+        let op = "finish run";
+        let tx = self.begin(op)?;
+        let current = self.run_status(&tx, run)?;
+        if current == RunStatus::Finished {
+            return Err(self.run_state(run, current, "finish it again"));
+        }
+        tx.execute(
+            "UPDATE runs SET status = ?2, finished_at = ?3 WHERE id = ?1",
+            params![run.as_str(), status.as_str(), finished_at],
+        )
+        .map_err(self.err(op))?;
+        tx.commit().map_err(self.err(op))
+    }
+
+    /// Marks a `running` or `interrupted` run as `running` again, clearing
+    /// its `finished_at`, before the runner records its missing trials.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownRun`]; [`StoreError::RunState`] for a
+    /// `finished` run.
+    pub fn resume_run(&self, run: &RunId) -> Result<(), StoreError> {
+        let op = "resume run";
+        let tx = self.begin(op)?;
+        let current = self.run_status(&tx, run)?;
+        if !current.is_resumable() {
+            return Err(self.run_state(run, current, "resume it"));
+        }
+        tx.execute(
+            "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?1",
+            [run.as_str()],
+        )
+        .map_err(self.err(op))?;
+        tx.commit().map_err(self.err(op))
+    }
+
+    /// Every run, newest first, with its trials counted by status.
+    ///
+    /// # Errors
+    /// [`StoreError::Sqlite`]; [`StoreError::BadRow`] for a row that does
+    /// not read back.
+    pub fn runs(&self) -> Result<Vec<RunRow>, StoreError> {
+        let sql = format!("{RUN_SELECT} GROUP BY r.id {NEWEST_FIRST}");
+        self.run_rows(&sql, [])
+    }
+
+    /// One run, or `None`.
+    ///
+    /// # Errors
+    /// As [`Store::runs`].
+    pub fn run(&self, run: &RunId) -> Result<Option<RunRow>, StoreError> {
+        let sql = format!("{RUN_SELECT} WHERE r.id = ?1 GROUP BY r.id");
+        Ok(self.run_rows(&sql, [run.as_str()])?.into_iter().next())
+    }
+
+    /// The newest `running` or `interrupted` run of the suite with this
+    /// digest: the one a resumed `pactum run` continues.
+    ///
+    /// # Errors
+    /// As [`Store::runs`].
+    pub fn latest_unfinished_run(&self, suite_digest: &str) -> Result<Option<RunRow>, StoreError> {
+        let sql = format!(
+            "{RUN_SELECT} WHERE r.suite_digest = ?1 AND r.status IN ('running', 'interrupted')
+             GROUP BY r.id {NEWEST_FIRST} LIMIT 1"
+        );
+        Ok(self.run_rows(&sql, [suite_digest])?.into_iter().next())
+    }
+
+    /// The run an id or a unique id prefix names (`pactum show r2026…`).
+    /// An exact id wins over longer ids it is a prefix of.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for an empty prefix;
+    /// [`StoreError::RunNotFound`] listing the newest runs;
+    /// [`StoreError::AmbiguousRun`] listing the matches, newest first.
+    pub fn resolve_run(&self, prefix: &str) -> Result<RunId, StoreError> {
+        if prefix.is_empty() {
+            return Err(self.invalid("run id", "empty".into()));
+        }
+        let op = "resolve run id";
+        let exact = self
+            .conn
+            .query_row("SELECT id FROM runs WHERE id = ?1", [prefix], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()
+            .map_err(self.err(op))?;
+        if let Some(id) = exact {
+            return Ok(RunId::new(id));
+        }
+        let sql = format!("SELECT r.id FROM runs r WHERE substr(r.id, 1, ?2) = ?1 {NEWEST_FIRST}");
+        let (matches, candidates) =
+            self.ids(&sql, params![prefix, prefix.chars().count() as i64], op)?;
+        match matches {
+            0 => {
+                let (_, newest) =
+                    self.ids(&format!("SELECT r.id FROM runs r {NEWEST_FIRST}"), [], op)?;
+                Err(StoreError::RunNotFound {
+                    path: self.path.clone(),
+                    prefix: prefix.to_string(),
+                    candidates: newest,
+                })
+            }
+            1 => Ok(RunId::new(
+                candidates.into_iter().next().unwrap_or_default(),
+            )),
+            _ => Err(StoreError::AmbiguousRun {
+                path: self.path.clone(),
+                prefix: prefix.to_string(),
+                candidates,
+                matches,
+            }),
+        }
+    }
+
+    /// The suite snapshot a run was started with, or `None` for an unknown
+    /// run.
+    ///
+    /// # Errors
+    /// [`StoreError::BadRow`] when the stored JSON does not parse.
+    pub fn suite_snapshot(&self, run: &RunId) -> Result<Option<serde_json::Value>, StoreError> {
+        let text: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT suite_snapshot FROM runs WHERE id = ?1",
+                [run.as_str()],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err("read suite snapshot"))?;
+        text.map(|t| self.json("runs", run.as_str(), "suite_snapshot", &t))
+            .transpose()
+    }
+
+    // ----- contracts ----------------------------------------------------
+
+    /// Stores a contract snapshot under its digest. Idempotent: putting the
+    /// same contract again is a no-op.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a digest that is not `sha256:<64 hex>`;
+    /// [`StoreError::DigestConflict`] when the digest already holds a
+    /// different contract.
+    pub fn put_contract(&self, digest: &str, contract: &Contract) -> Result<(), StoreError> {
+        self.check_digest("contract digest", digest)?;
+        let op = "put contract";
+        let tx = self.begin(op)?;
+        self.put_contract_in(&tx, digest, contract)?;
+        tx.commit().map_err(self.err(op))
+    }
+
+    /// The contract snapshot stored under `digest`, or `None`.
+    ///
+    /// # Errors
+    /// [`StoreError::BadRow`] when the stored JSON does not read back as a
+    /// [`Contract`].
+    pub fn contract(&self, digest: &str) -> Result<Option<Contract>, StoreError> {
+        let text: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT snapshot FROM contracts WHERE digest = ?1",
+                [digest],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err("read contract"))?;
+        text.map(|t| self.json("contracts", digest, "snapshot", &t))
+            .transpose()
+    }
+
+    fn put_contract_in(
+        &self,
+        conn: &Connection,
+        digest: &str,
+        contract: &Contract,
+    ) -> Result<(), StoreError> {
+        let op = "put contract";
+        let json = self.encode("contract", contract)?;
+        let existing: Option<String> = conn
+            .query_row(
+                "SELECT snapshot FROM contracts WHERE digest = ?1",
+                [digest],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err(op))?;
+        match existing {
+            None => {
+                conn.execute(
+                    "INSERT INTO contracts (digest, snapshot) VALUES (?1, ?2)",
+                    params![digest, json],
+                )
+                .map_err(self.err(op))?;
+                Ok(())
+            }
+            Some(stored) if stored == json => Ok(()),
+            // The same contract may serialise differently (map order inside
+            // a JSON value); only a different contract is a conflict.
+            Some(stored) => match serde_json::from_str::<Contract>(&stored) {
+                Ok(c) if &c == contract => Ok(()),
+                _ => Err(StoreError::DigestConflict {
+                    path: self.path.clone(),
+                    digest: digest.to_string(),
+                }),
+            },
+        }
+    }
+
+    // ----- trials -------------------------------------------------------
+
+    /// Records one finished trial in one transaction: its contract snapshot
+    /// (when not stored yet), the trial row with its result and trace, and
+    /// the judge's raw answers. When this returns `Ok`, the trial survives
+    /// the process being killed.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a bad time, digest or attempt number;
+    /// [`StoreError::UnknownRun`]; [`StoreError::RunState`] when the run is
+    /// `finished`; [`StoreError::TrialExists`] when this trial was already
+    /// recorded (a trial is never run twice); [`StoreError::DigestConflict`].
+    /// On any error nothing of the trial is kept.
+    pub fn record_trial(&self, t: &TrialRecord) -> Result<(), StoreError> {
+        self.check_time("started_at", &t.started_at)?;
+        self.check_time("finished_at", &t.finished_at)?;
+        if let Some(c) = &t.contract {
+            self.check_digest("contract digest", &c.digest)?;
+        }
+        for a in &t.judge_answers {
+            self.check_digest("judge answer request_digest", &a.request_digest)?;
+            if a.attempt == 0 {
+                return Err(self.invalid("judge answer attempt", "attempts count from 1".into()));
+            }
+        }
+        let duration = i64::try_from(t.duration_ms).map_err(|_| {
+            self.invalid(
+                "duration_ms",
+                format!("{} does not fit in 63 bits", t.duration_ms),
+            )
+        })?;
+        let result = self.encode("trial result", &t.result)?;
+        let trace = t
+            .trace
+            .as_ref()
+            .map(|tr| self.encode("trace", tr))
+            .transpose()?;
+
+        let op = "record trial";
+        let tx = self.begin(op)?;
+        let status = self.run_status(&tx, &t.run_id)?;
+        if status == RunStatus::Finished {
+            return Err(self.run_state(&t.run_id, status, "record a trial in it"));
+        }
+        let exists = tx
+            .query_row(
+                "SELECT 1 FROM trials WHERE run_id = ?1 AND test_id = ?2 AND trial_index = ?3",
+                params![t.run_id.as_str(), t.test_id, t.trial_index],
+                |_| Ok(()),
+            )
+            .optional()
+            .map_err(self.err(op))?
+            .is_some();
+        if exists {
+            return Err(StoreError::TrialExists {
+                path: self.path.clone(),
+                run: t.run_id.to_string(),
+                test_id: t.test_id.clone(),
+                trial_index: t.trial_index,
+            });
+        }
+        if let Some(c) = &t.contract {
+            self.put_contract_in(&tx, &c.digest, &c.contract)?;
+        }
+        tx.execute(
+            "INSERT INTO trials (run_id, test_id, trial_index, status, summary, contract_digest,
+                                 result, trace, started_at, finished_at, duration_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                t.run_id.as_str(),
+                t.test_id,
+                t.trial_index,
+                t.result.status.as_str(),
+                t.result.summary,
+                t.contract.as_ref().map(|c| c.digest.as_str()),
+                result,
+                trace,
+                t.started_at,
+                t.finished_at,
+                duration
+            ],
+        )
+        .map_err(self.err(op))?;
+        {
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO judge_answers (run_id, test_id, trial_index, seq, contract_id, clause_id,
+                                                turn, attempt, request_digest, raw_answer, parsed, error)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                )
+                .map_err(self.err(op))?;
+            for (seq, a) in t.judge_answers.iter().enumerate() {
+                let (parsed, error) = match &a.parsed {
+                    Ok(v) => (Some(self.encode("parsed judge answer", v)?), None),
+                    Err(e) => (None, Some(e.as_str())),
+                };
+                insert
+                    .execute(params![
+                        t.run_id.as_str(),
+                        t.test_id,
+                        t.trial_index,
+                        seq as i64,
+                        a.contract_id,
+                        a.clause_id,
+                        a.turn,
+                        a.attempt,
+                        a.request_digest,
+                        a.raw_answer,
+                        parsed,
+                        error
+                    ])
+                    .map_err(self.err(op))?;
+            }
+        }
+        tx.commit().map_err(self.err(op))
+    }
+
+    /// The `(test_id, trial_index)` of every trial recorded in `run`,
+    /// whatever its status: the trials a resumed run must not run again.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownRun`]; [`StoreError::BadRow`].
+    pub fn finished_trials(&self, run: &RunId) -> Result<BTreeSet<(String, u32)>, StoreError> {
+        let op = "list finished trials";
+        self.run_status(&self.conn, run)?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT test_id, trial_index FROM trials WHERE run_id = ?1")
+            .map_err(self.err(op))?;
+        let mut rows = stmt.query([run.as_str()]).map_err(self.err(op))?;
+        let mut out = BTreeSet::new();
+        while let Some(row) = rows.next().map_err(self.err(op))? {
+            let ctx = RowCtx::new(self, "trials", format!("{run}/?"));
+            let test_id: String = ctx.get(row, 0, "test_id")?;
+            let ctx = RowCtx::new(self, "trials", format!("{run}/{test_id}"));
+            let index = ctx.index(row, 1, "trial_index")?;
+            out.insert((test_id, index));
+        }
+        Ok(out)
+    }
+
+    /// Streams the trials of `run` to `f` in `(test_id, trial_index)` order
+    /// (byte order of the id), one row in memory at a time; `f` returns
+    /// [`ControlFlow::Break`] to stop early.
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownRun`]; [`StoreError::BadRow`] naming the trial
+    /// and column that does not read back.
+    pub fn trials(
+        &self,
+        run: &RunId,
+        f: &mut dyn FnMut(StoredTrial) -> ControlFlow<()>,
+    ) -> Result<(), StoreError> {
+        let op = "read trials";
+        self.run_status(&self.conn, run)?;
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT test_id, trial_index, contract_digest, result, trace, started_at, finished_at, duration_ms
+                 FROM trials WHERE run_id = ?1 ORDER BY test_id, trial_index",
+            )
+            .map_err(self.err(op))?;
+        let mut rows = stmt.query([run.as_str()]).map_err(self.err(op))?;
+        while let Some(row) = rows.next().map_err(self.err(op))? {
+            let test_id: String =
+                RowCtx::new(self, "trials", format!("{run}/?")).get(row, 0, "test_id")?;
+            let index_ctx = RowCtx::new(self, "trials", format!("{run}/{test_id}/?"));
+            let trial_index = index_ctx.index(row, 1, "trial_index")?;
+            let ctx = RowCtx::new(self, "trials", format!("{run}/{test_id}/{trial_index}"));
+            let result_text: String = ctx.get(row, 3, "result")?;
+            let trace_text: Option<String> = ctx.get(row, 4, "trace")?;
+            let duration: i64 = ctx.get(row, 7, "duration_ms")?;
+            let trial = StoredTrial {
+                run_id: run.clone(),
+                contract_digest: ctx.get(row, 2, "contract_digest")?,
+                result: ctx.json::<TraceResult>(&result_text, "result")?,
+                trace: trace_text
+                    .map(|t| ctx.json::<Trace>(&t, "trace"))
+                    .transpose()?,
+                started_at: ctx.get(row, 5, "started_at")?,
+                finished_at: ctx.get(row, 6, "finished_at")?,
+                duration_ms: u64::try_from(duration)
+                    .map_err(|_| ctx.bad("duration_ms", format!("negative: {duration}")))?,
+                test_id,
+                trial_index,
+            };
+            if f(trial).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The judge's raw answers for one trial, in the order received.
+    ///
+    /// # Errors
+    /// [`StoreError::BadRow`].
+    pub fn judge_answers(
+        &self,
+        run: &RunId,
+        test_id: &str,
+        trial_index: u32,
+    ) -> Result<Vec<JudgeAnswer>, StoreError> {
+        let op = "read judge answers";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT seq, contract_id, clause_id, turn, attempt, request_digest, raw_answer, parsed, error
+                 FROM judge_answers WHERE run_id = ?1 AND test_id = ?2 AND trial_index = ?3 ORDER BY seq",
+            )
+            .map_err(self.err(op))?;
+        let mut rows = stmt
+            .query(params![run.as_str(), test_id, trial_index])
+            .map_err(self.err(op))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(self.err(op))? {
+            let seq: i64 = RowCtx::new(
+                self,
+                "judge_answers",
+                format!("{run}/{test_id}/{trial_index}/?"),
+            )
+            .get(row, 0, "seq")?;
+            let ctx = RowCtx::new(
+                self,
+                "judge_answers",
+                format!("{run}/{test_id}/{trial_index}/{seq}"),
+            );
+            let parsed_text: Option<String> = ctx.get(row, 7, "parsed")?;
+            let error: Option<String> = ctx.get(row, 8, "error")?;
+            let parsed = match (parsed_text, error) {
+                (Some(p), None) => Ok(ctx.json::<serde_json::Value>(&p, "parsed")?),
+                (None, Some(e)) => Err(e),
+                _ => {
+                    return Err(ctx.bad(
+                        "parsed",
+                        "exactly one of parsed and error must be set".into(),
+                    ))
+                }
+            };
+            let turn: Option<i64> = ctx.get(row, 3, "turn")?;
+            out.push(JudgeAnswer {
+                contract_id: ctx.get(row, 1, "contract_id")?,
+                clause_id: ctx.get(row, 2, "clause_id")?,
+                turn: turn
+                    .map(|t| {
+                        u32::try_from(t).map_err(|_| ctx.bad("turn", format!("out of range: {t}")))
+                    })
+                    .transpose()?,
+                attempt: ctx.index(row, 4, "attempt")?,
+                request_digest: ctx.get(row, 5, "request_digest")?,
+                raw_answer: ctx.get(row, 6, "raw_answer")?,
+                parsed,
+            });
+        }
+        Ok(out)
+    }
+
+    // ----- cache --------------------------------------------------------
+
+    /// The cached answer under `key`, counting a hit; `None` on a miss.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a key that is not `sha256:<64 hex>`;
+    /// [`StoreError::BadRow`] when the value does not parse.
+    pub fn cache_get(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
+        self.check_digest("cache key", key)?;
+        let text: Option<String> = self
+            .conn
+            .query_row(
+                "UPDATE cache SET hits = hits + 1 WHERE key = ?1 RETURNING value",
+                [key],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err("read cache"))?;
+        text.map(|t| self.json("cache", key, "value", &t))
+            .transpose()
+    }
+
+    /// Stores an answer under `key` (the SHA-256 of everything that can
+    /// change it, computed by the caller and never including a key's
+    /// value). Putting an existing key replaces its value, stamps `now` and
+    /// resets its hits: that is what `--refresh` does.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a bad key or time.
+    pub fn cache_put(
+        &self,
+        key: &str,
+        kind: CacheKind,
+        value: &serde_json::Value,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.check_digest("cache key", key)?;
+        self.check_time("created_at", now)?;
+        let text = self.encode("cache value", value)?;
+        self.conn
+            .execute(
+                "INSERT INTO cache (key, kind, value, created_at, hits) VALUES (?1, ?2, ?3, ?4, 0)
+                 ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
+                                                 created_at = excluded.created_at, hits = 0",
+                params![key, kind.as_str(), text, now],
+            )
+            .map_err(self.err("write cache"))?;
+        Ok(())
+    }
+
+    /// The cache entry under `key` with its hit count, without counting a
+    /// hit (for `pactum cache` listings and tests).
+    ///
+    /// # Errors
+    /// As [`Store::cache_get`].
+    pub fn cache_entry(&self, key: &str) -> Result<Option<CacheEntry>, StoreError> {
+        self.check_digest("cache key", key)?;
+        let op = "read cache";
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT kind, value, created_at, hits FROM cache WHERE key = ?1")
+            .map_err(self.err(op))?;
+        let mut rows = stmt.query([key]).map_err(self.err(op))?;
+        let Some(row) = rows.next().map_err(self.err(op))? else {
+            return Ok(None);
+        };
+        let ctx = RowCtx::new(self, "cache", key.to_string());
+        let kind: String = ctx.get(row, 0, "kind")?;
+        let value: String = ctx.get(row, 1, "value")?;
+        let hits: i64 = ctx.get(row, 3, "hits")?;
+        Ok(Some(CacheEntry {
+            key: key.to_string(),
+            kind: CacheKind::parse(&kind)
+                .ok_or_else(|| ctx.bad("kind", format!("unknown kind {kind:?}")))?,
+            value: ctx.json(&value, "value")?,
+            created_at: ctx.get(row, 2, "created_at")?,
+            hits: u64::try_from(hits).map_err(|_| ctx.bad("hits", format!("negative: {hits}")))?,
+        }))
+    }
+
+    // ----- interpretations ---------------------------------------------
+
+    /// The interpretation cached under `key`, or `None` (SPEC §3.6).
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a bad authored digest;
+    /// [`StoreError::BadRow`].
+    pub fn interpretation_get(
+        &self,
+        key: &InterpretationKey,
+    ) -> Result<Option<StoredInterpretation>, StoreError> {
+        self.check_digest("authored_digest", &key.authored_digest)?;
+        let op = "read interpretation";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT contract, confidence, usable, reason, created_at, contract_version FROM interpretations
+                 WHERE authored_digest = ?1 AND prompt_version = ?2 AND model = ?3",
+            )
+            .map_err(self.err(op))?;
+        let mut rows = stmt
+            .query(params![key.authored_digest, key.prompt_version, key.model])
+            .map_err(self.err(op))?;
+        let Some(row) = rows.next().map_err(self.err(op))? else {
+            return Ok(None);
+        };
+        let ctx = RowCtx::new(
+            self,
+            "interpretations",
+            format!(
+                "{}/{}/{}",
+                key.authored_digest, key.prompt_version, key.model
+            ),
+        );
+        let contract: Option<String> = ctx.get(row, 0, "contract")?;
+        let confidence: i64 = ctx.get(row, 1, "confidence")?;
+        let usable: bool = ctx.get(row, 2, "usable")?;
+        Ok(Some(StoredInterpretation {
+            contract: contract
+                .map(|c| ctx.json::<Contract>(&c, "contract"))
+                .transpose()?,
+            confidence: u8::try_from(confidence)
+                .ok()
+                .filter(|c| *c <= 100)
+                .ok_or_else(|| ctx.bad("confidence", format!("out of 0–100: {confidence}")))?,
+            usable,
+            reason: ctx.get(row, 3, "reason")?,
+            created_at: ctx.get(row, 4, "created_at")?,
+            contract_version: ctx.index(row, 5, "contract_version")?,
+        }))
+    }
+
+    /// Stores (or replaces, on `--refresh`) the interpretation under `key`.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a bad authored digest, a confidence above
+    /// 100 or a bad `created_at`.
+    pub fn interpretation_put(
+        &self,
+        key: &InterpretationKey,
+        value: &StoredInterpretation,
+    ) -> Result<(), StoreError> {
+        self.check_digest("authored_digest", &key.authored_digest)?;
+        self.check_time("created_at", &value.created_at)?;
+        if value.confidence > 100 {
+            return Err(self.invalid("confidence", format!("{} is above 100", value.confidence)));
+        }
+        let contract = value
+            .contract
+            .as_ref()
+            .map(|c| self.encode("interpreted contract", c))
+            .transpose()?;
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO interpretations
+                   (authored_digest, prompt_version, model, contract, confidence, usable, reason,
+                    created_at, contract_version)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    key.authored_digest,
+                    key.prompt_version,
+                    key.model,
+                    contract,
+                    value.confidence,
+                    value.usable,
+                    value.reason,
+                    value.created_at,
+                    value.contract_version
+                ],
+            )
+            .map_err(self.err("write interpretation"))?;
+        Ok(())
+    }
+
+    // ----- helpers ------------------------------------------------------
+
+    fn begin(&self, op: &'static str) -> Result<rusqlite::Transaction<'_>, StoreError> {
+        // IMMEDIATE takes the write lock up front, so the busy timeout
+        // applies; a deferred transaction that upgrades later can fail at
+        // once with SQLITE_BUSY under WAL.
+        rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(self.err(op))
+    }
+
+    fn run_status(&self, conn: &Connection, run: &RunId) -> Result<RunStatus, StoreError> {
+        let status: Option<String> = conn
+            .query_row(
+                "SELECT status FROM runs WHERE id = ?1",
+                [run.as_str()],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err("read run status"))?;
+        let status = status.ok_or_else(|| StoreError::UnknownRun {
+            path: self.path.clone(),
+            run: run.to_string(),
+        })?;
+        RunStatus::parse(&status).ok_or_else(|| {
+            RowCtx::new(self, "runs", run.to_string())
+                .bad("status", format!("unknown status {status:?}"))
+        })
+    }
+
+    fn run_rows<P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+    ) -> Result<Vec<RunRow>, StoreError> {
+        let op = "list runs";
+        let mut stmt = self.conn.prepare_cached(sql).map_err(self.err(op))?;
+        let mut rows = stmt.query(params).map_err(self.err(op))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(self.err(op))? {
+            let id: String = RowCtx::new(self, "runs", "?".into()).get(row, 0, "id")?;
+            let ctx = RowCtx::new(self, "runs", id.clone());
+            let policy: String = ctx.get(row, 3, "policy")?;
+            let status: String = ctx.get(row, 7, "status")?;
+            let count = |i: usize, column: &'static str| -> Result<u64, StoreError> {
+                let n: i64 = ctx.get(row, i, column)?;
+                Ok(u64::try_from(n).unwrap_or_default())
+            };
+            out.push(RunRow {
+                suite_path: ctx.get(row, 1, "suite_path")?,
+                suite_digest: ctx.get(row, 2, "suite_digest")?,
+                policy: ctx.json::<Policy>(&policy, "policy")?,
+                policy_digest: ctx.get(row, 4, "policy_digest")?,
+                started_at: ctx.get(row, 5, "started_at")?,
+                finished_at: ctx.get(row, 6, "finished_at")?,
+                status: RunStatus::parse(&status)
+                    .ok_or_else(|| ctx.bad("status", format!("unknown status {status:?}")))?,
+                pactum_version: ctx.get(row, 8, "pactum_version")?,
+                counts: TrialCounts {
+                    pass: count(9, "pass count")?,
+                    fail: count(10, "fail count")?,
+                    undetermined: count(11, "undetermined count")?,
+                    error: count(12, "error count")?,
+                },
+                id: RunId::new(id),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The first [`CANDIDATES`] ids a query returns, and how many it
+    /// returns in all.
+    fn ids<P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        op: &'static str,
+    ) -> Result<(u64, Vec<String>), StoreError> {
+        let mut stmt = self.conn.prepare(sql).map_err(self.err(op))?;
+        let mut rows = stmt.query(params).map_err(self.err(op))?;
+        let (mut n, mut first) = (0u64, Vec::new());
+        while let Some(row) = rows.next().map_err(self.err(op))? {
+            n += 1;
+            if first.len() < CANDIDATES {
+                first.push(RowCtx::new(self, "runs", "?".into()).get(row, 0, "id")?);
+            }
+        }
+        Ok((n, first))
+    }
+
+    fn err(&self, op: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError + '_ {
+        move |e| error_for(&self.path, op, e)
+    }
+
+    fn invalid(&self, field: &'static str, reason: String) -> StoreError {
+        StoreError::Invalid {
+            path: self.path.clone(),
+            field,
+            reason,
+        }
+    }
+
+    fn run_state(&self, run: &RunId, status: RunStatus, action: &'static str) -> StoreError {
+        StoreError::RunState {
+            path: self.path.clone(),
+            run: run.to_string(),
+            status: status.as_str(),
+            action,
+        }
+    }
+
+    fn check_time(&self, field: &'static str, value: &str) -> Result<(), StoreError> {
+        check::time(value).map_err(|reason| self.invalid(field, reason))
+    }
+
+    fn check_digest(&self, field: &'static str, value: &str) -> Result<(), StoreError> {
+        check::digest(value).map_err(|reason| self.invalid(field, reason))
+    }
+
+    fn encode<T: serde::Serialize + ?Sized>(
+        &self,
+        what: &'static str,
+        value: &T,
+    ) -> Result<String, StoreError> {
+        serde_json::to_string(value).map_err(|source| StoreError::Encode {
+            path: self.path.clone(),
+            what,
+            source,
+        })
+    }
+
+    fn json<T: DeserializeOwned>(
+        &self,
+        table: &'static str,
+        row: &str,
+        column: &'static str,
+        text: &str,
+    ) -> Result<T, StoreError> {
+        RowCtx::new(self, table, row.to_string()).json(text, column)
+    }
+}
+
+/// Names the row being read, so a value that does not read back is
+/// reported with table, row key and column.
+struct RowCtx<'a> {
+    store: &'a Store,
+    table: &'static str,
+    row: String,
+}
+
+impl<'a> RowCtx<'a> {
+    fn new(store: &'a Store, table: &'static str, row: String) -> Self {
+        RowCtx { store, table, row }
+    }
+
+    fn bad(&self, column: &'static str, reason: String) -> StoreError {
+        StoreError::BadRow {
+            path: self.store.path.clone(),
+            table: self.table,
+            row: self.row.clone(),
+            column,
+            reason,
+        }
+    }
+
+    fn get<T: FromSql>(
+        &self,
+        row: &Row<'_>,
+        idx: usize,
+        column: &'static str,
+    ) -> Result<T, StoreError> {
+        row.get(idx).map_err(|e| self.bad(column, e.to_string()))
+    }
+
+    /// A non-negative integer column that must fit in `u32`.
+    fn index(&self, row: &Row<'_>, idx: usize, column: &'static str) -> Result<u32, StoreError> {
+        let v: i64 = self.get(row, idx, column)?;
+        u32::try_from(v).map_err(|_| self.bad(column, format!("out of range: {v}")))
+    }
+
+    fn json<T: DeserializeOwned>(&self, text: &str, column: &'static str) -> Result<T, StoreError> {
+        serde_json::from_str(text).map_err(|e| self.bad(column, e.to_string()))
+    }
+}
+
+/// How an SQLite error is reported.
+enum Class {
+    Corrupt,
+    ReadOnly,
+    Other,
+}
+
+fn classify(e: &rusqlite::Error) -> Class {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => Class::Corrupt,
+        Some(ErrorCode::ReadOnly) => Class::ReadOnly,
+        _ => Class::Other,
+    }
+}
+
+fn error_for(path: &Path, op: &'static str, e: rusqlite::Error) -> StoreError {
+    let path = path.to_path_buf();
+    match classify(&e) {
+        Class::Corrupt => StoreError::Corrupt { path, source: e },
+        Class::ReadOnly => StoreError::ReadOnly {
+            path,
+            source: Some(e),
+        },
+        Class::Other => StoreError::Sqlite {
+            path,
+            op,
+            source: e,
+        },
+    }
+}
+
+/// `r20261130-010203` from `2026-11-30T01:02:03…Z` (already checked).
+fn run_stamp(started_at: &str) -> String {
+    let digits: String = started_at
+        .chars()
+        .take(19)
+        .filter(char::is_ascii_digit)
+        .collect();
+    let (date, time) = digits.split_at(digits.len().min(8));
+    format!("r{date}-{time}")
+}
+
+/// Four hex digits of a `sha256:` digest.
+fn suffix(digest: &str) -> &str {
+    digest.get(7..11).unwrap_or("0000")
+}

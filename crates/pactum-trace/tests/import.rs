@@ -1,0 +1,1240 @@
+//! Integration tests of the importers: fixtures, the shared real data,
+//! streaming, the schema, and round trips.
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use pactum_core::trace::{Channel, ObservabilityLevel as L, Role, Trace};
+use pactum_trace::{
+    read_traces, ColumnMap, ImportError, ImportOptions, Item, ReadStats, TraceFormat,
+};
+use serde_json::{json, Value};
+
+mod util {
+    use super::*;
+
+    /// Fixture paths are relative (tests run in the crate folder), so
+    /// messages that name them are stable for snapshots.
+    pub fn fixture(name: &str) -> PathBuf {
+        Path::new("fixtures").join(name)
+    }
+
+    pub fn opts(format: TraceFormat, level: Option<L>) -> ImportOptions {
+        ImportOptions {
+            format,
+            observability: level,
+            ..ImportOptions::default()
+        }
+    }
+
+    pub fn read(path: &Path, opts: &ImportOptions) -> Result<(Vec<Item>, ReadStats), ImportError> {
+        let mut items = Vec::new();
+        let stats = read_traces(path, opts, &mut |item| {
+            items.push(item);
+            ControlFlow::Continue(())
+        })?;
+        Ok((items, stats))
+    }
+
+    pub fn traces(items: &[Item]) -> Vec<&Trace> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Trace(t) => Some(t),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every item as one line: what a user would read.
+    pub fn describe(items: &[Item]) -> Vec<String> {
+        items
+            .iter()
+            .map(|i| match i {
+                Item::Trace(t) => format!(
+                    "trace {} (line {})",
+                    t.id,
+                    t.source.as_ref().map_or(0, |s| s.line)
+                ),
+                Item::Skipped { line, reason } => format!("skipped line {line}: {reason}"),
+                Item::Error(e) => format!("error {e}"),
+            })
+            .collect()
+    }
+
+    /// The shared real data (`../shared/data` beside the repository). Absent
+    /// on a bare clone: the test is skipped with a note, except under CI,
+    /// where the data is always laid out and its absence is a failure.
+    pub fn shared(rel: &str) -> Option<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+        let p = root.join(rel);
+        if p.exists() {
+            return Some(p);
+        }
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "shared data missing under CI: {}",
+            p.display()
+        );
+        eprintln!("skipping: {} not found", p.display());
+        None
+    }
+}
+use util::*;
+
+// ---------------------------------------------------------------- pactum
+
+#[test]
+fn pactum_single_object_file() {
+    let (items, stats) = read(
+        &fixture("pactum_trace.json"),
+        &opts(TraceFormat::Pactum, None),
+    )
+    .unwrap();
+    assert_eq!((stats.traces, stats.skipped, stats.errors), (1, 0, 0));
+    let t = traces(&items)[0];
+    assert_eq!(t.id, "refund-042");
+    assert_eq!(t.observability, L::Full);
+    assert_eq!(t.turns.len(), 2);
+    let turn = &t.turns[0];
+    assert_eq!(turn.input.len(), 2);
+    assert_eq!(turn.input[0].role, Role::System);
+    assert_eq!(turn.tool_calls.len(), 3);
+    assert_eq!(
+        turn.tool_calls[1].error.as_deref(),
+        Some("payment gateway timeout")
+    );
+    assert_eq!(
+        turn.tool_calls[0].result,
+        Some(json!({"status": "delivered", "amount": 25.0}))
+    );
+    assert_eq!(turn.side_effects[0].kind, "payment_refund");
+    assert_eq!(turn.latency_ms, Some(2140));
+    assert_eq!(turn.usage.map(|u| u.completion_tokens), Some(64));
+    assert_eq!(t.turns[1].response, None);
+    assert_eq!(t.field("/labels/refund_ok"), Some(&json!(true)));
+    assert_eq!(t.error.as_deref(), Some("the target timed out on turn 2"));
+    let src = t.source.as_ref().unwrap();
+    assert_eq!(
+        (src.file.as_str(), src.line),
+        ("fixtures/pactum_trace.json", 1)
+    );
+}
+
+#[test]
+fn pactum_array_and_jsonl_lines() {
+    let (items, _) = read(
+        &fixture("pactum_traces.json"),
+        &opts(TraceFormat::Pactum, None),
+    )
+    .unwrap();
+    assert_eq!(describe(&items), ["trace a (line 2)", "trace b (line 9)"]);
+    let b = traces(&items)[1];
+    assert_eq!(b.observability, L::ToolCalls);
+    assert_eq!(b.turns[0].response.as_deref(), Some(""));
+    assert_eq!(b.turns[0].tool_calls[0].arguments, json!({"city": "Paris"}));
+
+    let (items, stats) = read(
+        &fixture("pactum_traces.jsonl"),
+        &opts(TraceFormat::Pactum, None),
+    )
+    .unwrap();
+    assert_eq!(
+        describe(&items),
+        [
+            "trace t1 (line 1)",
+            "trace t2 (line 2)",
+            "trace t3 (line 4)"
+        ]
+    );
+    assert_eq!(stats.channel_tally.traces(L::Full), 2);
+    assert_eq!(
+        stats.channel_tally.reporting(L::Full, Channel::SideEffects),
+        1
+    );
+    assert_eq!(
+        stats.channel_tally.silent_channels(),
+        [(L::ToolCalls, Channel::ToolCalls, 1)]
+    );
+}
+
+#[test]
+fn observability_file_wins_flag_fills_in_none_refuses() {
+    let path = fixture("pactum_no_level.jsonl");
+    let err = read(&path, &opts(TraceFormat::Pactum, None)).unwrap_err();
+    assert!(
+        matches!(err, ImportError::NoObservability { line: 1, .. }),
+        "{err:?}"
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("`observability` member") && msg.contains("--observability"),
+        "{msg}"
+    );
+
+    let (items, _) = read(&path, &opts(TraceFormat::Pactum, Some(L::ResponseOnly))).unwrap();
+    let levels: Vec<L> = traces(&items).iter().map(|t| t.observability).collect();
+    assert_eq!(levels, [L::ResponseOnly, L::Full]);
+
+    // A level on the first record but not on a later one: that record only.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("mixed.jsonl");
+    std::fs::write(
+        &p,
+        "{\"id\":\"a\",\"observability\":\"full\"}\n{\"id\":\"b\"}\n",
+    )
+    .unwrap();
+    let (items, stats) = read(&p, &opts(TraceFormat::Pactum, None)).unwrap();
+    assert_eq!((stats.traces, stats.errors), (1, 1));
+    let Item::Error(e) = &items[1] else {
+        panic!("{items:?}")
+    };
+    assert_eq!((e.line, e.field.as_deref()), (2, Some("/observability")));
+    assert!(e.message.contains("--observability"), "{e}");
+}
+
+#[test]
+fn malformed_and_wrong_typed_lines_are_errors_and_reading_goes_on() {
+    let (items, stats) = read(
+        &fixture("malformed.jsonl"),
+        &opts(TraceFormat::Pactum, None),
+    )
+    .unwrap();
+    assert_eq!((stats.traces, stats.errors), (3, 4));
+    let ids: Vec<&str> = traces(&items).iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["m1", "m3", "m7"]);
+    let errors: Vec<(u64, Option<&str>)> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Error(e) => Some((e.line, e.field.as_deref())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (2, None),
+            (4, Some("/turns/0/response")),
+            (5, Some("/turns/0/respnse")),
+            (6, Some("/observability")),
+        ]
+    );
+    insta::assert_snapshot!("malformed_jsonl", describe(&items).join("\n"));
+}
+
+// ---------------------------------------------------------------- openai
+
+#[test]
+fn openai_segmentation_arguments_and_attachment() {
+    let (items, stats) = read(
+        &fixture("openai_chat.jsonl"),
+        &opts(TraceFormat::Openai, Some(L::Full)),
+    )
+    .unwrap();
+    assert_eq!((stats.traces, stats.skipped, stats.errors), (3, 1, 0));
+    let t = traces(&items);
+
+    // Standard OpenAI: string arguments parsed, results attached by id
+    // although they arrive out of order; content parts.
+    let std = t[0];
+    assert_eq!(std.id, "std");
+    assert_eq!(std.observability, L::Full);
+    assert_eq!(std.turns.len(), 2);
+    let t1 = &std.turns[0];
+    assert_eq!(
+        t1.input
+            .iter()
+            .map(|m| (m.role, m.content.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            (Role::System, "You are a travel agent."),
+            (Role::User, "Book Paris and Rome hotels.")
+        ]
+    );
+    assert_eq!(t1.response.as_deref(), Some("Both hotels are booked."));
+    let calls: Vec<(&str, &Value, Option<&Value>)> = t1
+        .tool_calls
+        .iter()
+        .map(|c| (c.id.as_deref().unwrap(), &c.arguments, c.result.as_ref()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (
+                "call_a",
+                &json!({"city": "Paris"}),
+                Some(&json!("Paris booked"))
+            ),
+            (
+                "call_b",
+                &json!({"city": "Rome"}),
+                Some(&json!("Rome booked"))
+            ),
+        ]
+    );
+    assert_eq!(std.turns[1].input[0].content, "Thanks.");
+    assert_eq!(std.turns[1].response.as_deref(), Some("You are welcome."));
+    assert_eq!(
+        std.metadata,
+        json!({"id": "std", "customer": {"tier": "gold"}})
+    );
+
+    // Empty ids: attached by order; invalid JSON kept as a string; blank
+    // arguments are `{}`; tool errors; legacy function_call.
+    let ord = t[1];
+    assert_eq!(ord.id, "openai_chat.jsonl:2");
+    let turn = &ord.turns[0];
+    assert_eq!(turn.response.as_deref(), Some("Trying."));
+    let c = &turn.tool_calls;
+    assert_eq!(c.len(), 3);
+    assert_eq!(c[0].arguments, json!("{not json"));
+    assert_eq!(c[0].result, Some(json!("first result")));
+    assert_eq!(c[0].error, None);
+    assert_eq!(c[1].arguments, json!({}));
+    assert_eq!(c[1].error.as_deref(), Some("ValueError: boom"));
+    assert_eq!(
+        (c[2].name.as_str(), &c[2].arguments),
+        ("legacy", &json!({"x": 1}))
+    );
+    assert_eq!(c[2].result, Some(json!("legacy result")));
+    assert_eq!(ord.metadata, json!({}));
+
+    // Record-level level wins over the flag; numeric id; assistant before
+    // any user message; runs of user messages; a system message starts a turn.
+    let seg = t[2];
+    assert_eq!((seg.id.as_str(), seg.observability), ("42", L::ToolCalls));
+    let shape: Vec<(Vec<&str>, Option<&str>)> = seg
+        .turns
+        .iter()
+        .map(|t| {
+            (
+                t.input.iter().map(|m| m.content.as_str()).collect(),
+                t.response.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            (vec![], Some("Hello, how can I help?")),
+            (vec!["Hi", "Anyone there?"], Some("Yes.\n\nStill here.")),
+            (vec!["Wrap up."], None),
+        ]
+    );
+
+    let Item::Skipped { line, reason } = &items[3] else {
+        panic!("{items:?}")
+    };
+    assert_eq!(*line, 4);
+    assert!(
+        reason.starts_with("line 4: no messages array at `/messages`"),
+        "{reason}"
+    );
+    insta::assert_json_snapshot!("openai_chat_traces", t);
+}
+
+#[test]
+fn openai_json_array_is_streamed_with_element_ids() {
+    let (items, _) = read(
+        &fixture("openai_array.json"),
+        &opts(TraceFormat::Openai, Some(L::ToolCalls)),
+    )
+    .unwrap();
+    assert_eq!(
+        describe(&items),
+        ["trace first (line 2)", "trace openai_array.json#2 (line 9)"]
+    );
+    let call = &traces(&items)[1].turns[0].tool_calls[0];
+    assert_eq!(
+        (&call.arguments, call.result.as_ref()),
+        (&json!({"q": "it"}), Some(&json!("found it")))
+    );
+}
+
+#[test]
+fn openai_bad_records_name_their_field() {
+    let (items, stats) = read(
+        &fixture("openai_bad.jsonl"),
+        &opts(TraceFormat::Openai, Some(L::Full)),
+    )
+    .unwrap();
+    assert_eq!((stats.traces, stats.errors), (1, 8));
+    insta::assert_snapshot!("openai_bad_jsonl", describe(&items).join("\n"));
+}
+
+#[test]
+fn openai_broken_array_keeps_what_came_before() {
+    let (items, stats) = read(
+        &fixture("openai_broken_array.json"),
+        &opts(TraceFormat::Openai, Some(L::Full)),
+    )
+    .unwrap();
+    assert_eq!((stats.traces, stats.errors), (2, 2));
+    insta::assert_snapshot!("openai_broken_array", describe(&items).join("\n"));
+}
+
+#[test]
+fn openai_needs_a_level_somewhere() {
+    let err = read(
+        &fixture("openai_array.json"),
+        &opts(TraceFormat::Openai, None),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "fixtures/openai_array.json:2: no observability level: add an `observability` member (response_only, tool_calls or full) to each record, or pass --observability"
+    );
+}
+
+#[test]
+fn id_field_pointer() {
+    let mut o = opts(TraceFormat::Openai, Some(L::Full));
+    o.id_pointer = Some("/customer/tier".into());
+    let (items, _) = read(&fixture("openai_chat.jsonl"), &o).unwrap();
+    let d = describe(&items);
+    assert_eq!(d[0], "trace gold (line 1)");
+    assert_eq!(
+        d[1],
+        "error fixtures/openai_chat.jsonl:2: field `/customer/tier`: no trace id here (--id-field)"
+    );
+}
+
+// ---------------------------------------------------------------- tabular
+
+fn columns(prompt: &str, response: &str, id: Option<&str>) -> Option<ColumnMap> {
+    Some(ColumnMap {
+        prompt: prompt.into(),
+        response: response.into(),
+        id: id.map(Into::into),
+    })
+}
+
+#[test]
+fn csv_rows_multiline_fields_and_empty_cells() {
+    let mut o = opts(TraceFormat::Tabular, Some(L::ResponseOnly));
+    o.columns = columns("prompt", "response", None);
+    let (items, stats) = read(&fixture("tabular.csv"), &o).unwrap();
+    assert_eq!(stats.traces, 4);
+    assert_eq!(
+        describe(&items),
+        [
+            "trace 1 (line 2)",
+            "trace 2 (line 3)",
+            "trace 3 (line 7)",
+            "trace tabular.csv:8 (line 8)"
+        ]
+    );
+    let t = traces(&items);
+    assert_eq!(t[0].turns[0].input[0].content, "Say \"hi\"");
+    assert_eq!(t[0].turns[0].input[0].role, Role::User);
+    assert_eq!(t[1].turns[0].input[0].content, "a prompt\non two lines");
+    assert_eq!(
+        t[1].turns[0].response.as_deref(),
+        Some("a response\r\non three\nlines")
+    );
+    assert_eq!(
+        t[2].turns[0].response.as_deref(),
+        Some(""),
+        "an empty cell is a recorded empty answer"
+    );
+    assert_eq!(
+        t[0].metadata,
+        json!({"id": "1", "prompt": "Say \"hi\"", "response": "hi", "note": "plain"})
+    );
+    // Auto picks CSV from the extension; an explicit id column.
+    o.format = TraceFormat::Auto;
+    o.columns = columns("prompt", "response", Some("note"));
+    let (items, _) = read(&fixture("tabular.csv"), &o).unwrap();
+    let ids: Vec<&str> = traces(&items).iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["plain", "multi", "empty", "x"]);
+}
+
+#[test]
+fn csv_file_level_errors() {
+    let path = fixture("tabular.csv");
+    let err = read(&path, &opts(TraceFormat::Tabular, Some(L::ResponseOnly))).unwrap_err();
+    assert!(matches!(err, ImportError::MissingColumns { .. }), "{err:?}");
+    let err = read(&path, &opts(TraceFormat::Auto, Some(L::ResponseOnly))).unwrap_err();
+    assert!(matches!(err, ImportError::MissingColumns { .. }), "{err:?}");
+    let mut o = opts(TraceFormat::Tabular, None);
+    o.columns = columns("prompt", "response", None);
+    let err = read(&path, &o).unwrap_err();
+    assert!(
+        matches!(err, ImportError::TabularNeedsObservability { .. }),
+        "{err:?}"
+    );
+    o.observability = Some(L::ResponseOnly);
+    o.columns = columns("prompt", "completion", None);
+    let err = read(&path, &o).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`fixtures/tabular.csv`: column `completion` (from --response-column) is not in the header; the columns are: id, prompt, response, note"
+    );
+}
+
+#[test]
+fn csv_ragged_and_non_utf8_rows_are_record_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("r.csv");
+    std::fs::write(&p, b"prompt,response\na,b\nonly one\n\"x\ny\",\xff\nc,d\n").unwrap();
+    let mut o = opts(TraceFormat::Tabular, Some(L::ResponseOnly));
+    o.columns = columns("prompt", "response", None);
+    let (items, stats) = read(&p, &o).unwrap();
+    assert_eq!((stats.traces, stats.errors), (2, 2));
+    let d: Vec<String> = describe(&items)
+        .iter()
+        .map(|s| s.replace(&p.display().to_string(), "F"))
+        .collect();
+    assert_eq!(
+        d,
+        [
+            "trace r.csv:2 (line 2)",
+            "error F:3: row has 1 field(s), the header has 2",
+            "error F:4: field 2 is not valid UTF-8",
+            "trace r.csv:6 (line 6)",
+        ]
+    );
+}
+
+#[test]
+fn tabular_json_records_with_pointers_and_nulls() {
+    let mut o = opts(TraceFormat::Tabular, Some(L::ResponseOnly));
+    o.columns = columns("/q/text", "answer", None);
+    let (items, stats) = read(&fixture("tabular.jsonl"), &o).unwrap();
+    assert_eq!((stats.traces, stats.errors), (3, 2));
+    let t = traces(&items);
+    assert_eq!(t[0].turns[0].input[0].content, "What is 2+2?");
+    assert_eq!(t[0].turns[0].response.as_deref(), Some("4"));
+    assert_eq!(t[0].field("/label"), Some(&json!("ok")));
+    assert_eq!(t[1].turns[0].response, None, "JSON null is no response");
+    assert!(t[2].turns[0].input.is_empty());
+    assert_eq!(
+        t[2].turns[0].response, None,
+        "a missing response is no response"
+    );
+    insta::assert_snapshot!("tabular_jsonl", describe(&items).join("\n"));
+}
+
+// ---------------------------------------------------------------- auto
+
+#[test]
+fn auto_detection() {
+    let auto =
+        |name: &str, o: &ImportOptions| read(&fixture(name), o).map(|(items, _)| describe(&items));
+    let o = opts(TraceFormat::Auto, Some(L::Full));
+    assert_eq!(
+        auto("pactum_traces.json", &o).unwrap()[0],
+        "trace a (line 2)"
+    );
+    assert_eq!(
+        auto("openai_chat.jsonl", &o).unwrap()[0],
+        "trace std (line 1)"
+    );
+    // The summary line does not stop detection.
+    assert_eq!(auto("agentdojo_excerpt.jsonl", &o).unwrap().len(), 4);
+    // tau-bench keeps its messages under `traj`.
+    assert_eq!(
+        auto("tau_bench_excerpt.json", &o).unwrap()[1],
+        "trace tau_bench_excerpt.json#2 (line 93)"
+    );
+    let err = auto("tabular.jsonl", &o).unwrap_err();
+    assert!(matches!(err, ImportError::UnknownFormat { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("none of its 5 record(s)") && err.to_string().contains("--format"),
+        "{err}"
+    );
+    let mut with_cols = o.clone();
+    with_cols.columns = columns("/q/text", "answer", None);
+    assert_eq!(
+        auto("tabular.jsonl", &with_cols).unwrap()[0],
+        "trace r1 (line 1)"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "\n\n").unwrap();
+    assert_eq!(read(&empty, &o).unwrap().1, ReadStats::default());
+    let odd = dir.path().join("traces.log");
+    std::fs::write(&odd, "{}").unwrap();
+    let err = read(&odd, &o).unwrap_err();
+    assert!(err.to_string().contains("extension"), "{err}");
+    let err = read(&dir.path().join("missing.jsonl"), &o).unwrap_err();
+    assert!(
+        matches!(err, ImportError::Open { .. }) && err.to_string().contains("missing.jsonl"),
+        "{err}"
+    );
+}
+
+#[test]
+fn explicit_format_on_other_extensions_sniffs_the_framing() {
+    let dir = tempfile::tempdir().unwrap();
+    let arr = dir.path().join("traces.txt");
+    std::fs::write(&arr, "\n [{\"id\":\"x\",\"observability\":\"full\"}]").unwrap();
+    let (items, _) = read(&arr, &opts(TraceFormat::Pactum, None)).unwrap();
+    assert_eq!(describe(&items), ["trace x (line 2)"]);
+    let lines = dir.path().join("traces.log");
+    std::fs::write(
+        &lines,
+        "{\"id\":\"y\",\"observability\":\"full\"}\n{\"id\":\"z\",\"observability\":\"full\"}\n",
+    )
+    .unwrap();
+    let (items, _) = read(&lines, &opts(TraceFormat::Pactum, None)).unwrap();
+    assert_eq!(describe(&items), ["trace y (line 1)", "trace z (line 2)"]);
+}
+
+#[test]
+fn records_pointer_errors() {
+    let mut o = opts(TraceFormat::Tabular, Some(L::ResponseOnly));
+    o.columns = columns("prompt", "response", None);
+    o.records_pointer = Some("/nope".into());
+    let err = read(&fixture("jailbreakbench_excerpt.json"), &o).unwrap_err();
+    assert!(
+        matches!(err, ImportError::RecordsNotFound { .. }),
+        "{err:?}"
+    );
+    o.records_pointer = Some("/parameters".into());
+    let err = read(&fixture("jailbreakbench_excerpt.json"), &o).unwrap_err();
+    assert!(err.to_string().ends_with("--records-field `/parameters`: found an object, not an array, expected an array of records"), "{err}");
+    o.records_pointer = Some("/jailbreaks".into());
+    o.format = TraceFormat::Openai;
+    let err = read(&fixture("openai_chat.jsonl"), &o).unwrap_err();
+    assert!(
+        matches!(err, ImportError::UnsupportedOption { .. }),
+        "{err:?}"
+    );
+    o.records_pointer = Some("/a~9".into());
+    let err = read(&fixture("openai_chat.jsonl"), &o).unwrap_err();
+    assert!(matches!(err, ImportError::BadPointer { .. }), "{err:?}");
+}
+
+// ---------------------------------------------------------------- excerpts and withholding
+
+#[test]
+fn agentdojo_excerpt_spot_check() {
+    let (items, stats) = read(
+        &fixture("agentdojo_excerpt.jsonl"),
+        &opts(TraceFormat::Openai, Some(L::Full)),
+    )
+    .unwrap();
+    assert_eq!((stats.traces, stats.skipped, stats.errors), (3, 1, 0));
+    assert!(matches!(&items[0], Item::Skipped { line: 1, .. }));
+    let t = traces(&items);
+    let benign = t[0];
+    assert_eq!(benign.id, "agentdojo_excerpt.jsonl:2");
+    assert_eq!(
+        benign.field("/metadata/suite_name"),
+        Some(&json!("workspace"))
+    );
+    assert_eq!(
+        benign.field("/metadata/injection_task_id"),
+        Some(&Value::Null)
+    );
+    assert!(benign.field("/index").is_some());
+    assert!(
+        benign.field("/messages").is_none(),
+        "the messages are the turns, not metadata"
+    );
+    // One user message → one turn holding every assistant step.
+    assert_eq!(benign.turns.len(), 1);
+    assert_eq!(benign.turns[0].input.len(), 2);
+    let calls = &benign.turns[0].tool_calls;
+    assert!(
+        calls.iter().all(|c| c.arguments.is_object()),
+        "AgentDojo arguments are objects"
+    );
+    assert!(
+        calls.iter().any(|c| c.error.is_some()),
+        "a tool error is attached"
+    );
+    assert!(
+        calls.iter().all(|c| c.result.is_some()),
+        "every call got its result"
+    );
+    let attacked = t[1];
+    assert_eq!(
+        attacked.field("/metadata/injection_task_id"),
+        Some(&json!("injection_task_3"))
+    );
+    assert_eq!(attacked.field("/metadata/security"), Some(&json!(false)));
+    insta::assert_json_snapshot!("agentdojo_excerpt_benign", benign);
+}
+
+#[test]
+fn withholding_tool_calls_and_the_silent_channel_warning() {
+    let path = fixture("agentdojo_excerpt.jsonl");
+    let (_, stats) = read(&path, &opts(TraceFormat::Openai, Some(L::Full))).unwrap();
+    assert_eq!(
+        stats.channel_tally.reporting(L::Full, Channel::ToolCalls),
+        2,
+        "one attacked trace made no call"
+    );
+    assert_eq!(
+        stats.channel_tally.silent_channels(),
+        [(L::Full, Channel::SideEffects, 3)]
+    );
+
+    let mut o = opts(TraceFormat::Openai, Some(L::Full));
+    o.withhold = vec![Channel::ToolCalls];
+    let (items, stats) = read(&path, &o).unwrap();
+    assert!(traces(&items)
+        .iter()
+        .all(|t| t.tool_calls().next().is_none()));
+    assert!(
+        traces(&items).iter().all(|t| t.observability == L::Full),
+        "the level stays as declared"
+    );
+    assert_eq!(
+        stats.channel_tally.reporting(L::Full, Channel::ToolCalls),
+        0
+    );
+    assert_eq!(
+        stats.channel_tally.silent_channels(),
+        [
+            (L::Full, Channel::ToolCalls, 3),
+            (L::Full, Channel::SideEffects, 3)
+        ]
+    );
+
+    o.withhold = vec![Channel::Response, Channel::ToolCalls];
+    o.observability = Some(L::ResponseOnly);
+    let (items, stats) = read(&path, &o).unwrap();
+    assert!(traces(&items).iter().all(|t| !t.has_response()));
+    assert!(
+        stats.channel_tally.silent_channels().is_empty(),
+        "response_only observes neither channel"
+    );
+}
+
+#[test]
+fn tau_bench_xstest_jailbreakbench_excerpts() {
+    let mut o = opts(TraceFormat::Openai, Some(L::ToolCalls));
+    o.messages_pointer = Some("/traj".into());
+    let (items, _) = read(&fixture("tau_bench_excerpt.json"), &o).unwrap();
+    let t = traces(&items);
+    assert_eq!(t.len(), 2);
+    assert!(t[0].field("/traj").is_none());
+    assert_eq!(t[0].field("/task_id"), Some(&json!(38)));
+    let call = t[0].tool_calls().next().unwrap().1;
+    assert!(
+        call.arguments.is_object(),
+        "tau-bench's string arguments are parsed"
+    );
+    assert!(call.result.is_some());
+
+    let mut o = opts(TraceFormat::Tabular, Some(L::ResponseOnly));
+    o.columns = columns("prompt", "completion", None);
+    let (items, _) = read(&fixture("xstest_excerpt.csv"), &o).unwrap();
+    assert_eq!(
+        describe(&items),
+        [
+            "trace v2-26 (line 2)",
+            "trace v2-103 (line 3)",
+            "trace v2-27 (line 10)"
+        ]
+    );
+
+    o.columns = columns("prompt", "response", None);
+    o.records_pointer = Some("/jailbreaks".into());
+    let (items, _) = read(&fixture("jailbreakbench_excerpt.json"), &o).unwrap();
+    let t = traces(&items);
+    assert_eq!(t.len(), 3);
+    assert_eq!(t[2].turns[0].response, None, "null response");
+    assert!(t[2].turns[0].input.is_empty(), "null prompt");
+    assert_eq!(t[0].id, "jailbreakbench_excerpt.json#1");
+}
+
+// ---------------------------------------------------------------- shared real data
+
+#[test]
+fn every_agentdojo_file_imports() {
+    let Some(dir) = shared("agentdojo") else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 9);
+    let mut tally = pactum_trace::ChannelTally::default();
+    for f in &files {
+        // Counted independently from the raw lines: every tool message
+        // answers exactly one call.
+        let tool_messages: usize = std::fs::read_to_string(f)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter_map(|r| r.get("messages").and_then(Value::as_array).cloned())
+            .map(|ms| ms.iter().filter(|m| m["role"] == "tool").count())
+            .sum();
+        let (mut answered, mut errored_calls, mut suites) = (0, 0, 0);
+        let stats = read_traces(f, &opts(TraceFormat::Auto, Some(L::Full)), &mut |item| {
+            if let Item::Trace(t) = item {
+                for (_, c) in t.tool_calls() {
+                    answered += usize::from(c.result.is_some() || c.error.is_some());
+                    errored_calls += u64::from(c.error.is_some());
+                }
+                suites += u64::from(
+                    t.field("/metadata/suite_name")
+                        .is_some_and(Value::is_string),
+                );
+            }
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(
+            (stats.traces, stats.skipped, stats.errors),
+            (194, 1, 0),
+            "{}",
+            f.display()
+        );
+        assert_eq!(suites, 194);
+        assert_eq!(
+            answered,
+            tool_messages,
+            "{}: every tool message is attached",
+            f.display()
+        );
+        assert!(errored_calls > 0, "{}", f.display());
+        tally.merge(&stats.channel_tally);
+    }
+    assert_eq!(tally.traces(L::Full), 9 * 194);
+    assert_eq!(
+        tally.silent_channels(),
+        [(L::Full, Channel::SideEffects, 9 * 194)]
+    );
+}
+
+#[test]
+fn tau_bench_imports_200_traces() {
+    let Some(path) = shared("tau-bench/gpt-4o-airline.json") else {
+        return;
+    };
+    let mut o = opts(TraceFormat::Openai, Some(L::ToolCalls));
+    o.messages_pointer = Some("/traj".into());
+    let mut unanswered = 0;
+    let mut ids = std::collections::BTreeSet::new();
+    let stats = read_traces(&path, &o, &mut |item| {
+        if let Item::Trace(t) = item {
+            unanswered += t.tool_calls().filter(|(_, c)| c.result.is_none()).count();
+            assert!(t.field("/reward").is_some());
+            ids.insert(t.id);
+        }
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert_eq!((stats.traces, stats.errors, stats.skipped), (200, 0, 0));
+    assert_eq!(ids.len(), 200);
+    assert_eq!(unanswered, 0);
+    // Auto finds `traj` on its own.
+    let (_, auto) = read(&path, &opts(TraceFormat::Auto, Some(L::ToolCalls))).unwrap();
+    assert_eq!(auto.traces, 200);
+}
+
+#[test]
+fn xstest_completions_import_450_rows_with_their_lines() {
+    let Some(dir) = shared("xstest/model_completions") else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 5);
+    let mut o = opts(TraceFormat::Auto, Some(L::ResponseOnly));
+    o.columns = columns("prompt", "completion", None);
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let (items, stats) = read(f, &o).unwrap();
+        assert_eq!((stats.traces, stats.errors), (450, 0), "{}", f.display());
+        for t in traces(&items) {
+            let line = t.source.as_ref().unwrap().line;
+            // Checked against the raw file: the row's first physical line
+            // starts with its id cell.
+            let raw = lines[usize::try_from(line).unwrap() - 1];
+            assert!(
+                raw.starts_with(&format!("{},", t.id)),
+                "{}:{line}: {raw}",
+                f.display()
+            );
+            assert!(t.field("/final_label").is_some());
+        }
+    }
+}
+
+#[test]
+fn jailbreakbench_imports() {
+    let Some(dir) = shared("jailbreakbench-artifacts/attack-artifacts") else {
+        return;
+    };
+    let mut files = Vec::new();
+    let mut stack = vec![dir];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "json") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut o = opts(TraceFormat::Tabular, Some(L::ResponseOnly));
+    o.columns = columns("prompt", "response", None);
+    o.records_pointer = Some("/jailbreaks".into());
+    let (mut total, mut null_responses, mut imported_files, mut refused) = (0, 0, 0, 0);
+    for f in &files {
+        match read(f, &o) {
+            Ok((items, stats)) => {
+                assert_eq!(stats.errors, 0, "{}", f.display());
+                imported_files += 1;
+                total += stats.traces;
+                null_responses += traces(&items)
+                    .iter()
+                    .filter(|t| t.turns[0].response.is_none())
+                    .count();
+            }
+            Err(ImportError::RecordsNotFound { .. }) => refused += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!((imported_files, total, null_responses), (21, 1803, 163));
+    assert_eq!(
+        refused,
+        files.len() - 21,
+        "files without `jailbreaks` are refused as a whole"
+    );
+}
+
+// ---------------------------------------------------------------- streaming
+
+fn big_trace(i: u64) -> Value {
+    json!({
+        "id": format!("g{i}"),
+        "observability": "tool_calls",
+        "turns": [{
+            "input": [{"role": "user", "content": format!("request number {i} {}", "x".repeat(150))}],
+            "response": "y".repeat(100),
+            "tool_calls": [{"name": "f", "arguments": {"i": i}}]
+        }]
+    })
+}
+
+#[test]
+fn streams_a_multi_megabyte_jsonl_file_with_a_counting_sink() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.jsonl");
+    let n = 20_000u64;
+    {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        for i in 0..n {
+            serde_json::to_writer(&mut w, &big_trace(i)).unwrap();
+            w.write_all(b"\n").unwrap();
+        }
+    }
+    assert!(std::fs::metadata(&path).unwrap().len() > 5_000_000);
+    let (mut count, mut last) = (0u64, String::new());
+    let stats = read_traces(&path, &opts(TraceFormat::Auto, None), &mut |item| {
+        if let Item::Trace(t) = item {
+            count += 1;
+            last = t.id;
+        }
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert_eq!((count, stats.traces, last.as_str()), (n, n, "g19999"));
+}
+
+#[test]
+fn streams_a_json_array_and_stops_on_break() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.json");
+    let n = 20_000u64;
+    {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        w.write_all(b"[\n").unwrap();
+        for i in 0..n {
+            if i > 0 {
+                w.write_all(b",\n").unwrap();
+            }
+            serde_json::to_writer_pretty(&mut w, &big_trace(i)).unwrap();
+        }
+        w.write_all(b"\n]\n").unwrap();
+    }
+    let mut count = 0u64;
+    let stats = read_traces(&path, &opts(TraceFormat::Pactum, None), &mut |_| {
+        count += 1;
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert_eq!((count, stats.traces), (n, n));
+
+    let mut seen = Vec::new();
+    let stats = read_traces(&path, &opts(TraceFormat::Pactum, None), &mut |item| {
+        if let Item::Trace(t) = item {
+            seen.push((t.id, t.source.map(|s| s.line)));
+        }
+        if seen.len() == 3 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .unwrap();
+    assert_eq!(stats.traces, 3, "nothing is read after Break");
+    let lines_per_trace = serde_json::to_string_pretty(&big_trace(0))
+        .unwrap()
+        .lines()
+        .count() as u64;
+    assert_eq!(
+        seen,
+        [
+            ("g0".to_string(), Some(2)),
+            ("g1".to_string(), Some(2 + lines_per_trace)),
+            ("g2".to_string(), Some(2 + 2 * lines_per_trace)),
+        ]
+    );
+}
+
+#[test]
+fn an_overlong_line_is_one_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        w.write_all(b"{\"id\":\"a\",\"observability\":\"full\"}\n{\"id\":\"")
+            .unwrap();
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..=(pactum_trace::MAX_RECORD_BYTES >> 20) {
+            w.write_all(&chunk).unwrap();
+        }
+        w.write_all(b"\"}\n{\"id\":\"c\",\"observability\":\"full\"}\n")
+            .unwrap();
+    }
+    let (items, _) = read(&path, &opts(TraceFormat::Pactum, None)).unwrap();
+    let d: Vec<String> = describe(&items)
+        .iter()
+        .map(|s| s.replace(&path.display().to_string(), "F"))
+        .collect();
+    assert_eq!(
+        d,
+        [
+            "trace a (line 1)",
+            "error F:2: line is longer than 67108864 bytes",
+            "trace c (line 3)"
+        ]
+    );
+}
+
+// ---------------------------------------------------------------- schema
+
+fn schema() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/trace.schema.json"),
+    )
+    .unwrap();
+    jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap()
+}
+
+#[test]
+fn schema_accepts_every_pactum_fixture() {
+    let v = schema();
+    for name in ["pactum_trace.json", "pactum_traces.json"] {
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture(name)).unwrap()).unwrap();
+        let errors: Vec<String> = v.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+    }
+    for name in ["pactum_traces.jsonl", "pactum_no_level.jsonl"] {
+        for line in std::fs::read_to_string(fixture(name))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+        {
+            assert!(
+                v.is_valid(&serde_json::from_str(line).unwrap()),
+                "{name}: {line}"
+            );
+        }
+    }
+}
+
+/// The schema and the reader agree record by record: what one rejects,
+/// so does the other.
+#[test]
+fn schema_and_reader_agree_on_good_and_bad_records() {
+    let v = schema();
+    let records = [
+        json!({"id": "a"}),
+        json!({"id": "a", "observability": "full", "turns": [{"response": null}]}),
+        json!({"id": "a", "observability": null}),
+        json!({"id": "a", "observability": "full", "source": {"file": "x", "line": 3}}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "arguments": "raw", "result": [1]}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"usage": {"prompt_tokens": 1}}]}),
+        json!({"id": "a", "observability": "partial"}),
+        json!({"id": 3, "observability": "full"}),
+        json!({"observability": "full"}),
+        json!({"id": "a", "observability": "full", "extra": 1}),
+        json!({"id": "a", "observability": "full", "turns": [{"respnse": "x"}]}),
+        json!({"id": "a", "observability": "full", "turns": null}),
+        json!({"id": "a", "observability": "full", "turns": [{"input": [{"role": "assistant", "content": "x"}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"input": [{"role": "user"}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"arguments": {}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"side_effects": [{"details": {}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"latency_ms": -1}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"usage": {"tokens": 1}}]}),
+        json!({"id": "a", "observability": "full", "source": {"file": "x"}}),
+        json!({"id": "a", "observability": "full", "error": 5}),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, r) in records.iter().enumerate() {
+        let p = dir.path().join(format!("r{i}.jsonl"));
+        std::fs::write(&p, r.to_string()).unwrap();
+        let read_ok =
+            read(&p, &opts(TraceFormat::Pactum, Some(L::Full))).is_ok_and(|(_, s)| s.traces == 1);
+        assert_eq!(v.is_valid(r), read_ok, "record {i}: {r}");
+    }
+}
+
+// ---------------------------------------------------------------- round trip
+
+mod roundtrip {
+    use super::*;
+    use pactum_core::trace::{Message, SideEffect, SourceRef, ToolCall, Turn, Usage};
+    use proptest::prelude::*;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        // No floats: serde_json's default float parsing may differ by one ulp.
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            ".{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z/~]{0,4}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn non_null() -> impl Strategy<Value = Value> {
+        json_value().prop_filter("null reads back as absent", |v| !v.is_null())
+    }
+
+    fn level() -> impl Strategy<Value = L> {
+        prop::sample::select(L::ALL.to_vec())
+    }
+
+    fn turn() -> impl Strategy<Value = Turn> {
+        let message = (prop::bool::ANY, any::<String>()).prop_map(|(user, content)| Message {
+            role: if user { Role::User } else { Role::System },
+            content,
+        });
+        let call = (
+            prop::option::of("[a-z0-9_]{1,6}"),
+            any::<String>(),
+            json_value(),
+            prop::option::of(non_null()),
+            prop::option::of(any::<String>()),
+        )
+            .prop_map(|(id, name, arguments, result, error)| ToolCall {
+                id,
+                name,
+                arguments,
+                result,
+                error,
+            });
+        let effect =
+            ("[a-z_]{1,8}", json_value()).prop_map(|(kind, details)| SideEffect { kind, details });
+        let usage = (any::<u64>(), any::<u64>()).prop_map(|(p, c)| Usage {
+            prompt_tokens: p,
+            completion_tokens: c,
+        });
+        (
+            prop::collection::vec(message, 0..3),
+            prop::option::of(any::<String>()),
+            prop::collection::vec(call, 0..3),
+            prop::collection::vec(effect, 0..2),
+            prop::option::of(any::<u64>()),
+            prop::option::of(usage),
+        )
+            .prop_map(
+                |(input, response, tool_calls, side_effects, latency_ms, usage)| Turn {
+                    input,
+                    response,
+                    tool_calls,
+                    side_effects,
+                    latency_ms,
+                    usage,
+                },
+            )
+    }
+
+    fn trace() -> impl Strategy<Value = Trace> {
+        (
+            any::<String>(),
+            level(),
+            prop::collection::vec(turn(), 0..3),
+            json_value(),
+            prop::option::of(any::<String>()),
+            prop::option::of(any::<String>()),
+        )
+            .prop_map(
+                |(id, observability, turns, metadata, error, incomplete)| Trace {
+                    id,
+                    observability,
+                    turns,
+                    metadata,
+                    error,
+                    incomplete,
+                    source: None,
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Serialized as JSONL and as a pretty JSON array, every trace reads
+        /// back equal (with `source` naming where it was read), and every
+        /// serialized trace is valid under the schema.
+        #[test]
+        fn pactum_traces_read_back_equal(ts in prop::collection::vec(trace(), 1..4)) {
+            let dir = tempfile::tempdir().unwrap();
+            let jsonl = dir.path().join("t.jsonl");
+            let mut text = String::new();
+            for t in &ts {
+                text.push_str(&serde_json::to_string(t).unwrap());
+                text.push('\n');
+            }
+            std::fs::write(&jsonl, &text).unwrap();
+            let (items, stats) = read(&jsonl, &opts(TraceFormat::Pactum, None)).unwrap();
+            prop_assert_eq!(stats.traces, ts.len() as u64);
+            for (i, (got, want)) in traces(&items).into_iter().zip(&ts).enumerate() {
+                let mut want = want.clone();
+                want.source = Some(SourceRef { file: jsonl.display().to_string(), line: i as u64 + 1 });
+                prop_assert_eq!(got, &want);
+            }
+
+            let arr = dir.path().join("t.json");
+            std::fs::write(&arr, serde_json::to_string_pretty(&ts).unwrap()).unwrap();
+            let (items, _) = read(&arr, &opts(TraceFormat::Auto, None)).unwrap();
+            let got: Vec<Trace> = traces(&items).into_iter().cloned().map(|mut t| { t.source = None; t }).collect();
+            prop_assert_eq!(got, ts.clone());
+
+            let v = schema();
+            let doc = serde_json::to_value(&ts).unwrap();
+            prop_assert!(v.is_valid(&doc));
+        }
+    }
+}
