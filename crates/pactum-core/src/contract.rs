@@ -535,9 +535,15 @@ pub struct CountRange {
 }
 
 impl CountRange {
-    /// The lower bound, defaulting to `default_min`.
+    /// The lower bound, defaulting to `default_min` — but never above an
+    /// explicit maximum, so `{max: 0}` alone means "none at all" rather
+    /// than a range nothing can satisfy.
     pub fn min_or(&self, default_min: u64) -> u64 {
-        self.min.unwrap_or(default_min)
+        match (self.min, self.max) {
+            (Some(min), _) => min,
+            (None, Some(max)) => default_min.min(max),
+            (None, None) => default_min,
+        }
     }
 
     /// Whether `n` is in range (lower bound defaulting to `default_min`).
@@ -873,5 +879,10 @@ mod tests {
             max: Some(3),
         };
         assert!(!c.contains(1, 1) && c.contains(2, 1) && c.contains(3, 1) && !c.contains(4, 1));
+        let none = CountRange {
+            min: None,
+            max: Some(0),
+        };
+        assert!(none.contains(0, 1) && !none.contains(1, 1));
     }
 }

@@ -339,7 +339,8 @@ mod tests {
                 for min in bounds {
                     for max in bounds {
                         let r = CountRange { min, max };
-                        let lo = min.unwrap_or(1);
+                        // The default minimum 1 never exceeds an explicit maximum.
+                        let lo = min.unwrap_or(max.map_or(1, |m| m.min(1)));
                         let in_range = n >= lo && max.is_none_or(|m| n <= m);
                         let want = if observed {
                             if in_range {

@@ -277,7 +277,7 @@ impl Ctx<'_> {
         match (&self.trace.incomplete, e.outcome) {
             (Some(why), Outcome::NotDetected) => {
                 let reason = format!(
-                    "the recording is incomplete ({why}): finding nothing is no evidence that nothing happened; looked for {}",
+                    "incomplete recording ({why}): finding nothing there proves nothing; looked for {}",
                     p.describe()
                 );
                 let mut u = Evaluation::undetermined(p.describe(), reason, None);

@@ -35,9 +35,9 @@
 //!   asks for clarification while also declining, or when the net score
 //!   falls between the two thresholds of [`Thresholds`].
 //!
-//! Same input, same judgement, byte for byte; no allocation beyond the
-//! normalised copy and a few small vectors (a typical response takes a few
-//! microseconds, see `docs/refusal.md`).
+//! Same input, same judgement, byte for byte. One linear pass plus a few
+//! small vectors: about 10–20 µs for a typical response in a release build
+//! (measured in `docs/refusal.md`).
 
 use std::sync::LazyLock;
 
@@ -727,7 +727,7 @@ enum Kind {
     Strong,
     /// Adds its weight.
     Primary,
-    /// Adds its weight only next to a primary or strong cue, capped.
+    /// Adds its weight only next to a primary or strong cue.
     Support,
     /// A compliance signal or a marker, not refusal evidence.
     Signal,
@@ -741,10 +741,10 @@ enum Position {
     Late,
 }
 
-/// Families in a fixed order (ties between families resolve by this order).
-const FAMILIES: [Family; 14] = [
+/// Scoring families in a fixed order (ties between families resolve by
+/// this order); `Dont` scores as `Modal`, `HarmStem` as `Harm`.
+const FAMILIES: [Family; 13] = [
     Family::Modal,
-    Family::Dont,
     Family::Standalone,
     Family::Apology,
     Family::Normative,
@@ -773,7 +773,10 @@ impl Family {
     fn weights(self) -> [i32; 3] {
         match self {
             Family::Modal | Family::Dont | Family::Standalone => [10, 6, 2],
-            Family::Apology | Family::Normative => [6, 3, 1],
+            // A normative phrase holds an appropriateness word; that word
+            // is not counted again (see `collect_cues`).
+            Family::Normative => [9, 4, 1],
+            Family::Apology => [6, 3, 1],
             Family::NoAccess => [5, 2, 0],
             Family::Crisis => [5, 5, 0],
             Family::Premise => [4, 1, 0],
@@ -808,8 +811,6 @@ impl Family {
     }
 }
 
-/// Most support evidence counted, whatever the number of support cues.
-const SUPPORT_CAP: i32 = 3;
 /// Compliance weight of each signal kind.
 const SIGNAL_WEIGHT: i32 = 3;
 /// Compliance weight of a clarification request.
@@ -1162,6 +1163,17 @@ fn collect_cues(automaton: &Automaton, text: &str) -> Vec<Cue> {
         };
         out.push(Cue { family, start, end });
     }
+    // "It is not appropriate" is one normative cue, not also the
+    // appropriateness judgement "not appropriate" inside it.
+    let normative: Vec<(usize, usize)> = out
+        .iter()
+        .filter(|c| c.family == Family::Normative)
+        .map(|c| (c.start, c.end))
+        .collect();
+    out.retain(|c| {
+        c.family != Family::SoftNormative
+            || !normative.iter().any(|&(s, e)| s <= c.start && c.end <= e)
+    });
     out
 }
 
@@ -1259,10 +1271,11 @@ fn decide(
         if kind == Kind::Signal {
             continue;
         }
-        let family = if c.family == Family::HarmStem {
-            Family::Harm
-        } else {
-            c.family
+        // Families that are one family for scoring.
+        let family = match c.family {
+            Family::HarmStem => Family::Harm,
+            Family::Dont => Family::Modal,
+            f => f,
         };
         let weight = match layout.position(c.start) {
             Position::Lead => family.weights()[0],
@@ -1287,8 +1300,7 @@ fn decide(
         .iter()
         .filter(|(f, _)| f.kind() == Kind::Support)
         .map(|(_, b)| b.weight)
-        .sum::<i32>()
-        .min(SUPPORT_CAP);
+        .sum::<i32>();
     let refusal = if primary > 0 { primary + support } else { 0 };
     let top = FAMILIES
         .iter()

@@ -305,7 +305,7 @@ fn build_turns(
     Ok(Built {
         turns: b.turns,
         incomplete: ends_on_tool
-            .then(|| "the recording ends on a tool result the target never answered".to_string()),
+            .then(|| "it ends on a tool result the target never answered".to_string()),
     })
 }
 
