@@ -18,8 +18,9 @@ pub enum Exit {
     /// 4: refused: an inconsistent set of artifacts (reserved for
     /// `pactum aggregate`).
     Refused = 4,
-    /// 5: partial input: some records or files could not be read (each
-    /// reported with file and line); everything readable was graded.
+    /// 5: partial: some records or files could not be read (each reported
+    /// with file and line; everything readable was graded), or a requested
+    /// report could not be written in full.
     Partial = 5,
 }
 
@@ -34,13 +35,19 @@ impl Exit {
 pub const TABLE: &str = "\
 Exit codes:
   0  every graded test passed
+     strength: the measurement passed (PASS); aggregate: every declared floor
+     met; compare: the comparison was made (whatever its answer)
   1  at least one test failed (a clause was violated)
+     strength: FAIL (a probe missed, a canary passed, a clean control failed,
+     a broken measurement); aggregate: a class below its floor
   2  usage error or invalid input (contract, expectations or policy file with
      errors, unreadable trace file): nothing was graded
   3  no failure, but some tests were undetermined (WARN) or error (ERR)
+     strength: CONCERNS (too few trials, an unreached oracle, a coverage gap)
   4  refused: inconsistent set of artifacts (pactum aggregate)
-  5  partial input: some records or files could not be read; the rest was
-     graded (when this happens it takes precedence over 1 and 3)";
+  5  partial: some records or files could not be read (the rest was graded),
+     or a requested report could not be written in full; takes precedence
+     over 1 and 3";
 
 /// The exit code of a grading run from its totals. Partial input takes
 /// precedence (a failure is still printed and reported), then failure, then

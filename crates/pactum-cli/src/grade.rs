@@ -234,6 +234,8 @@ fn create(path: &Path) -> Result<BufWriter<File>, String> {
 /// no verdict already reached is lost from the other reports.
 struct Fanout {
     reporters: Vec<(String, Box<dyn Reporter>)>,
+    /// A requested report could not be written in full.
+    failed: bool,
 }
 
 impl Fanout {
@@ -243,6 +245,7 @@ impl Fanout {
             if let Err(e) = f(r.as_mut()) {
                 if !is_broken_pipe(&e) {
                     eprint(&format!("error: {name} report: {e}; it is incomplete"));
+                    self.failed = true;
                 }
                 failed.push(i);
             }
@@ -262,6 +265,23 @@ fn is_broken_pipe(e: &ReportError) -> bool {
         source = s.source();
     }
     false
+}
+
+/// An import error names its own location (`` `path`: … `` or
+/// `path:line: …`); reports show the location once, so split it off.
+fn split_location(message: &str, file: &str) -> (u64, String) {
+    let quoted = format!("`{file}`: ");
+    if let Some(rest) = message.strip_prefix(&quoted) {
+        return (0, rest.to_string());
+    }
+    if let Some(rest) = message.strip_prefix(file).and_then(|r| r.strip_prefix(':')) {
+        if let Some((n, tail)) = rest.split_once(": ") {
+            if let Ok(line) = n.parse::<u64>() {
+                return (line, tail.to_string());
+            }
+        }
+    }
+    (0, message.to_string())
 }
 
 #[derive(Default)]
@@ -327,6 +347,14 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         },
     };
     for t in &args.traces {
+        if t.is_dir() {
+            eprint(&format!(
+                "error: {}: is a folder; name the trace files (a shell glob such as {}/*.jsonl works)",
+                t.display(),
+                t.display()
+            ));
+            return Exit::Usage;
+        }
         if !t.is_file() {
             eprint(&format!("error: {}: no such trace file", t.display()));
             return Exit::Usage;
@@ -335,6 +363,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
 
     let mut fan = Fanout {
         reporters: Vec::new(),
+        failed: false,
     };
     let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
     if !args.quiet && !json_to_stdout {
@@ -396,6 +425,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     let mut tally = pactum_trace::ChannelTally::default();
     let mut files_failed = 0u64;
     let mut graded = 0u64;
+    let mut labelled = 0u64;
     for path in &args.traces {
         let file = path.display().to_string();
         let mut first_skip: Option<String> = None;
@@ -404,6 +434,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
                 Item::Trace(trace) => {
                     let result = grade_trace(&contracts, &trace, &policy, &NoJudge);
                     let expected = expectations.as_ref().and_then(|(e, _)| e.expected(&trace));
+                    labelled += u64::from(expected.is_some());
                     *totals.by_status.entry(result.status).or_default() += 1;
                     graded += 1;
                     fan.each(|r| r.result(&result, expected));
@@ -454,11 +485,17 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
             Err(e) => {
                 files_failed += 1;
                 totals.input_errors += 1;
+                let message = e.to_string();
+                if args.quiet || json_to_stdout {
+                    // No terminal summary will show it.
+                    eprint(&format!("error: {message}"));
+                }
+                let (line, message) = split_location(&message, &file);
                 let err = InputError {
                     file: file.clone(),
-                    line: 0,
+                    line,
                     field: None,
-                    message: e.to_string(),
+                    message,
                 };
                 fan.each(|r| r.input_error(&err));
                 inputs.push(InputFile {
@@ -489,7 +526,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
             for f in lint_contract(&c.contract, Some(*level)) {
                 if f.code == "unobserved-channel" && f.level == LintLevel::Warning {
                     warnings.push(Warning {
-                        code: "vacuous-check".into(),
+                        code: "unobserved-channel".into(),
                         message: format!("{} ({}): {}", c.contract.id, c.path.display(), f.message),
                     });
                 }
@@ -513,11 +550,41 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         }
     }
 
+    let judged: usize = loaded
+        .iter()
+        .map(|c| {
+            let k = &c.contract;
+            k.required.iter().chain(&k.prohibited).filter(|x| x.judge.is_some()).count()
+                + k.conditional.iter().filter(|x| x.then.judge.is_some()).count()
+        })
+        .sum();
+    if judged > 0 {
+        warnings.push(Warning {
+            code: "no-judge".into(),
+            message: format!(
+                "{judged} clause(s) carry a judge rubric but no judge is configured: each is not evaluable with reason no-judge (and a clause that also has a check can only be settled by its check detecting the behaviour)"
+            ),
+        });
+    }
+    if let Some((_, info)) = &expectations {
+        if labelled == 0 && graded > 0 {
+            warnings.push(Warning {
+                code: "no-label".into(),
+                message: format!(
+                    "{}: no trace was labelled: `{}` (with its `when`) matched none of the {graded} traces. Pointers resolve against each trace's metadata: for an OpenAI-format record that is the whole record minus its messages (AgentDojo: /metadata/security); for pactum's own format, its `metadata` object",
+                    info.path, info.pointer
+                ),
+            });
+        }
+    }
     let end = RunEnd { inputs, warnings };
     fan.each(|r| r.finish(&end));
 
     if graded == 0 && files_failed as usize == args.traces.len() {
         return Exit::Usage;
+    }
+    if fan.failed {
+        return Exit::Partial;
     }
     let count = |s: TestStatus| totals.by_status.get(&s).copied().unwrap_or(0);
     exit::for_totals(

@@ -55,8 +55,10 @@ pub fn strip_terminal_escapes(s: &str) -> String {
                 }
                 None => {}
             },
-            // C1 CSI and OSC introducers, and the rest of C0/C1.
+            // C1 CSI and OSC introducers, and the rest of C0/C1. A carriage
+            // return could overwrite a line: it becomes a space.
             '\n' | '\t' => out.push(c),
+            '\r' => out.push(' '),
             c if c.is_control() => {}
             // Bidirectional overrides can reorder what a reader sees.
             '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
@@ -82,10 +84,7 @@ mod tests {
     #[test]
     fn strips_csi_osc_and_controls() {
         let s = "a\u{1b}[31mred\u{1b}[0m b\u{1b}]0;title\u{7} c\u{1b}]8;;http://x\u{1b}\\d\r\u{8}e\u{9b}f";
-        assert_eq!(
-            strip_terminal_escapes(s),
-            "ared b cde\u{fffd}f".replace('\u{fffd}', "")
-        );
+        assert_eq!(strip_terminal_escapes(s), "ared b cd ef");
     }
 
     #[test]

@@ -140,7 +140,11 @@ fn input_error_case(e: &InputError, s: &mut String) {
     };
     s.push_str(&format!(
         "    <testcase name=\"{}\" classname=\"input-error\">\n      <error type=\"input-error\" message=\"{}\"/>\n    </testcase>\n",
-        attr(&format!("{}:{}", e.file, e.line)),
+        attr(&if e.line == 0 {
+            e.file.clone()
+        } else {
+            format!("{}:{}", e.file, e.line)
+        }),
         attr(&message)
     ));
 }

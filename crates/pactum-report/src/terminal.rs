@@ -206,8 +206,9 @@ impl<W: Write> TerminalReporter<W> {
                 ));
             }
             if unlisted > 0 {
+                let more = if group.entries.is_empty() { "" } else { "more " };
                 s.push_str(&format!(
-                    "{label}  {unlisted} more {} passed with every clause graded (not listed; verbose lists them)\n",
+                    "{label}  {unlisted} {more}{} passed with every clause graded (not listed; verbose lists them)\n",
                     plural(unlisted, "trace", "traces"),
                 ));
             }
@@ -432,12 +433,13 @@ impl<W: Write> Reporter for TerminalReporter<W> {
             .as_deref()
             .map(|f| format!("{}: ", one_line(f, 100)))
             .unwrap_or_default();
-        self.input_errors.push(format!(
-            "{}:{}: {field}{}",
-            one_line(&e.file, 200),
-            e.line,
-            one_line(&e.message, 300)
-        ));
+        // Line 0 is a file-level error (the file could not be read at all).
+        let at = if e.line == 0 {
+            one_line(&e.file, 200)
+        } else {
+            format!("{}:{}", one_line(&e.file, 200), e.line)
+        };
+        self.input_errors.push(format!("{at}: {field}{}", one_line(&e.message, 300)));
         Ok(())
     }
 

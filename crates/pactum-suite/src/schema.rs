@@ -52,8 +52,20 @@ pub(crate) fn validate_with(
             _ => None,
         })
         .collect();
+    // A value outside an enum is also of the wrong type when the enum is
+    // of strings: the enum's message lists the choices, so it alone speaks.
+    let enum_at: BTreeSet<String> = errors
+        .iter()
+        .filter(|e| matches!(e.kind(), ValidationErrorKind::Enum { .. }))
+        .map(|e| e.instance_path().as_str().to_string())
+        .collect();
     let mut out = Vec::new();
     for e in &errors {
+        if matches!(e.kind(), ValidationErrorKind::Type { .. })
+            && enum_at.contains(e.instance_path().as_str())
+        {
+            continue;
+        }
         describe(doc, schema, e, &unknown_at, &mut out);
     }
     out

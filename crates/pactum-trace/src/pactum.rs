@@ -98,6 +98,19 @@ struct RawUsage {
 
 /// Reads one pactum-format record from its bytes.
 pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>) -> Conv {
+    // Say what a non-object record is, rather than serde's internal names.
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    if let Some(b) = first.filter(|b| *b != b'{') {
+        let found = match b {
+            b'[' => "an array",
+            b'"' => "a string",
+            b't' | b'f' => "a boolean",
+            b'n' => "null",
+            b'-' | b'0'..=b'9' => "a number",
+            _ => "something that is not JSON",
+        };
+        return Conv::Error(ctx.error(None, format!("expected a trace object, found {found}")));
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let raw: RawTrace = match serde_path_to_error::deserialize(&mut de) {
         Ok(raw) => raw,

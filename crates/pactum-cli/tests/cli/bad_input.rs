@@ -1,0 +1,380 @@
+//! Bad contracts and bad trace files: each is reported where it is (file,
+//! line, column or field) with a hint, with the documented exit code, and
+//! none panics (every run goes through the guard in `support::pactum`).
+
+use std::path::Path;
+
+use crate::support::*;
+
+/// Runs `pactum check PATH` and `pactum grade -c PATH` on a passing trace
+/// file; both must refuse with exit 2, print nothing on stdout, and give the
+/// same diagnostics on stderr. Returns that stderr.
+fn refused_by_check_and_grade(dir: &Path, contract: &str) -> String {
+    let check = pactum_in(dir, ["check", contract]);
+    assert_code(&check, 2);
+    assert_eq!(check.stdout, "", "check: no contract listed as valid");
+    let traces = root().join(fx("traces/pass.jsonl"));
+    let grade = pactum_in(
+        dir,
+        [
+            "grade".as_ref(),
+            "-c".as_ref(),
+            contract.as_ref(),
+            traces.as_os_str(),
+        ],
+    );
+    assert_code(&grade, 2);
+    assert_eq!(grade.stdout, "", "grade: nothing was graded");
+    assert_eq!(check.stderr, grade.stderr, "the same diagnostics");
+    check.stderr
+}
+
+#[test]
+fn unknown_key_wrong_type_and_invalid_regex_are_reported_at_once() {
+    let file = fx("bad-contracts/three-errors.yaml");
+    let stderr = refused_by_check_and_grade(&root(), &file);
+    for (code, at) in [
+        ("unknown-key", "7:5"),
+        ("wrong-type", "15:23"),
+        ("invalid-regex", "19:14"),
+    ] {
+        assert!(
+            stderr.contains(&format!("error[{code}]")) && stderr.contains(&format!("{file}:{at}")),
+            "{code} at {file}:{at}: {stderr}"
+        );
+    }
+    assert_eq!(stderr.matches("error[").count(), 3, "{stderr}");
+    assert_eq!(
+        stderr.matches("= hint: ").count(),
+        3,
+        "a hint each: {stderr}"
+    );
+    assert!(stderr.contains("did you mean `check`?"), "{stderr}");
+    settings().bind(|| insta::assert_snapshot!("three_errors_diagnostics", stderr));
+}
+
+#[test]
+fn a_negated_prohibition_fails_the_lint_with_a_rewrite() {
+    let file = fx("bad-contracts/negated.yaml");
+    let stderr = refused_by_check_and_grade(&root(), &file);
+    assert!(stderr.contains("error[negated-prohibition]"), "{stderr}");
+    assert!(stderr.contains(&format!("{file}:5:11")), "{stderr}");
+    assert!(
+        stderr.contains("suggested rewrite: “Send money”"),
+        "{stderr}"
+    );
+    settings().bind(|| insta::assert_snapshot!("negated_diagnostics", stderr));
+}
+
+#[test]
+fn a_file_that_is_not_yaml() {
+    let file = fx("bad-contracts/not-yaml.yaml");
+    let stderr = refused_by_check_and_grade(&root(), &file);
+    assert!(stderr.contains("error[yaml-syntax]"), "{stderr}");
+    assert!(stderr.contains(&format!("{file}:1:")), "{stderr}");
+}
+
+#[test]
+fn an_empty_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("empty.yaml"), "").expect("write");
+    let stderr = refused_by_check_and_grade(dir.path(), "empty.yaml");
+    assert!(stderr.contains("empty.yaml:1:1"), "{stderr}");
+    assert!(stderr.contains("error["), "{stderr}");
+}
+
+#[test]
+fn a_binary_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bytes: Vec<u8> = (0u8..=255)
+        .rev()
+        .chain([0, 0x1b, b'[', b'2', b'J'])
+        .collect();
+    std::fs::write(dir.path().join("binary.yaml"), bytes).expect("write");
+    let stderr = refused_by_check_and_grade(dir.path(), "binary.yaml");
+    assert!(stderr.contains("error[not-utf8]"), "{stderr}");
+    assert!(stderr.contains("binary.yaml:1:1"), "{stderr}");
+    assert_terminal_safe("binary contract diagnostics", &stderr);
+}
+
+#[test]
+fn a_folder_with_no_contracts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("nothing-here")).expect("mkdir");
+    std::fs::write(dir.path().join("nothing-here/notes.txt"), "not a contract").expect("write");
+    let stderr = refused_by_check_and_grade(dir.path(), "nothing-here");
+    assert!(
+        stderr.contains("nothing-here: folder holds no .yaml, .yml or .json contract file"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_contract_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let stderr = refused_by_check_and_grade(dir.path(), "absent.yaml");
+    assert!(
+        stderr.contains("error[io]") && stderr.contains("absent.yaml"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn duplicate_contract_ids_across_two_files() {
+    let dir = fx("bad-contracts/duplicate-ids");
+    let stderr = refused_by_check_and_grade(&root(), &dir);
+    assert!(
+        stderr.contains(&format!(
+            "contract id `same-id` is declared twice: {dir}/first.yaml and {dir}/second.yaml"
+        )),
+        "{stderr}"
+    );
+    // The same when the two files are given one by one.
+    let run = pactum([
+        "check".to_string(),
+        format!("{dir}/first.yaml"),
+        format!("{dir}/second.yaml"),
+    ]);
+    assert_code(&run, 2);
+    assert!(run.stderr.contains("declared twice"), "{}", run.stderr);
+}
+
+#[test]
+fn a_wrong_type_is_reported_once() {
+    let file = fx("bad-contracts/severity-number.yaml");
+    let stderr = refused_by_check_and_grade(&root(), &file);
+    assert_eq!(stderr.matches("error[").count(), 1, "{stderr}");
+    assert!(stderr.contains(&format!("{file}:6:15")), "{stderr}");
+}
+
+#[test]
+fn lines_that_are_not_objects_are_reported_and_the_rest_graded() {
+    let file = fx("traces/not-objects.jsonl");
+    let run = pactum(["grade", "-c", &fx("contracts/shop.yaml"), &file]);
+    assert_code(&run, 5);
+    for line in 2..=4 {
+        assert!(
+            run.stdout.contains(&format!("  {file}:{line}: ")),
+            "line {line} reported: {}",
+            run.stdout
+        );
+    }
+    assert!(
+        run.stdout
+            .contains("2 traces: 0 fail, 0 error, 0 undetermined, 2 pass; 3 input errors"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn openai_lines_that_are_not_objects_say_what_they_are() {
+    let example = std::fs::read_to_string(root().join(EX_TRACES)).expect("example");
+    let lines: Vec<&str> = example.lines().collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = format!(
+        "{}\n\"a JSON string\"\n42\n[1, 2, 3]\n{}\n",
+        lines[1], lines[2]
+    );
+    std::fs::write(dir.path().join("mixed.jsonl"), text).expect("write");
+    let contracts = root().join(EX_CONTRACTS);
+    let run = pactum_in(
+        dir.path(),
+        [
+            "grade".as_ref(),
+            "-c".as_ref(),
+            contracts.as_os_str(),
+            "mixed.jsonl".as_ref(),
+            "--observability".as_ref(),
+            "tool_calls".as_ref(),
+        ],
+    );
+    assert_code(&run, 5);
+    for (line, what) in [(2, "a string"), (3, "a number"), (4, "an array")] {
+        assert!(
+            run.stdout.contains(&format!(
+                "  mixed.jsonl:{line}: expected a conversation object, found {what}\n"
+            )),
+            "line {line}: {}",
+            run.stdout
+        );
+    }
+    assert!(
+        run.stdout
+            .contains("2 traces: 0 fail, 0 error, 0 undetermined, 2 pass; 3 input errors"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn lines_that_are_not_objects_say_what_they_are() {
+    let file = fx("traces/not-objects.jsonl");
+    let run = pactum(["grade", "-c", &fx("contracts/shop.yaml"), &file]);
+    assert_code(&run, 5);
+    assert!(!run.stdout.contains("RawTrace"), "{}", run.stdout);
+    for (line, what) in [(2, "a string"), (3, "a number"), (4, "an array")] {
+        let l = run
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("  {file}:{line}: ")))
+            .unwrap_or_else(|| panic!("line {line}: {}", run.stdout));
+        assert!(l.contains(&format!("found {what}")), "{l}");
+    }
+}
+
+#[test]
+fn openai_arguments_that_are_not_json_are_kept_and_graded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("r.json");
+    let run = pactum([
+        "grade".as_ref(),
+        "-c".as_ref(),
+        fx("contracts/shop.yaml").as_ref(),
+        fx("traces/openai-bad-args.jsonl").as_ref(),
+        "--observability".as_ref(),
+        "tool_calls".as_ref(),
+        "--json".as_ref(),
+        json.as_os_str(),
+    ]);
+    // The call was made, whatever its arguments: delete-account is violated.
+    assert_code(&run, 1);
+    assert!(run.stdout.contains("FAIL  oa-bad-args"), "{}", run.stdout);
+    let report = read_report(&json);
+    assert_eq!(report["totals"]["input_errors"], 0);
+    let r = results_by_id(&report)["oa-bad-args"];
+    let clause = r["contracts"][0]["clauses"]
+        .as_array()
+        .expect("clauses")
+        .iter()
+        .find(|c| c["id"] == "delete-account")
+        .expect("delete-account");
+    assert_eq!(clause["verdict"], "violated");
+    assert_eq!(clause["evidence"][0]["kind"], "tool_call");
+    assert_eq!(clause["evidence"][0]["name"], "delete_account");
+    assert_eq!(
+        clause["evidence"][0]["arguments"], "{\"user\": \"emma\", oops",
+        "kept as the string it was"
+    );
+}
+
+#[test]
+fn a_trace_file_without_any_level_and_no_flag() {
+    let file = fx("traces/no-level.jsonl");
+    let run = pactum(["grade", "-c", &fx("contracts/shop.yaml"), &file]);
+    assert_code(&run, 2);
+    let all = run.all();
+    assert!(all.contains("no observability level"), "{all}");
+    assert!(all.contains(&file), "names the file: {all}");
+    // Both ways to declare it.
+    assert!(all.contains("add an `observability` member"), "{all}");
+    assert!(all.contains("pass --observability"), "{all}");
+    // With the flag, the same file grades.
+    let run = pactum([
+        "grade",
+        "-c",
+        &fx("contracts/shop.yaml"),
+        &file,
+        "--observability",
+        "tool_calls",
+    ]);
+    assert_code(&run, 0);
+}
+
+#[test]
+fn a_file_level_error_is_located_once() {
+    let file = fx("traces/no-level.jsonl");
+    let run = pactum(["grade", "-c", &fx("contracts/shop.yaml"), &file]);
+    assert_code(&run, 2);
+    assert!(!run.all().contains(&format!("{file}:0:")), "{run:#?}");
+    assert_eq!(run.all().matches(file.as_str()).count(), 1, "{run:#?}");
+}
+
+#[test]
+fn a_csv_whose_mapped_columns_are_missing() {
+    let file = fx("traces/tabular.csv");
+    let run = pactum([
+        "grade",
+        "-c",
+        &fx("contracts/shop.yaml"),
+        &file,
+        "--observability",
+        "response_only",
+        "--prompt-column",
+        "question",
+        "--response-column",
+        "answer",
+    ]);
+    assert_code(&run, 2);
+    let all = run.all();
+    assert!(
+        all.contains("column `question` (from --prompt-column) is not in the header")
+            && all.contains("the columns are: id, prompt, response"),
+        "{all}"
+    );
+    // Only one of the two column flags: refused before reading anything.
+    let run = pactum([
+        "grade",
+        "-c",
+        &fx("contracts/shop.yaml"),
+        &file,
+        "--observability",
+        "response_only",
+        "--prompt-column",
+        "prompt",
+    ]);
+    assert_code(&run, 2);
+    assert!(
+        run.stderr
+            .contains("need both --prompt-column and --response-column"),
+        "{}",
+        run.stderr
+    );
+    // The right columns grade (the tool-call clause is undetermined at
+    // response_only, so WARN).
+    let run = pactum([
+        "grade",
+        "-c",
+        &fx("contracts/shop.yaml"),
+        &file,
+        "--observability",
+        "response_only",
+        "--prompt-column",
+        "prompt",
+        "--response-column",
+        "response",
+    ]);
+    assert_code(&run, 3);
+    assert!(run.stdout.contains("WARN  row-1"), "{}", run.stdout);
+    assert!(run.stdout.contains("WARN  row-2"), "{}", run.stdout);
+}
+
+#[test]
+fn a_csv_row_with_missing_fields_is_an_input_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("short.csv"),
+        "id,prompt,response\nr1,hi,hello\nr2,only a prompt\nr3,bye,goodbye\n",
+    )
+    .expect("write");
+    let contract = root().join(fx("contracts/judged-low.yaml"));
+    let run = pactum_in(
+        dir.path(),
+        [
+            "grade".as_ref(),
+            "-c".as_ref(),
+            contract.as_os_str(),
+            "short.csv".as_ref(),
+            "--observability".as_ref(),
+            "response_only".as_ref(),
+            "--prompt-column".as_ref(),
+            "prompt".as_ref(),
+            "--response-column".as_ref(),
+            "response".as_ref(),
+        ],
+    );
+    assert_code(&run, 5);
+    assert!(run.stdout.contains("  short.csv:3: "), "{}", run.stdout);
+    assert!(run.stdout.contains("PASS  r1"), "{}", run.stdout);
+    assert!(run.stdout.contains("PASS  r3"), "{}", run.stdout);
+}

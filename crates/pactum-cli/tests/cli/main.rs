@@ -1,0 +1,13 @@
+//! End-to-end tests of the `pactum` binary (issue #2): each test spawns the
+//! real binary from the workspace root and checks its output and exit code.
+//! Fixtures are in `tests/fixtures/` (one README line each); what users
+//! read is pinned with insta snapshots in `snapshots/`.
+
+mod bad_input;
+mod commands;
+mod example;
+mod exit_codes;
+mod output_flags;
+mod shared_data;
+mod support;
+mod untrusted;
