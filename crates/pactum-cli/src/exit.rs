@@ -22,6 +22,9 @@ pub enum Exit {
     /// with file and line; everything readable was graded), or a requested
     /// report could not be written in full.
     Partial = 5,
+    /// 130: interrupted (Ctrl-C): every finished trial is stored; resume
+    /// with `pactum run SUITE --resume`.
+    Interrupted = 130,
 }
 
 impl Exit {
@@ -47,7 +50,9 @@ Exit codes:
   4  refused: inconsistent set of artifacts (pactum aggregate)
   5  partial: some records or files could not be read (the rest was graded),
      or a requested report could not be written in full; takes precedence
-     over 1 and 3";
+     over 1 and 3
+  130 interrupted (Ctrl-C) during `pactum run`: finished trials are stored;
+     resume with `pactum run SUITE --resume`";
 
 /// The exit code of a grading run from its totals. Partial input takes
 /// precedence (a failure is still printed and reported), then failure, then
@@ -89,5 +94,6 @@ mod tests {
         ] {
             assert!(TABLE.contains(&format!("  {}  ", e.code())), "{e:?}");
         }
+        assert!(TABLE.contains(&format!("  {} ", Exit::Interrupted.code())));
     }
 }

@@ -20,7 +20,8 @@ use pactum_trace::{read_traces, ColumnMap, ImportOptions, Item, TraceFormat};
 use crate::exit::{self, Exit};
 use crate::output::{eprint, stderr_color};
 use crate::{
-    ChannelArg, CheckArgs, FormatArg, GradeArgs, ImportArgs, LevelArg, SchemaKind, SeverityArg,
+    ChannelArg, CheckArgs, FormatArg, GradeArgs, ImportArgs, LevelArg, ReportArgs, SchemaKind,
+    SeverityArg,
 };
 
 impl From<LevelArg> for ObservabilityLevel {
@@ -76,7 +77,8 @@ fn contract_paths(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-fn print_diagnostics(diags: &[Diagnostic], color: bool) {
+/// Prints diagnostics to stderr, each with its source excerpt.
+pub(crate) fn print_diagnostics(diags: &[Diagnostic], color: bool) {
     for d in diags {
         let source = std::fs::read_to_string(&d.file).ok();
         eprint(&d.render(source.as_deref(), color));
@@ -180,7 +182,8 @@ pub fn schema(kind: SchemaKind) -> Exit {
     Exit::Pass
 }
 
-fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
+/// The importer's options from the command line.
+pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
     let format = match a.format {
         FormatArg::Auto => TraceFormat::Auto,
         FormatArg::Pactum => TraceFormat::Pactum,
@@ -232,14 +235,15 @@ fn create(path: &Path) -> Result<BufWriter<File>, String> {
 /// Sends every event to every reporter; a reporter that fails (a closed
 /// pipe, a full disk) is dropped with one message and the run goes on, so
 /// no verdict already reached is lost from the other reports.
-struct Fanout {
+pub(crate) struct Fanout {
     reporters: Vec<(String, Box<dyn Reporter>)>,
     /// A requested report could not be written in full.
-    failed: bool,
+    pub(crate) failed: bool,
 }
 
 impl Fanout {
-    fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
+    /// Sends one event to every reporter still working.
+    pub(crate) fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
         let mut failed = Vec::new();
         for (i, (name, r)) in self.reporters.iter_mut().enumerate() {
             if let Err(e) = f(r.as_mut()) {
@@ -288,6 +292,62 @@ fn split_location(message: &str, file: &str) -> (u64, String) {
 struct Totals {
     by_status: BTreeMap<TestStatus, u64>,
     input_errors: u64,
+}
+
+/// The reporters a command's report flags ask for: the terminal summary
+/// (unless `--quiet` or `--json -`), `--json`, `--junit`.
+///
+/// # Errors
+/// [`Exit::Usage`] when an output file cannot be created (the message,
+/// naming the path, is printed).
+pub(crate) fn reporters(args: &ReportArgs, color: bool) -> Result<Fanout, Exit> {
+    let mut fan = Fanout {
+        reporters: Vec::new(),
+        failed: false,
+    };
+    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
+    if !args.quiet && !json_to_stdout {
+        let out = BufWriter::new(std::io::stdout());
+        fan.reporters.push((
+            "terminal".into(),
+            Box::new(TerminalReporter::new(
+                out,
+                TerminalOptions {
+                    color,
+                    verbose: args.verbose,
+                    ..TerminalOptions::default()
+                },
+            )),
+        ));
+    }
+    if let Some(p) = &args.json {
+        if json_to_stdout {
+            fan.reporters.push((
+                "JSON".into(),
+                Box::new(JsonReporter::new(BufWriter::new(std::io::stdout()))),
+            ));
+        } else {
+            let w = create(p).map_err(|e| {
+                eprint(&format!("error: {e}"));
+                Exit::Usage
+            })?;
+            fan.reporters.push((
+                "JSON".into(),
+                Box::new(JsonReporter::new(w).with_destination(p.display().to_string())),
+            ));
+        }
+    }
+    if let Some(p) = &args.junit {
+        let w = create(p).map_err(|e| {
+            eprint(&format!("error: {e}"));
+            Exit::Usage
+        })?;
+        fan.reporters.push((
+            "JUnit".into(),
+            Box::new(JunitReporter::new(w).with_destination(p.display().to_string())),
+        ));
+    }
+    Ok(fan)
 }
 
 /// `pactum grade`: contracts + trace files → terminal summary, JSON report,
@@ -361,55 +421,11 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         }
     }
 
-    let mut fan = Fanout {
-        reporters: Vec::new(),
-        failed: false,
+    let json_to_stdout = args.report.json.as_deref() == Some(Path::new("-"));
+    let mut fan = match reporters(&args.report, color) {
+        Ok(f) => f,
+        Err(e) => return e,
     };
-    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
-    if !args.quiet && !json_to_stdout {
-        let out = BufWriter::new(std::io::stdout());
-        fan.reporters.push((
-            "terminal".into(),
-            Box::new(TerminalReporter::new(
-                out,
-                TerminalOptions {
-                    color,
-                    verbose: args.verbose,
-                    ..TerminalOptions::default()
-                },
-            )),
-        ));
-    }
-    if let Some(p) = &args.json {
-        if json_to_stdout {
-            fan.reporters.push((
-                "JSON".into(),
-                Box::new(JsonReporter::new(BufWriter::new(std::io::stdout()))),
-            ));
-        } else {
-            match create(p) {
-                Ok(w) => fan
-                    .reporters
-                    .push(("JSON".into(), Box::new(JsonReporter::new(w)))),
-                Err(e) => {
-                    eprint(&format!("error: {e}"));
-                    return Exit::Usage;
-                }
-            }
-        }
-    }
-    if let Some(p) = &args.junit {
-        match create(p) {
-            Ok(w) => fan
-                .reporters
-                .push(("JUnit".into(), Box::new(JunitReporter::new(w)))),
-            Err(e) => {
-                eprint(&format!("error: {e}"));
-                return Exit::Usage;
-            }
-        }
-    }
-
     let info = RunInfo {
         command: "grade".into(),
         pactum_version: env!("CARGO_PKG_VERSION").into(),
@@ -486,7 +502,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
                 files_failed += 1;
                 totals.input_errors += 1;
                 let message = e.to_string();
-                if args.quiet || json_to_stdout {
+                if args.report.quiet || json_to_stdout {
                     // No terminal summary will show it.
                     eprint(&format!("error: {message}"));
                 }
@@ -554,8 +570,15 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         .iter()
         .map(|c| {
             let k = &c.contract;
-            k.required.iter().chain(&k.prohibited).filter(|x| x.judge.is_some()).count()
-                + k.conditional.iter().filter(|x| x.then.judge.is_some()).count()
+            k.required
+                .iter()
+                .chain(&k.prohibited)
+                .filter(|x| x.judge.is_some())
+                .count()
+                + k.conditional
+                    .iter()
+                    .filter(|x| x.then.judge.is_some())
+                    .count()
         })
         .sum();
     if judged > 0 {

@@ -7,6 +7,8 @@
 pub mod exit;
 mod grade;
 mod output;
+mod run;
+mod strength;
 
 use std::path::PathBuf;
 
@@ -16,7 +18,7 @@ use exit::Exit;
 
 /// pactum — test LLM applications and agents against evaluation contracts.
 #[derive(Debug, Parser)]
-#[command(name = "pactum", version, about, long_about = None, after_help = exit::TABLE)]
+#[command(name = "pactum", version, after_help = exit::TABLE)]
 pub struct Cli {
     /// When to colour terminal output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
@@ -46,6 +48,25 @@ pub enum Command {
     /// Validate and lint contract files (no traces).
     #[command(after_help = exit::TABLE)]
     Check(CheckArgs),
+    /// Run a suite against live targets: tests × trials, judged, graded,
+    /// stored, cached.
+    #[command(after_help = exit::TABLE)]
+    Run(Box<RunArgs>),
+    /// List the runs in the store, newest first.
+    Runs(RunsArgs),
+    /// Reprint a stored run's report.
+    #[command(after_help = exit::TABLE)]
+    Show(ShowArgs),
+    /// Measure a contract's strength: plant probes in clean traces, grade
+    /// them in trials, report catch rates per probe class.
+    #[command(after_help = exit::TABLE)]
+    Strength(Box<StrengthArgs>),
+    /// Run-wide class rates of strength artifacts against declared floors.
+    #[command(after_help = exit::TABLE)]
+    Aggregate(AggregateArgs),
+    /// Which of two contracts is stronger over the same probe set.
+    #[command(after_help = exit::TABLE)]
+    Compare(CompareArgs),
     /// Print the JSON Schema of a file format.
     Schema {
         /// Which format.
@@ -170,6 +191,14 @@ pub struct GradeArgs {
     /// undetermined instead of pass.
     #[arg(long, value_enum, default_value_t = SeverityArg::Medium)]
     pub severity_floor: SeverityArg,
+    /// Which reports to write.
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// The report flags shared by `grade`, `run` and `show`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
     /// Write the versioned JSON report here (`-` for stdout, which then
     /// replaces the terminal summary).
     #[arg(long, value_name = "PATH")]
@@ -177,12 +206,62 @@ pub struct GradeArgs {
     /// Write a JUnit XML report here.
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
-    /// List every passing trace too.
+    /// List every passing test too.
     #[arg(short, long)]
     pub verbose: bool,
     /// Print no terminal summary (reports and exit code only).
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// `pactum run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The suite file (docs/suites.md).
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// Trials in flight at once.
+    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 8)]
+    pub jobs: usize,
+    /// The store (SQLite) that keeps runs, results and the answer cache.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Send every request, and do not store the answers in the cache.
+    #[arg(long, conflicts_with = "refresh_cache")]
+    pub no_cache: bool,
+    /// Send every request, and replace the cached answers with the new ones.
+    #[arg(long)]
+    pub refresh_cache: bool,
+    /// Resume an interrupted run: RUN (an id or a unique prefix), or this
+    /// suite's latest unfinished run. Finished trials are kept and not run
+    /// again.
+    #[arg(long, value_name = "RUN", num_args = 0..=1)]
+    pub resume: Option<Option<String>>,
+    /// Which reports to write.
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// `pactum runs`.
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// The store.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+/// `pactum show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The run: its id or a unique prefix (`pactum runs` lists them).
+    #[arg(value_name = "RUN")]
+    pub run: String,
+    /// The store.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Which reports to write.
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 /// `pactum check`.
@@ -194,6 +273,78 @@ pub struct CheckArgs {
     /// Also warn about checks on channels this level never observes.
     #[arg(long, value_enum)]
     pub observability: Option<LevelArg>,
+}
+
+/// `pactum strength` (docs/strength.md).
+#[derive(Debug, Args)]
+pub struct StrengthArgs {
+    /// The contract to measure (repeatable: several contracts are
+    /// measured on one probe set, each in its own artifact folder).
+    #[arg(short = 'c', long = "contract", value_name = "FILE", required = true)]
+    pub contracts: Vec<PathBuf>,
+    /// Clean trace files: probes are planted in every trace that passes
+    /// every contract given (the others are listed and skipped).
+    #[arg(value_name = "TRACES", required_unless_present = "probes")]
+    pub traces: Vec<PathBuf>,
+    /// How to read the trace files.
+    #[command(flatten)]
+    pub import: ImportArgs,
+    /// Scoring policy file (default: the built-in policy).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Trials per probe (default: the policy's minimum_trials).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub trials: Option<u32>,
+    /// Authored probe files (repeatable).
+    #[arg(long = "probes", value_name = "FILE")]
+    pub probes: Vec<PathBuf>,
+    /// Plant the defect probes from this contract's clauses (default: the
+    /// first --contract); a clean trace must pass it too.
+    #[arg(long, value_name = "FILE")]
+    pub probes_from: Option<PathBuf>,
+    /// Artifact folder (default .pactum/strength/<contract id>/; with
+    /// several contracts, one subfolder per contract id).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the summary as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `pactum aggregate`.
+#[derive(Debug, Args)]
+pub struct AggregateArgs {
+    /// Artifact folders (their top-level *.json files) or files.
+    #[arg(value_name = "ARTIFACTS", required = true)]
+    pub artifacts: Vec<PathBuf>,
+    /// The scoring policy the artifacts must have been scored under (its
+    /// `floors` are the default floors).
+    #[arg(long, value_name = "FILE")]
+    pub policy: PathBuf,
+    /// Class floors, e.g. defect=0.75,gameability=0.5 (override the
+    /// policy file's).
+    #[arg(long, value_name = "CLASS=RATE", value_delimiter = ',')]
+    pub floors: Vec<String>,
+    /// Print the aggregate as canonical JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `pactum compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The first contract's artifact folder.
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// The second contract's artifact folder.
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+    /// The scoring policy (default: the one A's artifacts record).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Print the comparison as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Parses the process arguments, runs the command and returns the exit code.
@@ -219,6 +370,12 @@ pub fn run(cli: Cli) -> Exit {
     match cli.command {
         Command::Grade(args) => grade::grade(*args, color),
         Command::Check(args) => grade::check(args, color),
+        Command::Run(args) => run::run(*args, color),
+        Command::Runs(args) => run::runs(args),
+        Command::Show(args) => run::show(args, color),
+        Command::Strength(args) => strength::strength(*args, color),
+        Command::Aggregate(args) => strength::aggregate_cmd(args, color),
+        Command::Compare(args) => strength::compare_cmd(args, color),
         Command::Schema { format } => grade::schema(format),
     }
 }

@@ -883,9 +883,9 @@ pub enum ScoringMode {
 pub struct ScoringInputs {
     /// The contract file format version ([`crate::contract::CONTRACT_SCHEMA_VERSION`]).
     pub contract_schema_version: u32,
-    /// `sha256:` of the probe set (the declarations and their traces).
-    pub corpus_digest: String,
     /// `sha256:` of the clean traces the probes were generated from.
+    pub corpus_digest: String,
+    /// `sha256:` of the probe set (the declarations and their mutations).
     pub fixture_digest: String,
     /// `sha256:` of the evaluator configuration (judge model, prompt
     /// version; deterministic-only runs digest that fact).

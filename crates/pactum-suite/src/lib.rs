@@ -14,16 +14,18 @@
 //! | `checks` | semantic checks a schema cannot express (regexes, pointers, ranges, versions) |
 //! | `contract` | [`load_contract`], [`parse_contract`] |
 //! | `expectations` | [`load_expectations`], [`parse_expectations`] |
+//! | `suite` | [`load_suite`], [`parse_suite`], [`env_vars_needed`]; the template engine ([`render_template`], [`render_value`]) |
 //! | [`diagnostic`] | [`Diagnostic`] and its rendering |
 //!
 //! The file formats are described by the committed JSON Schemas
 //! `schemas/contract.schema.json` and `schemas/expectations.schema.json`
 //! ([`contract_schema`], [`expectations_schema`]) and documented in
-//! `docs/contracts.md`.
+//! `docs/contracts.md`; suite files by `schemas/suite.schema.json`
+//! ([`suite_schema`]), documented in `docs/suites.md`.
 
 use std::sync::LazyLock;
 
-use jsonschema::Validator;
+use jsonschema::{Registry, Validator};
 use serde_json::Value;
 
 mod checks;
@@ -32,19 +34,49 @@ pub mod diagnostic;
 pub mod document;
 mod expectations;
 mod json;
+pub mod policy;
 pub mod schema;
+mod suite;
 mod yaml;
 
 pub use contract::{load_contract, parse_contract, LoadedContract};
 pub use diagnostic::{Diagnostic, DiagnosticLevel};
 pub use document::{check_pointer, escape_token, read_text, Document, Location, Part, Pos};
 pub use expectations::{load_expectations, parse_expectations};
+pub use policy::{load_policy, parse_policy, policy_schema, LoadedPolicy};
 pub use schema::validate;
+pub use suite::{
+    env_vars_needed, http_context, load_suite, parse_suite, render_template, render_value,
+    AuthoredTest, ContractSource, Limits, LoadedSuite, ModelSpec, ResolvedContract, ResponseMap,
+    Retries, Suite, TargetKind, TargetSpec, TestSpec, TurnContext, ENV_ROOT, RUNTIME_NAMES,
+    SUITE_VERSION,
+};
 
 static CONTRACT_SCHEMA: LazyLock<Value> =
     LazyLock::new(|| committed(include_str!("../../../schemas/contract.schema.json")));
 static EXPECTATIONS_SCHEMA: LazyLock<Value> =
     LazyLock::new(|| committed(include_str!("../../../schemas/expectations.schema.json")));
+static SUITE_SCHEMA: LazyLock<Value> =
+    LazyLock::new(|| committed(include_str!("../../../schemas/suite.schema.json")));
+/// The suite schema's `$ref: contract.schema.json` (a path relative to the
+/// suite schema, so editors resolve it beside it) resolved here, offline.
+static SUITE_REGISTRY: LazyLock<Option<Registry<'static>>> = LazyLock::new(|| {
+    Registry::new()
+        .add(CONTRACT_SCHEMA_URI, CONTRACT_SCHEMA.clone())
+        .ok()?
+        .prepare()
+        .ok()
+});
+static SUITE_VALIDATOR: LazyLock<Option<Validator>> = LazyLock::new(|| {
+    let registry = SUITE_REGISTRY.as_ref()?;
+    jsonschema::options()
+        .with_registry(registry)
+        .build(&SUITE_SCHEMA)
+        .ok()
+});
+/// Where the suite schema's relative `$ref` to the contract schema lands
+/// (the validator's default base URI is `json-schema:///`).
+const CONTRACT_SCHEMA_URI: &str = "json-schema:///contract.schema.json";
 static CONTRACT_VALIDATOR: LazyLock<Option<Validator>> =
     LazyLock::new(|| jsonschema::validator_for(&CONTRACT_SCHEMA).ok());
 static EXPECTATIONS_VALIDATOR: LazyLock<Option<Validator>> =
@@ -69,6 +101,23 @@ pub fn expectations_schema() -> &'static Value {
     &EXPECTATIONS_SCHEMA
 }
 
+/// The JSON Schema (draft 2020-12) of suite files:
+/// `schemas/suite.schema.json`, compiled into the binary. Inline contracts
+/// refer to `contract.schema.json` beside it (see [`contract_schema`]), so
+/// [`validate`] cannot compile it alone: use [`suite_validator`], which
+/// resolves that reference offline (and [`load_suite`], which reports
+/// inline contracts' problems through the contract loader).
+pub fn suite_schema() -> &'static Value {
+    &SUITE_SCHEMA
+}
+
+/// The compiled suite schema, with its reference to the contract schema
+/// resolved; `None` only if the committed schemas did not compile (the
+/// tests prove they do).
+pub fn suite_validator() -> Option<&'static Validator> {
+    SUITE_VALIDATOR.as_ref()
+}
+
 fn validate_cached(
     doc: &Document,
     schema: &Value,
@@ -82,6 +131,19 @@ fn validate_cached(
 
 pub(crate) fn validate_contract_schema(doc: &Document) -> Vec<Diagnostic> {
     validate_cached(doc, &CONTRACT_SCHEMA, &CONTRACT_VALIDATOR)
+}
+
+pub(crate) fn validate_suite_schema(doc: &Document) -> Vec<Diagnostic> {
+    match SUITE_VALIDATOR.as_ref() {
+        Some(v) => schema::validate_with(doc, v, &SUITE_SCHEMA),
+        None => vec![Diagnostic::error(
+            "invalid-schema",
+            &doc.path,
+            0,
+            0,
+            "the suite schema built into pactum does not compile",
+        )],
+    }
 }
 
 pub(crate) fn validate_expectations_schema(doc: &Document) -> Vec<Diagnostic> {

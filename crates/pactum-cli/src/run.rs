@@ -1,0 +1,438 @@
+//! `pactum run`, `pactum runs` and `pactum show`: live runs of a suite
+//! through `pactum-runner`, and reports of stored runs. The rules live in
+//! the library crates; this module wires them to the terminal.
+
+use std::collections::BTreeMap;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use pactum_core::TestStatus;
+use pactum_report::{ContractInfo, RunEnd, RunInfo, Warning};
+use pactum_runner::{CacheMode, Event, RunOptions, Runner};
+use pactum_store::{RunId, Store};
+use pactum_suite::{env_vars_needed, load_suite, LoadedSuite};
+
+use crate::exit::{self, Exit};
+use crate::grade::{print_diagnostics, reporters, Fanout};
+use crate::output::{eprint, stderr_color};
+use crate::{RunArgs, RunsArgs, ShowArgs};
+
+/// The store a command uses: `--db`, else `.pactum/pactum.db`.
+fn store_path(db: &Option<PathBuf>) -> PathBuf {
+    db.clone()
+        .unwrap_or_else(|| PathBuf::from(pactum_store::DEFAULT_PATH))
+}
+
+fn open_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
+    Store::open(&store_path(db)).map_err(|e| {
+        eprint(&format!("error: {e}"));
+        Exit::Usage
+    })
+}
+
+/// Loads the suite, printing every diagnostic; checks every API key
+/// variable is set before anything is sent.
+fn prepare(path: &Path, color: bool) -> Result<LoadedSuite, Exit> {
+    let suite = match load_suite(path) {
+        Ok(s) => s,
+        Err(diags) => {
+            print_diagnostics(&diags, color);
+            return Err(Exit::Usage);
+        }
+    };
+    print_diagnostics(&suite.warnings, color);
+    let missing: Vec<String> = env_vars_needed(&suite.suite)
+        .into_iter()
+        .filter(|(_, var)| std::env::var_os(var).is_none_or(|v| v.is_empty()))
+        .map(|(who, var)| format!("{var} (for {who})"))
+        .collect();
+    if !missing.is_empty() {
+        eprint(&format!(
+            "error: environment variable(s) not set: {}; set them (the suite names the variables, never the keys) — nothing was sent",
+            missing.join(", ")
+        ));
+        return Err(Exit::Usage);
+    }
+    Ok(suite)
+}
+
+fn contract_infos(suite: &LoadedSuite) -> Vec<ContractInfo> {
+    let mut seen = BTreeMap::new();
+    for t in &suite.suite.tests {
+        if let Some(c) = &t.contract {
+            seen.entry(c.digest.clone())
+                .or_insert_with(|| ContractInfo {
+                    id: c.contract.id.clone(),
+                    path: match &c.source {
+                        pactum_suite::ContractSource::File(p) => p.display().to_string(),
+                        pactum_suite::ContractSource::Inline => {
+                            format!("{} (inline)", suite.suite.path.display())
+                        }
+                    },
+                    digest: c.digest.clone(),
+                });
+        }
+    }
+    seen.into_values().collect()
+}
+
+/// `pactum run SUITE`.
+pub fn run(args: RunArgs, color: bool) -> Exit {
+    let diag_color = stderr_color(color);
+    let suite = match prepare(&args.suite, diag_color) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let contracts = contract_infos(&suite);
+    let policy = suite.suite.policy;
+    let runner = match Runner::new(suite) {
+        Ok(r) => r,
+        Err(e) => {
+            eprint(&format!("error: {e}"));
+            return Exit::Usage;
+        }
+    };
+    let store = match open_store(&args.db) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let resume = match &args.resume {
+        None => None,
+        Some(None) => {
+            let digest = runner.suite_digest().to_string();
+            match store.latest_unfinished_run(&digest) {
+                Ok(Some(row)) => Some(row.id),
+                Ok(None) => {
+                    eprint(
+                        "error: no unfinished run of this suite to resume; run it without --resume",
+                    );
+                    return Exit::Usage;
+                }
+                Err(e) => {
+                    eprint(&format!("error: {e}"));
+                    return Exit::Usage;
+                }
+            }
+        }
+        Some(Some(prefix)) => match store.resolve_run(prefix) {
+            Ok(id) => Some(id),
+            Err(e) => {
+                eprint(&format!("error: {e}"));
+                return Exit::Usage;
+            }
+        },
+    };
+    let opts = RunOptions {
+        jobs: args.jobs.max(1),
+        cache: if args.no_cache {
+            CacheMode::Bypass
+        } else if args.refresh_cache {
+            CacheMode::Refresh
+        } else {
+            CacheMode::Use
+        },
+        resume,
+        suite_path: args.suite.display().to_string(),
+        pactum_version: env!("CARGO_PKG_VERSION").into(),
+    };
+    let mut fan = match reporters(&args.report, color) {
+        Ok(f) => f,
+        Err(e) => return e,
+    };
+    let info = RunInfo {
+        command: "run".into(),
+        pactum_version: env!("CARGO_PKG_VERSION").into(),
+        policy,
+        contracts,
+        expectations: None,
+    };
+    fan.each(|r| r.begin(&info));
+
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprint(&format!("error: cannot start the async runtime: {e}"));
+            return Exit::Usage;
+        }
+    };
+    let store = Arc::new(Mutex::new(store));
+    let show_progress = !args.report.quiet && std::io::stderr().is_terminal();
+    let outcome = rt.block_on(async {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                let _ = cancel_tx.send(true);
+            }
+        });
+        let work = runner.run(store.clone(), &opts, tx, cancel_rx);
+        tokio::pin!(work);
+        let mut bar: Option<indicatif::ProgressBar> = None;
+        let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
+        let mut outcome = None;
+        loop {
+            tokio::select! {
+                ev = rx.recv() => match ev {
+                    Some(ev) => on_event(ev, &mut fan, &mut bar, show_progress, &mut statuses),
+                    None => if outcome.is_some() { break },
+                },
+                res = &mut work, if outcome.is_none() => {
+                    outcome = Some(res);
+                }
+            }
+        }
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        (outcome, statuses)
+    });
+    let (outcome, statuses) = outcome;
+    let outcome = match outcome {
+        Some(Ok(o)) => o,
+        Some(Err(e)) => {
+            eprint(&format!("error: {e}"));
+            fan.each(|r| {
+                r.finish(&RunEnd {
+                    inputs: vec![],
+                    warnings: vec![],
+                })
+            });
+            return Exit::Usage;
+        }
+        None => return Exit::Usage,
+    };
+    let mut warnings = Vec::new();
+    if outcome.interrupted {
+        warnings.push(Warning {
+            code: "interrupted".into(),
+            message: format!(
+                "run {} was interrupted: every finished trial is stored; resume it with `pactum run {} --resume {}`",
+                outcome.run_id.as_str(),
+                args.suite.display(),
+                outcome.run_id.as_str()
+            ),
+        });
+    }
+    fan.each(|r| {
+        r.finish(&RunEnd {
+            inputs: vec![],
+            warnings: warnings.clone(),
+        })
+    });
+    let c = outcome.calls;
+    if !args.report.quiet {
+        eprint(&format!(
+            "run {}: target calls {} sent, {} from cache; judge calls {} sent, {} from cache",
+            outcome.run_id.as_str(),
+            c.target_network,
+            c.target_cached,
+            c.judge.network,
+            c.judge.cached
+        ));
+    }
+    if outcome.interrupted {
+        return Exit::Interrupted;
+    }
+    if fan.failed {
+        return Exit::Partial;
+    }
+    let n = |s| statuses.get(&s).copied().unwrap_or(0);
+    exit::for_totals(
+        n(TestStatus::Fail),
+        n(TestStatus::Undetermined),
+        n(TestStatus::Error),
+        0,
+    )
+}
+
+fn on_event(
+    ev: Event,
+    fan: &mut Fanout,
+    bar: &mut Option<indicatif::ProgressBar>,
+    show_progress: bool,
+    statuses: &mut BTreeMap<TestStatus, u64>,
+) {
+    match ev {
+        Event::Started {
+            planned,
+            already_done,
+            ..
+        } => {
+            if show_progress {
+                let b = indicatif::ProgressBar::new(planned);
+                b.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{spinner} {pos}/{len} trials [{elapsed_precise}] {wide_bar} {msg}",
+                    )
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                );
+                b.set_position(already_done);
+                *bar = Some(b);
+            }
+        }
+        Event::Restored { result, .. } => {
+            *statuses.entry(result.status).or_default() += 1;
+            fan.each(|r| r.result(&result, None));
+        }
+        Event::Trial { result, .. } => {
+            *statuses.entry(result.status).or_default() += 1;
+            if let Some(b) = bar {
+                b.inc(1);
+                b.set_message(format!(
+                    "{} fail, {} warn, {} err",
+                    statuses.get(&TestStatus::Fail).unwrap_or(&0),
+                    statuses.get(&TestStatus::Undetermined).unwrap_or(&0),
+                    statuses.get(&TestStatus::Error).unwrap_or(&0)
+                ));
+            }
+            fan.each(|r| r.result(&result, None));
+        }
+    }
+}
+
+/// `pactum runs`: the stored runs, newest first.
+pub fn runs(args: RunsArgs) -> Exit {
+    let store = match open_store(&args.db) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let rows = match store.runs() {
+        Ok(r) => r,
+        Err(e) => {
+            eprint(&format!("error: {e}"));
+            return Exit::Usage;
+        }
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if rows.is_empty() {
+        let _ = writeln!(out, "no run in {}", store_path(&args.db).display());
+        return Exit::Pass;
+    }
+    let _ = writeln!(
+        out,
+        "{:<22}  {:<11}  {:<24}  {:>5} {:>5} {:>5} {:>5}  suite",
+        "run", "status", "started", "pass", "fail", "warn", "err"
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:<22}  {:<11}  {:<24}  {:>5} {:>5} {:>5} {:>5}  {}",
+            r.id.as_str(),
+            r.status.as_str(),
+            r.started_at,
+            r.counts.pass,
+            r.counts.fail,
+            r.counts.undetermined,
+            r.counts.error,
+            pactum_core::text::one_line(&r.suite_path, 80)
+        );
+    }
+    Exit::Pass
+}
+
+/// `pactum show RUN`: reprints a stored run's report.
+pub fn show(args: ShowArgs, color: bool) -> Exit {
+    let store = match open_store(&args.db) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let id: RunId = match store.resolve_run(&args.run) {
+        Ok(id) => id,
+        Err(e) => {
+            eprint(&format!("error: {e}"));
+            return Exit::Usage;
+        }
+    };
+    let row = match store.run(&id) {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            eprint(&format!("error: run {} is not in the store", id.as_str()));
+            return Exit::Usage;
+        }
+        Err(e) => {
+            eprint(&format!("error: {e}"));
+            return Exit::Usage;
+        }
+    };
+    let mut fan = match reporters(&args.report, color) {
+        Ok(f) => f,
+        Err(e) => return e,
+    };
+    // The contracts the results cite, from their stored snapshots (a first
+    // pass; the second streams the results, so memory stays flat).
+    let mut digests: BTreeMap<String, ()> = BTreeMap::new();
+    let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
+    let first = store.trials(&id, &mut |t| {
+        if let Some(d) = &t.contract_digest {
+            digests.insert(d.clone(), ());
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    if let Err(e) = first {
+        eprint(&format!("error: {e}"));
+        return Exit::Usage;
+    }
+    let contracts = digests
+        .keys()
+        .filter_map(|d| {
+            store.contract(d).ok().flatten().map(|c| ContractInfo {
+                id: c.id.clone(),
+                path: format!("stored snapshot of run {}", id.as_str()),
+                digest: d.clone(),
+            })
+        })
+        .collect();
+    let info = RunInfo {
+        command: format!("show {}", id.as_str()),
+        pactum_version: row.pactum_version.clone(),
+        policy: row.policy,
+        contracts,
+        expectations: None,
+    };
+    fan.each(|r| r.begin(&info));
+    let mut shown = 0usize;
+    let second = store.trials(&id, &mut |t| {
+        shown += 1;
+        *statuses.entry(t.result.status).or_default() += 1;
+        fan.each(|r| r.result(&t.result, None));
+        std::ops::ControlFlow::Continue(())
+    });
+    if let Err(e) = second {
+        eprint(&format!("error: {e}"));
+        return Exit::Usage;
+    }
+    let mut warnings = Vec::new();
+    if row.status != pactum_store::RunStatus::Finished {
+        warnings.push(Warning {
+            code: "unfinished".into(),
+            message: format!(
+                "run {} is {}: {} of its trials are stored; resume it with `pactum run {} --resume {}`",
+                id.as_str(),
+                row.status.as_str(),
+                shown,
+                row.suite_path,
+                id.as_str()
+            ),
+        });
+    }
+    fan.each(|r| {
+        r.finish(&RunEnd {
+            inputs: vec![],
+            warnings: warnings.clone(),
+        })
+    });
+    if fan.failed {
+        return Exit::Partial;
+    }
+    let n = |s| statuses.get(&s).copied().unwrap_or(0);
+    exit::for_totals(
+        n(TestStatus::Fail),
+        n(TestStatus::Undetermined),
+        n(TestStatus::Error),
+        0,
+    )
+}

@@ -1,0 +1,59 @@
+//! The runner's typed errors. Trial-level failures (a dead target, a
+//! failing judge) are not errors here: they become `error` statuses and
+//! `not_evaluable` clauses. These are the failures that stop a run.
+
+/// Why a run could not start or go on.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The store failed (it names its path).
+    #[error(transparent)]
+    Store(#[from] pactum_store::StoreError),
+    /// A target could not be built (a missing environment variable, a bad
+    /// setting); raised before any request is sent.
+    #[error("target `{target}`: {source}")]
+    Target {
+        /// The target's name in the suite.
+        target: String,
+        /// What went wrong.
+        source: pactum_target::TargetError,
+    },
+    /// The judge client could not be built (a missing API key variable).
+    #[error("judge: {0}")]
+    Judge(pactum_llm::LlmError),
+    /// A contract failed to compile for evaluation.
+    #[error("test `{test}`: {source}")]
+    Contract {
+        /// The test id.
+        test: String,
+        /// What went wrong.
+        source: pactum_eval::EvalError,
+    },
+    /// A test names a target the suite does not define (the suite loader
+    /// normally rejects this first).
+    #[error("test `{test}`: unknown target `{target}`")]
+    UnknownTarget {
+        /// The test id.
+        test: String,
+        /// The name it used.
+        target: String,
+    },
+    /// The run to resume does not belong to this suite.
+    #[error("run {run} was made from a different suite (digest {found}); this suite is {expected}: start a new run instead")]
+    WrongSuite {
+        /// The run id.
+        run: String,
+        /// The run's suite digest.
+        found: String,
+        /// This suite's digest.
+        expected: String,
+    },
+    /// The run to resume already finished.
+    #[error("run {0} already finished: nothing to resume")]
+    AlreadyFinished(String),
+    /// A background task failed.
+    #[error("internal task failed: {0}")]
+    Task(String),
+    /// The store's lock was poisoned by a panic in another task.
+    #[error("the store is unusable after an internal failure")]
+    Poisoned,
+}

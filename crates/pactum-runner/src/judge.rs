@@ -1,0 +1,209 @@
+//! Judging the judged clauses of a trace (SPEC §3.4), through the cache,
+//! and handing the answers to grading. Shared by `pactum run` and
+//! `pactum grade`.
+
+use std::collections::BTreeMap;
+
+use pactum_core::contract::{ClauseKind, Contract};
+use pactum_core::trace::Trace;
+use pactum_eval::{CompiledContract, JudgeAnswer, Judgments};
+use pactum_llm::{
+    cache_key, judge_clause, judge_request, AnswerText, ChatClient, JudgeOutcome, JudgeRecord,
+    JudgedClause, JUDGE_PROMPT_VERSION,
+};
+use pactum_store::CacheKind;
+
+use crate::cache::Cache;
+use crate::error::RunError;
+
+/// A configured judge.
+#[derive(Clone)]
+pub struct JudgeSetup {
+    /// The OpenAI-compatible client (its limits are shared by every task).
+    pub client: ChatClient,
+    /// How many times malformed output is retried before `judge-error`.
+    pub malformed_retries: u32,
+}
+
+/// The judge's answers for one trace, as grading reads them.
+#[derive(Debug, Default)]
+pub struct TraceJudgments {
+    configured: bool,
+    answers: BTreeMap<(String, String), JudgeAnswer>,
+}
+
+impl Judgments for TraceJudgments {
+    fn configured(&self) -> bool {
+        self.configured
+    }
+
+    fn answer(&self, contract_id: &str, clause_id: &str) -> Option<JudgeAnswer> {
+        self.answers
+            .get(&(contract_id.to_string(), clause_id.to_string()))
+            .cloned()
+    }
+}
+
+/// One raw judge answer, for the store.
+#[derive(Debug, Clone)]
+pub struct RawJudgeAnswer {
+    /// The contract graded.
+    pub contract_id: String,
+    /// The clause graded.
+    pub clause_id: String,
+    /// 1-based attempt.
+    pub attempt: u32,
+    /// The request's cache key.
+    pub request_digest: String,
+    /// The answer text, or the error.
+    pub raw_answer: String,
+    /// Whether `raw_answer` is an error rather than the judge's text.
+    pub is_error: bool,
+    /// The graded outcome of the clause, as JSON (on the last attempt).
+    pub outcome: Option<serde_json::Value>,
+}
+
+/// How many judge calls went to the network and how many came from the
+/// cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JudgeCalls {
+    /// Requests sent (each malformed retry counts).
+    pub network: u32,
+    /// Clauses answered from the cache.
+    pub cached: u32,
+}
+
+/// The clauses of `contract` that carry a judge rubric, as the judge sees
+/// them (a conditional is judged as its `then` clause).
+pub fn judged_clauses(contract: &Contract) -> Vec<JudgedClause> {
+    let mut out = Vec::new();
+    for (kind, list) in [
+        (ClauseKind::Required, &contract.required),
+        (ClauseKind::Prohibited, &contract.prohibited),
+    ] {
+        for c in list {
+            if let Some(rubric) = &c.judge {
+                out.push(JudgedClause {
+                    id: c.id.clone(),
+                    kind,
+                    text: c.text.clone(),
+                    severity: c.severity,
+                    rubric: rubric.clone(),
+                });
+            }
+        }
+    }
+    for c in &contract.conditional {
+        if let Some(rubric) = &c.then.judge {
+            out.push(JudgedClause {
+                id: c.id.clone(),
+                kind: c.then.kind,
+                text: c.then.text.clone(),
+                severity: c.then.severity,
+                rubric: rubric.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// Judges every judged clause of every contract that selects `trace`.
+/// Answers come from the cache when they can; a judge failure is kept as a
+/// failure (never a verdict) and never cached, so a re-run retries it.
+///
+/// # Errors
+/// Only a store failure; judge failures are answers.
+pub async fn judge_trace(
+    judge: Option<&JudgeSetup>,
+    contracts: &[&CompiledContract],
+    trace: &Trace,
+    confidence_threshold: u8,
+    cache: &Cache,
+) -> Result<(TraceJudgments, Vec<RawJudgeAnswer>, JudgeCalls), RunError> {
+    let mut out = TraceJudgments {
+        configured: judge.is_some(),
+        answers: BTreeMap::new(),
+    };
+    let mut raws = Vec::new();
+    let mut calls = JudgeCalls::default();
+    let Some(judge) = judge else {
+        return Ok((out, raws, calls));
+    };
+    for contract in contracts.iter().filter(|c| c.selects(trace)) {
+        let contract_id = contract.contract().id.clone();
+        for clause in judged_clauses(contract.contract()) {
+            let req = judge_request(&clause, trace);
+            let key = cache_key(judge.client.endpoint(), &req, JUDGE_PROMPT_VERSION);
+            let cached: Option<JudgeRecord> = cache
+                .get(&key)
+                .await?
+                .and_then(|v| serde_json::from_value(v).ok());
+            let record = match cached {
+                Some(r) => {
+                    calls.cached += 1;
+                    r
+                }
+                None => {
+                    let r = judge_clause(
+                        &judge.client,
+                        &clause,
+                        trace,
+                        confidence_threshold,
+                        judge.malformed_retries,
+                    )
+                    .await;
+                    calls.network += u32::try_from(r.raw_answers.len()).unwrap_or(u32::MAX);
+                    let transient = matches!(
+                        &r.outcome,
+                        JudgeOutcome::Failed { reason, .. }
+                            if *reason == pactum_core::NotEvaluableReason::JudgeError
+                    );
+                    if !transient {
+                        if let Ok(v) = serde_json::to_value(&r) {
+                            cache.put(&key, CacheKind::Judge, v).await?;
+                        }
+                    }
+                    r
+                }
+            };
+            let outcome_json = serde_json::to_value(&record.outcome).ok();
+            let n = record.raw_answers.len();
+            for (i, raw) in record.raw_answers.iter().enumerate() {
+                let (text, is_error) = match &raw.content_or_error {
+                    AnswerText::Content(s) => (s.clone(), false),
+                    AnswerText::Error(s) => (s.clone(), true),
+                };
+                raws.push(RawJudgeAnswer {
+                    contract_id: contract_id.clone(),
+                    clause_id: clause.id.clone(),
+                    attempt: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                    request_digest: raw.request_digest.clone(),
+                    raw_answer: text,
+                    is_error,
+                    outcome: if i + 1 == n {
+                        outcome_json.clone()
+                    } else {
+                        None
+                    },
+                });
+            }
+            let answer = match record.outcome {
+                JudgeOutcome::Graded {
+                    verdict,
+                    confidence,
+                    evidence,
+                    rationale,
+                } => JudgeAnswer::Graded {
+                    verdict,
+                    confidence,
+                    evidence,
+                    rationale,
+                },
+                JudgeOutcome::Failed { reason, detail } => JudgeAnswer::Failed { reason, detail },
+            };
+            out.answers
+                .insert((contract_id.clone(), clause.id.clone()), answer);
+        }
+    }
+    Ok((out, raws, calls))
+}

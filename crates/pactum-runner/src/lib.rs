@@ -1,0 +1,508 @@
+//! # pactum-runner
+//!
+//! Orchestration of a live run (issue #3): every test of a suite × its
+//! trials against its target, with bounded concurrency, the judge, the
+//! answer cache and the store. Each finished trial is committed to the
+//! store at once, so a run that is interrupted (Ctrl-C, a crash, a killed
+//! process) loses nothing finished and can be resumed: the runner then
+//! skips every trial already stored.
+//!
+//! The runner knows nothing of output formats: it sends [`Event`]s, and
+//! the CLI's reporters consume them.
+
+pub mod cache;
+mod error;
+pub mod judge;
+mod trial;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use pactum_core::policy::Policy;
+use pactum_core::result::TraceResult;
+use pactum_eval::CompiledContract;
+use pactum_store::{
+    ContractSnapshot, JudgeAnswer as StoredJudgeAnswer, NewRun, RunId, RunStatus, Store,
+    TrialRecord,
+};
+use pactum_suite::LoadedSuite;
+use pactum_target::Target;
+use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::task::JoinSet;
+
+pub use cache::{Cache, CacheMode};
+pub use error::RunError;
+pub use judge::{judge_trace, JudgeSetup, TraceJudgments};
+pub use trial::CallCounts;
+
+use trial::{run_trial, RunContext, TestPlan};
+
+/// The current UTC time, RFC 3339 with milliseconds (`…T01:02:03.456Z`).
+pub fn now() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Trials in flight at once (`-j`), at least 1.
+    pub jobs: usize,
+    /// Cache use.
+    pub cache: CacheMode,
+    /// Resume this run instead of starting a new one.
+    pub resume: Option<RunId>,
+    /// The suite file as the user named it (stored with the run).
+    pub suite_path: String,
+    /// The pactum version (stored with the run).
+    pub pactum_version: String,
+}
+
+/// What the runner reports while it works.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The run started (or resumed).
+    Started {
+        /// Its id.
+        run_id: RunId,
+        /// Trials the suite plans in all.
+        planned: u64,
+        /// Trials already finished in the store (a resumed run).
+        already_done: u64,
+    },
+    /// A trial finished before this process started (a resumed run): its
+    /// stored result, for the reports.
+    Restored {
+        /// The test id.
+        test_id: String,
+        /// 0-based trial index.
+        trial_index: u32,
+        /// The stored result.
+        result: Box<TraceResult>,
+    },
+    /// A trial finished and was committed to the store.
+    Trial {
+        /// The test id.
+        test_id: String,
+        /// 0-based trial index.
+        trial_index: u32,
+        /// Its graded result.
+        result: Box<TraceResult>,
+        /// Network and cache use.
+        calls: CallCounts,
+    },
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutcome {
+    /// The run's id.
+    pub run_id: RunId,
+    /// Whether it was interrupted before every trial finished.
+    pub interrupted: bool,
+    /// Network and cache use summed over the trials run by this process.
+    pub calls: CallCounts,
+}
+
+/// A prepared run: targets built (environment variables checked), the
+/// judge client built, contracts compiled. Building it sends nothing.
+pub struct Runner {
+    suite: LoadedSuite,
+    tests: Vec<Arc<TestPlan>>,
+    trials: Vec<(usize, u32)>,
+    judge: Option<JudgeSetup>,
+    policy: Policy,
+}
+
+impl Runner {
+    /// Prepares a run of `suite`. Every target and the judge are built
+    /// now, so a missing API key variable is reported by name before any
+    /// request is sent.
+    ///
+    /// # Errors
+    /// A target or judge that cannot be built; a contract that does not
+    /// compile.
+    pub fn new(suite: LoadedSuite) -> Result<Runner, RunError> {
+        let mut targets: BTreeMap<String, Arc<Target>> = BTreeMap::new();
+        for (name, spec) in &suite.suite.targets {
+            let t = Target::new(&target_config(spec)).map_err(|source| RunError::Target {
+                target: name.clone(),
+                source,
+            })?;
+            targets.insert(name.clone(), Arc::new(t));
+        }
+        let judge = match &suite.suite.judge {
+            None => None,
+            Some(spec) => Some(JudgeSetup {
+                client: pactum_llm::ChatClient::new(model_endpoint(spec))
+                    .map_err(RunError::Judge)?,
+                malformed_retries: spec.malformed_retries,
+            }),
+        };
+        let mut tests = Vec::new();
+        let mut trials = Vec::new();
+        for (i, t) in suite.suite.tests.iter().enumerate() {
+            let target =
+                targets
+                    .get(&t.target)
+                    .cloned()
+                    .ok_or_else(|| RunError::UnknownTarget {
+                        test: t.id.clone(),
+                        target: t.target.clone(),
+                    })?;
+            let mut contracts = Vec::new();
+            if let Some(c) = &t.contract {
+                contracts.push(
+                    CompiledContract::compile(c.contract.clone(), c.digest.clone()).map_err(
+                        |source| RunError::Contract {
+                            test: t.id.clone(),
+                            source,
+                        },
+                    )?,
+                );
+            }
+            tests.push(Arc::new(TestPlan {
+                id: t.id.clone(),
+                target_name: t.target.clone(),
+                target,
+                turns: t.turns.clone(),
+                vars: t.vars.clone(),
+                contracts: Arc::new(contracts),
+            }));
+            for k in 0..t.trials {
+                trials.push((i, k));
+            }
+        }
+        Ok(Runner {
+            policy: suite.suite.policy,
+            suite,
+            tests,
+            trials,
+            judge,
+        })
+    }
+
+    /// The suite's digest (runs are resumed by it).
+    pub fn suite_digest(&self) -> &str {
+        &self.suite.digest
+    }
+
+    /// Number of trials the suite plans.
+    pub fn planned(&self) -> u64 {
+        self.trials.len() as u64
+    }
+
+    /// Runs (or resumes) the suite. Events go to `events`; setting
+    /// `cancel` to `true` stops scheduling, aborts the trials in flight
+    /// (they were not committed, so a resume runs them again) and marks the
+    /// run `interrupted`.
+    ///
+    /// # Errors
+    /// A store failure, or a resume of a run that cannot be resumed.
+    pub async fn run(
+        &self,
+        store: Arc<Mutex<Store>>,
+        opts: &RunOptions,
+        events: mpsc::UnboundedSender<Event>,
+        mut cancel: watch::Receiver<bool>,
+    ) -> Result<RunOutcome, RunError> {
+        let run_id = self.open_run(&store, opts).await?;
+        let done = {
+            let store = store.clone();
+            let id = run_id.clone();
+            cache::blocking(move || {
+                let s = store.lock().map_err(|_| RunError::Poisoned)?;
+                Ok(s.finished_trials(&id)?)
+            })
+            .await?
+        };
+        let _ = events.send(Event::Started {
+            run_id: run_id.clone(),
+            planned: self.planned(),
+            already_done: done.len() as u64,
+        });
+        if !done.is_empty() {
+            restore(&store, &run_id, &events).await?;
+        }
+        let ctx = Arc::new(RunContext {
+            run_id: run_id.as_str().to_string(),
+            cache: Cache::new(store.clone(), opts.cache),
+            judge: self.judge.clone(),
+            policy: self.policy,
+        });
+        let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
+        let mut set: JoinSet<Result<CallCounts, RunError>> = JoinSet::new();
+        let mut interrupted = false;
+        let mut total = CallCounts::default();
+        let mut first_error = None;
+        let pending = self
+            .trials
+            .iter()
+            .filter(|(t, k)| !done.contains(&(self.tests[*t].id.clone(), *k)));
+        for &(t, k) in pending {
+            let permit = tokio::select! {
+                p = permits.clone().acquire_owned() => p.map_err(|e| RunError::Task(e.to_string()))?,
+                _ = cancel.wait_for(|c| *c) => { interrupted = true; break; }
+            };
+            // Collect what has finished so the set stays small.
+            while let Some(r) = set.try_join_next() {
+                absorb(r, &mut total, &mut first_error);
+            }
+            let test = self.tests[t].clone();
+            let ctx = ctx.clone();
+            let store = store.clone();
+            let events = events.clone();
+            let run_id = run_id.clone();
+            set.spawn(async move {
+                let _permit = permit;
+                let started_at = now();
+                let clock = Instant::now();
+                let out = run_trial(&ctx, &test, k).await?;
+                let record = TrialRecord {
+                    run_id: run_id.clone(),
+                    test_id: test.id.clone(),
+                    trial_index: k,
+                    contract: test.contracts.first().map(|c| ContractSnapshot {
+                        digest: c.digest().to_string(),
+                        contract: c.contract().clone(),
+                    }),
+                    result: out.result.clone(),
+                    trace: Some(out.trace),
+                    judge_answers: out
+                        .judge_answers
+                        .into_iter()
+                        .map(|a| StoredJudgeAnswer {
+                            contract_id: a.contract_id,
+                            clause_id: a.clause_id,
+                            turn: None,
+                            attempt: a.attempt,
+                            request_digest: a.request_digest,
+                            raw_answer: a.raw_answer.clone(),
+                            parsed: match (a.is_error, a.outcome) {
+                                (true, _) => Err(a.raw_answer),
+                                (false, Some(v)) => Ok(v),
+                                (false, None) => Err("superseded by a later attempt".into()),
+                            },
+                        })
+                        .collect(),
+                    started_at,
+                    finished_at: now(),
+                    duration_ms: u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
+                };
+                cache::blocking(move || {
+                    let s = store.lock().map_err(|_| RunError::Poisoned)?;
+                    Ok(s.record_trial(&record)?)
+                })
+                .await?;
+                let _ = events.send(Event::Trial {
+                    test_id: test.id.clone(),
+                    trial_index: k,
+                    result: Box::new(out.result),
+                    calls: out.calls,
+                });
+                Ok(out.calls)
+            });
+        }
+        loop {
+            tokio::select! {
+                next = set.join_next() => match next {
+                    Some(r) => absorb(r, &mut total, &mut first_error),
+                    None => break,
+                },
+                _ = cancel.wait_for(|c| *c), if !interrupted => {
+                    interrupted = true;
+                    set.abort_all();
+                }
+            }
+        }
+        let status = if interrupted || first_error.is_some() {
+            RunStatus::Interrupted
+        } else {
+            RunStatus::Finished
+        };
+        {
+            let store = store.clone();
+            let id = run_id.clone();
+            cache::blocking(move || {
+                let s = store.lock().map_err(|_| RunError::Poisoned)?;
+                Ok(s.finish_run(&id, status, &now())?)
+            })
+            .await?;
+        }
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        Ok(RunOutcome {
+            run_id,
+            interrupted,
+            calls: total,
+        })
+    }
+
+    async fn open_run(
+        &self,
+        store: &Arc<Mutex<Store>>,
+        opts: &RunOptions,
+    ) -> Result<RunId, RunError> {
+        let store = store.clone();
+        let digest = self.suite.digest.clone();
+        let snapshot = self.suite.snapshot.clone();
+        let policy = self.policy;
+        let opts = opts.clone();
+        cache::blocking(move || {
+            let s = store.lock().map_err(|_| RunError::Poisoned)?;
+            match &opts.resume {
+                Some(id) => {
+                    let row = s.run(id)?.ok_or_else(|| {
+                        RunError::Task(format!("run {} is not in the store", id.as_str()))
+                    })?;
+                    if row.suite_digest != digest {
+                        return Err(RunError::WrongSuite {
+                            run: id.as_str().to_string(),
+                            found: row.suite_digest,
+                            expected: digest,
+                        });
+                    }
+                    if !row.status.is_resumable() {
+                        return Err(RunError::AlreadyFinished(id.as_str().to_string()));
+                    }
+                    s.resume_run(id)?;
+                    Ok(id.clone())
+                }
+                None => Ok(s.create_run(&NewRun {
+                    suite_path: opts.suite_path.clone(),
+                    suite_digest: digest,
+                    suite_snapshot: snapshot,
+                    policy,
+                    started_at: now(),
+                    pactum_version: opts.pactum_version.clone(),
+                })?),
+            }
+        })
+        .await
+    }
+}
+
+fn absorb(
+    r: Result<Result<CallCounts, RunError>, tokio::task::JoinError>,
+    total: &mut CallCounts,
+    first_error: &mut Option<RunError>,
+) {
+    match r {
+        Ok(Ok(c)) => {
+            total.target_network += c.target_network;
+            total.target_cached += c.target_cached;
+            total.judge.network += c.judge.network;
+            total.judge.cached += c.judge.cached;
+        }
+        Ok(Err(e)) => {
+            first_error.get_or_insert(e);
+        }
+        Err(e) if e.is_cancelled() => {}
+        Err(e) => {
+            first_error.get_or_insert(RunError::Task(e.to_string()));
+        }
+    }
+}
+
+async fn restore(
+    store: &Arc<Mutex<Store>>,
+    run_id: &RunId,
+    events: &mpsc::UnboundedSender<Event>,
+) -> Result<(), RunError> {
+    let store = store.clone();
+    let id = run_id.clone();
+    let events = events.clone();
+    cache::blocking(move || {
+        let s = store.lock().map_err(|_| RunError::Poisoned)?;
+        s.trials(&id, &mut |t| {
+            let _ = events.send(Event::Restored {
+                test_id: t.test_id,
+                trial_index: t.trial_index,
+                result: Box::new(t.result),
+            });
+            std::ops::ControlFlow::Continue(())
+        })?;
+        Ok(())
+    })
+    .await
+}
+
+/// The target crate's configuration from a suite's target spec (the two
+/// crates do not depend on each other; the shapes are the same).
+fn target_config(spec: &pactum_suite::TargetSpec) -> pactum_target::TargetConfig {
+    use pactum_suite::TargetKind as S;
+    use pactum_target::TargetKind as T;
+    let l = &spec.limits;
+    pactum_target::TargetConfig {
+        name: spec.name.clone(),
+        observability: spec.observability,
+        limits: pactum_target::Limits {
+            timeout_ms: l.timeout_ms,
+            concurrency: l.concurrency,
+            requests_per_second: l.requests_per_second,
+            retries: pactum_target::Retries {
+                max: l.retries.max,
+                base_backoff_ms: l.retries.base_backoff_ms,
+                max_backoff_ms: l.retries.max_backoff_ms,
+            },
+        },
+        kind: match &spec.kind {
+            S::Openai {
+                base_url,
+                model,
+                api_key_env,
+                params,
+                tools,
+                system,
+            } => T::Openai {
+                base_url: base_url.clone(),
+                model: model.clone(),
+                api_key_env: api_key_env.clone(),
+                params: params.clone(),
+                tools: tools.clone(),
+                system: system.clone(),
+            },
+            S::Http {
+                method,
+                url,
+                headers,
+                body,
+                response,
+            } => T::Http {
+                method: method.clone(),
+                url: url.clone(),
+                headers: headers.clone(),
+                body: body.clone(),
+                response: pactum_target::ResponseMap {
+                    text: response.text.clone(),
+                    tool_calls: response.tool_calls.clone(),
+                    side_effects: response.side_effects.clone(),
+                    conversation_id: response.conversation_id.clone(),
+                },
+            },
+            S::Exec { command, cwd, env } => T::Exec {
+                command: command.clone(),
+                cwd: cwd.clone(),
+                env: env.clone(),
+            },
+        },
+    }
+}
+
+/// An LLM endpoint from a suite's model spec (judge, interpreter,
+/// simulated user).
+pub fn model_endpoint(spec: &pactum_suite::ModelSpec) -> pactum_llm::Endpoint {
+    let mut ep = pactum_llm::Endpoint::new(spec.base_url.clone(), spec.model.clone());
+    ep.api_key_env = spec.api_key_env.clone();
+    ep.params = spec.params.clone();
+    ep.timeout = std::time::Duration::from_millis(spec.limits.timeout_ms);
+    ep.retry = pactum_llm::RetryPolicy {
+        max_retries: spec.limits.retries.max,
+        base_backoff: std::time::Duration::from_millis(spec.limits.retries.base_backoff_ms),
+        max_backoff: std::time::Duration::from_millis(spec.limits.retries.max_backoff_ms),
+    };
+    ep.concurrency = spec.limits.concurrency;
+    ep.requests_per_second = spec.limits.requests_per_second;
+    ep
+}

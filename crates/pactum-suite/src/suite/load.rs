@@ -1,0 +1,1521 @@
+//! Reading a suite file: the checks a schema cannot express, contracts, and
+//! the model with its snapshot and digest.
+//!
+//! Every check reads the document's JSON value and tolerates wrong types
+//! (the schema reports those), so one call reports every problem. The
+//! model is built only when nothing is wrong.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Component, Path, PathBuf};
+
+use pactum_core::digest::{canonical_json, sha256_hex};
+use serde_json::{Map, Value};
+
+use super::inline::check_inline;
+use super::names::{
+    check_env_name, is_header_name, is_id, is_identifier, is_secret_header, is_secret_var,
+    EnvNameProblem,
+};
+use super::raw::{RawKind, RawModel, RawRetries, RawSuite, RawTarget, RawTest};
+use super::template::{
+    http_context, reads, render_template, render_value, Reads, TurnContext, ENV_ROOT, RUNTIME_NAMES,
+};
+use super::{
+    AuthoredTest, ContractSource, Limits, LoadedSuite, ModelSpec, ResolvedContract, ResponseMap,
+    Retries, Suite, TargetKind, TargetSpec, TestSpec, SUITE_VERSION,
+};
+use crate::checks::{in_file_order, Checks};
+use crate::contract::load_contract;
+use crate::diagnostic::Diagnostic;
+use crate::document::{escape_token, short, Document, Part, Pos};
+use crate::schema::did_you_mean;
+
+/// Reads and validates a suite file (`.json` as JSON, anything else as
+/// YAML), the contract files it names (relative to its folder) and its
+/// inline contracts.
+///
+/// # Errors
+/// Every diagnostic, errors and warnings: first the suite file's, in file
+/// order, then each contract file's, in the order they are first named. At
+/// least one is an error. Codes besides the contract ones (listed in
+/// `docs/suites.md`): `unknown-key`, `missing-key` (`observability` among
+/// them), `wrong-type`, `bad-value` (an unknown `kind`), `out-of-range`
+/// (`trials: 0`), `bad-name`, `bad-id`, `duplicate-test`, `unknown-target`,
+/// `no-target`, `prompt-and-turns`, `no-prompt`, `no-contract`,
+/// `turn-range`, `backoff-range`, `bad-var-name`, `reserved-var`,
+/// `template-syntax`, `undefined-variable`, `runtime-variable`,
+/// `env-outside-headers`, `bad-env-template`, `template-error`, `invalid-jsonpath`,
+/// `literal-api-key`, `bad-env-name`, `bad-url`, `bad-header`,
+/// `reserved-param`, `judge-temperature`, `missing-dir`, `io`,
+/// `invalid-contract`, `duplicate-contract-id`; warnings `unused-var`,
+/// `literal-secret`. (`model` would mean the schema and the model
+/// disagree: a bug.)
+pub fn load_suite(path: &Path) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    let doc = Document::read(path)?;
+    from_document(doc)
+}
+
+/// Like [`load_suite`], on text already read; `path` names it in
+/// diagnostics, picks JSON or YAML by its extension, and is what relative
+/// paths (contracts, `cwd`) resolve against.
+///
+/// # Errors
+/// As [`load_suite`].
+pub fn parse_suite(src: &str, path: &Path) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    let doc = Document::parse(src, path)?;
+    from_document(doc)
+}
+
+/// The environment variables a run of `suite` reads, as `(where, NAME)`:
+/// `where` is `target NAME` (an openai target's `api_key_env`, or an
+/// `env.NAME` in an http target's headers), `judge`, `interpreter` or
+/// `simulated_user`. Targets in name order, then the models; each pair
+/// once. For the runner's check, before any request, that each is set.
+pub fn env_vars_needed(suite: &Suite) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut push = |place: String, var: &str| {
+        let pair = (place, var.to_string());
+        if !out.contains(&pair) {
+            out.push(pair);
+        }
+    };
+    for (name, t) in &suite.targets {
+        let place = format!("target {name}");
+        match &t.kind {
+            TargetKind::Openai {
+                api_key_env: Some(var),
+                ..
+            } => push(place, var),
+            TargetKind::Http { headers, .. } => {
+                let names: BTreeSet<String> = headers
+                    .values()
+                    .filter_map(|h| reads(h).ok())
+                    .flat_map(|r| r.env)
+                    .collect();
+                for var in &names {
+                    push(place.clone(), var);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (place, model) in [
+        ("judge", &suite.judge),
+        ("interpreter", &suite.interpreter),
+        ("simulated_user", &suite.simulated_user),
+    ] {
+        if let Some(var) = model.as_ref().and_then(|m| m.api_key_env.as_ref()) {
+            push(place.to_string(), var);
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------ loader
+
+/// Where a contract comes from, for loading each once.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum ContractKey {
+    /// A contract file, resolved.
+    File(PathBuf),
+    /// An inline contract at this pointer of the suite document.
+    Inline(String),
+}
+
+/// Where a template sits in an http request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Url,
+    Header,
+    Body,
+}
+
+/// One template of an http target.
+#[derive(Debug, Clone)]
+struct Tmpl {
+    pointer: String,
+    text: String,
+    reads: Reads,
+    place: Place,
+    /// No structural error (syntax, `env` outside headers): worth rendering.
+    ok: bool,
+}
+
+/// Problems of one http-target template shared by several tests.
+#[derive(Debug, Default)]
+struct Shared {
+    /// (template pointer, variable) → tests that lack it, and did-you-mean
+    /// candidates from the first.
+    missing: BTreeMap<(String, String), (Vec<String>, Vec<String>)>,
+    /// (template pointer, code) → (test, what went wrong) for each test
+    /// whose vars make it fail.
+    failing: BTreeMap<(String, &'static str), Vec<(String, String)>>,
+}
+
+struct Loader<'a> {
+    doc: &'a Document,
+    dir: PathBuf,
+    out: Vec<Diagnostic>,
+    /// Diagnostics of other files, grouped by file in first-seen order.
+    files: Vec<(PathBuf, Vec<Diagnostic>)>,
+    contracts: HashMap<ContractKey, Option<ResolvedContract>>,
+    http: BTreeMap<String, Vec<Tmpl>>,
+    target_names: Vec<String>,
+}
+
+/// The models a suite names besides its targets.
+const MODELS: [&str; 3] = ["judge", "interpreter", "simulated_user"];
+
+/// Authored text fields (SPEC §2).
+const AUTHORED_TEXT: [&str; 4] = ["goal", "instructions", "restrictions", "scenario"];
+
+fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    let parse_diags = std::mem::take(&mut doc.diagnostics);
+    let dir = doc.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut l = Loader {
+        doc: &doc,
+        dir,
+        out: parse_diags,
+        files: Vec::new(),
+        contracts: HashMap::new(),
+        http: BTreeMap::new(),
+        target_names: doc
+            .value
+            .get("targets")
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default(),
+    };
+    let schema_diags = crate::validate_suite_schema(&schema_view(&doc));
+    let schema_ok = schema_diags.is_empty();
+    l.out.extend(schema_diags);
+    Checks {
+        doc: &doc,
+        out: &mut l.out,
+    }
+    .version(SUITE_VERSION, "suite");
+    l.targets();
+    for m in MODELS {
+        l.model(m);
+    }
+    l.defaults();
+    l.tests();
+    l.contracts();
+
+    let mut suite = None;
+    if schema_ok && !l.has_errors() {
+        match serde_json::from_value::<RawSuite>(doc.value.clone()) {
+            Ok(raw) => match l.build(raw) {
+                Ok(s) => suite = Some(s),
+                Err(why) => l.internal(&why),
+            },
+            Err(e) => l.internal(&e.to_string()),
+        }
+    }
+    let (errors, warnings) = l.finish();
+    match suite {
+        Some(suite) if errors.is_empty() => {
+            let (snapshot, digest) = snapshot_of(&suite);
+            Ok(LoadedSuite {
+                suite,
+                digest,
+                snapshot,
+                warnings,
+            })
+        }
+        _ => {
+            // Errors and warnings together, in reading order.
+            Err(errors)
+        }
+    }
+}
+
+/// The document the schema sees: inline contracts replaced by a
+/// placeholder (the contract loader checks them, located in the suite).
+fn schema_view(doc: &Document) -> Document {
+    let mut view = doc.clone();
+    view.diagnostics.clear();
+    for ptr in contract_pointers(&doc.value) {
+        if let Some(v) = view.value.pointer_mut(&ptr) {
+            if v.is_object() {
+                *v = Value::String("inline contract".into());
+            }
+        }
+    }
+    view
+}
+
+/// Where contracts are given: `/defaults/contract`, then each test's.
+fn contract_pointers(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if v.pointer("/defaults/contract").is_some() {
+        out.push("/defaults/contract".to_string());
+    }
+    for (i, t) in v
+        .get("tests")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if t.get("contract").is_some() {
+            out.push(format!("/tests/{i}/contract"));
+        }
+    }
+    out
+}
+
+impl Loader<'_> {
+    fn get(&self, ptr: &str) -> Option<&Value> {
+        self.doc.value.pointer(ptr)
+    }
+
+    fn str_at(&self, ptr: &str) -> Option<&str> {
+        self.get(ptr).and_then(Value::as_str)
+    }
+
+    fn push(&mut self, d: Diagnostic) {
+        if d.file == self.doc.path {
+            self.out.push(d);
+        } else if let Some((_, group)) = self.files.iter_mut().find(|(f, _)| *f == d.file) {
+            group.push(d);
+        } else {
+            self.files.push((d.file.clone(), vec![d]));
+        }
+    }
+
+    fn error(&mut self, code: &str, ptr: &str, part: Part, message: String, hint: String) {
+        let d = self.doc.error(code, ptr, part, message).with_hint(hint);
+        self.out.push(d);
+    }
+
+    fn warning(&mut self, code: &str, ptr: &str, part: Part, message: String, hint: String) {
+        let d = self.doc.warning(code, ptr, part, message).with_hint(hint);
+        self.out.push(d);
+    }
+
+    fn has_errors(&self) -> bool {
+        self.out.iter().any(Diagnostic::is_error)
+            || self
+                .files
+                .iter()
+                .any(|(_, g)| g.iter().any(Diagnostic::is_error))
+    }
+
+    /// The schema and the model disagree: say so rather than guess.
+    fn internal(&mut self, why: &str) {
+        let d = self.doc.error(
+            "model",
+            "",
+            Part::Value,
+            format!(
+                "the suite does not fit pactum's suite model: {}",
+                short(why)
+            ),
+        );
+        self.out.push(d);
+    }
+
+    /// (errors-and-warnings when any error, else nothing; warnings).
+    fn finish(self) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
+        let mut all = in_file_order(self.out);
+        for (_, group) in self.files {
+            all.extend(in_file_order(group));
+        }
+        if all.iter().any(Diagnostic::is_error) {
+            (all, Vec::new())
+        } else {
+            (Vec::new(), all)
+        }
+    }
+
+    // -------------------------------------------------------------- targets
+
+    fn targets(&mut self) {
+        let Some(targets) = self.get("/targets").and_then(Value::as_object).cloned() else {
+            return;
+        };
+        for (name, t) in &targets {
+            let tp = format!("/targets/{}", escape_token(name));
+            if !is_id(name) {
+                self.error(
+                    "bad-name",
+                    &tp,
+                    Part::Key,
+                    format!("target name `{}` has characters other than letters, digits, `.`, `_` and `-`", short(name)),
+                    "target names appear in reports and cache keys; rename it, e.g. `bank-bot`".into(),
+                );
+            }
+            let Some(obj) = t.as_object() else { continue };
+            let kind = obj.get("kind").and_then(Value::as_str);
+            if kind == Some("openai") {
+                self.connection(&tp, "target");
+            }
+            self.retries(&tp);
+            match kind {
+                Some("http") => self.http_target(name, &tp),
+                Some("exec") => self.exec_target(&tp),
+                _ => {}
+            }
+        }
+    }
+
+    /// `base_url`, `api_key_env` and `params` of an openai target or a model.
+    fn connection(&mut self, at: &str, role: &str) {
+        let url_ptr = format!("{at}/base_url");
+        if let Some(url) = self.str_at(&url_ptr).map(str::to_string) {
+            self.url(&url_ptr, &url, "`base_url`");
+        }
+        let key_ptr = format!("{at}/api_key_env");
+        if let Some(v) = self.str_at(&key_ptr).map(str::to_string) {
+            self.env_name(&key_ptr, &v, "`api_key_env`", "api_key_env: OPENAI_API_KEY");
+        }
+        let reserved: &[&str] = match role {
+            "target" => &["model", "messages", "tools", "stream"],
+            _ => &["model", "messages", "stream", "response_format"],
+        };
+        let params_ptr = format!("{at}/params");
+        let keys: Vec<String> = self
+            .get(&params_ptr)
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        for k in keys {
+            let p = format!("{params_ptr}/{}", escape_token(&k));
+            if reserved.contains(&k.as_str()) {
+                let why = match (k.as_str(), role) {
+                    ("model", _) => "it is set from `model`".to_string(),
+                    ("tools", _) => "tools are given under `tools`".to_string(),
+                    ("messages", _) => "pactum sends the conversation".to_string(),
+                    ("stream", _) => "pactum reads whole answers".to_string(),
+                    _ => "pactum asks for strict JSON itself".to_string(),
+                };
+                self.error(
+                    "reserved-param",
+                    &p,
+                    Part::Key,
+                    format!("`params.{}` cannot be set here: {why}", short(&k)),
+                    "remove it from `params`".into(),
+                );
+            }
+        }
+        if role == "judge" {
+            let p = format!("{params_ptr}/temperature");
+            if let Some(t) = self.get(&p) {
+                if t.as_f64() != Some(0.0) {
+                    self.error(
+                        "judge-temperature",
+                        &p,
+                        Part::Value,
+                        "the judge grades at temperature 0 (SPEC §3.4)".into(),
+                        "remove `temperature` from the judge's `params`".into(),
+                    );
+                }
+            }
+        }
+    }
+
+    fn url(&mut self, ptr: &str, url: &str, what: &str) {
+        if !is_http_url(url) {
+            self.error(
+                "bad-url",
+                ptr,
+                Part::Value,
+                format!(
+                    "{what} must be an http:// or https:// URL, found `{}`",
+                    short(url)
+                ),
+                "e.g. `http://127.0.0.1:11434/v1` for a local Ollama".into(),
+            );
+        }
+    }
+
+    /// A value that must be an environment variable's NAME.
+    fn env_name(&mut self, ptr: &str, v: &str, what: &str, example: &str) {
+        match check_env_name(v) {
+            Ok(()) => {}
+            // The value is not quoted: it may be a secret.
+            Err(EnvNameProblem::LiteralKey) => self.error(
+                "literal-api-key",
+                ptr,
+                Part::Value,
+                format!("{what} holds what looks like an API key, not the name of an environment variable"),
+                format!("put the key in an environment variable and name the variable here, e.g. `{example}`; keys never belong in a suite file"),
+            ),
+            Err(EnvNameProblem::NotAName) => self.error(
+                "bad-env-name",
+                ptr,
+                Part::Value,
+                format!("{what} `{}` is not an environment variable name", short(v)),
+                format!("a name is letters, digits and `_`, not starting with a digit, e.g. `{example}`"),
+            ),
+        }
+    }
+
+    fn retries(&mut self, at: &str) {
+        let get = |k: &str| {
+            self.get(&format!("{at}/retries/{k}"))
+                .and_then(Value::as_u64)
+        };
+        if let (Some(base), Some(max)) = (get("base_backoff_ms"), get("max_backoff_ms")) {
+            if base > max {
+                self.error(
+                    "backoff-range",
+                    &format!("{at}/retries/max_backoff_ms"),
+                    Part::Value,
+                    format!("`max_backoff_ms` ({max}) is less than `base_backoff_ms` ({base})"),
+                    "the backoff starts at `base_backoff_ms` and doubles up to `max_backoff_ms`; swap or fix them".into(),
+                );
+            }
+        }
+    }
+
+    fn http_target(&mut self, name: &str, tp: &str) {
+        let mut templates = Vec::new();
+        let url_ptr = format!("{tp}/request/url");
+        if let Some(url) = self.str_at(&url_ptr).map(str::to_string) {
+            templates.push(self.request_template(url_ptr, url, Place::Url));
+        }
+        let headers_ptr = format!("{tp}/request/headers");
+        let headers = self
+            .get(&headers_ptr)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        for (h, v) in &headers {
+            let hp = format!("{headers_ptr}/{}", escape_token(h));
+            if !is_header_name(h) {
+                self.error(
+                    "bad-header",
+                    &hp,
+                    Part::Key,
+                    format!("`{}` is not an HTTP header name", short(h)),
+                    "header names are letters, digits and `-` (RFC 9110), e.g. `Authorization`"
+                        .into(),
+                );
+            }
+            let Some(text) = v.as_str() else { continue };
+            let t = self.request_template(hp.clone(), text.to_string(), Place::Header);
+            if is_secret_header(h) && !t.reads.roots.contains(ENV_ROOT) && !text.is_empty() {
+                self.warning(
+                    "literal-secret",
+                    &hp,
+                    Part::Value,
+                    format!("header `{}` holds a literal value, which is stored with the suite's snapshot", short(h)),
+                    "read secrets from the environment, e.g. `Authorization: \"Bearer {{ env.AGENT_TOKEN }}\"`".into(),
+                );
+            }
+            templates.push(t);
+        }
+        let body_ptr = format!("{tp}/request/body");
+        if let Some(body) = self.get(&body_ptr).cloned() {
+            let mut strings = Vec::new();
+            collect_strings(&body, body_ptr, &mut strings);
+            for (p, s) in strings {
+                templates.push(self.request_template(p, s, Place::Body));
+            }
+        }
+        for key in ["text", "tool_calls", "side_effects", "conversation_id"] {
+            let p = format!("{tp}/response/{key}");
+            if let Some(q) = self.str_at(&p).map(str::to_string) {
+                if let Err(e) = serde_json_path::JsonPath::parse(&q) {
+                    self.error(
+                        "invalid-jsonpath",
+                        &p,
+                        Part::Value,
+                        format!("invalid JSONPath `{}`: {}", short(&q), short(&e.to_string())),
+                        "a JSONPath (RFC 9535) starts at `$`, e.g. `$.reply` or `$.choices[0].message.content`".into(),
+                    );
+                }
+            }
+        }
+        self.http.insert(name.to_string(), templates);
+    }
+
+    /// Parses one template of an http request and checks what does not
+    /// depend on a test: syntax, `env` only in headers, `env.NAME` names.
+    fn request_template(&mut self, pointer: String, text: String, place: Place) -> Tmpl {
+        let mut ok = true;
+        let r = match reads(&text) {
+            Ok(r) => r,
+            Err(e) => {
+                self.syntax_error(&pointer, &e);
+                ok = false;
+                Reads {
+                    roots: BTreeSet::new(),
+                    env: BTreeSet::new(),
+                    env_whole: false,
+                }
+            }
+        };
+        if r.roots.contains(ENV_ROOT) {
+            if place == Place::Header {
+                if r.env_whole {
+                    ok = false;
+                    self.error(
+                        "bad-env-template",
+                        &pointer,
+                        Part::Value,
+                        "a header reads `env` as a whole".into(),
+                        "read one environment variable at a time: `{{ env.NAME }}`".into(),
+                    );
+                }
+                for var in &r.env {
+                    let before = self.out.len();
+                    self.env_name(&pointer, var, "an `env.` name", "{{ env.AGENT_TOKEN }}");
+                    ok &= self.out.len() == before;
+                }
+            } else {
+                ok = false;
+                let what = if place == Place::Url {
+                    "the URL"
+                } else {
+                    "the body"
+                };
+                self.error(
+                    "env-outside-headers",
+                    &pointer,
+                    Part::Value,
+                    format!("{what} reads `env`; only header values may read environment variables"),
+                    "so that a secret never ends up in a URL or a body, which reports may show; move it to a header".into(),
+                );
+            }
+        }
+        Tmpl {
+            pointer,
+            text,
+            reads: r,
+            place,
+            ok,
+        }
+    }
+
+    fn syntax_error(&mut self, ptr: &str, why: &str) {
+        self.error(
+            "template-syntax",
+            ptr,
+            Part::Value,
+            format!("invalid template: {}", short_line(why)),
+            "templates use Jinja syntax, e.g. `{{ order }}`; wrap text that must stay as written in `{% raw %}…{% endraw %}`".into(),
+        );
+    }
+
+    fn exec_target(&mut self, tp: &str) {
+        let cwd_ptr = format!("{tp}/cwd");
+        if let Some(cwd) = self.str_at(&cwd_ptr).map(str::to_string) {
+            let resolved = resolve(&self.dir, &cwd);
+            if !resolved.is_dir() {
+                self.error(
+                    "missing-dir",
+                    &cwd_ptr,
+                    Part::Value,
+                    format!(
+                        "`cwd` `{}` is not a folder (resolved to `{}`)",
+                        short(&cwd),
+                        short(&resolved.display().to_string())
+                    ),
+                    "`cwd` is relative to the suite file's folder".into(),
+                );
+            }
+        }
+        let env_ptr = format!("{tp}/env");
+        let keys: Vec<String> = self
+            .get(&env_ptr)
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        for k in keys {
+            if is_secret_var(&k) {
+                self.warning(
+                    "literal-secret",
+                    &format!("{env_ptr}/{}", escape_token(&k)),
+                    Part::Key,
+                    format!("`env.{}` holds a literal value, which is stored with the suite's snapshot", short(&k)),
+                    "leave secrets out: the command inherits pactum's environment, so export the variable before running pactum".into(),
+                );
+            }
+        }
+    }
+
+    // --------------------------------------------------------------- models
+
+    fn model(&mut self, name: &str) {
+        let at = format!("/{name}");
+        if !self.get(&at).is_some_and(Value::is_object) {
+            return;
+        }
+        self.connection(&at, name);
+        self.retries(&at);
+    }
+
+    // ------------------------------------------------------------- defaults
+
+    fn defaults(&mut self) {
+        if let Some(t) = self.str_at("/defaults/target").map(str::to_string) {
+            if !self.target_names.contains(&t) {
+                self.unknown_target("/defaults/target", &t);
+            }
+        }
+    }
+
+    fn unknown_target(&mut self, ptr: &str, name: &str) {
+        let names: Vec<&str> = self.target_names.iter().map(String::as_str).collect();
+        let hint = match did_you_mean(name, &names) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None if names.is_empty() => "define it under `targets`".to_string(),
+            None => format!("defined targets: {}", names.join(", ")),
+        };
+        self.error(
+            "unknown-target",
+            ptr,
+            Part::Value,
+            format!("no target is named `{}`", short(name)),
+            hint,
+        );
+    }
+
+    /// `defaults.target` when it names a defined target.
+    fn default_target(&self) -> Option<String> {
+        self.str_at("/defaults/target")
+            .filter(|t| self.target_names.iter().any(|n| n == t))
+            .map(str::to_string)
+    }
+
+    // ---------------------------------------------------------------- tests
+
+    fn tests(&mut self) {
+        let Some(tests) = self.get("/tests").and_then(Value::as_array).cloned() else {
+            return;
+        };
+        let default_target = self.default_target();
+        let has_default_target = self.get("/defaults/target").is_some();
+        let has_default_contract = self.get("/defaults/contract").is_some();
+        let mut first_id: HashMap<String, Pos> = HashMap::new();
+        let mut shared = Shared::default();
+        for (i, t) in tests.iter().enumerate() {
+            let tp = format!("/tests/{i}");
+            let Some(obj) = t.as_object() else { continue };
+            let id = obj.get("id").and_then(Value::as_str).map(str::to_string);
+            if let Some(id) = &id {
+                self.test_id(&tp, id, &mut first_id);
+            }
+            let label = id.clone().unwrap_or_else(|| format!("#{}", i + 1));
+
+            let target = match obj.get("target") {
+                Some(Value::String(name)) if self.target_names.contains(name) => Some(name.clone()),
+                Some(Value::String(name)) => {
+                    self.unknown_target(&format!("{tp}/target"), name);
+                    None
+                }
+                Some(_) => None,
+                None if has_default_target => default_target.clone(),
+                None => {
+                    let example = self
+                        .target_names
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| "bank-bot".into());
+                    self.error(
+                        "no-target",
+                        &tp,
+                        Part::Value,
+                        format!(
+                            "test `{}` names no target and `defaults.target` is not set",
+                            short(&label)
+                        ),
+                        format!(
+                            "add `target: {}` to the test, or `defaults: {{ target: {} }}`",
+                            short(&example),
+                            short(&example)
+                        ),
+                    );
+                    None
+                }
+            };
+
+            let vars = obj
+                .get("vars")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            self.var_names(&tp, &vars);
+
+            let authored = self.authored_rules(&tp, obj, &label);
+            self.turn_range(&tp, obj);
+            if obj.get("contract").is_none() && !authored && !has_default_contract {
+                self.error(
+                    "no-contract",
+                    &tp,
+                    Part::Value,
+                    format!("test `{}` has no contract to be scored against", short(&label)),
+                    "add `contract:` (a contract file's path, or an inline contract), set `defaults.contract`, or give authored fields (`goal`, …) for pactum to interpret".into(),
+                );
+            }
+
+            // Templates: the test's own, then its http target's.
+            let mut used: BTreeSet<String> = BTreeSet::new();
+            for (p, text) in user_templates(obj, &tp) {
+                self.user_template(&p, &text, &vars, &mut used);
+            }
+            if let Some(target) = &target {
+                self.target_templates(target, &label, &vars, &mut used, &mut shared);
+            }
+            for k in vars.keys() {
+                let reserved = k == ENV_ROOT || RUNTIME_NAMES.contains(&k.as_str());
+                if !used.contains(k) && is_identifier(k) && !reserved {
+                    self.warning(
+                        "unused-var",
+                        &format!("{tp}/vars/{}", escape_token(k)),
+                        Part::Key,
+                        format!(
+                            "variable `{}` is not read by any template of this test",
+                            short(k)
+                        ),
+                        "check the spelling in the templates (`{{ name }}`), or remove it".into(),
+                    );
+                }
+            }
+        }
+        self.flush_shared(shared);
+    }
+
+    fn test_id(&mut self, tp: &str, id: &str, first: &mut HashMap<String, Pos>) {
+        let ptr = format!("{tp}/id");
+        if !is_id(id) {
+            self.error(
+                "bad-id",
+                &ptr,
+                Part::Value,
+                format!(
+                    "test id `{}` has characters other than letters, digits, `.`, `_` and `-`",
+                    short(id)
+                ),
+                "ids appear in reports, file names and filters; e.g. `refund-within-policy`".into(),
+            );
+        }
+        let here = self.doc.pos(&ptr, Part::Value);
+        match first.get(id) {
+            Some(at) => self.error(
+                "duplicate-test",
+                &ptr,
+                Part::Value,
+                format!("test id `{}` is used twice", short(id)),
+                format!(
+                    "first used at line {}, column {}; test ids are unique within a suite",
+                    at.line, at.column
+                ),
+            ),
+            None => {
+                first.insert(id.to_string(), here);
+            }
+        }
+    }
+
+    fn var_names(&mut self, tp: &str, vars: &Map<String, Value>) {
+        for k in vars.keys() {
+            let p = format!("{tp}/vars/{}", escape_token(k));
+            if k == ENV_ROOT || RUNTIME_NAMES.contains(&k.as_str()) {
+                self.error(
+                    "reserved-var",
+                    &p,
+                    Part::Key,
+                    format!(
+                        "`{k}` is a name pactum provides to templates; it cannot be a variable"
+                    ),
+                    format!(
+                        "rename it; reserved: {}, {ENV_ROOT}",
+                        RUNTIME_NAMES.join(", ")
+                    ),
+                );
+            } else if !is_identifier(k) {
+                self.error(
+                    "bad-var-name",
+                    &p,
+                    Part::Key,
+                    format!("`{}` is not a variable name templates can read", short(k)),
+                    "a variable name is letters, digits and `_`, not starting with a digit, e.g. `order_id`".into(),
+                );
+            }
+        }
+    }
+
+    /// `prompt` xor `turns`, unless authored fields drive the conversation.
+    /// Returns whether the test is an authored test (has authored text).
+    fn authored_rules(&mut self, tp: &str, obj: &Map<String, Value>, label: &str) -> bool {
+        let has_prompt = obj.contains_key("prompt");
+        let has_turns = obj.contains_key("turns");
+        let present: Vec<&str> = AUTHORED_TEXT
+            .iter()
+            .copied()
+            .filter(|k| obj.contains_key(*k))
+            .collect();
+        let has_text = present.iter().any(|k| {
+            obj.get(*k)
+                .and_then(Value::as_str)
+                .is_some_and(|s| !s.trim().is_empty())
+        });
+        if has_prompt && has_turns {
+            self.error(
+                "prompt-and-turns",
+                &format!("{tp}/turns"),
+                Part::Key,
+                "a test takes `prompt` or `turns`, not both".into(),
+                "`prompt: …` is one user message; `turns: [ …, … ]` are several, sent one per turn; put the prompt first in `turns`".into(),
+            );
+        } else if !has_prompt && !has_turns && !has_text {
+            let hint = if present.is_empty() {
+                "add `prompt: …` (one message), `turns: [ … ]` (scripted messages), or authored fields (`goal`, `instructions`, `restrictions`, `scenario`) for a simulated user".to_string()
+            } else {
+                format!(
+                    "its authored fields ({}) are empty; write the goal, or add `prompt` or `turns`",
+                    present.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                )
+            };
+            self.error(
+                "no-prompt",
+                tp,
+                Part::Value,
+                format!("test `{}` has nothing to say to the target", short(label)),
+                hint,
+            );
+        }
+        has_text
+    }
+
+    fn turn_range(&mut self, tp: &str, obj: &Map<String, Value>) {
+        let min = obj.get("min_turns").and_then(Value::as_u64);
+        let max = obj.get("max_turns").and_then(Value::as_u64);
+        let (lo, hi) = (min.unwrap_or(1), max.unwrap_or(8));
+        if lo > hi {
+            let (key, message) = if max.is_some() {
+                (
+                    "max_turns",
+                    format!("`max_turns` ({hi}) is less than `min_turns` ({lo})"),
+                )
+            } else {
+                (
+                    "min_turns",
+                    format!("`min_turns` ({lo}) is more than the default `max_turns` (8)"),
+                )
+            };
+            self.error(
+                "turn-range",
+                &format!("{tp}/{key}"),
+                Part::Value,
+                message,
+                "a conversation may stop early from `min_turns` on and runs at most `max_turns` turns (SPEC §3.7)".into(),
+            );
+        }
+    }
+
+    /// A prompt or scripted turn: reads only `vars`.
+    fn user_template(
+        &mut self,
+        ptr: &str,
+        text: &str,
+        vars: &Map<String, Value>,
+        used: &mut BTreeSet<String>,
+    ) {
+        let r = match reads(text) {
+            Ok(r) => r,
+            Err(e) => return self.syntax_error(ptr, &e),
+        };
+        let mut names_ok = true;
+        for root in &r.roots {
+            if vars.contains_key(root) {
+                used.insert(root.clone());
+                continue;
+            }
+            names_ok = false;
+            if root == ENV_ROOT {
+                self.error(
+                    "env-outside-headers",
+                    ptr,
+                    Part::Value,
+                    "a prompt reads `env`; only http header values may read environment variables"
+                        .into(),
+                    "put the value in the test's `vars`".into(),
+                );
+            } else if RUNTIME_NAMES.contains(&root.as_str()) {
+                self.error(
+                    "runtime-variable",
+                    ptr,
+                    Part::Value,
+                    format!("a prompt reads `{root}`, which pactum provides only to http target templates"),
+                    "prompts and turns read the test's `vars`".into(),
+                );
+            } else {
+                let names: Vec<&str> = vars.keys().map(String::as_str).collect();
+                let hint = match did_you_mean(root, &names) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!("add `{}: …` under the test's `vars`", short(root)),
+                };
+                self.error(
+                    "undefined-variable",
+                    ptr,
+                    Part::Value,
+                    format!(
+                        "template reads `{}`, which is not in this test's `vars`",
+                        short(root)
+                    ),
+                    hint,
+                );
+            }
+        }
+        if names_ok {
+            if let Err(e) = render_template(text, &Value::Object(vars.clone())) {
+                self.error(
+                    "template-error",
+                    ptr,
+                    Part::Value,
+                    format!(
+                        "template cannot be rendered with this test's `vars`: {}",
+                        short_line(&e)
+                    ),
+                    "check the attributes and filters it uses against the values in `vars`".into(),
+                );
+            }
+        }
+    }
+
+    /// The http target's templates against one test's `vars`, rendered
+    /// with sample run-time values; problems are gathered per template.
+    fn target_templates(
+        &mut self,
+        target: &str,
+        test: &str,
+        vars: &Map<String, Value>,
+        used: &mut BTreeSet<String>,
+        shared: &mut Shared,
+    ) {
+        let Some(templates) = self.http.get(target) else {
+            return;
+        };
+        let mut all_names_ok = true;
+        for t in templates {
+            for root in &t.reads.roots {
+                if vars.contains_key(root) {
+                    used.insert(root.clone());
+                } else if root != ENV_ROOT && !RUNTIME_NAMES.contains(&root.as_str()) {
+                    all_names_ok = false;
+                    let entry = shared
+                        .missing
+                        .entry((t.pointer.clone(), root.clone()))
+                        .or_insert_with(|| {
+                            let mut c: Vec<String> = vars.keys().cloned().collect();
+                            c.extend(RUNTIME_NAMES.iter().map(|s| s.to_string()));
+                            (Vec::new(), c)
+                        });
+                    entry.0.push(test.to_string());
+                }
+            }
+        }
+        if !all_names_ok {
+            return;
+        }
+        let messages = [serde_json::json!({"role": "user", "content": SAMPLE_MESSAGE})];
+        let no_env = BTreeMap::new();
+        for t in templates.iter().filter(|t| t.ok) {
+            let env: BTreeMap<String, String> = t
+                .reads
+                .env
+                .iter()
+                .map(|n| (n.clone(), format!("<value of {n}>")))
+                .collect();
+            let turn = TurnContext {
+                message: SAMPLE_MESSAGE,
+                messages: &messages,
+                conversation_id: None,
+                pactum_conversation_id: "run/test/1",
+                turn: 1,
+                env: if t.place == Place::Header {
+                    &env
+                } else {
+                    &no_env
+                },
+            };
+            let ctx = http_context(vars, &turn);
+            let rendered = match t.place {
+                Place::Body => render_value(&Value::String(t.text.clone()), &ctx).map(|_| None),
+                _ => render_template(&t.text, &ctx).map(Some),
+            };
+            let failure = match rendered {
+                Err(e) => Some(("template-error", short_line(&e))),
+                Ok(Some(url)) if t.place == Place::Url && !is_http_url(&url) => {
+                    Some(("bad-url", short(&url)))
+                }
+                Ok(_) => None,
+            };
+            if let Some((code, detail)) = failure {
+                shared
+                    .failing
+                    .entry((t.pointer.clone(), code))
+                    .or_default()
+                    .push((test.to_string(), detail));
+            }
+        }
+    }
+
+    fn flush_shared(&mut self, shared: Shared) {
+        for ((ptr, var), (tests, candidates)) in shared.missing {
+            let names: Vec<&str> = candidates.iter().map(String::as_str).collect();
+            let hint = match did_you_mean(&var, &names) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!(
+                    "add `{}: …` to the `vars` of each test that uses this target; templates here can also read {}",
+                    short(&var),
+                    RUNTIME_NAMES.join(", ")
+                ),
+            };
+            let (which, verb) = tests_phrase(&tests);
+            self.error(
+                "undefined-variable",
+                &ptr,
+                Part::Value,
+                format!(
+                    "template reads `{}`, which {which} {verb} not set in `vars`",
+                    short(&var)
+                ),
+                hint,
+            );
+        }
+        for ((ptr, code), failures) in shared.failing {
+            let tests: Vec<String> = failures.iter().map(|(t, _)| t.clone()).collect();
+            let (which, _) = tests_phrase(&tests);
+            let first = failures
+                .first()
+                .map(|(_, d)| d.as_str())
+                .unwrap_or_default();
+            let (message, hint) = if code == "bad-url" {
+                (
+                    format!("with the `vars` of {which}, the URL is not an http:// or https:// URL (e.g. `{first}`)"),
+                    "the URL must start with http:// or https:// once rendered",
+                )
+            } else {
+                (
+                    format!("template cannot be rendered with the `vars` of {which}: {first}"),
+                    "check the attributes and filters it uses against the values in `vars`",
+                )
+            };
+            self.error(code, &ptr, Part::Value, message, hint.into());
+        }
+    }
+
+    // ------------------------------------------------------------ contracts
+
+    fn contract_key(&self, ptr: &str) -> Option<ContractKey> {
+        match self.get(ptr)? {
+            Value::String(s) if !s.is_empty() => Some(ContractKey::File(resolve(&self.dir, s))),
+            Value::Object(_) => Some(ContractKey::Inline(ptr.to_string())),
+            _ => None,
+        }
+    }
+
+    /// Loads every contract once, in the order the file names them.
+    fn contracts(&mut self) {
+        let mut first_id: HashMap<String, (String, Pos)> = HashMap::new();
+        for ptr in contract_pointers(&self.doc.value) {
+            let Some(key) = self.contract_key(&ptr) else {
+                continue;
+            };
+            let resolved = match self.contracts.get(&key) {
+                Some(r) => r.clone(),
+                None => {
+                    let r = self.load_contract(&ptr, &key);
+                    self.contracts.insert(key.clone(), r.clone());
+                    r
+                }
+            };
+            let Some(rc) = resolved else { continue };
+            let id_ptr = match key {
+                ContractKey::File(_) => ptr.clone(),
+                ContractKey::Inline(_) => format!("{ptr}/id"),
+            };
+            let here = self.doc.pos(&id_ptr, Part::Value);
+            match first_id.get(&rc.contract.id) {
+                Some((digest, at)) if *digest != rc.digest => self.error(
+                    "duplicate-contract-id",
+                    &id_ptr,
+                    Part::Value,
+                    format!("contract id `{}` names two different contracts", short(&rc.contract.id)),
+                    format!("the other is at line {}, column {}; contract ids are unique among the contracts of one run", at.line, at.column),
+                ),
+                Some(_) => {}
+                None => {
+                    first_id.insert(rc.contract.id.clone(), (rc.digest.clone(), here));
+                }
+            }
+        }
+    }
+
+    fn load_contract(&mut self, ptr: &str, key: &ContractKey) -> Option<ResolvedContract> {
+        let (result, source) = match key {
+            ContractKey::File(path) => (load_contract(path), ContractSource::File(path.clone())),
+            ContractKey::Inline(p) => (check_inline(self.doc, p), ContractSource::Inline),
+        };
+        match result {
+            Ok(loaded) => {
+                for w in loaded.warnings {
+                    self.push(w);
+                }
+                Some(ResolvedContract {
+                    contract: loaded.contract,
+                    digest: loaded.digest,
+                    source,
+                })
+            }
+            Err(diags) => {
+                let written = self.str_at(ptr).unwrap_or_default().to_string();
+                match (key, diags.as_slice()) {
+                    // The file itself cannot be read: say so where it is named.
+                    (ContractKey::File(path), [d]) if d.code == "io" && d.file == *path => {
+                        self.error(
+                            "io",
+                            ptr,
+                            Part::Value,
+                            d.message.clone(),
+                            format!(
+                                "contract paths are relative to the suite file's folder (`{}`)",
+                                display_dir(&self.dir)
+                            ),
+                        );
+                    }
+                    (ContractKey::File(_), _) => {
+                        let n = diags.iter().filter(|d| d.is_error()).count();
+                        self.error(
+                            "invalid-contract",
+                            ptr,
+                            Part::Value,
+                            format!(
+                                "contract `{}` has {n} error{}, reported in that file",
+                                short(&written),
+                                if n == 1 { "" } else { "s" }
+                            ),
+                            "fix the contract file; `pactum check` reads it alone".into(),
+                        );
+                        for d in diags {
+                            self.push(d);
+                        }
+                    }
+                    (ContractKey::Inline(_), _) => {
+                        for d in diags {
+                            self.push(d);
+                        }
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- model
+
+    fn build(&self, raw: RawSuite) -> Result<Suite, String> {
+        let mut targets = BTreeMap::new();
+        for (name, t) in raw.targets {
+            let spec = self.target(&name, t)?;
+            targets.insert(name, spec);
+        }
+        let model = |m: Option<RawModel>| m.map(model_spec);
+        let default_target = raw.defaults.target.clone();
+        let mut tests = Vec::with_capacity(raw.tests.len());
+        for (i, t) in raw.tests.into_iter().enumerate() {
+            tests.push(self.test(i, t, default_target.as_deref(), raw.defaults.trials)?);
+        }
+        Ok(Suite {
+            version: raw.version,
+            path: self.doc.path.clone(),
+            targets,
+            judge: model(raw.judge),
+            interpreter: model(raw.interpreter),
+            simulated_user: model(raw.simulated_user),
+            policy: raw.policy,
+            tests,
+        })
+    }
+
+    fn target(&self, name: &str, t: RawTarget) -> Result<TargetSpec, String> {
+        let missing = |k: &str| format!("target `{name}` has no `{k}`");
+        let limits = limits(
+            t.timeout_ms,
+            t.concurrency,
+            t.requests_per_second,
+            t.retries,
+        );
+        let kind = match t.kind {
+            RawKind::Openai => TargetKind::Openai {
+                base_url: t.base_url.ok_or_else(|| missing("base_url"))?,
+                model: t.model.ok_or_else(|| missing("model"))?,
+                api_key_env: t.api_key_env,
+                params: t.params.unwrap_or_default(),
+                tools: t.tools.unwrap_or_default(),
+                system: t.system,
+            },
+            RawKind::Http => {
+                let request = t.request.ok_or_else(|| missing("request"))?;
+                let response = t.response.ok_or_else(|| missing("response"))?;
+                TargetKind::Http {
+                    method: request.method.unwrap_or_else(|| "POST".into()),
+                    url: request.url,
+                    headers: request.headers,
+                    body: request.body,
+                    response: ResponseMap {
+                        text: response.text,
+                        tool_calls: response.tool_calls,
+                        side_effects: response.side_effects,
+                        conversation_id: response.conversation_id,
+                    },
+                }
+            }
+            RawKind::Exec => TargetKind::Exec {
+                command: t.command.ok_or_else(|| missing("command"))?,
+                cwd: resolve(&self.dir, t.cwd.as_deref().unwrap_or(".")),
+                env: t.env.unwrap_or_default(),
+            },
+        };
+        Ok(TargetSpec {
+            name: name.to_string(),
+            observability: t.observability,
+            limits,
+            kind,
+        })
+    }
+
+    fn test(
+        &self,
+        i: usize,
+        t: RawTest,
+        default_target: Option<&str>,
+        default_trials: Option<u32>,
+    ) -> Result<TestSpec, String> {
+        let tp = format!("/tests/{i}");
+        let target = t
+            .target
+            .clone()
+            .or_else(|| default_target.map(str::to_string))
+            .ok_or_else(|| format!("test `{}` has no target", t.id))?;
+        let ctx = Value::Object(t.vars.clone());
+        let written: Vec<String> = match (t.prompt, t.turns) {
+            (Some(p), _) => vec![p],
+            (None, Some(ts)) => ts,
+            (None, None) => Vec::new(),
+        };
+        let turns = written
+            .iter()
+            .map(|w| render_template(w, &ctx))
+            .collect::<Result<Vec<_>, _>>()?;
+        let texts = [&t.goal, &t.instructions, &t.restrictions, &t.scenario];
+        let is_authored =
+            texts.iter().any(|s| s.is_some()) || t.min_turns.is_some() || t.max_turns.is_some();
+        let authored_text = texts
+            .iter()
+            .any(|s| s.as_deref().is_some_and(|s| !s.trim().is_empty()));
+        let contract_ptr = if t.contract.is_some() {
+            Some(format!("{tp}/contract"))
+        } else if !authored_text && self.get("/defaults/contract").is_some() {
+            Some("/defaults/contract".to_string())
+        } else {
+            None
+        };
+        let contract = match contract_ptr {
+            Some(p) => {
+                let key = self
+                    .contract_key(&p)
+                    .ok_or_else(|| format!("no contract at {p}"))?;
+                Some(
+                    self.contracts
+                        .get(&key)
+                        .cloned()
+                        .flatten()
+                        .ok_or_else(|| format!("contract at {p} was not loaded"))?,
+                )
+            }
+            None => None,
+        };
+        let authored = is_authored.then(|| AuthoredTest {
+            goal: t.goal.unwrap_or_default(),
+            instructions: t.instructions.unwrap_or_default(),
+            restrictions: t.restrictions.unwrap_or_default(),
+            scenario: t.scenario.unwrap_or_default(),
+            min_turns: t.min_turns.unwrap_or(1),
+            max_turns: t.max_turns.unwrap_or(8),
+        });
+        Ok(TestSpec {
+            id: t.id,
+            target,
+            turns,
+            vars: t.vars,
+            contract,
+            trials: t.trials.or(default_trials).unwrap_or(1),
+            authored,
+        })
+    }
+}
+
+/// `http://` or `https://` (any case), and no whitespace.
+fn is_http_url(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    (lower.starts_with("http://") || lower.starts_with("https://"))
+        && !url.chars().any(char::is_whitespace)
+}
+
+/// The text a sample run-time `message` has when templates are checked at
+/// load.
+const SAMPLE_MESSAGE: &str = "<message>";
+
+fn model_spec(m: RawModel) -> ModelSpec {
+    ModelSpec {
+        base_url: m.base_url,
+        model: m.model,
+        api_key_env: m.api_key_env,
+        params: m.params,
+        limits: limits(
+            m.timeout_ms,
+            m.concurrency,
+            m.requests_per_second,
+            m.retries,
+        ),
+        malformed_retries: m.malformed_retries.unwrap_or(2),
+    }
+}
+
+fn limits(
+    timeout_ms: Option<u64>,
+    concurrency: Option<usize>,
+    requests_per_second: Option<f64>,
+    retries: Option<RawRetries>,
+) -> Limits {
+    let d = Limits::default();
+    let r = retries.unwrap_or(RawRetries {
+        max: None,
+        base_backoff_ms: None,
+        max_backoff_ms: None,
+    });
+    Limits {
+        timeout_ms: timeout_ms.unwrap_or(d.timeout_ms),
+        concurrency: concurrency.unwrap_or(d.concurrency),
+        requests_per_second,
+        retries: Retries {
+            max: r.max.unwrap_or(d.retries.max),
+            base_backoff_ms: r.base_backoff_ms.unwrap_or(d.retries.base_backoff_ms),
+            max_backoff_ms: r.max_backoff_ms.unwrap_or(d.retries.max_backoff_ms),
+        },
+    }
+}
+
+/// The prompt or each scripted turn of a test, with its pointer.
+fn user_templates(obj: &Map<String, Value>, tp: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(p) = obj.get("prompt").and_then(Value::as_str) {
+        out.push((format!("{tp}/prompt"), p.to_string()));
+    }
+    for (i, t) in obj
+        .get("turns")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if let Some(s) = t.as_str() {
+            out.push((format!("{tp}/turns/{i}"), s.to_string()));
+        }
+    }
+    out
+}
+
+/// Every string in a JSON value, with its pointer, in document order.
+fn collect_strings(v: &Value, ptr: String, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::String(s) => out.push((ptr, s.clone())),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                collect_strings(item, format!("{ptr}/{i}"), out);
+            }
+        }
+        Value::Object(m) => {
+            for (k, item) in m {
+                collect_strings(item, format!("{ptr}/{}", escape_token(k)), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// "test `a`" / "tests `a`, `b` and 3 more", and the verb's number.
+fn tests_phrase(tests: &[String]) -> (String, &'static str) {
+    const SHOWN: usize = 3;
+    let names: Vec<String> = tests
+        .iter()
+        .take(SHOWN)
+        .map(|t| format!("`{}`", short(t)))
+        .collect();
+    match tests.len() {
+        0 | 1 => (format!("test {}", names.join("")), "does"),
+        n if n <= SHOWN => (format!("tests {}", names.join(", ")), "do"),
+        n => (
+            format!("tests {} and {} more", names.join(", "), n - SHOWN),
+            "do",
+        ),
+    }
+}
+
+/// `p` against the suite's folder, `.` components dropped (`./a` and `a`
+/// are one path); absolute paths stay as they are.
+pub(crate) fn resolve(dir: &Path, p: &str) -> PathBuf {
+    let p = Path::new(p);
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        dir.join(p)
+    };
+    let clean: PathBuf = joined
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect();
+    if clean.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        clean
+    }
+}
+
+fn display_dir(dir: &Path) -> String {
+    if dir.as_os_str().is_empty() {
+        ".".to_string()
+    } else {
+        short(&dir.display().to_string())
+    }
+}
+
+/// One line, bounded.
+fn short_line(s: &str) -> String {
+    pactum_core::text::truncate_chars(&s.split_whitespace().collect::<Vec<_>>().join(" "), 200)
+}
+
+/// The canonical snapshot of a suite and its digest: the model's JSON with
+/// exec folders relative to the suite file, keys in RFC 8785 order.
+fn snapshot_of(suite: &Suite) -> (Value, String) {
+    let dir = suite
+        .path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut v = serde_json::to_value(suite).unwrap_or(Value::Null);
+    for (name, t) in &suite.targets {
+        if let TargetKind::Exec { cwd, .. } = &t.kind {
+            let rel = cwd.strip_prefix(&dir).unwrap_or(cwd);
+            let rel = if rel.as_os_str().is_empty() {
+                ".".to_string()
+            } else {
+                rel.display().to_string()
+            };
+            if let Some(slot) = v.pointer_mut(&format!("/targets/{}/cwd", escape_token(name))) {
+                *slot = Value::String(rel);
+            }
+        }
+    }
+    let canonical = canonical_json(&v);
+    let digest = sha256_hex(canonical.as_bytes());
+    let snapshot = serde_json::from_str(&canonical).unwrap_or(v);
+    (snapshot, digest)
+}

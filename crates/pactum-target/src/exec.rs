@@ -1,0 +1,742 @@
+//! The `exec` target: a local command speaking `pactum-exec/1`, one child
+//! process per conversation (issue #3 §2; the protocol is specified in
+//! `docs/targets.md`).
+//!
+//! Per turn pactum writes one line of JSON to the child's stdin and reads
+//! one line from its stdout, within the turn timeout. The child's stderr is
+//! drained all along into a bounded tail that goes into every error. A
+//! failed turn (a line that is not an answer, no answer in time, an exit,
+//! an `"error"`) kills the process: the conversation's state is gone, so a
+//! failed turn is never retried. Because each request carries the whole
+//! conversation, a fresh process can take over any turn.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pactum_core::text::{one_line, strip_terminal_escapes};
+use pactum_core::trace::{ObservabilityLevel, Usage};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::config::TargetConfig;
+use crate::error::TargetError;
+use crate::limit::{self, Checked, RateLimiter};
+use crate::mapping;
+use crate::{finish_text, Conversation, Message, Reply, MAX_REPLY_BYTES};
+
+/// The protocol name and version written in every request.
+pub const PROTOCOL: &str = "pactum-exec/1";
+
+/// Bytes of a child's stderr kept (the last ones): the tail of a traceback
+/// is what explains a failure.
+pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+/// Characters of that tail shown in an error.
+const STDERR_SHOWN_CHARS: usize = 1000;
+
+/// Keys a `pactum-exec/1` answer may have.
+const ANSWER_KEYS: [&str; 6] = [
+    "response",
+    "tool_calls",
+    "side_effects",
+    "end",
+    "error",
+    "usage",
+];
+
+/// How long pactum waits for a process to be reaped, or for its stderr to
+/// drain, once it has exited or been killed.
+const REAP_WAIT: Duration = Duration::from_millis(500);
+
+/// One request line.
+#[derive(Serialize)]
+struct Request<'a> {
+    protocol: &'static str,
+    conversation_id: &'a str,
+    turn: u32,
+    messages: &'a [Message],
+    vars: &'a Map<String, Value>,
+}
+
+/// The last [`STDERR_TAIL_BYTES`] a child wrote to stderr.
+#[derive(Default)]
+struct StderrTail {
+    bytes: Vec<u8>,
+    dropped: bool,
+}
+
+/// A running child for one conversation. No `Debug`: its stderr may
+/// hold secrets.
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    stderr: Arc<Mutex<StderrTail>>,
+    stderr_task: Option<JoinHandle<()>>,
+    /// Held while the process lives: the concurrency limit counts
+    /// conversations.
+    _permit: OwnedSemaphorePermit,
+}
+
+type Slot = Arc<tokio::sync::Mutex<Option<Session>>>;
+
+/// A local command as a target. Build it with [`crate::Target::new`].
+/// Its `Debug` output names the `env` settings but shows no value.
+pub struct ExecTarget {
+    name: String,
+    observability: ObservabilityLevel,
+    limits: Checked,
+    command: Vec<String>,
+    cwd: PathBuf,
+    /// Variables added to the inherited environment, as written.
+    env: BTreeMap<String, String>,
+    permits: Arc<Semaphore>,
+    limiter: Option<RateLimiter>,
+    sessions: Mutex<HashMap<String, Slot>>,
+}
+
+impl std::fmt::Debug for ExecTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecTarget")
+            .field("name", &self.name)
+            .field("observability", &self.observability)
+            .field("limits", &self.limits)
+            .field("command", &self.command)
+            .field("cwd", &self.cwd)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("conversations", &self.sessions().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How reading one answer line ended.
+enum LineRead {
+    Line(Vec<u8>),
+    Eof,
+    TooLong,
+}
+
+/// Why one exchange failed, before the process is reaped.
+enum Broken {
+    /// stdout closed or stdin refused: the process is exiting.
+    Closed,
+    TooLong,
+    Io(String),
+}
+
+impl ExecTarget {
+    pub(crate) fn new(
+        cfg: &TargetConfig,
+        command: &[String],
+        cwd: &std::path::Path,
+        env: &BTreeMap<String, String>,
+    ) -> Result<Self, TargetError> {
+        let name = cfg.name.clone();
+        let config = |field: &str, reason: String| TargetError::Config {
+            target: name.clone(),
+            field: field.to_string(),
+            reason,
+        };
+        let limits = limit::check(&name, &cfg.limits)?;
+        match command.first() {
+            Some(p) if !p.trim().is_empty() => {}
+            _ => return Err(config("command", "must name a program".into())),
+        }
+        if !cwd.is_dir() {
+            return Err(config(
+                "cwd",
+                format!("`{}` is not a directory", cwd.display()),
+            ));
+        }
+        for k in env.keys() {
+            if k.is_empty() || k.contains('=') || k.contains('\0') {
+                return Err(config(
+                    &format!("env.{k}"),
+                    "not a valid environment variable name".into(),
+                ));
+            }
+        }
+        if let Some((k, _)) = env.iter().find(|(_, v)| v.contains('\0')) {
+            return Err(config(&format!("env.{k}"), "holds a NUL byte".into()));
+        }
+        Ok(ExecTarget {
+            observability: cfg.observability,
+            permits: Arc::new(Semaphore::new(limits.concurrency)),
+            limiter: limits.requests_per_second.map(RateLimiter::per_second),
+            limits,
+            command: command.to_vec(),
+            cwd: cwd.to_path_buf(),
+            env: env.clone(),
+            sessions: Mutex::new(HashMap::new()),
+            name,
+        })
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn observability(&self) -> ObservabilityLevel {
+        self.observability
+    }
+
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
+        // The map is only inserted into and removed from: a panic elsewhere
+        // cannot leave it inconsistent, so a poisoned lock is usable.
+        self.sessions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn slot(&self, id: &str) -> Slot {
+        self.sessions()
+            .entry(id.to_string())
+            .or_insert_with(|| Arc::new(tokio::sync::Mutex::new(None)))
+            .clone()
+    }
+
+    /// Forgets `slot` for `id`, unless a newer one replaced it.
+    fn forget(&self, id: &str, slot: &Slot) {
+        let mut map = self.sessions();
+        if map.get(id).is_some_and(|s| Arc::ptr_eq(s, slot)) {
+            map.remove(id);
+        }
+    }
+
+    fn spawn(&self, permit: OwnedSemaphorePermit) -> Result<Session, TargetError> {
+        let program = &self.command[0];
+        let mut cmd = Command::new(program);
+        cmd.args(&self.command[1..])
+            .current_dir(&self.cwd)
+            .envs(&self.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| TargetError::Process {
+            target: self.name.clone(),
+            detail: format!(
+                "cannot start `{}` in {}: {e}",
+                one_line(program, 200),
+                self.cwd.display()
+            ),
+            stderr: None,
+        })?;
+        let (Some(stdin), Some(stdout), Some(mut stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            // Cannot happen with three piped streams; fail rather than hang.
+            return Err(TargetError::Process {
+                target: self.name.clone(),
+                detail: "the process's standard streams are not available".into(),
+                stderr: None,
+            });
+        };
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let sink = tail.clone();
+        let task = tokio::spawn(async move {
+            let mut buf = vec![0u8; 4096];
+            loop {
+                match stderr.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let mut t = sink.lock().unwrap_or_else(|p| p.into_inner());
+                        t.bytes.extend_from_slice(&buf[..n]);
+                        if t.bytes.len() > STDERR_TAIL_BYTES {
+                            let cut = t.bytes.len() - STDERR_TAIL_BYTES;
+                            t.bytes.drain(..cut);
+                            t.dropped = true;
+                        }
+                    }
+                }
+            }
+        });
+        Ok(Session {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+            stderr: tail,
+            stderr_task: Some(task),
+            _permit: permit,
+        })
+    }
+
+    pub(crate) async fn reply(&self, conv: &Conversation) -> Result<Reply, TargetError> {
+        let slot = self.slot(&conv.id);
+        let mut guard = slot.lock().await;
+        if guard.is_none() {
+            let permit =
+                self.permits
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .map_err(|_| TargetError::Process {
+                        target: self.name.clone(),
+                        detail: "the target is shutting down".into(),
+                        stderr: None,
+                    })?;
+            match self.spawn(permit) {
+                Ok(s) => *guard = Some(s),
+                Err(e) => {
+                    drop(guard);
+                    self.forget(&conv.id, &slot);
+                    return Err(e);
+                }
+            }
+        }
+        if let Some(l) = &self.limiter {
+            l.wait().await;
+        }
+        let mut line = serde_json::to_vec(&Request {
+            protocol: PROTOCOL,
+            conversation_id: &conv.id,
+            turn: conv.turn,
+            messages: &conv.messages,
+            vars: &conv.vars,
+        })
+        .unwrap_or_default();
+        line.push(b'\n');
+        // The session is owned by this call while the turn runs: if the
+        // caller drops the future mid-turn, the session drops with it (the
+        // process is killed, the slot freed), so no half-read answer is
+        // left for the next turn.
+        let Some(mut session) = guard.take() else {
+            return Err(TargetError::Process {
+                target: self.name.clone(),
+                detail: "the process is gone".into(),
+                stderr: None,
+            });
+        };
+        let started = Instant::now();
+        let outcome =
+            tokio::time::timeout(self.limits.timeout, exchange(&mut session, &line)).await;
+        let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let result = match outcome {
+            Ok(Ok(bytes)) => self.answer(&bytes, conv.turn, latency_ms),
+            Ok(Err(broken)) => Err(Failed::Broken(broken)),
+            Err(_elapsed) => Err(Failed::Timeout),
+        };
+        match result {
+            Ok(reply) if !reply.ended => {
+                *guard = Some(session);
+                Ok(reply)
+            }
+            Ok(reply) => {
+                drop(guard);
+                self.forget(&conv.id, &slot);
+                shut_down(session).await;
+                Ok(reply)
+            }
+            Err(failed) => {
+                drop(guard);
+                self.forget(&conv.id, &slot);
+                Err(self.failure(session, failed, conv.turn).await)
+            }
+        }
+    }
+
+    /// Parses one answer line.
+    fn answer(&self, bytes: &[u8], turn: u32, latency_ms: u64) -> Result<Reply, Failed> {
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+            Failed::Protocol(format!(
+                "turn {turn}: the answer line is not JSON ({e}): `{}`",
+                one_line(&String::from_utf8_lossy(bytes), 200)
+            ))
+        })?;
+        let parsed =
+            parse_answer(&value).map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
+        if let Some(err) = parsed.error {
+            return Err(Failed::Agent(format!(
+                "the agent reported an error on turn {turn}: {}",
+                one_line(&err, 500)
+            )));
+        }
+        Ok(Reply {
+            text: finish_text(parsed.response, !parsed.tool_calls.is_empty()),
+            tool_calls: parsed.tool_calls,
+            side_effects: parsed.side_effects,
+            conversation_id: None,
+            usage: parsed.usage,
+            latency_ms,
+            ended: parsed.end,
+            attempts: 1,
+        })
+    }
+
+    /// Kills the session of a failed turn and builds the error, with the
+    /// child's exit status and stderr tail.
+    async fn failure(&self, mut s: Session, failed: Failed, turn: u32) -> TargetError {
+        let target = self.name.clone();
+        let status = match failed {
+            // The process closed its end: wait for it to exit on its own.
+            Failed::Broken(Broken::Closed) => tokio::time::timeout(REAP_WAIT, s.child.wait())
+                .await
+                .ok()
+                .and_then(Result::ok),
+            _ => None,
+        };
+        let _ = s.child.start_kill();
+        let _ = tokio::time::timeout(REAP_WAIT, s.child.wait()).await;
+        let stderr = self.stderr_tail(&mut s).await;
+        match failed {
+            Failed::Timeout => TargetError::Timeout {
+                target,
+                after_ms: u64::try_from(self.limits.timeout.as_millis()).unwrap_or(u64::MAX),
+                attempts: 1,
+                stderr,
+            },
+            Failed::Protocol(detail) => TargetError::Protocol {
+                target,
+                detail,
+                attempts: 1,
+                stderr,
+            },
+            Failed::Agent(detail) => TargetError::Process {
+                target,
+                detail,
+                stderr,
+            },
+            Failed::Broken(Broken::TooLong) => TargetError::Protocol {
+                target,
+                detail: format!("turn {turn}: the answer line exceeds {MAX_REPLY_BYTES} bytes"),
+                attempts: 1,
+                stderr,
+            },
+            Failed::Broken(Broken::Io(e)) => TargetError::Process {
+                target,
+                detail: format!("turn {turn}: talking to the process failed: {e}"),
+                stderr,
+            },
+            Failed::Broken(Broken::Closed) => TargetError::Process {
+                target,
+                detail: match status {
+                    Some(st) => exit_detail(st, turn),
+                    None => format!("the process closed its output before answering turn {turn}"),
+                },
+                stderr,
+            },
+        }
+    }
+
+    /// The child's stderr tail, once it has drained (bounded wait), as one
+    /// escaped line ending with the last [`STDERR_SHOWN_CHARS`] characters.
+    async fn stderr_tail(&self, s: &mut Session) -> Option<String> {
+        if let Some(task) = s.stderr_task.take() {
+            let _ = tokio::time::timeout(REAP_WAIT, task).await;
+        }
+        let t = s.stderr.lock().unwrap_or_else(|p| p.into_inner());
+        let text = String::from_utf8_lossy(&t.bytes);
+        let folded = one_line(&strip_terminal_escapes(&text), usize::MAX);
+        if folded.is_empty() {
+            return None;
+        }
+        let count = folded.chars().count();
+        Some(if count > STDERR_SHOWN_CHARS || t.dropped {
+            let tail: String = folded
+                .chars()
+                .skip(count.saturating_sub(STDERR_SHOWN_CHARS))
+                .collect();
+            format!("…{tail}")
+        } else {
+            folded
+        })
+    }
+
+    pub(crate) async fn close(&self, conversation_id: &str) {
+        let slot = self.sessions().remove(conversation_id);
+        if let Some(slot) = slot {
+            let session = slot.lock().await.take();
+            if let Some(s) = session {
+                shut_down(s).await;
+            }
+        }
+    }
+
+    /// Everything that can change an answer: the command, the working
+    /// directory, the `env` settings, the protocol version.
+    pub(crate) fn identity(&self) -> Value {
+        json!({
+            "version": crate::IDENTITY_VERSION,
+            "kind": "exec",
+            "protocol": PROTOCOL,
+            "command": self.command,
+            "cwd": self.cwd.to_string_lossy(),
+            "env": self.env,
+        })
+    }
+}
+
+/// Why a turn failed.
+enum Failed {
+    Broken(Broken),
+    Timeout,
+    Protocol(String),
+    Agent(String),
+}
+
+fn exit_detail(status: ExitStatus, turn: u32) -> String {
+    if status.success() {
+        format!("the process exited (status 0) before answering turn {turn}")
+    } else {
+        format!("the process ended with {status} before answering turn {turn}")
+    }
+}
+
+/// Writes one request line and reads one answer line.
+async fn exchange(s: &mut Session, line: &[u8]) -> Result<Vec<u8>, Broken> {
+    let written = async {
+        s.stdin.write_all(line).await?;
+        s.stdin.flush().await
+    }
+    .await;
+    if let Err(e) = written {
+        return Err(match e.kind() {
+            std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset => Broken::Closed,
+            _ => Broken::Io(e.to_string()),
+        });
+    }
+    match read_line_bounded(&mut s.stdout, MAX_REPLY_BYTES).await {
+        Ok(LineRead::Line(l)) => Ok(l),
+        Ok(LineRead::Eof) => Err(Broken::Closed),
+        Ok(LineRead::TooLong) => Err(Broken::TooLong),
+        Err(e) => Err(Broken::Io(e.to_string())),
+    }
+}
+
+/// Reads one line of at most `max` bytes (newline excluded), never
+/// buffering more than `max + 1`. A last line without a newline counts.
+async fn read_line_bounded<R: AsyncBufRead + Unpin>(
+    r: &mut R,
+    max: usize,
+) -> std::io::Result<LineRead> {
+    let mut buf = Vec::new();
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    let n = (&mut *r).take(limit).read_until(b'\n', &mut buf).await?;
+    if n == 0 {
+        return Ok(LineRead::Eof);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+        return Ok(LineRead::Line(buf));
+    }
+    if buf.len() > max {
+        return Ok(LineRead::TooLong);
+    }
+    Ok(LineRead::Line(buf))
+}
+
+/// Kills a session's process and reaps it (bounded wait).
+async fn shut_down(mut s: Session) {
+    let _ = s.child.start_kill();
+    let _ = tokio::time::timeout(REAP_WAIT, s.child.wait()).await;
+    if let Some(task) = s.stderr_task.take() {
+        task.abort();
+    }
+}
+
+/// A parsed `pactum-exec/1` answer.
+#[derive(Debug, PartialEq)]
+struct Answer {
+    response: Option<String>,
+    tool_calls: Vec<pactum_core::trace::ToolCall>,
+    side_effects: Vec<pactum_core::trace::SideEffect>,
+    end: bool,
+    error: Option<String>,
+    usage: Option<Usage>,
+}
+
+/// Checks and reads an answer object. Unknown keys are refused: a
+/// misspelt `tool_calls` must not read as "no tool calls".
+fn parse_answer(v: &Value) -> Result<Answer, String> {
+    let Value::Object(m) = v else {
+        return Err("the answer is not a JSON object".into());
+    };
+    let mut unknown: Vec<&str> = m
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !ANSWER_KEYS.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        unknown.sort_unstable();
+        return Err(format!(
+            "unknown key(s) {} in the answer (expected: {})",
+            unknown
+                .iter()
+                .map(|k| format!("`{}`", one_line(k, 40)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            ANSWER_KEYS.join(", ")
+        ));
+    }
+    let response = match m.get("response") {
+        None => return Err("the answer has no `response` key (use null for no text)".into()),
+        Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err("`response` is neither a string nor null".into()),
+    };
+    let tool_calls = match m.get("tool_calls") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(v) => mapping::tool_calls(v, "tool_calls")?,
+    };
+    let side_effects = match m.get("side_effects") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(v) => mapping::side_effects(v, "side_effects")?,
+    };
+    let end = match m.get("end") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err("`end` is not a boolean".into()),
+    };
+    let error = match m.get("error") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => Some(other.to_string()),
+    };
+    let usage = match m.get("usage") {
+        None | Some(Value::Null) => None,
+        Some(u) => Some(
+            serde_json::from_value::<Usage>(u.clone())
+                .map_err(|e| format!("`usage` is not {{prompt_tokens, completion_tokens}}: {e}"))?,
+        ),
+    };
+    Ok(Answer {
+        response,
+        tool_calls,
+        side_effects,
+        end,
+        error,
+        usage,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::Just;
+
+    #[test]
+    fn answers_are_checked_strictly() {
+        let ok = parse_answer(&json!({
+            "response": "hi", "tool_calls": [{"name": "f", "arguments": {"a": 1}}],
+            "side_effects": [{"kind": "k"}], "end": true, "error": null,
+            "usage": {"prompt_tokens": 3, "completion_tokens": 4}
+        }))
+        .expect("valid");
+        assert_eq!(ok.response.as_deref(), Some("hi"));
+        assert_eq!(ok.tool_calls.len(), 1);
+        assert_eq!(ok.side_effects.len(), 1);
+        assert!(ok.end);
+        assert_eq!(
+            ok.usage,
+            Some(Usage {
+                prompt_tokens: 3,
+                completion_tokens: 4
+            })
+        );
+        let minimal = parse_answer(&json!({"response": null})).expect("minimal");
+        assert_eq!(
+            minimal,
+            Answer {
+                response: None,
+                tool_calls: vec![],
+                side_effects: vec![],
+                end: false,
+                error: None,
+                usage: None
+            }
+        );
+        for (v, why) in [
+            (json!([1]), "not a JSON object"),
+            (json!({}), "no `response` key"),
+            (json!({"response": 1}), "neither a string nor null"),
+            (
+                json!({"response": "", "tool_call": []}),
+                "unknown key(s) `tool_call`",
+            ),
+            (
+                json!({"response": "", "end": "yes"}),
+                "`end` is not a boolean",
+            ),
+            (
+                json!({"response": "", "tool_calls": [{}]}),
+                "tool_calls[0].name is missing",
+            ),
+            (
+                json!({"response": "", "usage": {"prompt_tokens": "x"}}),
+                "`usage`",
+            ),
+        ] {
+            let err = parse_answer(&v).expect_err(why);
+            assert!(err.contains(why), "{why}: {err}");
+        }
+        assert_eq!(
+            parse_answer(&json!({"response": null, "error": {"code": 1}}))
+                .expect("error object")
+                .error
+                .as_deref(),
+            Some("{\"code\":1}")
+        );
+    }
+
+    async fn lines(input: &[u8], max: usize) -> Vec<String> {
+        let mut r = BufReader::with_capacity(3, input);
+        let mut out = Vec::new();
+        loop {
+            match read_line_bounded(&mut r, max).await.expect("reads") {
+                LineRead::Line(l) => out.push(String::from_utf8_lossy(&l).into_owned()),
+                LineRead::Eof => break,
+                LineRead::TooLong => {
+                    out.push("<too long>".into());
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Every line read is at most `max` bytes; when none was too long,
+        /// the lines are exactly the input's; a too-long line is reported
+        /// exactly when the input has one.
+        #[test]
+        fn bounded_lines_are_the_inputs_lines(
+            input in proptest::collection::vec(proptest::prop_oneof![Just(b'\n'), b'a'..=b'z'], 0..60),
+            max in 1usize..12,
+        ) {
+            let rt = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+            let got = rt.block_on(lines(&input, max));
+            let text = String::from_utf8_lossy(&input).into_owned();
+            let mut want: Vec<String> = text.split('\n').map(str::to_string).collect();
+            if text.ends_with('\n') || text.is_empty() {
+                want.pop();
+            }
+            match want.iter().position(|l| l.len() > max) {
+                None => proptest::prop_assert_eq!(got, want),
+                Some(i) => {
+                    proptest::prop_assert_eq!(&got[..i], &want[..i]);
+                    proptest::prop_assert_eq!(got.get(i).map(String::as_str), Some("<too long>"));
+                    proptest::prop_assert_eq!(got.len(), i + 1);
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_are_bounded() {
+        assert_eq!(lines(b"ab\r\ncd\nef", 5).await, ["ab", "cd", "ef"]);
+        assert_eq!(lines(b"abcde\n", 5).await, ["abcde"]);
+        assert_eq!(lines(b"abcdef\n", 5).await, ["<too long>"]);
+        assert_eq!(lines(b"abcdefghijkl", 5).await, ["<too long>"]);
+        assert_eq!(lines(b"", 5).await, Vec::<String>::new());
+        assert_eq!(lines(b"\n", 5).await, [""]);
+    }
+}

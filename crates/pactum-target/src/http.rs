@@ -1,0 +1,539 @@
+//! The `http` target: any JSON HTTP endpoint, spoken to through a request
+//! template (method, URL, headers, body) and read through a response
+//! mapping (JSONPath). See `docs/targets.md` for the template context and
+//! the mapping rules.
+
+use std::time::Duration;
+
+use pactum_core::text::one_line;
+use pactum_core::trace::{Channel, ObservabilityLevel};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
+use reqwest::{Method, Url};
+use serde_json::{json, Map, Value};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use crate::config::{ResponseMap, TargetConfig};
+use crate::error::TargetError;
+use crate::limit::{self, Checked, Jitter, RateLimiter};
+use crate::mapping::Mapping;
+use crate::template::{self, Secrets, Templates};
+use crate::{finish_text, is_loopback, shown_url, Conversation, Reply, MAX_REPLY_BYTES};
+
+/// The names the template context sets itself; a conversation variable of
+/// the same name is hidden by them.
+pub const RESERVED_CONTEXT: [&str; 6] = [
+    "conversation_id",
+    "pactum_conversation_id",
+    "turn",
+    "message",
+    "messages",
+    "env",
+];
+
+/// One header of the request template.
+#[derive(Debug)]
+struct Header {
+    name: HeaderName,
+    /// The value template, as written.
+    source: String,
+    /// The field name used for its compiled template and in errors.
+    field: String,
+    /// Whether it reads `env.NAME`: its value is then secret.
+    secret: bool,
+}
+
+/// A JSON HTTP endpoint as a target. Build it with [`crate::Target::new`].
+/// Its `Debug` output shows templates, never a value read from the
+/// environment.
+pub struct HttpTarget {
+    name: String,
+    observability: ObservabilityLevel,
+    limits: Checked,
+    method: Method,
+    url: String,
+    headers: Vec<Header>,
+    body: Option<Value>,
+    response: ResponseMap,
+    mapping: Mapping,
+    templates: Templates,
+    secrets: Secrets,
+    direct: reqwest::Client,
+    proxied: reqwest::Client,
+    permits: Semaphore,
+    limiter: Option<RateLimiter>,
+    jitter: Jitter,
+}
+
+impl std::fmt::Debug for HttpTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpTarget")
+            .field("name", &self.name)
+            .field("observability", &self.observability)
+            .field("limits", &self.limits)
+            .field("method", &self.method)
+            .field("url", &redact_userinfo(&self.url))
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|h| h.name.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .field("secrets", &self.secrets)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One failed attempt, before it is known whether it will be retried.
+enum Failure {
+    Transport {
+        cause: String,
+        timed_out: bool,
+    },
+    Status {
+        status: u16,
+        body: String,
+        retry_after: Option<Duration>,
+    },
+    Protocol {
+        detail: String,
+    },
+}
+
+impl HttpTarget {
+    pub(crate) fn new(
+        cfg: &TargetConfig,
+        method: &str,
+        url: &str,
+        headers: &std::collections::BTreeMap<String, String>,
+        body: &Option<Value>,
+        response: &ResponseMap,
+    ) -> Result<Self, TargetError> {
+        let name = cfg.name.clone();
+        let config = |field: &str, reason: String| TargetError::Config {
+            target: name.clone(),
+            field: field.to_string(),
+            reason,
+        };
+        let limits = limit::check(&name, &cfg.limits)?;
+        let method =
+            Method::from_bytes(method.trim().to_ascii_uppercase().as_bytes()).map_err(|_| {
+                config(
+                    "method",
+                    format!("`{}` is not an HTTP method", one_line(method, 40)),
+                )
+            })?;
+        let mapping = Mapping::new(&name, response)?;
+        // A declared channel the mapping cannot read would turn "not
+        // reported" into "did not happen" (SPEC §3.2).
+        for (channel, mapped) in [
+            (Channel::ToolCalls, mapping.has_tool_calls()),
+            (Channel::SideEffects, mapping.has_side_effects()),
+        ] {
+            if cfg.observability.observes(channel) && !mapped {
+                return Err(config(
+                    &format!("response.{}", channel.as_str()),
+                    format!(
+                        "observability `{}` reports {}: map them, or declare a lower level",
+                        cfg.observability.as_str(),
+                        channel.as_str()
+                    ),
+                ));
+            }
+        }
+        let mut templates = Templates::new(&name);
+        templates.add("url", url, false)?;
+        if let Some(b) = body {
+            templates.add_body("body", b)?;
+        }
+        let mut env_names: Vec<String> = Vec::new();
+        let mut hs = Vec::with_capacity(headers.len());
+        for (h, source) in headers {
+            let field = format!("headers.{h}");
+            let header_name = HeaderName::from_bytes(h.trim().as_bytes())
+                .map_err(|_| config(&field, "not a valid header name".into()))?;
+            let names = templates.add(&field, source, true)?;
+            hs.push(Header {
+                name: header_name,
+                source: source.clone(),
+                field,
+                secret: !names.is_empty(),
+            });
+            env_names.extend(names);
+        }
+        env_names.sort();
+        env_names.dedup();
+        let secrets = Secrets::read(&name, &env_names)?;
+        if !url.contains("{{") && !url.contains("{%") {
+            check_url(&name, url)?;
+        }
+        let build = |direct: bool| {
+            let mut b = reqwest::Client::builder()
+                .timeout(limits.timeout)
+                .connect_timeout(limits.timeout.min(Duration::from_secs(10)));
+            if direct {
+                b = b.no_proxy();
+            }
+            b.build()
+                .map_err(|e| config("url", format!("cannot build the HTTP client: {e}")))
+        };
+        Ok(HttpTarget {
+            observability: cfg.observability,
+            method,
+            url: url.to_string(),
+            headers: hs,
+            body: body.clone(),
+            response: response.clone(),
+            mapping,
+            templates,
+            secrets,
+            direct: build(true)?,
+            proxied: build(false)?,
+            permits: Semaphore::new(limits.concurrency),
+            limiter: limits.requests_per_second.map(RateLimiter::per_second),
+            jitter: Jitter::default(),
+            limits,
+            name,
+        })
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn observability(&self) -> ObservabilityLevel {
+        self.observability
+    }
+
+    /// The template context of one turn (see `docs/targets.md`): the
+    /// conversation's variables at the top level, then the
+    /// [`RESERVED_CONTEXT`] names, which win over a variable of the same
+    /// name.
+    fn context(&self, conv: &Conversation, with_env: bool) -> Value {
+        let mut m = Map::new();
+        for (k, v) in &conv.vars {
+            if !RESERVED_CONTEXT.contains(&k.as_str()) {
+                m.insert(k.clone(), v.clone());
+            }
+        }
+        // `conversation_id` is the target's own id, as its previous answer
+        // gave it (null on the first turn): what an API needs to continue a
+        // conversation. pactum's id is there for APIs that want the client
+        // to name the conversation.
+        m.insert(
+            "conversation_id".into(),
+            conv.target_conversation_id
+                .clone()
+                .map_or(Value::Null, Value::String),
+        );
+        m.insert(
+            "pactum_conversation_id".into(),
+            Value::String(conv.id.clone()),
+        );
+        m.insert("turn".into(), Value::from(conv.turn));
+        if let Some(last) = conv.last_user_message() {
+            m.insert("message".into(), Value::String(last.to_string()));
+        }
+        m.insert(
+            "messages".into(),
+            serde_json::to_value(&conv.messages).unwrap_or(Value::Array(Vec::new())),
+        );
+        if with_env {
+            m.insert("env".into(), self.secrets.context());
+        }
+        Value::Object(m)
+    }
+
+    pub(crate) async fn reply(&self, conv: &Conversation) -> Result<Reply, TargetError> {
+        let ctx = template::context(&self.context(conv, false));
+        let url_text = self.templates.render_text("url", &self.url, &ctx)?;
+        let url = check_url(&self.name, &url_text)?;
+        let shown = shown_url(url.as_str());
+        let mut headers = HeaderMap::new();
+        if !self.headers.is_empty() {
+            let hctx = template::context(&self.context(conv, true));
+            for h in &self.headers {
+                let text = self.templates.render_text(&h.field, &h.source, &hctx)?;
+                let mut v = HeaderValue::from_str(&text).map_err(|_| TargetError::Config {
+                    target: self.name.clone(),
+                    field: h.field.clone(),
+                    reason: "the rendered value is not a valid header value".into(),
+                })?;
+                if h.secret {
+                    v.set_sensitive(true);
+                }
+                headers.append(h.name.clone(), v);
+            }
+        }
+        let body = match &self.body {
+            None => None,
+            Some(b) => {
+                let rendered = self.templates.render_body("body", b, &ctx)?;
+                if !headers.contains_key(CONTENT_TYPE) {
+                    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                }
+                Some(serde_json::to_vec(&rendered).unwrap_or_default())
+            }
+        };
+        let client = if is_loopback(&url) {
+            &self.direct
+        } else {
+            &self.proxied
+        };
+        let policy = self.limits.retry;
+        let mut attempts: u32 = 0;
+        loop {
+            attempts += 1;
+            let result = {
+                // The semaphore is never closed; if it were, go on unlimited
+                // rather than fail.
+                let _permit = self.permits.acquire().await.ok();
+                if let Some(l) = &self.limiter {
+                    l.wait().await;
+                }
+                let started = Instant::now();
+                let mut req = client
+                    .request(self.method.clone(), url.clone())
+                    .headers(headers.clone());
+                if let Some(b) = &body {
+                    req = req.body(b.clone());
+                }
+                self.attempt(req)
+                    .await
+                    .map(|v| (v, started.elapsed().as_millis()))
+            };
+            let failure = match result {
+                Ok((value, ms)) => {
+                    return self.finish(&value, attempts, u64::try_from(ms).unwrap_or(u64::MAX))
+                }
+                Err(f) => f,
+            };
+            let transient = match &failure {
+                Failure::Transport { .. } => true,
+                Failure::Status { status, .. } => limit::transient_status(*status),
+                Failure::Protocol { .. } => false,
+            };
+            if !transient || attempts > policy.max_retries {
+                return Err(self.error(failure, &shown, attempts));
+            }
+            let retry_after = match &failure {
+                Failure::Status { retry_after, .. } => *retry_after,
+                _ => None,
+            };
+            tokio::time::sleep(limit::retry_delay(
+                &policy,
+                attempts,
+                retry_after,
+                &self.jitter,
+            ))
+            .await;
+        }
+    }
+
+    /// One request: its JSON answer, or why not.
+    async fn attempt(&self, req: reqwest::RequestBuilder) -> Result<Value, Failure> {
+        let mut resp = req.send().await.map_err(|e| Failure::Transport {
+            timed_out: e.is_timeout(),
+            cause: self.secrets.redact(&error_chain(&e.without_url())),
+        })?;
+        let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(pactum_llm::client::parse_retry_after);
+        let mut bytes: Vec<u8> = Vec::new();
+        loop {
+            match resp.chunk().await {
+                Ok(Some(chunk)) => {
+                    if bytes.len() + chunk.len() > MAX_REPLY_BYTES {
+                        return Err(Failure::Protocol {
+                            detail: format!("the answer exceeds {MAX_REPLY_BYTES} bytes"),
+                        });
+                    }
+                    bytes.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    return Err(Failure::Transport {
+                        timed_out: e.is_timeout(),
+                        cause: self.secrets.redact(&format!(
+                            "reading the answer: {}",
+                            error_chain(&e.without_url())
+                        )),
+                    })
+                }
+            }
+        }
+        if !(200..300).contains(&status) {
+            return Err(Failure::Status {
+                status,
+                body: self
+                    .secrets
+                    .redact(&one_line(&String::from_utf8_lossy(&bytes), 300)),
+                retry_after,
+            });
+        }
+        serde_json::from_slice(&bytes).map_err(|e| Failure::Protocol {
+            detail: format!(
+                "the answer is not JSON ({e}): `{}`",
+                self.secrets
+                    .redact(&one_line(&String::from_utf8_lossy(&bytes), 200))
+            ),
+        })
+    }
+
+    /// The reply read from a JSON answer through the mapping.
+    fn finish(&self, value: &Value, attempts: u32, latency_ms: u64) -> Result<Reply, TargetError> {
+        let mapped = self
+            .mapping
+            .apply(value)
+            .map_err(|detail| TargetError::Protocol {
+                target: self.name.clone(),
+                detail: self.secrets.redact(&detail),
+                attempts,
+                stderr: None,
+            })?;
+        let mut reply = Reply {
+            text: finish_text(mapped.text, !mapped.tool_calls.is_empty()),
+            tool_calls: mapped.tool_calls,
+            side_effects: mapped.side_effects,
+            conversation_id: mapped.conversation_id,
+            usage: None,
+            latency_ms,
+            ended: false,
+            attempts,
+        };
+        if !self.secrets.is_empty() {
+            crate::redact_reply(&self.secrets, &mut reply);
+        }
+        Ok(reply)
+    }
+
+    fn error(&self, failure: Failure, url: &str, attempts: u32) -> TargetError {
+        let target = self.name.clone();
+        match failure {
+            Failure::Transport {
+                timed_out: true, ..
+            } => TargetError::Timeout {
+                target,
+                after_ms: u64::try_from(self.limits.timeout.as_millis()).unwrap_or(u64::MAX),
+                attempts,
+                stderr: None,
+            },
+            Failure::Transport { cause, .. } => TargetError::Transport {
+                target,
+                url: url.to_string(),
+                attempts,
+                cause,
+            },
+            Failure::Status { status, body, .. } => TargetError::Status {
+                target,
+                url: url.to_string(),
+                status,
+                attempts,
+                body,
+            },
+            Failure::Protocol { detail } => TargetError::Protocol {
+                target,
+                detail,
+                attempts,
+                stderr: None,
+            },
+        }
+    }
+
+    /// Everything that can change an answer: method, URL template
+    /// (credentials redacted), header names, the value templates of headers
+    /// that do not read the environment, the body template, the response
+    /// mapping. Never a value read from the environment.
+    pub(crate) fn identity(&self) -> Value {
+        let mut headers = Map::new();
+        let mut env_headers = Vec::new();
+        for h in &self.headers {
+            if h.secret {
+                env_headers.push(Value::String(h.name.as_str().to_string()));
+            } else {
+                headers.insert(h.name.as_str().to_string(), Value::String(h.source.clone()));
+            }
+        }
+        json!({
+            "version": crate::IDENTITY_VERSION,
+            "kind": "http",
+            "method": self.method.as_str(),
+            "url": redact_userinfo(&self.url),
+            "headers": headers,
+            "env_headers": env_headers,
+            "body": self.body,
+            "response": {
+                "text": self.response.text,
+                "tool_calls": self.response.tool_calls,
+                "side_effects": self.response.side_effects,
+                "conversation_id": self.response.conversation_id,
+            },
+        })
+    }
+}
+
+/// Parses a rendered URL: absolute `http(s)`.
+fn check_url(target: &str, s: &str) -> Result<Url, TargetError> {
+    let bad = |reason: String| TargetError::Config {
+        target: target.to_string(),
+        field: "url".into(),
+        reason,
+    };
+    let url =
+        Url::parse(s.trim()).map_err(|e| bad(format!("`{}` is not a URL: {e}", shown_url(s))))?;
+    if !matches!(url.scheme(), "http" | "https") || url.cannot_be_a_base() {
+        return Err(bad(format!("`{}` is not an http(s) URL", shown_url(s))));
+    }
+    Ok(url)
+}
+
+/// A URL template with any `user:password@` replaced, for identities.
+fn redact_userinfo(s: &str) -> String {
+    let Some((scheme, rest)) = s.split_once("://") else {
+        return s.to_string();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://[redacted]@{}", &rest[at + 1..]),
+        None => s.to_string(),
+    }
+}
+
+/// An error and its sources, joined with `: `.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cur = s.source();
+    }
+    one_line(&out, 300)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn userinfo_is_redacted_from_url_templates() {
+        assert_eq!(
+            redact_userinfo("https://u:p@host/x?y=1"),
+            "https://[redacted]@host/x?y=1"
+        );
+        assert_eq!(
+            redact_userinfo("http://host/{{ conversation_id }}"),
+            "http://host/{{ conversation_id }}"
+        );
+        assert_eq!(redact_userinfo("http://host/a@b"), "http://host/a@b");
+        assert_eq!(redact_userinfo("not a url"), "not a url");
+    }
+}

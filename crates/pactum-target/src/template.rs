@@ -1,0 +1,593 @@
+//! Request templates (minijinja, strict undefined behaviour) and the
+//! secrets read from the environment for them.
+//!
+//! Every template is compiled when the target is built, so a syntax error
+//! is a configuration error before any request. Rendering with a variable
+//! the conversation does not define is an error, never an empty string.
+//! `env` is only ever bound to the variables a template names as
+//! `env.NAME`, resolved once, when the target is built.
+
+use std::collections::BTreeMap;
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::Serde;
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+use serde_json::{Map, Value};
+
+use crate::error::TargetError;
+
+/// Values read from the environment, kept out of every `Debug` output and
+/// redacted from everything a target sends back (SPEC §4).
+#[derive(Clone, Default)]
+pub(crate) struct Secrets {
+    values: BTreeMap<String, String>,
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.values.keys().map(|k| format!("{k}=[redacted]")))
+            .finish()
+    }
+}
+
+impl Secrets {
+    /// Reads each variable in `names` from the environment.
+    ///
+    /// # Errors
+    /// [`TargetError::MissingEnv`] naming the first variable (in name
+    /// order) that is unset, empty or not UTF-8.
+    pub(crate) fn read<'a>(
+        target: &str,
+        names: impl IntoIterator<Item = &'a String>,
+    ) -> Result<Self, TargetError> {
+        let mut values = BTreeMap::new();
+        for name in names {
+            match std::env::var(name) {
+                Ok(v) if !v.trim().is_empty() => {
+                    values.insert(name.clone(), v);
+                }
+                _ => {
+                    return Err(TargetError::MissingEnv {
+                        var: name.clone(),
+                        target: target.to_string(),
+                    })
+                }
+            }
+        }
+        Ok(Secrets { values })
+    }
+
+    /// `{NAME: value}` for a template's `env`.
+    pub(crate) fn context(&self) -> Value {
+        Value::Object(
+            self.values
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect(),
+        )
+    }
+
+    /// `s` with every secret value replaced by `[redacted]`. Values shorter
+    /// than 4 bytes are left alone: replacing them would shred ordinary
+    /// text while hiding nothing worth hiding.
+    pub(crate) fn redact(&self, s: &str) -> String {
+        let mut out = s.to_string();
+        for v in self.values.values() {
+            if v.len() >= 4 && out.contains(v.as_str()) {
+                out = out.replace(v.as_str(), "[redacted]");
+            }
+        }
+        out
+    }
+
+    /// [`Self::redact`] over every string (keys included) of a JSON value.
+    pub(crate) fn redact_value(&self, v: &mut Value) {
+        if self.values.is_empty() {
+            return;
+        }
+        match v {
+            Value::String(s) => *s = self.redact(s),
+            Value::Array(items) => items.iter_mut().for_each(|i| self.redact_value(i)),
+            Value::Object(map) => {
+                let old = std::mem::take(map);
+                for (k, mut val) in old {
+                    self.redact_value(&mut val);
+                    map.insert(self.redact(&k), val);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// A minijinja environment holding a target's compiled templates.
+pub(crate) struct Templates {
+    env: Environment<'static>,
+    target: String,
+}
+
+impl std::fmt::Debug for Templates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Templates").finish_non_exhaustive()
+    }
+}
+
+/// Whether `s` needs the template engine at all.
+fn is_template(s: &str) -> bool {
+    s.contains("{{") || s.contains("{%") || s.contains("{#")
+}
+
+/// The expression of a string that is exactly `{{ expr }}` (one expression,
+/// nothing around it), else `None`.
+pub(crate) fn sole_expression(s: &str) -> Option<&str> {
+    let inner = s.strip_prefix("{{")?.strip_suffix("}}")?;
+    // Whitespace control (`{{- x -}}`) changes nothing around a sole
+    // expression.
+    let inner = inner.strip_prefix('-').unwrap_or(inner);
+    let inner = inner.strip_suffix('-').unwrap_or(inner);
+    let blocks = ["{{", "}}", "{%", "%}", "{#", "#}"];
+    if blocks.iter().any(|b| inner.contains(b)) || inner.trim().is_empty() {
+        return None;
+    }
+    Some(inner.trim())
+}
+
+/// Work one render may do, in minijinja fuel (about one unit per
+/// instruction, or per 64 bytes allocated): a runaway loop stops with an
+/// error instead of hanging a run, while conversations of several MB
+/// render well within it.
+pub(crate) const FUEL: u64 = 1_000_000;
+
+impl Templates {
+    /// An empty environment with strict undefined behaviour.
+    pub(crate) fn new(target: &str) -> Self {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_fuel(Some(FUEL));
+        // Templates are named by their field (`body.page.html`): escaping
+        // chosen by that "extension" would alter what the user wrote.
+        env.set_auto_escape_callback(|_| AutoEscape::None);
+        // A value that ends with a newline keeps it. Building a config with
+        // the default delimiters cannot fail; if it did, the default syntax
+        // (which drops one trailing newline) would stay.
+        if let Ok(syntax) = SyntaxConfig::builder().keep_trailing_newline(true).build() {
+            env.set_syntax(syntax);
+        }
+        Templates {
+            env,
+            target: target.to_string(),
+        }
+    }
+
+    fn config_error(&self, field: &str, reason: String) -> TargetError {
+        TargetError::Config {
+            target: self.target.clone(),
+            field: field.to_string(),
+            reason,
+        }
+    }
+
+    /// Compiles `source` under the name `field` (when it is a template at
+    /// all) and returns the environment variables it names as `env.NAME`.
+    ///
+    /// # Errors
+    /// [`TargetError::Config`] naming `field` for a syntax error, or for a
+    /// use of `env` other than `env.NAME`, or any use of `env` when
+    /// `env_allowed` is false.
+    pub(crate) fn add(
+        &mut self,
+        field: &str,
+        source: &str,
+        env_allowed: bool,
+    ) -> Result<Vec<String>, TargetError> {
+        if !is_template(source) {
+            return Ok(Vec::new());
+        }
+        let vars = match sole_expression(source) {
+            Some(expr) => self
+                .env
+                .compile_expression(expr)
+                .map_err(|e| self.config_error(field, template_error(&e)))?
+                .undeclared_variables(true),
+            None => {
+                self.env
+                    .add_template_owned(field.to_string(), source.to_string())
+                    .map_err(|e| self.config_error(field, template_error(&e)))?;
+                self.env
+                    .get_template(field)
+                    .map_err(|e| self.config_error(field, template_error(&e)))?
+                    .undeclared_variables(true)
+            }
+        };
+        let mut names: Vec<String> = Vec::new();
+        for v in vars {
+            let Some(rest) = v.strip_prefix("env") else {
+                continue;
+            };
+            if !(rest.is_empty() || rest.starts_with('.')) {
+                continue; // `environment`, `envelope`…: not `env`.
+            }
+            if !env_allowed {
+                return Err(self.config_error(
+                    field,
+                    "`env` is available in headers only: secrets never go into a URL or a body"
+                        .into(),
+                ));
+            }
+            match rest.strip_prefix('.') {
+                Some(name) if !name.is_empty() && !name.contains('.') => {
+                    names.push(name.to_string())
+                }
+                _ => {
+                    return Err(
+                        self.config_error(field, "read environment variables as `env.NAME`".into())
+                    )
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    /// Renders the template compiled under `field` (or `source` itself when
+    /// it has no template syntax) into text.
+    ///
+    /// # Errors
+    /// [`TargetError::Config`] naming `field`, e.g. for an undefined value.
+    pub(crate) fn render_text(
+        &self,
+        field: &str,
+        source: &str,
+        ctx: &minijinja::Value,
+    ) -> Result<String, TargetError> {
+        if !is_template(source) {
+            return Ok(source.to_string());
+        }
+        if let Some(expr) = sole_expression(source) {
+            let v = self.eval(field, expr, ctx)?;
+            return Ok(v.to_string());
+        }
+        self.env
+            .get_template(field)
+            .and_then(|t| t.render(ctx))
+            .map_err(|e| self.config_error(field, template_error(&e)))
+    }
+
+    /// Evaluates one expression; an undefined result is an error.
+    fn eval(
+        &self,
+        field: &str,
+        expr: &str,
+        ctx: &minijinja::Value,
+    ) -> Result<minijinja::Value, TargetError> {
+        let v = self
+            .env
+            .compile_expression(expr)
+            .and_then(|e| e.eval(ctx))
+            .map_err(|e| self.config_error(field, template_error(&e)))?;
+        if v.is_undefined() {
+            return Err(self.config_error(field, format!("`{expr}` is undefined")));
+        }
+        Ok(v)
+    }
+
+    /// Renders one JSON string of a body: a string that is exactly
+    /// `{{ expr }}` becomes the JSON value of `expr`; any other template
+    /// becomes the rendered text.
+    fn render_json_string(
+        &self,
+        field: &str,
+        source: &str,
+        ctx: &minijinja::Value,
+    ) -> Result<Value, TargetError> {
+        if let Some(expr) = sole_expression(source) {
+            let v = self.eval(field, expr, ctx)?;
+            return serde_json::to_value(&v).map_err(|e| {
+                self.config_error(field, format!("`{expr}` is not a JSON value: {e}"))
+            });
+        }
+        self.render_text(field, source, ctx).map(Value::String)
+    }
+
+    /// Compiles every string of a body template, naming each by its path
+    /// (`body.input.message`, `body.items[0]`). Object keys are literal.
+    ///
+    /// # Errors
+    /// As [`Self::add`]; `env` is never allowed in a body.
+    pub(crate) fn add_body(&mut self, field: &str, body: &Value) -> Result<(), TargetError> {
+        match body {
+            Value::String(s) => self.add(field, s, false).map(|_| ()),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, v)| self.add_body(&format!("{field}[{i}]"), v)),
+            Value::Object(map) => map
+                .iter()
+                .try_for_each(|(k, v)| self.add_body(&format!("{field}.{k}"), v)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Renders a body template compiled by [`Self::add_body`].
+    ///
+    /// # Errors
+    /// [`TargetError::Config`] naming the path of the string that failed.
+    pub(crate) fn render_body(
+        &self,
+        field: &str,
+        body: &Value,
+        ctx: &minijinja::Value,
+    ) -> Result<Value, TargetError> {
+        Ok(match body {
+            Value::String(s) => self.render_json_string(field, s, ctx)?,
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| self.render_body(&format!("{field}[{i}]"), v, ctx))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Object(map) => {
+                let mut out = Map::with_capacity(map.len());
+                for (k, v) in map {
+                    out.insert(
+                        k.clone(),
+                        self.render_body(&format!("{field}.{k}"), v, ctx)?,
+                    );
+                }
+                Value::Object(out)
+            }
+            other => other.clone(),
+        })
+    }
+}
+
+/// A JSON context as a template context.
+pub(crate) fn context(json: &Value) -> minijinja::Value {
+    minijinja::Value::from(Serde(json))
+}
+
+/// A minijinja error as a single-line fragment.
+fn template_error(e: &minijinja::Error) -> String {
+    let mut out = e.to_string();
+    let mut cur = std::error::Error::source(e);
+    while let Some(s) = cur {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        cur = s.source();
+    }
+    pactum_core::text::one_line(&out, 300)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn ctx() -> minijinja::Value {
+        context(&json!({
+            "pactum_conversation_id": "t1#0",
+            "turn": 2,
+            "message": "hello",
+            "messages": [{"role": "user", "content": "hello"}],
+            "vars": {"customer": "C-1", "n": 3},
+            "customer": "C-1",
+            "conversation_id": null,
+        }))
+    }
+
+    #[test]
+    fn sole_expressions_are_recognised_exactly() {
+        assert_eq!(sole_expression("{{ messages }}"), Some("messages"));
+        assert_eq!(sole_expression("{{messages}}"), Some("messages"));
+        assert_eq!(sole_expression(" {{ messages }}"), None);
+        assert_eq!(sole_expression("{{ a }} and {{ b }}"), None);
+        assert_eq!(sole_expression("{{ }}"), None);
+        assert_eq!(sole_expression("{{- turn -}}"), Some("turn"));
+        assert_eq!(sole_expression("{{ a }}{% if b %}{{ c }}"), None);
+        assert_eq!(sole_expression("messages"), None);
+    }
+
+    #[test]
+    fn a_sole_expression_keeps_its_json_type_and_others_render_text() {
+        let body = json!({
+            "messages": "{{ messages }}",
+            "turn": "{{ turn }}",
+            "previous": "{{ conversation_id }}",
+            "vars": "{{ vars }}",
+            "greeting": "turn {{ turn }}: {{ message }}",
+            "literal": "no template",
+            "number": 7,
+            "nested": ["{{ vars.n + 1 }}", {"who": "{{ customer }}"}],
+        });
+        let mut t = Templates::new("t");
+        t.add_body("body", &body).expect("compiles");
+        let out = t.render_body("body", &body, &ctx()).expect("renders");
+        assert_eq!(
+            out,
+            json!({
+                "messages": [{"role": "user", "content": "hello"}],
+                "turn": 2,
+                "previous": null,
+                "vars": {"customer": "C-1", "n": 3},
+                "greeting": "turn 2: hello",
+                "literal": "no template",
+                "number": 7,
+                "nested": [4, {"who": "C-1"}],
+            })
+        );
+        // Object order of a typed value is kept (preserve_order).
+        let keys: Vec<&String> = out["messages"][0]
+            .as_object()
+            .expect("object")
+            .keys()
+            .collect();
+        assert_eq!(keys, ["role", "content"]);
+    }
+
+    #[test]
+    fn text_is_rendered_as_written_whatever_the_field_name() {
+        let body = json!({
+            "page.html": "<b>{{ message }}</b> & more",
+            "data.json": "\"{{ message }}\"",
+            "line": "{{ message }}\n",
+        });
+        let mut t = Templates::new("t");
+        t.add_body("body", &body).expect("compiles");
+        let ctx = context(&json!({"message": "a <b> & \"c\""}));
+        let out = t.render_body("body", &body, &ctx).expect("renders");
+        assert_eq!(
+            out,
+            json!({
+                "page.html": "<b>a <b> & \"c\"</b> & more",
+                "data.json": "\"a <b> & \"c\"\"",
+                "line": "a <b> & \"c\"\n",
+            })
+        );
+    }
+
+    #[test]
+    fn runaway_templates_stop() {
+        let body = json!({"a": "{% for a in range(10000) %}{% for b in range(10000) %}x{% endfor %}{% endfor %}"});
+        let mut t = Templates::new("t");
+        t.add_body("body", &body).expect("compiles");
+        match t.render_body("body", &body, &ctx()) {
+            Err(TargetError::Config { field, reason, .. }) => {
+                assert_eq!(field, "body.a");
+                assert!(reason.contains("fuel"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn undefined_values_are_errors_naming_the_field() {
+        for (source, field) in [
+            ("{{ vars.missing }}", "body.a"),
+            ("x {{ nothing }}", "body.a"),
+            ("{{ nothing }}", "body.a"),
+            ("{{ nothing.deeper }}", "body.a"),
+        ] {
+            let body = json!({"a": source});
+            let mut t = Templates::new("t");
+            t.add_body("body", &body).expect("compiles");
+            match t.render_body("body", &body, &ctx()) {
+                Err(TargetError::Config {
+                    field: f, reason, ..
+                }) => {
+                    assert_eq!(f, field, "{source}");
+                    assert!(reason.contains("undefined"), "{source}: {reason}");
+                }
+                other => panic!("{source}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn syntax_errors_and_env_misuse_are_config_errors() {
+        let mut t = Templates::new("t");
+        let bad = [
+            ("url", "http://x/{{ turn", true, "syntax"),
+            ("body.a", "{{ env.TOKEN }}", false, "headers only"),
+            ("body.a", "a {{ env.TOKEN }}", false, "headers only"),
+            ("headers.X", "{{ env }}", true, "env.NAME"),
+            ("headers.X", "{{ env['A'] }}", true, "env.NAME"),
+        ];
+        for (field, source, env_allowed, why) in bad {
+            match t.add(field, source, env_allowed) {
+                Err(TargetError::Config {
+                    field: f, reason, ..
+                }) => {
+                    assert_eq!(f, field);
+                    assert!(reason.contains(why), "{source}: {reason}");
+                }
+                other => panic!("{source}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            t.add(
+                "headers.Authorization",
+                "Bearer {{ env.B_TOKEN }}{{ env.A_TOKEN | trim }}{{ environment }}",
+                true
+            )
+            .expect("ok"),
+            vec!["A_TOKEN".to_string(), "B_TOKEN".to_string()]
+        );
+        assert!(t
+            .add("url", "http://x/plain", false)
+            .expect("ok")
+            .is_empty());
+    }
+
+    #[test]
+    fn secrets_are_redacted_everywhere_and_never_debug_printed() {
+        let s = Secrets {
+            values: BTreeMap::from([
+                ("TOKEN".to_string(), "sk-very-secret".to_string()),
+                ("SHORT".to_string(), "ab".to_string()),
+            ]),
+        };
+        assert_eq!(
+            s.redact("Bearer sk-very-secret, ab"),
+            "Bearer [redacted], ab"
+        );
+        let mut v = json!({"sk-very-secret": ["x sk-very-secret", 1, {"k": "sk-very-secret"}]});
+        s.redact_value(&mut v);
+        assert_eq!(
+            v,
+            json!({"[redacted]": ["x [redacted]", 1, {"k": "[redacted]"}]})
+        );
+        let dbg = format!("{s:?}");
+        assert!(dbg.contains("TOKEN") && !dbg.contains("sk-very"), "{dbg}");
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (-1e12f64..1e12).prop_map(Value::from),
+            ".{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec(("[a-z]{1,6}", inner), 0..4)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// `"{{ vars.x }}"` renders to exactly the JSON value of `x`, whatever
+        /// it is: the "keeps the JSON type" rule holds for every value.
+        #[test]
+        fn a_sole_expression_round_trips_any_json_value(x in json_value()) {
+            let body = json!({"x": "{{ vars.x }}", "list": ["{{ vars.x }}"]});
+            let mut t = Templates::new("t");
+            t.add_body("body", &body).expect("compiles");
+            let ctx = context(&json!({"vars": {"x": x.clone()}}));
+            let out = t.render_body("body", &body, &ctx).expect("renders");
+            prop_assert_eq!(&out["x"], &x);
+            prop_assert_eq!(&out["list"][0], &x);
+        }
+
+        /// Strings without template syntax are never touched.
+        #[test]
+        fn plain_strings_are_kept(s in "[^{]{0,40}") {
+            let body = json!({"s": s.clone()});
+            let mut t = Templates::new("t");
+            t.add_body("body", &body).expect("compiles");
+            let out = t.render_body("body", &body, &context(&json!({}))).expect("renders");
+            prop_assert_eq!(&out["s"], &Value::String(s));
+        }
+    }
+}

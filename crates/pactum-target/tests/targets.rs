@@ -1,0 +1,1459 @@
+//! End-to-end tests of the three target kinds against real processes: the
+//! scripted server (`testing/scripted_server.py`) for openai and http, the
+//! example agents in `examples/targets/`, and the misbehaving agent in
+//! `tests/fixtures/` for exec.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use pactum_core::trace::ObservabilityLevel;
+use pactum_llm::testing::ScriptedServer;
+use pactum_target::{
+    Conversation, Limits, Message, Reply, ResponseMap, Retries, Role, Target, TargetConfig,
+    TargetError, TargetKind,
+};
+use serde_json::{json, Map, Value};
+
+// ---- helpers ---------------------------------------------------------------
+
+fn server(script: Value) -> ScriptedServer {
+    ScriptedServer::start(&script).expect("scripted server starts")
+}
+
+fn stats(s: &ScriptedServer) -> Value {
+    s.stats().expect("stats")
+}
+
+fn limits(timeout_ms: u64, concurrency: usize, retries: u32) -> Limits {
+    Limits {
+        timeout_ms,
+        concurrency,
+        requests_per_second: None,
+        retries: Retries {
+            max: retries,
+            base_backoff_ms: 10,
+            max_backoff_ms: 3000,
+        },
+    }
+}
+
+fn openai_cfg(base_url: &str) -> TargetConfig {
+    TargetConfig {
+        name: "bank-bot".into(),
+        observability: ObservabilityLevel::ToolCalls,
+        limits: limits(5000, 4, 3),
+        kind: TargetKind::Openai {
+            base_url: base_url.into(),
+            model: "test-model".into(),
+            api_key_env: None,
+            params: Map::new(),
+            tools: Vec::new(),
+            system: None,
+        },
+    }
+}
+
+fn http_response() -> ResponseMap {
+    ResponseMap {
+        text: "$.output.text".into(),
+        tool_calls: Some("$.calls".into()),
+        side_effects: Some("$.effects".into()),
+        conversation_id: Some("$.conversation_id".into()),
+    }
+}
+
+fn http_cfg(url: &str, body: Value) -> TargetConfig {
+    TargetConfig {
+        name: "support-api".into(),
+        observability: ObservabilityLevel::Full,
+        limits: limits(5000, 4, 3),
+        kind: TargetKind::Http {
+            method: "POST".into(),
+            url: url.into(),
+            headers: BTreeMap::new(),
+            body: Some(body),
+            response: http_response(),
+        },
+    }
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+fn python() -> String {
+    std::env::var("PACTUM_PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
+fn exec_cfg(args: &[&str]) -> TargetConfig {
+    let mut command = vec![python()];
+    command.extend(args.iter().map(|a| a.to_string()));
+    TargetConfig {
+        name: "local-agent".into(),
+        observability: ObservabilityLevel::Full,
+        limits: limits(5000, 4, 0),
+        kind: TargetKind::Exec {
+            command,
+            cwd: repo(),
+            env: BTreeMap::new(),
+        },
+    }
+}
+
+fn echo_cfg() -> TargetConfig {
+    exec_cfg(&["examples/targets/echo_agent.py"])
+}
+
+/// The misbehaving agent in `mode`, with a timeout long enough that a
+/// Python start on a loaded machine never reads as a hang.
+fn misbehaving(mode: &str) -> TargetConfig {
+    let mut cfg = exec_cfg(&[
+        "crates/pactum-target/tests/fixtures/misbehaving_agent.py",
+        mode,
+    ]);
+    cfg.limits.timeout_ms = 20_000;
+    cfg
+}
+
+fn user(text: &str) -> Message {
+    Message {
+        role: Role::User,
+        content: text.into(),
+    }
+}
+
+fn assistant(text: &str) -> Message {
+    Message {
+        role: Role::Assistant,
+        content: text.into(),
+    }
+}
+
+fn conv(id: &str, turn: u32, messages: Vec<Message>) -> Conversation {
+    Conversation {
+        id: id.into(),
+        messages,
+        target_conversation_id: None,
+        turn,
+        vars: Map::new(),
+    }
+}
+
+fn target(cfg: &TargetConfig) -> Target {
+    Target::new(cfg).expect("target builds")
+}
+
+/// A port nothing listens on (bound, then released).
+fn dead_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+fn text(r: &Reply) -> &str {
+    r.text.as_deref().unwrap_or("<none>")
+}
+
+/// The pid an echo agent reports in its text.
+fn pid_of(r: &Reply) -> u32 {
+    text(r)
+        .rsplit("pid ")
+        .next()
+        .and_then(|s| s.trim_end_matches(')').parse().ok())
+        .expect("the echo agent reports its pid")
+}
+
+fn alive(pid: u32) -> bool {
+    // A reaped process has no /proc entry; a zombie would still have one,
+    // so this also checks that pactum waited for it.
+    PathBuf::from(format!("/proc/{pid}")).exists()
+}
+
+// ---- openai ----------------------------------------------------------------
+
+#[tokio::test]
+async fn openai_text_tool_calls_and_what_was_sent() {
+    let s = server(json!([
+        {"name": "refund", "match": {"has_tools": true, "last_user_contains": "refund"},
+         "tool_calls": [{"name": "issue_refund", "arguments": {"order": "A17", "amount": 20}, "id": "call_1"}]},
+        {"name": "hello", "match": {"system_contains": "You are a bank"}, "content": "Hello! How can I help?",
+         "usage": {"prompt_tokens": 12, "completion_tokens": 6}},
+    ]));
+    let mut cfg = openai_cfg(&s.openai_base_url());
+    let tool = json!({"type": "function", "function": {"name": "issue_refund",
+        "parameters": {"type": "object", "properties": {"order": {"type": "string"}}}}});
+    if let TargetKind::Openai {
+        params,
+        tools,
+        system,
+        ..
+    } = &mut cfg.kind
+    {
+        params.insert("temperature".into(), json!(0));
+        params.insert("seed".into(), json!(7));
+        *tools = vec![tool.clone()];
+        *system = Some("You are a bank assistant.".into());
+    }
+    let t = target(&cfg);
+    assert_eq!(t.observability(), ObservabilityLevel::ToolCalls);
+    let r = t
+        .reply(&conv("t1#0", 1, vec![user("hi")]))
+        .await
+        .expect("answer");
+    assert_eq!(r.text.as_deref(), Some("Hello! How can I help?"));
+    assert!(r.tool_calls.is_empty());
+    assert_eq!(r.attempts, 1);
+    assert!(!r.ended);
+    assert_eq!(
+        r.usage.map(|u| (u.prompt_tokens, u.completion_tokens)),
+        Some((12, 6))
+    );
+
+    let history = vec![
+        user("hi"),
+        assistant("Hello! How can I help?"),
+        user("refund order A17"),
+    ];
+    let r = t.reply(&conv("t1#0", 2, history)).await.expect("tool call");
+    assert_eq!(
+        r.text.as_deref(),
+        Some(""),
+        "tool calls and no text: an empty answer"
+    );
+    assert_eq!(r.tool_calls.len(), 1);
+    assert_eq!(r.tool_calls[0].name, "issue_refund");
+    assert_eq!(r.tool_calls[0].id.as_deref(), Some("call_1"));
+    assert_eq!(
+        r.tool_calls[0].arguments,
+        json!({"order": "A17", "amount": 20})
+    );
+    assert!(r.tool_calls[0].result.is_none(), "pactum executes no tool");
+
+    let st = stats(&s);
+    assert_eq!(st["requests"], 2);
+    let sent = &st["bodies"][1]["body"];
+    assert_eq!(sent["model"], "test-model");
+    assert_eq!(sent["temperature"], json!(0));
+    assert_eq!(sent["seed"], json!(7));
+    assert_eq!(sent["tools"], json!([tool]));
+    let roles: Vec<&str> = sent["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["role"].as_str())
+        .collect();
+    assert_eq!(roles, ["system", "user", "assistant", "user"]);
+    assert_eq!(sent["messages"][0]["content"], "You are a bank assistant.");
+    assert_eq!(sent["messages"][3]["content"], "refund order A17");
+}
+
+#[tokio::test]
+async fn openai_retries_429_with_retry_after_then_500_then_a_dropped_connection() {
+    let s = server(json!([
+        {"name": "flaky", "match": {}, "sequence": [
+            {"status": 429, "retry_after": 1},
+            {"status": 500},
+            {"drop": true},
+            {"content": "finally"}
+        ]}
+    ]));
+    let t = target(&openai_cfg(&s.openai_base_url()));
+    let started = Instant::now();
+    let r = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect("answer after retries");
+    let elapsed = started.elapsed();
+    assert_eq!(text(&r), "finally");
+    assert_eq!(r.attempts, 4);
+    assert_eq!(s.requests().expect("n"), 4);
+    // Retry-After: 1 was honoured, and the other two retries were quick.
+    assert!(elapsed >= Duration::from_millis(950), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
+}
+
+#[tokio::test]
+async fn openai_gives_up_after_the_bounded_retries() {
+    let s = server(json!([{"match": {}, "status": 503, "error_message": "overloaded"}]));
+    let mut cfg = openai_cfg(&s.openai_base_url());
+    cfg.limits.retries.max = 2;
+    let err = target(&cfg)
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err("still failing");
+    match &err {
+        TargetError::Status {
+            status, attempts, ..
+        } => assert_eq!((*status, *attempts), (503, 3)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(err.attempts(), 3);
+    assert!(err.to_string().contains("overloaded"), "{err}");
+    assert_eq!(s.requests().expect("n"), 3);
+}
+
+#[tokio::test]
+async fn openai_dead_target_fails_after_the_retries_with_the_attempt_count() {
+    let mut cfg = openai_cfg(&format!("http://127.0.0.1:{}/v1", dead_port()));
+    cfg.limits.retries.max = 2;
+    let err = target(&cfg)
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err("nothing listens");
+    assert!(
+        matches!(err, TargetError::Transport { attempts: 3, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("after 3 attempt(s)"), "{err}");
+}
+
+#[tokio::test]
+async fn openai_concurrency_limit_is_respected() {
+    let s = server(json!([{"match": {}, "delay_ms": 150, "content": "ok"}]));
+    let mut cfg = openai_cfg(&s.openai_base_url());
+    cfg.limits.concurrency = 2;
+    let t = target(&cfg);
+    let convs: Vec<Conversation> = (0..6)
+        .map(|i| conv(&format!("c{i}"), 1, vec![user("hi")]))
+        .collect();
+    let replies = futures_join(convs.iter().map(|c| t.reply(c))).await;
+    assert!(replies.iter().all(Result::is_ok));
+    let st = stats(&s);
+    assert_eq!(st["requests"], 6);
+    assert_eq!(st["max_in_flight"], 2);
+}
+
+#[tokio::test]
+async fn openai_api_key_is_sent_but_never_shown() {
+    const VAR: &str = "PACTUM_TARGET_TEST_OPENAI_KEY_1";
+    std::env::set_var(VAR, "sk-test-0123456789");
+    let s = server(json!([{"match": {}, "echo": "authorization"}]));
+    let mut cfg = openai_cfg(&s.openai_base_url());
+    if let TargetKind::Openai { api_key_env, .. } = &mut cfg.kind {
+        *api_key_env = Some(VAR.into());
+    }
+    let t = target(&cfg);
+    let r = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect("answer");
+    assert_eq!(
+        stats(&s)["bodies"][0]["authorization"],
+        "Bearer sk-test-0123456789"
+    );
+    // The server echoed the header: the key is redacted from the reply.
+    assert!(!text(&r).contains("sk-test-0123456789"), "{}", text(&r));
+    let shown = format!("{t:?} {}", t.identity());
+    assert!(!shown.contains("sk-test-0123456789"), "{shown}");
+}
+
+#[tokio::test]
+async fn openai_refuses_full_observability() {
+    let mut cfg = openai_cfg("http://127.0.0.1:1/v1");
+    cfg.observability = ObservabilityLevel::Full;
+    match Target::new(&cfg) {
+        Err(TargetError::Config { field, reason, .. }) => {
+            assert_eq!(field, "observability");
+            assert!(reason.contains("no side effects"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+// ---- missing environment variables -----------------------------------------
+
+#[tokio::test]
+async fn a_missing_env_var_is_named_before_any_request() {
+    let s = server(json!([
+        {"match": {}, "content": "never"},
+        {"match": {"path": "/chat"}, "body": {"output": {"text": "never"}}}
+    ]));
+    let mut openai = openai_cfg(&s.openai_base_url());
+    if let TargetKind::Openai { api_key_env, .. } = &mut openai.kind {
+        *api_key_env = Some("PACTUM_TARGET_TEST_UNSET_OPENAI".into());
+    }
+    let mut http = http_cfg(
+        &format!("{}/chat", s.base_url()),
+        json!({"m": "{{ message }}"}),
+    );
+    if let TargetKind::Http { headers, .. } = &mut http.kind {
+        headers.insert("X-Plain".into(), "{{ conversation_id }}".into());
+        headers.insert(
+            "Authorization".into(),
+            "Bearer {{ env.PACTUM_TARGET_TEST_UNSET_HTTP }}".into(),
+        );
+    }
+    for (cfg, var, name) in [
+        (openai, "PACTUM_TARGET_TEST_UNSET_OPENAI", "bank-bot"),
+        (http, "PACTUM_TARGET_TEST_UNSET_HTTP", "support-api"),
+    ] {
+        match Target::new(&cfg) {
+            Err(e @ TargetError::MissingEnv { .. }) => {
+                assert_eq!(
+                    e.to_string(),
+                    format!("target `{name}`: environment variable {var} is not set")
+                );
+                assert_eq!(e.attempts(), 0);
+            }
+            other => panic!("{var}: {other:?}"),
+        }
+    }
+    assert_eq!(s.requests().expect("n"), 0, "no request before the check");
+}
+
+// ---- http ------------------------------------------------------------------
+
+#[tokio::test]
+async fn http_two_turns_carry_the_target_conversation_id_and_map_every_channel() {
+    const VAR: &str = "PACTUM_TARGET_TEST_HTTP_TOKEN_1";
+    std::env::set_var(VAR, "s3cr3t-http-token");
+    let s = server(json!([
+        {"name": "chat", "match": {"path": "/v2/chat", "header": {"X-Customer": "C-9"}},
+         "body": {
+            "output": {"text": "you said {{request:/input/message}} (previous {{request:/previous}})"},
+            "calls": [{"name": "lookup", "arguments": "{\"id\": 7}", "result": "found"}],
+            "effects": [{"kind": "email_sent", "details": {"to": "a@example.com"}}],
+            "conversation_id": "conv-{{request:/turn}}"
+         }}
+    ]));
+    let body = json!({
+        "input": {"message": "{{ message }}"},
+        "previous": "{{ conversation_id }}",
+        "turn": "{{ turn }}",
+        "history": "{{ messages }}",
+        "customer": "{{ customer }}",
+        "ours": "{{ pactum_conversation_id }}"
+    });
+    let mut cfg = http_cfg(&format!("{}/v2/{{{{ path }}}}", s.base_url()), body);
+    if let TargetKind::Http { headers, .. } = &mut cfg.kind {
+        headers.insert("X-Customer".into(), "{{ customer }}".into());
+        headers.insert(
+            "Authorization".into(),
+            format!("Bearer {{{{ env.{VAR} }}}}"),
+        );
+    }
+    let t = target(&cfg);
+    let mut c = conv("t7#2", 1, vec![user("where is my parcel?")]);
+    c.vars.insert("customer".into(), json!("C-9"));
+    c.vars.insert("path".into(), json!("chat"));
+    let r1 = t.reply(&c).await.expect("turn 1");
+    assert_eq!(text(&r1), "you said where is my parcel? (previous null)");
+    assert_eq!(r1.conversation_id.as_deref(), Some("conv-1"));
+    assert_eq!(r1.tool_calls.len(), 1);
+    assert_eq!(r1.tool_calls[0].name, "lookup");
+    assert_eq!(r1.tool_calls[0].arguments, json!({"id": 7}));
+    assert_eq!(r1.tool_calls[0].result, Some(json!("found")));
+    assert_eq!(r1.side_effects.len(), 1);
+    assert_eq!(r1.side_effects[0].kind, "email_sent");
+    assert_eq!(r1.side_effects[0].details, json!({"to": "a@example.com"}));
+    assert_eq!(r1.attempts, 1);
+
+    c.turn = 2;
+    c.messages.push(assistant(text(&r1)));
+    c.messages.push(user("thanks"));
+    c.target_conversation_id = r1.conversation_id.clone();
+    let r2 = t.reply(&c).await.expect("turn 2");
+    assert_eq!(text(&r2), "you said thanks (previous conv-1)");
+    assert_eq!(r2.conversation_id.as_deref(), Some("conv-2"));
+
+    let st = stats(&s);
+    assert_eq!(st["by_rule"]["chat"], 2);
+    let first = &st["bodies"][0];
+    assert_eq!(first["authorization"], "Bearer s3cr3t-http-token");
+    assert_eq!(
+        first["body"]["previous"],
+        Value::Null,
+        "a sole expression keeps null"
+    );
+    assert_eq!(first["body"]["turn"], json!(1), "and numbers");
+    assert_eq!(first["body"]["ours"], "t7#2");
+    assert_eq!(first["body"]["customer"], "C-9");
+    let second = &st["bodies"][1]["body"];
+    assert_eq!(second["previous"], "conv-1");
+    assert_eq!(
+        second["history"],
+        json!([
+            {"role": "user", "content": "where is my parcel?"},
+            {"role": "assistant", "content": "you said where is my parcel? (previous null)"},
+            {"role": "user", "content": "thanks"}
+        ]),
+        "messages stays an array"
+    );
+    let identity = t.identity().to_string();
+    assert!(!identity.contains("s3cr3t"), "{identity}");
+    assert!(!format!("{t:?}").contains("s3cr3t"));
+}
+
+#[tokio::test]
+async fn http_retries_429_with_retry_after_then_500_then_a_dropped_connection() {
+    let s = server(json!([
+        {"match": {"path": "/chat"}, "sequence": [
+            {"status": 429, "retry_after": 1},
+            {"status": 500},
+            {"drop": true},
+            {"body": {"output": {"text": "finally"}}}
+        ]}
+    ]));
+    let t = target(&http_cfg(
+        &format!("{}/chat", s.base_url()),
+        json!({"m": "{{ message }}"}),
+    ));
+    let started = Instant::now();
+    let r = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect("answer after retries");
+    let elapsed = started.elapsed();
+    assert_eq!(text(&r), "finally");
+    assert_eq!(r.attempts, 4);
+    assert!(r.tool_calls.is_empty() && r.side_effects.is_empty() && r.conversation_id.is_none());
+    assert_eq!(s.requests().expect("n"), 4);
+    assert!(elapsed >= Duration::from_millis(950), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
+}
+
+#[tokio::test]
+async fn http_client_errors_are_not_retried() {
+    let s = server(json!([
+        {"match": {"path": "/chat"}, "status": 400, "error_message": "bad field"}
+    ]));
+    let err = target(&http_cfg(&format!("{}/chat", s.base_url()), json!({})))
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err("400");
+    assert!(
+        matches!(
+            err,
+            TargetError::Status {
+                status: 400,
+                attempts: 1,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("bad field"), "{err}");
+    assert_eq!(s.requests().expect("n"), 1);
+}
+
+#[tokio::test]
+async fn http_dead_target_fails_after_the_retries_with_the_attempt_count() {
+    let mut cfg = http_cfg(&format!("http://127.0.0.1:{}/chat", dead_port()), json!({}));
+    cfg.limits.retries.max = 2;
+    let err = target(&cfg)
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err("nothing listens");
+    assert!(
+        matches!(err, TargetError::Transport { attempts: 3, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("after 3 attempt(s)"), "{err}");
+}
+
+#[tokio::test]
+async fn http_timeouts_are_retried_then_reported() {
+    let s = server(json!([
+        {"match": {"path": "/chat"}, "delay_ms": 1500, "body": {"output": {"text": "late"}}}
+    ]));
+    let mut cfg = http_cfg(&format!("{}/chat", s.base_url()), json!({}));
+    cfg.limits.timeout_ms = 250;
+    cfg.limits.retries.max = 1;
+    let started = Instant::now();
+    let err = target(&cfg)
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err("too slow");
+    assert!(
+        matches!(
+            err,
+            TargetError::Timeout {
+                after_ms: 250,
+                attempts: 2,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(1400),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn http_concurrency_and_rate_limits_are_respected() {
+    let s = server(json!([
+        {"match": {"path": "/chat"}, "delay_ms": 150, "body": {"output": {"text": "ok"}}}
+    ]));
+    let mut cfg = http_cfg(&format!("{}/chat", s.base_url()), json!({}));
+    cfg.limits.concurrency = 3;
+    let t = target(&cfg);
+    let convs: Vec<Conversation> = (0..9)
+        .map(|i| conv(&format!("c{i}"), 1, vec![user("hi")]))
+        .collect();
+    let replies = futures_join(convs.iter().map(|c| t.reply(c))).await;
+    assert!(replies.iter().all(Result::is_ok));
+    assert_eq!(stats(&s)["max_in_flight"], 3);
+
+    let s = server(json!([{"match": {"path": "/chat"}, "body": {"output": {"text": "ok"}}}]));
+    let mut cfg = http_cfg(&format!("{}/chat", s.base_url()), json!({}));
+    cfg.limits.concurrency = 10;
+    cfg.limits.requests_per_second = Some(10.0);
+    let t = target(&cfg);
+    let replies = futures_join(convs.iter().take(5).map(|c| t.reply(c))).await;
+    assert!(replies.iter().all(Result::is_ok));
+    let arrivals: Vec<f64> = stats(&s)["arrivals"]
+        .as_array()
+        .expect("arrivals")
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    assert_eq!(arrivals.len(), 5);
+    let span = arrivals[4] - arrivals[0];
+    assert!(
+        span >= 0.35,
+        "5 requests at 10/s span at least 0.4 s: {arrivals:?}"
+    );
+}
+
+#[tokio::test]
+async fn http_answers_in_the_wrong_shape_are_protocol_errors_and_not_retried() {
+    let s = server(json!([
+        {"match": {"path": "/nomatch"}, "body": {"reply": "hello"}},
+        {"match": {"path": "/notjson"}, "malformed": "json"},
+        {"match": {"path": "/wrongtype"}, "body": {"output": {"text": 42}}},
+        {"match": {"path": "/echo"}, "body": {"output": {"text": "{{request:/pad}}"}}}
+    ]));
+    let cases = [
+        (
+            "/nomatch",
+            json!({}),
+            "response.text `$.output.text` matches nothing in the answer `{\"reply\":\"hello\"}`",
+        ),
+        ("/notjson", json!({}), "the answer is not JSON"),
+        (
+            "/wrongtype",
+            json!({}),
+            "matched a number, not a string or null",
+        ),
+        (
+            "/echo",
+            json!({"pad": "{{ pad }}"}),
+            "the answer exceeds 4194304 bytes",
+        ),
+    ];
+    for (path, body, why) in cases {
+        let t = target(&http_cfg(&format!("{}{path}", s.base_url()), body));
+        let mut c = conv("c", 1, vec![user("hi")]);
+        c.vars
+            .insert("pad".into(), json!("x".repeat(5 * 1024 * 1024)));
+        let err = t.reply(&c).await.expect_err(why);
+        assert!(
+            matches!(err, TargetError::Protocol { attempts: 1, .. }),
+            "{path}: {err:?}"
+        );
+        assert!(err.to_string().contains(why), "{path}: {err}");
+    }
+    assert_eq!(s.requests().expect("n"), 4, "none retried");
+}
+
+#[tokio::test]
+async fn http_undefined_template_variable_fails_before_sending() {
+    let s = server(json!([{"match": {"path": "/chat"}, "body": {"output": {"text": "x"}}}]));
+    let t = target(&http_cfg(
+        &format!("{}/chat", s.base_url()),
+        json!({"input": {"who": "{{ vars.customer }}"}}),
+    ));
+    let err = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err("undefined");
+    match &err {
+        TargetError::Config { field, reason, .. } => {
+            assert_eq!(field, "body.input.who");
+            assert!(reason.contains("undefined"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(s.requests().expect("n"), 0);
+}
+
+#[tokio::test]
+async fn http_a_declared_channel_needs_a_mapping() {
+    let mut cfg = http_cfg("http://127.0.0.1:1/chat", json!({}));
+    if let TargetKind::Http { response, .. } = &mut cfg.kind {
+        response.side_effects = None;
+    }
+    match Target::new(&cfg) {
+        Err(TargetError::Config { field, .. }) => assert_eq!(field, "response.side_effects"),
+        other => panic!("{other:?}"),
+    }
+    cfg.observability = ObservabilityLevel::ToolCalls;
+    assert!(Target::new(&cfg).is_ok());
+    if let TargetKind::Http { response, .. } = &mut cfg.kind {
+        response.tool_calls = None;
+    }
+    match Target::new(&cfg) {
+        Err(TargetError::Config { field, .. }) => assert_eq!(field, "response.tool_calls"),
+        other => panic!("{other:?}"),
+    }
+    cfg.observability = ObservabilityLevel::ResponseOnly;
+    assert!(Target::new(&cfg).is_ok());
+}
+
+/// The example HTTP agent of the docs, as a real process.
+struct HttpAgent {
+    child: std::process::Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl HttpAgent {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let port_file = dir.path().join("port");
+        let child = std::process::Command::new(python())
+            .arg(repo().join("examples/targets/http_agent.py"))
+            .arg("--port")
+            .arg("0")
+            .arg("--port-file")
+            .arg(&port_file)
+            .spawn()
+            .expect("http agent starts");
+        // Owned by the guard at once, so every path kills and reaps it.
+        let mut agent = HttpAgent {
+            child,
+            port: 0,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while agent.port == 0 {
+            if let Some(port) = std::fs::read_to_string(&port_file)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+            {
+                agent.port = port;
+            } else {
+                assert!(Instant::now() < deadline, "http agent did not start");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        agent
+    }
+}
+
+impl Drop for HttpAgent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn http_example_agent_keeps_its_own_conversation() {
+    let agent = HttpAgent::start();
+    let cfg = TargetConfig {
+        name: "example".into(),
+        observability: ObservabilityLevel::ToolCalls,
+        limits: limits(5000, 4, 2),
+        kind: TargetKind::Http {
+            method: "POST".into(),
+            url: format!("http://127.0.0.1:{}/chat", agent.port),
+            headers: BTreeMap::new(),
+            body: Some(
+                json!({"conversation": "{{ conversation_id }}", "message": "{{ message }}"}),
+            ),
+            response: ResponseMap {
+                text: "$.output.text".into(),
+                tool_calls: Some("$.actions".into()),
+                side_effects: None,
+                conversation_id: Some("$.conversation_id".into()),
+            },
+        },
+    };
+    let t = target(&cfg);
+    let mut c = conv("ex#0", 1, vec![user("hello")]);
+    let r1 = t.reply(&c).await.expect("turn 1");
+    let id = r1
+        .conversation_id
+        .clone()
+        .expect("the agent names its conversation");
+    assert!(
+        text(&r1).contains(&format!("message 1 of conversation {id}")),
+        "{}",
+        text(&r1)
+    );
+    c.turn = 2;
+    c.target_conversation_id = Some(id.clone());
+    c.messages.push(assistant(text(&r1)));
+    c.messages.push(user("refund A17"));
+    let r2 = t.reply(&c).await.expect("turn 2");
+    assert_eq!(r2.conversation_id.as_deref(), Some(id.as_str()));
+    assert_eq!(r2.tool_calls.len(), 1);
+    assert_eq!(r2.tool_calls[0].name, "issue_refund");
+    assert_eq!(r2.tool_calls[0].arguments, json!({"order": "A17"}));
+    c.turn = 3;
+    c.messages.push(user("and again"));
+    let r3 = t.reply(&c).await.expect("turn 3");
+    assert!(
+        text(&r3).contains(&format!("message 3 of conversation {id}")),
+        "{}",
+        text(&r3)
+    );
+}
+
+// ---- exec ------------------------------------------------------------------
+
+#[tokio::test]
+async fn exec_echo_agent_keeps_one_process_per_conversation() {
+    let t = target(&echo_cfg());
+    let mut c = conv("t1#0", 1, vec![user("hello")]);
+    c.vars.insert("greeting".into(), json!("hi"));
+    let r1 = t.reply(&c).await.expect("turn 1");
+    let pid = pid_of(&r1);
+    assert_eq!(text(&r1), format!("hi: hello (turn 1, seen 1, pid {pid})"));
+    assert_eq!((r1.attempts, r1.ended), (1, false));
+    assert!(alive(pid));
+
+    let next = |c: &mut Conversation, said: &str, msg: &str| {
+        c.turn += 1;
+        c.messages.push(assistant(said));
+        c.messages.push(user(msg));
+    };
+    next(&mut c, text(&r1), r#"tool lookup {"id": 7}"#);
+    let r2 = t.reply(&c).await.expect("turn 2");
+    assert_eq!(
+        r2.text.as_deref(),
+        Some(""),
+        "tool calls and no text: an empty answer"
+    );
+    assert_eq!(r2.tool_calls.len(), 1);
+    assert_eq!(r2.tool_calls[0].name, "lookup");
+    assert_eq!(r2.tool_calls[0].arguments, json!({"id": 7}));
+
+    next(&mut c, "", r#"effect email_sent {"to": "a@example.com"}"#);
+    let r3 = t.reply(&c).await.expect("turn 3");
+    assert_eq!(text(&r3), "done");
+    assert_eq!(r3.side_effects.len(), 1);
+    assert_eq!(r3.side_effects[0].kind, "email_sent");
+    assert_eq!(r3.side_effects[0].details, json!({"to": "a@example.com"}));
+
+    next(&mut c, "done", "still there?");
+    let r4 = t.reply(&c).await.expect("turn 4");
+    assert_eq!(
+        text(&r4),
+        format!("hi: still there? (turn 4, seen 4, pid {pid})")
+    );
+
+    // A second conversation gets its own process.
+    let other = t
+        .reply(&conv("t2#0", 1, vec![user("x")]))
+        .await
+        .expect("other");
+    assert_ne!(pid_of(&other), pid);
+    t.close("t2#0").await;
+
+    next(&mut c, text(&r4), "bye");
+    let r5 = t.reply(&c).await.expect("turn 5");
+    assert!(r5.ended, "the agent ended the conversation");
+    assert!(!alive(pid), "an ended conversation's process is gone");
+
+    // A fresh process takes over with the whole history.
+    next(&mut c, text(&r5), "after the end");
+    let r6 = t.reply(&c).await.expect("turn 6");
+    assert_eq!(
+        text(&r6),
+        format!("hi: after the end (turn 6, seen 1, pid {})", pid_of(&r6))
+    );
+    assert_ne!(pid_of(&r6), pid);
+    t.close("t1#0").await;
+    assert!(!alive(pid_of(&r6)));
+}
+
+#[tokio::test]
+async fn exec_close_and_drop_kill_the_process() {
+    let t = target(&echo_cfg());
+    let a = t.reply(&conv("a", 1, vec![user("x")])).await.expect("a");
+    let b = t.reply(&conv("b", 1, vec![user("x")])).await.expect("b");
+    let (pa, pb) = (pid_of(&a), pid_of(&b));
+    assert!(alive(pa) && alive(pb));
+    t.close("a").await;
+    assert!(!alive(pa), "close kills and reaps");
+    assert!(alive(pb), "only that conversation's process");
+    t.close("never-started").await;
+    drop(t);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pb) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!alive(pb), "dropping the target kills its processes");
+}
+
+#[tokio::test]
+async fn exec_concurrency_limit_counts_live_conversations() {
+    let mut cfg = echo_cfg();
+    cfg.limits.concurrency = 1;
+    let t = target(&cfg);
+    t.reply(&conv("a", 1, vec![user("x")])).await.expect("a");
+    let blocked = tokio::time::timeout(
+        Duration::from_millis(400),
+        t.reply(&conv("b", 1, vec![user("x")])),
+    )
+    .await;
+    assert!(blocked.is_err(), "b waits while a's process lives");
+    // a's later turns are not blocked by the limit.
+    t.reply(&conv("a", 2, vec![user("x"), assistant("y"), user("z")]))
+        .await
+        .expect("a, turn 2");
+    t.close("a").await;
+    let b = tokio::time::timeout(
+        Duration::from_secs(5),
+        t.reply(&conv("b", 1, vec![user("x")])),
+    )
+    .await
+    .expect("b runs once a is closed")
+    .expect("b");
+    assert!(text(&b).contains("seen 1"));
+}
+
+#[tokio::test]
+async fn exec_a_turn_dropped_mid_way_leaves_no_stale_answer() {
+    let mut cfg = misbehaving("slow_first");
+    cfg.limits.concurrency = 1;
+    let t = target(&cfg);
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(300),
+        t.reply(&conv("c", 1, vec![user("a")])),
+    )
+    .await;
+    assert!(dropped.is_err(), "the caller gave up on turn 1");
+    // The abandoned process is gone and its slot free (concurrency 1), and
+    // its late answer to turn 1 is never read as the answer to turn 2.
+    let r = tokio::time::timeout(
+        Duration::from_secs(15),
+        t.reply(&conv("c", 2, vec![user("a"), assistant("?"), user("b")])),
+    )
+    .await
+    .expect("turn 2 is not blocked")
+    .expect("turn 2");
+    assert_eq!(text(&r), "answer to turn 2, requests seen 1");
+    t.close("c").await;
+}
+
+async fn fail(mode: &str) -> (TargetError, Duration) {
+    fail_within(mode, 20_000).await
+}
+
+async fn fail_within(mode: &str, timeout_ms: u64) -> (TargetError, Duration) {
+    let mut cfg = misbehaving(mode);
+    cfg.limits.timeout_ms = timeout_ms;
+    let t = target(&cfg);
+    let started = Instant::now();
+    let err = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err(mode);
+    (err, started.elapsed())
+}
+
+#[tokio::test]
+async fn exec_garbage_output_is_a_protocol_error_with_stderr() {
+    let (err, _) = fail("garbage").await;
+    assert!(matches!(err, TargetError::Protocol { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.contains("turn 1: the answer line is not JSON"), "{msg}");
+    assert!(msg.contains("`hello, I am not JSON`"), "{msg}");
+    assert!(
+        msg.contains("stderr: Traceback? no: this is not JSON"),
+        "{msg}"
+    );
+}
+
+#[tokio::test]
+async fn exec_a_hang_times_out_and_the_process_is_killed() {
+    let (err, elapsed) = fail_within("hang", 1500).await;
+    assert!(
+        matches!(
+            err,
+            TargetError::Timeout {
+                after_ms: 1500,
+                attempts: 1,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("stderr: thinking forever"),
+        "{err}"
+    );
+    assert!(
+        elapsed >= Duration::from_millis(1450) && elapsed < Duration::from_secs(4),
+        "{elapsed:?}"
+    );
+}
+
+#[tokio::test]
+async fn exec_a_non_zero_exit_is_a_process_error_with_status_and_stderr() {
+    let (err, _) = fail("exit").await;
+    assert!(matches!(err, TargetError::Process { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.contains("exit status: 3"), "{msg}");
+    assert!(msg.contains("before answering turn 1"), "{msg}");
+    assert!(
+        msg.contains("stderr: fatal: cannot load the model"),
+        "{msg}"
+    );
+
+    let t = target(&misbehaving("exit_after_first"));
+    let r = t
+        .reply(&conv("c", 1, vec![user("a")]))
+        .await
+        .expect("turn 1");
+    assert_eq!(text(&r), "first");
+    let err = t
+        .reply(&conv(
+            "c",
+            2,
+            vec![user("a"), assistant("first"), user("b")],
+        ))
+        .await
+        .expect_err("turn 2");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("exit status: 4") && msg.contains("turn 2"),
+        "{msg}"
+    );
+    assert!(msg.contains("crashed on turn 2"), "{msg}");
+}
+
+#[tokio::test]
+async fn exec_an_error_answer_is_a_process_error() {
+    let (err, _) = fail("error").await;
+    assert!(matches!(err, TargetError::Process { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains("the agent reported an error on turn 1: the knowledge base is down"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn exec_huge_output_is_bounded() {
+    let (err, elapsed) = fail("huge").await;
+    assert!(matches!(err, TargetError::Protocol { .. }), "{err:?}");
+    assert!(err.to_string().contains("exceeds 4194304 bytes"), "{err}");
+    assert!(
+        elapsed < Duration::from_secs(10),
+        "no wait for the 20 s timeout: {elapsed:?}"
+    );
+}
+
+#[tokio::test]
+async fn exec_stderr_is_drained_and_only_its_tail_kept() {
+    let (err, _) = fail("stderr_flood").await;
+    let TargetError::Protocol {
+        stderr: Some(tail), ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert!(tail.ends_with("THE END OF STDERR"), "{tail}");
+    assert!(tail.starts_with('…'), "{tail}");
+    assert!(tail.chars().count() <= 1001, "{}", tail.chars().count());
+}
+
+#[tokio::test]
+async fn exec_unknown_answer_keys_are_refused() {
+    let (err, _) = fail("unknown_key").await;
+    assert!(matches!(err, TargetError::Protocol { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("unknown key(s) `tool_call`"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn exec_env_is_added_to_the_inherited_environment() {
+    std::env::set_var("PACTUM_TARGET_TEST_INHERITED_1", "from-pactum");
+    let mut cfg = misbehaving("env");
+    if let TargetKind::Exec { env, .. } = &mut cfg.kind {
+        env.insert("AGENT_MODE".into(), "strict {{ not a template }}".into());
+    }
+    let t = target(&cfg);
+    let r = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect("answer");
+    assert_eq!(
+        text(&r),
+        "mode=strict {{ not a template }} inherited=from-pactum"
+    );
+    assert_eq!(
+        t.identity()["env"],
+        json!({"AGENT_MODE": "strict {{ not a template }}"})
+    );
+    let shown = format!("{t:?}");
+    assert!(
+        shown.contains("AGENT_MODE") && !shown.contains("strict"),
+        "{shown}"
+    );
+    t.close("c").await;
+}
+
+#[tokio::test]
+async fn exec_a_program_that_cannot_start_and_a_missing_cwd() {
+    let mut cfg = echo_cfg();
+    if let TargetKind::Exec { command, .. } = &mut cfg.kind {
+        command[0] = "/nonexistent/pactum-agent".into();
+    }
+    let err = target(&cfg)
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err("cannot start");
+    assert!(matches!(err, TargetError::Process { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains("cannot start `/nonexistent/pactum-agent`"),
+        "{err}"
+    );
+
+    let mut cfg = echo_cfg();
+    if let TargetKind::Exec { cwd, .. } = &mut cfg.kind {
+        *cwd = PathBuf::from("/nonexistent/dir");
+    }
+    match Target::new(&cfg) {
+        Err(TargetError::Config { field, reason, .. }) => {
+            assert_eq!(field, "cwd");
+            assert!(reason.contains("/nonexistent/dir"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+// ---- what users read -------------------------------------------------------
+
+#[tokio::test]
+async fn error_messages_read_well() {
+    let port = dead_port();
+    let mut cfg = http_cfg(
+        &format!("http://user:pw@127.0.0.1:{port}/chat?key=k"),
+        json!({}),
+    );
+    cfg.limits.retries.max = 1;
+    let dead = target(&cfg)
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err("dead");
+    let mut messages = vec![dead.to_string()];
+    for mode in ["garbage", "exit", "error", "unknown_key"] {
+        messages.push(fail(mode).await.0.to_string());
+    }
+    let mut bad = http_cfg("http://127.0.0.1:1/chat", json!({"a": "{{ env.X }}"}));
+    messages.push(Target::new(&bad).expect_err("env in body").to_string());
+    bad.limits.concurrency = 0;
+    messages.push(Target::new(&bad).expect_err("concurrency").to_string());
+    let text = messages.join("\n");
+    assert!(!text.contains("pw@") && !text.contains("key=k"), "{text}");
+    insta::with_settings!({filters => vec![
+        (r"127\.0\.0\.1:\d+", "127.0.0.1:PORT"),
+        (r"error sending request.*", "error sending request [cause]"),
+    ]}, {
+        insta::assert_snapshot!("error_messages", text);
+    });
+}
+
+// ---- identity ----------------------------------------------------------------
+
+type Change = (&'static str, fn(&mut TargetConfig));
+
+fn kind(cfg: &mut TargetConfig) -> &mut TargetKind {
+    &mut cfg.kind
+}
+
+fn identity(cfg: &TargetConfig) -> Value {
+    target(cfg).identity()
+}
+
+/// Asserts that each change changes the identity, and each neutral change
+/// does not; returns the base identity.
+fn check_identity(base: &TargetConfig, changes: &[Change], neutral: &[Change]) -> Value {
+    let id = identity(base);
+    let mut seen = vec![id.clone()];
+    for (what, change) in changes {
+        let mut cfg = base.clone();
+        change(&mut cfg);
+        let other = identity(&cfg);
+        assert!(!seen.contains(&other), "{what} must change the identity");
+        seen.push(other);
+    }
+    for (what, change) in neutral {
+        let mut cfg = base.clone();
+        change(&mut cfg);
+        assert_eq!(identity(&cfg), id, "{what} must not change the identity");
+    }
+    id
+}
+
+fn limits_and_names() -> [Change; 5] {
+    [
+        ("name", |c| c.name = "renamed".into()),
+        ("timeout", |c| c.limits.timeout_ms += 1),
+        ("concurrency", |c| c.limits.concurrency += 1),
+        ("rate", |c| c.limits.requests_per_second = Some(3.0)),
+        ("retries", |c| c.limits.retries.max += 1),
+    ]
+}
+
+#[test]
+fn openai_identity_covers_what_changes_an_answer() {
+    std::env::set_var("PACTUM_TARGET_TEST_ID_KEY_A", "sk-identity-a");
+    std::env::set_var("PACTUM_TARGET_TEST_ID_KEY_B", "sk-identity-b");
+    let mut base = openai_cfg("http://127.0.0.1:11434/v1");
+    if let TargetKind::Openai {
+        params,
+        tools,
+        system,
+        api_key_env,
+        ..
+    } = kind(&mut base)
+    {
+        params.insert("temperature".into(), json!(0.2));
+        *tools = vec![json!({"type": "function", "function": {"name": "f"}})];
+        *system = Some("be brief".into());
+        *api_key_env = Some("PACTUM_TARGET_TEST_ID_KEY_A".into());
+    }
+    let changes: [Change; 7] = [
+        ("base url", |c| {
+            if let TargetKind::Openai { base_url, .. } = kind(c) {
+                *base_url = "http://127.0.0.1:8000/v1".into()
+            }
+        }),
+        ("model", |c| {
+            if let TargetKind::Openai { model, .. } = kind(c) {
+                *model = "other".into()
+            }
+        }),
+        ("param value", |c| {
+            if let TargetKind::Openai { params, .. } = kind(c) {
+                params.insert("temperature".into(), json!(0.3));
+            }
+        }),
+        ("param added", |c| {
+            if let TargetKind::Openai { params, .. } = kind(c) {
+                params.insert("seed".into(), json!(1));
+            }
+        }),
+        ("tool definition", |c| {
+            if let TargetKind::Openai { tools, .. } = kind(c) {
+                tools[0]["function"]["name"] = json!("g");
+            }
+        }),
+        ("system prompt", |c| {
+            if let TargetKind::Openai { system, .. } = kind(c) {
+                *system = Some("be verbose".into())
+            }
+        }),
+        ("no system prompt", |c| {
+            if let TargetKind::Openai { system, .. } = kind(c) {
+                *system = None
+            }
+        }),
+    ];
+    let mut neutral: Vec<Change> = limits_and_names().to_vec();
+    neutral.push(("observability", |c| {
+        c.observability = ObservabilityLevel::ResponseOnly
+    }));
+    neutral.push(("api key variable", |c| {
+        if let TargetKind::Openai { api_key_env, .. } = kind(c) {
+            *api_key_env = Some("PACTUM_TARGET_TEST_ID_KEY_B".into())
+        }
+    }));
+    neutral.push(("reserved param", |c| {
+        if let TargetKind::Openai { params, .. } = kind(c) {
+            params.insert("stream".into(), json!(true));
+        }
+    }));
+    neutral.push(("credentials in the url", |c| {
+        if let TargetKind::Openai { base_url, .. } = kind(c) {
+            *base_url = "http://u:p@127.0.0.1:11434/v1/".into()
+        }
+    }));
+    let id = check_identity(&base, &changes, &neutral);
+    assert!(!id.to_string().contains("sk-identity"), "{id}");
+    insta::assert_snapshot!(
+        "identity_openai",
+        serde_json::to_string_pretty(&id).expect("json")
+    );
+}
+
+#[test]
+fn http_identity_covers_what_changes_an_answer() {
+    const VAR: &str = "PACTUM_TARGET_TEST_ID_HTTP_TOKEN";
+    std::env::set_var(VAR, "http-identity-secret");
+    let mut base = http_cfg(
+        "https://agent.example/{{ tenant }}/chat",
+        json!({"q": "{{ message }}", "history": "{{ messages }}"}),
+    );
+    if let TargetKind::Http { headers, .. } = kind(&mut base) {
+        headers.insert("X-Tenant".into(), "{{ tenant }}".into());
+        headers.insert(
+            "Authorization".into(),
+            format!("Bearer {{{{ env.{VAR} }}}}"),
+        );
+    }
+    let changes: [Change; 10] = [
+        ("method", |c| {
+            if let TargetKind::Http { method, .. } = kind(c) {
+                *method = "PUT".into()
+            }
+        }),
+        ("url", |c| {
+            if let TargetKind::Http { url, .. } = kind(c) {
+                *url = "https://agent.example/v2/chat".into()
+            }
+        }),
+        ("header value", |c| {
+            if let TargetKind::Http { headers, .. } = kind(c) {
+                headers.insert("X-Tenant".into(), "fixed".into());
+            }
+        }),
+        ("header added", |c| {
+            if let TargetKind::Http { headers, .. } = kind(c) {
+                headers.insert("X-Mode".into(), "test".into());
+            }
+        }),
+        ("body", |c| {
+            if let TargetKind::Http { body, .. } = kind(c) {
+                *body = Some(json!({"q": "{{ message }}"}))
+            }
+        }),
+        ("no body", |c| {
+            if let TargetKind::Http { body, .. } = kind(c) {
+                *body = None
+            }
+        }),
+        ("text path", |c| {
+            if let TargetKind::Http { response, .. } = kind(c) {
+                response.text = "$.text".into()
+            }
+        }),
+        ("tool calls path", |c| {
+            if let TargetKind::Http { response, .. } = kind(c) {
+                response.tool_calls = Some("$.tools".into())
+            }
+        }),
+        ("side effects path", |c| {
+            if let TargetKind::Http { response, .. } = kind(c) {
+                response.side_effects = Some("$.fx".into())
+            }
+        }),
+        ("conversation id path", |c| {
+            if let TargetKind::Http { response, .. } = kind(c) {
+                response.conversation_id = None
+            }
+        }),
+    ];
+    let mut neutral: Vec<Change> = limits_and_names().to_vec();
+    neutral.push(("observability", |c| {
+        c.observability = ObservabilityLevel::ToolCalls
+    }));
+    let id = check_identity(&base, &changes, &neutral);
+    // The secret's value may change without changing the identity.
+    std::env::set_var(VAR, "another-http-secret");
+    assert_eq!(identity(&base), id);
+    let shown = id.to_string();
+    assert!(
+        !shown.contains("http-identity-secret") && !shown.contains(VAR),
+        "{shown}"
+    );
+    insta::assert_snapshot!(
+        "identity_http",
+        serde_json::to_string_pretty(&id).expect("json")
+    );
+}
+
+#[test]
+fn exec_identity_covers_what_changes_an_answer() {
+    let mut base = echo_cfg();
+    if let TargetKind::Exec { env, command, .. } = kind(&mut base) {
+        command[0] = "python3".into();
+        env.insert("MODE".into(), "strict".into());
+    }
+    let changes: [Change; 4] = [
+        ("argument", |c| {
+            if let TargetKind::Exec { command, .. } = kind(c) {
+                command.push("--fast".into())
+            }
+        }),
+        ("cwd", |c| {
+            if let TargetKind::Exec { cwd, .. } = kind(c) {
+                *cwd = std::env::temp_dir()
+            }
+        }),
+        ("env value", |c| {
+            if let TargetKind::Exec { env, .. } = kind(c) {
+                env.insert("MODE".into(), "lax".into());
+            }
+        }),
+        ("env added", |c| {
+            if let TargetKind::Exec { env, .. } = kind(c) {
+                env.insert("LANG".into(), "C".into());
+            }
+        }),
+    ];
+    let mut neutral: Vec<Change> = limits_and_names().to_vec();
+    neutral.push(("observability", |c| {
+        c.observability = ObservabilityLevel::ResponseOnly
+    }));
+    let id = check_identity(&base, &changes, &neutral);
+    let cwd = repo().to_string_lossy().into_owned();
+    let pattern = regex_escape(&cwd);
+    insta::with_settings!({filters => vec![(pattern.as_str(), "[REPO]")]}, {
+        insta::assert_snapshot!("identity_exec", serde_json::to_string_pretty(&id).expect("json"));
+    });
+}
+
+fn regex_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+// ---- a tiny join, so the tests need no futures crate ------------------------
+
+async fn futures_join<F, T>(futs: impl Iterator<Item = F>) -> Vec<T>
+where
+    F: std::future::Future<Output = T>,
+{
+    let mut set = Vec::new();
+    for f in futs {
+        set.push(Box::pin(f));
+    }
+    let mut out: Vec<Option<T>> = set.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, f) in set.iter_mut().enumerate() {
+            if out[i].is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => out[i] = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
+}
