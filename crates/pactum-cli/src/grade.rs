@@ -350,6 +350,47 @@ pub(crate) fn reporters(args: &ReportArgs, color: bool) -> Result<Fanout, Exit> 
     Ok(fan)
 }
 
+/// A judge for `pactum grade`: the client, the cache it answers through,
+/// and the runtime its calls run on.
+struct GradeJudge {
+    setup: pactum_runner::JudgeSetup,
+    cache: pactum_runner::Cache,
+    rt: tokio::runtime::Runtime,
+}
+
+fn judge_setup(args: &GradeArgs) -> Result<Option<GradeJudge>, Exit> {
+    let (Some(url), Some(model)) = (&args.judge_url, &args.judge_model) else {
+        return Ok(None);
+    };
+    let fail = |e: String| {
+        eprint(&format!("error: {e}"));
+        Exit::Usage
+    };
+    let mut ep = pactum_llm::Endpoint::new(url.clone(), model.clone());
+    ep.api_key_env = args.judge_api_key_env.clone();
+    let client = pactum_llm::ChatClient::new(ep).map_err(|e| fail(format!("judge: {e}")))?;
+    let db = args
+        .db
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(pactum_store::DEFAULT_PATH));
+    let store = pactum_store::Store::open(&db).map_err(|e| fail(e.to_string()))?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| fail(format!("cannot start the async runtime: {e}")))?;
+    Ok(Some(GradeJudge {
+        setup: pactum_runner::JudgeSetup {
+            client,
+            malformed_retries: 2,
+        },
+        cache: pactum_runner::Cache::new(
+            std::sync::Arc::new(std::sync::Mutex::new(store)),
+            pactum_runner::CacheMode::Use,
+        ),
+        rt,
+    }))
+}
+
 /// `pactum grade`: contracts + trace files → terminal summary, JSON report,
 /// JUnit XML and the exit code.
 pub fn grade(args: GradeArgs, color: bool) -> Exit {
@@ -435,6 +476,11 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     };
     fan.each(|r| r.begin(&info));
 
+    let judge = match judge_setup(&args) {
+        Ok(j) => j,
+        Err(e) => return e,
+    };
+    let contract_refs: Vec<&CompiledContract> = contracts.iter().collect();
     let mut totals = Totals::default();
     let mut inputs = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
@@ -448,7 +494,28 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         let mut sink = |item: Item| {
             match item {
                 Item::Trace(trace) => {
-                    let result = grade_trace(&contracts, &trace, &policy, &NoJudge);
+                    let result = match &judge {
+                        None => grade_trace(&contracts, &trace, &policy, &NoJudge),
+                        Some(j) => {
+                            let judged = j.rt.block_on(pactum_runner::judge_trace(
+                                Some(&j.setup),
+                                &contract_refs,
+                                &trace,
+                                policy.confidence_threshold,
+                                &j.cache,
+                                None,
+                            ));
+                            match judged {
+                                Ok((judgments, _, _)) => {
+                                    grade_trace(&contracts, &trace, &policy, &judgments)
+                                }
+                                Err(e) => {
+                                    eprint(&format!("error: judge cache: {e}"));
+                                    grade_trace(&contracts, &trace, &policy, &NoJudge)
+                                }
+                            }
+                        }
+                    };
                     let expected = expectations.as_ref().and_then(|(e, _)| e.expected(&trace));
                     labelled += u64::from(expected.is_some());
                     *totals.by_status.entry(result.status).or_default() += 1;
@@ -581,7 +648,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
                     .count()
         })
         .sum();
-    if judged > 0 {
+    if judged > 0 && judge.is_none() {
         warnings.push(Warning {
             code: "no-judge".into(),
             message: format!(

@@ -7,6 +7,7 @@
 pub mod exit;
 mod grade;
 mod output;
+mod review;
 mod run;
 mod strength;
 
@@ -52,6 +53,14 @@ pub enum Command {
     /// stored, cached.
     #[command(after_help = exit::TABLE)]
     Run(Box<RunArgs>),
+    /// Show how each authored test was restated as a contract (no model
+    /// call unless --refresh).
+    #[command(after_help = exit::TABLE)]
+    Interpret(InterpretArgs),
+    /// Grade a stored run's traces again against the contract snapshots
+    /// stored with them (never re-interpreting).
+    #[command(after_help = exit::TABLE)]
+    Rescore(RescoreArgs),
     /// List the runs in the store, newest first.
     Runs(RunsArgs),
     /// Reprint a stored run's report.
@@ -191,6 +200,20 @@ pub struct GradeArgs {
     /// undetermined instead of pass.
     #[arg(long, value_enum, default_value_t = SeverityArg::Medium)]
     pub severity_floor: SeverityArg,
+    /// Grade judged clauses with this OpenAI-compatible endpoint
+    /// (e.g. http://127.0.0.1:11434/v1 for Ollama); needs --judge-model.
+    #[arg(long, value_name = "URL", requires = "judge_model")]
+    pub judge_url: Option<String>,
+    /// The judge's model name.
+    #[arg(long, value_name = "MODEL", requires = "judge_url")]
+    pub judge_model: Option<String>,
+    /// The environment variable that holds the judge's API key (its name,
+    /// never the key).
+    #[arg(long, value_name = "VAR", requires = "judge_url")]
+    pub judge_api_key_env: Option<String>,
+    /// The store whose cache keeps judge answers (default .pactum/pactum.db).
+    #[arg(long, value_name = "PATH", requires = "judge_url")]
+    pub db: Option<PathBuf>,
     /// Which reports to write.
     #[command(flatten)]
     pub report: ReportArgs,
@@ -237,6 +260,43 @@ pub struct RunArgs {
     /// again.
     #[arg(long, value_name = "RUN", num_args = 0..=1)]
     pub resume: Option<Option<String>>,
+    /// Which reports to write.
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// `pactum interpret`.
+#[derive(Debug, Args)]
+pub struct InterpretArgs {
+    /// The suite file.
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// Interpret again, calling the interpreter model when one is
+    /// configured (otherwise nothing is sent: stored interpretations are
+    /// shown, and the built-in interpreter needs no model).
+    #[arg(long)]
+    pub refresh: bool,
+    /// Print the interpretations as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The store that caches interpretations.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+/// `pactum rescore`.
+#[derive(Debug, Args)]
+pub struct RescoreArgs {
+    /// The run: its id or a unique prefix.
+    #[arg(value_name = "RUN")]
+    pub run: String,
+    /// The suite as it is now (default: the path the run was started
+    /// with), to tell whether an authored test's interpretation is stale.
+    #[arg(long, value_name = "SUITE")]
+    pub suite: Option<PathBuf>,
+    /// The store.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
     /// Which reports to write.
     #[command(flatten)]
     pub report: ReportArgs,
@@ -371,6 +431,8 @@ pub fn run(cli: Cli) -> Exit {
         Command::Grade(args) => grade::grade(*args, color),
         Command::Check(args) => grade::check(args, color),
         Command::Run(args) => run::run(*args, color),
+        Command::Interpret(args) => review::interpret(args, color),
+        Command::Rescore(args) => review::rescore(args, color),
         Command::Runs(args) => run::runs(args),
         Command::Show(args) => run::show(args, color),
         Command::Strength(args) => strength::strength(*args, color),

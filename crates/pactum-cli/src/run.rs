@@ -24,7 +24,8 @@ fn store_path(db: &Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(pactum_store::DEFAULT_PATH))
 }
 
-fn open_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
+/// Opens the store, printing the error (it names the path) on failure.
+pub(crate) fn open_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
     Store::open(&store_path(db)).map_err(|e| {
         eprint(&format!("error: {e}"));
         Exit::Usage
@@ -33,7 +34,7 @@ fn open_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
 
 /// Loads the suite, printing every diagnostic; checks every API key
 /// variable is set before anything is sent.
-fn prepare(path: &Path, color: bool) -> Result<LoadedSuite, Exit> {
+pub(crate) fn prepare(path: &Path, color: bool) -> Result<LoadedSuite, Exit> {
     let suite = match load_suite(path) {
         Ok(s) => s,
         Err(diags) => {

@@ -20,6 +20,12 @@ pub enum RunError {
     /// The judge client could not be built (a missing API key variable).
     #[error("judge: {0}")]
     Judge(pactum_llm::LlmError),
+    /// The interpreter client could not be built.
+    #[error("interpreter: {0}")]
+    Interpreter(pactum_llm::LlmError),
+    /// The simulated user's client could not be built.
+    #[error("simulated user: {0}")]
+    SimulatedUser(pactum_llm::LlmError),
     /// A contract failed to compile for evaluation.
     #[error("test `{test}`: {source}")]
     Contract {

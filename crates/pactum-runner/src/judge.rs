@@ -51,6 +51,9 @@ pub struct RawJudgeAnswer {
     pub contract_id: String,
     /// The clause graded.
     pub clause_id: String,
+    /// The turn after which a multi-turn check judged it (SPEC §3.7);
+    /// `None` for the final grading over the whole transcript.
+    pub turn: Option<u32>,
     /// 1-based attempt.
     pub attempt: u32,
     /// The request's cache key.
@@ -107,9 +110,10 @@ pub fn judged_clauses(contract: &Contract) -> Vec<JudgedClause> {
     out
 }
 
-/// Judges every judged clause of every contract that selects `trace`.
-/// Answers come from the cache when they can; a judge failure is kept as a
-/// failure (never a verdict) and never cached, so a re-run retries it.
+/// Judges every judged clause (of kind `only`, when given) of every
+/// contract that selects `trace`. Answers come from the cache when they
+/// can; a judge failure is kept as a failure (never a verdict) and never
+/// cached, so a re-run retries it.
 ///
 /// # Errors
 /// Only a store failure; judge failures are answers.
@@ -119,6 +123,7 @@ pub async fn judge_trace(
     trace: &Trace,
     confidence_threshold: u8,
     cache: &Cache,
+    only: Option<ClauseKind>,
 ) -> Result<(TraceJudgments, Vec<RawJudgeAnswer>, JudgeCalls), RunError> {
     let mut out = TraceJudgments {
         configured: judge.is_some(),
@@ -132,6 +137,9 @@ pub async fn judge_trace(
     for contract in contracts.iter().filter(|c| c.selects(trace)) {
         let contract_id = contract.contract().id.clone();
         for clause in judged_clauses(contract.contract()) {
+            if only.is_some_and(|k| k != clause.kind) {
+                continue;
+            }
             let req = judge_request(&clause, trace);
             let key = cache_key(judge.client.endpoint(), &req, JUDGE_PROMPT_VERSION);
             let cached: Option<JudgeRecord> = cache
@@ -176,6 +184,7 @@ pub async fn judge_trace(
                 raws.push(RawJudgeAnswer {
                     contract_id: contract_id.clone(),
                     clause_id: clause.id.clone(),
+                    turn: None,
                     attempt: u32::try_from(i + 1).unwrap_or(u32::MAX),
                     request_digest: raw.request_digest.clone(),
                     raw_answer: text,

@@ -12,6 +12,7 @@
 
 pub mod cache;
 mod error;
+pub mod interpret;
 pub mod judge;
 mod trial;
 
@@ -33,10 +34,11 @@ use tokio::task::JoinSet;
 
 pub use cache::{Cache, CacheMode};
 pub use error::RunError;
+pub use interpret::{InterpreterSetup, Looked};
 pub use judge::{judge_trace, JudgeSetup, TraceJudgments};
 pub use trial::CallCounts;
 
-use trial::{run_trial, RunContext, TestPlan};
+use trial::{run_trial, Resolved, RunContext, TestPlan};
 
 /// The current UTC time, RFC 3339 with milliseconds (`…T01:02:03.456Z`).
 pub fn now() -> String {
@@ -111,7 +113,24 @@ pub struct Runner {
     tests: Vec<Arc<TestPlan>>,
     trials: Vec<(usize, u32)>,
     judge: Option<JudgeSetup>,
+    interpreter: InterpreterSetup,
+    simulated_user: Option<pactum_llm::ChatClient>,
     policy: Policy,
+}
+
+/// One authored test's interpretation, for review (`pactum interpret`).
+#[derive(Debug, Clone)]
+pub struct Review {
+    /// The test id.
+    pub test_id: String,
+    /// The interpretation; `None` when it is not in the store and finding
+    /// it would call a model that was not asked for.
+    pub interpretation: Option<pactum_interpret::Interpretation>,
+    /// Where it came from.
+    pub looked: Looked,
+    /// The contract that would be scored (after the judge/no-judge
+    /// adjustment of the built-in interpreter), when usable.
+    pub scoring: Option<pactum_core::Contract>,
 }
 
 impl Runner {
@@ -139,6 +158,27 @@ impl Runner {
                 malformed_retries: spec.malformed_retries,
             }),
         };
+        let interpreter = InterpreterSetup {
+            client: match &suite.suite.interpreter {
+                None => None,
+                Some(spec) => Some(
+                    pactum_llm::ChatClient::new(model_endpoint(spec))
+                        .map_err(RunError::Interpreter)?,
+                ),
+            },
+            malformed_retries: suite
+                .suite
+                .interpreter
+                .as_ref()
+                .map_or(0, |s| s.malformed_retries),
+        };
+        let simulated_user = match &suite.suite.simulated_user {
+            None => None,
+            Some(spec) => Some(
+                pactum_llm::ChatClient::new(model_endpoint(spec))
+                    .map_err(RunError::SimulatedUser)?,
+            ),
+        };
         let mut tests = Vec::new();
         let mut trials = Vec::new();
         for (i, t) in suite.suite.tests.iter().enumerate() {
@@ -150,16 +190,15 @@ impl Runner {
                         test: t.id.clone(),
                         target: t.target.clone(),
                     })?;
-            let mut contracts = Vec::new();
             if let Some(c) = &t.contract {
-                contracts.push(
-                    CompiledContract::compile(c.contract.clone(), c.digest.clone()).map_err(
-                        |source| RunError::Contract {
-                            test: t.id.clone(),
-                            source,
-                        },
-                    )?,
-                );
+                // Compiled again per run; compiled here so a broken
+                // contract stops the run before anything is sent.
+                CompiledContract::compile(c.contract.clone(), c.digest.clone()).map_err(
+                    |source| RunError::Contract {
+                        test: t.id.clone(),
+                        source,
+                    },
+                )?;
             }
             tests.push(Arc::new(TestPlan {
                 id: t.id.clone(),
@@ -167,7 +206,8 @@ impl Runner {
                 target,
                 turns: t.turns.clone(),
                 vars: t.vars.clone(),
-                contracts: Arc::new(contracts),
+                authored: t.authored.clone(),
+                explicit: t.contract.clone(),
             }));
             for k in 0..t.trials {
                 trials.push((i, k));
@@ -179,7 +219,123 @@ impl Runner {
             tests,
             trials,
             judge,
+            interpreter,
+            simulated_user,
         })
+    }
+
+    /// The interpretation of every authored test, for review. Reads the
+    /// store; interprets with the built-in interpreter when nothing is
+    /// stored; calls an interpreter model only when `refresh` is set
+    /// (reviewing never calls a model unless asked, SPEC §3.6).
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn review(
+        &self,
+        store: Arc<Mutex<Store>>,
+        refresh: bool,
+    ) -> Result<Vec<Review>, RunError> {
+        let mut out = Vec::new();
+        for t in &self.tests {
+            let Some(a) = &t.authored else { continue };
+            let (i, looked) = interpret::interpretation(
+                &store,
+                &self.interpreter,
+                a,
+                t.explicit.as_ref(),
+                &self.policy,
+                refresh,
+                refresh,
+            )
+            .await?;
+            let scoring = i
+                .as_ref()
+                .and_then(|i| i.scoring_contract(self.judge.is_some(), exchange(t)));
+            out.push(Review {
+                test_id: t.id.clone(),
+                interpretation: i,
+                looked,
+                scoring,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Resolves every test's contract at the start of a run: explicit
+    /// contracts as they are, authored tests through the interpretation
+    /// cache (interpreting what is not cached).
+    async fn resolve(&self, store: &Arc<Mutex<Store>>) -> Result<Vec<Arc<Resolved>>, RunError> {
+        let mut out = Vec::with_capacity(self.tests.len());
+        for t in &self.tests {
+            let Some(a) = &t.authored else {
+                let contracts = match &t.explicit {
+                    Some(c) => {
+                        vec![
+                            CompiledContract::compile(c.contract.clone(), c.digest.clone())
+                                .map_err(|source| RunError::Contract {
+                                    test: t.id.clone(),
+                                    source,
+                                })?,
+                        ]
+                    }
+                    None => vec![],
+                };
+                out.push(Arc::new(Resolved {
+                    contracts: Arc::new(contracts),
+                    unusable: None,
+                    objective: None,
+                    adversarial: false,
+                    interpretation: serde_json::Value::Null,
+                }));
+                continue;
+            };
+            let (i, _) = interpret::interpretation(
+                store,
+                &self.interpreter,
+                a,
+                t.explicit.as_ref(),
+                &self.policy,
+                false,
+                true,
+            )
+            .await?;
+            let Some(i) = i else {
+                out.push(Arc::new(unusable("the interpretation could not be made")));
+                continue;
+            };
+            let meta = serde_json::json!({
+                "source": i.source,
+                "authored_digest": i.authored_digest,
+                "confidence": i.confidence,
+                "usable": i.usable,
+            });
+            let Some(contract) = i.scoring_contract(self.judge.is_some(), exchange(t)) else {
+                let mut r = unusable(&format!(
+                    "the contract is unusable: {}",
+                    i.reason.clone().unwrap_or_else(|| "no reason given".into())
+                ));
+                r.interpretation = meta;
+                out.push(Arc::new(r));
+                continue;
+            };
+            let digest = pactum_core::digest::digest_of(&contract);
+            let compiled =
+                CompiledContract::compile(contract.clone(), digest).map_err(|source| {
+                    RunError::Contract {
+                        test: t.id.clone(),
+                        source,
+                    }
+                })?;
+            out.push(Arc::new(Resolved {
+                contracts: Arc::new(vec![compiled]),
+                unusable: None,
+                objective: contract.simulated_user_objective.clone(),
+                adversarial: contract.adversarial,
+                interpretation: meta,
+            }));
+        }
+        Ok(out)
     }
 
     /// The suite's digest (runs are resumed by it).
@@ -224,10 +380,12 @@ impl Runner {
         if !done.is_empty() {
             restore(&store, &run_id, &events).await?;
         }
+        let resolved = self.resolve(&store).await?;
         let ctx = Arc::new(RunContext {
             run_id: run_id.as_str().to_string(),
             cache: Cache::new(store.clone(), opts.cache),
             judge: self.judge.clone(),
+            simulated_user: self.simulated_user.clone(),
             policy: self.policy,
         });
         let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
@@ -249,6 +407,7 @@ impl Runner {
                 absorb(r, &mut total, &mut first_error);
             }
             let test = self.tests[t].clone();
+            let plan = resolved[t].clone();
             let ctx = ctx.clone();
             let store = store.clone();
             let events = events.clone();
@@ -257,24 +416,24 @@ impl Runner {
                 let _permit = permit;
                 let started_at = now();
                 let clock = Instant::now();
-                let out = run_trial(&ctx, &test, k).await?;
+                let out = run_trial(&ctx, &test, &plan, k).await?;
                 let record = TrialRecord {
                     run_id: run_id.clone(),
                     test_id: test.id.clone(),
                     trial_index: k,
-                    contract: test.contracts.first().map(|c| ContractSnapshot {
+                    contract: plan.contracts.first().map(|c| ContractSnapshot {
                         digest: c.digest().to_string(),
                         contract: c.contract().clone(),
                     }),
                     result: out.result.clone(),
-                    trace: Some(out.trace),
+                    trace: out.trace,
                     judge_answers: out
                         .judge_answers
                         .into_iter()
                         .map(|a| StoredJudgeAnswer {
                             contract_id: a.contract_id,
                             clause_id: a.clause_id,
-                            turn: None,
+                            turn: a.turn,
                             attempt: a.attempt,
                             request_digest: a.request_digest,
                             raw_answer: a.raw_answer.clone(),
@@ -389,12 +548,7 @@ fn absorb(
     first_error: &mut Option<RunError>,
 ) {
     match r {
-        Ok(Ok(c)) => {
-            total.target_network += c.target_network;
-            total.target_cached += c.target_cached;
-            total.judge.network += c.judge.network;
-            total.judge.cached += c.judge.cached;
-        }
+        Ok(Ok(c)) => total.add(&c),
         Ok(Err(e)) => {
             first_error.get_or_insert(e);
         }
@@ -426,6 +580,25 @@ async fn restore(
         Ok(())
     })
     .await
+}
+
+/// Whether a test's conversation is scripted or driven by a simulated user.
+fn exchange(t: &TestPlan) -> pactum_interpret::Exchange {
+    if t.turns.is_empty() {
+        pactum_interpret::Exchange::SimulatedUser
+    } else {
+        pactum_interpret::Exchange::DirectRequest
+    }
+}
+
+fn unusable(why: &str) -> Resolved {
+    Resolved {
+        contracts: Arc::new(vec![]),
+        unusable: Some(why.to_string()),
+        objective: None,
+        adversarial: false,
+        interpretation: serde_json::Value::Null,
+    }
 }
 
 /// The target crate's configuration from a suite's target spec (the two

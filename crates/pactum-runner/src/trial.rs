@@ -1,15 +1,26 @@
 //! One trial: drive the conversation against the target (through the
-//! cache), judge, grade. Never panics and never turns a failure into a
-//! pass: a target that still fails after its retries ends the trial
-//! `error` (infrastructure).
+//! cache) — scripted user turns, or a simulated user pursuing the
+//! contract's objective — apply the stopping rule after every turn
+//! (SPEC §3.7), then judge and grade the whole transcript. Never turns a
+//! failure into a pass: a target that still fails after its retries ends
+//! the trial `error` (infrastructure).
 
 use std::sync::Arc;
 
+use pactum_core::contract::ClauseKind;
+use pactum_core::digest::digest_of;
 use pactum_core::policy::Policy;
 use pactum_core::result::TraceResult;
 use pactum_core::trace::{Message, ObservabilityLevel, Role, Trace, Turn};
-use pactum_eval::{grade_trace, CompiledContract};
+use pactum_core::ClauseResult;
+use pactum_eval::{grade_trace, CompiledContract, NoJudge};
+use pactum_interpret::{
+    next_user_message, simulated_user_request, stop_decision, transcript_from_trace, with_basis,
+    Basis, StopDecision, SIMULATED_USER_PROMPT_VERSION,
+};
+use pactum_llm::{cache_key, ChatClient};
 use pactum_store::CacheKind;
+use pactum_suite::AuthoredTest;
 use pactum_target::{Conversation, Reply, Target};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -50,15 +61,33 @@ impl From<&Reply> for CachedReply {
     }
 }
 
-/// What one test needs to run a trial.
+/// What one test needs to run a trial (fixed for the whole run).
 pub(crate) struct TestPlan {
     pub id: String,
     pub target_name: String,
     pub target: Arc<Target>,
+    /// Scripted user turns; empty when a simulated user drives.
     pub turns: Vec<String>,
     pub vars: Map<String, Value>,
-    /// The test's contract (zero or one), compiled once per run.
+    /// The authored fields and turn bounds, for an authored test.
+    pub authored: Option<AuthoredTest>,
+    /// The test's own contract, when it has one.
+    pub explicit: Option<pactum_suite::ResolvedContract>,
+}
+
+/// A test's contract as resolved at the start of a run.
+pub(crate) struct Resolved {
+    /// Zero or one compiled contract.
     pub contracts: Arc<Vec<CompiledContract>>,
+    /// Why the test cannot be scored (an unusable interpretation): its
+    /// trials are `error` and its conversation is not run (SPEC §3.6).
+    pub unusable: Option<String>,
+    /// What the simulated user pursues (never scored).
+    pub objective: Option<String>,
+    /// Wording and pressure only (never a scoring rule).
+    pub adversarial: bool,
+    /// Interpretation provenance for the trace's metadata.
+    pub interpretation: Value,
 }
 
 /// Network and cache use of one trial.
@@ -68,13 +97,29 @@ pub struct CallCounts {
     pub target_network: u32,
     /// Target turns answered from the cache.
     pub target_cached: u32,
+    /// Simulated-user turns sent over the network.
+    pub simulated_user_network: u32,
+    /// Simulated-user turns answered from the cache.
+    pub simulated_user_cached: u32,
     /// Judge calls.
     pub judge: JudgeCalls,
 }
 
+impl CallCounts {
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, other: &CallCounts) {
+        self.target_network += other.target_network;
+        self.target_cached += other.target_cached;
+        self.simulated_user_network += other.simulated_user_network;
+        self.simulated_user_cached += other.simulated_user_cached;
+        self.judge.network += other.judge.network;
+        self.judge.cached += other.judge.cached;
+    }
+}
+
 /// Everything a finished trial produced.
 pub(crate) struct TrialOutput {
-    pub trace: Trace,
+    pub trace: Option<Trace>,
     pub result: TraceResult,
     pub judge_answers: Vec<RawJudgeAnswer>,
     pub calls: CallCounts,
@@ -85,25 +130,77 @@ pub(crate) struct RunContext {
     pub run_id: String,
     pub cache: Cache,
     pub judge: Option<JudgeSetup>,
+    pub simulated_user: Option<ChatClient>,
     pub policy: Policy,
+}
+
+/// Why a conversation ended (recorded in the trace's metadata).
+fn end_reason(reason: &str, clause: Option<&str>) -> Value {
+    match clause {
+        Some(c) => json!({"reason": reason, "clause": c}),
+        None => json!({"reason": reason}),
+    }
 }
 
 pub(crate) async fn run_trial(
     ctx: &RunContext,
     test: &TestPlan,
+    resolved: &Resolved,
     trial: u32,
 ) -> Result<TrialOutput, RunError> {
     let mut calls = CallCounts::default();
+    let trace_id = format!("{}#{}", test.id, trial + 1);
+    if let Some(why) = &resolved.unusable {
+        return Ok(TrialOutput {
+            trace: None,
+            result: error_result(&trace_id, test.target.observability(), why),
+            judge_answers: vec![],
+            calls,
+        });
+    }
     let level: ObservabilityLevel = test.target.observability();
     let identity = test.target.identity();
     let vars = Value::Object(test.vars.clone());
     let conversation_id = format!("{}/{}/{}", ctx.run_id, test.id, trial + 1);
+    // The stopping rule applies to authored (multi-turn) tests; a plain
+    // scripted test runs its script.
+    let (min_turns, max_turns) = match &test.authored {
+        Some(a) => (a.min_turns, a.max_turns),
+        None => (1, u32::try_from(test.turns.len()).unwrap_or(u32::MAX)),
+    };
+    let simulated = test.turns.is_empty();
     let mut messages: Vec<pactum_target::Message> = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
     let mut error = None;
+    let mut ended = end_reason("max_turns", None);
     let mut target_conversation_id = None;
-    for (i, user) in test.turns.iter().enumerate() {
-        let turn_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+    let mut judge_answers = Vec::new();
+    let mut turn_no: u32 = 0;
+    while turn_no < max_turns {
+        turn_no += 1;
+        // The user's message: scripted, or from the simulated user.
+        let user = if simulated {
+            match next_simulated(
+                ctx, resolved, test, &turns, level, turn_no, max_turns, trial, &mut calls,
+            )
+            .await?
+            {
+                Ok(m) => m,
+                Err(e) => {
+                    error = Some(e);
+                    ended = end_reason("error", None);
+                    break;
+                }
+            }
+        } else {
+            match test.turns.get(turn_no as usize - 1) {
+                Some(u) => u.clone(),
+                None => {
+                    ended = end_reason("script_done", None);
+                    break;
+                }
+            }
+        };
         messages.push(pactum_target::Message {
             role: pactum_target::Role::User,
             content: user.clone(),
@@ -139,16 +236,12 @@ pub(crate) async fn run_trial(
                     }
                     Err(e) => {
                         error = Some(format!(
-                            "target `{}` failed at turn {turn_no}: {e}",
-                            test.target_name
+                            "target `{}` failed at turn {turn_no} after {} attempt(s): {e}",
+                            test.target_name,
+                            e.attempts()
                         ));
-                        turns.push(Turn {
-                            input: vec![Message {
-                                role: Role::User,
-                                content: user.clone(),
-                            }],
-                            ..Turn::default()
-                        });
+                        ended = end_reason("error", None);
+                        turns.push(user_turn(&user));
                         break;
                     }
                 }
@@ -164,7 +257,7 @@ pub(crate) async fn run_trial(
         turns.push(Turn {
             input: vec![Message {
                 role: Role::User,
-                content: user.clone(),
+                content: user,
             }],
             response: reply.text,
             tool_calls: reply.tool_calls,
@@ -172,62 +265,235 @@ pub(crate) async fn run_trial(
             latency_ms: Some(reply.latency_ms),
             usage: reply.usage,
         });
+        if test.authored.is_some() {
+            let partial = make_trace(&trace_id, level, turns.clone(), json!({}), None);
+            let (decision, raws) = stop_check(
+                ctx,
+                &resolved.contracts,
+                &partial,
+                turn_no,
+                min_turns,
+                max_turns,
+                &mut calls,
+            )
+            .await?;
+            judge_answers.extend(raws);
+            match decision {
+                StopDecision::Continue => {}
+                StopDecision::StopViolation { clause_id } => {
+                    ended = end_reason("violation", Some(&clause_id));
+                    break;
+                }
+                StopDecision::StopMaxTurns => {
+                    ended = end_reason("max_turns", None);
+                    break;
+                }
+            }
+        }
         if reply.ended {
+            ended = end_reason("target_ended", None);
             break;
         }
     }
     test.target.close(&conversation_id).await;
-    let trace = Trace {
-        id: format!("{}#{}", test.id, trial + 1),
-        observability: level,
-        turns,
-        metadata: json!({
-            "test": test.id,
-            "trial": trial + 1,
-            "target": test.target_name,
-            "vars": vars,
-            "run": ctx.run_id,
-        }),
-        error,
-        incomplete: None,
-        source: None,
-    };
-    let contracts: Vec<&CompiledContract> = test.contracts.iter().collect();
-    let (judgments, judge_answers, judge_calls) = if trace.error.is_none() {
+    let metadata = json!({
+        "test": test.id,
+        "trial": trial + 1,
+        "target": test.target_name,
+        "vars": vars,
+        "run": ctx.run_id,
+        "ended": ended,
+        "interpretation": resolved.interpretation,
+    });
+    let trace = make_trace(&trace_id, level, turns, metadata, error);
+    let contracts: Vec<&CompiledContract> = resolved.contracts.iter().collect();
+    let (judgments, final_answers, judge_calls) = if trace.error.is_none() {
         judge_trace(
             ctx.judge.as_ref(),
             &contracts,
             &trace,
             ctx.policy.confidence_threshold,
             &ctx.cache,
+            None,
         )
         .await?
     } else {
         Default::default()
     };
-    calls.judge = judge_calls;
-    let result = if test.contracts.is_empty() {
-        no_contract_result(&trace, &test.id)
+    calls.judge.network += judge_calls.network;
+    calls.judge.cached += judge_calls.cached;
+    judge_answers.extend(final_answers);
+    let result = if resolved.contracts.is_empty() {
+        error_result(
+            &trace.id,
+            level,
+            &format!("test `{}` has no contract to grade against", test.id),
+        )
     } else {
-        grade_trace(&test.contracts, &trace, &ctx.policy, &judgments)
+        grade_trace(&resolved.contracts, &trace, &ctx.policy, &judgments)
     };
     Ok(TrialOutput {
-        trace,
+        trace: Some(trace),
         result,
         judge_answers,
         calls,
     })
 }
 
-fn no_contract_result(trace: &Trace, test: &str) -> TraceResult {
-    TraceResult {
-        trace_id: trace.id.clone(),
+fn user_turn(user: &str) -> Turn {
+    Turn {
+        input: vec![Message {
+            role: Role::User,
+            content: user.to_string(),
+        }],
+        ..Turn::default()
+    }
+}
+
+fn make_trace(
+    id: &str,
+    level: ObservabilityLevel,
+    turns: Vec<Turn>,
+    metadata: Value,
+    error: Option<String>,
+) -> Trace {
+    Trace {
+        id: id.to_string(),
+        observability: level,
+        turns,
+        metadata,
+        error,
+        incomplete: None,
         source: None,
-        observability: trace.observability,
+    }
+}
+
+/// The simulated user's next message, through the cache (each trial is
+/// its own sample). `Ok(Err(why))` ends the trial in error.
+#[allow(clippy::too_many_arguments)]
+async fn next_simulated(
+    ctx: &RunContext,
+    resolved: &Resolved,
+    test: &TestPlan,
+    turns: &[Turn],
+    level: ObservabilityLevel,
+    turn: u32,
+    max_turns: u32,
+    trial: u32,
+    calls: &mut CallCounts,
+) -> Result<Result<String, String>, RunError> {
+    let Some(client) = &ctx.simulated_user else {
+        return Ok(Err(format!(
+            "test `{}` has no scripted turns and the suite configures no `simulated_user` model to drive it",
+            test.id
+        )));
+    };
+    let authored = test.authored.clone().unwrap_or(AuthoredTest {
+        goal: String::new(),
+        instructions: String::new(),
+        restrictions: String::new(),
+        scenario: String::new(),
+        min_turns: 1,
+        max_turns,
+    });
+    let objective = resolved
+        .objective
+        .clone()
+        .filter(|o| !o.trim().is_empty())
+        .unwrap_or_else(|| authored.goal.clone());
+    let so_far = make_trace("", level, turns.to_vec(), Value::Null, None);
+    let transcript = transcript_from_trace(&so_far);
+    let request = simulated_user_request(
+        &objective,
+        resolved.adversarial,
+        &authored.scenario,
+        &authored.instructions,
+        &transcript,
+        turn,
+        max_turns,
+    );
+    let key = digest_of(&json!({
+        "request": cache_key(client.endpoint(), &request, SIMULATED_USER_PROMPT_VERSION),
+        "trial": trial,
+    }));
+    if let Some(Value::String(m)) = ctx.cache.get(&key).await? {
+        calls.simulated_user_cached += 1;
+        return Ok(Ok(m));
+    }
+    calls.simulated_user_network += 1;
+    match next_user_message(client, &request).await {
+        Ok(m) => {
+            ctx.cache
+                .put(&key, CacheKind::SimulatedUser, Value::String(m.clone()))
+                .await?;
+            Ok(Ok(m))
+        }
+        Err(e) => Ok(Err(format!(
+            "the simulated user failed at turn {turn}: {e}"
+        ))),
+    }
+}
+
+/// SPEC §3.7: after a turn, deterministic checks of prohibited clauses
+/// always count; judged ones from `min_turns` on. Stops only on positive
+/// evidence of a violated prohibition.
+async fn stop_check(
+    ctx: &RunContext,
+    contracts: &Arc<Vec<CompiledContract>>,
+    partial: &Trace,
+    turn: u32,
+    min_turns: u32,
+    max_turns: u32,
+    calls: &mut CallCounts,
+) -> Result<(StopDecision, Vec<RawJudgeAnswer>), RunError> {
+    let prohibited = |r: &TraceResult| -> Vec<ClauseResult> {
+        r.contracts
+            .iter()
+            .flat_map(|c| c.clauses.iter())
+            .filter(|c| c.kind == ClauseKind::Prohibited)
+            .cloned()
+            .collect()
+    };
+    let det = prohibited(&grade_trace(contracts, partial, &ctx.policy, &NoJudge));
+    let mut judged = Vec::new();
+    let mut raws = Vec::new();
+    if turn >= min_turns && ctx.judge.is_some() {
+        let refs: Vec<&CompiledContract> = contracts.iter().collect();
+        let (judgments, answers, c) = judge_trace(
+            ctx.judge.as_ref(),
+            &refs,
+            partial,
+            ctx.policy.confidence_threshold,
+            &ctx.cache,
+            Some(ClauseKind::Prohibited),
+        )
+        .await?;
+        calls.judge.network += c.network;
+        calls.judge.cached += c.cached;
+        raws = answers
+            .into_iter()
+            .map(|mut a| {
+                a.turn = Some(turn);
+                a
+            })
+            .collect();
+        judged = prohibited(&grade_trace(contracts, partial, &ctx.policy, &judgments));
+    }
+    let mut all = with_basis(Basis::Deterministic, &det);
+    all.extend(with_basis(Basis::Judged, &judged));
+    Ok((stop_decision(turn, min_turns, max_turns, &all), raws))
+}
+
+/// A result that grades nothing: status `error` with its reason.
+pub(crate) fn error_result(trace_id: &str, level: ObservabilityLevel, why: &str) -> TraceResult {
+    TraceResult {
+        trace_id: trace_id.to_string(),
+        source: None,
+        observability: level,
         status: pactum_core::TestStatus::Error,
-        summary: format!("error: test `{test}` has no contract to grade against"),
+        summary: format!("error: {}", pactum_core::text::one_line(why, 300)),
         contracts: vec![],
         overall_score: None,
-        error: Some(format!("test `{test}` has no contract")),
+        error: Some(why.to_string()),
     }
 }
