@@ -397,7 +397,11 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         let trace_id = t.result.trace_id.clone();
         let stale = match (then.get(&t.test_id), &now) {
             (None, _) => None,
-            (Some(_), Err(e)) => Some(format!("{STALE} ({e})")),
+            // Unknown is not stale: refreshing would not help, naming the
+            // suite would.
+            (Some(_), Err(e)) => Some(format!(
+                "cannot tell whether the interpretation is stale: {e}; name the suite with `--suite`"
+            )),
             (Some(old), Ok(now)) => match now.get(&t.test_id) {
                 Some(new) if new == old => None,
                 Some(_) => Some(STALE.to_string()),

@@ -98,6 +98,15 @@ pub struct Interpretation {
     /// failure, so the caller must not cache this interpretation.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interpreter_error: bool,
+    /// The interpreter's own reason it could not produce a usable contract
+    /// (kept so a cached interpretation can be re-checked under another
+    /// policy with [`Interpretation::assemble`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Problems the interpreter's own checks found besides the usability
+    /// rules (kept for the same re-check).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra: Vec<String>,
 }
 
 /// Where an interpretation came from, stamped by pactum (never taken from
@@ -211,7 +220,7 @@ impl Interpretation {
         policy: &Policy,
     ) -> Interpretation {
         let mut u = check_usable(contract.as_ref(), confidence.min(100), policy, note);
-        u.problems.extend(extra);
+        u.problems.extend(extra.iter().cloned());
         Interpretation {
             usable: u.problems.is_empty(),
             reason: u.reason(),
@@ -221,6 +230,8 @@ impl Interpretation {
             authored_digest,
             lint: u.lint,
             interpreter_error: false,
+            note: note.map(str::to_string),
+            extra,
         }
     }
 
@@ -252,6 +263,8 @@ impl Interpretation {
             authored_digest,
             lint: Vec::new(),
             interpreter_error: true,
+            note: None,
+            extra: Vec::new(),
         }
     }
 

@@ -118,30 +118,18 @@ pub async fn interpretation(
             .await?
         };
         if let Some(st) = stored {
-            let i = if st.usable {
-                // Re-checked under the current policy (a raised threshold
-                // can make a cached interpretation unusable).
-                Interpretation::assemble(
-                    st.contract,
-                    st.confidence,
-                    None,
-                    vec![],
-                    source,
-                    key.authored_digest.clone(),
-                    policy,
-                )
-            } else {
-                Interpretation {
-                    contract: st.contract,
-                    confidence: st.confidence,
-                    usable: false,
-                    reason: st.reason,
-                    source,
-                    authored_digest: key.authored_digest.clone(),
-                    lint: vec![],
-                    interpreter_error: false,
-                }
-            };
+            // Re-checked under the current policy: the threshold is not
+            // part of the key, so a raised one can make a cached
+            // interpretation unusable and a lowered one usable.
+            let i = Interpretation::assemble(
+                st.contract,
+                st.confidence,
+                st.note.as_deref(),
+                st.extra,
+                source,
+                key.authored_digest.clone(),
+                policy,
+            );
             return Ok((Some(i), Looked::Cached));
         }
     }
@@ -163,6 +151,8 @@ pub async fn interpretation(
             reason: i.reason.clone(),
             created_at: crate::now(),
             contract_version: CONTRACT_SCHEMA_VERSION,
+            note: i.note.clone(),
+            extra: i.extra.clone(),
         };
         blocking(move || {
             let s = store.lock().map_err(|_| RunError::Poisoned)?;

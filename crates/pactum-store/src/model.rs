@@ -316,4 +316,9 @@ pub struct StoredInterpretation {
     /// The contract schema version it was made for
     /// ([`pactum_core::contract::CONTRACT_SCHEMA_VERSION`]).
     pub contract_version: u32,
+    /// The interpreter's own reason it gave no usable contract, if any.
+    pub note: Option<String>,
+    /// Problems the interpreter's own checks found besides the usability
+    /// rules.
+    pub extra: Vec<String>,
 }

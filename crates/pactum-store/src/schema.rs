@@ -95,7 +95,14 @@ CREATE TABLE interpretations (
 
 /// The migrations, in order: entry `i` takes the schema from version `i`
 /// to version `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];
+/// Version 3: an interpretation keeps the interpreter's own note and extra
+/// problems, so a cached one can be re-checked under another policy.
+const V3: &str = "
+ALTER TABLE interpretations ADD COLUMN note TEXT;
+ALTER TABLE interpretations ADD COLUMN extra TEXT NOT NULL DEFAULT '[]';
+";
+
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this build writes: the number of migrations.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

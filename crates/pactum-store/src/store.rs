@@ -826,7 +826,7 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT contract, confidence, usable, reason, created_at, contract_version FROM interpretations
+                "SELECT contract, confidence, usable, reason, created_at, contract_version, note, extra FROM interpretations
                  WHERE authored_digest = ?1 AND prompt_version = ?2 AND model = ?3",
             )
             .map_err(self.err(op))?;
@@ -859,6 +859,8 @@ impl Store {
             reason: ctx.get(row, 3, "reason")?,
             created_at: ctx.get(row, 4, "created_at")?,
             contract_version: ctx.index(row, 5, "contract_version")?,
+            note: ctx.get(row, 6, "note")?,
+            extra: ctx.json::<Vec<String>>(&ctx.get::<String>(row, 7, "extra")?, "extra")?,
         }))
     }
 
@@ -882,12 +884,13 @@ impl Store {
             .as_ref()
             .map(|c| self.encode("interpreted contract", c))
             .transpose()?;
+        let extra = self.encode("interpretation problems", &value.extra)?;
         self.conn
             .execute(
                 "INSERT OR REPLACE INTO interpretations
                    (authored_digest, prompt_version, model, contract, confidence, usable, reason,
-                    created_at, contract_version)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    created_at, contract_version, note, extra)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
                     key.authored_digest,
                     key.prompt_version,
@@ -897,7 +900,9 @@ impl Store {
                     value.usable,
                     value.reason,
                     value.created_at,
-                    value.contract_version
+                    value.contract_version,
+                    value.note,
+                    extra
                 ],
             )
             .map_err(self.err("write interpretation"))?;

@@ -158,6 +158,8 @@ fn interpretation() -> StoredInterpretation {
         reason: None,
         created_at: T0.into(),
         contract_version: CONTRACT_SCHEMA_VERSION,
+        note: None,
+        extra: vec![],
     }
 }
 
@@ -180,6 +182,8 @@ fn interpretations_round_trip_and_refresh() {
         reason: Some("cannot tell who does what in the goal".into()),
         created_at: "2026-12-01T00:00:00Z".into(),
         contract_version: CONTRACT_SCHEMA_VERSION,
+        note: Some("the goal does not say who does what".into()),
+        extra: vec!["a clause claims an empty field".into()],
     };
     store
         .interpretation_put(&key(), &unusable)

@@ -64,6 +64,8 @@ fn record_cycle_child() {
                 reason: Some(format!("{marker} interpretation")),
                 created_at: T0.into(),
                 contract_version: CONTRACT_SCHEMA_VERSION,
+                note: None,
+                extra: vec![],
             },
         )
         .expect("interpretation");

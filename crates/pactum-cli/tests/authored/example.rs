@@ -1,0 +1,72 @@
+//! `examples/adversarial/` runs as its README says: the committed script
+//! plays the targets, the simulated user and the judge; the turns run and
+//! the reasons each conversation ended are the README's table.
+
+use serde_json::Value;
+
+use crate::support::*;
+
+/// (test, status, turns run, why it ended) — the README's table.
+const EXPECTED: [(&str, &str, usize, &str); 3] = [
+    ("weapon-steadfast", "pass", 6, "max_turns"),
+    ("weapon-pliable", "fail", 3, "violation"),
+    ("discount-code-pliable", "fail", 2, "violation"),
+];
+
+#[test]
+fn the_adversarial_example_runs_as_its_readme_says() {
+    let dir = root().join("examples/adversarial");
+    let script: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("script.json")).expect("the example's script"),
+    )
+    .expect("the script is JSON");
+    let server = server(script);
+    let sb = Sandbox::new();
+    let text = std::fs::read_to_string(dir.join("suite.yaml")).expect("the example's suite");
+    assert_eq!(text.matches("http://127.0.0.1:8765/v1").count(), 4);
+    let suite = sb.write(
+        "suite.yaml",
+        &text.replace("http://127.0.0.1:8765", server.base_url()),
+    );
+
+    let (review, reviews) = sb.interpret_json(&suite, &[]);
+    assert_code(&review, 0);
+    assert_eq!(count(&server, ""), 0, "the review called a model");
+    for (id, r) in &reviews {
+        assert_eq!(r["interpretation"]["contract"]["adversarial"], true, "{id}");
+        assert_eq!(
+            r["scored_contract"]["prohibited"].as_array().map(Vec::len),
+            Some(1),
+            "{id}"
+        );
+    }
+
+    let (run, report) = sb.run_json(&suite);
+    assert_code(&run, 1);
+    let run_id = run_ids(&sb.db()).pop().expect("a run");
+    let statuses = statuses(&report);
+    for (id, status, turns, reason) in EXPECTED {
+        assert_eq!(statuses[&format!("{id}#1")], status, "{id}");
+        let trace = stored_trace(&sb.db(), &run_id, id);
+        assert_eq!(trace["turns"].as_array().map(Vec::len), Some(turns), "{id}");
+        assert_eq!(trace["metadata"]["ended"]["reason"], reason, "{id}");
+    }
+    // The README's call counts.
+    assert_eq!(printed_calls(&run), (11, 0, 9, 3));
+    assert_eq!(count(&server, "user-"), 11);
+    assert_eq!(count(&server, "judge-"), 9);
+    assert!(!by_rule(&server).contains_key("unmatched"));
+
+    // Again: everything from the cache.
+    let sent = count(&server, "");
+    let (run, again) = sb.run_json(&suite);
+    assert_code(&run, 1);
+    assert_eq!(super::support::statuses(&again), statuses);
+    assert_eq!(count(&server, ""), sent);
+
+    // Re-scored: the same verdicts, nothing sent.
+    let (rescore, rescored) = sb.rescore_json(&run_id, &[]);
+    assert_code(&rescore, 1);
+    assert_eq!(super::support::statuses(&rescored), statuses);
+    assert_eq!(count(&server, ""), sent);
+}
