@@ -93,8 +93,15 @@ pub struct RawAnswer {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerText {
-    /// The message content, verbatim.
+    /// The message content, verbatim, that parsed into the outcome.
     Content(String),
+    /// The message content, verbatim, that could not be read, and why.
+    Malformed {
+        /// The content as received.
+        content: String,
+        /// Why it did not parse (a bounded fragment).
+        error: String,
+    },
     /// The transport error or what was missing.
     Error(String),
 }
@@ -541,20 +548,27 @@ pub async fn judge_clause(
             req = correction_request(&base, &clause.id, "", &last_problem);
             continue;
         };
-        raw_answers.push(RawAnswer {
-            request_digest,
-            content_or_error: AnswerText::Content(content.clone()),
-        });
         match parse_judge_answer(&content, clause, trace, confidence_threshold) {
             Ok(outcome) => {
+                raw_answers.push(RawAnswer {
+                    request_digest,
+                    content_or_error: AnswerText::Content(content),
+                });
                 return JudgeRecord {
                     outcome,
                     raw_answers,
-                }
+                };
             }
             Err(e) => {
                 last_problem = e.to_string();
                 req = correction_request(&base, &clause.id, &content, &last_problem);
+                raw_answers.push(RawAnswer {
+                    request_digest,
+                    content_or_error: AnswerText::Malformed {
+                        content,
+                        error: last_problem.clone(),
+                    },
+                });
             }
         }
     }

@@ -635,7 +635,7 @@ async fn a_malformed_answer_then_a_good_one_is_graded_after_a_correction() {
     );
     assert_eq!(rec.raw_answers.len(), 2);
     assert!(
-        matches!(&rec.raw_answers[0].content_or_error, AnswerText::Content(c) if c.contains("not able"))
+        matches!(&rec.raw_answers[0].content_or_error, AnswerText::Malformed { content, error } if content.contains("not able") && !error.is_empty())
     );
     assert_ne!(
         rec.raw_answers[0].request_digest,

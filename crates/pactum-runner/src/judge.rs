@@ -58,12 +58,11 @@ pub struct RawJudgeAnswer {
     pub attempt: u32,
     /// The request's cache key.
     pub request_digest: String,
-    /// The answer text, or the error.
+    /// The judge's text as received (or the transport error).
     pub raw_answer: String,
-    /// Whether `raw_answer` is an error rather than the judge's text.
-    pub is_error: bool,
-    /// The graded outcome of the clause, as JSON (on the last attempt).
-    pub outcome: Option<serde_json::Value>,
+    /// The graded outcome (on the answer that parsed), or why this answer
+    /// gave none: it did not parse, or the request failed.
+    pub parsed: Result<serde_json::Value, String>,
 }
 
 /// How many judge calls went to the network and how many came from the
@@ -174,12 +173,15 @@ pub async fn judge_trace(
                     r
                 }
             };
-            let outcome_json = serde_json::to_value(&record.outcome).ok();
-            let n = record.raw_answers.len();
+            let outcome_json = serde_json::to_value(&record.outcome)
+                .map_err(|e| format!("the outcome could not be encoded: {e}"));
             for (i, raw) in record.raw_answers.iter().enumerate() {
-                let (text, is_error) = match &raw.content_or_error {
-                    AnswerText::Content(s) => (s.clone(), false),
-                    AnswerText::Error(s) => (s.clone(), true),
+                let (text, parsed) = match &raw.content_or_error {
+                    AnswerText::Content(s) => (s.clone(), outcome_json.clone()),
+                    AnswerText::Malformed { content, error } => {
+                        (content.clone(), Err(format!("did not parse: {error}")))
+                    }
+                    AnswerText::Error(e) => (e.clone(), Err(format!("request failed: {e}"))),
                 };
                 raws.push(RawJudgeAnswer {
                     contract_id: contract_id.clone(),
@@ -188,12 +190,7 @@ pub async fn judge_trace(
                     attempt: u32::try_from(i + 1).unwrap_or(u32::MAX),
                     request_digest: raw.request_digest.clone(),
                     raw_answer: text,
-                    is_error,
-                    outcome: if i + 1 == n {
-                        outcome_json.clone()
-                    } else {
-                        None
-                    },
+                    parsed,
                 });
             }
             let answer = match record.outcome {

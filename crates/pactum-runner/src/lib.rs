@@ -436,12 +436,8 @@ impl Runner {
                             turn: a.turn,
                             attempt: a.attempt,
                             request_digest: a.request_digest,
-                            raw_answer: a.raw_answer.clone(),
-                            parsed: match (a.is_error, a.outcome) {
-                                (true, _) => Err(a.raw_answer),
-                                (false, Some(v)) => Ok(v),
-                                (false, None) => Err("superseded by a later attempt".into()),
-                            },
+                            raw_answer: a.raw_answer,
+                            parsed: a.parsed,
                         })
                         .collect(),
                     started_at,

@@ -102,7 +102,14 @@ ALTER TABLE interpretations ADD COLUMN note TEXT;
 ALTER TABLE interpretations ADD COLUMN extra TEXT NOT NULL DEFAULT '[]';
 ";
 
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
+/// Version 4: a covering index for a run's status, which every recorded
+/// trial checks: without it each check walks the run's whole suite
+/// snapshot (stored before `status` in the row).
+const V4: &str = "
+CREATE INDEX runs_status ON runs (id, status);
+";
+
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The schema version this build writes: the number of migrations.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

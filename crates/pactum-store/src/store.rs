@@ -922,7 +922,7 @@ impl Store {
     fn run_status(&self, conn: &Connection, run: &RunId) -> Result<RunStatus, StoreError> {
         let status: Option<String> = conn
             .query_row(
-                "SELECT status FROM runs WHERE id = ?1",
+                "SELECT status FROM runs INDEXED BY runs_status WHERE id = ?1",
                 [run.as_str()],
                 |r| r.get(0),
             )

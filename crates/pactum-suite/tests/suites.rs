@@ -491,13 +491,16 @@ fn full_suite_loads_to_the_expected_model() {
         ],
     };
     assert_eq!(loaded.suite, expected);
-    // The snapshot is that model: paths relative to the suite, contracts
-    // inlined with their digests, no source paths.
+    // The snapshot is that model: paths relative to the suite, each
+    // contract once under its digest (tests name the digest), no source
+    // paths.
     let s = &loaded.snapshot;
     assert_eq!(s["targets"]["local-agent"]["cwd"], "../agent");
     assert_eq!(s["targets"]["bank-bot"]["kind"], "openai");
-    assert_eq!(s["tests"][0]["contract"]["digest"], json!(refunds.digest));
-    assert_eq!(s["tests"][1]["contract"]["contract"]["id"], "web-inline");
+    assert_eq!(s["tests"][0]["contract"], json!(refunds.digest));
+    let inline = s["tests"][1]["contract"].as_str().expect("a digest");
+    assert_eq!(s["contracts"][inline]["id"], "web-inline");
+    assert_eq!(s["contracts"][&refunds.digest]["id"], refunds.contract.id);
     assert!(s.get("path").is_none());
     assert_eq!(
         loaded.digest,

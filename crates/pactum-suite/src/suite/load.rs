@@ -1514,8 +1514,33 @@ fn snapshot_of(suite: &Suite) -> (Value, String) {
             }
         }
     }
+    // Each contract once, by digest: a suite of many tests sharing one
+    // contract stays small in memory and in the store.
+    let mut contracts = serde_json::Map::new();
+    if let Some(tests) = v.get_mut("tests").and_then(Value::as_array_mut) {
+        for t in tests {
+            let Some(slot) = t.get_mut("contract") else {
+                continue;
+            };
+            let Some(digest) = slot
+                .get("digest")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+            else {
+                continue;
+            };
+            let resolved = std::mem::replace(slot, Value::String(digest.clone()));
+            if let Some(c) = resolved.get("contract") {
+                contracts.entry(digest).or_insert_with(|| c.clone());
+            }
+        }
+    }
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert("contracts".into(), Value::Object(contracts));
+    }
     let canonical = canonical_json(&v);
     let digest = sha256_hex(canonical.as_bytes());
-    let snapshot = serde_json::from_str(&canonical).unwrap_or(v);
+    drop(v);
+    let snapshot = serde_json::from_str(&canonical).unwrap_or(Value::Null);
     (snapshot, digest)
 }
