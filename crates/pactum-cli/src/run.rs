@@ -174,11 +174,12 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         tokio::pin!(work);
         let mut bar: Option<indicatif::ProgressBar> = None;
         let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
+        let mut order = Reorder::default();
         let mut outcome = None;
         loop {
             tokio::select! {
                 ev = rx.recv() => match ev {
-                    Some(ev) => on_event(ev, &mut fan, &mut bar, show_progress, &mut statuses),
+                    Some(ev) => on_event(ev, &mut fan, &mut bar, show_progress, &mut statuses, &mut order),
                     None => if outcome.is_some() { break },
                 },
                 res = &mut work, if outcome.is_none() => {
@@ -188,6 +189,10 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         }
         if let Some(b) = bar {
             b.finish_and_clear();
+        }
+        // An interrupted run leaves gaps: report what is left, in order.
+        for r in order.drain() {
+            fan.each(|rep| rep.result(&r, None));
         }
         (outcome, statuses)
     });
@@ -250,12 +255,45 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
     )
 }
 
+/// Puts results back in the suite's plan order (tests in file order, then
+/// trials), so a run's reports do not depend on which trial finished
+/// first. Holds only results that finished ahead of an earlier one.
+#[derive(Default)]
+struct Reorder {
+    next: usize,
+    waiting: BTreeMap<usize, Box<pactum_core::TraceResult>>,
+}
+
+impl Reorder {
+    /// Accepts the result at plan position `index`; returns every result
+    /// now ready, in order.
+    fn push(
+        &mut self,
+        index: usize,
+        r: Box<pactum_core::TraceResult>,
+    ) -> Vec<Box<pactum_core::TraceResult>> {
+        self.waiting.insert(index, r);
+        let mut ready = Vec::new();
+        while let Some(r) = self.waiting.remove(&self.next) {
+            ready.push(r);
+            self.next += 1;
+        }
+        ready
+    }
+
+    /// Everything still waiting, in order.
+    fn drain(&mut self) -> Vec<Box<pactum_core::TraceResult>> {
+        std::mem::take(&mut self.waiting).into_values().collect()
+    }
+}
+
 fn on_event(
     ev: Event,
     fan: &mut Fanout,
     bar: &mut Option<indicatif::ProgressBar>,
     show_progress: bool,
     statuses: &mut BTreeMap<TestStatus, u64>,
+    order: &mut Reorder,
 ) {
     match ev {
         Event::Started {
@@ -275,11 +313,13 @@ fn on_event(
                 *bar = Some(b);
             }
         }
-        Event::Restored { result, .. } => {
+        Event::Restored { index, result, .. } => {
             *statuses.entry(result.status).or_default() += 1;
-            fan.each(|r| r.result(&result, None));
+            for ready in order.push(index, result) {
+                fan.each(|r| r.result(&ready, None));
+            }
         }
-        Event::Trial { result, .. } => {
+        Event::Trial { index, result, .. } => {
             *statuses.entry(result.status).or_default() += 1;
             if let Some(b) = bar {
                 b.inc(1);
@@ -290,7 +330,9 @@ fn on_event(
                     statuses.get(&TestStatus::Error).unwrap_or(&0)
                 ));
             }
-            fan.each(|r| r.result(&result, None));
+            for ready in order.push(index, result) {
+                fan.each(|r| r.result(&ready, None));
+            }
         }
     }
 }

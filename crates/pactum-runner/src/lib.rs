@@ -75,6 +75,9 @@ pub enum Event {
     /// A trial finished before this process started (a resumed run): its
     /// stored result, for the reports.
     Restored {
+        /// Position in the suite's plan (tests in file order, then trials):
+        /// reporters that want a stable order sort by it.
+        index: usize,
         /// The test id.
         test_id: String,
         /// 0-based trial index.
@@ -84,6 +87,8 @@ pub enum Event {
     },
     /// A trial finished and was committed to the store.
     Trial {
+        /// Position in the suite's plan (see [`Event::Restored`]).
+        index: usize,
         /// The test id.
         test_id: String,
         /// 0-based trial index.
@@ -378,7 +383,13 @@ impl Runner {
             already_done: done.len() as u64,
         });
         if !done.is_empty() {
-            restore(&store, &run_id, &events).await?;
+            let plan: std::collections::HashMap<(String, u32), usize> = self
+                .trials
+                .iter()
+                .enumerate()
+                .map(|(i, &(t, k))| ((self.tests[t].id.clone(), k), i))
+                .collect();
+            restore(&store, &run_id, &events, plan).await?;
         }
         let resolved = self.resolve(&store).await?;
         let ctx = Arc::new(RunContext {
@@ -396,8 +407,9 @@ impl Runner {
         let pending = self
             .trials
             .iter()
-            .filter(|(t, k)| !done.contains(&(self.tests[*t].id.clone(), *k)));
-        for &(t, k) in pending {
+            .enumerate()
+            .filter(|(_, (t, k))| !done.contains(&(self.tests[*t].id.clone(), *k)));
+        for (index, &(t, k)) in pending {
             let permit = tokio::select! {
                 p = permits.clone().acquire_owned() => p.map_err(|e| RunError::Task(e.to_string()))?,
                 _ = cancel.wait_for(|c| *c) => { interrupted = true; break; }
@@ -450,6 +462,7 @@ impl Runner {
                 })
                 .await?;
                 let _ = events.send(Event::Trial {
+                    index,
                     test_id: test.id.clone(),
                     trial_index: k,
                     result: Box::new(out.result),
@@ -559,6 +572,7 @@ async fn restore(
     store: &Arc<Mutex<Store>>,
     run_id: &RunId,
     events: &mpsc::UnboundedSender<Event>,
+    plan: std::collections::HashMap<(String, u32), usize>,
 ) -> Result<(), RunError> {
     let store = store.clone();
     let id = run_id.clone();
@@ -566,7 +580,12 @@ async fn restore(
     cache::blocking(move || {
         let s = store.lock().map_err(|_| RunError::Poisoned)?;
         s.trials(&id, &mut |t| {
+            let index = plan
+                .get(&(t.test_id.clone(), t.trial_index))
+                .copied()
+                .unwrap_or(usize::MAX);
             let _ = events.send(Event::Restored {
+                index,
                 test_id: t.test_id,
                 trial_index: t.trial_index,
                 result: Box::new(t.result),
