@@ -43,10 +43,12 @@ Exit codes:
   1  at least one test failed (a clause was violated)
      strength: FAIL (a probe missed, a canary passed, a clean control failed,
      a broken measurement); aggregate: a class below its floor
-  2  usage error or invalid input (contract, expectations or policy file with
-     errors, unreadable trace file): nothing was graded
+  2  usage error or invalid input (contract, suite, expectations or policy
+     file with errors, unreadable trace file, missing API key variable):
+     nothing was graded
   3  no failure, but some tests were undetermined (WARN) or error (ERR)
-     strength: CONCERNS (too few trials, an unreached oracle, a coverage gap)
+     strength: CONCERNS (too few trials, an unreached oracle, a coverage gap);
+     interpret: some authored test is unusable or not interpreted yet
   4  refused: inconsistent set of artifacts (pactum aggregate)
   5  partial: some records or files could not be read (the rest was graded),
      or a requested report could not be written in full; takes precedence

@@ -176,6 +176,12 @@ pub fn schema(kind: SchemaKind) -> Exit {
         SchemaKind::Expectations => include_str!("../../../schemas/expectations.schema.json"),
         SchemaKind::Trace => include_str!("../../../schemas/trace.schema.json"),
         SchemaKind::Report => include_str!("../../../schemas/report.schema.json"),
+        SchemaKind::Suite => include_str!("../../../schemas/suite.schema.json"),
+        SchemaKind::Policy => include_str!("../../../schemas/policy.schema.json"),
+        SchemaKind::Probe => include_str!("../../../schemas/probe.schema.json"),
+        SchemaKind::StrengthArtifact => {
+            include_str!("../../../schemas/strength-artifact.schema.json")
+        }
     };
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());

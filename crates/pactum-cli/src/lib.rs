@@ -95,6 +95,14 @@ pub enum SchemaKind {
     Trace,
     /// The JSON report.
     Report,
+    /// Suite files (`pactum run`).
+    Suite,
+    /// Scoring policy files.
+    Policy,
+    /// Authored probe declarations (`pactum strength --probes`).
+    Probe,
+    /// Strength evidence artifacts.
+    StrengthArtifact,
 }
 
 /// Trace formats accepted on the command line.

@@ -24,13 +24,14 @@ use pactum_probe::{
     artifact_file_name, load_probe_file, run_trials, score, scoring_inputs, Generator, ProbeCase,
     SkippedProbe,
 };
-use pactum_suite::{load_contract, load_policy, Diagnostic, LoadedContract, LoadedPolicy};
-use pactum_trace::{read_traces, ColumnMap, ImportOptions, Item, TraceFormat};
+use pactum_suite::{load_contract, load_policy, LoadedContract, LoadedPolicy};
+use pactum_trace::{read_traces, Item};
 use serde::Serialize;
 
 use crate::exit::Exit;
+use crate::grade::{import_options, print_diagnostics};
 use crate::output::{eprint, stderr_color};
-use crate::{AggregateArgs, ChannelArg, CompareArgs, FormatArg, ImportArgs, StrengthArgs};
+use crate::{AggregateArgs, CompareArgs, StrengthArgs};
 
 /// The file in an output folder that lists the probe set (and marks the
 /// folder as pactum's, so a later run may clear it).
@@ -40,50 +41,6 @@ const SUMMARY_VERSION: u32 = 1;
 /// Missed probes and skipped items listed in the terminal summary; `--json`
 /// lists every one.
 const SHOWN: usize = 10;
-
-fn print_diagnostics(diags: &[Diagnostic], color: bool) {
-    for d in diags {
-        let source = fs::read_to_string(&d.file).ok();
-        eprint(&d.render(source.as_deref(), color));
-    }
-}
-
-fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
-    let format = match a.format {
-        FormatArg::Auto => TraceFormat::Auto,
-        FormatArg::Pactum => TraceFormat::Pactum,
-        FormatArg::Openai => TraceFormat::Openai,
-        FormatArg::Tabular => TraceFormat::Tabular,
-    };
-    let columns = match (&a.prompt_column, &a.response_column) {
-        (Some(p), Some(r)) => Some(ColumnMap {
-            prompt: p.clone(),
-            response: r.clone(),
-            id: a.id_column.clone(),
-        }),
-        (None, None) if a.id_column.is_some() => {
-            return Err("--id-column needs --prompt-column and --response-column".into())
-        }
-        (None, None) => None,
-        _ => return Err("tabular records need both --prompt-column and --response-column".into()),
-    };
-    Ok(ImportOptions {
-        format,
-        observability: a.observability.map(Into::into),
-        id_pointer: a.id_field.clone(),
-        messages_pointer: a.messages_field.clone(),
-        records_pointer: a.records_field.clone(),
-        columns,
-        withhold: a
-            .withhold
-            .iter()
-            .map(|c| match c {
-                ChannelArg::ToolCalls => pactum_core::Channel::ToolCalls,
-                ChannelArg::SideEffects => pactum_core::Channel::SideEffects,
-            })
-            .collect(),
-    })
-}
 
 fn load_one_contract(path: &Path, color: bool) -> Option<(LoadedContract, CompiledContract)> {
     match load_contract(path) {
@@ -127,6 +84,8 @@ struct SkippedTrace {
     trace_id: String,
     /// The first contract it did not pass.
     contract: String,
+    /// Whether that contract selects the trace at all (`select`).
+    selected: bool,
     status: TestStatus,
     summary: String,
 }
@@ -265,13 +224,14 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
                 Item::Trace(t) => {
                     let failed = gates.iter().find_map(|g| {
                         let r = grade_trace(std::slice::from_ref(*g), &t, &policy, &NoJudge);
-                        (r.status != TestStatus::Pass).then(|| (g.contract().id.clone(), r))
+                        (!clean_for(&r)).then_some((*g, r))
                     });
                     match failed {
                         None => clean.push(t),
-                        Some((contract, r)) => skipped_traces.push(SkippedTrace {
+                        Some((g, r)) => skipped_traces.push(SkippedTrace {
                             trace_id: t.id.clone(),
-                            contract,
+                            contract: g.contract().id.clone(),
+                            selected: g.selects(&t),
                             status: r.status,
                             summary: r.summary,
                         }),
@@ -420,6 +380,25 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
     }
 }
 
+/// Whether a graded trace can be a clean baseline: it passes, or it would
+/// pass but for judged clauses that no judge graded (`no-judge`: this
+/// command runs none, so without this no contract with a judged clause
+/// at or above the floor could be measured). A violation, an error, or a
+/// clause left undetermined for any other reason (an unobserved channel,
+/// an undecided check) is not clean.
+fn clean_for(r: &pactum_core::TraceResult) -> bool {
+    match r.status {
+        TestStatus::Pass => true,
+        TestStatus::Undetermined => r.contracts.iter().all(|c| {
+            c.clauses.iter().all(|x| {
+                x.verdict != pactum_core::Verdict::NotEvaluable
+                    || x.reason == Some(pactum_core::NotEvaluableReason::NoJudge)
+            })
+        }),
+        TestStatus::Fail | TestStatus::Error => false,
+    }
+}
+
 /// Grades every probe in `trials` trials, on every core the machine has;
 /// results come back in probe order whatever the scheduling.
 fn grade_all(
@@ -428,10 +407,7 @@ fn grade_all(
     trials: u32,
     policy: &Policy,
 ) -> Vec<Vec<TrialOutcome>> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, 8);
-    let chunk = cases.len().div_ceil(workers).max(1);
+    let chunk = cases.len().div_ceil(workers()).max(1);
     let mut out: Vec<Vec<TrialOutcome>> = Vec::with_capacity(cases.len());
     std::thread::scope(|s| {
         let handles: Vec<_> = cases
@@ -490,19 +466,60 @@ fn write_run(
         }
     }
     fs::create_dir_all(dir).map_err(|e| format!("{shown}: {e}"))?;
-    for a in artifacts {
-        let path = dir.join(artifact_file_name(&a.probe.id));
-        fs::write(&path, a.canonical_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
+    // Canonicalising is most of the cost: spread it over the cores. Each
+    // file's bytes depend on its artifact alone, so the order of work
+    // never shows in the output.
+    let write_artifacts = |part: &[EvidenceArtifact]| -> Result<(), String> {
+        for a in part {
+            let path = dir.join(artifact_file_name(&a.probe.id));
+            fs::write(&path, a.canonical_bytes())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(())
+    };
     let mut sorted: Vec<&ProbeCase> = cases.iter().collect();
     sorted.sort_by(|a, b| a.probe.id.cmp(&b.probe.id));
-    let mut lines = String::new();
-    for c in sorted {
-        lines.push_str(&canonical_json(c));
-        lines.push('\n');
-    }
+    let lines = |part: &[&ProbeCase]| -> String {
+        let mut out = String::new();
+        for c in part {
+            // Plain serde_json: deterministic for the same inputs, and
+            // several times faster than canonicalising 20 MB of traces.
+            // The artifacts, which are digested, are the canonical ones.
+            out.push_str(&serde_json::to_string(c).unwrap_or_else(|_| "null".into()));
+            out.push('\n');
+        }
+        out
+    };
+    let chunk = artifacts.len().div_ceil(workers()).max(1);
+    let line_chunk = sorted.len().div_ceil(workers()).max(1);
+    let (written, probe_lines) = std::thread::scope(|s| {
+        let writers: Vec<_> = artifacts
+            .chunks(chunk)
+            .map(|part| s.spawn(move || write_artifacts(part)))
+            .collect();
+        let liners: Vec<_> = sorted
+            .chunks(line_chunk)
+            .map(|part| s.spawn(move || lines(part)))
+            .collect();
+        let written: Result<(), String> = writers.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(format!("{shown}: writing an artifact failed")))
+        });
+        let probe_lines: Option<String> = liners.into_iter().map(|h| h.join().ok()).collect();
+        (written, probe_lines)
+    });
+    written?;
     let path = dir.join(PROBE_SET_FILE);
-    fs::write(&path, lines).map_err(|e| format!("{}: {e}", path.display()))
+    let probe_lines =
+        probe_lines.ok_or_else(|| format!("{}: listing the probes failed", path.display()))?;
+    fs::write(&path, probe_lines).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Threads for the parallel phases: the machine's cores, at most 8.
+fn workers() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, 8)
 }
 
 fn reason_name(r: &LadderReason) -> &'static str {
@@ -673,16 +690,21 @@ fn render_summary(s: &StrengthSummary) -> String {
         s.skipped_traces.len()
     ));
     if !s.skipped_traces.is_empty() {
-        let mut by: BTreeMap<(&str, TestStatus), u64> = BTreeMap::new();
+        let mut by: BTreeMap<(&str, &str), u64> = BTreeMap::new();
         for t in &s.skipped_traces {
-            *by.entry((t.contract.as_str(), t.status)).or_default() += 1;
+            let why = if t.selected {
+                t.status.as_str()
+            } else {
+                "not selected"
+            };
+            *by.entry((t.contract.as_str(), why)).or_default() += 1;
         }
         let parts: Vec<String> = by
             .iter()
-            .map(|((c, k), n)| format!("{n} {} by {}", k.as_str(), line(c)))
+            .map(|((c, why), n)| format!("{n} {why} by {}", line(c)))
             .collect();
         o.push_str(&format!("    skipped: {}\n", parts.join(", ")));
-        for t in s.skipped_traces.iter().take(3) {
+        for t in s.skipped_traces.iter().filter(|t| t.selected).take(3) {
             o.push_str(&format!(
                 "    {}  {}: {}\n",
                 line(&t.trace_id),

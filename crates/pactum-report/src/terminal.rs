@@ -206,7 +206,11 @@ impl<W: Write> TerminalReporter<W> {
                 ));
             }
             if unlisted > 0 {
-                let more = if group.entries.is_empty() { "" } else { "more " };
+                let more = if group.entries.is_empty() {
+                    ""
+                } else {
+                    "more "
+                };
                 s.push_str(&format!(
                     "{label}  {unlisted} {more}{} passed with every clause graded (not listed; verbose lists them)\n",
                     plural(unlisted, "trace", "traces"),
@@ -439,7 +443,8 @@ impl<W: Write> Reporter for TerminalReporter<W> {
         } else {
             format!("{}:{}", one_line(&e.file, 200), e.line)
         };
-        self.input_errors.push(format!("{at}: {field}{}", one_line(&e.message, 300)));
+        self.input_errors
+            .push(format!("{at}: {field}{}", one_line(&e.message, 300)));
         Ok(())
     }
 
