@@ -261,17 +261,13 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
 #[derive(Default)]
 struct Reorder {
     next: usize,
-    waiting: BTreeMap<usize, Box<pactum_core::TraceResult>>,
+    waiting: BTreeMap<usize, pactum_core::TraceResult>,
 }
 
 impl Reorder {
     /// Accepts the result at plan position `index`; returns every result
     /// now ready, in order.
-    fn push(
-        &mut self,
-        index: usize,
-        r: Box<pactum_core::TraceResult>,
-    ) -> Vec<Box<pactum_core::TraceResult>> {
+    fn push(&mut self, index: usize, r: pactum_core::TraceResult) -> Vec<pactum_core::TraceResult> {
         self.waiting.insert(index, r);
         let mut ready = Vec::new();
         while let Some(r) = self.waiting.remove(&self.next) {
@@ -282,7 +278,7 @@ impl Reorder {
     }
 
     /// Everything still waiting, in order.
-    fn drain(&mut self) -> Vec<Box<pactum_core::TraceResult>> {
+    fn drain(&mut self) -> Vec<pactum_core::TraceResult> {
         std::mem::take(&mut self.waiting).into_values().collect()
     }
 }
@@ -315,7 +311,7 @@ fn on_event(
         }
         Event::Restored { index, result, .. } => {
             *statuses.entry(result.status).or_default() += 1;
-            for ready in order.push(index, result) {
+            for ready in order.push(index, *result) {
                 fan.each(|r| r.result(&ready, None));
             }
         }
@@ -330,7 +326,7 @@ fn on_event(
                     statuses.get(&TestStatus::Error).unwrap_or(&0)
                 ));
             }
-            for ready in order.push(index, result) {
+            for ready in order.push(index, *result) {
                 fan.each(|r| r.result(&ready, None));
             }
         }
