@@ -64,7 +64,7 @@ pub fn interpret(args: InterpretArgs, color: bool) -> Exit {
             .map(|r| {
                 serde_json::json!({
                     "test": r.test_id,
-                    "looked_up": format!("{:?}", r.looked).to_lowercase(),
+                    "looked_up": looked_key(r.looked),
                     "interpretation": r.interpretation,
                     "scored_contract": r.scoring,
                 })
@@ -154,6 +154,16 @@ pub fn interpret(args: InterpretArgs, color: bool) -> Exit {
         Exit::Incomplete
     } else {
         Exit::Pass
+    }
+}
+
+/// The machine-readable name of where an interpretation came from.
+fn looked_key(l: Looked) -> &'static str {
+    match l {
+        Looked::Cached => "cached",
+        Looked::Fresh => "fresh",
+        Looked::Explicit => "explicit",
+        Looked::NotYet => "not_interpreted",
     }
 }
 

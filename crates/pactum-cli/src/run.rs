@@ -87,6 +87,32 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
     };
     let contracts = contract_infos(&suite);
     let policy = suite.suite.policy;
+    let mut warnings = Vec::new();
+    if suite.suite.judge.is_none() {
+        let judged = suite
+            .suite
+            .tests
+            .iter()
+            .filter(|t| {
+                t.contract.as_ref().is_some_and(|c| {
+                    let k = &c.contract;
+                    k.required
+                        .iter()
+                        .chain(&k.prohibited)
+                        .any(|x| x.judge.is_some())
+                        || k.conditional.iter().any(|x| x.then.judge.is_some())
+                })
+            })
+            .count();
+        if judged > 0 {
+            warnings.push(Warning {
+                code: "no-judge".into(),
+                message: format!(
+                    "{judged} test(s) have clauses with a judge rubric but the suite configures no `judge:`: those clauses are not evaluable (no-judge)"
+                ),
+            });
+        }
+    }
     let runner = match Runner::new(suite) {
         Ok(r) => r,
         Err(e) => {
@@ -211,7 +237,6 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         }
         None => return Exit::Usage,
     };
-    let mut warnings = Vec::new();
     if outcome.interrupted {
         warnings.push(Warning {
             code: "interrupted".into(),

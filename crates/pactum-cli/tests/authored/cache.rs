@@ -128,7 +128,7 @@ fn reviewing_never_calls_the_model_unless_refreshed() {
     assert_eq!(count(&server, ""), 0);
     for (id, r) in &reviews {
         assert!(r["interpretation"].is_null(), "{id}: {r:#}");
-        assert_eq!(r["looked_up"], "notyet", "{id}");
+        assert_eq!(r["looked_up"], "not_interpreted", "{id}");
     }
     assert!(interpretation_rows(&sb.db()).is_empty());
 

@@ -1338,7 +1338,10 @@ impl Loader<'_> {
             restrictions: t.restrictions.unwrap_or_default(),
             scenario: t.scenario.unwrap_or_default(),
             min_turns: t.min_turns.unwrap_or(1),
-            max_turns: t.max_turns.unwrap_or(8),
+            // A script is never cut short by the default bound.
+            max_turns: t
+                .max_turns
+                .unwrap_or_else(|| 8.max(u32::try_from(turns.len()).unwrap_or(u32::MAX))),
         });
         Ok(TestSpec {
             id: t.id,
