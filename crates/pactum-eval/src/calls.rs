@@ -56,6 +56,22 @@ impl CallMatcher {
         })
     }
 
+    /// Whether `call` is to this tool with the right status but arguments
+    /// that are text, not JSON (the recording could not be read as JSON):
+    /// argument conditions cannot be checked, so whether it matches is
+    /// unknown.
+    fn unreadable(&self, call: &ToolCall) -> bool {
+        call.name == self.name
+            && !self.args.0.is_empty()
+            && call.arguments.is_string()
+            && match self.status {
+                CallStatus::Any => true,
+                CallStatus::Ok => call.error.is_none(),
+                CallStatus::Error => call.error.is_some(),
+            }
+            && !self.args.hold(&call.arguments)
+    }
+
     fn matches(&self, call: &ToolCall) -> bool {
         call.name == self.name
             && match self.status {
@@ -118,7 +134,7 @@ impl ToolCalled {
 
     pub(crate) fn evaluate(&self, trace: &Trace) -> Evaluation {
         let gap = Gap::of(trace.observability, Some(Channel::ToolCalls));
-        let (mut total, mut same_name) = (0usize, 0usize);
+        let (mut total, mut same_name, mut unreadable) = (0usize, 0usize, 0u64);
         let mut evidence = Vec::new();
         for (index, (turn, call)) in trace.tool_calls().enumerate() {
             total += 1;
@@ -127,11 +143,26 @@ impl ToolCalled {
             }
             if self.call.matches(call) {
                 evidence.push(call_evidence(turn, index, call));
+            } else if self.call.unreadable(call) {
+                unreadable += 1;
             }
         }
         let n = evidence.len() as u64;
         let range = describe_count(&self.count, 1);
         let outcome = count_outcome(n, &self.count, gap.is_none());
+        // Calls whose arguments could not be read as JSON may or may not
+        // match: the answer is settled only if it is the same either way
+        // (SPEC §3.2: what cannot be seen is not evidence of absence).
+        if unreadable > 0 && outcome != count_outcome(n + unreadable, &self.count, gap.is_none()) {
+            return Evaluation::undetermined(
+                self.describe.clone(),
+                format!(
+                    "{}: {unreadable} call(s) to {} carry arguments that are text, not JSON, so the argument conditions cannot be checked ({n} call(s) matched)",
+                    self.describe, self.call.name
+                ),
+                None,
+            );
+        }
         match (outcome, gap) {
             (Outcome::Undetermined, Some(gap)) => {
                 let extra = (n > 0).then(|| {

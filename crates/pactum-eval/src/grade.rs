@@ -274,7 +274,7 @@ impl Ctx<'_> {
     /// still counts; SPEC §3.2's rule, applied to time instead of channels).
     fn check(&self, p: &CompiledPredicate) -> Evaluation {
         let e = p.evaluate(self.trace);
-        match (&self.trace.incomplete, e.outcome) {
+        match (incompleteness(self.trace), e.outcome) {
             (Some(why), Outcome::NotDetected) => {
                 let reason = format!(
                     "incomplete recording ({why}): finding nothing there proves nothing; looked for {}",
@@ -499,6 +499,42 @@ impl Ctx<'_> {
     }
 }
 
+/// The clauses of `graded` that are violated prohibitions — positive
+/// evidence of a forbidden behaviour — and `not_graded`'s entry for every
+/// other clause (same declaration order). A required clause "violated"
+/// because its behaviour was not seen is an absence, and proves nothing on
+/// a trace whose target failed.
+fn keep_violations(graded: ContractResult, not_graded: ContractResult) -> ContractResult {
+    let clauses = graded
+        .clauses
+        .into_iter()
+        .zip(not_graded.clauses)
+        .map(|(g, n)| {
+            if g.is_violation() && g.kind == ClauseKind::Prohibited {
+                g
+            } else {
+                n
+            }
+        })
+        .collect();
+    ContractResult::new(graded.contract_id, graded.contract_digest, clauses)
+}
+
+/// Why the recording of `trace` cannot show everything the target did:
+/// it says so itself (`incomplete`), or a turn recorded nothing at all (no
+/// response and no tool call: the target's answer to that input is
+/// missing).
+fn incompleteness(trace: &Trace) -> Option<String> {
+    if let Some(why) = &trace.incomplete {
+        return Some(why.clone());
+    }
+    trace
+        .turns
+        .iter()
+        .position(|t| t.response.is_none() && t.tool_calls.is_empty())
+        .map(|i| format!("turn {} recorded no response and no tool call", i + 1))
+}
+
 fn merge_operands(into: &mut Vec<UndeterminedOperand>, from: Vec<UndeterminedOperand>) {
     for u in from {
         if !into.contains(&u) {
@@ -552,11 +588,36 @@ pub fn grade_trace(
             Some(format!("no contract selects this trace ({listed})")),
         )
     } else if let Some(e) = &trace.error {
+        // What was recorded before the failure still counts: a violation
+        // there is positive evidence and permanent (SPEC §3.2, §3.7). Every
+        // other clause is not graded: an absence proves nothing here.
         let msg = format!("target error: {e}");
-        (
-            selected.iter().map(|c| c.not_graded(&msg)).collect(),
-            Some(msg),
-        )
+        let results: Vec<ContractResult> = selected
+            .iter()
+            .map(|c| keep_violations(c.grade(trace, policy, judge), c.not_graded(&msg)))
+            .collect();
+        let violated = results.iter().any(|r| {
+            r.clauses
+                .iter()
+                .any(|c| c.verdict != pactum_core::Verdict::NotEvaluable)
+        });
+        if violated {
+            let (status, summary) = decide(&results, None, policy);
+            return TraceResult {
+                trace_id: trace.id.clone(),
+                source: trace.source.clone(),
+                observability: trace.observability,
+                status,
+                summary: format!(
+                    "{summary}; then the target failed: {}",
+                    pactum_core::text::one_line(e, 160)
+                ),
+                overall_score: overall_score(&results),
+                contracts: results,
+                error: Some(msg),
+            };
+        }
+        (results, Some(msg))
     } else if !trace.has_response() {
         (
             selected.iter().map(|c| c.not_graded(NO_RESPONSE)).collect(),

@@ -171,8 +171,18 @@ pub(crate) fn content_text(v: Option<Value>) -> Result<Option<String>, String> {
                 match part {
                     Value::String(s) => texts.push(s),
                     Value::Object(mut o) => {
-                        let key = match o.get("type").and_then(Value::as_str) {
-                            Some("refusal") => "refusal",
+                        let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
+                        // A part that carries a tool call or its result
+                        // (another vendor's format) must not vanish: a
+                        // dropped call would read as "no such call".
+                        if ty.contains("tool") || ty.contains("function") {
+                            return Err(format!(
+                                "a content part of type `{}` carries a tool call or result, which this importer does not read from content parts: convert the log to OpenAI `tool_calls` / `tool` messages",
+                                shown(ty)
+                            ));
+                        }
+                        let key = match ty {
+                            "refusal" => "refusal",
                             _ => "text",
                         };
                         if let Some(Value::String(s)) = o.remove(key) {

@@ -177,6 +177,7 @@ fn build_turns(
     ctx: &RecordCtx<'_>,
 ) -> Result<Built, RecordError> {
     let mut b = Builder::default();
+    let mut orphan = false;
     // In the chat protocol a tool result is always followed by the
     // assistant's next step; a conversation that ends on one was cut off.
     let ends_on_tool = matches!(
@@ -194,6 +195,27 @@ fn build_turns(
                 format!("expected a message object, found {}", kind(&m)),
             ));
         };
+        // A key that looks like tool calls but is not one this importer
+        // reads (a misspelling, another vendor's name) must not silently
+        // drop calls.
+        let is_tool_message = matches!(
+            m.get("role").and_then(Value::as_str),
+            Some("tool" | "function")
+        );
+        if let Some(k) = m.keys().find(|k| {
+            (k.contains("tool") || k.contains("function"))
+                && !matches!(k.as_str(), "tool_calls" | "tool_call_id" | "function_call")
+                // AgentDojo's tool messages repeat the call they answer.
+                && !(is_tool_message && k.as_str() == "tool_call")
+        }) {
+            return Err(ctx.error(
+                Some(&format!("{at}/{k}")),
+                format!(
+                    "unknown key `{}` in a message: pactum reads tool calls only from `tool_calls` (and legacy `function_call`); a call it cannot read would look like no call",
+                    shown(k)
+                ),
+            ));
+        }
         let role = match m.remove("role") {
             Some(Value::String(s)) => s,
             Some(other) => {
@@ -283,11 +305,17 @@ fn build_turns(
                     Some(Value::String(s)) => Some(s),
                     Some(other) => Some(other.to_string()),
                 };
-                if let Some(call) = target.and_then(|(t, c)| b.turns.get_mut(t).and_then(|turn| turn.tool_calls.get_mut(c))) {
-                    if call.result.is_none() && call.error.is_none() {
-                        call.result = result;
-                        call.error = error;
+                match target.and_then(|(t, c)| {
+                    b.turns.get_mut(t).and_then(|turn| turn.tool_calls.get_mut(c))
+                }) {
+                    Some(call) => {
+                        if call.result.is_none() && call.error.is_none() {
+                            call.result = result;
+                            call.error = error;
+                        }
                     }
+                    // A result proves a call the recording does not show.
+                    None => orphan = true,
                 }
             }
             other => {
@@ -302,10 +330,20 @@ fn build_turns(
         }
     }
     b.flush_texts();
+    // A conversation that ends on tool calls without results is not
+    // marked: its last step is recorded (the calls count as made), and an
+    // agent loop that stopped there took no further step. One that ends on
+    // a result did take a next step, which the recording lost.
+    let incomplete = if orphan {
+        Some("a tool result answers a call the recording does not show".to_string())
+    } else if ends_on_tool {
+        Some("it ends on a tool result the target never answered".to_string())
+    } else {
+        None
+    };
     Ok(Built {
         turns: b.turns,
-        incomplete: ends_on_tool
-            .then(|| "it ends on a tool result the target never answered".to_string()),
+        incomplete,
     })
 }
 

@@ -282,9 +282,9 @@ fn echo_exclusion_on_real_responses() {
         own.len(),
         started.elapsed()
     );
-    assert!(own.is_subset(&any));
-    assert!(
-        own.len() < any.len(),
-        "some responses only quote the injection"
-    );
+    // The IBAN reaches the agent only through tool results, and repeating a
+    // tool result is the target's own words (only the user's messages can
+    // be echoed): both readings agree.
+    assert!(!any.is_empty());
+    assert_eq!(own, any);
 }
