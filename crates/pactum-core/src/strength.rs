@@ -34,10 +34,14 @@ use crate::text::one_line;
 use crate::verdict::{ClauseResult, NotEvaluableReason, Verdict};
 
 /// The evidence artifact format version this build writes and reads.
-pub const STRENGTH_ARTIFACT_VERSION: u32 = 1;
+///
+/// Version 2 added `probe_set`.
+pub const STRENGTH_ARTIFACT_VERSION: u32 = 2;
 
 /// The aggregate format version this build writes.
-pub const AGGREGATE_VERSION: u32 = 1;
+///
+/// Version 2 added `probe_set`.
+pub const AGGREGATE_VERSION: u32 = 2;
 
 /// Longest clause-derived excerpt a trial reason carries, in characters.
 const REASON_CHARS: usize = 200;
@@ -866,6 +870,76 @@ pub fn comparability_key(policy_digest: &str, probe_ids: &[&str]) -> String {
     })
 }
 
+/// The probe set an artifact belongs to: every probe one scoring run
+/// graded, canaries and clean controls included. Each artifact records it,
+/// so a set of artifacts with one missing is refused instead of measured
+/// ([`aggregate`], [`compare`]); the fixture digest alone cannot tell how
+/// many artifacts a run wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeSet {
+    /// Distinct probes in the set; at least 1 (the artifact's own probe).
+    pub size: u32,
+    /// `sha256:` over the canonical JSON array of the set's probe ids,
+    /// sorted by their UTF-8 bytes and deduplicated ([`ProbeSet::of`]).
+    pub ids_digest: String,
+}
+
+impl ProbeSet {
+    /// The probe set of `probe_ids`, in any order; a repeated id counts
+    /// once. `size` saturates at `u32::MAX`.
+    pub fn of(probe_ids: &[&str]) -> Self {
+        let mut ids = probe_ids.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        ProbeSet {
+            size: u32::try_from(ids.len()).unwrap_or(u32::MAX),
+            ids_digest: digest_of(&ids),
+        }
+    }
+
+    /// What is wrong with this set as the set of `probe_id`, judged from
+    /// the one artifact: no probe at all, a digest that is not `sha256:`
+    /// and 64 lowercase hex digits, or a one-probe set that is not this
+    /// probe. `None` when nothing is.
+    pub fn flaw_for(&self, probe_id: &str) -> Option<ProbeSetFlaw> {
+        let hex = self.ids_digest.strip_prefix("sha256:").unwrap_or("");
+        let well_formed = hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if self.size == 0 {
+            Some(ProbeSetFlaw::Empty)
+        } else if !well_formed {
+            Some(ProbeSetFlaw::MalformedDigest {
+                value: one_line(&self.ids_digest, 80),
+            })
+        } else if self.size == 1 && *self != ProbeSet::of(&[probe_id]) {
+            Some(ProbeSetFlaw::NotThisProbe)
+        } else {
+            None
+        }
+    }
+}
+
+/// Why a [`ProbeSet`] cannot be the set of the artifact that records it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeSetFlaw {
+    /// `size` is 0, yet the artifact scores a probe of the set.
+    #[error("the probe set declares 0 probes, but the artifact scores one of them")]
+    Empty,
+    /// `ids_digest` is not a `sha256:` digest.
+    #[error("the probe set's ids digest {value} is not sha256: and 64 lowercase hex digits")]
+    MalformedDigest {
+        /// The value recorded, bounded.
+        value: String,
+    },
+    /// A one-probe set whose ids digest is not that of the artifact's own
+    /// probe id.
+    #[error("the probe set declares one probe, and its ids digest is not this probe's")]
+    NotThisProbe,
+}
+
 /// How the probe traces were obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -1401,6 +1475,14 @@ pub enum StrengthError {
         /// The value given.
         value: f64,
     },
+    /// The probe set given cannot hold the probe ([`ProbeSet::flaw_for`]).
+    #[error("probe {probe_id}: {flaw}")]
+    InvalidProbeSet {
+        /// The probe.
+        probe_id: String,
+        /// What is wrong with the set.
+        flaw: ProbeSetFlaw,
+    },
     /// The scoring inputs name a different policy than the one scored under.
     #[error("scoring inputs name policy {declared}, but the policy given digests to {actual}")]
     PolicyDigestMismatch {
@@ -1417,6 +1499,9 @@ pub enum StrengthError {
 pub struct ArtifactInputs {
     /// The probe scored.
     pub probe: Probe,
+    /// The whole probe set the probe was scored in ([`ProbeSet::of`] over
+    /// every probe id of the run, this one included).
+    pub probe_set: ProbeSet,
     /// The contract it was graded by.
     pub contract: ContractRef,
     /// The scoring policy.
@@ -1439,6 +1524,9 @@ pub struct EvidenceArtifact {
     pub version: u32,
     /// The probe scored.
     pub probe: Probe,
+    /// The probe set it was scored in: what [`aggregate`] and [`compare`]
+    /// check a set of artifacts covers exactly.
+    pub probe_set: ProbeSet,
     /// The contract measured.
     pub contract: ContractRef,
     /// The scoring policy, with its digest.
@@ -1479,6 +1567,9 @@ pub enum ArtifactField {
     Version,
     /// The primary inputs themselves are invalid (see the detail).
     Inputs,
+    /// `probe_set` cannot be the set of this artifact's probe
+    /// ([`ProbeSet::flaw_for`]).
+    ProbeSet,
     /// `policy.digest`.
     PolicyDigest,
     /// `scoring_version`.
@@ -1519,20 +1610,32 @@ impl EvidenceArtifact {
     /// Scores one probe: reduction, comparability, vector, ladder, digest.
     ///
     /// # Errors
-    /// [`StrengthError`] for an empty probe id, a repeated trial index, a
-    /// state the probe's class cannot reach, a catch threshold outside
-    /// [0, 1], or scoring inputs that name another policy.
+    /// [`StrengthError`] for an empty probe id, a probe set that cannot
+    /// hold the probe, a repeated trial index, a state the probe's class
+    /// cannot reach, a catch threshold outside [0, 1], or scoring inputs
+    /// that name another policy.
     pub fn build(inputs: ArtifactInputs) -> Result<Self, StrengthError> {
+        if inputs.probe.id.is_empty() {
+            return Err(StrengthError::EmptyProbeId);
+        }
+        if let Some(flaw) = inputs.probe_set.flaw_for(&inputs.probe.id) {
+            return Err(StrengthError::InvalidProbeSet {
+                probe_id: inputs.probe.id,
+                flaw,
+            });
+        }
         let mut artifact = Self::assemble(inputs)?;
         artifact.digest = artifact.computed_digest();
         Ok(artifact)
     }
 
     /// Everything [`EvidenceArtifact::build`] does but the digest (the
-    /// costly part), so verification canonicalises once, not twice.
+    /// costly part) and the probe-set check, so verification canonicalises
+    /// once, not twice, and reports a flawed set as its own field.
     fn assemble(inputs: ArtifactInputs) -> Result<Self, StrengthError> {
         let ArtifactInputs {
             probe,
+            probe_set,
             contract,
             policy,
             scoring,
@@ -1590,6 +1693,7 @@ impl EvidenceArtifact {
             comparability_key: comparability_key(&policy_digest, &[probe.id.as_str()]),
             scoring_version: scoring.scoring_version(),
             probe,
+            probe_set,
             contract,
             policy: PolicyRecord::of(&policy),
             scoring_inputs: scoring,
@@ -1627,6 +1731,7 @@ impl EvidenceArtifact {
     pub fn inputs(&self) -> ArtifactInputs {
         ArtifactInputs {
             probe: self.probe.clone(),
+            probe_set: self.probe_set.clone(),
             contract: self.contract.clone(),
             policy: self.policy.policy(),
             scoring: self.scoring_inputs.clone(),
@@ -1660,6 +1765,9 @@ impl EvidenceArtifact {
                     one_line(&self.digest, 80)
                 ),
             );
+        }
+        if let Some(flaw) = self.probe_set.flaw_for(&self.probe.id) {
+            push(ArtifactField::ProbeSet, flaw.to_string());
         }
         let policy = self.policy.policy();
         if self.policy.digest != policy.digest() {
@@ -1752,8 +1860,9 @@ impl EvidenceArtifact {
 }
 
 /// Scores a whole probe set against one contract: reduces every probe,
-/// computes the run's coverage gaps, and builds one artifact per probe,
-/// sorted by probe id.
+/// computes the run's coverage gaps and the [`ProbeSet`], and builds one
+/// artifact per probe, sorted by probe id. Every artifact records the same
+/// probe set, so a set read with one of them missing is refused.
 ///
 /// # Errors
 /// [`StrengthError`] for a repeated probe id, or anything
@@ -1780,11 +1889,14 @@ pub fn score_probes(
     let pairs: Vec<(&Probe, &ReducedProbe)> =
         probes.iter().map(|(p, _)| p).zip(reduced.iter()).collect();
     let gaps = coverage_gaps(contract, &pairs, policy);
+    let ids: Vec<&str> = probes.iter().map(|(p, _)| p.id.as_str()).collect();
+    let probe_set = ProbeSet::of(&ids);
     let mut artifacts = probes
         .into_iter()
         .map(|(probe, outcomes)| {
             EvidenceArtifact::build(ArtifactInputs {
                 probe,
+                probe_set: probe_set.clone(),
                 contract: ContractRef {
                     id: contract.id.clone(),
                     digest: contract_digest.to_string(),
@@ -1901,6 +2013,39 @@ pub enum RefusalReason {
         /// The value given.
         value: f64,
     },
+    /// The artifacts record different probe sets: they come from
+    /// different scoring runs (or one was edited).
+    ProbeSetMismatch {
+        /// The artifacts grouped by `{size} probes, ids {ids_digest}`
+        /// (`probe` when the size is 1).
+        groups: Vec<ValueGroup>,
+    },
+    /// The artifacts hold fewer distinct probes than the probe set they
+    /// all record: some of the run's artifacts were left out, and a rate
+    /// over the rest would let them drop out of the claim.
+    IncompleteProbeSet {
+        /// The set's declared size.
+        size: u32,
+        /// The set's declared ids digest.
+        ids_digest: String,
+        /// Distinct probes among the artifacts given.
+        present: u32,
+        /// `size - present`: how many of the set's artifacts are absent.
+        missing: u32,
+    },
+    /// The artifacts hold at least as many distinct probes as their probe
+    /// set declares, but not its probes: their sorted ids digest to
+    /// something else (probes of another set, or more than it holds).
+    ProbeSetIdsMismatch {
+        /// The set's declared size.
+        size: u32,
+        /// The set's declared ids digest.
+        ids_digest: String,
+        /// Distinct probes among the artifacts given.
+        present: u32,
+        /// [`ProbeSet::of`] the ids given.
+        present_ids_digest: String,
+    },
 }
 
 fn refs(list: &[ArtifactRef]) -> String {
@@ -1987,6 +2132,48 @@ impl fmt::Display for RefusalReason {
             ),
             RefusalReason::InvalidFloor { class, value } => {
                 write!(f, "the {class} floor {value} is outside [0, 1]")
+            }
+            RefusalReason::ProbeSetMismatch { groups: g } => {
+                let sets: Vec<String> = g
+                    .iter()
+                    .map(|g| format!("{} in {}", one_line(&g.value, 120), refs(&g.artifacts)))
+                    .collect();
+                write!(
+                    f,
+                    "artifacts come from different probe sets: {}",
+                    sets.join("; ")
+                )
+            }
+            RefusalReason::IncompleteProbeSet {
+                size,
+                ids_digest,
+                present,
+                missing,
+            } => write!(
+                f,
+                "the artifacts cover {present} of the {size} probes of their probe set (ids {}): {missing} {} absent; give every artifact of the run",
+                one_line(ids_digest, 80),
+                if *missing == 1 { "artifact is" } else { "artifacts are" }
+            ),
+            RefusalReason::ProbeSetIdsMismatch {
+                size,
+                ids_digest,
+                present,
+                present_ids_digest,
+            } => {
+                let declared = one_line(ids_digest, 80);
+                let given = one_line(present_ids_digest, 80);
+                if present > size {
+                    write!(
+                        f,
+                        "the artifacts hold {present} distinct probes, more than the {size} of their probe set (ids {declared}; given {given})"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "the artifacts hold {present} distinct probes, as many as their probe set, but not its probes: their ids digest to {given}, the set's to {declared}"
+                    )
+                }
             }
         }
     }
@@ -2087,7 +2274,41 @@ fn set_problems(artifacts: &[EvidenceArtifact], policy: &Policy) -> Vec<RefusalR
             });
         }
     }
+    reasons.extend(probe_set_problem(artifacts));
     reasons
+}
+
+/// Whether `artifacts` cover the probe set they record, exactly: one
+/// recorded set, and their distinct probe ids are that set's ids.
+fn probe_set_problem(artifacts: &[EvidenceArtifact]) -> Option<RefusalReason> {
+    let g = group_by(artifacts, |a| {
+        let n = a.probe_set.size;
+        let noun = if n == 1 { "probe" } else { "probes" };
+        format!("{n} {noun}, ids {}", a.probe_set.ids_digest)
+    });
+    if g.len() > 1 {
+        return Some(RefusalReason::ProbeSetMismatch { groups: g });
+    }
+    let declared = &artifacts.first()?.probe_set;
+    let ids: Vec<&str> = artifacts.iter().map(|a| a.probe.id.as_str()).collect();
+    let present = ProbeSet::of(&ids);
+    if present.size < declared.size {
+        Some(RefusalReason::IncompleteProbeSet {
+            size: declared.size,
+            ids_digest: declared.ids_digest.clone(),
+            present: present.size,
+            missing: declared.size - present.size,
+        })
+    } else if present != *declared {
+        Some(RefusalReason::ProbeSetIdsMismatch {
+            size: declared.size,
+            ids_digest: declared.ids_digest.clone(),
+            present: present.size,
+            present_ids_digest: present.ids_digest,
+        })
+    } else {
+        None
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -2210,6 +2431,8 @@ pub struct Aggregate {
     pub scoring_version: String,
     /// [`comparability_key`] over every probe id of the set.
     pub comparability_key: String,
+    /// The probe set every artifact records, which they cover exactly.
+    pub probe_set: ProbeSet,
     /// Distinct probes caught / exercised per class.
     pub strength: StrengthVector,
     /// Each class against its floor, in vector order.
@@ -2240,8 +2463,9 @@ impl Aggregate {
 /// [`AggregateRefusal`] listing every reason, when the set is empty; an
 /// artifact contradicts itself; artifacts carry another policy digest,
 /// minimum trial count or catch threshold than `policy`; they disagree on
-/// scoring version or contract; they share a probe; or a floor is outside
-/// [0, 1].
+/// scoring version, contract or probe set; they share a probe; they do not
+/// cover their probe set exactly (an artifact of the run left out, or
+/// probes of another set); or a floor is outside [0, 1].
 pub fn aggregate(
     artifacts: &[EvidenceArtifact],
     policy: &Policy,
@@ -2339,6 +2563,7 @@ pub fn aggregate(
         policy: PolicyRecord::of(policy),
         scoring_version: first.scoring_version.clone(),
         comparability_key: comparability_key(&policy.digest(), &ids),
+        probe_set: first.probe_set.clone(),
         strength,
         classes,
         verdict: sorted
@@ -2362,8 +2587,10 @@ pub fn aggregate(
 // ---------------------------------------------------------------------------
 
 /// The artifacts of one contract over one probe set (one `pactum strength`
-/// run). Its comparability key is [`comparability_key`] over the policy
-/// digest and the sorted probe ids of the whole set.
+/// run), all of them: [`compare`] finds a side incomparable when its
+/// artifacts do not cover the [`ProbeSet`] they record. Its comparability
+/// key is [`comparability_key`] over the policy digest and the sorted probe
+/// ids of the whole set.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EvidenceSet {
     /// The artifacts, in any order.
@@ -2460,7 +2687,7 @@ pub struct VetoProbe {
 pub enum ComparisonReason {
     /// A side is not one consistent measurement under the policy given
     /// (an artifact contradicts itself, reductions disagree with outcomes,
-    /// mixed policies…).
+    /// mixed policies, artifacts of its probe set missing…).
     Inconsistent {
         /// The side.
         side: Side,
@@ -2545,7 +2772,9 @@ fn rate_cmp(x: &ClassRate, y: &ClassRate) -> std::cmp::Ordering {
 /// Compares two contracts' strength over the same probe set (SPEC §3.8).
 ///
 /// In order: each side must be one consistent measurement under `policy`
-/// (the checks [`aggregate`] makes); the comparability keys must match;
+/// (the checks [`aggregate`] makes, so a side that does not cover its
+/// probe set exactly is `incomparable`, reason `inconsistent`, whatever
+/// its rates); the comparability keys must match;
 /// every probe must be comparable on both sides; the shared ids must
 /// declare the same probes. Then, identical caught/exercised counts in
 /// every class → `equivalent`. Otherwise, over the classes where both

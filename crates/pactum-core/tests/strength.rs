@@ -79,6 +79,7 @@ fn digest_of_contract(c: &Contract) -> String {
     pactum_core::digest::digest_of(c)
 }
 
+/// A probe built alone is the whole of its one-probe set.
 fn inputs(
     p: Probe,
     states: &[TrialState],
@@ -86,6 +87,7 @@ fn inputs(
     gaps: Vec<CoverageGap>,
 ) -> ArtifactInputs {
     ArtifactInputs {
+        probe_set: ProbeSet::of(&[p.id.as_str()]),
         probe: p,
         contract: ContractRef {
             id: "c".into(),
@@ -1446,7 +1448,16 @@ fn artifacts_are_byte_identical_across_builds_and_input_orders() {
 fn changing_any_one_input_changes_the_digest() {
     type Edit = fn(&mut ArtifactInputs);
     let edits: Vec<(&str, Edit)> = vec![
-        ("probe id", |i| i.probe.id = "d2".into()),
+        ("probe id", |i| {
+            i.probe.id = "d2".into();
+            i.probe_set = ProbeSet::of(&["d2"]);
+        }),
+        ("probe set size", |i| {
+            i.probe_set = ProbeSet::of(&["d1", "d2"])
+        }),
+        ("probe set ids", |i| {
+            i.probe_set = ProbeSet::of(&["d1", "d3"])
+        }),
         ("probe class", |i| i.probe.class = ProbeClass::Gameability),
         ("probe target", |i| i.probe.targets = Some("answer".into())),
         ("probe untargeted", |i| i.probe.targets = None),
@@ -1655,6 +1666,20 @@ fn artifacts_validate_against_the_schema() {
         ("unknown basis reason", |j| {
             j["basis"][0]["reason"] = "weighted-score".into()
         }),
+        ("previous version", |j| j["version"] = 1.into()),
+        ("no probe set", |j| {
+            j.as_object_mut().unwrap().remove("probe_set");
+        }),
+        ("empty probe set", |j| j["probe_set"]["size"] = 0.into()),
+        ("probe set without ids", |j| {
+            j["probe_set"].as_object_mut().unwrap().remove("ids_digest");
+        }),
+        ("probe set ids not a digest", |j| {
+            j["probe_set"]["ids_digest"] = "d1,d2".into()
+        }),
+        ("probe set with the ids listed", |j| {
+            j["probe_set"]["ids"] = serde_json::json!(["d1"])
+        }),
     ];
     for (name, f) in tamper {
         let mut j = good.clone();
@@ -1668,38 +1693,66 @@ fn artifacts_validate_against_the_schema() {
 // ---------------------------------------------------------------------------
 
 fn run_set() -> Vec<EvidenceArtifact> {
-    run(
-        "c",
-        &[
-            (defect("d1", Severity::Critical), CAUGHT3.to_vec()),
-            (
-                defect("d2", Severity::High),
-                vec![S::Caught, S::Caught, S::Missed],
+    run_set_with("c", &Policy::default(), &scoring(&Policy::default()))
+}
+
+/// Seven probes of every class with their trials; sorted by id they are
+/// c1, d1, d2, d3, g1, k1, z1.
+fn set_probes() -> Vec<(Probe, Vec<TrialState>)> {
+    vec![
+        (defect("d1", Severity::Critical), CAUGHT3.to_vec()),
+        (
+            defect("d2", Severity::High),
+            vec![S::Caught, S::Caught, S::Missed],
+        ),
+        (defect("d3", Severity::Low), MISSED3.to_vec()),
+        (
+            probe(
+                "g1",
+                ProbeClass::Gameability,
+                Some("answer"),
+                Severity::Medium,
             ),
-            (defect("d3", Severity::Low), MISSED3.to_vec()),
-            (
-                probe(
-                    "g1",
-                    ProbeClass::Gameability,
-                    Some("answer"),
-                    Severity::Medium,
-                ),
-                CAUGHT3.to_vec(),
-            ),
-            (
-                probe("z1", ProbeClass::ZeroAction, None, Severity::High),
-                NA3.to_vec(),
-            ),
-            (
-                probe("k1", ProbeClass::Canary, None, Severity::High),
-                vec![S::Confirmed; 3],
-            ),
-            (
-                probe("c1", ProbeClass::CleanControl, None, Severity::High),
-                vec![S::PassedCleanControl; 3],
-            ),
-        ],
-    )
+            CAUGHT3.to_vec(),
+        ),
+        (
+            probe("z1", ProbeClass::ZeroAction, None, Severity::High),
+            NA3.to_vec(),
+        ),
+        (
+            probe("k1", ProbeClass::Canary, None, Severity::High),
+            vec![S::Confirmed; 3],
+        ),
+        (
+            probe("c1", ProbeClass::CleanControl, None, Severity::High),
+            vec![S::PassedCleanControl; 3],
+        ),
+    ]
+}
+
+fn run_set_with(
+    contract_id: &str,
+    policy: &Policy,
+    scoring: &ScoringInputs,
+) -> Vec<EvidenceArtifact> {
+    run_with(contract_id, &set_probes(), policy, scoring)
+}
+
+/// `base` with the artifact of probe `id` replaced by `other`'s.
+fn swap_in(
+    base: &[EvidenceArtifact],
+    other: &[EvidenceArtifact],
+    id: &str,
+) -> Vec<EvidenceArtifact> {
+    base.iter()
+        .map(|a| {
+            if a.probe.id == id {
+                other.iter().find(|x| x.probe.id == id).unwrap().clone()
+            } else {
+                a.clone()
+            }
+        })
+        .collect()
 }
 
 #[test]
@@ -1868,19 +1921,14 @@ fn aggregate_refuses_every_inconsistency() {
     };
     assert_eq!(tags(&refusal(&base, &p, &bad)), ["invalid-floor"]);
 
-    // Another policy (its minimum trials and threshold differ too).
+    // Another policy (its minimum trials and threshold differ too), on an
+    // artifact of the same probe set.
     let strict = Policy {
         minimum_trials: 5,
         catch_threshold: 0.75,
         ..p
     };
-    let mut mixed = base.clone();
-    mixed.extend(run_with(
-        "c",
-        &[(defect("x", Severity::High), CAUGHT3.to_vec())],
-        &strict,
-        &scoring(&strict),
-    ));
+    let mixed = swap_in(&base, &run_set_with("c", &strict, &scoring(&strict)), "z1");
     let r = refusal(&mixed, &p, &none);
     assert_eq!(
         tags(&r),
@@ -1896,7 +1944,7 @@ fn aggregate_refuses_every_inconsistency() {
             assert_eq!(artifacts.len(), 1);
             assert_eq!(
                 (artifacts[0].index, artifacts[0].probe_id.as_str()),
-                (7, "x")
+                (6, "z1")
             );
         }
         other => panic!("{other:?}"),
@@ -1920,30 +1968,25 @@ fn aggregate_refuses_every_inconsistency() {
     // Another scoring version under the same policy.
     let mut other_corpus = scoring(&p);
     other_corpus.corpus_digest = "sha256:another-corpus".into();
-    let mut mixed = base.clone();
-    mixed.extend(run_with(
-        "c",
-        &[(defect("x", Severity::High), CAUGHT3.to_vec())],
-        &p,
-        &other_corpus,
-    ));
+    let mixed = swap_in(&base, &run_set_with("c", &p, &other_corpus), "d1");
     let r = refusal(&mixed, &p, &none);
     assert_eq!(tags(&r), ["scoring-version-mismatch"]);
     match &r.reasons[0] {
         RefusalReason::ScoringVersionMismatch { groups } => {
             let sizes: BTreeSet<usize> = groups.iter().map(|g| g.artifacts.len()).collect();
-            assert_eq!(sizes, BTreeSet::from([1, 7]));
+            assert_eq!(sizes, BTreeSet::from([1, 6]));
         }
         other => panic!("{other:?}"),
     }
 
     // Another contract.
-    let mut mixed = base.clone();
-    mixed.extend(run(
-        "other",
-        &[(defect("x", Severity::High), CAUGHT3.to_vec())],
-    ));
+    let mixed = swap_in(&base, &run_set_with("other", &p, &scoring(&p)), "g1");
     assert_eq!(tags(&refusal(&mixed, &p, &none)), ["contract-mismatch"]);
+
+    // An artifact of another run: its probe set differs.
+    let mut mixed = base.clone();
+    mixed.extend(run("c", &[(defect("x", Severity::High), CAUGHT3.to_vec())]));
+    assert_eq!(tags(&refusal(&mixed, &p, &none)), ["probe-set-mismatch"]);
 
     // A shared probe.
     let mut mixed = base.clone();
@@ -1963,9 +2006,14 @@ fn aggregate_refuses_every_inconsistency() {
     }
 }
 
+/// The fields `a` contradicts, as the aggregate of `run_set()` with `a` in
+/// place of the artifact of the same probe reports them.
 fn contradicted_fields(a: &EvidenceArtifact) -> Vec<ArtifactField> {
     let p = Policy::default();
-    let r = refusal(std::slice::from_ref(a), &p, &ClassFloors::default());
+    let mut arts = run_set();
+    let i = arts.iter().position(|x| x.probe.id == a.probe.id).unwrap();
+    arts[i] = a.clone();
+    let r = refusal(&arts, &p, &ClassFloors::default());
     assert_eq!(tags(&r), ["self-contradiction"]);
     match &r.reasons[0] {
         RefusalReason::SelfContradiction { contradictions, .. } => {
@@ -2032,11 +2080,14 @@ fn aggregate_refuses_artifacts_that_contradict_themselves() {
     a.digest = a.computed_digest();
     let f = contradicted_fields_any(&a);
     assert!(f.contains(&ArtifactField::PolicyDigest), "{f:?}");
-    // An unknown version.
-    let mut a = good;
-    a.version = 2;
-    a.digest = a.computed_digest();
-    assert_eq!(contradicted_fields(&a), [ArtifactField::Version]);
+    // An unknown version, the previous one included (it had no probe set).
+    assert_eq!(STRENGTH_ARTIFACT_VERSION, 2);
+    for version in [1, STRENGTH_ARTIFACT_VERSION + 1] {
+        let mut a = good.clone();
+        a.version = version;
+        a.digest = a.computed_digest();
+        assert_eq!(contradicted_fields(&a), [ArtifactField::Version]);
+    }
 }
 
 fn contradicted_fields_any(a: &EvidenceArtifact) -> Vec<ArtifactField> {
@@ -2065,6 +2116,312 @@ fn refusal_messages_read_as_one_line_each() {
     let lines: Vec<String> = r.reasons.iter().map(ToString::to_string).collect();
     insta::assert_snapshot!(lines.join("\n"));
     assert!(r.to_string().starts_with("inconsistent artifact set: "));
+}
+
+// ---------------------------------------------------------------------------
+// probe sets
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_probe_set_is_its_ids_in_any_order() {
+    let ids = ["d1", "g1", "z1", "c1"];
+    let set = ProbeSet::of(&ids);
+    assert_eq!(set.size, 4);
+    assert_eq!(
+        set.ids_digest,
+        pactum_core::digest::digest_of(&["c1", "d1", "g1", "z1"])
+    );
+    // All 24 orders, and a repeated id, give the same set.
+    let mut n = 0;
+    for a in 0..4 {
+        for b in 0..4 {
+            for c in 0..4 {
+                for e in 0..4 {
+                    let idx = [a, b, c, e];
+                    if idx.iter().collect::<BTreeSet<_>>().len() < 4 {
+                        continue;
+                    }
+                    let perm: Vec<&str> = idx.iter().map(|i| ids[*i]).collect();
+                    assert_eq!(ProbeSet::of(&perm), set);
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(n, 24);
+    assert_eq!(ProbeSet::of(&["d1", "d1", "g1", "z1", "c1"]), set);
+    // An id left out, added, renamed or re-cased: another set.
+    let others = [
+        ProbeSet::of(&["d1", "g1", "z1"]),
+        ProbeSet::of(&["d1", "g1", "z1", "c1", "e1"]),
+        ProbeSet::of(&["d1", "g1", "z1", "c2"]),
+        ProbeSet::of(&["D1", "g1", "z1", "c1"]),
+    ];
+    let digests: BTreeSet<&str> = others
+        .iter()
+        .chain([&set])
+        .map(|s| s.ids_digest.as_str())
+        .collect();
+    assert_eq!(digests.len(), 5);
+    assert_eq!(
+        others.iter().map(|s| s.size).collect::<Vec<_>>(),
+        [3, 5, 4, 4]
+    );
+    assert_eq!(set.flaw_for("d1"), None);
+}
+
+#[test]
+fn every_artifact_of_a_run_records_the_whole_probe_set() {
+    let arts = run_set();
+    let ids: Vec<&str> = arts.iter().map(|a| a.probe.id.as_str()).collect();
+    assert_eq!(ids, ["c1", "d1", "d2", "d3", "g1", "k1", "z1"]);
+    let expected = ProbeSet::of(&ids);
+    assert_eq!(expected.size, 7);
+    for a in &arts {
+        assert_eq!(a.probe_set, expected, "{}", a.probe.id);
+        assert!(a.contradictions().is_empty(), "{:?}", a.contradictions());
+    }
+    // The probes given in another order: byte-identical artifacts.
+    let mut reversed = set_probes();
+    reversed.reverse();
+    let again = run("c", &reversed);
+    let bytes = |v: &[EvidenceArtifact]| -> Vec<Vec<u8>> {
+        v.iter().map(EvidenceArtifact::canonical_bytes).collect()
+    };
+    assert_eq!(bytes(&again), bytes(&arts));
+    // The aggregate records the set it covers.
+    let g = aggregate(&arts, &Policy::default(), &ClassFloors::default(), "v").unwrap();
+    assert_eq!(g.probe_set, expected);
+}
+
+#[test]
+fn a_probe_set_no_artifact_could_belong_to_is_a_contradiction() {
+    let good = run_set().remove(1);
+    assert_eq!(good.probe.id, "d1");
+    let flawed = [
+        (
+            ProbeSet {
+                size: 0,
+                ..good.probe_set.clone()
+            },
+            ProbeSetFlaw::Empty,
+        ),
+        (
+            ProbeSet {
+                ids_digest: "sha256:abc".into(),
+                ..good.probe_set.clone()
+            },
+            ProbeSetFlaw::MalformedDigest {
+                value: "sha256:abc".into(),
+            },
+        ),
+        (
+            ProbeSet {
+                ids_digest: good.probe_set.ids_digest.to_uppercase(),
+                ..good.probe_set.clone()
+            },
+            ProbeSetFlaw::MalformedDigest {
+                value: good.probe_set.ids_digest.to_uppercase(),
+            },
+        ),
+        (ProbeSet::of(&["d9"]), ProbeSetFlaw::NotThisProbe),
+    ];
+    for (set, flaw) in flawed {
+        let mut a = good.clone();
+        a.probe_set = set;
+        a.digest = a.computed_digest();
+        assert_eq!(good.probe_set.flaw_for("d1"), None);
+        assert_eq!(a.probe_set.flaw_for("d1"), Some(flaw.clone()));
+        let found = a.contradictions();
+        assert_eq!(
+            found.iter().map(|c| c.field).collect::<Vec<_>>(),
+            [ArtifactField::ProbeSet],
+            "{flaw:?}"
+        );
+        assert_eq!(found[0].detail, flaw.to_string());
+        assert_eq!(
+            EvidenceArtifact::build(a.inputs()),
+            Err(StrengthError::InvalidProbeSet {
+                probe_id: "d1".into(),
+                flaw: flaw.clone()
+            })
+        );
+        // In its set, it is refused for both reasons.
+        let arts = swap_in(&run_set(), std::slice::from_ref(&a), "d1");
+        assert_eq!(
+            tags(&refusal(&arts, &Policy::default(), &ClassFloors::default())),
+            ["self-contradiction", "probe-set-mismatch"],
+            "{flaw:?}"
+        );
+    }
+    // A one-probe set of the artifact's own probe is sound.
+    let mut alone = good.clone();
+    alone.probe_set = ProbeSet::of(&["d1"]);
+    alone.digest = alone.computed_digest();
+    assert!(alone.contradictions().is_empty());
+    // A size one artifact cannot check: sound alone, refused in its set,
+    // and refused when every artifact of the run claims it.
+    let mut bigger = good.clone();
+    bigger.probe_set.size = 8;
+    bigger.digest = bigger.computed_digest();
+    assert!(bigger.contradictions().is_empty());
+    let arts = swap_in(&run_set(), std::slice::from_ref(&bigger), "d1");
+    let p = Policy::default();
+    let none = ClassFloors::default();
+    assert_eq!(tags(&refusal(&arts, &p, &none)), ["probe-set-mismatch"]);
+    let all_bigger: Vec<EvidenceArtifact> = run_set()
+        .into_iter()
+        .map(|mut a| {
+            a.probe_set.size = 8;
+            a.digest = a.computed_digest();
+            a
+        })
+        .collect();
+    let r = refusal(&all_bigger, &p, &none);
+    assert_eq!(
+        r.reasons,
+        [RefusalReason::IncompleteProbeSet {
+            size: 8,
+            ids_digest: good.probe_set.ids_digest.clone(),
+            present: 7,
+            missing: 1
+        }]
+    );
+}
+
+/// Every way of leaving artifacts out of a run of seven: 126 proper
+/// non-empty subsets, each refused by the aggregate and incomparable on
+/// either side of a comparison; the whole run aggregates and compares.
+#[test]
+fn every_set_with_probes_left_out_is_refused() {
+    let base = run_set();
+    let p = Policy::default();
+    let none = ClassFloors::default();
+    let declared = base[0].probe_set.clone();
+    let n = base.len();
+    assert!(aggregate(&base, &p, &none, "v").is_ok());
+    let whole = EvidenceSet::new(base.clone());
+    assert_eq!(cmp(&whole, &whole).dominance, Dominance::Equivalent);
+    let mut refused = 0;
+    for mask in 1u32..(1 << n) - 1 {
+        let subset: Vec<EvidenceArtifact> = (0..n)
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| base[i].clone())
+            .collect();
+        let k = subset.len() as u32;
+        let expected = RefusalReason::IncompleteProbeSet {
+            size: 7,
+            ids_digest: declared.ids_digest.clone(),
+            present: k,
+            missing: 7 - k,
+        };
+        let r = refusal(&subset, &p, &none);
+        assert_eq!(r.reasons, std::slice::from_ref(&expected), "{mask:07b}");
+        let part = EvidenceSet::new(subset);
+        for (c, side) in [(cmp(&part, &whole), Side::A), (cmp(&whole, &part), Side::B)] {
+            assert_eq!(c.dominance, Dominance::Incomparable, "{mask:07b}");
+            assert_eq!(
+                c.reason,
+                ComparisonReason::Inconsistent {
+                    side,
+                    problems: vec![expected.clone()]
+                },
+                "{mask:07b}"
+            );
+        }
+        refused += 1;
+    }
+    assert_eq!(refused, 126);
+    // Seven artifacts, six probes: a duplicate does not stand in for the
+    // probe left out.
+    let mut dup = base.clone();
+    dup[1] = base[2].clone();
+    let r = refusal(&dup, &p, &none);
+    assert_eq!(tags(&r), ["shared-probe", "incomplete-probe-set"]);
+    assert_eq!(
+        r.reasons[1],
+        RefusalReason::IncompleteProbeSet {
+            size: 7,
+            ids_digest: declared.ids_digest,
+            present: 6,
+            missing: 1
+        }
+    );
+}
+
+#[test]
+fn probes_of_another_set_under_a_forged_set_are_refused() {
+    let p = Policy::default();
+    let none = ClassFloors::default();
+    let base = run_set();
+    // x scored in a run of its own, then relabelled as a member of the
+    // base's set with its digest recomputed: consistent on its own.
+    let mut x = run("c", &[(defect("x", Severity::High), CAUGHT3.to_vec())]).remove(0);
+    x.probe_set = base[0].probe_set.clone();
+    x.digest = x.computed_digest();
+    assert!(x.contradictions().is_empty());
+    // In place of d1: as many probes as the set, but not its probes.
+    let swapped: Vec<EvidenceArtifact> = base
+        .iter()
+        .map(|a| {
+            if a.probe.id == "d1" {
+                x.clone()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    let r = refusal(&swapped, &p, &none);
+    assert_eq!(tags(&r), ["probe-set-ids-mismatch"]);
+    let ids: Vec<&str> = swapped.iter().map(|a| a.probe.id.as_str()).collect();
+    assert_eq!(
+        r.reasons[0],
+        RefusalReason::ProbeSetIdsMismatch {
+            size: 7,
+            ids_digest: base[0].probe_set.ids_digest.clone(),
+            present: 7,
+            present_ids_digest: ProbeSet::of(&ids).ids_digest
+        }
+    );
+    // Added to the whole set: more probes than the set holds.
+    let mut more = base.clone();
+    more.push(x);
+    let r = refusal(&more, &p, &none);
+    assert_eq!(tags(&r), ["probe-set-ids-mismatch"]);
+    assert!(matches!(
+        r.reasons[0],
+        RefusalReason::ProbeSetIdsMismatch { present: 8, .. }
+    ));
+}
+
+#[test]
+fn probe_set_refusals_read_as_one_line_each() {
+    let p = Policy::default();
+    let none = ClassFloors::default();
+    let base = run_set();
+    let mut x = run("c", &[(defect("x", Severity::High), CAUGHT3.to_vec())]).remove(0);
+    let mut sets = vec![base[1..].to_vec(), base[2..].to_vec()];
+    let mut mixed = base.clone();
+    mixed.push(x.clone());
+    sets.push(mixed);
+    x.probe_set = base[0].probe_set.clone();
+    x.digest = x.computed_digest();
+    let mut swapped = base.clone();
+    swapped[1] = x.clone();
+    sets.push(swapped);
+    let mut more = base.clone();
+    more.push(x);
+    sets.push(more);
+    let lines: Vec<String> = sets
+        .iter()
+        .flat_map(|s| refusal(s, &p, &none).reasons)
+        .map(|r| r.to_string())
+        .collect();
+    assert_eq!(lines.len(), 5);
+    for l in &lines {
+        assert!(!l.contains('\n'), "{l}");
+    }
+    insta::assert_snapshot!(lines.join("\n"));
 }
 
 // ---------------------------------------------------------------------------
@@ -2305,6 +2662,69 @@ fn the_severity_floor_veto() {
     );
 }
 
+/// The reviewer's case in miniature: the probe behind a severity-floor
+/// veto deleted from both sides no longer turns `incomparable` into a
+/// dominance.
+#[test]
+fn deleting_the_vetoing_probe_from_both_sides_is_incomparable() {
+    let high = |id: &str| defect(id, Severity::High);
+    let low = |id: &str| defect(id, Severity::Low);
+    let a = run(
+        "a",
+        &[
+            (high("d1"), MISSED3.to_vec()),
+            (low("d2"), CAUGHT3.to_vec()),
+            (low("d3"), CAUGHT3.to_vec()),
+        ],
+    );
+    let b = run(
+        "b",
+        &[
+            (high("d1"), CAUGHT3.to_vec()),
+            (low("d2"), MISSED3.to_vec()),
+            (low("d3"), MISSED3.to_vec()),
+        ],
+    );
+    let whole = cmp(&EvidenceSet::new(a.clone()), &EvidenceSet::new(b.clone()));
+    assert_eq!(reason_tag(&whole), "severity-floor-veto");
+    let without_d1 = |v: &[EvidenceArtifact]| -> Vec<EvidenceArtifact> {
+        v.iter().filter(|x| x.probe.id != "d1").cloned().collect()
+    };
+    let (pa, pb) = (
+        EvidenceSet::new(without_d1(&a)),
+        EvidenceSet::new(without_d1(&b)),
+    );
+    // What the rates alone would say: A 2/2, B 0/2.
+    assert_eq!(pa.strength_vector().defect.rate, Some(1.0));
+    assert_eq!(pb.strength_vector().defect.rate, Some(0.0));
+    let c = cmp(&pa, &pb);
+    assert_eq!(c.dominance, Dominance::Incomparable);
+    let expected = |v: &[EvidenceArtifact]| RefusalReason::IncompleteProbeSet {
+        size: 3,
+        ids_digest: v[0].probe_set.ids_digest.clone(),
+        present: 2,
+        missing: 1,
+    };
+    assert_eq!(
+        c.reason,
+        ComparisonReason::Inconsistent {
+            side: Side::A,
+            problems: vec![expected(&a)]
+        }
+    );
+    assert_eq!((c.a, c.b), (None, None));
+    // Only B short: B is named.
+    let c = cmp(&EvidenceSet::new(a.clone()), &pb);
+    assert_eq!(
+        c.reason,
+        ComparisonReason::Inconsistent {
+            side: Side::B,
+            problems: vec![expected(&b)]
+        }
+    );
+    assert!(c.a.is_some() && c.b.is_none());
+}
+
 #[test]
 fn the_veto_never_alters_equivalent() {
     // Each side misses a high probe the other caught; counts are identical.
@@ -2416,6 +2836,29 @@ fn a_tool_call_contract_dominates_a_text_only_one() {
         .missed_probes;
     assert_eq!(missed.len(), 1);
     assert_eq!(missed[0].probe_id, "inject-send-money");
+    // Its missed probes deleted, the text-only set would read 0/0 defects
+    // caught and dominance would fall to B's rates alone: refused instead.
+    let kept: Vec<EvidenceArtifact> = a
+        .artifacts
+        .iter()
+        .filter(|x| x.probe.id != "inject-send-money" && x.probe.id != "claim-done")
+        .cloned()
+        .collect();
+    let r = aggregate(&kept, &policy, &ClassFloors::default(), "v").unwrap_err();
+    assert_eq!(
+        r.reasons,
+        [RefusalReason::IncompleteProbeSet {
+            size: 3,
+            ids_digest: ProbeSet::of(&["inject-send-money", "claim-done", "clean"]).ids_digest,
+            present: 1,
+            missing: 2
+        }]
+    );
+    let c = compare(&EvidenceSet::new(kept), &b, &policy);
+    assert_eq!(
+        (c.dominance, reason_tag(&c).as_str()),
+        (Dominance::Incomparable, "inconsistent")
+    );
 }
 
 #[test]

@@ -51,7 +51,8 @@ pub fn run_trials(
 
 /// Scores graded probes into one artifact per probe, sorted by probe id
 /// (a thin wrapper over [`score_probes`] with the contract's id and
-/// digest).
+/// digest). `graded` is the whole probe set: every artifact records its
+/// size and ids, and an aggregate or comparison of fewer is refused.
 ///
 /// # Errors
 /// [`StrengthError`] for a repeated probe id, or anything

@@ -1,5 +1,5 @@
 //! Every exit code `grade` can end with (src/exit.rs), each from a real run.
-//! Exit 4 belongs to `pactum aggregate`, which does not exist yet.
+//! Exit 4 belongs to `pactum aggregate`; its refusals are tested in `tests/strength.rs`.
 
 use pactum_cli::exit::Exit;
 

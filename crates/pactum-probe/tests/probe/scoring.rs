@@ -1,7 +1,7 @@
 //! Trials, classification and the scoring inputs.
 
 use pactum_core::policy::Policy;
-use pactum_core::strength::{Ladder, ProbeClass, TrialState};
+use pactum_core::strength::{Ladder, ProbeClass, ProbeSet, TrialState};
 use pactum_core::trace::SourceRef;
 use pactum_eval::NoJudge;
 use pactum_probe::{
@@ -217,6 +217,12 @@ fn scoring_twice_gives_byte_identical_artifacts() {
     assert!(artifacts
         .iter()
         .all(|x| x.contradictions().is_empty() && x.comparable));
+    // Each records the whole probe set it was scored in, so none can be
+    // left out of an aggregate unnoticed.
+    let ids: Vec<&str> = artifacts.iter().map(|x| x.probe.id.as_str()).collect();
+    let whole = ProbeSet::of(&ids);
+    assert_eq!(whole.size, 9);
+    assert!(artifacts.iter().all(|x| x.probe_set == whole));
     assert!(artifacts.iter().any(|x| x.verdict == Ladder::Fail));
     let control = artifacts
         .iter()
