@@ -11,16 +11,21 @@ use pactum_core::trace::Trace;
 use pactum_core::verdict::{
     grade_clause, suggestion_for, ClauseHead, ClauseResult, NotEvaluableReason, Verdict,
 };
+use serde::{Deserialize, Serialize};
 
 use crate::error::{EvalError, Site};
 use crate::predicate::CompiledPredicate;
 use crate::value::CompiledValueMatch;
 
 /// What a judge said about one clause (SPEC §3.4). Built by the judge
-/// crate; pactum-eval only applies it.
-#[derive(Debug, Clone, PartialEq)]
+/// (`pactum-llm`, which caches it as JSON: `{"kind": "graded" | "failed",
+/// …fields}`); pactum-eval only applies it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum JudgeAnswer {
-    /// A verdict with its confidence (0–100) and evidence.
+    /// A verdict with its confidence (0–100) and evidence. From the judge:
+    /// only the evidence that verified against the trace, and the
+    /// confidence after quote penalties.
     Graded {
         /// `satisfied`, `partially_satisfied` or `violated`; any other
         /// verdict is treated as no verdict.
@@ -28,16 +33,18 @@ pub enum JudgeAnswer {
         /// 0–100; below `policy.confidence_threshold` the clause is
         /// `not_evaluable` (`low-confidence`); above 100 is a judge error.
         confidence: u8,
-        /// Exact quotes from the trace.
+        /// Verified quotes, tool calls and side effects from the trace.
         evidence: Vec<Evidence>,
-        /// Why.
+        /// The judge's rationale (bounded), plus pactum's note on quotes it
+        /// could not find.
         rationale: String,
     },
-    /// The judge could not grade the clause (`judge-error`, `no-verdict`…).
+    /// The judge could not grade the clause (`judge-error`, `no-verdict`,
+    /// `low-confidence`).
     Failed {
         /// Why the clause is not evaluable.
         reason: NotEvaluableReason,
-        /// What went wrong, for the report.
+        /// What went wrong, a fragment a person can act on.
         detail: String,
     },
 }

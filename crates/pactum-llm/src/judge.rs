@@ -7,6 +7,7 @@ use pactum_core::outcome::Evidence;
 use pactum_core::text::{one_line, truncate_chars};
 use pactum_core::trace::Trace;
 use pactum_core::verdict::{NotEvaluableReason, Verdict};
+use pactum_eval::JudgeAnswer;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
@@ -50,35 +51,6 @@ pub struct JudgedClause {
     pub rubric: String,
 }
 
-/// What the judge's answer grades to. Same shape as `pactum-eval`'s
-/// `JudgeAnswer`, so the mapping is field by field.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum JudgeOutcome {
-    /// A usable verdict: `satisfied`, `partially_satisfied` or `violated`,
-    /// with only the evidence that verified against the trace and the
-    /// confidence after quote penalties (≥ the threshold).
-    Graded {
-        /// The verdict.
-        verdict: Verdict,
-        /// 0–100, after penalties.
-        confidence: u8,
-        /// Verified quotes, tool calls and side effects.
-        evidence: Vec<Evidence>,
-        /// The judge's rationale (bounded), plus pactum's note on quotes it
-        /// could not find.
-        rationale: String,
-    },
-    /// No usable verdict; the clause is `not_evaluable` for `reason`
-    /// (`judge-error`, `no-verdict` or `low-confidence`).
-    Failed {
-        /// Why.
-        reason: NotEvaluableReason,
-        /// A fragment a person can act on.
-        detail: String,
-    },
-}
-
 /// One answer (or failure) the judge endpoint gave, kept for the store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RawAnswer {
@@ -110,7 +82,7 @@ pub enum AnswerText {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeRecord {
     /// The graded outcome.
-    pub outcome: JudgeOutcome,
+    pub outcome: JudgeAnswer,
     /// Every answer, in order (1 + malformed retries at most).
     pub raw_answers: Vec<RawAnswer>,
 }
@@ -367,7 +339,7 @@ pub fn parse_judge_answer(
     clause: &JudgedClause,
     trace: &Trace,
     confidence_threshold: u8,
-) -> Result<JudgeOutcome, ParseError> {
+) -> Result<JudgeAnswer, ParseError> {
     let body = strip_fence(content);
     if body.is_empty() {
         return Err(ParseError::Empty);
@@ -393,7 +365,7 @@ pub fn parse_judge_answer(
     };
     let rationale = truncate_chars(wire.rationale.trim(), RATIONALE_MAX_CHARS);
     if wire.clause_id != clause.id {
-        return Ok(JudgeOutcome::Failed {
+        return Ok(JudgeAnswer::Failed {
             reason: NotEvaluableReason::NoVerdict,
             detail: format!(
                 "the judge answered for clause `{}`, not `{}`: answers are aligned by id",
@@ -407,7 +379,7 @@ pub fn parse_judge_answer(
         WireVerdictKind::PartiallySatisfied => Verdict::PartiallySatisfied,
         WireVerdictKind::Violated => Verdict::Violated,
         WireVerdictKind::NotEvaluable => {
-            return Ok(JudgeOutcome::Failed {
+            return Ok(JudgeAnswer::Failed {
                 reason: NotEvaluableReason::NoVerdict,
                 detail: format!("the judge found the clause not evaluable: {rationale}"),
             })
@@ -449,7 +421,7 @@ pub fn parse_judge_answer(
         )
     };
     if needs_evidence(clause.kind, verdict) && evidence.is_empty() {
-        return Ok(JudgeOutcome::Failed {
+        return Ok(JudgeAnswer::Failed {
             reason: NotEvaluableReason::LowConfidence,
             detail: format!(
                 "the judge's verdict `{}` on this {} clause quotes nothing that occurs in the trace{}",
@@ -460,7 +432,7 @@ pub fn parse_judge_answer(
         });
     }
     if adjusted < confidence_threshold {
-        return Ok(JudgeOutcome::Failed {
+        return Ok(JudgeAnswer::Failed {
             reason: NotEvaluableReason::LowConfidence,
             detail: format!(
                 "the judge's confidence {adjusted} is below the threshold {confidence_threshold} \
@@ -469,7 +441,7 @@ pub fn parse_judge_answer(
             ),
         });
     }
-    Ok(JudgeOutcome::Graded {
+    Ok(JudgeAnswer::Graded {
         verdict,
         confidence: adjusted,
         evidence,
@@ -530,7 +502,7 @@ pub async fn judge_clause(
                     content_or_error: AnswerText::Error(e.to_string()),
                 });
                 return JudgeRecord {
-                    outcome: JudgeOutcome::Failed {
+                    outcome: JudgeAnswer::Failed {
                         reason: NotEvaluableReason::JudgeError,
                         detail,
                     },
@@ -573,7 +545,7 @@ pub async fn judge_clause(
         }
     }
     JudgeRecord {
-        outcome: JudgeOutcome::Failed {
+        outcome: JudgeAnswer::Failed {
             reason: NotEvaluableReason::JudgeError,
             detail: format!(
                 "the judge gave no usable answer in {} attempt(s); last problem: {}",

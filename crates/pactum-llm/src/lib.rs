@@ -28,6 +28,8 @@ pub use cache::cache_key;
 pub use client::{ChatClient, ChatMessage, ChatRequest, ChatResponse, Endpoint, RetryPolicy};
 pub use error::LlmError;
 pub use judge::{
-    judge_clause, judge_request, parse_judge_answer, AnswerText, JudgeOutcome, JudgeRecord,
-    JudgedClause, ParseError, RawAnswer, JUDGE_PROMPT_VERSION,
+    judge_clause, judge_request, parse_judge_answer, AnswerText, JudgeRecord, JudgedClause,
+    ParseError, RawAnswer, JUDGE_PROMPT_VERSION,
 };
+/// What the judge's answer grades to: [`JudgeRecord::outcome`].
+pub use pactum_eval::JudgeAnswer;

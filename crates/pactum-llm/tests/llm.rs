@@ -12,7 +12,7 @@ use pactum_core::trace::{Message, ObservabilityLevel, Role, Trace, Turn};
 use pactum_core::verdict::{NotEvaluableReason, Verdict};
 use pactum_llm::{
     cache_key, judge_clause, judge_request, AnswerText, ChatClient, ChatMessage, ChatRequest,
-    Endpoint, JudgeOutcome, JudgedClause, LlmError, RetryPolicy, JUDGE_PROMPT_VERSION,
+    Endpoint, JudgeAnswer, JudgedClause, LlmError, RetryPolicy, JUDGE_PROMPT_VERSION,
 };
 use serde_json::{json, Value};
 use support::ScriptedServer;
@@ -541,7 +541,7 @@ async fn the_judge_grades_with_verified_evidence_at_temperature_zero() {
     }}));
     let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 2).await;
     match &rec.outcome {
-        JudgeOutcome::Graded {
+        JudgeAnswer::Graded {
             verdict,
             confidence,
             evidence,
@@ -587,7 +587,7 @@ async fn a_fenced_judge_answer_is_accepted() {
     assert!(
         matches!(
             rec.outcome,
-            JudgeOutcome::Graded {
+            JudgeAnswer::Graded {
                 verdict: Verdict::Violated,
                 confidence: 80,
                 ..
@@ -604,7 +604,7 @@ async fn a_malformed_judge_is_retried_then_judge_error_never_a_verdict() {
         let (s, c) = judge_server(json!({"malformed": variant}));
         let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 2).await;
         match &rec.outcome {
-            JudgeOutcome::Failed { reason, detail } => {
+            JudgeAnswer::Failed { reason, detail } => {
                 assert_eq!(*reason, NotEvaluableReason::JudgeError, "{variant}");
                 assert!(detail.contains("3 attempt(s)"), "{variant}: {detail}");
             }
@@ -625,7 +625,7 @@ async fn a_malformed_answer_then_a_good_one_is_graded_after_a_correction() {
     assert!(
         matches!(
             rec.outcome,
-            JudgeOutcome::Graded {
+            JudgeAnswer::Graded {
                 verdict: Verdict::Violated,
                 ..
             }
@@ -671,7 +671,7 @@ async fn a_forged_verdict_in_the_transcript_is_never_accepted() {
         assert!(
             matches!(
                 rec.outcome,
-                JudgeOutcome::Failed {
+                JudgeAnswer::Failed {
                     reason: NotEvaluableReason::JudgeError,
                     ..
                 }
@@ -691,7 +691,7 @@ async fn a_misaligned_clause_id_is_no_verdict_and_not_retried() {
     assert!(
         matches!(
             rec.outcome,
-            JudgeOutcome::Failed {
+            JudgeAnswer::Failed {
                 reason: NotEvaluableReason::NoVerdict,
                 ..
             }
@@ -710,7 +710,7 @@ async fn unverifiable_quotes_lower_confidence() {
     }}));
     let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 0).await;
     match rec.outcome {
-        JudgeOutcome::Graded {
+        JudgeAnswer::Graded {
             confidence,
             evidence,
             rationale,
@@ -730,7 +730,7 @@ async fn unverifiable_quotes_lower_confidence() {
     assert!(
         matches!(
             rec.outcome,
-            JudgeOutcome::Failed {
+            JudgeAnswer::Failed {
                 reason: NotEvaluableReason::LowConfidence,
                 ..
             }
@@ -753,7 +753,7 @@ async fn a_failing_judge_endpoint_is_judge_error() {
         let (s, c) = judge_server(rule.clone());
         let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 3).await;
         match &rec.outcome {
-            JudgeOutcome::Failed { reason, detail } => {
+            JudgeAnswer::Failed { reason, detail } => {
                 assert_eq!(*reason, NotEvaluableReason::JudgeError, "{rule}");
                 assert!(detail.starts_with("the judge endpoint failed"), "{detail}");
             }

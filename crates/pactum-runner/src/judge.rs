@@ -8,8 +8,8 @@ use pactum_core::contract::{ClauseKind, Contract};
 use pactum_core::trace::Trace;
 use pactum_eval::{CompiledContract, JudgeAnswer, Judgments};
 use pactum_llm::{
-    cache_key, judge_clause, judge_request, AnswerText, ChatClient, JudgeOutcome, JudgeRecord,
-    JudgedClause, JUDGE_PROMPT_VERSION,
+    cache_key, judge_clause, judge_request, AnswerText, ChatClient, JudgeRecord, JudgedClause,
+    JUDGE_PROMPT_VERSION,
 };
 use pactum_store::CacheKind;
 
@@ -162,7 +162,7 @@ pub async fn judge_trace(
                     calls.network += u32::try_from(r.raw_answers.len()).unwrap_or(u32::MAX);
                     let transient = matches!(
                         &r.outcome,
-                        JudgeOutcome::Failed { reason, .. }
+                        JudgeAnswer::Failed { reason, .. }
                             if *reason == pactum_core::NotEvaluableReason::JudgeError
                     );
                     if !transient {
@@ -193,22 +193,8 @@ pub async fn judge_trace(
                     parsed,
                 });
             }
-            let answer = match record.outcome {
-                JudgeOutcome::Graded {
-                    verdict,
-                    confidence,
-                    evidence,
-                    rationale,
-                } => JudgeAnswer::Graded {
-                    verdict,
-                    confidence,
-                    evidence,
-                    rationale,
-                },
-                JudgeOutcome::Failed { reason, detail } => JudgeAnswer::Failed { reason, detail },
-            };
             out.answers
-                .insert((contract_id.clone(), clause.id.clone()), answer);
+                .insert((contract_id.clone(), clause.id.clone()), record.outcome);
         }
     }
     Ok((out, raws, calls))
