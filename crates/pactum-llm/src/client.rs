@@ -2,7 +2,6 @@
 //! endpoint, with its concurrency limit, request-rate limit, per-request
 //! timeout and retries of transient failures (issue #3 §2).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,11 +10,9 @@ use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, RETRY_AFTER};
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tokio::sync::Semaphore;
-use tokio::time::Instant;
 
 use crate::error::LlmError;
-use crate::limit::RateLimiter;
+use crate::limit::{AttemptError, EndpointLimits, GaveUp, Sent};
 
 /// Request-body keys the client sets itself; the same keys in
 /// [`Endpoint::params`] or [`ChatRequest::params`] are ignored (and left out
@@ -253,9 +250,7 @@ struct Inner {
     shown_url: String,
     http: reqwest::Client,
     key: Option<ApiKey>,
-    permits: Semaphore,
-    limiter: Option<RateLimiter>,
-    jitter: AtomicU64,
+    limits: EndpointLimits,
 }
 
 /// A client for one [`Endpoint`]. Cheap to clone: clones share the
@@ -273,34 +268,6 @@ impl std::fmt::Debug for ChatClient {
             .field("api_key_env", &self.inner.endpoint.api_key_env)
             .field("api_key", &self.inner.key.as_ref().map(|_| "[redacted]"))
             .finish()
-    }
-}
-
-/// One failed attempt, before it is known whether it will be retried.
-enum Failure {
-    Transport {
-        cause: String,
-        timed_out: bool,
-    },
-    Status {
-        status: u16,
-        body: String,
-        retry_after: Option<Duration>,
-    },
-    Malformed {
-        detail: String,
-    },
-}
-
-impl Failure {
-    fn transient(&self) -> bool {
-        match self {
-            Failure::Transport { .. } => true,
-            Failure::Status { status, .. } => {
-                matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504)
-            }
-            Failure::Malformed { .. } => false,
-        }
     }
 }
 
@@ -335,16 +302,14 @@ impl ChatClient {
         if ep.timeout.is_zero() {
             return Err(invalid("timeout", "must be longer than zero"));
         }
-        let limiter = match ep.requests_per_second {
-            None => None,
-            Some(r) if r.is_finite() && r > 0.0 => Some(RateLimiter::per_second(r)),
-            Some(r) => {
+        if let Some(r) = ep.requests_per_second {
+            if !(r.is_finite() && r > 0.0) {
                 return Err(invalid(
                     "requests_per_second",
                     &format!("must be a positive number, not {r}"),
-                ))
+                ));
             }
-        };
+        }
         let key = match &ep.api_key_env {
             None => None,
             Some(var) => Some(read_key(var, &shown_url)?),
@@ -373,14 +338,12 @@ impl ChatClient {
         let url = chat_url(&base);
         Ok(ChatClient {
             inner: Arc::new(Inner {
-                permits: Semaphore::new(ep.concurrency),
+                limits: EndpointLimits::new(ep.concurrency, ep.requests_per_second, ep.retry),
                 endpoint: ep,
                 url,
                 shown_url,
                 http,
                 key,
-                limiter,
-                jitter: AtomicU64::new(0),
             }),
         })
     }
@@ -427,126 +390,80 @@ impl ChatClient {
     /// retryable; [`LlmError::Malformed`] at once for a 2xx body that is not
     /// a chat completion.
     pub async fn chat(&self, req: &ChatRequest) -> Result<ChatResponse, LlmError> {
-        let inner = &self.inner;
         let body = self.request_body(req);
-        let policy = inner.endpoint.retry;
-        let mut attempts: u32 = 0;
-        loop {
-            attempts += 1;
-            let result = {
-                // The semaphore is never closed; if it were, go on unlimited
-                // rather than fail.
-                let _permit = inner.permits.acquire().await.ok();
-                if let Some(limiter) = &inner.limiter {
-                    limiter.wait().await;
-                }
-                let started = Instant::now();
-                self.attempt(&body)
-                    .await
-                    .map(|r| (r, started.elapsed().as_millis()))
-            };
-            let failure = match result {
-                Ok((mut resp, ms)) => {
-                    resp.latency_ms = u64::try_from(ms).unwrap_or(u64::MAX);
-                    resp.attempts = attempts;
-                    return Ok(resp);
-                }
-                Err(f) => f,
-            };
-            if !failure.transient() || attempts > policy.max_retries {
-                return Err(self.to_error(failure, attempts));
+        match self.inner.limits.send(|| self.attempt(&body)).await {
+            Ok(Sent {
+                value: mut resp,
+                attempts,
+                latency_ms,
+            }) => {
+                resp.latency_ms = latency_ms;
+                resp.attempts = attempts;
+                Ok(resp)
             }
-            let delay = match &failure {
-                Failure::Status {
-                    retry_after: Some(d),
-                    ..
-                } => (*d).min(policy.max_backoff),
-                _ => {
-                    let n = inner.jitter.fetch_add(1, Ordering::Relaxed);
-                    policy.backoff(attempts, unit_from(n))
-                }
-            };
-            tokio::time::sleep(delay).await;
+            Err(GaveUp { error, attempts }) => Err(self.to_error(error, attempts)),
         }
     }
 
-    async fn attempt(&self, body: &Value) -> Result<ChatResponse, Failure> {
+    async fn attempt(&self, body: &Value) -> Result<ChatResponse, AttemptError> {
         let inner = &self.inner;
-        let sent = inner.http.post(inner.url.clone()).json(body).send().await;
-        let mut resp = match sent {
-            Ok(r) => r,
-            Err(e) => {
-                return Err(Failure::Transport {
-                    timed_out: e.is_timeout(),
-                    cause: self.redact(error_chain(&e.without_url())),
-                })
-            }
-        };
-        let status = resp.status().as_u16();
-        let retry_after = resp
-            .headers()
-            .get(RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(parse_retry_after);
-        let mut bytes: Vec<u8> = Vec::new();
-        loop {
-            match resp.chunk().await {
-                Ok(Some(chunk)) => {
-                    if bytes.len() + chunk.len() > MAX_BODY_BYTES {
-                        return Err(Failure::Malformed {
-                            detail: format!("response body exceeds {MAX_BODY_BYTES} bytes"),
-                        });
-                    }
-                    bytes.extend_from_slice(&chunk);
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    return Err(Failure::Transport {
-                        timed_out: e.is_timeout(),
-                        cause: self.redact(format!(
-                            "reading the response: {}",
-                            error_chain(&e.without_url())
-                        )),
-                    })
-                }
-            }
-        }
-        if !(200..300).contains(&status) {
-            return Err(Failure::Status {
-                status,
-                body: self.excerpt(&String::from_utf8_lossy(&bytes)),
-                retry_after,
+        let answer = fetch(
+            inner.http.post(inner.url.clone()).json(body),
+            MAX_BODY_BYTES,
+        )
+        .await
+        .map_err(|e| match e {
+            FetchError::Send(e) => AttemptError::Transport {
+                timed_out: e.is_timeout(),
+                cause: self.redact(error_chain(&e.without_url())),
+            },
+            FetchError::TooLong => AttemptError::Malformed {
+                detail: format!("response body exceeds {MAX_BODY_BYTES} bytes"),
+            },
+            FetchError::Read(e) => AttemptError::Transport {
+                timed_out: e.is_timeout(),
+                cause: self.redact(format!(
+                    "reading the response: {}",
+                    error_chain(&e.without_url())
+                )),
+            },
+        })?;
+        if !(200..300).contains(&answer.status) {
+            return Err(AttemptError::Status {
+                status: answer.status,
+                body: self.excerpt(&String::from_utf8_lossy(&answer.body)),
+                retry_after: answer.retry_after,
             });
         }
-        match parse_completion(&bytes) {
+        match parse_completion(&answer.body) {
             Ok(mut r) => {
                 // A server that echoes the Authorization header must not
                 // carry the key into a trace.
                 r.content = r.content.map(|c| self.redact(c));
                 Ok(r)
             }
-            Err(detail) => Err(Failure::Malformed {
+            Err(detail) => Err(AttemptError::Malformed {
                 detail: self.redact(detail),
             }),
         }
     }
 
-    fn to_error(&self, failure: Failure, attempts: u32) -> LlmError {
+    fn to_error(&self, failure: AttemptError, attempts: u32) -> LlmError {
         let url = self.inner.shown_url.clone();
         match failure {
-            Failure::Transport { cause, timed_out } => LlmError::Transport {
+            AttemptError::Transport { cause, timed_out } => LlmError::Transport {
                 url,
                 attempts,
                 cause,
                 timed_out,
             },
-            Failure::Status { status, body, .. } => LlmError::Status {
+            AttemptError::Status { status, body, .. } => LlmError::Status {
                 url,
                 status,
                 attempts,
                 body,
             },
-            Failure::Malformed { detail } => LlmError::Malformed {
+            AttemptError::Malformed { detail } => LlmError::Malformed {
                 url,
                 attempts,
                 detail,
@@ -613,10 +530,10 @@ pub(crate) fn parse_base_url(s: &str) -> Result<Url, LlmError> {
     Ok(url)
 }
 
-/// The base URL as shown in messages and hashed into cache keys: scheme
-/// and host lower-cased, default port dropped (by the URL parser), no
-/// credentials, no query or fragment, no trailing slash.
-pub(crate) fn shown(url: &Url) -> String {
+/// A URL as shown in messages and hashed into cache keys: scheme and host
+/// lower-cased, default port dropped (by the URL parser), no credentials,
+/// no query or fragment, no trailing slash.
+pub fn shown(url: &Url) -> String {
     let mut u = url.clone();
     // Setting these cannot fail on an http(s) URL.
     let _ = u.set_username("");
@@ -634,7 +551,9 @@ fn chat_url(base: &Url) -> Url {
     u
 }
 
-fn is_loopback(url: &Url) -> bool {
+/// Whether `url` points at this machine (`localhost` or a loopback
+/// address): a proxy set in the environment must not capture it.
+pub fn is_loopback(url: &Url) -> bool {
     let Some(host) = url.host_str() else {
         return false;
     };
@@ -645,8 +564,9 @@ fn is_loopback(url: &Url) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// An error and its sources, joined with `: `.
-fn error_chain(e: &dyn std::error::Error) -> String {
+/// An error and its sources, joined with `: ` (a source whose text the
+/// chain already holds is skipped). Unbounded: bound it before showing it.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
     let mut cur = e.source();
     while let Some(s) = cur {
@@ -680,14 +600,58 @@ pub fn parse_retry_after(v: &str) -> Option<Duration> {
     )
 }
 
-/// A jitter draw in `[0, 1)` from a counter (SplitMix64): deterministic,
-/// and different for each retry a client schedules.
-fn unit_from(n: u64) -> f64 {
-    let mut z = n.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    (z >> 11) as f64 / (1u64 << 53) as f64
+/// An HTTP answer, its body read in full.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpAnswer {
+    /// The HTTP status.
+    pub status: u16,
+    /// The `Retry-After` header ([`parse_retry_after`]), when present and
+    /// readable.
+    pub retry_after: Option<Duration>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+/// Why [`fetch`] got no [`HttpAnswer`]. The caller words the message (and
+/// redacts what the error shows).
+#[derive(Debug)]
+pub enum FetchError {
+    /// The request was not answered (connection, timeout, TLS).
+    Send(reqwest::Error),
+    /// The body is longer than the bound; reading stopped there.
+    TooLong,
+    /// The connection failed while the body was read.
+    Read(reqwest::Error),
+}
+
+/// Sends `req` and reads the whole answer, at most `max_bytes` of body.
+///
+/// # Errors
+/// [`FetchError`]: the request failed, the body exceeds `max_bytes`, or
+/// reading it failed.
+pub async fn fetch(
+    req: reqwest::RequestBuilder,
+    max_bytes: usize,
+) -> Result<HttpAnswer, FetchError> {
+    let mut resp = req.send().await.map_err(FetchError::Send)?;
+    let status = resp.status().as_u16();
+    let retry_after = resp
+        .headers()
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_retry_after);
+    let mut body: Vec<u8> = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(FetchError::Read)? {
+        if body.len() + chunk.len() > max_bytes {
+            return Err(FetchError::TooLong);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(HttpAnswer {
+        status,
+        retry_after,
+        body,
+    })
 }
 
 #[derive(Deserialize)]
@@ -805,6 +769,7 @@ pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limit::unit_from;
 
     #[test]
     fn backoff_doubles_is_capped_and_jitter_is_bounded() {
@@ -829,14 +794,6 @@ mod tests {
     }
 
     #[test]
-    fn jitter_draws_are_spread_over_the_unit_interval() {
-        let draws: Vec<f64> = (0..1000).map(unit_from).collect();
-        assert!(draws.iter().all(|u| (0.0..1.0).contains(u)));
-        let low = draws.iter().filter(|u| **u < 0.5).count();
-        assert!((400..600).contains(&low), "{low}");
-    }
-
-    #[test]
     fn retry_after_seconds_and_dates() {
         assert_eq!(parse_retry_after("1"), Some(Duration::from_secs(1)));
         assert_eq!(parse_retry_after(" 120 "), Some(Duration::from_secs(120)));
@@ -853,21 +810,6 @@ mod tests {
             d > Duration::from_secs(27) && d <= Duration::from_secs(30),
             "{d:?}"
         );
-    }
-
-    #[test]
-    fn transient_statuses() {
-        let retried: Vec<u16> = (400..600)
-            .filter(|s| {
-                Failure::Status {
-                    status: *s,
-                    body: String::new(),
-                    retry_after: None,
-                }
-                .transient()
-            })
-            .collect();
-        assert_eq!(retried, vec![408, 409, 429, 500, 502, 503, 504]);
     }
 
     #[test]

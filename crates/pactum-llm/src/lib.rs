@@ -5,6 +5,7 @@
 //! | what | module |
 //! |---|---|
 //! | OpenAI-compatible chat client: timeout, concurrency and rate limits, retries of transient failures (issue #3 §2) | [`client`] |
+//! | the limits of one endpoint: rate limiter, concurrency, the retry loop (issue #3 §2), shared with pactum-target | [`limit`] |
 //! | cache keys of chat requests (issue #3 §5) | [`cache`] |
 //! | the judge: prompt, strict answer parsing, quote verification, retries (SPEC §3.4) | [`judge`] |
 //! | the transcript a judge reads, and where a quote occurs in a trace | [`transcript`] |
@@ -18,7 +19,7 @@ pub mod cache;
 pub mod client;
 mod error;
 pub mod judge;
-mod limit;
+pub mod limit;
 pub mod transcript;
 
 #[cfg(feature = "test-support")]
@@ -31,5 +32,6 @@ pub use judge::{
     judge_clause, judge_request, parse_judge_answer, AnswerText, JudgeRecord, JudgedClause,
     ParseError, RawAnswer, JUDGE_PROMPT_VERSION,
 };
+pub use limit::RateLimiter;
 /// What the judge's answer grades to: [`JudgeRecord::outcome`].
 pub use pactum_eval::JudgeAnswer;

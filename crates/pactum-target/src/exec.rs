@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use pactum_core::text::{one_line, strip_terminal_escapes};
 use pactum_core::trace::{ObservabilityLevel, Usage};
+use pactum_llm::RateLimiter;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -28,7 +29,7 @@ use tokio::time::Instant;
 
 use crate::config::TargetConfig;
 use crate::error::TargetError;
-use crate::limit::{self, Checked, RateLimiter};
+use crate::limit::{self, Checked};
 use crate::mapping;
 use crate::{finish_text, Conversation, Message, Reply, MAX_REPLY_BYTES};
 

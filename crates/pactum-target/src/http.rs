@@ -7,18 +7,18 @@ use std::time::Duration;
 
 use pactum_core::text::one_line;
 use pactum_core::trace::{Channel, ObservabilityLevel};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
+use pactum_llm::client::{error_chain, fetch, is_loopback, FetchError};
+use pactum_llm::limit::{AttemptError, EndpointLimits, GaveUp, Sent};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 use reqwest::{Method, Url};
 use serde_json::{json, Map, Value};
-use tokio::sync::Semaphore;
-use tokio::time::Instant;
 
 use crate::config::{ResponseMap, TargetConfig};
 use crate::error::TargetError;
-use crate::limit::{self, Checked, Jitter, RateLimiter};
+use crate::limit::{self, Checked};
 use crate::mapping::Mapping;
 use crate::template::{self, Secrets, Templates};
-use crate::{finish_text, is_loopback, shown_url, Conversation, Reply, MAX_REPLY_BYTES};
+use crate::{finish_text, shown_url, Conversation, Reply, MAX_REPLY_BYTES};
 
 /// The names the template context sets itself; a conversation variable of
 /// the same name is hidden by them.
@@ -60,9 +60,7 @@ pub struct HttpTarget {
     secrets: Secrets,
     direct: reqwest::Client,
     proxied: reqwest::Client,
-    permits: Semaphore,
-    limiter: Option<RateLimiter>,
-    jitter: Jitter,
+    gate: EndpointLimits,
 }
 
 impl std::fmt::Debug for HttpTarget {
@@ -84,22 +82,6 @@ impl std::fmt::Debug for HttpTarget {
             .field("secrets", &self.secrets)
             .finish_non_exhaustive()
     }
-}
-
-/// One failed attempt, before it is known whether it will be retried.
-enum Failure {
-    Transport {
-        cause: String,
-        timed_out: bool,
-    },
-    Status {
-        status: u16,
-        body: String,
-        retry_after: Option<Duration>,
-    },
-    Protocol {
-        detail: String,
-    },
 }
 
 impl HttpTarget {
@@ -191,9 +173,7 @@ impl HttpTarget {
             secrets,
             direct: build(true)?,
             proxied: build(false)?,
-            permits: Semaphore::new(limits.concurrency),
-            limiter: limits.requests_per_second.map(RateLimiter::per_second),
-            jitter: Jitter::default(),
+            gate: EndpointLimits::new(limits.concurrency, limits.requests_per_second, limits.retry),
             limits,
             name,
         })
@@ -282,18 +262,9 @@ impl HttpTarget {
         } else {
             &self.proxied
         };
-        let policy = self.limits.retry;
-        let mut attempts: u32 = 0;
-        loop {
-            attempts += 1;
-            let result = {
-                // The semaphore is never closed; if it were, go on unlimited
-                // rather than fail.
-                let _permit = self.permits.acquire().await.ok();
-                if let Some(l) = &self.limiter {
-                    l.wait().await;
-                }
-                let started = Instant::now();
+        let sent = self
+            .gate
+            .send(|| {
                 let mut req = client
                     .request(self.method.clone(), url.clone())
                     .headers(headers.clone());
@@ -301,86 +272,50 @@ impl HttpTarget {
                     req = req.body(b.clone());
                 }
                 self.attempt(req)
-                    .await
-                    .map(|v| (v, started.elapsed().as_millis()))
-            };
-            let failure = match result {
-                Ok((value, ms)) => {
-                    return self.finish(&value, attempts, u64::try_from(ms).unwrap_or(u64::MAX))
-                }
-                Err(f) => f,
-            };
-            let transient = match &failure {
-                Failure::Transport { .. } => true,
-                Failure::Status { status, .. } => limit::transient_status(*status),
-                Failure::Protocol { .. } => false,
-            };
-            if !transient || attempts > policy.max_retries {
-                return Err(self.error(failure, &shown, attempts));
-            }
-            let retry_after = match &failure {
-                Failure::Status { retry_after, .. } => *retry_after,
-                _ => None,
-            };
-            tokio::time::sleep(limit::retry_delay(
-                &policy,
-                attempts,
-                retry_after,
-                &self.jitter,
-            ))
+            })
             .await;
+        match sent {
+            Ok(Sent {
+                value,
+                attempts,
+                latency_ms,
+            }) => self.finish(&value, attempts, latency_ms),
+            Err(GaveUp { error, attempts }) => Err(self.error(error, &shown, attempts)),
         }
     }
 
     /// One request: its JSON answer, or why not.
-    async fn attempt(&self, req: reqwest::RequestBuilder) -> Result<Value, Failure> {
-        let mut resp = req.send().await.map_err(|e| Failure::Transport {
-            timed_out: e.is_timeout(),
-            cause: self.secrets.redact(&error_chain(&e.without_url())),
+    async fn attempt(&self, req: reqwest::RequestBuilder) -> Result<Value, AttemptError> {
+        let cause = |e: reqwest::Error| one_line(&error_chain(&e.without_url()), 300);
+        let answer = fetch(req, MAX_REPLY_BYTES).await.map_err(|e| match e {
+            FetchError::Send(e) => AttemptError::Transport {
+                timed_out: e.is_timeout(),
+                cause: self.secrets.redact(&cause(e)),
+            },
+            FetchError::TooLong => AttemptError::Malformed {
+                detail: format!("the answer exceeds {MAX_REPLY_BYTES} bytes"),
+            },
+            FetchError::Read(e) => AttemptError::Transport {
+                timed_out: e.is_timeout(),
+                cause: self
+                    .secrets
+                    .redact(&format!("reading the answer: {}", cause(e))),
+            },
         })?;
-        let status = resp.status().as_u16();
-        let retry_after = resp
-            .headers()
-            .get(RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(pactum_llm::client::parse_retry_after);
-        let mut bytes: Vec<u8> = Vec::new();
-        loop {
-            match resp.chunk().await {
-                Ok(Some(chunk)) => {
-                    if bytes.len() + chunk.len() > MAX_REPLY_BYTES {
-                        return Err(Failure::Protocol {
-                            detail: format!("the answer exceeds {MAX_REPLY_BYTES} bytes"),
-                        });
-                    }
-                    bytes.extend_from_slice(&chunk);
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    return Err(Failure::Transport {
-                        timed_out: e.is_timeout(),
-                        cause: self.secrets.redact(&format!(
-                            "reading the answer: {}",
-                            error_chain(&e.without_url())
-                        )),
-                    })
-                }
-            }
-        }
-        if !(200..300).contains(&status) {
-            return Err(Failure::Status {
-                status,
+        if !(200..300).contains(&answer.status) {
+            return Err(AttemptError::Status {
+                status: answer.status,
                 body: self
                     .secrets
-                    .redact(&one_line(&String::from_utf8_lossy(&bytes), 300)),
-                retry_after,
+                    .redact(&one_line(&String::from_utf8_lossy(&answer.body), 300)),
+                retry_after: answer.retry_after,
             });
         }
-        serde_json::from_slice(&bytes).map_err(|e| Failure::Protocol {
+        serde_json::from_slice(&answer.body).map_err(|e| AttemptError::Malformed {
             detail: format!(
                 "the answer is not JSON ({e}): `{}`",
                 self.secrets
-                    .redact(&one_line(&String::from_utf8_lossy(&bytes), 200))
+                    .redact(&one_line(&String::from_utf8_lossy(&answer.body), 200))
             ),
         })
     }
@@ -412,10 +347,10 @@ impl HttpTarget {
         Ok(reply)
     }
 
-    fn error(&self, failure: Failure, url: &str, attempts: u32) -> TargetError {
+    fn error(&self, failure: AttemptError, url: &str, attempts: u32) -> TargetError {
         let target = self.name.clone();
         match failure {
-            Failure::Transport {
+            AttemptError::Transport {
                 timed_out: true, ..
             } => TargetError::Timeout {
                 target,
@@ -423,20 +358,20 @@ impl HttpTarget {
                 attempts,
                 stderr: None,
             },
-            Failure::Transport { cause, .. } => TargetError::Transport {
+            AttemptError::Transport { cause, .. } => TargetError::Transport {
                 target,
                 url: url.to_string(),
                 attempts,
                 cause,
             },
-            Failure::Status { status, body, .. } => TargetError::Status {
+            AttemptError::Status { status, body, .. } => TargetError::Status {
                 target,
                 url: url.to_string(),
                 status,
                 attempts,
                 body,
             },
-            Failure::Protocol { detail } => TargetError::Protocol {
+            AttemptError::Malformed { detail } => TargetError::Protocol {
                 target,
                 detail,
                 attempts,
@@ -502,21 +437,6 @@ fn redact_userinfo(s: &str) -> String {
         Some(at) => format!("{scheme}://[redacted]@{}", &rest[at + 1..]),
         None => s.to_string(),
     }
-}
-
-/// An error and its sources, joined with `: `.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cur = e.source();
-    while let Some(s) = cur {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        cur = s.source();
-    }
-    one_line(&out, 300)
 }
 
 #[cfg(test)]

@@ -297,29 +297,9 @@ pub(crate) fn redact_reply(secrets: &template::Secrets, r: &mut Reply) {
 /// fragment, no trailing slash. Unparseable text is shown bounded.
 pub(crate) fn shown_url(s: &str) -> String {
     match reqwest::Url::parse(s.trim()) {
-        Ok(mut u) => {
-            // Clearing these cannot fail on an http(s) URL; on other
-            // schemes the URL is refused anyway.
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.set_query(None);
-            u.set_fragment(None);
-            u.as_str().trim_end_matches('/').to_string()
-        }
+        Ok(u) => pactum_llm::client::shown(&u),
         Err(_) => pactum_core::text::one_line(s, 120),
     }
-}
-
-/// Whether a URL points at this machine (a proxy must not capture it).
-pub(crate) fn is_loopback(url: &reqwest::Url) -> bool {
-    let Some(host) = url.host_str() else {
-        return false;
-    };
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || bare
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
