@@ -7,6 +7,7 @@
 use pactum_core::contract::{Clause, Contract, Severity, SourceNote, CONTRACT_SCHEMA_VERSION};
 use pactum_core::policy::Policy;
 use pactum_core::text::{one_line, truncate_chars};
+use pactum_llm::answer::{self, AnswerError};
 use pactum_llm::{ChatClient, ChatMessage, ChatRequest, LlmError};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -29,9 +30,6 @@ pub const CLAUSE_TEXT_MAX_CHARS: usize = 300;
 /// Longest rubric, note or objective kept from the model, in characters
 /// (longer ones are cut).
 pub const MODEL_TEXT_MAX_CHARS: usize = 1_000;
-
-/// Longest earlier answer repeated back when asking for a correction.
-const ECHO_MAX_CHARS: usize = 4_000;
 
 /// The `json_schema` name in `response_format`.
 const SCHEMA_NAME: &str = "pactum_interpretation";
@@ -170,21 +168,22 @@ struct WireClause {
     note: String,
 }
 
-/// Strips one Markdown code fence (```` ``` ```` or ```` ```json ````)
-/// around the whole answer; anything else is returned trimmed, unchanged.
-pub(crate) fn strip_code_fence(s: &str) -> &str {
-    let t = s.trim();
-    let Some(body) = t.strip_prefix("```").and_then(|r| r.strip_suffix("```")) else {
-        return t;
-    };
-    let Some((info, inner)) = body.split_once('\n') else {
-        return t;
-    };
-    let info = info.trim();
-    if (info.is_empty() || info.eq_ignore_ascii_case("json")) && !inner.contains("```") {
-        inner.trim()
-    } else {
-        t
+/// A pactum-llm answer error as this crate's.
+fn answer_error(e: AnswerError) -> InterpretError {
+    match e {
+        AnswerError::Empty => InterpretError::Empty {
+            what: "the interpreter's answer",
+        },
+        AnswerError::NotJson {
+            line,
+            column,
+            detail,
+        } => InterpretError::NotJson {
+            line,
+            column,
+            detail,
+        },
+        AnswerError::Schema { detail } => InterpretError::Schema { detail },
     }
 }
 
@@ -212,31 +211,8 @@ pub fn parse_interpretation(
     model: &str,
     policy: &Policy,
 ) -> Result<Interpretation, InterpretError> {
-    let body = strip_code_fence(content);
-    if body.is_empty() {
-        return Err(InterpretError::Empty {
-            what: "the interpreter's answer",
-        });
-    }
-    let wire: WireAnswer = serde_json::from_str(body).map_err(|e| {
-        let detail = one_line(&e.to_string(), 200);
-        match e.classify() {
-            serde_json::error::Category::Data => InterpretError::Schema { detail },
-            _ => InterpretError::NotJson {
-                line: e.line(),
-                column: e.column(),
-                detail,
-            },
-        }
-    })?;
-    let confidence = match wire.confidence.as_f64() {
-        Some(c) if (0.0..=100.0).contains(&c) => c.round() as u8,
-        _ => {
-            return Err(InterpretError::Schema {
-                detail: format!("confidence {} is outside 0–100", wire.confidence),
-            })
-        }
-    };
+    let wire: WireAnswer = answer::parse_json_object(content).map_err(answer_error)?;
+    let confidence = answer::confidence(&wire.confidence).map_err(answer_error)?;
     let digest = authored_digest(f);
     let mut extra = Vec::new();
     let mut used: Vec<String> = Vec::new();
@@ -331,18 +307,16 @@ pub fn parse_interpretation(
     ))
 }
 
-/// The follow-up request after a malformed answer: the original
-/// conversation, the bad answer (bounded), and what was wrong with it.
+/// The follow-up request after a malformed answer (see
+/// [`answer::correction_request`]).
 fn correction_request(base: &ChatRequest, bad: &str, why: &str) -> ChatRequest {
-    let mut req = base.clone();
-    req.messages
-        .push(ChatMessage::assistant(truncate_chars(bad, ECHO_MAX_CHARS)));
-    req.messages.push(ChatMessage::user(format!(
-        "Your previous answer could not be used: {why}. Answer again with exactly one JSON \
-         object with the fields required, prohibited, simulated_user_objective, adversarial, \
-         confidence and notes, and nothing else."
-    )));
-    req
+    answer::correction_request(
+        base,
+        bad,
+        why,
+        "the fields required, prohibited, simulated_user_objective, adversarial, confidence \
+         and notes",
+    )
 }
 
 /// Interprets `f` with the model behind `client` (SPEC §3.6).

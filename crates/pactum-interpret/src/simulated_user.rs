@@ -5,12 +5,12 @@
 
 use pactum_core::text::truncate_chars;
 use pactum_core::trace::{Role as InputRole, Trace};
+use pactum_llm::answer::strip_code_fence;
 use pactum_llm::{ChatClient, ChatMessage, ChatRequest};
 use serde::{Deserialize, Serialize};
 
 use crate::error::InterpretError;
 use crate::fence::fenced;
-use crate::model::strip_code_fence;
 
 /// The version of the simulated-user prompt and answer contract; part of
 /// the cache key of its answers.

@@ -11,6 +11,7 @@ use pactum_eval::JudgeAnswer;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use crate::answer::{self, AnswerError};
 use crate::cache::cache_key;
 use crate::client::{ChatClient, ChatMessage, ChatRequest};
 use crate::error::LlmError;
@@ -27,10 +28,6 @@ pub const MISSING_QUOTE_PENALTY: u8 = 25;
 
 /// Longest judge rationale kept, in characters.
 pub const RATIONALE_MAX_CHARS: usize = 2_000;
-
-/// Longest earlier answer repeated back to the judge when asking it to
-/// correct a malformed one, in characters.
-const ECHO_MAX_CHARS: usize = 4_000;
 
 /// The `json_schema` name in `response_format`.
 const SCHEMA_NAME: &str = "pactum_clause_verdict";
@@ -113,6 +110,24 @@ pub enum ParseError {
         /// What was wrong.
         detail: String,
     },
+}
+
+impl From<AnswerError> for ParseError {
+    fn from(e: AnswerError) -> Self {
+        match e {
+            AnswerError::Empty => ParseError::Empty,
+            AnswerError::NotJson {
+                line,
+                column,
+                detail,
+            } => ParseError::NotJson {
+                line,
+                column,
+                detail,
+            },
+            AnswerError::Schema { detail } => ParseError::Schema { detail },
+        }
+    }
 }
 
 /// The `response_format` every judge request carries: a strict JSON schema
@@ -283,24 +298,6 @@ enum WireVerdictKind {
     NotEvaluable,
 }
 
-/// Strips one Markdown code fence (```` ``` ```` or ```` ```json ````)
-/// around the whole answer; anything else is returned trimmed, unchanged.
-fn strip_fence(s: &str) -> &str {
-    let t = s.trim();
-    let Some(body) = t.strip_prefix("```").and_then(|r| r.strip_suffix("```")) else {
-        return t;
-    };
-    let Some((info, inner)) = body.split_once('\n') else {
-        return t;
-    };
-    let info = info.trim();
-    if (info.is_empty() || info.eq_ignore_ascii_case("json")) && !inner.contains("```") {
-        inner.trim()
-    } else {
-        t
-    }
-}
-
 /// Whether `verdict` on a clause of `kind` says the behaviour happened,
 /// and so must be backed by at least one verified quote.
 fn needs_evidence(kind: ClauseKind, verdict: Verdict) -> bool {
@@ -340,29 +337,8 @@ pub fn parse_judge_answer(
     trace: &Trace,
     confidence_threshold: u8,
 ) -> Result<JudgeAnswer, ParseError> {
-    let body = strip_fence(content);
-    if body.is_empty() {
-        return Err(ParseError::Empty);
-    }
-    let wire: WireVerdict = serde_json::from_str(body).map_err(|e| {
-        let detail = one_line(&e.to_string(), 200);
-        match e.classify() {
-            serde_json::error::Category::Data => ParseError::Schema { detail },
-            _ => ParseError::NotJson {
-                line: e.line(),
-                column: e.column(),
-                detail,
-            },
-        }
-    })?;
-    let confidence = match wire.confidence.as_f64() {
-        Some(c) if (0.0..=100.0).contains(&c) => c.round() as u8,
-        _ => {
-            return Err(ParseError::Schema {
-                detail: format!("confidence {} is outside 0–100", wire.confidence),
-            })
-        }
-    };
+    let wire: WireVerdict = answer::parse_json_object(content)?;
+    let confidence = answer::confidence(&wire.confidence)?;
     let rationale = truncate_chars(wire.rationale.trim(), RATIONALE_MAX_CHARS);
     if wire.clause_id != clause.id {
         return Ok(JudgeAnswer::Failed {
@@ -449,19 +425,14 @@ pub fn parse_judge_answer(
     })
 }
 
-/// The follow-up request after a malformed answer: the original
-/// conversation, the bad answer (bounded), and what was wrong with it.
+/// The follow-up request after a malformed answer (see
+/// [`answer::correction_request`]), naming the clause id to answer.
 fn correction_request(base: &ChatRequest, clause_id: &str, bad: &str, why: &str) -> ChatRequest {
-    let mut req = base.clone();
-    req.messages
-        .push(ChatMessage::assistant(truncate_chars(bad, ECHO_MAX_CHARS)));
-    req.messages.push(ChatMessage::user(format!(
-        "Your previous answer could not be used: {why}. Answer again with exactly one JSON \
-         object with the fields clause_id, verdict, evidence, confidence and rationale, with \
-         \"clause_id\": {}, and nothing else.",
+    let fields = format!(
+        "the fields clause_id, verdict, evidence, confidence and rationale, with \"clause_id\": {}",
         serde_json::to_string(clause_id).unwrap_or_default()
-    )));
-    req
+    );
+    answer::correction_request(base, bad, why, &fields)
 }
 
 /// Grades `clause` against `trace` with the judge behind `client`

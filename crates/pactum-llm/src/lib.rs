@@ -7,6 +7,7 @@
 //! | OpenAI-compatible chat client: timeout, concurrency and rate limits, retries of transient failures (issue #3 §2) | [`client`] |
 //! | the limits of one endpoint: rate limiter, concurrency, the retry loop (issue #3 §2), shared with pactum-target | [`limit`] |
 //! | cache keys of chat requests (issue #3 §5) | [`cache`] |
+//! | reading an answer that must be exactly one JSON object (judge, interpreter) | [`answer`] |
 //! | the judge: prompt, strict answer parsing, quote verification, retries (SPEC §3.4) | [`judge`] |
 //! | the transcript a judge reads, and where a quote occurs in a trace | [`transcript`] |
 //! | the scripted test server's Rust handle (feature `test-support`) | `testing` |
@@ -15,6 +16,7 @@
 //! `Authorization: Bearer …`, and never appear in an error, a `Debug`
 //! output or a cache key (SPEC §4).
 
+pub mod answer;
 pub mod cache;
 pub mod client;
 mod error;
