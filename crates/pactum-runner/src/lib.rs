@@ -149,7 +149,7 @@ impl Runner {
     pub fn new(suite: LoadedSuite) -> Result<Runner, RunError> {
         let mut targets: BTreeMap<String, Arc<Target>> = BTreeMap::new();
         for (name, spec) in &suite.suite.targets {
-            let t = Target::new(&target_config(spec)).map_err(|source| RunError::Target {
+            let t = Target::new(spec).map_err(|source| RunError::Target {
                 target: name.clone(),
                 source,
             })?;
@@ -613,68 +613,6 @@ fn unusable(why: &str) -> Resolved {
         objective: None,
         adversarial: false,
         interpretation: serde_json::Value::Null,
-    }
-}
-
-/// The target crate's configuration from a suite's target spec (the two
-/// crates do not depend on each other; the shapes are the same).
-fn target_config(spec: &pactum_suite::TargetSpec) -> pactum_target::TargetConfig {
-    use pactum_suite::TargetKind as S;
-    use pactum_target::TargetKind as T;
-    let l = &spec.limits;
-    pactum_target::TargetConfig {
-        name: spec.name.clone(),
-        observability: spec.observability,
-        limits: pactum_target::Limits {
-            timeout_ms: l.timeout_ms,
-            concurrency: l.concurrency,
-            requests_per_second: l.requests_per_second,
-            retries: pactum_target::Retries {
-                max: l.retries.max,
-                base_backoff_ms: l.retries.base_backoff_ms,
-                max_backoff_ms: l.retries.max_backoff_ms,
-            },
-        },
-        kind: match &spec.kind {
-            S::Openai {
-                base_url,
-                model,
-                api_key_env,
-                params,
-                tools,
-                system,
-            } => T::Openai {
-                base_url: base_url.clone(),
-                model: model.clone(),
-                api_key_env: api_key_env.clone(),
-                params: params.clone(),
-                tools: tools.clone(),
-                system: system.clone(),
-            },
-            S::Http {
-                method,
-                url,
-                headers,
-                body,
-                response,
-            } => T::Http {
-                method: method.clone(),
-                url: url.clone(),
-                headers: headers.clone(),
-                body: body.clone(),
-                response: pactum_target::ResponseMap {
-                    text: response.text.clone(),
-                    tool_calls: response.tool_calls.clone(),
-                    side_effects: response.side_effects.clone(),
-                    conversation_id: response.conversation_id.clone(),
-                },
-            },
-            S::Exec { command, cwd, env } => T::Exec {
-                command: command.clone(),
-                cwd: cwd.clone(),
-                env: env.clone(),
-            },
-        },
     }
 }
 

@@ -16,7 +16,7 @@
 //! | `load` | [`load_suite`], [`parse_suite`]: the checks and the model |
 //! | `raw` | the serde shape of the file |
 //! | `inline` | inline contracts checked by the contract loader, located in the suite file |
-//! | `template` | the template engine: [`render_template`], [`render_value`], [`http_context`] |
+//! | `template` | the template engine: [`render_template`], [`render_value`], [`http_context`], [`reads`] |
 //! | `names` | ids, variable, header and environment variable names; keys pasted as names |
 
 use std::collections::BTreeMap;
@@ -38,7 +38,8 @@ mod template;
 
 pub use load::{env_vars_needed, load_suite, parse_suite};
 pub use template::{
-    http_context, render_template, render_value, TurnContext, ENV_ROOT, RUNTIME_NAMES,
+    http_context, reads, render_template, render_template_with, render_value, render_value_with,
+    Reads, RenderError, TemplateContext, TurnContext, ENV_ROOT, RUNTIME_NAMES,
 };
 
 /// The suite file format version this build reads.

@@ -15,7 +15,7 @@ use std::time::Instant;
 use pactum_core::trace::ObservabilityLevel;
 use pactum_llm::testing::ScriptedServer;
 use pactum_target::{
-    Conversation, Limits, Message, ResponseMap, Retries, Role, Target, TargetConfig, TargetKind,
+    Conversation, Limits, Message, ResponseMap, Retries, Role, Target, TargetKind, TargetSpec,
 };
 use serde_json::{json, Map};
 
@@ -108,7 +108,7 @@ async fn main() -> std::io::Result<()> {
         n as f64 * 0.05 / j as f64
     );
 
-    let openai = Target::new(&TargetConfig {
+    let openai = Target::new(&TargetSpec {
         name: "openai".into(),
         observability: ObservabilityLevel::ResponseOnly,
         limits: limits(j),
@@ -124,7 +124,7 @@ async fn main() -> std::io::Result<()> {
     .map_err(std::io::Error::other)?;
     single_turns("openai", Arc::new(openai), n).await;
 
-    let http = Target::new(&TargetConfig {
+    let http = Target::new(&TargetSpec {
         name: "http".into(),
         observability: ObservabilityLevel::ResponseOnly,
         limits: limits(j),
@@ -148,7 +148,7 @@ async fn main() -> std::io::Result<()> {
     let exec_j = 8;
     let repo = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let exec = Arc::new(
-        Target::new(&TargetConfig {
+        Target::new(&TargetSpec {
             name: "exec".into(),
             observability: ObservabilityLevel::Full,
             limits: limits(exec_j),

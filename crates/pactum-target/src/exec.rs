@@ -19,6 +19,7 @@ use std::time::Duration;
 use pactum_core::text::{one_line, strip_terminal_escapes};
 use pactum_core::trace::{ObservabilityLevel, Usage};
 use pactum_llm::RateLimiter;
+use pactum_suite::TargetSpec;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -27,7 +28,6 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::config::TargetConfig;
 use crate::error::TargetError;
 use crate::limit::{self, Checked};
 use crate::mapping;
@@ -135,7 +135,7 @@ enum Broken {
 
 impl ExecTarget {
     pub(crate) fn new(
-        cfg: &TargetConfig,
+        cfg: &TargetSpec,
         command: &[String],
         cwd: &std::path::Path,
         env: &BTreeMap<String, String>,

@@ -9,27 +9,16 @@ use pactum_core::text::one_line;
 use pactum_core::trace::{Channel, ObservabilityLevel};
 use pactum_llm::client::{error_chain, fetch, is_loopback, FetchError};
 use pactum_llm::limit::{AttemptError, EndpointLimits, GaveUp, Sent};
+use pactum_suite::{http_context, ResponseMap, TargetSpec, TemplateContext, TurnContext};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 use reqwest::{Method, Url};
 use serde_json::{json, Map, Value};
 
-use crate::config::{ResponseMap, TargetConfig};
 use crate::error::TargetError;
 use crate::limit::{self, Checked};
 use crate::mapping::Mapping;
 use crate::template::{self, Secrets, Templates};
 use crate::{finish_text, shown_url, Conversation, Reply, MAX_REPLY_BYTES};
-
-/// The names the template context sets itself; a conversation variable of
-/// the same name is hidden by them.
-pub const RESERVED_CONTEXT: [&str; 6] = [
-    "conversation_id",
-    "pactum_conversation_id",
-    "turn",
-    "message",
-    "messages",
-    "env",
-];
 
 /// One header of the request template.
 #[derive(Debug)]
@@ -86,7 +75,7 @@ impl std::fmt::Debug for HttpTarget {
 
 impl HttpTarget {
     pub(crate) fn new(
-        cfg: &TargetConfig,
+        cfg: &TargetSpec,
         method: &str,
         url: &str,
         headers: &std::collections::BTreeMap<String, String>,
@@ -125,7 +114,7 @@ impl HttpTarget {
                 ));
             }
         }
-        let mut templates = Templates::new(&name);
+        let templates = Templates::new(&name);
         templates.add("url", url, false)?;
         if let Some(b) = body {
             templates.add_body("body", b)?;
@@ -187,53 +176,50 @@ impl HttpTarget {
         self.observability
     }
 
-    /// The template context of one turn (see `docs/targets.md`): the
-    /// conversation's variables at the top level, then the
-    /// [`RESERVED_CONTEXT`] names, which win over a variable of the same
-    /// name.
-    fn context(&self, conv: &Conversation, with_env: bool) -> Value {
-        let mut m = Map::new();
-        for (k, v) in &conv.vars {
-            if !RESERVED_CONTEXT.contains(&k.as_str()) {
-                m.insert(k.clone(), v.clone());
+    /// The template context of one turn (pactum-suite's [`http_context`],
+    /// see `docs/targets.md`): the conversation's variables at the top
+    /// level, then `message`, `messages`, `conversation_id` (the target's
+    /// own id, as its previous answer gave it: null on the first turn),
+    /// `pactum_conversation_id`, `turn` and `env` (`env` values for header
+    /// templates only), which win over a variable of the same name.
+    fn context(
+        conv: &Conversation,
+        messages: &[Value],
+        env: &std::collections::BTreeMap<String, String>,
+    ) -> TemplateContext {
+        let last = conv.last_user_message();
+        let mut ctx = http_context(
+            &conv.vars,
+            &TurnContext {
+                message: last.unwrap_or_default(),
+                messages,
+                conversation_id: conv.target_conversation_id.as_deref(),
+                pactum_conversation_id: &conv.id,
+                turn: conv.turn,
+                env,
+            },
+        );
+        if last.is_none() {
+            // No user message yet: `message` is undefined, not empty.
+            if let Value::Object(m) = &mut ctx {
+                m.remove("message");
             }
         }
-        // `conversation_id` is the target's own id, as its previous answer
-        // gave it (null on the first turn): what an API needs to continue a
-        // conversation. pactum's id is there for APIs that want the client
-        // to name the conversation.
-        m.insert(
-            "conversation_id".into(),
-            conv.target_conversation_id
-                .clone()
-                .map_or(Value::Null, Value::String),
-        );
-        m.insert(
-            "pactum_conversation_id".into(),
-            Value::String(conv.id.clone()),
-        );
-        m.insert("turn".into(), Value::from(conv.turn));
-        if let Some(last) = conv.last_user_message() {
-            m.insert("message".into(), Value::String(last.to_string()));
-        }
-        m.insert(
-            "messages".into(),
-            serde_json::to_value(&conv.messages).unwrap_or(Value::Array(Vec::new())),
-        );
-        if with_env {
-            m.insert("env".into(), self.secrets.context());
-        }
-        Value::Object(m)
+        template::context(&ctx)
     }
 
     pub(crate) async fn reply(&self, conv: &Conversation) -> Result<Reply, TargetError> {
-        let ctx = template::context(&self.context(conv, false));
+        let messages = match serde_json::to_value(&conv.messages) {
+            Ok(Value::Array(m)) => m,
+            _ => Vec::new(),
+        };
+        let ctx = Self::context(conv, &messages, &Default::default());
         let url_text = self.templates.render_text("url", &self.url, &ctx)?;
         let url = check_url(&self.name, &url_text)?;
         let shown = shown_url(url.as_str());
         let mut headers = HeaderMap::new();
         if !self.headers.is_empty() {
-            let hctx = template::context(&self.context(conv, true));
+            let hctx = Self::context(conv, &messages, self.secrets.values());
             for h in &self.headers {
                 let text = self.templates.render_text(&h.field, &h.source, &hctx)?;
                 let mut v = HeaderValue::from_str(&text).map_err(|_| TargetError::Config {

@@ -7,7 +7,7 @@
 //! | kind | module | speaks |
 //! |---|---|---|
 //! | `openai` | [`openai`] | OpenAI chat completions, through [`pactum_llm::ChatClient`] |
-//! | `http` | [`http`] | any JSON endpoint: request template (minijinja), response mapping (JSONPath) |
+//! | `http` | [`http`] | any JSON endpoint: request template (pactum-suite's engine), response mapping (JSONPath) |
 //! | `exec` | [`exec`] | a local command, `pactum-exec/1` newline-delimited JSON, one process per conversation |
 //!
 //! Every target has a timeout, a concurrency limit and a request-rate
@@ -23,7 +23,6 @@
 //! The protocols, the template context and the mapping rules are
 //! documented for users in `docs/targets.md`.
 
-pub mod config;
 mod error;
 pub mod exec;
 pub mod http;
@@ -36,11 +35,13 @@ use pactum_core::trace::{ObservabilityLevel, SideEffect, ToolCall, Turn, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub use config::{Limits, ResponseMap, Retries, TargetConfig, TargetKind};
 pub use error::TargetError;
 pub use exec::ExecTarget;
 pub use http::HttpTarget;
 pub use openai::OpenaiTarget;
+/// The target model targets are built from: a suite file's, as pactum-suite
+/// validates it.
+pub use pactum_suite::{Limits, ResponseMap, Retries, TargetKind, TargetSpec};
 
 /// The largest http answer body, or exec answer line, read, in bytes (4
 /// MiB); a larger one is a [`TargetError::Protocol`].
@@ -176,7 +177,7 @@ impl Target {
     /// header, template syntax, JSONPath, `cwd`, an observability level the
     /// target cannot honour: `full` for openai, or a level whose channels
     /// an http mapping does not read).
-    pub fn new(cfg: &TargetConfig) -> Result<Target, TargetError> {
+    pub fn new(cfg: &TargetSpec) -> Result<Target, TargetError> {
         match &cfg.kind {
             TargetKind::Openai {
                 base_url,

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use pactum_llm::RetryPolicy;
 
-use crate::config::Limits;
 use crate::error::TargetError;
+use pactum_suite::Limits;
 
 /// [`Limits`] after checking: durations, a non-zero concurrency, a usable
 /// rate.
@@ -59,7 +59,7 @@ pub(crate) fn check(target: &str, limits: &Limits) -> Result<Checked, TargetErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Retries;
+    use pactum_suite::Retries;
 
     fn limits() -> Limits {
         Limits {

@@ -17,8 +17,8 @@ use pactum_core::trace::{SideEffect, ToolCall};
 use serde_json::{Map, Value};
 use serde_json_path::JsonPath;
 
-use crate::config::ResponseMap;
 use crate::error::TargetError;
+use pactum_suite::ResponseMap;
 
 /// What a mapping read from one answer.
 #[derive(Debug, Clone, PartialEq, Default)]

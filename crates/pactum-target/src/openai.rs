@@ -9,9 +9,9 @@
 use pactum_core::trace::ObservabilityLevel;
 use pactum_llm::client::RESERVED_PARAMS;
 use pactum_llm::{ChatClient, ChatMessage, ChatRequest, Endpoint, LlmError};
+use pactum_suite::TargetSpec;
 use serde_json::{json, Map, Value};
 
-use crate::config::TargetConfig;
 use crate::error::TargetError;
 use crate::limit;
 use crate::{finish_text, shown_url, Conversation, Reply};
@@ -29,7 +29,7 @@ pub struct OpenaiTarget {
 
 impl OpenaiTarget {
     pub(crate) fn new(
-        cfg: &TargetConfig,
+        cfg: &TargetSpec,
         base_url: &str,
         model: &str,
         api_key_env: &Option<String>,

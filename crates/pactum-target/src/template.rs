@@ -1,7 +1,9 @@
-//! Request templates (minijinja, strict undefined behaviour) and the
-//! secrets read from the environment for them.
+//! Request templates, rendered with pactum-suite's template engine (the
+//! one the suite loader checks them with, so a template that passes the
+//! loader renders the same here), and the secrets read from the
+//! environment for them.
 //!
-//! Every template is compiled when the target is built, so a syntax error
+//! Every template is parsed when the target is built, so a syntax error
 //! is a configuration error before any request. Rendering with a variable
 //! the conversation does not define is an error, never an empty string.
 //! `env` is only ever bound to the variables a template names as
@@ -9,10 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use minijinja::syntax::SyntaxConfig;
-use minijinja::value::Serde;
-use minijinja::{AutoEscape, Environment, UndefinedBehavior};
-use serde_json::{Map, Value};
+use pactum_suite::{reads, render_template_with, render_value_with, TemplateContext, ENV_ROOT};
+use serde_json::Value;
 
 use crate::error::TargetError;
 
@@ -58,14 +58,9 @@ impl Secrets {
         Ok(Secrets { values })
     }
 
-    /// `{NAME: value}` for a template's `env`.
-    pub(crate) fn context(&self) -> Value {
-        Value::Object(
-            self.values
-                .iter()
-                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                .collect(),
-        )
+    /// `NAME → value`, for a header template's `env`.
+    pub(crate) fn values(&self) -> &BTreeMap<String, String> {
+        &self.values
     }
 
     /// `s` with every secret value replaced by `[redacted]`. Values shorter
@@ -105,9 +100,10 @@ impl Secrets {
     }
 }
 
-/// A minijinja environment holding a target's compiled templates.
+/// Checks and renders a target's templates; errors name the target and
+/// the template's field (`url`, `headers.Authorization`,
+/// `body.input.message`).
 pub(crate) struct Templates {
-    env: Environment<'static>,
     target: String,
 }
 
@@ -117,126 +113,52 @@ impl std::fmt::Debug for Templates {
     }
 }
 
-/// Whether `s` needs the template engine at all.
-fn is_template(s: &str) -> bool {
-    s.contains("{{") || s.contains("{%") || s.contains("{#")
-}
-
-/// The expression of a string that is exactly `{{ expr }}` (one expression,
-/// nothing around it), else `None`.
-pub(crate) fn sole_expression(s: &str) -> Option<&str> {
-    let inner = s.strip_prefix("{{")?.strip_suffix("}}")?;
-    // Whitespace control (`{{- x -}}`) changes nothing around a sole
-    // expression.
-    let inner = inner.strip_prefix('-').unwrap_or(inner);
-    let inner = inner.strip_suffix('-').unwrap_or(inner);
-    let blocks = ["{{", "}}", "{%", "%}", "{#", "#}"];
-    if blocks.iter().any(|b| inner.contains(b)) || inner.trim().is_empty() {
-        return None;
-    }
-    Some(inner.trim())
-}
-
-/// Work one render may do, in minijinja fuel (about one unit per
-/// instruction, or per 64 bytes allocated): a runaway loop stops with an
-/// error instead of hanging a run, while conversations of several MB
-/// render well within it.
-pub(crate) const FUEL: u64 = 1_000_000;
-
 impl Templates {
-    /// An empty environment with strict undefined behaviour.
+    /// The templates of target `target`.
     pub(crate) fn new(target: &str) -> Self {
-        let mut env = Environment::new();
-        env.set_undefined_behavior(UndefinedBehavior::Strict);
-        env.set_fuel(Some(FUEL));
-        // Templates are named by their field (`body.page.html`): escaping
-        // chosen by that "extension" would alter what the user wrote.
-        env.set_auto_escape_callback(|_| AutoEscape::None);
-        // A value that ends with a newline keeps it. Building a config with
-        // the default delimiters cannot fail; if it did, the default syntax
-        // (which drops one trailing newline) would stay.
-        if let Ok(syntax) = SyntaxConfig::builder().keep_trailing_newline(true).build() {
-            env.set_syntax(syntax);
-        }
         Templates {
-            env,
             target: target.to_string(),
         }
     }
 
-    fn config_error(&self, field: &str, reason: String) -> TargetError {
+    fn config_error(&self, field: &str, reason: &str) -> TargetError {
         TargetError::Config {
             target: self.target.clone(),
             field: field.to_string(),
-            reason,
+            reason: pactum_core::text::one_line(reason, 300),
         }
     }
 
-    /// Compiles `source` under the name `field` (when it is a template at
-    /// all) and returns the environment variables it names as `env.NAME`.
+    /// Checks `source`, the template of `field`, and returns the
+    /// environment variables it names as `env.NAME`.
     ///
     /// # Errors
     /// [`TargetError::Config`] naming `field` for a syntax error, or for a
     /// use of `env` other than `env.NAME`, or any use of `env` when
     /// `env_allowed` is false.
     pub(crate) fn add(
-        &mut self,
+        &self,
         field: &str,
         source: &str,
         env_allowed: bool,
     ) -> Result<Vec<String>, TargetError> {
-        if !is_template(source) {
+        let r = reads(source).map_err(|e| self.config_error(field, &e))?;
+        if !r.roots.contains(ENV_ROOT) {
             return Ok(Vec::new());
         }
-        let vars = match sole_expression(source) {
-            Some(expr) => self
-                .env
-                .compile_expression(expr)
-                .map_err(|e| self.config_error(field, template_error(&e)))?
-                .undeclared_variables(true),
-            None => {
-                self.env
-                    .add_template_owned(field.to_string(), source.to_string())
-                    .map_err(|e| self.config_error(field, template_error(&e)))?;
-                self.env
-                    .get_template(field)
-                    .map_err(|e| self.config_error(field, template_error(&e)))?
-                    .undeclared_variables(true)
-            }
-        };
-        let mut names: Vec<String> = Vec::new();
-        for v in vars {
-            let Some(rest) = v.strip_prefix("env") else {
-                continue;
-            };
-            if !(rest.is_empty() || rest.starts_with('.')) {
-                continue; // `environment`, `envelope`…: not `env`.
-            }
-            if !env_allowed {
-                return Err(self.config_error(
-                    field,
-                    "`env` is available in headers only: secrets never go into a URL or a body"
-                        .into(),
-                ));
-            }
-            match rest.strip_prefix('.') {
-                Some(name) if !name.is_empty() && !name.contains('.') => {
-                    names.push(name.to_string())
-                }
-                _ => {
-                    return Err(
-                        self.config_error(field, "read environment variables as `env.NAME`".into())
-                    )
-                }
-            }
+        if !env_allowed {
+            return Err(self.config_error(
+                field,
+                "`env` is available in headers only: secrets never go into a URL or a body",
+            ));
         }
-        names.sort();
-        names.dedup();
-        Ok(names)
+        if r.env_whole || r.env_nested {
+            return Err(self.config_error(field, "read environment variables as `env.NAME`"));
+        }
+        Ok(r.env.into_iter().collect())
     }
 
-    /// Renders the template compiled under `field` (or `source` itself when
-    /// it has no template syntax) into text.
+    /// Renders `source`, the template of `field`, into text.
     ///
     /// # Errors
     /// [`TargetError::Config`] naming `field`, e.g. for an undefined value.
@@ -244,63 +166,17 @@ impl Templates {
         &self,
         field: &str,
         source: &str,
-        ctx: &minijinja::Value,
+        ctx: &TemplateContext,
     ) -> Result<String, TargetError> {
-        if !is_template(source) {
-            return Ok(source.to_string());
-        }
-        if let Some(expr) = sole_expression(source) {
-            let v = self.eval(field, expr, ctx)?;
-            return Ok(v.to_string());
-        }
-        self.env
-            .get_template(field)
-            .and_then(|t| t.render(ctx))
-            .map_err(|e| self.config_error(field, template_error(&e)))
+        render_template_with(source, ctx).map_err(|e| self.config_error(field, &e))
     }
 
-    /// Evaluates one expression; an undefined result is an error.
-    fn eval(
-        &self,
-        field: &str,
-        expr: &str,
-        ctx: &minijinja::Value,
-    ) -> Result<minijinja::Value, TargetError> {
-        let v = self
-            .env
-            .compile_expression(expr)
-            .and_then(|e| e.eval(ctx))
-            .map_err(|e| self.config_error(field, template_error(&e)))?;
-        if v.is_undefined() {
-            return Err(self.config_error(field, format!("`{expr}` is undefined")));
-        }
-        Ok(v)
-    }
-
-    /// Renders one JSON string of a body: a string that is exactly
-    /// `{{ expr }}` becomes the JSON value of `expr`; any other template
-    /// becomes the rendered text.
-    fn render_json_string(
-        &self,
-        field: &str,
-        source: &str,
-        ctx: &minijinja::Value,
-    ) -> Result<Value, TargetError> {
-        if let Some(expr) = sole_expression(source) {
-            let v = self.eval(field, expr, ctx)?;
-            return serde_json::to_value(&v).map_err(|e| {
-                self.config_error(field, format!("`{expr}` is not a JSON value: {e}"))
-            });
-        }
-        self.render_text(field, source, ctx).map(Value::String)
-    }
-
-    /// Compiles every string of a body template, naming each by its path
+    /// Checks every string of a body template, naming each by its path
     /// (`body.input.message`, `body.items[0]`). Object keys are literal.
     ///
     /// # Errors
     /// As [`Self::add`]; `env` is never allowed in a body.
-    pub(crate) fn add_body(&mut self, field: &str, body: &Value) -> Result<(), TargetError> {
+    pub(crate) fn add_body(&self, field: &str, body: &Value) -> Result<(), TargetError> {
         match body {
             Value::String(s) => self.add(field, s, false).map(|_| ()),
             Value::Array(items) => items
@@ -314,7 +190,9 @@ impl Templates {
         }
     }
 
-    /// Renders a body template compiled by [`Self::add_body`].
+    /// Renders a body template: a string that is exactly `{{ expr }}`
+    /// becomes the JSON value of `expr`; any other template becomes the
+    /// rendered text (pactum-suite's `render_value`).
     ///
     /// # Errors
     /// [`TargetError::Config`] naming the path of the string that failed.
@@ -322,47 +200,16 @@ impl Templates {
         &self,
         field: &str,
         body: &Value,
-        ctx: &minijinja::Value,
+        ctx: &TemplateContext,
     ) -> Result<Value, TargetError> {
-        Ok(match body {
-            Value::String(s) => self.render_json_string(field, s, ctx)?,
-            Value::Array(items) => Value::Array(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| self.render_body(&format!("{field}[{i}]"), v, ctx))
-                    .collect::<Result<_, _>>()?,
-            ),
-            Value::Object(map) => {
-                let mut out = Map::with_capacity(map.len());
-                for (k, v) in map {
-                    out.insert(
-                        k.clone(),
-                        self.render_body(&format!("{field}.{k}"), v, ctx)?,
-                    );
-                }
-                Value::Object(out)
-            }
-            other => other.clone(),
-        })
+        render_value_with(body, ctx)
+            .map_err(|e| self.config_error(&format!("{field}{}", e.path), &e.message))
     }
 }
 
 /// A JSON context as a template context.
-pub(crate) fn context(json: &Value) -> minijinja::Value {
-    minijinja::Value::from(Serde(json))
-}
-
-/// A minijinja error as a single-line fragment.
-fn template_error(e: &minijinja::Error) -> String {
-    let mut out = e.to_string();
-    let mut cur = std::error::Error::source(e);
-    while let Some(s) = cur {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        cur = s.source();
-    }
-    pactum_core::text::one_line(&out, 300)
+pub(crate) fn context(json: &Value) -> TemplateContext {
+    TemplateContext::new(json)
 }
 
 #[cfg(test)]
@@ -371,7 +218,7 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::json;
 
-    fn ctx() -> minijinja::Value {
+    fn ctx() -> TemplateContext {
         context(&json!({
             "pactum_conversation_id": "t1#0",
             "turn": 2,
@@ -381,18 +228,6 @@ mod tests {
             "customer": "C-1",
             "conversation_id": null,
         }))
-    }
-
-    #[test]
-    fn sole_expressions_are_recognised_exactly() {
-        assert_eq!(sole_expression("{{ messages }}"), Some("messages"));
-        assert_eq!(sole_expression("{{messages}}"), Some("messages"));
-        assert_eq!(sole_expression(" {{ messages }}"), None);
-        assert_eq!(sole_expression("{{ a }} and {{ b }}"), None);
-        assert_eq!(sole_expression("{{ }}"), None);
-        assert_eq!(sole_expression("{{- turn -}}"), Some("turn"));
-        assert_eq!(sole_expression("{{ a }}{% if b %}{{ c }}"), None);
-        assert_eq!(sole_expression("messages"), None);
     }
 
     #[test]
@@ -407,7 +242,7 @@ mod tests {
             "number": 7,
             "nested": ["{{ vars.n + 1 }}", {"who": "{{ customer }}"}],
         });
-        let mut t = Templates::new("t");
+        let t = Templates::new("t");
         t.add_body("body", &body).expect("compiles");
         let out = t.render_body("body", &body, &ctx()).expect("renders");
         assert_eq!(
@@ -439,7 +274,7 @@ mod tests {
             "data.json": "\"{{ message }}\"",
             "line": "{{ message }}\n",
         });
-        let mut t = Templates::new("t");
+        let t = Templates::new("t");
         t.add_body("body", &body).expect("compiles");
         let ctx = context(&json!({"message": "a <b> & \"c\""}));
         let out = t.render_body("body", &body, &ctx).expect("renders");
@@ -456,7 +291,7 @@ mod tests {
     #[test]
     fn runaway_templates_stop() {
         let body = json!({"a": "{% for a in range(10000) %}{% for b in range(10000) %}x{% endfor %}{% endfor %}"});
-        let mut t = Templates::new("t");
+        let t = Templates::new("t");
         t.add_body("body", &body).expect("compiles");
         match t.render_body("body", &body, &ctx()) {
             Err(TargetError::Config { field, reason, .. }) => {
@@ -476,7 +311,7 @@ mod tests {
             ("{{ nothing.deeper }}", "body.a"),
         ] {
             let body = json!({"a": source});
-            let mut t = Templates::new("t");
+            let t = Templates::new("t");
             t.add_body("body", &body).expect("compiles");
             match t.render_body("body", &body, &ctx()) {
                 Err(TargetError::Config {
@@ -492,7 +327,7 @@ mod tests {
 
     #[test]
     fn syntax_errors_and_env_misuse_are_config_errors() {
-        let mut t = Templates::new("t");
+        let t = Templates::new("t");
         let bad = [
             ("url", "http://x/{{ turn", true, "syntax"),
             ("body.a", "{{ env.TOKEN }}", false, "headers only"),
@@ -572,7 +407,7 @@ mod tests {
         #[test]
         fn a_sole_expression_round_trips_any_json_value(x in json_value()) {
             let body = json!({"x": "{{ vars.x }}", "list": ["{{ vars.x }}"]});
-            let mut t = Templates::new("t");
+            let t = Templates::new("t");
             t.add_body("body", &body).expect("compiles");
             let ctx = context(&json!({"vars": {"x": x.clone()}}));
             let out = t.render_body("body", &body, &ctx).expect("renders");
@@ -584,7 +419,7 @@ mod tests {
         #[test]
         fn plain_strings_are_kept(s in "[^{]{0,40}") {
             let body = json!({"s": s.clone()});
-            let mut t = Templates::new("t");
+            let t = Templates::new("t");
             t.add_body("body", &body).expect("compiles");
             let out = t.render_body("body", &body, &context(&json!({}))).expect("renders");
             prop_assert_eq!(&out["s"], &Value::String(s));

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use pactum_core::trace::ObservabilityLevel;
 use pactum_llm::testing::ScriptedServer;
 use pactum_target::{
-    Conversation, Limits, Message, Reply, ResponseMap, Retries, Role, Target, TargetConfig,
-    TargetError, TargetKind,
+    Conversation, Limits, Message, Reply, ResponseMap, Retries, Role, Target, TargetError,
+    TargetKind, TargetSpec,
 };
 use serde_json::{json, Map, Value};
 
@@ -38,8 +38,8 @@ fn limits(timeout_ms: u64, concurrency: usize, retries: u32) -> Limits {
     }
 }
 
-fn openai_cfg(base_url: &str) -> TargetConfig {
-    TargetConfig {
+fn openai_cfg(base_url: &str) -> TargetSpec {
+    TargetSpec {
         name: "bank-bot".into(),
         observability: ObservabilityLevel::ToolCalls,
         limits: limits(5000, 4, 3),
@@ -63,8 +63,8 @@ fn http_response() -> ResponseMap {
     }
 }
 
-fn http_cfg(url: &str, body: Value) -> TargetConfig {
-    TargetConfig {
+fn http_cfg(url: &str, body: Value) -> TargetSpec {
+    TargetSpec {
         name: "support-api".into(),
         observability: ObservabilityLevel::Full,
         limits: limits(5000, 4, 3),
@@ -86,10 +86,10 @@ fn python() -> String {
     std::env::var("PACTUM_PYTHON").unwrap_or_else(|_| "python3".into())
 }
 
-fn exec_cfg(args: &[&str]) -> TargetConfig {
+fn exec_cfg(args: &[&str]) -> TargetSpec {
     let mut command = vec![python()];
     command.extend(args.iter().map(|a| a.to_string()));
-    TargetConfig {
+    TargetSpec {
         name: "local-agent".into(),
         observability: ObservabilityLevel::Full,
         limits: limits(5000, 4, 0),
@@ -101,13 +101,13 @@ fn exec_cfg(args: &[&str]) -> TargetConfig {
     }
 }
 
-fn echo_cfg() -> TargetConfig {
+fn echo_cfg() -> TargetSpec {
     exec_cfg(&["examples/targets/echo_agent.py"])
 }
 
 /// The misbehaving agent in `mode`, with a timeout long enough that a
 /// Python start on a loaded machine never reads as a hang.
-fn misbehaving(mode: &str) -> TargetConfig {
+fn misbehaving(mode: &str) -> TargetSpec {
     let mut cfg = exec_cfg(&[
         "crates/pactum-target/tests/fixtures/misbehaving_agent.py",
         mode,
@@ -140,7 +140,7 @@ fn conv(id: &str, turn: u32, messages: Vec<Message>) -> Conversation {
     }
 }
 
-fn target(cfg: &TargetConfig) -> Target {
+fn target(cfg: &TargetSpec) -> Target {
     Target::new(cfg).expect("target builds")
 }
 
@@ -754,7 +754,7 @@ impl Drop for HttpAgent {
 #[tokio::test]
 async fn http_example_agent_keeps_its_own_conversation() {
     let agent = HttpAgent::start();
-    let cfg = TargetConfig {
+    let cfg = TargetSpec {
         name: "example".into(),
         observability: ObservabilityLevel::ToolCalls,
         limits: limits(5000, 4, 2),
@@ -1167,19 +1167,19 @@ async fn error_messages_read_well() {
 
 // ---- identity ----------------------------------------------------------------
 
-type Change = (&'static str, fn(&mut TargetConfig));
+type Change = (&'static str, fn(&mut TargetSpec));
 
-fn kind(cfg: &mut TargetConfig) -> &mut TargetKind {
+fn kind(cfg: &mut TargetSpec) -> &mut TargetKind {
     &mut cfg.kind
 }
 
-fn identity(cfg: &TargetConfig) -> Value {
+fn identity(cfg: &TargetSpec) -> Value {
     target(cfg).identity()
 }
 
 /// Asserts that each change changes the identity, and each neutral change
 /// does not; returns the base identity.
-fn check_identity(base: &TargetConfig, changes: &[Change], neutral: &[Change]) -> Value {
+fn check_identity(base: &TargetSpec, changes: &[Change], neutral: &[Change]) -> Value {
     let id = identity(base);
     let mut seen = vec![id.clone()];
     for (what, change) in changes {

@@ -541,11 +541,7 @@ impl Loader<'_> {
             Err(e) => {
                 self.syntax_error(&pointer, &e);
                 ok = false;
-                Reads {
-                    roots: BTreeSet::new(),
-                    env: BTreeSet::new(),
-                    env_whole: false,
-                }
+                Reads::default()
             }
         };
         if r.roots.contains(ENV_ROOT) {

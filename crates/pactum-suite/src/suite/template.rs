@@ -1,17 +1,18 @@
 //! The one template engine of pactum (minijinja, Jinja2 syntax) and the
 //! context its templates read. Suite files use it for prompts, scripted
 //! turns and http target requests; the loader checks every template with it
-//! and the http target renders with it, so both agree on what a template
-//! means.
+//! and the http target (pactum-target) renders with it, so both agree on
+//! what a template means.
 //!
 //! Undefined values are errors (strict mode): a template never renders a
-//! missing variable as empty text. Rendering is bounded (minijinja's fuel),
-//! so a runaway loop is an error, not a hang.
+//! missing variable as empty text. Text is never escaped, whatever a field
+//! is called. Rendering is bounded (minijinja's fuel), so a runaway loop is
+//! an error, not a hang.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
-use minijinja::{Environment, UndefinedBehavior};
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use serde_json::{Map, Value};
 
 /// The names an http target's templates can read at run time besides the
@@ -30,13 +31,18 @@ pub const RUNTIME_NAMES: [&str; 5] = [
 pub const ENV_ROOT: &str = "env";
 
 /// Work one render may do, in minijinja fuel units (about one per
-/// instruction, or 64 bytes allocated).
-const FUEL: u64 = 200_000;
+/// instruction, or per 64 bytes of data processed): a runaway loop stops
+/// with an error instead of hanging a run, while an http body carrying a
+/// conversation of several MB renders well within it. The loader's checks
+/// and the run-time renders have the same budget.
+const FUEL: u64 = 1_000_000;
 
 static ENV: LazyLock<Environment<'static>> = LazyLock::new(|| {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_fuel(Some(FUEL));
+    // Escaping chosen by a template's name would alter what the user wrote.
+    env.set_auto_escape_callback(|_| AutoEscape::None);
     // Prompts written as YAML block scalars end with a newline; keep it.
     if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
         .keep_trailing_newline(true)
@@ -95,6 +101,37 @@ pub fn http_context(vars: &Map<String, Value>, turn: &TurnContext<'_>) -> Value 
     Value::Object(ctx)
 }
 
+/// A template context (a JSON mapping whose keys are the names templates
+/// read) converted for the engine once, to render several templates with
+/// it: an http target renders its URL and every string of its body with
+/// one.
+#[derive(Debug, Clone)]
+pub struct TemplateContext(minijinja::Value);
+
+impl TemplateContext {
+    /// Converts `ctx` (usually an [`http_context`]).
+    pub fn new(ctx: &Value) -> Self {
+        TemplateContext(minijinja::Value::from(minijinja::value::Serde(ctx)))
+    }
+}
+
+/// Why [`render_value_with`] failed: the string that failed and what went
+/// wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderError {
+    /// Where the string is below the rendered value: `.input.message`,
+    /// `[0]`, `.items[2].text`; empty for the value itself.
+    pub path: String,
+    /// What went wrong, as [`render_template`] words it.
+    pub message: String,
+}
+
+/// Whether `s` has template syntax at all; text without it renders as
+/// itself.
+pub(crate) fn is_template(s: &str) -> bool {
+    s.contains("{{") || s.contains("{%") || s.contains("{#")
+}
+
 /// Renders one template (Jinja2 syntax) with `ctx` (a JSON mapping whose
 /// keys are the names the template reads). Strict: a name or attribute
 /// that is not in `ctx` is an error.
@@ -104,11 +141,21 @@ pub fn http_context(vars: &Map<String, Value>, turn: &TurnContext<'_>) -> Value 
 /// misused, or a render that ran out of fuel; with the template's line when
 /// it has several.
 pub fn render_template(template: &str, ctx: &Value) -> Result<String, String> {
+    render_template_with(template, &TemplateContext::new(ctx))
+}
+
+/// [`render_template`] with a context converted once.
+///
+/// # Errors
+/// As [`render_template`].
+pub fn render_template_with(template: &str, ctx: &TemplateContext) -> Result<String, String> {
+    if !is_template(template) {
+        return Ok(template.to_string());
+    }
     let t = ENV
         .template_from_str(template)
         .map_err(|e| describe(&e, template))?;
-    t.render(minijinja::value::Serde(ctx))
-        .map_err(|e| describe(&e, template))
+    t.render(&ctx.0).map_err(|e| describe(&e, template))
 }
 
 /// Renders every string in a JSON value (an http body) with `ctx`: a string
@@ -120,27 +167,53 @@ pub fn render_template(template: &str, ctx: &Value) -> Result<String, String> {
 /// # Errors
 /// As [`render_template`], for the first string that fails.
 pub fn render_value(value: &Value, ctx: &Value) -> Result<Value, String> {
+    render_value_with(value, &TemplateContext::new(ctx)).map_err(|e| e.message)
+}
+
+/// [`render_value`] with a context converted once, naming the string that
+/// failed.
+///
+/// # Errors
+/// [`RenderError`] for the first string that fails.
+pub fn render_value_with(value: &Value, ctx: &TemplateContext) -> Result<Value, RenderError> {
+    let at = |step: String| {
+        move |e: RenderError| RenderError {
+            path: format!("{step}{}", e.path),
+            message: e.message,
+        }
+    };
     Ok(match value {
         Value::String(s) => match sole_expression(s) {
-            Some(expr) => eval_expression(expr, ctx, s)?,
-            None => Value::String(render_template(s, ctx)?),
-        },
+            Some(expr) => eval_expression(expr, ctx, s),
+            None => render_template_with(s, ctx).map(Value::String),
+        }
+        .map_err(|message| RenderError {
+            path: String::new(),
+            message,
+        })?,
         Value::Array(items) => Value::Array(
             items
                 .iter()
-                .map(|v| render_value(v, ctx))
+                .enumerate()
+                .map(|(i, v)| render_value_with(v, ctx).map_err(at(format!("[{i}]"))))
                 .collect::<Result<_, _>>()?,
         ),
         Value::Object(map) => Value::Object(
             map.iter()
-                .map(|(k, v)| Ok((k.clone(), render_value(v, ctx)?)))
-                .collect::<Result<_, String>>()?,
+                .map(|(k, v)| {
+                    Ok((
+                        k.clone(),
+                        render_value_with(v, ctx).map_err(at(format!(".{k}")))?,
+                    ))
+                })
+                .collect::<Result<_, RenderError>>()?,
         ),
         other => other.clone(),
     })
 }
 
-/// The inside of a string that is exactly one `{{ expression }}`.
+/// The inside of a string that is exactly one `{{ expression }}` (one
+/// expression, nothing around it; whitespace control allowed).
 pub(crate) fn sole_expression(s: &str) -> Option<&str> {
     let inner = s.strip_prefix("{{")?.strip_suffix("}}")?;
     let inner = inner.strip_prefix('-').unwrap_or(inner);
@@ -149,13 +222,11 @@ pub(crate) fn sole_expression(s: &str) -> Option<&str> {
     (!blocks.iter().any(|b| inner.contains(b)) && !inner.trim().is_empty()).then_some(inner)
 }
 
-fn eval_expression(expr: &str, ctx: &Value, whole: &str) -> Result<Value, String> {
+fn eval_expression(expr: &str, ctx: &TemplateContext, whole: &str) -> Result<Value, String> {
     let e = ENV
         .compile_expression(expr)
         .map_err(|e| describe(&e, whole))?;
-    let v = e
-        .eval(minijinja::value::Serde(ctx))
-        .map_err(|e| describe(&e, whole))?;
+    let v = e.eval(&ctx.0).map_err(|e| describe(&e, whole))?;
     if v.is_undefined() {
         return Err("undefined value".to_string());
     }
@@ -163,31 +234,31 @@ fn eval_expression(expr: &str, ctx: &Value, whole: &str) -> Result<Value, String
 }
 
 /// What a template reads: its syntax checked, and the names it uses.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Reads {
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reads {
     /// Root names read (`order` for `{{ order.id }}`), engine globals
     /// (`range`, `dict`, …) left out.
-    pub(crate) roots: BTreeSet<String>,
+    pub roots: BTreeSet<String>,
     /// The `NAME`s of `env.NAME`.
-    pub(crate) env: BTreeSet<String>,
-    /// Whether `env` is read other than as `env.NAME`.
-    pub(crate) env_whole: bool,
+    pub env: BTreeSet<String>,
+    /// Whether `env` itself is read (`{{ env }}`, `{{ env['NAME'] }}`), not
+    /// one `env.NAME`.
+    pub env_whole: bool,
+    /// Whether something below an `env.NAME` is read (`env.NAME.more`): an
+    /// attribute of a variable's text, which is always undefined.
+    pub env_nested: bool,
 }
 
 /// Parses a template and lists the names it reads.
 ///
 /// # Errors
 /// The syntax error, as a lowercase fragment.
-pub(crate) fn reads(template: &str) -> Result<Reads, String> {
+pub fn reads(template: &str) -> Result<Reads, String> {
     let t = ENV
         .template_from_str(template)
         .map_err(|e| describe(&e, template))?;
     let globals: BTreeSet<&str> = ENV.globals().map(|(name, _)| name).collect();
-    let mut out = Reads {
-        roots: BTreeSet::new(),
-        env: BTreeSet::new(),
-        env_whole: false,
-    };
+    let mut out = Reads::default();
     for name in t.undeclared_variables(true) {
         let (root, rest) = match name.split_once('.') {
             Some((r, rest)) => (r, Some(rest)),
@@ -197,9 +268,10 @@ pub(crate) fn reads(template: &str) -> Result<Reads, String> {
             continue;
         }
         if root == ENV_ROOT {
-            match rest.and_then(|r| r.split('.').next()) {
-                Some(var) => {
+            match rest.map(|r| r.split_once('.').map_or((r, false), |(var, _)| (var, true))) {
+                Some((var, nested)) => {
                     out.env.insert(var.to_string());
+                    out.env_nested |= nested;
                 }
                 None => out.env_whole = true,
             }
@@ -299,5 +371,54 @@ mod tests {
         assert_eq!(sole_expression("a {{ x }}"), None);
         assert_eq!(sole_expression("{{ }}"), None);
         assert_eq!(sole_expression("{% if x %}{% endif %}"), None);
+    }
+
+    #[test]
+    fn a_converted_context_renders_alike_and_failures_name_their_string() {
+        let ctx = json!({"n": 3, "list": [1, 2], "page": "<b>&</b>"});
+        let once = TemplateContext::new(&ctx);
+        for t in [
+            "{{ n }} items",
+            "{{ page }}",
+            "plain {text}",
+            "{# note #}x\n",
+        ] {
+            assert_eq!(
+                render_template_with(t, &once),
+                render_template(t, &ctx),
+                "{t}"
+            );
+        }
+        let body = json!({"a": ["{{ list }}", {"b": "{{ n + 1 }}"}], "c": "x"});
+        assert_eq!(
+            render_value_with(&body, &once),
+            Ok(json!({"a": [[1, 2], {"b": 4}], "c": "x"}))
+        );
+        let bad = json!({"a": ["ok", {"b": "{{ missing }}"}]});
+        let e = render_value_with(&bad, &once).unwrap_err();
+        assert_eq!(e.path, ".a[1].b");
+        assert!(e.message.starts_with("undefined value"), "{}", e.message);
+        assert_eq!(render_value(&bad, &ctx), Err(e.message));
+        assert_eq!(
+            render_value_with(&json!("{{ nope }}"), &once)
+                .unwrap_err()
+                .path,
+            ""
+        );
+    }
+
+    #[test]
+    fn env_reads_are_told_apart() {
+        let r = reads("{{ env.A }}{{ env.B | trim }}").unwrap();
+        assert!(!r.env_whole && !r.env_nested);
+        assert_eq!(
+            r.env.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["A", "B"]
+        );
+        let r = reads("{{ env.A.b }}").unwrap();
+        assert!(r.env_nested && !r.env_whole);
+        assert_eq!(r.env.iter().map(String::as_str).collect::<Vec<_>>(), ["A"]);
+        assert!(reads("{{ env['A'] }}").unwrap().env_whole);
+        assert_eq!(reads("plain").unwrap(), Reads::default());
     }
 }
