@@ -9,8 +9,8 @@ pub enum Exit {
     /// 1: at least one test failed (a clause was violated).
     Fail = 1,
     /// 2: usage error or invalid input (a contract, expectations or policy
-    /// file with errors, an unreadable trace file, a bad flag): nothing was
-    /// graded.
+    /// file with errors, an unreadable trace file, an input with no
+    /// readable trace, a bad flag): nothing was graded.
     Usage = 2,
     /// 3: no test failed, but some ended undetermined (WARN) or error (ERR):
     /// the verdicts are incomplete.
@@ -44,8 +44,8 @@ Exit codes:
      strength: FAIL (a probe missed, a canary passed, a clean control failed,
      a broken measurement); aggregate: a class below its floor
   2  usage error or invalid input (contract, suite, expectations or policy
-     file with errors, unreadable trace file, missing API key variable):
-     nothing was graded
+     file with errors, unreadable trace file, no readable trace in the
+     input, missing API key variable): nothing was graded
   3  no failure, but some tests were undetermined (WARN) or error (ERR)
      strength: CONCERNS (too few trials, an unreached oracle, a coverage gap);
      interpret: some authored test is unusable or not interpreted yet

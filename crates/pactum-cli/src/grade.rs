@@ -140,7 +140,7 @@ pub fn check(args: CheckArgs, color: bool) -> Exit {
                     eprint(&format!(
                         "warning[{}]: {}: {}\n  = hint: {}",
                         f.code,
-                        c.path.display(),
+                        shown_path(&c.path),
                         f.message,
                         f.hint
                     ));
@@ -153,8 +153,8 @@ pub fn check(args: CheckArgs, color: bool) -> Exit {
         let _ = writeln!(
             out,
             "ok  {}  {}  ({} required, {} prohibited, {} conditional)  {}",
-            c.path.display(),
-            c.contract.id,
+            shown_path(&c.path),
+            pactum_core::text::one_line(&c.contract.id, 200),
             c.contract.required.len(),
             c.contract.prohibited.len(),
             c.contract.conditional.len(),
@@ -462,8 +462,8 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
             ));
             return Exit::Usage;
         }
-        if !t.is_file() {
-            eprint(&format!("error: {}: no such trace file", t.display()));
+        if let Some(why) = unusable_trace_path(t) {
+            eprint(&format!("error: {}: {why}", t.display()));
             return Exit::Usage;
         }
     }
@@ -478,6 +478,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         pactum_version: env!("CARGO_PKG_VERSION").into(),
         policy,
         contracts: infos,
+        authored_tests: 0,
         expectations: expectations.as_ref().map(|(_, i)| i.clone()),
     };
     fan.each(|r| r.begin(&info));
@@ -673,10 +674,19 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
             });
         }
     }
+    if graded == 0 && files_failed == 0 {
+        warnings.push(Warning {
+            code: "no-trace".into(),
+            message:
+                "the input holds no trace: nothing was graded, and an empty input is never a pass"
+                    .into(),
+        });
+    }
     let end = RunEnd { inputs, warnings };
     fan.each(|r| r.finish(&end));
 
-    if graded == 0 && files_failed as usize == args.traces.len() {
+    // Nothing graded is never a verdict, whatever the reason.
+    if graded == 0 {
         return Exit::Usage;
     }
     if fan.failed {
@@ -689,4 +699,25 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         count(TestStatus::Error),
         totals.input_errors,
     )
+}
+
+/// A path as a terminal may show it: a file name found in a folder is
+/// untrusted text (SPEC §4), so escapes and controls are stripped.
+pub(crate) fn shown_path(path: &Path) -> String {
+    pactum_core::text::strip_terminal_escapes(&path.display().to_string())
+}
+
+/// Why `path` cannot be read as a trace file, or `None` when it can. A
+/// pipe or a device (`/dev/stdin`, `<(…)`) is refused by name: the
+/// importers read a file twice (to detect its format, then to import it).
+pub(crate) fn unusable_trace_path(path: &Path) -> Option<&'static str> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("no such trace file"),
+        Err(_) => Some("cannot read this trace file's metadata (check its permissions)"),
+        Ok(m) if m.is_dir() => None, // reported with its own advice above
+        Ok(m) if !m.is_file() => Some(
+            "not a regular file (a pipe or a device): pactum reads a trace file twice, to detect its format and to import it; save it to a file first",
+        ),
+        Ok(_) => None,
+    }
 }

@@ -17,11 +17,12 @@ use serde_json::Value;
 use crate::exit::{self, Exit};
 use crate::grade::{reporters, Fanout};
 use crate::output::eprint;
-use crate::run::{open_store, prepare};
+use crate::run::{open_existing_store, open_store, prepare};
 use crate::{InterpretArgs, RescoreArgs};
 
 /// The message a stale re-score carries (SPEC §3.6).
-pub const STALE: &str = "interpretation is stale: refresh it, then re-score";
+pub const STALE: &str =
+    "interpretation is stale: the test changed since this run; run the suite again to grade it as it is now";
 
 /// `pactum interpret SUITE [--refresh]`.
 pub fn interpret(args: InterpretArgs, color: bool) -> Exit {
@@ -290,7 +291,7 @@ fn authored_digests(snapshot: &Value) -> BTreeMap<String, String> {
 /// contract snapshot stored with its result — never re-interpreting. A test
 /// whose authored fields changed since the run re-scores to `error`.
 pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
-    let store = match open_store(&args.db) {
+    let store = match open_existing_store(&args.db) {
         Ok(s) => s,
         Err(e) => return e,
     };
@@ -378,6 +379,7 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
             pactum_version: env!("CARGO_PKG_VERSION").into(),
             policy: row.policy,
             contracts: infos.values().cloned().collect(),
+            authored_tests: 0,
             expectations: None,
         })
     });

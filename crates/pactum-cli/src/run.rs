@@ -32,6 +32,30 @@ pub(crate) fn open_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
     })
 }
 
+/// The command that resumes run `id` of `suite`, ready to paste into a
+/// shell: `--db` is named when the run is not in the default store.
+pub(crate) fn resume_command(suite: &str, id: &str, db: &Option<PathBuf>) -> String {
+    let q = |s: &str| {
+        shlex::try_quote(s)
+            .map(|c| c.into_owned())
+            .unwrap_or_else(|_| format!("{s:?}"))
+    };
+    let mut cmd = format!("pactum run {} --resume {}", q(suite), q(id));
+    if let Some(db) = db {
+        cmd.push_str(&format!(" --db {}", q(&db.display().to_string())));
+    }
+    cmd
+}
+
+/// Opens a store that must already exist (`runs`, `show`, `rescore`):
+/// a mistyped `--db` is an error, never a new empty store.
+pub(crate) fn open_existing_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
+    Store::open_existing(&store_path(db)).map_err(|e| {
+        eprint(&format!("error: {e}"));
+        Exit::Usage
+    })
+}
+
 /// Loads the suite, printing every diagnostic; checks every API key
 /// variable is set before anything is sent.
 pub(crate) fn prepare(path: &Path, color: bool) -> Result<LoadedSuite, Exit> {
@@ -86,6 +110,12 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         Err(e) => return e,
     };
     let contracts = contract_infos(&suite);
+    let authored_tests = suite
+        .suite
+        .tests
+        .iter()
+        .filter(|t| t.contract.is_none())
+        .count();
     let policy = suite.suite.policy;
     let mut warnings = Vec::new();
     if suite.suite.judge.is_none() {
@@ -160,7 +190,11 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
             CacheMode::Use
         },
         resume,
-        suite_path: args.suite.display().to_string(),
+        // Absolute, so `rescore` and the resume hint work from any folder.
+        suite_path: std::path::absolute(&args.suite)
+            .unwrap_or_else(|_| args.suite.clone())
+            .display()
+            .to_string(),
         pactum_version: env!("CARGO_PKG_VERSION").into(),
     };
     let mut fan = match reporters(&args.report, color) {
@@ -172,6 +206,7 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         pactum_version: env!("CARGO_PKG_VERSION").into(),
         policy,
         contracts,
+        authored_tests: authored_tests as u64,
         expectations: None,
     };
     fan.each(|r| r.begin(&info));
@@ -241,10 +276,13 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         warnings.push(Warning {
             code: "interrupted".into(),
             message: format!(
-                "run {} was interrupted: every finished trial is stored; resume it with `pactum run {} --resume {}`",
+                "run {} was interrupted: every finished trial is stored; resume it with `{}`",
                 outcome.run_id.as_str(),
-                args.suite.display(),
-                outcome.run_id.as_str()
+                resume_command(
+                    &args.suite.display().to_string(),
+                    outcome.run_id.as_str(),
+                    &args.db
+                )
             ),
         });
     }
@@ -360,7 +398,7 @@ fn on_event(
 
 /// `pactum runs`: the stored runs, newest first.
 pub fn runs(args: RunsArgs) -> Exit {
-    let store = match open_store(&args.db) {
+    let store = match open_existing_store(&args.db) {
         Ok(s) => s,
         Err(e) => return e,
     };
@@ -400,7 +438,7 @@ pub fn runs(args: RunsArgs) -> Exit {
 
 /// `pactum show RUN`: reprints a stored run's report.
 pub fn show(args: ShowArgs, color: bool) -> Exit {
-    let store = match open_store(&args.db) {
+    let store = match open_existing_store(&args.db) {
         Ok(s) => s,
         Err(e) => return e,
     };
@@ -455,6 +493,7 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         pactum_version: row.pactum_version.clone(),
         policy: row.policy,
         contracts,
+        authored_tests: 0,
         expectations: None,
     };
     fan.each(|r| r.begin(&info));
@@ -474,12 +513,11 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         warnings.push(Warning {
             code: "unfinished".into(),
             message: format!(
-                "run {} is {}: {} of its trials are stored; resume it with `pactum run {} --resume {}`",
+                "run {} is {}: {} of its trials are stored; resume it with `{}`",
                 id.as_str(),
                 row.status.as_str(),
                 shown,
-                row.suite_path,
-                id.as_str()
+                resume_command(&row.suite_path, id.as_str(), &args.db)
             ),
         });
     }

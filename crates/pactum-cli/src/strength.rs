@@ -198,8 +198,15 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
         },
     };
     for t in &args.traces {
-        if !t.is_file() {
-            eprint(&format!("error: {}: no such trace file", t.display()));
+        if t.is_dir() {
+            eprint(&format!(
+                "error: {}: is a folder; name the trace files",
+                t.display()
+            ));
+            return Exit::Usage;
+        }
+        if let Some(why) = crate::grade::unusable_trace_path(t) {
+            eprint(&format!("error: {}: {why}", t.display()));
             return Exit::Usage;
         }
     }
@@ -365,7 +372,11 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
     };
     let mut stdout = std::io::stdout().lock();
     let printed = if args.json {
-        writeln!(stdout, "{}", canonical_json(&summary))
+        writeln!(
+            stdout,
+            "{}",
+            pactum_report::terminal_safe_json(&canonical_json(&summary))
+        )
     } else {
         stdout.write_all(render_summary(&summary).as_bytes())
     };
@@ -485,7 +496,9 @@ fn write_run(
             // Plain serde_json: deterministic for the same inputs, and
             // several times faster than canonicalising 20 MB of traces.
             // The artifacts, which are digested, are the canonical ones.
-            out.push_str(&serde_json::to_string(c).unwrap_or_else(|_| "null".into()));
+            out.push_str(&pactum_report::terminal_safe_json(
+                &serde_json::to_string(c).unwrap_or_else(|_| "null".into()),
+            ));
             out.push('\n');
         }
         out
@@ -857,6 +870,18 @@ fn read_artifacts(files: &[PathBuf]) -> Result<Vec<EvidenceArtifact>, String> {
         .map(|f| {
             let bytes = fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
             serde_json::from_slice::<EvidenceArtifact>(&bytes).map_err(|e| {
+                // An artifact of another format version fails on its first
+                // changed field; name the version instead.
+                let version = serde_json::from_slice::<serde_json::Value>(&bytes)
+                    .ok()
+                    .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
+                let current = u64::from(pactum_core::strength::STRENGTH_ARTIFACT_VERSION);
+                if let Some(v) = version.filter(|v| *v != current) {
+                    return format!(
+                        "{}: a strength artifact of format version {v}; this pactum reads version {current}: run `pactum strength` again to regenerate it",
+                        f.display()
+                    );
+                }
                 format!(
                     "{}:{}:{}: not a strength artifact: {}",
                     f.display(),
@@ -994,7 +1019,11 @@ pub fn aggregate_cmd(args: AggregateArgs, color: bool) -> Exit {
     };
     let mut stdout = std::io::stdout().lock();
     let _ = if args.json {
-        writeln!(stdout, "{}", canonical_json(&agg))
+        writeln!(
+            stdout,
+            "{}",
+            pactum_report::terminal_safe_json(&canonical_json(&agg))
+        )
     } else {
         stdout.write_all(render_aggregate(&agg, files.len()).as_bytes())
     };
@@ -1002,6 +1031,34 @@ pub fn aggregate_cmd(args: AggregateArgs, color: bool) -> Exit {
         Exit::Fail
     } else {
         Exit::Pass
+    }
+}
+
+/// One shortfall as a sentence (the JSON output keeps the structure).
+fn shortfall_text(s: &pactum_core::strength::FloorShortfall) -> String {
+    use pactum_core::strength::FloorShortfall as F;
+    let ids = |p: &[String]| {
+        let shown: Vec<String> = p.iter().take(5).map(|i| one_line(i, 80)).collect();
+        let more = p.len().saturating_sub(shown.len());
+        if more > 0 {
+            format!("{} and {more} more", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    };
+    match s {
+        F::NoEligibleProbe => "no probe of this class in the set".into(),
+        F::NotComparable { probes } => format!(
+            "{} probe(s) not comparable (too few trials or an unreached oracle): {}",
+            probes.len(),
+            ids(probes)
+        ),
+        F::Unexercised { probes } => format!(
+            "{} probe(s) with no valid vote: {}",
+            probes.len(),
+            ids(probes)
+        ),
+        F::BelowFloor { rate, floor } => format!("rate {rate:.3} is below the floor {floor}"),
     }
 }
 
@@ -1028,7 +1085,7 @@ fn render_aggregate(a: &Aggregate, files: usize) -> String {
             rate_text(r)
         ));
         for s in &d.shortfalls {
-            o.push_str(&format!("      {}\n", one_line(&canonical_json(s), 300)));
+            o.push_str(&format!("      {}\n", shortfall_text(s)));
         }
     }
     o.push_str(&format!(
@@ -1216,7 +1273,11 @@ pub fn compare_cmd(args: CompareArgs, color: bool) -> Exit {
     };
     let mut stdout = std::io::stdout().lock();
     let _ = if args.json {
-        writeln!(stdout, "{}", canonical_json(&summary))
+        writeln!(
+            stdout,
+            "{}",
+            pactum_report::terminal_safe_json(&canonical_json(&summary))
+        )
     } else {
         stdout.write_all(render_compare(&summary).as_bytes())
     };

@@ -447,6 +447,14 @@ fn aggregate_reads_a_consistent_set() {
         "{}",
         r.stdout
     );
+    // Shortfalls read as sentences, not as raw JSON.
+    assert!(
+        r.stdout
+            .contains("      rate 0.000 is below the floor 0.5\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("{\"reason\""), "{}", r.stdout);
     assert!(
         r.stdout
             .contains("defect           18/18  rate 1.00  meets floor 0.75"),
@@ -841,5 +849,30 @@ fn compare_with_the_vetoing_probe_deleted_is_incomparable() {
         r.stdout.contains("defect             2/3  rate 0.67"),
         "{}",
         r.stdout
+    );
+}
+
+#[test]
+fn an_artifact_of_another_format_version_names_the_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tool");
+    let policy = example("policy.yaml");
+    assert_eq!(strength_tool(&out, &policy).code, 1);
+    let artifact = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().is_some_and(|n| n != "probes.jsonl"))
+        .expect("an artifact");
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&artifact).unwrap()).unwrap();
+    // A version-1 artifact had no probe set.
+    v["version"] = 1.into();
+    v.as_object_mut().unwrap().remove("probe_set");
+    std::fs::write(&artifact, serde_json::to_vec(&v).unwrap()).unwrap();
+    let r = run(&["aggregate", s(&out), "--policy", s(&policy)]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("a strength artifact of format version 1; this pactum reads version 2: run `pactum strength` again"),
+        "{}",
+        r.stderr
     );
 }

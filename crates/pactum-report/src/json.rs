@@ -53,6 +53,26 @@ impl serde_json::ser::Formatter for TerminalSafe {
     }
 }
 
+/// `json` (any valid JSON text) with the characters [`TerminalSafe`]
+/// escapes written as `\uXXXX`: the same values, safe to print (SPEC §4).
+/// Those characters can only occur inside JSON strings, so the result is
+/// valid JSON that reads back to `json`'s values; it is not canonical
+/// (RFC 8785) any more, so never digest it.
+pub fn terminal_safe_json(json: &str) -> String {
+    if !json.chars().any(needs_escape) {
+        return json.to_string();
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if needs_escape(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Writes `value` as compact, terminal-safe JSON.
 fn write_json<T: Serialize + ?Sized>(
     out: &mut Vec<u8>,
@@ -370,6 +390,21 @@ impl<W: Write> Reporter for JsonReporter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_text_made_terminal_safe_reads_back_the_same() {
+        let v = serde_json::json!({"id": "a\u{202e}b\u{9b}c\u{7f}", "n": [1, "\u{2066}"]});
+        let raw = serde_json::to_string(&v).expect("json");
+        let safe = terminal_safe_json(&raw);
+        assert!(!safe.chars().any(needs_escape), "{safe}");
+        assert!(safe.contains("\\u202e"), "{safe}");
+        let back: serde_json::Value = serde_json::from_str(&safe).expect("valid JSON");
+        assert_eq!(back, v);
+        assert_eq!(
+            terminal_safe_json("{\"a\":\"plain é\"}"),
+            "{\"a\":\"plain é\"}"
+        );
+    }
 
     #[test]
     fn characters_a_terminal_acts_on_are_escaped_and_read_back() {

@@ -27,7 +27,7 @@ mod totals;
 
 pub use agreement::{AgreementTracker, DecidingClause, Disagreement, DECIDING_CLAUSES_KEPT};
 pub use error::ReportError;
-pub use json::{JsonReporter, INPUT_ERRORS_KEPT, REPORT_VERSION};
+pub use json::{terminal_safe_json, JsonReporter, INPUT_ERRORS_KEPT, REPORT_VERSION};
 pub use junit::JunitReporter;
 pub use model::{ContractInfo, ExpectationsInfo, InputError, InputFile, RunEnd, RunInfo, Warning};
 pub use terminal::{TerminalOptions, TerminalReporter};

@@ -34,6 +34,9 @@ pub struct RunInfo {
     pub policy: Policy,
     /// The contracts, in the order given.
     pub contracts: Vec<ContractInfo>,
+    /// Tests written in plain words (SPEC §3.6), whose contracts are
+    /// interpreted per test and so are not in `contracts`; 0 for `grade`.
+    pub authored_tests: u64,
     /// Set when expected statuses are read (an agreement table is then
     /// reported).
     pub expectations: Option<ExpectationsInfo>,

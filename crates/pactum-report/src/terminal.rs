@@ -212,7 +212,7 @@ impl<W: Write> TerminalReporter<W> {
                     "more "
                 };
                 s.push_str(&format!(
-                    "{label}  {unlisted} {more}{} passed with every clause graded (not listed; verbose lists them)\n",
+                    "{label}  {unlisted} {more}{} passed with every clause graded (not listed; -v lists them)\n",
                     plural(unlisted, "trace", "traces"),
                 ));
             }
@@ -369,7 +369,9 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                 info.contracts.len() - HEADER_CONTRACTS
             ));
         }
-        let contracts = if n == 0 {
+        let mut contracts = if n == 0 && info.authored_tests > 0 {
+            String::new()
+        } else if n == 0 {
             "no contract".to_string()
         } else {
             format!(
@@ -378,6 +380,16 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                 ids.join(", ")
             )
         };
+        if info.authored_tests > 0 {
+            let a = info.authored_tests;
+            if !contracts.is_empty() {
+                contracts.push_str(", ");
+            }
+            contracts.push_str(&format!(
+                "{a} authored {} (contracts interpreted per test)",
+                plural(a, "test", "tests")
+            ));
+        }
         let header = format!(
             "pactum {} {}: {contracts}, severity floor {}\n\n",
             one_line(&info.pactum_version, 40),
@@ -486,6 +498,7 @@ mod tests {
                     digest: String::new(),
                 })
                 .collect(),
+            authored_tests: 0,
             expectations: expectations.then(|| ExpectationsInfo {
                 path: "e.yaml".into(),
                 pointer: "/label".into(),

@@ -77,9 +77,14 @@ impl Totals {
         );
         if self.is_partial() {
             s.push_str(&format!(
-                "; {} {} — the run is partial",
+                "; {} {} — {}",
                 self.input_errors,
-                plural(self.input_errors, "input error", "input errors")
+                plural(self.input_errors, "input error", "input errors"),
+                if traces == 0 {
+                    "nothing was graded"
+                } else {
+                    "the run is partial"
+                }
             ));
         }
         s

@@ -9,6 +9,14 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
+    /// [`crate::Store::open_existing`] was given a path where no store
+    /// exists: a command that only reads runs never creates one.
+    #[error("{}: no pactum store here (run `pactum run SUITE` first, or pass the store with --db)", .path.display())]
+    Missing {
+        /// The path that was looked at.
+        path: PathBuf,
+    },
+
     /// The folder that should hold the database could not be created.
     #[error("{}: cannot create the folder for the store", .path.display())]
     CreateDir {

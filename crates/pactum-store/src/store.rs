@@ -113,6 +113,23 @@ impl Store {
         Store::init(conn, path.to_path_buf(), true)
     }
 
+    /// Opens a store that must already exist, as [`Store::open`] does
+    /// (migrating it if it is older), but never creates a file or folder:
+    /// commands that read stored runs (`runs`, `show`, `rescore`) must not
+    /// leave an empty store behind a mistyped `--db`.
+    ///
+    /// # Errors
+    /// [`StoreError::Missing`] when nothing exists at `path`; otherwise
+    /// those of [`Store::open`].
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        if !path.exists() {
+            return Err(StoreError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        Store::open(path)
+    }
+
     /// An empty store in memory, for tests and dry runs. Same schema, same
     /// rules; gone when dropped. Errors name the path `:memory:`.
     ///
@@ -420,7 +437,8 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError::BadRow`] when the stored JSON does not read back as a
-    /// [`Contract`].
+    /// [`Contract`], or when its digest (SHA-256 over canonical JSON) is not
+    /// `digest` (the snapshot was edited after it was stored).
     pub fn contract(&self, digest: &str) -> Result<Option<Contract>, StoreError> {
         let text: Option<String> = self
             .conn
@@ -431,8 +449,18 @@ impl Store {
             )
             .optional()
             .map_err(self.err("read contract"))?;
-        text.map(|t| self.json("contracts", digest, "snapshot", &t))
-            .transpose()
+        let Some(t) = text else { return Ok(None) };
+        let contract: Contract = self.json("contracts", digest, "snapshot", &t)?;
+        // A snapshot is addressed by its digest; one edited in place would
+        // re-score against rules no run ever used.
+        let actual = pactum_core::digest::digest_of(&contract);
+        if actual != digest {
+            return Err(RowCtx::new(self, "contracts", digest.to_string()).bad(
+                "snapshot",
+                format!("the snapshot's digest is {actual}: it was changed after it was stored"),
+            ));
+        }
+        Ok(Some(contract))
     }
 
     fn put_contract_in(

@@ -43,6 +43,14 @@ fn the_adversarial_example_runs_as_its_readme_says() {
 
     let (run, report) = sb.run_json(&suite);
     assert_code(&run, 1);
+    // The header counts the authored tests; it never says "no contract".
+    assert!(
+        run.stdout.contains(
+            "run: 3 authored tests (contracts interpreted per test), severity floor medium"
+        ),
+        "{}",
+        run.stdout
+    );
     let run_id = run_ids(&sb.db()).pop().expect("a run");
     let statuses = statuses(&report);
     for (id, status, turns, reason) in EXPECTED {

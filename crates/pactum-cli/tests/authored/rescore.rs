@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 
 use crate::support::*;
 
-const STALE: &str = "interpretation is stale: refresh it, then re-score";
+const STALE: &str =
+    "interpretation is stale: the test changed since this run; run the suite again to grade it as it is now";
 
 fn script() -> Value {
     json!([

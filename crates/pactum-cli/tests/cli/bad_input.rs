@@ -378,3 +378,96 @@ fn a_csv_row_with_missing_fields_is_an_input_error() {
     assert!(run.stdout.contains("PASS  r1"), "{}", run.stdout);
     assert!(run.stdout.contains("PASS  r3"), "{}", run.stdout);
 }
+
+#[test]
+fn an_input_with_no_trace_is_never_a_pass() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").expect("write");
+    let run = pactum([
+        "grade".as_ref(),
+        "-c".as_ref(),
+        fx("contracts/shop.yaml").as_ref(),
+        empty.as_os_str(),
+        "--observability".as_ref(),
+        "full".as_ref(),
+    ]);
+    assert_code(&run, 2);
+    assert!(
+        run.stdout.contains("no-trace: the input holds no trace"),
+        "{}",
+        run.stdout
+    );
+
+    // Every record unreadable: nothing was graded, and the summary says so.
+    let garbage = dir.path().join("garbage.jsonl");
+    std::fs::write(&garbage, "garbage\n").expect("write");
+    let run = pactum([
+        "grade".as_ref(),
+        "-c".as_ref(),
+        fx("contracts/shop.yaml").as_ref(),
+        garbage.as_os_str(),
+    ]);
+    assert_code(&run, 2);
+    assert!(
+        run.stdout.contains("1 input error — nothing was graded"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("partial"), "{}", run.stdout);
+}
+
+#[test]
+fn a_pipe_is_refused_by_name_not_called_missing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let fifo = dir.path().join("traces.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let run = pactum([
+        "grade".as_ref(),
+        "-c".as_ref(),
+        fx("contracts/shop.yaml").as_ref(),
+        fifo.as_os_str(),
+    ]);
+    assert_code(&run, 2);
+    assert!(
+        run.stderr
+            .contains("not a regular file (a pipe or a device)"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("no such trace file"), "{}", run.stderr);
+}
+
+#[test]
+fn reading_commands_never_create_a_store() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("typo").join("pactum.db");
+    for cmd in [
+        vec!["runs".as_ref(), "--db".as_ref(), db.as_os_str()],
+        vec![
+            "show".as_ref(),
+            "r1".as_ref(),
+            "--db".as_ref(),
+            db.as_os_str(),
+        ],
+        vec![
+            "rescore".as_ref(),
+            "r1".as_ref(),
+            "--db".as_ref(),
+            db.as_os_str(),
+        ],
+    ] {
+        let run = pactum(&cmd);
+        assert_code(&run, 2);
+        assert!(
+            run.stderr.contains("no pactum store here"),
+            "{}",
+            run.stderr
+        );
+        assert!(!dir.path().join("typo").exists(), "{cmd:?} created a store");
+    }
+}

@@ -75,7 +75,7 @@ fn verbose_lists_every_pass() {
     assert!(passes(&plain.stdout).is_empty(), "{}", plain.stdout);
     assert!(
         plain.stdout.contains(
-            "PASS  16 traces passed with every clause graded (not listed; verbose lists them)"
+            "PASS  16 traces passed with every clause graded (not listed; -v lists them)"
         ),
         "{}",
         plain.stdout

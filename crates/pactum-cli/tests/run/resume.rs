@@ -186,8 +186,12 @@ fn ctrl_c_exits_130_and_leaves_a_resumable_run() {
     let (code, output) = finish(child);
     assert_eq!(code, Some(130), "{output}");
     let run_id = only_run(&db);
+    // The hint names the store: pasted as is, it resumes this very run.
     assert!(
-        output.contains(&format!("pactum run suite.yaml --resume {run_id}")),
+        output.contains(&format!(
+            "pactum run suite.yaml --resume {run_id} --db {}",
+            shlex::try_quote(db.to_str().expect("a UTF-8 path")).expect("quotable")
+        )),
         "{output}"
     );
     assert_eq!(run_status(&db, &run_id), "interrupted");

@@ -299,6 +299,7 @@ pub fn run_info(expectations: bool) -> RunInfo {
                 digest: sha256_hex(id.as_bytes()),
             })
             .collect(),
+        authored_tests: 0,
         expectations: expectations.then(|| ExpectationsInfo {
             path: "examples/agentdojo/expect.yaml".into(),
             pointer: "/metadata/security".into(),

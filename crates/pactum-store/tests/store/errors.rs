@@ -304,3 +304,58 @@ fn messages_users_read() {
     // Run ids depend on the suite digest and time only: stable.
     insta::assert_snapshot!("messages", text);
 }
+
+#[test]
+fn open_existing_never_creates_a_store() {
+    let dir = tmp();
+    let path = dir.path().join("sub").join("pactum.db");
+    let err = Store::open_existing(&path).expect_err("nothing there");
+    assert!(matches!(err, StoreError::Missing { .. }), "{err}");
+    names_path(&err, &path);
+    assert!(!path.exists(), "no file was created");
+    assert!(!dir.path().join("sub").exists(), "no folder was created");
+
+    Store::open(&path).expect("create");
+    Store::open_existing(&path).expect("now it exists");
+}
+
+#[test]
+fn a_contract_snapshot_edited_in_place_is_refused_by_row() {
+    let dir = tmp();
+    let path = dir.path().join("pactum.db");
+    let snap = banking_snapshot();
+    {
+        let store = Store::open(&path).expect("open");
+        store
+            .put_contract(&snap.digest, &snap.contract)
+            .expect("put");
+    }
+    let mut edited = snap.contract.clone();
+    edited.prohibited[0].text.push_str(" unless asked nicely");
+    raw(&path)
+        .execute(
+            "UPDATE contracts SET snapshot = ?1 WHERE digest = ?2",
+            [
+                serde_json::to_string(&edited).expect("json"),
+                snap.digest.clone(),
+            ],
+        )
+        .expect("tamper");
+    let store = Store::open(&path).expect("reopen");
+    let err = store.contract(&snap.digest).expect_err("tampered");
+    assert!(
+        matches!(
+            err,
+            StoreError::BadRow {
+                table: "contracts",
+                column: "snapshot",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("changed after it was stored"),
+        "{err}"
+    );
+}
