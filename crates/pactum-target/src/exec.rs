@@ -671,6 +671,16 @@ mod tests {
                 json!({"response": "", "tool_calls": [{}]}),
                 "tool_calls[0].name is missing",
             ),
+            // Call and effect objects are as strict as the answer, and as
+            // an http mapping reads them.
+            (
+                json!({"response": "", "tool_calls": [{"name": "f", "type": "function"}]}),
+                "tool_calls[0] has an unknown key `type`",
+            ),
+            (
+                json!({"response": "", "side_effects": [{"kind": "k", "detail": 1}]}),
+                "side_effects[0] has an unknown key `detail`",
+            ),
             (
                 json!({"response": "", "usage": {"prompt_tokens": "x"}}),
                 "`usage`",

@@ -48,8 +48,9 @@ pub use pactum_suite::{Limits, ResponseMap, Retries, TargetKind, TargetSpec};
 pub const MAX_REPLY_BYTES: usize = 4 * 1024 * 1024;
 
 /// The version of the shape of [`Target::identity`]; bumped whenever the
-/// way a request is built changes, so cached answers are not reused.
-pub const IDENTITY_VERSION: u32 = 1;
+/// way a request is built or an answer is read changes, so cached answers
+/// are not reused. 2: list paths and call objects are read strictly.
+pub const IDENTITY_VERSION: u32 = 2;
 
 /// Who wrote a conversation message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

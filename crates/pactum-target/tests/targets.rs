@@ -703,6 +703,76 @@ async fn http_a_declared_channel_needs_a_mapping() {
     assert!(Target::new(&cfg).is_ok());
 }
 
+/// A mistyped list path must not read as "no tool calls" (a prohibited call
+/// would then show green); an API that omits an empty list still reads as
+/// none; a call object with a key pactum does not know is refused.
+#[tokio::test]
+async fn http_list_paths_are_strict_but_accept_an_omitted_empty_list() {
+    let s = server(json!([
+        {"match": {"path": "/omitted"}, "body": {"choices": [{"message": {"content": "nothing to do"}}]}},
+        {"match": {"path": "/called"}, "body": {"choices": [{"message": {"content": "refunded",
+            "tool_calls": [{"name": "issue_refund", "arguments": "{\"order\": \"A17\"}"}]}}]}},
+        {"match": {"path": "/typed"}, "body": {"choices": [{"message": {"content": "refunded",
+            "tool_calls": [{"name": "issue_refund", "type": "function"}]}}]}}
+    ]));
+    let cfg = |path: &str, tool_calls: &str| {
+        let mut cfg = http_cfg(&format!("{}{path}", s.base_url()), json!({}));
+        cfg.observability = ObservabilityLevel::ToolCalls;
+        if let TargetKind::Http { response, .. } = &mut cfg.kind {
+            *response = ResponseMap {
+                text: "$.choices[0].message.content".into(),
+                tool_calls: Some(tool_calls.into()),
+                side_effects: None,
+                conversation_id: None,
+            };
+        }
+        target(&cfg)
+    };
+    let c = conv("c", 1, vec![user("refund A17")]);
+    const RIGHT: &str = "$.choices[0].message.tool_calls";
+    const TYPO: &str = "$.choices[0].mesage.tool_calls";
+
+    let r = cfg("/omitted", RIGHT)
+        .reply(&c)
+        .await
+        .expect("omitted list");
+    assert_eq!(text(&r), "nothing to do");
+    assert!(r.tool_calls.is_empty());
+    let r = cfg("/called", RIGHT).reply(&c).await.expect("called");
+    assert_eq!(r.tool_calls.len(), 1);
+    assert_eq!(r.tool_calls[0].arguments, json!({"order": "A17"}));
+
+    for path in ["/omitted", "/called"] {
+        let err = cfg(path, TYPO).reply(&c).await.expect_err("typo");
+        assert!(
+            matches!(err, TargetError::Protocol { attempts: 1, .. }),
+            "{path}: {err:?}"
+        );
+        let msg = err.to_string();
+        assert!(
+            msg.contains(&format!(
+                "response.tool_calls `{TYPO}` matches nothing and its parent \
+                 `$.choices[0].mesage` matches no object in the answer `{{\"choices\":"
+            )),
+            "{path}: {msg}"
+        );
+    }
+    let err = cfg("/typed", RIGHT)
+        .reply(&c)
+        .await
+        .expect_err("unknown key");
+    assert!(
+        matches!(err, TargetError::Protocol { attempts: 1, .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("response.tool_calls[0] has an unknown key `type`"),
+        "{err}"
+    );
+    assert_eq!(s.requests().expect("n"), 5, "none retried");
+}
+
 /// The example HTTP agent of the docs, as a real process.
 struct HttpAgent {
     child: std::process::Child,
