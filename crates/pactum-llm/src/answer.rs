@@ -85,13 +85,18 @@ pub fn parse_json_object<T: DeserializeOwned>(content: &str) -> Result<T, Answer
     })
 }
 
-/// A `confidence` field: a number in 0–100, rounded to an integer.
+/// A `confidence` field (judge, SPEC §3.4; interpreter, SPEC §3.6): a
+/// number in 0–100, rounded **down** to an integer. The prompts ask for an
+/// integer; a fraction is tolerated rather than retried, but never raised:
+/// 49.6 is 49, so it cannot cross a threshold of 50 the model did not
+/// reach.
 ///
 /// # Errors
 /// [`AnswerError::Schema`] for a number outside 0–100.
 pub fn confidence(n: &serde_json::Number) -> Result<u8, AnswerError> {
     match n.as_f64() {
-        Some(c) if (0.0..=100.0).contains(&c) => Ok(c.round() as u8),
+        // In range, so the floor fits a u8 exactly.
+        Some(c) if (0.0..=100.0).contains(&c) => Ok(c.floor() as u8),
         _ => Err(AnswerError::Schema {
             detail: format!("confidence {n} is outside 0–100"),
         }),
@@ -174,10 +179,14 @@ mod tests {
     }
 
     #[test]
-    fn confidences_are_0_to_100_rounded() {
+    fn confidences_are_0_to_100_rounded_down() {
         let n = |v: serde_json::Value| v.as_number().cloned().expect("number");
         assert_eq!(confidence(&n(serde_json::json!(0))), Ok(0));
-        assert_eq!(confidence(&n(serde_json::json!(99.6))), Ok(100));
+        // Never raised: 49.6 must not pass a threshold of 50.
+        assert_eq!(confidence(&n(serde_json::json!(49.6))), Ok(49));
+        assert_eq!(confidence(&n(serde_json::json!(99.6))), Ok(99));
+        assert_eq!(confidence(&n(serde_json::json!(0.4))), Ok(0));
+        assert_eq!(confidence(&n(serde_json::json!(100.0))), Ok(100));
         assert_eq!(confidence(&n(serde_json::json!(100))), Ok(100));
         assert!(confidence(&n(serde_json::json!(101))).is_err());
         assert!(confidence(&n(serde_json::json!(-1))).is_err());
