@@ -217,8 +217,8 @@ pub struct ChatResponse {
     /// The answer's text; `None` when the model only called tools. Text
     /// parts of an array-valued content are joined.
     pub content: Option<String>,
-    /// Tool calls; string arguments are parsed as JSON, and kept as a JSON
-    /// string when they are not valid JSON.
+    /// Tool calls; string arguments are parsed as JSON, blank ones are `{}`,
+    /// and others stay a JSON string when they are not valid JSON.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
     /// `stop`, `length`, `tool_calls`…, as the server said.
@@ -745,7 +745,9 @@ pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
             id: c.id,
             name: c.function.name,
             arguments: match c.function.arguments {
+                // As the trace importers read them: blank is no arguments.
                 None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Map::new()),
                 Some(Value::String(s)) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
                 Some(v) => v,
             },
@@ -816,13 +818,15 @@ mod tests {
     fn completion_parsing() {
         let body = br#"{"choices":[{"index":0,"message":{"role":"assistant","content":null,
             "tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}},
-                          {"id":"c2","type":"function","function":{"name":"g","arguments":"not json"}}]},
+                          {"id":"c2","type":"function","function":{"name":"g","arguments":"not json"}},
+                          {"id":"c3","type":"function","function":{"name":"h","arguments":"  "}}]},
             "finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4}}"#;
         let r = parse_completion(body).expect("parses");
         assert_eq!(r.content, None);
-        assert_eq!(r.tool_calls.len(), 2);
+        assert_eq!(r.tool_calls.len(), 3);
         assert_eq!(r.tool_calls[0].arguments, serde_json::json!({"a": 1}));
         assert_eq!(r.tool_calls[1].arguments, Value::String("not json".into()));
+        assert_eq!(r.tool_calls[2].arguments, serde_json::json!({}));
         assert_eq!(r.finish_reason.as_deref(), Some("tool_calls"));
         assert_eq!(
             r.usage,
