@@ -167,7 +167,7 @@ mod tests {
         };
         assert_eq!(
             none.summary_line(),
-            "0 traces: 0 fail, 0 error, 0 undetermined, 0 pass; 2 input errors — the run is partial"
+            "0 traces: 0 fail, 0 error, 0 undetermined, 0 pass; 2 input errors — nothing was graded"
         );
     }
 }
