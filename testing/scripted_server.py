@@ -518,7 +518,14 @@ def main():
     except (OSError, ValueError, ScriptError) as e:
         sys.stderr.write("scripted-server: cannot use script: %s\n" % e)
         return 2
-    httpd = Server(("127.0.0.1", args.port), Handler)
+    try:
+        httpd = Server(("127.0.0.1", args.port), Handler)
+    except OSError as e:
+        sys.stderr.write(
+            "scripted-server: cannot listen on 127.0.0.1:%d: %s; is another server "
+            "(perhaps another example's) still running there? Stop it, or pick "
+            "another --port and change the suite's base_url\n" % (args.port, e.strerror or e))
+        return 2
     httpd.state = State(script, args.keep_bodies)
     port = httpd.server_address[1]
     if args.port_file:

@@ -711,6 +711,11 @@ pub(crate) fn shown_path(path: &Path) -> String {
 /// pipe or a device (`/dev/stdin`, `<(…)`) is refused by name: the
 /// importers read a file twice (to detect its format, then to import it).
 pub(crate) fn unusable_trace_path(path: &Path) -> Option<&'static str> {
+    if path.as_os_str() == "-" {
+        return Some(
+            "standard input cannot be read as a trace file (it is read twice, to detect its format and to import it); save it to a file first",
+        );
+    }
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("no such trace file"),
         Err(_) => Some("cannot read this trace file's metadata (check its permissions)"),

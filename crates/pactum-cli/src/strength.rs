@@ -854,6 +854,12 @@ fn artifact_files(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "json"))
                 .collect();
             files.sort();
+            if files.is_empty() {
+                return Err(format!(
+                    "{}: the folder holds no strength artifact (*.json); name the --out folder of a `pactum strength` run",
+                    p.display()
+                ));
+            }
             out.extend(files);
         } else if p.is_file() {
             out.push(p.clone());
@@ -1085,6 +1091,10 @@ fn render_aggregate(a: &Aggregate, files: usize) -> String {
             rate_text(r)
         ));
         for s in &d.shortfalls {
+            // The class line already says BELOW floor.
+            if matches!(s, pactum_core::strength::FloorShortfall::BelowFloor { .. }) {
+                continue;
+            }
             o.push_str(&format!("      {}\n", shortfall_text(s)));
         }
     }

@@ -447,13 +447,8 @@ fn aggregate_reads_a_consistent_set() {
         "{}",
         r.stdout
     );
-    // Shortfalls read as sentences, not as raw JSON.
-    assert!(
-        r.stdout
-            .contains("      rate 0.000 is below the floor 0.5\n"),
-        "{}",
-        r.stdout
-    );
+    // Shortfalls read as sentences, not as raw JSON, and are not repeated.
+    assert!(!r.stdout.contains("is below the floor"), "{}", r.stdout);
     assert!(!r.stdout.contains("{\"reason\""), "{}", r.stdout);
     assert!(
         r.stdout
@@ -875,4 +870,27 @@ fn an_artifact_of_another_format_version_names_the_version() {
         "{}",
         r.stderr
     );
+}
+
+#[test]
+fn a_folder_without_artifacts_is_refused_by_aggregate_and_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = dir.path().join("tool");
+    let policy = example("policy.yaml");
+    assert_eq!(strength_tool(&out, &policy).code, 1);
+    for args in [
+        vec!["aggregate", s(&empty), "--policy", s(&policy)],
+        vec!["compare", s(&out), s(&empty)],
+    ] {
+        let r = run(&args);
+        assert_eq!(r.code, 2, "{args:?}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.contains("the folder holds no strength artifact"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, "", "{args:?}");
+    }
 }

@@ -422,12 +422,18 @@ impl<W: Write> Reporter for TerminalReporter<W> {
             group.more += 1;
             return Ok(());
         }
-        let line = format!(
-            "{}  [{}]  {}",
-            render::id(&r.trace_id),
-            render::contract_ids(r),
-            render::summary(r)
-        );
+        // A result graded against no contract (a stale or unusable test)
+        // has no tag to show.
+        let line = if r.contracts.is_empty() {
+            format!("{}  {}", render::id(&r.trace_id), render::summary(r))
+        } else {
+            format!(
+                "{}  [{}]  {}",
+                render::id(&r.trace_id),
+                render::contract_ids(r),
+                render::summary(r)
+            )
+        };
         let breakdown = if r.status == TestStatus::Fail {
             render::breakdown(r)
         } else {

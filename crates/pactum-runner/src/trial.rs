@@ -235,11 +235,8 @@ pub(crate) async fn run_trial(
                         c
                     }
                     Err(e) => {
-                        error = Some(format!(
-                            "target `{}` failed at turn {turn_no} after {} attempt(s): {e}",
-                            test.target_name,
-                            e.attempts()
-                        ));
+                        // `e` names the target and the attempts already.
+                        error = Some(format!("turn {turn_no}: {e}"));
                         ended = end_reason("error", None);
                         turns.push(user_turn(&user));
                         break;

@@ -23,10 +23,10 @@ fn the_adversarial_example_runs_as_its_readme_says() {
     let server = server(script);
     let sb = Sandbox::new();
     let text = std::fs::read_to_string(dir.join("suite.yaml")).expect("the example's suite");
-    assert_eq!(text.matches("http://127.0.0.1:8765/v1").count(), 4);
+    assert_eq!(text.matches("http://127.0.0.1:8766/v1").count(), 4);
     let suite = sb.write(
         "suite.yaml",
-        &text.replace("http://127.0.0.1:8765", server.base_url()),
+        &text.replace("http://127.0.0.1:8766", server.base_url()),
     );
 
     let (review, reviews) = sb.interpret_json(&suite, &[]);

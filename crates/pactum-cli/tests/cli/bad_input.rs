@@ -440,6 +440,15 @@ fn a_pipe_is_refused_by_name_not_called_missing() {
         run.stderr
     );
     assert!(!run.stderr.contains("no such trace file"), "{}", run.stderr);
+
+    let run = pactum(["grade", "-c", &fx("contracts/shop.yaml"), "-"]);
+    assert_code(&run, 2);
+    assert!(
+        run.stderr
+            .contains("-: standard input cannot be read as a trace file"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
