@@ -81,7 +81,7 @@ fn contract_paths(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 pub(crate) fn print_diagnostics(diags: &[Diagnostic], color: bool) {
     for d in diags {
         let source = std::fs::read_to_string(&d.file).ok();
-        eprint(&d.render(source.as_deref(), color));
+        crate::output::eprint_styled(&d.render(source.as_deref(), color));
     }
 }
 
@@ -492,7 +492,6 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     let mut inputs = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
     let mut tally = pactum_trace::ChannelTally::default();
-    let mut files_failed = 0u64;
     let mut graded = 0u64;
     let mut labelled = 0u64;
     for path in &args.traces {
@@ -563,6 +562,25 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
                         ),
                     });
                 }
+                if stats.traces == 0 && stats.errors == 0 {
+                    // An export that came out empty must not let the rest
+                    // of the run show green: the run is partial.
+                    totals.input_errors += 1;
+                    let err = InputError {
+                        file: file.clone(),
+                        line: 0,
+                        field: None,
+                        message: if stats.skipped > 0 {
+                            format!(
+                                "holds no trace (its {} record(s) were skipped): an input with no trace is never a pass",
+                                stats.skipped
+                            )
+                        } else {
+                            "holds no trace: an input with no trace is never a pass".to_string()
+                        },
+                    };
+                    fan.each(|r| r.input_error(&err));
+                }
                 tally.merge(&stats.channel_tally);
                 inputs.push(InputFile {
                     path: file,
@@ -573,7 +591,6 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
                 });
             }
             Err(e) => {
-                files_failed += 1;
                 totals.input_errors += 1;
                 let message = e.to_string();
                 if args.report.quiet || json_to_stdout {
@@ -673,14 +690,6 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
                 ),
             });
         }
-    }
-    if graded == 0 && files_failed == 0 {
-        warnings.push(Warning {
-            code: "no-trace".into(),
-            message:
-                "the input holds no trace: nothing was graded, and an empty input is never a pass"
-                    .into(),
-        });
     }
     let end = RunEnd { inputs, warnings };
     fan.each(|r| r.finish(&end));

@@ -22,8 +22,17 @@ pub fn stderr_color(choice_enabled: bool) -> bool {
     choice_enabled && std::io::stderr().is_terminal()
 }
 
-/// Prints one message to stderr; a closed stderr is ignored.
+/// Prints one message to stderr; a closed stderr is ignored. Messages
+/// quote paths and other untrusted text (a file name from a folder or a
+/// glob), so terminal escapes and controls are stripped (SPEC §4); styled
+/// output that pactum painted itself goes through [`eprint_styled`].
 pub fn eprint(msg: &str) {
+    eprint_styled(&pactum_core::text::strip_terminal_escapes(msg));
+}
+
+/// As [`eprint`], for text pactum styled itself whose untrusted parts are
+/// already clean (diagnostics render their own excerpts safely).
+pub fn eprint_styled(msg: &str) {
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(msg.as_bytes());
     if !msg.ends_with('\n') {

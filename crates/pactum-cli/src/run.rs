@@ -36,6 +36,11 @@ pub(crate) fn open_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
 /// shell: `--db` is named when the run is not in the default store.
 pub(crate) fn resume_command(suite: &str, id: &str, db: &Option<PathBuf>) -> String {
     let q = |s: &str| {
+        // A path a terminal would mangle (controls, escapes) cannot be shown
+        // as typed: say so rather than print a command naming another file.
+        if pactum_core::text::strip_terminal_escapes(s) != s || s.contains(['\n', '\t']) {
+            return "<PATH: it holds control characters; type it yourself>".to_string();
+        }
         shlex::try_quote(s)
             .map(|c| c.into_owned())
             .unwrap_or_else(|_| format!("{s:?}"))
@@ -537,4 +542,27 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         n(TestStatus::Error),
         0,
     )
+}
+
+#[cfg(test)]
+mod resume_hint_tests {
+    use super::resume_command;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_hint_is_ready_to_paste_or_says_why_not() {
+        assert_eq!(
+            resume_command("suite.yaml", "r1", &None),
+            "pactum run suite.yaml --resume r1"
+        );
+        assert_eq!(
+            resume_command("my suite.yaml", "r1", &Some(PathBuf::from("/tmp/a b'.db"))),
+            "pactum run 'my suite.yaml' --resume r1 --db \"/tmp/a b'.db\""
+        );
+        let odd = resume_command("s.yaml", "r1", &Some(PathBuf::from("/tmp/x\u{1b}[2J\n.db")));
+        assert!(
+            odd.ends_with("--db <PATH: it holds control characters; type it yourself>"),
+            "{odd}"
+        );
+    }
 }

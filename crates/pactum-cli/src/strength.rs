@@ -883,8 +883,13 @@ fn read_artifacts(files: &[PathBuf]) -> Result<Vec<EvidenceArtifact>, String> {
                     .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
                 let current = u64::from(pactum_core::strength::STRENGTH_ARTIFACT_VERSION);
                 if let Some(v) = version.filter(|v| *v != current) {
+                    let fix = if v > current {
+                        "a newer pactum wrote it: upgrade pactum to read it"
+                    } else {
+                        "run `pactum strength` again to regenerate it"
+                    };
                     return format!(
-                        "{}: a strength artifact of format version {v}; this pactum reads version {current}: run `pactum strength` again to regenerate it",
+                        "{}: a strength artifact of format version {v}; this pactum reads version {current}: {fix}",
                         f.display()
                     );
                 }

@@ -119,15 +119,26 @@ impl Store {
     /// leave an empty store behind a mistyped `--db`.
     ///
     /// # Errors
-    /// [`StoreError::Missing`] when nothing exists at `path`; otherwise
-    /// those of [`Store::open`].
+    /// [`StoreError::Missing`] when nothing exists at `path`;
+    /// [`StoreError::WrongKind`] for a folder, a device or pipe, or an empty
+    /// file; otherwise those of [`Store::open`].
     pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
-        if !path.exists() {
-            return Err(StoreError::Missing {
+        let wrong = |what| StoreError::WrongKind {
+            path: path.to_path_buf(),
+            what,
+        };
+        match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(StoreError::Missing {
                 path: path.to_path_buf(),
-            });
+            }),
+            Ok(m) if m.is_dir() => Err(wrong("is a folder, not a store file")),
+            Ok(m) if !m.is_file() => Err(wrong(
+                "is not a regular file (a device or a pipe), not a store file",
+            )),
+            // SQLite would make an empty file a new store: reading must not.
+            Ok(m) if m.len() == 0 => Err(wrong("is an empty file, not a pactum store")),
+            _ => Store::open(path),
         }
-        Store::open(path)
     }
 
     /// An empty store in memory, for tests and dry runs. Same schema, same

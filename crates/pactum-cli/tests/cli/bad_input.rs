@@ -394,10 +394,23 @@ fn an_input_with_no_trace_is_never_a_pass() {
     ]);
     assert_code(&run, 2);
     assert!(
-        run.stdout.contains("no-trace: the input holds no trace"),
+        run.stdout
+            .contains("empty.jsonl: holds no trace: an input with no trace is never a pass"),
         "{}",
         run.stdout
     );
+    assert!(run.stdout.contains("nothing was graded"), "{}", run.stdout);
+
+    // Next to a good file, an empty one makes the run partial, never green.
+    let run = pactum([
+        "grade".as_ref(),
+        "-c".as_ref(),
+        fx("contracts/shop.yaml").as_ref(),
+        empty.as_os_str(),
+        root().join(fx("traces/pass.jsonl")).as_os_str(),
+    ]);
+    assert_code(&run, 5);
+    assert!(run.stdout.contains("the run is partial"), "{}", run.stdout);
 
     // Every record unreadable: nothing was graded, and the summary says so.
     let garbage = dir.path().join("garbage.jsonl");

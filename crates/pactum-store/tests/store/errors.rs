@@ -315,6 +315,15 @@ fn open_existing_never_creates_a_store() {
     assert!(!path.exists(), "no file was created");
     assert!(!dir.path().join("sub").exists(), "no folder was created");
 
+    // An empty file or a device is not a store, and stays untouched.
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, "").expect("write");
+    let err = Store::open_existing(&empty).expect_err("empty");
+    assert!(matches!(err, StoreError::WrongKind { .. }), "{err}");
+    assert_eq!(std::fs::metadata(&empty).expect("meta").len(), 0);
+    let err = Store::open_existing(Path::new("/dev/null")).expect_err("device");
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+
     Store::open(&path).expect("create");
     Store::open_existing(&path).expect("now it exists");
 }
