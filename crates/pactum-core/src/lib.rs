@@ -15,12 +15,14 @@
 //! | §3.4/§3.5/§3.8 thresholds | [`policy`] |
 //! | §3.8 trial states, reduction, strength vector, verdict ladder, dominance, aggregation | [`strength`] |
 //! | §4 untrusted text | [`text`] |
+//! | §4 untrusted JSON: a repeated key is refused | [`json`] |
 //! | digests (SHA-256 over canonical JSON) | [`digest`] |
 //! | agreement with ground-truth labels | [`agreement`] |
 
 pub mod agreement;
 pub mod contract;
 pub mod digest;
+pub mod json;
 pub mod lint;
 pub mod outcome;
 pub mod policy;

@@ -1,0 +1,471 @@
+//! Strict JSON for untrusted answers (SPEC §4, §3.2): a document with a
+//! key repeated in one object is refused, never read last-wins.
+//!
+//! `serde_json` keeps the last of two equal keys, so an agent answering
+//! `{"tool_calls": [refund], "tool_calls": []}` would read as "no tool
+//! calls" and a contract prohibiting the refund would pass. A repeated key
+//! is ambiguous; ambiguity must never read as evidence of absence.
+//!
+//! [`parse_strict`] runs `serde_json`'s own parser (syntax, escapes,
+//! numbers, its recursion limit) with a visitor that builds the same
+//! [`Value`] `serde_json::from_slice` would, key order kept, and stops at
+//! the first key an object repeats, naming it and where it is.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+use crate::text::one_line;
+
+/// Characters of a key, or of a JSON pointer, shown in an error message.
+const SHOWN_CHARS: usize = 120;
+
+/// Why [`parse_strict`] refused a document.
+#[derive(Debug, thiserror::Error)]
+pub enum StrictJsonError {
+    /// Not one JSON value: `serde_json`'s error (syntax, trailing
+    /// characters, invalid UTF-8, nesting deeper than its limit…), with
+    /// its line and column.
+    #[error("{0}")]
+    Syntax(serde_json::Error),
+    /// An object repeats a key (compared after unescaping: `"a"` and
+    /// `"\u0061"` are the same key).
+    #[error(
+        "duplicate key `{}` at `{}`, line {line} column {column}",
+        one_line(key, SHOWN_CHARS),
+        one_line(pointer, SHOWN_CHARS)
+    )]
+    DuplicateKey {
+        /// The repeated key, unescaped. Untrusted: bound it before
+        /// showing it (the `Display` output does).
+        key: String,
+        /// Where the second occurrence is, as a JSON pointer (RFC 6901) to
+        /// the member: `/tool_calls` for a top-level key,
+        /// `/tool_calls/0/arguments/amount` for a nested one.
+        pointer: String,
+        /// 1-based line where parsing stopped (just after the key).
+        line: usize,
+        /// 1-based column where parsing stopped.
+        column: usize,
+    },
+}
+
+impl StrictJsonError {
+    /// The 1-based line where the problem was found.
+    pub fn line(&self) -> usize {
+        match self {
+            StrictJsonError::Syntax(e) => e.line(),
+            StrictJsonError::DuplicateKey { line, .. } => *line,
+        }
+    }
+
+    /// The 1-based column where the problem was found.
+    pub fn column(&self) -> usize {
+        match self {
+            StrictJsonError::Syntax(e) => e.column(),
+            StrictJsonError::DuplicateKey { column, .. } => *column,
+        }
+    }
+}
+
+/// Parses `input` (a `&str`, a `String` or bytes, which must be UTF-8) as
+/// exactly one JSON value, as `serde_json::from_slice::<Value>` would —
+/// same syntax, same numbers, object keys in document order — except that
+/// an object with a repeated key, at any depth, is refused (SPEC §4: an
+/// ambiguous answer is not read as either of its values).
+///
+/// Pure; never panics; nesting is bounded by `serde_json`'s recursion
+/// limit (128), so hostile input cannot exhaust the stack.
+///
+/// # Errors
+/// [`StrictJsonError::DuplicateKey`] for the first repeated key found
+/// (document order); [`StrictJsonError::Syntax`] for anything that is not
+/// one JSON value.
+pub fn parse_strict<T: AsRef<[u8]> + ?Sized>(input: &T) -> Result<Value, StrictJsonError> {
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_slice(input.as_ref());
+    let parsed = Strict { found: &mut found }
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v));
+    parsed.map_err(|e| match found {
+        Some(d) => StrictJsonError::DuplicateKey {
+            pointer: d.pointer(),
+            key: d.key,
+            line: e.line(),
+            column: e.column(),
+        },
+        None => StrictJsonError::Syntax(e),
+    })
+}
+
+/// The repeated key, and the path down to it, collected innermost first
+/// while the error unwinds (so nothing is tracked on the happy path).
+struct Duplicate {
+    key: String,
+    reversed: Vec<String>,
+}
+
+impl Duplicate {
+    /// RFC 6901: `~` is `~0`, `/` is `~1`.
+    fn pointer(&self) -> String {
+        self.reversed
+            .iter()
+            .rev()
+            .fold(String::new(), |mut out, s| {
+                out.push('/');
+                out.push_str(&s.replace('~', "~0").replace('/', "~1"));
+                out
+            })
+    }
+}
+
+/// Builds one [`Value`], refusing repeated keys. Holds where to record the
+/// duplicate found, if any.
+struct Strict<'s> {
+    found: &'s mut Option<Duplicate>,
+}
+
+impl Strict<'_> {
+    /// Adds `segment` to the path of a duplicate found below it.
+    fn locate(&mut self, segment: impl FnOnce() -> String) {
+        if let Some(d) = self.found.as_mut() {
+            d.reversed.push(segment());
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Strict<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+// Scalars as serde_json's own `Value` visitor reads them.
+impl<'de> Visitor<'de> for Strict<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
+        Number::from_i128(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("number out of range"))
+    }
+
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
+        Number::from_u128(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("number out of range"))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        loop {
+            let next = seq.next_element_seed(Strict {
+                found: &mut *self.found,
+            });
+            match next {
+                Ok(Some(v)) => out.push(v),
+                Ok(None) => return Ok(Value::Array(out)),
+                Err(e) => {
+                    let i = out.len();
+                    self.locate(|| i.to_string());
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                *self.found = Some(Duplicate {
+                    reversed: vec![key.clone()],
+                    key,
+                });
+                // The message is replaced by `DuplicateKey`; serde_json
+                // adds the position.
+                return Err(de::Error::custom("duplicate key"));
+            }
+            let value = map.next_value_seed(Strict {
+                found: &mut *self.found,
+            });
+            match value {
+                Ok(v) => {
+                    out.insert(key, v);
+                }
+                Err(e) => {
+                    self.locate(|| key);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn duplicate(text: &str) -> (String, String) {
+        match parse_strict(text) {
+            Err(StrictJsonError::DuplicateKey { key, pointer, .. }) => (key, pointer),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_at_any_depth_naming_it_and_where() {
+        for (text, key, pointer) in [
+            (
+                r#"{"response":"ok","tool_calls":[{"name":"refund","arguments":{"amount":5000}}],"tool_calls":[]}"#,
+                "tool_calls",
+                "/tool_calls",
+            ),
+            (
+                r#"{"response":"ok","tool_calls":[{"name":"refund","name":"lookup"}]}"#,
+                "name",
+                "/tool_calls/0/name",
+            ),
+            (
+                r#"{"tool_calls":[{"name":"f"},{"name":"refund","arguments":{"amount":5000,"amount":1}}]}"#,
+                "amount",
+                "/tool_calls/1/arguments/amount",
+            ),
+            (
+                r#"{"tool_calls":[{"name":"refund","arguments":{"amount":5000},"arguments":{}}]}"#,
+                "arguments",
+                "/tool_calls/0/arguments",
+            ),
+            // Keys are compared unescaped.
+            (r#"{"a":1,"\u0061":2}"#, "a", "/a"),
+            // RFC 6901 escaping of `~` and `/` in the pointer.
+            (r#"{"x/y":{"~k":[{},{"":0,"":1}]}}"#, "", "/x~1y/~0k/1/"),
+            (r#"[[{"k":null,"k":null}]]"#, "k", "/0/0/k"),
+        ] {
+            assert_eq!(
+                duplicate(text),
+                (key.to_string(), pointer.to_string()),
+                "{text}"
+            );
+        }
+        let err = parse_strict("{\n  \"verdict\": \"violated\",\n  \"verdict\": \"satisfied\"\n}")
+            .expect_err("duplicate");
+        assert_eq!(
+            err.to_string(),
+            "duplicate key `verdict` at `/verdict`, line 3 column 11"
+        );
+        assert_eq!((err.line(), err.column()), (3, 11));
+    }
+
+    #[test]
+    fn everything_else_reads_as_serde_json_reads_it() {
+        for text in [
+            r#"{"b":1,"a":[1,-2,3.5,1e300,18446744073709551615,-9223372036854775808],"c":{"b":null,"a":true}}"#,
+            r#"{"same":{"k":1},"other":{"k":2},"list":[{"k":1},{"k":1}]}"#,
+            "\"\\ud83d\\ude00 and \\u0000\"",
+            "  7  ",
+            "[]",
+            "{}",
+        ] {
+            let want: Value = serde_json::from_str(text).expect("json");
+            let got = parse_strict(text).expect("strict");
+            assert_eq!(got, want, "{text}");
+            // Key order is kept (Map equality ignores it).
+            assert_eq!(got.to_string(), want.to_string(), "{text}");
+        }
+        for bad in ["", "{", "{\"a\":1} x", "[1,]", "{\"a\" 1}", "\u{feff}{}"] {
+            assert!(
+                matches!(parse_strict(bad), Err(StrictJsonError::Syntax(_))),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            parse_strict(&b"{\"a\":\"\xff\"}"[..]),
+            Err(StrictJsonError::Syntax(_))
+        ));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(matches!(
+            parse_strict(&deep),
+            Err(StrictJsonError::Syntax(_))
+        ));
+        let deep = "{\"a\":".repeat(100_000);
+        assert!(matches!(
+            parse_strict(&deep),
+            Err(StrictJsonError::Syntax(_))
+        ));
+        // Within serde_json's limit, a duplicate deep down is still found.
+        let text = format!("{}{{\"k\":1,\"k\":2}}{}", "[".repeat(100), "]".repeat(100));
+        let (key, pointer) = duplicate(&text);
+        assert_eq!(key, "k");
+        assert_eq!(pointer, format!("{}/k", "/0".repeat(100)));
+    }
+
+    /// Any JSON value; objects built from maps, so no key repeats. Floats
+    /// are multiples of 1/1024, which print and parse back exactly.
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<i32>().prop_map(|n| Value::from(f64::from(n) / 1024.0)),
+            ".{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec(("[a-c~/\"]{0,3}", inner), 0..6)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// One step down to where the repeated key is written.
+    #[derive(Debug, Clone)]
+    enum Step {
+        /// Under this key, after `before`.
+        Key(String, Value),
+        /// At this index of an array of nulls.
+        Index(usize),
+    }
+
+    proptest! {
+        /// Whatever the value, its text parses back to it, key order
+        /// included, and exactly as serde_json reads it.
+        #[test]
+        fn values_without_a_repeated_key_round_trip(v in value()) {
+            let text = serde_json::to_string(&v).expect("serialises");
+            let got = parse_strict(&text).expect("no duplicates");
+            prop_assert_eq!(&got, &v);
+            prop_assert_eq!(got.to_string(), text.clone());
+            let pretty = serde_json::to_string_pretty(&v).expect("serialises");
+            prop_assert_eq!(parse_strict(&pretty).expect("pretty").to_string(), text);
+        }
+
+        /// Arbitrary floats read as serde_json reads them.
+        #[test]
+        fn numbers_read_as_serde_json_reads_them(f in any::<f64>(), i in any::<i64>()) {
+            let text = format!("[{f:e},{f},{i}]");
+            if let Ok(want) = serde_json::from_str::<Value>(&text) {
+                prop_assert_eq!(parse_strict(&text).expect("json").to_string(), want.to_string());
+            }
+        }
+
+        /// A key written twice in one object, wherever that object is, is
+        /// refused, naming the key and the pointer down to it.
+        #[test]
+        fn a_repeated_key_anywhere_is_refused(
+            steps in proptest::collection::vec(
+                prop_oneof![
+                    ("[a-c~/]{0,3}", value()).prop_map(|(k, v)| Step::Key(k, v)),
+                    (0usize..3).prop_map(Step::Index),
+                ],
+                0..4,
+            ),
+            key in "[a-c~/\"\\\\]{0,3}",
+            first in value(),
+            second in value(),
+            between in proptest::collection::btree_map("[d-f]{1,2}", value(), 0..3),
+        ) {
+            let k = serde_json::to_string(&key).expect("key");
+            let mut text = format!("{{{k}:{first}");
+            for (other, v) in &between {
+                text.push_str(&format!(",{}:{v}", serde_json::to_string(other).expect("key")));
+            }
+            text.push_str(&format!(",{k}:{second}}}"));
+            let mut pointer = String::new();
+            for step in steps.iter().rev() {
+                text = match step {
+                    Step::Key(name, before) => {
+                        // A sibling first, unless it would repeat the key.
+                        let name_json = serde_json::to_string(name).expect("key");
+                        let sibling = format!("{}:{before},", serde_json::to_string(&format!("{name}!")).expect("key"));
+                        format!("{{{sibling}{name_json}:{text}}}")
+                    }
+                    Step::Index(i) => format!("[{}{text}]", "null,".repeat(*i)),
+                };
+            }
+            for step in &steps {
+                pointer.push('/');
+                pointer.push_str(&match step {
+                    Step::Key(name, _) => name.replace('~', "~0").replace('/', "~1"),
+                    Step::Index(i) => i.to_string(),
+                });
+            }
+            pointer.push('/');
+            pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            match parse_strict(&text) {
+                Err(StrictJsonError::DuplicateKey { key: got, pointer: at, .. }) => {
+                    prop_assert_eq!(got, key);
+                    prop_assert_eq!(at, pointer);
+                }
+                other => prop_assert!(false, "{}: {:?}", text, other),
+            }
+            // serde_json alone reads it, last-wins: the hazard refused.
+            prop_assert!(serde_json::from_str::<Value>(&text).is_ok());
+        }
+    }
+
+    #[test]
+    fn messages_are_bounded_one_line() {
+        let key = format!("{}\u{1b}[2J\n{}", "k".repeat(500), "x");
+        let text = format!(
+            "{{{k}:1,{k}:2}}",
+            k = serde_json::to_string(&key).expect("key")
+        );
+        let msg = parse_strict(&text).expect_err("dup").to_string();
+        assert!(!msg.contains('\u{1b}') && !msg.contains('\n'), "{msg}");
+        assert!(msg.chars().count() < 400, "{msg}");
+        assert_eq!(json!(1), parse_strict("1").expect("one"));
+    }
+}
