@@ -28,7 +28,7 @@ TEMPLATE_RE = re.compile(r"\{\{(request|header):([^}]*)\}\}")
 ANSWER_KEYS = {
     "status", "retry_after", "error_message", "times", "delay_ms", "drop",
     "content", "tool_calls", "finish_reason", "usage", "malformed", "judge",
-    "echo", "body", "headers", "name", "match", "sequence", "cycle",
+    "echo", "body", "raw_body", "headers", "name", "match", "sequence", "cycle",
 }
 MATCH_KEYS = {
     "path", "model", "last_user_contains", "system_contains",
@@ -385,6 +385,10 @@ class Handler(BaseHTTPRequestHandler):
             if ans.get("echo") == "authorization":
                 msg = "%s; you sent %s" % (msg, self.headers.get("Authorization"))
             return self.send_json(status, {"error": {"message": msg, "type": "scripted"}}, headers)
+        if "raw_body" in ans:
+            # Sent byte for byte: JSON a dict cannot hold (a repeated key).
+            return self.send_raw(status, str(ans["raw_body"]).encode("utf-8"),
+                                 "application/json", headers)
         if "body" in ans:
             return self.send_json(status, fill_template(ans["body"], req, self.headers), headers)
         if path not in CHAT_PATHS:

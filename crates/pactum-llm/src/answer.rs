@@ -61,7 +61,10 @@ pub fn strip_code_fence(s: &str) -> &str {
 }
 
 /// Reads `content` as exactly one `T` (a `deny_unknown_fields` struct of
-/// the answer schema), after [`strip_code_fence`].
+/// the answer schema), after [`strip_code_fence`]. `T` must hold no
+/// `serde_json::Value`: serde's derived structs refuse a repeated field
+/// (`"verdict"` twice is a [`AnswerError::Schema`] error, never read
+/// last-wins; SPEC §3.4, §4), but a `Value` inside would not.
 ///
 /// # Errors
 /// [`AnswerError::Empty`] for nothing; [`AnswerError::Schema`] for JSON of
@@ -167,6 +170,15 @@ mod tests {
                 "{prose}"
             );
         }
+        // A repeated field (a judge's `verdict` twice) is refused, never
+        // read last-wins: the answer structs are derived, and serde's
+        // derived visitor refuses a duplicate field.
+        assert_eq!(
+            parse_json_object::<A>("{\"a\": 1, \"a\": 2}"),
+            Err(AnswerError::Schema {
+                detail: "duplicate field `a` at line 1 column 12".into()
+            })
+        );
         for wrong in ["{\"a\": 1, \"b\": 2}", "{}", "{\"a\": \"x\"}", "[]"] {
             assert!(
                 matches!(

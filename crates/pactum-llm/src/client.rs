@@ -703,13 +703,18 @@ struct WireUsage {
 
 /// Parses a chat-completions body into a [`ChatResponse`] (latency and
 /// attempts left at 0). The error is a fragment with a bounded excerpt.
+///
+/// Strict (SPEC §4): a key repeated in any object of the body, or in a
+/// tool call's JSON-encoded arguments, is an error, never read last-wins
+/// (`{"amount":5000,"amount":1}` would otherwise hide the 5000 from a
+/// contract). The judge and the interpreter read their answers through
+/// here too.
 pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
-    let wire: WireResponse = serde_json::from_slice(bytes).map_err(|e| {
-        format!(
-            "{e} in `{}`",
-            pactum_core::text::one_line(&String::from_utf8_lossy(bytes), 120)
-        )
-    })?;
+    let excerpt = || pactum_core::text::one_line(&String::from_utf8_lossy(bytes), 120);
+    let value =
+        pactum_core::json::parse_strict(bytes).map_err(|e| format!("{e} in `{}`", excerpt()))?;
+    let wire: WireResponse =
+        serde_json::from_value(value).map_err(|e| format!("{e} in `{}`", excerpt()))?;
     let Some(choice) = wire.choices.into_iter().next() else {
         return Err(match wire.error {
             Some(err) => format!(
@@ -736,25 +741,39 @@ pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
             ))
         }
     };
-    let tool_calls = choice
+    let mut tool_calls = Vec::new();
+    for (i, c) in choice
         .message
         .tool_calls
         .unwrap_or_default()
         .into_iter()
-        .map(|c| ToolCall {
+        .enumerate()
+    {
+        let arguments = match c.function.arguments {
+            // As the trace importers read them: blank is no arguments.
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Map::new()),
+            Some(Value::String(s)) => match pactum_core::json::parse_strict(&s) {
+                Ok(v) => v,
+                Err(e @ pactum_core::json::StrictJsonError::DuplicateKey { .. }) => {
+                    return Err(format!(
+                        "tool call {i} (`{}`): its arguments (a JSON-encoded string) have a {e}",
+                        pactum_core::text::one_line(&c.function.name, 80)
+                    ))
+                }
+                // Not JSON: kept as text, as the trace importers keep it.
+                Err(_) => Value::String(s),
+            },
+            Some(v) => v,
+        };
+        tool_calls.push(ToolCall {
             id: c.id,
             name: c.function.name,
-            arguments: match c.function.arguments {
-                // As the trace importers read them: blank is no arguments.
-                None | Some(Value::Null) => Value::Object(Map::new()),
-                Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Map::new()),
-                Some(Value::String(s)) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
-                Some(v) => v,
-            },
+            arguments,
             result: None,
             error: None,
-        })
-        .collect();
+        });
+    }
     Ok(ChatResponse {
         content,
         tool_calls,
@@ -847,6 +866,32 @@ mod tests {
             .expect_err("error")
             .contains("quota"));
         assert!(parse_completion(b"{\"choices\": [").is_err());
+        // A repeated key is refused, in the body and in string arguments.
+        let dup = br#"{"choices":[{"message":{"content":"a","content":"b"}}]}"#;
+        let err = parse_completion(dup).expect_err("duplicate content");
+        assert!(
+            err.starts_with("duplicate key `content` at `/choices/0/message/content`"),
+            "{err}"
+        );
+        let dup =
+            br#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c1","type":"function",
+            "function":{"name":"refund","arguments":{"amount":5000,"amount":1}}}]}}]}"#;
+        let err = parse_completion(dup).expect_err("duplicate in object arguments");
+        assert!(
+            err.contains("duplicate key `amount` at `/choices/0/message/tool_calls/0/function/arguments/amount`"),
+            "{err}"
+        );
+        let dup =
+            br#"{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c1","type":"function",
+            "function":{"name":"refund","arguments":"{\"amount\":5000,\"amount\":1}"}}]}}]}"#;
+        let err = parse_completion(dup).expect_err("duplicate in string arguments");
+        assert!(
+            err.starts_with(
+                "tool call 0 (`refund`): its arguments (a JSON-encoded string) have a duplicate \
+                 key `amount` at `/amount`"
+            ),
+            "{err}"
+        );
         assert!(parse_completion(br#"{"choices":[{"message":{"content":5}}]}"#).is_err());
     }
 

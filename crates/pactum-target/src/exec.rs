@@ -16,6 +16,7 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use pactum_core::json::{parse_strict, StrictJsonError};
 use pactum_core::text::{one_line, strip_terminal_escapes};
 use pactum_core::trace::{ObservabilityLevel, Usage};
 use pactum_llm::RateLimiter;
@@ -342,14 +343,11 @@ impl ExecTarget {
         }
     }
 
-    /// Parses one answer line.
+    /// Parses one answer line, strictly: a key repeated in any object is a
+    /// protocol error ([`pactum_core::json::parse_strict`]; SPEC §4), never
+    /// read last-wins.
     fn answer(&self, bytes: &[u8], turn: u32, latency_ms: u64) -> Result<Reply, Failed> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-            Failed::Protocol(format!(
-                "turn {turn}: the answer line is not JSON ({e}): `{}`",
-                one_line(&String::from_utf8_lossy(bytes), 200)
-            ))
-        })?;
+        let value = read_line(bytes).map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
         let parsed =
             parse_answer(&value).map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
         if let Some(err) = parsed.error {
@@ -544,6 +542,22 @@ async fn shut_down(mut s: Session) {
     }
 }
 
+/// An answer line as JSON: refused when it is not JSON, or when an object
+/// in it repeats a key (an agent printing `"tool_calls"` twice must not
+/// read as whichever came last). The error is a bounded fragment.
+fn read_line(bytes: &[u8]) -> Result<Value, String> {
+    parse_strict(bytes).map_err(|e| {
+        let what = match e {
+            StrictJsonError::Syntax(_) => "is not JSON",
+            StrictJsonError::DuplicateKey { .. } => "is ambiguous",
+        };
+        format!(
+            "the answer line {what} ({e}): `{}`",
+            one_line(&String::from_utf8_lossy(bytes), 200)
+        )
+    })
+}
+
 /// A parsed `pactum-exec/1` answer.
 #[derive(Debug, PartialEq)]
 struct Answer {
@@ -696,6 +710,58 @@ mod tests {
                 .as_deref(),
             Some("{\"code\":1}")
         );
+    }
+
+    /// The review's false green: a repeated key read last-wins hid a
+    /// refund. Every such line is refused, naming the key and where.
+    #[test]
+    fn answer_lines_with_a_repeated_key_are_refused() {
+        for (line, why) in [
+            (
+                r#"{"response":"ok","tool_calls":[{"name":"refund","arguments":{"amount":5000}}],"tool_calls":[]}"#,
+                "duplicate key `tool_calls` at `/tool_calls`",
+            ),
+            (
+                r#"{"response":"ok","tool_calls":[{"name":"refund","name":"lookup"}]}"#,
+                "duplicate key `name` at `/tool_calls/0/name`",
+            ),
+            (
+                r#"{"response":"ok","tool_calls":[{"name":"refund","arguments":{"amount":5000},"arguments":{}}]}"#,
+                "duplicate key `arguments` at `/tool_calls/0/arguments`",
+            ),
+            (
+                r#"{"response":"ok","tool_calls":[{"name":"refund","arguments":{"amount":5000,"amount":1}}]}"#,
+                "duplicate key `amount` at `/tool_calls/0/arguments/amount`",
+            ),
+            (
+                r#"{"response":"ok","response":"no"}"#,
+                "duplicate key `response` at `/response`",
+            ),
+        ] {
+            let err = read_line(line.as_bytes()).expect_err(why);
+            assert!(err.starts_with("the answer line is ambiguous ("), "{err}");
+            assert!(err.contains(why), "{why}: {err}");
+        }
+        // A string argument holding JSON is as strict as the line.
+        let v = read_line(
+            br#"{"response":"ok","tool_calls":[{"name":"refund","arguments":"{\"amount\":5000,\"amount\":1}"}]}"#,
+        )
+        .expect("the line itself is fine");
+        let err = parse_answer(&v).expect_err("the arguments are not");
+        assert!(
+            err.contains(
+                "tool_calls[0].arguments (a JSON-encoded string) has a duplicate key `amount`"
+            ),
+            "{err}"
+        );
+        let err = read_line(b"{\"response\": ").expect_err("not JSON");
+        assert!(err.starts_with("the answer line is not JSON ("), "{err}");
+        let v = read_line(
+            br#"{"response":"ok","tool_calls":[{"name":"f","arguments":{"b":1,"a":2}}]}"#,
+        )
+        .expect("strict JSON");
+        let args = &parse_answer(&v).expect("answer").tool_calls[0].arguments;
+        assert_eq!(args.to_string(), r#"{"b":1,"a":2}"#, "key order kept");
     }
 
     async fn lines(input: &[u8], max: usize) -> Vec<String> {

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use pactum_core::json::{parse_strict, StrictJsonError};
 use pactum_core::text::one_line;
 use pactum_core::trace::{Channel, ObservabilityLevel};
 use pactum_llm::client::{error_chain, fetch, is_loopback, FetchError};
@@ -297,12 +298,19 @@ impl HttpTarget {
                 retry_after: answer.retry_after,
             });
         }
-        serde_json::from_slice(&answer.body).map_err(|e| AttemptError::Malformed {
-            detail: format!(
-                "the answer is not JSON ({e}): `{}`",
-                self.secrets
-                    .redact(&one_line(&String::from_utf8_lossy(&answer.body), 200))
-            ),
+        // Strict: a key repeated in any object is a protocol error, never
+        // read last-wins (SPEC §4).
+        parse_strict(&answer.body).map_err(|e| {
+            let what = match e {
+                StrictJsonError::Syntax(_) => "is not JSON",
+                StrictJsonError::DuplicateKey { .. } => "is ambiguous",
+            };
+            AttemptError::Malformed {
+                detail: self.secrets.redact(&format!(
+                    "the answer {what} ({e}): `{}`",
+                    one_line(&String::from_utf8_lossy(&answer.body), 200)
+                )),
+            }
         })
     }
 

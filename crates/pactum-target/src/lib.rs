@@ -50,7 +50,11 @@ pub const MAX_REPLY_BYTES: usize = 4 * 1024 * 1024;
 /// The version of the shape of [`Target::identity`]; bumped whenever the
 /// way a request is built or an answer is read changes, so cached answers
 /// are not reused. 2: list paths and call objects are read strictly.
-pub const IDENTITY_VERSION: u32 = 2;
+/// 3: every match of a list path counts, `text` and `conversation_id`
+/// refuse several values, and a repeated JSON key is refused
+/// (`docs/targets.md`; SPEC §3.2, §4): an answer cached under the old
+/// rules may hold a call they dropped.
+pub const IDENTITY_VERSION: u32 = 3;
 
 /// Who wrote a conversation message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

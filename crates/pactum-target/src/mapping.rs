@@ -2,29 +2,46 @@
 //! response mapping (JSONPath, RFC 9535) and the tool-call and side-effect
 //! shapes shared with the exec protocol.
 //!
-//! Rules (documented in `docs/targets.md`):
+//! Rules (documented in `docs/targets.md`). A path's matches are the nodes
+//! it selects, in the order JSONPath gives them, each node once (a
+//! selector like `[0,0]` names one node twice).
 //! * `text` is required: a path that matches nothing is a protocol error
 //!   (a wrong mapping, or an error body, must never read as "the target
-//!   said nothing"); a match of `null` is "no text"; a string is the text;
-//!   anything else is a protocol error.
+//!   said nothing"). Matches that are `null` are "no text"; exactly one
+//!   match that is not `null` must be a string, the text; more than one is
+//!   a protocol error (an ambiguous mapping: picking one would hide the
+//!   others); anything else is a protocol error.
 //! * `tool_calls` and `side_effects` are optional, but a mistyped path must
 //!   not read as "none" (SPEC §3.2: what was not seen is not evidence of
-//!   absence). A match of `null` means none. A path that matches nothing
-//!   means none only when its parent (the path without its last segment)
-//!   matches an object in the answer: the API omitted an empty list there.
-//!   When the parent matches no object, or the path has no parent (`$`), it
-//!   is a protocol error naming the field and the path, with an excerpt of
-//!   the answer. A match of the wrong type is a protocol error.
-//! * `conversation_id` is optional: no match, or `null`, means none.
-//! * The first match of a path counts.
+//!   absence). **Every match counts**: each must be an array or `null`
+//!   (none), anything else is a protocol error naming the match's index
+//!   and location; the items of all matches are concatenated in match
+//!   order. A match that lies inside another match is a protocol error
+//!   (its items would be read twice, or a call's arguments read as calls).
+//!   A path that matches nothing means none only when its parent (the path
+//!   without its last segment) matches an object in the answer: the API
+//!   omitted an empty list there. When the parent matches no object, or
+//!   the path has no parent (`$`), it is a protocol error naming the field
+//!   and the path, with an excerpt of the answer.
+//! * `conversation_id` is optional: no match, or only `null` matches,
+//!   means none; one match that is not `null` is the id; more than one is
+//!   a protocol error, as for `text`.
 //! * Tool calls and side effects accept only their documented keys, for
 //!   http and exec alike: an unknown key is a protocol error naming it (a
 //!   path pointed at the wrong object must not read as garbage calls).
-//! * Tool-call arguments that are a string are decoded as JSON; a blank
-//!   string is `{}`; a string that is not JSON is kept as that string, as
-//!   the trace importers keep it, and argument conditions on such a call
-//!   are then undetermined (SPEC §3.2), never "no such call".
+//! * Tool-call arguments that are a string are decoded as JSON, strictly
+//!   ([`pactum_core::json::parse_strict`]: a repeated key is a protocol
+//!   error, as in the answer itself); a blank string is `{}`; a string that
+//!   is not JSON is kept as that string, as the trace importers keep it,
+//!   and argument conditions on such a call are then undetermined
+//!   (SPEC §3.2), never "no such call".
+//! * The answer itself is parsed by the caller with
+//!   [`pactum_core::json::parse_strict`] (SPEC §4): a repeated key is a
+//!   protocol error before any mapping is applied.
 
+use std::collections::{HashMap, HashSet};
+
+use pactum_core::json::{parse_strict, StrictJsonError};
 use pactum_core::text::one_line;
 use pactum_core::trace::{SideEffect, ToolCall};
 use serde_json::{Map, Value};
@@ -241,48 +258,52 @@ impl Mapping {
         self.side_effects.is_some()
     }
 
-    /// Reads the answer's parts from `body`.
+    /// Reads the answer's parts from `body`, under the rules of this
+    /// module (`docs/targets.md`, "The response mapping").
     ///
     /// # Errors
     /// A fragment naming the mapping field and path, with a bounded excerpt.
     pub(crate) fn apply(&self, body: &Value) -> Result<Mapped, String> {
-        let first = |p: &Path| p.path.query(body).first().cloned();
-        let text = match first(&self.text) {
-            None => {
-                return Err(format!(
-                    "response.text `{}` matches nothing in the answer `{}`",
-                    one_line(&self.text.source, 120),
-                    excerpt(body)
-                ))
-            }
-            Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s),
+        let text_matches = matches(&self.text, body);
+        if text_matches.is_empty() {
+            return Err(format!(
+                "response.text `{}` matches nothing in the answer `{}`",
+                one_line(&self.text.source, 120),
+                excerpt(body)
+            ));
+        }
+        let text = match at_most_one("text", &self.text, &text_matches)? {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
             Some(other) => {
                 return Err(format!(
                     "response.text `{}` matched {}, not a string or null",
                     one_line(&self.text.source, 120),
-                    type_name(&other)
+                    type_name(other)
                 ))
             }
         };
-        let tool_calls = match list_match(self.tool_calls.as_ref(), "tool_calls", body)? {
-            None | Some(Value::Null) => Vec::new(),
-            Some(v) => tool_calls(&v, "response.tool_calls")?,
-        };
-        let side_effects = match list_match(self.side_effects.as_ref(), "side_effects", body)? {
-            None | Some(Value::Null) => Vec::new(),
-            Some(v) => side_effects(&v, "response.side_effects")?,
-        };
-        let conversation_id = match self.conversation_id.as_ref().and_then(first) {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            Some(other) => {
-                return Err(format!(
-                    "response.conversation_id matched {}, not a string, a number or null",
-                    type_name(&other)
-                ))
-            }
+        let mut tool_calls = Vec::new();
+        for (at, v) in list_matches(self.tool_calls.as_ref(), "tool_calls", body)? {
+            tool_calls.extend(self::tool_calls(v, &at)?);
+        }
+        let mut side_effects = Vec::new();
+        for (at, v) in list_matches(self.side_effects.as_ref(), "side_effects", body)? {
+            side_effects.extend(self::side_effects(v, &at)?);
+        }
+        let conversation_id = match &self.conversation_id {
+            None => None,
+            Some(p) => match at_most_one("conversation_id", p, &matches(p, body))? {
+                None => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(Value::Number(n)) => Some(n.to_string()),
+                Some(other) => {
+                    return Err(format!(
+                        "response.conversation_id matched {}, not a string, a number or null",
+                        type_name(other)
+                    ))
+                }
+            },
         };
         Ok(Mapped {
             text,
@@ -293,37 +314,161 @@ impl Mapping {
     }
 }
 
-/// The first match of an optional list path: `Ok(None)` when it is not
-/// mapped, or matches nothing under a parent that matches an object (an
-/// omitted empty list).
+/// One node a path selected.
+struct Match<'a> {
+    /// Its normalized path (RFC 9535 §2.7), `$['steps'][1]['calls']`.
+    location: String,
+    /// The same location as a JSON pointer: unambiguous, so equal
+    /// pointers are one node and a pointer's prefix is an ancestor.
+    pointer: String,
+    value: &'a Value,
+}
+
+/// The nodes `p` selects in `body`, in JSONPath order, each node once.
+fn matches<'a>(p: &Path, body: &'a Value) -> Vec<Match<'a>> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for node in p.path.query_located(body).iter() {
+        let pointer = node.location().to_json_pointer();
+        if seen.insert(pointer.clone()) {
+            out.push(Match {
+                location: node.location().to_string(),
+                pointer,
+                value: node.node(),
+            });
+        }
+    }
+    out
+}
+
+/// The locations of `ms`, bounded, for an error.
+fn locations(ms: &[&Match<'_>]) -> String {
+    const SHOWN: usize = 3;
+    let mut out: Vec<String> = ms
+        .iter()
+        .take(SHOWN)
+        .map(|m| one_line(&m.location, 120))
+        .collect();
+    if ms.len() > SHOWN {
+        out.push(format!("and {} more", ms.len() - SHOWN));
+    }
+    out.join(", ")
+}
+
+/// The one match of a single-valued field (`text`, `conversation_id`)
+/// that is not `null`, or `None` when every match is `null` (or there is
+/// none).
 ///
 /// # Errors
-/// When the path matches nothing and its parent matches no object, or
-/// it has no parent: the mapping is wrong, and reading "none" would turn
-/// a mistyped path into "the target made no calls".
-fn list_match(p: Option<&ListPath>, field: &str, body: &Value) -> Result<Option<Value>, String> {
+/// When more than one match is not `null`: the mapping is ambiguous, and
+/// reading the first would silently drop the others.
+fn at_most_one<'a>(field: &str, p: &Path, ms: &[Match<'a>]) -> Result<Option<&'a Value>, String> {
+    let present: Vec<&Match<'a>> = ms.iter().filter(|m| !m.value.is_null()).collect();
+    match present.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one.value)),
+        many => Err(format!(
+            "response.{field} `{}` matches {} values that are not null ({}): an ambiguous \
+             mapping (write a path that selects one value)",
+            one_line(&p.source, 120),
+            many.len(),
+            locations(many)
+        )),
+    }
+}
+
+/// The arrays an optional list path selects, each with the name errors
+/// give its items (`response.tool_calls` for a single match,
+/// `response.tool_calls match 1 ($['steps'][1]['calls'])` for the second
+/// of several). Empty when the path is not mapped, when every match is
+/// `null`, or when it matches nothing under a parent that matches an
+/// object (an omitted empty list).
+///
+/// # Errors
+/// When a match is neither an array nor `null`, naming its index and
+/// location; when a match lies inside another (its items would be read
+/// twice, or arguments read as calls); when the path matches nothing and
+/// its parent matches no object, or it has no parent: the mapping is
+/// wrong, and reading "none" would turn a mistyped path into "the target
+/// made no calls".
+fn list_matches<'a>(
+    p: Option<&ListPath>,
+    field: &str,
+    body: &'a Value,
+) -> Result<Vec<(String, &'a Value)>, String> {
     let Some(p) = p else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
-    if let Some(v) = p.path.path.query(body).first() {
-        return Ok(Some((*v).clone()));
+    let ms = matches(&p.path, body);
+    if ms.is_empty() {
+        return match &p.parent {
+            Some(parent) if parent.path.query(body).iter().any(|v| v.is_object()) => Ok(Vec::new()),
+            Some(parent) => Err(format!(
+                "response.{field} `{}` matches nothing and its parent `{}` matches no object in \
+                 the answer `{}` (a wrong path must not read as none)",
+                one_line(&p.path.source, 120),
+                one_line(&parent.source, 120),
+                excerpt(body)
+            )),
+            None => Err(format!(
+                "response.{field} `{}` matches nothing in the answer `{}` (a wrong path must \
+                 not read as none)",
+                one_line(&p.path.source, 120),
+                excerpt(body)
+            )),
+        };
     }
-    match &p.parent {
-        Some(parent) if parent.path.query(body).iter().any(|v| v.is_object()) => Ok(None),
-        Some(parent) => Err(format!(
-            "response.{field} `{}` matches nothing and its parent `{}` matches no object in the \
-             answer `{}` (a wrong path must not read as none)",
+    let name = |i: usize, m: &Match<'_>| {
+        if ms.len() == 1 {
+            format!("response.{field}")
+        } else {
+            format!(
+                "response.{field} match {i} ({})",
+                one_line(&m.location, 120)
+            )
+        }
+    };
+    if let Some((inner, outer)) = nested(&ms) {
+        return Err(format!(
+            "response.{field} `{}`: {} lies inside {}, so its items would be read twice (write \
+             a path whose matches do not contain one another)",
             one_line(&p.path.source, 120),
-            one_line(&parent.source, 120),
-            excerpt(body)
-        )),
-        None => Err(format!(
-            "response.{field} `{}` matches nothing in the answer `{}` (a wrong path must not \
-             read as none)",
-            one_line(&p.path.source, 120),
-            excerpt(body)
-        )),
+            name(inner, &ms[inner]),
+            name(outer, &ms[outer]),
+        ));
     }
+    let mut out = Vec::new();
+    for (i, m) in ms.iter().enumerate() {
+        match m.value {
+            Value::Null => {}
+            Value::Array(_) => out.push((name(i, m), m.value)),
+            other => {
+                return Err(format!(
+                    "{} is {}, not an array or null",
+                    name(i, m),
+                    type_name(other)
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The first match (by index) lying inside another match, and that one.
+fn nested(ms: &[Match<'_>]) -> Option<(usize, usize)> {
+    let index: HashMap<&str, usize> = ms
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.pointer.as_str(), i))
+        .collect();
+    ms.iter().enumerate().find_map(|(i, m)| {
+        // Every proper prefix of a pointer ending before a `/` is an
+        // ancestor (`/` inside a key is escaped as `~1`).
+        m.pointer
+            .match_indices('/')
+            .find_map(|(cut, _)| index.get(&m.pointer[..cut]))
+            .map(|outer| (i, *outer))
+    })
 }
 
 fn object<'a>(v: &'a Value, at: &str) -> Result<&'a Map<String, Value>, String> {
@@ -359,19 +504,27 @@ fn required_string(m: &Map<String, Value>, key: &str, at: &str) -> Result<String
 }
 
 /// A tool call's arguments as recorded: missing, null or a blank string
-/// is `{}`; a string holding JSON is decoded (as OpenAI sends it); a
-/// string that is not JSON is kept as that string, as the trace importers
+/// is `{}`; a string holding JSON is decoded (as OpenAI sends it), strictly;
+/// a string that is not JSON is kept as that string, as the trace importers
 /// keep it, so argument conditions on the call are undetermined rather
 /// than silently false (SPEC §3.2); any other JSON is kept as it is.
-fn arguments(v: Option<&Value>) -> Value {
-    match v {
+///
+/// # Errors
+/// A string that is JSON with a repeated key (`{"amount":5000,"amount":1}`):
+/// reading either value would be a guess (SPEC §4).
+fn arguments(v: Option<&Value>, at: &str) -> Result<Value, String> {
+    Ok(match v {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Map::new()),
-        Some(Value::String(s)) => {
-            serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone()))
-        }
+        Some(Value::String(s)) => match parse_strict(s) {
+            Ok(v) => v,
+            Err(e @ StrictJsonError::DuplicateKey { .. }) => {
+                return Err(format!("{at}.arguments (a JSON-encoded string) has a {e}"))
+            }
+            Err(StrictJsonError::Syntax(_)) => Value::String(s.clone()),
+        },
         Some(v) => v.clone(),
-    }
+    })
 }
 
 /// An array of `{name, arguments?, result?, error?, id?}` as tool calls
@@ -402,7 +555,7 @@ pub(crate) fn tool_calls(v: &Value, at: &str) -> Result<Vec<ToolCall>, String> {
         out.push(ToolCall {
             id,
             name,
-            arguments: arguments(m.get("arguments")),
+            arguments: arguments(m.get("arguments"), &at)?,
             result,
             error,
         });
@@ -442,11 +595,11 @@ mod tests {
     }
 
     #[test]
-    fn every_part_is_read_from_its_first_match() {
+    fn every_part_is_read() {
         let m = Mapping::new("t", &map("$.output[*].text")).expect("compiles");
         let got = m
             .apply(&json!({
-                "output": [{"text": "first"}, {"text": "second"}],
+                "output": [{"text": null}, {"text": "first"}, {"text": null}],
                 "calls": [
                     {"name": "refund", "arguments": "{\"order\": \"A1\"}", "result": {"ok": true}, "id": 7},
                     {"name": "lookup", "arguments": "not json", "error": "timeout"},
@@ -515,7 +668,7 @@ mod tests {
             (json!({"text": ["a"]}), "matched an array"),
             (
                 json!({"text": "a", "calls": {"name": "x"}}),
-                "response.tool_calls is an object",
+                "response.tool_calls is an object, not an array or null",
             ),
             (
                 json!({"text": "a", "calls": [{"arguments": {}}]}),
@@ -722,6 +875,176 @@ mod tests {
             let err = m.apply(&body).expect_err(why);
             assert!(err.contains(why), "{why}: {err}");
         }
+    }
+
+    fn steps_map(tool_calls: &str) -> Mapping {
+        let m = ResponseMap {
+            text: "$.text".into(),
+            tool_calls: Some(tool_calls.into()),
+            side_effects: Some("$.steps[*].effects".into()),
+            conversation_id: None,
+        };
+        Mapping::new("t", &m).expect("compiles")
+    }
+
+    fn names(m: &Mapped) -> Vec<&str> {
+        m.tool_calls.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    /// The review's false green: a refund in the second match of a list
+    /// path was dropped, and a contract prohibiting it passed.
+    #[test]
+    fn every_match_of_a_list_path_counts_in_match_order() {
+        let refund = json!({"text": "ok", "steps": [
+            {"calls": []},
+            {"calls": [{"name": "refund", "arguments": {"amount": 5000}}]}
+        ]});
+        for path in ["$.steps[*].calls", "$..calls", "$.steps[0,1].calls"] {
+            let got = steps_map(path).apply(&refund).expect(path);
+            assert_eq!(names(&got), ["refund"], "{path}");
+            assert_eq!(got.tool_calls[0].arguments, json!({"amount": 5000}));
+        }
+        // A first match of `null` is no longer "none" for the whole path.
+        let null_first = json!({"text": "ok", "steps": [
+            {"calls": null},
+            {"calls": [{"name": "refund"}]}
+        ]});
+        for path in ["$.steps[*].calls", "$..calls"] {
+            let got = steps_map(path).apply(&null_first).expect(path);
+            assert_eq!(names(&got), ["refund"], "{path}");
+        }
+        // Concatenated in match order; side effects alike; a node selected
+        // twice is read once.
+        let many = json!({"text": "ok", "steps": [
+            {"calls": [{"name": "a"}, {"name": "b"}], "effects": [{"kind": "x"}]},
+            {"calls": null, "effects": null},
+            {"calls": [{"name": "c"}], "effects": [{"kind": "y"}, {"kind": "z"}]}
+        ]});
+        let got = steps_map("$.steps[*].calls").apply(&many).expect("many");
+        assert_eq!(names(&got), ["a", "b", "c"]);
+        let kinds: Vec<&str> = got.side_effects.iter().map(|e| e.kind.as_str()).collect();
+        assert_eq!(kinds, ["x", "y", "z"]);
+        let got = steps_map("$.steps[2,2,0].calls")
+            .apply(&many)
+            .expect("twice");
+        assert_eq!(names(&got), ["c", "a", "b"]);
+        // Every match null: none.
+        let got = steps_map("$.steps[1].calls").apply(&many).expect("null");
+        assert!(got.tool_calls.is_empty());
+    }
+
+    #[test]
+    fn a_list_match_that_is_not_an_array_or_null_is_named_by_index() {
+        let m = steps_map("$.steps[*].calls");
+        for (body, why) in [
+            (
+                json!({"text": "ok", "steps": [{"calls": []}, {"calls": {"name": "refund"}}]}),
+                "response.tool_calls match 1 ($['steps'][1]['calls']) is an object, not an array or null",
+            ),
+            (
+                json!({"text": "ok", "steps": [{"calls": "refund"}, {"calls": []}]}),
+                "response.tool_calls match 0 ($['steps'][0]['calls']) is a string, not an array or null",
+            ),
+            (
+                json!({"text": "ok", "steps": [{"calls": []}, {"calls": [{"name": "f", "type": "function"}]}]}),
+                "response.tool_calls match 1 ($['steps'][1]['calls'])[0] has an unknown key `type`",
+            ),
+            (
+                json!({"text": "ok", "steps": [{"calls": []}, {"effects": [{"kind": ""}]}]}),
+                "response.side_effects[0].kind is empty",
+            ),
+        ] {
+            let err = m.apply(&body).expect_err(why);
+            assert!(err.contains(why), "{why}: {err}");
+        }
+        // A match inside another: a call's arguments are not calls.
+        let err = steps_map("$..calls")
+            .apply(&json!({"text": "ok", "calls": [
+                {"name": "schedule", "arguments": {"calls": [{"name": "refund"}]}}
+            ]}))
+            .expect_err("nested");
+        assert!(
+            err.contains(
+                "response.tool_calls `$..calls`: response.tool_calls match 1 \
+                 ($['calls'][0]['arguments']['calls']) lies inside response.tool_calls match 0 \
+                 ($['calls'])"
+            ),
+            "{err}"
+        );
+        // The parent rule for a path that matches nothing is unchanged.
+        let err = m
+            .apply(&json!({"text": "ok", "steps": []}))
+            .expect_err("no parent object");
+        assert!(
+            err.contains("its parent `$.steps[*]` matches no object"),
+            "{err}"
+        );
+        let got = m
+            .apply(&json!({"text": "ok", "steps": [{}]}))
+            .expect("omitted");
+        assert!(got.tool_calls.is_empty());
+    }
+
+    #[test]
+    fn text_and_conversation_id_refuse_several_values() {
+        let m = ResponseMap {
+            text: "$.output[*].text".into(),
+            tool_calls: None,
+            side_effects: None,
+            conversation_id: Some("$..id".into()),
+        };
+        let m = Mapping::new("t", &m).expect("compiles");
+        let err = m
+            .apply(&json!({"output": [{"text": "I cannot"}, {"text": "Refunded"}]}))
+            .expect_err("two texts");
+        assert_eq!(
+            err,
+            "response.text `$.output[*].text` matches 2 values that are not null \
+             ($['output'][0]['text'], $['output'][1]['text']): an ambiguous mapping (write a \
+             path that selects one value)"
+        );
+        let err = m
+            .apply(&json!({"output": [{"text": "a"}, {"text": "b"}, {"text": 1}, {"text": "d"}]}))
+            .expect_err("four");
+        assert!(
+            err.contains("matches 4 values") && err.contains("and 1 more"),
+            "{err}"
+        );
+        // Nulls are not values; only nulls is no text.
+        let got = m
+            .apply(&json!({"output": [{"text": null}, {"text": "only"}], "id": 7}))
+            .expect("one");
+        assert_eq!(got.text.as_deref(), Some("only"));
+        assert_eq!(got.conversation_id.as_deref(), Some("7"));
+        let got = m
+            .apply(&json!({"output": [{"text": null}, {"text": null}]}))
+            .expect("nulls");
+        assert_eq!(got.text, None);
+        assert_eq!(got.conversation_id, None);
+        let err = m
+            .apply(&json!({"output": [{"text": "a"}], "id": "c-1", "meta": {"id": "c-2"}}))
+            .expect_err("two ids");
+        assert!(
+            err.starts_with("response.conversation_id `$..id` matches 2 values that are not null"),
+            "{err}"
+        );
+        // The text still must match something.
+        let err = m.apply(&json!({"output": []})).expect_err("nothing");
+        assert!(err.contains("matches nothing"), "{err}");
+    }
+
+    #[test]
+    fn string_arguments_with_a_repeated_key_are_a_protocol_error() {
+        let err = tool_calls(
+            &json!([{"name": "refund", "arguments": "{\"amount\":5000,\"amount\":1}"}]),
+            "response.tool_calls",
+        )
+        .expect_err("duplicate");
+        assert_eq!(
+            err,
+            "response.tool_calls[0].arguments (a JSON-encoded string) has a duplicate key \
+             `amount` at `/amount`, line 1 column 23"
+        );
     }
 
     #[test]

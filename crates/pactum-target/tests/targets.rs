@@ -116,6 +116,15 @@ fn misbehaving(mode: &str) -> TargetSpec {
     cfg
 }
 
+/// The misbehaving agent answering every turn with `line`, verbatim.
+fn misbehaving_line(line: &str) -> TargetSpec {
+    let mut cfg = misbehaving("line");
+    if let TargetKind::Exec { command, .. } = &mut cfg.kind {
+        command.push(line.into());
+    }
+    cfg
+}
+
 fn user(text: &str) -> Message {
     Message {
         role: Role::User,
@@ -245,6 +254,42 @@ async fn openai_text_tool_calls_and_what_was_sent() {
     assert_eq!(roles, ["system", "user", "assistant", "user"]);
     assert_eq!(sent["messages"][0]["content"], "You are a bank assistant.");
     assert_eq!(sent["messages"][3]["content"], "refund order A17");
+}
+
+/// A key repeated in the answer, or in a tool call's JSON-encoded
+/// arguments, is a protocol error, never read last-wins: `{"amount":
+/// 5000, "amount": 1}` would hide the 5000 from a contract.
+#[tokio::test]
+async fn openai_a_repeated_key_is_a_protocol_error_and_not_retried() {
+    let s = server(json!([
+        {"match": {"last_user_contains": "arguments"},
+         "tool_calls": [{"name": "refund", "arguments": "{\"amount\":5000,\"amount\":1}"}]},
+        {"match": {"last_user_contains": "content"},
+         "raw_body": "{\"choices\":[{\"message\":{\"content\":\"I refunded 5000\",\"content\":\"No refund\"}}]}"}
+    ]));
+    let t = target(&openai_cfg(&s.openai_base_url()));
+    for (said, why) in [
+        (
+            "arguments",
+            "tool call 0 (`refund`): its arguments (a JSON-encoded string) have a duplicate key \
+             `amount` at `/amount`",
+        ),
+        (
+            "content",
+            "duplicate key `content` at `/choices/0/message/content`",
+        ),
+    ] {
+        let err = t
+            .reply(&conv("c", 1, vec![user(said)]))
+            .await
+            .expect_err(said);
+        assert!(
+            matches!(err, TargetError::Protocol { attempts: 1, .. }),
+            "{said}: {err:?}"
+        );
+        assert!(err.to_string().contains(why), "{said}: {err}");
+    }
+    assert_eq!(s.requests().expect("n"), 2, "none retried");
 }
 
 #[tokio::test]
@@ -773,6 +818,127 @@ async fn http_list_paths_are_strict_but_accept_an_omitted_empty_list() {
     assert_eq!(s.requests().expect("n"), 5, "none retried");
 }
 
+/// Every match of a list path counts: a refund in the second match (or
+/// after a `null` first match) is read, so a contract prohibiting it sees
+/// it. A match that is not a list, and several texts, are protocol errors.
+#[tokio::test]
+async fn http_every_match_of_a_list_path_counts() {
+    let refund = json!({"name": "refund", "arguments": {"amount": 5000}});
+    let s = server(json!([
+        {"match": {"path": "/second"}, "body": {"text": "ok", "steps": [{"calls": []}, {"calls": [refund]}]}},
+        {"match": {"path": "/null_first"}, "body": {"text": "ok", "steps": [{"calls": null}, {"calls": [refund]}]}},
+        {"match": {"path": "/not_a_list"}, "body": {"text": "ok", "steps": [{"calls": []}, {"calls": refund}]}},
+        {"match": {"path": "/two_texts"}, "body": {"text": "ok", "steps": [{"calls": [], "text": "I refunded it"}]}}
+    ]));
+    let cfg = |path: &str, text: &str, tool_calls: &str| {
+        let mut cfg = http_cfg(&format!("{}{path}", s.base_url()), json!({}));
+        cfg.observability = ObservabilityLevel::ToolCalls;
+        if let TargetKind::Http { response, .. } = &mut cfg.kind {
+            *response = ResponseMap {
+                text: text.into(),
+                tool_calls: Some(tool_calls.into()),
+                side_effects: None,
+                conversation_id: None,
+            };
+        }
+        target(&cfg)
+    };
+    let c = conv("c", 1, vec![user("refund it")]);
+    for path in ["/second", "/null_first"] {
+        for tool_calls in ["$.steps[*].calls", "$..calls"] {
+            let r = cfg(path, "$.text", tool_calls).reply(&c).await.expect(path);
+            assert_eq!(text(&r), "ok");
+            assert_eq!(r.tool_calls.len(), 1, "{path} {tool_calls}");
+            assert_eq!(r.tool_calls[0].name, "refund");
+            assert_eq!(r.tool_calls[0].arguments, json!({"amount": 5000}));
+        }
+    }
+    let err = cfg("/not_a_list", "$.text", "$.steps[*].calls")
+        .reply(&c)
+        .await
+        .expect_err("an object");
+    assert!(
+        matches!(err, TargetError::Protocol { attempts: 1, .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains(
+            "response.tool_calls match 1 ($['steps'][1]['calls']) is an object, not an array or null"
+        ),
+        "{err}"
+    );
+    let err = cfg("/two_texts", "$..text", "$.steps[*].calls")
+        .reply(&c)
+        .await
+        .expect_err("two texts");
+    assert!(
+        err.to_string().contains(
+            "response.text `$..text` matches 2 values that are not null ($['text'], \
+             $['steps'][0]['text']): an ambiguous mapping"
+        ),
+        "{err}"
+    );
+    assert_eq!(s.requests().expect("n"), 6, "none retried");
+}
+
+/// An answer with a key repeated in any object is a protocol error naming
+/// the key and where, never read last-wins.
+#[tokio::test]
+async fn http_a_repeated_key_in_the_answer_is_a_protocol_error() {
+    let s = server(json!([
+        {"match": {"path": "/calls"}, "raw_body":
+            r#"{"output":{"text":"ok"},"calls":[{"name":"refund","arguments":{"amount":5000}}],"calls":[]}"#},
+        {"match": {"path": "/name"}, "raw_body":
+            r#"{"output":{"text":"ok"},"calls":[{"name":"refund","name":"lookup"}]}"#},
+        {"match": {"path": "/arguments"}, "raw_body":
+            r#"{"output":{"text":"ok"},"calls":[{"name":"refund","arguments":{"amount":5000},"arguments":{}}]}"#},
+        {"match": {"path": "/amount"}, "raw_body":
+            r#"{"output":{"text":"ok"},"calls":[{"name":"refund","arguments":{"amount":5000,"amount":1}}]}"#},
+        {"match": {"path": "/string_amount"}, "raw_body":
+            r#"{"output":{"text":"ok"},"calls":[{"name":"refund","arguments":"{\"amount\":5000,\"amount\":1}"}]}"#},
+        {"match": {"path": "/fine"}, "raw_body":
+            r#"{"output":{"text":"ok"},"calls":[{"name":"refund","arguments":{"amount":5000}}]}"#}
+    ]));
+    for (path, why) in [
+        (
+            "/calls",
+            "the answer is ambiguous (duplicate key `calls` at `/calls`",
+        ),
+        ("/name", "duplicate key `name` at `/calls/0/name`"),
+        (
+            "/arguments",
+            "duplicate key `arguments` at `/calls/0/arguments`",
+        ),
+        (
+            "/amount",
+            "duplicate key `amount` at `/calls/0/arguments/amount`",
+        ),
+        (
+            "/string_amount",
+            "response.tool_calls[0].arguments (a JSON-encoded string) has a duplicate key \
+             `amount` at `/amount`",
+        ),
+    ] {
+        let t = target(&http_cfg(&format!("{}{path}", s.base_url()), json!({})));
+        let err = t
+            .reply(&conv("c", 1, vec![user("hi")]))
+            .await
+            .expect_err(path);
+        assert!(
+            matches!(err, TargetError::Protocol { attempts: 1, .. }),
+            "{path}: {err:?}"
+        );
+        assert!(err.to_string().contains(why), "{path}: {err}");
+    }
+    let t = target(&http_cfg(&format!("{}/fine", s.base_url()), json!({})));
+    let r = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect("no repeated key");
+    assert_eq!(r.tool_calls[0].arguments, json!({"amount": 5000}));
+    assert_eq!(s.requests().expect("n"), 6, "none retried");
+}
+
 /// The example HTTP agent of the docs, as a real process.
 struct HttpAgent {
     child: std::process::Child,
@@ -1143,6 +1309,54 @@ async fn exec_unknown_answer_keys_are_refused() {
         err.to_string().contains("unknown key(s) `tool_call`"),
         "{err}"
     );
+}
+
+/// An answer line with a key repeated in any object is a protocol error
+/// naming the key and where: the refund in the first `tool_calls` must not
+/// vanish behind a second, empty one.
+#[tokio::test]
+async fn exec_a_repeated_key_in_the_answer_line_is_a_protocol_error() {
+    for (line, why) in [
+        (
+            r#"{"response":"ok","tool_calls":[{"name":"refund","arguments":{"amount":5000}}],"tool_calls":[]}"#,
+            "duplicate key `tool_calls` at `/tool_calls`",
+        ),
+        (
+            r#"{"response":"ok","tool_calls":[{"name":"refund","name":"lookup"}]}"#,
+            "duplicate key `name` at `/tool_calls/0/name`",
+        ),
+        (
+            r#"{"response":"ok","tool_calls":[{"name":"refund","arguments":{"amount":5000},"arguments":{}}]}"#,
+            "duplicate key `arguments` at `/tool_calls/0/arguments`",
+        ),
+        (
+            r#"{"response":"ok","tool_calls":[{"name":"refund","arguments":{"amount":5000,"amount":1}}]}"#,
+            "duplicate key `amount` at `/tool_calls/0/arguments/amount`",
+        ),
+    ] {
+        let t = target(&misbehaving_line(line));
+        let err = t
+            .reply(&conv("c", 1, vec![user("hi")]))
+            .await
+            .expect_err(why);
+        assert!(matches!(err, TargetError::Protocol { .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("turn 1: the answer line is ambiguous ("),
+            "{msg}"
+        );
+        assert!(msg.contains(why), "{why}: {msg}");
+    }
+    // The same line without the repeat is read.
+    let t = target(&misbehaving_line(
+        r#"{"response":"ok","tool_calls":[{"name":"refund","arguments":{"amount":5000}}]}"#,
+    ));
+    let r = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect("no repeated key");
+    assert_eq!(r.tool_calls[0].arguments, json!({"amount": 5000}));
+    t.close("c").await;
 }
 
 #[tokio::test]
