@@ -99,6 +99,37 @@ pub fn parse_strict<T: AsRef<[u8]> + ?Sized>(input: &T) -> Result<Value, StrictJ
     })
 }
 
+/// For `#[serde(deserialize_with = "…")]` on a `Value` field of a typed
+/// record: reads the field as [`parse_strict`] reads a document, so a key
+/// repeated inside it is an error (naming the key and its pointer within
+/// the field) instead of last-wins. Derived structs already refuse their
+/// own repeated fields; free-form members (arguments, metadata) do not.
+///
+/// # Errors
+/// The deserializer's error, or a custom one naming the repeated key.
+pub fn deserialize_strict<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    let mut found = None;
+    let parsed = Strict { found: &mut found }.deserialize(d);
+    parsed.map_err(|e| match found {
+        Some(dup) => de::Error::custom(format!(
+            "duplicate key `{}` at `{}`: a key repeated in one object is ambiguous",
+            one_line(&dup.key, SHOWN_CHARS),
+            one_line(&dup.pointer(), SHOWN_CHARS)
+        )),
+        None => e,
+    })
+}
+
+/// As [`deserialize_strict`], for an optional member: `null` is `None`.
+///
+/// # Errors
+/// Those of [`deserialize_strict`].
+pub fn deserialize_strict_option<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Value>, D::Error> {
+    deserialize_strict(d).map(|v| (!v.is_null()).then_some(v))
+}
+
 /// The repeated key, and the path down to it, collected innermost first
 /// while the error unwinds (so nothing is tracked on the happy path).
 struct Duplicate {

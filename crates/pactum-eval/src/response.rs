@@ -81,10 +81,21 @@ impl ResponsePredicate {
             }
             ResponseCheck::JsonValid | ResponseCheck::JsonSchema(_) => {
                 let trimmed = text.trim();
-                let value: serde_json::Value = match serde_json::from_str(trimmed) {
+                let value: serde_json::Value = match pactum_core::json::parse_strict(trimmed) {
                     Ok(v) => v,
-                    Err(e) => {
+                    Err(pactum_core::json::StrictJsonError::Syntax(e)) => {
                         return result(Outcome::NotDetected, vec![], Some(format!("not JSON: {e}")))
+                    }
+                    // `{"approved":false,"approved":true}` means either,
+                    // depending on the reader: no answer either way.
+                    Err(e) => {
+                        return result(
+                            Outcome::Undetermined,
+                            vec![],
+                            Some(format!(
+                                "ambiguous JSON ({e}): readers disagree on its value"
+                            )),
+                        )
                     }
                 };
                 if let ResponseCheck::JsonSchema(validator) = &self.check {

@@ -44,6 +44,32 @@ impl RecordCtx<'_> {
         RecordError::new(self.file, self.line, field.map(str::to_string), message)
     }
 
+    /// The record's bytes as one JSON value, refusing a key repeated in
+    /// one object (SPEC §4): `serde_json` would keep the last, so
+    /// `{"messages": [attack], "messages": []}` would read as a harmless
+    /// record. The error names the repeated key's JSON pointer.
+    pub(crate) fn strict_value(&self, bytes: &[u8]) -> Result<Value, RecordError> {
+        match pactum_core::json::parse_strict(bytes) {
+            Ok(v) => Ok(v),
+            Err(pactum_core::json::StrictJsonError::Syntax(e)) => Err(self.json_error(&e, None)),
+            Err(e @ pactum_core::json::StrictJsonError::DuplicateKey { .. }) => {
+                let rel = u64::try_from(e.line()).unwrap_or(1).saturating_sub(1);
+                let pointer = match &e {
+                    pactum_core::json::StrictJsonError::DuplicateKey { pointer, .. } => {
+                        Some(pointer.clone())
+                    }
+                    _ => None,
+                };
+                Err(RecordError::new(
+                    self.file,
+                    self.line + rel,
+                    pointer,
+                    format!("the record is ambiguous: {e}"),
+                ))
+            }
+        }
+    }
+
     /// A record error for a serde_json failure inside the record's bytes,
     /// at the line the parser stopped on, naming the field when known.
     pub(crate) fn json_error(

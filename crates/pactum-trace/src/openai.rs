@@ -37,9 +37,9 @@ pub(crate) struct OpenaiFields {
 
 /// Converts one record.
 pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) -> Conv {
-    let mut record: Value = match serde_json::from_slice(bytes) {
+    let mut record: Value = match ctx.strict_value(bytes) {
         Ok(v) => v,
-        Err(e) => return Conv::Error(ctx.json_error(&e, None)),
+        Err(e) => return Conv::Error(e),
     };
     let at = fields.messages.as_str();
     match fields.messages.get(&record) {
@@ -392,7 +392,9 @@ fn tool_call(v: Value, at: &str, ctx: &RecordCtx<'_>) -> Result<ToolCall, Record
     let arguments = match func.remove("arguments") {
         None => Value::Object(Map::new()),
         Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Map::new()),
-        Some(Value::String(s)) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
+        // Unreadable or ambiguous (a repeated key) arguments stay text:
+        // argument matchers then answer undetermined, never a guess.
+        Some(Value::String(s)) => pactum_core::json::parse_strict(&s).unwrap_or(Value::String(s)),
         Some(v) => v,
     };
     Ok(ToolCall {

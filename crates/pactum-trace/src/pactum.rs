@@ -20,7 +20,7 @@ struct RawTrace {
     observability: Option<ObservabilityLevel>,
     #[serde(default)]
     turns: Vec<RawTurn>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "pactum_core::json::deserialize_strict")]
     metadata: Value,
     #[serde(default)]
     error: Option<String>,
@@ -71,9 +71,12 @@ struct RawToolCall {
     #[serde(default)]
     id: Option<String>,
     name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "pactum_core::json::deserialize_strict")]
     arguments: Value,
-    #[serde(default)]
+    #[serde(
+        default,
+        deserialize_with = "pactum_core::json::deserialize_strict_option"
+    )]
     result: Option<Value>,
     #[serde(default)]
     error: Option<String>,
@@ -83,7 +86,7 @@ struct RawToolCall {
 #[serde(deny_unknown_fields)]
 struct RawSideEffect {
     kind: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "pactum_core::json::deserialize_strict")]
     details: Value,
 }
 

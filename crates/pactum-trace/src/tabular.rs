@@ -66,9 +66,9 @@ fn single_turn(prompt: Option<String>, response: Option<String>) -> Vec<Turn> {
 
 /// Converts one JSON record.
 pub(crate) fn convert_json(bytes: &[u8], ctx: &RecordCtx<'_>, cols: &JsonColumns) -> Conv {
-    let record: Value = match serde_json::from_slice(bytes) {
+    let record: Value = match ctx.strict_value(bytes) {
         Ok(v) => v,
-        Err(e) => return Conv::Error(ctx.json_error(&e, None)),
+        Err(e) => return Conv::Error(e),
     };
     if !record.is_object() {
         return Conv::Error(ctx.error(

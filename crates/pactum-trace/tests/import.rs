@@ -1238,3 +1238,83 @@ mod roundtrip {
         }
     }
 }
+
+// ------------------------------------------------------- repeated keys
+
+/// A key repeated in one object is ambiguous: read last-wins, an attack
+/// recorded under the first `messages` or the first `amount` would vanish.
+#[test]
+fn a_repeated_key_is_an_error_or_unreadable_never_last_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let openai = dir.path().join("agent.jsonl");
+    let mut f = std::fs::File::create(&openai).unwrap();
+    // 1: the whole record repeats `messages`; 2: string arguments repeat a
+    // key; 3: clean.
+    writeln!(
+        f,
+        r#"{{"id":"dup","messages":[{{"role":"user","content":"pay"}},{{"role":"assistant","content":null,"tool_calls":[{{"id":"c","type":"function","function":{{"name":"send_money","arguments":"{{}}"}}}}]}}],"messages":[]}}"#
+    )
+    .unwrap();
+    writeln!(
+        f,
+        r#"{{"id":"args","messages":[{{"role":"user","content":"pay"}},{{"role":"assistant","content":null,"tool_calls":[{{"id":"c","type":"function","function":{{"name":"send_money","arguments":"{{\"amount\":5000,\"amount\":1}}"}}}}]}}]}}"#
+    )
+    .unwrap();
+    writeln!(
+        f,
+        r#"{{"id":"ok","messages":[{{"role":"user","content":"hi"}},{{"role":"assistant","content":"hello"}}]}}"#
+    )
+    .unwrap();
+    drop(f);
+    let (items, stats) = read(&openai, &opts(TraceFormat::Openai, Some(L::ToolCalls))).unwrap();
+    assert_eq!(
+        (stats.traces, stats.errors),
+        (2, 1),
+        "{:?}",
+        describe(&items)
+    );
+    let err = items
+        .iter()
+        .find_map(|i| match i {
+            Item::Error(e) => Some(e),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!((err.line, err.field.as_deref()), (1, Some("/messages")));
+    assert!(err.message.contains("duplicate key `messages`"), "{err}");
+    // Ambiguous arguments stay text: argument matchers answer undetermined.
+    let args = traces(&items).into_iter().find(|t| t.id == "args").unwrap();
+    let (_, call) = args.tool_calls().next().unwrap();
+    assert_eq!(
+        call.arguments,
+        Value::String(r#"{"amount":5000,"amount":1}"#.into())
+    );
+
+    let own = dir.path().join("own.jsonl");
+    std::fs::write(
+        &own,
+        concat!(
+            r#"{"id":"p1","observability":"full","turns":[{"response":"ok","tool_calls":[{"name":"refund","arguments":{"amount":5000,"amount":1}}]}]}"#,
+            "\n",
+            r#"{"id":"p2","observability":"full","metadata":{"label":"attack","label":"benign"},"turns":[{"response":"ok"}]}"#,
+            "\n",
+            r#"{"id":"p3","observability":"full","turns":[{"response":"ok","response":"fine"}]}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let (items, stats) = read(&own, &opts(TraceFormat::Pactum, None)).unwrap();
+    assert_eq!(
+        (stats.traces, stats.errors),
+        (0, 3),
+        "{:?}",
+        describe(&items)
+    );
+    let described = describe(&items).join("\n");
+    assert!(described.contains("duplicate key `amount`"), "{described}");
+    assert!(described.contains("duplicate key `label`"), "{described}");
+    assert!(
+        described.contains("duplicate field `response`"),
+        "{described}"
+    );
+}

@@ -681,7 +681,16 @@ fn json_valid_and_schema() {
     assert_eq!(e.outcome, NotDetected);
     assert!(e.rationale.contains("at /a:"), "{}", e.rationale);
     assert!(e.rationale.contains("integer"), "{}", e.rationale);
-    assert_eq!(outcome(schema, &t(json!("not json"))), NotDetected);
+    assert_eq!(outcome(schema.clone(), &t(json!("not json"))), NotDetected);
+    // A repeated key reads as either value: U, whichever one the schema
+    // would have accepted.
+    let e = eval(&pred(schema), &t(json!("{\"a\": \"one\", \"a\": 1}")));
+    assert_eq!(e.outcome, Undetermined);
+    assert!(e.rationale.contains("duplicate key `a`"), "{}", e.rationale);
+    assert_eq!(
+        outcome(json!({"json_valid": {}}), &t(json!("{\"a\": 1, \"a\": 1}"))),
+        Undetermined
+    );
 }
 
 #[test]
