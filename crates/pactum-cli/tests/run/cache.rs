@@ -23,9 +23,9 @@ impl Cached {
     fn new() -> Cached {
         let server = server(json!([
             {"name": "judge", "match": {"system_contains": JUDGE_MARK},
-             "judge": {"verdict": "satisfied", "evidence": ["Hello"]}},
-            {"name": "alpha", "match": {"model": "alpha-model"}, "content": "Hello, alpha here."},
-            {"name": "beta", "match": {"model": "beta-model"}, "content": "Hello, beta here."}
+             "judge": {"verdict": "satisfied", "evidence": ["Hello there"]}},
+            {"name": "alpha", "match": {"model": "alpha-model"}, "content": "Hello there, alpha here."},
+            {"name": "beta", "match": {"model": "beta-model"}, "content": "Hello there, beta here."}
         ]));
         let sb = Sandbox::new();
         let suite = sb.suite(

@@ -130,11 +130,11 @@ fn malformed_judge_output_is_not_evaluable_after_exactly_its_retries() {
         ("no-choices", json!({"malformed": "no_choices"})),
         (
             "prose-before",
-            json!({"judge": {"verdict": "satisfied", "evidence": ["Hello"], "wrap": "prose_before"}}),
+            json!({"judge": {"verdict": "satisfied", "evidence": ["Hello there!"], "wrap": "prose_before"}}),
         ),
         (
             "prose-after",
-            json!({"judge": {"verdict": "satisfied", "evidence": ["Hello"], "wrap": "prose_after"}}),
+            json!({"judge": {"verdict": "satisfied", "evidence": ["Hello there!"], "wrap": "prose_after"}}),
         ),
     ];
     let mut rules: Vec<Value> = cases
@@ -150,7 +150,7 @@ fn malformed_judge_output_is_not_evaluable_after_exactly_its_retries() {
     rules.push(judge_rule(
         "judge-fenced",
         "case fenced",
-        json!({"judge": {"verdict": "satisfied", "evidence": ["Hello"], "wrap": "fence"}}),
+        json!({"judge": {"verdict": "satisfied", "evidence": ["Hello there!"], "wrap": "fence"}}),
     ));
     rules.push(
         json!({"name": "target", "match": {"model": "bot-model"}, "content": "Hello there!"}),
