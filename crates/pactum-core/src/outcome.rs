@@ -124,6 +124,20 @@ pub enum Evidence {
     },
 }
 
+impl Evidence {
+    /// The evidence of one recorded call: `turn` is 1-based, `index` the
+    /// call's 0-based position in the whole trace.
+    pub fn of_call(turn: usize, index: usize, call: &crate::trace::ToolCall) -> Evidence {
+        Evidence::ToolCall {
+            turn,
+            index,
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            errored: call.error.is_some(),
+        }
+    }
+}
+
 /// An operand that came back `U`, with its reason (SPEC §3.1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UndeterminedOperand {

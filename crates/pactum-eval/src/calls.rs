@@ -84,13 +84,7 @@ impl CallMatcher {
 }
 
 fn call_evidence(turn: usize, index: usize, call: &ToolCall) -> Evidence {
-    Evidence::ToolCall {
-        turn,
-        index,
-        name: call.name.clone(),
-        arguments: call.arguments.clone(),
-        errored: call.error.is_some(),
-    }
+    Evidence::of_call(turn, index, call)
 }
 
 /// Decides a count-based predicate (SPEC §3.2): with the channel observed,

@@ -510,13 +510,7 @@ fn located(
         },
         Place::ToolCall(index) => {
             let (turn, call) = trace.tool_calls().nth(index)?;
-            Evidence::ToolCall {
-                turn,
-                index,
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-                errored: call.error.is_some(),
-            }
+            Evidence::of_call(turn, index, call)
         }
         Place::SideEffect(j) => {
             let effect = trace
