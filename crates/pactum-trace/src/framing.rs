@@ -332,6 +332,16 @@ enum State {
     Done,
 }
 
+/// One container on the way down a records pointer, kept so the rest of
+/// the document can be read after the records (see [`JsonFrames::close`]).
+#[derive(Debug)]
+enum Level {
+    /// An object, with every key read in it so far.
+    Object(std::collections::HashSet<String>),
+    /// An array.
+    Array,
+}
+
 /// JSON document framing (see the module docs).
 pub(crate) struct JsonFrames<R> {
     sc: Scanner<R>,
@@ -339,6 +349,8 @@ pub(crate) struct JsonFrames<R> {
     state: State,
     /// A records pointer was followed: the document ends with its array.
     nested: bool,
+    /// The containers the pointer went through, outermost first.
+    trail: Vec<Level>,
     limit: usize,
 }
 
@@ -383,6 +395,7 @@ impl<R: BufRead> JsonFrames<R> {
             buf: Vec::new(),
             state: State::TopLevel,
             nested: false,
+            trail: Vec::new(),
             limit,
         };
         if let Some(tokens) = records {
@@ -399,22 +412,25 @@ impl<R: BufRead> JsonFrames<R> {
             match self.sc.skip_ws()? {
                 Some(b'{') => {
                     self.sc.bump()?;
-                    let mut first = true;
+                    let mut keys = std::collections::HashSet::new();
                     loop {
                         if self.sc.skip_ws()? == Some(b'}') {
                             return Err(self.not_found("no such member"));
                         }
-                        if !first {
+                        if !keys.is_empty() {
                             self.sc.expect(b',', "`,` or `}`")?;
                         }
-                        first = false;
                         let key = self.sc.key(&mut self.buf)?;
+                        if !keys.insert(key.clone()) {
+                            return Err(self.repeated(&key).into());
+                        }
                         self.sc.expect(b':', "`:`")?;
                         if &key == token {
                             break;
                         }
                         self.sc.value(None, 0)?;
                     }
+                    self.trail.push(Level::Object(keys));
                 }
                 Some(b'[') => {
                     let Ok(want) = token.parse::<u64>() else {
@@ -435,6 +451,7 @@ impl<R: BufRead> JsonFrames<R> {
                         self.sc.value(None, 0)?;
                         i += 1;
                     }
+                    self.trail.push(Level::Array);
                 }
                 Some(_) => return Err(self.not_found("a scalar")),
                 None => return Err(self.not_found("the end of the file")),
@@ -448,6 +465,51 @@ impl<R: BufRead> JsonFrames<R> {
             Some(b'{') => Err(self.not_found("an object, not an array")),
             Some(_) => Err(self.not_found("a scalar, not an array")),
             None => Err(self.not_found("the end of the file")),
+        }
+    }
+
+    /// A key repeated in an object on the way to the records: which copy
+    /// holds the records is ambiguous (SPEC §4), so neither is trusted.
+    fn repeated(&self, key: &str) -> ScanError {
+        self.sc.syntax(format!(
+            "the key `{}` is repeated in an object on the way to the records: which copy holds them is ambiguous",
+            pactum_core::text::one_line(key, 80)
+        ))
+    }
+
+    /// After the records array: reads the rest of the document, closing
+    /// every container the pointer went through, so a repeated key on the
+    /// way (a second copy of the records) or a syntax error after the
+    /// records is reported, never taken for a complete file.
+    fn close(&mut self) -> Result<(), ScanError> {
+        while let Some(level) = self.trail.pop() {
+            match level {
+                Level::Object(mut keys) => loop {
+                    if self.sc.skip_ws()? == Some(b'}') {
+                        self.sc.bump()?;
+                        break;
+                    }
+                    self.sc.expect(b',', "`,` or `}`")?;
+                    let key = self.sc.key(&mut self.buf)?;
+                    if !keys.insert(key.clone()) {
+                        return Err(self.repeated(&key));
+                    }
+                    self.sc.expect(b':', "`:`")?;
+                    self.sc.value(None, 0)?;
+                },
+                Level::Array => loop {
+                    if self.sc.skip_ws()? == Some(b']') {
+                        self.sc.bump()?;
+                        break;
+                    }
+                    self.sc.expect(b',', "`,` or `]`")?;
+                    self.sc.value(None, 0)?;
+                },
+            }
+        }
+        match self.sc.skip_ws()? {
+            None => Ok(()),
+            Some(_) => Err(self.sc.syntax("data after the end of the document")),
         }
     }
 
@@ -508,11 +570,14 @@ impl<R: BufRead> JsonFrames<R> {
                     match self.sc.skip_ws()? {
                         Some(b']') => {
                             self.sc.bump()?;
-                            self.state = if self.nested {
-                                State::Done
+                            if self.nested {
+                                if let Err(e) = self.close() {
+                                    return self.broken(e);
+                                }
+                                self.state = State::Done;
                             } else {
-                                State::TopLevel
-                            };
+                                self.state = State::TopLevel;
+                            }
                             continue;
                         }
                         None => {
@@ -647,6 +712,39 @@ mod tests {
         );
         let esc = vec!["a/b".to_string()];
         assert_eq!(docs(r#"{"a\/b": [true]}"#, Some(&esc), 1000), ["1#1:true"]);
+    }
+
+    /// A second copy of the records, or anything broken after them, is
+    /// reported: a file read only up to its first copy must not pass as
+    /// complete.
+    #[test]
+    fn the_rest_of_the_document_is_read_after_the_records() {
+        let ptr = vec!["r".to_string()];
+        let twice = docs(r#"{"r": [1], "x": {"r": 5}, "r": [2]}"#, Some(&ptr), 1000);
+        assert_eq!(twice[0], "1#1:1");
+        assert!(
+            twice[1].starts_with("1:BROKEN the key `r` is repeated"),
+            "{twice:?}"
+        );
+        let before = docs(r#"{"x": 1, "x": 2, "r": [1]}"#, Some(&ptr), 1000);
+        assert!(before[0].contains("the key `x` is repeated"), "{before:?}");
+        let garbage = docs("{\"r\": [1], \"s\": [1, {{{\n", Some(&ptr), 1000);
+        assert_eq!(garbage.len(), 2, "{garbage:?}");
+        assert!(garbage[1].contains("BROKEN"), "{garbage:?}");
+        let trailing = docs(r#"{"r": [1]} {"r": [2]}"#, Some(&ptr), 1000);
+        assert!(
+            trailing[1].contains("data after the end of the document"),
+            "{trailing:?}"
+        );
+        let nested = vec!["a".to_string(), "1".to_string(), "r".to_string()];
+        assert_eq!(
+            docs(
+                r#"{"a": [{"r": [9]}, {"r": [7]}, {"r": [3]}], "b": 1}"#,
+                Some(&nested),
+                1000
+            ),
+            ["1#1:7"]
+        );
     }
 
     #[test]
