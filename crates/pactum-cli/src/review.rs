@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::exit::{self, Exit};
 use crate::grade::{reporters, Fanout};
 use crate::output::eprint;
-use crate::run::{open_existing_store, open_store, prepare};
+use crate::run::{open_existing_store, open_store, prepare, stored_run};
 use crate::{InterpretArgs, RescoreArgs};
 
 /// The message a stale re-score carries (SPEC §3.6).
@@ -295,23 +295,9 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         Ok(s) => s,
         Err(e) => return e,
     };
-    let id = match store.resolve_run(&args.run) {
-        Ok(id) => id,
-        Err(e) => {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
-        }
-    };
-    let row = match store.run(&id) {
-        Ok(Some(r)) => r,
-        Ok(None) => {
-            eprint(&format!("error: run {} is not in the store", id.as_str()));
-            return Exit::Usage;
-        }
-        Err(e) => {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
-        }
+    let (id, row) = match stored_run(&store, &args.run) {
+        Ok(r) => r,
+        Err(e) => return e,
     };
     let then = store
         .suite_snapshot(&id)

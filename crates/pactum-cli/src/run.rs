@@ -52,6 +52,23 @@ pub(crate) fn resume_command(suite: &str, id: &str, db: &Option<PathBuf>) -> Str
     cmd
 }
 
+/// The run a prefix names, with its row; errors are printed.
+pub(crate) fn stored_run(
+    store: &Store,
+    prefix: &str,
+) -> Result<(RunId, pactum_store::RunRow), Exit> {
+    let fail = |msg: String| {
+        eprint(&format!("error: {msg}"));
+        Exit::Usage
+    };
+    let id = store.resolve_run(prefix).map_err(|e| fail(e.to_string()))?;
+    match store.run(&id) {
+        Ok(Some(row)) => Ok((id, row)),
+        Ok(None) => Err(fail(format!("run {} is not in the store", id.as_str()))),
+        Err(e) => Err(fail(e.to_string())),
+    }
+}
+
 /// Opens a store that must already exist (`runs`, `show`, `rescore`):
 /// a mistyped `--db` is an error, never a new empty store.
 pub(crate) fn open_existing_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
@@ -447,23 +464,9 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         Ok(s) => s,
         Err(e) => return e,
     };
-    let id: RunId = match store.resolve_run(&args.run) {
-        Ok(id) => id,
-        Err(e) => {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
-        }
-    };
-    let row = match store.run(&id) {
-        Ok(Some(r)) => r,
-        Ok(None) => {
-            eprint(&format!("error: run {} is not in the store", id.as_str()));
-            return Exit::Usage;
-        }
-        Err(e) => {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
-        }
+    let (id, row) = match stored_run(&store, &args.run) {
+        Ok(r) => r,
+        Err(e) => return e,
     };
     let mut fan = match reporters(&args.report, color) {
         Ok(f) => f,
