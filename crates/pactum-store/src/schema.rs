@@ -164,6 +164,16 @@ pub(crate) fn check(conn: &Connection) -> Result<i64, MigrateError> {
     Ok(version)
 }
 
+/// [`check`] inside one read transaction: its three reads see the same
+/// snapshot, so another process committing its first migration between
+/// them cannot make a fresh store look like another program's.
+pub(crate) fn check_consistent(conn: &Connection) -> Result<i64, MigrateError> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Deferred)?;
+    let version = check(&tx)?;
+    tx.rollback()?;
+    Ok(version)
+}
+
 /// Brings the schema to [`SCHEMA_VERSION`], checking again inside the write
 /// transaction (another process may have migrated the file meanwhile).
 /// Returns the version the file was at.

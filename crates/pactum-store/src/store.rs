@@ -162,12 +162,29 @@ impl Store {
         // Read-only checks first: a file that is not SQLite, another
         // program's database or a newer pactum's store is refused before
         // anything (even the journal mode) is written to it.
-        schema::check(&store.conn).map_err(map)?;
+        schema::check_consistent(&store.conn).map_err(map)?;
         if file {
-            let _mode: String = store
-                .conn
-                .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get(0))
-                .map_err(store.err("enable the WAL journal"))?;
+            // Switching to WAL needs an exclusive lock, and SQLite does not
+            // always call the busy handler for it: processes opening a new
+            // store together retry within the busy timeout.
+            let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+            loop {
+                match store
+                    .conn
+                    .pragma_update_and_check(None, "journal_mode", "wal", |r| r.get::<_, String>(0))
+                {
+                    Ok(_) => break,
+                    Err(rusqlite::Error::SqliteFailure(f, _))
+                        if matches!(
+                            f.code,
+                            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                        ) && std::time::Instant::now() < deadline =>
+                    {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    Err(e) => return Err(store.err("enable the WAL journal")(e)),
+                }
+            }
             if store.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
                 return Err(StoreError::ReadOnly {
                     path: store.path.clone(),
