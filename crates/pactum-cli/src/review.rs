@@ -10,14 +10,14 @@ use pactum_core::text::one_line;
 use pactum_core::{Contract, TestStatus};
 use pactum_eval::{grade_trace, CompiledContract};
 use pactum_interpret::{authored_digest, AuthoredFields, InterpreterSource};
-use pactum_report::{ContractInfo, RunEnd, RunInfo, Warning};
+use pactum_report::{ContractInfo, RunInfo, Warning};
 use pactum_runner::{Looked, Runner};
 use serde_json::Value;
 
-use crate::exit::{self, Exit};
+use crate::exit::Exit;
 use crate::grade::{reporters, Fanout};
 use crate::output::eprint;
-use crate::run::{open_existing_store, open_store, prepare, stored_run};
+use crate::run::{finish_stored, open_existing_store, open_store, prepare, stored_run};
 use crate::{InterpretArgs, RescoreArgs};
 
 /// The message a stale re-score carries (SPEC §3.6).
@@ -462,22 +462,7 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
             message: "re-scored without a judge (the suite configures none, or cannot be read): judged clauses are not evaluable (no-judge)".into(),
         });
     }
-    fan.each(|r| {
-        r.finish(&RunEnd {
-            inputs: vec![],
-            warnings: warnings.clone(),
-        })
-    });
-    if fan.failed {
-        return Exit::Partial;
-    }
-    let n = |s| statuses.get(&s).copied().unwrap_or(0);
-    exit::for_totals(
-        n(TestStatus::Fail),
-        n(TestStatus::Undetermined),
-        n(TestStatus::Error),
-        0,
-    )
+    finish_stored(&mut fan, warnings, &statuses)
 }
 
 fn error_result(

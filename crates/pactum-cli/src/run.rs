@@ -69,6 +69,31 @@ pub(crate) fn stored_run(
     }
 }
 
+/// Ends a run's reports with `warnings` and returns the exit code of its
+/// statuses: partial when a report could not be written in full.
+pub(crate) fn finish_stored(
+    fan: &mut Fanout,
+    warnings: Vec<Warning>,
+    statuses: &BTreeMap<TestStatus, u64>,
+) -> Exit {
+    fan.each(|r| {
+        r.finish(&RunEnd {
+            inputs: vec![],
+            warnings: warnings.clone(),
+        })
+    });
+    if fan.failed {
+        return Exit::Partial;
+    }
+    let n = |s| statuses.get(&s).copied().unwrap_or(0);
+    exit::for_totals(
+        n(TestStatus::Fail),
+        n(TestStatus::Undetermined),
+        n(TestStatus::Error),
+        0,
+    )
+}
+
 /// Opens a store that must already exist (`runs`, `show`, `rescore`):
 /// a mistyped `--db` is an error, never a new empty store.
 pub(crate) fn open_existing_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
@@ -308,12 +333,7 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
             ),
         });
     }
-    fan.each(|r| {
-        r.finish(&RunEnd {
-            inputs: vec![],
-            warnings: warnings.clone(),
-        })
-    });
+    let code = finish_stored(&mut fan, warnings, &statuses);
     let c = outcome.calls;
     if !args.report.quiet {
         eprint(&format!(
@@ -328,16 +348,7 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
     if outcome.interrupted {
         return Exit::Interrupted;
     }
-    if fan.failed {
-        return Exit::Partial;
-    }
-    let n = |s| statuses.get(&s).copied().unwrap_or(0);
-    exit::for_totals(
-        n(TestStatus::Fail),
-        n(TestStatus::Undetermined),
-        n(TestStatus::Error),
-        0,
-    )
+    code
 }
 
 /// Puts results back in the suite's plan order (tests in file order, then
@@ -529,22 +540,7 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
             ),
         });
     }
-    fan.each(|r| {
-        r.finish(&RunEnd {
-            inputs: vec![],
-            warnings: warnings.clone(),
-        })
-    });
-    if fan.failed {
-        return Exit::Partial;
-    }
-    let n = |s| statuses.get(&s).copied().unwrap_or(0);
-    exit::for_totals(
-        n(TestStatus::Fail),
-        n(TestStatus::Undetermined),
-        n(TestStatus::Error),
-        0,
-    )
+    finish_stored(&mut fan, warnings, &statuses)
 }
 
 #[cfg(test)]
