@@ -6,6 +6,9 @@
 // Tests may panic on a broken expectation; that is how they fail.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+use common::{places, render_all, to_yaml};
+
 use std::path::Path;
 
 use pactum_core::agreement::ExpectCase;
@@ -26,18 +29,6 @@ use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- helpers
 
-/// Renders diagnostics as the CLI does: each with the text of its own file.
-fn render_all(diags: &[Diagnostic]) -> String {
-    diags
-        .iter()
-        .map(|d| {
-            let src = std::fs::read_to_string(&d.file).ok();
-            d.render(src.as_deref(), false)
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn errors(path: &str) -> Vec<Diagnostic> {
     match load_contract(Path::new(path)) {
         Ok(c) => panic!("{path} loaded: {:?}", c.contract.id),
@@ -50,14 +41,6 @@ fn parse_errors(src: &str) -> Vec<Diagnostic> {
         Ok(c) => panic!("loaded: {:?}", c.contract),
         Err(d) => d,
     }
-}
-
-/// (code, line, column) of each diagnostic.
-fn places(diags: &[Diagnostic]) -> Vec<(&str, usize, usize)> {
-    diags
-        .iter()
-        .map(|d| (d.code.as_str(), d.line, d.column))
-        .collect()
 }
 
 fn loaded(src: &str) -> pactum_suite::LoadedContract {
@@ -1170,35 +1153,6 @@ impl Gen {
             )
             .boxed()
     }
-}
-
-/// A JSON value as block YAML, written by yaml-rust2's emitter (an
-/// independent writer, so the reader is not tested against itself).
-fn to_yaml(v: &Value) -> String {
-    use yaml_rust2::yaml::{Hash, Yaml};
-    fn conv(v: &Value) -> Yaml {
-        match v {
-            Value::Null => Yaml::Null,
-            Value::Bool(b) => Yaml::Boolean(*b),
-            Value::Number(n) => match n.as_i64() {
-                Some(i) => Yaml::Integer(i),
-                None => Yaml::Real(n.to_string()),
-            },
-            Value::String(s) => Yaml::String(s.clone()),
-            Value::Array(a) => Yaml::Array(a.iter().map(conv).collect()),
-            Value::Object(m) => {
-                let mut h = Hash::new();
-                for (k, v) in m {
-                    h.insert(Yaml::String(k.clone()), conv(v));
-                }
-                Yaml::Hash(h)
-            }
-        }
-    }
-    let mut out = String::new();
-    let mut emitter = yaml_rust2::YamlEmitter::new(&mut out);
-    emitter.dump(&conv(v)).unwrap();
-    out
 }
 
 proptest! {
