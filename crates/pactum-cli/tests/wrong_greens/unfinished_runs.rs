@@ -1,0 +1,1 @@
+//! `show` and `rescore` of a run whose trials were not all stored report it partial.
