@@ -7,7 +7,7 @@ use pactum_core::outcome::Evidence;
 use pactum_core::text::{one_line, truncate_chars};
 use pactum_core::trace::Trace;
 use pactum_core::verdict::{NotEvaluableReason, Verdict};
-use pactum_eval::JudgeAnswer;
+use pactum_core::judge::JudgeAnswer;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;

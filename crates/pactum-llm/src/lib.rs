@@ -36,4 +36,4 @@ pub use judge::{
 };
 pub use limit::RateLimiter;
 /// What the judge's answer grades to: [`JudgeRecord::outcome`].
-pub use pactum_eval::JudgeAnswer;
+pub use pactum_core::judge::JudgeAnswer;

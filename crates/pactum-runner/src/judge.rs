@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use pactum_core::contract::{ClauseKind, Contract};
 use pactum_core::trace::Trace;
-use pactum_eval::{CompiledContract, JudgeAnswer, Judgments};
+use pactum_core::judge::JudgeAnswer;
+use pactum_eval::{CompiledContract, Judgments};
 use pactum_llm::{
     cache_key, judge_clause, judge_request, AnswerText, ChatClient, JudgeRecord, JudgedClause,
     JUDGE_PROMPT_VERSION,

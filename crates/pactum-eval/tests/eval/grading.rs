@@ -1,12 +1,13 @@
 //! Grading: the SPEC §3.3 table through `grade_trace`, conditionals,
 //! judges, error paths, scores and status.
 
+use pactum_core::judge::JudgeAnswer;
 use pactum_core::outcome::{Evidence, Outcome};
 use pactum_core::policy::Policy;
 use pactum_core::status::TestStatus;
 use pactum_core::verdict::{NotEvaluableReason, Verdict};
 use pactum_core::{Trace, TraceResult};
-use pactum_eval::{grade_trace, CompiledContract, JudgeAnswer, Judgments, NoJudge};
+use pactum_eval::{grade_trace, CompiledContract, Judgments, NoJudge};
 use serde_json::{json, Value};
 
 use crate::common::{contract, trace, Scripted};
