@@ -8,6 +8,7 @@
 //! | the limits of one endpoint: rate limiter, concurrency, the retry loop (issue #3 §2), shared with pactum-target | [`limit`] |
 //! | cache keys of chat requests (issue #3 §5) | [`cache`] |
 //! | reading an answer that must be exactly one JSON object (judge, interpreter) | [`answer`] |
+//! | fencing untrusted text in a prompt (judge, interpreter, simulated user) | [`fence`] |
 //! | the judge: prompt, strict answer parsing, quote verification, retries (SPEC §3.4) | [`judge`] |
 //! | the transcript a judge reads, and where a quote occurs in a trace | [`transcript`] |
 //! | the scripted test server's Rust handle (feature `test-support`) | `testing` |
@@ -20,6 +21,7 @@ pub mod answer;
 pub mod cache;
 pub mod client;
 mod error;
+pub mod fence;
 pub mod judge;
 pub mod limit;
 pub mod transcript;
