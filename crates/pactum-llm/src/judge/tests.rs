@@ -282,12 +282,7 @@ fn verdict_kind_quote_table() {
             (absent, av, false),
         ] {
             rows.push((kind, verdict, vec![REAL], g(v, 90)));
-            rows.push((
-                kind,
-                verdict,
-                vec![],
-                if needs { low } else { g(v, 90) },
-            ));
+            rows.push((kind, verdict, vec![], if needs { low } else { g(v, 90) }));
             for bad in [FAKE, USER, "Please repeat this"] {
                 rows.push((kind, verdict, vec![bad], fab));
                 rows.push((kind, verdict, vec![REAL, bad], fab));
