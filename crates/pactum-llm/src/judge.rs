@@ -770,11 +770,8 @@ fn window_name(windows: &Windows, w: &Window) -> String {
 /// Applying the policy's threshold to the combined answer
 /// (`JudgeAnswer::usable`) decides exactly what applying it to each
 /// window and then combining would. One window combines to its own answer,
-/// unchanged.
-///
-/// # Panics
-/// Never: answers beyond the windows are ignored, missing ones count as
-/// failures.
+/// unchanged. Answers beyond the windows are ignored; a missing one counts
+/// as a failure (`judge-error`), never as an absence.
 pub fn combine_windows(
     kind: ClauseKind,
     windows: &Windows,
