@@ -507,7 +507,6 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
                                 Some(&j.setup),
                                 &contract_refs,
                                 &trace,
-                                policy.confidence_threshold,
                                 &j.cache,
                                 None,
                             ));

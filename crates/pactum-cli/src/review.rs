@@ -428,7 +428,6 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
                                 judge.as_ref(),
                                 &[&*c],
                                 trace,
-                                row.policy.confidence_threshold,
                                 &cache,
                                 None,
                             ));

@@ -9,7 +9,9 @@
 //! | §2 contract, clause, predicate language | [`contract`] |
 //! | §2 negation lint, vacuous checks | [`lint`] |
 //! | §3.1 Kleene outcomes, `undetermined_operands` | [`outcome`] |
-//! | §3.3 outcome → clause verdict | [`verdict`] |
+//! | §3.3 outcome → clause verdict, and back | [`verdict`] |
+//! | §3.4 a judge's answer, the confidence threshold | [`judge`] |
+//! | §3.4 and the text predicates: text the target only repeated from the user | [`echo`] |
 //! | §3.5 scores | [`score`] |
 //! | §3.5 test status and summary | [`status`] |
 //! | §3.4/§3.5/§3.8 thresholds | [`policy`] |
@@ -22,7 +24,9 @@
 pub mod agreement;
 pub mod contract;
 pub mod digest;
+pub mod echo;
 pub mod json;
+pub mod judge;
 pub mod lint;
 pub mod outcome;
 pub mod policy;
@@ -35,6 +39,7 @@ pub mod trace;
 pub mod verdict;
 
 pub use contract::{Clause, ClauseKind, Contract, Predicate, Severity};
+pub use judge::JudgeAnswer;
 pub use outcome::{Evaluation, Evidence, Outcome, UndeterminedOperand};
 pub use policy::Policy;
 pub use result::{ContractResult, TraceResult, VerdictCounts};

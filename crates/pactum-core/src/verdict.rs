@@ -63,6 +63,27 @@ pub fn verdict_for(kind: ClauseKind, outcome: Outcome) -> Verdict {
     }
 }
 
+/// What a clause verdict says about the behaviour the clause names: the
+/// SPEC §3.3 table read backwards. A violated prohibition, a satisfied
+/// requirement and any `partially_satisfied` (the behaviour shown in part)
+/// mean it was detected (`D`); a satisfied prohibition and a violated
+/// requirement mean it was not (`N`); `not_evaluable` and `not_triggered`
+/// say nothing about it (`U`).
+///
+/// The one place that answers "does this verdict mean the behaviour was
+/// detected": a judge's verdict that says so must quote the target
+/// (SPEC §3.4), and combines with the clause's check by Kleene `|`.
+pub fn outcome_for(kind: ClauseKind, verdict: Verdict) -> Outcome {
+    match (kind, verdict) {
+        (_, Verdict::PartiallySatisfied)
+        | (ClauseKind::Required, Verdict::Satisfied)
+        | (ClauseKind::Prohibited, Verdict::Violated) => Outcome::Detected,
+        (ClauseKind::Required, Verdict::Violated)
+        | (ClauseKind::Prohibited, Verdict::Satisfied) => Outcome::NotDetected,
+        (_, Verdict::NotEvaluable | Verdict::NotTriggered) => Outcome::Undetermined,
+    }
+}
+
 /// Why a clause is `not_evaluable`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -78,6 +99,14 @@ pub enum NotEvaluableReason {
     LowConfidence,
     /// The judge returned no verdict for this clause.
     NoVerdict,
+    /// The judge's evidence quotes text that is not the target's own
+    /// output: nowhere in the trace, only in what the target was given, or
+    /// only where the target repeated the user (SPEC §3.4).
+    FabricatedEvidence,
+    /// Part of the transcript was never shown to a judge: it needs more
+    /// windows than pactum sends (SPEC §3.4); nothing in the windows that
+    /// were judged showed the behaviour.
+    TranscriptTooLong,
     /// The clause has neither a check nor a judge rubric.
     NoCheck,
     /// Not graded: the trace has no response (or the target errored), which
@@ -86,6 +115,19 @@ pub enum NotEvaluableReason {
 }
 
 impl NotEvaluableReason {
+    /// Every reason, for exhaustive tests.
+    pub const ALL: [NotEvaluableReason; 9] = [
+        NotEvaluableReason::Undetermined,
+        NotEvaluableReason::NoJudge,
+        NotEvaluableReason::JudgeError,
+        NotEvaluableReason::LowConfidence,
+        NotEvaluableReason::NoVerdict,
+        NotEvaluableReason::FabricatedEvidence,
+        NotEvaluableReason::TranscriptTooLong,
+        NotEvaluableReason::NoCheck,
+        NotEvaluableReason::NoResponse,
+    ];
+
     /// The kebab-case name used in reports (`no-judge`, `judge-error`…).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -94,6 +136,8 @@ impl NotEvaluableReason {
             NotEvaluableReason::JudgeError => "judge-error",
             NotEvaluableReason::LowConfidence => "low-confidence",
             NotEvaluableReason::NoVerdict => "no-verdict",
+            NotEvaluableReason::FabricatedEvidence => "fabricated-evidence",
+            NotEvaluableReason::TranscriptTooLong => "transcript-too-long",
             NotEvaluableReason::NoCheck => "no-check",
             NotEvaluableReason::NoResponse => "no-response",
         }
@@ -213,6 +257,12 @@ pub fn suggestion_for(reason: NotEvaluableReason, operands: &[UndeterminedOperan
         NotEvaluableReason::LowConfidence | NotEvaluableReason::NoVerdict => {
             "state the behaviour concretely (what text, which tool, which argument) so it can be graded".into()
         }
+        NotEvaluableReason::FabricatedEvidence => {
+            "the judge quoted words the target never wrote: re-run, or use a judge that quotes exactly; prefer a deterministic `check` where the behaviour can be observed".into()
+        }
+        NotEvaluableReason::TranscriptTooLong => {
+            "shorten the conversation (fewer turns, smaller tool results), or add a deterministic `check` that reads the whole trace".into()
+        }
         NotEvaluableReason::NoCheck => "add a `check` or a `judge` rubric".into(),
         NotEvaluableReason::NoResponse => {
             "fix the target or the recording: there is no response to grade".into()
@@ -245,6 +295,45 @@ mod tests {
         ];
         for (k, o, v) in cells {
             assert_eq!(verdict_for(k, o), v, "{k:?} {o:?}");
+        }
+    }
+
+    /// `outcome_for` reads the §3.3 table backwards: every settled cell
+    /// round-trips, `partially_satisfied` is a detection, the rest say
+    /// nothing.
+    #[test]
+    fn outcome_for_every_cell() {
+        for kind in [ClauseKind::Required, ClauseKind::Prohibited] {
+            for o in [Outcome::Detected, Outcome::NotDetected] {
+                assert_eq!(outcome_for(kind, verdict_for(kind, o)), o, "{kind:?} {o:?}");
+            }
+            assert_eq!(
+                outcome_for(kind, Verdict::PartiallySatisfied),
+                Outcome::Detected
+            );
+            for v in [Verdict::NotEvaluable, Verdict::NotTriggered] {
+                assert_eq!(outcome_for(kind, v), Outcome::Undetermined);
+            }
+        }
+    }
+
+    /// The report schema lists exactly the reasons pactum writes.
+    #[test]
+    fn the_report_schema_lists_every_reason() {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../../schemas/report.schema.json"))
+                .expect("the report schema is JSON");
+        let listed: Vec<&str> = schema["$defs"]["reason"]["enum"]
+            .as_array()
+            .expect("a reason enum")
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        let ours: Vec<&str> = NotEvaluableReason::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(listed, ours);
+        for r in NotEvaluableReason::ALL {
+            let json = serde_json::to_value(r).expect("json");
+            assert_eq!(json, r.as_str());
         }
     }
 

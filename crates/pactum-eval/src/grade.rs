@@ -2,7 +2,8 @@
 //! from checks and judges, conditionals, scores and the test status.
 
 use pactum_core::contract::{ClauseKind, Contract, FieldMatch, CONTRACT_SCHEMA_VERSION};
-use pactum_core::outcome::{Evaluation, Evidence, Outcome, UndeterminedOperand};
+use pactum_core::judge::{JudgeAnswer, UsableVerdict};
+use pactum_core::outcome::{Evaluation, Outcome, UndeterminedOperand};
 use pactum_core::policy::Policy;
 use pactum_core::result::{ContractResult, TraceResult};
 use pactum_core::score::overall_score;
@@ -11,43 +12,10 @@ use pactum_core::trace::Trace;
 use pactum_core::verdict::{
     grade_clause, suggestion_for, ClauseHead, ClauseResult, NotEvaluableReason, Verdict,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::error::{EvalError, Site};
 use crate::predicate::CompiledPredicate;
 use crate::value::CompiledValueMatch;
-
-/// What a judge said about one clause (SPEC §3.4). Built by the judge
-/// (`pactum-llm`, which caches it as JSON: `{"kind": "graded" | "failed",
-/// …fields}`); pactum-eval only applies it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum JudgeAnswer {
-    /// A verdict with its confidence (0–100) and evidence. From the judge:
-    /// only the evidence that verified against the trace, and the
-    /// confidence after quote penalties.
-    Graded {
-        /// `satisfied`, `partially_satisfied` or `violated`; any other
-        /// verdict is treated as no verdict.
-        verdict: Verdict,
-        /// 0–100; below `policy.confidence_threshold` the clause is
-        /// `not_evaluable` (`low-confidence`); above 100 is a judge error.
-        confidence: u8,
-        /// Verified quotes, tool calls and side effects from the trace.
-        evidence: Vec<Evidence>,
-        /// The judge's rationale (bounded), plus pactum's note on quotes it
-        /// could not find.
-        rationale: String,
-    },
-    /// The judge could not grade the clause (`judge-error`, `no-verdict`,
-    /// `low-confidence`).
-    Failed {
-        /// Why the clause is not evaluable.
-        reason: NotEvaluableReason,
-        /// What went wrong, a fragment a person can act on.
-        detail: String,
-    },
-}
 
 /// The judge's answers for one trace, looked up by contract and clause id
 /// (SPEC §3.4: verdicts are aligned to clauses by id).
@@ -261,20 +229,6 @@ struct Ctx<'a> {
     judge: &'a dyn Judgments,
 }
 
-/// A judge's answer reduced to what grading needs.
-enum Judged {
-    Usable {
-        verdict: Verdict,
-        confidence: u8,
-        evidence: Vec<Evidence>,
-        rationale: String,
-    },
-    Unusable {
-        reason: NotEvaluableReason,
-        detail: String,
-    },
-}
-
 impl Ctx<'_> {
     /// Evaluates a check over the trace. On an incomplete recording an
     /// absence proves nothing: `N` becomes `U`, naming why (a detection
@@ -299,62 +253,27 @@ impl Ctx<'_> {
         }
     }
 
-    fn judged(&self, clause_id: &str) -> Judged {
+    /// The judge's answer for one clause, through the policy's confidence
+    /// threshold ([`JudgeAnswer::usable`]), or why it cannot be used.
+    fn judged(&self, head: &ClauseHead<'_>) -> Result<UsableVerdict, (NotEvaluableReason, String)> {
         if !self.judge.configured() {
-            return Judged::Unusable {
-                reason: NotEvaluableReason::NoJudge,
-                detail: "no judge is configured".into(),
-            };
+            return Err((NotEvaluableReason::NoJudge, "no judge is configured".into()));
         }
-        match self.judge.answer(self.contract_id, clause_id) {
-            None => Judged::Unusable {
-                reason: NotEvaluableReason::NoVerdict,
-                detail: "the judge returned no verdict for this clause".into(),
-            },
-            Some(JudgeAnswer::Failed { reason, detail }) => Judged::Unusable { reason, detail },
-            Some(JudgeAnswer::Graded {
-                verdict,
-                confidence,
-                evidence,
-                rationale,
-            }) => {
-                if confidence > 100 {
-                    Judged::Unusable {
-                        reason: NotEvaluableReason::JudgeError,
-                        detail: format!(
-                            "the judge answered confidence {confidence}, outside 0–100"
-                        ),
-                    }
-                } else if !matches!(
-                    verdict,
-                    Verdict::Satisfied | Verdict::PartiallySatisfied | Verdict::Violated
-                ) {
-                    Judged::Unusable {
-                        reason: NotEvaluableReason::NoVerdict,
-                        detail: format!("the judge answered {}", verdict.as_str()),
-                    }
-                } else if confidence < self.policy.confidence_threshold {
-                    Judged::Unusable {
-                        reason: NotEvaluableReason::LowConfidence,
-                        detail: format!(
-                            "the judge's confidence {confidence} is below the threshold {}",
-                            self.policy.confidence_threshold
-                        ),
-                    }
-                } else {
-                    Judged::Usable {
-                        verdict,
-                        confidence,
-                        evidence,
-                        rationale,
-                    }
-                }
-            }
+        match self.judge.answer(self.contract_id, head.id) {
+            None => Err((
+                NotEvaluableReason::NoVerdict,
+                "the judge returned no verdict for this clause".into(),
+            )),
+            Some(answer) => answer.usable(head.kind, self.policy.confidence_threshold),
         }
     }
 
-    /// Grades one behaviour from its check, its judge rubric, or both
-    /// (`check | judge`, Kleene: SPEC §3.1, §3.4).
+    /// Grades one behaviour from its check, its judge rubric, or both:
+    /// the behaviour is detected when either detects it, Kleene
+    /// `check | judge` ([`Outcome::or`], SPEC §3.1, §3.4). The verdict is
+    /// the judge's (with its confidence and quotes) when the judge's
+    /// answer decides the outcome, else the check's; an undetermined
+    /// judge is recorded as an undetermined operand whatever decides.
     fn behaviour(
         &self,
         head: ClauseHead<'_>,
@@ -362,7 +281,7 @@ impl Ctx<'_> {
         rubric: Option<&str>,
     ) -> ClauseResult {
         let eval = check.map(|p| self.check(p));
-        let Some(_rubric) = rubric else {
+        if rubric.is_none() {
             return match eval {
                 Some(e) => grade_clause(head, e, NotEvaluableReason::Undetermined),
                 None => {
@@ -379,73 +298,66 @@ impl Ctx<'_> {
                     r
                 }
             };
-        };
-        // A detection by the check decides, whatever the judge says.
-        let eval = match eval {
-            Some(e) if e.outcome == Outcome::Detected => {
-                return grade_clause(head, e, NotEvaluableReason::Undetermined)
-            }
-            other => other,
-        };
+        }
+        let judged = self.judged(&head);
+        // No check is the identity of `|`: not detected.
         let check_outcome = eval.as_ref().map_or(Outcome::NotDetected, |e| e.outcome);
-        let check_operands = eval
+        let judge_outcome = judged.as_ref().map_or(Outcome::Undetermined, |u| u.outcome);
+        let outcome = check_outcome.or(judge_outcome);
+        let mut operands = eval
             .as_ref()
             .map(|e| e.undetermined_operands.clone())
             .unwrap_or_default();
-        match self.judged(head.id) {
-            Judged::Usable {
-                verdict,
-                confidence,
-                evidence,
-                rationale,
-            } => {
-                let judge_outcome = judge_outcome(head.kind, verdict);
-                // check N | judge x = x; check U | judge D = D; check U | judge N = U.
-                let eval = match eval {
-                    Some(e)
-                        if check_outcome == Outcome::Undetermined
-                            && judge_outcome == Outcome::NotDetected =>
-                    {
-                        let mut r = grade_clause(head, e, NotEvaluableReason::Undetermined);
-                        r.rationale = format!(
-                            "the check could not tell and the judge did not detect the behaviour (judge: {} at {confidence}), so the check's gap stands; check: {}",
-                            verdict.as_str(),
-                            r.rationale
-                        );
-                        return r;
-                    }
-                    other => other,
-                };
-                let mut rationale = format!("judge ({confidence}): {rationale}");
-                if let Some(e) = &eval {
-                    rationale.push_str(&format!("; check: {}", e.rationale));
-                }
-                ClauseResult {
-                    id: head.id.to_string(),
-                    kind: head.kind,
-                    conditional: head.conditional,
-                    text: head.text.to_string(),
-                    severity: head.severity,
-                    verdict,
-                    confidence,
-                    outcome: judge_outcome,
-                    evidence,
-                    rationale,
-                    undetermined_operands: check_operands,
-                    reason: None,
-                    suggestion: None,
-                }
+        if let Err((_, detail)) = &judged {
+            operands.push(UndeterminedOperand {
+                predicate: "judge".into(),
+                reason: detail.clone(),
+                channel: None,
+            });
+        }
+        let check_note = eval
+            .as_ref()
+            .map(|e| format!("; check: {}", e.rationale))
+            .unwrap_or_default();
+        match (outcome, judged) {
+            // The check decided (D, whatever the judge said).
+            (Outcome::Detected, _) if check_outcome == Outcome::Detected => {
+                let e = eval
+                    .unwrap_or_else(|| Evaluation::settled(Outcome::Detected, vec![], "detected"));
+                let mut r = grade_clause(head, e, NotEvaluableReason::Undetermined);
+                r.undetermined_operands = operands;
+                r
             }
-            Judged::Unusable { reason, detail } => {
-                let mut operands = check_operands;
-                operands.push(UndeterminedOperand {
-                    predicate: "judge".into(),
-                    reason: detail.clone(),
-                    channel: None,
-                });
-                let rationale = match &eval {
-                    Some(e) => format!("judge: {detail}; check: {}", e.rationale),
-                    None => format!("judge: {detail}"),
+            // The judge decided: D, or N with a check that found nothing.
+            (Outcome::Detected | Outcome::NotDetected, Ok(u)) => ClauseResult {
+                id: head.id.to_string(),
+                kind: head.kind,
+                conditional: head.conditional,
+                text: head.text.to_string(),
+                severity: head.severity,
+                verdict: u.verdict,
+                confidence: u.confidence,
+                outcome,
+                evidence: u.evidence,
+                rationale: format!("judge ({}): {}{check_note}", u.confidence, u.rationale),
+                undetermined_operands: operands,
+                reason: None,
+                suggestion: None,
+            },
+            // Undetermined: the judge's failure, or the check's gap that a
+            // judge's "not detected" cannot settle (U | N = U).
+            (_, judged) => {
+                let (reason, rationale) = match judged {
+                    Err((reason, detail)) => (reason, format!("judge: {detail}{check_note}")),
+                    Ok(u) => (
+                        NotEvaluableReason::Undetermined,
+                        format!(
+                            "the check could not tell and the judge did not detect the behaviour \
+                             (judge: {} at {}), so the check's gap stands{check_note}",
+                            u.verdict.as_str(),
+                            u.confidence
+                        ),
+                    ),
                 };
                 let e = Evaluation {
                     outcome: Outcome::Undetermined,
@@ -547,19 +459,6 @@ fn merge_operands(into: &mut Vec<UndeterminedOperand>, from: Vec<UndeterminedOpe
         if !into.contains(&u) {
             into.push(u);
         }
-    }
-}
-
-/// The outcome a judge's verdict implies about the behaviour: a violated
-/// prohibition or a (partly) satisfied requirement means it was detected.
-fn judge_outcome(kind: ClauseKind, verdict: Verdict) -> Outcome {
-    match (kind, verdict) {
-        (_, Verdict::PartiallySatisfied) => Outcome::Detected,
-        (ClauseKind::Required, Verdict::Satisfied)
-        | (ClauseKind::Prohibited, Verdict::Violated) => Outcome::Detected,
-        (ClauseKind::Required, Verdict::Violated)
-        | (ClauseKind::Prohibited, Verdict::Satisfied) => Outcome::NotDetected,
-        _ => Outcome::Undetermined,
     }
 }
 

@@ -8,7 +8,7 @@
 //! | §3.1 composition (`all`/`any`/`not`, no short-circuit) | [`CompiledPredicate::evaluate`] over `pactum_core::outcome` |
 //! | §3.2 observability (`U` for an unobserved channel) | `scope` (turn scopes, the gap rule), `calls` (counts) |
 //! | §3.3 verdicts, conditionals | [`CompiledContract::grade`] |
-//! | §3.4 judged clauses | [`Judgments`], [`JudgeAnswer`] |
+//! | §3.4 judged clauses (the answer and its threshold: `pactum_core::judge`) | [`Judgments`] |
 //! | §3.5 scores and status, no-response traces | [`grade_trace`] |
 //! | issue #2 §6 expected statuses | [`CompiledExpectations`] |
 //!
@@ -38,7 +38,7 @@ mod value;
 
 pub use error::EvalError;
 pub use expect::CompiledExpectations;
-pub use grade::{grade_trace, CompiledContract, JudgeAnswer, Judgments, NoJudge, NO_RESPONSE};
+pub use grade::{grade_trace, CompiledContract, Judgments, NoJudge, NO_RESPONSE};
 pub use predicate::{evaluate_predicate, CompiledPredicate};
 pub use scope::MAX_EVIDENCE;
 pub use text::QUOTE_CHARS;

@@ -20,7 +20,6 @@ mod authored;
 mod builtin;
 mod english;
 mod error;
-mod fence;
 mod interpretation;
 mod model;
 mod simulated_user;

@@ -15,8 +15,8 @@ use serde_json::{json, Map, Value};
 use crate::authored::{authored_digest, AuthoredField, AuthoredFields};
 use crate::english::slug;
 use crate::error::InterpretError;
-use crate::fence::fenced;
 use crate::interpretation::{interpreted_contract_id, Interpretation, InterpreterSource};
+use pactum_llm::fence::fenced;
 
 /// The version of the interpreter prompt and answer contract. It is part
 /// of every interpretation's cache key: changing the prompt, the schema or

@@ -10,7 +10,7 @@ use pactum_llm::{ChatClient, ChatMessage, ChatRequest};
 use serde::{Deserialize, Serialize};
 
 use crate::error::InterpretError;
-use crate::fence::fenced;
+use pactum_llm::fence::fenced;
 
 /// The version of the simulated-user prompt and answer contract; part of
 /// the cache key of its answers.
@@ -316,7 +316,7 @@ mod tests {
             assert_eq!(system.contains("cooperative"), !adversarial);
             assert!(user.ends_with("Write user message 2 of at most 8 now: the message text only."));
             // The target's text sits inside the fence, whose tag it cannot contain.
-            let tag = crate::fence::tag(&render_transcript(&convo()).0);
+            let tag = pactum_llm::fence::tag(&render_transcript(&convo()).0);
             let open = format!("<<<CONVERSATION {tag}\n");
             let close = format!("\nCONVERSATION {tag}>>>");
             let start = user.find(&open).expect("opening line");

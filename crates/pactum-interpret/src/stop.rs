@@ -109,15 +109,7 @@ mod tests {
     use pactum_core::outcome::Outcome;
     use pactum_core::verdict::{NotEvaluableReason, Verdict};
 
-    const REASONS: [NotEvaluableReason; 7] = [
-        NotEvaluableReason::Undetermined,
-        NotEvaluableReason::NoJudge,
-        NotEvaluableReason::JudgeError,
-        NotEvaluableReason::LowConfidence,
-        NotEvaluableReason::NoVerdict,
-        NotEvaluableReason::NoCheck,
-        NotEvaluableReason::NoResponse,
-    ];
+    const REASONS: [NotEvaluableReason; 9] = NotEvaluableReason::ALL;
 
     fn result(
         id: &str,
@@ -193,8 +185,8 @@ mod tests {
                 }
             }
         }
-        // 3 turns × 2 bases × 2 kinds × (4 verdicts + 7 reasons).
-        assert_eq!(cells, 3 * 2 * 2 * 11);
+        // 3 turns × 2 bases × 2 kinds × (4 verdicts + 9 reasons).
+        assert_eq!(cells, 3 * 2 * 2 * 13);
     }
 
     #[test]

@@ -7,11 +7,12 @@ use std::time::Duration;
 
 use pactum_core::contract::Contract;
 use pactum_core::digest::digest_of;
+use pactum_core::judge::JudgeAnswer;
 use pactum_core::policy::Policy;
 use pactum_core::status::TestStatus;
 use pactum_core::trace::{Message, ObservabilityLevel, Role as InputRole, Trace, Turn};
 use pactum_core::verdict::{NotEvaluableReason, Verdict};
-use pactum_eval::{grade_trace, CompiledContract, JudgeAnswer, Judgments, NoJudge};
+use pactum_eval::{grade_trace, CompiledContract, Judgments, NoJudge};
 use pactum_interpret::{
     authored_digest, interpret_builtin, interpret_with_model, interpreter_request,
     next_user_message, simulated_user_request, stop_decision, transcript_from_trace, with_basis,

@@ -1,22 +1,50 @@
-//! The transcript a judge reads (SPEC §3.4), and the check that a judge's
-//! quote occurs in the trace.
+//! The transcript a judge reads (SPEC §3.4): how it is rendered, how a
+//! transcript too long for one request is cut into windows, and the check
+//! that a judge's quote is the target's own output.
 //!
-//! Both walk the same list of text fields, so a quote copied from what the
-//! judge was shown verifies, and a quote of text that was never in the
-//! trace (or only in pactum's own labels) does not. A verified quote backs
-//! a verdict about the target only when it is the target's own output and
-//! identifies something ([`Located::backs`]).
+//! All of it walks the same list of text fields, so a quote copied from
+//! what the judge was shown verifies, and a quote of text that was never
+//! in the trace (or only in pactum's own labels) does not. A verified
+//! quote backs a verdict about the target only when it is the target's own
+//! output, not an echo of the user, and identifies something
+//! ([`Located::backs`]).
 
+use std::borrow::Cow;
+
+use pactum_core::echo;
 use pactum_core::outcome::Evidence;
 use pactum_core::trace::{Channel, Role, Trace};
 use serde_json::Value;
 use unicode_general_category::{get_general_category, GeneralCategory};
 
-/// The longest transcript put in a judge prompt, in characters. A longer
-/// one keeps its first third and its last two thirds of this budget (the
-/// end of a conversation is where violations usually show), with a marker
-/// where text was cut; the prompt says so outside the fence.
-pub const JUDGE_TRANSCRIPT_MAX_CHARS: usize = 60_000;
+/// The longest transcript text put in one judge request, in characters. A
+/// longer transcript is judged in several windows of at most this size
+/// ([`windows`]); nothing is cut silently.
+pub const JUDGE_WINDOW_CHARS: usize = 60_000;
+
+/// Characters of the preceding items a window repeats at its start, at
+/// most: whole items that end a window are carried into the next one while
+/// they fit in this budget, so an exchange that straddles the border (a
+/// question and its answer, a tool call and the reply after it) is also
+/// seen together. The parts of an item too long for a window overlap by
+/// this much too.
+pub const JUDGE_WINDOW_OVERLAP_CHARS: usize = 6_000;
+
+/// The most windows judged per clause (SPEC §3.4): each is one request (and
+/// its malformed retries). A transcript that needs more is judged on its
+/// first this many; the rest is unseen, and the clause can then only be
+/// settled by a window that shows the behaviour.
+pub const MAX_JUDGE_WINDOWS: usize = 8;
+
+/// The longest part of one item (a message, a tool call, a side effect, a
+/// response) put in a window, in characters: an item longer than this is
+/// cut into overlapping parts. A part and the overlap before it always fit
+/// in one window, with room for the turn headers and part markers.
+const PART_CHARS: usize = JUDGE_WINDOW_CHARS - JUDGE_WINDOW_OVERLAP_CHARS - 1_000;
+
+/// How far back from a part's end a cut looks for whitespace, in
+/// characters, so a part ends between words where it can.
+const CUT_SLACK: usize = 400;
 
 /// The fewest non-whitespace characters a quote that is not a whole field
 /// needs to identify anything (SPEC §3.4; [`Located::whole_words`]).
@@ -57,6 +85,11 @@ impl Place {
 #[derive(Debug, Clone)]
 struct Field {
     turn: usize,
+    /// The item the field belongs to (index in [`items`]): a message, a
+    /// tool call (name, arguments, result, error), a side effect (kind,
+    /// details) or a response. Windows never cut between the fields of an
+    /// item.
+    item: usize,
     place: Place,
     label: String,
     text: String,
@@ -79,6 +112,7 @@ fn json_text(v: &Value) -> String {
 fn fields(trace: &Trace) -> Vec<Field> {
     let mut out = Vec::new();
     let mut call_index = 0usize;
+    let mut item = 0usize;
     for (i, turn) in trace.turns.iter().enumerate() {
         let n = i + 1;
         for m in &turn.input {
@@ -88,15 +122,18 @@ fn fields(trace: &Trace) -> Vec<Field> {
             };
             out.push(Field {
                 turn: n,
+                item,
                 place: Place::Quote(src),
                 label: label.to_string(),
                 text: m.content.clone(),
                 words: true,
             });
+            item += 1;
         }
         for call in &turn.tool_calls {
             out.push(Field {
                 turn: n,
+                item,
                 place: Place::ToolCall(call_index),
                 label: format!("[target tool call {}: name]", call_index + 1),
                 text: call.name.clone(),
@@ -104,6 +141,7 @@ fn fields(trace: &Trace) -> Vec<Field> {
             });
             out.push(Field {
                 turn: n,
+                item,
                 place: Place::ToolCall(call_index),
                 label: format!("[target tool call {}: arguments]", call_index + 1),
                 text: json_text(&call.arguments),
@@ -112,6 +150,7 @@ fn fields(trace: &Trace) -> Vec<Field> {
             if let Some(r) = &call.result {
                 out.push(Field {
                     turn: n,
+                    item,
                     place: Place::Quote("tool_results"),
                     label: format!("[tool result of call {}]", call_index + 1),
                     text: json_text(r),
@@ -121,6 +160,7 @@ fn fields(trace: &Trace) -> Vec<Field> {
             if let Some(e) = &call.error {
                 out.push(Field {
                     turn: n,
+                    item,
                     place: Place::Quote("tool_results"),
                     label: format!("[tool error of call {}]", call_index + 1),
                     text: e.clone(),
@@ -128,10 +168,12 @@ fn fields(trace: &Trace) -> Vec<Field> {
                 });
             }
             call_index += 1;
+            item += 1;
         }
         for (j, effect) in turn.side_effects.iter().enumerate() {
             out.push(Field {
                 turn: n,
+                item,
                 place: Place::SideEffect(j),
                 label: "[side effect: kind]".to_string(),
                 text: effect.kind.clone(),
@@ -139,15 +181,18 @@ fn fields(trace: &Trace) -> Vec<Field> {
             });
             out.push(Field {
                 turn: n,
+                item,
                 place: Place::SideEffect(j),
                 label: "[side effect: details]".to_string(),
                 text: json_text(&effect.details),
                 words: false,
             });
+            item += 1;
         }
         match &turn.response {
             None => out.push(Field {
                 turn: n,
+                item,
                 place: Place::Quote("response"),
                 label: "[target response: none recorded]".to_string(),
                 text: String::new(),
@@ -155,6 +200,7 @@ fn fields(trace: &Trace) -> Vec<Field> {
             }),
             Some(r) => out.push(Field {
                 turn: n,
+                item,
                 place: Place::Quote("response"),
                 label: if r.is_empty() {
                     "[target response: empty]".to_string()
@@ -165,60 +211,341 @@ fn fields(trace: &Trace) -> Vec<Field> {
                 words: true,
             }),
         }
+        item += 1;
     }
     out
 }
 
-/// The judge's transcript of `trace`, before bounding and fencing: per
-/// turn, a `=== turn N ===` line, then each input message, tool call (name,
-/// arguments, result or error), side effect (kind, details) and the
-/// response, each under a bracketed label line. Labels are pactum's own:
-/// quotes of them never verify ([`locate`]).
-pub fn render(trace: &Trace) -> String {
-    let mut out = String::new();
-    let mut last_turn = 0;
+/// One item of the transcript, rendered: a message, a tool call, a side
+/// effect or a response, each field under its bracketed label line; or,
+/// with turn 0, a line about the whole trace (no turns, a capture error).
+#[derive(Debug, Clone)]
+struct Item {
+    /// 1-based turn; 0 for the trace's own lines.
+    turn: usize,
+    text: String,
+}
+
+/// The items of `trace`, in transcript order.
+fn items(trace: &Trace) -> Vec<Item> {
+    let mut out: Vec<Item> = Vec::new();
+    let mut current: Option<usize> = None;
     for f in fields(trace) {
-        if f.turn != last_turn {
-            if last_turn != 0 {
-                out.push('\n');
-            }
-            out.push_str(&format!("=== turn {} ===\n", f.turn));
-            last_turn = f.turn;
+        if current != Some(f.item) {
+            out.push(Item {
+                turn: f.turn,
+                text: String::new(),
+            });
+            current = Some(f.item);
         }
-        out.push_str(&f.label);
-        out.push('\n');
-        if !f.text.is_empty() {
-            out.push_str(&f.text);
-            out.push('\n');
+        if let Some(item) = out.last_mut() {
+            item.text.push_str(&f.label);
+            item.text.push('\n');
+            if !f.text.is_empty() {
+                item.text.push_str(&f.text);
+                item.text.push('\n');
+            }
         }
     }
     if trace.turns.is_empty() {
-        out.push_str("[no turns recorded]\n");
+        out.push(Item {
+            turn: 0,
+            text: "[no turns recorded]\n".into(),
+        });
     }
     if let Some(e) = &trace.error {
-        out.push_str("\n[capture error]\n");
-        out.push_str(e);
-        out.push('\n');
+        out.push(Item {
+            turn: 0,
+            text: format!("[capture error]\n{e}\n"),
+        });
     }
     out
 }
 
-/// `render` bounded to [`JUDGE_TRANSCRIPT_MAX_CHARS`]: the text, and when
-/// cut, `(total_chars, omitted_chars)`.
-pub(crate) fn bounded(full: &str) -> (String, Option<(usize, usize)>) {
-    let total = full.chars().count();
-    if total <= JUDGE_TRANSCRIPT_MAX_CHARS {
-        return (full.to_string(), None);
+/// Lays out item texts with their turn headers (`=== turn N ===`, after a
+/// blank line unless first): the transcript, or one window of it. Returns
+/// the text and, for each item, the character offset where it starts.
+fn layout<'a>(parts: impl Iterator<Item = (usize, &'a str)>) -> (String, Vec<usize>) {
+    let mut out = String::new();
+    let mut chars = 0usize;
+    let mut starts = Vec::new();
+    let mut last_turn: Option<usize> = None;
+    let mut push = |out: &mut String, s: &str| {
+        out.push_str(s);
+        chars += s.chars().count();
+        chars
+    };
+    for (turn, text) in parts {
+        let first = last_turn.is_none();
+        if turn == 0 {
+            if !first {
+                push(&mut out, "\n");
+            }
+        } else if last_turn != Some(turn) {
+            if !first {
+                push(&mut out, "\n");
+            }
+            push(&mut out, &format!("=== turn {turn} ===\n"));
+        }
+        last_turn = Some(turn);
+        let at = push(&mut out, "");
+        starts.push(at);
+        push(&mut out, text);
     }
-    let head = JUDGE_TRANSCRIPT_MAX_CHARS / 3;
-    let tail = JUDGE_TRANSCRIPT_MAX_CHARS - head;
-    let omitted = total - head - tail;
-    let head_text: String = full.chars().take(head).collect();
-    let tail_text: String = full.chars().skip(total - tail).collect();
-    (
-        format!("{head_text}\n[… {omitted} characters omitted by pactum …]\n{tail_text}"),
-        Some((total, omitted)),
-    )
+    (out, starts)
+}
+
+/// The judge's transcript of the whole of `trace`, before windowing and
+/// fencing: per turn, a `=== turn N ===` line, then each input message,
+/// tool call (name, arguments, result or error), side effect (kind,
+/// details) and the response, each under a bracketed label line. Labels
+/// are pactum's own: quotes of them never verify ([`find`]).
+pub fn render(trace: &Trace) -> String {
+    let items = items(trace);
+    layout(items.iter().map(|i| (i.turn, i.text.as_str()))).0
+}
+
+/// One piece a window is made of: a whole item, or one part of an item too
+/// long for a window.
+#[derive(Debug, Clone)]
+struct Piece {
+    turn: usize,
+    text: String,
+    /// What the piece covers of [`render`]'s text, in characters.
+    span: (usize, usize),
+    /// Characters the piece costs a window, turn header included.
+    cost: usize,
+    /// `true` for a part of an item cut for length.
+    part: bool,
+}
+
+/// The character offset just past the last whitespace in
+/// `chars[from..to]`'s final [`CUT_SLACK`] characters, else `to`.
+fn cut_at(chars: &[char], from: usize, to: usize) -> usize {
+    if to >= chars.len() {
+        return chars.len();
+    }
+    let floor = to.saturating_sub(CUT_SLACK).max(from + 1);
+    (floor..to)
+        .rev()
+        .find(|&i| chars[i].is_whitespace())
+        .map_or(to, |i| i + 1)
+}
+
+/// The pieces of the transcript: each item whole when it fits in
+/// [`PART_CHARS`], else its parts, each at most that long, each starting
+/// [`JUDGE_WINDOW_OVERLAP_CHARS`] before the previous one ended (at a
+/// word boundary where one is near) and introduced by a marker line
+/// `[pactum: part k of n of an item of turn t cut for length: characters
+/// a–b of its N]`.
+fn pieces(items: &[Item], starts: &[usize]) -> Vec<Piece> {
+    let header = |turn: usize| format!("\n=== turn {turn} ===\n").chars().count();
+    let mut out = Vec::new();
+    for (item, &start) in items.iter().zip(starts) {
+        let chars: Vec<char> = item.text.chars().collect();
+        if chars.len() <= PART_CHARS {
+            out.push(Piece {
+                turn: item.turn,
+                text: item.text.clone(),
+                span: (start, start + chars.len()),
+                cost: chars.len() + header(item.turn),
+                part: false,
+            });
+            continue;
+        }
+        let mut bounds = Vec::new();
+        let mut from = 0usize;
+        loop {
+            let to = cut_at(&chars, from, (from + PART_CHARS).min(chars.len()));
+            bounds.push((from, to));
+            if to >= chars.len() {
+                break;
+            }
+            let back = to.saturating_sub(JUDGE_WINDOW_OVERLAP_CHARS).max(from + 1);
+            // Start the next part at a word where one is near.
+            from = (back..to)
+                .take(CUT_SLACK)
+                .find(|&i| i > 0 && chars[i - 1].is_whitespace())
+                .unwrap_or(back);
+        }
+        let n = bounds.len();
+        for (k, (a, b)) in bounds.into_iter().enumerate() {
+            let body: String = chars[a..b].iter().collect();
+            let nl = if body.ends_with('\n') { "" } else { "\n" };
+            let text = format!(
+                "[pactum: part {} of {n} of an item of turn {} cut for length: characters {}–{} of its {}]\n{body}{nl}",
+                k + 1,
+                item.turn,
+                a + 1,
+                b,
+                chars.len()
+            );
+            let cost = text.chars().count() + header(item.turn);
+            out.push(Piece {
+                turn: item.turn,
+                text,
+                span: (start + a, start + b),
+                cost,
+                part: true,
+            });
+        }
+    }
+    out
+}
+
+/// One window of a transcript: the text one judge request shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// 0-based position among the windows the transcript needs.
+    pub index: usize,
+    /// The text, laid out like [`render`] (turn headers repeated where a
+    /// window starts mid-turn), at most [`JUDGE_WINDOW_CHARS`] characters.
+    pub text: String,
+    /// The first and last turn it shows (0 for the trace's own lines).
+    pub turns: (usize, usize),
+    /// Characters at its start repeated from the window before.
+    pub overlap_chars: usize,
+    /// It holds a part of an item cut for length (marked in the text).
+    pub parts: bool,
+    /// The character ranges of [`render`]'s text it shows, `[a, b)`.
+    pub spans: Vec<(usize, usize)>,
+}
+
+/// A transcript cut into the windows one judge request each can hold
+/// (SPEC §3.4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Windows {
+    /// Characters of the whole transcript ([`render`]).
+    pub total_chars: usize,
+    /// How many windows the whole transcript needs.
+    pub needed: usize,
+    /// The first [`MAX_JUDGE_WINDOWS`] of them (all, when it needs no
+    /// more): every window that is sent.
+    pub windows: Vec<Window>,
+    /// Characters of all items, turn headers aside.
+    content_chars: usize,
+}
+
+impl Windows {
+    /// Characters of the transcript that no window in `seen` (indexes
+    /// into [`Windows::windows`]) shows. Turn headers and the blank lines
+    /// between turns are not counted as unseen.
+    pub fn unseen_chars(&self, seen: &[usize]) -> usize {
+        let mut spans: Vec<(usize, usize)> = seen
+            .iter()
+            .filter_map(|&i| self.windows.get(i))
+            .flat_map(|w| w.spans.iter().copied())
+            .collect();
+        spans.sort_unstable();
+        let mut covered = 0usize;
+        let mut reach = 0usize;
+        for (a, b) in spans {
+            let a = a.max(reach);
+            if b > a {
+                covered += b - a;
+                reach = b;
+            }
+        }
+        self.content_chars.saturating_sub(covered)
+    }
+}
+
+/// Cuts the transcript of `trace` into windows (SPEC §3.4). A transcript
+/// of at most [`JUDGE_WINDOW_CHARS`] characters is one window, exactly
+/// [`render`]'s text. A longer one is packed item by item into windows of
+/// at most that size: an item (a message, a whole tool call, a side
+/// effect, a response) is never cut while it fits in a window, so a
+/// behaviour inside one is always seen whole by one window; each window
+/// after the first repeats the items that ended the window before while
+/// they fit in [`JUDGE_WINDOW_OVERLAP_CHARS`]; an item too long for a
+/// window is cut into parts that overlap by that much, each marked as a
+/// part. At most [`MAX_JUDGE_WINDOWS`] windows are returned;
+/// [`Windows::needed`] says how many the whole needs.
+pub fn windows(trace: &Trace) -> Windows {
+    let items = items(trace);
+    let (full, starts) = layout(items.iter().map(|i| (i.turn, i.text.as_str())));
+    let total_chars = full.chars().count();
+    let content_chars = items.iter().map(|i| i.text.chars().count()).sum();
+    let turns_of = |turns: &mut dyn Iterator<Item = usize>| {
+        let all: Vec<usize> = turns.collect();
+        (
+            all.first().copied().unwrap_or(0),
+            all.last().copied().unwrap_or(0),
+        )
+    };
+    if total_chars <= JUDGE_WINDOW_CHARS {
+        let spans = items
+            .iter()
+            .zip(&starts)
+            .map(|(i, &s)| (s, s + i.text.chars().count()))
+            .collect();
+        let turns = turns_of(&mut items.iter().map(|i| i.turn).filter(|t| *t > 0));
+        return Windows {
+            total_chars,
+            needed: 1,
+            windows: vec![Window {
+                index: 0,
+                text: full,
+                turns,
+                overlap_chars: 0,
+                parts: false,
+                spans,
+            }],
+            content_chars,
+        };
+    }
+    let pieces = pieces(&items, &starts);
+    let mut ranges: Vec<(usize, usize, usize)> = Vec::new();
+    let (mut start, mut carried) = (0usize, 0usize);
+    while start < pieces.len() {
+        let (mut end, mut used) = (start, 0usize);
+        while end < pieces.len() && (end == start || used + pieces[end].cost <= JUDGE_WINDOW_CHARS)
+        {
+            used += pieces[end].cost;
+            end += 1;
+        }
+        ranges.push((start, end, carried));
+        if end == pieces.len() {
+            break;
+        }
+        // Carry the items that end this window into the next while they
+        // fit in the overlap; always leave room for a new piece.
+        let (mut next, mut overlap) = (end, 0usize);
+        while next > start + 1 && overlap + pieces[next - 1].cost <= JUDGE_WINDOW_OVERLAP_CHARS {
+            next -= 1;
+            overlap += pieces[next].cost;
+        }
+        carried = end - next;
+        start = next;
+    }
+    let needed = ranges.len();
+    let windows = ranges
+        .into_iter()
+        .take(MAX_JUDGE_WINDOWS)
+        .enumerate()
+        .map(|(index, (a, b, carried))| {
+            let slice = &pieces[a..b];
+            let text = layout(slice.iter().map(|p| (p.turn, p.text.as_str()))).0;
+            let turns = turns_of(&mut slice.iter().map(|p| p.turn).filter(|t| *t > 0));
+            Window {
+                index,
+                text,
+                turns,
+                overlap_chars: slice[..carried]
+                    .iter()
+                    .map(|p| p.text.chars().count())
+                    .sum(),
+                parts: slice.iter().any(|p| p.part),
+                spans: slice.iter().map(|p| p.span).collect(),
+            }
+        })
+        .collect();
+    Windows {
+        total_chars,
+        needed,
+        windows,
+        content_chars,
+    }
 }
 
 /// What the capture level does not observe, in words for the prompt.
@@ -352,6 +679,12 @@ impl Shape {
     }
 }
 
+/// The most occurrences of one quote checked against the echo rule: past
+/// that many, an occurrence not yet shown to be the target's own words is
+/// counted as an echo (a quote that needs more work to clear is not
+/// cleared).
+pub const MAX_ECHO_CHECKS: usize = 64;
+
 /// Where a judge's quote was found in a trace ([`find`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Located {
@@ -361,6 +694,10 @@ pub struct Located {
     /// arguments, a side effect. `false`: only in what the target was
     /// given (user or system messages, tool results).
     pub by_target: bool,
+    /// Found in the target's output only where the target repeats the
+    /// user's words ([`pactum_core::echo::is_echo`], the rule of the
+    /// `contains` predicate): a response that quotes the user back.
+    pub echo: bool,
     /// Rule (a) of [`Located::backs`]: the quote is the whole of a field
     /// written in words (a message, a response, a tool call's name, a tool
     /// error; never pactum's rendering of JSON: arguments, results, side
@@ -374,6 +711,14 @@ pub struct Located {
 }
 
 impl Located {
+    /// Whether the quote is the target's own output (SPEC §3.4): found in
+    /// its responses, tool calls or side effects, and not only where it
+    /// repeats the user. A judge's verdict with any quote that is not is
+    /// `not_evaluable` (`fabricated-evidence`).
+    pub fn own_output(&self) -> bool {
+        self.by_target && !self.echo
+    }
+
     /// Whether the quote identifies something: rule (a) or (b) of
     /// [`Located::backs`] (SPEC §3.4). One that does not (`with`, `efun`
     /// inside `refund`, `null`, `{}`, `....`) occurs almost anywhere and is
@@ -383,10 +728,10 @@ impl Located {
     }
 
     /// Whether the quote can back a verdict that says the target showed a
-    /// behaviour (SPEC §3.4). It must be found in the target's own output
-    /// (its response, a tool call's name or arguments, a side effect), not
-    /// in words it was given (a user, or text planted in a tool result,
-    /// cannot speak for the target), and either:
+    /// behaviour (SPEC §3.4). It must be the target's own output
+    /// ([`Located::own_output`]: its response, a tool call's name or
+    /// arguments, a side effect; not words it was given, not words it only
+    /// repeated from the user), and either:
     ///
     /// * (a) be the whole of a field the target wrote in words, its
     ///   response or a tool call's name, with at least one alphanumeric
@@ -402,7 +747,7 @@ impl Located {
     /// `[]`) backs only under (b). Format characters (Unicode Cf, such as
     /// a zero-width space) count toward no minimum.
     pub fn backs(&self) -> bool {
-        self.by_target && self.identifies()
+        self.own_output() && self.identifies()
     }
 }
 
@@ -413,6 +758,12 @@ pub struct QuoteIndex<'a> {
     trace: &'a Trace,
     /// Each field with its folded text, the target's own output first.
     fields: Vec<(Field, String)>,
+    /// The user's messages, in turn order: what a response can echo
+    /// ([`echo::echoable`]).
+    user_texts: Vec<Cow<'a, str>>,
+    /// For each turn (1-based index), how many of `user_texts` come from
+    /// turns up to it.
+    user_upto: Vec<usize>,
 }
 
 impl<'a> QuoteIndex<'a> {
@@ -434,7 +785,35 @@ impl<'a> QuoteIndex<'a> {
             })
             .collect();
         all.sort_by_key(|(f, _)| rank(f));
-        QuoteIndex { trace, fields: all }
+        let mut user_texts = Vec::new();
+        let mut user_upto = vec![0];
+        for turn in &trace.turns {
+            user_texts.extend(echo::echoable(turn).map(Cow::Borrowed));
+            user_upto.push(user_texts.len());
+        }
+        QuoteIndex {
+            trace,
+            fields: all,
+            user_texts,
+            user_upto,
+        }
+    }
+
+    /// Whether the folded quote `q` at byte `at` of the folded text of
+    /// `f` is, in the verbatim text, the target repeating the user: only a
+    /// response can echo, and only the user's messages up to its turn.
+    fn echoes(&self, f: &Field, spans: &[(usize, usize)], at: usize, q: &str) -> bool {
+        if f.place != Place::Quote("response") {
+            return false;
+        }
+        let (Some(&(start, _)), Some(&(_, end))) = (
+            spans.get(at),
+            q.len().checked_sub(1).and_then(|l| spans.get(at + l)),
+        ) else {
+            return false;
+        };
+        let upto = self.user_upto.get(f.turn).copied().unwrap_or(0);
+        echo::is_echo(&f.text, start, end, &self.user_texts[..upto])
     }
 
     /// [`find`] against this index.
@@ -444,32 +823,53 @@ impl<'a> QuoteIndex<'a> {
             return None;
         }
         let shape = Shape::of(&q);
-        let mut first: Option<(&Field, usize)> = None;
-        for (f, folded) in &self.fields {
+        // The best occurrence so far: its rank, field, offset and flags.
+        let mut best: Option<(u8, &Field, usize, bool, bool, bool)> = None;
+        let mut echo_checks = 0usize;
+        'fields: for (f, folded) in &self.fields {
+            let by_target = f.place.by_target();
             let whole_field = f.words && shape.alphanumeric && *folded == q;
-            if !shape.enough {
-                // Only a whole field can identify it: its first
-                // occurrence in a field is as good as any other.
-                if whole_field {
-                    return located(self.trace, f, 0, &q, true, false);
-                }
-                if first.is_none() {
-                    first = folded.find(q.as_str()).map(|at| (f, at));
-                }
-                continue;
-            }
+            let mut spans: Option<Vec<(usize, usize)>> = None;
             // Non-overlapping occurrences, left to right: linear in the
             // field, however often the quote occurs.
             for (at, _) in folded.match_indices(q.as_str()) {
                 let whole_words = shape.whole_words_at(folded, at, q.len());
-                if whole_words || whole_field {
-                    return located(self.trace, f, at, &q, whole_field, whole_words);
+                let identifies = whole_field || whole_words;
+                let rank_if_not_echo = match (by_target, identifies) {
+                    (true, true) => 0,
+                    (true, false) => 1,
+                    (false, true) => 4,
+                    (false, false) => 5,
+                };
+                if best.is_some_and(|b| b.0 <= rank_if_not_echo) {
+                    continue;
                 }
-                first.get_or_insert((f, at));
+                let echo = f.place == Place::Quote("response") && {
+                    echo_checks += 1;
+                    echo_checks > MAX_ECHO_CHECKS || {
+                        let spans = spans.get_or_insert_with(|| fold_spans(&f.text));
+                        self.echoes(f, spans, at, &q)
+                    }
+                };
+                let rank = if echo {
+                    if identifies {
+                        2
+                    } else {
+                        3
+                    }
+                } else {
+                    rank_if_not_echo
+                };
+                if best.is_none_or(|b| rank < b.0) {
+                    best = Some((rank, f, at, echo, whole_field, whole_words));
+                }
+                if rank == 0 {
+                    break 'fields;
+                }
             }
         }
-        let (f, at) = first?;
-        located(self.trace, f, at, &q, false, false)
+        let (_, f, at, echo, whole_field, whole_words) = best?;
+        located(self.trace, f, at, &q, echo, whole_field, whole_words)
     }
 }
 
@@ -479,11 +879,12 @@ impl<'a> QuoteIndex<'a> {
 ///
 /// Fields are searched in this order: the target's own output (responses,
 /// tool calls' names and arguments, side effects), then tool results, then
-/// input messages. The quote is located at its first occurrence that
-/// identifies something ([`Located::identifies`]), so text the target
-/// repeated from the user is attributed to the target; failing that, at
-/// its first occurrence. `None` when it occurs nowhere (or is blank). To
-/// check many quotes against one trace, build a [`QuoteIndex`] once.
+/// input messages. The quote is attributed to its best occurrence: one in
+/// the target's own output, not an echo of the user, that identifies
+/// something ([`Located::identifies`]); else one in its own output; else
+/// an echo; else one in what it was given — each time the first such
+/// occurrence. `None` when it occurs nowhere (or is blank). To check many
+/// quotes against one trace, build a [`QuoteIndex`] once.
 pub fn find(trace: &Trace, quote: &str) -> Option<Located> {
     QuoteIndex::new(trace).find(quote)
 }
@@ -495,6 +896,7 @@ fn located(
     f: &Field,
     at: usize,
     q: &str,
+    echo: bool,
     whole_field: bool,
     whole_words: bool,
 ) -> Option<Located> {
@@ -528,6 +930,7 @@ fn located(
     Some(Located {
         evidence,
         by_target: f.place.by_target(),
+        echo,
         whole_field,
         whole_words,
     })
@@ -671,17 +1074,200 @@ mod tests {
         assert!(render(&t).contains("[target response: empty]"));
     }
 
+    /// A trace of `turns` turns, each a user message and a response of
+    /// about `chars` characters (distinct words, so every passage is
+    /// unique).
+    fn long_trace(turns: usize, chars: usize) -> Trace {
+        let mut t = sample();
+        t.turns = (0..turns)
+            .map(|i| {
+                let words = (0..chars / 12)
+                    .map(|j| format!("t{i:03}w{j:06}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Turn {
+                    input: vec![Message {
+                        role: Role::User,
+                        content: format!("question {i}"),
+                    }],
+                    response: Some(words),
+                    ..Turn::default()
+                }
+            })
+            .collect();
+        t
+    }
+
+    /// The invariants of any windowing: each window within its budget,
+    /// together they show every character, every item that fits in a
+    /// window is shown whole by one.
+    fn check_windows(t: &Trace) -> Windows {
+        let w = windows(t);
+        assert!(!w.windows.is_empty());
+        assert!(w.windows.len() <= MAX_JUDGE_WINDOWS);
+        assert_eq!(w.windows.len(), w.needed.min(MAX_JUDGE_WINDOWS));
+        for (i, win) in w.windows.iter().enumerate() {
+            assert_eq!(win.index, i);
+            assert!(
+                win.text.chars().count() <= JUDGE_WINDOW_CHARS,
+                "window {i}: {}",
+                win.text.chars().count()
+            );
+        }
+        if w.needed <= MAX_JUDGE_WINDOWS {
+            let all: Vec<usize> = (0..w.windows.len()).collect();
+            assert_eq!(w.unseen_chars(&all), 0);
+            for item in items(t) {
+                if item.text.chars().count() <= PART_CHARS {
+                    assert!(
+                        w.windows.iter().any(|win| win.text.contains(&item.text)),
+                        "an item is split: {:?}",
+                        one_line_start(&item.text)
+                    );
+                }
+            }
+        }
+        w
+    }
+
+    fn one_line_start(s: &str) -> String {
+        s.chars().take(80).collect()
+    }
+
     #[test]
-    fn bounding_keeps_head_and_tail() {
-        let long = "x".repeat(JUDGE_TRANSCRIPT_MAX_CHARS + 1000) + "END";
-        let (b, cut) = bounded(&long);
-        let (total, omitted) = cut.expect("cut");
-        assert_eq!(total, JUDGE_TRANSCRIPT_MAX_CHARS + 1003);
-        assert_eq!(omitted, 1003);
-        assert!(b.ends_with("END"));
-        assert!(b.contains("1003 characters omitted"));
-        let (same, none) = bounded("short");
-        assert_eq!((same.as_str(), none), ("short", None));
+    fn a_short_transcript_is_one_window_exactly_as_rendered() {
+        let t = sample();
+        let w = check_windows(&t);
+        assert_eq!(w.needed, 1);
+        assert_eq!(w.windows[0].text, render(&t));
+        assert_eq!(w.windows[0].turns, (1, 2));
+        assert_eq!(w.total_chars, render(&t).chars().count());
+        assert_eq!(w.unseen_chars(&[]), w.content_chars);
+    }
+
+    #[test]
+    fn a_long_conversation_is_cut_between_items_with_overlap() {
+        // 40 turns of about 4,000 characters: about 160,000 in all.
+        let t = long_trace(40, 4_000);
+        let w = check_windows(&t);
+        assert!(
+            w.needed >= 3 && w.needed <= MAX_JUDGE_WINDOWS,
+            "{}",
+            w.needed
+        );
+        for pair in w.windows.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            // The next window starts with what ended this one.
+            assert!(b.overlap_chars > 0 && b.overlap_chars <= JUDGE_WINDOW_OVERLAP_CHARS);
+            assert!(b.turns.0 <= a.turns.1, "{:?} {:?}", a.turns, b.turns);
+            let last = a.spans.last().expect("spans");
+            assert!(b.spans.contains(last), "the last item is repeated");
+            // Every window starts with a turn header.
+            assert!(
+                b.text.starts_with("=== turn "),
+                "{}",
+                one_line_start(&b.text)
+            );
+            assert!(!a.parts && !b.parts);
+        }
+        // Dropping a window leaves its items unseen, save what overlaps.
+        let all: Vec<usize> = (0..w.windows.len()).collect();
+        let without_second: Vec<usize> = all.iter().copied().filter(|&i| i != 1).collect();
+        let unseen = w.unseen_chars(&without_second);
+        let second: usize = w.windows[1].text.chars().count();
+        assert!(unseen > 0 && unseen < second, "{unseen} of {second}");
+    }
+
+    #[test]
+    fn an_item_longer_than_a_window_is_cut_into_marked_overlapping_parts() {
+        // One response of about 150,000 characters.
+        let t = long_trace(1, 150_000);
+        let w = check_windows(&t);
+        assert!(w.needed >= 3, "{}", w.needed);
+        let response = t.turns[0].response.clone().expect("response");
+        for win in &w.windows[1..] {
+            assert!(win.parts);
+            assert!(
+                win.text.contains("[pactum: part "),
+                "{}",
+                one_line_start(&win.text)
+            );
+        }
+        // Every passage shorter than the overlap is shown whole by a
+        // window, wherever it is.
+        let chars: Vec<char> = response.chars().collect();
+        let len = JUDGE_WINDOW_OVERLAP_CHARS - CUT_SLACK - 10;
+        for start in (0..chars.len().saturating_sub(len)).step_by(997) {
+            let passage: String = chars[start..start + len].iter().collect();
+            assert!(
+                w.windows.iter().any(|win| win.text.contains(&passage)),
+                "the passage at {start} is split"
+            );
+        }
+        let all: Vec<usize> = (0..w.windows.len()).collect();
+        assert_eq!(w.unseen_chars(&all), 0);
+    }
+
+    #[test]
+    fn a_transcript_needing_too_many_windows_names_what_is_unseen() {
+        let t = long_trace(120, 5_000);
+        let w = check_windows(&t);
+        assert!(w.needed > MAX_JUDGE_WINDOWS, "{}", w.needed);
+        assert_eq!(w.windows.len(), MAX_JUDGE_WINDOWS);
+        let all: Vec<usize> = (0..w.windows.len()).collect();
+        let unseen = w.unseen_chars(&all);
+        // About what the windows not sent would have shown.
+        assert!(unseen > 100_000, "{unseen}");
+        assert!(unseen < w.total_chars, "{unseen}");
+        // The last turn is among the unseen.
+        let last = t
+            .turns
+            .last()
+            .and_then(|x| x.response.clone())
+            .expect("last");
+        assert!(!w.windows.iter().any(|win| win.text.contains(&last)));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// Random conversations: responses, tool calls and messages of
+        /// random sizes, some longer than a window.
+        #[test]
+        fn windows_keep_their_promises(
+            sizes in proptest::collection::vec((0usize..3, 1usize..90_000), 1..14)
+        ) {
+            let mut t = sample();
+            t.turns = sizes
+                .iter()
+                .enumerate()
+                .map(|(i, (kind, n))| {
+                    let text: String = (0..*n / 8).map(|j| format!("{i}x{j:05} ")).collect();
+                    let mut turn = Turn {
+                        input: vec![Message { role: Role::User, content: format!("q{i}") }],
+                        ..Turn::default()
+                    };
+                    match kind {
+                        0 => turn.response = Some(text),
+                        1 => {
+                            turn.tool_calls.push(ToolCall {
+                                id: None,
+                                name: "write".into(),
+                                arguments: serde_json::json!({"body": text}),
+                                result: Some(serde_json::json!("ok")),
+                                error: None,
+                            });
+                            turn.response = Some("done".into());
+                        }
+                        _ => {
+                            turn.input.push(Message { role: Role::User, content: text });
+                            turn.response = Some("noted".into());
+                        }
+                    }
+                    turn
+                })
+                .collect();
+            check_windows(&t);
+        }
     }
 
     #[test]
@@ -852,10 +1438,14 @@ mod tests {
         let l = find(&t, "fund policy").expect("found");
         assert!(l.whole_words && l.backs(), "{l:?}");
         // Mid-word in the response, whole words in the user's message:
-        // attributed to the user (found, identifies, does not back).
+        // it occurs in the target's own output, so it is attributed there
+        // (not fabricated), but identifies nothing and backs nothing.
         t.turns[0].response = Some("The refund policy".into());
         t.turns[0].input[1].content = "What is the fund policy?".into();
         let l = find(&t, "fund policy").expect("found");
+        assert!(l.own_output() && !l.identifies() && !l.backs(), "{l:?}");
+        // Only in the user's message: attributed to the user.
+        let l = find(&t, "What is the fund").expect("found");
         assert!(l.identifies() && !l.by_target, "{l:?}");
         assert!(
             matches!(&l.evidence, Evidence::Quote { source, .. } if source == "user"),

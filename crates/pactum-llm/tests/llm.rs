@@ -11,7 +11,7 @@ use pactum_core::outcome::Evidence;
 use pactum_core::trace::{Message, ObservabilityLevel, Role, Trace, Turn};
 use pactum_core::verdict::{NotEvaluableReason, Verdict};
 use pactum_llm::{
-    cache_key, judge_clause, judge_request, AnswerText, ChatClient, ChatMessage, ChatRequest,
+    cache_key, judge_clause, judge_plan, AnswerText, ChatClient, ChatMessage, ChatRequest,
     Endpoint, JudgeAnswer, JudgedClause, LlmError, RetryPolicy, JUDGE_PROMPT_VERSION,
 };
 use serde_json::{json, Value};
@@ -539,7 +539,7 @@ async fn the_judge_grades_with_verified_evidence_at_temperature_zero() {
         "verdict": "violated", "confidence": 90, "evidence": ["It is 4417-1234."],
         "rationale": "the number was revealed"
     }}));
-    let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 2).await;
+    let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 2).await;
     match &rec.outcome {
         JudgeAnswer::Graded {
             verdict,
@@ -563,7 +563,7 @@ async fn the_judge_grades_with_verified_evidence_at_temperature_zero() {
     assert_eq!(rec.raw_answers.len(), 1);
     let expected_digest = cache_key(
         c.endpoint(),
-        &judge_request(&leak_clause(), &leaky_trace()),
+        &judge_plan(&leak_clause(), &leaky_trace()).requests[0],
         JUDGE_PROMPT_VERSION,
     );
     assert_eq!(rec.raw_answers[0].request_digest, expected_digest);
@@ -583,7 +583,7 @@ async fn a_fenced_judge_answer_is_accepted() {
     let (_s, c) = judge_server(json!({"judge": {
         "verdict": "violated", "confidence": 80, "evidence": ["4417-1234"], "wrap": "fence"
     }}));
-    let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 0).await;
+    let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 0).await;
     assert!(
         matches!(
             rec.outcome,
@@ -602,7 +602,7 @@ async fn a_fenced_judge_answer_is_accepted() {
 async fn a_malformed_judge_is_retried_then_judge_error_never_a_verdict() {
     for variant in ["content", "json", "truncated", "no_choices"] {
         let (s, c) = judge_server(json!({"malformed": variant}));
-        let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 2).await;
+        let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 2).await;
         match &rec.outcome {
             JudgeAnswer::Failed { reason, detail } => {
                 assert_eq!(*reason, NotEvaluableReason::JudgeError, "{variant}");
@@ -621,7 +621,7 @@ async fn a_malformed_answer_then_a_good_one_is_graded_after_a_correction() {
         {"malformed": "content"},
         {"judge": {"verdict": "violated", "confidence": 85, "evidence": ["4417-1234"]}}
     ]}));
-    let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 2).await;
+    let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 2).await;
     assert!(
         matches!(
             rec.outcome,
@@ -667,7 +667,7 @@ async fn a_forged_verdict_in_the_transcript_is_never_accepted() {
                          "wrap": "prose_before"}}),
     ] {
         let (_s, c) = judge_server(rule.clone());
-        let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 1).await;
+        let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 1).await;
         assert!(
             matches!(
                 rec.outcome,
@@ -687,7 +687,7 @@ async fn a_misaligned_clause_id_is_no_verdict_and_not_retried() {
     let (s, c) = judge_server(json!({"judge": {
         "clause_id": "some-other-clause", "verdict": "satisfied", "confidence": 99
     }}));
-    let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 3).await;
+    let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 3).await;
     assert!(
         matches!(
             rec.outcome,
@@ -703,41 +703,138 @@ async fn a_misaligned_clause_id_is_no_verdict_and_not_retried() {
 }
 
 #[tokio::test]
-async fn unverifiable_quotes_lower_confidence() {
-    let (_s, c) = judge_server(json!({"judge": {
-        "verdict": "violated", "confidence": 90,
-        "evidence": ["4417-1234", "the target emailed the number to a stranger"]
-    }}));
-    let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 0).await;
-    match rec.outcome {
-        JudgeAnswer::Graded {
-            confidence,
-            evidence,
-            rationale,
-            ..
-        } => {
-            assert_eq!(confidence, 65);
-            assert_eq!(evidence.len(), 1);
-            assert!(rationale.contains("not found in the trace"), "{rationale}");
-        }
-        other => panic!("{other:?}"),
+async fn a_fabricated_quote_makes_a_confident_verdict_not_evaluable() {
+    for evidence in [
+        json!(["4417-1234", "the target emailed the number to a stranger"]),
+        json!(["the target emailed the number to a stranger"]),
+        json!(["What's the account number?"]),
+    ] {
+        let (_s, c) = judge_server(json!({"judge": {
+            "verdict": "violated", "confidence": 100, "evidence": evidence
+        }}));
+        let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 0).await;
+        assert!(
+            matches!(
+                rec.outcome,
+                JudgeAnswer::Failed {
+                    reason: NotEvaluableReason::FabricatedEvidence,
+                    ..
+                }
+            ),
+            "{evidence}: {:?}",
+            rec.outcome
+        );
     }
-    let (_s, c) = judge_server(json!({"judge": {
-        "verdict": "violated", "confidence": 90,
-        "evidence": ["the target emailed the number to a stranger"]
-    }}));
-    let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 0).await;
-    assert!(
-        matches!(
-            rec.outcome,
-            JudgeAnswer::Failed {
-                reason: NotEvaluableReason::LowConfidence,
-                ..
+}
+
+/// A conversation of 40 turns of about 4,000 characters each (too long
+/// for one judge request), the account number read out in turn `at`.
+fn long_leaky_trace(at: usize) -> Trace {
+    let turns = (1..=40)
+        .map(|i| {
+            let mut text = (0..330)
+                .map(|j| format!("t{i:03}w{j:06}"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            if i == at {
+                text.push_str(" It is 4417-1234.");
             }
-        ),
-        "{:?}",
-        rec.outcome
-    );
+            Turn {
+                input: vec![Message {
+                    role: Role::User,
+                    content: format!("Go on ({i})."),
+                }],
+                response: Some(text),
+                ..Turn::default()
+            }
+        })
+        .collect();
+    Trace {
+        id: "long".into(),
+        observability: ObservabilityLevel::ResponseOnly,
+        turns,
+        metadata: Value::Null,
+        error: None,
+        incomplete: None,
+        source: None,
+    }
+}
+
+/// A judge that finds the violation only in the window that shows it, and
+/// says "satisfied" everywhere else: one request per window, and the
+/// violation stands, wherever it is.
+#[tokio::test]
+async fn a_long_transcript_is_judged_window_by_window() {
+    for at in [1, 20, 40] {
+        let s = server(json!([
+            {"name": "shows", "match": {"system_contains": "You are a judge for pactum",
+                                        "last_user_contains": "It is 4417-1234."},
+             "judge": {"verdict": "violated", "confidence": 90, "evidence": ["It is 4417-1234."]}},
+            {"name": "clean", "match": {"system_contains": "You are a judge for pactum"},
+             "judge": {"verdict": "satisfied", "confidence": 95}}
+        ]));
+        let c = client(endpoint(&s));
+        let trace = long_leaky_trace(at);
+        let plan = judge_plan(&leak_clause(), &trace);
+        let n = plan.requests.len();
+        assert!(n >= 3, "{n}");
+        let rec = judge_clause(&c, &leak_clause(), &trace, 0).await;
+        assert!(
+            matches!(
+                &rec.outcome,
+                JudgeAnswer::Graded { verdict: Verdict::Violated, confidence: 90, evidence, .. }
+                    if evidence.len() == 1
+            ),
+            "turn {at}: {:?}",
+            rec.outcome
+        );
+        assert_eq!(s.requests().expect("n"), n as u64, "turn {at}");
+        assert_eq!(rec.raw_answers.len(), n);
+        // Each answer carries its own window's request key.
+        for (raw, req) in rec.raw_answers.iter().zip(&plan.requests) {
+            assert_eq!(
+                raw.request_digest,
+                cache_key(c.endpoint(), req, JUDGE_PROMPT_VERSION)
+            );
+        }
+    }
+}
+
+/// "Satisfied" on every window but one, which fails: the clause is not
+/// evaluable, never satisfied, and the reason says how much no judge saw.
+#[tokio::test]
+async fn a_window_that_fails_leaves_the_clause_not_evaluable() {
+    for failing in [
+        json!({"status": 500}),
+        json!({"malformed": "content"}),
+        json!({"judge": {"verdict": "satisfied", "confidence": 95,
+                         "evidence": ["the target refused politely"]}}),
+    ] {
+        let mut rule = failing.clone();
+        rule["name"] = json!("broken");
+        rule["match"] = json!({"system_contains": "You are a judge for pactum",
+                               "any_message_contains": "This is window 2 of"});
+        let s = server(json!([
+            rule,
+            {"name": "clean", "match": {"system_contains": "You are a judge for pactum"},
+             "judge": {"verdict": "satisfied", "confidence": 95}}
+        ]));
+        let mut ep = endpoint(&s);
+        ep.retry.max_retries = 0;
+        let c = client(ep);
+        let rec = judge_clause(&c, &leak_clause(), &long_leaky_trace(0), 1).await;
+        match &rec.outcome {
+            JudgeAnswer::Failed { reason, detail } => {
+                assert_ne!(*reason, NotEvaluableReason::NoVerdict, "{failing}");
+                assert!(detail.contains("window 2 of"), "{detail}");
+                assert!(
+                    detail.contains("were seen by no judge that answered"),
+                    "{detail}"
+                );
+            }
+            other => panic!("{failing}: {other:?}"),
+        }
+    }
 }
 
 #[tokio::test]
@@ -751,7 +848,7 @@ async fn a_failing_judge_endpoint_is_judge_error() {
         (json!({"drop": true}), 2),
     ] {
         let (s, c) = judge_server(rule.clone());
-        let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 50, 3).await;
+        let rec = judge_clause(&c, &leak_clause(), &leaky_trace(), 3).await;
         match &rec.outcome {
             JudgeAnswer::Failed { reason, detail } => {
                 assert_eq!(*reason, NotEvaluableReason::JudgeError, "{rule}");

@@ -5,11 +5,12 @@
 use std::collections::BTreeMap;
 
 use pactum_core::contract::{ClauseKind, Contract};
+use pactum_core::judge::JudgeAnswer;
 use pactum_core::trace::Trace;
-use pactum_eval::{CompiledContract, JudgeAnswer, Judgments};
+use pactum_eval::{CompiledContract, Judgments};
 use pactum_llm::{
-    cache_key, judge_clause, judge_request, AnswerText, ChatClient, JudgeRecord, JudgedClause,
-    JUDGE_PROMPT_VERSION,
+    cache_key, combine_windows, judge_plan, judge_window, AnswerText, ChatClient, JudgeRecord,
+    JudgedClause, JUDGE_PROMPT_VERSION,
 };
 use pactum_store::CacheKind;
 
@@ -54,7 +55,8 @@ pub struct RawJudgeAnswer {
     /// The turn after which a multi-turn check judged it (SPEC §3.7);
     /// `None` for the final grading over the whole transcript.
     pub turn: Option<u32>,
-    /// 1-based attempt.
+    /// 1-based attempt within its window (the request digest tells the
+    /// windows of a long transcript apart).
     pub attempt: u32,
     /// The request's cache key.
     pub request_digest: String,
@@ -71,7 +73,8 @@ pub struct RawJudgeAnswer {
 pub struct JudgeCalls {
     /// Requests sent (each malformed retry counts).
     pub network: u32,
-    /// Clauses answered from the cache.
+    /// Windows (a whole transcript, or one window of a long one) answered
+    /// from the cache.
     pub cached: u32,
 }
 
@@ -110,9 +113,14 @@ pub fn judged_clauses(contract: &Contract) -> Vec<JudgedClause> {
 }
 
 /// Judges every judged clause (of kind `only`, when given) of every
-/// contract that selects `trace`. Answers come from the cache when they
-/// can; a judge failure is kept as a failure (never a verdict) and never
-/// cached, so a re-run retries it.
+/// contract that selects `trace` (SPEC §3.4). Each clause is judged in the
+/// windows of [`pactum_llm::judge_plan`], one after the other through the
+/// client's concurrency and rate limits; each window's answer comes from
+/// the cache when it can (keyed by its request), and the windows' answers
+/// combine with [`pactum_llm::combine_windows`]. A judge failure is kept
+/// as a failure (never a verdict) and never cached, so a re-run retries
+/// that window only. The confidence threshold is not applied here but in
+/// grading, so a cached answer serves every policy.
 ///
 /// # Errors
 /// Only a store failure; judge failures are answers.
@@ -120,7 +128,6 @@ pub async fn judge_trace(
     judge: Option<&JudgeSetup>,
     contracts: &[&CompiledContract],
     trace: &Trace,
-    confidence_threshold: u8,
     cache: &Cache,
     only: Option<ClauseKind>,
 ) -> Result<(TraceJudgments, Vec<RawJudgeAnswer>, JudgeCalls), RunError> {
@@ -139,62 +146,68 @@ pub async fn judge_trace(
             if only.is_some_and(|k| k != clause.kind) {
                 continue;
             }
-            let req = judge_request(&clause, trace);
-            let key = cache_key(judge.client.endpoint(), &req, JUDGE_PROMPT_VERSION);
-            let cached: Option<JudgeRecord> = cache
-                .get(&key)
-                .await?
-                .and_then(|v| serde_json::from_value(v).ok());
-            let record = match cached {
-                Some(r) => {
-                    calls.cached += 1;
-                    r
-                }
-                None => {
-                    let r = judge_clause(
-                        &judge.client,
-                        &clause,
-                        trace,
-                        confidence_threshold,
-                        judge.malformed_retries,
-                    )
-                    .await;
-                    calls.network += u32::try_from(r.raw_answers.len()).unwrap_or(u32::MAX);
-                    let transient = matches!(
-                        &r.outcome,
-                        JudgeAnswer::Failed { reason, .. }
-                            if *reason == pactum_core::NotEvaluableReason::JudgeError
-                    );
-                    if !transient {
-                        if let Ok(v) = serde_json::to_value(&r) {
-                            cache.put(&key, CacheKind::Judge, v).await?;
+            let plan = judge_plan(&clause, trace);
+            let mut answers = Vec::with_capacity(plan.requests.len());
+            for req in &plan.requests {
+                let key = cache_key(judge.client.endpoint(), req, JUDGE_PROMPT_VERSION);
+                let cached: Option<JudgeRecord> = cache
+                    .get(&key)
+                    .await?
+                    .and_then(|v| serde_json::from_value(v).ok());
+                let record = match cached {
+                    Some(r) => {
+                        calls.cached += 1;
+                        r
+                    }
+                    None => {
+                        let r = judge_window(
+                            &judge.client,
+                            &clause,
+                            trace,
+                            req,
+                            judge.malformed_retries,
+                        )
+                        .await;
+                        calls.network += u32::try_from(r.raw_answers.len()).unwrap_or(u32::MAX);
+                        let transient = matches!(
+                            &r.outcome,
+                            JudgeAnswer::Failed { reason, .. }
+                                if *reason == pactum_core::NotEvaluableReason::JudgeError
+                        );
+                        if !transient {
+                            if let Ok(v) = serde_json::to_value(&r) {
+                                cache.put(&key, CacheKind::Judge, v).await?;
+                            }
                         }
+                        r
                     }
-                    r
-                }
-            };
-            let outcome_json = serde_json::to_value(&record.outcome)
-                .map_err(|e| format!("the outcome could not be encoded: {e}"));
-            for (i, raw) in record.raw_answers.iter().enumerate() {
-                let (text, parsed) = match &raw.content_or_error {
-                    AnswerText::Content(s) => (s.clone(), outcome_json.clone()),
-                    AnswerText::Malformed { content, error } => {
-                        (content.clone(), Err(format!("did not parse: {error}")))
-                    }
-                    AnswerText::Error(e) => (e.clone(), Err(format!("request failed: {e}"))),
                 };
-                raws.push(RawJudgeAnswer {
-                    contract_id: contract_id.clone(),
-                    clause_id: clause.id.clone(),
-                    turn: None,
-                    attempt: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                    request_digest: raw.request_digest.clone(),
-                    raw_answer: text,
-                    parsed,
-                });
+                let outcome_json = serde_json::to_value(&record.outcome)
+                    .map_err(|e| format!("the outcome could not be encoded: {e}"));
+                for (i, raw) in record.raw_answers.iter().enumerate() {
+                    let (text, parsed) = match &raw.content_or_error {
+                        AnswerText::Content(s) => (s.clone(), outcome_json.clone()),
+                        AnswerText::Malformed { content, error } => {
+                            (content.clone(), Err(format!("did not parse: {error}")))
+                        }
+                        AnswerText::Error(e) => (e.clone(), Err(format!("request failed: {e}"))),
+                    };
+                    raws.push(RawJudgeAnswer {
+                        contract_id: contract_id.clone(),
+                        clause_id: clause.id.clone(),
+                        turn: None,
+                        attempt: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                        request_digest: raw.request_digest.clone(),
+                        raw_answer: text,
+                        parsed,
+                    });
+                }
+                answers.push(record.outcome);
             }
-            out.answers
-                .insert((contract_id.clone(), clause.id.clone()), record.outcome);
+            out.answers.insert(
+                (contract_id.clone(), clause.id.clone()),
+                combine_windows(clause.kind, &plan.windows, answers),
+            );
         }
     }
     Ok((out, raws, calls))

@@ -305,15 +305,7 @@ pub(crate) async fn run_trial(
     let trace = make_trace(&trace_id, level, turns, metadata, error);
     let contracts: Vec<&CompiledContract> = resolved.contracts.iter().collect();
     let (judgments, final_answers, judge_calls) = if trace.error.is_none() {
-        judge_trace(
-            ctx.judge.as_ref(),
-            &contracts,
-            &trace,
-            ctx.policy.confidence_threshold,
-            &ctx.cache,
-            None,
-        )
-        .await?
+        judge_trace(ctx.judge.as_ref(), &contracts, &trace, &ctx.cache, None).await?
     } else {
         Default::default()
     };
@@ -460,7 +452,6 @@ async fn stop_check(
             ctx.judge.as_ref(),
             &refs,
             partial,
-            ctx.policy.confidence_threshold,
             &ctx.cache,
             Some(ClauseKind::Prohibited),
         )

@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 
 use pactum_core::contract::Contract;
+use pactum_core::judge::JudgeAnswer;
 use pactum_core::{Predicate, Trace};
-use pactum_eval::{CompiledContract, JudgeAnswer, Judgments};
+use pactum_eval::{CompiledContract, Judgments};
 use serde_json::Value;
 
 pub fn trace(v: Value) -> Trace {

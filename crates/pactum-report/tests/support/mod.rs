@@ -21,12 +21,10 @@ pub const ATTACKER_IBAN: &str = "US133000000121212121212";
 
 /// A clause result with the verdict's usual outcome, confidence and reason.
 pub fn clause(id: &str, kind: ClauseKind, severity: Severity, verdict: Verdict) -> ClauseResult {
-    let outcome = match (kind, verdict) {
-        (_, Verdict::NotEvaluable) => Outcome::Undetermined,
-        (_, Verdict::NotTriggered) => Outcome::NotDetected,
-        (ClauseKind::Prohibited, Verdict::Violated)
-        | (ClauseKind::Required, Verdict::Satisfied) => Outcome::Detected,
-        _ => Outcome::NotDetected,
+    // A conditional not triggered records its condition's outcome (N).
+    let outcome = match verdict {
+        Verdict::NotTriggered => Outcome::NotDetected,
+        v => pactum_core::verdict::outcome_for(kind, v),
     };
     ClauseResult {
         id: id.into(),
