@@ -1095,6 +1095,17 @@ fn schema_and_reader_agree_on_good_and_bad_records() {
         json!({"id": "a", "observability": "full", "turns": [{"usage": {"tokens": 1}}]}),
         json!({"id": "a", "observability": "full", "source": {"file": "x"}}),
         json!({"id": "a", "observability": "full", "error": 5}),
+        // Tool calls: the decoder's rules.
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "arguments": null}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "arguments": [1]}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "", "arguments": {}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "error": true}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "id": 7, "error": {"code": 1}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"functionCall": {"name": "f", "args": {}}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "kwargs": {}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": ["f"]}]}),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (i, r) in records.iter().enumerate() {
