@@ -164,7 +164,8 @@ impl Builder {
 
     /// The call `answers` names: in the latest assistant message first; an
     /// id not found there is looked up among every earlier call, and must
-    /// name exactly one.
+    /// name exactly one; an id no call has answers the latest message's
+    /// calls that have none, by order.
     fn target(&self, answers: &Answers) -> Option<(usize, usize)> {
         match answers {
             Answers::Next => self.next_in_group(|_| true),
@@ -181,7 +182,10 @@ impl Builder {
                     });
                     match (all.next(), all.next()) {
                         (Some(only), None) => Some(only),
-                        _ => None,
+                        (Some(_), Some(_)) => None,
+                        // No call has that id: an exporter that kept ids on
+                        // results only; the calls without one, by order.
+                        (None, _) => self.next_in_group(|c| c.id.is_none()),
                     }
                 }),
         }

@@ -395,11 +395,21 @@ fn results_pair_with_their_calls_or_mark_the_recording_incomplete() {
             ]},
             {"role": "assistant", "content": "I cannot."}
         ]}),
+        // Ids on the results only: the calls without one, by order.
+        json!({"id": "ids-on-results", "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "", "type": "function", "function": {"name": "a", "arguments": "{}"}},
+                {"id": "", "type": "function", "function": {"name": "b", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "x1", "content": "ra"},
+            {"role": "tool", "tool_call_id": "x2", "content": "rb"},
+            {"role": "assistant", "content": "done"}
+        ]}),
     ];
     let (items, stats) = import(&records);
     assert_eq!(
         (stats.traces, stats.errors),
-        (4, 0),
+        (5, 0),
         "{:?}",
         describe(&items)
     );
@@ -440,6 +450,9 @@ fn results_pair_with_their_calls_or_mark_the_recording_incomplete() {
     assert_eq!(t[3].turns[0].tool_calls[0].error.as_deref(), Some("denied"));
     assert_eq!(t[3].turns[1].input[0].content, "try again");
     assert_eq!(t[3].incomplete, None);
+    let results: Vec<Option<Value>> = calls(t[4]).into_iter().map(|c| c.2).collect();
+    assert_eq!(results, [Some(json!("ra")), Some(json!("rb"))]);
+    assert_eq!(t[4].incomplete, None);
 }
 
 /// pactum's own format reads each tool call through the same decoder:
