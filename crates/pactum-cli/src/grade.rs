@@ -492,14 +492,17 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     let mut inputs = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
     let mut tally = pactum_trace::ChannelTally::default();
+    let mut notes = pactum_trace::InputNotes::default();
     let mut graded = 0u64;
     let mut labelled = 0u64;
     for path in &args.traces {
         let file = path.display().to_string();
         let mut first_skip: Option<String> = None;
+        notes.file(path);
         let mut sink = |item: Item| {
             match item {
                 Item::Trace(trace) => {
+                    notes.trace(&trace);
                     let result = match &judge {
                         None => grade_trace(&contracts, &trace, &policy, &NoJudge),
                         Some(j) => {
@@ -615,6 +618,10 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         }
     }
 
+    warnings.extend(notes.warnings().into_iter().map(|w| Warning {
+        code: w.code.into(),
+        message: w.message,
+    }));
     for (level, channel, traces) in tally.silent_channels() {
         warnings.push(Warning {
             code: "silent-channel".into(),

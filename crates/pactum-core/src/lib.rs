@@ -6,6 +6,7 @@
 //! | SPEC | module |
 //! |---|---|
 //! | §2 trace, channel, observability level | [`trace`] |
+//! | §2 tool calls and results as recorded: every shape, decoded once | [`chat`] |
 //! | §2 contract, clause, predicate language | [`contract`] |
 //! | §2 negation lint, vacuous checks | [`lint`] |
 //! | §3.1 Kleene outcomes, `undetermined_operands` | [`outcome`] |
@@ -22,6 +23,7 @@
 //! | agreement with ground-truth labels | [`agreement`] |
 
 pub mod agreement;
+pub mod chat;
 pub mod contract;
 pub mod digest;
 pub mod echo;

@@ -103,8 +103,10 @@ pub struct ToolCall {
     pub id: Option<String>,
     /// The tool's name.
     pub name: String,
-    /// The call's JSON arguments (an object for well-formed calls; a string
-    /// when the provider's argument text was not valid JSON).
+    /// The call's arguments, as [`crate::chat::decode_arguments`] reads
+    /// them: an object (the arguments); a string (argument text pactum
+    /// could not decode as a JSON object); `null` (no arguments recorded).
+    /// See [`ToolCall::readable_arguments`].
     #[serde(default)]
     pub arguments: Value,
     /// What the tool returned, when recorded (a string or any JSON value).
@@ -114,6 +116,19 @@ pub struct ToolCall {
     /// counts as made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+impl ToolCall {
+    /// The arguments when pactum could read them as JSON; `None` when they
+    /// were not recorded (`null`) or were recorded as text it could not
+    /// decode (a string). A condition on arguments pactum could not read
+    /// is undetermined, never "no such call" (SPEC §3.2).
+    pub fn readable_arguments(&self) -> Option<&Value> {
+        match &self.arguments {
+            Value::Null | Value::String(_) => None,
+            other => Some(other),
+        }
+    }
 }
 
 /// A side effect the adapter reported (SPEC §2).

@@ -37,6 +37,23 @@ impl PointerMatchers {
     fn hold(&self, value: &serde_json::Value) -> bool {
         self.0.iter().all(|(p, m)| m.matches(value.pointer(p)))
     }
+
+    /// Whether every condition holds on arguments pactum could not read
+    /// (`raw`: their text, or `null` when none were recorded), under
+    /// Kleene conjunction: a condition on the whole text (pointer `""`) is
+    /// decided on it; any other is unknown (`None`), since the member it
+    /// names may be in what could not be read — `exists: false` included.
+    fn hold_unread(&self, raw: &serde_json::Value) -> Option<bool> {
+        let mut all = Some(true);
+        for (p, m) in &self.0 {
+            match (p.is_empty() && raw.is_string()).then(|| m.matches(Some(raw))) {
+                Some(false) => return Some(false),
+                Some(true) => {}
+                None => all = None,
+            }
+        }
+        all
+    }
 }
 
 /// One compiled tool-call matcher: name, argument conditions, status.
@@ -56,30 +73,24 @@ impl CallMatcher {
         })
     }
 
-    /// Whether `call` is to this tool with the right status but arguments
-    /// that are text, not JSON (the recording could not be read as JSON):
-    /// argument conditions cannot be checked, so whether it matches is
-    /// unknown.
-    fn unreadable(&self, call: &ToolCall) -> bool {
-        call.name == self.name
-            && !self.args.0.is_empty()
-            && call.arguments.is_string()
-            && match self.status {
-                CallStatus::Any => true,
-                CallStatus::Ok => call.error.is_none(),
-                CallStatus::Error => call.error.is_some(),
-            }
-            && !self.args.hold(&call.arguments)
-    }
-
-    fn matches(&self, call: &ToolCall) -> bool {
-        call.name == self.name
-            && match self.status {
-                CallStatus::Any => true,
-                CallStatus::Ok => call.error.is_none(),
-                CallStatus::Error => call.error.is_some(),
-            }
-            && self.args.hold(&call.arguments)
+    /// Whether `call` matches: `Some(true)` or `Some(false)`, or `None`
+    /// when it is to this tool with the right status but its arguments
+    /// could not be read ([`ToolCall::readable_arguments`]) and the
+    /// argument conditions depend on them (SPEC §3.2: what cannot be seen
+    /// is not evidence of absence).
+    fn matches(&self, call: &ToolCall) -> Option<bool> {
+        let status = match self.status {
+            CallStatus::Any => true,
+            CallStatus::Ok => call.error.is_none(),
+            CallStatus::Error => call.error.is_some(),
+        };
+        if call.name != self.name || !status {
+            return Some(false);
+        }
+        match call.readable_arguments() {
+            Some(args) => Some(self.args.hold(args)),
+            None => self.args.hold_unread(&call.arguments),
+        }
     }
 }
 
@@ -135,23 +146,23 @@ impl ToolCalled {
             if call.name == self.call.name {
                 same_name += 1;
             }
-            if self.call.matches(call) {
-                evidence.push(call_evidence(turn, index, call));
-            } else if self.call.unreadable(call) {
-                unreadable += 1;
+            match self.call.matches(call) {
+                Some(true) => evidence.push(call_evidence(turn, index, call)),
+                None => unreadable += 1,
+                Some(false) => {}
             }
         }
         let n = evidence.len() as u64;
         let range = describe_count(&self.count, 1);
         let outcome = count_outcome(n, &self.count, gap.is_none());
-        // Calls whose arguments could not be read as JSON may or may not
-        // match: the answer is settled only if it is the same either way
-        // (SPEC §3.2: what cannot be seen is not evidence of absence).
+        // Calls whose arguments could not be read may or may not match:
+        // the answer is settled only if it is the same either way (SPEC
+        // §3.2: what cannot be seen is not evidence of absence).
         if unreadable > 0 && outcome != count_outcome(n + unreadable, &self.count, gap.is_none()) {
             return Evaluation::undetermined(
                 self.describe.clone(),
                 format!(
-                    "{}: {unreadable} call(s) to {} carry arguments that are text, not JSON, so the argument conditions cannot be checked ({n} call(s) matched)",
+                    "{}: {unreadable} call(s) to {} carry arguments pactum could not read (text that is not a JSON object, or none recorded), so the argument conditions cannot be checked ({n} call(s) matched)",
                     self.describe, self.call.name
                 ),
                 None,
@@ -229,7 +240,10 @@ impl ToolSequence {
         let mut evidence = Vec::new();
         let mut calls = trace.tool_calls().enumerate();
         for step in &self.steps {
-            match calls.by_ref().find(|(_, (_, c))| step.matches(c)) {
+            match calls
+                .by_ref()
+                .find(|(_, (_, c))| step.matches(c) == Some(true))
+            {
                 Some((index, (turn, call))) => evidence.push(call_evidence(turn, index, call)),
                 None => break,
             }
@@ -240,6 +254,24 @@ impl ToolSequence {
                 Outcome::Detected,
                 evidence,
                 format!("{}: all {found} step(s) found in order", self.describe),
+            );
+        }
+        // The sequence may be there, through calls whose arguments could
+        // not be read: not found is then no evidence of absence.
+        let mut maybe = trace.tool_calls();
+        let possible = self
+            .steps
+            .iter()
+            .all(|step| maybe.by_ref().any(|(_, c)| step.matches(c) != Some(false)));
+        if possible {
+            return Evaluation::undetermined(
+                self.describe.clone(),
+                format!(
+                    "{}: {found} of {} step(s) found in order; the rest may be calls whose arguments pactum could not read (text that is not a JSON object, or none recorded)",
+                    self.describe,
+                    self.steps.len()
+                ),
+                None,
             );
         }
         if let Some(gap) = gap {

@@ -148,17 +148,32 @@ impl TextPredicate {
                     evidence: vec![q],
                     note: None,
                 },
-                None => TurnResult {
-                    turn: k,
-                    // What an unobserved channel did not report could match.
-                    outcome: if gap.is_some() {
-                        Outcome::Undetermined
+                None => {
+                    // Arguments that were not recorded could hold the text.
+                    let unrecorded = if self.source == TextSource::ToolArguments {
+                        turn.tool_calls
+                            .iter()
+                            .filter(|c| c.arguments.is_null())
+                            .count()
                     } else {
-                        Outcome::NotDetected
-                    },
-                    evidence: vec![],
-                    note: echoed.then(|| format!("found only as an echo of the input (turn {k})")),
-                },
+                        0
+                    };
+                    TurnResult {
+                        turn: k,
+                        // What an unobserved channel did not report could match.
+                        outcome: if gap.is_some() || unrecorded > 0 {
+                            Outcome::Undetermined
+                        } else {
+                            Outcome::NotDetected
+                        },
+                        evidence: vec![],
+                        note: if unrecorded > 0 {
+                            Some(format!("{unrecorded} call(s) have no arguments recorded"))
+                        } else {
+                            echoed.then(|| format!("found only as an echo of the input (turn {k})"))
+                        },
+                    }
+                }
             });
         }
         finish(&self.describe, self.turns, results, gap)

@@ -217,8 +217,9 @@ pub struct ChatResponse {
     /// The answer's text; `None` when the model only called tools. Text
     /// parts of an array-valued content are joined.
     pub content: Option<String>,
-    /// Tool calls; string arguments are parsed as JSON, blank ones are `{}`,
-    /// and others stay a JSON string when they are not valid JSON.
+    /// Tool calls, in any container and shape
+    /// [`pactum_core::chat::message_tools`] reads: arguments are an object,
+    /// text pactum could not decode, or `null` when none were recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
     /// `stop`, `length`, `tool_calls`…, as the server said.
@@ -666,31 +667,11 @@ struct WireResponse {
 
 #[derive(Deserialize)]
 struct WireChoice {
-    message: WireMessage,
+    /// Kept whole: its tool calls may sit in any container
+    /// [`pactum_core::chat::message_tools`] reads.
+    message: Map<String, Value>,
     #[serde(default)]
     finish_reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct WireMessage {
-    #[serde(default)]
-    content: Option<Value>,
-    #[serde(default)]
-    tool_calls: Option<Vec<WireToolCall>>,
-}
-
-#[derive(Deserialize)]
-struct WireToolCall {
-    #[serde(default)]
-    id: Option<String>,
-    function: WireFunction,
-}
-
-#[derive(Deserialize)]
-struct WireFunction {
-    name: String,
-    #[serde(default)]
-    arguments: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -707,8 +688,9 @@ struct WireUsage {
 /// Strict (SPEC §4): a key repeated in any object of the body, or in a
 /// tool call's JSON-encoded arguments, is an error, never read last-wins
 /// (`{"amount":5000,"amount":1}` would otherwise hide the 5000 from a
-/// contract). The judge and the interpreter read their answers through
-/// here too.
+/// contract); so is a tool call pactum cannot read, or a call-like key it
+/// does not know (a dropped call would read as "no call"). The judge and
+/// the interpreter read their answers through here too.
 pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
     let excerpt = || pactum_core::text::one_line(&String::from_utf8_lossy(bytes), 120);
     let value =
@@ -724,9 +706,9 @@ pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
             None => "no choices".to_string(),
         });
     };
-    let content = match choice.message.content {
+    let content = match choice.message.get("content") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s),
+        Some(Value::String(s)) => Some(s.clone()),
         Some(Value::Array(parts)) => Some(
             parts
                 .iter()
@@ -741,39 +723,18 @@ pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
             ))
         }
     };
-    let mut tool_calls = Vec::new();
-    for (i, c) in choice
-        .message
-        .tool_calls
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-    {
-        let arguments = match c.function.arguments {
-            // As the trace importers read them: blank is no arguments.
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Map::new()),
-            Some(Value::String(s)) => match pactum_core::json::parse_strict(&s) {
-                Ok(v) => v,
-                Err(e @ pactum_core::json::StrictJsonError::DuplicateKey { .. }) => {
-                    return Err(format!(
-                        "tool call {i} (`{}`): its arguments (a JSON-encoded string) have a {e}",
-                        pactum_core::text::one_line(&c.function.name, 80)
-                    ))
-                }
-                // Not JSON: kept as text, as the trace importers keep it.
-                Err(_) => Value::String(s),
-            },
-            Some(v) => v,
-        };
-        tool_calls.push(ToolCall {
-            id: c.id,
-            name: c.function.name,
-            arguments,
-            result: None,
-            error: None,
-        });
+    // Every call, in whichever container the server put it, decoded as
+    // every importer and target decodes one; an unreadable one is an error.
+    let tools = pactum_core::chat::message_tools(&choice.message)
+        .map_err(|e| format!("{} in `{}`", e.under("/choices/0/message"), excerpt()))?;
+    if !tools.results.is_empty() {
+        return Err(format!(
+            "the answer holds {} tool result(s) for calls it does not make (pactum runs no tool) in `{}`",
+            tools.results.len(),
+            excerpt()
+        ));
     }
+    let tool_calls = tools.calls;
     Ok(ChatResponse {
         content,
         tool_calls,
@@ -887,12 +848,66 @@ mod tests {
         let err = parse_completion(dup).expect_err("duplicate in string arguments");
         assert!(
             err.starts_with(
-                "tool call 0 (`refund`): its arguments (a JSON-encoded string) have a duplicate \
-                 key `amount` at `/amount`"
+                "`/choices/0/message/tool_calls/0/function/arguments`: the arguments (a \
+                 JSON-encoded string) have a duplicate key `amount` at `/amount`"
             ),
             "{err}"
         );
         assert!(parse_completion(br#"{"choices":[{"message":{"content":5}}]}"#).is_err());
+    }
+
+    /// Tool calls in any container of the answer are read with their
+    /// arguments; what looks like a call but is unread is an error, never
+    /// a dropped call.
+    #[test]
+    fn tool_calls_in_every_shape_are_read_or_refused() {
+        let answer = |message: serde_json::Value| {
+            parse_completion(
+                serde_json::json!({"choices": [{"message": message, "finish_reason": "tool_calls"}]})
+                    .to_string()
+                    .as_bytes(),
+            )
+        };
+        let pay = serde_json::json!({"to": "EVIL"});
+        for message in [
+            serde_json::json!({"role": "assistant", "content": null, "function_call": {"name": "pay", "arguments": pay.to_string()}}),
+            serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "pay", "arguments": pay}}]}),
+            serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "id": "t", "name": "pay", "input": pay}]}),
+            serde_json::json!({"role": "assistant", "content": "", "tool_calls": [{"name": "pay", "args": pay, "id": "c", "type": "tool_call"}]}),
+            serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"name": "pay", "parameters": pay}]}),
+        ] {
+            let r = answer(message.clone()).expect("read");
+            assert_eq!(r.tool_calls.len(), 1, "{message}");
+            assert_eq!(
+                (r.tool_calls[0].name.as_str(), &r.tool_calls[0].arguments),
+                ("pay", &pay)
+            );
+        }
+        let r = answer(serde_json::json!({"role": "assistant", "content": null,
+            "tool_calls": [{"id": "c", "type": "function", "function": {"name": "pay"}}]}))
+        .expect("no arguments");
+        assert_eq!(r.tool_calls[0].arguments, Value::Null);
+        for (message, says) in [
+            (
+                serde_json::json!({"role": "assistant", "tool_call": {"name": "pay"}}),
+                "`/choices/0/message/tool_call`: unknown key",
+            ),
+            (
+                serde_json::json!({"role": "assistant", "content": [{"type": "tool_use", "name": "pay", "input": {}, "args": pay}]}),
+                "`/choices/0/message/content/0/args`",
+            ),
+            (
+                serde_json::json!({"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "pay", "arguments": 5}}]}),
+                "`/choices/0/message/tool_calls/0/function/arguments`",
+            ),
+            (
+                serde_json::json!({"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "done"}]}),
+                "1 tool result(s)",
+            ),
+        ] {
+            let err = answer(message.clone()).expect_err("refused");
+            assert!(err.contains(says), "{message}: {err}");
+        }
     }
 
     #[test]

@@ -683,13 +683,13 @@ mod tests {
             ),
             (
                 json!({"response": "", "tool_calls": [{}]}),
-                "tool_calls[0].name is missing",
+                "tool_calls[0].name: missing tool name",
             ),
             // Call and effect objects are as strict as the answer, and as
             // an http mapping reads them.
             (
-                json!({"response": "", "tool_calls": [{"name": "f", "type": "function"}]}),
-                "tool_calls[0] has an unknown key `type`",
+                json!({"response": "", "tool_calls": [{"name": "f", "kind": "function"}]}),
+                "tool_calls[0].kind: unknown key `kind`",
             ),
             (
                 json!({"response": "", "side_effects": [{"kind": "k", "detail": 1}]}),
@@ -750,7 +750,7 @@ mod tests {
         let err = parse_answer(&v).expect_err("the arguments are not");
         assert!(
             err.contains(
-                "tool_calls[0].arguments (a JSON-encoded string) has a duplicate key `amount`"
+                "tool_calls[0].arguments: the arguments (a JSON-encoded string) have a duplicate key `amount`"
             ),
             "{err}"
         );

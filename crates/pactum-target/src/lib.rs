@@ -53,8 +53,10 @@ pub const MAX_REPLY_BYTES: usize = 4 * 1024 * 1024;
 /// 3: every match of a list path counts, `text` and `conversation_id`
 /// refuse several values, and a repeated JSON key is refused
 /// (`docs/targets.md`; SPEC §3.2, §4): an answer cached under the old
-/// rules may hold a call they dropped.
-pub const IDENTITY_VERSION: u32 = 3;
+/// rules may hold a call they dropped. 4: every tool call, in any shape and
+/// container, is decoded by `pactum_core::chat` (arguments pactum could not
+/// read are kept unread, never `{}`).
+pub const IDENTITY_VERSION: u32 = 4;
 
 /// Who wrote a conversation message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

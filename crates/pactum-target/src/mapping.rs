@@ -26,22 +26,26 @@
 //! * `conversation_id` is optional: no match, or only `null` matches,
 //!   means none; one match that is not `null` is the id; more than one is
 //!   a protocol error, as for `text`.
-//! * Tool calls and side effects accept only their documented keys, for
-//!   http and exec alike: an unknown key is a protocol error naming it (a
-//!   path pointed at the wrong object must not read as garbage calls).
-//! * Tool-call arguments that are a string are decoded as JSON, strictly
-//!   ([`pactum_core::json::parse_strict`]: a repeated key is a protocol
-//!   error, as in the answer itself); a blank string is `{}`; a string that
-//!   is not JSON is kept as that string, as the trace importers keep it,
-//!   and argument conditions on such a call are then undetermined
-//!   (SPEC §3.2), never "no such call".
+//! * Each tool call is decoded by [`pactum_core::chat::decode_call`], as
+//!   every importer and target decodes one: pactum's `{name, arguments,
+//!   result, error, id}` or any vendor shape it lists (OpenAI, Anthropic,
+//!   Gemini, LangChain…), with only that shape's keys — an unknown key is a
+//!   protocol error naming it (a path pointed at the wrong object must not
+//!   read as garbage calls). Arguments that are a JSON-encoded string are
+//!   decoded strictly (a repeated key is a protocol error, as in the answer
+//!   itself); a blank string is `{}`; text that is not a JSON object is kept
+//!   as that text, and absent or `null` arguments as not recorded, so
+//!   argument conditions on such a call are undetermined (SPEC §3.2), never
+//!   "no such call".
+//! * Side effects accept only `kind` and `details`, for http and exec
+//!   alike.
 //! * The answer itself is parsed by the caller with
 //!   [`pactum_core::json::parse_strict`] (SPEC §4): a repeated key is a
 //!   protocol error before any mapping is applied.
 
 use std::collections::{HashMap, HashSet};
 
-use pactum_core::json::{parse_strict, StrictJsonError};
+use pactum_core::chat::{decode_call, kind as type_name, CallError};
 use pactum_core::text::one_line;
 use pactum_core::trace::{SideEffect, ToolCall};
 use serde_json::{Map, Value};
@@ -49,9 +53,6 @@ use serde_json_path::JsonPath;
 
 use crate::error::TargetError;
 use pactum_suite::ResponseMap;
-
-/// The keys a tool-call object may have (http and exec).
-const TOOL_CALL_KEYS: [&str; 5] = ["name", "arguments", "result", "error", "id"];
 
 /// The keys a side-effect object may have (http and exec).
 const SIDE_EFFECT_KEYS: [&str; 2] = ["kind", "details"];
@@ -205,17 +206,6 @@ fn compile_list(target: &str, field: &str, source: &str) -> Result<ListPath, Tar
     let path = compile(target, field, source)?;
     let parent = parent(target, field, &path)?;
     Ok(ListPath { path, parent })
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A bounded, one-line excerpt of an answer for an error.
@@ -503,64 +493,31 @@ fn required_string(m: &Map<String, Value>, key: &str, at: &str) -> Result<String
     }
 }
 
-/// A tool call's arguments as recorded: missing, null or a blank string
-/// is `{}`; a string holding JSON is decoded (as OpenAI sends it), strictly;
-/// a string that is not JSON is kept as that string, as the trace importers
-/// keep it, so argument conditions on the call are undetermined rather
-/// than silently false (SPEC §3.2); any other JSON is kept as it is.
-///
-/// # Errors
-/// A string that is JSON with a repeated key (`{"amount":5000,"amount":1}`):
-/// reading either value would be a guess (SPEC §4).
-fn arguments(v: Option<&Value>, at: &str) -> Result<Value, String> {
-    Ok(match v {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Map::new()),
-        Some(Value::String(s)) => match parse_strict(s) {
-            Ok(v) => v,
-            Err(e @ StrictJsonError::DuplicateKey { .. }) => {
-                return Err(format!("{at}.arguments (a JSON-encoded string) has a {e}"))
-            }
-            Err(StrictJsonError::Syntax(_)) => Value::String(s.clone()),
-        },
-        Some(v) => v.clone(),
-    })
+/// A decoding error inside the item at `at`, as `at.field: message`
+/// (`response.tool_calls[0].function.arguments: …`).
+fn at_field(at: &str, e: CallError) -> String {
+    let mut field = at.to_string();
+    for segment in e.pointer.split('/').skip(1) {
+        field.push('.');
+        field.push_str(&one_line(
+            &segment.replace("~1", "/").replace("~0", "~"),
+            40,
+        ));
+    }
+    format!("{field}: {}", e.message)
 }
 
-/// An array of `{name, arguments?, result?, error?, id?}` as tool calls
-/// (http and exec). Arguments as [`arguments`] reads them. Any other key
-/// is an error naming it.
+/// An array of tool calls (http and exec), each decoded by
+/// [`decode_call`] in any shape it reads.
+///
+/// # Errors
+/// A fragment naming the item and the field at fault.
 pub(crate) fn tool_calls(v: &Value, at: &str) -> Result<Vec<ToolCall>, String> {
-    let items = array(v, at)?;
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let at = format!("{at}[{i}]");
-        let m = object(item, &at)?;
-        known_keys(m, &TOOL_CALL_KEYS, &at)?;
-        let name = required_string(m, "name", &at)?;
-        let result = match m.get("result") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(v.clone()),
-        };
-        let error = match m.get("error") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(v) => Some(v.to_string()),
-        };
-        let id = match m.get("id") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(v) => Some(v.to_string()),
-        };
-        out.push(ToolCall {
-            id,
-            name,
-            arguments: arguments(m.get("arguments"), &at)?,
-            result,
-            error,
-        });
-    }
-    Ok(out)
+    array(v, at)?
+        .iter()
+        .enumerate()
+        .map(|(i, item)| decode_call(item).map_err(|e| at_field(&format!("{at}[{i}]"), e)))
+        .collect()
 }
 
 /// An array of `{kind, details?}` as side effects (http and exec; missing
@@ -630,7 +587,8 @@ mod tests {
                 ToolCall {
                     id: None,
                     name: "noop".into(),
-                    arguments: json!({}),
+                    // Not recorded: argument conditions on it are undetermined.
+                    arguments: Value::Null,
                     result: None,
                     error: None
                 },
@@ -672,15 +630,15 @@ mod tests {
             ),
             (
                 json!({"text": "a", "calls": [{"arguments": {}}]}),
-                "response.tool_calls[0].name is missing",
+                "response.tool_calls[0].name: missing tool name",
             ),
             (
                 json!({"text": "a", "calls": [{"name": ""}]}),
-                "response.tool_calls[0].name is empty",
+                "response.tool_calls[0].name: the tool name is empty",
             ),
             (
                 json!({"text": "a", "calls": ["x"]}),
-                "response.tool_calls[0] is a string",
+                "response.tool_calls[0]: expected a tool call object, found a string",
             ),
             (
                 json!({"text": "a", "effects": [{"kind": 1}]}),
@@ -860,12 +818,12 @@ mod tests {
         let m = Mapping::new("t", &map("$.text")).expect("compiles");
         for (body, why) in [
             (
-                json!({"text": "a", "calls": [{"name": "f", "type": "function"}]}),
-                "response.tool_calls[0] has an unknown key `type` (expected: name, arguments, result, error, id)",
+                json!({"text": "a", "calls": [{"name": "f", "kind": "function"}]}),
+                "response.tool_calls[0].kind: unknown key `kind` in a tool call (expected: name, arguments, args, input, parameters, id, result, error, type)",
             ),
             (
                 json!({"text": "a", "calls": [{"function": {"name": "f"}, "name": "f"}]}),
-                "response.tool_calls[0] has an unknown key `function`",
+                "response.tool_calls[0].name: unknown key `name` in an OpenAI tool call",
             ),
             (
                 json!({"text": "a", "effects": [{"kind": "k", "detail": {}}]}),
@@ -946,8 +904,8 @@ mod tests {
                 "response.tool_calls match 0 ($['steps'][0]['calls']) is a string, not an array or null",
             ),
             (
-                json!({"text": "ok", "steps": [{"calls": []}, {"calls": [{"name": "f", "type": "function"}]}]}),
-                "response.tool_calls match 1 ($['steps'][1]['calls'])[0] has an unknown key `type`",
+                json!({"text": "ok", "steps": [{"calls": []}, {"calls": [{"name": "f", "kind": "function"}]}]}),
+                "response.tool_calls match 1 ($['steps'][1]['calls'])[0].kind: unknown key `kind`",
             ),
             (
                 json!({"text": "ok", "steps": [{"calls": []}, {"effects": [{"kind": ""}]}]}),
@@ -1042,25 +1000,41 @@ mod tests {
         .expect_err("duplicate");
         assert_eq!(
             err,
-            "response.tool_calls[0].arguments (a JSON-encoded string) has a duplicate key \
+            "response.tool_calls[0].arguments: the arguments (a JSON-encoded string) have a duplicate key \
              `amount` at `/amount`, line 1 column 23"
         );
     }
 
     #[test]
-    fn string_arguments_are_decoded_blank_is_empty_and_text_stays_text() {
+    fn arguments_are_decoded_by_the_one_decoder() {
         let at = |a: Value| {
-            tool_calls(&json!([{"name": "f", "arguments": a}]), "tool_calls").expect("reads")[0]
-                .arguments
-                .clone()
+            tool_calls(&json!([{"name": "f", "arguments": a}]), "tool_calls")
+                .map(|c| c[0].arguments.clone())
         };
-        assert_eq!(at(json!("{\"a\": 1}")), json!({"a": 1}));
-        assert_eq!(at(json!("  ")), json!({}));
-        assert_eq!(at(json!("")), json!({}));
-        assert_eq!(at(Value::Null), json!({}));
-        // Kept as text, as the trace importers keep it: argument
-        // conditions on this call are then undetermined (pactum-eval).
-        assert_eq!(at(json!("{\"a\": 1")), json!("{\"a\": 1"));
-        assert_eq!(at(json!(["x"])), json!(["x"]));
+        assert_eq!(at(json!("{\"a\": 1}")), Ok(json!({"a": 1})));
+        assert_eq!(at(json!("  ")), Ok(json!({})));
+        assert_eq!(at(json!("")), Ok(json!({})));
+        // Not recorded, or not decodable: kept so, and argument conditions
+        // on this call are undetermined (pactum-eval), never "no such call".
+        assert_eq!(at(Value::Null), Ok(Value::Null));
+        assert_eq!(at(json!("{\"a\": 1")), Ok(json!("{\"a\": 1")));
+        assert_eq!(
+            at(json!(["x"])),
+            Err("tool_calls[0].arguments: expected an object or a JSON-encoded string of arguments, found an array".into())
+        );
+        // Any vendor shape the decoder reads, in the same list.
+        let calls = tool_calls(
+            &json!([
+                {"id": "c1", "type": "function", "function": {"name": "refund", "arguments": "{\"amount\": 5000}"}},
+                {"type": "tool_use", "id": "t1", "name": "refund", "input": {"amount": 5000}},
+                {"functionCall": {"name": "refund", "args": {"amount": 5000}}},
+                {"name": "refund", "args": {"amount": 5000}, "id": "c2", "type": "tool_call"}
+            ]),
+            "response.tool_calls",
+        )
+        .expect("every shape");
+        assert!(calls
+            .iter()
+            .all(|c| c.name == "refund" && c.arguments == json!({"amount": 5000})));
     }
 }

@@ -256,6 +256,61 @@ async fn openai_text_tool_calls_and_what_was_sent() {
     assert_eq!(sent["messages"][3]["content"], "refund order A17");
 }
 
+/// A server that answers tool calls in another shape than OpenAI's — a
+/// legacy `function_call`, Anthropic `tool_use` blocks, LangChain-style
+/// calls, `function.input` — is read with the arguments, and one whose
+/// call pactum cannot read is a protocol error, never a turn without
+/// calls.
+#[tokio::test]
+async fn openai_odd_tool_call_shapes_are_read_or_are_protocol_errors() {
+    let completion = |message: Value| json!({"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]});
+    let pay = json!({"to": "EVIL", "amount": 100});
+    let shapes = [
+        (
+            "legacy",
+            json!({"role": "assistant", "content": null, "function_call": {"name": "pay", "arguments": pay.to_string()}}),
+        ),
+        (
+            "anthropic",
+            json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "pay", "input": pay}]}),
+        ),
+        (
+            "langchain",
+            json!({"role": "assistant", "content": "", "tool_calls": [{"name": "pay", "args": pay, "id": "c1", "type": "tool_call"}]}),
+        ),
+        (
+            "input",
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "pay", "input": pay}}]}),
+        ),
+    ];
+    let mut rules: Vec<Value> = shapes
+        .iter()
+        .map(|(said, m)| json!({"match": {"last_user_contains": said}, "body": completion(m.clone())}))
+        .collect();
+    rules.push(json!({"match": {"last_user_contains": "chunk"}, "body": completion(json!({"role": "assistant", "content": null, "tool_call_chunks": [{"name": "pay", "args": "{}"}]}))}));
+    rules.push(json!({"match": {"last_user_contains": "unread"}, "body": completion(json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "pay", "arguments": pay}]}))}));
+    let s = server(Value::Array(rules));
+    let t = target(&openai_cfg(&s.openai_base_url()));
+    for (said, _) in &shapes {
+        let r = t.reply(&conv("c", 1, vec![user(said)])).await.expect(said);
+        assert_eq!(r.tool_calls.len(), 1, "{said}");
+        assert_eq!(
+            (r.tool_calls[0].name.as_str(), &r.tool_calls[0].arguments),
+            ("pay", &pay),
+            "{said}"
+        );
+        assert_eq!(r.text.as_deref(), Some(""), "{said}");
+    }
+    for (said, why) in [
+        ("chunk", "`/choices/0/message/tool_call_chunks`: unknown key"),
+        ("unread", "`/choices/0/message/content/0/arguments`: unknown key `arguments` in a `tool_use` block"),
+    ] {
+        let err = t.reply(&conv("c", 1, vec![user(said)])).await.expect_err(said);
+        assert!(matches!(err, TargetError::Protocol { attempts: 1, .. }), "{said}: {err:?}");
+        assert!(err.to_string().contains(why), "{said}: {err}");
+    }
+}
+
 /// A key repeated in the answer, or in a tool call's JSON-encoded
 /// arguments, is a protocol error, never read last-wins: `{"amount":
 /// 5000, "amount": 1}` would hide the 5000 from a contract.
@@ -271,8 +326,8 @@ async fn openai_a_repeated_key_is_a_protocol_error_and_not_retried() {
     for (said, why) in [
         (
             "arguments",
-            "tool call 0 (`refund`): its arguments (a JSON-encoded string) have a duplicate key \
-             `amount` at `/amount`",
+            "`/choices/0/message/tool_calls/0/function/arguments`: the arguments (a JSON-encoded \
+             string) have a duplicate key `amount` at `/amount`",
         ),
         (
             "content",
@@ -758,7 +813,7 @@ async fn http_list_paths_are_strict_but_accept_an_omitted_empty_list() {
         {"match": {"path": "/called"}, "body": {"choices": [{"message": {"content": "refunded",
             "tool_calls": [{"name": "issue_refund", "arguments": "{\"order\": \"A17\"}"}]}}]}},
         {"match": {"path": "/typed"}, "body": {"choices": [{"message": {"content": "refunded",
-            "tool_calls": [{"name": "issue_refund", "type": "function"}]}}]}}
+            "tool_calls": [{"name": "issue_refund", "kind": "function"}]}}]}}
     ]));
     let cfg = |path: &str, tool_calls: &str| {
         let mut cfg = http_cfg(&format!("{}{path}", s.base_url()), json!({}));
@@ -812,7 +867,7 @@ async fn http_list_paths_are_strict_but_accept_an_omitted_empty_list() {
     );
     assert!(
         err.to_string()
-            .contains("response.tool_calls[0] has an unknown key `type`"),
+            .contains("response.tool_calls[0].kind: unknown key `kind`"),
         "{err}"
     );
     assert_eq!(s.requests().expect("n"), 5, "none retried");
@@ -915,8 +970,8 @@ async fn http_a_repeated_key_in_the_answer_is_a_protocol_error() {
         ),
         (
             "/string_amount",
-            "response.tool_calls[0].arguments (a JSON-encoded string) has a duplicate key \
-             `amount` at `/amount`",
+            "response.tool_calls[0].arguments: the arguments (a JSON-encoded string) have a \
+             duplicate key `amount` at `/amount`",
         ),
     ] {
         let t = target(&http_cfg(&format!("{}{path}", s.base_url()), json!({})));

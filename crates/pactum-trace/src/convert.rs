@@ -1,6 +1,8 @@
 //! What every record converter shares: where the record is, the id rule,
-//! JSON error reporting, and reading text out of content values.
+//! and JSON error reporting. Message content and tool calls are decoded by
+//! [`pactum_core::chat`].
 
+pub(crate) use pactum_core::chat::kind;
 use pactum_core::trace::{ObservabilityLevel, SourceRef, Trace};
 use serde_json::error::Category;
 use serde_json::Value;
@@ -170,73 +172,6 @@ fn pointer_of(path: &serde_path_to_error::Path) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
-/// What kind of JSON value `v` is, for messages ("found an array").
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// The text of a message `content`: a string; `null` or absent (`None`);
-/// or an array of content parts whose text pieces (`{"type": "text",
-/// "text": …}`, `{"type": "refusal", "refusal": …}`, or bare strings) are
-/// joined with a blank line, other parts (images, audio) being ignored.
-/// Any other shape is an error message.
-pub(crate) fn content_text(v: Option<Value>) -> Result<Option<String>, String> {
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(Value::Array(parts)) => {
-            let mut texts: Vec<String> = Vec::new();
-            for part in parts {
-                match part {
-                    Value::String(s) => texts.push(s),
-                    Value::Object(mut o) => {
-                        let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
-                        // A part that carries a tool call or its result
-                        // (another vendor's format) must not vanish: a
-                        // dropped call would read as "no such call".
-                        if ty.contains("tool") || ty.contains("function") {
-                            return Err(format!(
-                                "a content part of type `{}` carries a tool call or result, which this importer does not read from content parts: convert the log to OpenAI `tool_calls` / `tool` messages",
-                                shown(ty)
-                            ));
-                        }
-                        let key = match ty {
-                            "refusal" => "refusal",
-                            _ => "text",
-                        };
-                        if let Some(Value::String(s)) = o.remove(key) {
-                            texts.push(s);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Ok(join_texts(texts))
-        }
-        Some(other) => Err(format!(
-            "expected a string, null or an array of content parts, found {}",
-            kind(&other)
-        )),
-    }
-}
-
-/// `None` when there is no text at all; otherwise the non-empty texts
-/// joined with a blank line (`Some("")` when every text was empty).
-pub(crate) fn join_texts(texts: Vec<String>) -> Option<String> {
-    if texts.is_empty() {
-        return None;
-    }
-    let kept: Vec<String> = texts.into_iter().filter(|t| !t.is_empty()).collect();
-    Some(kept.join("\n\n"))
-}
-
 /// A value from the file, bounded and cleaned for a message.
 pub(crate) fn shown(s: &str) -> String {
     quote(s)
@@ -247,36 +182,6 @@ pub(crate) fn shown(s: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn content_shapes() {
-        assert_eq!(content_text(None), Ok(None));
-        assert_eq!(content_text(Some(Value::Null)), Ok(None));
-        assert_eq!(content_text(Some(json!(""))), Ok(Some(String::new())));
-        let parts = json!([
-            {"type": "text", "text": "a"},
-            {"type": "image_url", "image_url": {"url": "x"}},
-            "b",
-            {"type": "refusal", "refusal": "no"},
-            {"type": "text", "text": ""}
-        ]);
-        assert_eq!(content_text(Some(parts)), Ok(Some("a\n\nb\n\nno".into())));
-        assert_eq!(content_text(Some(json!([{"type": "image_url"}]))), Ok(None));
-        assert_eq!(
-            content_text(Some(json!(3))),
-            Err("expected a string, null or an array of content parts, found a number".into())
-        );
-    }
-
-    #[test]
-    fn join_rules() {
-        assert_eq!(join_texts(vec![]), None);
-        assert_eq!(join_texts(vec![String::new()]), Some(String::new()));
-        assert_eq!(
-            join_texts(vec!["a".into(), String::new(), "b".into()]),
-            Some("a\n\nb".into())
-        );
-    }
 
     #[test]
     fn id_rules() {

@@ -1,6 +1,6 @@
 //! # pactum-trace
 //!
-//! Streaming trace importers (issue #2 §2): files → [`pactum_core::trace::Trace`]
+//! Streaming trace importers: files → [`pactum_core::trace::Trace`]
 //! values, handed one at a time to a sink. Memory stays constant whatever
 //! the file size: one record is held at a time (at most
 //! [`MAX_RECORD_BYTES`]), no trace is collected.
@@ -8,7 +8,7 @@
 //! | format | files | module |
 //! |---|---|---|
 //! | [`TraceFormat::Pactum`]: pactum's own (`schemas/trace.schema.json`) | JSON (one trace or an array), JSONL | `pactum` |
-//! | [`TraceFormat::Openai`]: OpenAI chat messages (AgentDojo, tau-bench) | JSONL, JSON array | `openai` |
+//! | [`TraceFormat::Openai`]: chat messages (OpenAI, AgentDojo, tau-bench; Anthropic, Gemini and LangChain layouts) | JSONL, JSON array | `openai` |
 //! | [`TraceFormat::Tabular`]: single-turn prompt/response records (XSTest, JailbreakBench) | CSV, JSONL, JSON | `tabular` |
 //!
 //! The observability level (SPEC §2, §3.2) is never guessed: it comes from
@@ -26,6 +26,7 @@ use pactum_core::trace::{Channel, ObservabilityLevel, Trace};
 mod convert;
 mod error;
 mod framing;
+mod inputs;
 mod openai;
 mod pactum;
 mod pointer;
@@ -34,6 +35,7 @@ mod tally;
 
 pub use error::{ImportError, RecordError};
 pub use framing::MAX_RECORD_BYTES;
+pub use inputs::{InputNotes, InputWarning};
 pub use tally::ChannelTally;
 
 use convert::{Conv, RecordCtx};
@@ -48,10 +50,11 @@ pub enum TraceFormat {
     /// Chosen from the extension and the first recognisable record: `.csv`
     /// → tabular; `.json`/`.jsonl`/`.ndjson` → the first object record with
     /// `turns` (pactum), or with a messages array at
-    /// [`ImportOptions::messages_pointer`] (else `/messages` or `/traj`:
-    /// openai), or, when [`ImportOptions::columns`] is set, with the prompt
-    /// or response column (tabular). Anything else is an
-    /// [`ImportError::UnknownFormat`].
+    /// [`ImportOptions::messages_pointer`] (else `/messages`, `/traj` or
+    /// `/contents`: openai), or, when [`ImportOptions::columns`] is set,
+    /// with the prompt or response column (tabular). A file where no record
+    /// fits and one is not JSON is an [`ImportError::Syntax`] naming it;
+    /// anything else is an [`ImportError::UnknownFormat`].
     #[default]
     Auto,
     /// pactum's own format: the serde shape of [`Trace`], strictly.
@@ -327,8 +330,14 @@ enum Detected {
     Empty,
 }
 
+/// Where a conversation's messages are looked for when `--messages-field`
+/// is not given: OpenAI and AgentDojo, tau-bench, Gemini.
+const DEFAULT_MESSAGES: [&str; 3] = ["messages", "traj", "contents"];
+
 /// Looks at records one at a time until one shows the format (see
-/// [`TraceFormat::Auto`]); the caller re-opens the file to import it.
+/// [`TraceFormat::Auto`]); the caller re-opens the file to import it. When
+/// none does and a record is not JSON at all, that record's parse error
+/// (line and column) is the error: no format would read it.
 fn detect(
     path: &Path,
     framing: Framing,
@@ -339,7 +348,7 @@ fn detect(
 ) -> Result<Detected, ImportError> {
     let candidates: Vec<Pointer> = match messages {
         Some(p) => vec![p.clone()],
-        None => vec![Pointer::key("messages"), Pointer::key("traj")],
+        None => DEFAULT_MESSAGES.iter().map(|k| Pointer::key(k)).collect(),
     };
     let columns = opts
         .columns
@@ -348,13 +357,30 @@ fn detect(
         .transpose()?;
     let mut seen = 0u64;
     let mut found = None;
+    // The first record that is not JSON: when no record shows the format,
+    // its parse error is the real problem, not the format.
+    let mut broken: Option<(u64, String)> = None;
     for_each_frame(path, framing, records, &mut |frame| {
-        let Frame::Record { bytes, .. } = frame else {
-            return ControlFlow::Continue(());
+        let (line, bytes) = match frame {
+            Frame::Record { line, bytes, .. } => (line, bytes),
+            Frame::Broken { line, message } => {
+                broken.get_or_insert((line, message));
+                return ControlFlow::Continue(());
+            }
         };
         seen += 1;
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
-            return ControlFlow::Continue(());
+        let v = match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                broken.get_or_insert_with(|| {
+                    let rel = u64::try_from(e.line()).unwrap_or(1).saturating_sub(1);
+                    (
+                        line + rel,
+                        format!("{} (column {})", error::serde_message(&e), e.column()),
+                    )
+                });
+                return ControlFlow::Continue(());
+            }
         };
         if !v.is_object() {
             return ControlFlow::Continue(());
@@ -378,13 +404,18 @@ fn detect(
             ControlFlow::Continue(())
         }
     })?;
-    match found {
-        Some(plan) => Ok(Detected::Plan(plan)),
-        None if seen == 0 => Ok(Detected::Empty),
-        None => {
+    match (found, broken) {
+        (Some(plan), _) => Ok(Detected::Plan(plan)),
+        (None, Some((line, message))) => Err(ImportError::Syntax {
+            path: path.to_path_buf(),
+            line,
+            message,
+        }),
+        (None, None) if seen == 0 => Ok(Detected::Empty),
+        (None, None) => {
             let where_messages = match messages {
                 Some(p) => format!("`{}`", p.as_str()),
-                None => "`/messages` or `/traj`".into(),
+                None => "`/messages`, `/traj` or `/contents`".into(),
             };
             let tabular = if opts.columns.is_some() {
                 ", nor has the prompt or response column"

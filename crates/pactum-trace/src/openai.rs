@@ -1,28 +1,34 @@
-//! OpenAI chat-messages conversations → traces.
+//! OpenAI chat-messages conversations → traces. The same importer reads
+//! the message layouts other vendors log in (Anthropic content blocks,
+//! Gemini `contents` with `parts`, LangChain message dumps); every tool call
+//! and tool result in them is decoded by [`pactum_core::chat`].
 //!
 //! Turn segmentation (documented in `docs/traces.md`):
 //! * a turn starts at each run of `system`/`developer`/`user` messages;
-//!   assistant messages before any of them form a turn with empty input;
-//! * every `assistant` message until the next user/system message belongs
+//!   assistant messages before any of them form a turn with empty input. A
+//!   user message that holds only tool results (Anthropic `tool_result`
+//!   blocks, Gemini `functionResponse` parts) answers calls: it starts no
+//!   turn;
+//! * every assistant message until the next user/system message belongs
 //!   to that turn: its texts are joined with a blank line into `response`
 //!   (`None` when no assistant message of the turn had text; a message with
 //!   null content that called tools counts as an empty text), its tool
-//!   calls (`tool_calls[]`, or the legacy `function_call`) are appended in
-//!   order;
-//! * a `tool` (or legacy `function`) message answers a call of the latest
-//!   assistant message: by `tool_call_id` when that message's call ids are
-//!   all non-empty and distinct, else by order (the n-th tool message after
-//!   an assistant message answers its n-th call). An id not found among
-//!   the latest calls is looked up among all earlier calls of the trace.
-//!   A non-null `error` sets the call's error. A tool message that answers
-//!   no call is dropped: it cannot be evidence of a call the target made.
+//!   calls are appended in order;
+//! * a tool result answers a call of the latest assistant message: by id
+//!   (an id not among them is looked up among all earlier calls), Gemini's
+//!   by name and order, one without either by order. A result that answers
+//!   no call, or a call already answered, marks the trace `incomplete`: it
+//!   proves a call the recording does not show.
 //! * a conversation whose last message is a tool result was cut off before
 //!   the target's next step: the trace is marked `incomplete`.
 
+use std::collections::HashSet;
+
+use pactum_core::chat::{self, kind, Answers, ToolResult};
 use pactum_core::trace::{Message, Role, ToolCall, Trace, Turn};
 use serde_json::{Map, Value};
 
-use crate::convert::{content_text, join_texts, kind, shown, Conv, RecordCtx};
+use crate::convert::{shown, Conv, RecordCtx};
 use crate::error::RecordError;
 use crate::pointer::Pointer;
 
@@ -104,7 +110,7 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) 
     })
 }
 
-/// The turn being built and the calls tool messages may answer.
+/// The turn being built and the calls tool results may answer.
 #[derive(Default)]
 struct Builder {
     turns: Vec<Turn>,
@@ -114,17 +120,18 @@ struct Builder {
     has_output: bool,
     /// Calls of the latest assistant message: (turn index, call index).
     group: Vec<(usize, usize)>,
-    /// Whether `group` is answered by id.
-    by_id: bool,
-    /// Tool messages seen since the latest assistant message.
-    answered: usize,
+    /// Calls a result has answered.
+    answered: HashSet<(usize, usize)>,
+    /// Why the recording is incomplete, when a result proves a call it
+    /// does not show.
+    unshown: Option<&'static str>,
 }
 
 impl Builder {
     fn flush_texts(&mut self) {
         let texts = std::mem::take(&mut self.texts);
         if let Some(turn) = self.turns.last_mut() {
-            turn.response = join_texts(texts);
+            turn.response = chat::join_texts(texts);
         }
     }
 
@@ -142,33 +149,129 @@ impl Builder {
         &mut self.turns[last]
     }
 
-    /// The call a tool message answers.
-    fn target(&self, tool_call_id: Option<&str>) -> Option<(usize, usize)> {
-        if let (true, Some(id)) = (self.by_id, tool_call_id) {
-            let has = |&(t, c): &(usize, usize)| {
-                self.call(t, c).and_then(|call| call.id.as_deref()) == Some(id)
-            };
-            if let Some(found) = self.group.iter().copied().find(has) {
-                return Some(found);
-            }
-            let mut all = self.turns.iter().enumerate().flat_map(|(t, turn)| {
-                turn.tool_calls
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| c.id.as_deref() == Some(id))
-                    .map(move |(c, _)| (t, c))
-            });
-            return match (all.next(), all.next()) {
-                (Some(only), None) => Some(only),
-                _ => None,
-            };
-        }
-        self.group.get(self.answered).copied()
-    }
-
-    fn call(&self, t: usize, c: usize) -> Option<&ToolCall> {
+    fn call(&self, (t, c): (usize, usize)) -> Option<&ToolCall> {
         self.turns.get(t).and_then(|turn| turn.tool_calls.get(c))
     }
+
+    /// The first unanswered call of the latest assistant message that
+    /// `fits`.
+    fn next_in_group(&self, fits: impl Fn(&ToolCall) -> bool) -> Option<(usize, usize)> {
+        self.group
+            .iter()
+            .copied()
+            .find(|k| !self.answered.contains(k) && self.call(*k).is_some_and(&fits))
+    }
+
+    /// The call `answers` names: in the latest assistant message first; an
+    /// id not found there is looked up among every earlier call, and must
+    /// name exactly one; an id no call has answers the latest message's
+    /// calls that have none, by order.
+    fn target(&self, answers: &Answers) -> Option<(usize, usize)> {
+        match answers {
+            Answers::Next => self.next_in_group(|_| true),
+            Answers::Name(name) => self.next_in_group(|c| &c.name == name),
+            Answers::Id(id) => self
+                .next_in_group(|c| c.id.as_deref() == Some(id.as_str()))
+                .or_else(|| {
+                    let mut all = self.turns.iter().enumerate().flat_map(|(t, turn)| {
+                        turn.tool_calls
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, c)| c.id.as_deref() == Some(id.as_str()))
+                            .map(move |(c, _)| (t, c))
+                    });
+                    match (all.next(), all.next()) {
+                        (Some(only), None) => Some(only),
+                        (Some(_), Some(_)) => None,
+                        // No call has that id: an exporter that kept ids on
+                        // results only; the calls without one, by order.
+                        (None, _) => self.next_in_group(|c| c.id.is_none()),
+                    }
+                }),
+        }
+    }
+
+    /// Attaches a result to the call it answers. A result that answers no
+    /// recorded call, or a call already answered, proves a call the
+    /// recording does not show: it is not dropped silently, the trace is
+    /// marked incomplete.
+    fn attach(&mut self, r: ToolResult) {
+        let Some(key) = self.target(&r.answers) else {
+            self.unshown
+                .get_or_insert("a tool result answers a call the recording does not show");
+            return;
+        };
+        if !self.answered.insert(key) {
+            self.unshown.get_or_insert(
+                "two tool results answer one call: the recording does not show every call",
+            );
+            return;
+        }
+        if let Some(call) = self
+            .turns
+            .get_mut(key.0)
+            .and_then(|turn| turn.tool_calls.get_mut(key.1))
+        {
+            call.result = r.result;
+            call.error = r.error;
+        }
+    }
+}
+
+/// What a message is, by its `role` (or, in LangChain dumps, its `type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Speaker {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+fn speaker(m: &Map<String, Value>, at: &str, ctx: &RecordCtx<'_>) -> Result<Speaker, RecordError> {
+    let (key, name) = match (m.get("role"), m.get("type")) {
+        (Some(Value::String(r)), _) => ("role", r.as_str()),
+        (Some(other), _) => {
+            return Err(ctx.error(
+                Some(&format!("{at}/role")),
+                format!("expected a string, found {}", kind(other)),
+            ))
+        }
+        // A LangChain message dump names its speaker in `type`.
+        (None, Some(Value::String(t))) => ("type", t.as_str()),
+        (None, _) => return Err(ctx.error(Some(&format!("{at}/role")), "missing role")),
+    };
+    Ok(match name {
+        "system" | "developer" => Speaker::System,
+        "user" | "human" => Speaker::User,
+        "assistant" | "ai" | "model" => Speaker::Assistant,
+        "tool" | "function" => Speaker::Tool,
+        other => {
+            return Err(ctx.error(
+                Some(&format!("{at}/{key}")),
+                format!(
+                    "unknown role `{}`: expected system, developer, user, assistant, tool or function (also human, ai, model)",
+                    shown(other)
+                ),
+            ))
+        }
+    })
+}
+
+/// The text of a message: its `content`, and the text of Gemini `parts`.
+fn message_text(
+    m: &Map<String, Value>,
+    at: &str,
+    ctx: &RecordCtx<'_>,
+) -> Result<Option<String>, RecordError> {
+    let mut texts = Vec::new();
+    for key in ["content", "parts"] {
+        if let Some(text) = chat::content_text(m.get(key))
+            .map_err(|msg| ctx.error(Some(&format!("{at}/{key}")), msg))?
+        {
+            texts.push(text);
+        }
+    }
+    Ok(chat::join_texts(texts))
 }
 
 fn build_turns(
@@ -177,155 +280,87 @@ fn build_turns(
     ctx: &RecordCtx<'_>,
 ) -> Result<Built, RecordError> {
     let mut b = Builder::default();
-    let mut orphan = false;
     // In the chat protocol a tool result is always followed by the
     // assistant's next step; a conversation that ends on one was cut off.
-    let ends_on_tool = matches!(
-        messages
-            .last()
-            .and_then(|m| m.get("role"))
-            .and_then(Value::as_str),
-        Some("tool" | "function")
-    );
+    let mut ends_on_result = false;
     for (i, m) in messages.into_iter().enumerate() {
         let at = format!("{base}/{i}");
-        let Value::Object(mut m) = m else {
+        let Value::Object(m) = m else {
             return Err(ctx.error(
                 Some(&at),
                 format!("expected a message object, found {}", kind(&m)),
             ));
         };
-        // A key that looks like tool calls but is not one this importer
-        // reads (a misspelling, another vendor's name) must not silently
-        // drop calls.
-        let is_tool_message = matches!(
-            m.get("role").and_then(Value::as_str),
-            Some("tool" | "function")
-        );
-        if let Some(k) = m.keys().find(|k| {
-            (k.contains("tool") || k.contains("function"))
-                && !matches!(k.as_str(), "tool_calls" | "tool_call_id" | "function_call")
-                // AgentDojo's tool messages repeat the call they answer.
-                && !(is_tool_message && k.as_str() == "tool_call")
-        }) {
-            return Err(ctx.error(
-                Some(&format!("{at}/{k}")),
-                format!(
-                    "unknown key `{}` in a message: pactum reads tool calls only from `tool_calls` (and legacy `function_call`); a call it cannot read would look like no call",
-                    shown(k)
-                ),
-            ));
+        let decode_error =
+            |e: chat::CallError| ctx.error(Some(&format!("{at}{}", e.pointer)), e.message);
+        let who = speaker(&m, &at, ctx)?;
+        if who == Speaker::Tool {
+            let r = chat::tool_message(&m).map_err(decode_error)?;
+            b.attach(r);
+            ends_on_result = true;
+            continue;
         }
-        let role = match m.remove("role") {
-            Some(Value::String(s)) => s,
-            Some(other) => {
-                return Err(ctx.error(
-                    Some(&format!("{at}/role")),
-                    format!("expected a string, found {}", kind(&other)),
-                ))
-            }
-            None => return Err(ctx.error(Some(&format!("{at}/role")), "missing role")),
-        };
-        let content = |m: &mut Map<String, Value>| {
-            content_text(m.remove("content"))
-                .map_err(|msg| ctx.error(Some(&format!("{at}/content")), msg))
-        };
-        match role.as_str() {
-            "system" | "developer" | "user" => {
+        let tools = chat::message_tools(&m).map_err(decode_error)?;
+        let text = message_text(&m, &at, ctx)?;
+        let has_results = !tools.results.is_empty();
+        for r in tools.results {
+            b.attach(r);
+        }
+        match who {
+            Speaker::System | Speaker::User => {
+                if let Some(c) = tools.calls.first() {
+                    return Err(ctx.error(
+                        Some(&at),
+                        format!(
+                            "a {} message holds a tool call (`{}`): only the target's (assistant) messages make calls",
+                            if who == Speaker::User { "user" } else { "system" },
+                            shown(&c.name)
+                        ),
+                    ));
+                }
+                // Results with no words answer calls; they start no turn.
+                if has_results && text.is_none() {
+                    ends_on_result = true;
+                    continue;
+                }
+                ends_on_result = false;
                 if b.has_output || b.turns.is_empty() {
                     b.start_turn();
                 }
-                let text = content(&mut m)?.unwrap_or_default();
-                let role = if role == "user" { Role::User } else { Role::System };
-                b.current().input.push(Message { role, content: text });
+                let role = if who == Speaker::User {
+                    Role::User
+                } else {
+                    Role::System
+                };
+                b.current().input.push(Message {
+                    role,
+                    content: text.unwrap_or_default(),
+                });
             }
-            "assistant" => {
+            Speaker::Assistant | Speaker::Tool => {
+                ends_on_result = false;
                 b.current();
                 b.has_output = true;
-                let text = content(&mut m)?;
                 let had_text = text.is_some();
                 if let Some(text) = text {
                     b.texts.push(text);
                 }
-                if let Some(Value::String(refusal)) = m.remove("refusal") {
-                    b.texts.push(refusal);
+                if let Some(Value::String(refusal)) = m.get("refusal") {
+                    b.texts.push(refusal.clone());
                 }
-                let mut calls = Vec::new();
-                match m.remove("tool_calls") {
-                    None | Some(Value::Null) => {}
-                    Some(Value::Array(list)) => {
-                        for (j, c) in list.into_iter().enumerate() {
-                            calls.push(tool_call(c, &format!("{at}/tool_calls/{j}"), ctx)?);
-                        }
-                    }
-                    Some(other) => {
-                        return Err(ctx.error(
-                            Some(&format!("{at}/tool_calls")),
-                            format!("expected an array of tool calls, found {}", kind(&other)),
-                        ))
-                    }
-                }
-                match m.remove("function_call") {
-                    None | Some(Value::Null) => {}
-                    Some(c) => calls.push(tool_call(c, &format!("{at}/function_call"), ctx)?),
-                }
+                let calls = tools.calls;
                 // A message that only called tools said nothing in words: an
                 // empty text, not a missing one, so response-text checks
                 // answer N there, not U.
                 if !had_text && !calls.is_empty() {
                     b.texts.push(String::new());
                 }
-                let mut ids: Vec<Option<&str>> = calls.iter().map(|c| c.id.as_deref()).collect();
-                ids.sort_unstable();
-                b.by_id = ids.iter().all(Option::is_some) && ids.windows(2).all(|w| w[0] != w[1]);
                 let turn_index = b.turns.len() - 1;
                 let turn = b.current();
                 let first = turn.tool_calls.len();
                 turn.tool_calls.extend(calls);
                 let last = turn.tool_calls.len();
                 b.group = (first..last).map(|c| (turn_index, c)).collect();
-                b.answered = 0;
-            }
-            "tool" | "function" => {
-                let id = match m.get("tool_call_id") {
-                    Some(Value::String(s)) if !s.is_empty() => Some(s.as_str()),
-                    _ => None,
-                };
-                let target = b.target(id);
-                b.answered += 1;
-                let result = match m.remove("content") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::Array(parts)) => content_text(Some(Value::Array(parts)))
-                        .map_err(|msg| ctx.error(Some(&format!("{at}/content")), msg))?
-                        .map(Value::String),
-                    Some(v) => Some(v),
-                };
-                let error = match m.remove("error") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(s)) => Some(s),
-                    Some(other) => Some(other.to_string()),
-                };
-                match target.and_then(|(t, c)| {
-                    b.turns.get_mut(t).and_then(|turn| turn.tool_calls.get_mut(c))
-                }) {
-                    Some(call) => {
-                        if call.result.is_none() && call.error.is_none() {
-                            call.result = result;
-                            call.error = error;
-                        }
-                    }
-                    // A result proves a call the recording does not show.
-                    None => orphan = true,
-                }
-            }
-            other => {
-                return Err(ctx.error(
-                    Some(&format!("{at}/role")),
-                    format!(
-                        "unknown role `{}`: expected system, developer, user, assistant, tool or function",
-                        shown(other)
-                    ),
-                ))
             }
         }
     }
@@ -334,9 +369,9 @@ fn build_turns(
     // marked: its last step is recorded (the calls count as made), and an
     // agent loop that stopped there took no further step. One that ends on
     // a result did take a next step, which the recording lost.
-    let incomplete = if orphan {
-        Some("a tool result answers a call the recording does not show".to_string())
-    } else if ends_on_tool {
+    let incomplete = if let Some(why) = b.unshown {
+        Some(why.to_string())
+    } else if ends_on_result {
         Some("it ends on a tool result the target never answered".to_string())
     } else {
         None
@@ -352,56 +387,4 @@ fn build_turns(
 struct Built {
     turns: Vec<Turn>,
     incomplete: Option<String>,
-}
-
-/// One entry of `tool_calls` (`{id, type, function: {name, arguments}}`,
-/// or flattened `{id, name, arguments}`), or a legacy `function_call`.
-/// String arguments are parsed as JSON, kept as the raw string when they do
-/// not parse; an absent or blank argument string is `{}`.
-fn tool_call(v: Value, at: &str, ctx: &RecordCtx<'_>) -> Result<ToolCall, RecordError> {
-    let Value::Object(mut obj) = v else {
-        return Err(ctx.error(
-            Some(at),
-            format!("expected a tool call object, found {}", kind(&v)),
-        ));
-    };
-    let id = match obj.remove("id") {
-        Some(Value::String(s)) if !s.is_empty() => Some(s),
-        _ => None,
-    };
-    let (mut func, fat) = match obj.remove("function") {
-        Some(Value::Object(f)) => (f, format!("{at}/function")),
-        None | Some(Value::Null) => (obj, at.to_string()),
-        Some(other) => {
-            return Err(ctx.error(
-                Some(&format!("{at}/function")),
-                format!("expected an object, found {}", kind(&other)),
-            ))
-        }
-    };
-    let name = match func.remove("name") {
-        Some(Value::String(s)) => s,
-        Some(other) => {
-            return Err(ctx.error(
-                Some(&format!("{fat}/name")),
-                format!("expected a string, found {}", kind(&other)),
-            ))
-        }
-        None => return Err(ctx.error(Some(&format!("{fat}/name")), "missing tool name")),
-    };
-    let arguments = match func.remove("arguments") {
-        None => Value::Object(Map::new()),
-        Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Map::new()),
-        // Unreadable or ambiguous (a repeated key) arguments stay text:
-        // argument matchers then answer undetermined, never a guess.
-        Some(Value::String(s)) => pactum_core::json::parse_strict(&s).unwrap_or(Value::String(s)),
-        Some(v) => v,
-    };
-    Ok(ToolCall {
-        id,
-        name,
-        arguments,
-        result: None,
-        error: None,
-    })
 }

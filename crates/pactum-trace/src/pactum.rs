@@ -1,22 +1,61 @@
-//! pactum's own trace format: exactly the serde shape of
+//! pactum's own trace format: the serde shape of
 //! [`pactum_core::trace::Trace`], read strictly. Unknown keys are errors
 //! (a misspelt `tool_calls` would otherwise drop every call, and an absent
-//! call reads as compliance). `schemas/trace.schema.json` describes the same
-//! shape; a test keeps the two together.
+//! call reads as compliance). Each tool call is decoded by
+//! [`pactum_core::chat::decode_call`], as every importer and target decodes
+//! one: JSON-encoded arguments are decoded, and a call in another vendor's
+//! shape is read, never half-read. `schemas/trace.schema.json` describes the
+//! same shape; a test keeps the two together.
 
+use pactum_core::chat::{decode_call, kind};
 use pactum_core::trace::{
     Message, ObservabilityLevel, Role, SideEffect, SourceRef, ToolCall, Trace, Turn, Usage,
 };
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::convert::{Conv, RecordCtx};
+use crate::error::RecordError;
+
+/// `observability` as a name: serde's own enum reading calls a number
+/// there "invalid JSON", which names neither the field nor the choices.
+fn level<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ObservabilityLevel>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::String(s) => ObservabilityLevel::parse(&s).map(Some).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown observability level `{}`: expected response_only, tool_calls or full",
+                crate::convert::shown(&s)
+            ))
+        }),
+        other => Err(serde::de::Error::custom(format!(
+            "expected an observability level (response_only, tool_calls or full), found {}",
+            kind(&other)
+        ))),
+    }
+}
+
+/// A message `role`, by name (see [`level`]).
+fn role<'de, D: Deserializer<'de>>(d: D) -> Result<Role, D::Error> {
+    match Value::deserialize(d)? {
+        Value::String(s) if s == "system" => Ok(Role::System),
+        Value::String(s) if s == "user" => Ok(Role::User),
+        Value::String(s) => Err(serde::de::Error::custom(format!(
+            "unknown role `{}`: expected system or user (the target's own words are the turn's response)",
+            crate::convert::shown(&s)
+        ))),
+        other => Err(serde::de::Error::custom(format!(
+            "expected a role (system or user), found {}",
+            kind(&other)
+        ))),
+    }
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTrace {
     id: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "level")]
     observability: Option<ObservabilityLevel>,
     #[serde(default)]
     turns: Vec<RawTurn>,
@@ -48,8 +87,9 @@ struct RawTurn {
     input: Vec<RawMessage>,
     #[serde(default)]
     response: Option<String>,
+    /// Each decoded by [`decode_call`] after the whole record is read.
     #[serde(default)]
-    tool_calls: Vec<RawToolCall>,
+    tool_calls: Vec<ToolCallValue>,
     #[serde(default)]
     side_effects: Vec<RawSideEffect>,
     #[serde(default)]
@@ -61,26 +101,16 @@ struct RawTurn {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMessage {
+    #[serde(deserialize_with = "role")]
     role: Role,
     content: String,
 }
 
+/// One tool call as written, any JSON, read strictly (a key repeated in
+/// it is an error).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawToolCall {
-    #[serde(default)]
-    id: Option<String>,
-    name: String,
-    #[serde(default, deserialize_with = "pactum_core::json::deserialize_strict")]
-    arguments: Value,
-    #[serde(
-        default,
-        deserialize_with = "pactum_core::json::deserialize_strict_option"
-    )]
-    result: Option<Value>,
-    #[serde(default)]
-    error: Option<String>,
-}
+#[serde(transparent)]
+struct ToolCallValue(#[serde(deserialize_with = "pactum_core::json::deserialize_strict")] Value);
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -125,10 +155,17 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>) -> Conv {
     let Some(observability) = raw.observability.or(ctx.level_flag) else {
         return Conv::NoLevel;
     };
+    let mut turns = Vec::with_capacity(raw.turns.len());
+    for (i, t) in raw.turns.into_iter().enumerate() {
+        match turn(t, i, ctx) {
+            Ok(t) => turns.push(t),
+            Err(e) => return Conv::Error(e),
+        }
+    }
     Conv::Trace(Trace {
         id: raw.id,
         observability,
-        turns: raw.turns.into_iter().map(turn).collect(),
+        turns,
         metadata: raw.metadata,
         error: raw.error,
         incomplete: raw.incomplete,
@@ -139,8 +176,18 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>) -> Conv {
     })
 }
 
-fn turn(t: RawTurn) -> Turn {
-    Turn {
+fn turn(t: RawTurn, index: usize, ctx: &RecordCtx<'_>) -> Result<Turn, RecordError> {
+    let mut tool_calls = Vec::with_capacity(t.tool_calls.len());
+    for (j, ToolCallValue(c)) in t.tool_calls.iter().enumerate() {
+        let call: ToolCall = decode_call(c).map_err(|e| {
+            ctx.error(
+                Some(&format!("/turns/{index}/tool_calls/{j}{}", e.pointer)),
+                e.message,
+            )
+        })?;
+        tool_calls.push(call);
+    }
+    Ok(Turn {
         input: t
             .input
             .into_iter()
@@ -150,17 +197,7 @@ fn turn(t: RawTurn) -> Turn {
             })
             .collect(),
         response: t.response,
-        tool_calls: t
-            .tool_calls
-            .into_iter()
-            .map(|c| ToolCall {
-                id: c.id,
-                name: c.name,
-                arguments: c.arguments,
-                result: c.result,
-                error: c.error,
-            })
-            .collect(),
+        tool_calls,
         side_effects: t
             .side_effects
             .into_iter()
@@ -174,5 +211,5 @@ fn turn(t: RawTurn) -> Turn {
             prompt_tokens: u.prompt_tokens,
             completion_tokens: u.completion_tokens,
         }),
-    }
+    })
 }

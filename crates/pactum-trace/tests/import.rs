@@ -84,6 +84,9 @@ mod util {
 }
 use util::*;
 
+#[path = "import/vendors.rs"]
+mod vendors;
+
 // ---------------------------------------------------------------- pactum
 
 #[test]
@@ -1092,6 +1095,17 @@ fn schema_and_reader_agree_on_good_and_bad_records() {
         json!({"id": "a", "observability": "full", "turns": [{"usage": {"tokens": 1}}]}),
         json!({"id": "a", "observability": "full", "source": {"file": "x"}}),
         json!({"id": "a", "observability": "full", "error": 5}),
+        // Tool calls: the decoder's rules.
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "arguments": null}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "arguments": [1]}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "", "arguments": {}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "error": true}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "id": 7, "error": {"code": 1}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"functionCall": {"name": "f", "args": {}}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "kwargs": {}}]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"tool_calls": ["f"]}]}),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (i, r) in records.iter().enumerate() {
@@ -1131,6 +1145,20 @@ mod roundtrip {
         json_value().prop_filter("null reads back as absent", |v| !v.is_null())
     }
 
+    /// Arguments as the decoder leaves them: an object, text it could not
+    /// decode, or nothing recorded.
+    fn arguments() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            prop::collection::btree_map("[a-z/~]{0,4}", json_value(), 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            any::<String>().prop_map(|s| {
+                pactum_core::chat::decode_arguments(Some(&Value::String(s.clone())))
+                    .unwrap_or(Value::String(s))
+            }),
+        ]
+    }
+
     fn level() -> impl Strategy<Value = L> {
         prop::sample::select(L::ALL.to_vec())
     }
@@ -1142,8 +1170,8 @@ mod roundtrip {
         });
         let call = (
             prop::option::of("[a-z0-9_]{1,6}"),
-            any::<String>(),
-            json_value(),
+            any::<String>().prop_filter("a call names its tool", |s| !s.trim().is_empty()),
+            arguments(),
             prop::option::of(non_null()),
             prop::option::of(any::<String>()),
         )
@@ -1244,7 +1272,7 @@ mod roundtrip {
 /// A key repeated in one object is ambiguous: read last-wins, an attack
 /// recorded under the first `messages` or the first `amount` would vanish.
 #[test]
-fn a_repeated_key_is_an_error_or_unreadable_never_last_wins() {
+fn a_repeated_key_is_an_error_never_last_wins() {
     let dir = tempfile::tempdir().unwrap();
     let openai = dir.path().join("agent.jsonl");
     let mut f = std::fs::File::create(&openai).unwrap();
@@ -1269,25 +1297,36 @@ fn a_repeated_key_is_an_error_or_unreadable_never_last_wins() {
     let (items, stats) = read(&openai, &opts(TraceFormat::Openai, Some(L::ToolCalls))).unwrap();
     assert_eq!(
         (stats.traces, stats.errors),
-        (2, 1),
+        (1, 2),
         "{:?}",
         describe(&items)
     );
-    let err = items
+    let errs: Vec<&pactum_trace::RecordError> = items
         .iter()
-        .find_map(|i| match i {
+        .filter_map(|i| match i {
             Item::Error(e) => Some(e),
             _ => None,
         })
-        .unwrap();
-    assert_eq!((err.line, err.field.as_deref()), (1, Some("/messages")));
-    assert!(err.message.contains("duplicate key `messages`"), "{err}");
-    // Ambiguous arguments stay text: argument matchers answer undetermined.
-    let args = traces(&items).into_iter().find(|t| t.id == "args").unwrap();
-    let (_, call) = args.tool_calls().next().unwrap();
+        .collect();
     assert_eq!(
-        call.arguments,
-        Value::String(r#"{"amount":5000,"amount":1}"#.into())
+        (errs[0].line, errs[0].field.as_deref()),
+        (1, Some("/messages"))
+    );
+    assert!(
+        errs[0].message.contains("duplicate key `messages`"),
+        "{}",
+        errs[0]
+    );
+    // Ambiguous JSON-encoded arguments are an error too, as in every
+    // importer and target: reading either amount would be a guess.
+    assert_eq!(
+        (errs[1].line, errs[1].field.as_deref()),
+        (2, Some("/messages/1/tool_calls/0/function/arguments"))
+    );
+    assert!(
+        errs[1].message.contains("duplicate key `amount`"),
+        "{}",
+        errs[1]
     );
 
     let own = dir.path().join("own.jsonl");
@@ -1316,5 +1355,104 @@ fn a_repeated_key_is_an_error_or_unreadable_never_last_wins() {
     assert!(
         described.contains("duplicate field `response`"),
         "{described}"
+    );
+}
+
+// ------------------------------------------------- records that are not JSON
+
+/// A file whose only record is not JSON gets the parse error, with line
+/// and column, not advice to pass --format: no format would read it.
+#[test]
+fn a_record_that_is_not_json_is_reported_as_such_not_as_an_unknown_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!(
+        "{{\"id\": \"d\", \"turns\": [], \"x\": {}1{}}}",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    for (name, text, line, says) in [
+        (
+            "nan.jsonl",
+            "{\"id\": \"a\", \"turns\": [], \"score\": NaN}\n".to_string(),
+            1,
+            "column 35",
+        ),
+        (
+            "huge.jsonl",
+            "{\"id\": \"a\", \"turns\": [], \"score\": 1e400}\n".to_string(),
+            1,
+            "number out of range",
+        ),
+        (
+            "deep.jsonl",
+            format!("{deep}\n"),
+            1,
+            "recursion limit exceeded",
+        ),
+        (
+            "surrogate.jsonl",
+            "{\"id\": \"a\", \"turns\": [], \"s\": \"\\ud800 and more\"}\n".to_string(),
+            1,
+            "surrogate",
+        ),
+        (
+            "second.json",
+            "[\n  {\"id\": \"a\",\n   \"turns\": [], \"x\": NaN}\n]\n".to_string(),
+            3,
+            "column 22",
+        ),
+    ] {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let err = read(&p, &opts(TraceFormat::Auto, Some(L::Full))).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            matches!(err, ImportError::Syntax { line: l, .. } if l == line),
+            "{name}: {msg}"
+        );
+        assert!(
+            msg.contains("invalid JSON") && msg.contains(says),
+            "{name}: {msg}"
+        );
+        assert!(!msg.contains("--format"), "{name}: {msg}");
+    }
+    // A record that is JSON but fits no format still asks for --format.
+    let p = dir.path().join("other.jsonl");
+    std::fs::write(&p, "{\"a\": 1}\n").unwrap();
+    let err = read(&p, &opts(TraceFormat::Auto, Some(L::Full))).unwrap_err();
+    assert!(matches!(err, ImportError::UnknownFormat { .. }), "{err}");
+}
+
+/// A wrong type for `observability` (or a message `role`) names the field
+/// and the values it takes; it is not "invalid JSON".
+#[test]
+fn a_wrong_typed_level_or_role_names_the_field_and_the_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.jsonl");
+    std::fs::write(
+        &p,
+        concat!(
+            r#"{"id": "a", "observability": 5, "turns": []}"#,
+            "\n",
+            r#"{"id": "b", "observability": ["full"], "turns": []}"#,
+            "\n",
+            r#"{"id": "c", "observability": "full", "turns": [{"input": [{"role": 1, "content": "x"}]}]}"#,
+            "\n",
+            r#"{"id": "d", "observability": "full", "turns": [{"input": [{"role": "assistant", "content": "x"}]}]}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let (items, stats) = read(&p, &opts(TraceFormat::Pactum, Some(L::Full))).unwrap();
+    assert_eq!(stats.errors, 4, "{:?}", describe(&items));
+    let described = describe(&items);
+    assert_eq!(
+        described,
+        [
+            format!("error {}:1: field `/observability`: expected an observability level (response_only, tool_calls or full), found a number", p.display()),
+            format!("error {}:2: field `/observability`: expected an observability level (response_only, tool_calls or full), found an array", p.display()),
+            format!("error {}:3: field `/turns/0/input/0/role`: expected a role (system or user), found a number", p.display()),
+            format!("error {}:4: field `/turns/0/input/0/role`: unknown role `assistant`: expected system or user (the target's own words are the turn's response)", p.display()),
+        ]
     );
 }

@@ -493,3 +493,163 @@ fn reading_commands_never_create_a_store() {
         assert!(!dir.path().join("typo").exists(), "{cmd:?} created a store");
     }
 }
+
+/// A one-record file that is not JSON (NaN, a number out of range, deep
+/// nesting, a lone surrogate) gets its parse error with line and column,
+/// not advice to pass --format; a wrong-typed `observability` names the
+/// field and its values, not "invalid JSON".
+#[test]
+fn a_trace_file_that_is_not_json_gets_its_parse_error() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let contract = root().join(fx("contracts/shop.yaml"));
+    let deep = format!(
+        "{{\"id\": \"d\", \"turns\": [], \"x\": {}0{}}}\n",
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    for (name, text, says) in [
+        (
+            "nan.jsonl",
+            "{\"id\": \"a\", \"turns\": [], \"x\": NaN}\n".to_string(),
+            "nan.jsonl:1: invalid JSON: expected value (column 31)",
+        ),
+        (
+            "big.json",
+            "{\"id\": \"a\",\n \"x\": 1e400, \"turns\": []}\n".to_string(),
+            "big.json:2: invalid JSON: number out of range (column 11)",
+        ),
+        (
+            "deep.jsonl",
+            deep,
+            "deep.jsonl:1: invalid JSON: recursion limit exceeded",
+        ),
+        (
+            "surrogate.jsonl",
+            "{\"id\": \"a\", \"turns\": [], \"x\": \"\\udc00!\"}\n".to_string(),
+            "surrogate.jsonl:1: invalid JSON:",
+        ),
+    ] {
+        std::fs::write(dir.path().join(name), text).expect("write");
+        let run = pactum_in(
+            dir.path(),
+            [
+                "grade".as_ref(),
+                "-c".as_ref(),
+                contract.as_os_str(),
+                name.as_ref(),
+                "--observability".as_ref(),
+                "full".as_ref(),
+            ],
+        );
+        assert_code(&run, 2);
+        assert!(run.all().contains(says), "{name}: {}", run.all());
+        assert!(
+            !run.all().contains("--format"),
+            "{name}: wrong advice: {}",
+            run.all()
+        );
+    }
+    std::fs::write(
+        dir.path().join("level.jsonl"),
+        "{\"id\": \"a\", \"observability\": 5, \"turns\": []}\n",
+    )
+    .expect("write");
+    let run = pactum_in(
+        dir.path(),
+        [
+            "grade".as_ref(),
+            "-c".as_ref(),
+            contract.as_os_str(),
+            "level.jsonl".as_ref(),
+        ],
+    );
+    assert_code(&run, 2);
+    assert!(
+        run.all().contains("/observability: expected an observability level (response_only, tool_calls or full), found a number"),
+        "{}",
+        run.all()
+    );
+    assert!(!run.all().contains("invalid JSON"), "{}", run.all());
+}
+
+/// The same file given twice (under another spelling, or through a
+/// link), an empty trace id and two traces with one id are graded with a
+/// named warning, in the terminal and the JSON report.
+#[test]
+fn repeated_inputs_and_trace_ids_are_warned_about() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let contract = root().join(fx("contracts/shop.yaml"));
+    let pass = std::fs::read_to_string(root().join(fx("traces/pass.jsonl"))).expect("fixture");
+    std::fs::write(dir.path().join("a.jsonl"), &pass).expect("write");
+    let first = pass.lines().next().expect("a line");
+    let ids = format!(
+        "{}\n{}\n{}\n",
+        first.replace("\"id\":\"refund-1\"", "\"id\":\"\""),
+        first,
+        first.replace("\"id\":\"refund-1\"", "\"id\":\"other\"")
+    );
+    std::fs::write(dir.path().join("ids.jsonl"), ids).expect("write");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.path().join("a.jsonl"), dir.path().join("link.jsonl"))
+        .expect("symlink");
+    let link = if cfg!(unix) { "link.jsonl" } else { "a.jsonl" };
+    let run = pactum_in(
+        dir.path(),
+        [
+            "grade".as_ref(),
+            "-c".as_ref(),
+            contract.as_os_str(),
+            "a.jsonl".as_ref(),
+            "./a.jsonl".as_ref(),
+            link.as_ref(),
+            "ids.jsonl".as_ref(),
+            "--json".as_ref(),
+            "r.json".as_ref(),
+        ],
+    );
+    let report = read_report(&dir.path().join("r.json"));
+    let warnings: Vec<(String, String)> = report["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .map(|w| {
+            (
+                w["code"].as_str().expect("code").to_string(),
+                w["message"].as_str().expect("message").to_string(),
+            )
+        })
+        .collect();
+    let of = |code: &str| {
+        warnings
+            .iter()
+            .filter(|(c, _)| c == code)
+            .map(|(_, m)| m.as_str())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        of("repeated-input"),
+        [
+            "./a.jsonl is the same file as a.jsonl: its traces are graded twice".to_string(),
+            format!("{link} is the same file as a.jsonl: its traces are graded twice"),
+        ],
+        "{warnings:?}"
+    );
+    let empty = of("empty-trace-id");
+    assert!(
+        empty.len() == 1
+            && empty[0].starts_with("1 trace(s) have an empty id (first: ids.jsonl:1)"),
+        "{warnings:?}"
+    );
+    let repeated = of("repeated-trace-id");
+    assert!(
+        repeated.len() == 1 && repeated[0].starts_with("1 trace(s) reuse the id of an earlier trace (first: `refund-1` again at ids.jsonl:2)"),
+        "{warnings:?}"
+    );
+    for code in ["repeated-input", "empty-trace-id", "repeated-trace-id"] {
+        assert!(
+            run.stdout.contains(&format!("{code}: ")),
+            "{code}: {}",
+            run.stdout
+        );
+    }
+}

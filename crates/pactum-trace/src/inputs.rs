@@ -1,0 +1,248 @@
+//! What one run reads across all its trace files, noted so it is never
+//! graded silently: the same file named twice, and trace ids that are
+//! empty or used by two traces (reports, expected-status labels and stored
+//! results name traces by id, so two traces with one id cannot be told
+//! apart).
+//!
+//! Memory stays flat on big files: an id is kept as a 16-byte digest, and a
+//! file by its identity (device and inode; elsewhere its canonical path).
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use pactum_core::text::one_line;
+use pactum_core::trace::Trace;
+use sha2::{Digest, Sha256};
+
+/// Characters of a trace id shown in a warning.
+const SHOWN: usize = 80;
+
+/// One note about the inputs, for the report's warnings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputWarning {
+    /// `repeated-input`, `empty-trace-id` or `repeated-trace-id`.
+    pub code: &'static str,
+    /// What was found and why it matters, naming the first occurrence.
+    pub message: String,
+}
+
+/// Which file a path names, whatever its spelling.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum FileKey {
+    /// Device and inode: hard links and symlinks are one file.
+    #[cfg(unix)]
+    Inode(u64, u64),
+    /// The canonical path (symlinks resolved, `./a` and `a` alike).
+    #[cfg(not(unix))]
+    Canonical(std::path::PathBuf),
+}
+
+fn file_key(path: &Path) -> Option<FileKey> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(FileKey::Inode(m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::canonicalize(path).ok().map(FileKey::Canonical)
+    }
+}
+
+/// Notes on a run's inputs (see the module docs). Feed it every file
+/// before reading it ([`InputNotes::file`]) and every trace read
+/// ([`InputNotes::trace`]); then take its [`InputNotes::warnings`].
+#[derive(Debug, Default)]
+pub struct InputNotes {
+    /// Each file read, by identity, with the spelling it was first given.
+    files: HashMap<FileKey, String>,
+    /// `(earlier spelling, later spelling)` of each file given again.
+    repeated_files: Vec<(String, String)>,
+    /// The current file was given before: its ids are not counted again.
+    in_repeat: bool,
+    /// Digests of the ids seen.
+    ids: HashSet<[u8; 16]>,
+    empty_ids: u64,
+    first_empty: Option<String>,
+    repeated_ids: u64,
+    first_repeat: Option<(String, String)>,
+}
+
+/// `FILE:LINE` of a trace, or its id alone when it has no source.
+fn place(trace: &Trace) -> String {
+    trace
+        .source
+        .as_ref()
+        .map_or_else(String::new, |s| format!("{}:{}", s.file, s.line))
+}
+
+impl InputNotes {
+    /// Notes a file about to be read. Returns the spelling it was first
+    /// given under when it is the same file as an earlier one (compared as
+    /// files, not spellings: symlinks, hard links, `./a` and `a`). A path
+    /// that cannot be examined is not compared (reading it will fail and
+    /// say why).
+    pub fn file(&mut self, path: &Path) -> Option<String> {
+        let shown = path.display().to_string();
+        let Some(key) = file_key(path) else {
+            self.in_repeat = false;
+            return None;
+        };
+        match self.files.get(&key) {
+            Some(first) => {
+                let first = first.clone();
+                self.repeated_files.push((first.clone(), shown));
+                self.in_repeat = true;
+                Some(first)
+            }
+            None => {
+                self.files.insert(key, shown);
+                self.in_repeat = false;
+                None
+            }
+        }
+    }
+
+    /// Notes one trace read from the current file.
+    pub fn trace(&mut self, trace: &Trace) {
+        if self.in_repeat {
+            return;
+        }
+        if trace.id.is_empty() {
+            self.empty_ids += 1;
+            self.first_empty.get_or_insert_with(|| place(trace));
+            return;
+        }
+        let digest = Sha256::digest(trace.id.as_bytes());
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&digest[..16]);
+        if !self.ids.insert(key) {
+            self.repeated_ids += 1;
+            self.first_repeat
+                .get_or_insert_with(|| (one_line(&trace.id, SHOWN), place(trace)));
+        }
+    }
+
+    /// The warnings, in a fixed order: repeated files, empty ids, repeated
+    /// ids.
+    pub fn warnings(&self) -> Vec<InputWarning> {
+        let mut out = Vec::new();
+        for (first, again) in &self.repeated_files {
+            out.push(InputWarning {
+                code: "repeated-input",
+                message: format!(
+                    "{again} is the same file as {first}: its traces are graded twice"
+                ),
+            });
+        }
+        if let Some(at) = &self.first_empty {
+            out.push(InputWarning {
+                code: "empty-trace-id",
+                message: format!(
+                    "{} trace(s) have an empty id (first: {at}): reports, labels and stored results name traces by id",
+                    self.empty_ids
+                ),
+            });
+        }
+        if let Some((id, at)) = &self.first_repeat {
+            out.push(InputWarning {
+                code: "repeated-trace-id",
+                message: format!(
+                    "{} trace(s) reuse the id of an earlier trace (first: `{id}` again at {at}): reports, labels and stored results cannot tell them apart",
+                    self.repeated_ids
+                ),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use pactum_core::trace::{ObservabilityLevel, SourceRef};
+    use serde_json::Value;
+
+    fn trace(id: &str, line: u64) -> Trace {
+        Trace {
+            id: id.into(),
+            observability: ObservabilityLevel::Full,
+            turns: vec![],
+            metadata: Value::Null,
+            error: None,
+            incomplete: None,
+            source: Some(SourceRef {
+                file: "t.jsonl".into(),
+                line,
+            }),
+        }
+    }
+
+    #[test]
+    fn empty_and_repeated_ids_are_counted_and_the_first_named() {
+        let mut n = InputNotes::default();
+        for (id, line) in [
+            ("a", 1),
+            ("", 2),
+            ("b", 3),
+            ("a", 4),
+            ("", 5),
+            ("b", 6),
+            ("a", 7),
+        ] {
+            n.trace(&trace(id, line));
+        }
+        let w = n.warnings();
+        assert_eq!(
+            w.iter().map(|w| w.code).collect::<Vec<_>>(),
+            ["empty-trace-id", "repeated-trace-id"]
+        );
+        assert!(
+            w[0].message
+                .starts_with("2 trace(s) have an empty id (first: t.jsonl:2)"),
+            "{w:?}"
+        );
+        assert!(
+            w[1].message.starts_with(
+                "3 trace(s) reuse the id of an earlier trace (first: `a` again at t.jsonl:4)"
+            ),
+            "{w:?}"
+        );
+        let mut clean = InputNotes::default();
+        clean.trace(&trace("x", 1));
+        clean.trace(&trace("y", 2));
+        assert!(clean.warnings().is_empty());
+    }
+
+    #[test]
+    fn the_same_file_under_another_spelling_is_noticed_and_its_ids_not_recounted() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.jsonl");
+        std::fs::write(&a, "{}").unwrap();
+        let other = dir.path().join("b.jsonl");
+        std::fs::write(&other, "{}").unwrap();
+        let dotted = dir.path().join(".").join("a.jsonl");
+        let mut n = InputNotes::default();
+        assert_eq!(n.file(&a), None);
+        n.trace(&trace("t1", 1));
+        assert_eq!(n.file(&other), None);
+        assert_eq!(n.file(&dotted), Some(a.display().to_string()));
+        n.trace(&trace("t1", 1));
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.jsonl");
+            std::os::unix::fs::symlink(&a, &link).unwrap();
+            assert!(n.file(&link).is_some());
+            let hard = dir.path().join("hard.jsonl");
+            std::fs::hard_link(&a, &hard).unwrap();
+            assert!(n.file(&hard).is_some());
+        }
+        // A missing path is not compared.
+        assert_eq!(n.file(&dir.path().join("missing")), None);
+        let w = n.warnings();
+        assert!(w.iter().all(|w| w.code == "repeated-input"), "{w:?}");
+        assert!(w[0].message.contains("is the same file as"), "{w:?}");
+    }
+}
