@@ -824,7 +824,7 @@ pub fn normalize_pointer(key: &str) -> String {
     if key.is_empty() || key.starts_with('/') {
         key.to_string()
     } else {
-        format!("/{}", key.replace('~', "~0").replace('/', "~1"))
+        format!("/{}", crate::json::escape_pointer_token(key))
     }
 }
 

@@ -18,6 +18,14 @@ use serde_json::{Map, Number, Value};
 
 use crate::text::one_line;
 
+/// Escapes one JSON pointer reference token (RFC 6901 §3): `~` → `~0`,
+/// then `/` → `~1`, so `a/b~c` becomes `a~1b~0c`. The one place pactum
+/// turns an object key into a pointer segment; prefix it with `/` to build
+/// a pointer.
+pub fn escape_pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
 /// Characters of a key, or of a JSON pointer, shown in an error message.
 const SHOWN_CHARS: usize = 120;
 
@@ -145,7 +153,7 @@ impl Duplicate {
             .rev()
             .fold(String::new(), |mut out, s| {
                 out.push('/');
-                out.push_str(&s.replace('~', "~0").replace('/', "~1"));
+                out.push_str(&escape_pointer_token(s));
                 out
             })
     }
@@ -282,6 +290,25 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn pointer_tokens_escape_tilde_before_slash() {
+        for (key, token) in [
+            ("", ""),
+            ("plain", "plain"),
+            ("a/b", "a~1b"),
+            ("a~b", "a~0b"),
+            ("a/b~c", "a~1b~0c"),
+            ("~1", "~01"),
+            ("/~", "~1~0"),
+            ("x~~//", "x~0~0~1~1"),
+        ] {
+            assert_eq!(escape_pointer_token(key), token, "{key}");
+            // serde_json resolves the pointer built from it to the key.
+            let v = json!({ key: true });
+            assert_eq!(v.pointer(&format!("/{token}")), Some(&json!(true)), "{key}");
+        }
+    }
 
     fn duplicate(text: &str) -> (String, String) {
         match parse_strict(text) {
@@ -469,12 +496,12 @@ mod tests {
             for step in &steps {
                 pointer.push('/');
                 pointer.push_str(&match step {
-                    Step::Key(name, _) => name.replace('~', "~0").replace('/', "~1"),
+                    Step::Key(name, _) => escape_pointer_token(name),
                     Step::Index(i) => i.to_string(),
                 });
             }
             pointer.push('/');
-            pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            pointer.push_str(&escape_pointer_token(&key));
             match parse_strict(&text) {
                 Err(StrictJsonError::DuplicateKey { key: got, pointer: at, .. }) => {
                     prop_assert_eq!(got, key);

@@ -24,7 +24,8 @@ use serde_json::Value;
 
 use crate::checks::{in_file_order, Checks};
 use crate::diagnostic::{Diagnostic, DiagnosticLevel};
-use crate::document::{escape_token, read_text, Document, Part, Pos};
+use crate::document::{read_text, Document, Part, Pos};
+use pactum_core::json::escape_pointer_token;
 
 /// A contract file that passed every check.
 #[derive(Debug, Clone, PartialEq)]
@@ -175,7 +176,7 @@ fn check_predicate(c: &mut Checks<'_>, ptr: &str, inlined: &HashMap<String, Stri
         return;
     };
     for (k, v) in obj {
-        let p = format!("{ptr}/{}", escape_token(k));
+        let p = format!("{ptr}/{}", escape_pointer_token(k));
         match k.as_str() {
             "regex" if v.is_string() => c.regex(&p),
             "regex" => c.regex(&format!("{p}/pattern")),

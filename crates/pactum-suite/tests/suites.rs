@@ -1358,7 +1358,7 @@ fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
             for (k, c) in m {
                 pointers(
                     c,
-                    format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    format!("{at}/{}", pactum_core::json::escape_pointer_token(k)),
                     out,
                 );
             }

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 
 use pactum_core::digest::{canonical_json, sha256_hex};
+use pactum_core::json::escape_pointer_token;
 use serde_json::{Map, Value};
 
 use super::inline::check_inline;
@@ -27,7 +28,7 @@ use super::{
 use crate::checks::{in_file_order, Checks};
 use crate::contract::load_contract;
 use crate::diagnostic::Diagnostic;
-use crate::document::{escape_token, short, Document, Part, Pos};
+use crate::document::{short, Document, Part, Pos};
 use crate::schema::did_you_mean;
 
 /// Reads and validates a suite file (`.json` as JSON, anything else as
@@ -336,7 +337,7 @@ impl Loader<'_> {
             return;
         };
         for (name, t) in &targets {
-            let tp = format!("/targets/{}", escape_token(name));
+            let tp = format!("/targets/{}", escape_pointer_token(name));
             if !is_id(name) {
                 self.error(
                     "bad-name",
@@ -381,7 +382,7 @@ impl Loader<'_> {
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
         for k in keys {
-            let p = format!("{params_ptr}/{}", escape_token(&k));
+            let p = format!("{params_ptr}/{}", escape_pointer_token(&k));
             if reserved.contains(&k.as_str()) {
                 let why = match (k.as_str(), role) {
                     ("model", _) => "it is set from `model`".to_string(),
@@ -483,7 +484,7 @@ impl Loader<'_> {
             .cloned()
             .unwrap_or_default();
         for (h, v) in &headers {
-            let hp = format!("{headers_ptr}/{}", escape_token(h));
+            let hp = format!("{headers_ptr}/{}", escape_pointer_token(h));
             if !is_header_name(h) {
                 self.error(
                     "bad-header",
@@ -624,7 +625,7 @@ impl Loader<'_> {
             if is_secret_var(&k) {
                 self.warning(
                     "literal-secret",
-                    &format!("{env_ptr}/{}", escape_token(&k)),
+                    &format!("{env_ptr}/{}", escape_pointer_token(&k)),
                     Part::Key,
                     format!("`env.{}` holds a literal value, which is stored with the suite's snapshot", short(&k)),
                     "leave secrets out: the command inherits pactum's environment, so export the variable before running pactum".into(),
@@ -761,7 +762,7 @@ impl Loader<'_> {
                 if !used.contains(k) && is_identifier(k) && !reserved {
                     self.warning(
                         "unused-var",
-                        &format!("{tp}/vars/{}", escape_token(k)),
+                        &format!("{tp}/vars/{}", escape_pointer_token(k)),
                         Part::Key,
                         format!(
                             "variable `{}` is not read by any template of this test",
@@ -809,7 +810,7 @@ impl Loader<'_> {
 
     fn var_names(&mut self, tp: &str, vars: &Map<String, Value>) {
         for k in vars.keys() {
-            let p = format!("{tp}/vars/{}", escape_token(k));
+            let p = format!("{tp}/vars/{}", escape_pointer_token(k));
             if k == ENV_ROOT || RUNTIME_NAMES.contains(&k.as_str()) {
                 self.error(
                     "reserved-var",
@@ -1433,7 +1434,7 @@ fn collect_strings(v: &Value, ptr: String, out: &mut Vec<(String, String)>) {
         }
         Value::Object(m) => {
             for (k, item) in m {
-                collect_strings(item, format!("{ptr}/{}", escape_token(k)), out);
+                collect_strings(item, format!("{ptr}/{}", escape_pointer_token(k)), out);
             }
         }
         _ => {}
@@ -1508,7 +1509,9 @@ fn snapshot_of(suite: &Suite) -> (Value, String) {
             } else {
                 rel.display().to_string()
             };
-            if let Some(slot) = v.pointer_mut(&format!("/targets/{}/cwd", escape_token(name))) {
+            if let Some(slot) =
+                v.pointer_mut(&format!("/targets/{}/cwd", escape_pointer_token(name)))
+            {
                 *slot = Value::String(rel);
             }
         }
