@@ -35,7 +35,7 @@ pub mod trace;
 pub mod verdict;
 
 pub use contract::{Clause, ClauseKind, Contract, Predicate, Severity};
-pub use outcome::{Evaluation, Evidence, Outcome, UndeterminedOperand};
+pub use outcome::{DiscountedEcho, Evaluation, Evidence, Outcome, UndeterminedOperand};
 pub use policy::Policy;
 pub use result::{ContractResult, TraceResult, VerdictCounts};
 pub use status::TestStatus;

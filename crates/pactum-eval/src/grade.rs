@@ -2,7 +2,7 @@
 //! from checks and judges, conditionals, scores and the test status.
 
 use pactum_core::contract::{ClauseKind, Contract, FieldMatch, CONTRACT_SCHEMA_VERSION};
-use pactum_core::outcome::{Evaluation, Evidence, Outcome, UndeterminedOperand};
+use pactum_core::outcome::{merge_echoes, Evaluation, Evidence, Outcome, UndeterminedOperand};
 use pactum_core::policy::Policy;
 use pactum_core::result::{ContractResult, TraceResult};
 use pactum_core::score::overall_score;
@@ -293,6 +293,7 @@ impl Ctx<'_> {
                         u.undetermined_operands.push(op);
                     }
                 }
+                u.discounted_echoes = e.discounted_echoes;
                 u
             }
             _ => e,
@@ -392,6 +393,10 @@ impl Ctx<'_> {
             .as_ref()
             .map(|e| e.undetermined_operands.clone())
             .unwrap_or_default();
+        let check_echoes = eval
+            .as_ref()
+            .map(|e| e.discounted_echoes.clone())
+            .unwrap_or_default();
         match self.judged(head.id) {
             Judged::Usable {
                 verdict,
@@ -432,6 +437,7 @@ impl Ctx<'_> {
                     evidence,
                     rationale,
                     undetermined_operands: check_operands,
+                    discounted_echoes: check_echoes,
                     reason: None,
                     suggestion: None,
                 }
@@ -452,6 +458,7 @@ impl Ctx<'_> {
                     evidence: vec![],
                     rationale,
                     undetermined_operands: operands,
+                    discounted_echoes: check_echoes,
                 };
                 grade_clause(head, e, reason)
             }
@@ -473,6 +480,7 @@ impl Ctx<'_> {
                 let mut r = self.behaviour(head, then, rubric);
                 r.rationale = format!("condition held ({}); {}", cond.rationale, r.rationale);
                 merge_operands(&mut r.undetermined_operands, cond.undetermined_operands);
+                merge_echoes(&mut r.discounted_echoes, cond.discounted_echoes);
                 r
             }
             Outcome::NotDetected => ClauseResult {
@@ -490,6 +498,7 @@ impl Ctx<'_> {
                     cond.rationale
                 ),
                 undetermined_operands: cond.undetermined_operands,
+                discounted_echoes: cond.discounted_echoes,
                 reason: None,
                 suggestion: None,
             },

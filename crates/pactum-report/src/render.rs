@@ -297,6 +297,7 @@ mod tests {
             evidence: vec![],
             rationale: "r".into(),
             undetermined_operands: vec![],
+            discounted_echoes: vec![],
             reason: None,
             suggestion: None,
         }
