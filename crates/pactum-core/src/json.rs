@@ -60,6 +60,27 @@ pub enum StrictJsonError {
 }
 
 impl StrictJsonError {
+    /// `Some(what)` when the document was refused by one of the parser's
+    /// own limits rather than for its syntax: nesting deeper than 128
+    /// levels, or a number outside the `f64` range (`1e400`). Such a
+    /// document may well be valid JSON; whoever reads the refusal must not
+    /// take it for "not JSON".
+    pub fn parser_limit(&self) -> Option<&'static str> {
+        let StrictJsonError::Syntax(e) = self else {
+            return None;
+        };
+        // serde_json does not expose its error codes; their texts are
+        // stable and pinned by a test below.
+        let text = e.to_string();
+        if text.starts_with("recursion limit exceeded") {
+            Some("nesting deeper than the JSON parser's limit of 128 levels")
+        } else if text.starts_with("number out of range") {
+            Some("a number outside the range the JSON parser can represent")
+        } else {
+            None
+        }
+    }
+
     /// The 1-based line where the problem was found.
     pub fn line(&self) -> usize {
         match self {
@@ -290,6 +311,25 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn parser_limits_are_told_apart_from_syntax() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for (text, limit) in [
+            (deep.as_str(), true),
+            ("[1e400]", true),
+            ("-1e999", true),
+            ("[1e300]", false),
+            ("[1,]", false),
+            ("NaN", false),
+            ("{\"a\":1,\"a\":2}", false),
+        ] {
+            match parse_strict(text) {
+                Ok(v) => assert!(!limit, "{text} parsed: {v}"),
+                Err(e) => assert_eq!(e.parser_limit().is_some(), limit, "{text}: {e}"),
+            }
+        }
+    }
 
     #[test]
     fn pointer_tokens_escape_tilde_before_slash() {

@@ -185,7 +185,9 @@ impl Checks<'_> {
         let Some(schema) = self.doc.value.pointer(pointer) else {
             return;
         };
-        if let Err(e) = jsonschema::validator_for(schema) {
+        // Compiled exactly as grading compiles it, so `check` and `grade`
+        // accept the same schemas (formats asserted, unknown ones refused).
+        if let Err(e) = pactum_eval::compile_json_schema(schema) {
             let inner = e.instance_path().as_str().to_string();
             let at = if origin.is_some() {
                 pointer.to_string()

@@ -631,6 +631,25 @@ fn embedded_json_schemas_must_compile() {
     );
 }
 
+/// `check` compiles a schema exactly as grading does: a `format` no
+/// validator knows could never be checked, so it is refused where it is
+/// written; a known one is accepted.
+#[test]
+fn an_unknown_schema_format_is_refused_where_it_is_written() {
+    let diags = parse_errors(
+        "version: 1\nid: x\nrequired:\n  - id: r\n    text: t\n    check: { json_schema: { schema: { type: string, format: e-mail } } }\n",
+    );
+    assert_eq!(diags.len(), 1, "{}", render_all(&diags));
+    assert_eq!(diags[0].code, "invalid-json-schema");
+    assert_eq!(diags[0].line, 6, "{}", render_all(&diags));
+    assert!(
+        render_all(&diags).contains("e-mail"),
+        "{}",
+        render_all(&diags)
+    );
+    loaded("version: 1\nid: x\nrequired:\n  - id: r\n    text: t\n    check: { json_schema: { schema: { type: string, format: email } } }\n");
+}
+
 #[test]
 fn regexes_in_value_matchers_and_fields_are_compiled() {
     let diags = parse_errors(

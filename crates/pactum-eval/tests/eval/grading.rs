@@ -629,3 +629,70 @@ fn a_pass_resting_on_a_discounted_echo_says_so() {
     assert_eq!(r.status, TestStatus::Fail, "{}", r.summary);
     assert!(r.contracts[0].clauses[0].discounted_echoes.is_empty());
 }
+
+/// A `json_schema` pattern the regex engine could not finish says nothing
+/// about the response: the turn is undetermined, never "does not conform"
+/// (which would let a prohibited schema pass), whatever the turn scope.
+#[test]
+fn a_schema_engine_that_gave_up_is_undetermined_never_a_verdict() {
+    let long = format!("{{\"note\": \"{}b\"}}", "a".repeat(40));
+    let evil = json!({"type": "object", "properties": {"note": {"pattern": "(a*)*\\1c"}}});
+    for (kind, turns) in [
+        ("prohibited", "any"),
+        ("prohibited", "final"),
+        ("required", "every"),
+        ("prohibited", "every"),
+    ] {
+        let c = one_clause(
+            kind,
+            json!({"id": "s", "text": "Answer in the leak format", "severity": "low",
+                   "check": {"json_schema": {"schema": evil, "turns": turns}}}),
+        );
+        let t = trace(json!({"id": "t", "observability": "full",
+            "turns": [{"input": [{"role": "user", "content": "hi"}], "response": long}]}));
+        let r = grade(&[c], &t, &NoJudge);
+        let clause = &r.contracts[0].clauses[0];
+        assert_eq!(clause.verdict, Verdict::NotEvaluable, "{kind} {turns}");
+        assert_eq!(
+            r.status,
+            TestStatus::Undetermined,
+            "{kind} {turns}: {}",
+            r.summary
+        );
+        assert!(
+            r.summary.contains("backtracking limit"),
+            "{kind} {turns}: {}",
+            r.summary
+        );
+    }
+}
+
+/// A response the JSON parser refuses by its own limit (nesting deeper
+/// than 128, a number beyond `f64`) may be valid JSON: `json_valid` is
+/// undetermined there, never "not JSON"; real syntax errors stay N.
+#[test]
+fn a_json_parser_limit_is_undetermined_never_not_json() {
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    for (response, want) in [
+        (deep.as_str(), Verdict::NotEvaluable),
+        ("{\"amount\": 1e400}", Verdict::NotEvaluable),
+        ("{\"amount\": 1e300}", Verdict::Violated),
+        ("{\"amount\": NaN}", Verdict::Satisfied),
+        ("not json", Verdict::Satisfied),
+    ] {
+        let c = one_clause(
+            "prohibited",
+            json!({"id": "raw", "text": "Answer with raw JSON", "severity": "low",
+                   "check": {"json_valid": {}}}),
+        );
+        let t = trace(json!({"id": "t", "observability": "full",
+            "turns": [{"input": [{"role": "user", "content": "hi"}], "response": response}]}));
+        let r = grade(&[c], &t, &NoJudge);
+        let clause = &r.contracts[0].clauses[0];
+        assert_eq!(clause.verdict, want, "{response:.40}: {}", clause.rationale);
+        if want == Verdict::NotEvaluable {
+            assert_eq!(r.status, TestStatus::Undetermined);
+            assert!(r.summary.contains("JSON parser gave up"), "{}", r.summary);
+        }
+    }
+}
