@@ -6,9 +6,11 @@ use pactum_core::contract::{
     ToolCalledSpec,
 };
 use pactum_core::outcome::{Evaluation, Evidence, Outcome};
+use pactum_core::text::one_line;
 use pactum_core::trace::{Channel, SideEffect, ToolCall, Trace};
 
 use crate::error::{EvalError, Site};
+use crate::names::tool_name_near_miss;
 use crate::scope::{settled, Gap};
 use crate::value::CompiledValueMatch;
 
@@ -56,31 +58,81 @@ impl CallMatcher {
         })
     }
 
+    fn status_holds(&self, call: &ToolCall) -> bool {
+        match self.status {
+            CallStatus::Any => true,
+            CallStatus::Ok => call.error.is_none(),
+            CallStatus::Error => call.error.is_some(),
+        }
+    }
+
+    /// Whether the argument conditions cannot be checked on `call`: its
+    /// arguments are text, not JSON (the recording could not be read as
+    /// JSON), and they do not hold on the text as it is.
+    fn args_unreadable(&self, call: &ToolCall) -> bool {
+        !self.args.0.is_empty() && call.arguments.is_string() && !self.args.hold(&call.arguments)
+    }
+
     /// Whether `call` is to this tool with the right status but arguments
-    /// that are text, not JSON (the recording could not be read as JSON):
-    /// argument conditions cannot be checked, so whether it matches is
-    /// unknown.
+    /// that cannot be checked: whether it matches is unknown.
     fn unreadable(&self, call: &ToolCall) -> bool {
-        call.name == self.name
-            && !self.args.0.is_empty()
-            && call.arguments.is_string()
-            && match self.status {
-                CallStatus::Any => true,
-                CallStatus::Ok => call.error.is_none(),
-                CallStatus::Error => call.error.is_some(),
-            }
-            && !self.args.hold(&call.arguments)
+        call.name == self.name && self.status_holds(call) && self.args_unreadable(call)
     }
 
     fn matches(&self, call: &ToolCall) -> bool {
-        call.name == self.name
-            && match self.status {
-                CallStatus::Any => true,
-                CallStatus::Ok => call.error.is_none(),
-                CallStatus::Error => call.error.is_some(),
-            }
-            && self.args.hold(&call.arguments)
+        call.name == self.name && self.status_holds(call) && self.args.hold(&call.arguments)
     }
+
+    /// `Some(why)` when `call`'s name is a near miss of this tool's
+    /// ([`tool_name_near_miss`]) and the call would match (or could, its
+    /// arguments being unreadable) under this tool's name: a check cannot
+    /// tell whether it is the same tool.
+    fn near_miss(&self, call: &ToolCall) -> Option<String> {
+        let why = tool_name_near_miss(&self.name, &call.name)?;
+        (self.status_holds(call) && (self.args.hold(&call.arguments) || self.args_unreadable(call)))
+            .then_some(why)
+    }
+
+    /// Matches exactly, or by a near miss.
+    fn matches_loosely(&self, call: &ToolCall) -> bool {
+        self.matches(call) || self.near_miss(call).is_some()
+    }
+}
+
+/// "`functions.send_money` (differs only by a namespace prefix)", for the
+/// first three distinct near misses, then "and N more".
+fn near_miss_list(near: &[(String, String)]) -> String {
+    let mut seen: Vec<&(String, String)> = Vec::new();
+    for n in near {
+        if !seen.contains(&n) {
+            seen.push(n);
+        }
+    }
+    let mut parts: Vec<String> = seen
+        .iter()
+        .take(3)
+        .map(|(name, why)| format!("`{}` ({why})", one_line(name, 80)))
+        .collect();
+    if seen.len() > 3 {
+        parts.push(format!("and {} more", seen.len() - 3));
+    }
+    parts.join(", ")
+}
+
+/// Whether the count outcome is the same for every number of matching
+/// calls from `n` to `n + extra` (the calls that may or may not match).
+/// The outcome changes only at the range's bounds, so the ends and the
+/// bounds' neighbours decide.
+fn same_outcome_throughout(n: u64, extra: u64, range: &CountRange, observed: bool) -> bool {
+    let hi = n.saturating_add(extra);
+    let first = count_outcome(n, range, observed);
+    let mut ks = vec![hi];
+    for b in [Some(range.min_or(1)), range.max].into_iter().flatten() {
+        ks.extend([b.saturating_sub(1), b, b.saturating_add(1)]);
+    }
+    ks.into_iter()
+        .filter(|k| (n..=hi).contains(k))
+        .all(|k| count_outcome(k, range, observed) == first)
 }
 
 fn call_evidence(turn: usize, index: usize, call: &ToolCall) -> Evidence {
@@ -129,6 +181,7 @@ impl ToolCalled {
     pub(crate) fn evaluate(&self, trace: &Trace) -> Evaluation {
         let gap = Gap::of(trace.observability, Some(Channel::ToolCalls));
         let (mut total, mut same_name, mut unreadable) = (0usize, 0usize, 0u64);
+        let mut near: Vec<(String, String)> = Vec::new();
         let mut evidence = Vec::new();
         for (index, (turn, call)) in trace.tool_calls().enumerate() {
             total += 1;
@@ -139,20 +192,39 @@ impl ToolCalled {
                 evidence.push(call_evidence(turn, index, call));
             } else if self.call.unreadable(call) {
                 unreadable += 1;
+            } else if let Some(why) = self.call.near_miss(call) {
+                near.push((call.name.clone(), why));
             }
         }
         let n = evidence.len() as u64;
         let range = describe_count(&self.count, 1);
         let outcome = count_outcome(n, &self.count, gap.is_none());
-        // Calls whose arguments could not be read as JSON may or may not
-        // match: the answer is settled only if it is the same either way
-        // (SPEC §3.2: what cannot be seen is not evidence of absence).
-        if unreadable > 0 && outcome != count_outcome(n + unreadable, &self.count, gap.is_none()) {
+        // Calls whose arguments could not be read as JSON, or whose name is
+        // a near miss of the checked one, may or may not match: the answer
+        // is settled only if it is the same either way (SPEC §3.2: what
+        // cannot be seen is not evidence of absence).
+        let uncertain = unreadable + near.len() as u64;
+        if uncertain > 0 && !same_outcome_throughout(n, uncertain, &self.count, gap.is_none()) {
+            let mut why = Vec::new();
+            if unreadable > 0 {
+                why.push(format!(
+                    "{unreadable} call(s) to {} carry arguments that are text, not JSON, so the argument conditions cannot be checked",
+                    self.call.name
+                ));
+            }
+            if !near.is_empty() {
+                why.push(format!(
+                    "near miss: the trace calls {}, so whether it called {} cannot be told",
+                    near_miss_list(&near),
+                    self.call.name
+                ));
+            }
             return Evaluation::undetermined(
                 self.describe.clone(),
                 format!(
-                    "{}: {unreadable} call(s) to {} carry arguments that are text, not JSON, so the argument conditions cannot be checked ({n} call(s) matched)",
-                    self.describe, self.call.name
+                    "{}: {} ({n} call(s) matched)",
+                    self.describe,
+                    why.join("; ")
                 ),
                 None,
             );
@@ -240,6 +312,28 @@ impl ToolSequence {
                 Outcome::Detected,
                 evidence,
                 format!("{}: all {found} step(s) found in order", self.describe),
+            );
+        }
+        // Found when near-miss names count: the sequence may be there.
+        let mut near: Vec<(String, String)> = Vec::new();
+        let mut calls = trace.tool_calls();
+        let loosely = self.steps.iter().all(|step| {
+            calls.by_ref().any(|(_, c)| {
+                if let Some(why) = (!step.matches(c)).then(|| step.near_miss(c)).flatten() {
+                    near.push((c.name.clone(), why));
+                }
+                step.matches_loosely(c)
+            })
+        });
+        if loosely && !near.is_empty() {
+            return Evaluation::undetermined(
+                self.describe.clone(),
+                format!(
+                    "{}: near miss: the sequence is there only if {} is the tool the step names",
+                    self.describe,
+                    near_miss_list(&near)
+                ),
+                None,
             );
         }
         if let Some(gap) = gap {
@@ -353,6 +447,31 @@ impl SideEffectPredicate {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Against a brute force over every count between `n` and `n + extra`.
+    #[test]
+    fn same_outcome_throughout_exhaustively() {
+        let bounds = [None, Some(0u64), Some(1), Some(2), Some(4)];
+        for observed in [true, false] {
+            for n in 0..5u64 {
+                for extra in 0..5u64 {
+                    for min in bounds {
+                        for max in bounds {
+                            let r = CountRange { min, max };
+                            let first = count_outcome(n, &r, observed);
+                            let want =
+                                (n..=n + extra).all(|k| count_outcome(k, &r, observed) == first);
+                            assert_eq!(
+                                same_outcome_throughout(n, extra, &r, observed),
+                                want,
+                                "{observed} {n}+{extra} {r:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// Every (observed?, n, min, max) in a small box against the rule
     /// written out from SPEC §3.2.
