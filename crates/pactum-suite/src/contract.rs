@@ -334,11 +334,38 @@ fn lint(doc: &Document, c: &Contract, diags: &mut Vec<Diagnostic>) {
             LintLevel::Error => DiagnosticLevel::Error,
             LintLevel::Warning => DiagnosticLevel::Warning,
         };
+        let pointer = written_pointer(&doc.value, &f.pointer);
         let mut d = doc
-            .error(&f.code, &f.pointer, Part::Value, f.message)
+            .error(&f.code, &pointer, Part::Value, f.message)
             .with_hint(f.hint);
         d.level = level;
         diags.push(d);
+    }
+}
+
+/// A lint pointer into the loaded model, as it is written in the file: the
+/// model keys `args`/`details` by JSON pointer (`/recipient`), while the
+/// file may use the plain key (`recipient`). Unchanged when it resolves, or
+/// when the plain form does not either.
+fn written_pointer(file: &Value, pointer: &str) -> String {
+    if file.pointer(pointer).is_some() {
+        return pointer.to_string();
+    }
+    let unescape = |t: &str| t.replace("~1", "/").replace("~0", "~");
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return pointer.to_string();
+    };
+    let key = unescape(last);
+    match key.strip_prefix('/') {
+        Some(rest) if !rest.contains('/') => {
+            let plain = format!("{parent}/{}", escape_pointer_token(&unescape(rest)));
+            if file.pointer(&plain).is_some() {
+                plain
+            } else {
+                pointer.to_string()
+            }
+        }
+        _ => pointer.to_string(),
     }
 }
 
