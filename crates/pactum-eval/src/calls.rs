@@ -6,7 +6,6 @@ use pactum_core::contract::{
     ToolCalledSpec,
 };
 use pactum_core::outcome::{Evaluation, Evidence, Outcome};
-use pactum_core::text::one_line;
 use pactum_core::trace::{Channel, SideEffect, ToolCall, Trace};
 
 use crate::error::{EvalError, Site};
@@ -99,8 +98,10 @@ impl CallMatcher {
     }
 }
 
-/// "`functions.send_money` (differs only by a namespace prefix)", for the
-/// first three distinct near misses, then "and N more".
+/// `"functions.send_money" (differs only by a namespace prefix)`, for the
+/// first three distinct near misses, then "and N more". Names are quoted
+/// with escapes, so a space or an invisible character that makes the
+/// difference shows (`" send_money"`, `"send\u{200b}_money"`).
 fn near_miss_list(near: &[(String, String)]) -> String {
     let mut seen: Vec<&(String, String)> = Vec::new();
     for n in near {
@@ -111,7 +112,10 @@ fn near_miss_list(near: &[(String, String)]) -> String {
     let mut parts: Vec<String> = seen
         .iter()
         .take(3)
-        .map(|(name, why)| format!("`{}` ({why})", one_line(name, 80)))
+        .map(|(name, why)| {
+            let shown: String = name.chars().take(80).collect();
+            format!("{shown:?} ({why})")
+        })
         .collect();
     if seen.len() > 3 {
         parts.push(format!("and {} more", seen.len() - 3));
