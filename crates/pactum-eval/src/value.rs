@@ -161,7 +161,7 @@ fn number_eq(x: &serde_json::Number, y: &serde_json::Number) -> bool {
     fn integral(f: f64) -> Option<i128> {
         // 2^127 is exact in f64; every integral f64 below it fits in i128.
         const LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
-        (f.fract() == 0.0 && f.abs() < LIMIT).then(|| f as i128)
+        (f.fract() == 0.0 && f.abs() < LIMIT).then_some(f as i128)
     }
     match (int(x), int(y)) {
         (Some(a), Some(b)) => a == b,
