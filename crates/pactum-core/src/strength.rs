@@ -1524,7 +1524,7 @@ pub struct ArtifactInputs {
     pub coverage_gaps: Vec<CoverageGap>,
 }
 
-/// One probe scored (issue #5 §4): canonical JSON (RFC 8785), digested,
+/// One probe scored (SPEC §3.8): canonical JSON (RFC 8785), digested,
 /// byte-identical for identical inputs. Schema:
 /// `schemas/strength-artifact.schema.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -2463,7 +2463,7 @@ impl Aggregate {
 }
 
 /// The run-wide class rates of a set of artifacts, each class decided
-/// against its floor (issue #5 §5; `docs/strength.md`).
+/// against its floor (SPEC §3.8; `docs/strength.md`).
 ///
 /// A class meets its floor only when it has an eligible probe, every
 /// eligible probe is comparable and exercised, and its rate is at least

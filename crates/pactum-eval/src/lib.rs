@@ -10,7 +10,7 @@
 //! | §3.3 verdicts, conditionals | [`CompiledContract::grade`] |
 //! | §3.4 judged clauses | [`Judgments`], [`JudgeAnswer`] |
 //! | §3.5 scores and status, no-response traces | [`grade_trace`] |
-//! | issue #2 §6 expected statuses | [`CompiledExpectations`] |
+//! | expected statuses (`docs/contracts.md`) | [`CompiledExpectations`] |
 //!
 //! The user-facing semantics of every predicate are in
 //! `docs/predicates.md`.
