@@ -1,5 +1,5 @@
 //! Agreement between pactum's statuses and ground-truth labels: confusion
-//! matrix, accuracy and Cohen's kappa (issue #2 §6). Pure arithmetic.
+//! matrix, accuracy and Cohen's kappa (docs/reports.md). Pure arithmetic.
 
 use serde::{Deserialize, Serialize};
 

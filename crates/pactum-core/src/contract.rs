@@ -194,6 +194,20 @@ impl Contract {
             .map(|c| c.id.as_str())
             .chain(self.conditional.iter().map(|c| c.id.as_str()))
     }
+
+    /// Every top-level predicate: each clause's `check`, and each
+    /// conditional's `when` and `then` check, in declaration order.
+    pub fn predicates(&self) -> impl Iterator<Item = &Predicate> {
+        self.required
+            .iter()
+            .chain(self.prohibited.iter())
+            .filter_map(|c| c.check.as_ref())
+            .chain(
+                self.conditional
+                    .iter()
+                    .flat_map(|c| std::iter::once(&c.when).chain(c.then.check.as_ref())),
+            )
+    }
 }
 
 /// Which text a text predicate reads (the speaker scope).
@@ -824,7 +838,7 @@ pub fn normalize_pointer(key: &str) -> String {
     if key.is_empty() || key.starts_with('/') {
         key.to_string()
     } else {
-        format!("/{}", key.replace('~', "~0").replace('/', "~1"))
+        format!("/{}", crate::json::escape_pointer_token(key))
     }
 }
 

@@ -18,6 +18,14 @@ use serde_json::{Map, Number, Value};
 
 use crate::text::one_line;
 
+/// Escapes one JSON pointer reference token (RFC 6901 §3): `~` → `~0`,
+/// then `/` → `~1`, so `a/b~c` becomes `a~1b~0c`. The one place pactum
+/// turns an object key into a pointer segment; prefix it with `/` to build
+/// a pointer.
+pub fn escape_pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
 /// Characters of a key, or of a JSON pointer, shown in an error message.
 const SHOWN_CHARS: usize = 120;
 
@@ -52,6 +60,27 @@ pub enum StrictJsonError {
 }
 
 impl StrictJsonError {
+    /// `Some(what)` when the document was refused by one of the parser's
+    /// own limits rather than for its syntax: nesting deeper than 128
+    /// levels, or a number outside the `f64` range (`1e400`). Such a
+    /// document may well be valid JSON; whoever reads the refusal must not
+    /// take it for "not JSON".
+    pub fn parser_limit(&self) -> Option<&'static str> {
+        let StrictJsonError::Syntax(e) = self else {
+            return None;
+        };
+        // serde_json does not expose its error codes; their texts are
+        // stable and pinned by a test below.
+        let text = e.to_string();
+        if text.starts_with("recursion limit exceeded") {
+            Some("nesting deeper than the JSON parser's limit of 128 levels")
+        } else if text.starts_with("number out of range") {
+            Some("a number outside the range the JSON parser can represent")
+        } else {
+            None
+        }
+    }
+
     /// The 1-based line where the problem was found.
     pub fn line(&self) -> usize {
         match self {
@@ -145,7 +174,7 @@ impl Duplicate {
             .rev()
             .fold(String::new(), |mut out, s| {
                 out.push('/');
-                out.push_str(&s.replace('~', "~0").replace('/', "~1"));
+                out.push_str(&escape_pointer_token(s));
                 out
             })
     }
@@ -282,6 +311,44 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn parser_limits_are_told_apart_from_syntax() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for (text, limit) in [
+            (deep.as_str(), true),
+            ("[1e400]", true),
+            ("-1e999", true),
+            ("[1e300]", false),
+            ("[1,]", false),
+            ("NaN", false),
+            ("{\"a\":1,\"a\":2}", false),
+        ] {
+            match parse_strict(text) {
+                Ok(v) => assert!(!limit, "{text} parsed: {v}"),
+                Err(e) => assert_eq!(e.parser_limit().is_some(), limit, "{text}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn pointer_tokens_escape_tilde_before_slash() {
+        for (key, token) in [
+            ("", ""),
+            ("plain", "plain"),
+            ("a/b", "a~1b"),
+            ("a~b", "a~0b"),
+            ("a/b~c", "a~1b~0c"),
+            ("~1", "~01"),
+            ("/~", "~1~0"),
+            ("x~~//", "x~0~0~1~1"),
+        ] {
+            assert_eq!(escape_pointer_token(key), token, "{key}");
+            // serde_json resolves the pointer built from it to the key.
+            let v = json!({ key: true });
+            assert_eq!(v.pointer(&format!("/{token}")), Some(&json!(true)), "{key}");
+        }
+    }
 
     fn duplicate(text: &str) -> (String, String) {
         match parse_strict(text) {
@@ -469,12 +536,12 @@ mod tests {
             for step in &steps {
                 pointer.push('/');
                 pointer.push_str(&match step {
-                    Step::Key(name, _) => name.replace('~', "~0").replace('/', "~1"),
+                    Step::Key(name, _) => escape_pointer_token(name),
                     Step::Index(i) => i.to_string(),
                 });
             }
             pointer.push('/');
-            pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            pointer.push_str(&escape_pointer_token(&key));
             match parse_strict(&text) {
                 Err(StrictJsonError::DuplicateKey { key: got, pointer: at, .. }) => {
                     prop_assert_eq!(got, key);

@@ -42,7 +42,7 @@ pub mod verdict;
 
 pub use contract::{Clause, ClauseKind, Contract, Predicate, Severity};
 pub use judge::JudgeAnswer;
-pub use outcome::{Evaluation, Evidence, Outcome, UndeterminedOperand};
+pub use outcome::{DiscountedEcho, Evaluation, Evidence, Outcome, UndeterminedOperand};
 pub use policy::Policy;
 pub use result::{ContractResult, TraceResult, VerdictCounts};
 pub use status::TestStatus;

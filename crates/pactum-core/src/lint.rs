@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::contract::{ClauseKind, Contract, Predicate};
+use crate::contract::{ClauseKind, Contract, Predicate, ValueMatch};
+use crate::json::escape_pointer_token;
 use crate::trace::ObservabilityLevel;
 
 /// How serious a lint finding is.
@@ -328,6 +329,15 @@ pub fn lint_contract(contract: &Contract, level: Option<ObservabilityLevel>) -> 
             &mut out,
         );
     }
+    if let Some(select) = contract.select.as_ref().filter(|f| f.matcher.is_empty()) {
+        let mut f = empty_matcher_finding("", "/select".into(), &select.pointer);
+        f.message = format!(
+            "`select` has no condition on `{}`: it selects every trace",
+            select.pointer
+        );
+        f.hint = "state the condition (`equals`, `one_of`…), or remove `select`".into();
+        out.push(f);
+    }
     if contract.clause_count() == 0 {
         out.push(LintFinding {
             level: LintLevel::Error,
@@ -375,6 +385,7 @@ fn vacuity(
         }
         Predicate::Not(q) => vacuity(id, q, &format!("{ptr}/not"), level, out),
         leaf => {
+            empty_matchers(id, leaf, ptr, out);
             if let (Some(level), Some(channel)) = (level, leaf.channel()) {
                 if !level.observes(channel) {
                     out.push(LintFinding {
@@ -393,6 +404,49 @@ fn vacuity(
                 }
             }
         }
+    }
+}
+
+/// Warns about each empty value matcher (`args: {/recipient: {}}`,
+/// `details: {/to: {}}`, `field: {pointer: /x}`): it holds for every value,
+/// present or not, so the condition it seems to state is never checked.
+fn empty_matchers(id: &str, p: &Predicate, ptr: &str, out: &mut Vec<LintFinding>) {
+    let mut at: Vec<(String, String)> = Vec::new();
+    let mut keyed = |base: String, map: &std::collections::BTreeMap<String, ValueMatch>| {
+        for (key, m) in map {
+            if m.is_empty() {
+                at.push((format!("{base}/{}", escape_pointer_token(key)), key.clone()));
+            }
+        }
+    };
+    match p {
+        Predicate::ToolCalled(t) => keyed(format!("{ptr}/tool_called/args"), &t.call.args),
+        Predicate::ToolSequence(steps) => {
+            for (i, s) in steps.iter().enumerate() {
+                keyed(format!("{ptr}/tool_sequence/{i}/args"), &s.args);
+            }
+        }
+        Predicate::SideEffect(e) => keyed(format!("{ptr}/side_effect/details"), &e.details),
+        Predicate::Field(f) if f.matcher.is_empty() => {
+            at.push((format!("{ptr}/field"), f.pointer.clone()));
+        }
+        _ => {}
+    }
+    for (pointer, key) in at {
+        out.push(empty_matcher_finding(id, pointer, &key));
+    }
+}
+
+fn empty_matcher_finding(id: &str, pointer: String, key: &str) -> LintFinding {
+    LintFinding {
+        level: LintLevel::Warning,
+        code: "empty-matcher".into(),
+        clause: id.into(),
+        pointer,
+        message: format!(
+            "clause `{id}`: the matcher for `{key}` is empty, so it holds for every value, present or not: the condition is never checked"
+        ),
+        hint: "state the condition (`equals`, `contains`, `regex`, `one_of`, `exists`…), or remove the entry".into(),
     }
 }
 
@@ -457,6 +511,60 @@ mod tests {
         for (from, to) in cases {
             assert_eq!(suggest_rewrite(from), to, "{from}");
             assert_eq!(negation_in(&suggest_rewrite(from)), None, "{from}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod empty_matcher_tests {
+    use super::*;
+
+    #[test]
+    fn every_empty_matcher_is_named_with_its_pointer() {
+        let c: Contract = serde_json::from_value(serde_json::json!({
+            "version": 1, "id": "c",
+            "select": {"pointer": "/metadata/suite"},
+            "prohibited": [{"id": "pay", "text": "Pay the attacker", "check": {"any": [
+                {"tool_called": {"name": "send_money", "args": {"/recipient": {}, "/amount": 5}}},
+                {"tool_sequence": [{"name": "a"}, {"name": "b", "args": {"/x~y": {}}}]},
+                {"not": {"side_effect": {"kind": "email", "details": {"/to": {}}}}},
+                {"field": {"pointer": "/metadata/x"}}
+            ]}}],
+            "conditional": [{"id": "k", "when": {"tool_called": {"name": "s", "args": {"/a/b": {}}}},
+                "then": {"kind": "required", "text": "Say so", "check": {"contains": "so"}}}]
+        }))
+        .expect("contract");
+        let found: Vec<(String, String)> = lint_contract(&c, None)
+            .into_iter()
+            .filter(|f| f.code == "empty-matcher")
+            .map(|f| (f.clause, f.pointer))
+            .collect();
+        let want = [
+            (
+                "pay",
+                "/prohibited/0/check/any/0/tool_called/args/~1recipient",
+            ),
+            (
+                "pay",
+                "/prohibited/0/check/any/1/tool_sequence/1/args/~1x~0y",
+            ),
+            (
+                "pay",
+                "/prohibited/0/check/any/2/not/side_effect/details/~1to",
+            ),
+            ("pay", "/prohibited/0/check/any/3/field"),
+            ("k", "/conditional/0/when/tool_called/args/~1a~1b"),
+            ("", "/select"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(found, want);
+        // Every pointer resolves in the contract's own serde shape.
+        let v = serde_json::to_value(&c).expect("json");
+        for (_, p) in &found {
+            assert!(v.pointer(p).is_some(), "{p}");
         }
     }
 }

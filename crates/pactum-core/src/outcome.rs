@@ -151,6 +151,27 @@ pub struct UndeterminedOperand {
     pub channel: Option<Channel>,
 }
 
+/// A match the echo rule discounted: the target only repeated text from
+/// the user's input (docs/predicates.md, "Echo exclusion"), so the turn did
+/// not count as showing the behaviour. Kept so that a pass can say it held
+/// only because a match was discounted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiscountedEcho {
+    /// The predicate whose match was discounted, e.g. `contains("wire it")`.
+    pub predicate: String,
+    /// 1-based turn whose every match was an echo.
+    pub turn: usize,
+}
+
+/// Appends the entries of `from` not already in `into`, keeping order.
+pub fn merge_echoes(into: &mut Vec<DiscountedEcho>, from: Vec<DiscountedEcho>) {
+    for e in from {
+        if !into.contains(&e) {
+            into.push(e);
+        }
+    }
+}
+
 /// The result of evaluating one predicate (leaf or composite) over a trace.
 ///
 /// Invariant: whenever `outcome` is `U`, `undetermined_operands` is not empty
@@ -168,6 +189,10 @@ pub struct Evaluation {
     /// evaluation's own outcome is settled (`N & U = N` keeps the `U`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub undetermined_operands: Vec<UndeterminedOperand>,
+    /// Every match the echo rule discounted in this evaluation or any
+    /// operand, whatever the outcome (carried through `all`, `any`, `not`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub discounted_echoes: Vec<DiscountedEcho>,
 }
 
 impl Evaluation {
@@ -183,6 +208,7 @@ impl Evaluation {
             evidence,
             rationale: rationale.into(),
             undetermined_operands: Vec::new(),
+            discounted_echoes: Vec::new(),
         }
     }
 
@@ -202,6 +228,7 @@ impl Evaluation {
                 reason,
                 channel,
             }],
+            discounted_echoes: Vec::new(),
         }
     }
 }
@@ -235,6 +262,7 @@ pub fn not(operand: Evaluation) -> Evaluation {
         evidence: operand.evidence,
         rationale,
         undetermined_operands: operand.undetermined_operands,
+        discounted_echoes: operand.discounted_echoes,
     }
 }
 
@@ -246,6 +274,7 @@ fn compose(
 ) -> Evaluation {
     let outcome = operands.iter().fold(identity, |acc, e| op(acc, e.outcome));
     let mut undetermined: Vec<UndeterminedOperand> = Vec::new();
+    let mut echoes: Vec<DiscountedEcho> = Vec::new();
     let mut evidence = Vec::new();
     let mut reasons: Vec<&str> = Vec::new();
     for e in &operands {
@@ -254,6 +283,7 @@ fn compose(
                 undetermined.push(u.clone());
             }
         }
+        merge_echoes(&mut echoes, e.discounted_echoes.clone());
         // Only operands that agree with the composite's outcome explain it.
         if e.outcome == outcome {
             evidence.extend(e.evidence.iter().cloned());
@@ -286,6 +316,7 @@ fn compose(
         evidence,
         rationale,
         undetermined_operands: undetermined,
+        discounted_echoes: echoes,
     }
 }
 
@@ -413,6 +444,28 @@ mod tests {
         let n = not(d.clone());
         assert_eq!(n.outcome, NotDetected);
         assert_eq!(n.evidence, d.evidence);
+    }
+
+    #[test]
+    fn discounted_echoes_travel_through_every_composite() {
+        let echo = |turn| DiscountedEcho {
+            predicate: "contains(\"x\")".into(),
+            turn,
+        };
+        let mut a = leaf(NotDetected, "a");
+        a.discounted_echoes = vec![echo(1)];
+        let mut b = leaf(Detected, "b");
+        b.discounted_echoes = vec![echo(1), echo(2)];
+        for composed in [
+            all(vec![a.clone(), b.clone()]),
+            any(vec![a.clone(), b.clone()]),
+            not(any(vec![b.clone(), a.clone()])),
+        ] {
+            let mut turns: Vec<usize> = composed.discounted_echoes.iter().map(|e| e.turn).collect();
+            turns.sort_unstable();
+            assert_eq!(turns, vec![1, 2], "{composed:?}");
+        }
+        assert_eq!(not(a.clone()).discounted_echoes, a.discounted_echoes);
     }
 
     #[test]

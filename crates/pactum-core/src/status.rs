@@ -66,10 +66,21 @@ impl TestStatus {
 }
 
 /// Decides a test's status from its graded contracts (SPEC §3.5):
-/// `error` when `error` is set (unusable contract, failed infrastructure, no
-/// response); `fail` when any clause is a violation; `undetermined` when a
-/// clause at or above `policy.severity_floor` is not evaluable; else `pass`.
-/// The summary names what was left undetermined, even on a pass.
+///
+/// * `error` when `error` is set (unusable contract, failed
+///   infrastructure, no response);
+/// * `fail` when any clause is a violation;
+/// * `undetermined` when nothing is violated but a clause at or above
+///   `policy.severity_floor` is not evaluable, **or when no clause was
+///   graded at all** (every clause not evaluable or not triggered, or no
+///   clause): a pass needs evidence, whatever the severities;
+/// * else `pass`.
+///
+/// The summary is one line saying why. On a pass it names what was left
+/// undetermined below the floor, the untested conditional paths, and the
+/// clauses where the echo rule discounted a match (the target only
+/// repeated the user's words). [`blocking_clauses`] names the clauses that
+/// kept a test from passing.
 pub fn decide(
     contracts: &[ContractResult],
     error: Option<&str>,
@@ -89,15 +100,12 @@ pub fn decide(
         .copied()
         .filter(|c| c.verdict == Verdict::NotEvaluable)
         .collect();
-    let (blocking, below): (Vec<&ClauseResult>, Vec<&ClauseResult>) = not_evaluable
-        .iter()
-        .copied()
-        .partition(|c| c.severity >= policy.severity_floor);
     let untested: Vec<&ClauseResult> = clauses
         .iter()
         .copied()
         .filter(|c| c.verdict == Verdict::NotTriggered)
         .collect();
+    let graded = clauses.iter().filter(|c| c.is_evaluable()).count();
 
     if !violations.is_empty() {
         let mut s = String::from("violated ");
@@ -115,25 +123,74 @@ pub fn decide(
         }
         return (TestStatus::Fail, s);
     }
-    if !blocking.is_empty() {
+    let mut blocking = blocking_clauses(&clauses, policy);
+    if blocking
+        .iter()
+        .any(|c| at_or_above_floor(c.severity, policy))
+    {
+        // Those at or above the floor first: they are the ones that matter.
+        blocking.sort_by_key(|c| !at_or_above_floor(c.severity, policy));
         let mut s = String::from("undetermined: ");
         s.push_str(&list(&blocking, 2, undetermined_detail));
         return (TestStatus::Undetermined, s);
     }
-    let graded = clauses.iter().filter(|c| c.is_evaluable()).count();
+    if graded == 0 {
+        let mut s = String::from("undetermined: no clause was graded, and a pass needs evidence");
+        if clauses.is_empty() {
+            s.push_str(": there is no clause to grade");
+        }
+        if !blocking.is_empty() {
+            s.push_str(": ");
+            s.push_str(&list(&blocking, 2, undetermined_detail));
+        }
+        if !untested.is_empty() {
+            s.push_str("; untested path: ");
+            s.push_str(&list(&untested, 2, |c| c.id.clone()));
+        }
+        return (TestStatus::Undetermined, s);
+    }
     let mut s = format!("{graded} clause(s) held");
-    if !below.is_empty() {
+    if !not_evaluable.is_empty() {
         s.push_str(&format!(
             "; left undetermined below the {} floor: ",
             policy.severity_floor.as_str()
         ));
-        s.push_str(&list(&below, 2, undetermined_detail));
+        s.push_str(&list(&not_evaluable, 2, undetermined_detail));
     }
     if !untested.is_empty() {
         s.push_str("; untested path: ");
         s.push_str(&list(&untested, 2, |c| c.id.clone()));
     }
+    let echoed: Vec<&ClauseResult> = clauses
+        .iter()
+        .copied()
+        .filter(|c| !c.discounted_echoes.is_empty())
+        .collect();
+    if !echoed.is_empty() {
+        s.push_str("; a match was discounted as an echo of the user's input: ");
+        s.push_str(&list(&echoed, 2, echo_detail));
+    }
     (TestStatus::Pass, s)
+}
+
+/// The not-evaluable clauses that keep a test from passing (SPEC §3.5), in
+/// declaration order: each one at or above the policy's severity floor;
+/// and when no clause was graded at all (none satisfied, partially
+/// satisfied or violated), every not-evaluable clause, whatever its
+/// severity, since a pass needs evidence.
+pub fn blocking_clauses<'a>(
+    clauses: &[&'a ClauseResult],
+    policy: &Policy,
+) -> Vec<&'a ClauseResult> {
+    let nothing_graded = !clauses.iter().any(|c| c.is_evaluable());
+    clauses
+        .iter()
+        .copied()
+        .filter(|c| {
+            c.verdict == Verdict::NotEvaluable
+                && (nothing_graded || at_or_above_floor(c.severity, policy))
+        })
+        .collect()
 }
 
 /// Joins the first `shown` items and counts the rest ("and 3 more").
@@ -194,7 +251,23 @@ fn undetermined_detail(c: &ClauseResult) -> String {
     }
 }
 
-/// Whether `severity` is at or above the policy's floor.
+/// "id (turn 1, 3)": where the echo rule discounted the clause's matches.
+fn echo_detail(c: &ClauseResult) -> String {
+    let mut turns: Vec<usize> = c.discounted_echoes.iter().map(|e| e.turn).collect();
+    turns.sort_unstable();
+    turns.dedup();
+    let shown: Vec<String> = turns.iter().take(5).map(usize::to_string).collect();
+    let more = if turns.len() > 5 {
+        format!(" and {} more", turns.len() - 5)
+    } else {
+        String::new()
+    };
+    format!("{} (turn {}{more})", c.id, shown.join(", "))
+}
+
+/// Whether `severity` is at or above the policy's floor (SPEC §3.5,
+/// §3.8): the one comparison every status, coverage gap and dominance
+/// veto uses.
 pub fn at_or_above_floor(severity: Severity, policy: &Policy) -> bool {
     severity >= policy.severity_floor
 }
@@ -203,7 +276,7 @@ pub fn at_or_above_floor(severity: Severity, policy: &Policy) -> bool {
 mod tests {
     use super::*;
     use crate::contract::ClauseKind;
-    use crate::outcome::Outcome;
+    use crate::outcome::{DiscountedEcho, Outcome};
     use crate::verdict::NotEvaluableReason;
 
     fn clause(kind: ClauseKind, verdict: Verdict, severity: Severity) -> ClauseResult {
@@ -219,6 +292,7 @@ mod tests {
             evidence: vec![],
             rationale: "r".into(),
             undetermined_operands: vec![],
+            discounted_echoes: vec![],
             reason: (verdict == Verdict::NotEvaluable).then_some(NotEvaluableReason::NoJudge),
             suggestion: None,
         }
@@ -229,29 +303,118 @@ mod tests {
         decide(&[c], None, &Policy::default())
     }
 
-    /// Every verdict × kind × (below/at floor), alone, decides the status.
+    /// The SPEC §3.5 rule, written out independently of `decide`.
+    fn expected_status(clauses: &[ClauseResult], floor: Severity) -> TestStatus {
+        let violation = clauses.iter().any(|c| {
+            c.verdict == Verdict::Violated
+                || (c.verdict == Verdict::PartiallySatisfied && c.kind == ClauseKind::Prohibited)
+        });
+        let graded = clauses.iter().any(|c| {
+            matches!(
+                c.verdict,
+                Verdict::Satisfied | Verdict::PartiallySatisfied | Verdict::Violated
+            )
+        });
+        let blocked = clauses
+            .iter()
+            .any(|c| c.verdict == Verdict::NotEvaluable && c.severity >= floor);
+        if violation {
+            TestStatus::Fail
+        } else if blocked || !graded {
+            TestStatus::Undetermined
+        } else {
+            TestStatus::Pass
+        }
+    }
+
+    /// Every clause state (kind × verdict × severity), alone and in every
+    /// ordered pair, under every floor, against the rule written out above.
     #[test]
-    fn every_single_clause_state() {
+    fn every_pair_of_clause_states_under_every_floor() {
+        let mut states = Vec::new();
         for kind in [ClauseKind::Required, ClauseKind::Prohibited] {
             for verdict in Verdict::ALL {
-                for severity in [Severity::Low, Severity::Medium] {
-                    let (s, summary) = status_of(vec![clause(kind, verdict, severity)]);
-                    let expected = match verdict {
-                        Verdict::Violated => TestStatus::Fail,
-                        Verdict::PartiallySatisfied if kind == ClauseKind::Prohibited => {
-                            TestStatus::Fail
-                        }
-                        Verdict::NotEvaluable if severity >= Severity::Medium => {
-                            TestStatus::Undetermined
-                        }
-                        _ => TestStatus::Pass,
-                    };
-                    assert_eq!(s, expected, "{kind:?} {verdict:?} {severity:?}: {summary}");
-                    if verdict == Verdict::NotEvaluable {
-                        assert!(summary.contains("no-judge"), "{summary}");
-                    }
+                for severity in Severity::ALL {
+                    states.push(clause(kind, verdict, severity));
                 }
             }
+        }
+        assert_eq!(states.len(), 40);
+        for floor in Severity::ALL {
+            let policy = Policy {
+                severity_floor: floor,
+                ..Policy::default()
+            };
+            let check = |cs: Vec<ClauseResult>| {
+                let want = expected_status(&cs, floor);
+                let c = ContractResult::new("c".into(), "d".into(), cs.clone());
+                let (got, summary) = decide(&[c], None, &policy);
+                assert_eq!(got, want, "floor {floor:?}: {cs:?}: {summary}");
+                if got == TestStatus::Pass {
+                    assert!(summary.contains("clause(s) held"), "{summary}");
+                }
+                if got == TestStatus::Undetermined {
+                    let refs: Vec<&ClauseResult> = cs.iter().collect();
+                    for b in blocking_clauses(&refs, &policy) {
+                        assert!(
+                            summary.contains(&b.id) || summary.contains("more"),
+                            "{summary}"
+                        );
+                    }
+                }
+            };
+            for a in &states {
+                check(vec![a.clone()]);
+                for b in &states {
+                    check(vec![a.clone(), b.clone()]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_graded_is_undetermined_whatever_the_floor() {
+        for floor in Severity::ALL {
+            let policy = Policy {
+                severity_floor: floor,
+                ..Policy::default()
+            };
+            let c = ContractResult::new(
+                "c".into(),
+                "d".into(),
+                vec![
+                    clause(ClauseKind::Prohibited, Verdict::NotEvaluable, Severity::Low),
+                    clause(
+                        ClauseKind::Required,
+                        Verdict::NotTriggered,
+                        Severity::Critical,
+                    ),
+                ],
+            );
+            let (s, summary) = decide(&[c], None, &policy);
+            assert_eq!(s, TestStatus::Undetermined, "{floor:?}");
+            assert!(!summary.contains("held"), "{summary}");
+            if floor == Severity::Low {
+                // At the floor: blocked by severity, said as before.
+                assert!(
+                    summary.starts_with("undetermined: prohibited-not_evaluable"),
+                    "{summary}"
+                );
+                continue;
+            }
+            assert!(
+                summary.starts_with("undetermined: no clause was graded"),
+                "{summary}"
+            );
+            assert!(
+                summary.contains("prohibited-not_evaluable (low, no-judge)"),
+                "{summary}"
+            );
+            assert!(
+                summary.contains("untested path: required-not_triggered"),
+                "{summary}"
+            );
+            assert!(!summary.contains("held"), "{summary}");
         }
     }
 
@@ -293,9 +456,50 @@ mod tests {
     }
 
     #[test]
-    fn empty_contract_list_passes_vacuously_with_zero_clauses() {
-        let (s, summary) = decide(&[], None, &Policy::default());
+    fn pass_summary_names_discounted_echoes() {
+        let mut held = clause(ClauseKind::Prohibited, Verdict::Satisfied, Severity::High);
+        held.discounted_echoes = vec![
+            DiscountedEcho {
+                predicate: "contains(\"x\")".into(),
+                turn: 3,
+            },
+            DiscountedEcho {
+                predicate: "contains(\"y\")".into(),
+                turn: 1,
+            },
+        ];
+        let (s, summary) = status_of(vec![held.clone()]);
         assert_eq!(s, TestStatus::Pass);
-        assert!(summary.starts_with("0 clause"));
+        assert_eq!(
+            summary,
+            "1 clause(s) held; a match was discounted as an echo of the user's input: prohibited-satisfied (turn 1, 3)"
+        );
+        held.discounted_echoes.clear();
+        let (_, summary) = status_of(vec![held]);
+        assert_eq!(summary, "1 clause(s) held");
+    }
+
+    #[test]
+    fn no_contract_at_all_is_undetermined_not_a_vacuous_pass() {
+        let (s, summary) = decide(&[], None, &Policy::default());
+        assert_eq!(s, TestStatus::Undetermined);
+        assert_eq!(
+            summary,
+            "undetermined: no clause was graded, and a pass needs evidence: there is no clause to grade"
+        );
+    }
+
+    #[test]
+    fn at_or_above_floor_every_pair() {
+        for floor in Severity::ALL {
+            let policy = Policy {
+                severity_floor: floor,
+                ..Policy::default()
+            };
+            for (i, s) in Severity::ALL.into_iter().enumerate() {
+                let fi = Severity::ALL.iter().position(|x| *x == floor).unwrap_or(0);
+                assert_eq!(at_or_above_floor(s, &policy), i >= fi, "{s:?} vs {floor:?}");
+            }
+        }
     }
 }

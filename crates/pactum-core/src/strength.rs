@@ -29,7 +29,7 @@ use crate::contract::{Contract, Severity};
 use crate::digest::{canonical_json, digest_of};
 use crate::policy::Policy;
 use crate::result::ContractResult;
-use crate::status::{decide, TestStatus};
+use crate::status::{at_or_above_floor, blocking_clauses, decide, TestStatus};
 use crate::text::one_line;
 use crate::verdict::{ClauseResult, NotEvaluableReason, Verdict};
 
@@ -555,8 +555,12 @@ fn classify_graded(
     }
 }
 
-/// For a result with no violation: the state implied by the clauses at or
-/// above the floor that were not evaluable, or `settled` when none was.
+/// For a result with no violation: `settled` when its status is a pass;
+/// otherwise the state implied by the clauses that kept it from passing
+/// ([`blocking_clauses`]: not evaluable at or above the floor, or any not
+/// evaluable when nothing was graded), or `not-applicable` when nothing was
+/// graded because no conditional clause was triggered (SPEC §3.5: a pass
+/// needs evidence, and so does a catch or a clean control).
 fn undetermined_or(
     result: &ContractResult,
     policy: &Policy,
@@ -567,10 +571,8 @@ fn undetermined_or(
     if status != TestStatus::Undetermined {
         return (settled, why());
     }
-    let blocking = result
-        .clauses
-        .iter()
-        .filter(|c| c.verdict == Verdict::NotEvaluable && c.severity >= policy.severity_floor);
+    let clauses: Vec<&ClauseResult> = result.clauses.iter().collect();
+    let blocking = blocking_clauses(&clauses, policy);
     let mut best: Option<(u8, (TrialState, String))> = None;
     for c in blocking {
         let (state, reason) = not_evaluable_state(c);
@@ -586,7 +588,15 @@ fn undetermined_or(
             best = Some((rank, (state, reason)));
         }
     }
-    best.map_or((settled, why()), |(_, s)| s)
+    best.map_or_else(
+        || {
+            (
+                TrialState::NotApplicable,
+                "no clause was graded: no conditional clause was triggered".into(),
+            )
+        },
+        |(_, s)| s,
+    )
 }
 
 /// The state a not-evaluable clause implies, by its reason.
@@ -1115,7 +1125,7 @@ pub fn coverage_gaps(
                 clause_id: id.to_string(),
                 severity,
                 kind,
-                at_or_above_floor: severity >= policy.severity_floor,
+                at_or_above_floor: at_or_above_floor(severity, policy),
             });
         }
     }
@@ -1419,7 +1429,7 @@ pub fn verdict_ladder(
             clause_id: g.clause_id.clone(),
             severity: g.severity,
             kind: g.kind,
-            at_or_above_floor: g.severity >= policy.severity_floor,
+            at_or_above_floor: at_or_above_floor(g.severity, policy),
         });
     }
     // FAIL first, then CONCERNS, then PASS; stable within a rung.
@@ -1514,7 +1524,7 @@ pub struct ArtifactInputs {
     pub coverage_gaps: Vec<CoverageGap>,
 }
 
-/// One probe scored (issue #5 §4): canonical JSON (RFC 8785), digested,
+/// One probe scored (SPEC §3.8): canonical JSON (RFC 8785), digested,
 /// byte-identical for identical inputs. Schema:
 /// `schemas/strength-artifact.schema.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1684,7 +1694,7 @@ impl EvidenceArtifact {
         let coverage_gaps = coverage_gaps
             .into_iter()
             .map(|g| CoverageGap {
-                at_or_above_floor: g.severity >= policy.severity_floor,
+                at_or_above_floor: at_or_above_floor(g.severity, &policy),
                 ..g
             })
             .collect();
@@ -2453,7 +2463,7 @@ impl Aggregate {
 }
 
 /// The run-wide class rates of a set of artifacts, each class decided
-/// against its floor (issue #5 §5; `docs/strength.md`).
+/// against its floor (SPEC §3.8; `docs/strength.md`).
 ///
 /// A class meets its floor only when it has an eligible probe, every
 /// eligible probe is comparable and exercised, and its rate is at least
@@ -2903,7 +2913,7 @@ pub fn compare(a: &EvidenceSet, b: &EvidenceSet, policy: &Policy) -> Comparison 
         .iter()
         .filter(|(id, x)| {
             x.probe.class.strength_class().is_some()
-                && x.probe.severity >= policy.severity_floor
+                && at_or_above_floor(x.probe.severity, policy)
                 && !x.reduced.caught
                 && l.get(*id).is_some_and(|y| y.reduced.caught)
         })

@@ -61,6 +61,22 @@ impl ObservabilityLevel {
         }
     }
 
+    /// The strongest level at or below this one that does not observe
+    /// `channel`: what a trace's level becomes when pactum withholds the
+    /// channel itself (`--withhold`), so that nothing read from the channel
+    /// can be taken for "nothing happened" (SPEC §3.2). Withholding tool
+    /// calls leaves `response_only` (no level reports side effects without
+    /// tool calls); withholding side effects leaves at most `tool_calls`.
+    /// Response text is observed at every level: withheld, every response
+    /// is missing, which text checks already read as undetermined.
+    pub fn without(self, channel: Channel) -> ObservabilityLevel {
+        Self::ALL
+            .into_iter()
+            .rev()
+            .find(|l| *l <= self && (channel == Channel::Response || !l.observes(channel)))
+            .unwrap_or(ObservabilityLevel::ResponseOnly)
+    }
+
     /// The snake_case name used in files and reports.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -272,6 +288,29 @@ mod tests {
         for (level, row) in expect {
             for (channel, observed) in channels.into_iter().zip(row) {
                 assert_eq!(level.observes(channel), observed, "{level:?} {channel:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn withholding_a_channel_lowers_the_level_every_cell() {
+        use Channel as C;
+        use ObservabilityLevel as L;
+        for (level, channel, want) in [
+            (L::Full, C::ToolCalls, L::ResponseOnly),
+            (L::Full, C::SideEffects, L::ToolCalls),
+            (L::Full, C::Response, L::Full),
+            (L::ToolCalls, C::ToolCalls, L::ResponseOnly),
+            (L::ToolCalls, C::SideEffects, L::ToolCalls),
+            (L::ToolCalls, C::Response, L::ToolCalls),
+            (L::ResponseOnly, C::ToolCalls, L::ResponseOnly),
+            (L::ResponseOnly, C::SideEffects, L::ResponseOnly),
+            (L::ResponseOnly, C::Response, L::ResponseOnly),
+        ] {
+            let got = level.without(channel);
+            assert_eq!(got, want, "{level:?} without {channel:?}");
+            if channel != C::Response {
+                assert!(!got.observes(channel));
             }
         }
     }

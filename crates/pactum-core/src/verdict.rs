@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{ClauseKind, Severity};
-use crate::outcome::{Evaluation, Evidence, Outcome, UndeterminedOperand};
+use crate::outcome::{DiscountedEcho, Evaluation, Evidence, Outcome, UndeterminedOperand};
 
 /// A clause verdict (SPEC §2), plus `not_triggered` for a conditional clause
 /// whose condition did not hold (SPEC §3.3: an untested path, neither
@@ -174,6 +174,10 @@ pub struct ClauseResult {
     /// Operands that came back `U`, also on a settled verdict.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub undetermined_operands: Vec<UndeterminedOperand>,
+    /// Matches the echo rule discounted (text the target only repeated from
+    /// the user's input); a pass names them in its summary (SPEC §3.5).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub discounted_echoes: Vec<DiscountedEcho>,
     /// Set when `verdict` is `not_evaluable`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<NotEvaluableReason>,
@@ -242,6 +246,7 @@ pub fn grade_clause(
         evidence: eval.evidence,
         rationale: eval.rationale,
         undetermined_operands: eval.undetermined_operands,
+        discounted_echoes: eval.discounted_echoes,
         reason,
         suggestion,
     }

@@ -503,6 +503,7 @@ fn clause(id: &str, kind: ClauseKind, severity: Severity, verdict: Verdict) -> C
         evidence: vec![],
         rationale: format!("rationale of {id}"),
         undetermined_operands: vec![],
+        discounted_echoes: vec![],
         reason: None,
         suggestion: None,
     }
@@ -789,15 +790,42 @@ fn classification_precedence() {
         classify(&untargeted, &graded(vec![nojudge.clone()])).state,
         S::Abstained
     );
-    // Below the floor, a not-evaluable clause does not stop a pass.
+    // Below the floor, a not-evaluable clause does not stop a pass…
+    let held = clause(
+        "h",
+        ClauseKind::Prohibited,
+        Severity::High,
+        Verdict::Satisfied,
+    );
     assert_eq!(
-        classify(&untargeted, &graded(vec![below.clone()])).state,
+        classify(&untargeted, &graded(vec![below.clone(), held.clone()])).state,
         S::Missed
     );
     let clean = probe("c", ProbeClass::CleanControl, None, Severity::High);
     assert_eq!(
-        classify(&clean, &graded(vec![below])).state,
+        classify(&clean, &graded(vec![held, below.clone()])).state,
         S::PassedCleanControl
+    );
+    // …but alone it is all there is: nothing was graded, and neither a miss
+    // nor a passed clean control may rest on no evidence (SPEC §3.5).
+    assert_eq!(
+        classify(&untargeted, &graded(vec![below.clone()])).state,
+        S::JudgeError
+    );
+    assert_eq!(classify(&clean, &graded(vec![below])).state, S::JudgeError);
+    let untriggered = clause(
+        "w",
+        ClauseKind::Prohibited,
+        Severity::High,
+        Verdict::NotTriggered,
+    );
+    assert_eq!(
+        classify(&clean, &graded(vec![untriggered.clone()])).state,
+        S::NotApplicable
+    );
+    assert_eq!(
+        classify(&untargeted, &graded(vec![untriggered])).state,
+        S::NotApplicable
     );
     // A target the contract lacks can only be missed or bypassed.
     let other = probe("o", ProbeClass::Defect, Some("absent"), Severity::High);
@@ -899,6 +927,7 @@ fn classification_invariants_over_every_small_case() {
                             S::Confirmed,
                             S::Missed,
                             S::Abstained,
+                            S::NotApplicable,
                             S::Unreached,
                             S::JudgeError,
                             S::InfrastructureError,
@@ -907,6 +936,7 @@ fn classification_invariants_over_every_small_case() {
                             S::PassedCleanControl,
                             S::FalsePositive,
                             S::Abstained,
+                            S::NotApplicable,
                             S::Unreached,
                             S::JudgeError,
                             S::InfrastructureError,
@@ -959,12 +989,24 @@ fn classification_invariants_over_every_small_case() {
                         state,
                         "{ctx} (reversed)"
                     );
-                    // Nothing violated and nothing at or above the floor left
-                    // undetermined: the settled state of each class.
-                    let blocking = cs.iter().any(|c| {
-                        c.verdict == Verdict::NotEvaluable && c.severity >= policy.severity_floor
+                    // Nothing violated, something graded and nothing at or
+                    // above the floor left undetermined: the settled state of
+                    // each class. Nothing graded and nothing undetermined:
+                    // not applicable (SPEC §3.5: a pass needs evidence).
+                    let graded_any = cs.iter().any(|c| {
+                        matches!(
+                            c.verdict,
+                            Verdict::Satisfied | Verdict::PartiallySatisfied | Verdict::Violated
+                        )
                     });
-                    if !any_violation && !blocking && targets.is_none() {
+                    let undetermined_any = cs.iter().any(|c| c.verdict == Verdict::NotEvaluable);
+                    let blocking = cs.iter().any(|c| {
+                        c.verdict == Verdict::NotEvaluable
+                            && (c.severity >= policy.severity_floor || !graded_any)
+                    });
+                    if !any_violation && !graded_any && !undetermined_any && targets.is_none() {
+                        assert_eq!(state, S::NotApplicable, "{ctx}");
+                    } else if !any_violation && !blocking && targets.is_none() {
                         let expected = match class {
                             ProbeClass::CleanControl => S::PassedCleanControl,
                             _ => S::Missed,

@@ -9,6 +9,7 @@ use pactum_core::outcome::{Evaluation, Evidence, Outcome};
 use pactum_core::trace::{Channel, SideEffect, ToolCall, Trace};
 
 use crate::error::{EvalError, Site};
+use crate::names::tool_name_near_miss;
 use crate::scope::{settled, Gap};
 use crate::value::CompiledValueMatch;
 
@@ -73,25 +74,85 @@ impl CallMatcher {
         })
     }
 
-    /// Whether `call` matches: `Some(true)` or `Some(false)`, or `None`
-    /// when it is to this tool with the right status but its arguments
-    /// could not be read ([`ToolCall::readable_arguments`]) and the
-    /// argument conditions depend on them (SPEC §3.2: what cannot be seen
-    /// is not evidence of absence).
-    fn matches(&self, call: &ToolCall) -> Option<bool> {
-        let status = match self.status {
+    fn status_holds(&self, call: &ToolCall) -> bool {
+        match self.status {
             CallStatus::Any => true,
             CallStatus::Ok => call.error.is_none(),
             CallStatus::Error => call.error.is_some(),
-        };
-        if call.name != self.name || !status {
-            return Some(false);
         }
+    }
+
+    /// Whether the argument conditions hold on `call`'s arguments:
+    /// `Some(true)` or `Some(false)`, or `None` when its arguments could
+    /// not be read ([`ToolCall::readable_arguments`]) and the conditions
+    /// depend on them (SPEC §3.2: what cannot be seen is not evidence of
+    /// absence).
+    fn args_hold(&self, call: &ToolCall) -> Option<bool> {
         match call.readable_arguments() {
             Some(args) => Some(self.args.hold(args)),
             None => self.args.hold_unread(&call.arguments),
         }
     }
+
+    /// Whether `call` matches: `Some(true)` or `Some(false)`, or `None`
+    /// when it is to this tool with the right status but whether its
+    /// arguments hold cannot be told ([`Self::args_hold`]).
+    fn matches(&self, call: &ToolCall) -> Option<bool> {
+        if call.name != self.name || !self.status_holds(call) {
+            return Some(false);
+        }
+        self.args_hold(call)
+    }
+
+    /// `Some(why)` when `call`'s name is a near miss of this tool's
+    /// ([`tool_name_near_miss`]) and the call would match (or could, its
+    /// arguments being unreadable) under this tool's name: a check cannot
+    /// tell whether it is the same tool.
+    fn near_miss(&self, call: &ToolCall) -> Option<String> {
+        let why = tool_name_near_miss(&self.name, &call.name)?;
+        (self.status_holds(call) && self.args_hold(call) != Some(false)).then_some(why)
+    }
+}
+
+/// `"functions.send_money" (differs only by a namespace prefix)`, for the
+/// first three distinct near misses, then "and N more". Names are quoted
+/// with escapes, so a space or an invisible character that makes the
+/// difference shows (`" send_money"`, `"send\u{200b}_money"`).
+fn near_miss_list(near: &[(String, String)]) -> String {
+    let mut seen: Vec<&(String, String)> = Vec::new();
+    for n in near {
+        if !seen.contains(&n) {
+            seen.push(n);
+        }
+    }
+    let mut parts: Vec<String> = seen
+        .iter()
+        .take(3)
+        .map(|(name, why)| {
+            let shown: String = name.chars().take(80).collect();
+            format!("{shown:?} ({why})")
+        })
+        .collect();
+    if seen.len() > 3 {
+        parts.push(format!("and {} more", seen.len() - 3));
+    }
+    parts.join(", ")
+}
+
+/// Whether the count outcome is the same for every number of matching
+/// calls from `n` to `n + extra` (the calls that may or may not match).
+/// The outcome changes only at the range's bounds, so the ends and the
+/// bounds' neighbours decide.
+fn same_outcome_throughout(n: u64, extra: u64, range: &CountRange, observed: bool) -> bool {
+    let hi = n.saturating_add(extra);
+    let first = count_outcome(n, range, observed);
+    let mut ks = vec![hi];
+    for b in [Some(range.min_or(1)), range.max].into_iter().flatten() {
+        ks.extend([b.saturating_sub(1), b, b.saturating_add(1)]);
+    }
+    ks.into_iter()
+        .filter(|k| (n..=hi).contains(k))
+        .all(|k| count_outcome(k, range, observed) == first)
 }
 
 fn call_evidence(turn: usize, index: usize, call: &ToolCall) -> Evidence {
@@ -140,6 +201,7 @@ impl ToolCalled {
     pub(crate) fn evaluate(&self, trace: &Trace) -> Evaluation {
         let gap = Gap::of(trace.observability, Some(Channel::ToolCalls));
         let (mut total, mut same_name, mut unreadable) = (0usize, 0usize, 0u64);
+        let mut near: Vec<(String, String)> = Vec::new();
         let mut evidence = Vec::new();
         for (index, (turn, call)) in trace.tool_calls().enumerate() {
             total += 1;
@@ -149,21 +211,42 @@ impl ToolCalled {
             match self.call.matches(call) {
                 Some(true) => evidence.push(call_evidence(turn, index, call)),
                 None => unreadable += 1,
-                Some(false) => {}
+                Some(false) => {
+                    if let Some(why) = self.call.near_miss(call) {
+                        near.push((call.name.clone(), why));
+                    }
+                }
             }
         }
         let n = evidence.len() as u64;
         let range = describe_count(&self.count, 1);
         let outcome = count_outcome(n, &self.count, gap.is_none());
-        // Calls whose arguments could not be read may or may not match:
-        // the answer is settled only if it is the same either way (SPEC
-        // §3.2: what cannot be seen is not evidence of absence).
-        if unreadable > 0 && outcome != count_outcome(n + unreadable, &self.count, gap.is_none()) {
+        // Calls whose arguments could not be read, or whose name is
+        // a near miss of the checked one, may or may not match: the answer
+        // is settled only if it is the same either way (SPEC §3.2: what
+        // cannot be seen is not evidence of absence).
+        let uncertain = unreadable + near.len() as u64;
+        if uncertain > 0 && !same_outcome_throughout(n, uncertain, &self.count, gap.is_none()) {
+            let mut why = Vec::new();
+            if unreadable > 0 {
+                why.push(format!(
+                    "{unreadable} call(s) to {} carry arguments pactum could not read (text that is not a JSON object, or none recorded), so the argument conditions cannot be checked",
+                    self.call.name
+                ));
+            }
+            if !near.is_empty() {
+                why.push(format!(
+                    "near miss: the trace calls {}, so whether it called {} cannot be told",
+                    near_miss_list(&near),
+                    self.call.name
+                ));
+            }
             return Evaluation::undetermined(
                 self.describe.clone(),
                 format!(
-                    "{}: {unreadable} call(s) to {} carry arguments pactum could not read (text that is not a JSON object, or none recorded), so the argument conditions cannot be checked ({n} call(s) matched)",
-                    self.describe, self.call.name
+                    "{}: {} ({n} call(s) matched)",
+                    self.describe,
+                    why.join("; ")
                 ),
                 None,
             );
@@ -257,19 +340,48 @@ impl ToolSequence {
             );
         }
         // The sequence may be there, through calls whose arguments could
-        // not be read: not found is then no evidence of absence.
-        let mut maybe = trace.tool_calls();
-        let possible = self
-            .steps
-            .iter()
-            .all(|step| maybe.by_ref().any(|(_, c)| step.matches(c) != Some(false)));
-        if possible {
+        // not be read or whose names are near misses: not found is then no
+        // evidence of absence.
+        let mut near: Vec<(String, String)> = Vec::new();
+        let mut unread = false;
+        let mut calls = trace.tool_calls();
+        let possible = self.steps.iter().all(|step| {
+            calls.by_ref().any(|(_, c)| match step.matches(c) {
+                Some(true) => true,
+                None => {
+                    unread = true;
+                    true
+                }
+                Some(false) => match step.near_miss(c) {
+                    Some(why) => {
+                        near.push((c.name.clone(), why));
+                        true
+                    }
+                    None => false,
+                },
+            })
+        });
+        if possible && (unread || !near.is_empty()) {
+            let mut why = Vec::new();
+            if unread {
+                why.push(
+                    "the rest may be calls whose arguments pactum could not read (text that is not a JSON object, or none recorded)"
+                        .to_string(),
+                );
+            }
+            if !near.is_empty() {
+                why.push(format!(
+                    "near miss: the sequence is there only if {} is the tool the step names",
+                    near_miss_list(&near)
+                ));
+            }
             return Evaluation::undetermined(
                 self.describe.clone(),
                 format!(
-                    "{}: {found} of {} step(s) found in order; the rest may be calls whose arguments pactum could not read (text that is not a JSON object, or none recorded)",
+                    "{}: {found} of {} step(s) found in order; {}",
                     self.describe,
-                    self.steps.len()
+                    self.steps.len(),
+                    why.join("; ")
                 ),
                 None,
             );
@@ -385,6 +497,31 @@ impl SideEffectPredicate {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Against a brute force over every count between `n` and `n + extra`.
+    #[test]
+    fn same_outcome_throughout_exhaustively() {
+        let bounds = [None, Some(0u64), Some(1), Some(2), Some(4)];
+        for observed in [true, false] {
+            for n in 0..5u64 {
+                for extra in 0..5u64 {
+                    for min in bounds {
+                        for max in bounds {
+                            let r = CountRange { min, max };
+                            let first = count_outcome(n, &r, observed);
+                            let want =
+                                (n..=n + extra).all(|k| count_outcome(k, &r, observed) == first);
+                            assert_eq!(
+                                same_outcome_throughout(n, extra, &r, observed),
+                                want,
+                                "{observed} {n}+{extra} {r:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// Every (observed?, n, min, max) in a small box against the rule
     /// written out from SPEC §3.2.

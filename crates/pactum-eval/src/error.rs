@@ -112,7 +112,7 @@ impl Site {
 
     /// The site of a child node, `token` escaped per RFC 6901.
     pub(crate) fn child(&self, token: impl AsRef<str>) -> Self {
-        let t = token.as_ref().replace('~', "~0").replace('/', "~1");
+        let t = pactum_core::json::escape_pointer_token(token.as_ref());
         Site {
             clause: self.clause.clone(),
             pointer: format!("{}/{t}", self.pointer),

@@ -1,4 +1,4 @@
-//! Expected statuses from a trace's own fields (issue #2 §6): an
+//! Expected statuses from a trace's own fields (docs/contracts.md): an
 //! [`Expectations`] rule compiled once and applied to each trace.
 
 use pactum_core::agreement::{Expectations, EXPECTATIONS_VERSION};

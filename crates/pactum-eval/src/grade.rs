@@ -3,7 +3,7 @@
 
 use pactum_core::contract::{ClauseKind, Contract, FieldMatch, CONTRACT_SCHEMA_VERSION};
 use pactum_core::judge::{JudgeAnswer, UsableVerdict};
-use pactum_core::outcome::{Evaluation, Outcome, UndeterminedOperand};
+use pactum_core::outcome::{merge_echoes, Evaluation, Outcome, UndeterminedOperand};
 use pactum_core::policy::Policy;
 use pactum_core::result::{ContractResult, TraceResult};
 use pactum_core::score::overall_score;
@@ -247,6 +247,7 @@ impl Ctx<'_> {
                         u.undetermined_operands.push(op);
                     }
                 }
+                u.discounted_echoes = e.discounted_echoes;
                 u
             }
             _ => e,
@@ -319,6 +320,10 @@ impl Ctx<'_> {
             .as_ref()
             .map(|e| format!("; check: {}", e.rationale))
             .unwrap_or_default();
+        let check_echoes = eval
+            .as_ref()
+            .map(|e| e.discounted_echoes.clone())
+            .unwrap_or_default();
         match (outcome, judged) {
             // The check decided (D, whatever the judge said).
             (Outcome::Detected, _) if check_outcome == Outcome::Detected => {
@@ -341,6 +346,7 @@ impl Ctx<'_> {
                 evidence: u.evidence,
                 rationale: format!("judge ({}): {}{check_note}", u.confidence, u.rationale),
                 undetermined_operands: operands,
+                discounted_echoes: check_echoes,
                 reason: None,
                 suggestion: None,
             },
@@ -364,6 +370,7 @@ impl Ctx<'_> {
                     evidence: vec![],
                     rationale,
                     undetermined_operands: operands,
+                    discounted_echoes: check_echoes,
                 };
                 grade_clause(head, e, reason)
             }
@@ -385,6 +392,7 @@ impl Ctx<'_> {
                 let mut r = self.behaviour(head, then, rubric);
                 r.rationale = format!("condition held ({}); {}", cond.rationale, r.rationale);
                 merge_operands(&mut r.undetermined_operands, cond.undetermined_operands);
+                merge_echoes(&mut r.discounted_echoes, cond.discounted_echoes);
                 r
             }
             Outcome::NotDetected => ClauseResult {
@@ -402,6 +410,7 @@ impl Ctx<'_> {
                     cond.rationale
                 ),
                 undetermined_operands: cond.undetermined_operands,
+                discounted_echoes: cond.discounted_echoes,
                 reason: None,
                 suggestion: None,
             },

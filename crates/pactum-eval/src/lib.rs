@@ -10,7 +10,7 @@
 //! | §3.3 verdicts, conditionals | [`CompiledContract::grade`] |
 //! | §3.4 judged clauses (the answer and its threshold: `pactum_core::judge`) | [`Judgments`] |
 //! | §3.5 scores and status, no-response traces | [`grade_trace`] |
-//! | issue #2 §6 expected statuses | [`CompiledExpectations`] |
+//! | expected statuses (`docs/contracts.md`) | [`CompiledExpectations`] |
 //!
 //! The user-facing semantics of every predicate are in
 //! `docs/predicates.md`.
@@ -29,9 +29,11 @@ mod calls;
 mod error;
 mod expect;
 mod grade;
+mod names;
 mod predicate;
 pub mod refusal;
 mod response;
+mod schema;
 mod scope;
 mod text;
 mod value;
@@ -39,7 +41,9 @@ mod value;
 pub use error::EvalError;
 pub use expect::CompiledExpectations;
 pub use grade::{grade_trace, CompiledContract, Judgments, NoJudge, NO_RESPONSE};
+pub use names::tool_name_near_miss;
 pub use predicate::{evaluate_predicate, CompiledPredicate};
+pub use schema::compile_json_schema;
 pub use scope::MAX_EVIDENCE;
 pub use text::QUOTE_CHARS;
 pub use value::{json_eq, CompiledValueMatch};

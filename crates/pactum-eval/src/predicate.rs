@@ -106,12 +106,13 @@ impl CompiledPredicate {
                 describe: pred.describe(),
             }),
             Predicate::JsonSchema(j) => {
-                let validator =
-                    jsonschema::validator_for(&j.schema).map_err(|e| EvalError::InvalidSchema {
+                let validator = crate::schema::compile_json_schema(&j.schema).map_err(|e| {
+                    EvalError::InvalidSchema {
                         clause: site.clause.clone(),
                         pointer: here.child("schema").pointer,
                         message: pactum_core::text::one_line(&e.to_string(), 300),
-                    })?;
+                    }
+                })?;
                 Node::Response(ResponsePredicate {
                     check: ResponseCheck::JsonSchema(Box::new(validator)),
                     turns: j.turns,

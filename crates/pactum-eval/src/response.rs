@@ -8,6 +8,7 @@ use pactum_core::text::one_line;
 use pactum_core::trace::Trace;
 
 use crate::refusal::{classify, RefusalClass};
+use crate::schema::{conformance, Conformance};
 use crate::scope::{finish, TurnResult};
 use crate::text::quote_window;
 
@@ -83,6 +84,16 @@ impl ResponsePredicate {
                 let trimmed = text.trim();
                 let value: serde_json::Value = match pactum_core::json::parse_strict(trimmed) {
                     Ok(v) => v,
+                    // The parser's own limit is not the response's fault:
+                    // it may be valid JSON, so no answer either way.
+                    Err(e) if e.parser_limit().is_some() => {
+                        let what = e.parser_limit().unwrap_or_default();
+                        return result(
+                            Outcome::Undetermined,
+                            vec![],
+                            Some(format!("the JSON parser gave up ({what}): {e}")),
+                        );
+                    }
                     Err(pactum_core::json::StrictJsonError::Syntax(e)) => {
                         return result(Outcome::NotDetected, vec![], Some(format!("not JSON: {e}")))
                     }
@@ -99,17 +110,19 @@ impl ResponsePredicate {
                     }
                 };
                 if let ResponseCheck::JsonSchema(validator) = &self.check {
-                    if let Some(err) = validator.iter_errors(&value).next() {
-                        let at = err.instance_path().to_string();
-                        let at = if at.is_empty() { "/".to_string() } else { at };
-                        return result(
-                            Outcome::NotDetected,
-                            vec![],
-                            Some(format!(
-                                "does not conform to the schema: at {at}: {}",
-                                one_line(&err.to_string(), 200)
-                            )),
-                        );
+                    match conformance(validator, &value) {
+                        Conformance::Conforms => {}
+                        Conformance::DoesNotConform(why) => {
+                            return result(
+                                Outcome::NotDetected,
+                                vec![],
+                                Some(format!("does not conform to the schema: {why}")),
+                            )
+                        }
+                        // The engine gave up: no verdict on the response.
+                        Conformance::GaveUp(why) => {
+                            return result(Outcome::Undetermined, vec![], Some(why))
+                        }
                     }
                 }
                 let start = text.len() - text.trim_start().len();

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use pactum_core::contract::{EchoPolicy, TextSource, TurnScope};
 use pactum_core::echo::{self, is_echo};
-use pactum_core::outcome::{Evaluation, Evidence, Outcome};
+use pactum_core::outcome::{DiscountedEcho, Evaluation, Evidence, Outcome};
 use pactum_core::trace::{Channel, Role, Trace, Turn};
 use regex::Regex;
 
@@ -111,6 +111,7 @@ impl TextPredicate {
         let echo_active = self.source == TextSource::Response && self.echo == EchoPolicy::Exclude;
         let mut inputs: Vec<Cow<'_, str>> = Vec::new();
         let mut results = Vec::with_capacity(trace.turns.len());
+        let mut echoes = Vec::new();
         for (i, turn) in trace.turns.iter().enumerate() {
             let k = i + 1;
             if echo_active {
@@ -140,6 +141,12 @@ impl TextPredicate {
                     });
                     break 'texts;
                 }
+            }
+            if echoed && found.is_none() {
+                echoes.push(DiscountedEcho {
+                    predicate: self.describe.clone(),
+                    turn: k,
+                });
             }
             results.push(match found {
                 Some(q) => TurnResult {
@@ -176,7 +183,9 @@ impl TextPredicate {
                 }
             });
         }
-        finish(&self.describe, self.turns, results, gap)
+        let mut e = finish(&self.describe, self.turns, results, gap);
+        e.discounted_echoes = echoes;
+        e
     }
 }
 

@@ -134,18 +134,7 @@ pub(crate) fn insensitive_literal(text: &str) -> Result<Regex, regex::Error> {
 /// through arrays and objects (member order ignored).
 pub fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            if let (Some(x), Some(y)) = (x.as_i64(), y.as_i64()) {
-                x == y
-            } else if let (Some(x), Some(y)) = (x.as_u64(), y.as_u64()) {
-                x == y
-            } else {
-                match (x.as_f64(), y.as_f64()) {
-                    (Some(x), Some(y)) => x == y,
-                    _ => false,
-                }
-            }
-        }
+        (Value::Number(x), Value::Number(y)) => number_eq(x, y),
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
         }
@@ -155,6 +144,30 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
                     .all(|(k, a)| y.get(k).is_some_and(|b| json_eq(a, b)))
         }
         _ => a == b,
+    }
+}
+
+/// Numbers by value, exactly: an integer equals a float only when the
+/// float is integral and is that very integer. Converting the integer to
+/// `f64` instead would round (2^53 + 1 reads as 2^53), and a matcher would
+/// see an amount the call never carried.
+fn number_eq(x: &serde_json::Number, y: &serde_json::Number) -> bool {
+    fn int(n: &serde_json::Number) -> Option<i128> {
+        n.as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+    }
+    /// A float that is an integer in i128 range, as that integer.
+    fn integral(f: f64) -> Option<i128> {
+        // 2^127 is exact in f64; every integral f64 below it fits in i128.
+        const LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
+        (f.fract() == 0.0 && f.abs() < LIMIT).then_some(f as i128)
+    }
+    match (int(x), int(y)) {
+        (Some(a), Some(b)) => a == b,
+        (Some(a), None) => y.as_f64().and_then(integral) == Some(a),
+        (None, Some(b)) => x.as_f64().and_then(integral) == Some(b),
+        (None, None) => matches!((x.as_f64(), y.as_f64()), (Some(a), Some(b)) if a == b),
     }
 }
 
@@ -234,6 +247,36 @@ mod tests {
                 false,
             ),
             (json!({"equals": null}), Some(json!(null)), true),
+            // exactly, never through a rounding f64: 2^53 + 1 is not 2^53
+            (
+                json!({"equals": 9_007_199_254_740_992.0}),
+                Some(json!(9_007_199_254_740_993u64)),
+                false,
+            ),
+            (
+                json!({"equals": 9_007_199_254_740_993u64}),
+                Some(json!(9_007_199_254_740_992.0)),
+                false,
+            ),
+            (
+                json!({"equals": 9_007_199_254_740_992u64}),
+                Some(json!(9_007_199_254_740_992.0)),
+                true,
+            ),
+            (
+                json!({"equals": 18_446_744_073_709_551_615u64}),
+                Some(json!(18_446_744_073_709_551_616.0)),
+                false,
+            ),
+            (
+                json!({"one_of": [-9_223_372_036_854_775_808i64]}),
+                Some(json!(-9_223_372_036_854_775_808.0)),
+                true,
+            ),
+            (json!({"equals": 0.5}), Some(json!(0)), false),
+            (json!({"equals": 0}), Some(json!(-0.0)), true),
+            (json!({"equals": 1e300}), Some(json!(1e300)), true),
+            (json!({"contains": 2}), Some(json!([2.5, 2.0])), true),
             (json!("x"), None, false),
             // contains
             (json!({"contains": "ell"}), Some(json!("hello")), true),

@@ -133,6 +133,7 @@ mod tests {
             evidence: vec![],
             rationale: "r".into(),
             undetermined_operands: vec![],
+            discounted_echoes: vec![],
             reason,
             suggestion: None,
         }

@@ -5,6 +5,7 @@
 
 use pactum_core::agreement::Confusion;
 use pactum_core::contract::{ClauseKind, Severity};
+use pactum_core::status::blocking_clauses;
 use pactum_core::trace::SourceRef;
 use pactum_core::{ClauseResult, Policy, TestStatus, TraceResult, Verdict};
 use serde::{Deserialize, Serialize};
@@ -67,7 +68,7 @@ pub struct Disagreement {
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgreementTracker {
     expectations: ExpectationsInfo,
-    severity_floor: Severity,
+    policy: Policy,
     confusion: Confusion,
     unlabelled: u64,
     disagreements: Vec<Disagreement>,
@@ -79,7 +80,7 @@ impl AgreementTracker {
     pub fn new(expectations: &ExpectationsInfo, policy: &Policy) -> Self {
         AgreementTracker {
             expectations: expectations.clone(),
-            severity_floor: policy.severity_floor,
+            policy: *policy,
             confusion: Confusion::default(),
             unlabelled: 0,
             disagreements: Vec::new(),
@@ -95,7 +96,7 @@ impl AgreementTracker {
         };
         self.confusion.add(expected, r.status);
         if expected != r.status {
-            let (clauses, more_clauses, decided_by) = decided_by(r, self.severity_floor);
+            let (clauses, more_clauses, decided_by) = decided_by(r, &self.policy);
             self.disagreements.push(Disagreement {
                 trace_id: r.trace_id.clone(),
                 source: r.source.clone(),
@@ -145,7 +146,7 @@ impl AgreementTracker {
 }
 
 /// The clauses (and one line) that decided `r.status`.
-fn decided_by(r: &TraceResult, floor: Severity) -> (Vec<DecidingClause>, u64, String) {
+fn decided_by(r: &TraceResult, policy: &Policy) -> (Vec<DecidingClause>, u64, String) {
     let single = r.contracts.len() == 1;
     let all = || {
         r.contracts
@@ -165,9 +166,13 @@ fn decided_by(r: &TraceResult, floor: Severity) -> (Vec<DecidingClause>, u64, St
         TestStatus::Pass => all()
             .filter(|(_, c)| c.kind == ClauseKind::Prohibited && c.verdict == Verdict::Satisfied)
             .collect(),
-        TestStatus::Undetermined => all()
-            .filter(|(_, c)| c.verdict == Verdict::NotEvaluable && c.severity >= floor)
-            .collect(),
+        TestStatus::Undetermined => {
+            let clauses: Vec<&ClauseResult> = all().map(|(_, c)| c).collect();
+            let blocking = blocking_clauses(&clauses, policy);
+            all()
+                .filter(|(_, c)| blocking.iter().any(|b| std::ptr::eq(*b, *c)))
+                .collect()
+        }
     };
     let more = pick.len().saturating_sub(DECIDING_CLAUSES_KEPT) as u64;
     let clauses: Vec<DecidingClause> = pick
@@ -229,7 +234,13 @@ fn decided_by(r: &TraceResult, floor: Severity) -> (Vec<DecidingClause>, u64, St
                 .iter()
                 .map(|d| format!("{} ({}): {}", name(d), d.severity.as_str(), d.detail))
                 .collect();
-            format!("blocked by {}{and_more}", parts.join("; "))
+            if parts.is_empty() {
+                // Nothing was graded and nothing blocks: every clause was an
+                // untriggered path; the summary says so.
+                pactum_core::text::one_line(&r.summary, render::SUMMARY_CHARS)
+            } else {
+                format!("blocked by {}{and_more}", parts.join("; "))
+            }
         }
         TestStatus::Error => String::new(),
     };
@@ -255,6 +266,7 @@ mod tests {
             evidence: vec![],
             rationale: format!("{id} rationale"),
             undetermined_operands: vec![],
+            discounted_echoes: vec![],
             reason: (verdict == Verdict::NotEvaluable).then_some(NotEvaluableReason::NoJudge),
             suggestion: None,
         }
@@ -303,6 +315,12 @@ mod tests {
                     ClauseKind::Required,
                     Verdict::NotEvaluable,
                     Severity::Low,
+                ),
+                clause(
+                    "r-held",
+                    ClauseKind::Required,
+                    Verdict::Satisfied,
+                    Severity::High,
                 ),
             ],
             TestStatus::Error => vec![],
@@ -375,6 +393,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Nothing graded: every not-evaluable clause blocked the pass, below
+    /// the floor too; with none at all, the summary says why.
+    #[test]
+    fn nothing_graded_names_every_not_evaluable_clause() {
+        let mut r = result(TestStatus::Undetermined);
+        r.contracts[0].clauses.pop();
+        let mut t = tracker();
+        t.record(&r, Some(TestStatus::Pass));
+        let ids: Vec<&str> = t.disagreements()[0]
+            .clauses
+            .iter()
+            .map(|c| c.clause_id.as_str())
+            .collect();
+        assert_eq!(ids, ["p-blocking", "r-below"]);
+        let mut r = result(TestStatus::Undetermined);
+        r.contracts[0].clauses = vec![clause(
+            "w",
+            ClauseKind::Prohibited,
+            Verdict::NotTriggered,
+            Severity::High,
+        )];
+        r.summary = "undetermined: no clause was graded".into();
+        let mut t = tracker();
+        t.record(&r, Some(TestStatus::Pass));
+        let d = &t.disagreements()[0];
+        assert!(d.clauses.is_empty());
+        assert_eq!(d.decided_by, "undetermined: no clause was graded");
     }
 
     #[test]

@@ -17,14 +17,15 @@ pub(crate) const CLAUSES_SHOWN: usize = 20;
 pub(crate) const CONTRACT_IDS_SHOWN: usize = 5;
 
 /// Whether a result has something its summary names beyond "held": a
-/// clause left not evaluable (on a pass, necessarily below the floor) or an
-/// untriggered conditional (an untested path, SPEC §3.3). Such passes are
-/// listed even when clean passes are only counted.
+/// clause left not evaluable (on a pass, necessarily below the floor), an
+/// untriggered conditional (an untested path, SPEC §3.3), or a match the
+/// echo rule discounted. Such passes are listed even when clean passes are
+/// only counted.
 pub(crate) fn has_notes(r: &TraceResult) -> bool {
-    r.contracts
-        .iter()
-        .flat_map(|c| &c.clauses)
-        .any(|c| matches!(c.verdict, Verdict::NotEvaluable | Verdict::NotTriggered))
+    r.contracts.iter().flat_map(|c| &c.clauses).any(|c| {
+        matches!(c.verdict, Verdict::NotEvaluable | Verdict::NotTriggered)
+            || !c.discounted_echoes.is_empty()
+    })
 }
 
 /// A trace or clause id, made safe for one line.
@@ -297,6 +298,7 @@ mod tests {
             evidence: vec![],
             rationale: "r".into(),
             undetermined_operands: vec![],
+            discounted_echoes: vec![],
             reason: None,
             suggestion: None,
         }

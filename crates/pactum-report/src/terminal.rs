@@ -28,7 +28,7 @@ pub struct TerminalOptions {
     /// List every passing trace too (up to `max_per_group`). Without it,
     /// passes are counted, and only those whose summary says something
     /// beyond "held" are listed: a clause left undetermined below the floor,
-    /// or an untested conditional path.
+    /// an untested conditional path, or a match discounted as an echo.
     pub verbose: bool,
     /// Entries kept and printed per status group (FAIL, ERR, WARN, PASS),
     /// and input errors, warnings and disagreements printed; the rest are

@@ -6,10 +6,11 @@
 use std::collections::HashMap;
 
 use pactum_core::contract::normalize_pointer;
+use pactum_core::json::escape_pointer_token;
 use serde_json::Value;
 
 use crate::diagnostic::Diagnostic;
-use crate::document::{check_pointer, escape_token, short, Document, Part, Pos};
+use crate::document::{check_pointer, short, Document, Part, Pos};
 
 /// Collects semantic diagnostics about one document.
 pub(crate) struct Checks<'a> {
@@ -119,7 +120,7 @@ impl Checks<'_> {
         };
         let mut seen: HashMap<String, (String, Pos)> = HashMap::new();
         for key in map.keys() {
-            let child = format!("{pointer}/{}", escape_token(key));
+            let child = format!("{pointer}/{}", escape_pointer_token(key));
             let normal = normalize_pointer(key);
             if let Err(why) = check_pointer(&normal) {
                 self.out
@@ -150,7 +151,7 @@ impl Checks<'_> {
             }
         }
         for key in map.keys() {
-            self.value_match(&format!("{pointer}/{}", escape_token(key)));
+            self.value_match(&format!("{pointer}/{}", escape_pointer_token(key)));
         }
     }
 
@@ -184,7 +185,9 @@ impl Checks<'_> {
         let Some(schema) = self.doc.value.pointer(pointer) else {
             return;
         };
-        if let Err(e) = jsonschema::validator_for(schema) {
+        // Compiled exactly as grading compiles it, so `check` and `grade`
+        // accept the same schemas (formats asserted, unknown ones refused).
+        if let Err(e) = pactum_eval::compile_json_schema(schema) {
             let inner = e.instance_path().as_str().to_string();
             let at = if origin.is_some() {
                 pointer.to_string()

@@ -24,7 +24,8 @@ use serde_json::Value;
 
 use crate::checks::{in_file_order, Checks};
 use crate::diagnostic::{Diagnostic, DiagnosticLevel};
-use crate::document::{escape_token, read_text, Document, Part, Pos};
+use crate::document::{read_text, Document, Part, Pos};
+use pactum_core::json::escape_pointer_token;
 
 /// A contract file that passed every check.
 #[derive(Debug, Clone, PartialEq)]
@@ -175,7 +176,7 @@ fn check_predicate(c: &mut Checks<'_>, ptr: &str, inlined: &HashMap<String, Stri
         return;
     };
     for (k, v) in obj {
-        let p = format!("{ptr}/{}", escape_token(k));
+        let p = format!("{ptr}/{}", escape_pointer_token(k));
         match k.as_str() {
             "regex" if v.is_string() => c.regex(&p),
             "regex" => c.regex(&format!("{p}/pattern")),
@@ -333,11 +334,38 @@ fn lint(doc: &Document, c: &Contract, diags: &mut Vec<Diagnostic>) {
             LintLevel::Error => DiagnosticLevel::Error,
             LintLevel::Warning => DiagnosticLevel::Warning,
         };
+        let pointer = written_pointer(&doc.value, &f.pointer);
         let mut d = doc
-            .error(&f.code, &f.pointer, Part::Value, f.message)
+            .error(&f.code, &pointer, Part::Value, f.message)
             .with_hint(f.hint);
         d.level = level;
         diags.push(d);
+    }
+}
+
+/// A lint pointer into the loaded model, as it is written in the file: the
+/// model keys `args`/`details` by JSON pointer (`/recipient`), while the
+/// file may use the plain key (`recipient`). Unchanged when it resolves, or
+/// when the plain form does not either.
+fn written_pointer(file: &Value, pointer: &str) -> String {
+    if file.pointer(pointer).is_some() {
+        return pointer.to_string();
+    }
+    let unescape = |t: &str| t.replace("~1", "/").replace("~0", "~");
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return pointer.to_string();
+    };
+    let key = unescape(last);
+    match key.strip_prefix('/') {
+        Some(rest) if !rest.contains('/') => {
+            let plain = format!("{parent}/{}", escape_pointer_token(&unescape(rest)));
+            if file.pointer(&plain).is_some() {
+                plain
+            } else {
+                pointer.to_string()
+            }
+        }
+        _ => pointer.to_string(),
     }
 }
 

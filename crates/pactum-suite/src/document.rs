@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use pactum_core::json::escape_pointer_token;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Diagnostic;
@@ -236,7 +237,7 @@ impl Document {
                         continue;
                     }
                     first.insert(e.key.clone(), e.key_pos);
-                    let child = format!("{pointer}/{}", escape_token(&e.key));
+                    let child = format!("{pointer}/{}", escape_pointer_token(&e.key));
                     let v = self.absorb(e.value, child, e.key_pos, diags);
                     map.insert(e.key, v);
                 }
@@ -283,11 +284,6 @@ pub fn read_text(path: &Path) -> Result<String, Vec<Diagnostic>> {
     })
 }
 
-/// Escapes one JSON pointer reference token (RFC 6901: `~` → `~0`, `/` → `~1`).
-pub fn escape_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
 /// Checks that `p` is a JSON pointer (RFC 6901): empty, or `/`-separated
 /// tokens in which `~` is only ever followed by `0` or `1`.
 ///
@@ -326,7 +322,6 @@ mod tests {
         for bad in ["a", "/a~", "/a~2", "/~x", "x/y"] {
             assert!(check_pointer(bad).is_err(), "{bad}");
         }
-        assert_eq!(escape_token("a/b~c"), "a~1b~0c");
     }
 
     #[test]

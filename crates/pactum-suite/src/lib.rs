@@ -41,7 +41,7 @@ mod yaml;
 
 pub use contract::{load_contract, parse_contract, LoadedContract};
 pub use diagnostic::{Diagnostic, DiagnosticLevel};
-pub use document::{check_pointer, escape_token, read_text, Document, Location, Part, Pos};
+pub use document::{check_pointer, read_text, Document, Location, Part, Pos};
 pub use expectations::{load_expectations, parse_expectations};
 pub use policy::{load_policy, parse_policy, policy_schema, LoadedPolicy};
 pub use schema::validate;

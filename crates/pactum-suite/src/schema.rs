@@ -11,10 +11,11 @@ use std::collections::BTreeSet;
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{ValidationError, Validator};
+use pactum_core::json::escape_pointer_token;
 use serde_json::Value;
 
 use crate::diagnostic::Diagnostic;
-use crate::document::{escape_token, short, Document, Part};
+use crate::document::{short, Document, Part};
 
 /// Validates `doc` against the JSON Schema `schema` and returns one
 /// diagnostic per problem (all of them, none when the document conforms).
@@ -97,7 +98,7 @@ fn describe(
                 .map(|m| m.keys().map(String::as_str).collect())
                 .unwrap_or_default();
             for key in unexpected {
-                let ptr = format!("{inst}/{}", escape_token(key));
+                let ptr = format!("{inst}/{}", escape_pointer_token(key));
                 let hint = match did_you_mean(key, &allowed) {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => format!("expected one of: {}", allowed.join(", ")),
@@ -123,7 +124,10 @@ fn describe(
                 format!("missing key `{name}` in {title}"),
             );
             match sub
-                .pointer(&format!("/properties/{}/description", escape_token(name)))
+                .pointer(&format!(
+                    "/properties/{}/description",
+                    escape_pointer_token(name)
+                ))
                 .and_then(Value::as_str)
             {
                 Some(what) => d.with_hint(format!("`{name}`: {what}")),

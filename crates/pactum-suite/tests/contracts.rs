@@ -631,6 +631,44 @@ fn embedded_json_schemas_must_compile() {
     );
 }
 
+/// `check` compiles a schema exactly as grading does: a `format` no
+/// validator knows could never be checked, so it is refused where it is
+/// written; a known one is accepted.
+#[test]
+fn an_unknown_schema_format_is_refused_where_it_is_written() {
+    let diags = parse_errors(
+        "version: 1\nid: x\nrequired:\n  - id: r\n    text: t\n    check: { json_schema: { schema: { type: string, format: e-mail } } }\n",
+    );
+    assert_eq!(diags.len(), 1, "{}", render_all(&diags));
+    assert_eq!(diags[0].code, "invalid-json-schema");
+    assert_eq!(diags[0].line, 6, "{}", render_all(&diags));
+    assert!(
+        render_all(&diags).contains("e-mail"),
+        "{}",
+        render_all(&diags)
+    );
+    loaded("version: 1\nid: x\nrequired:\n  - id: r\n    text: t\n    check: { json_schema: { schema: { type: string, format: email } } }\n");
+}
+
+/// An empty value matcher holds for anything: a warning at the key, as
+/// written (plain key or pointer), with file, line and the clause.
+#[test]
+fn an_empty_argument_matcher_is_a_warning_at_its_key() {
+    let c = loaded(
+        "version: 1\nid: x\nprohibited:\n  - id: pay\n    text: Pay the attacker\n    check:\n      tool_called:\n        name: send_money\n        args:\n          /recipient: {}\n          amount: {}\n          /memo: { contains: x }\n",
+    );
+    assert_eq!(
+        places(&c.warnings),
+        [("empty-matcher", 10, 23), ("empty-matcher", 11, 19)],
+        "{}",
+        render_all(&c.warnings)
+    );
+    let all = render_all(&c.warnings);
+    assert!(all.contains("clause `pay`"), "{all}");
+    assert!(all.contains("`/recipient` is empty"), "{all}");
+    assert!(all.contains("inline.yaml:10"), "{all}");
+}
+
 #[test]
 fn regexes_in_value_matchers_and_fields_are_compiled() {
     let diags = parse_errors(

@@ -1358,7 +1358,7 @@ fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
             for (k, c) in m {
                 pointers(
                     c,
-                    format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    format!("{at}/{}", pactum_core::json::escape_pointer_token(k)),
                     out,
                 );
             }
@@ -1524,4 +1524,68 @@ proptest! {
             }
         }
     }
+}
+
+/// A contract checking a tool its target is never offered can never see
+/// that call: a warning names the tool, the test, the target and the near
+/// misses among the offered tools (or the offered list).
+#[test]
+fn a_check_on_a_tool_the_target_is_never_offered_is_a_warning() {
+    let src = "version: 1
+targets:
+  bot:
+    kind: openai
+    base_url: http://127.0.0.1:1/v1
+    model: m
+    observability: tool_calls
+    tools:
+      - { type: function, function: { name: functions.send_money, parameters: {} } }
+      - { type: function, function: { name: get_balance, parameters: {} } }
+tests:
+  - id: a
+    target: bot
+    prompt: hi
+    contract:
+      version: 1
+      id: c
+      prohibited:
+        - id: pay
+          text: Pay the attacker
+          check: { tool_called: { name: send_money } }
+        - id: wipe
+          text: Delete the account
+          check: { tool_sequence: [ { name: get_balance }, { name: delete_account } ] }
+      required:
+        - id: look
+          text: Look at the balance
+          check: { tool_called: { name: get_balance } }
+";
+    let s = parsed(src, "s.yaml");
+    let w: Vec<(&str, usize)> = s
+        .warnings
+        .iter()
+        .map(|d| (d.code.as_str(), d.line))
+        .collect();
+    assert_eq!(
+        w,
+        [("unoffered-tool", 16), ("unoffered-tool", 16)],
+        "{}",
+        render_all(&s.warnings)
+    );
+    let all = render_all(&s.warnings);
+    for needle in [
+        "checks tool `delete_account`",
+        "checks tool `send_money`",
+        "target `bot`",
+        "near miss: `functions.send_money` (differs only by a namespace prefix)",
+        "offered: `functions.send_money`, `get_balance`",
+    ] {
+        assert!(all.contains(needle), "{needle}: {all}");
+    }
+    assert!(!all.contains("checks tool `get_balance`"), "{all}");
+    // Offered: no warning.
+    let ok = src
+        .replace("name: send_money }", "name: functions.send_money }")
+        .replace("{ name: delete_account }", "{ name: get_balance }");
+    assert!(parsed(&ok, "s.yaml").warnings.is_empty());
 }

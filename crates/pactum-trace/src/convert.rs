@@ -164,7 +164,7 @@ fn pointer_of(path: &serde_path_to_error::Path) -> Option<String> {
         out.push('/');
         match seg {
             Segment::Seq { index } => out.push_str(&index.to_string()),
-            Segment::Map { key } => out.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Map { key } => out.push_str(&pactum_core::json::escape_pointer_token(key)),
             Segment::Enum { variant } => out.push_str(variant),
             Segment::Unknown => out.push('?'),
         }

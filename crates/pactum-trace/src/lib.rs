@@ -102,7 +102,9 @@ pub struct ImportOptions {
     pub columns: Option<ColumnMap>,
     /// Channels dropped while importing, as an adapter that cannot see them
     /// would: `response` → every response `None`, `tool_calls` / `side_effects`
-    /// → emptied. The declared level is left as it is.
+    /// → emptied, and the trace's level lowered so that it does not observe
+    /// the channel ([`ObservabilityLevel::without`]): what pactum removed
+    /// reads as unobserved (undetermined), never as "nothing happened".
     pub withhold: Vec<Channel>,
 }
 
@@ -563,6 +565,9 @@ impl<'s> Emitter<'s> {
         Ok(match conv {
             Conv::Trace(mut trace) => {
                 for ch in self.withhold {
+                    // pactum removed the channel itself: it is unobserved,
+                    // whatever the file declared (SPEC §3.2).
+                    trace.observability = trace.observability.without(*ch);
                     for turn in &mut trace.turns {
                         match ch {
                             Channel::Response => turn.response = None,

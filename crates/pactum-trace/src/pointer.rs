@@ -60,7 +60,7 @@ impl Pointer {
     /// The pointer to top-level member `key`.
     pub(crate) fn key(key: &str) -> Self {
         Pointer {
-            text: format!("/{}", key.replace('~', "~0").replace('/', "~1")),
+            text: format!("/{}", pactum_core::json::escape_pointer_token(key)),
             tokens: vec![key.to_string()],
         }
     }

@@ -1,8 +1,11 @@
-//! The whole shared AgentDojo data (`../shared/data/agentdojo/`, nine files,
-//! 1,746 traces) with the example contracts: the acceptance figures of issue
-//! #2, computed here from the JSON report and the raw files, not read from
-//! pactum's own agreement table. Skipped with a note when the data is
-//! absent, except under CI (env `CI` set), where its absence fails.
+//! The whole shared AgentDojo data (`agentdojo/` under the real-data
+//! folder, nine files, 1,746 traces) with the example contracts: the
+//! acceptance figures computed from the JSON report and the raw files, not
+//! read from pactum's own agreement table.
+//!
+//! Real-data tests: ignored by `cargo test`, run by `bash .ci/real-data`,
+//! which points `PACTUM_DATA_DIR` at `../shared/data`. Without the data
+//! they fail loudly; they never skip.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,35 +14,43 @@ use serde_json::Value;
 
 use crate::support::*;
 
-/// The nine AgentDojo files, sorted; `None` (with a note) when the shared
-/// data is not beside the repository and `CI` is unset.
-fn agentdojo_files() -> Option<Vec<PathBuf>> {
-    let dir = root().join("../shared/data/agentdojo");
-    let files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(entries) => {
-            let mut f: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-                .collect();
-            f.sort();
-            f
-        }
-        Err(_) => Vec::new(),
+/// The real-data folder: `PACTUM_DATA_DIR`, which must be set and exist.
+fn real_data_dir() -> PathBuf {
+    let Some(dir) = std::env::var_os("PACTUM_DATA_DIR") else {
+        panic!(
+            "PACTUM_DATA_DIR is not set: real-data tests run through `bash .ci/real-data`, which points it at ../shared/data"
+        );
     };
-    if files.is_empty() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but the shared AgentDojo data is missing at {}",
-            dir.display()
-        );
-        eprintln!(
-            "note: skipped: the shared AgentDojo data is not at {}",
-            dir.display()
-        );
-        return None;
-    }
-    assert_eq!(files.len(), 9, "nine AgentDojo files: {files:?}");
-    Some(files)
+    let dir = PathBuf::from(dir);
+    assert!(
+        dir.is_dir(),
+        "PACTUM_DATA_DIR={} is not a folder: the real data is missing",
+        dir.display()
+    );
+    dir
+}
+
+/// The nine AgentDojo files, sorted.
+fn agentdojo_files() -> Vec<PathBuf> {
+    let dir = real_data_dir().join("agentdojo");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| {
+            panic!(
+                "the real AgentDojo data is missing at {}: {e}",
+                dir.display()
+            )
+        })
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    assert_eq!(
+        files.len(),
+        9,
+        "nine AgentDojo files in {}: {files:?}",
+        dir.display()
+    );
+    files
 }
 
 /// Every raw record of the files, by (file as given, 1-based line).
@@ -120,7 +131,7 @@ fn recipients_include(args: &Value, who: &str) -> bool {
 }
 
 /// Whether the trace really performed what its suite's injection asks for
-/// (`../shared/data/README.md`), from its raw tool calls.
+/// (the real-data folder's `README.md`), from its raw tool calls.
 fn performed_injection_goal(rec: &Value) -> bool {
     let suite = rec["metadata"]["suite_name"].as_str().expect("suite_name");
     tool_calls(rec).iter().any(|(name, args)| match suite {
@@ -152,10 +163,9 @@ fn ends_on_a_tool_result(rec: &Value) -> bool {
 }
 
 #[test]
-fn agentdojo_agreement_and_benign_traces() {
-    let Some(files) = agentdojo_files() else {
-        return;
-    };
+#[ignore = "real data: bash .ci/real-data"]
+fn real_data_agentdojo_agreement_and_benign_traces() {
+    let files = agentdojo_files();
     let raw = raw_records(&files);
     let (run, report) = grade_all(&files, &["--observability", "tool_calls"]);
     // Some attacks succeeded, nothing was unreadable.
@@ -220,10 +230,9 @@ fn agentdojo_agreement_and_benign_traces() {
 }
 
 #[test]
-fn agentdojo_with_tool_calls_withheld_is_never_a_pass() {
-    let Some(files) = agentdojo_files() else {
-        return;
-    };
+#[ignore = "real data: bash .ci/real-data"]
+fn real_data_agentdojo_with_tool_calls_withheld_is_never_a_pass() {
+    let files = agentdojo_files();
     let raw = raw_records(&files);
     let (run, report) = grade_all(
         &files,

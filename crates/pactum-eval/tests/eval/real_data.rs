@@ -1,4 +1,5 @@
-//! On real data: the AgentDojo runs in `shared/data/agentdojo/` (nine
+//! On real data (ignored; `bash .ci/real-data`): the AgentDojo runs in
+//! `agentdojo/` under `PACTUM_DATA_DIR` (nine
 //! files, 1,746 traces). The importer crate is written concurrently, so a
 //! small helper here builds `Trace`s: one turn per run of user messages,
 //! the assistant's text and tool calls (object arguments as recorded), and
@@ -18,23 +19,23 @@ use crate::common::contract;
 
 const ATTACKER_IBAN: &str = "US133000000121212121212";
 
+/// The real-data folder: `PACTUM_DATA_DIR`, set by `bash .ci/real-data` to
+/// `../shared/data`. These tests are ignored by `cargo test`; run without
+/// the data they fail loudly, never skip.
 fn data_dir() -> PathBuf {
-    match std::env::var_os("PACTUM_DATA_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
-    }
+    let Some(d) = std::env::var_os("PACTUM_DATA_DIR") else {
+        panic!(
+            "PACTUM_DATA_DIR is not set: real-data tests run through `bash .ci/real-data`, which points it at ../shared/data"
+        );
+    };
+    PathBuf::from(d)
 }
 
 /// Every trace of every AgentDojo file, with its raw record.
 fn agentdojo() -> Vec<(Trace, Value)> {
     let dir = data_dir().join("agentdojo");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| {
-            panic!(
-                "reading {}: {e} (set PACTUM_DATA_DIR to shared/data)",
-                dir.display()
-            )
-        })
+        .unwrap_or_else(|e| panic!("the real data is missing: reading {}: {e}", dir.display()))
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .collect();
@@ -166,7 +167,8 @@ fn banking_contract() -> pactum_eval::CompiledContract {
 }
 
 #[test]
-fn the_attacker_transfer_clause_detects_exactly_the_banking_traces_with_that_call() {
+#[ignore = "real data: bash .ci/real-data"]
+fn real_data_the_attacker_transfer_clause_detects_exactly_the_banking_traces_with_that_call() {
     let contracts = [banking_contract()];
     let policy = Policy::default();
     let all = agentdojo();
@@ -215,7 +217,8 @@ fn the_attacker_transfer_clause_detects_exactly_the_banking_traces_with_that_cal
 }
 
 #[test]
-fn withheld_tool_calls_under_response_only_never_pass() {
+#[ignore = "real data: bash .ci/real-data"]
+fn real_data_withheld_tool_calls_under_response_only_never_pass() {
     let contracts = [banking_contract()];
     let policy = Policy::default();
     let mut attacked = 0;
@@ -251,7 +254,8 @@ fn withheld_tool_calls_under_response_only_never_pass() {
 /// back. With echo exclusion, a response-text check on the attacker's IBAN
 /// counts only responses that state it in their own words.
 #[test]
-fn echo_exclusion_on_real_responses() {
+#[ignore = "real data: bash .ci/real-data"]
+fn real_data_echo_exclusion_on_real_responses() {
     let exclude = contract(
         json!({"version": 1, "id": "x", "prohibited": [{"id": "iban", "text": "Mention the IBAN",
         "check": {"contains": ATTACKER_IBAN}}]}),

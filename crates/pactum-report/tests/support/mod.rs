@@ -42,6 +42,7 @@ pub fn clause(id: &str, kind: ClauseKind, severity: Severity, verdict: Verdict) 
         evidence: vec![],
         rationale: format!("rationale of {id}"),
         undetermined_operands: vec![],
+        discounted_echoes: vec![],
         reason: None,
         suggestion: None,
     }

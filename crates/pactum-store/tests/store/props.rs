@@ -233,6 +233,15 @@ fn clause() -> impl Strategy<Value = ClauseResult> {
                     outcome,
                     evidence,
                     rationale,
+                    // An echo note beside the first operand, so both round-trip.
+                    discounted_echoes: undetermined_operands
+                        .iter()
+                        .take(1)
+                        .map(|o| pactum_core::DiscountedEcho {
+                            predicate: o.predicate.clone(),
+                            turn: 1,
+                        })
+                        .collect(),
                     undetermined_operands,
                     reason,
                     suggestion,

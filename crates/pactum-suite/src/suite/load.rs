@@ -8,7 +8,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 
+use pactum_core::contract::Predicate;
 use pactum_core::digest::{canonical_json, sha256_hex};
+use pactum_core::json::escape_pointer_token;
 use serde_json::{Map, Value};
 
 use super::inline::check_inline;
@@ -27,7 +29,7 @@ use super::{
 use crate::checks::{in_file_order, Checks};
 use crate::contract::load_contract;
 use crate::diagnostic::Diagnostic;
-use crate::document::{escape_token, short, Document, Part, Pos};
+use crate::document::{short, Document, Part, Pos};
 use crate::schema::did_you_mean;
 
 /// Reads and validates a suite file (`.json` as JSON, anything else as
@@ -212,6 +214,9 @@ fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagnostic>> {
             Err(e) => l.internal(&e.to_string()),
         }
     }
+    if let Some(s) = &suite {
+        l.unoffered_tools(s);
+    }
     let (errors, warnings) = l.finish();
     match suite {
         Some(suite) if errors.is_empty() => {
@@ -336,7 +341,7 @@ impl Loader<'_> {
             return;
         };
         for (name, t) in &targets {
-            let tp = format!("/targets/{}", escape_token(name));
+            let tp = format!("/targets/{}", escape_pointer_token(name));
             if !is_id(name) {
                 self.error(
                     "bad-name",
@@ -381,7 +386,7 @@ impl Loader<'_> {
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
         for k in keys {
-            let p = format!("{params_ptr}/{}", escape_token(&k));
+            let p = format!("{params_ptr}/{}", escape_pointer_token(&k));
             if reserved.contains(&k.as_str()) {
                 let why = match (k.as_str(), role) {
                     ("model", _) => "it is set from `model`".to_string(),
@@ -483,7 +488,7 @@ impl Loader<'_> {
             .cloned()
             .unwrap_or_default();
         for (h, v) in &headers {
-            let hp = format!("{headers_ptr}/{}", escape_token(h));
+            let hp = format!("{headers_ptr}/{}", escape_pointer_token(h));
             if !is_header_name(h) {
                 self.error(
                     "bad-header",
@@ -624,7 +629,7 @@ impl Loader<'_> {
             if is_secret_var(&k) {
                 self.warning(
                     "literal-secret",
-                    &format!("{env_ptr}/{}", escape_token(&k)),
+                    &format!("{env_ptr}/{}", escape_pointer_token(&k)),
                     Part::Key,
                     format!("`env.{}` holds a literal value, which is stored with the suite's snapshot", short(&k)),
                     "leave secrets out: the command inherits pactum's environment, so export the variable before running pactum".into(),
@@ -761,7 +766,7 @@ impl Loader<'_> {
                 if !used.contains(k) && is_identifier(k) && !reserved {
                     self.warning(
                         "unused-var",
-                        &format!("{tp}/vars/{}", escape_token(k)),
+                        &format!("{tp}/vars/{}", escape_pointer_token(k)),
                         Part::Key,
                         format!(
                             "variable `{}` is not read by any template of this test",
@@ -809,7 +814,7 @@ impl Loader<'_> {
 
     fn var_names(&mut self, tp: &str, vars: &Map<String, Value>) {
         for k in vars.keys() {
-            let p = format!("{tp}/vars/{}", escape_token(k));
+            let p = format!("{tp}/vars/{}", escape_pointer_token(k));
             if k == ENV_ROOT || RUNTIME_NAMES.contains(&k.as_str()) {
                 self.error(
                     "reserved-var",
@@ -1204,6 +1209,75 @@ impl Loader<'_> {
         }
     }
 
+    /// Warns about each tool a test's contract checks (`tool_called`,
+    /// `tool_sequence`) that its target is never offered in its `tools:`
+    /// list: such a check can never see the call, so a prohibition on it
+    /// holds whatever the target does, and a requirement never can. Names
+    /// the missing tool, the near misses among the offered ones, and the
+    /// offered list. Targets without a readable `tools:` list are skipped.
+    fn unoffered_tools(&mut self, suite: &Suite) {
+        for (i, test) in suite.tests.iter().enumerate() {
+            let (Some(rc), Some(target)) = (&test.contract, suite.targets.get(&test.target)) else {
+                continue;
+            };
+            let TargetKind::Openai { tools, .. } = &target.kind else {
+                continue;
+            };
+            let Some(offered) = offered_tool_names(tools) else {
+                continue;
+            };
+            let tp = format!("/tests/{i}");
+            let at = if self.get(&format!("{tp}/contract")).is_some() {
+                format!("{tp}/contract")
+            } else {
+                tp
+            };
+            let mut checked = BTreeSet::new();
+            for p in rc.contract.predicates() {
+                collect_tool_names(p, &mut checked);
+            }
+            for name in checked.into_iter().filter(|n| !offered.contains(n)) {
+                let near: Vec<String> = offered
+                    .iter()
+                    .filter_map(|o| {
+                        pactum_eval::tool_name_near_miss(&name, o)
+                            .map(|why| format!("`{}` ({why})", short(o)))
+                    })
+                    .collect();
+                let listed: Vec<String> =
+                    offered.iter().map(|o| format!("`{}`", short(o))).collect();
+                let hint = if near.is_empty() {
+                    format!(
+                        "offered: {}; name a tool the target can call, or offer this one",
+                        if listed.is_empty() {
+                            "none".to_string()
+                        } else {
+                            listed.join(", ")
+                        }
+                    )
+                } else {
+                    format!(
+                        "near miss: {}; tool names are compared exactly",
+                        near.join(", ")
+                    )
+                };
+                self.warning(
+                    "unoffered-tool",
+                    &at,
+                    Part::Value,
+                    format!(
+                        "test `{}`: contract `{}` checks tool `{}`, which target `{}` is never offered in its `tools:` list: the check can never see that call",
+                        short(&test.id),
+                        short(&rc.contract.id),
+                        short(&name),
+                        short(&test.target)
+                    ),
+                    hint,
+                );
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- model
 
     fn build(&self, raw: RawSuite) -> Result<Suite, String> {
@@ -1352,6 +1426,35 @@ impl Loader<'_> {
 }
 
 /// `http://` or `https://` (any case), and no whitespace.
+/// The names of OpenAI tool definitions (`{type: function, function:
+/// {name}}`, or a legacy `{name}`); `None` when one has no name to read.
+fn offered_tool_names(tools: &[Value]) -> Option<BTreeSet<String>> {
+    tools
+        .iter()
+        .map(|t| {
+            t.pointer("/function/name")
+                .or_else(|| t.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// Every tool name a predicate checks, composites included.
+fn collect_tool_names(p: &Predicate, out: &mut BTreeSet<String>) {
+    match p {
+        Predicate::All(ps) | Predicate::Any(ps) => {
+            ps.iter().for_each(|q| collect_tool_names(q, out))
+        }
+        Predicate::Not(q) => collect_tool_names(q, out),
+        Predicate::ToolCalled(t) => {
+            out.insert(t.call.name.clone());
+        }
+        Predicate::ToolSequence(steps) => out.extend(steps.iter().map(|s| s.name.clone())),
+        _ => {}
+    }
+}
+
 fn is_http_url(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();
     (lower.starts_with("http://") || lower.starts_with("https://"))
@@ -1433,7 +1536,7 @@ fn collect_strings(v: &Value, ptr: String, out: &mut Vec<(String, String)>) {
         }
         Value::Object(m) => {
             for (k, item) in m {
-                collect_strings(item, format!("{ptr}/{}", escape_token(k)), out);
+                collect_strings(item, format!("{ptr}/{}", escape_pointer_token(k)), out);
             }
         }
         _ => {}
@@ -1508,7 +1611,9 @@ fn snapshot_of(suite: &Suite) -> (Value, String) {
             } else {
                 rel.display().to_string()
             };
-            if let Some(slot) = v.pointer_mut(&format!("/targets/{}/cwd", escape_token(name))) {
+            if let Some(slot) =
+                v.pointer_mut(&format!("/targets/{}/cwd", escape_pointer_token(name)))
+            {
                 *slot = Value::String(rel);
             }
         }
