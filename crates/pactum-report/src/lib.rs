@@ -21,6 +21,7 @@ mod error;
 mod json;
 mod junit;
 mod model;
+pub mod output;
 mod render;
 mod terminal;
 mod totals;
@@ -30,6 +31,7 @@ pub use error::ReportError;
 pub use json::{terminal_safe_json, JsonReporter, INPUT_ERRORS_KEPT, REPORT_VERSION};
 pub use junit::JunitReporter;
 pub use model::{ContractInfo, ExpectationsInfo, InputError, InputFile, RunEnd, RunInfo, Warning};
+pub use output::{check_outputs, Output, OutputFolder, Protected, ReportFile};
 pub use terminal::{TerminalOptions, TerminalReporter};
 pub use totals::Totals;
 
