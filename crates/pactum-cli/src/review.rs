@@ -10,14 +10,16 @@ use pactum_core::text::one_line;
 use pactum_core::{Contract, TestStatus};
 use pactum_eval::{grade_trace, CompiledContract};
 use pactum_interpret::{authored_digest, AuthoredFields, InterpreterSource};
-use pactum_report::{ContractInfo, RunInfo, Warning};
+use pactum_report::{ContractInfo, Protected, RunInfo, Warning};
 use pactum_runner::{Looked, Runner};
 use serde_json::Value;
 
 use crate::exit::Exit;
-use crate::grade::{reporters, Fanout};
+use crate::grade::{reporters, store_protected, Fanout};
 use crate::output::eprint;
-use crate::run::{finish_stored, open_existing_store, open_store, prepare, stored_run};
+use crate::run::{
+    finish_stored, open_existing_store, open_store, prepare, stored_run, suite_protected,
+};
 use crate::{InterpretArgs, RescoreArgs};
 
 /// The message a stale re-score carries (SPEC §3.6).
@@ -334,7 +336,12 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
             }
         },
     };
-    let mut fan: Fanout = match reporters(&args.report, color) {
+    let mut protected = vec![store_protected(args.db.as_deref())];
+    match &current {
+        Ok(s) => protected.extend(suite_protected(s)),
+        Err(_) => protected.push(Protected::input("the suite", suite_path.clone())),
+    }
+    let mut fan: Fanout = match reporters(&args.report, color, &protected) {
         Ok(f) => f,
         Err(e) => return e,
     };

@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use pactum_core::TestStatus;
-use pactum_report::{ContractInfo, RunEnd, RunInfo, Warning};
+use pactum_report::{ContractInfo, Protected, RunEnd, RunInfo, Warning};
 use pactum_runner::{CacheMode, Event, RunOptions, Runner};
 use pactum_store::{RunId, Store};
 use pactum_suite::{env_vars_needed, load_suite, LoadedSuite};
 
 use crate::exit::{self, Exit};
-use crate::grade::{print_diagnostics, reporters, Fanout};
+use crate::grade::{print_diagnostics, reporters, store_protected, Fanout};
 use crate::output::{eprint, stderr_color};
 use crate::{RunArgs, RunsArgs, ShowArgs};
 
@@ -76,11 +76,9 @@ pub(crate) fn finish_stored(
     warnings: Vec<Warning>,
     statuses: &BTreeMap<TestStatus, u64>,
 ) -> Exit {
-    fan.each(|r| {
-        r.finish(&RunEnd {
-            inputs: vec![],
-            warnings: warnings.clone(),
-        })
+    fan.finish(&RunEnd {
+        inputs: vec![],
+        warnings,
     });
     if fan.failed {
         return Exit::Partial;
@@ -127,6 +125,26 @@ pub(crate) fn prepare(path: &Path, color: bool) -> Result<LoadedSuite, Exit> {
         return Err(Exit::Usage);
     }
     Ok(suite)
+}
+
+/// The files of a suite no report may overwrite: the suite file and every
+/// file it names ([`LoadedSuite::files`]).
+pub(crate) fn suite_protected(suite: &LoadedSuite) -> Vec<Protected> {
+    suite
+        .files()
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            Protected::input(
+                if i == 0 {
+                    "the suite"
+                } else {
+                    "a file the suite names"
+                },
+                p,
+            )
+        })
+        .collect()
 }
 
 fn contract_infos(suite: &LoadedSuite) -> Vec<ContractInfo> {
@@ -190,6 +208,14 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
             });
         }
     }
+    let mut protected = suite_protected(&suite);
+    protected.push(store_protected(args.db.as_deref()));
+    // Before anything is written: a report path that is an input or the
+    // store is refused here.
+    let mut fan = match reporters(&args.report, color, &protected) {
+        Ok(f) => f,
+        Err(e) => return e,
+    };
     let runner = match Runner::new(suite) {
         Ok(r) => r,
         Err(e) => {
@@ -243,10 +269,6 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
             .display()
             .to_string(),
         pactum_version: env!("CARGO_PKG_VERSION").into(),
-    };
-    let mut fan = match reporters(&args.report, color) {
-        Ok(f) => f,
-        Err(e) => return e,
     };
     let info = RunInfo {
         command: "run".into(),
@@ -309,11 +331,9 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         Some(Ok(o)) => o,
         Some(Err(e)) => {
             eprint(&format!("error: {e}"));
-            fan.each(|r| {
-                r.finish(&RunEnd {
-                    inputs: vec![],
-                    warnings: vec![],
-                })
+            fan.finish(&RunEnd {
+                inputs: vec![],
+                warnings: vec![],
             });
             return Exit::Usage;
         }
@@ -479,7 +499,7 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         Ok(r) => r,
         Err(e) => return e,
     };
-    let mut fan = match reporters(&args.report, color) {
+    let mut fan = match reporters(&args.report, color, &[store_protected(args.db.as_deref())]) {
         Ok(f) => f,
         Err(e) => return e,
     };

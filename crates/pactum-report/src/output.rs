@@ -459,6 +459,18 @@ impl OutputFolder {
         Ok(folder)
     }
 
+    /// The files the manifest of `dir` lists (what pactum wrote there), or
+    /// `None` when the folder has no manifest.
+    ///
+    /// # Errors
+    /// [`ReportError::Create`] when the manifest exists but cannot be read.
+    pub fn listed(dir: &Path) -> Result<Option<BTreeSet<String>>, ReportError> {
+        if fs::symlink_metadata(dir.join(MANIFEST)).is_err() {
+            return Ok(None);
+        }
+        read_manifest(dir).map(Some)
+    }
+
     /// Writes one declared file, whole. Safe to call from several threads.
     ///
     /// # Errors
