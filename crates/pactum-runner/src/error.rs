@@ -56,6 +56,9 @@ pub enum RunError {
     /// The run to resume already finished.
     #[error("run {0} already finished: nothing to resume")]
     AlreadyFinished(String),
+    /// A stored suite snapshot does not say what its run planned.
+    #[error("the stored suite snapshot does not say what the run planned: {0}")]
+    Snapshot(String),
     /// A background task failed.
     #[error("internal task failed: {0}")]
     Task(String),

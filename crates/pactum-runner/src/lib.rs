@@ -14,6 +14,7 @@ pub mod cache;
 mod error;
 pub mod interpret;
 pub mod judge;
+mod plan;
 mod trial;
 
 use std::collections::BTreeMap;
@@ -36,6 +37,7 @@ pub use cache::{Cache, CacheMode};
 pub use error::RunError;
 pub use interpret::{InterpreterSetup, Looked};
 pub use judge::{judge_trace, JudgeSetup, TraceJudgments};
+pub use plan::{coverage, planned_trials, trace_id, Coverage};
 pub use trial::CallCounts;
 
 use trial::{run_trial, Resolved, RunContext, TestPlan};
@@ -185,8 +187,9 @@ impl Runner {
             ),
         };
         let mut tests = Vec::new();
-        let mut trials = Vec::new();
+        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
         for (i, t) in suite.suite.tests.iter().enumerate() {
+            index.insert(&t.id, i);
             let target =
                 targets
                     .get(&t.target)
@@ -214,10 +217,17 @@ impl Runner {
                 authored: t.authored.clone(),
                 explicit: t.contract.clone(),
             }));
-            for k in 0..t.trials {
-                trials.push((i, k));
-            }
         }
+        // The plan as a stored run reads it back (one rule for both).
+        let trials = planned_trials(&suite.snapshot)?
+            .into_iter()
+            .map(|(id, k)| {
+                index
+                    .get(id.as_str())
+                    .map(|i| (*i, k))
+                    .ok_or_else(|| RunError::Snapshot(format!("test `{id}` is not in the suite")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Runner {
             policy: suite.suite.policy,
             suite,
@@ -348,6 +358,13 @@ impl Runner {
         &self.suite.digest
     }
 
+    /// The trials the suite plans, in plan order: `(test id, trial index)`.
+    pub fn plan(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        self.trials
+            .iter()
+            .map(|&(t, k)| (self.tests[t].id.as_str(), k))
+    }
+
     /// Number of trials the suite plans.
     pub fn planned(&self) -> u64 {
         self.trials.len() as u64
@@ -456,19 +473,25 @@ impl Runner {
                     finished_at: now(),
                     duration_ms: u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
                 };
-                cache::blocking(move || {
-                    let s = store.lock().map_err(|_| RunError::Poisoned)?;
-                    Ok(s.record_trial(&record)?)
-                })
-                .await?;
-                let _ = events.send(Event::Trial {
+                let calls = out.calls;
+                let event = Event::Trial {
                     index,
                     test_id: test.id.clone(),
                     trial_index: k,
                     result: Box::new(out.result),
-                    calls: out.calls,
-                });
-                Ok(out.calls)
+                    calls,
+                };
+                // Committed and reported together: a blocking task runs to
+                // its end even when the run is cancelled meanwhile, so no
+                // stored trial is missing from the reports.
+                cache::blocking(move || {
+                    let s = store.lock().map_err(|_| RunError::Poisoned)?;
+                    s.record_trial(&record)?;
+                    let _ = events.send(event);
+                    Ok(())
+                })
+                .await?;
+                Ok(calls)
             });
         }
         loop {
@@ -483,19 +506,33 @@ impl Runner {
                 }
             }
         }
-        let status = if interrupted || first_error.is_some() {
-            RunStatus::Interrupted
-        } else {
-            RunStatus::Finished
-        };
-        {
+        // What is stored decides, not how the run ended: a run whose every
+        // trial is stored is finished, even when it was cancelled after its
+        // last commit; one with a gap is interrupted, whatever stopped it.
+        let ended = {
             let store = store.clone();
             let id = run_id.clone();
+            let planned = self.planned();
             cache::blocking(move || {
                 let s = store.lock().map_err(|_| RunError::Poisoned)?;
-                Ok(s.finish_run(&id, status, &now())?)
+                let stored = s.finished_trials(&id)?.len() as u64;
+                let status = if stored >= planned {
+                    RunStatus::Finished
+                } else {
+                    RunStatus::Interrupted
+                };
+                s.finish_run(&id, status, &now())?;
+                Ok(status)
             })
-            .await?;
+            .await
+        };
+        match (ended, &first_error) {
+            (Ok(RunStatus::Finished), None) => interrupted = false,
+            (Ok(_), _) => {}
+            // The first error stopped the run; a failure to record its end
+            // is the same failure seen again (a full disk, a read-only store).
+            (Err(e), None) => return Err(e),
+            (Err(_), Some(_)) => {}
         }
         if let Some(e) = first_error {
             return Err(e);
