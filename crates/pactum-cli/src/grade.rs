@@ -277,12 +277,7 @@ impl Fanout {
         if is_broken_pipe(e) {
             return;
         }
-        let mut msg = format!("error: {name} report: {e}");
-        let mut source = std::error::Error::source(e);
-        while let Some(s) = source {
-            msg.push_str(&format!(": {s}"));
-            source = s.source();
-        }
+        let mut msg = format!("error: {name} report: {}", crate::output::with_causes(e));
         msg.push_str(if to_file {
             "; it was not written (its file keeps its previous content)"
         } else {
@@ -437,11 +432,14 @@ fn judge_setup(args: &GradeArgs) -> Result<Option<GradeJudge>, Exit> {
         .db
         .clone()
         .unwrap_or_else(|| PathBuf::from(pactum_store::DEFAULT_PATH));
-    let store = pactum_store::Store::open(&db).map_err(|e| fail(e.to_string()))?;
+    let store = pactum_store::Store::open(&db).map_err(|e| crate::run::store_failure(&e))?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| fail(format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| {
+            eprint(&format!("error: cannot start the async runtime: {e}"));
+            Exit::Failure
+        })?;
     Ok(Some(GradeJudge {
         setup: pactum_runner::JudgeSetup {
             client,

@@ -31,7 +31,7 @@ use serde::Serialize;
 
 use crate::exit::Exit;
 use crate::grade::{import_options, print_diagnostics};
-use crate::output::{eprint, stderr_color};
+use crate::output::{eprint, stderr_color, with_causes};
 use crate::{AggregateArgs, CompareArgs, StrengthArgs};
 
 /// The file in an output folder that lists the probe set (and marks the
@@ -370,8 +370,15 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
             }
         };
         if let Err(e) = write_run(&out, &artifacts, &cases) {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
+            eprint(&format!("error: {}", with_causes(&e)));
+            // A folder pactum may not write into is refused before anything
+            // is written; a failure while writing is the disk's.
+            return match e {
+                pactum_report::ReportError::ForeignFile { .. }
+                | pactum_report::ReportError::NotAFolder { .. }
+                | pactum_report::ReportError::BadName { .. } => Exit::Usage,
+                _ => Exit::Failure,
+            };
         }
         results.push(contract_strength(loaded, &out, &artifacts));
     }
@@ -487,25 +494,26 @@ fn write_run(
     dir: &Path,
     artifacts: &[EvidenceArtifact],
     cases: &[ProbeCase],
-) -> Result<(), String> {
-    let shown = dir.display();
+) -> Result<(), pactum_report::ReportError> {
     let mut names: BTreeSet<String> = artifacts
         .iter()
         .map(|a| artifact_file_name(&a.probe.id))
         .collect();
     names.insert(PROBE_SET_FILE.to_string());
-    let folder = OutputFolder::prepare(dir, names).map_err(|e| e.to_string())?;
+    let folder = OutputFolder::prepare(dir, names)?;
     // Canonicalising is most of the cost: spread it over the cores. Each
     // file's bytes depend on its artifact alone, so the order of work
     // never shows in the output.
     let folder_ref = &folder;
-    let write_artifacts = |part: &[EvidenceArtifact]| -> Result<(), String> {
+    let write_artifacts = |part: &[EvidenceArtifact]| -> Result<(), pactum_report::ReportError> {
         for a in part {
-            folder_ref
-                .write(&artifact_file_name(&a.probe.id), &a.canonical_bytes())
-                .map_err(|e| with_cause(&e))?;
+            folder_ref.write(&artifact_file_name(&a.probe.id), &a.canonical_bytes())?;
         }
         Ok(())
+    };
+    let lost = |what: &str| pactum_report::ReportError::Create {
+        path: dir.to_path_buf(),
+        source: std::io::Error::other(what.to_string()),
     };
     let mut sorted: Vec<&ProbeCase> = cases.iter().collect();
     sorted.sort_by(|a, b| a.probe.id.cmp(&b.probe.id));
@@ -533,35 +541,18 @@ fn write_run(
             .chunks(line_chunk)
             .map(|part| s.spawn(move || lines(part)))
             .collect();
-        let written: Result<(), String> = writers.into_iter().try_for_each(|h| {
-            h.join()
-                .unwrap_or_else(|_| Err(format!("{shown}: writing an artifact failed")))
-        });
+        let written: Result<(), pactum_report::ReportError> =
+            writers.into_iter().try_for_each(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(lost("writing an artifact failed")))
+            });
         let probe_lines: Option<String> = liners.into_iter().map(|h| h.join().ok()).collect();
         (written, probe_lines)
     });
     written?;
-    let probe_lines = probe_lines.ok_or_else(|| {
-        format!(
-            "{}: listing the probes failed",
-            dir.join(PROBE_SET_FILE).display()
-        )
-    })?;
-    folder
-        .write(PROBE_SET_FILE, probe_lines.as_bytes())
-        .map_err(|e| with_cause(&e))?;
-    folder.finish().map_err(|e| with_cause(&e))
-}
-
-/// An error with its causes, one line.
-fn with_cause(e: &dyn std::error::Error) -> String {
-    let mut msg = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        msg.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    msg
+    let probe_lines = probe_lines.ok_or_else(|| lost("listing the probes failed"))?;
+    folder.write(PROBE_SET_FILE, probe_lines.as_bytes())?;
+    folder.finish()
 }
 
 /// Threads for the parallel phases: the machine's cores, at most 8.
@@ -886,7 +877,7 @@ fn artifact_files(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         if p.is_dir() {
             // What pactum wrote there, when the folder says so: a file of
             // the user's beside the artifacts is not read as one.
-            let listed = OutputFolder::listed(p).map_err(|e| with_cause(&e))?;
+            let listed = OutputFolder::listed(p).map_err(|e| with_causes(&e))?;
             let mut files: Vec<PathBuf> = fs::read_dir(p)
                 .map_err(|e| format!("{}: {e}", p.display()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
