@@ -707,9 +707,7 @@ async fn hold_lease(
 }
 
 /// Stops a run the way Ctrl-C does: sets `cancel` on SIGINT or SIGTERM
-/// (every finished trial is stored; the run can be resumed). Also catches
-/// SIGXFSZ, so a write past the process's file-size limit (`ulimit -f`)
-/// fails with EFBIG and is reported, instead of killing pactum outright.
+/// (every finished trial is stored; the run can be resumed).
 ///
 /// # Errors
 /// The signal handlers cannot be installed.
@@ -719,10 +717,7 @@ pub fn cancel_on_signals(cancel: watch::Sender<bool>) -> std::io::Result<()> {
         use tokio::signal::unix::{signal, SignalKind};
         let mut term = signal(SignalKind::terminate())?;
         let mut int = signal(SignalKind::interrupt())?;
-        // Installed for the process's life; its deliveries are ignored.
-        let xfsz = signal(SignalKind::from_raw(rustix::process::Signal::XFSZ.as_raw()))?;
         tokio::spawn(async move {
-            let _keep = xfsz;
             tokio::select! {
                 _ = term.recv() => {}
                 _ = int.recv() => {}
@@ -742,6 +737,27 @@ pub fn cancel_on_signals(cancel: watch::Sender<bool>) -> std::io::Result<()> {
         });
     }
     Ok(())
+}
+
+/// Makes a write past the process's file-size limit (`ulimit -f`,
+/// RLIMIT_FSIZE) an error that is reported (EFBIG: "file too large"), not a
+/// silent kill: SIGXFSZ is caught, for the life of the process. Call once,
+/// early; a no-op where there is no such signal.
+pub fn survive_file_size_limit() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build();
+        if let Ok(rt) = rt {
+            // The handler stays installed after the runtime and the stream
+            // are gone; the signal is then simply dropped.
+            let _ = rt.block_on(async {
+                signal(SignalKind::from_raw(rustix::process::Signal::XFSZ.as_raw()))
+            });
+        }
+    }
 }
 
 fn absorb(
