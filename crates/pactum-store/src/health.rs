@@ -77,6 +77,27 @@ pub(crate) fn precheck(path: &Path) -> Option<String> {
     None
 }
 
+/// The `user_version` (offset 60) and `application_id` (offset 68) the
+/// file's header holds, read without SQLite — so a store made by a newer
+/// pactum, or another program's database, is refused before SQLite creates
+/// its `-wal` and `-shm` beside it. `None` for a file that is empty, not
+/// SQLite, or has a log beside it (the header may then be stale: SQLite
+/// reads the true values).
+pub(crate) fn header_ids(path: &Path) -> Option<(i64, i32)> {
+    if has_content(path, "-wal") || has_content(path, "-journal") {
+        return None;
+    }
+    let mut header = [0u8; 100];
+    fs::File::open(path).ok()?.read_exact(&mut header).ok()?;
+    if &header[..16] != b"SQLite format 3\0" {
+        return None;
+    }
+    let be = |at: usize| {
+        i32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    };
+    Some((i64::from(be(60)), be(68)))
+}
+
 /// Whether the file `path` + `suffix` exists and is not empty.
 fn has_content(path: &Path, suffix: &str) -> bool {
     let mut p = path.as_os_str().to_owned();

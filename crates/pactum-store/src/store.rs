@@ -108,12 +108,7 @@ impl Store {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         // The header first, before SQLite touches the file: a file that is
         // not SQLite or is truncated gets nothing written, not even a log.
-        if let Some(reason) = health::precheck(path) {
-            return Err(StoreError::Damaged {
-                path: path.to_path_buf(),
-                reason,
-            });
-        }
+        Store::refuse_by_header(path)?;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| match classify(&e) {
             Class::Other => StoreError::CannotOpen {
                 detail: detail(path, &e, true),
@@ -155,12 +150,7 @@ impl Store {
     /// 4 (reading it needs its upgrade, which needs write access).
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
         Store::check_exists(path)?;
-        if let Some(reason) = health::precheck(path) {
-            return Err(StoreError::Damaged {
-                path: path.to_path_buf(),
-                reason,
-            });
-        }
+        Store::refuse_by_header(path)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let plain = Connection::open_with_flags(path, flags)
             .map_err(|e| error_for(path, "open", e))
@@ -203,6 +193,40 @@ impl Store {
             });
         }
         Ok(store)
+    }
+
+    /// Refuses, from its header alone and before SQLite opens it (which
+    /// would create a `-wal` and `-shm` beside it), a file that is not
+    /// SQLite, is truncated, is another program's database or was made by
+    /// a newer pactum.
+    fn refuse_by_header(path: &Path) -> Result<(), StoreError> {
+        if let Some(reason) = health::precheck(path) {
+            return Err(StoreError::Damaged {
+                path: path.to_path_buf(),
+                reason,
+            });
+        }
+        match health::header_ids(path) {
+            Some((_, app)) if app != 0 && app != schema::APPLICATION_ID => {
+                Err(StoreError::Foreign {
+                    path: path.to_path_buf(),
+                    reason: format!(
+                        "its application id is {app:#010x}, not pactum's {:#010x}",
+                        schema::APPLICATION_ID
+                    ),
+                })
+            }
+            Some((version, app))
+                if app == schema::APPLICATION_ID && version > i64::from(schema::SCHEMA_VERSION) =>
+            {
+                Err(StoreError::TooNew {
+                    path: path.to_path_buf(),
+                    found: version,
+                    supported: schema::SCHEMA_VERSION,
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Refuses a path where no store file is (see [`Store::open_existing`]).
