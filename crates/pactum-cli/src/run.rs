@@ -117,7 +117,13 @@ pub(crate) fn open_existing_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
 /// `show`): works on a read-only file, folder or file system, and writes
 /// nothing.
 pub(crate) fn open_store_to_read(db: &Option<PathBuf>) -> Result<Store, Exit> {
-    Store::open_read_only(&store_path(db)).map_err(|e| store_failure(&e))
+    match Store::open_read_only(&store_path(db)) {
+        // Too old to read as it is: upgraded in place when it is writable.
+        Err(pactum_store::StoreError::TooOldToRead { .. }) => {
+            Store::open_existing(&store_path(db)).map_err(|e| store_failure(&e))
+        }
+        other => other.map_err(|e| store_failure(&e)),
+    }
 }
 
 /// The planned trials a stored run lacks, in plan order: `(test id, trial
