@@ -19,11 +19,18 @@ pub enum Exit {
     /// `pactum aggregate`).
     Refused = 4,
     /// 5: partial: some records or files could not be read (each reported
-    /// with file and line; everything readable was graded), or a requested
-    /// report could not be written in full.
+    /// with file and line; everything readable was graded), a stored run
+    /// is missing some of its planned trials, or a requested report could
+    /// not be written in full.
     Partial = 5,
-    /// 130: interrupted (Ctrl-C): every finished trial is stored; resume
-    /// with `pactum run SUITE --resume`.
+    /// 6: the store or the machine failed: the store could not be opened,
+    /// read or written (disk full, read-only file system, a damaged or
+    /// truncated file, a store from a newer pactum), or pactum failed
+    /// internally. The message names the cause; nothing stored before is
+    /// lost, and a run stopped this way can be resumed.
+    Failure = 6,
+    /// 130: interrupted (Ctrl-C or SIGTERM): every finished trial is
+    /// stored; resume with `pactum run SUITE --resume`.
     Interrupted = 130,
 }
 
@@ -51,16 +58,22 @@ Exit codes:
      interpret: some authored test is unusable or not interpreted yet
   4  refused: inconsistent set of artifacts (pactum aggregate)
   5  partial: some records or files could not be read (the rest was graded),
-     or a requested report could not be written in full; takes precedence
-     over 1 and 3
-  130 interrupted (Ctrl-C) during `pactum run`: finished trials are stored;
-     resume with `pactum run SUITE --resume`";
+     a stored run lacks some of its planned trials (show and rescore say
+     N of M trials stored), or a requested report could not be written in
+     full; takes precedence over 1 and 3
+  6  the store or the machine failed: disk full, read-only file system, a
+     damaged or truncated store, a store from a newer pactum, an internal
+     error; the message names the cause, nothing stored is lost, and a run
+     stopped this way prints its partial report and how to resume it
+  130 interrupted (Ctrl-C or SIGTERM) during `pactum run`: finished trials
+     are stored; resume with `pactum run SUITE --resume`";
 
-/// The exit code of a grading run from its totals. Partial input takes
-/// precedence (a failure is still printed and reported), then failure, then
+/// The exit code of a grading run from its totals. Partial input (records
+/// that could not be read, planned trials never stored) takes precedence
+/// (a failure is still printed and reported), then failure, then
 /// incomplete verdicts.
-pub fn for_totals(fail: u64, undetermined: u64, error: u64, input_errors: u64) -> Exit {
-    if input_errors > 0 {
+pub fn for_totals(fail: u64, undetermined: u64, error: u64, partial: u64) -> Exit {
+    if partial > 0 {
         Exit::Partial
     } else if fail > 0 {
         Exit::Fail
@@ -68,6 +81,46 @@ pub fn for_totals(fail: u64, undetermined: u64, error: u64, input_errors: u64) -
         Exit::Incomplete
     } else {
         Exit::Pass
+    }
+}
+
+/// The exit code of a store failure: what the user named wrongly (no store
+/// at that path, a folder, an unknown or finished run, a run another
+/// process is running) is a usage error; everything else — the file, the
+/// disk, the machine — is [`Exit::Failure`], never "usage".
+pub fn for_store_error(e: &pactum_store::StoreError) -> Exit {
+    use pactum_store::StoreError as E;
+    match e {
+        E::Missing { .. }
+        | E::WrongKind { .. }
+        | E::UnknownRun { .. }
+        | E::RunNotFound { .. }
+        | E::AmbiguousRun { .. }
+        | E::RunState { .. }
+        | E::Leased { .. } => Exit::Usage,
+        _ => Exit::Failure,
+    }
+}
+
+/// The exit code of a run that could not start or go on: bad input (a
+/// target or judge that cannot be built, a contract that does not compile,
+/// a run of another suite or already finished) is a usage error; a store
+/// failure is classed by [`for_store_error`]; an internal failure is
+/// [`Exit::Failure`].
+pub fn for_run_error(e: &pactum_runner::RunError) -> Exit {
+    use pactum_runner::RunError as R;
+    match e {
+        R::Store(s) => for_store_error(s),
+        R::Stopped { cause, .. } => for_run_error(cause),
+        R::Target { .. }
+        | R::Judge(_)
+        | R::Interpreter(_)
+        | R::SimulatedUser(_)
+        | R::Contract { .. }
+        | R::UnknownTarget { .. }
+        | R::WrongSuite { .. }
+        | R::AlreadyFinished(_) => Exit::Usage,
+        _ => Exit::Failure,
     }
 }
 
@@ -93,6 +146,7 @@ mod tests {
             Exit::Incomplete,
             Exit::Refused,
             Exit::Partial,
+            Exit::Failure,
         ] {
             assert!(TABLE.contains(&format!("  {}  ", e.code())), "{e:?}");
         }

@@ -2,7 +2,6 @@
 //! library crates. Reading, grading and reporting live in their crates.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -11,8 +10,9 @@ use pactum_core::lint::{lint_contract, LintLevel};
 use pactum_core::{Channel, ObservabilityLevel, Policy, Severity, TestStatus};
 use pactum_eval::{grade_trace, CompiledContract, CompiledExpectations, NoJudge};
 use pactum_report::{
-    ContractInfo, ExpectationsInfo, InputError, InputFile, JsonReporter, JunitReporter,
-    ReportError, Reporter, RunEnd, RunInfo, TerminalOptions, TerminalReporter, Warning,
+    ContractInfo, ExpectationsInfo, InputError, InputFile, JsonReporter, JunitReporter, Output,
+    Protected, ReportError, ReportFile, Reporter, RunEnd, RunInfo, TerminalOptions,
+    TerminalReporter, Warning,
 };
 use pactum_suite::{load_contract, load_expectations, Diagnostic, DiagnosticLevel, LoadedContract};
 use pactum_trace::{read_traces, ColumnMap, ImportOptions, Item, TraceFormat};
@@ -228,21 +228,21 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
     })
 }
 
-/// Opens an output file, naming the path on failure.
-fn create(path: &Path) -> Result<BufWriter<File>, String> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    }
-    File::create(path)
-        .map(BufWriter::new)
-        .map_err(|e| format!("{}: {e}", path.display()))
+/// One report being written: its name in messages, the reporter, and the
+/// file it goes to (renamed into place only once the report is complete).
+struct Slot {
+    name: String,
+    reporter: Box<dyn Reporter>,
+    file: Option<ReportFile>,
 }
 
 /// Sends every event to every reporter; a reporter that fails (a closed
 /// pipe, a full disk) is dropped with one message and the run goes on, so
-/// no verdict already reached is lost from the other reports.
+/// no verdict already reached is lost from the other reports. A report
+/// file is put in place only when its report is complete: one that failed
+/// leaves its destination as it was.
 pub(crate) struct Fanout {
-    reporters: Vec<(String, Box<dyn Reporter>)>,
+    slots: Vec<Slot>,
     /// A requested report could not be written in full.
     pub(crate) failed: bool,
 }
@@ -250,19 +250,41 @@ pub(crate) struct Fanout {
 impl Fanout {
     /// Sends one event to every reporter still working.
     pub(crate) fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
-        let mut failed = Vec::new();
-        for (i, (name, r)) in self.reporters.iter_mut().enumerate() {
-            if let Err(e) = f(r.as_mut()) {
-                if !is_broken_pipe(&e) {
-                    eprint(&format!("error: {name} report: {e}; it is incomplete"));
-                    self.failed = true;
-                }
-                failed.push(i);
+        let mut kept = Vec::with_capacity(self.slots.len());
+        for mut slot in std::mem::take(&mut self.slots) {
+            match f(slot.reporter.as_mut()) {
+                Ok(()) => kept.push(slot),
+                Err(e) => self.report_failure(&slot.name, slot.file.is_some(), &e),
             }
         }
-        for i in failed.into_iter().rev() {
-            self.reporters.remove(i);
+        self.slots = kept;
+    }
+
+    /// Ends every report, and puts each complete report file in place.
+    pub(crate) fn finish(&mut self, end: &RunEnd) {
+        self.each(|r| r.finish(end));
+        for slot in std::mem::take(&mut self.slots) {
+            if let Some(file) = slot.file {
+                if let Err(e) = file.commit() {
+                    self.report_failure(&slot.name, true, &e);
+                }
+            }
         }
+    }
+
+    /// Prints why a report failed (a closed pipe quietly ends it).
+    fn report_failure(&mut self, name: &str, to_file: bool, e: &ReportError) {
+        if is_broken_pipe(e) {
+            return;
+        }
+        let mut msg = format!("error: {name} report: {}", crate::output::with_causes(e));
+        msg.push_str(if to_file {
+            "; it was not written (its file keeps its previous content)"
+        } else {
+            "; it is incomplete"
+        });
+        eprint(&msg);
+        self.failed = true;
     }
 }
 
@@ -301,22 +323,42 @@ struct Totals {
 }
 
 /// The reporters a command's report flags ask for: the terminal summary
-/// (unless `--quiet` or `--json -`), `--json`, `--junit`.
+/// (unless `--quiet` or `--json -`), `--json`, `--junit`. Every report
+/// path is checked first against `protected` (the command's inputs and
+/// the store) and against the other report
+/// ([`pactum_report::check_outputs`]): nothing is written when one is
+/// refused.
 ///
 /// # Errors
-/// [`Exit::Usage`] when an output file cannot be created (the message,
-/// naming the path, is printed).
-pub(crate) fn reporters(args: &ReportArgs, color: bool) -> Result<Fanout, Exit> {
+/// [`Exit::Usage`] when a report path is refused or cannot be created
+/// (the message, naming the path, is printed).
+pub(crate) fn reporters(
+    args: &ReportArgs,
+    color: bool,
+    protected: &[Protected],
+) -> Result<Fanout, Exit> {
+    let fail = |e: ReportError| {
+        eprint(&format!("error: {e}"));
+        Exit::Usage
+    };
+    let mut outputs = Vec::new();
+    if let Some(p) = &args.json {
+        outputs.push(Output::file("--json", p));
+    }
+    if let Some(p) = &args.junit {
+        outputs.push(Output::file("--junit", p));
+    }
+    pactum_report::check_outputs(&outputs, protected).map_err(fail)?;
     let mut fan = Fanout {
-        reporters: Vec::new(),
+        slots: Vec::new(),
         failed: false,
     };
     let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
     if !args.quiet && !json_to_stdout {
         let out = BufWriter::new(std::io::stdout());
-        fan.reporters.push((
-            "terminal".into(),
-            Box::new(TerminalReporter::new(
+        fan.slots.push(Slot {
+            name: "terminal".into(),
+            reporter: Box::new(TerminalReporter::new(
                 out,
                 TerminalOptions {
                     color,
@@ -324,36 +366,47 @@ pub(crate) fn reporters(args: &ReportArgs, color: bool) -> Result<Fanout, Exit> 
                     ..TerminalOptions::default()
                 },
             )),
-        ));
+            file: None,
+        });
     }
     if let Some(p) = &args.json {
         if json_to_stdout {
-            fan.reporters.push((
-                "JSON".into(),
-                Box::new(JsonReporter::new(BufWriter::new(std::io::stdout()))),
-            ));
+            fan.slots.push(Slot {
+                name: "JSON".into(),
+                reporter: Box::new(JsonReporter::new(BufWriter::new(std::io::stdout()))),
+                file: None,
+            });
         } else {
-            let w = create(p).map_err(|e| {
-                eprint(&format!("error: {e}"));
-                Exit::Usage
-            })?;
-            fan.reporters.push((
-                "JSON".into(),
-                Box::new(JsonReporter::new(w).with_destination(p.display().to_string())),
-            ));
+            let (file, w) = ReportFile::create(p).map_err(fail)?;
+            fan.slots.push(Slot {
+                name: "JSON".into(),
+                reporter: Box::new(
+                    JsonReporter::new(BufWriter::new(w)).with_destination(p.display().to_string()),
+                ),
+                file: Some(file),
+            });
         }
     }
     if let Some(p) = &args.junit {
-        let w = create(p).map_err(|e| {
-            eprint(&format!("error: {e}"));
-            Exit::Usage
-        })?;
-        fan.reporters.push((
-            "JUnit".into(),
-            Box::new(JunitReporter::new(w).with_destination(p.display().to_string())),
-        ));
+        let (file, w) = ReportFile::create(p).map_err(fail)?;
+        fan.slots.push(Slot {
+            name: "JUnit".into(),
+            reporter: Box::new(
+                JunitReporter::new(BufWriter::new(w)).with_destination(p.display().to_string()),
+            ),
+            file: Some(file),
+        });
     }
     Ok(fan)
+}
+
+/// The store a command may touch, whether it opens it or not: `--db`, else
+/// the default. Never a report's destination.
+pub(crate) fn store_protected(db: Option<&Path>) -> Protected {
+    Protected::store(db.map_or_else(
+        || PathBuf::from(pactum_store::DEFAULT_PATH),
+        Path::to_path_buf,
+    ))
 }
 
 /// A judge for `pactum grade`: the client, the cache it answers through,
@@ -379,11 +432,14 @@ fn judge_setup(args: &GradeArgs) -> Result<Option<GradeJudge>, Exit> {
         .db
         .clone()
         .unwrap_or_else(|| PathBuf::from(pactum_store::DEFAULT_PATH));
-    let store = pactum_store::Store::open(&db).map_err(|e| fail(e.to_string()))?;
+    let store = pactum_store::Store::open(&db).map_err(|e| crate::run::store_failure(&e))?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| fail(format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| {
+            eprint(&format!("error: cannot start the async runtime: {e}"));
+            Exit::Failure
+        })?;
     Ok(Some(GradeJudge {
         setup: pactum_runner::JudgeSetup {
             client,
@@ -469,7 +525,25 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     }
 
     let json_to_stdout = args.report.json.as_deref() == Some(Path::new("-"));
-    let mut fan = match reporters(&args.report, color) {
+    let mut protected: Vec<Protected> = match contract_paths(&args.contracts) {
+        Ok(files) => files
+            .into_iter()
+            .map(|p| Protected::input("the contract", p))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    protected.extend(
+        args.traces
+            .iter()
+            .map(|p| Protected::input("the trace file", p)),
+    );
+    protected.extend(
+        args.expectations
+            .iter()
+            .map(|p| Protected::input("the expectations file", p)),
+    );
+    protected.push(store_protected(args.db.as_deref()));
+    let mut fan = match reporters(&args.report, color, &protected) {
         Ok(f) => f,
         Err(e) => return e,
     };
@@ -698,7 +772,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         }
     }
     let end = RunEnd { inputs, warnings };
-    fan.each(|r| r.finish(&end));
+    fan.finish(&end);
 
     // Nothing graded is never a verdict, whatever the reason.
     if graded == 0 {

@@ -417,6 +417,8 @@ pub struct CompareArgs {
 
 /// Parses the process arguments, runs the command and returns the exit code.
 pub fn main() -> i32 {
+    // A full file-size limit fails a write (reported), it does not kill.
+    pactum_runner::survive_file_size_limit();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

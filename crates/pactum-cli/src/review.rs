@@ -10,14 +10,17 @@ use pactum_core::text::one_line;
 use pactum_core::{Contract, TestStatus};
 use pactum_eval::{grade_trace, CompiledContract};
 use pactum_interpret::{authored_digest, AuthoredFields, InterpreterSource};
-use pactum_report::{ContractInfo, RunInfo, Warning};
+use pactum_report::{ContractInfo, Protected, RunInfo, Warning};
 use pactum_runner::{Looked, Runner};
 use serde_json::Value;
 
 use crate::exit::Exit;
-use crate::grade::{reporters, Fanout};
+use crate::grade::{reporters, store_protected, Fanout};
 use crate::output::eprint;
-use crate::run::{finish_stored, open_existing_store, open_store, prepare, stored_run};
+use crate::run::{
+    finish_stored, open_existing_store, open_store, prepare, store_failure, stored_gaps,
+    stored_run, suite_protected,
+};
 use crate::{InterpretArgs, RescoreArgs};
 
 /// The message a stale re-score carries (SPEC §3.6).
@@ -48,14 +51,14 @@ pub fn interpret(args: InterpretArgs, color: bool) -> Exit {
         Ok(rt) => rt,
         Err(e) => {
             eprint(&format!("error: cannot start the async runtime: {e}"));
-            return Exit::Usage;
+            return Exit::Failure;
         }
     };
     let reviews = match rt.block_on(runner.review(store, args.refresh)) {
         Ok(r) => r,
         Err(e) => {
             eprint(&format!("error: {e}"));
-            return Exit::Usage;
+            return crate::exit::for_run_error(&e);
         }
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
@@ -334,7 +337,12 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
             }
         },
     };
-    let mut fan: Fanout = match reporters(&args.report, color) {
+    let mut protected = vec![store_protected(args.db.as_deref())];
+    match &current {
+        Ok(s) => protected.extend(suite_protected(s)),
+        Err(_) => protected.push(Protected::input("the suite", suite_path.clone())),
+    }
+    let mut fan: Fanout = match reporters(&args.report, color, &protected) {
         Ok(f) => f,
         Err(e) => return e,
     };
@@ -356,8 +364,7 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         std::ops::ControlFlow::Continue(())
     });
     if let Err(e) = first {
-        eprint(&format!("error: {e}"));
-        return Exit::Usage;
+        return store_failure(&e);
     }
     fan.each(|r| {
         r.begin(&RunInfo {
@@ -376,17 +383,14 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         Ok(rt) => rt,
         Err(e) => {
             eprint(&format!("error: cannot start the async runtime: {e}"));
-            return Exit::Usage;
+            return Exit::Failure;
         }
     };
     // The judge answers through the cache of a second connection to the
     // same store, so an unchanged trace re-scores to the same verdicts.
     let cache = match pactum_store::Store::open(store.path()) {
         Ok(s) => pactum_runner::Cache::new(Arc::new(Mutex::new(s)), pactum_runner::CacheMode::Use),
-        Err(e) => {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
-        }
+        Err(e) => return store_failure(&e),
     };
     let mut compiled: BTreeMap<String, Result<CompiledContract, String>> = BTreeMap::new();
     let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
@@ -451,17 +455,20 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         std::ops::ControlFlow::Continue(())
     });
     if let Err(e) = second {
-        eprint(&format!("error: {e}"));
-        return Exit::Usage;
+        return store_failure(&e);
     }
-    let mut warnings = Vec::new();
+    let (missing, gap) = match stored_gaps(&store, &id, &row, &args.db) {
+        Ok(g) => g,
+        Err(e) => return e,
+    };
+    let mut warnings: Vec<Warning> = gap.into_iter().collect();
     if judge.is_none() {
         warnings.push(Warning {
             code: "no-judge".into(),
             message: "re-scored without a judge (the suite configures none, or cannot be read): judged clauses are not evaluable (no-judge)".into(),
         });
     }
-    finish_stored(&mut fan, warnings, &statuses)
+    finish_stored(&mut fan, warnings, &statuses, &missing)
 }
 
 fn error_result(

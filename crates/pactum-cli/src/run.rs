@@ -2,20 +2,21 @@
 //! through `pactum-runner`, and reports of stored runs. The rules live in
 //! the library crates; this module wires them to the terminal.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use pactum_core::text::one_line;
 use pactum_core::TestStatus;
-use pactum_report::{ContractInfo, RunEnd, RunInfo, Warning};
+use pactum_report::{ContractInfo, MissingTrial, Protected, RunEnd, RunInfo, Warning};
 use pactum_runner::{CacheMode, Event, RunOptions, Runner};
 use pactum_store::{RunId, Store};
 use pactum_suite::{env_vars_needed, load_suite, LoadedSuite};
 
 use crate::exit::{self, Exit};
-use crate::grade::{print_diagnostics, reporters, Fanout};
-use crate::output::{eprint, stderr_color};
+use crate::grade::{print_diagnostics, reporters, store_protected, Fanout};
+use crate::output::{eprint, stderr_color, with_causes};
 use crate::{RunArgs, RunsArgs, ShowArgs};
 
 /// The store a command uses: `--db`, else `.pactum/pactum.db`.
@@ -24,12 +25,16 @@ fn store_path(db: &Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(pactum_store::DEFAULT_PATH))
 }
 
+/// Prints a store failure with its causes (SQLite's, the operating
+/// system's) and returns its exit code.
+pub(crate) fn store_failure(e: &pactum_store::StoreError) -> Exit {
+    eprint(&format!("error: {}", with_causes(e)));
+    exit::for_store_error(e)
+}
+
 /// Opens the store, printing the error (it names the path) on failure.
 pub(crate) fn open_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
-    Store::open(&store_path(db)).map_err(|e| {
-        eprint(&format!("error: {e}"));
-        Exit::Usage
-    })
+    Store::open(&store_path(db)).map_err(|e| store_failure(&e))
 }
 
 /// The command that resumes run `id` of `suite`, ready to paste into a
@@ -57,30 +62,38 @@ pub(crate) fn stored_run(
     store: &Store,
     prefix: &str,
 ) -> Result<(RunId, pactum_store::RunRow), Exit> {
-    let fail = |msg: String| {
-        eprint(&format!("error: {msg}"));
-        Exit::Usage
-    };
-    let id = store.resolve_run(prefix).map_err(|e| fail(e.to_string()))?;
+    let id = store.resolve_run(prefix).map_err(|e| store_failure(&e))?;
     match store.run(&id) {
         Ok(Some(row)) => Ok((id, row)),
-        Ok(None) => Err(fail(format!("run {} is not in the store", id.as_str()))),
-        Err(e) => Err(fail(e.to_string())),
+        Ok(None) => {
+            eprint(&format!("error: run {} is not in the store", id.as_str()));
+            Err(Exit::Usage)
+        }
+        Err(e) => Err(store_failure(&e)),
     }
 }
 
-/// Ends a run's reports with `warnings` and returns the exit code of its
-/// statuses: partial when a report could not be written in full.
+/// Ends a run's reports: each planned trial in `missing` is reported
+/// missing (the run is then partial: exit 5, and JUnit counts it as an
+/// error), then `warnings`. Returns the exit code of its statuses: partial
+/// when a trial is missing or a report could not be written in full.
 pub(crate) fn finish_stored(
     fan: &mut Fanout,
     warnings: Vec<Warning>,
     statuses: &BTreeMap<TestStatus, u64>,
+    missing: &[(String, u32)],
 ) -> Exit {
-    fan.each(|r| {
-        r.finish(&RunEnd {
-            inputs: vec![],
-            warnings: warnings.clone(),
-        })
+    for (test_id, k) in missing {
+        let m = MissingTrial {
+            test_id: test_id.clone(),
+            trial_index: *k,
+            trace_id: pactum_runner::trace_id(test_id, *k),
+        };
+        fan.each(|r| r.missing_trial(&m));
+    }
+    fan.finish(&RunEnd {
+        inputs: vec![],
+        warnings,
     });
     if fan.failed {
         return Exit::Partial;
@@ -90,17 +103,89 @@ pub(crate) fn finish_stored(
         n(TestStatus::Fail),
         n(TestStatus::Undetermined),
         n(TestStatus::Error),
-        0,
+        missing.len() as u64,
     )
 }
 
-/// Opens a store that must already exist (`runs`, `show`, `rescore`):
-/// a mistyped `--db` is an error, never a new empty store.
+/// Opens a store that must already exist (`rescore`), for writing (the
+/// judge's cache): a mistyped `--db` is an error, never a new empty store.
 pub(crate) fn open_existing_store(db: &Option<PathBuf>) -> Result<Store, Exit> {
-    Store::open_existing(&store_path(db)).map_err(|e| {
-        eprint(&format!("error: {e}"));
-        Exit::Usage
-    })
+    Store::open_existing(&store_path(db)).map_err(|e| store_failure(&e))
+}
+
+/// Opens a store that must already exist for reading only (`runs`,
+/// `show`): works on a read-only file, folder or file system, and writes
+/// nothing.
+pub(crate) fn open_store_to_read(db: &Option<PathBuf>) -> Result<Store, Exit> {
+    match Store::open_read_only(&store_path(db)) {
+        // Too old to read as it is: upgraded in place when it is writable.
+        Err(pactum_store::StoreError::TooOldToRead { .. }) => {
+            Store::open_existing(&store_path(db)).map_err(|e| store_failure(&e))
+        }
+        other => other.map_err(|e| store_failure(&e)),
+    }
+}
+
+/// The planned trials a stored run lacks, in plan order: `(test id, trial
+/// index)`.
+pub(crate) type Missing = Vec<(String, u32)>;
+
+/// What a stored run lacks, and the warning that says so: `N of M trials
+/// stored`, who is running it now (a live lease), or how to resume it.
+pub(crate) fn stored_gaps(
+    store: &Store,
+    id: &RunId,
+    row: &pactum_store::RunRow,
+    db: &Option<PathBuf>,
+) -> Result<(Missing, Option<Warning>), Exit> {
+    let cov = match pactum_runner::coverage(store, id) {
+        Ok(c) => c,
+        Err(e) => {
+            eprint(&format!("error: {}", with_causes(&e)));
+            return Err(exit::for_run_error(&e));
+        }
+    };
+    let lease = store.lease(id).ok().flatten().filter(|l| {
+        !pactum_runner::is_stale(
+            l,
+            &pactum_runner::this_holder(),
+            std::time::SystemTime::now(),
+        )
+    });
+    let hint = resume_command(&row.suite_path, id.as_str(), db);
+    let message = match (&lease, cov.is_complete()) {
+        (Some(l), _) => Some(format!(
+            "run {} is being run right now (pid {} on {}, last seen {}): {} of {} trials stored so far",
+            id.as_str(),
+            l.holder.pid,
+            one_line(&l.holder.host, 80),
+            l.heartbeat_at,
+            cov.stored,
+            cov.planned
+        )),
+        (None, false) => Some(format!(
+            "run {} is {}: {} of {} trials stored, {} never; resume it with `{hint}`",
+            id.as_str(),
+            row.status.as_str(),
+            cov.stored,
+            cov.planned,
+            cov.missing.len()
+        )),
+        (None, true) if row.status != pactum_store::RunStatus::Finished => Some(format!(
+            "run {} is marked {} but every one of its {} trials is stored (it was stopped after its last one); `{hint}` marks it finished",
+            id.as_str(),
+            row.status.as_str(),
+            cov.planned
+        )),
+        (None, true) => None,
+    };
+    Ok((
+        cov.missing,
+        message.map(|message| Warning {
+            code: "unfinished".into(),
+            message,
+        }),
+    ))
 }
 
 /// Loads the suite, printing every diagnostic; checks every API key
@@ -127,6 +212,26 @@ pub(crate) fn prepare(path: &Path, color: bool) -> Result<LoadedSuite, Exit> {
         return Err(Exit::Usage);
     }
     Ok(suite)
+}
+
+/// The files of a suite no report may overwrite: the suite file and every
+/// file it names ([`LoadedSuite::files`]).
+pub(crate) fn suite_protected(suite: &LoadedSuite) -> Vec<Protected> {
+    suite
+        .files()
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            Protected::input(
+                if i == 0 {
+                    "the suite"
+                } else {
+                    "a file the suite names"
+                },
+                p,
+            )
+        })
+        .collect()
 }
 
 fn contract_infos(suite: &LoadedSuite) -> Vec<ContractInfo> {
@@ -190,11 +295,19 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
             });
         }
     }
+    let mut protected = suite_protected(&suite);
+    protected.push(store_protected(args.db.as_deref()));
+    // Before anything is written: a report path that is an input or the
+    // store is refused here.
+    let mut fan = match reporters(&args.report, color, &protected) {
+        Ok(f) => f,
+        Err(e) => return e,
+    };
     let runner = match Runner::new(suite) {
         Ok(r) => r,
         Err(e) => {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
+            eprint(&format!("error: {}", with_causes(&e)));
+            return exit::for_run_error(&e);
         }
     };
     let store = match open_store(&args.db) {
@@ -213,18 +326,12 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
                     );
                     return Exit::Usage;
                 }
-                Err(e) => {
-                    eprint(&format!("error: {e}"));
-                    return Exit::Usage;
-                }
+                Err(e) => return store_failure(&e),
             }
         }
         Some(Some(prefix)) => match store.resolve_run(prefix) {
             Ok(id) => Some(id),
-            Err(e) => {
-                eprint(&format!("error: {e}"));
-                return Exit::Usage;
-            }
+            Err(e) => return store_failure(&e),
         },
     };
     let opts = RunOptions {
@@ -244,10 +351,6 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
             .to_string(),
         pactum_version: env!("CARGO_PKG_VERSION").into(),
     };
-    let mut fan = match reporters(&args.report, color) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
     let info = RunInfo {
         command: "run".into(),
         pactum_version: env!("CARGO_PKG_VERSION").into(),
@@ -265,7 +368,7 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         Ok(rt) => rt,
         Err(e) => {
             eprint(&format!("error: cannot start the async runtime: {e}"));
-            return Exit::Usage;
+            return Exit::Failure;
         }
     };
     let store = Arc::new(Mutex::new(store));
@@ -273,21 +376,30 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
     let outcome = rt.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                let _ = cancel_tx.send(true);
-            }
-        });
+        // Ctrl-C and SIGTERM stop the run the same way.
+        if let Err(e) = pactum_runner::cancel_on_signals(cancel_tx) {
+            eprint(&format!(
+                "warning: cannot watch for Ctrl-C and SIGTERM: {e}"
+            ));
+        }
         let work = runner.run(store.clone(), &opts, tx, cancel_rx);
         tokio::pin!(work);
         let mut bar: Option<indicatif::ProgressBar> = None;
         let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
         let mut order = Reorder::default();
+        let mut seen: HashSet<(String, u32)> = HashSet::new();
         let mut outcome = None;
         loop {
             tokio::select! {
                 ev = rx.recv() => match ev {
-                    Some(ev) => on_event(ev, &mut fan, &mut bar, show_progress, &mut statuses, &mut order),
+                    Some(ev) => {
+                        if let Event::Restored { test_id, trial_index, .. }
+                        | Event::Trial { test_id, trial_index, .. } = &ev
+                        {
+                            seen.insert((test_id.clone(), *trial_index));
+                        }
+                        on_event(ev, &mut fan, &mut bar, show_progress, &mut statuses, &mut order)
+                    }
                     None => if outcome.is_some() { break },
                 },
                 res = &mut work, if outcome.is_none() => {
@@ -302,22 +414,50 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         for r in order.drain() {
             fan.each(|rep| rep.result(&r, None));
         }
-        (outcome, statuses)
+        (outcome, statuses, seen)
     });
-    let (outcome, statuses) = outcome;
+    let (outcome, statuses, seen) = outcome;
+    // The planned trials no report has seen: a stopped run's gaps.
+    let missing: Vec<(String, u32)> = runner
+        .plan()
+        .filter(|(t, k)| !seen.contains(&(t.to_string(), *k)))
+        .map(|(t, k)| (t.to_string(), k))
+        .collect();
     let outcome = match outcome {
         Some(Ok(o)) => o,
-        Some(Err(e)) => {
-            eprint(&format!("error: {e}"));
-            fan.each(|r| {
-                r.finish(&RunEnd {
-                    inputs: vec![],
-                    warnings: vec![],
-                })
+        Some(Err(pactum_runner::RunError::Stopped { run, cause })) => {
+            // The run is in the store: what finished is kept, and it
+            // can be resumed once the cause is dealt with.
+            eprint(&format!(
+                "error: run {run} stopped: {}",
+                with_causes(&*cause)
+            ));
+            warnings.push(Warning {
+                code: "stopped".into(),
+                message: format!(
+                    "run {run} stopped: {}; every trial finished before is stored; once that is fixed, resume it with `{}`",
+                    with_causes(&*cause),
+                    resume_command(&args.suite.display().to_string(), &run, &args.db)
+                ),
             });
-            return Exit::Usage;
+            let partial = finish_stored(&mut fan, warnings, &statuses, &missing);
+            let code = exit::for_run_error(&cause);
+            // A refusal before anything ran (a run another process holds)
+            // is that refusal; otherwise the run was cut short.
+            return if code == Exit::Usage {
+                code
+            } else {
+                code.max(partial)
+            };
         }
-        None => return Exit::Usage,
+        Some(Err(e)) => {
+            // Nothing ran (the run could not be opened, or another process
+            // holds it): no report file is written over an earlier one.
+            eprint(&format!("error: {}", with_causes(&e)));
+            drop(fan);
+            return exit::for_run_error(&e);
+        }
+        None => return Exit::Failure,
     };
     if outcome.interrupted {
         warnings.push(Warning {
@@ -333,7 +473,7 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
             ),
         });
     }
-    let code = finish_stored(&mut fan, warnings, &statuses);
+    let code = finish_stored(&mut fan, warnings, &statuses, &missing);
     let c = outcome.calls;
     if !args.report.quiet {
         eprint(&format!(
@@ -431,16 +571,13 @@ fn on_event(
 
 /// `pactum runs`: the stored runs, newest first.
 pub fn runs(args: RunsArgs) -> Exit {
-    let store = match open_existing_store(&args.db) {
+    let store = match open_store_to_read(&args.db) {
         Ok(s) => s,
         Err(e) => return e,
     };
     let rows = match store.runs() {
         Ok(r) => r,
-        Err(e) => {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
-        }
+        Err(e) => return store_failure(&e),
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     if rows.is_empty() {
@@ -471,7 +608,7 @@ pub fn runs(args: RunsArgs) -> Exit {
 
 /// `pactum show RUN`: reprints a stored run's report.
 pub fn show(args: ShowArgs, color: bool) -> Exit {
-    let store = match open_existing_store(&args.db) {
+    let store = match open_store_to_read(&args.db) {
         Ok(s) => s,
         Err(e) => return e,
     };
@@ -479,7 +616,7 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         Ok(r) => r,
         Err(e) => return e,
     };
-    let mut fan = match reporters(&args.report, color) {
+    let mut fan = match reporters(&args.report, color, &[store_protected(args.db.as_deref())]) {
         Ok(f) => f,
         Err(e) => return e,
     };
@@ -494,8 +631,7 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         std::ops::ControlFlow::Continue(())
     });
     if let Err(e) = first {
-        eprint(&format!("error: {e}"));
-        return Exit::Usage;
+        return store_failure(&e);
     }
     let contracts = digests
         .keys()
@@ -516,31 +652,19 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         expectations: None,
     };
     fan.each(|r| r.begin(&info));
-    let mut shown = 0usize;
     let second = store.trials(&id, &mut |t| {
-        shown += 1;
         *statuses.entry(t.result.status).or_default() += 1;
         fan.each(|r| r.result(&t.result, None));
         std::ops::ControlFlow::Continue(())
     });
     if let Err(e) = second {
-        eprint(&format!("error: {e}"));
-        return Exit::Usage;
+        return store_failure(&e);
     }
-    let mut warnings = Vec::new();
-    if row.status != pactum_store::RunStatus::Finished {
-        warnings.push(Warning {
-            code: "unfinished".into(),
-            message: format!(
-                "run {} is {}: {} of its trials are stored; resume it with `{}`",
-                id.as_str(),
-                row.status.as_str(),
-                shown,
-                resume_command(&row.suite_path, id.as_str(), &args.db)
-            ),
-        });
-    }
-    finish_stored(&mut fan, warnings, &statuses)
+    let (missing, warning) = match stored_gaps(&store, &id, &row, &args.db) {
+        Ok(g) => g,
+        Err(e) => return e,
+    };
+    finish_stored(&mut fan, warning.into_iter().collect(), &statuses, &missing)
 }
 
 #[cfg(test)]

@@ -24,13 +24,14 @@ use pactum_probe::{
     artifact_file_name, load_probe_file, run_trials, score, scoring_inputs, Generator, ProbeCase,
     SkippedProbe,
 };
+use pactum_report::{Output, OutputFolder, Protected};
 use pactum_suite::{load_contract, load_policy, LoadedContract, LoadedPolicy};
 use pactum_trace::{read_traces, Item};
 use serde::Serialize;
 
 use crate::exit::Exit;
 use crate::grade::{import_options, print_diagnostics};
-use crate::output::{eprint, stderr_color};
+use crate::output::{eprint, stderr_color, with_causes};
 use crate::{AggregateArgs, CompareArgs, StrengthArgs};
 
 /// The file in an output folder that lists the probe set (and marks the
@@ -197,6 +198,46 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
             None => return Exit::Usage,
         },
     };
+    // Every artifact folder, checked before anything is read or written:
+    // none may hold an input or the store.
+    let several = measured.len() > 1;
+    let folders: Vec<PathBuf> = measured
+        .iter()
+        .map(|(loaded, _)| {
+            let folder = artifact_file_name(&loaded.contract.id)
+                .trim_end_matches(".json")
+                .to_string();
+            match (&args.out, several) {
+                (Some(dir), false) => dir.clone(),
+                (Some(dir), true) => dir.join(folder),
+                (None, _) => Path::new(".pactum").join("strength").join(folder),
+            }
+        })
+        .collect();
+    let mut protected: Vec<Protected> = Vec::new();
+    for (what, paths) in [
+        ("the contract", &args.contracts),
+        ("the trace file", &args.traces),
+        ("the probe file", &args.probes),
+    ] {
+        protected.extend(paths.iter().map(|p| Protected::input(what, p)));
+    }
+    protected.extend(
+        args.policy
+            .iter()
+            .map(|p| Protected::input("the policy", p)),
+    );
+    protected.extend(
+        args.probes_from
+            .iter()
+            .map(|p| Protected::input("the contract", p)),
+    );
+    protected.push(crate::grade::store_protected(None));
+    let outputs: Vec<Output> = folders.iter().map(|f| Output::folder("--out", f)).collect();
+    if let Err(e) = pactum_report::check_outputs(&outputs, &protected) {
+        eprint(&format!("error: {e}"));
+        return Exit::Usage;
+    }
     for t in &args.traces {
         if t.is_dir() {
             eprint(&format!(
@@ -314,9 +355,8 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
     }
 
     let scoring = scoring_inputs(&clean, &cases, &policy, None);
-    let several = measured.len() > 1;
     let mut results = Vec::new();
-    for (loaded, contract) in &measured {
+    for ((loaded, contract), out) in measured.iter().zip(folders) {
         let outcomes = grade_all(contract, &cases, trials, &policy);
         let graded: Vec<(&ProbeCase, Vec<TrialOutcome>)> = cases.iter().zip(outcomes).collect();
         let artifacts = match score(contract, &policy, &scoring, graded) {
@@ -329,17 +369,16 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
                 return Exit::Usage;
             }
         };
-        let folder = artifact_file_name(&loaded.contract.id)
-            .trim_end_matches(".json")
-            .to_string();
-        let out = match (&args.out, several) {
-            (Some(dir), false) => dir.clone(),
-            (Some(dir), true) => dir.join(folder),
-            (None, _) => Path::new(".pactum").join("strength").join(folder),
-        };
         if let Err(e) = write_run(&out, &artifacts, &cases) {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
+            eprint(&format!("error: {}", with_causes(&e)));
+            // A folder pactum may not write into is refused before anything
+            // is written; a failure while writing is the disk's.
+            return match e {
+                pactum_report::ReportError::ForeignFile { .. }
+                | pactum_report::ReportError::NotAFolder { .. }
+                | pactum_report::ReportError::BadName { .. } => Exit::Usage,
+                _ => Exit::Failure,
+            };
         }
         results.push(contract_strength(loaded, &out, &artifacts));
     }
@@ -446,47 +485,35 @@ fn grade_all(
     out
 }
 
-/// Clears `dir` of a previous run (only when it holds [`PROBE_SET_FILE`]
-/// or nothing), then writes one artifact per probe and the probe set.
+/// Writes one artifact per probe and the probe set into `dir`, replacing
+/// or deleting only files an earlier pactum run wrote there (listed in the
+/// folder's manifest, [`pactum_report::OutputFolder`]); any other file is
+/// kept, and one pactum would have to replace is refused before anything
+/// is written.
 fn write_run(
     dir: &Path,
     artifacts: &[EvidenceArtifact],
     cases: &[ProbeCase],
-) -> Result<(), String> {
-    let shown = dir.display();
-    if dir.exists() {
-        if !dir.is_dir() {
-            return Err(format!("{shown}: not a directory"));
-        }
-        let entries: Vec<PathBuf> = fs::read_dir(dir)
-            .map_err(|e| format!("{shown}: {e}"))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        if !entries.is_empty() && !dir.join(PROBE_SET_FILE).is_file() {
-            return Err(format!(
-                "{shown}: the folder is not empty and holds no {PROBE_SET_FILE}, so it is not a pactum strength output folder; choose another --out"
-            ));
-        }
-        for p in entries {
-            let ours = p.is_file()
-                && (p.extension().is_some_and(|x| x == "json")
-                    || p.file_name().is_some_and(|n| n == PROBE_SET_FILE));
-            if ours {
-                fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-            }
-        }
-    }
-    fs::create_dir_all(dir).map_err(|e| format!("{shown}: {e}"))?;
+) -> Result<(), pactum_report::ReportError> {
+    let mut names: BTreeSet<String> = artifacts
+        .iter()
+        .map(|a| artifact_file_name(&a.probe.id))
+        .collect();
+    names.insert(PROBE_SET_FILE.to_string());
+    let folder = OutputFolder::prepare(dir, names)?;
     // Canonicalising is most of the cost: spread it over the cores. Each
     // file's bytes depend on its artifact alone, so the order of work
     // never shows in the output.
-    let write_artifacts = |part: &[EvidenceArtifact]| -> Result<(), String> {
+    let folder_ref = &folder;
+    let write_artifacts = |part: &[EvidenceArtifact]| -> Result<(), pactum_report::ReportError> {
         for a in part {
-            let path = dir.join(artifact_file_name(&a.probe.id));
-            fs::write(&path, a.canonical_bytes())
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            folder_ref.write(&artifact_file_name(&a.probe.id), &a.canonical_bytes())?;
         }
         Ok(())
+    };
+    let lost = |what: &str| pactum_report::ReportError::Create {
+        path: dir.to_path_buf(),
+        source: std::io::Error::other(what.to_string()),
     };
     let mut sorted: Vec<&ProbeCase> = cases.iter().collect();
     sorted.sort_by(|a, b| a.probe.id.cmp(&b.probe.id));
@@ -514,18 +541,18 @@ fn write_run(
             .chunks(line_chunk)
             .map(|part| s.spawn(move || lines(part)))
             .collect();
-        let written: Result<(), String> = writers.into_iter().try_for_each(|h| {
-            h.join()
-                .unwrap_or_else(|_| Err(format!("{shown}: writing an artifact failed")))
-        });
+        let written: Result<(), pactum_report::ReportError> =
+            writers.into_iter().try_for_each(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(lost("writing an artifact failed")))
+            });
         let probe_lines: Option<String> = liners.into_iter().map(|h| h.join().ok()).collect();
         (written, probe_lines)
     });
     written?;
-    let path = dir.join(PROBE_SET_FILE);
-    let probe_lines =
-        probe_lines.ok_or_else(|| format!("{}: listing the probes failed", path.display()))?;
-    fs::write(&path, probe_lines).map_err(|e| format!("{}: {e}", path.display()))
+    let probe_lines = probe_lines.ok_or_else(|| lost("listing the probes failed"))?;
+    folder.write(PROBE_SET_FILE, probe_lines.as_bytes())?;
+    folder.finish()
 }
 
 /// Threads for the parallel phases: the machine's cores, at most 8.
@@ -848,10 +875,19 @@ fn artifact_files(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in args {
         if p.is_dir() {
+            // What pactum wrote there, when the folder says so: a file of
+            // the user's beside the artifacts is not read as one.
+            let listed = OutputFolder::listed(p).map_err(|e| with_causes(&e))?;
             let mut files: Vec<PathBuf> = fs::read_dir(p)
                 .map_err(|e| format!("{}: {e}", p.display()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "json"))
+                .filter(|f| {
+                    listed.as_ref().is_none_or(|l| {
+                        f.file_name()
+                            .is_some_and(|n| l.contains(n.to_string_lossy().as_ref()))
+                    })
+                })
                 .collect();
             files.sort();
             if files.is_empty() {

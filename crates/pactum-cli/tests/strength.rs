@@ -144,11 +144,13 @@ fn the_text_only_contract_misses_the_planted_send_money() {
     assert_eq!(rates(TOOL, "zero_action"), rates(TEXT, "zero_action"));
     assert_eq!(rates(TOOL, "gameability"), rates(TEXT, "gameability"));
 
-    // One artifact per probe, plus the probe set, in each contract's folder.
+    // One artifact per probe, plus the probe set and the manifest of what
+    // pactum wrote, in each contract's folder.
     for id in [TOOL, TEXT] {
         let files = digests(&dir.path().join(id));
-        assert_eq!(files.len(), 81 + 1, "{id}");
+        assert_eq!(files.len(), 81 + 2, "{id}");
         assert!(files.contains_key("probes.jsonl"));
+        assert!(files.contains_key(".pactum-manifest"));
         assert!(files.contains_key(
             "traces.jsonl%3A1~defect~pay-attacker~inject-tool-call%3Asend_money.json"
         ));
@@ -243,7 +245,7 @@ fn two_runs_write_byte_identical_artifacts() {
     let rb = strength_example(b.path(), true);
     for id in [TOOL, TEXT] {
         let (da, db) = (digests(&a.path().join(id)), digests(&b.path().join(id)));
-        assert_eq!(da.len(), 82);
+        assert_eq!(da.len(), 83);
         assert_eq!(da, db, "{id}");
     }
     // The summaries differ only in where the artifacts went.
@@ -577,18 +579,23 @@ fn bad_input_exits_2_naming_the_file() {
         r.stderr
     );
 
-    // An artifact folder that is someone else's is never cleared.
+    // A folder that holds files of the user's keeps them: pactum writes
+    // beside them and lists what it wrote in the folder's manifest.
     let theirs = dir.path().join("theirs");
     std::fs::create_dir(&theirs).unwrap();
     std::fs::write(theirs.join("notes.json"), "{}").unwrap();
     let r = strength_tool(&theirs, &example("policy.yaml"));
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.contains("not a pactum strength output folder"),
-        "{}",
-        r.stderr
-    );
-    assert!(theirs.join("notes.json").is_file());
+    assert_ne!(r.code, 2, "{}", r.stderr);
+    assert_eq!(std::fs::read(theirs.join("notes.json")).unwrap(), b"{}");
+    assert!(theirs.join(".pactum-manifest").is_file());
+    // aggregate reads what the manifest lists, not the user's file.
+    let r = run(&[
+        "aggregate",
+        s(&theirs),
+        "--policy",
+        s(&example("policy.yaml")),
+    ]);
+    assert_ne!(r.code, 2, "{}", r.stderr);
 
     // aggregate: a file that is not an artifact.
     let r = run(&[

@@ -1,6 +1,7 @@
 //! The crate's one error type.
 
 use std::io;
+use std::path::PathBuf;
 
 /// Why a report could not be written.
 ///
@@ -27,6 +28,109 @@ pub enum ReportError {
         #[source]
         source: io::Error,
     },
+    /// A report file would be an input file (the same file, whatever the
+    /// spelling): refused before anything is written.
+    #[error("{flag} {}: that is {what} {} (the same file); a report never overwrites an input: nothing was written", .path.display(), .input.display())]
+    OutputIsInput {
+        /// The flag that named the output, e.g. `--json`.
+        flag: String,
+        /// The output path as given.
+        path: PathBuf,
+        /// The input's role, e.g. `the trace file`.
+        what: String,
+        /// The input's path as given.
+        input: PathBuf,
+    },
+    /// A report file would be the store or one of its companion files.
+    #[error("{flag} {}: that is {what} ({}); writing a report there would destroy every stored run and the cache: nothing was written", .path.display(), .store.display())]
+    OutputIsStore {
+        /// The flag that named the output.
+        flag: String,
+        /// The output path as given.
+        path: PathBuf,
+        /// Which part: `the store`, `the store's write-ahead log`, ….
+        what: String,
+        /// The store's path as given.
+        store: PathBuf,
+    },
+    /// An output folder holds an input or the store.
+    #[error("{flag} {}: the folder holds {what} {}; an output folder may not hold an input or the store: nothing was written", .folder.display(), .path.display())]
+    OutputFolderHolds {
+        /// The flag that named the folder, e.g. `--out`.
+        flag: String,
+        /// The folder as given.
+        folder: PathBuf,
+        /// What it holds, e.g. `the contract`.
+        what: String,
+        /// That file's path as given.
+        path: PathBuf,
+    },
+    /// Two outputs of one command are the same file, or one lies inside
+    /// the other.
+    #[error("{first} and {second} both write {} (the same file or folder); give each its own: nothing was written", .path.display())]
+    OutputsOverlap {
+        /// The first flag.
+        first: String,
+        /// The second flag.
+        second: String,
+        /// The second output's path as given.
+        path: PathBuf,
+    },
+    /// An output path could not be resolved to a file (a loop of symbolic
+    /// links).
+    #[error("{flag} {}: cannot tell which file this is", .path.display())]
+    Unresolved {
+        /// The flag that named the output.
+        flag: String,
+        /// The path as given.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// An output file or folder could not be created.
+    #[error("{}: cannot create it", .path.display())]
+    Create {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// A complete report could not be put in place; the destination keeps
+    /// its previous content.
+    #[error("{}: cannot put the finished report in place (it keeps its previous content)", .path.display())]
+    Commit {
+        /// The destination.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// An output folder path is a file.
+    #[error("{}: not a folder", .path.display())]
+    NotAFolder {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A file pactum would replace in an output folder was not written by
+    /// pactum (the folder's manifest does not list it).
+    #[error("{}: the folder already holds {}, which pactum did not write (its {} does not list it); pactum never replaces or deletes a file it did not write: choose another folder, or move that file", .folder.display(), .file.display(), crate::output::MANIFEST)]
+    ForeignFile {
+        /// The folder.
+        folder: PathBuf,
+        /// The file.
+        file: PathBuf,
+    },
+    /// A name given for an output folder's file is not a plain file name,
+    /// or was not declared.
+    #[error("{}: {name:?} is not a file name pactum may write there", .folder.display())]
+    BadName {
+        /// The folder.
+        folder: PathBuf,
+        /// The name.
+        name: String,
+    },
     /// The caller broke the event order (`begin`, events, `finish` once).
     #[error("`{call}` called {problem}")]
     Protocol {
@@ -41,8 +145,12 @@ impl ReportError {
     /// The I/O error underneath, if any.
     pub fn io_error(&self) -> Option<&io::Error> {
         match self {
-            ReportError::Write { source, .. } | ReportError::Spool { source, .. } => Some(source),
-            ReportError::Protocol { .. } => None,
+            ReportError::Write { source, .. }
+            | ReportError::Spool { source, .. }
+            | ReportError::Unresolved { source, .. }
+            | ReportError::Create { source, .. }
+            | ReportError::Commit { source, .. } => Some(source),
+            _ => None,
         }
     }
 

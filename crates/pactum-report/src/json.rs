@@ -13,15 +13,16 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::agreement::AgreementTracker;
-use crate::{InputError, ReportError, Reporter, RunEnd, RunInfo, Totals};
+use crate::{InputError, MissingTrial, ReportError, Reporter, RunEnd, RunInfo, Totals};
 
 /// The report format version (`report_version`). Bumped on any change a
 /// reader could notice, other than adding a field.
 pub const REPORT_VERSION: u32 = 1;
 
-/// Input errors written in full; the rest are counted in
-/// `input_errors_omitted` (they are the only per-record data kept until the
-/// end, since they arrive interleaved with results).
+/// Input errors (and missing trials) written in full; the rest are counted
+/// in `input_errors_omitted` (`missing_trials_omitted`): they are the only
+/// per-record data kept until the end, since they arrive interleaved with
+/// results.
 pub const INPUT_ERRORS_KEPT: usize = 10_000;
 
 /// serde_json's compact output, except that characters a terminal may act
@@ -119,6 +120,8 @@ pub struct JsonReporter<W: Write> {
     totals: Totals,
     input_errors: Vec<InputError>,
     input_errors_omitted: u64,
+    missing: Vec<MissingTrial>,
+    missing_omitted: u64,
     agreement: Option<AgreementTracker>,
 }
 
@@ -134,6 +137,8 @@ impl<W: Write> JsonReporter<W> {
             totals: Totals::default(),
             input_errors: Vec::new(),
             input_errors_omitted: 0,
+            missing: Vec::new(),
+            missing_omitted: 0,
             agreement: None,
         }
     }
@@ -172,6 +177,7 @@ fn totals_json(t: &Totals) -> Value {
         "undetermined": t.undetermined,
         "error": t.error,
         "input_errors": t.input_errors,
+        "missing_trials": t.missing_trials,
         "partial": t.is_partial(),
     })
 }
@@ -340,6 +346,23 @@ impl<W: Write> Reporter for JsonReporter<W> {
         Ok(())
     }
 
+    /// Keeps the first [`INPUT_ERRORS_KEPT`] missing trials for `finish`.
+    fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
+        if self.state == State::Finished {
+            return Err(ReportError::Protocol {
+                call: "missing_trial",
+                problem: "after finish",
+            });
+        }
+        self.totals.add_missing_trial();
+        if self.missing.len() < INPUT_ERRORS_KEPT {
+            self.missing.push(m.clone());
+        } else {
+            self.missing_omitted += 1;
+        }
+        Ok(())
+    }
+
     /// Closes `results` and writes inputs, input errors, warnings, totals
     /// and agreement; then flushes.
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
@@ -367,6 +390,10 @@ impl<W: Write> Reporter for JsonReporter<W> {
                 "input_errors_omitted",
                 &self.input_errors_omitted,
             )?;
+            s.push_str(",\n");
+            array(&mut s, i, "missing_trials", &self.missing)?;
+            s.push_str(",\n");
+            field(&mut s, i, "missing_trials_omitted", &self.missing_omitted)?;
             s.push_str(",\n");
             array(&mut s, i, "warnings", &end.warnings)?;
             s.push_str(",\n");

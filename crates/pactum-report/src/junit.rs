@@ -18,7 +18,7 @@ use pactum_core::text::{one_line, strip_terminal_escapes};
 use pactum_core::{TestStatus, TraceResult};
 
 use crate::render;
-use crate::{InputError, ReportError, Reporter, RunEnd, RunInfo};
+use crate::{InputError, MissingTrial, ReportError, Reporter, RunEnd, RunInfo};
 
 /// Longest attribute value (test name, class name, message), in characters.
 const ATTR_CHARS: usize = 500;
@@ -146,6 +146,20 @@ fn input_error_case(e: &InputError, s: &mut String) {
             format!("{}:{}", e.file, e.line)
         }),
         attr(&message)
+    ));
+}
+
+/// The `<testcase>` of a trial the run planned but never stored: an error,
+/// so the counts add up to every planned trial.
+fn missing_trial_case(m: &MissingTrial, s: &mut String) {
+    s.push_str(&format!(
+        "    <testcase name=\"{}\" classname=\"missing-trial\">\n      <error type=\"missing-trial\" message=\"{}\"/>\n    </testcase>\n",
+        attr(&m.trace_id),
+        attr(&format!(
+            "trial {} of test {} was never stored: the run stopped before it finished",
+            m.trial_index + 1,
+            m.test_id
+        ))
     ));
 }
 
@@ -306,6 +320,20 @@ impl<W: Write> Reporter for JunitReporter<W> {
         let mut case = std::mem::take(&mut self.case);
         case.clear();
         input_error_case(e, &mut case);
+        self.case = case;
+        self.spool_case(suite)
+    }
+
+    /// In the suite of results with no input file, as the run's results.
+    fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
+        self.check_open("missing_trial")?;
+        let suite = self.suite(NO_INPUT_SUITE);
+        let tally = &mut self.suites[suite];
+        tally.tests += 1;
+        tally.errors += 1;
+        let mut case = std::mem::take(&mut self.case);
+        case.clear();
+        missing_trial_case(m, &mut case);
         self.case = case;
         self.spool_case(suite)
     }

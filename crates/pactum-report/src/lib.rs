@@ -6,7 +6,7 @@
 //!
 //! The runner knows nothing of formats: it feeds every [`Reporter`] the same
 //! events, one at a time — [`Reporter::begin`] once, then
-//! [`Reporter::result`] and [`Reporter::input_error`] in any order, then
+//! [`Reporter::result`], [`Reporter::input_error`] and [`Reporter::missing_trial`] in any order, then
 //! [`Reporter::finish`] once. Inputs can be huge, so no reporter keeps every
 //! result: [`JsonReporter`] streams each result to its writer,
 //! [`JunitReporter`] spools test cases to a temporary file, and
@@ -21,6 +21,7 @@ mod error;
 mod json;
 mod junit;
 mod model;
+pub mod output;
 mod render;
 mod terminal;
 mod totals;
@@ -29,7 +30,10 @@ pub use agreement::{AgreementTracker, DecidingClause, Disagreement, DECIDING_CLA
 pub use error::ReportError;
 pub use json::{terminal_safe_json, JsonReporter, INPUT_ERRORS_KEPT, REPORT_VERSION};
 pub use junit::JunitReporter;
-pub use model::{ContractInfo, ExpectationsInfo, InputError, InputFile, RunEnd, RunInfo, Warning};
+pub use model::{
+    ContractInfo, ExpectationsInfo, InputError, InputFile, MissingTrial, RunEnd, RunInfo, Warning,
+};
+pub use output::{check_outputs, Output, OutputFolder, Protected, ReportFile};
 pub use terminal::{TerminalOptions, TerminalReporter};
 pub use totals::Totals;
 
@@ -37,8 +41,8 @@ use pactum_core::{TestStatus, TraceResult};
 
 /// A consumer of grading events (the runner's side of every report format).
 ///
-/// Call order: `begin` once, then any number of `result` and `input_error`
-/// calls, then `finish` once. Every reporter answers
+/// Call order: `begin` once, then any number of `result`, `input_error`
+/// and `missing_trial` calls, then `finish` once. Every reporter answers
 /// [`ReportError::Protocol`] to an event after `finish`; the JSON report,
 /// which writes its header in `begin`, also to `result` or `finish` before
 /// `begin` and to a second `begin`. None panics.
@@ -50,6 +54,9 @@ pub trait Reporter {
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError>;
     /// One input record that could not be read (the run is then partial).
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError>;
+    /// One trial a stored run planned but never stored (the run is then
+    /// partial; the trial counts as an error).
+    fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError>;
     /// The run ends: per-file input counts and run-level warnings. Writes
     /// whatever the format writes last and flushes.
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError>;
@@ -65,6 +72,9 @@ impl<R: Reporter + ?Sized> Reporter for &mut R {
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
         (**self).input_error(e)
     }
+    fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
+        (**self).missing_trial(m)
+    }
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
         (**self).finish(end)
     }
@@ -79,6 +89,9 @@ impl<R: Reporter + ?Sized> Reporter for Box<R> {
     }
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
         (**self).input_error(e)
+    }
+    fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
+        (**self).missing_trial(m)
     }
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
         (**self).finish(end)
@@ -97,6 +110,9 @@ impl<R: Reporter> Reporter for Vec<R> {
     }
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
         self.iter_mut().try_for_each(|r| r.input_error(e))
+    }
+    fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
+        self.iter_mut().try_for_each(|r| r.missing_trial(m))
     }
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
         self.iter_mut().try_for_each(|r| r.finish(end))

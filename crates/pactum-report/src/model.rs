@@ -73,6 +73,19 @@ pub struct InputError {
     pub message: String,
 }
 
+/// A trial a stored run planned that was never stored: the run stopped
+/// (Ctrl-C, a crash, a kill, a store failure) before it finished. The run
+/// is then partial, and each missing trial counts as an error in JUnit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MissingTrial {
+    /// The test's id in the suite.
+    pub test_id: String,
+    /// 0-based trial index.
+    pub trial_index: u32,
+    /// The id its trace would have had (`TEST#N`, N 1-based).
+    pub trace_id: String,
+}
+
 /// A run-level warning (e.g. a declared level whose channel was never
 /// reported by any trace).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

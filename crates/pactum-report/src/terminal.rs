@@ -14,7 +14,7 @@ use pactum_core::{TestStatus, TraceResult};
 use crate::agreement::AgreementTracker;
 use crate::render::{self, BreakdownLine, Mark};
 use crate::totals::plural;
-use crate::{InputError, ReportError, Reporter, RunEnd, RunInfo, Totals};
+use crate::{InputError, MissingTrial, ReportError, Reporter, RunEnd, RunInfo, Totals};
 
 /// Contract ids named in the header before "and N more".
 const HEADER_CONTRACTS: usize = 10;
@@ -76,6 +76,7 @@ pub struct TerminalReporter<W: Write> {
     unlisted_passes: u64,
     input_errors: Vec<String>,
     input_errors_more: u64,
+    missing: Vec<String>,
     agreement: Option<AgreementTracker>,
     finished: bool,
 }
@@ -93,6 +94,7 @@ impl<W: Write> TerminalReporter<W> {
             unlisted_passes: 0,
             input_errors: Vec::new(),
             input_errors_more: 0,
+            missing: Vec::new(),
             agreement: None,
             finished: false,
         }
@@ -126,6 +128,7 @@ impl<W: Write> TerminalReporter<W> {
             .map(|e| 1 + e.breakdown.len())
             .sum::<usize>()
             + self.input_errors.len()
+            + self.missing.len()
     }
 
     fn paint(&self, style: Style, text: &str) -> String {
@@ -240,6 +243,24 @@ impl<W: Write> TerminalReporter<W> {
             ));
         }
         s.push('\n');
+        s
+    }
+
+    fn render_missing(&self) -> String {
+        let n = self.totals.missing_trials;
+        if n == 0 {
+            return String::new();
+        }
+        let planned = self.totals.traces() + n;
+        let mut s = format!(
+            "missing trials ({n} of {planned} planned, never stored: the run stopped before them):\n  {}",
+            self.missing.join(", ")
+        );
+        let more = n - self.missing.len() as u64;
+        if more > 0 {
+            s.push_str(&format!(" … and {more} more (see the JSON report)"));
+        }
+        s.push_str("\n\n");
         s
     }
 
@@ -466,13 +487,23 @@ impl<W: Write> Reporter for TerminalReporter<W> {
         Ok(())
     }
 
-    /// Prints the groups, input errors, warnings, totals and the agreement
+    fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
+        self.check_open("missing_trial")?;
+        self.totals.add_missing_trial();
+        if self.missing.len() < self.options.max_per_group {
+            self.missing.push(render::id(&m.trace_id));
+        }
+        Ok(())
+    }
+
+    /// Prints the groups, input errors, missing trials, warnings, totals and the agreement
     /// table, then flushes.
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
         self.check_open("finish")?;
         self.finished = true;
         let mut s = self.render_groups();
         s.push_str(&self.render_input_errors());
+        s.push_str(&self.render_missing());
         s.push_str(&self.render_warnings(end));
         s.push_str(&self.totals.summary_line());
         s.push('\n');

@@ -3,7 +3,7 @@
 use pactum_core::{TestStatus, TraceResult};
 use serde::{Deserialize, Serialize};
 
-use crate::{InputError, ReportError, Reporter, RunEnd, RunInfo};
+use crate::{InputError, MissingTrial, ReportError, Reporter, RunEnd, RunInfo};
 
 /// How many traces ended in each status, and how many input records could
 /// not be read. A pure tally: it is also a [`Reporter`], so the CLI can put
@@ -20,6 +20,9 @@ pub struct Totals {
     pub error: u64,
     /// Input records that could not be read.
     pub input_errors: u64,
+    /// Trials a stored run planned that were never stored.
+    #[serde(default)]
+    pub missing_trials: u64,
 }
 
 impl Totals {
@@ -57,14 +60,22 @@ impl Totals {
         self.pass + self.fail + self.undetermined + self.error
     }
 
-    /// Whether some input could not be read, so the run covers only part
-    /// of it (issue #2: the exit code says so).
+    /// Counts one trial that was planned but never stored.
+    pub fn add_missing_trial(&mut self) {
+        self.missing_trials += 1;
+    }
+
+    /// Whether the run covers only part of what it should: some input
+    /// could not be read, or some planned trial was never stored (the exit
+    /// code says so).
     pub fn is_partial(&self) -> bool {
-        self.input_errors > 0
+        self.input_errors > 0 || self.missing_trials > 0
     }
 
     /// The totals line, e.g. `1746 traces: 120 fail, 3 error, 0
-    /// undetermined, 1623 pass; 1 input error — the run is partial`.
+    /// undetermined, 1623 pass; 1 input error — the run is partial`, or
+    /// for a stored run with missing trials `…; 3 of 10 trials stored, 7
+    /// never — the run is partial`.
     pub fn summary_line(&self) -> String {
         let traces = self.traces();
         let mut s = format!(
@@ -75,7 +86,14 @@ impl Totals {
             self.undetermined,
             self.pass
         );
-        if self.is_partial() {
+        if self.missing_trials > 0 {
+            s.push_str(&format!(
+                "; {traces} of {} trials stored, {} never — the run is partial",
+                traces + self.missing_trials,
+                self.missing_trials
+            ));
+        }
+        if self.input_errors > 0 {
             s.push_str(&format!(
                 "; {} {} — {}",
                 self.input_errors,
@@ -115,6 +133,10 @@ impl Reporter for Totals {
         self.add_input_error();
         Ok(())
     }
+    fn missing_trial(&mut self, _m: &MissingTrial) -> Result<(), ReportError> {
+        self.add_missing_trial();
+        Ok(())
+    }
     fn finish(&mut self, _end: &RunEnd) -> Result<(), ReportError> {
         Ok(())
     }
@@ -149,6 +171,7 @@ mod tests {
             undetermined: 0,
             error: 3,
             input_errors: 1,
+            missing_trials: 0,
         };
         assert_eq!(
             t.summary_line(),
@@ -168,6 +191,16 @@ mod tests {
         assert_eq!(
             none.summary_line(),
             "0 traces: 0 fail, 0 error, 0 undetermined, 0 pass; 2 input errors — nothing was graded"
+        );
+        let gaps = Totals {
+            pass: 3,
+            missing_trials: 7,
+            ..Totals::default()
+        };
+        assert!(gaps.is_partial());
+        assert_eq!(
+            gaps.summary_line(),
+            "3 traces: 0 fail, 0 error, 0 undetermined, 3 pass; 3 of 10 trials stored, 7 never — the run is partial"
         );
     }
 }

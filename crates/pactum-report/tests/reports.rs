@@ -717,7 +717,8 @@ fn fan_out_feeds_every_reporter_and_totals_tally() {
             fail: 1,
             undetermined: 2,
             error: 1,
-            input_errors: 2
+            input_errors: 2,
+            missing_trials: 0,
         }
     );
     let v = assert_valid_report(&String::from_utf8(json_out).expect("utf-8"));

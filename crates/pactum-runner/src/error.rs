@@ -56,6 +56,23 @@ pub enum RunError {
     /// The run to resume already finished.
     #[error("run {0} already finished: nothing to resume")]
     AlreadyFinished(String),
+    /// A stored suite snapshot does not say what its run planned.
+    #[error("the stored suite snapshot does not say what the run planned: {0}")]
+    Snapshot(String),
+    /// Another process took the run over, judging this one dead (its
+    /// heartbeat was late); this one stopped.
+    #[error("another pactum took run {0} over (this process's lease heartbeat was late); this process stopped")]
+    LeaseLost(String),
+    /// The run was started (it is in the store) and then stopped by
+    /// `source`: every trial finished before is stored, and it can be
+    /// resumed.
+    #[error("run {run} stopped: {cause}")]
+    Stopped {
+        /// The run.
+        run: String,
+        /// What stopped it.
+        cause: Box<RunError>,
+    },
     /// A background task failed.
     #[error("internal task failed: {0}")]
     Task(String),

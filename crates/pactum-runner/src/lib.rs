@@ -14,6 +14,8 @@ pub mod cache;
 mod error;
 pub mod interpret;
 pub mod judge;
+mod lease;
+mod plan;
 mod trial;
 
 use std::collections::BTreeMap;
@@ -36,6 +38,8 @@ pub use cache::{Cache, CacheMode};
 pub use error::RunError;
 pub use interpret::{InterpreterSetup, Looked};
 pub use judge::{judge_trace, JudgeSetup, TraceJudgments};
+pub use lease::{host_name, is_stale, this_holder, LEASE_HEARTBEAT, LEASE_STALE_AFTER};
+pub use plan::{coverage, planned_trials, trace_id, Coverage};
 pub use trial::CallCounts;
 
 use trial::{run_trial, Resolved, RunContext, TestPlan};
@@ -185,8 +189,9 @@ impl Runner {
             ),
         };
         let mut tests = Vec::new();
-        let mut trials = Vec::new();
+        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
         for (i, t) in suite.suite.tests.iter().enumerate() {
+            index.insert(&t.id, i);
             let target =
                 targets
                     .get(&t.target)
@@ -214,10 +219,17 @@ impl Runner {
                 authored: t.authored.clone(),
                 explicit: t.contract.clone(),
             }));
-            for k in 0..t.trials {
-                trials.push((i, k));
-            }
         }
+        // The plan as a stored run reads it back (one rule for both).
+        let trials = planned_trials(&suite.snapshot)?
+            .into_iter()
+            .map(|(id, k)| {
+                index
+                    .get(id.as_str())
+                    .map(|i| (*i, k))
+                    .ok_or_else(|| RunError::Snapshot(format!("test `{id}` is not in the suite")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Runner {
             policy: suite.suite.policy,
             suite,
@@ -348,6 +360,13 @@ impl Runner {
         &self.suite.digest
     }
 
+    /// The trials the suite plans, in plan order: `(test id, trial index)`.
+    pub fn plan(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        self.trials
+            .iter()
+            .map(|&(t, k)| (self.tests[t].id.as_str(), k))
+    }
+
     /// Number of trials the suite plans.
     pub fn planned(&self) -> u64 {
         self.trials.len() as u64
@@ -365,9 +384,59 @@ impl Runner {
         store: Arc<Mutex<Store>>,
         opts: &RunOptions,
         events: mpsc::UnboundedSender<Event>,
-        mut cancel: watch::Receiver<bool>,
+        cancel: watch::Receiver<bool>,
     ) -> Result<RunOutcome, RunError> {
-        let run_id = self.open_run(&store, opts).await?;
+        let holder = lease::this_holder();
+        let run_id = self.open_run(&store, opts, &holder).await?;
+        // From here on the run is in the store: whatever stops it, say
+        // which run, so it can be resumed; and never keep its lease.
+        let (stop_tx, stop) = watch::channel(false);
+        let lost: Arc<Mutex<Option<RunError>>> = Arc::new(Mutex::new(None));
+        let guard = tokio::spawn(hold_lease(
+            store.clone(),
+            run_id.clone(),
+            holder.token.clone(),
+            cancel,
+            stop_tx,
+            lost.clone(),
+        ));
+        let outcome = self
+            .run_opened(&store, &run_id, opts, events, stop, &lost)
+            .await;
+        guard.abort();
+        match outcome {
+            Ok(o) => Ok(o),
+            Err(e) => {
+                let release = {
+                    let store = store.clone();
+                    let id = run_id.clone();
+                    let token = holder.token.clone();
+                    cache::blocking(move || {
+                        let s = store.lock().map_err(|_| RunError::Poisoned)?;
+                        Ok(s.release_lease(&id, &token)?)
+                    })
+                };
+                // A store that just failed may fail this too; the lease is
+                // then stale as soon as this process exits.
+                let _ = release.await;
+                Err(RunError::Stopped {
+                    run: run_id.as_str().to_string(),
+                    cause: Box::new(e),
+                })
+            }
+        }
+    }
+
+    async fn run_opened(
+        &self,
+        store: &Arc<Mutex<Store>>,
+        run_id: &RunId,
+        opts: &RunOptions,
+        events: mpsc::UnboundedSender<Event>,
+        mut cancel: watch::Receiver<bool>,
+        lost: &Arc<Mutex<Option<RunError>>>,
+    ) -> Result<RunOutcome, RunError> {
+        let run_id = run_id.clone();
         let done = {
             let store = store.clone();
             let id = run_id.clone();
@@ -389,9 +458,9 @@ impl Runner {
                 .enumerate()
                 .map(|(i, &(t, k))| ((self.tests[t].id.clone(), k), i))
                 .collect();
-            restore(&store, &run_id, &events, plan).await?;
+            restore(store, &run_id, &events, plan).await?;
         }
-        let resolved = self.resolve(&store).await?;
+        let resolved = self.resolve(store).await?;
         let ctx = Arc::new(RunContext {
             run_id: run_id.as_str().to_string(),
             cache: Cache::new(store.clone(), opts.cache),
@@ -403,7 +472,7 @@ impl Runner {
         let mut set: JoinSet<Result<CallCounts, RunError>> = JoinSet::new();
         let mut interrupted = false;
         let mut total = CallCounts::default();
-        let mut first_error = None;
+        let mut first_error: Option<RunError> = None;
         let pending = self
             .trials
             .iter()
@@ -456,19 +525,25 @@ impl Runner {
                     finished_at: now(),
                     duration_ms: u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
                 };
-                cache::blocking(move || {
-                    let s = store.lock().map_err(|_| RunError::Poisoned)?;
-                    Ok(s.record_trial(&record)?)
-                })
-                .await?;
-                let _ = events.send(Event::Trial {
+                let calls = out.calls;
+                let event = Event::Trial {
                     index,
                     test_id: test.id.clone(),
                     trial_index: k,
                     result: Box::new(out.result),
-                    calls: out.calls,
-                });
-                Ok(out.calls)
+                    calls,
+                };
+                // Committed and reported together: a blocking task runs to
+                // its end even when the run is cancelled meanwhile, so no
+                // stored trial is missing from the reports.
+                cache::blocking(move || {
+                    let s = store.lock().map_err(|_| RunError::Poisoned)?;
+                    s.record_trial(&record)?;
+                    let _ = events.send(event);
+                    Ok(())
+                })
+                .await?;
+                Ok(calls)
             });
         }
         loop {
@@ -483,19 +558,36 @@ impl Runner {
                 }
             }
         }
-        let status = if interrupted || first_error.is_some() {
-            RunStatus::Interrupted
-        } else {
-            RunStatus::Finished
-        };
-        {
+        if let Some(e) = lost.lock().ok().and_then(|mut l| l.take()) {
+            first_error.get_or_insert(e);
+        }
+        // What is stored decides, not how the run ended: a run whose every
+        // trial is stored is finished, even when it was cancelled after its
+        // last commit; one with a gap is interrupted, whatever stopped it.
+        let ended = {
             let store = store.clone();
             let id = run_id.clone();
+            let planned = self.planned();
             cache::blocking(move || {
                 let s = store.lock().map_err(|_| RunError::Poisoned)?;
-                Ok(s.finish_run(&id, status, &now())?)
+                let stored = s.finished_trials(&id)?.len() as u64;
+                let status = if stored >= planned {
+                    RunStatus::Finished
+                } else {
+                    RunStatus::Interrupted
+                };
+                s.finish_run(&id, status, &now())?;
+                Ok(status)
             })
-            .await?;
+            .await
+        };
+        match (ended, &first_error) {
+            (Ok(RunStatus::Finished), None) => interrupted = false,
+            (Ok(_), _) => {}
+            // The first error stopped the run; a failure to record its end
+            // is the same failure seen again (a full disk, a read-only store).
+            (Err(e), None) => return Err(e),
+            (Err(_), Some(_)) => {}
         }
         if let Some(e) = first_error {
             return Err(e);
@@ -511,14 +603,18 @@ impl Runner {
         &self,
         store: &Arc<Mutex<Store>>,
         opts: &RunOptions,
+        holder: &pactum_store::LeaseHolder,
     ) -> Result<RunId, RunError> {
         let store = store.clone();
         let digest = self.suite.digest.clone();
         let snapshot = self.suite.snapshot.clone();
         let policy = self.policy;
         let opts = opts.clone();
+        let holder = holder.clone();
         cache::blocking(move || {
             let s = store.lock().map_err(|_| RunError::Poisoned)?;
+            let stale =
+                |l: &pactum_store::Lease| lease::is_stale(l, &holder, std::time::SystemTime::now());
             match &opts.resume {
                 Some(id) => {
                     let row = s.run(id)?.ok_or_else(|| {
@@ -534,20 +630,133 @@ impl Runner {
                     if !row.status.is_resumable() {
                         return Err(RunError::AlreadyFinished(id.as_str().to_string()));
                     }
+                    // Refused while another live process runs it.
+                    s.acquire_lease(id, &holder, &now(), &stale)?;
                     s.resume_run(id)?;
                     Ok(id.clone())
                 }
-                None => Ok(s.create_run(&NewRun {
-                    suite_path: opts.suite_path.clone(),
-                    suite_digest: digest,
-                    suite_snapshot: snapshot,
-                    policy,
-                    started_at: now(),
-                    pactum_version: opts.pactum_version.clone(),
-                })?),
+                None => {
+                    let id = s.create_run(&NewRun {
+                        suite_path: opts.suite_path.clone(),
+                        suite_digest: digest,
+                        suite_snapshot: snapshot,
+                        policy,
+                        started_at: now(),
+                        pactum_version: opts.pactum_version.clone(),
+                    })?;
+                    s.acquire_lease(&id, &holder, &now(), &stale)?;
+                    Ok(id)
+                }
             }
         })
         .await
+    }
+}
+
+/// Keeps the run's lease while it runs: renews it every
+/// [`LEASE_HEARTBEAT`], and sets `stop` when the caller cancels or when the
+/// lease is lost (another process took the run over) or cannot be renewed
+/// (the store failed), leaving the reason in `lost`.
+async fn hold_lease(
+    store: Arc<Mutex<Store>>,
+    run: RunId,
+    token: String,
+    mut cancel: watch::Receiver<bool>,
+    stop: watch::Sender<bool>,
+    lost: Arc<Mutex<Option<RunError>>>,
+) {
+    let mut tick = tokio::time::interval(LEASE_HEARTBEAT);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    let mut cancellable = true;
+    loop {
+        let cancelled = tokio::select! {
+            r = cancel.wait_for(|c| *c), if cancellable => Some(r.is_ok()),
+            _ = tick.tick() => None,
+        };
+        match cancelled {
+            Some(true) => {
+                let _ = stop.send(true);
+                break;
+            }
+            // The caller can no longer cancel: keep renewing.
+            Some(false) => {
+                cancellable = false;
+                continue;
+            }
+            None => {}
+        }
+        let store = store.clone();
+        let (id, tok) = (run.clone(), token.clone());
+        let renewed = cache::blocking(move || {
+            let s = store.lock().map_err(|_| RunError::Poisoned)?;
+            Ok(s.renew_lease(&id, &tok, &now())?)
+        })
+        .await;
+        let why = match renewed {
+            Ok(true) => continue,
+            Ok(false) => RunError::LeaseLost(run.as_str().to_string()),
+            Err(e) => e,
+        };
+        if let Ok(mut l) = lost.lock() {
+            l.get_or_insert(why);
+        }
+        let _ = stop.send(true);
+        break;
+    }
+}
+
+/// Stops a run the way Ctrl-C does: sets `cancel` on SIGINT or SIGTERM
+/// (every finished trial is stored; the run can be resumed).
+///
+/// # Errors
+/// The signal handlers cannot be installed.
+pub fn cancel_on_signals(cancel: watch::Sender<bool>) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            let _ = cancel.send(true);
+            // Keep the handlers: a second signal must not kill the process
+            // half-way through storing what it has.
+            std::future::pending::<()>().await;
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                let _ = cancel.send(true);
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Makes a write past the process's file-size limit (`ulimit -f`,
+/// RLIMIT_FSIZE) an error that is reported (EFBIG: "file too large"), not a
+/// silent kill: SIGXFSZ is caught, for the life of the process. Call once,
+/// early; a no-op where there is no such signal.
+pub fn survive_file_size_limit() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build();
+        if let Ok(rt) = rt {
+            // The handler stays installed after the runtime and the stream
+            // are gone; the signal is then simply dropped.
+            let _ = rt.block_on(async {
+                signal(SignalKind::from_raw(rustix::process::Signal::XFSZ.as_raw()))
+            });
+        }
     }
 }
 

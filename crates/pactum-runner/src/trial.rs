@@ -149,7 +149,7 @@ pub(crate) async fn run_trial(
     trial: u32,
 ) -> Result<TrialOutput, RunError> {
     let mut calls = CallCounts::default();
-    let trace_id = format!("{}#{}", test.id, trial + 1);
+    let trace_id = crate::trace_id(&test.id, trial);
     if let Some(why) = &resolved.unusable {
         return Ok(TrialOutput {
             trace: None,

@@ -39,10 +39,13 @@ pub enum StoreError {
 
     /// SQLite could not open or create the file (a missing folder, a path
     /// that is a folder, no permission to create it).
-    #[error("{}: cannot open or create the store file (is its folder writable?)", .path.display())]
+    #[error("{}: cannot open or create the store file (is its folder writable?){detail}", .path.display())]
     CannotOpen {
         /// The database file.
         path: PathBuf,
+        /// The SQLite code and the operating-system cause, when known
+        /// (starts with a space or `;`, or is empty).
+        detail: String,
         /// SQLite's error.
         #[source]
         source: rusqlite::Error,
@@ -50,23 +53,91 @@ pub enum StoreError {
 
     /// The file can only be read (read-only file, folder or file system),
     /// and the store must write.
-    #[error("{}: the store is read-only (check the file's and its folder's permissions)", .path.display())]
+    #[error("{}: the store is read-only (check the file's and its folder's permissions, and the file system){detail}", .path.display())]
     ReadOnly {
         /// The database file.
         path: PathBuf,
+        /// The SQLite code and the operating-system cause, when known.
+        detail: String,
         /// SQLite's error, when one was raised.
         #[source]
         source: Option<rusqlite::Error>,
     },
 
     /// The file is not an SQLite database, or is damaged.
-    #[error("{}: not a pactum store: the file is not an SQLite database or is corrupt", .path.display())]
+    #[error("{}: not a pactum store: the file is not an SQLite database or is corrupt (a damaged page){detail}", .path.display())]
     Corrupt {
         /// The database file.
         path: PathBuf,
+        /// The SQLite code, when known.
+        detail: String,
         /// SQLite's error.
         #[source]
         source: rusqlite::Error,
+    },
+
+    /// The file was refused before SQLite opened it, or a cheap probe of
+    /// its pages failed: it is not SQLite, truncated, or damaged. Nothing
+    /// was written to it.
+    #[error("{}: not a usable pactum store: {reason}; nothing was written to it (restore it from a copy, or use another store file)", .path.display())]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// What the check found.
+        reason: String,
+    },
+
+    /// The disk is full (or the process's file-size limit is reached):
+    /// the write was rolled back, nothing stored before is lost.
+    #[error("{}: {op} failed: the disk is full{detail}", .path.display())]
+    Full {
+        /// The database file.
+        path: PathBuf,
+        /// What the store was doing.
+        op: &'static str,
+        /// The SQLite code and the operating-system cause, when known.
+        detail: String,
+        /// SQLite's error.
+        #[source]
+        source: Box<rusqlite::Error>,
+    },
+
+    /// The operating system failed a read or write of the file.
+    #[error("{}: {op} failed: input/output error{detail}", .path.display())]
+    Io {
+        /// The database file.
+        path: PathBuf,
+        /// What the store was doing.
+        op: &'static str,
+        /// The SQLite code and the operating-system cause, when known.
+        detail: String,
+        /// SQLite's error.
+        #[source]
+        source: Box<rusqlite::Error>,
+    },
+
+    /// A read-only store made by a pactum too old for this one to read
+    /// without migrating it (which needs write access).
+    #[error("{}: the store has schema version {found} and cannot be written, so it cannot be upgraded to {needed}; open it once where it is writable", .path.display())]
+    TooOldToRead {
+        /// The database file.
+        path: PathBuf,
+        /// Its schema version.
+        found: i64,
+        /// The oldest version this pactum reads as is.
+        needed: u32,
+    },
+
+    /// Another pactum process holds the run (a live lease): two processes
+    /// never run one run at once.
+    #[error("{}: run {run} is being run by another pactum (pid {} on {}, since {}, last seen {}); wait for it to end or stop it, then resume", .path.display(), .lease.holder.pid, .lease.holder.host, .lease.acquired_at, .lease.heartbeat_at)]
+    Leased {
+        /// The database file.
+        path: PathBuf,
+        /// The run.
+        run: String,
+        /// The live lease: its holder's pid and host, and its times.
+        lease: Box<crate::Lease>,
     },
 
     /// The file is an SQLite database, but some other program's.
@@ -107,15 +178,17 @@ pub enum StoreError {
     },
 
     /// Any other SQLite failure, with what the store was doing.
-    #[error("{}: {op} failed", .path.display())]
+    #[error("{}: {op} failed{detail}", .path.display())]
     Sqlite {
         /// The database file.
         path: PathBuf,
         /// What the store was doing, e.g. `record trial`.
         op: &'static str,
+        /// The SQLite code, when known.
+        detail: String,
         /// SQLite's error.
         #[source]
-        source: rusqlite::Error,
+        source: Box<rusqlite::Error>,
     },
 
     /// A stored row could not be read back into its type.

@@ -18,11 +18,14 @@
 
 mod check;
 mod error;
+mod health;
+mod lease;
 mod model;
 mod schema;
 mod store;
 
 pub use error::StoreError;
+pub use lease::{Lease, LeaseHolder};
 pub use model::{
     CacheEntry, CacheKind, ContractSnapshot, InterpretationKey, JudgeAnswer, NewRun, RunId, RunRow,
     RunStatus, StoredInterpretation, StoredTrial, TrialCounts, TrialRecord,

@@ -109,7 +109,25 @@ const V4: &str = "
 CREATE INDEX runs_status ON runs (id, status);
 ";
 
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+/// Version 5: run leases. The process running a run holds its lease and
+/// renews it; a second process resuming the run while the lease is live
+/// is refused (`docs/store.md`, "Leases").
+const V5: &str = "
+CREATE TABLE leases (
+    run_id       TEXT PRIMARY KEY NOT NULL REFERENCES runs (id),
+    token        TEXT NOT NULL,
+    pid          INTEGER NOT NULL,
+    host         TEXT NOT NULL,
+    acquired_at  TEXT NOT NULL,
+    heartbeat_at TEXT NOT NULL
+);
+";
+
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+
+/// The oldest schema version a read-only store can be read at as it is:
+/// reading runs uses the index version 4 adds.
+pub(crate) const MIN_READ_VERSION: u32 = 4;
 
 /// The schema version this build writes: the number of migrations.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

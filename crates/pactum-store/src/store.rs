@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 
 use crate::check;
 use crate::error::StoreError;
+use crate::health;
 use crate::model::{
     CacheEntry, CacheKind, InterpretationKey, JudgeAnswer, NewRun, RunId, RunRow, RunStatus,
     StoredInterpretation, StoredTrial, TrialCounts, TrialRecord,
@@ -61,8 +62,10 @@ const NEWEST_FIRST: &str = "ORDER BY julianday(r.started_at) DESC, r.rowid DESC"
 /// (see `docs/store.md` for why not `FULL`).
 #[derive(Debug)]
 pub struct Store {
-    conn: Connection,
-    path: PathBuf,
+    pub(crate) conn: Connection,
+    pub(crate) path: PathBuf,
+    /// Opened with [`Store::open_read_only`]: every write is refused.
+    read_only: bool,
 }
 
 impl Store {
@@ -103,8 +106,12 @@ impl Store {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        // The header first, before SQLite touches the file: a file that is
+        // not SQLite or is truncated gets nothing written, not even a log.
+        Store::refuse_by_header(path)?;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| match classify(&e) {
             Class::Other => StoreError::CannotOpen {
+                detail: detail(path, &e, true),
                 path: path.to_path_buf(),
                 source: e,
             },
@@ -123,6 +130,107 @@ impl Store {
     /// [`StoreError::WrongKind`] for a folder, a device or pipe, or an empty
     /// file; otherwise those of [`Store::open`].
     pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        Store::check_exists(path)?;
+        Store::open(path)
+    }
+
+    /// Opens an existing store for reading only (`pactum runs`, `pactum
+    /// show`): it works on a store whose file, folder or file system is
+    /// read-only, writes nothing (no migration, no journal switch), and
+    /// refuses every write with [`StoreError::ReadOnly`].
+    ///
+    /// A WAL store whose folder cannot hold the `-shm` index SQLite needs
+    /// for reading is opened as immutable when no write-ahead log is left
+    /// beside it (nothing can then be missed); otherwise the error names
+    /// the file.
+    ///
+    /// # Errors
+    /// Those of [`Store::open_existing`] (except migrations), and
+    /// [`StoreError::TooOldToRead`] for a store older than schema version
+    /// 4 (reading it needs its upgrade, which needs write access).
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        Store::check_exists(path)?;
+        Store::refuse_by_header(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let plain = Connection::open_with_flags(path, flags)
+            .map_err(|e| error_for(path, "open", e))
+            .and_then(|conn| Store::init_read_only(conn, path.to_path_buf()));
+        match plain {
+            Err(StoreError::CannotOpen { .. } | StoreError::ReadOnly { .. })
+                if !has_wal_content(path) =>
+            {
+                let uri = immutable_uri(path).map_err(|e| error_for(path, "open", e))?;
+                let conn = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+                    .map_err(|e| error_for(path, "open", e))?;
+                Store::init_read_only(conn, path.to_path_buf())
+            }
+            other => other,
+        }
+    }
+
+    fn init_read_only(conn: Connection, path: PathBuf) -> Result<Store, StoreError> {
+        let store = Store {
+            conn,
+            path,
+            read_only: true,
+        };
+        store
+            .conn
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(store.err("set the busy timeout"))?;
+        let version = schema::check_consistent(&store.conn).map_err(|e| store.migrate_error(e))?;
+        if version < i64::from(schema::MIN_READ_VERSION) {
+            return Err(StoreError::TooOldToRead {
+                path: store.path.clone(),
+                found: version,
+                needed: schema::MIN_READ_VERSION,
+            });
+        }
+        if let Some(reason) = health::probe(&store.conn) {
+            return Err(StoreError::Damaged {
+                path: store.path.clone(),
+                reason,
+            });
+        }
+        Ok(store)
+    }
+
+    /// Refuses, from its header alone and before SQLite opens it (which
+    /// would create a `-wal` and `-shm` beside it), a file that is not
+    /// SQLite, is truncated, is another program's database or was made by
+    /// a newer pactum.
+    fn refuse_by_header(path: &Path) -> Result<(), StoreError> {
+        if let Some(reason) = health::precheck(path) {
+            return Err(StoreError::Damaged {
+                path: path.to_path_buf(),
+                reason,
+            });
+        }
+        match health::header_ids(path) {
+            Some((_, app)) if app != 0 && app != schema::APPLICATION_ID => {
+                Err(StoreError::Foreign {
+                    path: path.to_path_buf(),
+                    reason: format!(
+                        "its application id is {app:#010x}, not pactum's {:#010x}",
+                        schema::APPLICATION_ID
+                    ),
+                })
+            }
+            Some((version, app))
+                if app == schema::APPLICATION_ID && version > i64::from(schema::SCHEMA_VERSION) =>
+            {
+                Err(StoreError::TooNew {
+                    path: path.to_path_buf(),
+                    found: version,
+                    supported: schema::SCHEMA_VERSION,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a path where no store file is (see [`Store::open_existing`]).
+    fn check_exists(path: &Path) -> Result<(), StoreError> {
         let wrong = |what| StoreError::WrongKind {
             path: path.to_path_buf(),
             what,
@@ -137,8 +245,13 @@ impl Store {
             )),
             // SQLite would make an empty file a new store: reading must not.
             Ok(m) if m.len() == 0 => Err(wrong("is an empty file, not a pactum store")),
-            _ => Store::open(path),
+            _ => Ok(()),
         }
+    }
+
+    /// Whether the store was opened read-only ([`Store::open_read_only`]).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// An empty store in memory, for tests and dry runs. Same schema, same
@@ -153,7 +266,11 @@ impl Store {
     }
 
     fn init(conn: Connection, path: PathBuf, file: bool) -> Result<Store, StoreError> {
-        let store = Store { conn, path };
+        let store = Store {
+            conn,
+            path,
+            read_only: false,
+        };
         store
             .conn
             .busy_timeout(BUSY_TIMEOUT)
@@ -164,6 +281,14 @@ impl Store {
         // anything (even the journal mode) is written to it.
         schema::check_consistent(&store.conn).map_err(map)?;
         if file {
+            // A bounded look at every table's and index's edge pages, still
+            // before anything is written.
+            if let Some(reason) = health::probe(&store.conn) {
+                return Err(StoreError::Damaged {
+                    path: store.path.clone(),
+                    reason,
+                });
+            }
             // Switching to WAL needs an exclusive lock, and SQLite does not
             // always call the busy handler for it: processes opening a new
             // store together retry within the busy timeout.
@@ -187,6 +312,9 @@ impl Store {
             }
             if store.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
                 return Err(StoreError::ReadOnly {
+                    detail: health::os_cause(&store.path)
+                        .map(|c| format!("; {c}"))
+                        .unwrap_or_default(),
                     path: store.path.clone(),
                     source: None,
                 });
@@ -322,6 +450,9 @@ impl Store {
             params![run.as_str(), status.as_str(), finished_at],
         )
         .map_err(self.err(op))?;
+        // The run is no longer being run: its lease goes with it.
+        tx.execute("DELETE FROM leases WHERE run_id = ?1", [run.as_str()])
+            .map_err(self.err(op))?;
         tx.commit().map_err(self.err(op))
     }
 
@@ -795,13 +926,15 @@ impl Store {
     /// [`StoreError::BadRow`] when the value does not parse.
     pub fn cache_get(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
         self.check_digest("cache key", key)?;
+        // A read-only store serves its cache without counting the hit.
+        let sql = if self.read_only {
+            "SELECT value FROM cache WHERE key = ?1"
+        } else {
+            "UPDATE cache SET hits = hits + 1 WHERE key = ?1 RETURNING value"
+        };
         let text: Option<String> = self
             .conn
-            .query_row(
-                "UPDATE cache SET hits = hits + 1 WHERE key = ?1 RETURNING value",
-                [key],
-                |r| r.get(0),
-            )
+            .query_row(sql, [key], |r| r.get(0))
             .optional()
             .map_err(self.err("read cache"))?;
         text.map(|t| self.json("cache", key, "value", &t))
@@ -825,6 +958,7 @@ impl Store {
         self.check_digest("cache key", key)?;
         self.check_time("created_at", now)?;
         let text = self.encode("cache value", value)?;
+        self.writable()?;
         self.conn
             .execute(
                 "INSERT INTO cache (key, kind, value, created_at, hits) VALUES (?1, ?2, ?3, ?4, 0)
@@ -941,6 +1075,7 @@ impl Store {
             .map(|c| self.encode("interpreted contract", c))
             .transpose()?;
         let extra = self.encode("interpretation problems", &value.extra)?;
+        self.writable()?;
         self.conn
             .execute(
                 "INSERT OR REPLACE INTO interpretations
@@ -967,7 +1102,20 @@ impl Store {
 
     // ----- helpers ------------------------------------------------------
 
-    fn begin(&self, op: &'static str) -> Result<rusqlite::Transaction<'_>, StoreError> {
+    /// Refuses a write on a store opened read-only.
+    pub(crate) fn writable(&self) -> Result<(), StoreError> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly {
+                path: self.path.clone(),
+                detail: " (opened for reading only)".into(),
+                source: None,
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn begin(&self, op: &'static str) -> Result<rusqlite::Transaction<'_>, StoreError> {
+        self.writable()?;
         // IMMEDIATE takes the write lock up front, so the busy timeout
         // applies; a deferred transaction that upgrades later can fail at
         // once with SQLITE_BUSY under WAL.
@@ -975,7 +1123,11 @@ impl Store {
             .map_err(self.err(op))
     }
 
-    fn run_status(&self, conn: &Connection, run: &RunId) -> Result<RunStatus, StoreError> {
+    pub(crate) fn run_status(
+        &self,
+        conn: &Connection,
+        run: &RunId,
+    ) -> Result<RunStatus, StoreError> {
         let status: Option<String> = conn
             .query_row(
                 "SELECT status FROM runs INDEXED BY runs_status WHERE id = ?1",
@@ -1054,7 +1206,7 @@ impl Store {
         Ok((n, first))
     }
 
-    fn err(&self, op: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError + '_ {
+    pub(crate) fn err(&self, op: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError + '_ {
         move |e| error_for(&self.path, op, e)
     }
 
@@ -1066,7 +1218,12 @@ impl Store {
         }
     }
 
-    fn run_state(&self, run: &RunId, status: RunStatus, action: &'static str) -> StoreError {
+    pub(crate) fn run_state(
+        &self,
+        run: &RunId,
+        status: RunStatus,
+        action: &'static str,
+    ) -> StoreError {
         StoreError::RunState {
             path: self.path.clone(),
             run: run.to_string(),
@@ -1075,7 +1232,7 @@ impl Store {
         }
     }
 
-    fn check_time(&self, field: &'static str, value: &str) -> Result<(), StoreError> {
+    pub(crate) fn check_time(&self, field: &'static str, value: &str) -> Result<(), StoreError> {
         check::time(value).map_err(|reason| self.invalid(field, reason))
     }
 
@@ -1153,6 +1310,9 @@ impl<'a> RowCtx<'a> {
 enum Class {
     Corrupt,
     ReadOnly,
+    Full,
+    Io,
+    CannotOpen,
     Other,
 }
 
@@ -1160,24 +1320,89 @@ fn classify(e: &rusqlite::Error) -> Class {
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => Class::Corrupt,
         Some(ErrorCode::ReadOnly) => Class::ReadOnly,
+        Some(ErrorCode::DiskFull) => Class::Full,
+        Some(ErrorCode::SystemIoFailure) => Class::Io,
+        Some(ErrorCode::CannotOpen) => Class::CannotOpen,
         _ => Class::Other,
     }
 }
 
+/// The SQLite code of `e` and, for a failure the operating system caused,
+/// what pactum observes beside the file (`health::os_cause`).
+fn detail(path: &Path, e: &rusqlite::Error, with_os: bool) -> String {
+    let mut d = health::code_text(e);
+    if with_os && path.as_os_str() != ":memory:" {
+        if let Some(cause) = health::os_cause(path) {
+            d.push_str("; ");
+            d.push_str(&cause);
+        }
+    }
+    d
+}
+
 fn error_for(path: &Path, op: &'static str, e: rusqlite::Error) -> StoreError {
-    let path = path.to_path_buf();
+    let p = path.to_path_buf();
     match classify(&e) {
-        Class::Corrupt => StoreError::Corrupt { path, source: e },
-        Class::ReadOnly => StoreError::ReadOnly {
-            path,
-            source: Some(e),
-        },
-        Class::Other => StoreError::Sqlite {
-            path,
-            op,
+        Class::Corrupt => StoreError::Corrupt {
+            detail: detail(path, &e, false),
+            path: p,
             source: e,
         },
+        Class::ReadOnly => StoreError::ReadOnly {
+            detail: detail(path, &e, true),
+            path: p,
+            source: Some(e),
+        },
+        Class::Full => StoreError::Full {
+            detail: detail(path, &e, true),
+            path: p,
+            op,
+            source: Box::new(e),
+        },
+        Class::Io => StoreError::Io {
+            detail: detail(path, &e, true),
+            path: p,
+            op,
+            source: Box::new(e),
+        },
+        Class::CannotOpen => StoreError::CannotOpen {
+            detail: detail(path, &e, true),
+            path: p,
+            source: e,
+        },
+        Class::Other => StoreError::Sqlite {
+            detail: detail(path, &e, false),
+            path: p,
+            op,
+            source: Box::new(e),
+        },
     }
+}
+
+/// Whether a write-ahead log with content lies beside the store: reading
+/// the store as immutable would then miss committed trials.
+fn has_wal_content(path: &Path) -> bool {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > 0)
+}
+
+/// `file:/abs/path?immutable=1`, the path percent-encoded (RFC 3986), for
+/// a store no process can be writing (its folder is read-only).
+fn immutable_uri(path: &Path) -> Result<String, rusqlite::Error> {
+    let abs = std::path::absolute(path)
+        .map_err(|e| rusqlite::Error::InvalidPath(PathBuf::from(e.to_string())))?;
+    let mut uri = String::from("file:");
+    for b in abs.as_os_str().as_encoded_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(char::from(*b));
+            }
+            other => uri.push_str(&format!("%{other:02X}")),
+        }
+    }
+    uri.push_str("?immutable=1");
+    Ok(uri)
 }
 
 /// `r20261130-010203` from `2026-11-30T01:02:03…Z` (already checked).

@@ -293,3 +293,36 @@ pub struct LoadedSuite {
     /// file order. None is an error.
     pub warnings: Vec<Diagnostic>,
 }
+
+impl LoadedSuite {
+    /// Every file the suite reads or names, in a stable order: the suite
+    /// file, its contract files, and each argument of an `exec` target's
+    /// command that names an existing file (resolved against the target's
+    /// folder; e.g. the agent script). A report must never be written over
+    /// one of them.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut out = vec![self.suite.path.clone()];
+        for t in &self.suite.tests {
+            if let Some(ResolvedContract {
+                source: ContractSource::File(p),
+                ..
+            }) = &t.contract
+            {
+                out.push(p.clone());
+            }
+        }
+        for t in self.suite.targets.values() {
+            if let TargetKind::Exec { command, cwd, .. } = &t.kind {
+                for arg in command {
+                    let p = cwd.join(arg);
+                    if p.is_file() {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        out.retain(|p| seen.insert(p.clone()));
+        out
+    }
+}

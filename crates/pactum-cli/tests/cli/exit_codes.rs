@@ -12,6 +12,26 @@ fn the_codes_tested_here_are_the_documented_ones() {
     assert_eq!(Exit::Usage.code(), 2);
     assert_eq!(Exit::Incomplete.code(), 3);
     assert_eq!(Exit::Partial.code(), 5);
+    assert_eq!(Exit::Failure.code(), 6);
+}
+
+#[test]
+fn exit_6_when_the_store_is_damaged_and_2_when_it_is_misnamed() {
+    // A store that is not SQLite is the file's fault, not a usage error;
+    // a store that is not there is the user's (a mistyped --db).
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("pactum.db");
+    std::fs::write(&db, "not a database\n".repeat(100)).expect("write");
+    let run = pactum(["runs", "--db", db.to_str().expect("utf-8")]);
+    assert_code(&run, 6);
+    assert!(
+        run.stderr.contains("not an SQLite database"),
+        "{}",
+        run.stderr
+    );
+    let missing = dir.path().join("nope.db");
+    let run = pactum(["runs", "--db", missing.to_str().expect("utf-8")]);
+    assert_code(&run, 2);
 }
 
 #[test]

@@ -38,7 +38,7 @@ fn a_file_that_is_not_sqlite_is_refused_by_name_and_left_alone() {
     let text = "runs:\n  - id: r1\n".repeat(200);
     std::fs::write(&path, &text).expect("write");
     let err = Store::open(&path).expect_err("not sqlite");
-    assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+    assert!(matches!(err, StoreError::Damaged { .. }), "{err:?}");
     names_path(&err, &path);
     assert_eq!(
         std::fs::read_to_string(&path).expect("read"),
@@ -73,7 +73,10 @@ fn a_damaged_store_is_reported_not_panicked_on() {
     });
     let err = outcome.expect_err("damage is noticed");
     assert!(
-        matches!(err, StoreError::Corrupt { .. } | StoreError::BadRow { .. }),
+        matches!(
+            err,
+            StoreError::Corrupt { .. } | StoreError::BadRow { .. } | StoreError::Damaged { .. }
+        ),
         "{err:?}"
     );
     names_path(&err, &path);

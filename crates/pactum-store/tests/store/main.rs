@@ -7,6 +7,8 @@ mod common;
 mod docs;
 mod durability;
 mod errors;
+mod health;
+mod leases;
 mod migrations;
 mod props;
 mod roundtrip;

@@ -42,6 +42,7 @@ fn a_new_file_gets_the_latest_schema() {
             "contracts",
             "interpretations",
             "judge_answers",
+            "leases",
             "runs",
             "trials"
         ]

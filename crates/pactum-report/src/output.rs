@@ -1,0 +1,759 @@
+//! Where reports go, and how they get there (`docs/reports.md`, "Where
+//! reports are written").
+//!
+//! * [`check_outputs`] is the one answer to "is this output path safe":
+//!   no report file or folder may be an input, the store (or its
+//!   `-wal`/`-shm`/`-journal`), or another report of the same command.
+//!   Files are compared, not spellings: symbolic links, `./a` and `a`,
+//!   `..`, hard links, and a path that does not exist yet under a linked
+//!   folder all resolve to the file they would touch.
+//! * [`ReportFile`] writes a report to a temporary file in the destination's
+//!   folder and renames it over the destination once complete, so a failed
+//!   write never leaves half a report over an old one.
+//! * [`OutputFolder`] writes a folder of files (strength artifacts) and
+//!   keeps a manifest of what pactum wrote there: pactum replaces or
+//!   deletes only files it listed, never anything else in the folder.
+
+use std::collections::BTreeSet;
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+
+use crate::ReportError;
+
+/// The manifest an [`OutputFolder`] keeps: the names of the files pactum
+/// wrote there, one per line.
+pub const MANIFEST: &str = ".pactum-manifest";
+
+/// Symbolic links followed while resolving one path before giving up (the
+/// limit Linux applies).
+const MAX_LINKS: u32 = 40;
+
+/// A file pactum reads, or the store: no report may be written over it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Protected {
+    what: String,
+    path: PathBuf,
+    store: bool,
+}
+
+impl Protected {
+    /// An input file: `what` names its role in messages, e.g. `the trace
+    /// file`, `the contract`, `the suite`.
+    pub fn input(what: impl Into<String>, path: impl Into<PathBuf>) -> Protected {
+        Protected {
+            what: what.into(),
+            path: path.into(),
+            store: false,
+        }
+    }
+
+    /// The store: its file, and the `-wal`, `-shm` and `-journal` files
+    /// SQLite keeps beside it, whether they exist yet or not.
+    pub fn store(path: impl Into<PathBuf>) -> Protected {
+        Protected {
+            what: "the store".into(),
+            path: path.into(),
+            store: true,
+        }
+    }
+
+    /// The paths to keep safe, each with what it is: the file, and for the
+    /// store its companions, both beside the path as given and beside the
+    /// file it resolves to (SQLite follows a linked store to its target).
+    fn parts(&self) -> Vec<(PathBuf, String)> {
+        let mut out = vec![(self.path.clone(), self.what.clone())];
+        if self.store {
+            let mut bases = vec![self.path.clone()];
+            if let Ok(r) = resolve(&self.path) {
+                bases.push(r);
+            }
+            for base in bases {
+                for (suffix, what) in [
+                    ("-wal", "the store's write-ahead log"),
+                    ("-shm", "the store's shared-memory index"),
+                    ("-journal", "the store's rollback journal"),
+                ] {
+                    let mut name = base.as_os_str().to_owned();
+                    name.push(suffix);
+                    out.push((PathBuf::from(name), what.to_string()));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Whether an output is one file or a folder of files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// One report file (`--json`, `--junit`).
+    File,
+    /// A folder pactum writes files into (`strength --out`).
+    Folder,
+}
+
+/// A path a command will write, named by the flag that asked for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    flag: String,
+    path: PathBuf,
+    kind: OutputKind,
+}
+
+impl Output {
+    /// A report file asked for by `flag` (e.g. `--json`). `-` (standard
+    /// output) is never a file and is not checked.
+    pub fn file(flag: impl Into<String>, path: impl Into<PathBuf>) -> Output {
+        Output {
+            flag: flag.into(),
+            path: path.into(),
+            kind: OutputKind::File,
+        }
+    }
+
+    /// A folder of output files asked for by `flag` (e.g. `--out`).
+    pub fn folder(flag: impl Into<String>, path: impl Into<PathBuf>) -> Output {
+        Output {
+            flag: flag.into(),
+            path: path.into(),
+            kind: OutputKind::Folder,
+        }
+    }
+
+    fn is_stdout(&self) -> bool {
+        self.kind == OutputKind::File && self.path.as_os_str() == "-"
+    }
+}
+
+/// Refuses any output that would write over an input, the store, or
+/// another output of the same command — before anything is written.
+///
+/// * A file output is refused when it is the same file as a protected path
+///   (for the store also its `-wal`, `-shm` and `-journal`, existing or
+///   not).
+/// * A folder output is refused when a protected path lies inside it, at
+///   any depth (the store's own folder among them).
+/// * Two outputs are refused when they are the same file, or one file lies
+///   inside a folder output.
+///
+/// Paths are compared as the files they touch: both are resolved
+/// (symbolic links followed, `.` and `..` applied, a path that does not
+/// exist yet resolved through its nearest existing folder), and two
+/// existing paths are also compared by device and inode, which catches
+/// hard links.
+///
+/// # Errors
+/// [`ReportError::OutputIsInput`], [`ReportError::OutputIsStore`],
+/// [`ReportError::OutputFolderHolds`], [`ReportError::OutputsOverlap`], or
+/// [`ReportError::Unresolved`] when a path cannot be resolved at all (a
+/// loop of symbolic links).
+pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), ReportError> {
+    let unresolved = |o: &Output, source| ReportError::Unresolved {
+        flag: o.flag.clone(),
+        path: o.path.clone(),
+        source,
+    };
+    let mut checked: Vec<(&Output, PathBuf)> = Vec::new();
+    for o in outputs.iter().filter(|o| !o.is_stdout()) {
+        let ro = resolve(&o.path).map_err(|e| unresolved(o, e))?;
+        for p in protected {
+            for (part, what) in p.parts() {
+                // A protected path that cannot be resolved (a symlink loop)
+                // cannot be written through either; its spelling still
+                // counts.
+                let rp = resolve(&part).unwrap_or_else(|_| part.clone());
+                let clash = match o.kind {
+                    OutputKind::File => same_file(&o.path, &ro, &part, &rp),
+                    OutputKind::Folder => {
+                        rp.starts_with(&ro) || same_file(&o.path, &ro, &part, &rp)
+                    }
+                };
+                if !clash {
+                    continue;
+                }
+                return Err(match (o.kind, p.store) {
+                    (OutputKind::Folder, _) => ReportError::OutputFolderHolds {
+                        flag: o.flag.clone(),
+                        folder: o.path.clone(),
+                        what,
+                        path: part,
+                    },
+                    (OutputKind::File, true) => ReportError::OutputIsStore {
+                        flag: o.flag.clone(),
+                        path: o.path.clone(),
+                        what,
+                        store: p.path.clone(),
+                    },
+                    (OutputKind::File, false) => ReportError::OutputIsInput {
+                        flag: o.flag.clone(),
+                        path: o.path.clone(),
+                        what,
+                        input: part,
+                    },
+                });
+            }
+        }
+        for (earlier, re) in &checked {
+            let clash = match (earlier.kind, o.kind) {
+                (OutputKind::File, OutputKind::File) => same_file(&earlier.path, re, &o.path, &ro),
+                (OutputKind::Folder, OutputKind::Folder) => {
+                    ro.starts_with(re) || re.starts_with(&ro)
+                }
+                (OutputKind::Folder, OutputKind::File) => ro.starts_with(re),
+                (OutputKind::File, OutputKind::Folder) => re.starts_with(&ro),
+            };
+            if clash {
+                return Err(ReportError::OutputsOverlap {
+                    first: earlier.flag.clone(),
+                    second: o.flag.clone(),
+                    path: o.path.clone(),
+                });
+            }
+        }
+        checked.push((o, ro));
+    }
+    Ok(())
+}
+
+/// Whether two paths (each with its resolved form) are one file.
+fn same_file(a: &Path, ra: &Path, b: &Path, rb: &Path) -> bool {
+    ra == rb || matches!(same_file::is_same_file(a, b), Ok(true))
+}
+
+/// The absolute path of the file `p` names, with symbolic links followed
+/// and `.`/`..` applied — also when `p`, or a link's target, does not
+/// exist yet: its nearest existing folder is resolved and the rest
+/// appended.
+///
+/// # Errors
+/// The current folder cannot be read, or more than 40 links were followed.
+pub fn resolve(p: &Path) -> io::Result<PathBuf> {
+    resolve_hops(p, 0)
+}
+
+fn resolve_hops(p: &Path, hops: u32) -> io::Result<PathBuf> {
+    if hops > MAX_LINKS {
+        return Err(io::Error::other(format!(
+            "more than {MAX_LINKS} symbolic links to follow"
+        )));
+    }
+    let abs = std::path::absolute(p)?;
+    if let Ok(c) = fs::canonicalize(&abs) {
+        return Ok(c);
+    }
+    // A link whose target does not exist (yet): writing creates the target.
+    if let Ok(m) = fs::symlink_metadata(&abs) {
+        if m.file_type().is_symlink() {
+            let target = fs::read_link(&abs)?;
+            let target = match abs.parent() {
+                Some(dir) if target.is_relative() => dir.join(target),
+                _ => target,
+            };
+            return resolve_hops(&target, hops + 1);
+        }
+    }
+    let Some(parent) = abs.parent() else {
+        return Ok(abs);
+    };
+    match abs.components().next_back() {
+        Some(Component::ParentDir) => {
+            let up = resolve_hops(parent, hops)?;
+            Ok(up.parent().map(Path::to_path_buf).unwrap_or(up))
+        }
+        Some(Component::CurDir) => resolve_hops(parent, hops),
+        Some(Component::Normal(name)) => Ok(resolve_hops(parent, hops)?.join(name)),
+        _ => Ok(abs),
+    }
+}
+
+/// A report file written in full or not at all.
+///
+/// The bytes go to a temporary file beside the destination (`.NAME.XXXXXX.
+/// pactum-tmp`, same folder so the rename stays on one file system);
+/// [`ReportFile::commit`] syncs it and renames it over the destination.
+/// Dropped without a commit (a failed write, a crash), the temporary file
+/// is removed and the destination keeps its previous content. A
+/// destination that is a symbolic link is written at its target; one that
+/// is a device or a pipe (`/dev/null`, `/dev/stdout`) is written directly.
+#[derive(Debug)]
+pub struct ReportFile {
+    inner: Inner,
+}
+
+#[derive(Debug)]
+enum Inner {
+    Temp {
+        tmp: tempfile::NamedTempFile,
+        dest: PathBuf,
+        shown: PathBuf,
+        keep: Option<fs::Permissions>,
+    },
+    Direct,
+}
+
+impl ReportFile {
+    /// Prepares to write `path` (creating its folders): returns the report
+    /// file and the handle to write the report's bytes to.
+    ///
+    /// # Errors
+    /// [`ReportError::Create`] naming the path.
+    pub fn create(path: &Path) -> Result<(ReportFile, File), ReportError> {
+        let err = |source| ReportError::Create {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(err)?;
+        }
+        let dest = resolve(path).map_err(err)?;
+        Self::create_at(path, dest)
+    }
+
+    /// As [`ReportFile::create`], at `dest` exactly (a link there is
+    /// replaced, not followed); `shown` names it in errors.
+    fn create_at(shown: &Path, dest: PathBuf) -> Result<(ReportFile, File), ReportError> {
+        let err = |source| ReportError::Create {
+            path: shown.to_path_buf(),
+            source,
+        };
+        let keep = match fs::metadata(&dest) {
+            Ok(m) if m.is_dir() => {
+                return Err(err(io::Error::other("it is a folder, not a file")));
+            }
+            Ok(m) if !m.is_file() => {
+                let f = fs::OpenOptions::new()
+                    .write(true)
+                    .open(&dest)
+                    .map_err(err)?;
+                return Ok((
+                    ReportFile {
+                        inner: Inner::Direct,
+                    },
+                    f,
+                ));
+            }
+            Ok(m) => Some(m.permissions()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(err(e)),
+        };
+        let dir = match dest.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let prefix = format!(".{name}.");
+        let mut b = tempfile::Builder::new();
+        b.prefix(&prefix).suffix(".pactum-tmp");
+        #[cfg(unix)]
+        {
+            // A new report gets the usual 0666 less the umask, not the
+            // temporary file's owner-only mode.
+            use std::os::unix::fs::PermissionsExt;
+            b.permissions(fs::Permissions::from_mode(0o666));
+        }
+        let tmp = b.tempfile_in(&dir).map_err(err)?;
+        let handle = tmp.as_file().try_clone().map_err(err)?;
+        Ok((
+            ReportFile {
+                inner: Inner::Temp {
+                    tmp,
+                    dest,
+                    shown: shown.to_path_buf(),
+                    keep,
+                },
+            },
+            handle,
+        ))
+    }
+
+    /// Syncs the complete report and renames it over the destination. Call
+    /// it once every byte was written and flushed.
+    ///
+    /// # Errors
+    /// [`ReportError::Commit`]: the destination keeps its previous content.
+    pub fn commit(self) -> Result<(), ReportError> {
+        let Inner::Temp {
+            tmp,
+            dest,
+            shown,
+            keep,
+        } = self.inner
+        else {
+            return Ok(());
+        };
+        let err = |source| ReportError::Commit {
+            path: shown.clone(),
+            source,
+        };
+        tmp.as_file().sync_all().map_err(err)?;
+        if let Some(p) = keep {
+            tmp.as_file().set_permissions(p).map_err(err)?;
+        }
+        tmp.persist(&dest).map_err(|e| err(e.error))?;
+        Ok(())
+    }
+}
+
+/// A folder of output files (strength artifacts) that pactum shares with
+/// whatever else the user keeps there.
+///
+/// The folder's [`MANIFEST`] lists the files pactum wrote. A new run may
+/// replace or delete only files the manifest lists; a file it would
+/// replace that the manifest does not list is refused before anything is
+/// written. Each file is written whole ([`ReportFile`]). Between
+/// [`OutputFolder::prepare`] and [`OutputFolder::finish`] the manifest
+/// lists the old and the new files together, so a run killed half-way
+/// leaves nothing pactum would later mistake for someone else's.
+#[derive(Debug)]
+pub struct OutputFolder {
+    dir: PathBuf,
+    old: BTreeSet<String>,
+    new: BTreeSet<String>,
+}
+
+impl OutputFolder {
+    /// Prepares `dir` (creating it) to receive files named `names`.
+    ///
+    /// # Errors
+    /// [`ReportError::NotAFolder`]; [`ReportError::BadName`] for a name
+    /// that is not a plain file name; [`ReportError::ForeignFile`] when a
+    /// file to write is already there and pactum did not write it;
+    /// [`ReportError::Create`] / [`ReportError::Commit`] for I/O failures.
+    pub fn prepare(dir: &Path, names: BTreeSet<String>) -> Result<OutputFolder, ReportError> {
+        if let Some(bad) = names.iter().find(|n| !plain_name(n)) {
+            return Err(ReportError::BadName {
+                folder: dir.to_path_buf(),
+                name: bad.clone(),
+            });
+        }
+        if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(ReportError::NotAFolder {
+                path: dir.to_path_buf(),
+            });
+        }
+        fs::create_dir_all(dir).map_err(|source| ReportError::Create {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let old = read_manifest(dir)?;
+        for n in &names {
+            let p = dir.join(n);
+            if fs::symlink_metadata(&p).is_ok() && !old.contains(n) {
+                return Err(ReportError::ForeignFile {
+                    folder: dir.to_path_buf(),
+                    file: p,
+                });
+            }
+        }
+        let folder = OutputFolder {
+            dir: dir.to_path_buf(),
+            old,
+            new: names,
+        };
+        let both: BTreeSet<&String> = folder.old.iter().chain(&folder.new).collect();
+        folder.write_manifest(both)?;
+        Ok(folder)
+    }
+
+    /// The files the manifest of `dir` lists (what pactum wrote there), or
+    /// `None` when the folder has no manifest.
+    ///
+    /// # Errors
+    /// [`ReportError::Create`] when the manifest exists but cannot be read.
+    pub fn listed(dir: &Path) -> Result<Option<BTreeSet<String>>, ReportError> {
+        if fs::symlink_metadata(dir.join(MANIFEST)).is_err() {
+            return Ok(None);
+        }
+        read_manifest(dir).map(Some)
+    }
+
+    /// Writes one declared file, whole. Safe to call from several threads.
+    ///
+    /// # Errors
+    /// [`ReportError::BadName`] for a name not given to `prepare`;
+    /// [`ReportError::Create`], [`ReportError::Commit`] naming the file.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
+        if !self.new.contains(name) {
+            return Err(ReportError::BadName {
+                folder: self.dir.clone(),
+                name: name.to_string(),
+            });
+        }
+        write_whole(&self.dir.join(name), bytes)
+    }
+
+    /// Deletes the files a previous run wrote that this one did not
+    /// rewrite (only those: they are in the manifest), and leaves the
+    /// manifest listing this run's files.
+    ///
+    /// # Errors
+    /// [`ReportError::Create`] naming a file that could not be deleted,
+    /// [`ReportError::Commit`] for the manifest.
+    pub fn finish(self) -> Result<(), ReportError> {
+        for n in self.old.difference(&self.new) {
+            let p = self.dir.join(n);
+            match fs::symlink_metadata(&p) {
+                // A folder is never pactum's: leave it.
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => fs::remove_file(&p).map_err(|source| ReportError::Create {
+                    path: p.clone(),
+                    source,
+                })?,
+                Err(_) => {}
+            }
+        }
+        self.write_manifest(self.new.iter().collect())
+    }
+
+    fn write_manifest(&self, names: BTreeSet<&String>) -> Result<(), ReportError> {
+        let mut text = String::from(
+            "# Files pactum wrote in this folder. pactum replaces or deletes only the files listed here.\n",
+        );
+        for n in names {
+            text.push_str(n);
+            text.push('\n');
+        }
+        write_whole(&self.dir.join(MANIFEST), text.as_bytes())
+    }
+}
+
+/// A file name with no folder part, not `.`/`..`, not the manifest.
+fn plain_name(n: &str) -> bool {
+    !n.is_empty()
+        && n != "."
+        && n != ".."
+        && n != MANIFEST
+        && !n.starts_with('#')
+        && !n.contains(['/', '\\', '\n', '\r', '\0'])
+}
+
+/// The names a folder's manifest lists (none when it has no manifest).
+fn read_manifest(dir: &Path) -> Result<BTreeSet<String>, ReportError> {
+    let path = dir.join(MANIFEST);
+    match fs::read_to_string(&path) {
+        Ok(text) => Ok(text
+            .lines()
+            .filter(|l| plain_name(l))
+            .map(str::to_string)
+            .collect()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(BTreeSet::new()),
+        Err(source) => Err(ReportError::Create { path, source }),
+    }
+}
+
+/// Writes `bytes` to `path` whole (temporary file, then rename); a link at
+/// `path` is replaced, not followed.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let dest = match path.parent() {
+        Some(dir) => resolve(dir)
+            .map(|d| d.join(path.file_name().unwrap_or_default()))
+            .map_err(|source| ReportError::Create {
+                path: path.to_path_buf(),
+                source,
+            })?,
+        None => path.to_path_buf(),
+    };
+    let (file, mut handle) = ReportFile::create_at(path, dest)?;
+    handle
+        .write_all(bytes)
+        .and_then(|()| handle.flush())
+        .map_err(|source| ReportError::Commit {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    file.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> BTreeSet<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn spellings_of_one_file_resolve_alike() {
+        let d = tempfile::tempdir().expect("tmp");
+        let root = fs::canonicalize(d.path()).expect("canon");
+        fs::create_dir(root.join("sub")).expect("mkdir");
+        fs::write(root.join("a"), "x").expect("write");
+        let a = root.join("a");
+        assert_eq!(resolve(&root.join("sub/../a")).expect("r"), a);
+        assert_eq!(resolve(&root.join("./a")).expect("r"), a);
+        assert_eq!(resolve(&root.join("sub/./../a")).expect("r"), a);
+        // Not existing yet, under a linked folder.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(root.join("sub"), root.join("link")).expect("ln");
+            assert_eq!(
+                resolve(&root.join("link/new.json")).expect("r"),
+                root.join("sub/new.json")
+            );
+            // A dangling link resolves to the file writing would create.
+            std::os::unix::fs::symlink("sub/later.json", root.join("dangling")).expect("ln");
+            assert_eq!(
+                resolve(&root.join("dangling")).expect("r"),
+                root.join("sub/later.json")
+            );
+            // A loop is an error, not a hang.
+            std::os::unix::fs::symlink(root.join("loop2"), root.join("loop1")).expect("ln");
+            std::os::unix::fs::symlink(root.join("loop1"), root.join("loop2")).expect("ln");
+            assert!(resolve(&root.join("loop1")).is_err());
+        }
+        // Missing folders on the way.
+        assert_eq!(
+            resolve(&root.join("x/y/../z.json")).expect("r"),
+            root.join("x/z.json")
+        );
+    }
+
+    #[test]
+    fn an_output_on_an_input_the_store_or_another_output_is_refused() {
+        let d = tempfile::tempdir().expect("tmp");
+        let root = d.path();
+        fs::write(root.join("t.jsonl"), "{}").expect("write");
+        fs::create_dir(root.join("store")).expect("mkdir");
+        fs::write(root.join("store/p.db"), "db").expect("write");
+        let protected = [
+            Protected::input("the trace file", root.join("t.jsonl")),
+            Protected::store(root.join("store/p.db")),
+        ];
+        let ok = |o: Vec<Output>| check_outputs(&o, &protected);
+        assert!(ok(vec![Output::file("--json", root.join("r.json"))]).is_ok());
+        assert!(ok(vec![Output::file("--json", "-")]).is_ok());
+        let refused = [
+            Output::file("--json", root.join("t.jsonl")),
+            Output::file("--json", root.join("store/../t.jsonl")),
+            Output::file("--json", root.join("store/p.db")),
+            Output::file("--json", root.join("store/p.db-wal")),
+            Output::file("--junit", root.join("store/p.db-shm")),
+            Output::folder("--out", root.join("store")),
+            Output::folder("--out", root),
+        ];
+        for o in refused {
+            assert!(ok(vec![o.clone()]).is_err(), "{o:?} was let through");
+        }
+        assert!(ok(vec![Output::folder("--out", root.join("artifacts"))]).is_ok());
+        #[cfg(unix)]
+        {
+            fs::hard_link(root.join("t.jsonl"), root.join("hard")).expect("ln");
+            std::os::unix::fs::symlink(root.join("t.jsonl"), root.join("soft")).expect("ln");
+            std::os::unix::fs::symlink(root.join("store"), root.join("sl")).expect("ln");
+            for p in ["hard", "soft", "sl/p.db", "sl/p.db-wal"] {
+                let e = ok(vec![Output::file("--json", root.join(p))]);
+                assert!(e.is_err(), "{p} was let through");
+            }
+        }
+        let twice = ok(vec![
+            Output::file("--json", root.join("r.json")),
+            Output::file("--junit", root.join("./r.json")),
+        ]);
+        assert!(
+            matches!(twice, Err(ReportError::OutputsOverlap { .. })),
+            "{twice:?}"
+        );
+        let msg = ok(vec![Output::file("--json", root.join("store/p.db"))])
+            .expect_err("refused")
+            .to_string();
+        assert!(msg.contains("--json") && msg.contains("the store"), "{msg}");
+    }
+
+    #[test]
+    fn a_report_replaces_its_destination_only_when_complete() {
+        let d = tempfile::tempdir().expect("tmp");
+        let dest = d.path().join("out/r.json");
+        fs::create_dir_all(d.path().join("out")).expect("mkdir");
+        fs::write(&dest, "old").expect("write");
+        {
+            let (_file, mut h) = ReportFile::create(&dest).expect("create");
+            h.write_all(b"half").expect("write");
+            // Dropped without commit: the old report stays.
+        }
+        assert_eq!(fs::read_to_string(&dest).expect("read"), "old");
+        let left: Vec<_> = fs::read_dir(d.path().join("out"))
+            .expect("ls")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(left.len(), 1, "a temporary file was left: {left:?}");
+        let (file, mut h) = ReportFile::create(&dest).expect("create");
+        h.write_all(b"new").expect("write");
+        file.commit().expect("commit");
+        assert_eq!(fs::read_to_string(&dest).expect("read"), "new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_report_is_written_at_its_target_and_a_device_directly() {
+        let d = tempfile::tempdir().expect("tmp");
+        let target = d.path().join("target.json");
+        fs::write(&target, "old").expect("write");
+        let link = d.path().join("latest.json");
+        std::os::unix::fs::symlink(&target, &link).expect("ln");
+        let (file, mut h) = ReportFile::create(&link).expect("create");
+        h.write_all(b"new").expect("write");
+        file.commit().expect("commit");
+        assert!(fs::symlink_metadata(&link)
+            .expect("meta")
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(&target).expect("read"), "new");
+        let (file, mut h) = ReportFile::create(Path::new("/dev/null")).expect("create");
+        h.write_all(b"gone").expect("write");
+        file.commit().expect("commit");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(fs::metadata("/dev/null")
+            .expect("meta")
+            .file_type()
+            .is_char_device());
+    }
+
+    #[test]
+    fn a_folder_keeps_what_pactum_did_not_write() {
+        let d = tempfile::tempdir().expect("tmp");
+        let dir = d.path().join("art");
+        fs::create_dir(&dir).expect("mkdir");
+        fs::write(dir.join("notes.json"), "mine").expect("write");
+        let f = OutputFolder::prepare(&dir, names(&["a.json", "b.json"])).expect("prepare");
+        f.write("a.json", b"1").expect("write");
+        f.write("b.json", b"2").expect("write");
+        assert!(f.write("notes.json", b"x").is_err(), "undeclared name");
+        f.finish().expect("finish");
+        // A second run drops b.json: pactum's own file goes, the user's stays.
+        let f = OutputFolder::prepare(&dir, names(&["a.json"])).expect("prepare");
+        f.write("a.json", b"3").expect("write");
+        f.finish().expect("finish");
+        assert!(!dir.join("b.json").exists());
+        assert_eq!(
+            fs::read_to_string(dir.join("notes.json")).expect("r"),
+            "mine"
+        );
+        assert_eq!(fs::read_to_string(dir.join("a.json")).expect("r"), "3");
+        // A file pactum would replace but did not write is refused.
+        let e = OutputFolder::prepare(&dir, names(&["notes.json"])).expect_err("refused");
+        assert!(matches!(e, ReportError::ForeignFile { .. }), "{e:?}");
+        assert_eq!(
+            fs::read_to_string(dir.join("notes.json")).expect("r"),
+            "mine"
+        );
+        for bad in ["../x.json", "a/b.json", "..", MANIFEST, ""] {
+            assert!(
+                OutputFolder::prepare(&dir, names(&[bad])).is_err(),
+                "{bad:?} accepted"
+            );
+        }
+        // A manifest naming a path outside the folder deletes nothing there.
+        fs::write(d.path().join("outside.json"), "keep").expect("write");
+        fs::write(dir.join(MANIFEST), "../outside.json\na.json\n").expect("write");
+        OutputFolder::prepare(&dir, names(&["c.json"]))
+            .expect("prepare")
+            .finish()
+            .expect("finish");
+        assert!(d.path().join("outside.json").exists());
+        assert!(!dir.join("a.json").exists());
+    }
+}
