@@ -297,6 +297,162 @@ impl Redactor {
     }
 }
 
+/// Prefixes of well-known API key and token formats.
+const KEY_PREFIXES: [&str; 9] = [
+    "sk-",
+    "sk_",
+    "Bearer ",
+    "bearer ",
+    "ghp_",
+    "github_pat_",
+    "xoxb-",
+    "xoxp-",
+    "AIza",
+];
+
+/// Whether `s` looks like a key rather than a name or a word: a known key
+/// prefix, or a long token of mixed-case letters and digits without the
+/// `_` that variable names use (`OPENAI_API_KEY` is a name; `a8Fk2…` of 32
+/// characters is a key).
+pub fn looks_like_key(s: &str) -> bool {
+    if KEY_PREFIXES.iter().any(|p| s.starts_with(p)) {
+        return true;
+    }
+    let long = s.chars().count() >= 24;
+    let token = s
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    let has_digit = s.chars().any(|c| c.is_ascii_digit());
+    let has_lower = s.chars().any(|c| c.is_ascii_lowercase());
+    let has_upper = s.chars().any(|c| c.is_ascii_uppercase());
+    long && token && has_digit && (has_lower && has_upper || !s.contains('_'))
+}
+
+/// Whether a URL query parameter's name marks its value as a credential
+/// (`api_key`, `access_token`, `client_secret`, `password`, `sig`,
+/// `auth`…), compared case-insensitively.
+pub fn is_secret_query_name(name: &str) -> bool {
+    let n: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    ["key", "token", "secret", "passw", "pwd", "credential"]
+        .iter()
+        .any(|w| n.contains(w))
+        || matches!(n.as_str(), "sig" | "signature" | "auth" | "authorization")
+}
+
+/// The credentials written in a URL, and the URL without them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlSecrets {
+    /// The URL with its userinfo, and the value of each secret query
+    /// parameter, replaced by [`REDACTED`]; otherwise as written.
+    pub shown: String,
+    /// The secret values as sent (userinfo user and password, secret query
+    /// values, percent-decoded), each once, in URL order.
+    pub values: Vec<String>,
+}
+
+/// Finds the credentials in a URL (or URL template): the userinfo
+/// (`https://user:pass@host/…`), and the value of every query parameter
+/// whose name marks a credential ([`is_secret_query_name`]) or whose value
+/// looks like a key ([`looks_like_key`]). Text that is not a URL has none.
+/// A URL's fragment is never sent, so it is left alone.
+pub fn url_secrets(url: &str) -> UrlSecrets {
+    let mut values: Vec<String> = Vec::new();
+    let mut push = |v: String| {
+        if !v.is_empty() && !values.contains(&v) {
+            values.push(v);
+        }
+    };
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return UrlSecrets {
+            shown: url.to_string(),
+            values: vec![],
+        };
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let mut shown = format!("{scheme}://");
+    let after_authority = match rest[..authority_end].rfind('@') {
+        Some(at) => {
+            let (user, pass) = match rest[..at].split_once(':') {
+                Some((u, p)) => (u, Some(p)),
+                None => (&rest[..at], None),
+            };
+            push(percent_decoded(user));
+            if let Some(p) = pass {
+                push(percent_decoded(p));
+            }
+            shown.push_str(REDACTED);
+            shown.push('@');
+            shown.push_str(&rest[at + 1..authority_end]);
+            &rest[authority_end..]
+        }
+        None => {
+            shown.push_str(&rest[..authority_end]);
+            &rest[authority_end..]
+        }
+    };
+    let (before_fragment, fragment) = match after_authority.find('#') {
+        Some(i) => after_authority.split_at(i),
+        None => (after_authority, ""),
+    };
+    match before_fragment.split_once('?') {
+        None => shown.push_str(before_fragment),
+        Some((path, query)) => {
+            shown.push_str(path);
+            shown.push('?');
+            let mut first = true;
+            for pair in query.split('&') {
+                if !first {
+                    shown.push('&');
+                }
+                first = false;
+                let (name, value) = match pair.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (pair, None),
+                };
+                match value {
+                    Some(v)
+                        if !v.is_empty()
+                            && (is_secret_query_name(&percent_decoded(name))
+                                || looks_like_key(&percent_decoded(v))) =>
+                    {
+                        push(percent_decoded(v));
+                        shown.push_str(name);
+                        shown.push('=');
+                        shown.push_str(REDACTED);
+                    }
+                    _ => shown.push_str(pair),
+                }
+            }
+        }
+    }
+    shown.push_str(fragment);
+    UrlSecrets { shown, values }
+}
+
+/// `s` with `%XX` sequences decoded (invalid ones kept as written), and
+/// `+` kept: a credential holds `+` more often than a space.
+fn percent_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            if let Some(v) = hex_at(s, i + 1, 2).and_then(|v| u8::try_from(v).ok()) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
 /// Whether `text` has anything [`decode_round`] would change.
 fn may_be_encoded(text: &str) -> bool {
     text.bytes()

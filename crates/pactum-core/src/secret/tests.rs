@@ -169,6 +169,44 @@ fn escapes_that_decode_to_nothing_useful_are_left_alone() {
     }
 }
 
+#[test]
+fn url_credentials_are_found_and_hidden() {
+    let u = url_secrets("https://bob:s3cr%2Ft-pass@api.example.com:8443/v1?api-version=2024&api_key=sk-abc%2Bdef&x#frag");
+    assert_eq!(
+        u.shown,
+        "https://[redacted]@api.example.com:8443/v1?api-version=2024&api_key=[redacted]&x#frag"
+    );
+    assert_eq!(u.values, vec!["bob", "s3cr/t-pass", "sk-abc+def"]);
+    // A query value that looks like a key, whatever its name.
+    let u = url_secrets("http://h/chat?q=a8Fk2LmQ9zR4tY7uW1xC3vB6nM0pQ5sD&n=1");
+    assert_eq!(u.shown, "http://h/chat?q=[redacted]&n=1");
+    // Nothing to hide.
+    for plain in [
+        "http://127.0.0.1:11434/v1",
+        "http://host/a@b?x=1&token",
+        "http://host/{{ conversation_id }}?session={{ id }}",
+        "not a url",
+    ] {
+        let u = url_secrets(plain);
+        assert_eq!(u.shown, plain);
+        assert!(u.values.is_empty(), "{plain}");
+    }
+    for name in [
+        "key",
+        "API_KEY",
+        "access-token",
+        "client_secret",
+        "Password",
+        "sig",
+        "auth",
+    ] {
+        assert!(is_secret_query_name(name), "{name}");
+    }
+    for name in ["model", "api-version", "q", "author", "page"] {
+        assert!(!is_secret_query_name(name), "{name}");
+    }
+}
+
 /// How one character of a key may be written.
 fn encode(c: char, how: u8) -> String {
     let n = c as u32;
