@@ -352,13 +352,35 @@ pub struct UrlSecrets {
     /// The secret values as sent (userinfo user and password, secret query
     /// values, percent-decoded), each once, in URL order.
     pub values: Vec<String>,
+    /// Where they are written: byte ranges of the URL (the whole userinfo,
+    /// each secret query value), in order.
+    pub spans: Vec<(usize, usize)>,
+}
+
+impl UrlSecrets {
+    /// `url` (the text these were found in) with every character of every
+    /// span replaced by `*`: as many characters as before, so columns
+    /// after them do not move.
+    pub fn masked(&self, url: &str) -> String {
+        let mut out = String::with_capacity(url.len());
+        for (i, c) in url.char_indices() {
+            if self.spans.iter().any(|&(a, b)| a <= i && i < b) {
+                out.push('*');
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
 }
 
 /// Finds the credentials in a URL (or URL template): the userinfo
 /// (`https://user:pass@host/…`), and the value of every query parameter
 /// whose name marks a credential ([`is_secret_query_name`]) or whose value
 /// looks like a key ([`looks_like_key`]). Text that is not a URL has none.
-/// A URL's fragment is never sent, so it is left alone.
+/// A URL's fragment is never sent, so it is left alone; a value written as
+/// a template (`{{ … }}`, `{% … %}`) is filled in from elsewhere, so it is
+/// not a credential written in the URL.
 pub fn url_secrets(url: &str) -> UrlSecrets {
     let mut values: Vec<String> = Vec::new();
     let mut push = |v: String| {
@@ -366,15 +388,22 @@ pub fn url_secrets(url: &str) -> UrlSecrets {
             values.push(v);
         }
     };
+    let mut spans = Vec::new();
     let Some((scheme, rest)) = url.split_once("://") else {
         return UrlSecrets {
             shown: url.to_string(),
             values: vec![],
+            spans,
         };
     };
+    let base = scheme.len() + 3;
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let mut shown = format!("{scheme}://");
-    let after_authority = match rest[..authority_end].rfind('@') {
+    let is_template = |s: &str| s.contains("{{") || s.contains("{%");
+    let after_authority = match rest[..authority_end]
+        .rfind('@')
+        .filter(|&at| !is_template(&rest[..at]))
+    {
         Some(at) => {
             let (user, pass) = match rest[..at].split_once(':') {
                 Some((u, p)) => (u, Some(p)),
@@ -384,6 +413,7 @@ pub fn url_secrets(url: &str) -> UrlSecrets {
             if let Some(p) = pass {
                 push(percent_decoded(p));
             }
+            spans.push((base, base + at));
             shown.push_str(REDACTED);
             shown.push('@');
             shown.push_str(&rest[at + 1..authority_end]);
@@ -404,7 +434,11 @@ pub fn url_secrets(url: &str) -> UrlSecrets {
             shown.push_str(path);
             shown.push('?');
             let mut first = true;
+            // Where the pair starts in `url`.
+            let mut at = url.len() - after_authority.len() + path.len() + 1;
             for pair in query.split('&') {
+                let pair_at = at;
+                at += pair.len() + 1;
                 if !first {
                     shown.push('&');
                 }
@@ -416,10 +450,13 @@ pub fn url_secrets(url: &str) -> UrlSecrets {
                 match value {
                     Some(v)
                         if !v.is_empty()
+                            && !is_template(v)
                             && (is_secret_query_name(&percent_decoded(name))
                                 || looks_like_key(&percent_decoded(v))) =>
                     {
                         push(percent_decoded(v));
+                        let v_at = pair_at + name.len() + 1;
+                        spans.push((v_at, v_at + v.len()));
                         shown.push_str(name);
                         shown.push('=');
                         shown.push_str(REDACTED);
@@ -430,7 +467,11 @@ pub fn url_secrets(url: &str) -> UrlSecrets {
         }
     }
     shown.push_str(fragment);
-    UrlSecrets { shown, values }
+    UrlSecrets {
+        shown,
+        values,
+        spans,
+    }
 }
 
 /// `s` with `%XX` sequences decoded (invalid ones kept as written), and

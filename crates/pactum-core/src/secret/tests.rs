@@ -177,6 +177,13 @@ fn url_credentials_are_found_and_hidden() {
         "https://[redacted]@api.example.com:8443/v1?api-version=2024&api_key=[redacted]&x#frag"
     );
     assert_eq!(u.values, vec!["bob", "s3cr/t-pass", "sk-abc+def"]);
+    let raw = "https://bob:s3cr%2Ft-pass@api.example.com:8443/v1?api-version=2024&api_key=sk-abc%2Bdef&x#frag";
+    let masked = url_secrets(raw).masked(raw);
+    assert_eq!(
+        masked,
+        "https://*****************@api.example.com:8443/v1?api-version=2024&api_key=************&x#frag"
+    );
+    assert_eq!(masked.chars().count(), raw.chars().count());
     // A query value that looks like a key, whatever its name.
     let u = url_secrets("http://h/chat?q=a8Fk2LmQ9zR4tY7uW1xC3vB6nM0pQ5sD&n=1");
     assert_eq!(u.shown, "http://h/chat?q=[redacted]&n=1");
@@ -185,6 +192,8 @@ fn url_credentials_are_found_and_hidden() {
         "http://127.0.0.1:11434/v1",
         "http://host/a@b?x=1&token",
         "http://host/{{ conversation_id }}?session={{ id }}",
+        "http://127.0.0.1:8080/chat?token={{ env.TOKEN }}",
+        "http://{{ user }}@host/chat?key={% if a %}b{% endif %}",
         "not a url",
     ] {
         let u = url_secrets(plain);
