@@ -27,6 +27,13 @@ pub enum ReportError {
         #[source]
         source: io::Error,
     },
+    /// A secret could not be redacted from an event (it does not read back
+    /// after redaction): the event is left out rather than shown.
+    #[error("cannot redact the secrets from {what}; it is left out of the report")]
+    Redaction {
+        /// What the event was.
+        what: &'static str,
+    },
     /// The caller broke the event order (`begin`, events, `finish` once).
     #[error("`{call}` called {problem}")]
     Protocol {
@@ -42,7 +49,7 @@ impl ReportError {
     pub fn io_error(&self) -> Option<&io::Error> {
         match self {
             ReportError::Write { source, .. } | ReportError::Spool { source, .. } => Some(source),
-            ReportError::Protocol { .. } => None,
+            ReportError::Protocol { .. } | ReportError::Redaction { .. } => None,
         }
     }
 

@@ -14,13 +14,16 @@
 //!
 //! Untrusted text (trace ids, summaries, evidence, rationales) is stripped of
 //! terminal escapes and bounded before it reaches a terminal or an XML file
-//! (SPEC §4); the JSON report keeps it verbatim, JSON-escaped.
+//! (SPEC §4); the JSON report keeps it verbatim, JSON-escaped. A run's
+//! secrets are redacted from every event by [`Redacting`], which wraps any
+//! reporter.
 
 mod agreement;
 mod error;
 mod json;
 mod junit;
 mod model;
+mod redact;
 mod render;
 mod terminal;
 mod totals;
@@ -30,6 +33,7 @@ pub use error::ReportError;
 pub use json::{terminal_safe_json, JsonReporter, INPUT_ERRORS_KEPT, REPORT_VERSION};
 pub use junit::JunitReporter;
 pub use model::{ContractInfo, ExpectationsInfo, InputError, InputFile, RunEnd, RunInfo, Warning};
+pub use redact::Redacting;
 pub use terminal::{TerminalOptions, TerminalReporter};
 pub use totals::Totals;
 
