@@ -350,7 +350,9 @@ pub struct UrlSecrets {
     /// parameter, replaced by [`REDACTED`]; otherwise as written.
     pub shown: String,
     /// The secret values as sent (userinfo user and password, secret query
-    /// values, percent-decoded), each once, in URL order.
+    /// values, percent-decoded; and the userinfo as an HTTP client sends it,
+    /// `base64(user:password)` in a `Basic` authorization header), each
+    /// once, in URL order.
     pub values: Vec<String>,
     /// Where they are written: byte ranges of the URL (the whole userinfo,
     /// each secret query value), in order.
@@ -413,6 +415,14 @@ pub fn url_secrets(url: &str) -> UrlSecrets {
             if let Some(p) = pass {
                 push(percent_decoded(p));
             }
+            push(base64(
+                format!(
+                    "{}:{}",
+                    percent_decoded(user),
+                    percent_decoded(pass.unwrap_or_default())
+                )
+                .as_bytes(),
+            ));
             spans.push((base, base + at));
             shown.push_str(REDACTED);
             shown.push('@');
@@ -472,6 +482,28 @@ pub fn url_secrets(url: &str) -> UrlSecrets {
         values,
         spans,
     }
+}
+
+/// Standard base64 with padding (RFC 4648 §4).
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ABC[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// `s` with `%XX` sequences decoded (invalid ones kept as written), and

@@ -877,7 +877,17 @@ fn credentials_written_in_urls_are_warned_about_and_never_stored() {
     );
     assert_eq!(
         url_credentials(&s.suite),
-        ["bob", PASS, QKEY, HKEY, "u", "short"]
+        [
+            "bob",
+            PASS,
+            // The userinfo as a Basic authorization header sends it.
+            "Ym9iOnB3LTAxMjM0NTY3ODktc2VjcmV0",
+            QKEY,
+            HKEY,
+            "u",
+            "short",
+            "dTpzaG9ydA=="
+        ]
     );
 }
 

@@ -176,7 +176,16 @@ fn url_credentials_are_found_and_hidden() {
         u.shown,
         "https://[redacted]@api.example.com:8443/v1?api-version=2024&api_key=[redacted]&x#frag"
     );
-    assert_eq!(u.values, vec!["bob", "s3cr/t-pass", "sk-abc+def"]);
+    // bob:s3cr/t-pass, as a Basic authorization header carries it.
+    assert_eq!(
+        u.values,
+        vec!["bob", "s3cr/t-pass", "Ym9iOnMzY3IvdC1wYXNz", "sk-abc+def"]
+    );
+    assert_eq!(url_secrets("http://tok@h/").values, vec!["tok", "dG9rOg=="]);
+    assert_eq!(base64(b""), "");
+    assert_eq!(base64(b"f"), "Zg==");
+    assert_eq!(base64(b"fo"), "Zm8=");
+    assert_eq!(base64(b"foobar"), "Zm9vYmFy");
     let raw = "https://bob:s3cr%2Ft-pass@api.example.com:8443/v1?api-version=2024&api_key=sk-abc%2Bdef&x#frag";
     let masked = url_secrets(raw).masked(raw);
     assert_eq!(
