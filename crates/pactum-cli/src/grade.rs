@@ -248,6 +248,19 @@ pub(crate) struct Fanout {
 }
 
 impl Fanout {
+    /// Makes every reporter redact `redactor`'s secrets (a run's keys) from
+    /// each event before it writes anything (SPEC §4).
+    pub(crate) fn redact_with(&mut self, redactor: &pactum_core::secret::Redactor) {
+        if redactor.is_empty() {
+            return;
+        }
+        for (_, r) in &mut self.reporters {
+            let inner = std::mem::replace(r, Box::new(Vec::<Box<dyn Reporter>>::new()));
+            *r = Box::new(pactum_report::Redacting::new(inner, redactor.clone()));
+        }
+        crate::output::redact_output(redactor);
+    }
+
     /// Sends one event to every reporter still working.
     pub(crate) fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
         let mut failed = Vec::new();
@@ -379,7 +392,10 @@ fn judge_setup(args: &GradeArgs) -> Result<Option<GradeJudge>, Exit> {
         .db
         .clone()
         .unwrap_or_else(|| PathBuf::from(pactum_store::DEFAULT_PATH));
-    let store = pactum_store::Store::open(&db).map_err(|e| fail(e.to_string()))?;
+    let mut store = pactum_store::Store::open(&db).map_err(|e| fail(e.to_string()))?;
+    store
+        .redact_with(client.redactor())
+        .map_err(|e| fail(e.to_string()))?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -469,10 +485,17 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     }
 
     let json_to_stdout = args.report.json.as_deref() == Some(Path::new("-"));
+    let judge = match judge_setup(&args) {
+        Ok(j) => j,
+        Err(e) => return e,
+    };
     let mut fan = match reporters(&args.report, color) {
         Ok(f) => f,
         Err(e) => return e,
     };
+    if let Some(j) = &judge {
+        fan.redact_with(j.setup.client.redactor());
+    }
     let info = RunInfo {
         command: "grade".into(),
         pactum_version: env!("CARGO_PKG_VERSION").into(),
@@ -483,10 +506,6 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     };
     fan.each(|r| r.begin(&info));
 
-    let judge = match judge_setup(&args) {
-        Ok(j) => j,
-        Err(e) => return e,
-    };
     let contract_refs: Vec<&CompiledContract> = contracts.iter().collect();
     let mut totals = Totals::default();
     let mut inputs = Vec::new();

@@ -248,6 +248,7 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         Ok(f) => f,
         Err(e) => return e,
     };
+    fan.redact_with(runner.redactor());
     let info = RunInfo {
         command: "run".into(),
         pactum_version: env!("CARGO_PKG_VERSION").into(),
