@@ -349,8 +349,9 @@ pub struct UrlSecrets {
     /// The URL with its userinfo, and the value of each secret query
     /// parameter, replaced by [`REDACTED`]; otherwise as written.
     pub shown: String,
-    /// The secret values as sent (userinfo user and password, secret query
-    /// values, percent-decoded; and the userinfo as an HTTP client sends it,
+    /// The secret values as sent (the userinfo's password, or its user name
+    /// when it has no password; secret query values; percent-decoded; and
+    /// the userinfo as an HTTP client sends it,
     /// `base64(user:password)` in a `Basic` authorization header), each
     /// once, in URL order.
     pub values: Vec<String>,
@@ -411,9 +412,11 @@ pub fn url_secrets(url: &str) -> UrlSecrets {
                 Some((u, p)) => (u, Some(p)),
                 None => (&rest[..at], None),
             };
-            push(percent_decoded(user));
-            if let Some(p) = pass {
-                push(percent_decoded(p));
+            // With a password, the user name names the account; without
+            // one, it is the credential (`https://TOKEN@host/`).
+            match pass {
+                Some(p) => push(percent_decoded(p)),
+                None => push(percent_decoded(user)),
             }
             push(base64(
                 format!(
