@@ -591,7 +591,7 @@ pub(crate) fn parse_base_url(s: &str) -> Result<Url, LlmError> {
         field: "base_url",
         reason: format!(
             "`{}` is not a URL: {e}",
-            pactum_core::text::one_line(s, 120)
+            pactum_core::text::one_line(&url_secrets(s).shown, 120)
         ),
     })?;
     if !matches!(url.scheme(), "http" | "https") || url.cannot_be_a_base() {
@@ -599,7 +599,7 @@ pub(crate) fn parse_base_url(s: &str) -> Result<Url, LlmError> {
             field: "base_url",
             reason: format!(
                 "`{}` is not an http(s) URL",
-                pactum_core::text::one_line(s, 120)
+                pactum_core::text::one_line(&url_secrets(s).shown, 120)
             ),
         });
     }
@@ -983,6 +983,11 @@ mod tests {
         assert!(parse_base_url("ftp://x/").is_err());
         assert!(parse_base_url("not a url").is_err());
         assert!(parse_base_url("mailto:a@b").is_err());
+        // A refused URL is named without its credentials.
+        for bad in ["ftp://u:pw-secret-1@x/", "http://u:pw-secret-1@[::1/v1"] {
+            let e = parse_base_url(bad).expect_err(bad).to_string();
+            assert!(e.contains("[redacted]@") && !e.contains("pw-secret"), "{e}");
+        }
     }
 
     #[test]

@@ -381,7 +381,7 @@ pub(crate) fn redact_reply(redactor: &Redactor, r: &mut Reply) {
 pub(crate) fn shown_url(s: &str) -> String {
     match reqwest::Url::parse(s.trim()) {
         Ok(u) => pactum_llm::client::shown(&u),
-        Err(_) => pactum_core::text::one_line(s, 120),
+        Err(_) => pactum_core::text::one_line(&pactum_core::secret::url_secrets(s).shown, 120),
     }
 }
 
