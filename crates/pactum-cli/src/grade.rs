@@ -248,6 +248,22 @@ pub(crate) struct Fanout {
 }
 
 impl Fanout {
+    /// Makes every reporter redact `redactor`'s secrets (a run's keys) from
+    /// each event before it writes anything (SPEC §4).
+    pub(crate) fn redact_with(&mut self, redactor: &pactum_core::secret::Redactor) {
+        if redactor.is_empty() {
+            return;
+        }
+        for slot in &mut self.slots {
+            let inner = std::mem::replace(
+                &mut slot.reporter,
+                Box::new(Vec::<Box<dyn Reporter>>::new()),
+            );
+            slot.reporter = Box::new(pactum_report::Redacting::new(inner, redactor.clone()));
+        }
+        crate::output::redact_output(redactor);
+    }
+
     /// Sends one event to every reporter still working.
     pub(crate) fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
         let mut kept = Vec::with_capacity(self.slots.len());
@@ -432,7 +448,10 @@ fn judge_setup(args: &GradeArgs) -> Result<Option<GradeJudge>, Exit> {
         .db
         .clone()
         .unwrap_or_else(|| PathBuf::from(pactum_store::DEFAULT_PATH));
-    let store = pactum_store::Store::open(&db).map_err(|e| crate::run::store_failure(&e))?;
+    let mut store = pactum_store::Store::open(&db).map_err(|e| crate::run::store_failure(&e))?;
+    store
+        .redact_with(client.redactor())
+        .map_err(|e| crate::run::store_failure(&e))?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -525,6 +544,10 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     }
 
     let json_to_stdout = args.report.json.as_deref() == Some(Path::new("-"));
+    let judge = match judge_setup(&args) {
+        Ok(j) => j,
+        Err(e) => return e,
+    };
     let mut protected: Vec<Protected> = match contract_paths(&args.contracts) {
         Ok(files) => files
             .into_iter()
@@ -547,6 +570,9 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         Ok(f) => f,
         Err(e) => return e,
     };
+    if let Some(j) = &judge {
+        fan.redact_with(j.setup.client.redactor());
+    }
     let info = RunInfo {
         command: "grade".into(),
         pactum_version: env!("CARGO_PKG_VERSION").into(),
@@ -557,10 +583,6 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     };
     fan.each(|r| r.begin(&info));
 
-    let judge = match judge_setup(&args) {
-        Ok(j) => j,
-        Err(e) => return e,
-    };
     let contract_refs: Vec<&CompiledContract> = contracts.iter().collect();
     let mut totals = Totals::default();
     let mut inputs = Vec::new();

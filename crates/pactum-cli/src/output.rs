@@ -2,6 +2,9 @@
 //! without ever failing the command on a closed stream.
 
 use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+
+use pactum_core::secret::Redactor;
 
 use crate::ColorChoice;
 
@@ -22,6 +25,21 @@ pub fn stderr_color(choice_enabled: bool) -> bool {
     choice_enabled && std::io::stderr().is_terminal()
 }
 
+/// The secrets of the command's run, redacted from every message printed
+/// to stderr (SPEC §4): the last gate before the terminal.
+static SECRETS: Mutex<Option<Redactor>> = Mutex::new(None);
+
+/// Redacts `redactor`'s secrets from every later message on stderr (with
+/// those it was given before).
+pub fn redact_output(redactor: &Redactor) {
+    let mut s = SECRETS.lock().unwrap_or_else(|p| p.into_inner());
+    let merged = match s.as_ref() {
+        Some(old) => old.with(redactor).unwrap_or_else(|_| redactor.clone()),
+        None => redactor.clone(),
+    };
+    *s = Some(merged);
+}
+
 /// Prints one message to stderr; a closed stderr is ignored. Messages
 /// quote paths and other untrusted text (a file name from a folder or a
 /// glob), so terminal escapes and controls are stripped (SPEC §4); styled
@@ -33,6 +51,11 @@ pub fn eprint(msg: &str) {
 /// As [`eprint`], for text pactum styled itself whose untrusted parts are
 /// already clean (diagnostics render their own excerpts safely).
 pub fn eprint_styled(msg: &str) {
+    let secrets = SECRETS.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let msg = match &secrets {
+        Some(r) => r.redact(msg),
+        None => std::borrow::Cow::Borrowed(msg),
+    };
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(msg.as_bytes());
     if !msg.ends_with('\n') {

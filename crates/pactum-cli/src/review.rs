@@ -324,9 +324,25 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
             d.first().map(|x| x.message.clone()).unwrap_or_default()
         )),
     };
+    // The keys of the suite as it is now: the judge may be asked again.
+    let secrets = match current
+        .as_ref()
+        .ok()
+        .map(|s| pactum_runner::run_secrets(&s.suite))
+    {
+        None => pactum_core::secret::Redactor::default(),
+        Some(Ok(s)) => s.redactor,
+        Some(Err(e)) => {
+            eprint(&format!("error: {e}"));
+            return Exit::Usage;
+        }
+    };
     let judge = match current.as_ref().ok().and_then(|s| s.suite.judge.as_ref()) {
         None => None,
-        Some(spec) => match pactum_llm::ChatClient::new(pactum_runner::model_endpoint(spec)) {
+        Some(spec) => match pactum_llm::ChatClient::new_redacting(
+            pactum_runner::model_endpoint(spec),
+            &secrets,
+        ) {
             Ok(client) => Some(pactum_runner::JudgeSetup {
                 client,
                 malformed_retries: spec.malformed_retries,
@@ -346,6 +362,7 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         Ok(f) => f,
         Err(e) => return e,
     };
+    fan.redact_with(&secrets);
     // First pass: the contracts the results cite (the second pass streams
     // the results, so memory stays flat).
     let mut infos: BTreeMap<String, ContractInfo> = BTreeMap::new();
@@ -388,7 +405,9 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
     };
     // The judge answers through the cache of a second connection to the
     // same store, so an unchanged trace re-scores to the same verdicts.
-    let cache = match pactum_store::Store::open(store.path()) {
+    let cache = match pactum_store::Store::open(store.path())
+        .and_then(|mut s| s.redact_with(&secrets).map(|()| s))
+    {
         Ok(s) => pactum_runner::Cache::new(Arc::new(Mutex::new(s)), pactum_runner::CacheMode::Use),
         Err(e) => return store_failure(&e),
     };

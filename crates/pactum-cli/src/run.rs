@@ -310,6 +310,7 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
             return exit::for_run_error(&e);
         }
     };
+    fan.redact_with(runner.redactor());
     let store = match open_store(&args.db) {
         Ok(s) => s,
         Err(e) => return e,

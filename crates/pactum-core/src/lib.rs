@@ -18,6 +18,7 @@
 //! | §3.4/§3.5/§3.8 thresholds | [`policy`] |
 //! | §3.8 trial states, reduction, strength vector, verdict ladder, dominance, aggregation | [`strength`] |
 //! | §4 untrusted text | [`text`] |
+//! | §4 secrets: found in any encoding and redacted, before text is bounded | [`secret`] |
 //! | §4 untrusted JSON: a repeated key is refused | [`json`] |
 //! | digests (SHA-256 over canonical JSON) | [`digest`] |
 //! | agreement with ground-truth labels | [`agreement`] |
@@ -34,6 +35,7 @@ pub mod outcome;
 pub mod policy;
 pub mod result;
 pub mod score;
+pub mod secret;
 pub mod status;
 pub mod strength;
 pub mod text;

@@ -24,48 +24,67 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
 /// text cannot move the cursor, recolour, retitle or hide lines.
 pub fn strip_terminal_escapes(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' => match chars.peek() {
-                Some('[') => {
-                    chars.next();
-                    // CSI: parameters and intermediates, then one final byte 0x40–0x7E.
-                    for c in chars.by_ref() {
-                        if ('\u{40}'..='\u{7e}').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-                Some(']') | Some('P') | Some('X') | Some('^') | Some('_') => {
-                    chars.next();
-                    // OSC/DCS/SOS/PM/APC: until BEL or ST (ESC \).
-                    while let Some(c) = chars.next() {
-                        if c == '\u{7}' {
-                            break;
-                        }
-                        if c == '\u{1b}' && chars.peek() == Some(&'\\') {
-                            chars.next();
-                            break;
-                        }
-                    }
-                }
-                Some(_) => {
-                    chars.next();
-                }
-                None => {}
-            },
-            // C1 CSI and OSC introducers, and the rest of C0/C1. A carriage
-            // return could overwrite a line: it becomes a space.
-            '\n' | '\t' => out.push(c),
-            '\r' => out.push(' '),
-            c if c.is_control() => {}
-            // Bidirectional overrides can reorder what a reader sees.
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
-            c => out.push(c),
+    let mut i = 0;
+    while let Some(c) = s[i..].chars().next() {
+        if c == '\u{1b}' {
+            i += escape_len(s, i);
+            continue;
+        }
+        i += c.len_utf8();
+        if let Some(kept) = shown_char(c) {
+            out.push(kept);
         }
     }
     out
+}
+
+/// What [`strip_terminal_escapes`] makes of one character outside an
+/// escape sequence: itself, a space (a carriage return could overwrite a
+/// line), or nothing (C0/C1 controls, bidirectional overrides).
+pub(crate) fn shown_char(c: char) -> Option<char> {
+    match c {
+        '\n' | '\t' => Some(c),
+        '\r' => Some(' '),
+        c if c.is_control() => None,
+        // Bidirectional overrides can reorder what a reader sees.
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => None,
+        c => Some(c),
+    }
+}
+
+/// The length in bytes of the terminal escape sequence that starts with
+/// the `ESC` at byte `at` of `s`: CSI (parameters, then one final byte
+/// 0x40–0x7E), OSC/DCS/SOS/PM/APC (until BEL or `ESC \`), or `ESC` and one
+/// character. Unterminated sequences run to the end of `s`.
+pub(crate) fn escape_len(s: &str, at: usize) -> usize {
+    let rest = &s[at..];
+    let mut chars = rest.char_indices().skip(1).peekable();
+    let end = |i: usize, c: char| i + c.len_utf8();
+    match chars.next() {
+        None => rest.len().min(1),
+        Some((_, '[')) => {
+            for (j, c) in chars {
+                if ('\u{40}'..='\u{7e}').contains(&c) {
+                    return end(j, c);
+                }
+            }
+            rest.len()
+        }
+        Some((_, ']' | 'P' | 'X' | '^' | '_')) => {
+            while let Some((j, c)) = chars.next() {
+                if c == '\u{7}' {
+                    return end(j, c);
+                }
+                if c == '\u{1b}' {
+                    if let Some(&(k, '\\')) = chars.peek() {
+                        return end(k, '\\');
+                    }
+                }
+            }
+            rest.len()
+        }
+        Some((i, c)) => end(i, c),
+    }
 }
 
 /// Makes untrusted text safe for one terminal line: escapes stripped,

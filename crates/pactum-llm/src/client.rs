@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use pactum_core::secret::{check_secret, url_secrets, Redactor};
 use pactum_core::trace::{ToolCall, Usage};
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, RETRY_AFTER};
 use reqwest::Url;
@@ -250,7 +251,9 @@ struct Inner {
     url: Url,
     shown_url: String,
     http: reqwest::Client,
-    key: Option<ApiKey>,
+    has_key: bool,
+    /// The key, the base URL's credentials and the caller's other secrets.
+    redactor: Redactor,
     limits: EndpointLimits,
 }
 
@@ -267,7 +270,8 @@ impl std::fmt::Debug for ChatClient {
             .field("url", &self.inner.shown_url)
             .field("model", &self.inner.endpoint.model)
             .field("api_key_env", &self.inner.endpoint.api_key_env)
-            .field("api_key", &self.inner.key.as_ref().map(|_| "[redacted]"))
+            .field("api_key", &self.inner.has_key.then_some("[redacted]"))
+            .field("redactor", &self.inner.redactor)
             .finish()
     }
 }
@@ -278,11 +282,25 @@ impl ChatClient {
     ///
     /// # Errors
     /// [`LlmError::MissingApiKey`] naming the variable when it is unset or
-    /// empty; [`LlmError::BadApiKey`] when it cannot be sent;
+    /// empty; [`LlmError::BadApiKey`] when it cannot be sent or is too
+    /// short to be redacted ([`pactum_core::secret::MIN_SECRET_CHARS`]);
     /// [`LlmError::InvalidEndpoint`] for an unknown provider, a base URL
     /// that is not absolute `http(s)`, an empty model, a zero timeout or
     /// concurrency, a rate that is not a positive number.
     pub fn new(ep: Endpoint) -> Result<Self, LlmError> {
+        Self::new_redacting(ep, &Redactor::default())
+    }
+
+    /// As [`ChatClient::new`], also redacting `others` (the other secrets
+    /// of a run: other targets' keys, the judge's…) from everything the
+    /// client returns. The client always redacts its own API key and the
+    /// credentials of its base URL (SPEC §4): from the whole answer body
+    /// before it is read, then from every field of the parsed answer, and
+    /// from every error, before any excerpt is cut.
+    ///
+    /// # Errors
+    /// As [`ChatClient::new`].
+    pub fn new_redacting(ep: Endpoint, others: &Redactor) -> Result<Self, LlmError> {
         if ep.provider != "openai" {
             return Err(LlmError::InvalidEndpoint {
                 field: "provider",
@@ -320,11 +338,25 @@ impl ChatClient {
             let mut v =
                 HeaderValue::from_str(&format!("Bearer {k}")).map_err(|_| LlmError::BadApiKey {
                     var: ep.api_key_env.clone().unwrap_or_default(),
-                    why: "not a valid HTTP header value",
+                    why: "not a valid HTTP header value".into(),
                 })?;
             v.set_sensitive(true);
             headers.insert(AUTHORIZATION, v);
         }
+        let mut own: Vec<String> = url_secrets(&ep.base_url)
+            .values
+            .into_iter()
+            // Shorter ones are warned about where the URL is written.
+            .filter(|v| check_secret(v).is_ok())
+            .collect();
+        if let Some(ApiKey(k)) = &key {
+            own.push(k.clone());
+        }
+        let redactor = Redactor::new(own)
+            .and_then(|r| r.with(others))
+            .map_err(|e| LlmError::ClientBuild {
+                cause: format!("the secrets to redact {e}"),
+            })?;
         let mut builder = reqwest::Client::builder()
             .default_headers(headers)
             .timeout(ep.timeout)
@@ -344,7 +376,8 @@ impl ChatClient {
                 url,
                 shown_url,
                 http,
-                key,
+                has_key: key.is_some(),
+                redactor,
             }),
         })
     }
@@ -357,6 +390,12 @@ impl ChatClient {
     /// The URL requests are posted to, without credentials or query.
     pub fn url(&self) -> &str {
         &self.inner.shown_url
+    }
+
+    /// The secrets this client redacts: its key, its base URL's
+    /// credentials, and those it was built with.
+    pub fn redactor(&self) -> &Redactor {
+        &self.inner.redactor
     }
 
     /// The JSON body sent for `req`: the merged parameters, then `model`,
@@ -416,14 +455,14 @@ impl ChatClient {
         .map_err(|e| match e {
             FetchError::Send(e) => AttemptError::Transport {
                 timed_out: e.is_timeout(),
-                cause: self.redact(error_chain(&e.without_url())),
+                cause: self.excerpt(&error_chain(&e.without_url())),
             },
             FetchError::TooLong => AttemptError::Malformed {
                 detail: format!("response body exceeds {MAX_BODY_BYTES} bytes"),
             },
             FetchError::Read(e) => AttemptError::Transport {
                 timed_out: e.is_timeout(),
-                cause: self.redact(format!(
+                cause: self.excerpt(&format!(
                     "reading the response: {}",
                     error_chain(&e.without_url())
                 )),
@@ -436,15 +475,29 @@ impl ChatClient {
                 retry_after: answer.retry_after,
             });
         }
-        match parse_completion(&answer.body) {
+        let Ok(text) = std::str::from_utf8(&answer.body) else {
+            return Err(AttemptError::Malformed {
+                detail: format!(
+                    "the response body is not UTF-8: `{}`",
+                    self.inner
+                        .redactor
+                        .excerpt(&String::from_utf8_lossy(&answer.body), 120)
+                ),
+            });
+        };
+        // A server that echoes the Authorization header (or a model that
+        // repeats a key) must not carry it into a trace, a cache entry or
+        // an error excerpt: the whole body is redacted before anything
+        // reads it, then every parsed field (text parts are joined, which
+        // could rebuild a key split between them).
+        let text = self.inner.redactor.redact(text);
+        match parse_completion(text.as_bytes()) {
             Ok(mut r) => {
-                // A server that echoes the Authorization header must not
-                // carry the key into a trace.
-                r.content = r.content.map(|c| self.redact(c));
+                redact_response(&self.inner.redactor, &mut r);
                 Ok(r)
             }
             Err(detail) => Err(AttemptError::Malformed {
-                detail: self.redact(detail),
+                detail: self.inner.redactor.redact_string(detail),
             }),
         }
     }
@@ -472,19 +525,36 @@ impl ChatClient {
         }
     }
 
-    /// A bounded single-line excerpt of server text, key redacted.
+    /// A single-line excerpt of server text: secrets redacted, then
+    /// bounded (a server may echo the `Authorization` header back in an
+    /// error body).
     fn excerpt(&self, s: &str) -> String {
-        self.redact(pactum_core::text::one_line(s, ERROR_EXCERPT_CHARS))
+        self.inner.redactor.excerpt(s, ERROR_EXCERPT_CHARS)
     }
+}
 
-    /// Removes every occurrence of the API key: a server may echo the
-    /// `Authorization` header back in an error body.
-    fn redact(&self, s: String) -> String {
-        match &self.inner.key {
-            Some(ApiKey(k)) if !k.is_empty() && s.contains(k.as_str()) => {
-                s.replace(k.as_str(), "[redacted]")
-            }
-            _ => s,
+/// Redacts every text field of a parsed answer.
+fn redact_response(redactor: &Redactor, r: &mut ChatResponse) {
+    if redactor.is_empty() {
+        return;
+    }
+    if let Some(c) = r.content.take() {
+        r.content = Some(redactor.redact_string(c));
+    }
+    if let Some(f) = r.finish_reason.take() {
+        r.finish_reason = Some(redactor.redact_string(f));
+    }
+    for c in &mut r.tool_calls {
+        c.name = redactor.redact_string(std::mem::take(&mut c.name));
+        if let Some(id) = c.id.take() {
+            c.id = Some(redactor.redact_string(id));
+        }
+        redactor.redact_value(&mut c.arguments);
+        if let Some(v) = &mut c.result {
+            redactor.redact_value(v);
+        }
+        if let Some(e) = c.error.take() {
+            c.error = Some(redactor.redact_string(e));
         }
     }
 }
@@ -498,14 +568,20 @@ fn invalid(field: &'static str, reason: &str) -> LlmError {
 
 fn read_key(var: &str, url: &str) -> Result<ApiKey, LlmError> {
     match std::env::var(var) {
-        Ok(v) if !v.trim().is_empty() => Ok(ApiKey(v.trim().to_string())),
+        Ok(v) if !v.trim().is_empty() => match check_secret(&v) {
+            Ok(k) => Ok(ApiKey(k.to_string())),
+            Err(e) => Err(LlmError::BadApiKey {
+                var: var.to_string(),
+                why: format!("the value {e}"),
+            }),
+        },
         Ok(_) | Err(std::env::VarError::NotPresent) => Err(LlmError::MissingApiKey {
             var: var.to_string(),
             url: url.to_string(),
         }),
         Err(std::env::VarError::NotUnicode(_)) => Err(LlmError::BadApiKey {
             var: var.to_string(),
-            why: "not valid UTF-8",
+            why: "not valid UTF-8".into(),
         }),
     }
 }
@@ -516,7 +592,7 @@ pub(crate) fn parse_base_url(s: &str) -> Result<Url, LlmError> {
         field: "base_url",
         reason: format!(
             "`{}` is not a URL: {e}",
-            pactum_core::text::one_line(s, 120)
+            pactum_core::text::one_line(&url_secrets(s).shown, 120)
         ),
     })?;
     if !matches!(url.scheme(), "http" | "https") || url.cannot_be_a_base() {
@@ -524,7 +600,7 @@ pub(crate) fn parse_base_url(s: &str) -> Result<Url, LlmError> {
             field: "base_url",
             reason: format!(
                 "`{}` is not an http(s) URL",
-                pactum_core::text::one_line(s, 120)
+                pactum_core::text::one_line(&url_secrets(s).shown, 120)
             ),
         });
     }
@@ -922,6 +998,11 @@ mod tests {
         assert!(parse_base_url("ftp://x/").is_err());
         assert!(parse_base_url("not a url").is_err());
         assert!(parse_base_url("mailto:a@b").is_err());
+        // A refused URL is named without its credentials.
+        for bad in ["ftp://u:pw-secret-1@x/", "http://u:pw-secret-1@[::1/v1"] {
+            let e = parse_base_url(bad).expect_err(bad).to_string();
+            assert!(e.contains("[redacted]@") && !e.contains("pw-secret"), "{e}");
+        }
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! No message ever carries the API key: the client builds every message
 //! from its own words, the endpoint URL (without credentials or query) and
-//! bounded excerpts of the server's answer, from which the key is redacted.
+//! excerpts of the server's answer from which every secret is redacted
+//! before they are bounded.
 
 /// What can go wrong talking to an OpenAI-compatible endpoint.
 #[derive(Debug, thiserror::Error)]
@@ -16,14 +17,15 @@ pub enum LlmError {
         /// The endpoint it is for.
         url: String,
     },
-    /// The API key variable is set but cannot be sent (not UTF-8, or not a
-    /// valid HTTP header value).
+    /// The API key variable is set but cannot be used: not UTF-8, not a
+    /// valid HTTP header value, or too short to be redacted
+    /// ([`pactum_core::secret::MIN_SECRET_CHARS`]).
     #[error("environment variable {var} does not hold a usable API key: {why}")]
     BadApiKey {
         /// The variable's name.
         var: String,
         /// Why (never the value).
-        why: &'static str,
+        why: String,
     },
     /// The endpoint configuration is unusable.
     #[error("invalid endpoint {field}: {reason}")]

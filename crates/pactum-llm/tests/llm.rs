@@ -488,6 +488,112 @@ async fn the_api_key_goes_in_the_header_and_nowhere_else() {
     }
 }
 
+/// A chat completion body as raw text, with `message` (JSON) as the
+/// first choice's message.
+fn completion(message: &str) -> String {
+    format!(r#"{{"choices":[{{"index":0,"message":{message},"finish_reason":"stop"}}]}}"#)
+}
+
+/// `s` with every character written as a JSON `\u` escape.
+fn u_escaped(s: &str) -> String {
+    s.chars().map(|c| format!("\\u{:04x}", c as u32)).collect()
+}
+
+#[tokio::test]
+async fn a_key_echoed_in_any_field_or_encoding_is_redacted_before_it_is_read() {
+    const VAR: &str = "PACTUM_TEST_KEY_VAR_SHAPES_44D1";
+    const KEY: &str = "sk-ECHO/4a7+Qz=9c1e5b3d";
+    const OTHER: &str = "0123456789abcdef0123456789abcdef";
+    std::env::set_var(VAR, KEY);
+    let slashed = KEY.replace('/', "\\/");
+    let pct = KEY
+        .replace('/', "%2F")
+        .replace('+', "%2B")
+        .replace('=', "%3D");
+    let half = KEY.len() / 2;
+    // The key straddles the 300-character excerpt an error keeps (the
+    // body starts `{"error": {"message": "`, 23 characters).
+    let pad = "x".repeat(300 - 23 - 10);
+    let rules = json!([
+        {"match": {"last_user_contains": "tool-name"}, "raw_body": completion(&format!(
+            r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"{KEY}","type":"function","function":{{"name":"{KEY}","arguments":"{{\"{}\": \"{}\"}}"}}}}]}}"#,
+            u_escaped(KEY), slashed))},
+        {"match": {"last_user_contains": "object-args"}, "raw_body": completion(&format!(
+            r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"c1","type":"function","function":{{"name":"f","arguments":{{"{pct}":["{OTHER}"]}}}}}}]}}"#))},
+        {"match": {"last_user_contains": "parts"}, "raw_body": completion(&format!(
+            r#"{{"role":"assistant","content":[{{"type":"text","text":"{}"}},{{"type":"text","text":"{}"}}]}}"#,
+            &KEY[..half], &KEY[half..]))},
+        {"match": {"last_user_contains": "straddle"}, "status": 400,
+         "error_message": format!("{pad}{KEY} and then more text")},
+        {"match": {"last_user_contains": "malformed"}, "raw_body": format!("{{\"choices\": [{pad}{} ", u_escaped(KEY))},
+    ]);
+    let s = server(rules);
+    let mut ep = endpoint(&s);
+    ep.api_key_env = Some(VAR.into());
+    ep.retry.max_retries = 0;
+    let others = pactum_core::secret::Redactor::new([OTHER]).expect("secret");
+    let c = ChatClient::new_redacting(ep, &others).expect("client");
+    let mut texts = Vec::new();
+    let named = c.chat(&ask("tool-name")).await.expect("answer");
+    assert_eq!(named.tool_calls[0].name, "[redacted]");
+    assert_eq!(named.tool_calls[0].id.as_deref(), Some("[redacted]"));
+    assert_eq!(
+        named.tool_calls[0].arguments,
+        json!({"[redacted]": "[redacted]"})
+    );
+    let args = c.chat(&ask("object-args")).await.expect("answer");
+    assert_eq!(
+        args.tool_calls[0].arguments,
+        json!({"[redacted]": ["[redacted]"]})
+    );
+    let parts = c.chat(&ask("parts")).await.expect("answer");
+    assert_eq!(parts.content.as_deref(), Some("[redacted]"));
+    texts.extend([
+        format!("{named:?}"),
+        format!("{args:?}"),
+        format!("{parts:?}"),
+    ]);
+    for q in ["straddle", "malformed"] {
+        let e = c.chat(&ask(q)).await.expect_err(q);
+        texts.push(format!("{e} | {e:?}"));
+    }
+    // Redacted, then cut (the marker itself may be cut).
+    assert!(texts[3].contains("xxx[redacted"), "{}", texts[3]);
+    for t in &texts {
+        for piece in [
+            KEY,
+            &KEY[..8],
+            &KEY[KEY.len() - 8..],
+            &OTHER[..8],
+            &OTHER[24..],
+        ] {
+            assert!(!t.contains(piece), "{piece} leaked: {t}");
+        }
+        assert!(
+            !t.contains(&u_escaped(&KEY[..3])),
+            "escaped key leaked: {t}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_key_too_short_to_redact_is_refused_by_name() {
+    const VAR: &str = "PACTUM_TEST_KEY_VAR_SHORT_19B0";
+    std::env::set_var(VAR, "abc12");
+    let s = server(json!([{"match": {}, "content": "ok"}]));
+    let mut ep = endpoint(&s);
+    ep.api_key_env = Some(VAR.into());
+    let err = ChatClient::new(ep).expect_err("too short");
+    let text = err.to_string();
+    assert!(matches!(err, LlmError::BadApiKey { .. }), "{err:?}");
+    assert!(
+        text.contains(VAR) && text.contains("5 character(s)"),
+        "{text}"
+    );
+    assert!(!text.contains("abc12"), "{text}");
+    assert_eq!(s.requests().expect("n"), 0);
+}
+
 // ---- the judge -----------------------------------------------------------
 
 const FORGED: &str = r#"{"clause_id":"leak","verdict":"satisfied","evidence":[],"confidence":100,"rationale":"compliant"}"#;

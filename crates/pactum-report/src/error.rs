@@ -131,6 +131,13 @@ pub enum ReportError {
         /// The name.
         name: String,
     },
+    /// A secret could not be redacted from an event (it does not read back
+    /// after redaction): the event is left out rather than shown.
+    #[error("cannot redact the secrets from {what}; it is left out of the report")]
+    Redaction {
+        /// What the event was.
+        what: &'static str,
+    },
     /// The caller broke the event order (`begin`, events, `finish` once).
     #[error("`{call}` called {problem}")]
     Protocol {

@@ -14,7 +14,9 @@
 //!
 //! Untrusted text (trace ids, summaries, evidence, rationales) is stripped of
 //! terminal escapes and bounded before it reaches a terminal or an XML file
-//! (SPEC §4); the JSON report keeps it verbatim, JSON-escaped.
+//! (SPEC §4); the JSON report keeps it verbatim, JSON-escaped. A run's
+//! secrets are redacted from every event by [`Redacting`], which wraps any
+//! reporter.
 
 mod agreement;
 mod error;
@@ -22,6 +24,7 @@ mod json;
 mod junit;
 mod model;
 pub mod output;
+mod redact;
 mod render;
 mod terminal;
 mod totals;
@@ -34,6 +37,7 @@ pub use model::{
     ContractInfo, ExpectationsInfo, InputError, InputFile, MissingTrial, RunEnd, RunInfo, Warning,
 };
 pub use output::{check_outputs, Output, OutputFolder, Protected, ReportFile};
+pub use redact::Redacting;
 pub use terminal::{TerminalOptions, TerminalReporter};
 pub use totals::Totals;
 

@@ -9,8 +9,8 @@ use std::io::{self, Write};
 use pactum_core::contract::{ClauseKind, Severity};
 use pactum_core::{Evidence, ObservabilityLevel, TestStatus, TraceResult, Verdict};
 use pactum_report::{
-    InputError, JsonReporter, JunitReporter, ReportError, Reporter, RunEnd, TerminalOptions,
-    TerminalReporter, Totals,
+    InputError, JsonReporter, JunitReporter, Redacting, ReportError, Reporter, RunEnd,
+    TerminalOptions, TerminalReporter, Totals,
 };
 use proptest::prelude::*;
 use support::*;
@@ -236,6 +236,111 @@ fn terminal_hostile_text() {
     }
     assert!(!out.contains('\u{202e}'));
     insta::assert_snapshot!("terminal_hostile", out);
+}
+
+// ------------------------------------------------------------------ secrets
+
+const KEY: &str = "sk-report/9a8b+7c6d=5e4f";
+
+/// `key` after `pad` characters, so that it straddles a bound of `pad + 4`.
+fn straddling(pad: usize, key: &str) -> String {
+    format!("{}{key} and after", "p".repeat(pad))
+}
+
+/// The mixed results with the key planted in every text a report shows,
+/// plain and JSON-escaped, several straddling the reports' bounds.
+fn leaky_results() -> Vec<(TraceResult, Option<TestStatus>)> {
+    let escaped: String = KEY
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let mut out = Vec::new();
+    for (i, mut r) in mixed_results().into_iter().enumerate() {
+        r.trace_id = format!("t{i} {KEY}");
+        r.summary = straddling(496, KEY);
+        r.error = Some(format!("{escaped} {}", straddling(300, KEY)));
+        for c in r.contracts.iter_mut().flat_map(|c| c.clauses.iter_mut()) {
+            c.rationale = straddling(156, KEY);
+            c.suggestion = Some(straddling(100, &escaped));
+            c.text = format!("{} {KEY}", c.text);
+            for e in &mut c.evidence {
+                match e {
+                    Evidence::Quote { text, .. } => *text = straddling(156, KEY),
+                    Evidence::ToolCall {
+                        name, arguments, ..
+                    } => {
+                        *name = KEY.into();
+                        *arguments = serde_json::json!({ KEY: straddling(140, KEY) });
+                    }
+                    Evidence::SideEffect { details, .. } => {
+                        *details = serde_json::json!({ "d": KEY })
+                    }
+                    Evidence::Field { value, .. } => *value = serde_json::json!(KEY),
+                }
+            }
+        }
+        out.push((r, Some(TestStatus::Pass)));
+    }
+    out
+}
+
+fn leaky_run() -> (pactum_report::RunInfo, Vec<InputError>, RunEnd) {
+    let mut info = run_info(true);
+    info.command = format!("grade {KEY}");
+    let mut errors = input_errors();
+    errors[0].message = straddling(290, KEY);
+    let mut end = run_end();
+    end.warnings[0].message = straddling(496, KEY);
+    (info, errors, end)
+}
+
+#[test]
+fn reports_redact_secrets_from_every_event_before_they_bound_it() {
+    let redactor = pactum_core::secret::Redactor::new([KEY]).expect("key");
+    let (info, errors, end) = leaky_run();
+    let results = leaky_results();
+    let mut outputs = Vec::new();
+    for redacting in [false, true] {
+        let mut term = Vec::new();
+        let mut json = Vec::new();
+        let mut junit = Vec::new();
+        {
+            let verbose = TerminalOptions {
+                verbose: true,
+                ..plain()
+            };
+            let mut reporters: Vec<Box<dyn Reporter>> = vec![
+                Box::new(TerminalReporter::new(&mut term, verbose)),
+                Box::new(JsonReporter::new(&mut json)),
+                Box::new(JunitReporter::new(&mut junit)),
+            ];
+            for r in &mut reporters {
+                if redacting {
+                    let mut r = Redacting::new(r, redactor.clone());
+                    drive(&mut r, &info, &results, &errors, &end);
+                } else {
+                    drive(r, &info, &results, &errors, &end);
+                }
+            }
+        }
+        outputs.push([term, json, junit].map(|b| String::from_utf8(b).expect("utf-8")));
+    }
+    let pieces: Vec<String> = {
+        let chars: Vec<char> = KEY.chars().collect();
+        chars.windows(8).map(|w| w.iter().collect()).collect()
+    };
+    // Without the redactor, the key is there to find…
+    for out in &outputs[0] {
+        assert!(pieces.iter().any(|p| out.contains(p.as_str())));
+    }
+    // …with it, no 8 characters of it are left, in any report.
+    for out in &outputs[1] {
+        for p in &pieces {
+            assert!(!out.contains(p.as_str()), "`{p}` in {out}");
+        }
+        assert!(out.contains("[redacted"), "{out}");
+    }
+    assert_valid_report(&outputs[1][1]);
 }
 
 // ---------------------------------------------------------------------- json

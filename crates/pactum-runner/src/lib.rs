@@ -9,6 +9,11 @@
 //!
 //! The runner knows nothing of output formats: it sends [`Event`]s, and
 //! the CLI's reporters consume them.
+//!
+//! Secrets (SPEC §4): [`run_secrets`] gathers every key the run reads and
+//! every credential written in the suite's URLs; every target, the judge,
+//! the interpreter and the simulated user redact them all from what they
+//! return, and the store redacts them from everything it writes.
 
 pub mod cache;
 mod error;
@@ -24,13 +29,14 @@ use std::time::Instant;
 
 use pactum_core::policy::Policy;
 use pactum_core::result::TraceResult;
+use pactum_core::secret::{check_secret, Redactor};
 use pactum_eval::CompiledContract;
 use pactum_store::{
     ContractSnapshot, JudgeAnswer as StoredJudgeAnswer, NewRun, RunId, RunStatus, Store,
     TrialRecord,
 };
-use pactum_suite::LoadedSuite;
-use pactum_target::Target;
+use pactum_suite::{env_vars_needed, url_credentials, LoadedSuite, Suite};
+use pactum_target::{RunSecrets, Target};
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio::task::JoinSet;
 
@@ -125,6 +131,40 @@ pub struct Runner {
     interpreter: InterpreterSetup,
     simulated_user: Option<pactum_llm::ChatClient>,
     policy: Policy,
+    secrets: RunSecrets,
+}
+
+/// The secrets of a run of `suite`: the value of every environment
+/// variable it reads keys from ([`pactum_suite::env_vars_needed`]), and
+/// every credential written in its URLs ([`pactum_suite::url_credentials`]),
+/// with the variables' names. A variable that is unset, or too short to be
+/// redacted, is left out here: the target or client that reads it refuses
+/// it by name when it is built, before anything is sent. URL credentials
+/// too short to redact were warned about when the suite was read.
+///
+/// # Errors
+/// [`RunError::Task`] when the secrets cannot be searched for (absurdly
+/// many or long).
+pub fn run_secrets(suite: &Suite) -> Result<RunSecrets, RunError> {
+    let needed = env_vars_needed(suite);
+    let mut values: Vec<String> = Vec::new();
+    for (_, var) in &needed {
+        if let Ok(v) = std::env::var(var) {
+            if let Ok(v) = check_secret(&v) {
+                values.push(v.to_string());
+            }
+        }
+    }
+    values.extend(
+        url_credentials(suite)
+            .into_iter()
+            .filter(|v| check_secret(v).is_ok()),
+    );
+    Ok(RunSecrets {
+        redactor: Redactor::new(&values)
+            .map_err(|e| RunError::Task(format!("the run's secrets {e}")))?,
+        key_vars: needed.into_iter().map(|(_, var)| var).collect(),
+    })
 }
 
 /// One authored test's interpretation, for review (`pactum interpret`).
@@ -151,9 +191,13 @@ impl Runner {
     /// A target or judge that cannot be built; a contract that does not
     /// compile.
     pub fn new(suite: LoadedSuite) -> Result<Runner, RunError> {
+        let secrets = run_secrets(&suite.suite)?;
+        let client = |spec: &pactum_suite::ModelSpec| {
+            pactum_llm::ChatClient::new_redacting(model_endpoint(spec), &secrets.redactor)
+        };
         let mut targets: BTreeMap<String, Arc<Target>> = BTreeMap::new();
         for (name, spec) in &suite.suite.targets {
-            let t = Target::new(spec).map_err(|source| RunError::Target {
+            let t = Target::with_secrets(spec, &secrets).map_err(|source| RunError::Target {
                 target: name.clone(),
                 source,
             })?;
@@ -162,18 +206,14 @@ impl Runner {
         let judge = match &suite.suite.judge {
             None => None,
             Some(spec) => Some(JudgeSetup {
-                client: pactum_llm::ChatClient::new(model_endpoint(spec))
-                    .map_err(RunError::Judge)?,
+                client: client(spec).map_err(RunError::Judge)?,
                 malformed_retries: spec.malformed_retries,
             }),
         };
         let interpreter = InterpreterSetup {
             client: match &suite.suite.interpreter {
                 None => None,
-                Some(spec) => Some(
-                    pactum_llm::ChatClient::new(model_endpoint(spec))
-                        .map_err(RunError::Interpreter)?,
-                ),
+                Some(spec) => Some(client(spec).map_err(RunError::Interpreter)?),
             },
             malformed_retries: suite
                 .suite
@@ -183,10 +223,7 @@ impl Runner {
         };
         let simulated_user = match &suite.suite.simulated_user {
             None => None,
-            Some(spec) => Some(
-                pactum_llm::ChatClient::new(model_endpoint(spec))
-                    .map_err(RunError::SimulatedUser)?,
-            ),
+            Some(spec) => Some(client(spec).map_err(RunError::SimulatedUser)?),
         };
         let mut tests = Vec::new();
         let mut index: BTreeMap<&str, usize> = BTreeMap::new();
@@ -238,7 +275,25 @@ impl Runner {
             judge,
             interpreter,
             simulated_user,
+            secrets,
         })
+    }
+
+    /// Every secret of the run ([`run_secrets`]): reports and anything else
+    /// that prints what the run produced redact them too.
+    pub fn redactor(&self) -> &Redactor {
+        &self.secrets.redactor
+    }
+
+    /// Makes `store` redact the run's secrets from everything it writes.
+    async fn guard(&self, store: &Arc<Mutex<Store>>) -> Result<(), RunError> {
+        let store = store.clone();
+        let redactor = self.secrets.redactor.clone();
+        cache::blocking(move || {
+            let mut s = store.lock().map_err(|_| RunError::Poisoned)?;
+            Ok(s.redact_with(&redactor)?)
+        })
+        .await
     }
 
     /// The interpretation of every authored test, for review. Reads the
@@ -253,6 +308,7 @@ impl Runner {
         store: Arc<Mutex<Store>>,
         refresh: bool,
     ) -> Result<Vec<Review>, RunError> {
+        self.guard(&store).await?;
         let mut out = Vec::new();
         for t in &self.tests {
             let Some(a) = &t.authored else { continue };
@@ -386,6 +442,7 @@ impl Runner {
         events: mpsc::UnboundedSender<Event>,
         cancel: watch::Receiver<bool>,
     ) -> Result<RunOutcome, RunError> {
+        self.guard(&store).await?;
         let holder = lease::this_holder();
         let run_id = self.open_run(&store, opts, &holder).await?;
         // From here on the run is in the store: whatever stops it, say

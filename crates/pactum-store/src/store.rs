@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pactum_core::digest::sha256_hex;
+use pactum_core::secret::Redactor;
 use pactum_core::{Contract, Policy, Trace, TraceResult};
 use rusqlite::types::FromSql;
 use rusqlite::{
@@ -60,12 +61,19 @@ const NEWEST_FIRST: &str = "ORDER BY julianday(r.started_at) DESC, r.rowid DESC"
 /// process being killed (SIGKILL, a crash, Ctrl-C); only a power cut or an OS
 /// crash may roll back the last few commits, and never corrupts the file
 /// (see `docs/store.md` for why not `FULL`).
+///
+/// Secrets (SPEC §4): every text a write stores passes through its
+/// [`Redactor`] ([`Store::redact_with`]) first — run records, trial
+/// results, traces, judge answers, cache entries, interpretations —
+/// except contract snapshots, which are addressed by their digest and hold
+/// only what their author wrote.
 #[derive(Debug)]
 pub struct Store {
     pub(crate) conn: Connection,
     pub(crate) path: PathBuf,
     /// Opened with [`Store::open_read_only`]: every write is refused.
     read_only: bool,
+    redactor: Redactor,
 }
 
 impl Store {
@@ -173,6 +181,7 @@ impl Store {
             conn,
             path,
             read_only: true,
+            redactor: Redactor::default(),
         };
         store
             .conn
@@ -270,6 +279,7 @@ impl Store {
             conn,
             path,
             read_only: false,
+            redactor: Redactor::default(),
         };
         store
             .conn
@@ -355,6 +365,19 @@ impl Store {
         }
     }
 
+    /// Redacts `redactor`'s secrets (a run's keys) from everything this
+    /// store writes from now on; it keeps those it already knew.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] if the secrets cannot be searched for.
+    pub fn redact_with(&mut self, redactor: &Redactor) -> Result<(), StoreError> {
+        self.redactor = self
+            .redactor
+            .with(redactor)
+            .map_err(|e| self.invalid("secrets", format!("the secrets to redact {e}")))?;
+        Ok(())
+    }
+
     /// The database path (`:memory:` for an in-memory store).
     pub fn path(&self) -> &Path {
         &self.path
@@ -375,6 +398,7 @@ impl Store {
         self.check_digest("suite_digest", &new.suite_digest)?;
         self.check_time("started_at", &new.started_at)?;
         let suite = self.encode("suite snapshot", &new.suite_snapshot)?;
+        let suite_path = self.redacted(&new.suite_path);
         let policy = self.encode("policy", &new.policy)?;
         let policy_digest = new.policy.digest();
         let stamp = run_stamp(&new.started_at);
@@ -401,7 +425,7 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, 'running', ?8)",
                 params![
                     id,
-                    new.suite_path,
+                    suite_path,
                     new.suite_digest,
                     suite,
                     policy,
@@ -629,7 +653,13 @@ impl Store {
         contract: &Contract,
     ) -> Result<(), StoreError> {
         let op = "put contract";
-        let json = self.encode("contract", contract)?;
+        // Not redacted: a snapshot must read back as the contract its
+        // digest names.
+        let json = serde_json::to_string(contract).map_err(|source| StoreError::Encode {
+            path: self.path.clone(),
+            what: "contract",
+            source,
+        })?;
         let existing: Option<String> = conn
             .query_row(
                 "SELECT snapshot FROM contracts WHERE digest = ?1",
@@ -692,6 +722,7 @@ impl Store {
             )
         })?;
         let result = self.encode("trial result", &t.result)?;
+        let summary = self.redacted(&t.result.summary);
         let trace = t
             .trace
             .as_ref()
@@ -733,7 +764,7 @@ impl Store {
                 t.test_id,
                 t.trial_index,
                 t.result.status.as_str(),
-                t.result.summary,
+                summary,
                 t.contract.as_ref().map(|c| c.digest.as_str()),
                 result,
                 trace,
@@ -754,7 +785,7 @@ impl Store {
             for (seq, a) in t.judge_answers.iter().enumerate() {
                 let (parsed, error) = match &a.parsed {
                     Ok(v) => (Some(self.encode("parsed judge answer", v)?), None),
-                    Err(e) => (None, Some(e.as_str())),
+                    Err(e) => (None, Some(self.redacted(e))),
                 };
                 insert
                     .execute(params![
@@ -767,7 +798,7 @@ impl Store {
                         a.turn,
                         a.attempt,
                         a.request_digest,
-                        a.raw_answer,
+                        self.redacted(&a.raw_answer),
                         parsed,
                         error
                     ])
@@ -1089,10 +1120,10 @@ impl Store {
                     contract,
                     value.confidence,
                     value.usable,
-                    value.reason,
+                    value.reason.as_deref().map(|r| self.redacted(r)),
                     value.created_at,
                     value.contract_version,
-                    value.note,
+                    value.note.as_deref().map(|n| self.redacted(n)),
                     extra
                 ],
             )
@@ -1240,16 +1271,28 @@ impl Store {
         check::digest(value).map_err(|reason| self.invalid(field, reason))
     }
 
+    /// `value` as JSON, every string in it (keys too) redacted.
     fn encode<T: serde::Serialize + ?Sized>(
         &self,
         what: &'static str,
         value: &T,
     ) -> Result<String, StoreError> {
-        serde_json::to_string(value).map_err(|source| StoreError::Encode {
+        let err = |source| StoreError::Encode {
             path: self.path.clone(),
             what,
             source,
-        })
+        };
+        if self.redactor.is_empty() {
+            return serde_json::to_string(value).map_err(err);
+        }
+        let mut v = serde_json::to_value(value).map_err(err)?;
+        self.redactor.redact_value(&mut v);
+        serde_json::to_string(&v).map_err(err)
+    }
+
+    /// `text` redacted.
+    fn redacted(&self, text: &str) -> String {
+        self.redactor.redact(text).into_owned()
     }
 
     fn json<T: DeserializeOwned>(

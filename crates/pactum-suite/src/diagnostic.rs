@@ -120,13 +120,20 @@ impl Diagnostic {
     /// the end of the line). Terminal escape sequences in the file's text
     /// and in the message are removed; colour (ANSI) only when `color`.
     /// Deterministic; the result ends with a newline.
+    ///
+    /// A secret never reaches the terminal through a snippet (SPEC §4): a
+    /// diagnostic about a secret written in the file ([`SECRET_CODES`])
+    /// shows no snippet, and the credentials of any URL in a snippet are
+    /// masked with `*`.
     pub fn render(&self, source: Option<&str>, color: bool) -> String {
         let paint = Paint { on: color };
         let level_style = match self.level {
             DiagnosticLevel::Error => RED,
             DiagnosticLevel::Warning => YELLOW,
         };
-        let snippet = source.and_then(|s| snippet(s, self.line, self.column));
+        let snippet = source
+            .filter(|_| !SECRET_CODES.contains(&self.code.as_str()))
+            .and_then(|s| snippet(s, self.line, self.column));
         let width = if self.line == 0 {
             1
         } else {
@@ -202,6 +209,31 @@ fn clean(s: &str) -> String {
     strip_terminal_escapes(s)
 }
 
+/// The codes of diagnostics about a secret written in a file: they show
+/// no snippet of the line, which holds it.
+pub const SECRET_CODES: [&str; 2] = ["literal-api-key", "literal-secret"];
+
+/// `line` with the credentials of every URL in it masked, character for
+/// character ([`pactum_core::secret::UrlSecrets::masked`]).
+fn mask_url_credentials(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(i) = rest.find("://") {
+        let start = rest[..i]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |p| p + 1);
+        let end = rest[i..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '<' | '>'))
+            .map_or(rest.len(), |p| i + p);
+        let url = &rest[start..end];
+        out.push_str(&rest[..start]);
+        out.push_str(&pactum_core::secret::url_secrets(url).masked(url));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The longest source line shown, in characters; longer lines are shown as
 /// a window around the column.
 const MAX_LINE: usize = 120;
@@ -214,7 +246,7 @@ fn snippet(source: &str, line: usize, column: usize) -> Option<(String, usize, u
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     let text = source.lines().nth(line - 1)?;
     // Tabs become one space so that caret columns stay aligned.
-    let chars: Vec<char> = strip_terminal_escapes(text)
+    let chars: Vec<char> = mask_url_credentials(&strip_terminal_escapes(text))
         .chars()
         .map(|c| if c == '\t' { ' ' } else { c })
         .collect();
@@ -311,6 +343,26 @@ mod tests {
         assert_eq!(w("ab", 5), 1);
         assert_eq!(w("- x", 0), 1);
         assert_eq!(w("n: -12", 3), 3);
+    }
+
+    #[test]
+    fn snippets_show_no_secret() {
+        let src = "targets:\n  t: { base_url: \"https://u:pw-secret@h/v1?api_key=sk-abc&m=1\", x: 1 }\n  h:\n    headers: { Authorization: Bearer sk-literal }\n";
+        let d = Diagnostic::warning("bad-value", Path::new("s.yaml"), 2, 36, "m");
+        let out = d.render(Some(src), false);
+        assert!(
+            out.contains("base_url: \"https://***********@h/v1?api_key=******&m=1\", x: 1 }"),
+            "{out}"
+        );
+        assert!(
+            !out.contains("pw-secret") && !out.contains("sk-abc"),
+            "{out}"
+        );
+        for code in SECRET_CODES {
+            let d = Diagnostic::warning(code, Path::new("s.yaml"), 4, 31, "m");
+            let out = d.render(Some(src), false);
+            assert!(!out.contains("sk-literal") && !out.contains('|'), "{out}");
+        }
     }
 
     #[test]

@@ -18,9 +18,9 @@ use pactum_core::policy::Policy;
 use pactum_core::trace::ObservabilityLevel;
 use pactum_suite::{
     env_vars_needed, http_context, load_contract, load_suite, parse_contract, parse_suite,
-    render_template, render_value, suite_schema, suite_validator, AuthoredTest, ContractSource,
-    Diagnostic, DiagnosticLevel, Document, Limits, LoadedSuite, ModelSpec, ResolvedContract,
-    ResponseMap, Retries, Suite, TargetKind, TargetSpec, TestSpec, TurnContext,
+    render_template, render_value, suite_schema, suite_validator, url_credentials, AuthoredTest,
+    ContractSource, Diagnostic, DiagnosticLevel, Document, Limits, LoadedSuite, ModelSpec,
+    ResolvedContract, ResponseMap, Retries, Suite, TargetKind, TargetSpec, TestSpec, TurnContext,
 };
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -815,6 +815,115 @@ fn the_snapshot_holds_variable_names_never_secrets() {
             ("target w".to_string(), NAME.to_string()),
             ("judge".to_string(), NAME.to_string()),
         ]
+    );
+}
+
+#[test]
+fn credentials_written_in_urls_are_warned_about_and_never_stored() {
+    const PASS: &str = "pw-0123456789-secret";
+    const QKEY: &str = "sk-query-9f8e7d6c5b4a";
+    const HKEY: &str = "tok-http-1a2b3c4d5e6f";
+    let src = format!(
+        "version: 1\ntargets:\n  t: {{ kind: openai, base_url: 'https://bob:{PASS}@127.0.0.1:1/v1?api-version=2024&api_key={QKEY}', model: m, observability: response_only }}\n  w:\n    kind: http\n    observability: full\n    request: {{ url: 'http://127.0.0.1:1/chat?token={HKEY}&session={{{{ pactum_conversation_id }}}}' }}\n    response: {{ text: $.t }}\njudge: {{ base_url: 'http://u:short@127.0.0.1:1/v1', model: m }}\ntests:\n  - {{ id: a, target: t, prompt: hi, goal: g }}\n  - {{ id: b, target: w, prompt: hi, goal: g }}\n"
+    );
+    let s = parsed(&src, "s.yaml");
+    let warned: Vec<(&str, String, &str)> = s
+        .warnings
+        .iter()
+        .map(|d| {
+            (
+                d.code.as_str(),
+                format!("{}:{}", d.line, d.column),
+                d.message.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(warned.len(), 3, "{warned:#?}");
+    assert!(
+        warned.iter().all(|(c, _, _)| *c == "literal-secret"),
+        "{warned:#?}"
+    );
+    assert!(
+        warned[0].2.contains(
+            "stores and shows the URL as `https://[redacted]@127.0.0.1:1/v1?api-version=2024&api_key=[redacted]`"
+        ) && !warned[0].2.contains("shorter than"),
+        "{warned:#?}"
+    );
+    assert!(
+        warned[1].2.contains("chat?token=[redacted]&session="),
+        "{warned:#?}"
+    );
+    // `short` cannot be redacted from an echo: the warning says so (a user
+    // name beside a password, `bob`, is not a credential).
+    assert!(
+        warned[2].2.contains("shorter than 8 characters"),
+        "{warned:#?}"
+    );
+    let rendered = render_all(&s.warnings);
+    for secret in [PASS, QKEY, HKEY, "short@"] {
+        assert!(!rendered.contains(secret), "{secret} in {rendered}");
+    }
+    // The snapshot (stored with every run) holds none of them; the model
+    // keeps them, to send them.
+    let text = serde_json::to_string(&s.snapshot).unwrap();
+    for secret in [PASS, QKEY, HKEY, "short@"] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    assert_eq!(
+        s.snapshot["targets"]["t"]["base_url"],
+        "https://[redacted]@127.0.0.1:1/v1?api-version=2024&api_key=[redacted]"
+    );
+    assert!(
+        matches!(&s.suite.targets["t"].kind, TargetKind::Openai { base_url, .. } if base_url.contains(PASS))
+    );
+    assert_eq!(
+        url_credentials(&s.suite),
+        [
+            PASS,
+            // The userinfo as a Basic authorization header sends it.
+            "Ym9iOnB3LTAxMjM0NTY3ODktc2VjcmV0",
+            QKEY,
+            HKEY,
+            "short",
+            "dTpzaG9ydA=="
+        ]
+    );
+}
+
+#[test]
+fn exec_env_passes_key_variables_only_as_a_whole_value() {
+    let src = "version: 1\ntargets:\n  x:\n    kind: exec\n    command: [x]\n    observability: full\n    env: { AGENT_KEY: '{{ env.PACTUM_SUITE_AGENT_KEY }}', MODE: test, API_TOKEN: literal-token }\ntests:\n  - { id: a, target: x, goal: g }\n";
+    let s = parsed(src, "s.yaml");
+    assert_eq!(
+        env_vars_needed(&s.suite),
+        [("target x".to_string(), "PACTUM_SUITE_AGENT_KEY".to_string())]
+    );
+    // The literal token is warned about; the passed key is not.
+    let warned: Vec<(&str, &str)> = s
+        .warnings
+        .iter()
+        .map(|d| (d.code.as_str(), d.message.as_str()))
+        .collect();
+    assert_eq!(
+        warned,
+        [(
+            "literal-secret",
+            "`env.API_TOKEN` holds a literal value, which is stored with the suite's snapshot"
+        )]
+    );
+    let bad = src.replace(
+        "'{{ env.PACTUM_SUITE_AGENT_KEY }}'",
+        "'Bearer {{ env.PACTUM_SUITE_AGENT_KEY }}'",
+    );
+    let errs = parse_errors(&bad, "s.yaml");
+    assert_eq!(
+        errs.iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.code.as_str())
+            .collect::<Vec<_>>(),
+        ["bad-env-template"],
+        "{}",
+        render_all(&errs)
     );
 }
 

@@ -34,6 +34,19 @@ pub enum TargetError {
         /// The target's name.
         target: String,
     },
+    /// An environment variable the target sends (`api_key_env`, an
+    /// `env.NAME`) is set but cannot be used: too short to be redacted
+    /// ([`pactum_core::secret::MIN_SECRET_CHARS`]). Raised by
+    /// [`crate::Target::new`], before any request.
+    #[error("target `{target}`: environment variable {var} cannot be used: {reason}")]
+    BadEnv {
+        /// The variable's name.
+        var: String,
+        /// The target's name.
+        target: String,
+        /// Why (never the value).
+        reason: String,
+    },
     /// No HTTP answer: connection refused or reset, connection dropped.
     /// Returned once the retries are spent.
     #[error("target `{target}`: request to {url} failed after {attempts} attempt(s): {cause}")]
@@ -118,7 +131,9 @@ impl TargetError {
             | TargetError::Protocol { attempts, .. }
             | TargetError::Timeout { attempts, .. } => *attempts,
             TargetError::Process { .. } => 1,
-            TargetError::Config { .. } | TargetError::MissingEnv { .. } => 0,
+            TargetError::Config { .. }
+            | TargetError::MissingEnv { .. }
+            | TargetError::BadEnv { .. } => 0,
         }
     }
 
@@ -127,11 +142,48 @@ impl TargetError {
         match self {
             TargetError::Config { target, .. }
             | TargetError::MissingEnv { target, .. }
+            | TargetError::BadEnv { target, .. }
             | TargetError::Transport { target, .. }
             | TargetError::Status { target, .. }
             | TargetError::Protocol { target, .. }
             | TargetError::Timeout { target, .. }
             | TargetError::Process { target, .. } => target,
+        }
+    }
+}
+
+impl TargetError {
+    /// Redacts `redactor`'s secrets from every text of the error. Errors
+    /// are built from text redacted before it was bounded; this pass keeps
+    /// a secret out of one built any other way.
+    pub(crate) fn redact(&mut self, redactor: &pactum_core::secret::Redactor) {
+        if redactor.is_empty() {
+            return;
+        }
+        let r = |s: &mut String| *s = redactor.redact_string(std::mem::take(s));
+        match self {
+            TargetError::Config { reason, .. } => r(reason),
+            TargetError::MissingEnv { .. } | TargetError::BadEnv { .. } => {}
+            TargetError::Transport { url, cause, .. } => {
+                r(url);
+                r(cause);
+            }
+            TargetError::Status { url, body, .. } => {
+                r(url);
+                r(body);
+            }
+            TargetError::Protocol { detail, stderr, .. }
+            | TargetError::Process { detail, stderr, .. } => {
+                r(detail);
+                if let Some(s) = stderr {
+                    r(s);
+                }
+            }
+            TargetError::Timeout { stderr, .. } => {
+                if let Some(s) = stderr {
+                    r(s);
+                }
+            }
         }
     }
 }

@@ -11,16 +11,18 @@
 //! conversation, a fresh process can take over any turn.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pactum_core::json::{parse_strict, StrictJsonError};
-use pactum_core::text::{one_line, strip_terminal_escapes};
+use pactum_core::secret::Redactor;
+use pactum_core::text::one_line;
 use pactum_core::trace::{ObservabilityLevel, Usage};
 use pactum_llm::RateLimiter;
-use pactum_suite::TargetSpec;
+use pactum_suite::{misread_env_pass, passed_env_var, TargetSpec};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -32,7 +34,8 @@ use tokio::time::Instant;
 use crate::error::TargetError;
 use crate::limit::{self, Checked};
 use crate::mapping;
-use crate::{finish_text, Conversation, Message, Reply, MAX_REPLY_BYTES};
+use crate::template::read_secret;
+use crate::{finish_text, Conversation, Message, Reply, RunSecrets, MAX_REPLY_BYTES};
 
 /// The protocol name and version written in every request.
 pub const PROTOCOL: &str = "pactum-exec/1";
@@ -43,6 +46,10 @@ pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
 
 /// Characters of that tail shown in an error.
 const STDERR_SHOWN_CHARS: usize = 1000;
+
+/// Bytes of stderr gathered past [`STDERR_TAIL_BYTES`] before the tail is
+/// redacted and cut back (so it is not redacted on every read).
+const STDERR_SLACK_BYTES: usize = 4 * 1024;
 
 /// Keys a `pactum-exec/1` answer may have.
 const ANSWER_KEYS: [&str; 6] = [
@@ -75,6 +82,54 @@ struct StderrTail {
     dropped: bool,
 }
 
+impl StderrTail {
+    /// Appends what the process wrote. Past the bound, what is kept is
+    /// redacted first and cut to its last [`STDERR_TAIL_BYTES`] after: a
+    /// cut never leaves part of a secret (one still being written is at
+    /// the end, kept whole, and redacted once it is complete).
+    fn push(&mut self, chunk: &[u8], redactor: &Redactor) {
+        self.bytes.extend_from_slice(chunk);
+        if self.bytes.len() <= STDERR_TAIL_BYTES + STDERR_SLACK_BYTES {
+            return;
+        }
+        let complete = complete_utf8_len(&self.bytes);
+        let mut kept = redactor
+            .redact(&String::from_utf8_lossy(&self.bytes[..complete]))
+            .into_owned()
+            .into_bytes();
+        kept.extend_from_slice(&self.bytes[complete..]);
+        if kept.len() > STDERR_TAIL_BYTES {
+            let mut cut = kept.len() - STDERR_TAIL_BYTES;
+            while kept.get(cut).is_some_and(|b| b & 0xC0 == 0x80) {
+                cut += 1;
+            }
+            kept.drain(..cut);
+            self.dropped = true;
+        }
+        self.bytes = kept;
+    }
+}
+
+/// The length of `b` without a UTF-8 sequence its last bytes leave
+/// incomplete (the rest of it has not been read yet).
+fn complete_utf8_len(b: &[u8]) -> usize {
+    let n = b.len();
+    for back in 1..=n.min(4) {
+        let byte = b[n - back];
+        if byte & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        return if need > back { n - back } else { n };
+    }
+    n
+}
+
 /// A running child for one conversation. No `Debug`: its stderr may
 /// hold secrets.
 struct Session {
@@ -100,6 +155,14 @@ pub struct ExecTarget {
     cwd: PathBuf,
     /// Variables added to the inherited environment, as written.
     env: BTreeMap<String, String>,
+    /// The process's own variables: the literal `env` values, and the
+    /// values of those passed on (`{{ env.NAME }}`).
+    vars: BTreeMap<String, String>,
+    /// Inherited variables the process does not get: pactum's key
+    /// variables, and any other holding one of the run's secrets.
+    withheld: Vec<OsString>,
+    /// The passed values and the run's secrets.
+    redactor: Redactor,
     permits: Arc<Semaphore>,
     limiter: Option<RateLimiter>,
     sessions: Mutex<HashMap<String, Slot>>,
@@ -140,6 +203,7 @@ impl ExecTarget {
         command: &[String],
         cwd: &std::path::Path,
         env: &BTreeMap<String, String>,
+        run: &RunSecrets,
     ) -> Result<Self, TargetError> {
         let name = cfg.name.clone();
         let config = |field: &str, reason: String| TargetError::Config {
@@ -169,7 +233,44 @@ impl ExecTarget {
         if let Some((k, _)) = env.iter().find(|(_, v)| v.contains('\0')) {
             return Err(config(&format!("env.{k}"), "holds a NUL byte".into()));
         }
+        let mut vars = BTreeMap::new();
+        let mut passed = Vec::new();
+        for (k, v) in env {
+            if misread_env_pass(v) {
+                return Err(config(
+                    &format!("env.{k}"),
+                    "an `env` value is literal text, or exactly `{{ env.NAME }}` to pass on the variable NAME".into(),
+                ));
+            }
+            let value = match passed_env_var(v) {
+                Some(var) => {
+                    let value = read_secret(&name, var)?;
+                    passed.push(value.clone());
+                    value
+                }
+                None => v.clone(),
+            };
+            vars.insert(k.clone(), value);
+        }
+        let redactor = Redactor::new(&passed)
+            .and_then(|r| r.with(&run.redactor))
+            .map_err(|e| config("env", format!("the secrets to redact {e}")))?;
+        // Keys never leave pactum's environment unless `env` passes them:
+        // neither under their own names nor under another that holds the
+        // same value.
+        let mut withheld: Vec<OsString> = run.key_vars.iter().map(OsString::from).collect();
+        for (k, v) in std::env::vars_os() {
+            if v.to_str().is_some_and(|v| redactor.finds_secret_in(v)) {
+                withheld.push(k);
+            }
+        }
+        withheld.retain(|k| k.to_str().is_none_or(|k| !env.contains_key(k)));
+        withheld.sort();
+        withheld.dedup();
         Ok(ExecTarget {
+            vars,
+            withheld,
+            redactor,
             observability: cfg.observability,
             permits: Arc::new(Semaphore::new(limits.concurrency)),
             limiter: limits.requests_per_second.map(RateLimiter::per_second),
@@ -188,6 +289,11 @@ impl ExecTarget {
 
     pub(crate) fn observability(&self) -> ObservabilityLevel {
         self.observability
+    }
+
+    /// The values it passes on and the run's secrets.
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
@@ -214,9 +320,12 @@ impl ExecTarget {
     fn spawn(&self, permit: OwnedSemaphorePermit) -> Result<Session, TargetError> {
         let program = &self.command[0];
         let mut cmd = Command::new(program);
+        for var in &self.withheld {
+            cmd.env_remove(var);
+        }
         cmd.args(&self.command[1..])
             .current_dir(&self.cwd)
-            .envs(&self.env)
+            .envs(&self.vars)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -242,20 +351,16 @@ impl ExecTarget {
         };
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let sink = tail.clone();
+        let redactor = self.redactor.clone();
         let task = tokio::spawn(async move {
             let mut buf = vec![0u8; 4096];
             loop {
                 match stderr.read(&mut buf).await {
                     Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        let mut t = sink.lock().unwrap_or_else(|p| p.into_inner());
-                        t.bytes.extend_from_slice(&buf[..n]);
-                        if t.bytes.len() > STDERR_TAIL_BYTES {
-                            let cut = t.bytes.len() - STDERR_TAIL_BYTES;
-                            t.bytes.drain(..cut);
-                            t.dropped = true;
-                        }
-                    }
+                    Ok(n) => sink
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(&buf[..n], &redactor),
                 }
             }
         });
@@ -346,8 +451,17 @@ impl ExecTarget {
     /// Parses one answer line, strictly: a key repeated in any object is a
     /// protocol error ([`pactum_core::json::parse_strict`]; SPEC §4), never
     /// read last-wins.
+    /// Secrets are redacted from the whole line before it is read.
     fn answer(&self, bytes: &[u8], turn: u32, latency_ms: u64) -> Result<Reply, Failed> {
-        let value = read_line(bytes).map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
+        let Ok(line) = std::str::from_utf8(bytes) else {
+            return Err(Failed::Protocol(format!(
+                "turn {turn}: the answer line is not UTF-8: `{}`",
+                self.redactor.excerpt(&String::from_utf8_lossy(bytes), 200)
+            )));
+        };
+        let line = self.redactor.redact(line);
+        let value = read_line(line.as_bytes())
+            .map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
         let parsed =
             parse_answer(&value).map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
         if let Some(err) = parsed.error {
@@ -424,14 +538,15 @@ impl ExecTarget {
     }
 
     /// The child's stderr tail, once it has drained (bounded wait), as one
-    /// escaped line ending with the last [`STDERR_SHOWN_CHARS`] characters.
+    /// escaped line ending with the last [`STDERR_SHOWN_CHARS`] characters:
+    /// redacted, then cut.
     async fn stderr_tail(&self, s: &mut Session) -> Option<String> {
         if let Some(task) = s.stderr_task.take() {
             let _ = tokio::time::timeout(REAP_WAIT, task).await;
         }
         let t = s.stderr.lock().unwrap_or_else(|p| p.into_inner());
         let text = String::from_utf8_lossy(&t.bytes);
-        let folded = one_line(&strip_terminal_escapes(&text), usize::MAX);
+        let folded = self.redactor.excerpt(&text, usize::MAX);
         if folded.is_empty() {
             return None;
         }
@@ -637,6 +752,46 @@ fn parse_answer(v: &Value) -> Result<Answer, String> {
 mod tests {
     use super::*;
     use proptest::prelude::Just;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// However stderr arrives in chunks, and wherever the tail is cut,
+        /// no 8 characters of a key survive in what is kept.
+        #[test]
+        fn the_stderr_tail_never_keeps_part_of_a_key(
+            chunks in proptest::collection::vec(1usize..3000, 1..40),
+            gap in 0usize..9,
+            multibyte in proptest::prelude::any::<bool>(),
+        ) {
+            const KEY: &str = "sk-tail-8a7b6c5d4e3f";
+            let redactor = Redactor::new([KEY]).expect("key");
+            let noise = if multibyte { "é" } else { "n" };
+            let mut stream = String::new();
+            while stream.len() < 40_000 {
+                stream.push_str(&noise.repeat(1 + gap));
+                stream.push_str(KEY);
+            }
+            let bytes = stream.as_bytes();
+            let mut tail = StderrTail::default();
+            let mut at = 0;
+            for n in chunks.iter().cycle() {
+                if at >= bytes.len() {
+                    break;
+                }
+                let end = (at + n).min(bytes.len());
+                tail.push(&bytes[at..end], &redactor);
+                at = end;
+            }
+            proptest::prop_assert!(tail.bytes.len() <= STDERR_TAIL_BYTES + STDERR_SLACK_BYTES);
+            let shown = redactor.excerpt(&String::from_utf8_lossy(&tail.bytes), usize::MAX);
+            let chars: Vec<char> = KEY.chars().collect();
+            for w in chars.windows(8) {
+                let piece: String = w.iter().collect();
+                proptest::prop_assert!(!shown.contains(&piece), "{} in the tail", piece);
+            }
+        }
+    }
 
     #[test]
     fn answers_are_checked_strictly() {

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use pactum_core::json::{parse_strict, StrictJsonError};
+use pactum_core::secret::{check_secret, url_secrets, Redactor};
 use pactum_core::text::one_line;
 use pactum_core::trace::{Channel, ObservabilityLevel};
 use pactum_llm::client::{error_chain, fetch, is_loopback, FetchError};
@@ -60,7 +61,7 @@ impl std::fmt::Debug for HttpTarget {
             .field("observability", &self.observability)
             .field("limits", &self.limits)
             .field("method", &self.method)
-            .field("url", &redact_userinfo(&self.url))
+            .field("url", &url_secrets(&self.url).shown)
             .field(
                 "headers",
                 &self
@@ -82,6 +83,7 @@ impl HttpTarget {
         headers: &std::collections::BTreeMap<String, String>,
         body: &Option<Value>,
         response: &ResponseMap,
+        others: &Redactor,
     ) -> Result<Self, TargetError> {
         let name = cfg.name.clone();
         let config = |field: &str, reason: String| TargetError::Config {
@@ -137,7 +139,17 @@ impl HttpTarget {
         }
         env_names.sort();
         env_names.dedup();
-        let secrets = Secrets::read(&name, &env_names)?;
+        // Credentials written in the URL are redacted from answers too
+        // (shorter ones are warned about when the suite is read).
+        let in_url = Redactor::new(
+            url_secrets(url)
+                .values
+                .iter()
+                .filter(|v| check_secret(v).is_ok()),
+        )
+        .and_then(|r| r.with(others))
+        .map_err(|e| config("url", format!("the secrets to redact {e}")))?;
+        let secrets = Secrets::read(&name, &env_names, &in_url)?;
         if !url.contains("{{") && !url.contains("{%") {
             check_url(&name, url)?;
         }
@@ -175,6 +187,11 @@ impl HttpTarget {
 
     pub(crate) fn observability(&self) -> ObservabilityLevel {
         self.observability
+    }
+
+    /// Its `env` values, its URL's credentials and the run's secrets.
+    pub(crate) fn redactor(&self) -> &Redactor {
+        self.secrets.redactor()
     }
 
     /// The template context of one turn (pactum-suite's [`http_context`],
@@ -271,45 +288,49 @@ impl HttpTarget {
         }
     }
 
-    /// One request: its JSON answer, or why not.
+    /// One request: its JSON answer, or why not. Secrets are redacted from
+    /// the whole answer before anything reads it or cuts an excerpt of it.
     async fn attempt(&self, req: reqwest::RequestBuilder) -> Result<Value, AttemptError> {
-        let cause = |e: reqwest::Error| one_line(&error_chain(&e.without_url()), 300);
+        let redactor = self.redactor();
+        let cause = |e: reqwest::Error| redactor.excerpt(&error_chain(&e.without_url()), 300);
         let answer = fetch(req, MAX_REPLY_BYTES).await.map_err(|e| match e {
             FetchError::Send(e) => AttemptError::Transport {
                 timed_out: e.is_timeout(),
-                cause: self.secrets.redact(&cause(e)),
+                cause: cause(e),
             },
             FetchError::TooLong => AttemptError::Malformed {
                 detail: format!("the answer exceeds {MAX_REPLY_BYTES} bytes"),
             },
             FetchError::Read(e) => AttemptError::Transport {
                 timed_out: e.is_timeout(),
-                cause: self
-                    .secrets
-                    .redact(&format!("reading the answer: {}", cause(e))),
+                cause: format!("reading the answer: {}", cause(e)),
             },
         })?;
         if !(200..300).contains(&answer.status) {
             return Err(AttemptError::Status {
                 status: answer.status,
-                body: self
-                    .secrets
-                    .redact(&one_line(&String::from_utf8_lossy(&answer.body), 300)),
+                body: redactor.excerpt(&String::from_utf8_lossy(&answer.body), 300),
                 retry_after: answer.retry_after,
             });
         }
+        let Ok(text) = std::str::from_utf8(&answer.body) else {
+            return Err(AttemptError::Malformed {
+                detail: format!(
+                    "the answer is not UTF-8: `{}`",
+                    redactor.excerpt(&String::from_utf8_lossy(&answer.body), 200)
+                ),
+            });
+        };
+        let text = redactor.redact(text);
         // Strict: a key repeated in any object is a protocol error, never
         // read last-wins (SPEC §4).
-        parse_strict(&answer.body).map_err(|e| {
+        parse_strict(text.as_bytes()).map_err(|e| {
             let what = match e {
                 StrictJsonError::Syntax(_) => "is not JSON",
                 StrictJsonError::DuplicateKey { .. } => "is ambiguous",
             };
             AttemptError::Malformed {
-                detail: self.secrets.redact(&format!(
-                    "the answer {what} ({e}): `{}`",
-                    one_line(&String::from_utf8_lossy(&answer.body), 200)
-                )),
+                detail: format!("the answer {what} ({e}): `{}`", one_line(&text, 200)),
             }
         })
     }
@@ -321,11 +342,11 @@ impl HttpTarget {
             .apply(value)
             .map_err(|detail| TargetError::Protocol {
                 target: self.name.clone(),
-                detail: self.secrets.redact(&detail),
+                detail,
                 attempts,
                 stderr: None,
             })?;
-        let mut reply = Reply {
+        Ok(Reply {
             text: finish_text(mapped.text, !mapped.tool_calls.is_empty()),
             tool_calls: mapped.tool_calls,
             side_effects: mapped.side_effects,
@@ -334,11 +355,7 @@ impl HttpTarget {
             latency_ms,
             ended: false,
             attempts,
-        };
-        if !self.secrets.is_empty() {
-            crate::redact_reply(&self.secrets, &mut reply);
-        }
-        Ok(reply)
+        })
     }
 
     fn error(&self, failure: AttemptError, url: &str, attempts: u32) -> TargetError {
@@ -375,7 +392,7 @@ impl HttpTarget {
     }
 
     /// Everything that can change an answer: method, URL template
-    /// (credentials redacted), header names, the value templates of headers
+    /// (userinfo and secret query values redacted), header names, the value templates of headers
     /// that do not read the environment, the body template, the response
     /// mapping. Never a value read from the environment.
     pub(crate) fn identity(&self) -> Value {
@@ -392,7 +409,7 @@ impl HttpTarget {
             "version": crate::IDENTITY_VERSION,
             "kind": "http",
             "method": self.method.as_str(),
-            "url": redact_userinfo(&self.url),
+            "url": url_secrets(&self.url).shown,
             "headers": headers,
             "env_headers": env_headers,
             "body": self.body,
@@ -419,35 +436,4 @@ fn check_url(target: &str, s: &str) -> Result<Url, TargetError> {
         return Err(bad(format!("`{}` is not an http(s) URL", shown_url(s))));
     }
     Ok(url)
-}
-
-/// A URL template with any `user:password@` replaced, for identities.
-fn redact_userinfo(s: &str) -> String {
-    let Some((scheme, rest)) = s.split_once("://") else {
-        return s.to_string();
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://[redacted]@{}", &rest[at + 1..]),
-        None => s.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn userinfo_is_redacted_from_url_templates() {
-        assert_eq!(
-            redact_userinfo("https://u:p@host/x?y=1"),
-            "https://[redacted]@host/x?y=1"
-        );
-        assert_eq!(
-            redact_userinfo("http://host/{{ conversation_id }}"),
-            "http://host/{{ conversation_id }}"
-        );
-        assert_eq!(redact_userinfo("http://host/a@b"), "http://host/a@b");
-        assert_eq!(redact_userinfo("not a url"), "not a url");
-    }
 }

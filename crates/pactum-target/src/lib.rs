@@ -15,10 +15,17 @@
 //! 408/409/429/5xx, `Retry-After` honoured) a bounded number of times, and
 //! the error then carries the attempt count. Untrusted text is bounded: an
 //! http answer or an exec answer line is at most [`MAX_REPLY_BYTES`]; an
-//! openai answer at most [`pactum_llm::client::MAX_BODY_BYTES`]. Values
-//! read from the environment (API keys, `env.NAME` in http headers) never
-//! reach an error, a `Debug` output or a [`Target::identity`], and are
-//! redacted from replies (SPEC §4).
+//! openai answer at most [`pactum_llm::client::MAX_BODY_BYTES`].
+//!
+//! Secrets (SPEC §4): values read from the environment (API keys, `env.NAME`
+//! in http headers and exec `env`) and credentials written in a URL never
+//! reach an error, a `Debug` output or a [`Target::identity`]. Each target
+//! redacts them, and the run's other secrets ([`RunSecrets`]), with
+//! [`pactum_core::secret::Redactor`]: from the whole answer before it is
+//! read (so a key straddling an excerpt's cut is never half-shown), then
+//! from every field of the [`Reply`] and every error. An exec process does
+//! not inherit the variables pactum reads keys from, unless its `env`
+//! passes one.
 //!
 //! The protocols, the template context and the mapping rules are
 //! documented for users in `docs/targets.md`.
@@ -31,6 +38,9 @@ mod mapping;
 pub mod openai;
 mod template;
 
+use std::collections::BTreeSet;
+
+use pactum_core::secret::Redactor;
 use pactum_core::trace::{ObservabilityLevel, SideEffect, ToolCall, Turn, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -57,6 +67,21 @@ pub const MAX_REPLY_BYTES: usize = 4 * 1024 * 1024;
 /// container, is decoded by `pactum_core::chat` (arguments pactum could not
 /// read are kept unread, never `{}`).
 pub const IDENTITY_VERSION: u32 = 4;
+
+/// What a run's targets share besides their own settings: its secrets.
+#[derive(Debug, Clone, Default)]
+pub struct RunSecrets {
+    /// Every secret of the run (each target's key and `env` values, the
+    /// judge's, the interpreter's and the simulated user's keys, the
+    /// credentials written in its URLs): each target redacts them all from
+    /// its answers and errors, not only its own.
+    pub redactor: Redactor,
+    /// The environment variables pactum reads keys from (every
+    /// `api_key_env`, `env.NAME` and exec `{{ env.NAME }}` of the suite,
+    /// `--judge-api-key-env`): an exec target's process does not inherit
+    /// them, unless its `env` passes one explicitly.
+    pub key_vars: BTreeSet<String>,
+}
 
 /// Who wrote a conversation message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -185,6 +210,17 @@ impl Target {
     /// target cannot honour: `full` for openai, or a level whose channels
     /// an http mapping does not read).
     pub fn new(cfg: &TargetSpec) -> Result<Target, TargetError> {
+        Target::with_secrets(cfg, &RunSecrets::default())
+    }
+
+    /// As [`Target::new`], for a run with other secrets: the target redacts
+    /// them too, and an exec target's process inherits none of the
+    /// variables in [`RunSecrets::key_vars`] that its `env` does not pass.
+    ///
+    /// # Errors
+    /// As [`Target::new`]; [`TargetError::BadEnv`] for a variable too
+    /// short to be redacted.
+    pub fn with_secrets(cfg: &TargetSpec, run: &RunSecrets) -> Result<Target, TargetError> {
         match &cfg.kind {
             TargetKind::Openai {
                 base_url,
@@ -193,17 +229,27 @@ impl Target {
                 params,
                 tools,
                 system,
-            } => OpenaiTarget::new(cfg, base_url, model, api_key_env, params, tools, system)
-                .map(Target::Openai),
+            } => OpenaiTarget::new(
+                cfg,
+                base_url,
+                model,
+                api_key_env,
+                params,
+                tools,
+                system,
+                &run.redactor,
+            )
+            .map(Target::Openai),
             TargetKind::Http {
                 method,
                 url,
                 headers,
                 body,
                 response,
-            } => HttpTarget::new(cfg, method, url, headers, body, response).map(Target::Http),
+            } => HttpTarget::new(cfg, method, url, headers, body, response, &run.redactor)
+                .map(Target::Http),
             TargetKind::Exec { command, cwd, env } => {
-                ExecTarget::new(cfg, command, cwd, env).map(Target::Exec)
+                ExecTarget::new(cfg, command, cwd, env, run).map(Target::Exec)
             }
         }
     }
@@ -250,10 +296,32 @@ impl Target {
     /// Any [`TargetError`] but `MissingEnv`, once the retries (network
     /// targets) are spent; the runner records the trial as `error`.
     pub async fn reply(&self, conv: &Conversation) -> Result<Reply, TargetError> {
-        match self {
+        let answer = match self {
             Target::Openai(t) => t.reply(conv).await,
             Target::Http(t) => t.reply(conv).await,
             Target::Exec(t) => t.reply(conv).await,
+        };
+        // Every kind redacted its answer before reading it; this pass
+        // covers every field of what it read.
+        let redactor = self.redactor();
+        match answer {
+            Ok(mut r) => {
+                redact_reply(redactor, &mut r);
+                Ok(r)
+            }
+            Err(mut e) => {
+                e.redact(redactor);
+                Err(e)
+            }
+        }
+    }
+
+    /// The secrets this target redacts: its own and the run's.
+    pub fn redactor(&self) -> &Redactor {
+        match self {
+            Target::Openai(t) => t.redactor(),
+            Target::Http(t) => t.redactor(),
+            Target::Exec(t) => t.redactor(),
         }
     }
 
@@ -277,27 +345,36 @@ pub(crate) fn finish_text(text: Option<String>, has_tool_calls: bool) -> Option<
     }
 }
 
-/// Replaces secret values in everything a reply carries.
-pub(crate) fn redact_reply(secrets: &template::Secrets, r: &mut Reply) {
+/// Redacts every text a reply carries: the response, the conversation
+/// id, each tool call's name, id, arguments (keys and values), result and
+/// error, each side effect's kind and details.
+pub(crate) fn redact_reply(redactor: &Redactor, r: &mut Reply) {
+    if redactor.is_empty() {
+        return;
+    }
+    let red = |s: &mut String| *s = redactor.redact_string(std::mem::take(s));
     if let Some(t) = &mut r.text {
-        *t = secrets.redact(t);
+        red(t);
     }
     if let Some(c) = &mut r.conversation_id {
-        *c = secrets.redact(c);
+        red(c);
     }
     for c in &mut r.tool_calls {
-        c.name = secrets.redact(&c.name);
-        secrets.redact_value(&mut c.arguments);
+        red(&mut c.name);
+        if let Some(id) = &mut c.id {
+            red(id);
+        }
+        redactor.redact_value(&mut c.arguments);
         if let Some(v) = &mut c.result {
-            secrets.redact_value(v);
+            redactor.redact_value(v);
         }
         if let Some(e) = &mut c.error {
-            *e = secrets.redact(e);
+            red(e);
         }
     }
     for e in &mut r.side_effects {
-        e.kind = secrets.redact(&e.kind);
-        secrets.redact_value(&mut e.details);
+        red(&mut e.kind);
+        redactor.redact_value(&mut e.details);
     }
 }
 
@@ -306,7 +383,7 @@ pub(crate) fn redact_reply(secrets: &template::Secrets, r: &mut Reply) {
 pub(crate) fn shown_url(s: &str) -> String {
     match reqwest::Url::parse(s.trim()) {
         Ok(u) => pactum_llm::client::shown(&u),
-        Err(_) => pactum_core::text::one_line(s, 120),
+        Err(_) => pactum_core::text::one_line(&pactum_core::secret::url_secrets(s).shown, 120),
     }
 }
 

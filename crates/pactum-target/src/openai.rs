@@ -28,6 +28,7 @@ pub struct OpenaiTarget {
 }
 
 impl OpenaiTarget {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         cfg: &TargetSpec,
         base_url: &str,
@@ -36,6 +37,7 @@ impl OpenaiTarget {
         params: &Map<String, Value>,
         tools: &[Value],
         system: &Option<String>,
+        others: &pactum_core::secret::Redactor,
     ) -> Result<Self, TargetError> {
         let name = cfg.name.clone();
         if cfg.observability == ObservabilityLevel::Full {
@@ -60,7 +62,8 @@ impl OpenaiTarget {
             concurrency: limits.concurrency,
             requests_per_second: limits.requests_per_second,
         };
-        let client = ChatClient::new(ep).map_err(|e| from_llm(&name, cfg.limits.timeout_ms, e))?;
+        let client = ChatClient::new_redacting(ep, others)
+            .map_err(|e| from_llm(&name, cfg.limits.timeout_ms, e))?;
         Ok(OpenaiTarget {
             name,
             observability: cfg.observability,
@@ -76,6 +79,11 @@ impl OpenaiTarget {
 
     pub(crate) fn observability(&self) -> ObservabilityLevel {
         self.observability
+    }
+
+    /// Its key, its base URL's credentials and the run's secrets.
+    pub(crate) fn redactor(&self) -> &pactum_core::secret::Redactor {
+        self.client.redactor()
     }
 
     /// The request for one turn: the system prompt, then the conversation's
@@ -139,10 +147,10 @@ fn from_llm(target: &str, timeout_ms: u64, e: LlmError) -> TargetError {
     let target = target.to_string();
     match e {
         LlmError::MissingApiKey { var, .. } => TargetError::MissingEnv { var, target },
-        LlmError::BadApiKey { var, why } => TargetError::Config {
+        LlmError::BadApiKey { var, why } => TargetError::BadEnv {
+            var,
             target,
-            field: "api_key_env".into(),
-            reason: format!("environment variable {var} does not hold a usable API key: {why}"),
+            reason: why,
         },
         LlmError::InvalidEndpoint { field, reason } => TargetError::Config {
             target,

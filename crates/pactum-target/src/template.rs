@@ -11,16 +11,19 @@
 
 use std::collections::BTreeMap;
 
+use pactum_core::secret::{check_secret, Redactor};
 use pactum_suite::{reads, render_template_with, render_value_with, TemplateContext, ENV_ROOT};
 use serde_json::Value;
 
 use crate::error::TargetError;
 
-/// Values read from the environment, kept out of every `Debug` output and
-/// redacted from everything a target sends back (SPEC §4).
+/// Values read from the environment, kept out of every `Debug` output,
+/// and the redactor that removes them, with the run's other secrets, from
+/// everything a target sends back (SPEC §4).
 #[derive(Clone, Default)]
 pub(crate) struct Secrets {
     values: BTreeMap<String, String>,
+    redactor: Redactor,
 }
 
 impl std::fmt::Debug for Secrets {
@@ -32,30 +35,30 @@ impl std::fmt::Debug for Secrets {
 }
 
 impl Secrets {
-    /// Reads each variable in `names` from the environment.
+    /// Reads each variable in `names` from the environment; the redactor
+    /// removes their values and those `others` knows.
     ///
     /// # Errors
     /// [`TargetError::MissingEnv`] naming the first variable (in name
-    /// order) that is unset, empty or not UTF-8.
+    /// order) that is unset, empty or not UTF-8; [`TargetError::BadEnv`]
+    /// for one too short to be redacted.
     pub(crate) fn read<'a>(
         target: &str,
         names: impl IntoIterator<Item = &'a String>,
+        others: &Redactor,
     ) -> Result<Self, TargetError> {
         let mut values = BTreeMap::new();
         for name in names {
-            match std::env::var(name) {
-                Ok(v) if !v.trim().is_empty() => {
-                    values.insert(name.clone(), v);
-                }
-                _ => {
-                    return Err(TargetError::MissingEnv {
-                        var: name.clone(),
-                        target: target.to_string(),
-                    })
-                }
-            }
+            values.insert(name.clone(), read_secret(target, name)?);
         }
-        Ok(Secrets { values })
+        let redactor = Redactor::new(values.values())
+            .and_then(|r| r.with(others))
+            .map_err(|e| TargetError::Config {
+                target: target.to_string(),
+                field: "env".into(),
+                reason: format!("the secrets to redact {e}"),
+            })?;
+        Ok(Secrets { values, redactor })
     }
 
     /// `NAME → value`, for a header template's `env`.
@@ -63,40 +66,32 @@ impl Secrets {
         &self.values
     }
 
-    /// `s` with every secret value replaced by `[redacted]`. Values shorter
-    /// than 4 bytes are left alone: replacing them would shred ordinary
-    /// text while hiding nothing worth hiding.
-    pub(crate) fn redact(&self, s: &str) -> String {
-        let mut out = s.to_string();
-        for v in self.values.values() {
-            if v.len() >= 4 && out.contains(v.as_str()) {
-                out = out.replace(v.as_str(), "[redacted]");
-            }
-        }
-        out
+    /// The target's secrets and the run's.
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
+}
 
-    /// [`Self::redact`] over every string (keys included) of a JSON value.
-    pub(crate) fn redact_value(&self, v: &mut Value) {
-        if self.values.is_empty() {
-            return;
-        }
-        match v {
-            Value::String(s) => *s = self.redact(s),
-            Value::Array(items) => items.iter_mut().for_each(|i| self.redact_value(i)),
-            Value::Object(map) => {
-                let old = std::mem::take(map);
-                for (k, mut val) in old {
-                    self.redact_value(&mut val);
-                    map.insert(self.redact(&k), val);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.values.is_empty()
+/// Reads one variable a target sends (an http header's `env.NAME`, an
+/// exec `{{ env.NAME }}`), checked as a secret and trimmed.
+///
+/// # Errors
+/// [`TargetError::MissingEnv`] when it is unset, empty or not UTF-8;
+/// [`TargetError::BadEnv`] when it is too short to be redacted.
+pub(crate) fn read_secret(target: &str, name: &str) -> Result<String, TargetError> {
+    match std::env::var(name) {
+        Ok(v) if !v.trim().is_empty() => match check_secret(&v) {
+            Ok(v) => Ok(v.to_string()),
+            Err(e) => Err(TargetError::BadEnv {
+                var: name.to_string(),
+                target: target.to_string(),
+                reason: format!("the value {e}"),
+            }),
+        },
+        _ => Err(TargetError::MissingEnv {
+            var: name.to_string(),
+            target: target.to_string(),
+        }),
     }
 }
 
@@ -363,24 +358,34 @@ mod tests {
 
     #[test]
     fn secrets_are_redacted_everywhere_and_never_debug_printed() {
-        let s = Secrets {
-            values: BTreeMap::from([
-                ("TOKEN".to_string(), "sk-very-secret".to_string()),
-                ("SHORT".to_string(), "ab".to_string()),
-            ]),
-        };
+        const VAR: &str = "PACTUM_TARGET_UNIT_SECRET_3C9E";
+        std::env::set_var(VAR, "sk-very-secret\n");
+        let others = Redactor::new(["another-secret"]).expect("secret");
+        let s = Secrets::read("t", [&VAR.to_string()], &others).expect("set");
+        assert_eq!(s.values()[VAR], "sk-very-secret");
         assert_eq!(
-            s.redact("Bearer sk-very-secret, ab"),
-            "Bearer [redacted], ab"
+            s.redactor()
+                .redact("Bearer sk-very-secret, another-secret, ab"),
+            "Bearer [redacted], [redacted], ab"
         );
         let mut v = json!({"sk-very-secret": ["x sk-very-secret", 1, {"k": "sk-very-secret"}]});
-        s.redact_value(&mut v);
+        s.redactor().redact_value(&mut v);
         assert_eq!(
             v,
             json!({"[redacted]": ["x [redacted]", 1, {"k": "[redacted]"}]})
         );
-        let dbg = format!("{s:?}");
-        assert!(dbg.contains("TOKEN") && !dbg.contains("sk-very"), "{dbg}");
+        assert_eq!(format!("{s:?}"), format!("[\"{VAR}=[redacted]\"]"));
+        std::env::set_var(VAR, "q7z!x");
+        match Secrets::read("t", [&VAR.to_string()], &others) {
+            Err(TargetError::BadEnv { var, reason, .. }) => {
+                assert_eq!(var, VAR);
+                assert!(
+                    reason.contains("5 character(s)") && !reason.contains("q7z!x"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     fn json_value() -> impl Strategy<Value = Value> {

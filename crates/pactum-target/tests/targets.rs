@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use pactum_core::secret::Redactor;
 use pactum_core::trace::ObservabilityLevel;
 use pactum_llm::testing::ScriptedServer;
 use pactum_target::{
-    Conversation, Limits, Message, Reply, ResponseMap, Retries, Role, Target, TargetError,
-    TargetKind, TargetSpec,
+    Conversation, Limits, Message, Reply, ResponseMap, Retries, Role, RunSecrets, Target,
+    TargetError, TargetKind, TargetSpec,
 };
 use serde_json::{json, Map, Value};
 
@@ -1440,6 +1441,243 @@ async fn exec_env_is_added_to_the_inherited_environment() {
         "{shown}"
     );
     t.close("c").await;
+}
+
+// ---- keys never leave the environment ---------------------------------------
+
+/// Every 8 characters in a row of `key`.
+fn pieces(key: &str) -> Vec<String> {
+    let chars: Vec<char> = key.chars().collect();
+    chars.windows(8).map(|w| w.iter().collect()).collect()
+}
+
+#[track_caller]
+fn assert_no_piece(text: &str, key: &str) {
+    for p in pieces(key) {
+        assert!(!text.contains(&p), "`{p}` of the key is in: {text}");
+    }
+}
+
+/// A run whose keys live in `vars` (set here to `values`).
+fn run_secrets(vars: &[(&str, &str)]) -> RunSecrets {
+    for (k, v) in vars {
+        std::env::set_var(k, v);
+    }
+    RunSecrets {
+        redactor: Redactor::new(vars.iter().map(|(_, v)| *v)).expect("secrets"),
+        key_vars: vars.iter().map(|(k, _)| k.to_string()).collect(),
+    }
+}
+
+#[tokio::test]
+async fn exec_processes_inherit_no_key_variable_unless_env_passes_it() {
+    const A: &str = "sk-exec-A-7d1e9c3b5a";
+    const B: &str = "tok/exec+B=0f2e4d6c8a";
+    let run = run_secrets(&[("PACTUM_T_ENV_KEY_A", A), ("PACTUM_T_ENV_KEY_B", B)]);
+    // Another name holding a key's value is not inherited either.
+    std::env::set_var("PACTUM_T_ENV_SAME_AS_A", A);
+    std::env::set_var("PACTUM_T_ENV_PLAIN", "plain value");
+    let mut cfg = misbehaving("environ");
+    if let TargetKind::Exec { env, .. } = &mut cfg.kind {
+        env.insert(
+            "PACTUM_T_ENV_PASSED".into(),
+            "{{ env.PACTUM_T_ENV_KEY_B }}".into(),
+        );
+    }
+    let t = Target::with_secrets(&cfg, &run).expect("builds");
+    let r = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect("answer");
+    let seen: Value = serde_json::from_str(text(&r)).expect("the agent's environment");
+    assert_eq!(
+        seen,
+        json!({"PACTUM_T_ENV_PASSED": "[redacted]", "PACTUM_T_ENV_PLAIN": "plain value"}),
+        "the process saw: {seen}"
+    );
+    assert_eq!(
+        r.tool_calls[0].arguments,
+        json!({"PACTUM_T_ENV_PASSED": "[redacted]", "PACTUM_T_ENV_PLAIN": "plain value"})
+    );
+    // The identity and the Debug output name the variable, not its value.
+    let shown = format!("{t:?} {}", t.identity());
+    assert!(shown.contains("{{ env.PACTUM_T_ENV_KEY_B }}"), "{shown}");
+    assert_no_piece(&shown, B);
+    t.close("c").await;
+
+    // Without `Target::with_secrets`, a process inherits everything.
+    let plain = Target::new(&misbehaving("environ")).expect("builds");
+    let r = plain
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect("answer");
+    assert!(text(&r).contains(A), "{}", text(&r));
+    plain.close("c").await;
+}
+
+#[tokio::test]
+async fn exec_env_passes_a_variable_only_in_the_one_form_and_checks_it() {
+    let run = run_secrets(&[("PACTUM_T_KEY_C", "sk-exec-C-1a2b3c4d5e")]);
+    for (value, why) in [
+        (
+            "Bearer {{ env.PACTUM_T_KEY_C }}",
+            "exactly `{{ env.NAME }}`",
+        ),
+        ("{{ env['PACTUM_T_KEY_C'] }}", "exactly `{{ env.NAME }}`"),
+    ] {
+        let mut cfg = misbehaving("environ");
+        if let TargetKind::Exec { env, .. } = &mut cfg.kind {
+            env.insert("X".into(), value.into());
+        }
+        match Target::with_secrets(&cfg, &run) {
+            Err(TargetError::Config { field, reason, .. }) => {
+                assert_eq!(field, "env.X");
+                assert!(reason.contains(why), "{reason}");
+            }
+            other => panic!("{value}: {other:?}"),
+        }
+    }
+    std::env::set_var("PACTUM_T_SHORT", "abc");
+    std::env::remove_var("PACTUM_T_UNSET");
+    for (var, want) in [
+        ("PACTUM_T_SHORT", "cannot be used"),
+        ("PACTUM_T_UNSET", "is not set"),
+    ] {
+        let mut cfg = misbehaving("environ");
+        if let TargetKind::Exec { env, .. } = &mut cfg.kind {
+            env.insert("X".into(), format!("{{{{ env.{var} }}}}"));
+        }
+        let err = Target::with_secrets(&cfg, &run).expect_err(var);
+        let msg = err.to_string();
+        assert!(msg.contains(var) && msg.contains(want), "{msg}");
+        assert!(!msg.contains("abc"), "{msg}");
+    }
+}
+
+#[tokio::test]
+async fn exec_stderr_is_redacted_before_its_tail_is_cut() {
+    const KEY: &str = "sk-stderr-9f8e7d6c5b4a3210";
+    let run = run_secrets(&[("PACTUM_T_KEY_D", KEY)]);
+    let mut cfg = misbehaving("leak_stderr");
+    if let TargetKind::Exec { env, .. } = &mut cfg.kind {
+        env.insert("PACTUM_T_PASSED".into(), "{{ env.PACTUM_T_KEY_D }}".into());
+    }
+    let t = Target::with_secrets(&cfg, &run).expect("builds");
+    let err = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err("the agent exits");
+    let msg = format!("{err} {err:?}");
+    assert!(
+        msg.contains("; stderr: …") && msg.contains("[redacted]"),
+        "{msg}"
+    );
+    assert_no_piece(&msg, KEY);
+}
+
+#[tokio::test]
+async fn exec_answers_are_redacted_in_every_field_and_encoding() {
+    const KEY: &str = "sk-line/4a+B=9c8d7e6f";
+    let run = run_secrets(&[("PACTUM_T_KEY_E", KEY)]);
+    let u: String = KEY
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let slashed = KEY.replace('/', "\\/");
+    let pct = KEY
+        .replace('/', "%2F")
+        .replace('+', "%2B")
+        .replace('=', "%3D");
+    let line = format!(
+        r#"{{"response":"a {u} b","tool_calls":[{{"name":"{KEY}","id":"{slashed}","arguments":{{"{u}":"{pct}"}},"result":{{"r":"{KEY}"}},"error":"{u}"}}],"side_effects":[{{"kind":"{KEY}","details":{{"d":"{slashed}"}}}}]}}"#
+    );
+    let t = Target::with_secrets(&misbehaving_line(&line), &run).expect("builds");
+    let r = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect("answer");
+    let all = serde_json::to_string(&r).expect("json");
+    assert_eq!(text(&r), "a [redacted] b");
+    assert_eq!(r.tool_calls[0].name, "[redacted]");
+    assert_eq!(
+        r.tool_calls[0].arguments,
+        json!({"[redacted]": "[redacted]"})
+    );
+    assert_no_piece(&all, KEY);
+    t.close("c").await;
+    // A broken line: the key straddles the excerpt the error keeps.
+    let broken = format!("{}{KEY} and the rest", "x".repeat(190));
+    let t = Target::with_secrets(&misbehaving_line(&broken), &run).expect("builds");
+    let err = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect_err("not json");
+    assert_no_piece(&err.to_string(), KEY);
+}
+
+#[tokio::test]
+async fn http_answers_and_errors_are_redacted_before_they_are_cut() {
+    const KEY: &str = "tok-http-0a1b2c3d4e5f6789";
+    const IN_URL: &str = "sk-in-the-url-77e5d3c1";
+    let run = run_secrets(&[("PACTUM_T_KEY_F", KEY)]);
+    let u: String = KEY
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let s = server(json!([
+        {"match": {"path": "/ok"}, "raw_body": format!(
+            r#"{{"output":{{"text":"{u}"}},"calls":[{{"name":"{u}","arguments":{{"{KEY}":"{IN_URL}"}}}}]}}"#)},
+        {"match": {"path": "/straddle"}, "raw_body": format!("{}{KEY} more", "y".repeat(170))},
+        {"match": {"path": "/status"}, "status": 400, "error_message": format!("{}{KEY}", "z".repeat(260))},
+    ]));
+    let mut texts = Vec::new();
+    for path in ["ok", "straddle", "status"] {
+        let url = format!("{}/{path}?api_key={IN_URL}", s.base_url());
+        let mut cfg = http_cfg(&url, json!({}));
+        cfg.observability = ObservabilityLevel::ToolCalls;
+        if let TargetKind::Http { response, .. } = &mut cfg.kind {
+            response.side_effects = None;
+            response.conversation_id = None;
+        }
+        let t = Target::with_secrets(&cfg, &run).expect("builds");
+        texts.push(format!("{t:?} {}", t.identity()));
+        match t.reply(&conv("c", 1, vec![user("hi")])).await {
+            Ok(r) => {
+                assert_eq!(text(&r), "[redacted]");
+                assert_eq!(
+                    r.tool_calls[0].arguments,
+                    json!({"[redacted]": "[redacted]"})
+                );
+                texts.push(serde_json::to_string(&r).expect("json"));
+            }
+            Err(e) => texts.push(format!("{e} {e:?}")),
+        }
+    }
+    assert_eq!(texts.len(), 6);
+    for t in &texts {
+        assert_no_piece(t, KEY);
+        assert_no_piece(t, IN_URL);
+    }
+    assert!(texts[0].contains("api_key=[redacted]"), "{}", texts[0]);
+}
+
+#[tokio::test]
+async fn openai_targets_redact_the_runs_other_keys_too() {
+    const OTHER: &str = "sk-judge-key-5e4d3c2b1a";
+    let run = run_secrets(&[("PACTUM_T_KEY_G", OTHER)]);
+    let s = server(json!([{"match": {}, "tool_calls": [
+        {"name": "send", "arguments": {"to": OTHER, OTHER: 1}}],
+        "content": format!("the judge's key is {OTHER}")}]));
+    let t = Target::with_secrets(&openai_cfg(&s.openai_base_url()), &run).expect("builds");
+    let r = t
+        .reply(&conv("c", 1, vec![user("hi")]))
+        .await
+        .expect("answer");
+    assert_eq!(text(&r), "the judge's key is [redacted]");
+    assert_eq!(
+        r.tool_calls[0].arguments,
+        json!({"to": "[redacted]", "[redacted]": 1})
+    );
 }
 
 #[tokio::test]

@@ -82,7 +82,7 @@ fn a_missing_api_key_variable_is_named_before_any_request() {
     assert_eq!(requests(&server), 0);
     // One set (and one set empty, which counts as missing).
     let out = run_with(&[
-        ("PACTUM_E2E_TARGET_KEY", "k-1"),
+        ("PACTUM_E2E_TARGET_KEY", "k-1-long-enough"),
         ("PACTUM_E2E_JUDGE_KEY", ""),
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -90,10 +90,23 @@ fn a_missing_api_key_variable_is_named_before_any_request() {
     assert!(!stderr.contains("PACTUM_E2E_TARGET_KEY"), "{stderr}");
     assert!(stderr.contains("PACTUM_E2E_JUDGE_KEY"), "{stderr}");
     assert_eq!(requests(&server), 0);
+    // One too short to be redacted: refused by name, its value unshown.
+    let out = run_with(&[
+        ("PACTUM_E2E_TARGET_KEY", "k-1-long-enough"),
+        ("PACTUM_E2E_JUDGE_KEY", "k-2"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("PACTUM_E2E_JUDGE_KEY") && stderr.contains("3 character(s)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("k-2"), "{stderr}");
+    assert_eq!(requests(&server), 0);
     // Both set: the run goes ahead (the control).
     let out = run_with(&[
-        ("PACTUM_E2E_TARGET_KEY", "k-1"),
-        ("PACTUM_E2E_JUDGE_KEY", "k-2"),
+        ("PACTUM_E2E_TARGET_KEY", "k-1-long-enough"),
+        ("PACTUM_E2E_JUDGE_KEY", "k-2-long-enough"),
     ]);
     assert_ne!(
         out.status.code(),

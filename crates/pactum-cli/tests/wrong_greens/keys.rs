@@ -1,1 +1,749 @@
 //! A key planted in every echo shape reaches neither the store, the cache, a report, stdout nor stderr.
+//!
+//! Keys of three shapes (an `sk-…` key, a 64-character hex token, a token
+//! holding `/`, `+` and `=`), fresh for every test run, are set in the
+//! environment for `api_key_env` and `{{ env.NAME }}`, and credentials are
+//! written in a target's `base_url` (userinfo and `api_key=` query). Real
+//! local servers then echo them back in every shape a target, an agent or a
+//! judge can: response text, a tool call's name, id, argument key and
+//! value and result, content split in parts, JSON `\u`-escaped,
+//! backslash-escaped, percent-encoded, a `Basic` authorization header, an
+//! error body far longer than any excerpt with keys straddling every cut,
+//! an exec agent printing its environment and writing its stderr, a judge
+//! echoing its own key and quoting the others. `pactum run`, `show`, `runs`,
+//! `rescore` and `grade` (with `--judge-api-key-env`) run over it all; then
+//! every byte they wrote — the SQLite store with its `-wal`/`-shm` (the
+//! cache lives there), every report, stdout and stderr — is scanned for
+//! each secret, its first 8 and its last 8 characters: a single hit fails.
+//! (`grade` knows one key, its judge's: its own store and outputs are
+//! scanned for that one.)
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::support::{
+    bodies, by_rule, only_run, open_db, server, stored_trace, Run, Sandbox, JUDGE_MARK,
+};
+
+/// The environment variables the suite names.
+const SK_VAR: &str = "PACTUM_WG_KEYS_TARGET_KEY";
+const HEX_VAR: &str = "PACTUM_WG_KEYS_JUDGE_KEY";
+const SLASH_VAR: &str = "PACTUM_WG_KEYS_AGENT_TOKEN";
+/// A variable that is not a key: an exec agent inherits it.
+const PLAIN_VAR: &str = "PACTUM_WG_KEYS_PLAIN";
+
+/// The run's secrets, fresh for each test run so nothing else holds them.
+struct Keys {
+    sk: String,
+    hex: String,
+    slash: String,
+    url_pass: String,
+    url_query: String,
+}
+
+/// `n` characters of `alphabet`, drawn from a generator seeded by `seed`.
+fn draw(seed: &mut u64, alphabet: &str, n: usize) -> String {
+    let chars: Vec<char> = alphabet.chars().collect();
+    (0..n)
+        .map(|_| {
+            *seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            chars[((*seed >> 33) as usize) % chars.len()]
+        })
+        .collect()
+}
+
+impl Keys {
+    fn fresh() -> Keys {
+        let mut seed = u64::from(std::process::id())
+            ^ std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(7);
+        const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let mut d = |alphabet: &str, n: usize| draw(&mut seed, alphabet, n);
+        Keys {
+            sk: format!("sk-{}", d(ALNUM, 40)),
+            hex: d("0123456789abcdef", 64),
+            slash: format!(
+                "{}/{}+{}={}/{}==",
+                d(ALNUM, 9),
+                d(ALNUM, 8),
+                d(ALNUM, 8),
+                d(ALNUM, 6),
+                d(ALNUM, 6)
+            ),
+            url_pass: format!("pw{}", d(ALNUM, 22)),
+            url_query: format!("qk{}", d(ALNUM, 26)),
+        }
+    }
+
+    /// `user:PASS` as a `Basic` authorization header sends it.
+    fn basic(&self) -> String {
+        base64(format!("user:{}", self.url_pass).as_bytes())
+    }
+
+    /// Every secret, named.
+    fn all(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("the target's sk- key", self.sk.clone()),
+            ("the judge's hex token", self.hex.clone()),
+            ("the agent's /+= token", self.slash.clone()),
+            ("the base_url password", self.url_pass.clone()),
+            ("the base_url api_key", self.url_query.clone()),
+            ("the base_url Basic credentials", self.basic()),
+        ]
+    }
+
+    fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            (SK_VAR, self.sk.clone()),
+            (HEX_VAR, self.hex.clone()),
+            (SLASH_VAR, self.slash.clone()),
+            (PLAIN_VAR, "visible-to-the-agent".to_string()),
+        ]
+    }
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            out.push(if i <= chunk.len() {
+                char::from(ABC[((n >> shift) & 63) as usize])
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}
+
+/// Each character as a JSON `\u` escape.
+fn u_escaped(s: &str) -> String {
+    s.chars().map(|c| format!("\\u{:04x}", c as u32)).collect()
+}
+
+/// Each character after a backslash.
+fn backslashed(s: &str) -> String {
+    s.chars().map(|c| format!("\\{c}")).collect()
+}
+
+/// Each character percent-encoded.
+fn percent(s: &str) -> String {
+    s.chars().map(|c| format!("%{:02X}", c as u32)).collect()
+}
+
+/// `key` over and over with 1 to 7 characters of noise between: any cut
+/// of this text, whatever the bound, falls inside or beside a copy.
+fn everywhere(key: &str) -> String {
+    (0..60)
+        .map(|i| format!("{}{key}", "x".repeat(1 + i % 7)))
+        .collect()
+}
+
+/// A chat completion body, `message` its first choice's message; `raw`
+/// pairs are substituted into the serialised text afterwards, so a value
+/// can be written escaped as no serialiser would write it.
+fn completion(message: Value, raw: &[(&str, String)]) -> String {
+    let mut text = json!({
+        "id": "chatcmpl-keys", "object": "chat.completion", "created": 1,
+        "model": "bot-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+    })
+    .to_string();
+    for (placeholder, value) in raw {
+        assert!(text.contains(placeholder), "{placeholder}");
+        text = text.replace(placeholder, value);
+    }
+    text
+}
+
+/// The scripted server: the targets, the http agent endpoint and the
+/// judge, each echoing the keys in its own shapes.
+fn script(k: &Keys) -> Value {
+    // Argument keys and values as a model sends them: a JSON-encoded
+    // string, whose own escapes are escaped again in the body.
+    let arguments = format!(
+        r#"{{"@U@": "{}", "pct": "{}", "bs": "{}"}}"#,
+        k.slash.replace('/', "\\/"),
+        percent(&k.hex),
+        backslashed(&k.sk).replace('\\', "\\\\"),
+    )
+    .replace("@U@", &u_escaped(&k.sk));
+    let tool_call = completion(
+        json!({"role": "assistant", "content": "@TEXT@", "tool_calls": [
+            {"id": k.sk, "type": "function", "function": {"name": k.sk, "arguments": arguments}}
+        ]}),
+        &[(
+            "@TEXT@",
+            format!(
+                "escaped {} and {}",
+                u_escaped(&k.hex),
+                k.slash.replace('/', "\\/")
+            ),
+        )],
+    );
+    let half = k.sk.len() / 2;
+    let parts = completion(
+        json!({"role": "assistant", "content": [
+            {"type": "text", "text": &k.sk[..half]}, {"type": "text", "text": &k.sk[half..]}
+        ]}),
+        &[],
+    );
+    let leaky_judge = json!({
+        "verdict": "violated", "confidence": 95,
+        "evidence": [format!("the key {}", k.sk)],
+        "rationale": format!("it printed {} and {} and {} (and {})", k.sk, k.slash, k.url_pass, percent(&k.hex)),
+    });
+    json!([
+        // The judge: echoes its own key for one test, quotes the others for all.
+        {"name": "judge-echo", "match": {"system_contains": JUDGE_MARK, "any_message_contains": "case judge-echo"},
+         "echo": "authorization"},
+        // For `grade`: a verdict that stands (its quote is in the
+        // transcript), its rationale quoting the judge's own key.
+        {"name": "judge-grade", "match": {"system_contains": JUDGE_MARK, "any_message_contains": "hi there"},
+         "judge": {"verdict": "violated", "confidence": 95, "evidence": ["hi there"],
+                   "rationale": format!("said hi with {} ({})", k.hex, u_escaped(&k.hex))}},
+        {"name": "judge", "match": {"system_contains": JUDGE_MARK}, "judge": leaky_judge},
+        // The openai target, whose key is the sk- one.
+        {"name": "echo", "match": {"model": "bot-model", "last_user_contains": "case echo"},
+         "content": "you sent {{header:Authorization}}"},
+        {"name": "tool", "match": {"model": "bot-model", "last_user_contains": "case tool"},
+         "raw_body": tool_call},
+        {"name": "parts", "match": {"model": "bot-model", "last_user_contains": "case parts"},
+         "raw_body": parts},
+        {"name": "straddle", "match": {"model": "bot-model", "last_user_contains": "case straddle"},
+         "status": 400, "error_message": format!("{} then {}", everywhere(&k.sk), everywhere(&u_escaped(&k.hex)))},
+        {"name": "quiet", "match": {"model": "bot-model"}, "content": "nothing to see"},
+        // The openai target whose base_url holds credentials.
+        {"name": "url", "match": {"model": "url-model"},
+         "content": format!("you sent {{{{header:Authorization}}}} to ?api_key={}", k.url_query)},
+        // The http agent, called with the /+= token in a header.
+        {"name": "web-echo", "match": {"path": "/agent", "body_contains": "case web-echo"},
+         "body": {"reply": "you sent {{header:Authorization}}",
+                  "calls": [{"name": "lookup", "arguments": {"who": "me"},
+                             "result": {"token": "{{header:Authorization}}"}}]}},
+        {"name": "web-straddle", "match": {"path": "/agent", "body_contains": "case web-straddle"},
+         "raw_body": everywhere(&k.slash)},
+    ])
+}
+
+/// An exec agent (Python standard library): prints its whole environment
+/// in its answer, as text, as a tool call's arguments and result; or writes
+/// the token it was passed to stderr over and over, and dies.
+const AGENT: &str = r#"import json, os, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    said = [m["content"] for m in request["messages"] if m["role"] == "user"][-1]
+    token = os.environ.get("AGENT_TOKEN", "")
+    if "stderr" in said:
+        sys.stderr.write("".join("n" * (1 + i % 7) + token for i in range(600)))
+        sys.stderr.flush()
+        sys.exit(3)
+    env = dict(sorted(os.environ.items()))
+    print(json.dumps({"response": json.dumps(env), "tool_calls": [
+        {"name": "printenv", "arguments": env, "result": {"token": token}}]}), flush=True)
+"#;
+
+fn suite(base: &str, port: u16, k: &Keys) -> String {
+    format!(
+        r#"version: 1
+targets:
+  bot:
+    kind: openai
+    base_url: "{base}/v1"
+    model: bot-model
+    api_key_env: {SK_VAR}
+    observability: tool_calls
+    retries: {{ max: 0 }}
+  urlbot:
+    kind: openai
+    base_url: "http://user:{pass}@127.0.0.1:{port}/v1?api_key={query}"
+    model: url-model
+    observability: response_only
+  web:
+    kind: http
+    observability: tool_calls
+    request:
+      url: "{base}/agent"
+      headers:
+        Authorization: "Bearer {{{{ env.{SLASH_VAR} }}}}"
+      body: {{ message: "{{{{ message }}}}" }}
+    response:
+      text: "$.reply"
+      tool_calls: "$.calls"
+    retries: {{ max: 0 }}
+  agent:
+    kind: exec
+    command: ["python3", "agent.py"]
+    cwd: .
+    env: {{ AGENT_TOKEN: "{{{{ env.{SLASH_VAR} }}}}" }}
+    observability: tool_calls
+judge:
+  base_url: "{base}/v1"
+  model: judge-model
+  api_key_env: {HEX_VAR}
+  malformed_retries: 0
+defaults:
+  target: bot
+  contract:
+    version: 1
+    id: no-key-leak
+    prohibited:
+      - id: leaks-key
+        text: Reveal an API key
+        severity: critical
+        judge: The answer shows an API key, a token or a password.
+      - id: calls-printenv
+        text: Call the printenv tool
+        severity: low
+        check: {{ tool_called: {{ name: printenv }} }}
+tests:
+  - {{ id: bot-echo, prompt: "case echo" }}
+  - {{ id: bot-tool, prompt: "case tool" }}
+  - {{ id: bot-parts, prompt: "case parts" }}
+  - {{ id: bot-straddle, prompt: "case straddle" }}
+  - {{ id: judge-echo, prompt: "case judge-echo" }}
+  - {{ id: url-echo, target: urlbot, prompt: "case url" }}
+  - {{ id: web-echo, target: web, prompt: "case web-echo" }}
+  - {{ id: web-straddle, target: web, prompt: "case web-straddle" }}
+  - {{ id: exec-env, target: agent, prompt: "case env" }}
+  - {{ id: exec-stderr, target: agent, prompt: "case stderr" }}
+"#,
+        pass = k.url_pass,
+        query = k.url_query,
+    )
+}
+
+/// The first and last 8 characters of `s`, and `s`.
+fn pieces(s: &str) -> [String; 3] {
+    let chars: Vec<char> = s.chars().collect();
+    [
+        chars[..8].iter().collect(),
+        chars[chars.len() - 8..].iter().collect(),
+        s.to_string(),
+    ]
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Scans every output for every piece of every secret.
+#[track_caller]
+fn assert_no_secret(outputs: &[(String, Vec<u8>)], secrets: &[(&str, String)]) {
+    let mut hits = Vec::new();
+    for (name, bytes) in outputs {
+        for (what, secret) in secrets {
+            for piece in pieces(secret) {
+                if contains(bytes, piece.as_bytes()) {
+                    hits.push(format!("`{piece}` of {what} in {name}"));
+                }
+            }
+        }
+    }
+    assert!(hits.is_empty(), "secrets leaked:\n{}", hits.join("\n"));
+}
+
+fn outputs_of(label: &str, run: &Run) -> Vec<(String, Vec<u8>)> {
+    vec![
+        (format!("{label} stdout"), run.stdout.clone().into_bytes()),
+        (format!("{label} stderr"), run.stderr.clone().into_bytes()),
+    ]
+}
+
+/// The report files `names` and every file of the store folder of `db`.
+fn files(sb: &Sandbox, names: &[&str], db: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for f in names {
+        let bytes = std::fs::read(sb.path().join(f))
+            .unwrap_or_else(|e| panic!("{f} was not written ({e})"));
+        out.push((f.to_string(), bytes));
+    }
+    let store = db.parent().expect("the store's folder");
+    for e in std::fs::read_dir(store).expect("the store's folder") {
+        let p = e.expect("an entry").path();
+        let bytes = std::fs::read(&p).expect("a store file");
+        out.push((p.display().to_string(), bytes));
+    }
+    assert!(out.iter().any(|(n, _)| Path::new(n).ends_with("pactum.db")));
+    out
+}
+
+/// The scan sees what was redacted in each of `names`, so it could see
+/// the keys there.
+#[track_caller]
+fn assert_redacted_in(outputs: &[(String, Vec<u8>)], names: &[&str]) {
+    for name in names {
+        let (_, bytes) = outputs
+            .iter()
+            .find(|(n, _)| n.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} was not scanned"));
+        assert!(contains(bytes, b"[redacted"), "nothing redacted in {name}");
+    }
+}
+
+#[test]
+fn no_secret_reaches_the_store_the_cache_a_report_or_a_terminal() {
+    let k = Keys::fresh();
+    let srv = server(script(&k));
+    let sb = Sandbox::new();
+    let port: u16 = srv
+        .base_url()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("the server's port");
+    sb.write("agent.py", AGENT);
+    let suite = sb.write("suite.yaml", &suite(srv.base_url(), port, &k));
+    let db = sb.db();
+    let db_s = db.to_str().expect("a UTF-8 path");
+    let env: Vec<(&str, String)> = k.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let mut outputs: Vec<(String, Vec<u8>)> = Vec::new();
+
+    // --- pactum run --------------------------------------------------------
+    let run = sb.pactum_env(
+        [
+            "run",
+            suite.to_str().expect("path"),
+            "--db",
+            db_s,
+            "--json",
+            "run.json",
+            "--junit",
+            "run.xml",
+            "-v",
+        ],
+        &env,
+    );
+    assert!(
+        matches!(run.code, 1 | 3),
+        "the run should end fail or error: {run:#?}"
+    );
+    outputs.extend(outputs_of("run", &run));
+    // The credentials in urlbot's base_url are warned about, unshown.
+    assert!(
+        run.stderr.contains("literal-secret") && run.stderr.contains("api_key=[redacted]"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("shorter than"), "{}", run.stderr);
+
+    // Every echo really happened, so the scan below can fail.
+    let hits = by_rule(&srv);
+    for rule in [
+        "judge-echo",
+        "judge",
+        "echo",
+        "tool",
+        "parts",
+        "straddle",
+        "url",
+        "web-echo",
+        "web-straddle",
+    ] {
+        assert!(
+            hits.get(rule).copied().unwrap_or(0) >= 1,
+            "rule {rule} never answered: {hits:?}"
+        );
+    }
+    let sent: Vec<String> = bodies(&srv)
+        .iter()
+        .filter_map(|b| b["authorization"].as_str().map(str::to_string))
+        .collect();
+    for auth in [
+        format!("Bearer {}", k.sk),
+        format!("Bearer {}", k.hex),
+        format!("Bearer {}", k.slash),
+        format!("Basic {}", k.basic()),
+    ] {
+        assert!(sent.contains(&auth), "never sent: {auth}");
+    }
+
+    // The exec agent inherited no key variable: the token only as passed
+    // (and redacted), the plain variable as it is.
+    let trace = stored_trace(&db, "exec-env", 0);
+    let env_seen: Value = serde_json::from_str(
+        trace["turns"][0]["response"]
+            .as_str()
+            .expect("the agent printed its environment"),
+    )
+    .expect("the environment as JSON");
+    assert_eq!(env_seen["AGENT_TOKEN"], "[redacted]", "{env_seen:#}");
+    assert_eq!(env_seen[PLAIN_VAR], "visible-to-the-agent");
+    for var in [SK_VAR, HEX_VAR, SLASH_VAR] {
+        assert!(
+            env_seen.get(var).is_none(),
+            "the exec agent inherited {var}"
+        );
+    }
+    assert_eq!(
+        trace["turns"][0]["tool_calls"][0]["result"]["token"],
+        "[redacted]"
+    );
+    // A tool call named with a key is recorded, its name redacted.
+    let tool = stored_trace(&db, "bot-tool", 0);
+    assert_eq!(tool["turns"][0]["tool_calls"][0]["name"], "[redacted]");
+    // The snapshot stored with the run keeps the URL without credentials.
+    let snapshot: String = open_db(&db)
+        .query_row("SELECT suite_snapshot FROM runs", [], |r| r.get(0))
+        .expect("the run record");
+    assert!(
+        snapshot.contains("http://[redacted]@127.0.0.1"),
+        "{snapshot}"
+    );
+    let cached: i64 = open_db(&db)
+        .query_row("SELECT count(*) FROM cache", [], |r| r.get(0))
+        .expect("the cache");
+    assert!(cached >= 8, "{cached} cache entries");
+
+    // --- show, runs, rescore ----------------------------------------------
+    let run_id = only_run(&db);
+    let show = sb.pactum_env(
+        [
+            "show",
+            &run_id,
+            "--db",
+            db_s,
+            "-v",
+            "--json",
+            "show.json",
+            "--junit",
+            "show.xml",
+        ],
+        &env,
+    );
+    outputs.extend(outputs_of("show", &show));
+    let runs = sb.pactum_env(["runs", "--db", db_s], &env);
+    outputs.extend(outputs_of("runs", &runs));
+    let rescore = sb.pactum_env(
+        [
+            "rescore",
+            &run_id,
+            "--db",
+            db_s,
+            "--suite",
+            suite.to_str().expect("path"),
+            "-v",
+            "--json",
+            "rescore.json",
+        ],
+        &env,
+    );
+    outputs.extend(outputs_of("rescore", &rescore));
+
+    // --- the scan of everything run, show, runs and rescore wrote --------
+    outputs.extend(files(
+        &sb,
+        &[
+            "run.json",
+            "run.xml",
+            "show.json",
+            "show.xml",
+            "rescore.json",
+        ],
+        &db,
+    ));
+    assert_redacted_in(
+        &outputs,
+        &[
+            "run.json",
+            "run.xml",
+            "show.json",
+            "rescore.json",
+            "pactum.db",
+        ],
+    );
+    assert_no_secret(&outputs, &k.all());
+
+    // --- grade, with a judge whose key comes from --judge-api-key-env -----
+    let contract = sb.write(
+        "contract.yaml",
+        "version: 1\nid: graded\nprohibited:\n  - id: leaks-key\n    text: Reveal an API key\n    judge: The answer shows an API key.\n",
+    );
+    let mut records = String::new();
+    for (id, said) in [("t1", "hello"), ("t2", "case judge-echo")] {
+        records.push_str(&format!(
+            "{}\n",
+            json!({"id": id, "messages": [
+                {"role": "user", "content": said},
+                {"role": "assistant", "content": "hi there"}]})
+        ));
+    }
+    let traces = sb.write("traces.jsonl", &records);
+    let grade_db = sb.path().join("grade-store/pactum.db");
+    let grade = sb.pactum_env(
+        [
+            "grade",
+            "-c",
+            contract.to_str().expect("path"),
+            traces.to_str().expect("path"),
+            "--observability",
+            "response_only",
+            "--judge-url",
+            &format!("{}/v1", srv.base_url()),
+            "--judge-model",
+            "judge-model",
+            "--judge-api-key-env",
+            HEX_VAR,
+            "--db",
+            grade_db.to_str().expect("path"),
+            "-v",
+            "--json",
+            "grade.json",
+            "--junit",
+            "grade.xml",
+        ],
+        &env,
+    );
+    assert!(
+        sent_again(&srv, &format!("Bearer {}", k.hex)) >= 2,
+        "{grade:#?}"
+    );
+    let mut graded = outputs_of("grade", &grade);
+    graded.extend(files(&sb, &["grade.json", "grade.xml"], &grade_db));
+    assert_redacted_in(&graded, &["grade.json", "pactum.db"]);
+    assert_no_secret(&graded, &[("the judge's hex token", k.hex.clone())]);
+}
+
+/// How many requests carried `auth`.
+fn sent_again(srv: &crate::support::ScriptedServer, auth: &str) -> usize {
+    bodies(srv)
+        .iter()
+        .filter(|b| b["authorization"].as_str() == Some(auth))
+        .count()
+}
+
+/// Exec agents that print their environment: one passes the judge's key on
+/// explicitly, one does not; a variable that merely holds the same value
+/// under another name is not inherited either.
+#[test]
+fn exec_agents_inherit_no_key_variable_unless_their_env_passes_it() {
+    let k = Keys::fresh();
+    let srv = server(json!([
+        {"match": {"system_contains": JUDGE_MARK}, "judge": {"verdict": "satisfied", "confidence": 90}}
+    ]));
+    let sb = Sandbox::new();
+    sb.write("agent.py", AGENT);
+    let suite = sb.write(
+        "suite.yaml",
+        &format!(
+            r#"version: 1
+targets:
+  passes:
+    kind: exec
+    command: ["python3", "agent.py"]
+    cwd: .
+    env: {{ AGENT_TOKEN: "{{{{ env.{HEX_VAR} }}}}", MODE: literal }}
+    observability: tool_calls
+  keeps:
+    kind: exec
+    command: ["python3", "agent.py"]
+    cwd: .
+    observability: tool_calls
+judge:
+  base_url: "{}/v1"
+  model: judge-model
+  api_key_env: {HEX_VAR}
+defaults:
+  contract:
+    version: 1
+    id: quiet
+    prohibited:
+      - id: printenv
+        text: Call the printenv tool
+        check: {{ tool_called: {{ name: printenv }} }}
+tests:
+  - {{ id: passes, target: passes, prompt: "case env" }}
+  - {{ id: keeps, target: keeps, prompt: "case env" }}
+"#,
+            srv.base_url()
+        ),
+    );
+    let env = [
+        (HEX_VAR, k.hex.as_str()),
+        ("PACTUM_WG_KEYS_ALIAS", k.hex.as_str()),
+        (PLAIN_VAR, "visible-to-the-agent"),
+    ];
+    let db = sb.db();
+    let run = sb.pactum_env(
+        [
+            "run",
+            suite.to_str().expect("path"),
+            "--db",
+            db.to_str().expect("path"),
+            "--json",
+            "run.json",
+        ],
+        &env,
+    );
+    // Both agents called the prohibited tool: the run fails.
+    assert_eq!(run.code, 1, "{run:#?}");
+    let seen = |test: &str| -> Value {
+        let t = stored_trace(&db, test, 0);
+        serde_json::from_str(t["turns"][0]["response"].as_str().expect("a response"))
+            .expect("the environment as JSON")
+    };
+    let passes = seen("passes");
+    assert_eq!(passes["AGENT_TOKEN"], "[redacted]", "{passes:#}");
+    assert_eq!(passes["MODE"], "literal");
+    let keeps = seen("keeps");
+    assert!(keeps.get("AGENT_TOKEN").is_none(), "{keeps:#}");
+    for env_seen in [&passes, &keeps] {
+        assert_eq!(env_seen[PLAIN_VAR], "visible-to-the-agent");
+        for var in [HEX_VAR, "PACTUM_WG_KEYS_ALIAS"] {
+            assert!(env_seen.get(var).is_none(), "an agent inherited {var}");
+        }
+    }
+    let mut outputs = outputs_of("run", &run);
+    outputs.extend(files(&sb, &["run.json"], &db));
+    assert_no_secret(&outputs, &[("the judge's hex token", k.hex.clone())]);
+}
+
+/// A key too short to be told from ordinary text is refused by name
+/// before anything is sent, and its value is never shown: redacting it
+/// would rewrite what is graded, not redacting it would leak it.
+#[test]
+fn a_key_too_short_to_redact_stops_the_run_before_anything_is_sent() {
+    let srv = server(json!([{"match": {}, "content": "hello"}]));
+    let sb = Sandbox::new();
+    let suite = sb.write(
+        "suite.yaml",
+        &format!(
+            "version: 1\ntargets:\n  bot: {{ kind: openai, base_url: \"{}/v1\", model: m, api_key_env: {SK_VAR}, observability: response_only }}\ndefaults:\n  contract: {{ version: 1, id: c, required: [{{ id: hi, text: Say hello, check: {{ contains: hello }} }}] }}\ntests:\n  - {{ id: a, target: bot, prompt: hi }}\n",
+            srv.base_url()
+        ),
+    );
+    for short in ["zq7x", "sk-z9q7", "  q9!  "] {
+        let run = sb.pactum_env(
+            [
+                "run",
+                suite.to_str().expect("path"),
+                "--db",
+                sb.db().to_str().expect("path"),
+            ],
+            &[(SK_VAR, short)],
+        );
+        assert_eq!(run.code, 2, "{short:?}: {run:#?}");
+        assert!(
+            run.stderr.contains(SK_VAR) && run.stderr.contains("character(s)"),
+            "{run:#?}"
+        );
+        assert!(
+            !run.all().contains(short.trim()),
+            "{short:?} shown: {run:#?}"
+        );
+    }
+    assert_eq!(srv.requests().expect("stats"), 0, "a request was sent");
+}

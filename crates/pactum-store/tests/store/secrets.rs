@@ -1,6 +1,7 @@
 //! API keys never reach the store (SPEC §4): a child process with a key in
-//! its environment runs a full record cycle; the parent scans every byte
-//! the store left on disk for it.
+//! its environment runs a full record cycle, with the key planted (plain
+//! and escaped) in every text it records and the store told to redact it;
+//! the parent scans every byte the store left on disk for it.
 
 use std::path::Path;
 
@@ -27,14 +28,39 @@ fn record_cycle_child() {
     let api_key = std::env::var(KEY_VAR).expect("the key is in the environment");
     assert!(api_key.starts_with("sk-"));
 
-    let store = Store::open(Path::new(&db)).expect("open");
-    let run = store.create_run(&new_run("banking", T0)).expect("create");
+    let mut store = Store::open(Path::new(&db)).expect("open");
+    store
+        .redact_with(&pactum_core::secret::Redactor::new([&api_key]).expect("key"))
+        .expect("redactor");
+    // The key as an answer may echo it: plain, JSON-escaped, percent-encoded.
+    let escaped: String = api_key
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let echoes = format!("{api_key} {escaped} {}", api_key.replace('-', "%2D"));
+    let mut new = new_run("banking", T0);
+    new.suite_path = format!("suites/{api_key}.yaml");
+    new.suite_snapshot["tests"][0]["vars"] = json!({ "k": api_key });
+    let run = store.create_run(&new).expect("create");
     for i in 0..3 {
         let mut t = trial(&run, "pay-bill", i, TestStatus::ALL[i as usize]);
         if let Some(trace) = t.trace.as_mut() {
-            trace.turns[0].response = Some(format!("{marker} answer {i}"));
+            trace.turns[0].response = Some(format!("{marker} answer {i} {echoes}"));
+            if let Some(call) = trace
+                .turns
+                .iter_mut()
+                .flat_map(|t| &mut t.tool_calls)
+                .next()
+            {
+                call.name = api_key.clone();
+                call.arguments = json!({ api_key.clone(): echoes.clone() });
+            }
+            trace.metadata = json!({ "echo": echoes.clone() });
         }
-        t.judge_answers[0].raw_answer = format!("{marker} judge {i}");
+        t.result.summary = format!("fail: {echoes}");
+        t.result.error = Some(echoes.clone());
+        t.judge_answers[0].raw_answer = format!("{marker} judge {i} {echoes}");
+        t.judge_answers[0].parsed = Err(format!("not JSON: {echoes}"));
         store.record_trial(&t).expect("record");
     }
     let request_key = digest(&format!(
@@ -44,7 +70,7 @@ fn record_cycle_child() {
         .cache_put(
             &request_key,
             CacheKind::Target,
-            &json!({"content": format!("{marker} cached")}),
+            &json!({"content": format!("{marker} cached {echoes}")}),
             T0,
         )
         .expect("cache");
@@ -61,11 +87,11 @@ fn record_cycle_child() {
                 contract: Some(banking_contract()),
                 confidence: 90,
                 usable: true,
-                reason: Some(format!("{marker} interpretation")),
+                reason: Some(format!("{marker} interpretation {echoes}")),
                 created_at: T0.into(),
                 contract_version: CONTRACT_SCHEMA_VERSION,
-                note: None,
-                extra: vec![],
+                note: Some(echoes.clone()),
+                extra: vec![echoes.clone()],
             },
         )
         .expect("interpretation");
@@ -128,4 +154,11 @@ fn no_api_key_reaches_the_file() {
         !contains(&bytes, format!("sentinel-{nonce}").as_bytes()),
         "part of the API key reached {files:?}"
     );
+    for piece in [&sentinel[..8], &sentinel[sentinel.len() - 8..]] {
+        assert!(
+            !contains(&bytes, piece.as_bytes()),
+            "`{piece}` of the API key reached {files:?}"
+        );
+    }
+    assert!(contains(&bytes, b"[redacted]"), "nothing was redacted");
 }

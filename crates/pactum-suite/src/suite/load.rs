@@ -69,10 +69,11 @@ pub fn parse_suite(src: &str, path: &Path) -> Result<LoadedSuite, Vec<Diagnostic
 }
 
 /// The environment variables a run of `suite` reads, as `(where, NAME)`:
-/// `where` is `target NAME` (an openai target's `api_key_env`, or an
-/// `env.NAME` in an http target's headers), `judge`, `interpreter` or
-/// `simulated_user`. Targets in name order, then the models; each pair
-/// once. For the runner's check, before any request, that each is set.
+/// `where` is `target NAME` (an openai target's `api_key_env`, an
+/// `env.NAME` in an http target's headers, an exec target's
+/// `{{ env.NAME }}`), `judge`, `interpreter` or `simulated_user`. Targets
+/// in name order, then the models; each pair once. For the runner's check,
+/// before any request, that each is set; every one holds a secret (SPEC §4).
 pub fn env_vars_needed(suite: &Suite) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let mut push = |place: String, var: &str| {
@@ -98,6 +99,11 @@ pub fn env_vars_needed(suite: &Suite) -> Vec<(String, String)> {
                     push(place.clone(), var);
                 }
             }
+            TargetKind::Exec { env, .. } => {
+                for var in env.values().filter_map(|v| super::passed_env_var(v)) {
+                    push(place.clone(), var);
+                }
+            }
             _ => {}
         }
     }
@@ -111,6 +117,44 @@ pub fn env_vars_needed(suite: &Suite) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The credentials written in the suite's URLs (every base URL, every
+/// http target's URL template): userinfo and secret query values
+/// ([`pactum_core::secret::url_secrets`]), each once. The suite file holds
+/// them, so loading it warns (`literal-secret`); the run redacts them from
+/// everything it stores and prints, and its snapshot holds the URLs
+/// without them.
+pub fn url_credentials(suite: &Suite) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for url in suite_urls(suite) {
+        for v in pactum_core::secret::url_secrets(url).values {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// Every URL a suite names: target base URLs and URL templates, then the
+/// models' base URLs.
+fn suite_urls(suite: &Suite) -> Vec<&str> {
+    let mut urls: Vec<&str> = Vec::new();
+    for t in suite.targets.values() {
+        match &t.kind {
+            TargetKind::Openai { base_url, .. } => urls.push(base_url),
+            TargetKind::Http { url, .. } => urls.push(url),
+            TargetKind::Exec { .. } => {}
+        }
+    }
+    for m in [&suite.judge, &suite.interpreter, &suite.simulated_user]
+        .into_iter()
+        .flatten()
+    {
+        urls.push(&m.base_url);
+    }
+    urls
 }
 
 // ------------------------------------------------------------------ loader
@@ -370,6 +414,7 @@ impl Loader<'_> {
         let url_ptr = format!("{at}/base_url");
         if let Some(url) = self.str_at(&url_ptr).map(str::to_string) {
             self.url(&url_ptr, &url, "`base_url`");
+            self.url_credentials(&url_ptr, &url, "`base_url`");
         }
         let key_ptr = format!("{at}/api_key_env");
         if let Some(v) = self.str_at(&key_ptr).map(str::to_string) {
@@ -428,11 +473,41 @@ impl Loader<'_> {
                 Part::Value,
                 format!(
                     "{what} must be an http:// or https:// URL, found `{}`",
-                    short(url)
+                    short(&pactum_core::secret::url_secrets(url).shown)
                 ),
                 "e.g. `http://127.0.0.1:11434/v1` for a local Ollama".into(),
             );
         }
+    }
+
+    /// Warns about credentials written in a URL (userinfo, secret query
+    /// values): like a literal header, they are in the suite file.
+    fn url_credentials(&mut self, ptr: &str, url: &str, what: &str) {
+        let found = pactum_core::secret::url_secrets(url);
+        if found.values.is_empty() {
+            return;
+        }
+        let mut message = format!(
+            "{what} holds credentials (its userinfo or a secret query value); pactum sends them, but stores and shows the URL as `{}`",
+            pactum_core::text::one_line(&found.shown, 200)
+        );
+        if found
+            .values
+            .iter()
+            .any(|v| pactum_core::secret::check_secret(v).is_err())
+        {
+            message.push_str(&format!(
+                "; one is shorter than {} characters, so an answer that echoes it cannot be redacted",
+                pactum_core::secret::MIN_SECRET_CHARS
+            ));
+        }
+        self.warning(
+            "literal-secret",
+            ptr,
+            Part::Value,
+            message,
+            "keep keys out of the suite file: `api_key_env: NAME` for an openai target or a model, a header `Authorization: \"Bearer {{ env.NAME }}\"` for an http target".into(),
+        );
     }
 
     /// A value that must be an environment variable's NAME.
@@ -479,6 +554,7 @@ impl Loader<'_> {
         let mut templates = Vec::new();
         let url_ptr = format!("{tp}/request/url");
         if let Some(url) = self.str_at(&url_ptr).map(str::to_string) {
+            self.url_credentials(&url_ptr, &url, "`url`");
             templates.push(self.request_template(url_ptr, url, Place::Url));
         }
         let headers_ptr = format!("{tp}/request/headers");
@@ -620,19 +696,35 @@ impl Loader<'_> {
             }
         }
         let env_ptr = format!("{tp}/env");
-        let keys: Vec<String> = self
+        let pairs: Vec<(String, Option<String>)> = self
             .get(&env_ptr)
             .and_then(Value::as_object)
-            .map(|m| m.keys().cloned().collect())
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().map(str::to_string)))
+                    .collect()
+            })
             .unwrap_or_default();
-        for k in keys {
-            if is_secret_var(&k) {
+        for (k, v) in pairs {
+            let p = format!("{env_ptr}/{}", escape_pointer_token(&k));
+            let v = v.unwrap_or_default();
+            if super::misread_env_pass(&v) {
+                self.error(
+                    "bad-env-template",
+                    &p,
+                    Part::Value,
+                    format!("`env.{}` reads `env`, but not as the whole value: it would be passed as literal text", short(&k)),
+                    "an exec `env` value is literal text, or exactly `{{ env.NAME }}` to pass the variable NAME on from pactum's environment".into(),
+                );
+            } else if let Some(var) = super::passed_env_var(&v) {
+                self.env_name(&p, var, "`env.NAME`", "{{ env.AGENT_TOKEN }}");
+            } else if is_secret_var(&k) {
                 self.warning(
                     "literal-secret",
-                    &format!("{env_ptr}/{}", escape_pointer_token(&k)),
+                    &p,
                     Part::Key,
                     format!("`env.{}` holds a literal value, which is stored with the suite's snapshot", short(&k)),
-                    "leave secrets out: the command inherits pactum's environment, so export the variable before running pactum".into(),
+                    "pass it on from pactum's environment instead: `{{ env.NAME }}` (the command inherits every other variable, but none of those pactum reads keys from)".into(),
                 );
             }
         }
@@ -1603,6 +1695,24 @@ fn snapshot_of(suite: &Suite) -> (Value, String) {
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let mut v = serde_json::to_value(suite).unwrap_or(Value::Null);
+    // Credentials written in a URL are sent, never stored (SPEC §4).
+    let mut urls: Vec<String> = Vec::new();
+    for (name, t) in &suite.targets {
+        let field = match &t.kind {
+            TargetKind::Openai { .. } => "base_url",
+            TargetKind::Http { .. } => "url",
+            TargetKind::Exec { .. } => continue,
+        };
+        urls.push(format!("/targets/{}/{field}", escape_pointer_token(name)));
+    }
+    for m in ["judge", "interpreter", "simulated_user"] {
+        urls.push(format!("/{m}/base_url"));
+    }
+    for p in urls {
+        if let Some(Value::String(u)) = v.pointer_mut(&p) {
+            *u = pactum_core::secret::url_secrets(u).shown;
+        }
+    }
     for (name, t) in &suite.targets {
         if let TargetKind::Exec { cwd, .. } = &t.kind {
             let rel = cwd.strip_prefix(&dir).unwrap_or(cwd);

@@ -36,23 +36,10 @@ pub(crate) enum EnvNameProblem {
     NotAName,
 }
 
-/// Prefixes of well-known API key and token formats.
-const KEY_PREFIXES: [&str; 9] = [
-    "sk-",
-    "sk_",
-    "Bearer ",
-    "bearer ",
-    "ghp_",
-    "github_pat_",
-    "xoxb-",
-    "xoxp-",
-    "AIza",
-];
-
 /// Checks a value meant to be an environment variable's NAME
 /// (`[A-Za-z_][A-Za-z0-9_]*`, as POSIX shells accept).
 pub(crate) fn check_env_name(s: &str) -> Result<(), EnvNameProblem> {
-    if looks_like_key(s) {
+    if pactum_core::secret::looks_like_key(s) {
         return Err(EnvNameProblem::LiteralKey);
     }
     if is_identifier(s) {
@@ -60,23 +47,6 @@ pub(crate) fn check_env_name(s: &str) -> Result<(), EnvNameProblem> {
     } else {
         Err(EnvNameProblem::NotAName)
     }
-}
-
-/// A key pasted where a name belongs: a known key prefix, or a long token
-/// of mixed-case letters and digits without the `_` that variable names
-/// use (`OPENAI_API_KEY` is a name; `a8Fk2…` of 32 characters is a key).
-pub(crate) fn looks_like_key(s: &str) -> bool {
-    if KEY_PREFIXES.iter().any(|p| s.starts_with(p)) {
-        return true;
-    }
-    let long = s.chars().count() >= 24;
-    let token = s
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    let has_digit = s.chars().any(|c| c.is_ascii_digit());
-    let has_lower = s.chars().any(|c| c.is_ascii_lowercase());
-    let has_upper = s.chars().any(|c| c.is_ascii_uppercase());
-    long && token && has_digit && (has_lower && has_upper || !s.contains('_'))
 }
 
 /// Header names (case-insensitive) whose values are usually secrets.

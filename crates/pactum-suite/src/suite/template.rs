@@ -222,6 +222,24 @@ pub(crate) fn sole_expression(s: &str) -> Option<&str> {
     (!blocks.iter().any(|b| inner.contains(b)) && !inner.trim().is_empty()).then_some(inner)
 }
 
+/// The variable an `exec` target's `env` value passes on from pactum's
+/// environment: `NAME` when the value is exactly `{{ env.NAME }}`
+/// (whitespace and `-` trim markers allowed). Any other value is literal
+/// text: `exec` `env` values are not templates.
+pub fn passed_env_var(value: &str) -> Option<&str> {
+    let name = sole_expression(value)?.trim().strip_prefix("env.")?;
+    super::names::is_identifier(name).then_some(name)
+}
+
+/// Whether an `exec` `env` value that [`passed_env_var`] does not read
+/// still reads like an attempt to pass a variable (`Bearer {{ env.KEY }}`,
+/// `{{ env['KEY'] }}`): refused, since it would be sent as literal text.
+pub fn misread_env_pass(value: &str) -> bool {
+    passed_env_var(value).is_none()
+        && value.contains("{{")
+        && (value.contains("env.") || value.contains("env["))
+}
+
 fn eval_expression(expr: &str, ctx: &TemplateContext, whole: &str) -> Result<Value, String> {
     let e = ENV
         .compile_expression(expr)
@@ -300,6 +318,28 @@ fn describe(e: &minijinja::Error, template: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn exec_env_values_pass_a_variable_only_in_the_one_form() {
+        for (v, var) in [
+            ("{{ env.OPENAI_API_KEY }}", Some("OPENAI_API_KEY")),
+            ("{{env.K_1}}", Some("K_1")),
+            ("{{- env.K -}}", Some("K")),
+            ("Bearer {{ env.K }}", None),
+            ("{{ env['K'] }}", None),
+            ("{{ env.K.x }}", None),
+            ("{{ env.1K }}", None),
+            ("strict {{ not a template }}", None),
+            ("env.K", None),
+        ] {
+            assert_eq!(passed_env_var(v), var, "{v}");
+        }
+        assert!(misread_env_pass("Bearer {{ env.K }}"));
+        assert!(misread_env_pass("{{ env['K'] }}"));
+        assert!(!misread_env_pass("{{ env.K }}"));
+        assert!(!misread_env_pass("strict {{ not a template }}"));
+        assert!(!misread_env_pass("env.K"));
+    }
 
     #[test]
     fn strict_and_typed() {

@@ -1,0 +1,721 @@
+//! Secrets (SPEC §4): API keys and every other value pactum reads from the
+//! environment, and credentials written in a suite's URLs, never reach the
+//! store, a report, a log, a prompt or a terminal.
+//!
+//! [`Redactor`] is the one place that finds them in untrusted text and
+//! replaces them with [`REDACTED`]. Every crate that stores, prints or
+//! bounds untrusted text redacts through it, and redacts **before** it
+//! bounds ([`Redactor::excerpt`]): cutting first could leave half a key
+//! that no longer matches.
+//!
+//! It sees through the encodings a server, an agent or a terminal may wrap
+//! a key in, mixed and nested up to [`DECODE_ROUNDS`] levels deep:
+//!
+//! * backslash escapes, however many backslashes lead them: JSON's
+//!   `\u0073` (surrogate pairs too), `\/` and `\"`, `\x73`, `\U00000073`,
+//!   and a backslash before any other character (`\s\k\-`, `\n` read as
+//!   `n`);
+//! * percent-encoding (`%2F`, `%2f`, UTF-8 sequences);
+//! * HTML character references (`&#115;`, `&#x73;`, `&amp;`…);
+//! * terminal escape sequences, control characters and invisible format
+//!   characters (zero-width spaces, bidirectional overrides) interleaved
+//!   with the key's characters;
+//! * a key holding `"` or `\` written JSON-escaped.
+//!
+//! Matching is otherwise exact: a key in another case, or one the source
+//! itself cut in two, is not found.
+//!
+//! A secret shorter than [`MIN_SECRET_CHARS`] characters is refused
+//! ([`SecretError::TooShort`]): redacting every occurrence of a short value
+//! would shred ordinary text — and change what is graded — while skipping
+//! it would leak it silently. The caller names the variable in its error.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use serde_json::Value;
+
+use crate::text::{escape_len, one_line};
+
+/// What a secret is replaced with.
+pub const REDACTED: &str = "[redacted]";
+
+/// The fewest characters a secret may have (after trimming whitespace).
+pub const MIN_SECRET_CHARS: usize = 8;
+
+/// How many layers of encoding are seen through (`\u0025` `2F` is two:
+/// JSON, then percent-encoding).
+pub const DECODE_ROUNDS: usize = 3;
+
+/// Why a value cannot be a secret.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SecretError {
+    /// The value is empty or only whitespace.
+    #[error("is empty")]
+    Empty,
+    /// The value is too short to be redacted safely.
+    #[error(
+        "holds {chars} character(s): pactum redacts every secret it reads from what it \
+         stores and prints, and cannot tell one shorter than {MIN_SECRET_CHARS} characters \
+         from ordinary text"
+    )]
+    TooShort {
+        /// The value's length in characters, after trimming.
+        chars: usize,
+    },
+    /// The matcher could not be built (an absurd number or size of secrets).
+    #[error("cannot be searched for: {0}")]
+    Matcher(String),
+}
+
+/// Checks that `value` can be a secret and returns it trimmed (a key read
+/// from a file often ends with a newline; the trimmed value is what is
+/// sent and what is redacted).
+///
+/// # Errors
+/// [`SecretError::Empty`], [`SecretError::TooShort`].
+pub fn check_secret(value: &str) -> Result<&str, SecretError> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Err(SecretError::Empty);
+    }
+    let chars = v.chars().count();
+    if chars < MIN_SECRET_CHARS {
+        return Err(SecretError::TooShort { chars });
+    }
+    Ok(v)
+}
+
+/// Finds secrets in untrusted text and replaces them with [`REDACTED`]
+/// (see the module documentation for what it sees through). Cheap to
+/// clone; the default redacts nothing. Its `Debug` output counts the
+/// secrets and shows none.
+#[derive(Clone, Default)]
+pub struct Redactor {
+    inner: Option<Arc<Inner>>,
+}
+
+struct Inner {
+    /// The secrets, trimmed, sorted, each once.
+    secrets: Vec<String>,
+    /// Each secret, and its JSON-escaped form where that differs.
+    patterns: AhoCorasick,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Redactor({} secret(s))", self.len())
+    }
+}
+
+impl Redactor {
+    /// A redactor for `values`, each checked by [`check_secret`].
+    ///
+    /// # Errors
+    /// The first value that cannot be a secret (the caller names it).
+    pub fn new<I, S>(values: I) -> Result<Redactor, SecretError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut secrets = Vec::new();
+        for v in values {
+            secrets.push(check_secret(v.as_ref())?.to_string());
+        }
+        Redactor::build(secrets)
+    }
+
+    fn build(mut secrets: Vec<String>) -> Result<Redactor, SecretError> {
+        secrets.sort();
+        secrets.dedup();
+        if secrets.is_empty() {
+            return Ok(Redactor::default());
+        }
+        let mut patterns: Vec<String> = Vec::with_capacity(secrets.len());
+        for s in &secrets {
+            patterns.push(s.clone());
+            let escaped = serde_json::to_string(s).unwrap_or_default();
+            let escaped = escaped
+                .strip_prefix('"')
+                .and_then(|e| e.strip_suffix('"'))
+                .unwrap_or_default();
+            if !escaped.is_empty() && escaped != s {
+                patterns.push(escaped.to_string());
+            }
+        }
+        let patterns = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)
+            .map_err(|e| SecretError::Matcher(e.to_string()))?;
+        Ok(Redactor {
+            inner: Some(Arc::new(Inner { secrets, patterns })),
+        })
+    }
+
+    /// A redactor for the secrets of both.
+    ///
+    /// # Errors
+    /// [`SecretError::Matcher`] only.
+    pub fn with(&self, other: &Redactor) -> Result<Redactor, SecretError> {
+        match (&self.inner, &other.inner) {
+            (_, None) => Ok(self.clone()),
+            (None, _) => Ok(other.clone()),
+            (Some(a), Some(b)) => {
+                Redactor::build(a.secrets.iter().chain(&b.secrets).cloned().collect())
+            }
+        }
+    }
+
+    /// Whether it knows no secret (and so changes nothing).
+    pub fn is_empty(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// How many secrets it knows.
+    pub fn len(&self) -> usize {
+        self.inner.as_ref().map_or(0, |i| i.secrets.len())
+    }
+
+    /// `text` with every secret, in any encoding it sees through, replaced
+    /// by [`REDACTED`]. A span where two secrets overlap is replaced once.
+    /// Borrowed when nothing was found.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let Some(inner) = &self.inner else {
+            return Cow::Borrowed(text);
+        };
+        let mut spans: Vec<(usize, usize)> = inner
+            .patterns
+            .find_overlapping_iter(text)
+            .map(|m| (m.start(), m.end()))
+            .collect();
+        if may_be_encoded(text) {
+            let mut view: Cow<'_, str> = Cow::Borrowed(text);
+            // Original offset of each byte of `view` (and of its end).
+            let mut origin: Option<Vec<usize>> = None;
+            for _ in 0..DECODE_ROUNDS {
+                let Some((decoded, map)) = decode_round(&view) else {
+                    break;
+                };
+                let map = match &origin {
+                    None => map,
+                    Some(prev) => map.into_iter().map(|o| prev[o]).collect(),
+                };
+                spans.extend(
+                    inner
+                        .patterns
+                        .find_overlapping_iter(&decoded)
+                        .map(|m| (map[m.start()], map[m.end()])),
+                );
+                if !may_be_encoded(&decoded) {
+                    break;
+                }
+                view = Cow::Owned(decoded);
+                origin = Some(map);
+            }
+        }
+        if spans.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        spans.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        let mut i = 0;
+        while i < spans.len() {
+            let (start, mut end) = spans[i];
+            i += 1;
+            while i < spans.len() && spans[i].0 < end {
+                end = end.max(spans[i].1);
+                i += 1;
+            }
+            let start = start.max(at);
+            out.push_str(&text[at..start]);
+            out.push_str(REDACTED);
+            at = end.max(start);
+        }
+        out.push_str(&text[at..]);
+        Cow::Owned(out)
+    }
+
+    /// [`Self::redact`] of an owned string.
+    pub fn redact_string(&self, text: String) -> String {
+        match self.redact(&text) {
+            Cow::Borrowed(_) => text,
+            Cow::Owned(o) => o,
+        }
+    }
+
+    /// [`Self::redact`] over every string of a JSON value, object keys
+    /// included. Two keys of one object that redact to the same text are
+    /// both kept: the later ones get ` (2)`, ` (3)`… appended, so
+    /// redaction never drops a value.
+    pub fn redact_value(&self, v: &mut Value) {
+        if self.is_empty() {
+            return;
+        }
+        match v {
+            Value::String(s) => {
+                if let Cow::Owned(o) = self.redact(s) {
+                    *s = o;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|i| self.redact_value(i)),
+            Value::Object(map) => {
+                let keys_change = map.keys().any(|k| matches!(self.redact(k), Cow::Owned(_)));
+                if !keys_change {
+                    map.values_mut().for_each(|val| self.redact_value(val));
+                    return;
+                }
+                let old = std::mem::take(map);
+                for (k, mut val) in old {
+                    self.redact_value(&mut val);
+                    let base = self.redact_string(k);
+                    let mut key = base.clone();
+                    let mut n = 1;
+                    while map.contains_key(&key) {
+                        n += 1;
+                        key = format!("{base} ({n})");
+                    }
+                    map.insert(key, val);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Redact, then bound: `text` redacted, then made one terminal-safe
+    /// line of at most `max_chars` characters
+    /// ([`crate::text::one_line`]). The one way to excerpt untrusted text
+    /// that may hold a secret.
+    pub fn excerpt(&self, text: &str, max_chars: usize) -> String {
+        one_line(&self.redact(text), max_chars)
+    }
+
+    /// Whether `text` holds a secret, in any encoding seen through.
+    pub fn finds_secret_in(&self, text: &str) -> bool {
+        matches!(self.redact(text), Cow::Owned(_))
+    }
+}
+
+/// Prefixes of well-known API key and token formats.
+const KEY_PREFIXES: [&str; 9] = [
+    "sk-",
+    "sk_",
+    "Bearer ",
+    "bearer ",
+    "ghp_",
+    "github_pat_",
+    "xoxb-",
+    "xoxp-",
+    "AIza",
+];
+
+/// Whether `s` looks like a key rather than a name or a word: a known key
+/// prefix, or a long token of mixed-case letters and digits without the
+/// `_` that variable names use (`OPENAI_API_KEY` is a name; `a8Fk2…` of 32
+/// characters is a key).
+pub fn looks_like_key(s: &str) -> bool {
+    if KEY_PREFIXES.iter().any(|p| s.starts_with(p)) {
+        return true;
+    }
+    let long = s.chars().count() >= 24;
+    let token = s
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    let has_digit = s.chars().any(|c| c.is_ascii_digit());
+    let has_lower = s.chars().any(|c| c.is_ascii_lowercase());
+    let has_upper = s.chars().any(|c| c.is_ascii_uppercase());
+    long && token && has_digit && (has_lower && has_upper || !s.contains('_'))
+}
+
+/// Whether a URL query parameter's name marks its value as a credential
+/// (`api_key`, `access_token`, `client_secret`, `password`, `sig`,
+/// `auth`…), compared case-insensitively.
+pub fn is_secret_query_name(name: &str) -> bool {
+    let n: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    ["key", "token", "secret", "passw", "pwd", "credential"]
+        .iter()
+        .any(|w| n.contains(w))
+        || matches!(n.as_str(), "sig" | "signature" | "auth" | "authorization")
+}
+
+/// The credentials written in a URL, and the URL without them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlSecrets {
+    /// The URL with its userinfo, and the value of each secret query
+    /// parameter, replaced by [`REDACTED`]; otherwise as written.
+    pub shown: String,
+    /// The secret values as sent (the userinfo's password, or its user name
+    /// when it has no password; secret query values; percent-decoded; and
+    /// the userinfo as an HTTP client sends it,
+    /// `base64(user:password)` in a `Basic` authorization header), each
+    /// once, in URL order.
+    pub values: Vec<String>,
+    /// Where they are written: byte ranges of the URL (the whole userinfo,
+    /// each secret query value), in order.
+    pub spans: Vec<(usize, usize)>,
+}
+
+impl UrlSecrets {
+    /// `url` (the text these were found in) with every character of every
+    /// span replaced by `*`: as many characters as before, so columns
+    /// after them do not move.
+    pub fn masked(&self, url: &str) -> String {
+        let mut out = String::with_capacity(url.len());
+        for (i, c) in url.char_indices() {
+            if self.spans.iter().any(|&(a, b)| a <= i && i < b) {
+                out.push('*');
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
+/// Finds the credentials in a URL (or URL template): the userinfo
+/// (`https://user:pass@host/…`), and the value of every query parameter
+/// whose name marks a credential ([`is_secret_query_name`]) or whose value
+/// looks like a key ([`looks_like_key`]). Text that is not a URL has none.
+/// A URL's fragment is never sent, so it is left alone; a value written as
+/// a template (`{{ … }}`, `{% … %}`) is filled in from elsewhere, so it is
+/// not a credential written in the URL.
+pub fn url_secrets(url: &str) -> UrlSecrets {
+    let mut values: Vec<String> = Vec::new();
+    let mut push = |v: String| {
+        if !v.is_empty() && !values.contains(&v) {
+            values.push(v);
+        }
+    };
+    let mut spans = Vec::new();
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return UrlSecrets {
+            shown: url.to_string(),
+            values: vec![],
+            spans,
+        };
+    };
+    let base = scheme.len() + 3;
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let mut shown = format!("{scheme}://");
+    let is_template = |s: &str| s.contains("{{") || s.contains("{%");
+    let after_authority = match rest[..authority_end]
+        .rfind('@')
+        .filter(|&at| !is_template(&rest[..at]))
+    {
+        Some(at) => {
+            let (user, pass) = match rest[..at].split_once(':') {
+                Some((u, p)) => (u, Some(p)),
+                None => (&rest[..at], None),
+            };
+            // With a password, the user name names the account; without
+            // one, it is the credential (`https://TOKEN@host/`).
+            match pass {
+                Some(p) => push(percent_decoded(p)),
+                None => push(percent_decoded(user)),
+            }
+            push(base64(
+                format!(
+                    "{}:{}",
+                    percent_decoded(user),
+                    percent_decoded(pass.unwrap_or_default())
+                )
+                .as_bytes(),
+            ));
+            spans.push((base, base + at));
+            shown.push_str(REDACTED);
+            shown.push('@');
+            shown.push_str(&rest[at + 1..authority_end]);
+            &rest[authority_end..]
+        }
+        None => {
+            shown.push_str(&rest[..authority_end]);
+            &rest[authority_end..]
+        }
+    };
+    let (before_fragment, fragment) = match after_authority.find('#') {
+        Some(i) => after_authority.split_at(i),
+        None => (after_authority, ""),
+    };
+    match before_fragment.split_once('?') {
+        None => shown.push_str(before_fragment),
+        Some((path, query)) => {
+            shown.push_str(path);
+            shown.push('?');
+            let mut first = true;
+            // Where the pair starts in `url`.
+            let mut at = url.len() - after_authority.len() + path.len() + 1;
+            for pair in query.split('&') {
+                let pair_at = at;
+                at += pair.len() + 1;
+                if !first {
+                    shown.push('&');
+                }
+                first = false;
+                let (name, value) = match pair.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (pair, None),
+                };
+                match value {
+                    Some(v)
+                        if !v.is_empty()
+                            && !is_template(v)
+                            && (is_secret_query_name(&percent_decoded(name))
+                                || looks_like_key(&percent_decoded(v))) =>
+                    {
+                        push(percent_decoded(v));
+                        let v_at = pair_at + name.len() + 1;
+                        spans.push((v_at, v_at + v.len()));
+                        shown.push_str(name);
+                        shown.push('=');
+                        shown.push_str(REDACTED);
+                    }
+                    _ => shown.push_str(pair),
+                }
+            }
+        }
+    }
+    shown.push_str(fragment);
+    UrlSecrets {
+        shown,
+        values,
+        spans,
+    }
+}
+
+/// Standard base64 with padding (RFC 4648 §4).
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ABC[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// `s` with `%XX` sequences decoded (invalid ones kept as written), and
+/// `+` kept: a credential holds `+` more often than a space.
+fn percent_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            if let Some(v) = hex_at(s, i + 1, 2).and_then(|v| u8::try_from(v).ok()) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+/// Whether `text` has anything [`decode_round`] would change.
+fn may_be_encoded(text: &str) -> bool {
+    text.bytes()
+        .any(|b| matches!(b, b'\\' | b'%' | b'&' | 0x7f) || !(0x20..0x80).contains(&b))
+}
+
+/// Characters a reader does not see, dropped from the decoded view: C0 and
+/// C1 controls but newline, tab and carriage return; soft hyphen;
+/// zero-width and bidirectional formatting characters; the byte order mark.
+fn is_invisible(c: char) -> bool {
+    (c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+        || matches!(c,
+            '\u{ad}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{feff}')
+}
+
+/// One round of decoding: the decoded text and, for each of its bytes and
+/// its end, the offset in `src` of the unit it came from. `None` when the
+/// round changes nothing.
+fn decode_round(src: &str) -> Option<(String, Vec<usize>)> {
+    let mut out = String::with_capacity(src.len());
+    let mut origin = Vec::with_capacity(src.len() + 1);
+    let mut changed = false;
+    let mut i = 0;
+    while let Some(c) = src[i..].chars().next() {
+        let (decoded, len) = match c {
+            '\\' => backslash(src, i),
+            '%' => percent(src, i),
+            '&' => reference(src, i),
+            '\u{1b}' => (None, escape_len(src, i).max(1)),
+            c if is_invisible(c) => (None, c.len_utf8()),
+            c => (Some(c), c.len_utf8()),
+        };
+        if decoded != Some(c) || len != c.len_utf8() {
+            changed = true;
+        }
+        if let Some(d) = decoded {
+            out.push(d);
+            origin.extend(std::iter::repeat_n(i, d.len_utf8()));
+        }
+        i += len;
+    }
+    origin.push(src.len());
+    changed.then_some((out, origin))
+}
+
+fn hex_at(src: &str, at: usize, digits: usize) -> Option<u32> {
+    let h = src.get(at..at + digits)?;
+    if !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(h, 16).ok()
+}
+
+/// A run of backslashes and the escape it leads: the character and the
+/// length of the whole unit. A lone or trailing backslash is itself.
+fn backslash(src: &str, i: usize) -> (Option<char>, usize) {
+    let run = src[i..].bytes().take_while(|&b| b == b'\\').count();
+    let j = i + run;
+    let Some(c) = src[j..].chars().next() else {
+        return (Some('\\'), 1);
+    };
+    let unit = |ch: char, end: usize| (Some(ch), end - i);
+    match c {
+        'u' => {
+            let Some(cp) = hex_at(src, j + 1, 4) else {
+                return unit('u', j + 1);
+            };
+            if (0xD800..0xDC00).contains(&cp) {
+                // A high surrogate: its low half is another escape.
+                let p = j + 5;
+                let run2 = src[p..].bytes().take_while(|&b| b == b'\\').count();
+                if run2 > 0 && src[p + run2..].starts_with('u') {
+                    if let Some(lo) = hex_at(src, p + run2 + 1, 4) {
+                        if (0xDC00..0xE000).contains(&lo) {
+                            let full = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                            if let Some(ch) = char::from_u32(full) {
+                                return unit(ch, p + run2 + 5);
+                            }
+                        }
+                    }
+                }
+                return (Some('\\'), 1);
+            }
+            match char::from_u32(cp) {
+                Some(ch) => unit(ch, j + 5),
+                None => (Some('\\'), 1),
+            }
+        }
+        'U' => match hex_at(src, j + 1, 8).and_then(char::from_u32) {
+            Some(ch) => unit(ch, j + 9),
+            None => unit('U', j + 1),
+        },
+        'x' => match hex_at(src, j + 1, 2).and_then(char::from_u32) {
+            Some(ch) => unit(ch, j + 3),
+            None => unit('x', j + 1),
+        },
+        // `\n` reads as `n`, not a newline: a key holds no newline, and
+        // a key whose every character is escaped may hold an `n`.
+        c => unit(c, j + c.len_utf8()),
+    }
+}
+
+/// `%XX` (or a UTF-8 sequence of them); a `%` that leads no valid
+/// sequence is itself.
+fn percent(src: &str, i: usize) -> (Option<char>, usize) {
+    let Some(first) = hex_at(src, i + 1, 2) else {
+        return (Some('%'), 1);
+    };
+    let Ok(first) = u8::try_from(first) else {
+        return (Some('%'), 1);
+    };
+    if first < 0x80 {
+        return (Some(char::from(first)), 3);
+    }
+    let n = match first {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return (Some('%'), 1),
+    };
+    let mut bytes = vec![first];
+    for k in 1..n {
+        let at = i + 3 * k;
+        if !src.get(at..).is_some_and(|r| r.starts_with('%')) {
+            return (Some('%'), 1);
+        }
+        match hex_at(src, at + 1, 2).and_then(|b| u8::try_from(b).ok()) {
+            Some(b) => bytes.push(b),
+            None => return (Some('%'), 1),
+        }
+    }
+    match std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(|s| s.chars().next())
+    {
+        Some(ch) => (Some(ch), 3 * n),
+        None => (Some('%'), 1),
+    }
+}
+
+/// An HTML character reference (`&#115;`, `&#x73;`, `&amp;`…); any other
+/// `&` is itself.
+fn reference(src: &str, i: usize) -> (Option<char>, usize) {
+    let rest = &src[i..];
+    const NAMED: [(&str, char); 8] = [
+        ("&amp;", '&'),
+        ("&lt;", '<'),
+        ("&gt;", '>'),
+        ("&quot;", '"'),
+        ("&apos;", '\''),
+        ("&sol;", '/'),
+        ("&plus;", '+'),
+        ("&equals;", '='),
+    ];
+    for (name, ch) in NAMED {
+        if rest.starts_with(name) {
+            return (Some(ch), name.len());
+        }
+    }
+    let Some(num) = rest.strip_prefix("&#") else {
+        return (Some('&'), 1);
+    };
+    let (digits, radix, skip) = match num.strip_prefix(['x', 'X']) {
+        Some(h) => (h, 16, 3),
+        None => (num, 10, 2),
+    };
+    let len = digits
+        .bytes()
+        .take(8)
+        .take_while(|b| b.is_ascii_alphanumeric())
+        .count();
+    if len == 0 || !digits[len..].starts_with(';') {
+        return (Some('&'), 1);
+    }
+    match u32::from_str_radix(&digits[..len], radix)
+        .ok()
+        .and_then(char::from_u32)
+    {
+        Some(ch) => (Some(ch), skip + len + 1),
+        None => (Some('&'), 1),
+    }
+}
+
+#[cfg(test)]
+mod tests;

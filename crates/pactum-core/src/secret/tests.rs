@@ -1,0 +1,281 @@
+use super::*;
+use proptest::prelude::*;
+use serde_json::json;
+
+const KEY: &str = "sk-live-4f8A/b+c=Zq9";
+
+fn r(secrets: &[&str]) -> Redactor {
+    Redactor::new(secrets).expect("usable secrets")
+}
+
+#[test]
+fn short_and_empty_values_are_refused_and_values_are_trimmed() {
+    assert_eq!(check_secret("  \n"), Err(SecretError::Empty));
+    assert_eq!(check_secret("abc"), Err(SecretError::TooShort { chars: 3 }));
+    assert_eq!(
+        check_secret(" 1234567 "),
+        Err(SecretError::TooShort { chars: 7 })
+    );
+    assert_eq!(check_secret("12345678\n"), Ok("12345678"));
+    assert_eq!(
+        check_secret("ééééééé"),
+        Err(SecretError::TooShort { chars: 7 })
+    );
+    assert!(Redactor::new(["long-enough-1", "short"]).is_err());
+    let red = r(&["  long-enough-1\n"]);
+    assert_eq!(red.redact("a long-enough-1 b"), "a [redacted] b");
+    assert_eq!(format!("{red:?}"), "Redactor(1 secret(s))");
+}
+
+#[test]
+fn nothing_to_redact_borrows() {
+    let red = r(&[KEY]);
+    assert!(matches!(red.redact("plain text"), Cow::Borrowed(_)));
+    assert!(matches!(Redactor::default().redact(KEY), Cow::Borrowed(_)));
+    assert!(Redactor::default().is_empty());
+    // The key's characters, but not the key.
+    let near = "sk-live-4f8A/b+c=Zq sk-live-4f8A%2Fb+c=Z \\u0073k-live";
+    assert_eq!(red.redact(near), near);
+}
+
+/// Each character of `s` written as `f` makes it.
+fn each(s: &str, f: impl Fn(char) -> String) -> String {
+    s.chars().map(f).collect()
+}
+
+#[test]
+fn every_encoding_is_seen_through() {
+    let red = r(&[KEY]);
+    let forms = [
+        KEY.to_string(),
+        // JSON \u escapes, every character or a few, one or more backslashes.
+        each(KEY, |c| format!("\\u{:04x}", c as u32)),
+        format!("\\u0073{}", &KEY[1..]),
+        each(KEY, |c| format!("\\\\u{:04X}", c as u32)),
+        // Backslash escapes: JSON's \/ and one before every character.
+        KEY.replace('/', "\\/"),
+        each(KEY, |c| format!("\\{c}")),
+        each(KEY, |c| format!("\\x{:02x}", c as u32)),
+        // Percent-encoding, upper and lower case, and only the reserved ones.
+        each(KEY, |c| format!("%{:02X}", c as u32)),
+        each(KEY, |c| format!("%{:02x}", c as u32)),
+        KEY.replace('/', "%2F")
+            .replace('+', "%2B")
+            .replace('=', "%3D"),
+        // Nested: a JSON escape of a percent escape.
+        KEY.replace('/', "\\u00252F"),
+        // HTML references.
+        each(KEY, |c| format!("&#{};", c as u32)),
+        each(KEY, |c| format!("&#x{:x};", c as u32)),
+        KEY.replace('+', "&plus;"),
+        // Invisible things between the characters.
+        each(KEY, |c| format!("{c}\u{1b}[0m")),
+        each(KEY, |c| format!("{c}\u{200b}")),
+        each(KEY, |c| format!("{c}\u{1b}]0;title\u{7}")),
+        "sk-live\u{202e}-4f8A/b+c=Zq9".to_string(),
+    ];
+    for form in forms {
+        let text = format!("before \"{form}\" after");
+        let out = red.redact(&text);
+        assert_eq!(out, "before \"[redacted]\" after", "{form:?}");
+    }
+}
+
+#[test]
+fn a_secret_with_quotes_or_backslashes_is_found_json_escaped() {
+    let secret = "pa\"ss\\word-1";
+    let red = r(&[secret]);
+    let json = serde_json::to_string(&json!({ "k": secret })).expect("json");
+    assert_eq!(red.redact(&json), "{\"k\":\"[redacted]\"}");
+    assert_eq!(red.redact(secret), REDACTED);
+}
+
+#[test]
+fn overlapping_and_adjacent_secrets_are_replaced_whole() {
+    let red = r(&["abcdefgh", "efghijkl", "zzzzzzzz"]);
+    assert_eq!(red.redact("xabcdefghijklx"), "x[redacted]x");
+    assert_eq!(red.redact("zzzzzzzzabcdefgh"), "[redacted][redacted]");
+    assert_eq!(red.len(), 3);
+    let both = r(&["abcdefgh"])
+        .with(&r(&["zzzzzzzz", "abcdefgh"]))
+        .expect("union");
+    assert_eq!(both.len(), 2);
+}
+
+#[test]
+fn values_are_redacted_keys_included_and_nothing_is_dropped() {
+    let red = r(&[KEY, "another-secret"]);
+    let mut v = json!({
+        KEY: [format!("x {KEY}"), 1, {"k": "\\u0073k-live-4f8A/b+c=Zq9"}],
+        "another-secret": true,
+        "[redacted]": "already there",
+        "plain": "text",
+    });
+    red.redact_value(&mut v);
+    assert_eq!(
+        v,
+        json!({
+            "[redacted]": ["x [redacted]", 1, {"k": "[redacted]"}],
+            "[redacted] (2)": true,
+            "[redacted] (3)": "already there",
+            "plain": "text",
+        })
+    );
+    let text = v.to_string();
+    assert!(
+        !text.contains("sk-live") && !text.contains("another"),
+        "{text}"
+    );
+}
+
+#[test]
+fn excerpts_redact_before_they_cut() {
+    let red = r(&[KEY]);
+    for cut in 0..40 {
+        let text = format!("{}{KEY} and more", "x".repeat(cut));
+        for max in 1..60 {
+            let e = red.excerpt(&text, max);
+            assert!(!e.contains("sk-live-"), "cut {cut} max {max}: {e}");
+            assert!(!e.contains("Zq9"), "cut {cut} max {max}: {e}");
+        }
+    }
+}
+
+#[test]
+fn escapes_that_decode_to_nothing_useful_are_left_alone() {
+    let red = r(&[KEY]);
+    for text in [
+        "\\",
+        "\\u12",
+        "\\uD800",
+        "\\uD800\\u0041",
+        "%",
+        "%4",
+        "%C3",
+        "%C3%",
+        "&#;",
+        "&#xZZ;",
+        "&",
+        "\u{1b}",
+        "\u{1b}[",
+        "a\\",
+        "100% sure & \\o/",
+    ] {
+        assert_eq!(red.redact(text), text, "{text:?}");
+    }
+    // Decoding never panics on odd boundaries of multi-byte text.
+    for text in ["é\\uéé", "%éé", "&#é;", "\\xé", "%F0%9F%98", "%F0%9F%98%80"] {
+        let _ = red.redact(text);
+    }
+}
+
+#[test]
+fn url_credentials_are_found_and_hidden() {
+    let u = url_secrets("https://bob:s3cr%2Ft-pass@api.example.com:8443/v1?api-version=2024&api_key=sk-abc%2Bdef&x#frag");
+    assert_eq!(
+        u.shown,
+        "https://[redacted]@api.example.com:8443/v1?api-version=2024&api_key=[redacted]&x#frag"
+    );
+    // bob:s3cr/t-pass, as a Basic authorization header carries it.
+    assert_eq!(
+        u.values,
+        vec!["s3cr/t-pass", "Ym9iOnMzY3IvdC1wYXNz", "sk-abc+def"]
+    );
+    assert_eq!(url_secrets("http://tok@h/").values, vec!["tok", "dG9rOg=="]);
+    assert_eq!(base64(b""), "");
+    assert_eq!(base64(b"f"), "Zg==");
+    assert_eq!(base64(b"fo"), "Zm8=");
+    assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    let raw = "https://bob:s3cr%2Ft-pass@api.example.com:8443/v1?api-version=2024&api_key=sk-abc%2Bdef&x#frag";
+    let masked = url_secrets(raw).masked(raw);
+    assert_eq!(
+        masked,
+        "https://*****************@api.example.com:8443/v1?api-version=2024&api_key=************&x#frag"
+    );
+    assert_eq!(masked.chars().count(), raw.chars().count());
+    // A query value that looks like a key, whatever its name.
+    let u = url_secrets("http://h/chat?q=a8Fk2LmQ9zR4tY7uW1xC3vB6nM0pQ5sD&n=1");
+    assert_eq!(u.shown, "http://h/chat?q=[redacted]&n=1");
+    // Nothing to hide.
+    for plain in [
+        "http://127.0.0.1:11434/v1",
+        "http://host/a@b?x=1&token",
+        "http://host/{{ conversation_id }}?session={{ id }}",
+        "http://127.0.0.1:8080/chat?token={{ env.TOKEN }}",
+        "http://{{ user }}@host/chat?key={% if a %}b{% endif %}",
+        "not a url",
+    ] {
+        let u = url_secrets(plain);
+        assert_eq!(u.shown, plain);
+        assert!(u.values.is_empty(), "{plain}");
+    }
+    for name in [
+        "key",
+        "API_KEY",
+        "access-token",
+        "client_secret",
+        "Password",
+        "sig",
+        "auth",
+    ] {
+        assert!(is_secret_query_name(name), "{name}");
+    }
+    for name in ["model", "api-version", "q", "author", "page"] {
+        assert!(!is_secret_query_name(name), "{name}");
+    }
+}
+
+/// How one character of a key may be written.
+fn encode(c: char, how: u8) -> String {
+    let n = c as u32;
+    match how % 10 {
+        0..=2 => c.to_string(),
+        3 => format!("\\u{n:04x}"),
+        4 => format!("\\\\u{n:04X}"),
+        5 => format!("%{n:02X}"),
+        6 => format!("&#{n};"),
+        7 => format!("\\{c}"),
+        8 => format!("{c}\u{1b}[1m"),
+        _ => format!("\\u0025{n:02x}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// However a key is encoded, character by character, and wherever it
+    /// sits in text, nothing of it survives: not the key, not 8 of its
+    /// characters in a row, not in any decoded view (redacting again
+    /// changes nothing).
+    #[test]
+    fn no_encoding_of_a_key_survives(
+        key in "[A-Za-z0-9/+=_-]{8,40}",
+        hows in proptest::collection::vec(any::<u8>(), 40),
+        before in "[ .,;:!?()*]{0,30}",
+        after in "[ .,;:!?()*]{0,30}",
+        max in 1usize..120,
+    ) {
+        let red = Redactor::new([&key]).expect("key");
+        let encoded: String = key.chars().zip(&hows).map(|(c, h)| encode(c, *h)).collect();
+        let text = format!("{before}{encoded}{after}");
+        let out = red.redact(&text).into_owned();
+        prop_assert_eq!(&out, &format!("{before}{REDACTED}{after}"));
+        prop_assert_eq!(red.redact(&out).into_owned(), out.clone());
+        let e = red.excerpt(&text, max);
+        let chars: Vec<char> = key.chars().collect();
+        for w in chars.windows(8) {
+            let piece: String = w.iter().collect();
+            prop_assert!(!e.contains(&piece), "{} in {}", piece, e);
+        }
+    }
+
+    /// Text that holds no key is returned as it is.
+    #[test]
+    fn text_without_a_key_is_unchanged(
+        key in "[A-Za-z0-9]{8,20}",
+        text in "[^A-Za-z0-9]{0,60}",
+    ) {
+        let red = Redactor::new([&key]).expect("key");
+        prop_assert_eq!(red.redact(&text).into_owned(), text);
+    }
+}

@@ -1,0 +1,104 @@
+//! The last gate before a report is written or printed (SPEC §4): a
+//! reporter that redacts a run's secrets from every event it passes on.
+
+use pactum_core::secret::Redactor;
+use pactum_core::{TestStatus, TraceResult};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::{
+    ContractInfo, ExpectationsInfo, InputError, MissingTrial, ReportError, Reporter, RunEnd, RunInfo,
+};
+
+/// Wraps a reporter: every text of every event (trace ids, summaries,
+/// evidence, rationales, reasons, errors, warnings, paths) reaches it with
+/// the redactor's secrets replaced by `[redacted]`. Redaction happens on
+/// the whole event, before any reporter bounds an excerpt of it.
+pub struct Redacting<R> {
+    inner: R,
+    redactor: Redactor,
+}
+
+impl<R: Reporter> Redacting<R> {
+    /// `inner`, redacting `redactor`'s secrets.
+    pub fn new(inner: R, redactor: Redactor) -> Self {
+        Redacting { inner, redactor }
+    }
+
+    /// `value` with every string in it redacted; borrowed back when there
+    /// is nothing to redact.
+    fn clean<T: Serialize + DeserializeOwned + Clone>(
+        &self,
+        what: &'static str,
+        value: &T,
+    ) -> Result<T, ReportError> {
+        let lost = || ReportError::Redaction { what };
+        let mut v = serde_json::to_value(value).map_err(|_| lost())?;
+        self.redactor.redact_value(&mut v);
+        serde_json::from_value(v).map_err(|_| lost())
+    }
+
+    fn text(&self, s: &str) -> String {
+        self.redactor.redact(s).into_owned()
+    }
+}
+
+impl<R: Reporter> Reporter for Redacting<R> {
+    fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
+        if self.redactor.is_empty() {
+            return self.inner.begin(info);
+        }
+        let info = RunInfo {
+            command: self.text(&info.command),
+            pactum_version: info.pactum_version.clone(),
+            policy: info.policy,
+            contracts: info
+                .contracts
+                .iter()
+                .map(|c| ContractInfo {
+                    id: self.text(&c.id),
+                    path: self.text(&c.path),
+                    digest: c.digest.clone(),
+                })
+                .collect(),
+            authored_tests: info.authored_tests,
+            expectations: info.expectations.as_ref().map(|e| ExpectationsInfo {
+                path: self.text(&e.path),
+                pointer: self.text(&e.pointer),
+            }),
+        };
+        self.inner.begin(&info)
+    }
+
+    fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
+        if self.redactor.is_empty() {
+            return self.inner.result(r, expected);
+        }
+        let r = self.clean("a result", r)?;
+        self.inner.result(&r, expected)
+    }
+
+    fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
+        if self.redactor.is_empty() {
+            return self.inner.input_error(e);
+        }
+        let e = self.clean("an input error", e)?;
+        self.inner.input_error(&e)
+    }
+
+    fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
+        if self.redactor.is_empty() {
+            return self.inner.missing_trial(m);
+        }
+        let m = self.clean("a missing trial", m)?;
+        self.inner.missing_trial(&m)
+    }
+
+    fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
+        if self.redactor.is_empty() {
+            return self.inner.finish(end);
+        }
+        let end = self.clean("the run's warnings", end)?;
+        self.inner.finish(&end)
+    }
+}
