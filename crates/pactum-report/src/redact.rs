@@ -7,7 +7,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::{
-    ContractInfo, ExpectationsInfo, InputError, MissingTrial, ReportError, Reporter, RunEnd, RunInfo,
+    ContractInfo, ExpectationsInfo, InputError, MissingTrial, ReportError, Reporter, RunEnd,
+    RunInfo,
 };
 
 /// Wraps a reporter: every text of every event (trace ids, summaries,

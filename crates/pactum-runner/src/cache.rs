@@ -60,7 +60,7 @@ impl Cache {
         let key = key.to_string();
         blocking(move || {
             let s = store.lock().map_err(|_| RunError::Poisoned)?;
-            s.cache_get(&key).map_err(RunError::Store)
+            s.cache_get(&key).map_err(RunError::from)
         })
         .await
     }
@@ -78,7 +78,7 @@ impl Cache {
         blocking(move || {
             let s = store.lock().map_err(|_| RunError::Poisoned)?;
             s.cache_put(&key, kind, &value, &crate::now())
-                .map_err(RunError::Store)
+                .map_err(RunError::from)
         })
         .await
     }

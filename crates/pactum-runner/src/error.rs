@@ -7,15 +7,15 @@
 pub enum RunError {
     /// The store failed (it names its path).
     #[error(transparent)]
-    Store(#[from] pactum_store::StoreError),
+    Store(Box<pactum_store::StoreError>),
     /// A target could not be built (a missing environment variable, a bad
     /// setting); raised before any request is sent.
     #[error("target `{target}`: {source}")]
     Target {
         /// The target's name in the suite.
         target: String,
-        /// What went wrong.
-        source: pactum_target::TargetError,
+        /// What went wrong (boxed: it is large, and rare).
+        source: Box<pactum_target::TargetError>,
     },
     /// The judge client could not be built (a missing API key variable).
     #[error("judge: {0}")]
@@ -79,4 +79,10 @@ pub enum RunError {
     /// The store's lock was poisoned by a panic in another task.
     #[error("the store is unusable after an internal failure")]
     Poisoned,
+}
+
+impl From<pactum_store::StoreError> for RunError {
+    fn from(e: pactum_store::StoreError) -> Self {
+        RunError::Store(Box::new(e))
+    }
 }

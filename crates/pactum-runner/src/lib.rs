@@ -199,7 +199,7 @@ impl Runner {
         for (name, spec) in &suite.suite.targets {
             let t = Target::with_secrets(spec, &secrets).map_err(|source| RunError::Target {
                 target: name.clone(),
-                source,
+                source: Box::new(source),
             })?;
             targets.insert(name.clone(), Arc::new(t));
         }
