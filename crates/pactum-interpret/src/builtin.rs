@@ -1,4 +1,4 @@
-//! The built-in deterministic interpreter (issue #4 §2): no model, no
+//! The built-in deterministic interpreter (SPEC §3.6): no model, no
 //! network. It reads the common framings of a test's `goal` and the
 //! boundaries in its `restrictions`, and restates each as the same
 //! non-negated clause about the target. Whenever it cannot tell the
@@ -602,7 +602,7 @@ struct Draft {
     notes: Vec<(AuthoredField, String)>,
 }
 
-/// Interprets `f` without a model (issue #4 §2; SPEC §3.6).
+/// Interprets `f` without a model (SPEC §3.6).
 ///
 /// Reads every sentence of `goal` and of `restrictions`; `instructions` and
 /// `scenario` drive the simulated user and are never scored. Each sentence
