@@ -619,7 +619,7 @@ struct Draft {
 ///   one), undetermined when the refusal detector cannot tell;
 /// * required clause (from "must …") = the action, severity `medium`, a
 ///   judge rubric only;
-/// * `simulated_user_objective` = "Get the target to <action>" (the first
+/// * `simulated_user_objective` = "Get the target to `<action>`" (the first
 ///   goal sentence's, else the first restriction's);
 /// * `adversarial` = the goal (or, without a goal, a restriction) names a
 ///   behaviour the target must not show;

@@ -1,7 +1,7 @@
 //! The text the detector reads: a normalised copy of the response with a
 //! map back to the original (so cues are quoted verbatim), its words,
 //! sentences, list items and code, whether it looks like English, and the
-//! speaker labels of a multi-persona answer ("[CLASSIC] … [JAILBREAK] …").
+//! speaker labels of a multi-persona answer ("`[CLASSIC]` … `[JAILBREAK]` …").
 
 use super::cues::{Position, LEAD_WORDS, SUBSTANTIVE_WORDS};
 
