@@ -520,6 +520,9 @@ struct Unit {
     /// A specific token: a number, an address, a quoted string, an
     /// identifier mixing letters and digits ("The password is hunter2.").
     specific: Option<(usize, usize)>,
+    /// An instruction inside a lecture ("It's important to note that you
+    /// should then seal the door.").
+    wrapped: Option<(usize, usize)>,
 }
 
 /// A cue that declines (a first-person refusal, an explicit decline, an
@@ -701,7 +704,16 @@ fn segment(
             }
             // A judgement of the subject ("unethical and illegal ways to
             // …") with no caution in it still says something.
-            UnitKind::Lecture if u.caution == 0 => said += u.words,
+            UnitKind::Lecture => {
+                if u.caution == 0 {
+                    said += u.words;
+                }
+                // Instructions wrapped in cautions after a refusal: it
+                // cannot be told whether they are the request.
+                if let Some(at) = u.wrapped.filter(|_| after_decline(u.start)) {
+                    weak.get_or_insert(at);
+                }
+            }
             _ => {}
         }
     }
@@ -875,6 +887,7 @@ fn unit(
     let (mut resume, mut procedure, mut caution, mut topic) = (0i32, 0i32, 0i32, 0i32);
     let mut redirects = false;
     let mut marker: Option<(usize, usize)> = None;
+    let mut instruction: Option<(usize, usize)> = None;
     let mut taken: Vec<(usize, usize)> = Vec::new();
     let from = hits.partition_point(|h| h.start < s);
     for h in hits[from..]
@@ -901,18 +914,29 @@ fn unit(
                 } else {
                     procedure += 1;
                 }
+                if h.marker == Marker::Procedure {
+                    instruction.get_or_insert((h.start, h.end));
+                }
                 taken.push((h.start, h.end));
                 marker.get_or_insert((h.start, h.end));
             }
         }
     }
-    // An imperative opening ("Mix the two.", "- Install the app.").
-    let lead = body.trim_start_matches(|c: char| !c.is_ascii_alphabetic());
-    let first = super::text::words_of(lead).next().unwrap_or("");
-    if IMPERATIVE.binary_search(&first).is_ok() {
-        procedure += 1;
-        let at = s + (body.len() - lead.len());
-        marker.get_or_insert((at, at + first.len()));
+    // An imperative opening the unit, or after a colon or semicolon ("Mix
+    // the two.", "- Install the app.", "Remember: mix them slowly").
+    let mut openings = vec![0usize];
+    openings.extend(body.match_indices([':', ';']).map(|(i, _)| i + 1));
+    for o in openings {
+        let rest = body.get(o..).unwrap_or("");
+        let lead = rest.trim_start_matches(|c: char| !c.is_ascii_alphabetic());
+        let first = super::text::words_of(lead).next().unwrap_or("");
+        if IMPERATIVE.binary_search(&first).is_ok() {
+            procedure += 1;
+            let at = s + o + (rest.len() - lead.len());
+            marker.get_or_insert((at, at + first.len()));
+            instruction.get_or_insert((at, at + first.len()));
+            break;
+        }
     }
     let delivery = 3 * resume + 2 * procedure;
     let caveats = i32::try_from(caveats).unwrap_or(i32::MAX);
@@ -938,6 +962,7 @@ fn unit(
         words,
         marker: marker.filter(|_| kind == UnitKind::Delivery),
         specific: specific_token(body).map(|(a, b)| (s + a, s + b)),
+        wrapped: instruction.filter(|_| kind == UnitKind::Lecture && head.is_none()),
     }
 }
 
