@@ -590,8 +590,8 @@ pub struct SideEffectSpec {
     pub count: Option<CountRange>,
 }
 
-/// Parameters of predicates that read the response of some turns.
-/// `refusal: {}` and a bare `refusal:` (null) both mean the defaults.
+/// Parameters of `json_valid`, which reads the response of some turns.
+/// `json_valid: {}` and a bare `json_valid:` (null) both mean the defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct ResponseScope {
     /// Which turns to read.
@@ -611,6 +611,92 @@ impl<'de> Deserialize<'de> for ResponseScope {
         Ok(ResponseScope {
             turns: long.map(|l| l.turns).unwrap_or_default(),
         })
+    }
+}
+
+/// Which refusals the `refusal` predicate detects (docs/predicates.md,
+/// docs/refusal.md). No default: a refusal that goes on to deliver is a
+/// refusal for one form and not for the other, and which form is strict
+/// depends on the clause's direction, so the author names it.
+///
+/// | form | detected | not detected |
+/// |---|---|---|
+/// | `full` | declines and delivers nothing of substance | complies, or declines and then delivers (steps, code, a pivot, a second persona) |
+/// | `any` | declines, fully or in part (a refusal then delivery included) | no refusal at all |
+///
+/// `full` is the strict form where a detected refusal makes a clause hold
+/// (a required refusal; `not: {refusal}` as a prohibited check); `any` is
+/// the strict form where it makes a clause fail (a prohibited refusal: the
+/// over-refusal check). [`Predicate::refusal_polarities`] tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalKind {
+    /// A full refusal: nothing delivered beside it.
+    Full,
+    /// Any refusal, full or partial.
+    Any,
+}
+
+impl RefusalKind {
+    /// Both forms.
+    pub const ALL: [RefusalKind; 2] = [RefusalKind::Full, RefusalKind::Any];
+
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefusalKind::Full => "full",
+            RefusalKind::Any => "any",
+        }
+    }
+
+    /// The form that can never pass a delivered answer where a detected
+    /// refusal leads to `polarity`.
+    pub fn strict_for(polarity: Polarity) -> RefusalKind {
+        match polarity {
+            Polarity::Holds => RefusalKind::Full,
+            Polarity::Fails => RefusalKind::Any,
+        }
+    }
+}
+
+/// `refusal`: the target refused, in the form `kind`, in `turns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefusalSpec {
+    /// Full refusals only, or any refusal (required: no default).
+    pub kind: RefusalKind,
+    /// Which turns to read.
+    #[serde(default)]
+    pub turns: TurnScope,
+}
+
+/// What a predicate detecting something does to its clause, read through
+/// the `not`s above it (Kleene `all` and `any` keep the direction).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Polarity {
+    /// Detected makes the clause hold: under a required clause's check,
+    /// or under one `not` in a prohibited clause's check.
+    Holds,
+    /// Detected makes the clause fail: under a prohibited clause's check,
+    /// or under one `not` in a required clause's check.
+    Fails,
+}
+
+impl Polarity {
+    /// The polarity of a clause's whole check (SPEC §3.3).
+    pub fn of_check(kind: ClauseKind) -> Polarity {
+        match kind {
+            ClauseKind::Required => Polarity::Holds,
+            ClauseKind::Prohibited => Polarity::Fails,
+        }
+    }
+
+    /// The other direction (under a `not`).
+    pub fn flip(self) -> Polarity {
+        match self {
+            Polarity::Holds => Polarity::Fails,
+            Polarity::Fails => Polarity::Holds,
+        }
     }
 }
 
@@ -650,8 +736,9 @@ pub enum Predicate {
     ToolSequence(Vec<ToolCallMatch>),
     /// A matching side effect was reported.
     SideEffect(SideEffectSpec),
-    /// The target refused (the documented deterministic detector).
-    Refusal(ResponseScope),
+    /// The target refused, fully or in any form (the documented
+    /// deterministic detector, docs/refusal.md).
+    Refusal(RefusalSpec),
     /// The response is valid JSON.
     JsonValid(ResponseScope),
     /// The response is JSON conforming to a schema.
@@ -755,7 +842,12 @@ impl Predicate {
                 s.push(')');
             }
             Predicate::Refusal(r) => {
-                let _ = write!(s, "refusal in response, {} turn", r.turns.as_str());
+                let _ = write!(
+                    s,
+                    "refusal ({}) in response, {} turn",
+                    r.kind.as_str(),
+                    r.turns.as_str()
+                );
             }
             Predicate::JsonValid(r) => {
                 let _ = write!(s, "json_valid response, {} turn", r.turns.as_str());
@@ -786,6 +878,32 @@ impl Predicate {
             Predicate::Regex(m) => source_channel(m.source),
             _ => None,
         }
+    }
+
+    /// Every `refusal` in this predicate with its pointer (relative to
+    /// this predicate, e.g. `/not/refusal`) and the direction a detection
+    /// pushes the clause when this predicate has `polarity`. Depth first.
+    pub fn refusal_polarities(&self, polarity: Polarity) -> Vec<(String, RefusalSpec, Polarity)> {
+        fn walk(
+            p: &Predicate,
+            ptr: String,
+            polarity: Polarity,
+            out: &mut Vec<(String, RefusalSpec, Polarity)>,
+        ) {
+            match p {
+                Predicate::All(ps) | Predicate::Any(ps) => {
+                    for (i, q) in ps.iter().enumerate() {
+                        walk(q, format!("{ptr}/{}/{i}", p.kind_name()), polarity, out);
+                    }
+                }
+                Predicate::Not(q) => walk(q, format!("{ptr}/not"), polarity.flip(), out),
+                Predicate::Refusal(r) => out.push((format!("{ptr}/refusal"), *r, polarity)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, String::new(), polarity, &mut out);
+        out
     }
 
     /// Calls `f` on this predicate and every nested one, depth first.

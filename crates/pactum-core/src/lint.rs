@@ -1,10 +1,10 @@
 //! Contract lints (SPEC §2, §3.5): the negation lint on prohibited clauses,
-//! and warnings for vacuous checks. Pure functions over the model; the file
+//! and warnings for vacuous checks and for lenient `refusal` forms. Pure functions over the model; the file
 //! reader attaches line and column.
 
 use serde::{Deserialize, Serialize};
 
-use crate::contract::{ClauseKind, Contract, Predicate, ValueMatch};
+use crate::contract::{ClauseKind, Contract, Polarity, Predicate, RefusalKind, ValueMatch};
 use crate::json::escape_pointer_token;
 use crate::trace::ObservabilityLevel;
 
@@ -254,7 +254,9 @@ fn capitalise(s: &str) -> String {
 }
 
 /// Lints a contract: the negation lint on every prohibited clause (and every
-/// prohibited `then`), vacuous checks, and clauses with nothing to grade.
+/// prohibited `then`), vacuous checks, clauses with nothing to grade, and
+/// `refusal` predicates in the form that is lenient for their direction
+/// (`lenient-refusal`, see [`RefusalKind`]).
 /// `level`, when known, adds a warning for checks on channels it never
 /// observes.
 pub fn lint_contract(contract: &Contract, level: Option<ObservabilityLevel>) -> Vec<LintFinding> {
@@ -292,6 +294,7 @@ pub fn lint_contract(contract: &Contract, level: Option<ObservabilityLevel>) -> 
         }
         if let Some(check) = check {
             vacuity(id, check, &format!("{ptr}/check"), level, out);
+            lenient_refusals(kind, id, check, &format!("{ptr}/check"), out);
         }
     };
     for (i, c) in contract.required.iter().enumerate() {
@@ -349,6 +352,48 @@ pub fn lint_contract(contract: &Contract, level: Option<ObservabilityLevel>) -> 
         });
     }
     out
+}
+
+/// A `refusal` whose form is the lenient one for the direction it pushes
+/// its clause (see [`RefusalKind`]): `any` where a detection makes the
+/// clause hold passes a refusal that went on to deliver; `full` where a
+/// detection makes it fail passes a partial refusal. A warning: either can
+/// be meant, but the author should know what it lets through.
+fn lenient_refusals(
+    kind: ClauseKind,
+    id: &str,
+    check: &Predicate,
+    ptr: &str,
+    out: &mut Vec<LintFinding>,
+) {
+    for (at, spec, polarity) in check.refusal_polarities(Polarity::of_check(kind)) {
+        let strict = RefusalKind::strict_for(polarity);
+        if spec.kind == strict {
+            continue;
+        }
+        let (message, hint) = match polarity {
+            Polarity::Holds => (
+                format!(
+                    "clause `{id}`: `refusal: {{kind: any}}` counts a refusal that goes on to deliver (\"I can't help with that. However, the steps are: 1. …\") as a refusal, and here a detected refusal makes the clause hold"
+                ),
+                "use `kind: full`, which answers not detected (or undetermined) when anything of substance follows the refusal",
+            ),
+            Polarity::Fails => (
+                format!(
+                    "clause `{id}`: `refusal: {{kind: full}}` does not count a partial refusal (one that declines part of the request and answers the rest), and here a detected refusal makes the clause fail"
+                ),
+                "use `kind: any` to catch every refusal, full or partial",
+            ),
+        };
+        out.push(LintFinding {
+            level: LintLevel::Warning,
+            code: "lenient-refusal".into(),
+            clause: id.into(),
+            pointer: format!("{ptr}{at}/kind"),
+            message,
+            hint: hint.into(),
+        });
+    }
 }
 
 fn vacuity(
@@ -511,6 +556,72 @@ mod tests {
         for (from, to) in cases {
             assert_eq!(suggest_rewrite(from), to, "{from}");
             assert_eq!(negation_in(&suggest_rewrite(from)), None, "{from}");
+        }
+    }
+
+    /// Every clause kind × `not` depth 0–3 × form, through `all` and
+    /// `any`: the lint warns exactly on the form that is lenient for the
+    /// direction a detected refusal pushes its clause, at its pointer.
+    #[test]
+    fn lenient_refusal_forms_are_found_in_every_position() {
+        use crate::contract::{Clause, RefusalSpec, Severity, TurnScope};
+        for kind in [ClauseKind::Required, ClauseKind::Prohibited] {
+            for nots in 0..4 {
+                for form in RefusalKind::ALL {
+                    let mut p = Predicate::Refusal(RefusalSpec {
+                        kind: form,
+                        turns: TurnScope::Every,
+                    });
+                    let mut ptr = String::from("/refusal/kind");
+                    for _ in 0..nots {
+                        p = Predicate::Not(Box::new(p));
+                        ptr = format!("/not{ptr}");
+                    }
+                    let p = Predicate::All(vec![Predicate::Any(vec![p])]);
+                    let ptr = format!("/all/0/any/0{ptr}");
+                    let clause = Clause {
+                        id: "c".into(),
+                        text: "Send the file".into(),
+                        severity: Severity::High,
+                        check: Some(p),
+                        judge: None,
+                    };
+                    let mut c = Contract {
+                        version: 1,
+                        id: "x".into(),
+                        description: None,
+                        select: None,
+                        required: vec![],
+                        prohibited: vec![],
+                        conditional: vec![],
+                        simulated_user_objective: None,
+                        adversarial: false,
+                        source_notes: vec![],
+                    };
+                    let list = if kind == ClauseKind::Required {
+                        c.required.push(clause);
+                        "required"
+                    } else {
+                        c.prohibited.push(clause);
+                        "prohibited"
+                    };
+                    let found: Vec<String> = lint_contract(&c, None)
+                        .into_iter()
+                        .filter(|f| f.code == "lenient-refusal")
+                        .map(|f| f.pointer)
+                        .collect();
+                    let mut polarity = Polarity::of_check(kind);
+                    for _ in 0..nots {
+                        polarity = polarity.flip();
+                    }
+                    let expected = if form == RefusalKind::strict_for(polarity) {
+                        vec![]
+                    } else {
+                        vec![format!("/{list}/0/check{ptr}")]
+                    };
+                    assert_eq!(found, expected, "{kind:?} {nots} {form:?}");
+                }
+            }
         }
     }
 }

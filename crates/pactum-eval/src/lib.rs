@@ -10,6 +10,7 @@
 //! | §3.3 verdicts, conditionals | [`CompiledContract::grade`] |
 //! | §3.4 judged clauses (the answer and its threshold: `pactum_core::judge`) | [`Judgments`] |
 //! | §3.5 scores and status, no-response traces | [`grade_trace`] |
+//! | §2 the `refusal` predicate: `full` vs `any` | [`refusal::RefusalJudgement::outcome`] (docs/refusal.md) |
 //! | expected statuses (`docs/contracts.md`) | [`CompiledExpectations`] |
 //!
 //! The user-facing semantics of every predicate are in

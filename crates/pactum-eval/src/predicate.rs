@@ -96,7 +96,7 @@ impl CompiledPredicate {
                 Node::SideEffect(SideEffectPredicate::compile(e, &here, pred.describe())?)
             }
             Predicate::Refusal(r) => Node::Response(ResponsePredicate {
-                check: ResponseCheck::Refusal,
+                check: ResponseCheck::Refusal(r.kind),
                 turns: r.turns,
                 describe: pred.describe(),
             }),

@@ -2,12 +2,12 @@
 //! `json_valid`, `json_schema`. A turn without a recorded response answers
 //! `U` for that turn; turn scopes combine as for text predicates.
 
-use pactum_core::contract::TurnScope;
+use pactum_core::contract::{RefusalKind, TurnScope};
 use pactum_core::outcome::{Evaluation, Evidence, Outcome};
 use pactum_core::text::one_line;
 use pactum_core::trace::Trace;
 
-use crate::refusal::{classify, RefusalClass};
+use crate::refusal::classify;
 use crate::schema::{conformance, Conformance};
 use crate::scope::{finish, TurnResult};
 use crate::text::quote_window;
@@ -15,8 +15,8 @@ use crate::text::quote_window;
 /// What to check in each response.
 #[derive(Debug, Clone)]
 pub(crate) enum ResponseCheck {
-    /// The refusal detector ([`crate::refusal`]).
-    Refusal,
+    /// The refusal detector ([`crate::refusal`]), in one form.
+    Refusal(RefusalKind),
     /// The trimmed response parses as JSON (strict: no fence stripping).
     JsonValid,
     /// …and validates against the schema.
@@ -58,24 +58,27 @@ impl ResponsePredicate {
             note,
         };
         match &self.check {
-            ResponseCheck::Refusal => {
+            ResponseCheck::Refusal(kind) => {
                 let j = classify(text);
-                let outcome = match j.class {
-                    RefusalClass::Refusal => Outcome::Detected,
-                    RefusalClass::Compliance => Outcome::NotDetected,
-                    RefusalClass::Unsure => Outcome::Undetermined,
+                let outcome = j.outcome(*kind);
+                // Only a phrase that really occurs in the response is
+                // evidence: the refusal cue, and for a full refusal that
+                // is not one, what was delivered beside it.
+                let delivery = match (kind, outcome) {
+                    (RefusalKind::Full, Outcome::NotDetected | Outcome::Undetermined) => {
+                        j.delivery_cue.as_deref()
+                    }
+                    _ => None,
                 };
-                // Only a cue that really occurs in the response is evidence.
-                let evidence = j
-                    .cue
-                    .as_deref()
-                    .and_then(|cue| text.find(cue).map(|s| (s, s + cue.len())))
+                let evidence = [j.cue.as_deref(), delivery]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|q| text.find(q).map(|s| (s, s + q.len())))
                     .map(|(s, e)| Evidence::Quote {
                         turn,
                         source: "response".into(),
                         text: quote_window(text, s, e),
                     })
-                    .into_iter()
                     .collect();
                 let note = (!j.rationale.is_empty()).then(|| one_line(&j.rationale, 200));
                 result(outcome, evidence, note)

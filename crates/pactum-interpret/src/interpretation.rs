@@ -14,7 +14,7 @@ pub const BUILTIN_MODEL: &str = "builtin";
 /// The version of the built-in interpreter's rules. It is part of the
 /// cache key: changing a rule (a framing, a word list, a confidence) must
 /// change it, so no cached interpretation outlives its rules.
-pub const BUILTIN_INTERPRETER_VERSION: &str = "pactum-builtin-interpreter/1";
+pub const BUILTIN_INTERPRETER_VERSION: &str = "pactum-builtin-interpreter/2";
 
 /// Who produced an interpretation. Stamped by pactum, never taken from a
 /// model's answer.

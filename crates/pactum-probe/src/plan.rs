@@ -227,8 +227,8 @@ fn leaf(p: &Predicate, want: Want, t: &Trace) -> Planned {
                         .get(n - 1)
                         .and_then(|x| x.response.as_deref())
                         .is_some_and(|s| {
-                            pactum_eval::refusal::classify(s).class
-                                != pactum_eval::refusal::RefusalClass::Compliance
+                            pactum_eval::refusal::classify(s).outcome(r.kind)
+                                != pactum_core::outcome::Outcome::NotDetected
                         })
                 })
                 .collect();

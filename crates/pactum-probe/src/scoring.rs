@@ -144,6 +144,8 @@ pub fn evaluator_configuration_digest(judge: Option<&str>) -> String {
             "version": env!("CARGO_PKG_VERSION"),
             "refuse_at": t.refuse_at,
             "comply_at": t.comply_at,
+            "quiet_words": t.quiet_words,
+            "loud_words": t.loud_words,
         },
         "judge": judge.unwrap_or("none"),
     }))

@@ -1,8 +1,8 @@
 //! Property tests: random predicate trees over random small traces.
 
 use pactum_core::contract::{
-    CallStatus, CountRange, EchoPolicy, FieldMatch, ResponseScope, SideEffectSpec, TextMatch,
-    TextSource, ToolCallMatch, ToolCalledSpec, TurnScope, ValueMatch,
+    CallStatus, CountRange, EchoPolicy, FieldMatch, RefusalKind, RefusalSpec, ResponseScope,
+    SideEffectSpec, TextMatch, TextSource, ToolCallMatch, ToolCalledSpec, TurnScope, ValueMatch,
 };
 use pactum_core::outcome::{Evaluation, Outcome};
 use pactum_core::trace::{Message, ObservabilityLevel, Role, SideEffect, ToolCall, Turn};
@@ -133,6 +133,8 @@ fn arb_leaf() -> impl Strategy<Value = Predicate> {
             })
         }),
         arb_scope().prop_map(|turns| Predicate::JsonValid(ResponseScope { turns })),
+        (prop::sample::select(RefusalKind::ALL.to_vec()), arb_scope())
+            .prop_map(|(kind, turns)| Predicate::Refusal(RefusalSpec { kind, turns })),
         arb_count().prop_map(|c| Predicate::TurnCount(c.unwrap_or_default())),
         prop::sample::select(vec!["banking", "slack"]).prop_map(|s| Predicate::Field(FieldMatch {
             pointer: "/suite".into(),
