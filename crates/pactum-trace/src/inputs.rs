@@ -5,13 +5,15 @@
 //! apart).
 //!
 //! Memory stays flat on big files: an id is kept as a 16-byte digest, and a
-//! file by its identity (device and inode; elsewhere its canonical path).
+//! file by its identity ([`pactum_fs::FileId`], the one answer to "is this
+//! the same file", shared with the reports' output checks).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use pactum_core::text::one_line;
 use pactum_core::trace::Trace;
+use pactum_fs::FileId;
 use sha2::{Digest, Sha256};
 
 /// Characters of a trace id shown in a warning.
@@ -26,37 +28,13 @@ pub struct InputWarning {
     pub message: String,
 }
 
-/// Which file a path names, whatever its spelling.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum FileKey {
-    /// Device and inode: hard links and symlinks are one file.
-    #[cfg(unix)]
-    Inode(u64, u64),
-    /// The canonical path (symlinks resolved, `./a` and `a` alike).
-    #[cfg(not(unix))]
-    Canonical(std::path::PathBuf),
-}
-
-fn file_key(path: &Path) -> Option<FileKey> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path).ok()?;
-        Some(FileKey::Inode(m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        std::fs::canonicalize(path).ok().map(FileKey::Canonical)
-    }
-}
-
 /// Notes on a run's inputs (see the module docs). Feed it every file
 /// before reading it ([`InputNotes::file`]) and every trace read
 /// ([`InputNotes::trace`]); then take its [`InputNotes::warnings`].
 #[derive(Debug, Default)]
 pub struct InputNotes {
     /// Each file read, by identity, with the spelling it was first given.
-    files: HashMap<FileKey, String>,
+    files: HashMap<FileId, String>,
     /// `(earlier spelling, later spelling)` of each file given again.
     repeated_files: Vec<(String, String)>,
     /// The current file was given before: its ids are not counted again.
@@ -85,7 +63,7 @@ impl InputNotes {
     /// say why).
     pub fn file(&mut self, path: &Path) -> Option<String> {
         let shown = path.display().to_string();
-        let Some(key) = file_key(path) else {
+        let Some(key) = FileId::of(path).ok().filter(FileId::exists) else {
             self.in_repeat = false;
             return None;
         };
