@@ -714,10 +714,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         }
     }
 
-    warnings.extend(notes.warnings().into_iter().map(|w| Warning {
-        code: w.code.into(),
-        message: w.message,
-    }));
+    warnings.extend(input_warnings(&notes));
     for (level, channel, traces) in tally.silent_channels() {
         warnings.push(Warning {
             code: "silent-channel".into(),
@@ -816,6 +813,19 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
 /// untrusted text (SPEC §4), so escapes and controls are stripped.
 pub(crate) fn shown_path(path: &Path) -> String {
     pactum_core::text::strip_terminal_escapes(&path.display().to_string())
+}
+
+/// The notes on a run's inputs as report warnings (`docs/traces.md`,
+/// "Warnings"), for `grade` and `strength` alike.
+pub(crate) fn input_warnings(notes: &pactum_trace::InputNotes) -> Vec<Warning> {
+    notes
+        .warnings()
+        .into_iter()
+        .map(|w| Warning {
+            code: w.code.into(),
+            message: w.message,
+        })
+        .collect()
 }
 
 /// Why `path` cannot be read as a trace file, or `None` when it can. A

@@ -35,8 +35,9 @@ pub struct InputWarning {
 pub struct InputNotes {
     /// Each file read, by identity, with the spelling it was first given.
     files: HashMap<FileId, String>,
-    /// `(earlier spelling, later spelling)` of each file given again.
-    repeated_files: Vec<(String, String)>,
+    /// `(earlier spelling, later spelling, read again)` of each file
+    /// given again.
+    repeated_files: Vec<(String, String, bool)>,
     /// The current file was given before: its ids are not counted again.
     in_repeat: bool,
     /// Digests of the ids seen.
@@ -58,10 +59,22 @@ fn place(trace: &Trace) -> String {
 impl InputNotes {
     /// Notes a file about to be read. Returns the spelling it was first
     /// given under when it is the same file as an earlier one (compared as
-    /// files, not spellings: symlinks, hard links, `./a` and `a`). A path
-    /// that cannot be examined is not compared (reading it will fail and
-    /// say why).
+    /// files, not spellings, by [`FileId`]: symlinks, hard links, `./a` and
+    /// `a`); it is then read again, and the warning says its traces are
+    /// graded twice. A path that cannot be examined is not compared
+    /// (reading it will fail and say why).
     pub fn file(&mut self, path: &Path) -> Option<String> {
+        self.note_file(path, true)
+    }
+
+    /// As [`InputNotes::file`], for a command that reads each file once
+    /// (`pactum strength`: a clean trace is one baseline): `false` when the
+    /// file was given before, and must be skipped; the warning says so.
+    pub fn file_once(&mut self, path: &Path) -> bool {
+        self.note_file(path, false).is_none()
+    }
+
+    fn note_file(&mut self, path: &Path, read_again: bool) -> Option<String> {
         let shown = path.display().to_string();
         let Some(key) = FileId::of(path).ok().filter(FileId::exists) else {
             self.in_repeat = false;
@@ -70,7 +83,7 @@ impl InputNotes {
         match self.files.get(&key) {
             Some(first) => {
                 let first = first.clone();
-                self.repeated_files.push((first.clone(), shown));
+                self.repeated_files.push((first.clone(), shown, read_again));
                 self.in_repeat = true;
                 Some(first)
             }
@@ -106,12 +119,15 @@ impl InputNotes {
     /// ids.
     pub fn warnings(&self) -> Vec<InputWarning> {
         let mut out = Vec::new();
-        for (first, again) in &self.repeated_files {
+        for (first, again, read_again) in &self.repeated_files {
+            let what = if *read_again {
+                "its traces are graded twice"
+            } else {
+                "it is read once"
+            };
             out.push(InputWarning {
                 code: "repeated-input",
-                message: format!(
-                    "{again} is the same file as {first}: its traces are graded twice"
-                ),
+                message: format!("{again} is the same file as {first}: {what}"),
             });
         }
         if let Some(at) = &self.first_empty {
@@ -219,8 +235,46 @@ mod tests {
         }
         // A missing path is not compared.
         assert_eq!(n.file(&dir.path().join("missing")), None);
+        assert_eq!(n.file(&dir.path().join("missing")), None);
         let w = n.warnings();
         assert!(w.iter().all(|w| w.code == "repeated-input"), "{w:?}");
-        assert!(w[0].message.contains("is the same file as"), "{w:?}");
+        assert_eq!(
+            w[0].message,
+            format!(
+                "{} is the same file as {}: its traces are graded twice",
+                dotted.display(),
+                a.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_file_read_once_is_skipped_the_second_time_and_said_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.jsonl");
+        std::fs::write(&a, "{}").unwrap();
+        let dotted = dir.path().join(".").join("a.jsonl");
+        let mut n = InputNotes::default();
+        assert!(n.file_once(&a));
+        n.trace(&trace("t1", 1));
+        assert!(!n.file_once(&dotted));
+        // A file given a third time, now to be read again, is noted too.
+        assert!(n.file(&a).is_some());
+        let w = n.warnings();
+        assert_eq!(
+            w.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
+            [
+                format!(
+                    "{} is the same file as {}: it is read once",
+                    dotted.display(),
+                    a.display()
+                ),
+                format!(
+                    "{} is the same file as {}: its traces are graded twice",
+                    a.display(),
+                    a.display()
+                ),
+            ]
+        );
     }
 }
