@@ -102,7 +102,8 @@ pub struct Output {
 
 impl Output {
     /// A report file asked for by `flag` (e.g. `--json`). `-` (standard
-    /// output) is never a file and is not checked.
+    /// output) is never a file: it is only checked against another output
+    /// to standard output.
     pub fn file(flag: impl Into<String>, path: impl Into<PathBuf>) -> Output {
         Output {
             flag: flag.into(),
@@ -134,7 +135,7 @@ impl Output {
 /// * A folder output is refused when a protected path lies inside it, at
 ///   any depth (the store's own folder among them).
 /// * Two outputs are refused when they are the same file, or one file lies
-///   inside a folder output.
+///   inside a folder output, or both are standard output (`-`).
 ///
 /// Paths are compared as the files they touch ([`pactum_fs::FileId::of`]):
 /// both are resolved (symbolic links followed, `.` and `..` applied, a path that does not
@@ -144,7 +145,8 @@ impl Output {
 ///
 /// # Errors
 /// [`ReportError::OutputIsInput`], [`ReportError::OutputIsStore`],
-/// [`ReportError::OutputFolderHolds`], [`ReportError::OutputsOverlap`], or
+/// [`ReportError::OutputFolderHolds`], [`ReportError::OutputsOverlap`],
+/// [`ReportError::BothToStdout`], or
 /// [`ReportError::Unresolved`] when a path cannot be resolved at all (a
 /// loop of symbolic links).
 pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), ReportError> {
@@ -153,6 +155,13 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
         path: o.path.clone(),
         source,
     };
+    let mut to_stdout = outputs.iter().filter(|o| o.is_stdout());
+    if let (Some(first), Some(second)) = (to_stdout.next(), to_stdout.next()) {
+        return Err(ReportError::BothToStdout {
+            first: first.flag.clone(),
+            second: second.flag.clone(),
+        });
+    }
     let mut checked: Vec<(&Output, FileId)> = Vec::new();
     for o in outputs.iter().filter(|o| !o.is_stdout()) {
         let ro = FileId::of(&o.path).map_err(|e| unresolved(o, e))?;
@@ -539,6 +548,20 @@ mod tests {
         let ok = |o: Vec<Output>| check_outputs(&o, &protected);
         assert!(ok(vec![Output::file("--json", root.join("r.json"))]).is_ok());
         assert!(ok(vec![Output::file("--json", "-")]).is_ok());
+        assert!(ok(vec![Output::file("--junit", "-")]).is_ok());
+        assert!(ok(vec![
+            Output::file("--json", "-"),
+            Output::file("--junit", root.join("r.xml"))
+        ])
+        .is_ok());
+        let both = ok(vec![
+            Output::file("--json", "-"),
+            Output::file("--junit", "-"),
+        ]);
+        assert_eq!(
+            both.expect_err("refused").to_string(),
+            "--json and --junit both write to standard output (`-`); one report can go there, give the other a file: nothing was written"
+        );
         let refused = [
             Output::file("--json", root.join("t.jsonl")),
             Output::file("--json", root.join("store/../t.jsonl")),
