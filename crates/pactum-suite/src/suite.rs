@@ -36,7 +36,7 @@ mod names;
 mod raw;
 mod template;
 
-pub use load::{env_vars_needed, load_suite, parse_suite, url_credentials};
+pub use load::{env_vars_needed, literal_secrets, load_suite, parse_suite, url_credentials};
 pub use template::{
     http_context, misread_env_pass, passed_env_var, reads, render_template, render_template_with,
     render_value, render_value_with, Reads, RenderError, TemplateContext, TurnContext, ENV_ROOT,
