@@ -348,11 +348,9 @@ tests:
     let warnings = rescored["warnings"].as_array().expect("warnings");
     assert!(
         warnings.iter().any(|w| w["code"] == "outdated-contract"
-            && w["message"]
-                .as_str()
-                .is_some_and(|m| m.starts_with(&format!(
-                    "run {run_id}, test `powder`: clauses `declines`"
-                )))),
+            && w["message"].as_str().is_some_and(
+                |m| m.starts_with(&format!("run {run_id}, test `powder`: clauses `declines`"))
+            )),
         "{warnings:#?}"
     );
     assert_eq!(count(&server, ""), sent, "rescore sent requests");
