@@ -1,5 +1,5 @@
-//! `pactum strength`, `pactum aggregate` and `pactum compare` (SPEC §3.8,
-//! issue #5): wiring of `pactum-probe` (probes, trials) and
+//! `pactum strength`, `pactum aggregate` and `pactum compare` (SPEC §3.8;
+//! `docs/strength.md`): wiring of `pactum-probe` (probes, trials) and
 //! `pactum_core::strength` (scoring, aggregation, dominance). The rules
 //! live there; this module reads files, writes artifacts and prints.
 

@@ -1,6 +1,6 @@
 //! # pactum-runner
 //!
-//! Orchestration of a live run (issue #3): every test of a suite × its
+//! Orchestration of a live run: every test of a suite × its
 //! trials against its target, with bounded concurrency, the judge, the
 //! answer cache and the store. Each finished trial is committed to the
 //! store at once, so a run that is interrupted (Ctrl-C, a crash, a killed

@@ -1,4 +1,4 @@
-//! Integration tests of suite files (issue #3 §1, issue #4 §1): rendered
+//! Integration tests of suite files (`docs/suites.md`): rendered
 //! diagnostics of each rule pinned with insta, many mistakes reported in
 //! one call, the full format read into the expected model, the digest's
 //! stability and sensitivity, the schema and the model proved to agree, and

@@ -1,6 +1,6 @@
 //! # pactum-target
 //!
-//! Live targets (SPEC §2, issue #3 §2): each answers one turn of a
+//! Live targets (SPEC §2, `docs/targets.md`): each answers one turn of a
 //! conversation with a [`Reply`], which the runner records as a
 //! [`pactum_core::trace::Turn`] of the trace.
 //!
@@ -274,7 +274,7 @@ impl Target {
     }
 
     /// Everything about the target that can change an answer, as JSON, for
-    /// the runner to hash into cache keys (issue #3 §5): the kind and
+    /// the runner to hash into cache keys (`docs/targets.md`): the kind and
     /// [`IDENTITY_VERSION`], and per kind: openai base URL (no credentials,
     /// no query), model, parameters, tools, system prompt; http method, URL
     /// template, header names and the templates of headers that do not
