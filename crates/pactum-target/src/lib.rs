@@ -72,8 +72,9 @@ pub const IDENTITY_VERSION: u32 = 4;
 #[derive(Debug, Clone, Default)]
 pub struct RunSecrets {
     /// Every secret of the run (each target's key and `env` values, the
-    /// judge's, the interpreter's and the simulated user's keys, the
-    /// credentials written in its URLs): each target redacts them all from
+    /// judge's, the interpreter's and the simulated user's keys, every
+    /// secret written in the suite: URL credentials, literal secret headers
+    /// and exec `env` values): each target redacts them all from
     /// its answers and errors, not only its own.
     pub redactor: Redactor,
     /// The environment variables pactum reads keys from (every
