@@ -3,7 +3,9 @@
 //! Keys of three shapes (an `sk-…` key, a 64-character hex token, a token
 //! holding `/`, `+` and `=`), fresh for every test run, are set in the
 //! environment for `api_key_env` and `{{ env.NAME }}`, and credentials are
-//! written in a target's `base_url` (userinfo and `api_key=` query). Real
+//! written in a target's `base_url` (userinfo and `api_key=` query); in a
+//! test of their own, secrets are written in the suite as literal header
+//! and exec `env` values, which pactum redacts like keys. Real
 //! local servers then echo them back in every shape a target, an agent or a
 //! judge can: response text, a tool call's name, id, argument key and
 //! value and result, content split in parts, JSON `\u`-escaped,
