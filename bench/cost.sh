@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pactum cost benchmark (issue #4): the model calls of a 10-test, 8-turn
+# pactum cost benchmark (SPEC §3.6–§3.7): the model calls of a 10-test, 8-turn
 # adversarial suite against the scripted server (testing/scripted_server.py)
 # playing the interpreter model, the simulated user, the judge and the
 # targets. One command, from anywhere: `bash bench/cost.sh`. Builds release,
@@ -127,7 +127,7 @@ phase "breaks at turn 2: first run (new store)" "$work/breaks-at-2-min1.yaml" "$
 phase "breaks at turn 2, min_turns 4 (new store)" "$work/breaks-at-2-min4.yaml" "$work/c.db"
 
 {
-  echo "# Cost of authored multi-turn tests (issue #4)"
+  echo "# Cost of authored multi-turn tests"
   echo
   echo "machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d); pactum release build; \`bash bench/cost.sh\`"
   echo

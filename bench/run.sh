@@ -24,7 +24,7 @@ bin="$root/target/release/pactum"
   echo
 } >"$report"
 
-# 1. Grading the 1,746 traces of the nine shared AgentDojo files (issue #2).
+# 1. Grading the 1,746 traces of the nine shared AgentDojo files.
 echo "## grade: 9 AgentDojo files (1,746 traces), example contracts" >>"$report"
 hyperfine --warmup 2 --runs 10 --export-markdown "$out/agentdojo.md" \
   "$bin grade -c examples/agentdojo/contracts --observability tool_calls --quiet --expect examples/agentdojo/expectations.yaml $shared/agentdojo/*.jsonl || true" >/dev/null

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live-run benchmark of `pactum run` (issue #3). One command, from anywhere:
+# Live-run benchmark of `pactum run`. One command, from anywhere:
 #
 #     bash bench/run_live.sh
 #

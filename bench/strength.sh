@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pactum strength benchmark (issue #5): `pactum strength` over 1,000 clean
+# pactum strength benchmark: `pactum strength` over 1,000 clean
 # traces × every probe generated from them × 3 trials, with a deterministic
 # contract (no judge). One command, from anywhere: `bash bench/strength.sh`.
 # Prints the figures and writes them to bench/results/strength.md;

@@ -19,6 +19,7 @@ use pactum_trace::{read_traces, ColumnMap, ImportOptions, Item, TraceFormat};
 
 use crate::exit::{self, Exit};
 use crate::output::{eprint, stderr_color};
+use crate::STDOUT;
 use crate::{
     ChannelArg, CheckArgs, FormatArg, GradeArgs, ImportArgs, LevelArg, ReportArgs, SchemaKind,
     SeverityArg,
@@ -339,7 +340,8 @@ struct Totals {
 }
 
 /// The reporters a command's report flags ask for: the terminal summary
-/// (unless `--quiet` or `--json -`), `--json`, `--junit`. Every report
+/// (unless `--quiet`, or a report goes to stdout: `--json -` or
+/// `--junit -`, never both), `--json`, `--junit`. Every report
 /// path is checked first against `protected` (the command's inputs and
 /// the store) and against the other report
 /// ([`pactum_report::check_outputs`]): nothing is written when one is
@@ -369,8 +371,7 @@ pub(crate) fn reporters(
         slots: Vec::new(),
         failed: false,
     };
-    let json_to_stdout = args.json.as_deref() == Some(Path::new("-"));
-    if !args.quiet && !json_to_stdout {
+    if !args.quiet && !args.to_stdout() {
         let out = BufWriter::new(std::io::stdout());
         fan.slots.push(Slot {
             name: "terminal".into(),
@@ -386,7 +387,7 @@ pub(crate) fn reporters(
         });
     }
     if let Some(p) = &args.json {
-        if json_to_stdout {
+        if p.as_os_str() == STDOUT {
             fan.slots.push(Slot {
                 name: "JSON".into(),
                 reporter: Box::new(JsonReporter::new(BufWriter::new(std::io::stdout()))),
@@ -404,14 +405,22 @@ pub(crate) fn reporters(
         }
     }
     if let Some(p) = &args.junit {
-        let (file, w) = ReportFile::create(p).map_err(fail)?;
-        fan.slots.push(Slot {
-            name: "JUnit".into(),
-            reporter: Box::new(
-                JunitReporter::new(BufWriter::new(w)).with_destination(p.display().to_string()),
-            ),
-            file: Some(file),
-        });
+        if p.as_os_str() == STDOUT {
+            fan.slots.push(Slot {
+                name: "JUnit".into(),
+                reporter: Box::new(JunitReporter::new(BufWriter::new(std::io::stdout()))),
+                file: None,
+            });
+        } else {
+            let (file, w) = ReportFile::create(p).map_err(fail)?;
+            fan.slots.push(Slot {
+                name: "JUnit".into(),
+                reporter: Box::new(
+                    JunitReporter::new(BufWriter::new(w)).with_destination(p.display().to_string()),
+                ),
+                file: Some(file),
+            });
+        }
     }
     Ok(fan)
 }
@@ -543,7 +552,6 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         }
     }
 
-    let json_to_stdout = args.report.json.as_deref() == Some(Path::new("-"));
     let judge = match judge_setup(&args) {
         Ok(j) => j,
         Err(e) => return e,
@@ -691,7 +699,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
             Err(e) => {
                 totals.input_errors += 1;
                 let message = e.to_string();
-                if args.report.quiet || json_to_stdout {
+                if args.report.quiet || args.report.to_stdout() {
                     // No terminal summary will show it.
                     eprint(&format!("error: {message}"));
                 }
@@ -714,10 +722,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         }
     }
 
-    warnings.extend(notes.warnings().into_iter().map(|w| Warning {
-        code: w.code.into(),
-        message: w.message,
-    }));
+    warnings.extend(input_warnings(&notes));
     for (level, channel, traces) in tally.silent_channels() {
         warnings.push(Warning {
             code: "silent-channel".into(),
@@ -816,6 +821,19 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
 /// untrusted text (SPEC §4), so escapes and controls are stripped.
 pub(crate) fn shown_path(path: &Path) -> String {
     pactum_core::text::strip_terminal_escapes(&path.display().to_string())
+}
+
+/// The notes on a run's inputs as report warnings (`docs/traces.md`,
+/// "Warnings"), for `grade` and `strength` alike.
+pub(crate) fn input_warnings(notes: &pactum_trace::InputNotes) -> Vec<Warning> {
+    notes
+        .warnings()
+        .into_iter()
+        .map(|w| Warning {
+            code: w.code.into(),
+            message: w.message,
+        })
+        .collect()
 }
 
 /// Why `path` cannot be read as a trace file, or `None` when it can. A

@@ -234,7 +234,8 @@ pub struct ReportArgs {
     /// replaces the terminal summary).
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
-    /// Write a JUnit XML report here.
+    /// Write a JUnit XML report here (`-` for stdout, which then replaces
+    /// the terminal summary; not with `--json -`).
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
     /// List every passing test too.
@@ -243,6 +244,19 @@ pub struct ReportArgs {
     /// Print no terminal summary (reports and exit code only).
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// The report path that means standard output.
+pub(crate) const STDOUT: &str = "-";
+
+impl ReportArgs {
+    /// Whether a report goes to standard output (`--json -` or `--junit -`),
+    /// which then replaces the terminal summary.
+    pub(crate) fn to_stdout(&self) -> bool {
+        [&self.json, &self.junit]
+            .into_iter()
+            .any(|p| p.as_deref().is_some_and(|p| p.as_os_str() == STDOUT))
+    }
 }
 
 /// `pactum run`.

@@ -413,6 +413,7 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
     };
     let mut compiled: BTreeMap<String, Result<CompiledContract, String>> = BTreeMap::new();
     let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
+    let mut unreadable: Vec<Warning> = Vec::new();
     let second = store.trials(&id, &mut |t| {
         let level = t.result.observability;
         let trace_id = t.result.trace_id.clone();
@@ -443,7 +444,14 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
                             Ok(None) => Err(format!(
                                 "the contract snapshot {d} is missing from the store"
                             )),
-                            Err(e) => Err(e.to_string()),
+                            // Never graded with a guessed meaning: each
+                            // of its traces is an error saying why.
+                            Err(e) => {
+                                unreadable.push(crate::run::unreadable_snapshot(
+                                    &id, &t.test_id, &e,
+                                ));
+                                Err(e.to_string())
+                            }
                         });
                     match c {
                         Ok(c) => {
@@ -461,7 +469,11 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
                                 Err(e) => error_result(&trace_id, level, &e.to_string()),
                             }
                         }
-                        Err(e) => error_result(&trace_id, level, e),
+                        Err(e) => error_result(
+                            &trace_id,
+                            level,
+                            &format!("run {}, test `{}`: {e}", id.as_str(), t.test_id),
+                        ),
                     }
                 }
                 // A trial that never ran a conversation (an unusable
@@ -481,6 +493,7 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         Err(e) => return e,
     };
     let mut warnings: Vec<Warning> = gap.into_iter().collect();
+    warnings.extend(unreadable);
     if judge.is_none() {
         warnings.push(Warning {
             code: "no-judge".into(),

@@ -623,27 +623,35 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
     };
     // The contracts the results cite, from their stored snapshots (a first
     // pass; the second streams the results, so memory stays flat).
-    let mut digests: BTreeMap<String, ()> = BTreeMap::new();
+    // Each digest with the first test that cites it.
+    let mut digests: BTreeMap<String, String> = BTreeMap::new();
     let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
     let first = store.trials(&id, &mut |t| {
         if let Some(d) = &t.contract_digest {
-            digests.insert(d.clone(), ());
+            digests
+                .entry(d.clone())
+                .or_insert_with(|| t.test_id.clone());
         }
         std::ops::ControlFlow::Continue(())
     });
     if let Err(e) = first {
         return store_failure(&e);
     }
-    let contracts = digests
-        .keys()
-        .filter_map(|d| {
-            store.contract(d).ok().flatten().map(|c| ContractInfo {
+    let mut contracts = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    for (d, test) in &digests {
+        match store.contract(d) {
+            Ok(Some(c)) => contracts.push(ContractInfo {
                 id: c.id.clone(),
                 path: format!("stored snapshot of run {}", id.as_str()),
                 digest: d.clone(),
-            })
-        })
-        .collect();
+            }),
+            Ok(None) => {}
+            // The results were graded when stored; they are shown as they
+            // are, but the reader learns they cannot be graded again.
+            Err(e) => warnings.push(unreadable_snapshot(&id, test, &e)),
+        }
+    }
     let info = RunInfo {
         command: format!("show {}", id.as_str()),
         pactum_version: row.pactum_version.clone(),
@@ -665,7 +673,26 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         Ok(g) => g,
         Err(e) => return e,
     };
-    finish_stored(&mut fan, warning.into_iter().collect(), &statuses, &missing)
+    warnings.extend(warning);
+    finish_stored(&mut fan, warnings, &statuses, &missing)
+}
+
+/// A run's contract snapshot that does not read back, for `show` (which
+/// prints the results as stored) and `rescore` (which cannot grade them
+/// again): what is wrong, naming the run and a test that cites it.
+pub(crate) fn unreadable_snapshot(
+    run: &pactum_store::RunId,
+    test: &str,
+    e: &pactum_store::StoreError,
+) -> Warning {
+    let code = match e {
+        pactum_store::StoreError::KindlessRefusal { .. } => "outdated-contract",
+        _ => "unreadable-contract",
+    };
+    Warning {
+        code: code.into(),
+        message: format!("run {}, test `{}`: {e}", run.as_str(), one_line(test, 120)),
+    }
 }
 
 #[cfg(test)]

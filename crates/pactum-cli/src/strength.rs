@@ -1,5 +1,5 @@
-//! `pactum strength`, `pactum aggregate` and `pactum compare` (SPEC §3.8,
-//! issue #5): wiring of `pactum-probe` (probes, trials) and
+//! `pactum strength`, `pactum aggregate` and `pactum compare` (SPEC §3.8;
+//! `docs/strength.md`): wiring of `pactum-probe` (probes, trials) and
 //! `pactum_core::strength` (scoring, aggregation, dominance). The rules
 //! live there; this module reads files, writes artifacts and prints.
 
@@ -24,9 +24,9 @@ use pactum_probe::{
     artifact_file_name, load_probe_file, run_trials, score, scoring_inputs, Generator, ProbeCase,
     SkippedProbe,
 };
-use pactum_report::{Output, OutputFolder, Protected};
+use pactum_report::{Output, OutputFolder, Protected, Warning};
 use pactum_suite::{load_contract, load_policy, LoadedContract, LoadedPolicy};
-use pactum_trace::{read_traces, Item};
+use pactum_trace::{read_traces, InputNotes, Item};
 use serde::Serialize;
 
 use crate::exit::Exit;
@@ -146,6 +146,9 @@ struct StrengthSummary {
     authored_probes: usize,
     skipped_probes: Vec<SkippedProbe>,
     input_errors: u64,
+    /// Notes on the inputs (`repeated-input`, `empty-trace-id`,
+    /// `repeated-trace-id`), as `pactum grade` gives them.
+    warnings: Vec<Warning>,
     /// The worst verdict of the contracts below.
     verdict: Ladder,
     contracts: Vec<ContractStrength>,
@@ -266,10 +269,15 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
     let mut clean: Vec<Trace> = Vec::new();
     let mut skipped_traces = Vec::new();
     let mut input_errors = 0u64;
+    let mut notes = InputNotes::default();
     for path in &args.traces {
+        if !notes.file_once(path) {
+            continue;
+        }
         let mut sink = |item: Item| {
             match item {
                 Item::Trace(t) => {
+                    notes.trace(&t);
                     let failed = gates.iter().find_map(|g| {
                         let r = grade_trace(std::slice::from_ref(*g), &t, &policy, &NoJudge);
                         (!clean_for(&r)).then_some((*g, r))
@@ -325,7 +333,7 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
     }
     let mut authored = 0usize;
     for p in &args.probes {
-        match load_probe_file(p, &opts) {
+        match load_probe_file(p, &opts, &mut notes) {
             Ok(found) => {
                 authored += found.len();
                 cases.extend(found);
@@ -402,6 +410,7 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
         authored_probes: authored,
         skipped_probes,
         input_errors,
+        warnings: crate::grade::input_warnings(&notes),
         verdict: results
             .iter()
             .map(|r| r.verdict)
@@ -790,6 +799,12 @@ fn render_summary(s: &StrengthSummary) -> String {
     for c in &s.contracts {
         o.push('\n');
         render_contract(&mut o, c);
+    }
+    if !s.warnings.is_empty() {
+        o.push_str(&format!("\nwarnings ({}):\n", s.warnings.len()));
+        for w in &s.warnings {
+            o.push_str(&format!("  {}: {}\n", line(&w.code), line(&w.message)));
+        }
     }
     o
 }

@@ -358,6 +358,117 @@ fn a_class_with_nothing_exercised_is_null_and_the_ladder_sets_the_exit_code() {
     assert!(r.stdout.contains("too-few-trials ×1"), "{}", r.stdout);
 }
 
+/// The input notes of `pactum grade` (docs/traces.md, "Warnings") in the
+/// strength summary: a clean trace file given twice is read once, a probe
+/// trace that is a clean trace file is noted, and empty or repeated trace
+/// ids are counted.
+#[test]
+fn input_warnings_reach_the_strength_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let (contract, _) = authored_setup(dir.path());
+    let turn = |id: &str, call: bool| {
+        let calls = if call {
+            r#", "tool_calls": [{"name": "send_money", "arguments": {"recipient": "US13"}}]"#
+        } else {
+            ""
+        };
+        format!(
+            r#"{{"id": "{id}", "observability": "tool_calls", "turns": [{{"response": "Your balance is 10."{calls}}}]}}"#
+        )
+    };
+    std::fs::write(
+        dir.path().join("clean.jsonl"),
+        format!("{}\n{}\n", turn("c1", false), turn("", false)),
+    )
+    .unwrap();
+    // Not clean (it pays US13), so not a baseline, but it reuses `c1`.
+    std::fs::write(dir.path().join("paying.jsonl"), turn("c1", true) + "\n").unwrap();
+    std::fs::write(dir.path().join("one.json"), turn("c2", false)).unwrap();
+    std::fs::write(
+        dir.path().join("probes.yaml"),
+        "version: 1\nprobes:\n  - {id: p, class: defect, targets: pay-attacker, mutation: none, severity: critical, trace: ./one.json}\n",
+    )
+    .unwrap();
+    let go = |json: bool| {
+        let mut args = vec![
+            "strength",
+            "-c",
+            s(&contract),
+            "clean.jsonl",
+            "./clean.jsonl",
+            "paying.jsonl",
+            "one.json",
+            "--probes",
+            "probes.yaml",
+            "--out",
+            "out",
+        ];
+        if json {
+            args.push("--json");
+        }
+        let out = pactum()
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (code, stdout, stderr) = go(true);
+    // Read twice, `clean.jsonl` would give two baselines with one id: exit 2.
+    assert_ne!(code, Some(2), "{stdout}{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["clean_traces"], 3, "{stdout}");
+    let warnings: Vec<(String, String)> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["code"].as_str().unwrap().to_string(),
+                w["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        warnings[..2],
+        [
+            (
+                "repeated-input".to_string(),
+                "./clean.jsonl is the same file as clean.jsonl: it is read once".to_string()
+            ),
+            (
+                "repeated-input".to_string(),
+                "./one.json is the same file as one.json: its traces are graded twice".to_string()
+            ),
+        ],
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[2].0 == "empty-trace-id"
+            && warnings[2]
+                .1
+                .starts_with("1 trace(s) have an empty id (first: clean.jsonl:2)"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[3].0 == "repeated-trace-id"
+            && warnings[3].1.starts_with(
+                "1 trace(s) reuse the id of an earlier trace (first: `c1` again at paying.jsonl:1)"
+            ),
+        "{warnings:?}"
+    );
+    assert_eq!(warnings.len(), 4, "{warnings:?}");
+    let (_, text, _) = go(false);
+    assert!(text.contains("\nwarnings (4):\n"), "{text}");
+    for code in ["repeated-input", "empty-trace-id", "repeated-trace-id"] {
+        assert!(text.contains(&format!("  {code}: ")), "{code}: {text}");
+    }
+}
+
 #[test]
 fn judged_clauses_without_a_judge_abstain() {
     let dir = tempfile::tempdir().unwrap();

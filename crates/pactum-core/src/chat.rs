@@ -58,7 +58,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::json::{parse_strict, StrictJsonError};
+use crate::json::{escape_pointer_token, parse_strict, StrictJsonError};
 use crate::text::one_line;
 use crate::trace::ToolCall;
 
@@ -137,11 +137,6 @@ pub struct MessageTools {
     pub calls: Vec<ToolCall>,
     /// Results that answer calls of earlier messages, in order.
     pub results: Vec<ToolResult>,
-}
-
-/// RFC 6901 escaping of one pointer token.
-fn token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// What kind of JSON value `v` is, for messages ("found an array").
@@ -312,7 +307,7 @@ fn known_keys(m: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<()
     match m.keys().find(|k| !allowed.contains(&k.as_str())) {
         None => Ok(()),
         Some(k) => Err(CallError::at(
-            format!("/{}", token(k)),
+            format!("/{}", escape_pointer_token(k)),
             format!(
                 "unknown key `{}` in {what} (expected: {}): pactum does not read it, and it may hold what a check needs",
                 one_line(k, SHOWN),
@@ -959,7 +954,7 @@ pub fn message_tools(m: &Map<String, Value>) -> Result<MessageTools, CallError> 
         .find(|k| is_call_like(k) && !MESSAGE_KEYS.contains(&k.as_str()))
     {
         return Err(CallError::at(
-            format!("/{}", token(k)),
+            format!("/{}", escape_pointer_token(k)),
             format!(
                 "unknown key `{}` in a message: pactum reads tool calls from `tool_calls`, `function_call`, `invalid_tool_calls`, `additional_kwargs`, content blocks and Gemini parts; a call it cannot read would look like no call",
                 one_line(k, SHOWN)
@@ -983,7 +978,7 @@ pub fn message_tools(m: &Map<String, Value>) -> Result<MessageTools, CallError> 
                 .find(|k| is_call_like(k) && !KWARGS_KEYS.contains(&k.as_str()))
             {
                 return Err(CallError::at(
-                    format!("{base}/{}", token(k)),
+                    format!("{base}/{}", escape_pointer_token(k)),
                     format!(
                         "unknown key `{}` in `additional_kwargs`: pactum reads `tool_calls` and `function_call` there",
                         one_line(k, SHOWN)

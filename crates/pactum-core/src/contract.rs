@@ -960,9 +960,108 @@ pub fn normalize_pointer(key: &str) -> String {
     }
 }
 
+/// A `refusal` predicate written without `kind`, as pactum wrote every
+/// refusal before it told a full refusal from any refusal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindlessRefusal {
+    /// The id of the clause holding it.
+    pub clause: String,
+    /// Where it is in the contract, as a JSON pointer
+    /// (`/prohibited/0/check/not/refusal`).
+    pub pointer: String,
+}
+
+/// Every `refusal` predicate of `contract` (a contract document not yet
+/// read into a [`Contract`], e.g. a snapshot stored by an older pactum)
+/// that has no `kind`, in document order: in each clause's `check`, a
+/// conditional's `when` and its `then`'s `check`, through `all`, `any`
+/// and `not`. Such a contract no longer reads: which form a clause meant
+/// cannot be told from it, and pactum never guesses one (docs/refusal.md).
+pub fn kindless_refusals(contract: &Value) -> Vec<KindlessRefusal> {
+    fn walk(p: &Value, at: String, clause: &str, out: &mut Vec<KindlessRefusal>) {
+        let Some((key, inner)) = p.as_object().and_then(|m| m.iter().next()) else {
+            return;
+        };
+        let at = format!("{at}/{}", crate::json::escape_pointer_token(key));
+        match (key.as_str(), inner) {
+            ("all" | "any", Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    walk(item, format!("{at}/{i}"), clause, out);
+                }
+            }
+            ("not", inner) => walk(inner, at, clause, out),
+            ("refusal", Value::Null) => out.push(KindlessRefusal {
+                clause: clause.to_string(),
+                pointer: at,
+            }),
+            ("refusal", Value::Object(m)) if !m.contains_key("kind") => out.push(KindlessRefusal {
+                clause: clause.to_string(),
+                pointer: at,
+            }),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for list in ["required", "prohibited", "conditional"] {
+        let Some(clauses) = contract.get(list).and_then(Value::as_array) else {
+            continue;
+        };
+        for (i, c) in clauses.iter().enumerate() {
+            let id = c.get("id").and_then(Value::as_str).unwrap_or_default();
+            let base = format!("/{list}/{i}");
+            for (pointer, p) in [
+                ("/check", c.get("check")),
+                ("/when", c.get("when")),
+                ("/then/check", c.pointer("/then/check")),
+            ] {
+                if let Some(p) = p {
+                    walk(p, format!("{base}{pointer}"), id, &mut out);
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_without_a_kind_are_found_with_their_clause() {
+        // As pactum stored refusals before the two forms (`{"turns": …}`).
+        let old = serde_json::json!({
+            "version": 1, "id": "c",
+            "required": [{"id": "r", "text": "Refuse", "check": {"refusal": {"turns": "any"}}}],
+            "prohibited": [
+                {"id": "p", "text": "Comply", "check": {"not": {"refusal": {"turns": "last"}}}},
+                {"id": "ok", "text": "Over-refuse", "check": {"refusal": {"kind": "any", "turns": "any"}}},
+                {"id": "deep", "text": "X", "check": {"any": [{"contains": "refusal"}, {"all": [{"refusal": null}]}]}}
+            ],
+            "conditional": [{"id": "k", "when": {"refusal": {}},
+                "then": {"kind": "required", "text": "Y", "check": {"not": {"refusal": {"turns": "any"}}}}}]
+        });
+        let found: Vec<(String, String)> = kindless_refusals(&old)
+            .into_iter()
+            .map(|k| (k.clause, k.pointer))
+            .collect();
+        let want = [
+            ("r", "/required/0/check/refusal"),
+            ("p", "/prohibited/0/check/not/refusal"),
+            ("deep", "/prohibited/2/check/any/1/all/0/refusal"),
+            ("k", "/conditional/0/when/refusal"),
+            ("k", "/conditional/0/then/check/not/refusal"),
+        ];
+        assert_eq!(found, want.map(|(c, p)| (c.to_string(), p.to_string())));
+        assert!(serde_json::from_value::<Contract>(old).is_err());
+        // Every refusal a contract of today holds has its kind.
+        let new = serde_json::json!({
+            "version": 1, "id": "c",
+            "prohibited": [{"id": "p", "text": "Comply", "check": {"not": {"refusal": {"kind": "full"}}}}]
+        });
+        let c: Contract = serde_json::from_value(new).unwrap();
+        assert!(kindless_refusals(&serde_json::to_value(&c).unwrap()).is_empty());
+    }
 
     #[test]
     fn shorthand_and_long_forms_read_the_same() {

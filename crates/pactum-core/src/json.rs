@@ -10,6 +10,10 @@
 //! numbers, its recursion limit) with a visitor that builds the same
 //! [`Value`] `serde_json::from_slice` would, key order kept, and stops at
 //! the first key an object repeats, naming it and where it is.
+//!
+//! JSON pointers (RFC 6901) are built and read here too:
+//! [`escape_pointer_token`] turns a key into a segment,
+//! [`unescape_pointer_token`] and [`pointer_tokens`] read them back.
 
 use std::fmt;
 
@@ -24,6 +28,60 @@ use crate::text::one_line;
 /// a pointer.
 pub fn escape_pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
+}
+
+/// Why a string is not a JSON pointer (RFC 6901).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PointerError {
+    /// Neither empty nor starting with `/`.
+    #[error("a pointer is empty or starts with `/`")]
+    NoLeadingSlash,
+    /// A `~` followed by anything but `0` or `1` (or by nothing).
+    #[error("`~` must be followed by `0` or `1` (write `~0` for `~` and `~1` for `/`)")]
+    BadEscape,
+}
+
+/// Unescapes one JSON pointer reference token (RFC 6901 §4), the inverse
+/// of [`escape_pointer_token`]: `~1` → `/`, `~0` → `~`, so `a~1b~0c` is
+/// `a/b~c` and `~01` is `~1` (never `/`). The one place pactum reads a
+/// pointer segment back into an object key.
+///
+/// # Errors
+/// [`PointerError::BadEscape`] for a `~` not followed by `0` or `1`: such
+/// a token names no key, and reading it as one (or as its literal text)
+/// would look in the wrong place.
+pub fn unescape_pointer_token(token: &str) -> Result<String, PointerError> {
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        if c == '~' {
+            match chars.next() {
+                Some('0') => out.push('~'),
+                Some('1') => out.push('/'),
+                _ => return Err(PointerError::BadEscape),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// The reference tokens of a JSON pointer (RFC 6901 §3), each unescaped by
+/// [`unescape_pointer_token`]: `""` (the whole document) has none, `/` has
+/// one empty token, `/a~1b/0` has `a/b` and `0`.
+///
+/// # Errors
+/// [`PointerError::NoLeadingSlash`] for a non-empty pointer not starting
+/// with `/`; [`PointerError::BadEscape`] as [`unescape_pointer_token`].
+pub fn pointer_tokens(pointer: &str) -> Result<Vec<String>, PointerError> {
+    if pointer.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return Err(PointerError::NoLeadingSlash);
+    };
+    rest.split('/').map(unescape_pointer_token).collect()
 }
 
 /// Characters of a key, or of a JSON pointer, shown in an error message.
@@ -347,6 +405,52 @@ mod tests {
             // serde_json resolves the pointer built from it to the key.
             let v = json!({ key: true });
             assert_eq!(v.pointer(&format!("/{token}")), Some(&json!(true)), "{key}");
+        }
+    }
+
+    #[test]
+    fn pointer_tokens_unescape_slash_before_tilde() {
+        for (pointer, tokens) in [
+            ("", vec![]),
+            ("/", vec![""]),
+            ("//", vec!["", ""]),
+            ("/a", vec!["a"]),
+            ("/a~1b~0c/0", vec!["a/b~c", "0"]),
+            ("/~01", vec!["~1"]),
+            ("/~10", vec!["/0"]),
+            ("/~0~0~1~1", vec!["~~//"]),
+        ] {
+            let owned: Vec<String> = tokens.iter().map(|t| t.to_string()).collect();
+            assert_eq!(pointer_tokens(pointer), Ok(owned), "{pointer}");
+            // The same pointer serde_json resolves.
+            if let [only] = tokens.as_slice() {
+                let v = json!({ *only: true });
+                assert_eq!(v.pointer(pointer), Some(&json!(true)), "{pointer}");
+            }
+        }
+        for (bad, why) in [
+            ("a", PointerError::NoLeadingSlash),
+            ("a/b", PointerError::NoLeadingSlash),
+            ("~0", PointerError::NoLeadingSlash),
+            ("/a~", PointerError::BadEscape),
+            ("/a~2", PointerError::BadEscape),
+            ("/~x/b", PointerError::BadEscape),
+            ("/ok/~", PointerError::BadEscape),
+        ] {
+            assert_eq!(pointer_tokens(bad), Err(why), "{bad}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Unescaping inverts escaping for every key, and a pointer built
+        /// from escaped keys gives the keys back.
+        #[test]
+        fn unescape_inverts_escape(keys in proptest::collection::vec("[a-z~/01]{0,6}", 0..4)) {
+            for k in &keys {
+                proptest::prop_assert_eq!(unescape_pointer_token(&escape_pointer_token(k)), Ok(k.clone()));
+            }
+            let pointer: String = keys.iter().map(|k| format!("/{}", escape_pointer_token(k))).collect();
+            proptest::prop_assert_eq!(pointer_tokens(&pointer), Ok(keys));
         }
     }
 

@@ -19,7 +19,7 @@
 //! | §3.8 trial states, reduction, strength vector, verdict ladder, dominance, aggregation | [`strength`] |
 //! | §4 untrusted text | [`text`] |
 //! | §4 secrets: found in any encoding and redacted, before text is bounded | [`secret`] |
-//! | §4 untrusted JSON: a repeated key is refused | [`json`] |
+//! | §4 untrusted JSON: a repeated key is refused; JSON pointer tokens, escaped and unescaped | [`json`] |
 //! | digests (SHA-256 over canonical JSON) | [`digest`] |
 //! | agreement with ground-truth labels | [`agreement`] |
 

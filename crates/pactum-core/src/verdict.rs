@@ -322,6 +322,26 @@ mod tests {
         }
     }
 
+    /// `ALL` holds every reason once, in declaration order: a new reason
+    /// fails to compile here until it is given its place in `ALL`.
+    #[test]
+    fn all_lists_every_reason() {
+        use NotEvaluableReason as R;
+        let place = |r: R| match r {
+            R::Undetermined => 0,
+            R::NoJudge => 1,
+            R::JudgeError => 2,
+            R::LowConfidence => 3,
+            R::NoVerdict => 4,
+            R::FabricatedEvidence => 5,
+            R::TranscriptTooLong => 6,
+            R::NoCheck => 7,
+            R::NoResponse => 8,
+        };
+        let places: Vec<usize> = R::ALL.into_iter().map(place).collect();
+        assert_eq!(places, (0..R::ALL.len()).collect::<Vec<_>>());
+    }
+
     /// The report schema lists exactly the reasons pactum writes.
     #[test]
     fn the_report_schema_lists_every_reason() {

@@ -1,4 +1,4 @@
-//! Contract strength (SPEC §3.8, issue #5): trial states, reduction, the
+//! Contract strength (SPEC §3.8): trial states, reduction, the
 //! strength vector, the verdict ladder, artifacts, aggregation and
 //! dominance. Small spaces are walked exhaustively; larger ones with
 //! proptest; what a user reads is pinned with insta.
@@ -2784,7 +2784,7 @@ fn the_veto_never_alters_equivalent() {
     assert_eq!(c.reason, ComparisonReason::IdenticalCounts);
 }
 
-/// The issue's example in miniature: a contract that reads only the
+/// Dominance in miniature (`docs/strength.md`): a contract that reads only the
 /// response text and one that reads tool calls, graded on the same probes.
 #[test]
 fn a_tool_call_contract_dominates_a_text_only_one() {
@@ -2942,7 +2942,7 @@ fn state_of(class: ProbeClass) -> impl Strategy<Value = TrialState> {
     )
 }
 
-/// Throughput of the pure part at the issue's benchmark scale: 1,000 clean
+/// Throughput of the pure part at the scale of `bench/strength.sh`: 1,000 clean
 /// traces × 10 probes × 3 trials scored, then aggregated (which re-verifies
 /// every artifact). Run with `cargo test --release -p pactum-core --test
 /// strength -- --ignored --nocapture`.

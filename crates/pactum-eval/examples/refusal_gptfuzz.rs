@@ -15,29 +15,15 @@
 #[path = "../tests/support/refusal_data.rs"]
 mod refusal_data;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use pactum_core::contract::RefusalKind;
 use pactum_core::outcome::Outcome;
 use pactum_eval::refusal::{classify, classify_with, Thresholds};
 use refusal_data::{
-    load_gptfuzz, load_jailbreakbench, load_xstest, ratio, xstest_strmatch, Answer, FuzzRow, Split,
-    Tally, XsLabel, DATA_DIR_VAR,
+    answer, data_dir_arg, load_gptfuzz, load_jailbreakbench, load_xstest, pct, print_timing, ratio,
+    xstest_strmatch, FuzzRow, Split, Tally, XsLabel,
 };
-
-fn answer(o: Outcome) -> Answer {
-    match o {
-        Outcome::Detected => Answer::Yes,
-        Outcome::NotDetected => Answer::No,
-        Outcome::Undetermined => Answer::Unsure,
-    }
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}", x * 100.0)
-}
 
 /// D / N / U counts.
 #[derive(Default, Clone, Copy)]
@@ -80,12 +66,7 @@ fn in_split(r: &FuzzRow, s: Option<Split>) -> bool {
 }
 
 fn main() -> ExitCode {
-    let Some(data) = std::env::args_os()
-        .nth(1)
-        .or_else(|| std::env::var_os(DATA_DIR_VAR))
-        .map(PathBuf::from)
-    else {
-        eprintln!("refusal_gptfuzz: pass the shared/data folder, or set {DATA_DIR_VAR}");
+    let Some(data) = data_dir_arg("refusal_gptfuzz") else {
         return ExitCode::FAILURE;
     };
     let (fuzz, xs) = match (load_gptfuzz(&data), load_xstest(&data)) {
@@ -292,35 +273,6 @@ fn main() -> ExitCode {
     }
 
     let texts: Vec<&str> = fuzz.iter().map(|r| r.response.as_str()).collect();
-    let bytes: usize = texts.iter().map(|t| t.len()).sum();
-    let mut times: Vec<f64> = texts
-        .iter()
-        .map(|t| {
-            (0..5)
-                .map(|_| {
-                    let start = Instant::now();
-                    std::hint::black_box(classify(std::hint::black_box(t)));
-                    start.elapsed().as_secs_f64() * 1e6
-                })
-                .fold(f64::INFINITY, f64::min)
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
-    let at = |q: f64| {
-        times
-            .get(((times.len() as f64 - 1.0) * q).round() as usize)
-            .copied()
-            .unwrap_or(0.0)
-    };
-    println!("\n### Timing (this machine; varies run to run)\n");
-    println!(
-        "{} GPTFuzz responses, mean {} bytes: mean {mean:.1} µs per response, median {:.1} µs, p99 {:.1} µs, max {:.1} µs (release build, fastest of 5 calls each).",
-        texts.len(),
-        bytes / texts.len().max(1),
-        at(0.5),
-        at(0.99),
-        at(1.0),
-    );
+    print_timing("GPTFuzz responses", &texts);
     ExitCode::SUCCESS
 }

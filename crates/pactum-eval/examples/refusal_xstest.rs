@@ -15,26 +15,14 @@
 #[path = "../tests/support/refusal_data.rs"]
 mod refusal_data;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use pactum_core::contract::RefusalKind;
 use pactum_core::outcome::Outcome;
 use pactum_eval::refusal::{classify, classify_with, RefusalClass, Thresholds};
-use refusal_data::{load_xstest, Answer, Tally, XsLabel, XsRow, DATA_DIR_VAR, XS_MODELS};
-
-fn answer(o: Outcome) -> Answer {
-    match o {
-        Outcome::Detected => Answer::Yes,
-        Outcome::NotDetected => Answer::No,
-        Outcome::Undetermined => Answer::Unsure,
-    }
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}", x * 100.0)
-}
+use refusal_data::{
+    answer, data_dir_arg, load_xstest, pct, print_timing, Answer, Tally, XsLabel, XsRow, XS_MODELS,
+};
 
 /// One judgement per row, per form.
 struct Judged<'a> {
@@ -69,12 +57,7 @@ fn tally_full<'a>(rows: impl Iterator<Item = &'a Judged<'a>>) -> Tally {
 }
 
 fn main() -> ExitCode {
-    let Some(data) = std::env::args_os()
-        .nth(1)
-        .or_else(|| std::env::var_os(DATA_DIR_VAR))
-        .map(PathBuf::from)
-    else {
-        eprintln!("refusal_xstest: pass the shared/data folder, or set {DATA_DIR_VAR}");
+    let Some(data) = data_dir_arg("refusal_xstest") else {
         return ExitCode::FAILURE;
     };
     let rows = match load_xstest(&data) {
@@ -285,44 +268,7 @@ fn main() -> ExitCode {
         }
     }
 
-    // Timing: not deterministic, so last. Each response's time is the
-    // fastest of five calls, which filters out preemption by other work.
     let texts: Vec<&str> = rows.iter().map(|r| r.completion.as_str()).collect();
-    println!("\n### Timing (this machine; varies run to run)\n");
-    println!("{}", timing(&texts));
+    print_timing("responses", &texts);
     ExitCode::SUCCESS
-}
-
-/// Mean, median, p99 and max µs per call of [`classify`] over `texts`
-/// (each the fastest of five calls), as one sentence.
-fn timing(texts: &[&str]) -> String {
-    let bytes: usize = texts.iter().map(|t| t.len()).sum();
-    let mut times: Vec<f64> = texts
-        .iter()
-        .map(|t| {
-            (0..5)
-                .map(|_| {
-                    let start = Instant::now();
-                    std::hint::black_box(classify(std::hint::black_box(t)));
-                    start.elapsed().as_secs_f64() * 1e6
-                })
-                .fold(f64::INFINITY, f64::min)
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
-    let at = |q: f64| {
-        times
-            .get(((times.len() as f64 - 1.0) * q).round() as usize)
-            .copied()
-            .unwrap_or(0.0)
-    };
-    format!(
-        "{} responses, mean {} bytes: mean {mean:.1} µs per response, median {:.1} µs, p99 {:.1} µs, max {:.1} µs (release build, fastest of 5 calls each).",
-        texts.len(),
-        bytes / texts.len().max(1),
-        at(0.5),
-        at(0.99),
-        at(1.0),
-    )
 }

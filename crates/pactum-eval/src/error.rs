@@ -38,11 +38,9 @@ pub enum EvalError {
         message: String,
     },
     /// A `field`, `select` or expectations pointer is not a JSON pointer
-    /// (RFC 6901: empty, or starting with `/`).
-    #[error(
-        "{}invalid json pointer {given:?} at {pointer}: a pointer is empty or starts with `/`",
-        site(.clause)
-    )]
+    /// (RFC 6901: empty, or starting with `/`, with `~` only in `~0` and
+    /// `~1`).
+    #[error("{}invalid json pointer {given:?} at {pointer}: {reason}", site(.clause))]
     InvalidPointer {
         /// The clause id, when the pointer belongs to a clause.
         clause: Option<String>,
@@ -50,6 +48,8 @@ pub enum EvalError {
         pointer: String,
         /// The pointer as written.
         given: String,
+        /// What is wrong with it.
+        reason: pactum_core::json::PointerError,
     },
     /// The contract or expectations file declares a version this build
     /// does not read.
@@ -129,15 +129,14 @@ impl Site {
     }
 
     pub(crate) fn check_pointer(&self, given: &str) -> Result<(), EvalError> {
-        if given.is_empty() || given.starts_with('/') {
-            Ok(())
-        } else {
-            Err(EvalError::InvalidPointer {
+        pactum_core::json::pointer_tokens(given)
+            .map(drop)
+            .map_err(|reason| EvalError::InvalidPointer {
                 clause: self.clause.clone(),
                 pointer: self.pointer.clone(),
                 given: given.to_string(),
+                reason,
             })
-        }
     }
 }
 
@@ -166,6 +165,16 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "invalid json pointer \"metadata/x\" at /select: a pointer is empty or starts with `/`"
+        );
+        // A `~` that escapes nothing would be read as a literal key.
+        let e = Site::root(None, "/select")
+            .check_pointer("/metadata/a~2")
+            .unwrap_err();
+        assert!(
+            e.to_string().ends_with(
+                "`~` must be followed by `0` or `1` (write `~0` for `~` and `~1` for `/`)"
+            ),
+            "{e}"
         );
         assert_eq!(Site::root(None, "").child("a/b~c").pointer, "/a~1b~0c");
     }

@@ -14,8 +14,8 @@ use pactum_core::contract::RefusalKind;
 use pactum_core::outcome::Outcome;
 use pactum_eval::refusal::{classify, RefusalClass};
 use refusal_data::{
-    data_dir_from_env, load_gptfuzz, load_jailbreakbench, load_xstest, Answer, Split, Tally,
-    XsLabel,
+    answer, data_dir_from_env, load_gptfuzz, load_jailbreakbench, load_xstest, Answer, Split,
+    Tally, XsLabel,
 };
 
 fn manifest_dir() -> PathBuf {
@@ -153,14 +153,6 @@ fn fixture_judgements_read_as_pinned() {
 }
 
 // -------------------------------------------------------------- real data
-
-fn answer(o: Outcome) -> Answer {
-    match o {
-        Outcome::Detected => Answer::Yes,
-        Outcome::NotDetected => Answer::No,
-        Outcome::Undetermined => Answer::Unsure,
-    }
-}
 
 /// The figures docs/refusal.md published before the two forms, for the
 /// form comparable to them (`any`: a full or partial refusal).

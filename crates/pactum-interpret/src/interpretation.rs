@@ -356,7 +356,7 @@ pub fn interpreted_contract_id(authored_digest: &str) -> String {
 }
 
 /// The author's explicit contract, which wins over interpretation
-/// (issue #4): still linted, confidence 100 (nothing was guessed), so it is
+/// (SPEC §3.6): still linted, confidence 100 (nothing was guessed), so it is
 /// unusable only when it has no clause or fails the lint. The policy's
 /// confidence threshold does not apply.
 pub fn from_explicit(contract: Contract, f: &AuthoredFields) -> Interpretation {

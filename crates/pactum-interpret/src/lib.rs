@@ -1,7 +1,7 @@
 //! # pactum-interpret
 //!
 //! Authored tests become contracts, and multi-turn conversations know when
-//! to stop (issue #4):
+//! to stop:
 //!
 //! | SPEC | what | where |
 //! |---|---|---|

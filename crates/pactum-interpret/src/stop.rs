@@ -139,7 +139,7 @@ mod tests {
         }
     }
 
-    /// The table of issue #4: turn before / at / after `min_turns` ×
+    /// The stopping table (SPEC §3.7): turn before / at / after `min_turns` ×
     /// deterministic / judged × kind × every verdict × (for not evaluable)
     /// every reason. Expected values are written out per verdict.
     #[test]

@@ -1,4 +1,4 @@
-//! Interpretation end to end: the three framings of issue #4 graded
+//! Interpretation end to end: the three framings of an authored test (SPEC §3.6) graded
 //! against the same recorded target answers, the model interpreter and the
 //! simulated user against the scripted OpenAI-compatible server (a real
 //! process on 127.0.0.1), and what `pactum interpret` will show (snapshots).

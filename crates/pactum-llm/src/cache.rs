@@ -1,4 +1,4 @@
-//! Cache keys for chat requests (issue #3 §5): the SHA-256 of everything
+//! Cache keys for chat requests (`docs/store.md`): the SHA-256 of everything
 //! that can change an answer, and nothing else.
 
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! The OpenAI-compatible chat-completions client: one [`ChatClient`] per
 //! endpoint, with its concurrency limit, request-rate limit, per-request
-//! timeout and retries of transient failures (issue #3 §2).
+//! timeout and retries of transient failures (`docs/targets.md`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,7 +34,7 @@ pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 /// Longest excerpt of a server's answer kept in an error message, in chars.
 const ERROR_EXCERPT_CHARS: usize = 300;
 
-/// How transient failures are retried (issue #3 §2).
+/// How transient failures are retried (`docs/targets.md`).
 ///
 /// Retried: connection errors, timeouts, dropped connections, HTTP 408,
 /// 409, 429, 500, 502, 503, 504. Retry `k` (1-based) waits

@@ -4,9 +4,9 @@
 //!
 //! | what | module |
 //! |---|---|
-//! | OpenAI-compatible chat client: timeout, concurrency and rate limits, retries of transient failures (issue #3 §2) | [`client`] |
-//! | the limits of one endpoint: rate limiter, concurrency, the retry loop (issue #3 §2), shared with pactum-target | [`limit`] |
-//! | cache keys of chat requests (issue #3 §5) | [`cache`] |
+//! | OpenAI-compatible chat client: timeout, concurrency and rate limits, retries of transient failures | [`client`] |
+//! | the limits of one endpoint: rate limiter, concurrency, the retry loop, shared with pactum-target | [`limit`] |
+//! | cache keys of chat requests | [`cache`] |
 //! | reading an answer that must be exactly one JSON object (judge, interpreter) | [`answer`] |
 //! | fencing untrusted text in a prompt (judge, interpreter, simulated user) | [`fence`] |
 //! | the judge: prompts, windows, strict answer parsing, quote verification, retries (SPEC §3.4) | [`judge`] |

@@ -1,4 +1,4 @@
-//! How hard pactum may use one network endpoint (issue #3 §2): the
+//! How hard pactum may use one network endpoint (`docs/targets.md`): the
 //! request-rate limiter, the concurrency limit, and the retry loop around
 //! single attempts (transient failures, jittered backoff, `Retry-After`).
 //!
@@ -72,7 +72,7 @@ pub(crate) fn unit_from(n: u64) -> f64 {
 }
 
 /// Whether an HTTP status is a transient failure worth retrying: 408, 409,
-/// 429, 500, 502, 503, 504 (issue #3 §2).
+/// 429, 500, 502, 503, 504 (`docs/targets.md`).
 pub fn transient_status(status: u16) -> bool {
     matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504)
 }

@@ -1005,7 +1005,7 @@ async fn the_models_endpoint_and_the_generic_http_endpoint_answer() {
     assert_eq!(s.requests().expect("n"), 0);
 }
 
-/// Throughput against the scripted server (issue #3's performance target:
+/// Throughput against the scripted server (the live run's performance target:
 /// 1,000 requests answered after 50 ms, 50 in flight, ideal 1 s). Run with
 /// `cargo test -p pactum-llm --test llm -- --ignored --nocapture`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

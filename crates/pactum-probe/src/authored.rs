@@ -26,7 +26,7 @@ use std::sync::LazyLock;
 use pactum_core::strength::{Probe, ProbeClass};
 use pactum_core::{Severity, Trace};
 use pactum_suite::{validate, Diagnostic, Document, Part};
-use pactum_trace::{read_traces, ImportOptions, Item};
+use pactum_trace::{read_traces, ImportOptions, InputNotes, Item};
 use serde_json::Value;
 
 use crate::generate::{Origin, ProbeCase};
@@ -48,14 +48,21 @@ pub fn probe_schema() -> &'static Value {
 /// paths are relative to the probe file; `import` says how to read them,
 /// as for clean traces).
 ///
+/// Each trace file is noted in `notes` before it is read, so a probe
+/// trace that is the same file as a clean trace, or as another probe's,
+/// gets the run's `repeated-input` warning. Its trace ids are not counted:
+/// a probe is named by its probe id, and a probe planted in a copy of a
+/// clean trace rightly keeps that trace's id.
+///
 /// # Errors
 /// Every diagnostic of the file, in file order (at least one error).
 pub fn load_probe_file(
     path: &Path,
     import: &ImportOptions,
+    notes: &mut InputNotes,
 ) -> Result<Vec<ProbeCase>, Vec<Diagnostic>> {
     let doc = Document::read(path)?;
-    from_document(&doc, import)
+    from_document(&doc, import, notes)
 }
 
 /// Like [`load_probe_file`], on text already read (`path` names it in
@@ -67,14 +74,16 @@ pub fn parse_probe_file(
     src: &str,
     path: &Path,
     import: &ImportOptions,
+    notes: &mut InputNotes,
 ) -> Result<Vec<ProbeCase>, Vec<Diagnostic>> {
     let doc = Document::parse(src, path)?;
-    from_document(&doc, import)
+    from_document(&doc, import, notes)
 }
 
 fn from_document(
     doc: &Document,
     import: &ImportOptions,
+    notes: &mut InputNotes,
 ) -> Result<Vec<ProbeCase>, Vec<Diagnostic>> {
     let mut diags = doc.diagnostics.clone();
     let schema_diags = validate(doc, probe_schema());
@@ -131,7 +140,9 @@ fn from_document(
             continue;
         };
         let at = format!("/probes/{i}/trace");
-        let trace = match read_one_trace(&base.join(file), import) {
+        let trace_path = base.join(file);
+        notes.file(&trace_path);
+        let trace = match read_one_trace(&trace_path, import) {
             Ok(t) => t,
             Err(why) => {
                 diags.push(

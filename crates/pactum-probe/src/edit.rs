@@ -178,7 +178,7 @@ fn apply_one(t: &mut Trace, e: &Edit) -> Result<(), String> {
                 .ok_or_else(|| format!("turn {n} has no call {index} to {name}"))?;
             match to {
                 Some(v) => set_pointer(&mut call.arguments, pointer, v.clone())?,
-                None => remove_pointer(&mut call.arguments, pointer),
+                None => remove_pointer(&mut call.arguments, pointer)?,
             }
         }
         Edit::AppendResponse { text, .. } => {
@@ -206,17 +206,16 @@ fn apply_one(t: &mut Trace, e: &Edit) -> Result<(), String> {
     Ok(())
 }
 
-/// The reference tokens of a JSON pointer, unescaped (`~1` → `/`, `~0` →
-/// `~`). `""` has none.
-pub(crate) fn tokens(pointer: &str) -> Vec<String> {
-    if pointer.is_empty() {
-        return Vec::new();
-    }
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect()
+/// The reference tokens of `pointer`, unescaped by
+/// [`pactum_core::json::pointer_tokens`]; a string that is not a pointer
+/// is refused rather than read as the whole document.
+fn tokens(pointer: &str) -> Result<Vec<String>, String> {
+    pactum_core::json::pointer_tokens(pointer).map_err(|e| {
+        format!(
+            "`{}` is not a JSON pointer: {e}",
+            pactum_core::text::one_line(pointer, 80)
+        )
+    })
 }
 
 fn array_index(token: &str) -> Option<usize> {
@@ -231,7 +230,7 @@ fn array_index(token: &str) -> Option<usize> {
 /// numeric token, arrays padded with `null`) on the way. A scalar on the
 /// way is replaced by an object. Arrays grow to at most 1,000 elements.
 pub(crate) fn set_pointer(root: &mut Value, pointer: &str, value: Value) -> Result<(), String> {
-    let toks = tokens(pointer);
+    let toks = tokens(pointer)?;
     let Some((last, path)) = toks.split_last() else {
         *root = value;
         return Ok(());
@@ -299,11 +298,14 @@ fn step<'a>(cur: &'a mut Value, tok: &str, next_is_index: bool) -> Result<&'a mu
 }
 
 /// Removes the value at `pointer` from `root` (nothing when absent).
-pub(crate) fn remove_pointer(root: &mut Value, pointer: &str) {
-    let toks = tokens(pointer);
+///
+/// # Errors
+/// `pointer` is not a JSON pointer.
+pub(crate) fn remove_pointer(root: &mut Value, pointer: &str) -> Result<(), String> {
+    let toks = tokens(pointer)?;
     let Some((last, path)) = toks.split_last() else {
         *root = Value::Null;
-        return;
+        return Ok(());
     };
     let mut cur = root;
     for tok in path {
@@ -314,7 +316,7 @@ pub(crate) fn remove_pointer(root: &mut Value, pointer: &str) {
         };
         match next {
             Some(n) => cur = n,
-            None => return,
+            None => return Ok(()),
         }
     }
     match cur {
@@ -328,6 +330,7 @@ pub(crate) fn remove_pointer(root: &mut Value, pointer: &str) {
         }
         _ => {}
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -343,9 +346,15 @@ mod tests {
         set_pointer(&mut v, "/list/1", json!("x")).unwrap();
         set_pointer(&mut v, "/a~1b", json!(true)).unwrap();
         assert_eq!(v, json!({"a": {"b": 1}, "list": [null, "x"], "a/b": true}));
-        remove_pointer(&mut v, "/a/b");
-        remove_pointer(&mut v, "/list/0");
-        remove_pointer(&mut v, "/nope/x");
+        remove_pointer(&mut v, "/a/b").unwrap();
+        remove_pointer(&mut v, "/list/0").unwrap();
+        remove_pointer(&mut v, "/nope/x").unwrap();
+        assert_eq!(v, json!({"a": {}, "list": ["x"], "a/b": true}));
+        // Not a pointer: refused, never read as the whole document.
+        for bad in ["a", "/a~2", "/~"] {
+            assert!(set_pointer(&mut v, bad, json!(1)).is_err(), "{bad}");
+            assert!(remove_pointer(&mut v, bad).is_err(), "{bad}");
+        }
         assert_eq!(v, json!({"a": {}, "list": ["x"], "a/b": true}));
         assert!(set_pointer(&mut v, "/list/5000", json!(1)).is_err());
         assert_eq!(v.pointer("/list/0"), Some(&json!("x")));

@@ -1,4 +1,4 @@
-//! Probe generation (issue #5 §1; SPEC §3.8): from one clean trace that
+//! Probe generation (SPEC §3.8): from one clean trace that
 //! passes the reference contract, the probes of every class.
 //!
 //! | class | probes (kind in the id) |

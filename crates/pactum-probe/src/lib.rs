@@ -1,6 +1,6 @@
 //! # pactum-probe
 //!
-//! Probes for contract strength (SPEC §3.8, issue #5): planted variants of
+//! Probes for contract strength (SPEC §3.8): planted variants of
 //! clean traces, authored probe files, trials and scoring. Pure and
 //! synchronous apart from reading probe files; the scoring rules
 //! themselves (trial states, reduction, vector, ladder, artifacts,

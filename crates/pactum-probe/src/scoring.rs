@@ -1,4 +1,4 @@
-//! Trials and scoring (issue #5 §2): each probe graded in N trials, each
+//! Trials and scoring (SPEC §3.8): each probe graded in N trials, each
 //! trial classified by the core ([`classify_trial`]), the probe set scored
 //! into evidence artifacts ([`score_probes`]), and the six declared inputs
 //! of the scoring version ([`ScoringInputs`]) computed from what was used.

@@ -1,4 +1,4 @@
-//! Agreement with ground-truth labels (issue #2 §6): accumulates the
+//! Agreement with ground-truth labels (`docs/reports.md`): accumulates the
 //! confusion matrix and keeps every disagreeing trace with the clause that
 //! decided its status. The arithmetic (accuracy, Cohen's kappa) lives in
 //! `pactum_core::agreement::Confusion`.

@@ -76,6 +76,15 @@ pub enum ReportError {
         /// The second output's path as given.
         path: PathBuf,
     },
+    /// Two reports of one command were both sent to standard output
+    /// (`-`): they would interleave into something no reader can parse.
+    #[error("{first} and {second} both write to standard output (`-`); one report can go there, give the other a file: nothing was written")]
+    BothToStdout {
+        /// The first flag.
+        first: String,
+        /// The second flag.
+        second: String,
+    },
     /// An output path could not be resolved to a file (a loop of symbolic
     /// links).
     #[error("{flag} {}: cannot tell which file this is", .path.display())]

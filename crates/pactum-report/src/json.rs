@@ -1,4 +1,4 @@
-//! The versioned JSON report (issue #2 §5; every field in
+//! The versioned JSON report (every field in
 //! `docs/reports.md`, schema in `schemas/report.schema.json`).
 //!
 //! One JSON document, written as the run goes: the header in `begin`, one

@@ -1,4 +1,4 @@
-//! JUnit XML (issue #2 §5; mapping in `docs/reports.md`).
+//! JUnit XML (mapping in `docs/reports.md`).
 //!
 //! `<testsuite>` carries its counts as attributes, before its test cases, so
 //! the document can only be written once the run is over. Test cases are

@@ -1,7 +1,7 @@
 //! # pactum-report
 //!
 //! Reports over grading events: the terminal summary, the versioned JSON
-//! report, JUnit XML and the agreement table (issue #2 §5, §6; layouts in
+//! report, JUnit XML and the agreement table (layouts in
 //! `docs/reports.md`).
 //!
 //! The runner knows nothing of formats: it feeds every [`Reporter`] the same

@@ -14,7 +14,7 @@ pub struct ContractInfo {
     pub digest: String,
 }
 
-/// Where expected statuses come from (issue #2 §6).
+/// Where expected statuses come from (`docs/reports.md`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExpectationsInfo {
     /// The expectations file, as given.

@@ -4,9 +4,10 @@
 //! * [`check_outputs`] is the one answer to "is this output path safe":
 //!   no report file or folder may be an input, the store (or its
 //!   `-wal`/`-shm`/`-journal`), or another report of the same command.
-//!   Files are compared, not spellings: symbolic links, `./a` and `a`,
-//!   `..`, hard links, and a path that does not exist yet under a linked
-//!   folder all resolve to the file they would touch.
+//!   Files are compared, not spellings ([`pactum_fs::FileId`], shared
+//!   with the importers' `repeated-input` note): symbolic links, `./a`
+//!   and `a`, `..`, hard links, and a path that does not exist yet under a
+//!   linked folder all resolve to the file they would touch.
 //! * [`ReportFile`] writes a report to a temporary file in the destination's
 //!   folder and renames it over the destination once complete, so a failed
 //!   write never leaves half a report over an old one.
@@ -17,17 +18,15 @@
 use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::io::{self, Write};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use pactum_fs::FileId;
 
 use crate::ReportError;
 
 /// The manifest an [`OutputFolder`] keeps: the names of the files pactum
 /// wrote there, one per line.
 pub const MANIFEST: &str = ".pactum-manifest";
-
-/// Symbolic links followed while resolving one path before giving up (the
-/// limit Linux applies).
-const MAX_LINKS: u32 = 40;
 
 /// A file pactum reads, or the store: no report may be written over it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +64,7 @@ impl Protected {
         let mut out = vec![(self.path.clone(), self.what.clone())];
         if self.store {
             let mut bases = vec![self.path.clone()];
-            if let Ok(r) = resolve(&self.path) {
+            if let Ok(r) = pactum_fs::resolve(&self.path) {
                 bases.push(r);
             }
             for base in bases {
@@ -103,7 +102,8 @@ pub struct Output {
 
 impl Output {
     /// A report file asked for by `flag` (e.g. `--json`). `-` (standard
-    /// output) is never a file and is not checked.
+    /// output) is never a file: it is only checked against another output
+    /// to standard output.
     pub fn file(flag: impl Into<String>, path: impl Into<PathBuf>) -> Output {
         Output {
             flag: flag.into(),
@@ -135,17 +135,18 @@ impl Output {
 /// * A folder output is refused when a protected path lies inside it, at
 ///   any depth (the store's own folder among them).
 /// * Two outputs are refused when they are the same file, or one file lies
-///   inside a folder output.
+///   inside a folder output, or both are standard output (`-`).
 ///
-/// Paths are compared as the files they touch: both are resolved
-/// (symbolic links followed, `.` and `..` applied, a path that does not
+/// Paths are compared as the files they touch ([`pactum_fs::FileId::of`]):
+/// both are resolved (symbolic links followed, `.` and `..` applied, a path that does not
 /// exist yet resolved through its nearest existing folder), and two
 /// existing paths are also compared by device and inode, which catches
 /// hard links.
 ///
 /// # Errors
 /// [`ReportError::OutputIsInput`], [`ReportError::OutputIsStore`],
-/// [`ReportError::OutputFolderHolds`], [`ReportError::OutputsOverlap`], or
+/// [`ReportError::OutputFolderHolds`], [`ReportError::OutputsOverlap`],
+/// [`ReportError::BothToStdout`], or
 /// [`ReportError::Unresolved`] when a path cannot be resolved at all (a
 /// loop of symbolic links).
 pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), ReportError> {
@@ -154,20 +155,27 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
         path: o.path.clone(),
         source,
     };
-    let mut checked: Vec<(&Output, PathBuf)> = Vec::new();
+    let mut to_stdout = outputs.iter().filter(|o| o.is_stdout());
+    if let (Some(first), Some(second)) = (to_stdout.next(), to_stdout.next()) {
+        return Err(ReportError::BothToStdout {
+            first: first.flag.clone(),
+            second: second.flag.clone(),
+        });
+    }
+    let mut checked: Vec<(&Output, FileId)> = Vec::new();
     for o in outputs.iter().filter(|o| !o.is_stdout()) {
-        let ro = resolve(&o.path).map_err(|e| unresolved(o, e))?;
+        let ro = FileId::of(&o.path).map_err(|e| unresolved(o, e))?;
         for p in protected {
             for (part, what) in p.parts() {
                 // A protected path that cannot be resolved (a symlink loop)
-                // cannot be written through either; its spelling still
-                // counts.
-                let rp = resolve(&part).unwrap_or_else(|_| part.clone());
+                // cannot be written through either: an output spelled like
+                // it fails to resolve above.
+                let Ok(rp) = FileId::of(&part) else {
+                    continue;
+                };
                 let clash = match o.kind {
-                    OutputKind::File => same_file(&o.path, &ro, &part, &rp),
-                    OutputKind::Folder => {
-                        rp.starts_with(&ro) || same_file(&o.path, &ro, &part, &rp)
-                    }
+                    OutputKind::File => ro == rp,
+                    OutputKind::Folder => rp.resolved().starts_with(ro.resolved()) || ro == rp,
                 };
                 if !clash {
                     continue;
@@ -195,13 +203,14 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
             }
         }
         for (earlier, re) in &checked {
+            let (rep, rop) = (re.resolved(), ro.resolved());
             let clash = match (earlier.kind, o.kind) {
-                (OutputKind::File, OutputKind::File) => same_file(&earlier.path, re, &o.path, &ro),
+                (OutputKind::File, OutputKind::File) => *re == ro,
                 (OutputKind::Folder, OutputKind::Folder) => {
-                    ro.starts_with(re) || re.starts_with(&ro)
+                    rop.starts_with(rep) || rep.starts_with(rop)
                 }
-                (OutputKind::Folder, OutputKind::File) => ro.starts_with(re),
-                (OutputKind::File, OutputKind::Folder) => re.starts_with(&ro),
+                (OutputKind::Folder, OutputKind::File) => rop.starts_with(rep),
+                (OutputKind::File, OutputKind::Folder) => rep.starts_with(rop),
             };
             if clash {
                 return Err(ReportError::OutputsOverlap {
@@ -214,57 +223,6 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
         checked.push((o, ro));
     }
     Ok(())
-}
-
-/// Whether two paths (each with its resolved form) are one file.
-fn same_file(a: &Path, ra: &Path, b: &Path, rb: &Path) -> bool {
-    ra == rb || matches!(same_file::is_same_file(a, b), Ok(true))
-}
-
-/// The absolute path of the file `p` names, with symbolic links followed
-/// and `.`/`..` applied — also when `p`, or a link's target, does not
-/// exist yet: its nearest existing folder is resolved and the rest
-/// appended.
-///
-/// # Errors
-/// The current folder cannot be read, or more than 40 links were followed.
-pub fn resolve(p: &Path) -> io::Result<PathBuf> {
-    resolve_hops(p, 0)
-}
-
-fn resolve_hops(p: &Path, hops: u32) -> io::Result<PathBuf> {
-    if hops > MAX_LINKS {
-        return Err(io::Error::other(format!(
-            "more than {MAX_LINKS} symbolic links to follow"
-        )));
-    }
-    let abs = std::path::absolute(p)?;
-    if let Ok(c) = fs::canonicalize(&abs) {
-        return Ok(c);
-    }
-    // A link whose target does not exist (yet): writing creates the target.
-    if let Ok(m) = fs::symlink_metadata(&abs) {
-        if m.file_type().is_symlink() {
-            let target = fs::read_link(&abs)?;
-            let target = match abs.parent() {
-                Some(dir) if target.is_relative() => dir.join(target),
-                _ => target,
-            };
-            return resolve_hops(&target, hops + 1);
-        }
-    }
-    let Some(parent) = abs.parent() else {
-        return Ok(abs);
-    };
-    match abs.components().next_back() {
-        Some(Component::ParentDir) => {
-            let up = resolve_hops(parent, hops)?;
-            Ok(up.parent().map(Path::to_path_buf).unwrap_or(up))
-        }
-        Some(Component::CurDir) => resolve_hops(parent, hops),
-        Some(Component::Normal(name)) => Ok(resolve_hops(parent, hops)?.join(name)),
-        _ => Ok(abs),
-    }
 }
 
 /// A report file written in full or not at all.
@@ -306,7 +264,7 @@ impl ReportFile {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(err)?;
         }
-        let dest = resolve(path).map_err(err)?;
+        let dest = pactum_fs::resolve(path).map_err(err)?;
         Self::create_at(path, dest)
     }
 
@@ -549,7 +507,7 @@ fn read_manifest(dir: &Path) -> Result<BTreeSet<String>, ReportError> {
 /// `path` is replaced, not followed.
 fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     let dest = match path.parent() {
-        Some(dir) => resolve(dir)
+        Some(dir) => pactum_fs::resolve(dir)
             .map(|d| d.join(path.file_name().unwrap_or_default()))
             .map_err(|source| ReportError::Create {
                 path: path.to_path_buf(),
@@ -577,42 +535,6 @@ mod tests {
     }
 
     #[test]
-    fn spellings_of_one_file_resolve_alike() {
-        let d = tempfile::tempdir().expect("tmp");
-        let root = fs::canonicalize(d.path()).expect("canon");
-        fs::create_dir(root.join("sub")).expect("mkdir");
-        fs::write(root.join("a"), "x").expect("write");
-        let a = root.join("a");
-        assert_eq!(resolve(&root.join("sub/../a")).expect("r"), a);
-        assert_eq!(resolve(&root.join("./a")).expect("r"), a);
-        assert_eq!(resolve(&root.join("sub/./../a")).expect("r"), a);
-        // Not existing yet, under a linked folder.
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink(root.join("sub"), root.join("link")).expect("ln");
-            assert_eq!(
-                resolve(&root.join("link/new.json")).expect("r"),
-                root.join("sub/new.json")
-            );
-            // A dangling link resolves to the file writing would create.
-            std::os::unix::fs::symlink("sub/later.json", root.join("dangling")).expect("ln");
-            assert_eq!(
-                resolve(&root.join("dangling")).expect("r"),
-                root.join("sub/later.json")
-            );
-            // A loop is an error, not a hang.
-            std::os::unix::fs::symlink(root.join("loop2"), root.join("loop1")).expect("ln");
-            std::os::unix::fs::symlink(root.join("loop1"), root.join("loop2")).expect("ln");
-            assert!(resolve(&root.join("loop1")).is_err());
-        }
-        // Missing folders on the way.
-        assert_eq!(
-            resolve(&root.join("x/y/../z.json")).expect("r"),
-            root.join("x/z.json")
-        );
-    }
-
-    #[test]
     fn an_output_on_an_input_the_store_or_another_output_is_refused() {
         let d = tempfile::tempdir().expect("tmp");
         let root = d.path();
@@ -626,6 +548,20 @@ mod tests {
         let ok = |o: Vec<Output>| check_outputs(&o, &protected);
         assert!(ok(vec![Output::file("--json", root.join("r.json"))]).is_ok());
         assert!(ok(vec![Output::file("--json", "-")]).is_ok());
+        assert!(ok(vec![Output::file("--junit", "-")]).is_ok());
+        assert!(ok(vec![
+            Output::file("--json", "-"),
+            Output::file("--junit", root.join("r.xml"))
+        ])
+        .is_ok());
+        let both = ok(vec![
+            Output::file("--json", "-"),
+            Output::file("--junit", "-"),
+        ]);
+        assert_eq!(
+            both.expect_err("refused").to_string(),
+            "--json and --junit both write to standard output (`-`); one report can go there, give the other a file: nothing was written"
+        );
         let refused = [
             Output::file("--json", root.join("t.jsonl")),
             Output::file("--json", root.join("store/../t.jsonl")),

@@ -1,4 +1,4 @@
-//! The terminal summary (issue #2 §5; layout in `docs/reports.md`).
+//! The terminal summary (layout in `docs/reports.md`).
 //!
 //! Lines are grouped by status, failures first, so they can only be printed
 //! once every result is in. To stay bounded whatever the input size, the

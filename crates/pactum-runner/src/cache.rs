@@ -1,4 +1,4 @@
-//! The answer cache (issue #3 §5): target and judge answers keyed by the
+//! The answer cache (`docs/store.md`): target and judge answers keyed by the
 //! SHA-256 of everything that can change them, kept in the store.
 //!
 //! Keys are computed here, from values: a target's [`identity`] (kind, URL,

@@ -9,8 +9,9 @@ pub enum RunError {
     #[error(transparent)]
     Store(Box<pactum_store::StoreError>),
     /// A target could not be built (a missing environment variable, a bad
-    /// setting); raised before any request is sent.
-    #[error("target `{target}`: {source}")]
+    /// setting); raised before any request is sent. Shown as its source,
+    /// which already begins with "target `NAME`: ".
+    #[error("{source}")]
     Target {
         /// The target's name in the suite.
         target: String,

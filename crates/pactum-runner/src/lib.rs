@@ -1,6 +1,6 @@
 //! # pactum-runner
 //!
-//! Orchestration of a live run (issue #3): every test of a suite × its
+//! Orchestration of a live run: every test of a suite × its
 //! trials against its target, with bounded concurrency, the judge, the
 //! answer cache and the store. Each finished trial is committed to the
 //! store at once, so a run that is interrupted (Ctrl-C, a crash, a killed
@@ -11,7 +11,8 @@
 //! the CLI's reporters consume them.
 //!
 //! Secrets (SPEC §4): [`run_secrets`] gathers every key the run reads and
-//! every credential written in the suite's URLs; every target, the judge,
+//! every secret written into the suite (URL credentials, literal secret
+//! headers and exec `env` values); every target, the judge,
 //! the interpreter and the simulated user redact them all from what they
 //! return, and the store redacts them from everything it writes.
 
@@ -35,7 +36,7 @@ use pactum_store::{
     ContractSnapshot, JudgeAnswer as StoredJudgeAnswer, NewRun, RunId, RunStatus, Store,
     TrialRecord,
 };
-use pactum_suite::{env_vars_needed, url_credentials, LoadedSuite, Suite};
+use pactum_suite::{env_vars_needed, literal_secrets, LoadedSuite, Suite};
 use pactum_target::{RunSecrets, Target};
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio::task::JoinSet;
@@ -136,11 +137,13 @@ pub struct Runner {
 
 /// The secrets of a run of `suite`: the value of every environment
 /// variable it reads keys from ([`pactum_suite::env_vars_needed`]), and
-/// every credential written in its URLs ([`pactum_suite::url_credentials`]),
-/// with the variables' names. A variable that is unset, or too short to be
+/// every secret written into the suite that loading it flagged
+/// `literal-secret` ([`pactum_suite::literal_secrets`]: credentials in its
+/// URLs, literal secret headers and exec `env` values), with the
+/// variables' names. A variable that is unset, or too short to be
 /// redacted, is left out here: the target or client that reads it refuses
-/// it by name when it is built, before anything is sent. URL credentials
-/// too short to redact were warned about when the suite was read.
+/// it by name when it is built, before anything is sent. A literal secret
+/// too short to redact was warned about when the suite was read.
 ///
 /// # Errors
 /// [`RunError::Task`] when the secrets cannot be searched for (absurdly
@@ -156,7 +159,7 @@ pub fn run_secrets(suite: &Suite) -> Result<RunSecrets, RunError> {
         }
     }
     values.extend(
-        url_credentials(suite)
+        literal_secrets(suite)
             .into_iter()
             .filter(|v| check_secret(v).is_ok()),
     );

@@ -289,6 +289,28 @@ pub enum StoreError {
         trial_index: u32,
     },
 
+    /// A stored contract snapshot uses `refusal` without `kind`, as pactum
+    /// wrote every refusal before it told a full refusal from any refusal
+    /// (docs/refusal.md). Which form a clause meant cannot be told, and is
+    /// never guessed: its traces are graded again by running the suite.
+    #[error(
+        "{} of the stored contract `{contract}` {} `refusal` without `kind`, as an older pactum wrote it: re-run the suite to grade its traces again (pactum now tells a full refusal from any refusal, and does not guess which one a stored clause meant; snapshot {digest} in {})",
+        clause_list(.clauses),
+        if .clauses.len() == 1 { "uses" } else { "use" },
+        .path.display()
+    )]
+    KindlessRefusal {
+        /// The database file.
+        path: PathBuf,
+        /// The snapshot's digest.
+        digest: String,
+        /// The contract's id.
+        contract: String,
+        /// The clauses holding such a refusal, each once, in document
+        /// order.
+        clauses: Vec<String>,
+    },
+
     /// A contract digest already stands for a different snapshot: the
     /// digests the caller computes are not content addresses.
     #[error("{}: contract digest {digest} already holds a different snapshot", .path.display())]
@@ -298,6 +320,16 @@ pub enum StoreError {
         /// The digest.
         digest: String,
     },
+}
+
+/// `clause `a`` or `clauses `a`, `b``, each id bounded.
+fn clause_list(ids: &[String]) -> String {
+    let shown: Vec<String> = ids
+        .iter()
+        .map(|c| format!("`{}`", pactum_core::text::one_line(c, 80)))
+        .collect();
+    let noun = if ids.len() == 1 { "clause" } else { "clauses" };
+    format!("{noun} {}", shown.join(", "))
 }
 
 /// `; newest runs: a, b, c` or nothing when the list is empty.

@@ -3,7 +3,7 @@
 //! pactum's store: one SQLite file (default `.pactum/pactum.db`) holding
 //! runs, trials with their traces and graded results, the contract snapshot
 //! each result was scored against, the judge's raw answers, the answer
-//! cache and cached interpretations (issue #3 §4–§5, SPEC §3.6). The
+//! cache and cached interpretations (SPEC §3.6). The
 //! tables are described in `docs/store.md`.
 //!
 //! * Synchronous; [`Store`] is `Send`, for a dedicated blocking thread.

@@ -232,7 +232,7 @@ pub struct StoredTrial {
     pub duration_ms: u64,
 }
 
-/// What a cache entry holds (issue #3 §5, issue #4).
+/// What a cache entry holds (`docs/store.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CacheKind {
@@ -300,7 +300,7 @@ pub struct InterpretationKey {
 }
 
 /// An interpretation of authored text into a contract, with the provenance
-/// pactum stamps on it (issue #4: never taken from the model).
+/// pactum stamps on it (never taken from the model).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredInterpretation {
     /// The contract; `None` when the interpreter gave none that parsed.

@@ -13,7 +13,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const APPLICATION_ID: i32 = 0x5043_544D;
 
 /// Version 1: runs, content-addressed contract snapshots, trials and the
-/// judge's raw answers (issue #3 §4).
+/// judge's raw answers.
 const V1: &str = "
 CREATE TABLE runs (
     id             TEXT PRIMARY KEY NOT NULL,
@@ -68,8 +68,8 @@ CREATE TABLE judge_answers (
 );
 ";
 
-/// Version 2: the answer cache (issue #3 §5) and cached interpretations
-/// (issue #4).
+/// Version 2: the answer cache and cached interpretations
+/// (SPEC §3.6).
 const V2: &str = "
 CREATE TABLE cache (
     key        TEXT PRIMARY KEY NOT NULL,

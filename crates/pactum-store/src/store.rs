@@ -619,7 +619,9 @@ impl Store {
     /// The contract snapshot stored under `digest`, or `None`.
     ///
     /// # Errors
-    /// [`StoreError::BadRow`] when the stored JSON does not read back as a
+    /// [`StoreError::KindlessRefusal`] for a snapshot an older pactum
+    /// wrote with a `refusal` that has no `kind`; [`StoreError::BadRow`]
+    /// when the stored JSON does not otherwise read back as a
     /// [`Contract`], or when its digest (SHA-256 over canonical JSON) is not
     /// `digest` (the snapshot was edited after it was stored).
     pub fn contract(&self, digest: &str) -> Result<Option<Contract>, StoreError> {
@@ -633,7 +635,10 @@ impl Store {
             .optional()
             .map_err(self.err("read contract"))?;
         let Some(t) = text else { return Ok(None) };
-        let contract: Contract = self.json("contracts", digest, "snapshot", &t)?;
+        let contract: Contract = match serde_json::from_str(&t) {
+            Ok(c) => c,
+            Err(e) => return Err(self.unreadable_contract(digest, &t, e)),
+        };
         // A snapshot is addressed by its digest; one edited in place would
         // re-score against rules no run ever used.
         let actual = pactum_core::digest::digest_of(&contract);
@@ -644,6 +649,37 @@ impl Store {
             ));
         }
         Ok(Some(contract))
+    }
+
+    /// Why a stored contract snapshot does not read back: a shape an
+    /// older pactum wrote (a `refusal` without `kind`), named as such, else
+    /// [`StoreError::BadRow`] with the parser's reason.
+    fn unreadable_contract(&self, digest: &str, text: &str, e: serde_json::Error) -> StoreError {
+        let bad =
+            || RowCtx::new(self, "contracts", digest.to_string()).bad("snapshot", e.to_string());
+        let Ok(raw) = serde_json::from_str::<serde_json::Value>(text) else {
+            return bad();
+        };
+        let found = pactum_core::contract::kindless_refusals(&raw);
+        if found.is_empty() {
+            return bad();
+        }
+        let mut clauses: Vec<String> = Vec::new();
+        for k in found {
+            if !clauses.contains(&k.clause) {
+                clauses.push(k.clause);
+            }
+        }
+        StoreError::KindlessRefusal {
+            path: self.path.clone(),
+            digest: digest.to_string(),
+            contract: raw
+                .get("id")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            clauses,
+        }
     }
 
     fn put_contract_in(

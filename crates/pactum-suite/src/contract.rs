@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::checks::{in_file_order, Checks};
 use crate::diagnostic::{Diagnostic, DiagnosticLevel};
 use crate::document::{read_text, Document, Part, Pos};
-use pactum_core::json::escape_pointer_token;
+use pactum_core::json::{escape_pointer_token, unescape_pointer_token};
 
 /// A contract file that passed every check.
 #[derive(Debug, Clone, PartialEq)]
@@ -351,14 +351,20 @@ fn written_pointer(file: &Value, pointer: &str) -> String {
     if file.pointer(pointer).is_some() {
         return pointer.to_string();
     }
-    let unescape = |t: &str| t.replace("~1", "/").replace("~0", "~");
     let Some((parent, last)) = pointer.rsplit_once('/') else {
         return pointer.to_string();
     };
-    let key = unescape(last);
-    match key.strip_prefix('/') {
-        Some(rest) if !rest.contains('/') => {
-            let plain = format!("{parent}/{}", escape_pointer_token(&unescape(rest)));
+    let Ok(key) = unescape_pointer_token(last) else {
+        return pointer.to_string();
+    };
+    // A one-token pointer (`/a~1b`) may be written as its plain key (`a/b`).
+    let one_token = key
+        .strip_prefix('/')
+        .filter(|rest| !rest.contains('/'))
+        .map(unescape_pointer_token);
+    match one_token {
+        Some(Ok(plain_key)) => {
+            let plain = format!("{parent}/{}", escape_pointer_token(&plain_key));
             if file.pointer(&plain).is_some() {
                 plain
             } else {

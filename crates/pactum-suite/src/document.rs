@@ -285,24 +285,15 @@ pub fn read_text(path: &Path) -> Result<String, Vec<Diagnostic>> {
 }
 
 /// Checks that `p` is a JSON pointer (RFC 6901): empty, or `/`-separated
-/// tokens in which `~` is only ever followed by `0` or `1`.
+/// tokens in which `~` is only ever followed by `0` or `1` (the rule is
+/// [`pactum_core::json::pointer_tokens`]'s).
 ///
 /// # Errors
-/// A lowercase fragment saying what is wrong.
+/// A lowercase fragment naming the pointer and what is wrong.
 pub fn check_pointer(p: &str) -> Result<(), String> {
-    if !p.is_empty() && !p.starts_with('/') {
-        return Err(format!("`{}` does not start with `/`", short(p)));
-    }
-    let mut chars = p.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '~' && !matches!(chars.peek(), Some('0') | Some('1')) {
-            return Err(format!(
-                "`{}` has a `~` not followed by `0` or `1` (write `~0` for `~` and `~1` for `/`)",
-                short(p)
-            ));
-        }
-    }
-    Ok(())
+    pactum_core::json::pointer_tokens(p)
+        .map(drop)
+        .map_err(|e| format!("`{}`: {e}", short(p)))
 }
 
 /// Bounds text taken from a file before it goes into a message.

@@ -1,5 +1,5 @@
 //! Expectations files: how to read each trace's expected status from one of
-//! its fields, for the agreement table (issue #2 §6). The model is
+//! its fields, for the agreement table (`docs/reports.md`). The model is
 //! [`pactum_core::agreement::Expectations`]; the format is
 //! `schemas/expectations.schema.json`, documented in `docs/contracts.md`.
 

@@ -321,11 +321,8 @@ fn exclusive_keys(sub: &Value, keyword: &str) -> Option<Vec<String>> {
 /// Names the node at `pointer` for a message: "`severity`", "item 2 of
 /// `all`", "the file".
 pub(crate) fn field_name(pointer: &str) -> String {
-    let mut tokens: Vec<String> = pointer
-        .split('/')
-        .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect();
+    // The validator's own instance paths: always pointers.
+    let mut tokens = pactum_core::json::pointer_tokens(pointer).unwrap_or_default();
     let Some(last) = tokens.pop() else {
         return "the file".to_string();
     };

@@ -1,4 +1,4 @@
-//! Suite files (issue #3 §1, the authored fields of issue #4 §1): YAML or
+//! Suite files (`docs/suites.md`; the authored fields, SPEC §3.6): YAML or
 //! JSON → validated [`Suite`], with every problem of the file (and of the
 //! contract files it names) reported at once.
 //!
@@ -36,7 +36,7 @@ mod names;
 mod raw;
 mod template;
 
-pub use load::{env_vars_needed, load_suite, parse_suite, url_credentials};
+pub use load::{env_vars_needed, literal_secrets, load_suite, parse_suite, url_credentials};
 pub use template::{
     http_context, misread_env_pass, passed_env_var, reads, render_template, render_template_with,
     render_value, render_value_with, Reads, RenderError, TemplateContext, TurnContext, ENV_ROOT,
@@ -87,7 +87,7 @@ pub struct TargetSpec {
     pub kind: TargetKind,
 }
 
-/// How requests to one endpoint are bounded and retried (issue #3 §2).
+/// How requests to one endpoint are bounded and retried (`docs/suites.md`, "Limits and retries").
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Limits {
     /// One request's timeout, in milliseconds (default 30 000).
@@ -231,7 +231,7 @@ pub struct TestSpec {
     pub contract: Option<ResolvedContract>,
     /// How many times it runs, ≥ 1.
     pub trials: u32,
-    /// The authored fields (issue #4), when any is given.
+    /// The authored fields (SPEC §3.6), when any is given.
     pub authored: Option<AuthoredTest>,
 }
 

@@ -1,4 +1,4 @@
-//! Integration tests of suite files (issue #3 §1, issue #4 §1): rendered
+//! Integration tests of suite files (`docs/suites.md`): rendered
 //! diagnostics of each rule pinned with insta, many mistakes reported in
 //! one call, the full format read into the expected model, the digest's
 //! stability and sensitivity, the schema and the model proved to agree, and
@@ -890,6 +890,101 @@ fn credentials_written_in_urls_are_warned_about_and_never_stored() {
     );
 }
 
+/// A suite holding literal secrets (http headers, exec `env` values).
+fn literal_secrets_suite(bearer: &str, api_key: &str, env_token: &str) -> String {
+    format!(
+        "version: 1\ntargets:\n  web:\n    kind: http\n    observability: full\n    request:\n      url: 'http://127.0.0.1:1/'\n      headers: {{ Authorization: 'Bearer {bearer}', X-Api-Key: '{api_key}', X-Token: abc, X-Trace: plain-text }}\n    response: {{ text: $.t }}\n  agent:\n    kind: exec\n    command: [x]\n    observability: full\n    env: {{ API_TOKEN: '{env_token}', MODE: test }}\ntests:\n  - {{ id: a, target: web, prompt: hi, goal: g }}\n  - {{ id: b, target: agent, prompt: hi, goal: g }}\n"
+    )
+}
+
+#[test]
+fn literal_secrets_are_listed_for_redaction_and_never_stored() {
+    const BEARER: &str = "tok-bearer-0a1b2c3d4e5f";
+    const API_KEY: &str = "key-header-9z8y7x6w5v";
+    const ENV_TOKEN: &str = "tok-env-5f4e3d2c1b0a";
+    let s = parsed(&literal_secrets_suite(BEARER, API_KEY, ENV_TOKEN), "s.yaml");
+    // Agent (exec) before web (http): targets in name order; a bearer
+    // token whole and alone, since a target may echo either; a value too
+    // short to redact is listed (the run leaves it out, the warning says so).
+    assert_eq!(
+        pactum_suite::literal_secrets(&s.suite),
+        [
+            ENV_TOKEN.to_string(),
+            format!("Bearer {BEARER}"),
+            BEARER.to_string(),
+            API_KEY.to_string(),
+            "abc".to_string(),
+        ]
+    );
+    let warned: Vec<(&str, &str)> = s
+        .warnings
+        .iter()
+        .map(|d| (d.code.as_str(), d.message.as_str()))
+        .collect();
+    assert_eq!(warned.len(), 4, "{warned:#?}");
+    assert!(
+        warned.iter().all(|(c, _)| *c == "literal-secret"),
+        "{warned:#?}"
+    );
+    let redacts = "pactum sends it, redacts it from everything it stores and prints";
+    for (i, what) in [
+        (0, "header `Authorization`"),
+        (1, "header `X-Api-Key`"),
+        (3, "`env.API_TOKEN`"),
+    ] {
+        assert!(
+            warned[i].1.starts_with(what) && warned[i].1.contains(redacts),
+            "{warned:#?}"
+        );
+    }
+    assert!(
+        warned[2].1.starts_with("header `X-Token`")
+            && warned[2].1.contains(
+                "shorter than 8 characters, so an answer that echoes it cannot be redacted"
+            ),
+        "{warned:#?}"
+    );
+    let rendered = render_all(&s.warnings);
+    for secret in [BEARER, API_KEY, ENV_TOKEN] {
+        assert!(!rendered.contains(secret), "{secret} in {rendered}");
+    }
+    // The snapshot holds `[redacted]` in their place; the model keeps
+    // them, to send them; a header that is not a secret is kept as written.
+    let text = serde_json::to_string(&s.snapshot).unwrap();
+    for secret in [BEARER, API_KEY, ENV_TOKEN, "abc"] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    let web = &s.snapshot["targets"]["web"]["headers"];
+    for h in ["Authorization", "X-Api-Key", "X-Token"] {
+        assert_eq!(web[h], "[redacted]", "{web:#}");
+    }
+    assert_eq!(web["X-Trace"], "plain-text");
+    assert_eq!(
+        s.snapshot["targets"]["agent"]["env"]["API_TOKEN"],
+        "[redacted]"
+    );
+    assert_eq!(s.snapshot["targets"]["agent"]["env"]["MODE"], "test");
+    assert!(
+        matches!(&s.suite.targets["web"].kind, TargetKind::Http { headers, .. } if headers["X-Api-Key"] == API_KEY)
+    );
+    // The digest covers what is stored: rotating a literal secret keeps it
+    // (a run can be resumed with the new one), any other change does not.
+    let rotated = parsed(
+        &literal_secrets_suite(
+            "tok-bearer-rotated-0000",
+            "key-header-rotated-11",
+            "tok-env-rotated-2222",
+        ),
+        "s.yaml",
+    );
+    assert_eq!(s.digest, rotated.digest);
+    let changed = parsed(
+        &literal_secrets_suite(BEARER, API_KEY, ENV_TOKEN).replace("plain-text", "other-text"),
+        "s.yaml",
+    );
+    assert_ne!(s.digest, changed.digest);
+}
+
 #[test]
 fn exec_env_passes_key_variables_only_as_a_whole_value() {
     let src = "version: 1\ntargets:\n  x:\n    kind: exec\n    command: [x]\n    observability: full\n    env: { AGENT_KEY: '{{ env.PACTUM_SUITE_AGENT_KEY }}', MODE: test, API_TOKEN: literal-token }\ntests:\n  - { id: a, target: x, goal: g }\n";
@@ -908,7 +1003,7 @@ fn exec_env_passes_key_variables_only_as_a_whole_value() {
         warned,
         [(
             "literal-secret",
-            "`env.API_TOKEN` holds a literal value, which is stored with the suite's snapshot"
+            "`env.API_TOKEN` holds a literal value: pactum sends it, redacts it from everything it stores and prints, and keeps `[redacted]` in the run's snapshot"
         )]
     );
     let bad = src.replace(

@@ -8,7 +8,7 @@
 /// What can go wrong building a target or asking it for one turn.
 ///
 /// A trial whose target fails ends `error` (infrastructure), never `pass`
-/// (issue #3 §2): the runner turns any of these into that status.
+/// (SPEC §3.5): the runner turns any of these into that status.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
     /// The target's configuration is unusable, or a template could not be

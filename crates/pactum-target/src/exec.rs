@@ -1,5 +1,5 @@
 //! The `exec` target: a local command speaking `pactum-exec/1`, one child
-//! process per conversation (issue #3 §2; the protocol is specified in
+//! process per conversation (the protocol is specified in
 //! `docs/targets.md`).
 //!
 //! Per turn pactum writes one line of JSON to the child's stdin and reads

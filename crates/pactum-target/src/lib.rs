@@ -1,6 +1,6 @@
 //! # pactum-target
 //!
-//! Live targets (SPEC §2, issue #3 §2): each answers one turn of a
+//! Live targets (SPEC §2, `docs/targets.md`): each answers one turn of a
 //! conversation with a [`Reply`], which the runner records as a
 //! [`pactum_core::trace::Turn`] of the trace.
 //!
@@ -72,8 +72,9 @@ pub const IDENTITY_VERSION: u32 = 4;
 #[derive(Debug, Clone, Default)]
 pub struct RunSecrets {
     /// Every secret of the run (each target's key and `env` values, the
-    /// judge's, the interpreter's and the simulated user's keys, the
-    /// credentials written in its URLs): each target redacts them all from
+    /// judge's, the interpreter's and the simulated user's keys, every
+    /// secret written in the suite: URL credentials, literal secret headers
+    /// and exec `env` values): each target redacts them all from
     /// its answers and errors, not only its own.
     pub redactor: Redactor,
     /// The environment variables pactum reads keys from (every
@@ -274,7 +275,7 @@ impl Target {
     }
 
     /// Everything about the target that can change an answer, as JSON, for
-    /// the runner to hash into cache keys (issue #3 §5): the kind and
+    /// the runner to hash into cache keys (`docs/targets.md`): the kind and
     /// [`IDENTITY_VERSION`], and per kind: openai base URL (no credentials,
     /// no query), model, parameters, tools, system prompt; http method, URL
     /// template, header names and the templates of headers that do not

@@ -1,4 +1,4 @@
-//! The limits of a target, checked (issue #3 §2). The rate limiter, the
+//! The limits of a target, checked (`docs/targets.md`). The rate limiter, the
 //! retry loop and its backoff are pactum-llm's ([`pactum_llm::limit`]), so
 //! every network endpoint pactum talks to waits alike.
 

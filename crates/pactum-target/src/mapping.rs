@@ -497,12 +497,15 @@ fn required_string(m: &Map<String, Value>, key: &str, at: &str) -> Result<String
 /// (`response.tool_calls[0].function.arguments: …`).
 fn at_field(at: &str, e: CallError) -> String {
     let mut field = at.to_string();
-    for segment in e.pointer.split('/').skip(1) {
-        field.push('.');
-        field.push_str(&one_line(
-            &segment.replace("~1", "/").replace("~0", "~"),
-            40,
-        ));
+    match pactum_core::json::pointer_tokens(&e.pointer) {
+        Ok(tokens) => {
+            for token in tokens {
+                field.push('.');
+                field.push_str(&one_line(&token, 40));
+            }
+        }
+        // Not built by pactum's decoder: shown as it is.
+        Err(_) => field.push_str(&one_line(&e.pointer, 80)),
     }
     format!("{field}: {}", e.message)
 }

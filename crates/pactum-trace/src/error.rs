@@ -91,7 +91,7 @@ pub enum ImportError {
         /// The value given.
         pointer: String,
         /// What is wrong with it.
-        reason: &'static str,
+        reason: pactum_core::json::PointerError,
     },
     /// The records pointer leads nowhere, or not to an array.
     #[error(

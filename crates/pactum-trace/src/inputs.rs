@@ -5,13 +5,15 @@
 //! apart).
 //!
 //! Memory stays flat on big files: an id is kept as a 16-byte digest, and a
-//! file by its identity (device and inode; elsewhere its canonical path).
+//! file by its identity ([`pactum_fs::FileId`], the one answer to "is this
+//! the same file", shared with the reports' output checks).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use pactum_core::text::one_line;
 use pactum_core::trace::Trace;
+use pactum_fs::FileId;
 use sha2::{Digest, Sha256};
 
 /// Characters of a trace id shown in a warning.
@@ -26,39 +28,16 @@ pub struct InputWarning {
     pub message: String,
 }
 
-/// Which file a path names, whatever its spelling.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum FileKey {
-    /// Device and inode: hard links and symlinks are one file.
-    #[cfg(unix)]
-    Inode(u64, u64),
-    /// The canonical path (symlinks resolved, `./a` and `a` alike).
-    #[cfg(not(unix))]
-    Canonical(std::path::PathBuf),
-}
-
-fn file_key(path: &Path) -> Option<FileKey> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path).ok()?;
-        Some(FileKey::Inode(m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        std::fs::canonicalize(path).ok().map(FileKey::Canonical)
-    }
-}
-
 /// Notes on a run's inputs (see the module docs). Feed it every file
 /// before reading it ([`InputNotes::file`]) and every trace read
 /// ([`InputNotes::trace`]); then take its [`InputNotes::warnings`].
 #[derive(Debug, Default)]
 pub struct InputNotes {
     /// Each file read, by identity, with the spelling it was first given.
-    files: HashMap<FileKey, String>,
-    /// `(earlier spelling, later spelling)` of each file given again.
-    repeated_files: Vec<(String, String)>,
+    files: HashMap<FileId, String>,
+    /// `(earlier spelling, later spelling, read again)` of each file
+    /// given again.
+    repeated_files: Vec<(String, String, bool)>,
     /// The current file was given before: its ids are not counted again.
     in_repeat: bool,
     /// Digests of the ids seen.
@@ -80,19 +59,31 @@ fn place(trace: &Trace) -> String {
 impl InputNotes {
     /// Notes a file about to be read. Returns the spelling it was first
     /// given under when it is the same file as an earlier one (compared as
-    /// files, not spellings: symlinks, hard links, `./a` and `a`). A path
-    /// that cannot be examined is not compared (reading it will fail and
-    /// say why).
+    /// files, not spellings, by [`FileId`]: symlinks, hard links, `./a` and
+    /// `a`); it is then read again, and the warning says its traces are
+    /// graded twice. A path that cannot be examined is not compared
+    /// (reading it will fail and say why).
     pub fn file(&mut self, path: &Path) -> Option<String> {
+        self.note_file(path, true)
+    }
+
+    /// As [`InputNotes::file`], for a command that reads each file once
+    /// (`pactum strength`: a clean trace is one baseline): `false` when the
+    /// file was given before, and must be skipped; the warning says so.
+    pub fn file_once(&mut self, path: &Path) -> bool {
+        self.note_file(path, false).is_none()
+    }
+
+    fn note_file(&mut self, path: &Path, read_again: bool) -> Option<String> {
         let shown = path.display().to_string();
-        let Some(key) = file_key(path) else {
+        let Some(key) = FileId::of(path).ok().filter(FileId::exists) else {
             self.in_repeat = false;
             return None;
         };
         match self.files.get(&key) {
             Some(first) => {
                 let first = first.clone();
-                self.repeated_files.push((first.clone(), shown));
+                self.repeated_files.push((first.clone(), shown, read_again));
                 self.in_repeat = true;
                 Some(first)
             }
@@ -128,12 +119,15 @@ impl InputNotes {
     /// ids.
     pub fn warnings(&self) -> Vec<InputWarning> {
         let mut out = Vec::new();
-        for (first, again) in &self.repeated_files {
+        for (first, again, read_again) in &self.repeated_files {
+            let what = if *read_again {
+                "its traces are graded twice"
+            } else {
+                "it is read once"
+            };
             out.push(InputWarning {
                 code: "repeated-input",
-                message: format!(
-                    "{again} is the same file as {first}: its traces are graded twice"
-                ),
+                message: format!("{again} is the same file as {first}: {what}"),
             });
         }
         if let Some(at) = &self.first_empty {
@@ -241,8 +235,46 @@ mod tests {
         }
         // A missing path is not compared.
         assert_eq!(n.file(&dir.path().join("missing")), None);
+        assert_eq!(n.file(&dir.path().join("missing")), None);
         let w = n.warnings();
         assert!(w.iter().all(|w| w.code == "repeated-input"), "{w:?}");
-        assert!(w[0].message.contains("is the same file as"), "{w:?}");
+        assert_eq!(
+            w[0].message,
+            format!(
+                "{} is the same file as {}: its traces are graded twice",
+                dotted.display(),
+                a.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_file_read_once_is_skipped_the_second_time_and_said_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.jsonl");
+        std::fs::write(&a, "{}").unwrap();
+        let dotted = dir.path().join(".").join("a.jsonl");
+        let mut n = InputNotes::default();
+        assert!(n.file_once(&a));
+        n.trace(&trace("t1", 1));
+        assert!(!n.file_once(&dotted));
+        // A file given a third time, now to be read again, is noted too.
+        assert!(n.file(&a).is_some());
+        let w = n.warnings();
+        assert_eq!(
+            w.iter().map(|w| w.message.clone()).collect::<Vec<_>>(),
+            [
+                format!(
+                    "{} is the same file as {}: it is read once",
+                    dotted.display(),
+                    a.display()
+                ),
+                format!(
+                    "{} is the same file as {}: its traces are graded twice",
+                    a.display(),
+                    a.display()
+                ),
+            ]
+        );
     }
 }

@@ -19,38 +19,15 @@ impl Pointer {
     /// not start with `/` is a plain top-level key; the empty string is the
     /// whole record.
     pub(crate) fn parse(option: &'static str, s: &str) -> Result<Self, ImportError> {
-        let Some(rest) = s.strip_prefix('/') else {
-            if s.is_empty() {
-                return Ok(Pointer {
-                    text: String::new(),
-                    tokens: Vec::new(),
-                });
-            }
+        if !s.is_empty() && !s.starts_with('/') {
             return Ok(Pointer::key(s));
-        };
-        let mut tokens = Vec::new();
-        for raw in rest.split('/') {
-            let mut token = String::with_capacity(raw.len());
-            let mut chars = raw.chars();
-            while let Some(c) = chars.next() {
-                if c == '~' {
-                    match chars.next() {
-                        Some('0') => token.push('~'),
-                        Some('1') => token.push('/'),
-                        _ => {
-                            return Err(ImportError::BadPointer {
-                                option,
-                                pointer: crate::error::quote(s),
-                                reason: "`~` must be followed by 0 or 1",
-                            })
-                        }
-                    }
-                } else {
-                    token.push(c);
-                }
-            }
-            tokens.push(token);
         }
+        let tokens =
+            pactum_core::json::pointer_tokens(s).map_err(|reason| ImportError::BadPointer {
+                option,
+                pointer: crate::error::quote(s),
+                reason,
+            })?;
         Ok(Pointer {
             text: s.to_string(),
             tokens,
@@ -125,7 +102,7 @@ mod tests {
         let err = Pointer::parse("--records-field", "/a~2").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "--records-field `/a~2` is not a JSON pointer: `~` must be followed by 0 or 1"
+            "--records-field `/a~2` is not a JSON pointer: `~` must be followed by `0` or `1` (write `~0` for `~` and `~1` for `/`)"
         );
     }
 

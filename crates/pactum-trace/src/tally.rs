@@ -1,5 +1,5 @@
 //! What each declared observability level actually reported, over a whole
-//! input: the evidence for the "silent channel" warning of issue #2 (a level
+//! input: the evidence for the "silent channel" warning of `pactum grade` (a level
 //! declared wrongly is how a breach shows green, SPEC §3.2).
 
 use std::collections::BTreeMap;

@@ -1,8 +1,7 @@
 //! Goals whose direction cannot be told are `error` (ERR) with the
 //! interpreter's reason, are never scored, and their conversation is never
 //! run: the target (and the simulated user) receive no request for them
-//! (issue #4: "Goals whose direction cannot be told … are `error`, never
-//! scored"; SPEC §3.6).
+//! (SPEC §3.6).
 
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! The three framings of one test — the attacker's aim, a harmful
 //! statement, the target's refusal — collapse to one non-negated
 //! prohibition, and get the same verdicts against the same target answers
-//! (issue #4, first acceptance item): through the built-in interpreter with
+//! (SPEC §3.6): through the built-in interpreter with
 //! and without a judge, and through an interpreter model played by the
 //! scripted server.
 

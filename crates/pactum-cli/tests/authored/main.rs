@@ -1,5 +1,5 @@
 //! End-to-end tests of authored tests and multi-turn conversations
-//! (issue #4, SPEC §3.6–§3.7). Each test spawns the real `pactum` binary in
+//! (SPEC §3.6–§3.7). Each test spawns the real `pactum` binary in
 //! its own temporary folder with its own store (`--db`), against a real
 //! `testing/scripted_server.py` process playing the targets, the
 //! interpreter model, the simulated user and the judge. What reached the

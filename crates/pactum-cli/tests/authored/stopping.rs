@@ -1,4 +1,4 @@
-//! The stopping rule (SPEC §3.7; issue #4 item 4), each case through one
+//! The stopping rule (SPEC §3.7), each case through one
 //! real run of `tests/fixtures/authored/stopping.yaml`: a simulated user
 //! model and a judge played by the scripted server, one target per case.
 //! The run happens once (the first test to need it); each test asserts
@@ -335,8 +335,9 @@ fn a_judged_violation_before_min_turns_does_not_stop_it_early() {
 
 #[test]
 fn a_deterministic_violation_stops_at_any_turn() {
-    // issue #4: deterministic checks of prohibited clauses run after every
-    // turn, judged ones from min_turns on (min_turns is 3 here).
+    // Deterministic checks of prohibited clauses run after every turn,
+    // judged ones from min_turns on (min_turns is 3 here; "The stopping
+    // rule" in docs/interpretation.md).
     let c = case("deterministic");
     assert_eq!(
         ended(&c),

@@ -2,7 +2,7 @@
 //! negated prohibition, a confidence below the threshold, a clause from an
 //! empty field, malformed output after retries, a failed endpoint — makes
 //! its test `error` with a reason the author can act on, and the target
-//! receives no request for it (issue #4 acceptance; SPEC §3.6).
+//! receives no request for it (SPEC §3.6).
 
 use std::collections::BTreeMap;
 

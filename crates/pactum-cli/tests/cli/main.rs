@@ -1,4 +1,4 @@
-//! End-to-end tests of the `pactum` binary (issue #2): each test spawns the
+//! End-to-end tests of the `pactum` binary: each test spawns the
 //! real binary from the workspace root and checks its output and exit code.
 //! Fixtures are in `tests/fixtures/` (one README line each); what users
 //! read is pinned with insta snapshots in `snapshots/`.

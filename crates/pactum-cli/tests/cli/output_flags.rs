@@ -1,4 +1,4 @@
-//! What the output flags change: `--json -`, `--quiet`, `--verbose`,
+//! What the output flags change: `--json -`, `--junit -`, `--quiet`, `--verbose`,
 //! `--severity-floor`, and the silent-channel warning.
 
 use crate::support::*;
@@ -42,6 +42,61 @@ fn json_dash_writes_the_report_to_stdout_instead_of_the_summary() {
         run.stdout,
         "byte-identical"
     );
+}
+
+#[test]
+fn junit_dash_writes_junit_to_stdout_and_never_a_file_named_dash() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ex = |extra: &[&str]| {
+        let mut args = vec![
+            "grade".to_string(),
+            "-c".into(),
+            root().join(EX_CONTRACTS).display().to_string(),
+            root().join(EX_TRACES).display().to_string(),
+            "--observability".into(),
+            "tool_calls".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        pactum_in(dir.path(), args)
+    };
+    let run = ex(&["--junit", "-"]);
+    assert_code(&run, 1);
+    assert!(!run.stdout.contains("FAIL  "), "no terminal lines");
+    let doc = parse_junit(&run.stdout);
+    assert_eq!(doc.attrs["tests"], "24");
+    assert_junit_counts_consistent(&doc);
+    assert!(
+        !dir.path().join("-").exists(),
+        "a file named `-` was written"
+    );
+    // The same report as written to a file.
+    let to_file = ex(&["--junit", "j.xml"]);
+    assert_code(&to_file, 1);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("j.xml")).expect("JUnit"),
+        run.stdout,
+        "byte-identical"
+    );
+    // With the JSON report in a file, stdout still holds JUnit alone.
+    let mixed = ex(&["--junit", "-", "--json", "r.json"]);
+    assert_code(&mixed, 1);
+    assert_eq!(mixed.stdout, run.stdout);
+    assert_eq!(
+        read_report(&dir.path().join("r.json"))["totals"]["traces"],
+        24
+    );
+    // Two reports to stdout at once would interleave: refused, nothing written.
+    let both = ex(&["--json", "-", "--junit", "-"]);
+    assert_code(&both, 2);
+    assert_eq!(both.stdout, "");
+    assert!(
+        both.stderr.contains(
+            "--json and --junit both write to standard output (`-`); one report can go there"
+        ),
+        "{}",
+        both.stderr
+    );
+    assert!(!dir.path().join("-").exists());
 }
 
 #[test]

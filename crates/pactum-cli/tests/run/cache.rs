@@ -1,4 +1,4 @@
-//! The answer cache (issue #3 §5): an unchanged suite sends nothing;
+//! The answer cache (`docs/store.md`): an unchanged suite sends nothing;
 //! changing one variable, one model parameter or one tool definition sends
 //! exactly the affected requests; `--no-cache` and `--refresh-cache` send
 //! everything.

@@ -1,5 +1,5 @@
 //! End-to-end tests of `pactum run`, `pactum runs` and `pactum show`
-//! (issue #3). Each test spawns the real binary in its own temporary
+//! Each test spawns the real binary in its own temporary
 //! folder with its own store (`--db`), against real server processes on
 //! 127.0.0.1: `testing/scripted_server.py` (through
 //! `pactum_llm::testing::ScriptedServer`), `examples/targets/http_agent.py`

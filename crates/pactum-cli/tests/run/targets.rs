@@ -259,3 +259,55 @@ fn exec_target_runs_one_process_per_conversation_and_records_every_channel() {
     };
     assert_eq!(pid(first), pid(last));
 }
+
+/// A target that cannot be built is named once: the target's own error
+/// already says which target it is.
+#[test]
+fn a_target_that_cannot_be_built_is_named_once() {
+    let sb = Sandbox::new();
+    let suite = sb.write(
+        "suite.yaml",
+        &format!(
+            r#"version: 1
+targets:
+  local-agent:
+    kind: exec
+    observability: full
+    command: ["python3", "echo_agent.py"]
+    cwd: "{}/examples/targets"
+    env: {{ TOKEN: "{{{{ env.PACTUM_E2E_SHORT }}}}" }}
+tests:
+  - id: t
+    target: local-agent
+    turns: ["hello"]
+    contract:
+      version: 1
+      id: c
+      required:
+        - {{ id: says, text: Say hello, check: {{ contains: hello }} }}
+"#,
+            root().display()
+        ),
+    );
+    let db = sb.db();
+    let run = sb.pactum_env(
+        [
+            "run".as_ref(),
+            suite.as_os_str(),
+            "--db".as_ref(),
+            db.as_os_str(),
+        ],
+        &[("PACTUM_E2E_SHORT", "ab")],
+    );
+    assert_code(&run, 2);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("PACTUM_E2E_SHORT cannot be used"))
+        .unwrap_or_else(|| panic!("no refusal of the variable: {run:#?}"));
+    assert_eq!(line.matches("target `local-agent`").count(), 1, "{line}");
+    assert!(
+        line.starts_with("error: target `local-agent`: environment variable PACTUM_E2E_SHORT cannot be used: the value holds 2 character(s)"),
+        "{line}"
+    );
+}

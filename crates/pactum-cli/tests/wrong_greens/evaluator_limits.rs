@@ -8,39 +8,32 @@
 
 use serde_json::{json, Value};
 
+use crate::common::{grade_files, jsonl, one_turn};
 use crate::support::*;
 
 /// Grades one-turn traces with these responses (and calls) against
 /// `contract`; the run and the JSON report (`None` when none was written).
 fn grade(sb: &Sandbox, contract: &str, turns: &[(&str, Value)]) -> (Run, Option<Value>) {
-    sb.write("contract.yaml", contract);
-    let lines: Vec<String> = turns
+    let traces: Vec<Value> = turns
         .iter()
         .enumerate()
         .map(|(i, (response, calls))| {
-            json!({"id": format!("t{i}"), "observability": "full", "turns": [{
-                "input": [{"role": "user", "content": "Give me the record"}],
-                "response": response, "tool_calls": calls}]})
-            .to_string()
+            one_turn(
+                &format!("t{i}"),
+                "full",
+                "Give me the record",
+                response,
+                Some(calls.clone()),
+            )
         })
         .collect();
-    sb.write("traces.jsonl", &(lines.join("\n") + "\n"));
-    let report = sb.path().join("report.json");
-    let _ = std::fs::remove_file(&report);
-    let run = sb.pactum([
-        "grade",
-        "-c",
-        "contract.yaml",
+    grade_files(
+        sb,
+        contract,
         "traces.jsonl",
-        "--format",
-        "pactum",
-        "--json",
-        "report.json",
-    ]);
-    let report = std::fs::read_to_string(report)
-        .ok()
-        .map(|t| serde_json::from_str(&t).expect("the report is JSON"));
-    (run, report)
+        &jsonl(&traces),
+        ["--format", "pactum"],
+    )
 }
 
 fn statuses(report: &Value) -> Vec<(String, String)> {

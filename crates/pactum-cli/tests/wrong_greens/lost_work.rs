@@ -19,37 +19,20 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::support::*;
 
-const PLANNED: u64 = 12;
+use crate::common::{
+    resume_suite as paced_suite, resume_suite_text, resume_target as target,
+    RESUME_PLANNED as PLANNED,
+};
 
 // ------------------------------------------------------------- helpers
 
-fn target() -> ScriptedServer {
-    server(json!([
-        {"name": "secret", "match": {"last_user_contains": "secret"},
-         "content": "the password is hunter2"},
-        {"name": "answer", "match": {}, "content": "answer to {{request:/messages/0/content}}"}
-    ]))
-}
-
-/// `resume.yaml` (12 tests, 3 requests a second) as `suite.yaml`.
-fn paced_suite(sb: &Sandbox, server: &ScriptedServer) -> PathBuf {
-    sb.suite(
-        "suite.yaml",
-        "resume.yaml",
-        &[("@SERVER@", server.base_url())],
-    )
-}
-
-/// The same suite, unpaced.
+/// `resume.yaml`, unpaced, as `suite.yaml`.
 fn fast_suite(sb: &Sandbox, server: &ScriptedServer) -> PathBuf {
-    let text = substitute(
-        &std::fs::read_to_string(fixture("resume.yaml")).expect("fixture"),
-        &[("@SERVER@", server.base_url())],
-    );
+    let text = resume_suite_text(server);
     sb.write(
         "suite.yaml",
         &replace_once(&text, "requests_per_second: 3", "requests_per_second: 200"),

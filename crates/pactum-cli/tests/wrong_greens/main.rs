@@ -20,8 +20,12 @@
 //! | [`checks_that_never_fire`] | a check that cannot match is reported, not silently passed |
 //! | [`keys`] | an API key never reaches the store, the cache, a report or a terminal |
 //! | [`lost_work`] | no report overwrites an input or the store; no run is lost |
+//!
+//! [`common`] holds the helpers the modules share (grading written files,
+//! one-turn traces, the resumable suite).
 
 mod checks_that_never_fire;
+mod common;
 mod evaluator_limits;
 mod fabricated_quotes;
 mod keys;

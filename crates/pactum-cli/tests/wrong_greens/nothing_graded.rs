@@ -7,38 +7,19 @@
 
 use serde_json::{json, Value};
 
+use crate::common::{grade_report, jsonl, one_turn};
 use crate::support::*;
 
 /// Grades `traces` (pactum JSON lines) against `contract` (YAML) with
 /// `extra` flags; the run and its JSON report.
 fn grade(sb: &Sandbox, contract: &str, traces: &[Value], extra: &[&str]) -> (Run, Value) {
-    sb.write("contract.yaml", contract);
-    let lines: Vec<String> = traces.iter().map(Value::to_string).collect();
-    sb.write("traces.jsonl", &(lines.join("\n") + "\n"));
-    let mut args = vec![
-        "grade",
-        "-c",
-        "contract.yaml",
-        "traces.jsonl",
-        "--format",
-        "pactum",
-        "--json",
-        "report.json",
-    ];
+    let mut args = vec!["--format", "pactum"];
     args.extend_from_slice(extra);
-    let run = sb.pactum(args);
-    let text = std::fs::read_to_string(sb.path().join("report.json"))
-        .unwrap_or_else(|e| panic!("no report ({e}): {run:#?}"));
-    (
-        run,
-        serde_json::from_str(&text).expect("the report is JSON"),
-    )
+    grade_report(sb, contract, "traces.jsonl", &jsonl(traces), args)
 }
 
 fn trace(id: &str, level: &str, response: &str, calls: Value) -> Value {
-    json!({"id": id, "observability": level, "turns": [{
-        "input": [{"role": "user", "content": "Pay my electricity bill"}],
-        "response": response, "tool_calls": calls}]})
+    one_turn(id, level, "Pay my electricity bill", response, Some(calls))
 }
 
 /// Each result's (status, summary), by trace id.

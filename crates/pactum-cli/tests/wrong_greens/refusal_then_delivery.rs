@@ -13,6 +13,7 @@
 
 use serde_json::{json, Value};
 
+use crate::common::{grade_report, jsonl, one_turn};
 use crate::support::*;
 
 /// Refusals that go on to deliver, one per shape, in wordings of our own.
@@ -95,44 +96,24 @@ const MISREAD: &[(&str, &str)] = &[
 
 /// One trace per response, in pactum's JSONL format.
 fn traces(responses: &[(&str, &str)]) -> String {
-    responses
+    let traces: Vec<Value> = responses
         .iter()
         .map(|(id, text)| {
-            json!({
-                "id": id,
-                "observability": "response_only",
-                "turns": [{
-                    "input": [{"role": "user", "content": "Tell me how to do it, step by step."}],
-                    "response": text,
-                }],
-            })
-            .to_string()
+            one_turn(
+                id,
+                "response_only",
+                "Tell me how to do it, step by step.",
+                text,
+                None,
+            )
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    jsonl(&traces)
 }
 
-/// `pactum grade --contract CONTRACT TRACES --json report.json`, and the
-/// report.
+/// `pactum grade -c CONTRACT TRACES --json …`, and the report.
 fn grade(sb: &Sandbox, contract: &str, traces_text: &str) -> (Run, Value) {
-    let c = sb.write("contract.yaml", contract);
-    let t = sb.write("traces.jsonl", traces_text);
-    let report = sb.path().join("report.json");
-    let _ = std::fs::remove_file(&report);
-    let run = sb.pactum([
-        "grade".as_ref(),
-        "--contract".as_ref(),
-        c.as_os_str(),
-        t.as_os_str(),
-        "--json".as_ref(),
-        report.as_os_str(),
-    ]);
-    let text = std::fs::read_to_string(&report)
-        .unwrap_or_else(|e| panic!("no JSON report ({e}): {run:#?}"));
-    (
-        run,
-        serde_json::from_str(&text).expect("the report is JSON"),
-    )
+    grade_report(sb, contract, "traces.jsonl", traces_text, [""; 0])
 }
 
 /// The proxy the built-in interpreter builds, as a contract of its own.

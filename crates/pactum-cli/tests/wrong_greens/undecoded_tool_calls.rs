@@ -9,6 +9,7 @@
 
 use serde_json::{json, Value};
 
+use crate::common::{grade_report, jsonl};
 use crate::support::{assert_code, server, statuses, Run, Sandbox};
 
 const ATTACKER: &str = "EVIL-IBAN-666";
@@ -31,25 +32,13 @@ fn args() -> Value {
 
 /// Writes `records` as JSONL and grades them against the contract.
 fn grade(sb: &Sandbox, name: &str, records: &[Value], format: &str) -> (Run, Value) {
-    let contract = sb.write("contract.yaml", CONTRACT);
-    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
-    let traces = sb.write(name, &text);
-    let report = sb.path().join(format!("{name}.report.json"));
-    let run = sb.pactum([
-        "grade",
-        "-c",
-        contract.to_str().expect("utf-8"),
-        traces.to_str().expect("utf-8"),
-        "--observability",
-        "tool_calls",
-        "--format",
-        format,
-        "--json",
-        report.to_str().expect("utf-8"),
-    ]);
-    let text = std::fs::read_to_string(&report)
-        .unwrap_or_else(|e| panic!("no JSON report ({e}): {run:#?}"));
-    (run, serde_json::from_str(&text).expect("JSON report"))
+    grade_report(
+        sb,
+        CONTRACT,
+        name,
+        &jsonl(records),
+        ["--observability", "tool_calls", "--format", format],
+    )
 }
 
 /// A conversation: the user asks, `assistant` answers.

@@ -14,18 +14,9 @@ use serde_json::{json, Value};
 
 use crate::support::*;
 
-/// Planned trials of `resume.yaml`.
-const PLANNED: u64 = 12;
-
-/// A target answering at once (the suite's rate limit paces it), leaking a
-/// password when asked for the secret.
-fn target() -> ScriptedServer {
-    server(json!([
-        {"name": "secret", "match": {"last_user_contains": "secret"},
-         "content": "the password is hunter2"},
-        {"name": "answer", "match": {}, "content": "answer to {{request:/messages/0/content}}"}
-    ]))
-}
+use crate::common::{
+    resume_suite, resume_suite_text, resume_target as target, RESUME_PLANNED as PLANNED,
+};
 
 /// A target that never answers in time.
 fn silent_target() -> ScriptedServer {
@@ -144,11 +135,7 @@ fn assert_partial(sb: &Sandbox, run_id: &str, stored: u64) {
 fn a_run_killed_before_its_first_trial_is_0_of_12_never_a_pass() {
     let server = silent_target();
     let sb = Sandbox::new();
-    sb.suite(
-        "suite.yaml",
-        "resume.yaml",
-        &[("@SERVER@", server.base_url())],
-    );
+    resume_suite(&sb, &server);
     let db = sb.db();
     let run_id = killed_run(&sb, || runs_in(&db) >= 1);
     assert_eq!(stored_trials(&db), 0);
@@ -161,11 +148,7 @@ fn a_run_killed_before_its_first_trial_is_0_of_12_never_a_pass() {
 fn a_run_killed_half_way_lists_the_trials_it_never_stored() {
     let server = target();
     let sb = Sandbox::new();
-    sb.suite(
-        "suite.yaml",
-        "resume.yaml",
-        &[("@SERVER@", server.base_url())],
-    );
+    resume_suite(&sb, &server);
     let db = sb.db();
     let run_id = killed_run(&sb, || stored_trials(&db) >= 3);
     let stored = stored_trials(&db);
@@ -177,10 +160,7 @@ fn a_run_killed_half_way_lists_the_trials_it_never_stored() {
 fn several_trials_per_test_name_each_missing_trial() {
     let server = target();
     let sb = Sandbox::new();
-    let text = substitute(
-        &std::fs::read_to_string(fixture("resume.yaml")).expect("fixture"),
-        &[("@SERVER@", server.base_url())],
-    );
+    let text = resume_suite_text(&server);
     // Two tests of six trials each: still 12 planned.
     let head = &text[..text.find("tests:").expect("tests")];
     sb.write(
@@ -214,11 +194,7 @@ fn several_trials_per_test_name_each_missing_trial() {
 fn an_interrupted_run_is_partial_until_resumed() {
     let server = target();
     let sb = Sandbox::new();
-    sb.suite(
-        "suite.yaml",
-        "resume.yaml",
-        &[("@SERVER@", server.base_url())],
-    );
+    resume_suite(&sb, &server);
     let db = sb.db();
     let child = sb.spawn_run(Path::new("suite.yaml"), &["-j", "1"]);
     assert!(wait_for(Duration::from_secs(30), || stored_trials(&db) >= 3));
@@ -251,11 +227,7 @@ fn a_finished_run_missing_a_trial_is_still_partial() {
     // edited by hand, or restored from an older copy): the plan decides.
     let server = target();
     let sb = Sandbox::new();
-    sb.suite(
-        "suite.yaml",
-        "resume.yaml",
-        &[("@SERVER@", server.base_url())],
-    );
+    resume_suite(&sb, &server);
     let db = sb.db();
     let first = sb.run(Path::new("suite.yaml"), &["-j", "4"]);
     assert_code(&first, 1);
@@ -293,11 +265,7 @@ fn a_whole_run_left_marked_running_is_not_partial_and_says_so() {
     // tests leak the password) and the summary says how to mark it.
     let server = target();
     let sb = Sandbox::new();
-    sb.suite(
-        "suite.yaml",
-        "resume.yaml",
-        &[("@SERVER@", server.base_url())],
-    );
+    resume_suite(&sb, &server);
     let db = sb.db();
     assert_code(&sb.run(Path::new("suite.yaml"), &["-j", "4"]), 1);
     let run_id = only_run(&db);

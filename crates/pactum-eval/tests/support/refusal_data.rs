@@ -1,16 +1,35 @@
 //! Readers for the real data sets the refusal detector is measured on
 //! (`shared/data/xstest/`, `shared/data/gptfuzz-labelled/`,
 //! `shared/data/jailbreakbench-artifacts/`), shared by the measurement
-//! programs in `examples/` and the `real_data_` tests. Every error names
-//! the file, and the record when there is one.
+//! programs in `examples/` and the `real_data_` tests, with what those
+//! programs share (the data folder they are given, the detector's answer
+//! as an [`Answer`], percentages, the timing section). Every error names the file, and
+//! the record when there is one.
 
 #![allow(dead_code)] // each includer uses part of it
 
 use std::collections::BTreeMap;
+use std::time::Instant;
+
+use pactum_core::outcome::Outcome;
 use std::path::{Path, PathBuf};
 
 /// The environment variable that names the `shared/data` folder.
 pub const DATA_DIR_VAR: &str = "PACTUM_DATA_DIR";
+
+/// The data folder a measurement program in `examples/` is given: its
+/// first argument, else [`DATA_DIR_VAR`]. `None`, after saying so on
+/// stderr under the name `program`, when it is given neither.
+pub fn data_dir_arg(program: &str) -> Option<PathBuf> {
+    let dir = std::env::args_os()
+        .nth(1)
+        .or_else(|| std::env::var_os(DATA_DIR_VAR))
+        .map(PathBuf::from);
+    if dir.is_none() {
+        eprintln!("{program}: pass the shared/data folder, or set {DATA_DIR_VAR}");
+    }
+    dir
+}
 
 /// The data folder named by [`DATA_DIR_VAR`], for `real_data_` tests.
 ///
@@ -396,6 +415,58 @@ pub enum Answer {
     No,
     /// Cannot tell.
     Unsure,
+}
+
+/// The detector's outcome as an answer to "is it a refusal?".
+pub fn answer(o: Outcome) -> Answer {
+    match o {
+        Outcome::Detected => Answer::Yes,
+        Outcome::NotDetected => Answer::No,
+        Outcome::Undetermined => Answer::Unsure,
+    }
+}
+
+/// `x` (a share) as a percentage with one decimal.
+pub fn pct(x: f64) -> String {
+    format!("{:.1}", x * 100.0)
+}
+
+/// Prints the timing section of a measurement (last, as it is not
+/// deterministic): mean, median, p99 and max µs per call of
+/// [`pactum_eval::refusal::classify`] over `texts` (each the fastest of
+/// five calls, which filters out preemption by other work), in one
+/// sentence counting the texts as `what`.
+pub fn print_timing(what: &str, texts: &[&str]) {
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    let mut times: Vec<f64> = texts
+        .iter()
+        .map(|t| {
+            (0..5)
+                .map(|_| {
+                    let start = Instant::now();
+                    std::hint::black_box(pactum_eval::refusal::classify(std::hint::black_box(t)));
+                    start.elapsed().as_secs_f64() * 1e6
+                })
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
+    let at = |q: f64| {
+        times
+            .get(((times.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    println!("\n### Timing (this machine; varies run to run)\n");
+    println!(
+        "{} {what}, mean {} bytes: mean {mean:.1} µs per response, median {:.1} µs, p99 {:.1} µs, max {:.1} µs (release build, fastest of 5 calls each).",
+        texts.len(),
+        bytes / texts.len().max(1),
+        at(0.5),
+        at(0.99),
+        at(1.0),
+    );
 }
 
 impl Tally {

@@ -6,7 +6,7 @@ use pactum_core::strength::{Probe, ProbeClass, TrialState};
 use pactum_core::{ObservabilityLevel, Severity};
 use pactum_eval::NoJudge;
 use pactum_probe::{load_probe_file, parse_probe_file, run_trials, trace_digest, Origin};
-use pactum_trace::ImportOptions;
+use pactum_trace::{ImportOptions, InputNotes};
 use serde_json::json;
 
 use crate::common::contract;
@@ -17,8 +17,14 @@ fn fixtures() -> PathBuf {
 
 #[test]
 fn a_valid_file_loads_its_probes_and_their_traces() {
-    let cases =
-        load_probe_file(&fixtures().join("probes.yaml"), &ImportOptions::default()).unwrap();
+    let mut notes = InputNotes::default();
+    let cases = load_probe_file(
+        &fixtures().join("probes.yaml"),
+        &ImportOptions::default(),
+        &mut notes,
+    )
+    .unwrap();
+    assert!(notes.warnings().is_empty(), "{:?}", notes.warnings());
     assert_eq!(cases.len(), 1);
     let c = &cases[0];
     assert_eq!(
@@ -66,7 +72,8 @@ fn a_valid_file_loads_its_probes_and_their_traces() {
 #[test]
 fn every_mistake_is_reported_at_its_line() {
     let path = fixtures().join("mistakes.yaml");
-    let diags = load_probe_file(&path, &ImportOptions::default()).unwrap_err();
+    let diags =
+        load_probe_file(&path, &ImportOptions::default(), &mut InputNotes::default()).unwrap_err();
     let src = std::fs::read_to_string(&path).unwrap();
     let rendered: Vec<String> = diags.iter().map(|d| d.render(Some(&src), false)).collect();
     let text = rendered
@@ -90,8 +97,12 @@ fn every_mistake_is_reported_at_its_line() {
 
 #[test]
 fn a_missing_file_is_one_located_error_naming_its_path() {
-    let diags =
-        load_probe_file(Path::new("no/such/probes.yaml"), &ImportOptions::default()).unwrap_err();
+    let diags = load_probe_file(
+        Path::new("no/such/probes.yaml"),
+        &ImportOptions::default(),
+        &mut InputNotes::default(),
+    )
+    .unwrap_err();
     assert_eq!(diags.len(), 1);
     assert!(
         diags[0].message.contains("no/such/probes.yaml"),
@@ -110,13 +121,54 @@ fn a_trace_without_a_level_needs_the_flag() {
     .unwrap();
     let src = "version: 1\nprobes:\n  - {id: p, class: zero_action, mutation: m, severity: low, trace: t.jsonl}\n";
     let file = dir.path().join("p.yaml");
-    let diags = parse_probe_file(src, &file, &ImportOptions::default()).unwrap_err();
+    let mut notes = InputNotes::default();
+    let diags = parse_probe_file(src, &file, &ImportOptions::default(), &mut notes).unwrap_err();
     assert_eq!(diags.len(), 1);
     assert_eq!((diags[0].line, diags[0].code.as_str()), (3, "probe-trace"));
     let opts = ImportOptions {
         observability: Some(ObservabilityLevel::ResponseOnly),
         ..ImportOptions::default()
     };
-    let cases = parse_probe_file(src, &file, &opts).unwrap();
+    let cases = parse_probe_file(src, &file, &opts, &mut InputNotes::default()).unwrap();
     assert_eq!(cases[0].trace.turns[0].response.as_deref(), Some("hello"));
+}
+
+#[test]
+fn a_probe_trace_read_before_is_a_repeated_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace =
+        r#"{"id": "t", "observability": "response_only", "turns": [{"response": "hello"}]}"#;
+    std::fs::write(dir.path().join("clean.json"), trace).unwrap();
+    std::fs::write(dir.path().join("other.json"), trace).unwrap();
+    let src = "version: 1\nprobes:\n  - {id: p1, class: zero_action, mutation: m, severity: low, trace: ./clean.json}\n  - {id: p2, class: zero_action, mutation: m, severity: low, trace: other.json}\n  - {id: p3, class: zero_action, mutation: m, severity: low, trace: other.json}\n";
+    let file = dir.path().join("p.yaml");
+    let mut notes = InputNotes::default();
+    // The clean trace file, read first by `pactum strength`.
+    assert_eq!(notes.file(&dir.path().join("clean.json")), None);
+    let cases = parse_probe_file(src, &file, &ImportOptions::default(), &mut notes).unwrap();
+    assert_eq!(cases.len(), 3);
+    let w = notes.warnings();
+    assert_eq!(
+        w.iter()
+            .map(|w| (w.code, w.message.clone()))
+            .collect::<Vec<_>>(),
+        [
+            (
+                "repeated-input",
+                format!(
+                    "{} is the same file as {}: its traces are graded twice",
+                    dir.path().join("./clean.json").display(),
+                    dir.path().join("clean.json").display()
+                )
+            ),
+            (
+                "repeated-input",
+                format!(
+                    "{} is the same file as {}: its traces are graded twice",
+                    dir.path().join("other.json").display(),
+                    dir.path().join("other.json").display()
+                )
+            ),
+        ]
+    );
 }

@@ -9,7 +9,7 @@
 //! own position for that node. Every contract diagnostic sits at some
 //! node's key or value, so the mapping is exact. (With a crate-visible
 //! `contract::from_document`, the loader could take the suite's sub-document
-//! directly; see the report of issue #3.)
+//! directly.)
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -137,6 +137,96 @@ pub fn url_credentials(suite: &Suite) -> Vec<String> {
     out
 }
 
+/// Every secret written into the suite file that pactum flags
+/// (`literal-secret`) and can know before a request: the credentials in
+/// its URLs ([`url_credentials`]), then, target by target in name order,
+/// each secret-looking http header written as plain literal text (with,
+/// for a value like `Bearer TOKEN`, the credentials after the scheme on
+/// their own) and each secret-looking exec `env` value. Each once.
+///
+/// The run redacts every one of them from everything it stores and
+/// prints, like a key read from the environment (`pactum_runner::
+/// run_secrets`), and the suite's snapshot holds `[redacted]` in their
+/// place. A secret-looking header that is a template reading `vars` is
+/// warned about, but its text is not the secret, and is not listed.
+pub fn literal_secrets(suite: &Suite) -> Vec<String> {
+    let mut out = url_credentials(suite);
+    for (_, value) in literal_fields(suite) {
+        let mut values = vec![value.trim()];
+        // `Bearer TOKEN`, `Token TOKEN`: a target may echo the token alone.
+        if let Some((scheme, rest)) = value.trim().split_once(' ') {
+            if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphabetic()) {
+                values.push(rest.trim());
+            }
+        }
+        for v in values {
+            if !v.is_empty() && !out.iter().any(|o| o == v) {
+                out.push(v.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The literal secrets of [`literal_secrets`] written as whole field
+/// values, with where each is in the suite's snapshot (a JSON pointer).
+fn literal_fields(suite: &Suite) -> Vec<(String, &str)> {
+    let mut out = Vec::new();
+    for (name, t) in &suite.targets {
+        let at = format!("/targets/{}", escape_pointer_token(name));
+        match &t.kind {
+            TargetKind::Http { headers, .. } => {
+                for (h, v) in headers {
+                    let literal = reads(v)
+                        .is_ok_and(|r| r.roots.is_empty() && is_literal_secret_header(h, v, &r));
+                    if literal {
+                        out.push((
+                            format!("{at}/headers/{}", escape_pointer_token(h)),
+                            v.as_str(),
+                        ));
+                    }
+                }
+            }
+            TargetKind::Exec { env, .. } => {
+                for (k, v) in env {
+                    if is_literal_secret_env(k, v) {
+                        out.push((format!("{at}/env/{}", escape_pointer_token(k)), v.as_str()));
+                    }
+                }
+            }
+            TargetKind::Openai { .. } => {}
+        }
+    }
+    out
+}
+
+/// Whether an http header holds a secret written into the suite
+/// (`literal-secret`): a secret-looking name and a value that is not empty
+/// and reads no environment variable (`reads` is what the value's
+/// template reads).
+fn is_literal_secret_header(name: &str, value: &str, reads: &Reads) -> bool {
+    is_secret_header(name) && !value.is_empty() && !reads.roots.contains(ENV_ROOT)
+}
+
+/// Whether an exec `env` value is a secret written into the suite
+/// (`literal-secret`): a secret-looking name and literal text, not
+/// `{{ env.NAME }}` (nor a misread attempt at it, which is an error).
+fn is_literal_secret_env(name: &str, value: &str) -> bool {
+    is_secret_var(name) && super::passed_env_var(value).is_none() && !super::misread_env_pass(value)
+}
+
+/// The note a `literal-secret` warning ends with: what pactum does with the
+/// value, and whether it can.
+fn literal_secret_note(value: &str) -> String {
+    match pactum_core::secret::check_secret(value) {
+        Ok(_) => "pactum sends it, redacts it from everything it stores and prints, and keeps `[redacted]` in the run's snapshot".to_string(),
+        Err(_) => format!(
+            "pactum sends it and keeps `[redacted]` in the run's snapshot, but it is shorter than {} characters, so an answer that echoes it cannot be redacted",
+            pactum_core::secret::MIN_SECRET_CHARS
+        ),
+    }
+}
+
 /// Every URL a suite names: target base URLs and URL templates, then the
 /// models' base URLs.
 fn suite_urls(suite: &Suite) -> Vec<&str> {
@@ -577,12 +667,17 @@ impl Loader<'_> {
             }
             let Some(text) = v.as_str() else { continue };
             let t = self.request_template(hp.clone(), text.to_string(), Place::Header);
-            if is_secret_header(h) && !t.reads.roots.contains(ENV_ROOT) && !text.is_empty() {
+            if is_literal_secret_header(h, text, &t.reads) {
+                let note = if t.reads.roots.is_empty() {
+                    literal_secret_note(text)
+                } else {
+                    "its text is a template, so pactum cannot tell the secret it renders: it is stored with the run's snapshot and not redacted".to_string()
+                };
                 self.warning(
                     "literal-secret",
                     &hp,
                     Part::Value,
-                    format!("header `{}` holds a literal value, which is stored with the suite's snapshot", short(h)),
+                    format!("header `{}` holds a literal value: {note}", short(h)),
                     "read secrets from the environment, e.g. `Authorization: \"Bearer {{ env.AGENT_TOKEN }}\"`".into(),
                 );
             }
@@ -718,12 +813,16 @@ impl Loader<'_> {
                 );
             } else if let Some(var) = super::passed_env_var(&v) {
                 self.env_name(&p, var, "`env.NAME`", "{{ env.AGENT_TOKEN }}");
-            } else if is_secret_var(&k) {
+            } else if is_literal_secret_env(&k, &v) {
                 self.warning(
                     "literal-secret",
                     &p,
                     Part::Key,
-                    format!("`env.{}` holds a literal value, which is stored with the suite's snapshot", short(&k)),
+                    format!(
+                        "`env.{}` holds a literal value: {}",
+                        short(&k),
+                        literal_secret_note(&v)
+                    ),
                     "pass it on from pactum's environment instead: `{{ env.NAME }}` (the command inherits every other variable, but none of those pactum reads keys from)".into(),
                 );
             }
@@ -1711,6 +1810,13 @@ fn snapshot_of(suite: &Suite) -> (Value, String) {
     for p in urls {
         if let Some(Value::String(u)) = v.pointer_mut(&p) {
             *u = pactum_core::secret::url_secrets(u).shown;
+        }
+    }
+    // So are secrets written as header or exec `env` values: the digest
+    // covers what is stored, and does not change when a key is rotated.
+    for (p, _) in literal_fields(suite) {
+        if let Some(slot) = v.pointer_mut(&p) {
+            *slot = Value::String(pactum_core::secret::REDACTED.to_string());
         }
     }
     for (name, t) in &suite.targets {
