@@ -359,6 +359,10 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         contracts,
         authored_tests: authored_tests as u64,
         expectations: None,
+        run: Some(match &opts.resume {
+            Some(id) => run_name(id.as_str(), &args.suite.display().to_string()),
+            None => args.suite.display().to_string(),
+        }),
     };
     fan.each(|r| r.begin(&info));
 
@@ -651,6 +655,7 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         contracts,
         authored_tests: 0,
         expectations: None,
+        run: Some(run_name(id.as_str(), &row.suite_path)),
     };
     fan.each(|r| r.begin(&info));
     let second = store.trials(&id, &mut |t| {
@@ -689,4 +694,14 @@ mod resume_hint_tests {
             "{odd}"
         );
     }
+}
+
+/// A stored run's name in reports: `run RUN_ID (SUITE_FILE)`, the suite by
+/// its file name (the store keeps the absolute path).
+pub(crate) fn run_name(id: &str, suite_path: &str) -> String {
+    let suite = Path::new(suite_path).file_name().map_or_else(
+        || suite_path.to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    format!("run {id} ({suite})")
 }
