@@ -482,9 +482,9 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
     let c = outcome.calls;
     if !args.report.quiet {
         eprint(&format!(
-            "run {}: target calls {} sent, {} from cache; judge calls {} sent, {} from cache",
+            "run {}: target calls {}, {} from cache; judge calls {} sent, {} from cache",
             outcome.run_id.as_str(),
-            c.target_network,
+            c.target_sent(),
             c.target_cached,
             c.judge.network,
             c.judge.cached
