@@ -89,7 +89,10 @@ pub fn decide(
     if let Some(e) = error {
         // An error chain ends on its cause (the OS error and its number):
         // a long one loses its middle, never that.
-        return (TestStatus::Error, format!("error: {}", one_line_ends(e, 300)));
+        return (
+            TestStatus::Error,
+            format!("error: {}", one_line_ends(e, 300)),
+        );
     }
     let clauses: Vec<&ClauseResult> = contracts.iter().flat_map(|c| c.clauses.iter()).collect();
     let violations: Vec<&ClauseResult> = clauses

@@ -153,7 +153,10 @@ mod tests {
         // The long word (the URL) lost its middle; the rest is whole.
         assert!(cut.starts_with("request to http://aaa"), "{cut}");
         assert!(cut.contains("a…a"), "{cut}");
-        assert!(cut.contains(".example/v1 failed after 4 attempt(s)"), "{cut}");
+        assert!(
+            cut.contains(".example/v1 failed after 4 attempt(s)"),
+            "{cut}"
+        );
         assert!(cut.ends_with("Connection refused (os error 111)"), "{cut}");
         // Too long even then: the middle goes, both ends stay.
         let cut = one_line_ends(&long, 60);

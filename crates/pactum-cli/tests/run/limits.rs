@@ -205,7 +205,11 @@ fn an_unreachable_target_says_what_failed_and_why_within_its_retries() {
         );
         assert!(summary.contains("os error"), "{id}: {summary}");
     }
-    let err_lines: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("ERR")).collect();
+    let err_lines: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("ERR"))
+        .collect();
     assert_eq!(err_lines.len(), 3, "{}", run.stdout);
     for l in err_lines {
         assert!(l.to_lowercase().contains("connection refused"), "{l}");
