@@ -121,7 +121,7 @@ pub fn check(args: CheckArgs, color: bool) -> Exit {
         match pactum_suite::load_contract_or_suite(p) {
             Ok(CheckedFile::Contract(c)) => {
                 print_diagnostics(&c.warnings, color);
-                loaded.push(c);
+                loaded.push(*c);
             }
             Ok(CheckedFile::Suite(s)) => {
                 print_diagnostics(&s.warnings, color);

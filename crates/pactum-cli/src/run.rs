@@ -673,6 +673,16 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
     finish_stored(&mut fan, warning.into_iter().collect(), &statuses, &missing)
 }
 
+/// A stored run's name in reports: `run RUN_ID (SUITE_FILE)`, the suite by
+/// its file name (the store keeps the absolute path).
+pub(crate) fn run_name(id: &str, suite_path: &str) -> String {
+    let suite = Path::new(suite_path).file_name().map_or_else(
+        || suite_path.to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    format!("run {id} ({suite})")
+}
+
 #[cfg(test)]
 mod resume_hint_tests {
     use super::resume_command;
@@ -694,14 +704,4 @@ mod resume_hint_tests {
             "{odd}"
         );
     }
-}
-
-/// A stored run's name in reports: `run RUN_ID (SUITE_FILE)`, the suite by
-/// its file name (the store keeps the absolute path).
-pub(crate) fn run_name(id: &str, suite_path: &str) -> String {
-    let suite = Path::new(suite_path).file_name().map_or_else(
-        || suite_path.to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    format!("run {id} ({suite})")
 }

@@ -15,7 +15,7 @@ use crate::suite::LoadedSuite;
 #[derive(Debug, Clone)]
 pub enum CheckedFile {
     /// A contract file.
-    Contract(LoadedContract),
+    Contract(Box<LoadedContract>),
     /// A suite file, with every contract it names or holds.
     Suite(Box<LoadedSuite>),
 }
@@ -40,7 +40,7 @@ pub fn load_contract_or_suite(path: &Path) -> Result<CheckedFile, Vec<Diagnostic
     if is_suite_shape(&doc.value) {
         crate::suite::from_document(doc).map(|s| CheckedFile::Suite(Box::new(s)))
     } else {
-        crate::contract::from_document(doc).map(CheckedFile::Contract)
+        crate::contract::from_document(doc).map(|c| CheckedFile::Contract(Box::new(c)))
     }
 }
 
