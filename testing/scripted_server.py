@@ -8,7 +8,7 @@ control endpoints `GET /_stats` and `POST /_reset`. What it answers comes
 from a script of rules, tried in order; see testing/README.md.
 
     python3 testing/scripted_server.py --script SCRIPT.json --port 0 \
-        --port-file PATH [--keep-bodies]
+        --port-file PATH [--pid-file PATH] [--keep-bodies]
 """
 
 import argparse
@@ -509,11 +509,24 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 256
 
 
+def write_atomically(path, text):
+    """Writes `text` to `path` through a temporary file and a rename, so a
+    reader never sees it half written."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--script", required=True, help="JSON script: rules tried in order")
     ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free port)")
     ap.add_argument("--port-file", help="write the bound port here once listening")
+    ap.add_argument("--pid-file",
+                    help="write this process's id here once listening, to stop it by "
+                         "pid (a launcher such as a pyenv shim may stand between "
+                         "the shell's $! and the server)")
     ap.add_argument("--keep-bodies", action="store_true",
                     help="record request bodies and Authorization headers in /_stats")
     args = ap.parse_args()
@@ -532,11 +545,10 @@ def main():
         return 2
     httpd.state = State(script, args.keep_bodies)
     port = httpd.server_address[1]
+    if args.pid_file:
+        write_atomically(args.pid_file, "%d\n" % os.getpid())
     if args.port_file:
-        tmp = args.port_file + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write("%d\n" % port)
-        os.replace(tmp, args.port_file)
+        write_atomically(args.port_file, "%d\n" % port)
     sys.stderr.write("scripted-server listening on http://127.0.0.1:%d\n" % port)
     sys.stderr.flush()
     try:

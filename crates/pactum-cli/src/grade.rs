@@ -14,7 +14,9 @@ use pactum_report::{
     Protected, ReportError, ReportFile, Reporter, RunEnd, RunInfo, TerminalOptions,
     TerminalReporter, Warning,
 };
-use pactum_suite::{load_contract, load_expectations, Diagnostic, DiagnosticLevel, LoadedContract};
+use pactum_suite::{
+    load_contract, load_expectations, CheckedFile, Diagnostic, DiagnosticLevel, LoadedContract,
+};
 use pactum_trace::{read_traces, ColumnMap, ImportOptions, Item, TraceFormat};
 
 use crate::exit::{self, Exit};
@@ -46,38 +48,6 @@ impl From<SeverityArg> for Severity {
     }
 }
 
-/// Expands folders into their contract files (sorted, so runs are
-/// deterministic); files are kept as given.
-fn contract_paths(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    for p in args {
-        if p.is_dir() {
-            let entries = std::fs::read_dir(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| {
-                    f.is_file()
-                        && matches!(
-                            f.extension().and_then(|x| x.to_str()),
-                            Some("yaml" | "yml" | "json")
-                        )
-                })
-                .collect();
-            files.sort();
-            if files.is_empty() {
-                return Err(format!(
-                    "{}: folder holds no .yaml, .yml or .json contract file",
-                    p.display()
-                ));
-            }
-            out.extend(files);
-        } else {
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
-}
-
 /// Prints diagnostics to stderr, each with its source excerpt.
 pub(crate) fn print_diagnostics(diags: &[Diagnostic], color: bool) {
     for d in diags {
@@ -89,7 +59,7 @@ pub(crate) fn print_diagnostics(diags: &[Diagnostic], color: bool) {
 /// Loads every contract, printing all diagnostics of all files at once.
 /// `None` when any file has an error.
 fn load_contracts(paths: &[PathBuf], color: bool) -> Option<Vec<LoadedContract>> {
-    let paths = match contract_paths(paths) {
+    let paths = match pactum_suite::contract_files(paths) {
         Ok(p) => p,
         Err(e) => {
             eprint(&format!("error: {e}"));
@@ -110,8 +80,16 @@ fn load_contracts(paths: &[PathBuf], color: bool) -> Option<Vec<LoadedContract>>
             }
         }
     }
+    ok &= ids_unique(&loaded);
+    ok.then_some(loaded)
+}
+
+/// Prints an error for each contract id declared by two files; `false`
+/// when there is one.
+fn ids_unique(loaded: &[LoadedContract]) -> bool {
+    let mut ok = true;
     let mut seen: BTreeMap<&str, &Path> = BTreeMap::new();
-    for c in &loaded {
+    for c in loaded {
         if let Some(first) = seen.insert(&c.contract.id, &c.path) {
             eprint(&format!(
                 "error: contract id `{}` is declared twice: {} and {}",
@@ -122,52 +100,139 @@ fn load_contracts(paths: &[PathBuf], color: bool) -> Option<Vec<LoadedContract>>
             ok = false;
         }
     }
-    ok.then_some(loaded)
+    ok
 }
 
-/// `pactum check`: validates and lints contract files; no traces.
+/// `pactum check`: validates and lints contract files, and suite files
+/// (recognised by their shape) with every contract they name or hold;
+/// no traces.
 pub fn check(args: CheckArgs, color: bool) -> Exit {
     let color = stderr_color(color);
-    let Some(loaded) = load_contracts(&args.contracts, color) else {
-        return Exit::Usage;
+    let paths = match pactum_suite::contract_files(&args.contracts) {
+        Ok(p) => p,
+        Err(e) => {
+            eprint(&format!("error: {e}"));
+            return Exit::Usage;
+        }
     };
-    let mut warnings = loaded.iter().map(|c| c.warnings.len()).sum::<usize>();
-    if let Some(level) = args.observability {
-        let level = ObservabilityLevel::from(level);
-        for c in &loaded {
-            for f in lint_contract(&c.contract, Some(level)) {
+    let mut loaded: Vec<LoadedContract> = Vec::new();
+    let mut suites = Vec::new();
+    let mut ok = true;
+    for p in &paths {
+        match pactum_suite::load_contract_or_suite(p) {
+            Ok(CheckedFile::Contract(c)) => {
+                print_diagnostics(&c.warnings, color);
+                loaded.push(*c);
+            }
+            Ok(CheckedFile::Suite(s)) => {
+                print_diagnostics(&s.warnings, color);
+                suites.push(s);
+            }
+            Err(diags) => {
+                print_diagnostics(&diags, color);
+                ok = false;
+            }
+        }
+    }
+    if !(ids_unique(&loaded) && ok) {
+        return Exit::Usage;
+    }
+    let mut warnings = loaded.iter().map(|c| c.warnings.len()).sum::<usize>()
+        + suites.iter().map(|s| s.warnings.len()).sum::<usize>();
+    let flag = args.observability.map(ObservabilityLevel::from);
+    // A suite's contracts are linted at the level of the targets that run
+    // them, unless --observability names one.
+    let mut linted: Vec<(
+        String,
+        &pactum_core::contract::Contract,
+        Vec<ObservabilityLevel>,
+    )> = Vec::new();
+    for c in &loaded {
+        linted.push((shown_path(&c.path), &c.contract, flag.into_iter().collect()));
+    }
+    for s in &suites {
+        for (c, levels) in s.contracts() {
+            let levels = flag.map_or(levels, |l| vec![l]);
+            linted.push((suite_contract_place(s, c), &c.contract, levels));
+        }
+    }
+    for (place, contract, levels) in &linted {
+        for level in levels {
+            for f in lint_contract(contract, Some(*level)) {
                 if f.code == "unobserved-channel" {
                     warnings += 1;
                     eprint(&format!(
-                        "warning[{}]: {}: {}\n  = hint: {}",
-                        f.code,
-                        shown_path(&c.path),
-                        f.message,
-                        f.hint
+                        "warning[{}]: {place}: {}\n  = hint: {}",
+                        f.code, f.message, f.hint
                     ));
                 }
             }
         }
     }
     let mut out = std::io::stdout().lock();
-    for c in &loaded {
+    let ok_line = |out: &mut std::io::StdoutLock<'_>,
+                   place: &str,
+                   c: &pactum_core::contract::Contract,
+                   digest: &str| {
         let _ = writeln!(
             out,
-            "ok  {}  {}  ({} required, {} prohibited, {} conditional)  {}",
-            shown_path(&c.path),
-            pactum_core::text::one_line(&c.contract.id, 200),
-            c.contract.required.len(),
-            c.contract.prohibited.len(),
-            c.contract.conditional.len(),
-            c.digest
+            "ok  {place}  {}  ({} required, {} prohibited, {} conditional)  {digest}",
+            pactum_core::text::one_line(&c.id, 200),
+            c.required.len(),
+            c.prohibited.len(),
+            c.conditional.len(),
         );
+    };
+    for c in &loaded {
+        ok_line(&mut out, &shown_path(&c.path), &c.contract, &c.digest);
     }
-    let _ = writeln!(
-        out,
-        "{} contract(s) valid, {warnings} warning(s)",
-        loaded.len()
-    );
+    let mut count = loaded.len();
+    for s in &suites {
+        let of_suite = s.contracts();
+        let authored = s
+            .suite
+            .tests
+            .iter()
+            .filter(|t| t.contract.is_none())
+            .count();
+        let _ = writeln!(
+            out,
+            "ok  {}  suite: {} test(s), {} contract(s){}",
+            shown_path(&s.suite.path),
+            s.suite.tests.len(),
+            of_suite.len(),
+            if authored > 0 {
+                format!(", {authored} authored test(s) interpreted when run (`pactum interpret`)")
+            } else {
+                String::new()
+            }
+        );
+        for (c, _) in &of_suite {
+            ok_line(
+                &mut out,
+                &suite_contract_place(s, c),
+                &c.contract,
+                &c.digest,
+            );
+        }
+        count += of_suite.len();
+    }
+    let _ = writeln!(out, "{count} contract(s) valid, {warnings} warning(s)");
     Exit::Pass
+}
+
+/// Where a suite's contract was written: its file, or the suite file
+/// (inline).
+fn suite_contract_place(
+    s: &pactum_suite::LoadedSuite,
+    c: &pactum_suite::ResolvedContract,
+) -> String {
+    match &c.source {
+        pactum_suite::ContractSource::File(p) => shown_path(p),
+        pactum_suite::ContractSource::Inline => {
+            format!("{} (inline)", shown_path(&s.suite.path))
+        }
+    }
 }
 
 /// `pactum schema`: prints a committed JSON Schema.
@@ -556,7 +621,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         Ok(j) => j,
         Err(e) => return e,
     };
-    let mut protected: Vec<Protected> = match contract_paths(&args.contracts) {
+    let mut protected: Vec<Protected> = match pactum_suite::contract_files(&args.contracts) {
         Ok(files) => files
             .into_iter()
             .map(|p| Protected::input("the contract", p))
@@ -588,6 +653,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         contracts: infos,
         authored_tests: 0,
         expectations: expectations.as_ref().map(|(_, i)| i.clone()),
+        run: None,
     };
     fan.each(|r| r.begin(&info));
 

@@ -279,7 +279,8 @@ pub struct RunArgs {
     pub refresh_cache: bool,
     /// Resume an interrupted run: RUN (an id or a unique prefix), or this
     /// suite's latest unfinished run. Finished trials are kept and not run
-    /// again.
+    /// again; the run keeps the cache mode it was started with
+    /// (`--no-cache`, `--refresh-cache`).
     #[arg(long, value_name = "RUN", num_args = 0..=1)]
     pub resume: Option<Option<String>>,
     /// Which reports to write.
@@ -349,8 +350,9 @@ pub struct ShowArgs {
 /// `pactum check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Contract files or folders.
-    #[arg(value_name = "CONTRACT", required = true)]
+    /// Contract or suite files (a suite is checked with every contract
+    /// it names or holds), or folders of them.
+    #[arg(value_name = "CONTRACT_OR_SUITE", required = true)]
     pub contracts: Vec<PathBuf>,
     /// Also warn about checks on channels this level never observes.
     #[arg(long, value_enum)]
@@ -360,9 +362,10 @@ pub struct CheckArgs {
 /// `pactum strength` (docs/strength.md).
 #[derive(Debug, Args)]
 pub struct StrengthArgs {
-    /// The contract to measure (repeatable: several contracts are
-    /// measured on one probe set, each in its own artifact folder).
-    #[arg(short = 'c', long = "contract", value_name = "FILE", required = true)]
+    /// The contract to measure, or a folder of `.yaml`/`.yml`/`.json`
+    /// contract files as `grade -c` takes (repeatable: several contracts
+    /// are measured on one probe set, each in its own artifact folder).
+    #[arg(short = 'c', long = "contract", value_name = "PATH", required = true)]
     pub contracts: Vec<PathBuf>,
     /// Clean trace files: probes are planted in every trace that passes
     /// every contract given (the others are listed and skipped).
@@ -381,7 +384,8 @@ pub struct StrengthArgs {
     #[arg(long = "probes", value_name = "FILE")]
     pub probes: Vec<PathBuf>,
     /// Plant the defect probes from this contract's clauses (default: the
-    /// first --contract); a clean trace must pass it too.
+    /// first --contract, a folder's first file by name); a clean trace must
+    /// pass it too.
     #[arg(long, value_name = "FILE")]
     pub probes_from: Option<PathBuf>,
     /// Artifact folder (default .pactum/strength/<contract id>/; with

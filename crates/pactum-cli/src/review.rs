@@ -391,6 +391,7 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
             contracts: infos.values().cloned().collect(),
             authored_tests: 0,
             expectations: None,
+            run: Some(crate::run::run_name(id.as_str(), &row.suite_path)),
         })
     });
     let rt = match tokio::runtime::Builder::new_multi_thread()

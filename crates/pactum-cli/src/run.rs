@@ -359,6 +359,10 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         contracts,
         authored_tests: authored_tests as u64,
         expectations: None,
+        run: Some(match &opts.resume {
+            Some(id) => run_name(id.as_str(), &args.suite.display().to_string()),
+            None => args.suite.display().to_string(),
+        }),
     };
     fan.each(|r| r.begin(&info));
 
@@ -478,9 +482,9 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
     let c = outcome.calls;
     if !args.report.quiet {
         eprint(&format!(
-            "run {}: target calls {} sent, {} from cache; judge calls {} sent, {} from cache",
+            "run {}: target calls {}, {} from cache; judge calls {} sent, {} from cache",
             outcome.run_id.as_str(),
-            c.target_network,
+            c.target_sent(),
             c.target_cached,
             c.judge.network,
             c.judge.cached
@@ -659,6 +663,7 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         contracts,
         authored_tests: 0,
         expectations: None,
+        run: Some(run_name(id.as_str(), &row.suite_path)),
     };
     fan.each(|r| r.begin(&info));
     let second = store.trials(&id, &mut |t| {
@@ -693,6 +698,16 @@ pub(crate) fn unreadable_snapshot(
         code: code.into(),
         message: format!("run {}, test `{}`: {e}", run.as_str(), one_line(test, 120)),
     }
+}
+
+/// A stored run's name in reports: `run RUN_ID (SUITE_FILE)`, the suite by
+/// its file name (the store keeps the absolute path).
+pub(crate) fn run_name(id: &str, suite_path: &str) -> String {
+    let suite = Path::new(suite_path).file_name().map_or_else(
+        || suite_path.to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    format!("run {id} ({suite})")
 }
 
 #[cfg(test)]

@@ -171,8 +171,15 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
             return Exit::Usage;
         }
     };
+    let contract_files = match pactum_suite::contract_files(&args.contracts) {
+        Ok(f) => f,
+        Err(e) => {
+            eprint(&format!("error: {e}"));
+            return Exit::Usage;
+        }
+    };
     let mut measured: Vec<(LoadedContract, CompiledContract)> = Vec::new();
-    for p in &args.contracts {
+    for p in &contract_files {
         match load_one_contract(p, diag_color) {
             Some(c) => measured.push(c),
             None => return Exit::Usage,
@@ -219,7 +226,7 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
         .collect();
     let mut protected: Vec<Protected> = Vec::new();
     for (what, paths) in [
-        ("the contract", &args.contracts),
+        ("the contract", &contract_files),
         ("the trace file", &args.traces),
         ("the probe file", &args.probes),
     ] {

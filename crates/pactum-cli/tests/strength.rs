@@ -1012,3 +1012,60 @@ fn a_folder_without_artifacts_is_refused_by_aggregate_and_compare() {
         assert_eq!(r.stdout, "", "{args:?}");
     }
 }
+
+#[test]
+fn a_contract_folder_is_read_as_grade_reads_it() {
+    // `-c FOLDER` measures the folder's contract files in name order:
+    // the same artifacts, byte for byte, as naming them one by one.
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let common = |out: &Path, contracts: &[PathBuf]| {
+        let mut args: Vec<String> = Vec::new();
+        for c in contracts {
+            args.extend(["-c".to_string(), s(c).to_string()]);
+        }
+        let mut all: Vec<String> = vec!["strength".into()];
+        all.extend(args);
+        for x in [
+            "--policy",
+            s(&example("policy.yaml")),
+            "--observability",
+            "tool_calls",
+            "--out",
+            s(out),
+            s(&example("traces.jsonl")),
+        ] {
+            all.push(x.to_string());
+        }
+        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+        run(&refs)
+    };
+    let by_folder = common(a.path(), &[example("contracts")]);
+    let by_file = common(
+        b.path(),
+        &[
+            example("contracts/text-only.yaml"),
+            example("contracts/tool-call.yaml"),
+        ],
+    );
+    assert_eq!(by_folder.code, by_file.code, "{}", by_folder.stderr);
+    assert_eq!(by_folder.code, 1, "{}", by_folder.stderr);
+    for id in [TOOL, TEXT] {
+        let da = digests(&a.path().join(id));
+        assert!(!da.is_empty(), "{id}");
+        assert_eq!(da, digests(&b.path().join(id)), "{id}");
+    }
+
+    // A folder with no contract file is a usage error naming it.
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::write(empty.path().join("notes.md"), "x").unwrap();
+    let r = common(a.path(), &[empty.path().to_path_buf()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "{}: folder holds no .yaml, .yml or .json contract file",
+            s(empty.path())
+        )),
+        "{}",
+        r.stderr
+    );
+}

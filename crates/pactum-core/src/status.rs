@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::contract::Severity;
 use crate::policy::Policy;
 use crate::result::ContractResult;
-use crate::text::one_line;
+use crate::text::{one_line, one_line_ends};
 use crate::verdict::{ClauseResult, Verdict};
 
 /// The status of one test (one trace, or one trial).
@@ -87,7 +87,12 @@ pub fn decide(
     policy: &Policy,
 ) -> (TestStatus, String) {
     if let Some(e) = error {
-        return (TestStatus::Error, format!("error: {}", one_line(e, 200)));
+        // An error chain ends on its cause (the OS error and its number):
+        // a long one loses its middle, never that.
+        return (
+            TestStatus::Error,
+            format!("error: {}", one_line_ends(e, 300)),
+        );
     }
     let clauses: Vec<&ClauseResult> = contracts.iter().flat_map(|c| c.clauses.iter()).collect();
     let violations: Vec<&ClauseResult> = clauses

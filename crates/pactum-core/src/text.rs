@@ -96,9 +96,80 @@ pub fn one_line(s: &str, max: usize) -> String {
     truncate_chars(&folded, max)
 }
 
+/// As [`one_line`], but a text longer than `max` characters is shortened
+/// in its middle, never at its end: an error chain reads from the general
+/// (which target, which URL, how many attempts) to the cause (the OS error
+/// and its number), and a reader needs both. Long words (a URL, a name)
+/// are shortened first, each keeping its two ends; then, if still too long,
+/// the middle of the text goes. At most `max` characters; each cut is
+/// marked `…`.
+pub fn one_line_ends(s: &str, max: usize) -> String {
+    /// A word longer than this is shortened to it first.
+    const WORD: usize = 40;
+    let clean = strip_terminal_escapes(s);
+    let words: Vec<&str> = clean.split_whitespace().collect();
+    let folded = words.join(" ");
+    if folded.chars().count() <= max {
+        return folded;
+    }
+    let shortened = words
+        .iter()
+        .map(|w| middle_cut(w, WORD, "…"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    middle_cut(&shortened, max, " … ")
+}
+
+/// `s` in at most `max` characters: its two ends around `mark`, or a plain
+/// truncation when `max` leaves no room for both.
+fn middle_cut(s: &str, max: usize, mark: &str) -> String {
+    let count = s.chars().count();
+    if count <= max {
+        return s.to_string();
+    }
+    let room = max.saturating_sub(mark.chars().count());
+    if room < 2 {
+        return truncate_chars(s, max);
+    }
+    let head = room / 2;
+    let tail = room - head;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(count - tail).collect();
+    format!("{start}{mark}{end}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_ends_keeps_the_cause_at_the_end() {
+        let long = format!(
+            "request to http://{}.example/v1 failed after 4 attempt(s): tcp connect error: Connection refused (os error 111)",
+            "a".repeat(400)
+        );
+        let cut = one_line_ends(&long, 300);
+        assert!(cut.chars().count() <= 300, "{cut}");
+        // The long word (the URL) lost its middle; the rest is whole.
+        assert!(cut.starts_with("request to http://aaa"), "{cut}");
+        assert!(cut.contains("a…a"), "{cut}");
+        assert!(
+            cut.contains(".example/v1 failed after 4 attempt(s)"),
+            "{cut}"
+        );
+        assert!(cut.ends_with("Connection refused (os error 111)"), "{cut}");
+        // Too long even then: the middle goes, both ends stay.
+        let cut = one_line_ends(&long, 60);
+        assert_eq!(cut.chars().count(), 60, "{cut}");
+        assert!(cut.starts_with("request to http://aaa"), "{cut}");
+        assert!(cut.ends_with("(os error 111)"), "{cut}");
+        assert!(cut.contains(" … "), "{cut}");
+        // Short text is only folded; tiny bounds still hold.
+        assert_eq!(one_line_ends("a\n b", 300), "a b");
+        for max in 1..8 {
+            assert!(one_line_ends(&long, max).chars().count() <= max, "{max}");
+        }
+    }
 
     #[test]
     fn strips_csi_osc_and_controls() {

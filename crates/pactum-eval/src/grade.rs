@@ -525,7 +525,7 @@ pub fn grade_trace(
                 status,
                 summary: format!(
                     "{summary}; then the target failed: {}",
-                    pactum_core::text::one_line(e, 160)
+                    pactum_core::text::one_line_ends(e, 160)
                 ),
                 overall_score: overall_score(&results),
                 contracts: results,

@@ -23,7 +23,8 @@ use crate::{InputError, MissingTrial, ReportError, Reporter, RunEnd, RunInfo};
 /// Longest attribute value (test name, class name, message), in characters.
 const ATTR_CHARS: usize = 500;
 
-/// The suite of results that name no input file (e.g. live targets).
+/// The suite of results that name no input file, when the run has no
+/// name ([`RunInfo::run`]).
 const NO_INPUT_SUITE: &str = "(no input file)";
 
 #[derive(Debug)]
@@ -48,6 +49,8 @@ pub struct JunitReporter<W: Write> {
     out: BufWriter<W>,
     destination: String,
     name: String,
+    /// The `<testsuite>` of results with no input file.
+    run_suite: String,
     spool: Option<BufWriter<File>>,
     spool_len: u64,
     suites: Vec<Suite>,
@@ -173,6 +176,7 @@ impl<W: Write> JunitReporter<W> {
             out: BufWriter::new(out),
             destination: "the junit report".to_string(),
             name: "pactum".to_string(),
+            run_suite: NO_INPUT_SUITE.to_string(),
             spool: None,
             spool_len: 0,
             suites: Vec::new(),
@@ -279,10 +283,14 @@ impl<W: Write> JunitReporter<W> {
 }
 
 impl<W: Write> Reporter for JunitReporter<W> {
-    /// Names the document `pactum <command>`; nothing is written yet.
+    /// Names the document `pactum <command>`, and the suite of results
+    /// with no input file after the run; nothing is written yet.
     fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
         self.check_open("begin")?;
         self.name = format!("pactum {}", info.command);
+        if let Some(run) = &info.run {
+            self.run_suite = run.clone();
+        }
         Ok(())
     }
 
@@ -292,11 +300,11 @@ impl<W: Write> Reporter for JunitReporter<W> {
         _expected: Option<TestStatus>,
     ) -> Result<(), ReportError> {
         self.check_open("result")?;
-        let suite = self.suite(
-            r.source
-                .as_ref()
-                .map_or(NO_INPUT_SUITE, |s| s.file.as_str()),
-        );
+        let name = match &r.source {
+            Some(s) => s.file.clone(),
+            None => self.run_suite.clone(),
+        };
+        let suite = self.suite(&name);
         let tally = &mut self.suites[suite];
         tally.tests += 1;
         match r.status {
@@ -327,7 +335,8 @@ impl<W: Write> Reporter for JunitReporter<W> {
     /// In the suite of results with no input file, as the run's results.
     fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
         self.check_open("missing_trial")?;
-        let suite = self.suite(NO_INPUT_SUITE);
+        let name = self.run_suite.clone();
+        let suite = self.suite(&name);
         let tally = &mut self.suites[suite];
         tally.tests += 1;
         tally.errors += 1;

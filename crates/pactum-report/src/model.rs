@@ -40,6 +40,10 @@ pub struct RunInfo {
     /// Set when expected statuses are read (an agreement table is then
     /// reported).
     pub expectations: Option<ExpectationsInfo>,
+    /// The live run the results come from, naming the JUnit test suite of
+    /// results that have no trace file: `run RUN_ID (SUITE_FILE)` for
+    /// `show` and `rescore`, the suite file for `run`. `None` for `grade`.
+    pub run: Option<String>,
 }
 
 /// One input file, counted at the end of the run.

@@ -67,6 +67,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
                 path: self.text(&e.path),
                 pointer: self.text(&e.pointer),
             }),
+            run: info.run.as_deref().map(|r| self.text(r)),
         };
         self.inner.begin(&info)
     }

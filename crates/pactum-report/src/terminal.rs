@@ -540,6 +540,7 @@ mod tests {
                 path: "e.yaml".into(),
                 pointer: "/label".into(),
             }),
+            run: None,
         }
     }
 

@@ -23,17 +23,8 @@ use crate::error::RunError;
 /// change meaning.
 pub const TARGET_KEY_VERSION: &str = "pactum-target-cache/1";
 
-/// How a run uses the cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CacheMode {
-    /// Read answers from the cache; store new ones (default).
-    #[default]
-    Use,
-    /// Neither read nor write: every call goes to the network.
-    Bypass,
-    /// Do not read, but store what the network answers (refreshes entries).
-    Refresh,
-}
+/// How a run uses the cache (stored with the run, so kept on resume).
+pub use pactum_store::CacheMode;
 
 /// A handle on the store's cache, safe to share between tasks.
 #[derive(Clone)]

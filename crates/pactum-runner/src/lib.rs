@@ -61,7 +61,8 @@ pub fn now() -> String {
 pub struct RunOptions {
     /// Trials in flight at once (`-j`), at least 1.
     pub jobs: usize,
-    /// Cache use.
+    /// Cache use of a new run; a resumed run keeps the mode stored with
+    /// it (this one only for a run stored before modes were).
     pub cache: CacheMode,
     /// Resume this run instead of starting a new one.
     pub resume: Option<RunId>,
@@ -447,7 +448,12 @@ impl Runner {
     ) -> Result<RunOutcome, RunError> {
         self.guard(&store).await?;
         let holder = lease::this_holder();
-        let run_id = self.open_run(&store, opts, &holder).await?;
+        let (run_id, cache) = self.open_run(&store, opts, &holder).await?;
+        // A resumed run keeps the cache mode it was started with.
+        let opts = &RunOptions {
+            cache,
+            ..opts.clone()
+        };
         // From here on the run is in the store: whatever stops it, say
         // which run, so it can be resumed; and never keep its lease.
         let (stop_tx, stop) = watch::channel(false);
@@ -664,7 +670,7 @@ impl Runner {
         store: &Arc<Mutex<Store>>,
         opts: &RunOptions,
         holder: &pactum_store::LeaseHolder,
-    ) -> Result<RunId, RunError> {
+    ) -> Result<(RunId, CacheMode), RunError> {
         let store = store.clone();
         let digest = self.suite.digest.clone();
         let snapshot = self.suite.snapshot.clone();
@@ -693,7 +699,9 @@ impl Runner {
                     // Refused while another live process runs it.
                     s.acquire_lease(id, &holder, &now(), &stale)?;
                     s.resume_run(id)?;
-                    Ok(id.clone())
+                    // A run stored before modes were keeps the flags given.
+                    let mode = s.run_cache_mode(id)?.unwrap_or(opts.cache);
+                    Ok((id.clone(), mode))
                 }
                 None => {
                     let id = s.create_run(&NewRun {
@@ -703,9 +711,10 @@ impl Runner {
                         policy,
                         started_at: now(),
                         pactum_version: opts.pactum_version.clone(),
+                        cache_mode: opts.cache,
                     })?;
                     s.acquire_lease(&id, &holder, &now(), &stale)?;
-                    Ok(id)
+                    Ok((id, opts.cache))
                 }
             }
         })

@@ -93,8 +93,11 @@ pub(crate) struct Resolved {
 /// Network and cache use of one trial.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CallCounts {
-    /// Target turns sent over the network.
+    /// Target turns sent over the network, answered or not.
     pub target_network: u32,
+    /// Of those, turns that got no usable answer (the target unreachable,
+    /// an HTTP error after the retries, a protocol error).
+    pub target_failed: u32,
     /// Target turns answered from the cache.
     pub target_cached: u32,
     /// Simulated-user turns sent over the network.
@@ -106,9 +109,26 @@ pub struct CallCounts {
 }
 
 impl CallCounts {
+    /// What happened to the target turns sent over the network, for the
+    /// run's closing line: `12 sent`, or `9 sent (0 answered, 9 failed)`
+    /// when some got no answer — a sent call is not an answered one.
+    pub fn target_sent(&self) -> String {
+        if self.target_failed == 0 {
+            format!("{} sent", self.target_network)
+        } else {
+            format!(
+                "{} sent ({} answered, {} failed)",
+                self.target_network,
+                self.target_network.saturating_sub(self.target_failed),
+                self.target_failed
+            )
+        }
+    }
+
     /// Adds `other` into `self`.
     pub fn add(&mut self, other: &CallCounts) {
         self.target_network += other.target_network;
+        self.target_failed += other.target_failed;
         self.target_cached += other.target_cached;
         self.simulated_user_network += other.simulated_user_network;
         self.simulated_user_cached += other.simulated_user_cached;
@@ -235,6 +255,7 @@ pub(crate) async fn run_trial(
                         c
                     }
                     Err(e) => {
+                        calls.target_failed += 1;
                         // `e` names the target and the attempts already.
                         error = Some(format!("turn {turn_no}: {e}"));
                         ended = end_reason("error", None);
@@ -479,9 +500,28 @@ pub(crate) fn error_result(trace_id: &str, level: ObservabilityLevel, why: &str)
         source: None,
         observability: level,
         status: pactum_core::TestStatus::Error,
-        summary: format!("error: {}", pactum_core::text::one_line(why, 300)),
+        // The cause (an OS error and its number) ends the chain: keep it.
+        summary: format!("error: {}", pactum_core::text::one_line_ends(why, 300)),
         contracts: vec![],
         overall_score: None,
         error: Some(why.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod call_count_tests {
+    use super::CallCounts;
+
+    #[test]
+    fn failed_target_calls_are_not_counted_as_answered() {
+        let mut c = CallCounts {
+            target_network: 12,
+            ..CallCounts::default()
+        };
+        assert_eq!(c.target_sent(), "12 sent");
+        c.target_failed = 12;
+        assert_eq!(c.target_sent(), "12 sent (0 answered, 12 failed)");
+        c.target_failed = 3;
+        assert_eq!(c.target_sent(), "12 sent (9 answered, 3 failed)");
     }
 }

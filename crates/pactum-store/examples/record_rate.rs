@@ -57,6 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         policy: Policy::default(),
         started_at: "2026-11-30T00:00:00Z".into(),
         pactum_version: env!("CARGO_PKG_VERSION").into(),
+        cache_mode: pactum_store::CacheMode::Use,
     })?;
     let answer = JudgeAnswer {
         contract_id: "agentdojo-banking".into(),

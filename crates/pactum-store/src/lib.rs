@@ -27,8 +27,8 @@ mod store;
 pub use error::StoreError;
 pub use lease::{Lease, LeaseHolder};
 pub use model::{
-    CacheEntry, CacheKind, ContractSnapshot, InterpretationKey, JudgeAnswer, NewRun, RunId, RunRow,
-    RunStatus, StoredInterpretation, StoredTrial, TrialCounts, TrialRecord,
+    CacheEntry, CacheKind, CacheMode, ContractSnapshot, InterpretationKey, JudgeAnswer, NewRun,
+    RunId, RunRow, RunStatus, StoredInterpretation, StoredTrial, TrialCounts, TrialRecord,
 };
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use store::{Store, BUSY_TIMEOUT};

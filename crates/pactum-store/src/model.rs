@@ -92,6 +92,44 @@ pub struct NewRun {
     pub started_at: String,
     /// The pactum version that ran it (`CARGO_PKG_VERSION` of the binary).
     pub pactum_version: String,
+    /// How the run uses the cache; a resumed run keeps it.
+    pub cache_mode: CacheMode,
+}
+
+/// How a run uses the answer cache. Stored with the run, so `--resume`
+/// finishes it the way it was started (`docs/store.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheMode {
+    /// Read answers from the cache; store new ones (default).
+    #[default]
+    Use,
+    /// Neither read nor write: every call goes to the network
+    /// (`--no-cache`).
+    Bypass,
+    /// Do not read, but store what the network answers (refreshes
+    /// entries; `--refresh-cache`).
+    Refresh,
+}
+
+impl CacheMode {
+    /// Its name in the store: `use`, `bypass`, `refresh`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheMode::Use => "use",
+            CacheMode::Bypass => "bypass",
+            CacheMode::Refresh => "refresh",
+        }
+    }
+
+    /// The mode a stored name stands for; `None` for any other text.
+    pub fn parse(s: &str) -> Option<CacheMode> {
+        match s {
+            "use" => Some(CacheMode::Use),
+            "bypass" => Some(CacheMode::Bypass),
+            "refresh" => Some(CacheMode::Refresh),
+            _ => None,
+        }
+    }
 }
 
 /// Trials of one run counted by test status.

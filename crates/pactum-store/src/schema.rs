@@ -123,7 +123,13 @@ CREATE TABLE leases (
 );
 ";
 
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+/// Version 6: a run's cache mode, so a resumed run keeps the one it was
+/// started with (`NULL`: a run from before, resumed with the flags given).
+const V6: &str = "
+ALTER TABLE runs ADD COLUMN cache_mode TEXT CHECK (cache_mode IN ('use', 'bypass', 'refresh'));
+";
+
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 /// The oldest schema version a read-only store can be read at as it is:
 /// reading runs uses the index version 4 adds.

@@ -18,8 +18,8 @@ use crate::check;
 use crate::error::StoreError;
 use crate::health;
 use crate::model::{
-    CacheEntry, CacheKind, InterpretationKey, JudgeAnswer, NewRun, RunId, RunRow, RunStatus,
-    StoredInterpretation, StoredTrial, TrialCounts, TrialRecord,
+    CacheEntry, CacheKind, CacheMode, InterpretationKey, JudgeAnswer, NewRun, RunId, RunRow,
+    RunStatus, StoredInterpretation, StoredTrial, TrialCounts, TrialRecord,
 };
 use crate::schema::{self, MigrateError};
 
@@ -421,8 +421,8 @@ impl Store {
             }
             tx.execute(
                 "INSERT INTO runs (id, suite_path, suite_digest, suite_snapshot, policy, policy_digest,
-                                   started_at, finished_at, status, pactum_version)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, 'running', ?8)",
+                                   started_at, finished_at, status, pactum_version, cache_mode)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, 'running', ?8, ?9)",
                 params![
                     id,
                     suite_path,
@@ -431,7 +431,8 @@ impl Store {
                     policy,
                     policy_digest,
                     new.started_at,
-                    new.pactum_version
+                    new.pactum_version,
+                    new.cache_mode.as_str()
                 ],
             )
             .map_err(self.err(op))?;
@@ -499,6 +500,36 @@ impl Store {
         )
         .map_err(self.err(op))?;
         tx.commit().map_err(self.err(op))
+    }
+
+    /// The cache mode `run` was started with; `None` for a run stored
+    /// before modes were (schema version 5 and older).
+    ///
+    /// # Errors
+    /// [`StoreError::UnknownRun`], [`StoreError::Sqlite`], and
+    /// [`StoreError::BadRow`] for a mode this build does not know.
+    pub fn run_cache_mode(&self, run: &RunId) -> Result<Option<CacheMode>, StoreError> {
+        let op = "read run cache mode";
+        let stored: Option<Option<String>> = self
+            .conn
+            .query_row(
+                "SELECT cache_mode FROM runs WHERE id = ?1",
+                [run.as_str()],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.err(op))?;
+        match stored {
+            None => Err(StoreError::UnknownRun {
+                path: self.path.clone(),
+                run: run.as_str().to_string(),
+            }),
+            Some(None) => Ok(None),
+            Some(Some(text)) => CacheMode::parse(&text).map(Some).ok_or_else(|| {
+                RowCtx::new(self, "runs", run.as_str().to_string())
+                    .bad("cache_mode", format!("unknown cache mode {text:?}"))
+            }),
+        }
     }
 
     /// Every run, newest first, with its trials counted by status.

@@ -44,6 +44,63 @@ pub struct LoadedContract {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// Why a `-c` argument could not be expanded into contract files.
+#[derive(Debug, thiserror::Error)]
+pub enum ContractPathError {
+    /// A folder could not be listed.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The folder.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A folder holds no contract file.
+    #[error("{}: folder holds no .yaml, .yml or .json contract file", path.display())]
+    Empty {
+        /// The folder.
+        path: PathBuf,
+    },
+}
+
+/// Expands the contract arguments of a command (`-c FILE_OR_FOLDER`, as
+/// `grade`, `check` and `strength` take them) into contract files: a folder
+/// gives its `.yaml`, `.yml` and `.json` files (not recursing, sorted by
+/// name so every run is deterministic); a file is kept as given, whatever
+/// its extension.
+///
+/// # Errors
+/// A folder that cannot be listed, or that holds no contract file.
+pub fn contract_files(args: &[PathBuf]) -> Result<Vec<PathBuf>, ContractPathError> {
+    let mut out = Vec::new();
+    for p in args {
+        if !p.is_dir() {
+            out.push(p.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(p).map_err(|source| ContractPathError::Read {
+            path: p.clone(),
+            source,
+        })?;
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|f| {
+                f.is_file()
+                    && matches!(
+                        f.extension().and_then(|x| x.to_str()),
+                        Some("yaml" | "yml" | "json")
+                    )
+            })
+            .collect();
+        if files.is_empty() {
+            return Err(ContractPathError::Empty { path: p.clone() });
+        }
+        files.sort();
+        out.extend(files);
+    }
+    Ok(out)
+}
+
 /// Reads, validates and lints a contract file (`.json` as JSON, anything
 /// else as YAML).
 ///
@@ -67,7 +124,7 @@ pub fn parse_contract(src: &str, path: &Path) -> Result<LoadedContract, Vec<Diag
     from_document(doc)
 }
 
-fn from_document(mut doc: Document) -> Result<LoadedContract, Vec<Diagnostic>> {
+pub(crate) fn from_document(mut doc: Document) -> Result<LoadedContract, Vec<Diagnostic>> {
     let mut diags = std::mem::take(&mut doc.diagnostics);
     let schema_diags = crate::validate_contract_schema(&doc);
     let schema_ok = schema_diags.is_empty();
@@ -447,5 +504,39 @@ fn negation_lint_anyway(doc: &Document, diags: &mut Vec<Diagnostic>) {
             doc.error(&f.code, &pointer, Part::Value, f.message)
                 .with_hint(f.hint),
         );
+    }
+}
+
+#[cfg(test)]
+mod contract_files_tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_gives_its_contract_files_sorted_and_a_file_stays_as_given() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["b.yaml", "a.json", "c.yml", "notes.md"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("sub.yaml")).unwrap();
+        let single = dir.path().join("notes.md");
+        let files = contract_files(&[dir.path().to_path_buf(), single.clone()]).unwrap();
+        let names: Vec<_> = files
+            .iter()
+            .map(|f| f.file_name().unwrap().to_str().unwrap().to_string())
+            .collect();
+        assert_eq!(names, ["a.json", "b.yaml", "c.yml", "notes.md"]);
+        assert_eq!(files[3], single);
+    }
+
+    #[test]
+    fn a_folder_without_contracts_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("README.md"), "x").unwrap();
+        let e = contract_files(&[dir.path().to_path_buf()]).unwrap_err();
+        assert!(matches!(e, ContractPathError::Empty { .. }));
+        assert!(e
+            .to_string()
+            .contains("folder holds no .yaml, .yml or .json contract file"));
+        assert!(e.to_string().contains(&dir.path().display().to_string()));
     }
 }

@@ -11,8 +11,9 @@
 //! | `json` | the JSON reader: syntax by serde_json, locations by a small scanner |
 //! | [`document`] | [`Document`]: JSON value + JSON pointer → line and column |
 //! | [`schema`] | [`validate`]: JSON Schema errors → located, human diagnostics |
+//! | `checked` | [`load_contract_or_suite`]: what `pactum check` reads, a suite recognised by its shape |
 //! | `checks` | semantic checks a schema cannot express (regexes, pointers, ranges, versions) |
-//! | `contract` | [`load_contract`], [`parse_contract`] |
+//! | `contract` | [`load_contract`], [`parse_contract`], [`contract_files`] (a `-c` folder → its contract files) |
 //! | `expectations` | [`load_expectations`], [`parse_expectations`] |
 //! | `suite` | [`load_suite`], [`parse_suite`], [`env_vars_needed`]; the template engine ([`render_template`], [`render_value`]) |
 //! | [`diagnostic`] | [`Diagnostic`] and its rendering |
@@ -28,6 +29,7 @@ use std::sync::LazyLock;
 use jsonschema::{Registry, Validator};
 use serde_json::Value;
 
+mod checked;
 mod checks;
 mod contract;
 pub mod diagnostic;
@@ -39,7 +41,10 @@ pub mod schema;
 mod suite;
 mod yaml;
 
-pub use contract::{load_contract, parse_contract, LoadedContract};
+pub use checked::{is_suite_shape, load_contract_or_suite, CheckedFile};
+pub use contract::{
+    contract_files, load_contract, parse_contract, ContractPathError, LoadedContract,
+};
 pub use diagnostic::{Diagnostic, DiagnosticLevel};
 pub use document::{check_pointer, read_text, Document, Location, Part, Pos};
 pub use expectations::{load_expectations, parse_expectations};

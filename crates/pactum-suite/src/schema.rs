@@ -97,11 +97,36 @@ fn describe(
                 .and_then(Value::as_object)
                 .map(|m| m.keys().map(String::as_str).collect())
                 .unwrap_or_default();
+            // A key valid one level down, inside a sibling written beside
+            // it (`turns` beside `refusal`), belongs there: say so rather
+            // than suggest a look-alike key of this mapping.
+            let siblings: Vec<&str> = instance
+                .as_object()
+                .map(|m| {
+                    m.keys()
+                        .map(String::as_str)
+                        .filter(|k| allowed.contains(k))
+                        .collect()
+                })
+                .unwrap_or_default();
             for key in unexpected {
                 let ptr = format!("{inst}/{}", escape_pointer_token(key));
-                let hint = match did_you_mean(key, &allowed) {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => format!("expected one of: {}", allowed.join(", ")),
+                let owners: Vec<&str> = siblings
+                    .iter()
+                    .copied()
+                    .filter(|sib| {
+                        sub.pointer(&format!("/properties/{}", escape_pointer_token(sib)))
+                            .is_some_and(|s| keys_of(schema, s, 0).iter().any(|k| k == key))
+                    })
+                    .collect();
+                let hint = match (owners.first(), did_you_mean(key, &allowed)) {
+                    (Some(owner), _) => format!(
+                        "`{}` is a key of `{owner}`: write it inside, `{owner}: {{ …, {}: … }}`",
+                        short(key),
+                        short(key)
+                    ),
+                    (None, Some(s)) => format!("did you mean `{s}`?"),
+                    (None, None) => format!("expected one of: {}", allowed.join(", ")),
                 };
                 out.push(
                     doc.error(
@@ -373,6 +398,34 @@ fn plain(v: &Value) -> String {
         Value::String(s) => short(s),
         other => short(&other.to_string()),
     }
+}
+
+/// The keys a mapping matching `sub` may hold: its `properties`, through
+/// `$ref`s (into `root`) and `oneOf`/`anyOf`/`allOf` alternatives, a few
+/// levels deep at most.
+fn keys_of(root: &Value, sub: &Value, depth: u8) -> Vec<String> {
+    if depth > 4 {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = sub
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    if let Some(target) = sub
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|p| root.pointer(p))
+    {
+        out.extend(keys_of(root, target, depth + 1));
+    }
+    for alt in ["oneOf", "anyOf", "allOf"] {
+        for s in sub.get(alt).and_then(Value::as_array).into_iter().flatten() {
+            out.extend(keys_of(root, s, depth + 1));
+        }
+    }
+    out
 }
 
 /// The closest candidate to `word`, if any is close enough to be a typo.

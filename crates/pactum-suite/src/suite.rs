@@ -36,6 +36,7 @@ mod names;
 mod raw;
 mod template;
 
+pub(crate) use load::from_document;
 pub use load::{env_vars_needed, literal_secrets, load_suite, parse_suite, url_credentials};
 pub use template::{
     http_context, misread_env_pass, passed_env_var, reads, render_template, render_template_with,
@@ -296,6 +297,33 @@ pub struct LoadedSuite {
 }
 
 impl LoadedSuite {
+    /// Each distinct contract the suite's tests are graded against (by
+    /// digest, in the order first named), with the observability levels
+    /// of the targets whose tests use it (sorted, each once). Authored
+    /// tests have none until interpreted and are not listed.
+    pub fn contracts(&self) -> Vec<(&ResolvedContract, Vec<ObservabilityLevel>)> {
+        let mut out: Vec<(&ResolvedContract, Vec<ObservabilityLevel>)> = Vec::new();
+        for t in &self.suite.tests {
+            let Some(c) = &t.contract else { continue };
+            let level = self.suite.targets.get(&t.target).map(|t| t.observability);
+            let at = match out.iter().position(|(seen, _)| seen.digest == c.digest) {
+                Some(i) => i,
+                None => {
+                    out.push((c, Vec::new()));
+                    out.len() - 1
+                }
+            };
+            if let Some(level) = level {
+                let levels = &mut out[at].1;
+                if !levels.contains(&level) {
+                    levels.push(level);
+                    levels.sort();
+                }
+            }
+        }
+        out
+    }
+
     /// Every file the suite reads or names, in a stable order: the suite
     /// file, its contract files, and each argument of an `exec` target's
     /// command that names an existing file (resolved against the target's

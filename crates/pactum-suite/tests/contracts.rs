@@ -1361,3 +1361,24 @@ fn a_lenient_refusal_form_is_a_warning_at_its_kind() {
     let src = "version: 1\nid: x\nconditional:\n  - id: c\n    when: { refusal: { kind: any } }\n    then: { kind: required, text: t, check: { contains: helpline } }\n";
     assert!(loaded(src).warnings.is_empty());
 }
+
+#[test]
+fn a_key_written_beside_its_predicate_is_pointed_inside_it() {
+    // `turns` beside `refusal` belongs inside it, not to `turn_count`.
+    let diags = parse_errors(
+        "version: 1\nid: c\nprohibited:\n  - id: p\n    text: Produce the steps\n    check:\n      not:\n        refusal: { kind: full }\n        turns: last\n",
+    );
+    let text = render_all(&diags);
+    assert!(!text.contains("turn_count"), "{text}");
+    insta::assert_snapshot!(text);
+    // Beside `contains`, whose value may be a plain string.
+    let text = render_all(&parse_errors(
+        "version: 1\nid: c\nrequired:\n  - id: r\n    text: Say refund\n    check: { contains: refund, turns: final }\n",
+    ));
+    assert!(text.contains("`turns` is a key of `contains`"), "{text}");
+    // A look-alike of a key of this mapping still gets its suggestion.
+    let text = render_all(&parse_errors(
+        "version: 1\nid: c\nrequired:\n  - id: r\n    text: Say refund\n    check: { contain: refund }\n",
+    ));
+    assert!(text.contains("did you mean `contains`?"), "{text}");
+}

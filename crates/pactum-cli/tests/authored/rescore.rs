@@ -1,8 +1,8 @@
 //! `pactum rescore RUN` grades stored traces again against the contract
 //! snapshot stored with each result, never re-interpreting (SPEC §3.6):
 //! an edited contract file changes nothing, a test whose wording changed
-//! re-scores to `error` ("interpretation is stale: refresh it, then
-//! re-score"), the same trace re-scores to the same verdict, and no
+//! re-scores to `error` ("interpretation is stale: the test changed
+//! since this run; …"), the same trace re-scores to the same verdict, and no
 //! request is sent — to the interpreter, the judge or the target.
 
 use std::ffi::OsStr;

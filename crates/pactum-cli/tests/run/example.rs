@@ -81,3 +81,32 @@ fn the_ollama_example_is_valid_and_grades_alike() {
         assert_eq!(status, want, "{id}");
     }
 }
+
+#[test]
+fn junit_of_a_run_and_of_show_is_named_by_the_run() {
+    let server = example_server();
+    let sb = Sandbox::new();
+    example_suite(&sb, "suite.yaml", "127.0.0.1:8765", &server);
+    let run = sb.run(Path::new("suite.yaml"), &["-q", "--junit", "run.xml"]);
+    assert_code(&run, 1);
+    let xml = std::fs::read_to_string(sb.path().join("run.xml")).expect("run.xml");
+    assert!(!xml.contains("(no input file)"), "{xml}");
+    assert!(
+        xml.contains("<testsuite name=\"suite.yaml\" tests=\"3\""),
+        "{xml}"
+    );
+
+    let db = sb.db();
+    let run_id = only_run(&db);
+    let db_arg = db.to_str().expect("a UTF-8 path");
+    let show = sb.pactum(["show", &run_id, "--db", db_arg, "--junit", "show.xml"]);
+    assert_code(&show, 1);
+    let xml = std::fs::read_to_string(sb.path().join("show.xml")).expect("show.xml");
+    assert!(!xml.contains("(no input file)"), "{xml}");
+    assert!(
+        xml.contains(&format!(
+            "<testsuite name=\"run {run_id} (suite.yaml)\" tests=\"3\""
+        )),
+        "{xml}"
+    );
+}

@@ -236,3 +236,49 @@ fn ctrl_c_exits_130_and_leaves_a_resumable_run() {
     }
     assert!(sent_before.values().all(|n| *n == 1), "{sent_before:?}");
 }
+
+#[test]
+fn a_no_cache_run_resumes_without_the_cache() {
+    let server = target();
+    let sb = Sandbox::new();
+    sb.suite(
+        "suite.yaml",
+        "resume.yaml",
+        &[("@SERVER@", server.base_url())],
+    );
+    let db = sb.db();
+    // A first, complete run fills the cache with every answer.
+    let first = sb.run(Path::new("suite.yaml"), &["-j", "4", "-q"]);
+    assert_code(&first, 1);
+    assert_eq!(requests(&server), TRIALS);
+    server.reset().expect("reset");
+
+    // A second run that must not read the cache, killed part-way.
+    let mut child = sb.spawn_run(Path::new("suite.yaml"), &["-j", "1", "--no-cache"]);
+    if !wait_for(Duration::from_secs(20), || stored_trials(&db) >= TRIALS + 3) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("3 trials of the --no-cache run were not committed within 20 s");
+    }
+    child.kill().expect("SIGKILL");
+    let (code, _) = finish(child);
+    assert_eq!(code, None, "killed by a signal");
+    let committed = stored_trials(&db) - TRIALS;
+    assert!((3..TRIALS).contains(&committed), "{committed}");
+    assert_eq!(requests(&server), committed, "it sent every trial it ran");
+    server.reset().expect("reset");
+
+    // Resumed without the flag: it keeps the run's own mode, so every
+    // trial left goes to the target, none is answered from the cache.
+    let run = sb.run(Path::new("suite.yaml"), &["--resume", "-j", "1"]);
+    assert_code(&run, 1);
+    assert_eq!(requests(&server), TRIALS - committed, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "target calls {} sent, 0 from cache",
+            TRIALS - committed
+        )),
+        "{}",
+        run.stderr
+    );
+}

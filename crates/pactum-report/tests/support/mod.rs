@@ -303,6 +303,7 @@ pub fn run_info(expectations: bool) -> RunInfo {
             path: "examples/agentdojo/expect.yaml".into(),
             pointer: "/metadata/security".into(),
         }),
+        run: None,
     }
 }
 

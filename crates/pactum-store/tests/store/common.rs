@@ -45,6 +45,7 @@ pub fn new_run(suite: &str, started_at: &str) -> NewRun {
         policy: Policy::default(),
         started_at: started_at.to_string(),
         pactum_version: "0.1.0".to_string(),
+        cache_mode: pactum_store::CacheMode::Use,
     }
 }
 

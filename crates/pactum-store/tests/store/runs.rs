@@ -342,3 +342,23 @@ fn bad_inputs_to_create_run_are_named() {
     );
     assert!(store.runs().expect("runs").is_empty());
 }
+
+#[test]
+fn a_run_keeps_the_cache_mode_it_was_started_with() {
+    let store = Store::open_in_memory().expect("store");
+    for mode in [
+        pactum_store::CacheMode::Use,
+        pactum_store::CacheMode::Bypass,
+        pactum_store::CacheMode::Refresh,
+    ] {
+        let mut new = new_run("banking", T0);
+        new.cache_mode = mode;
+        let id = store.create_run(&new).expect("create");
+        assert_eq!(store.run_cache_mode(&id).expect("read"), Some(mode));
+    }
+    let unknown = RunId::new("r20261130-010203-ffff".to_string());
+    assert!(matches!(
+        store.run_cache_mode(&unknown),
+        Err(StoreError::UnknownRun { .. })
+    ));
+}

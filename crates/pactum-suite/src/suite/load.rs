@@ -305,7 +305,7 @@ const MODELS: [&str; 3] = ["judge", "interpreter", "simulated_user"];
 /// Authored text fields (SPEC §2).
 const AUTHORED_TEXT: [&str; 4] = ["goal", "instructions", "restrictions", "scenario"];
 
-fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagnostic>> {
+pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagnostic>> {
     let parse_diags = std::mem::take(&mut doc.diagnostics);
     let dir = doc.path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut l = Loader {
@@ -547,7 +547,7 @@ impl Loader<'_> {
                         "judge-temperature",
                         &p,
                         Part::Value,
-                        "the judge grades at temperature 0 (SPEC §3.4)".into(),
+                        "the judge grades at temperature 0 (docs/judge.md)".into(),
                         "remove `temperature` from the judge's `params`".into(),
                     );
                 }
@@ -1095,7 +1095,7 @@ impl Loader<'_> {
                 &format!("{tp}/{key}"),
                 Part::Value,
                 message,
-                "a conversation may stop early from `min_turns` on and runs at most `max_turns` turns (SPEC §3.7)".into(),
+                "a conversation may stop early from `min_turns` on and runs at most `max_turns` turns (docs/interpretation.md#multi-turn-conversations)".into(),
             );
         }
     }
