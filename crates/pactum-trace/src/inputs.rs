@@ -177,6 +177,7 @@ mod tests {
                 file: "t.jsonl".into(),
                 line,
             }),
+            offered_tools: None,
         }
     }
 

@@ -48,6 +48,7 @@ fn arb_turn() -> impl Strategy<Value = Turn> {
                 .collect(),
             latency_ms: None,
             usage: None,
+            redacted: Default::default(),
         })
 }
 
@@ -64,6 +65,7 @@ fn arb_trace() -> impl Strategy<Value = Trace> {
             error: None,
             incomplete: None,
             source: None,
+            offered_tools: None,
         })
 }
 

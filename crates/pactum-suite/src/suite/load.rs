@@ -1312,10 +1312,7 @@ impl Loader<'_> {
             let (Some(rc), Some(target)) = (&test.contract, suite.targets.get(&test.target)) else {
                 continue;
             };
-            let TargetKind::Openai { tools, .. } = &target.kind else {
-                continue;
-            };
-            let Some(offered) = offered_tool_names(tools) else {
+            let Some(offered) = target.offered_tools() else {
                 continue;
             };
             let tp = format!("/tests/{i}");
@@ -1517,21 +1514,6 @@ impl Loader<'_> {
     }
 }
 
-/// `http://` or `https://` (any case), and no whitespace.
-/// The names of OpenAI tool definitions (`{type: function, function:
-/// {name}}`, or a legacy `{name}`); `None` when one has no name to read.
-fn offered_tool_names(tools: &[Value]) -> Option<BTreeSet<String>> {
-    tools
-        .iter()
-        .map(|t| {
-            t.pointer("/function/name")
-                .or_else(|| t.get("name"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .collect()
-}
-
 /// Every tool name a predicate checks, composites included.
 fn collect_tool_names(p: &Predicate, out: &mut BTreeSet<String>) {
     match p {
@@ -1547,6 +1529,7 @@ fn collect_tool_names(p: &Predicate, out: &mut BTreeSet<String>) {
     }
 }
 
+/// `http://` or `https://` (any case), and no whitespace.
 fn is_http_url(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();
     (lower.starts_with("http://") || lower.starts_with("https://"))
