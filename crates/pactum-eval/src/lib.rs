@@ -38,10 +38,11 @@ mod scope;
 mod text;
 mod value;
 
+pub use calls::{CompiledCallMatch, CompiledEffectMatch};
 pub use error::EvalError;
 pub use expect::CompiledExpectations;
 pub use grade::{grade_trace, CompiledContract, Judgments, NoJudge, NO_RESPONSE};
-pub use names::tool_name_near_miss;
+pub use names::{side_effect_kind_near_miss, tool_name_near_miss};
 pub use predicate::{evaluate_predicate, CompiledPredicate};
 pub use schema::compile_json_schema;
 pub use scope::MAX_EVIDENCE;

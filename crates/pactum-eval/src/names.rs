@@ -1,22 +1,32 @@
-//! Near misses between tool names: a check naming `send_money` and a
-//! trace calling `functions.send_money`, `Send_Money`, `send_money ` or
-//! `ѕend_money` (a Cyrillic `ѕ`). Exact names decide what matches; a near
-//! miss means a check cannot tell whether the call it sees is the tool it
-//! names, so `tool_called` answers undetermined there instead of "no such
-//! call" (docs/predicates.md, "Near misses").
+//! Near misses between tool names, and between side-effect kinds: a check
+//! naming `send_money` and a trace calling `functions.send_money`,
+//! `Send_Money`, `send_money ` or `ѕend_money` (a Cyrillic `ѕ`); a check on
+//! `email_sent` and an adapter reporting `Email_Sent` or `smtp.email_sent`.
+//! Exact names decide what matches; a near miss means a check cannot tell
+//! whether what it sees is what it names, so `tool_called`,
+//! `tool_sequence` and `side_effect` answer undetermined there instead of
+//! "not detected" (docs/predicates.md, "Near misses").
 
 use unicode_security::confusable_detection::skeleton;
 
-/// One way two tool names can differ without naming different tools.
+/// One way two names can differ without naming different things.
 type Step = (&'static str, fn(&str) -> String);
 
-/// Applied in this order, each to the result of the previous ones.
+/// Tool names: applied in this order, each to the result of the previous
+/// ones.
 const STEPS: [Step; 4] = [
     ("whitespace or invisible characters", strip_invisible),
     ("a namespace prefix", last_segment),
     ("case", lower),
     ("confusable characters", confusable_skeleton),
 ];
+
+/// Side-effect kinds: the same steps but the namespace one, which kinds
+/// apply on whole names instead ([`side_effect_kind_near_miss`]).
+const KIND_STEPS: [Step; 3] = [STEPS[0], STEPS[2], STEPS[3]];
+
+/// What separates a namespace from a name.
+const SEPARATORS: [&str; 4] = [".", "/", ":", "__"];
 
 /// Why `called` is a near miss of `checked`: `Some("differs only by a
 /// namespace prefix")` when the two differ but would be the same name
@@ -25,19 +35,75 @@ const STEPS: [Step; 4] = [
 /// case is folded and confusable characters are mapped to their UTS #39
 /// skeleton; `None` when they are equal or truly different.
 pub fn tool_name_near_miss(checked: &str, called: &str) -> Option<String> {
-    if checked == called || key(checked, None) != key(called, None) {
+    near_miss(&STEPS, checked, called)
+}
+
+/// Why side-effect kind `reported` is a near miss of `checked` (the rule
+/// of [`tool_name_near_miss`], for `side_effect`): the two differ but are
+/// the same kind once whitespace and invisible characters are dropped,
+/// case is folded and confusable characters are mapped to their skeleton
+/// — or once one of them loses a namespace prefix the other lacks
+/// (`smtp.email_sent` for `email_sent`). Unlike tool names, two kinds
+/// under different namespaces are different kinds (`email.sent` and
+/// `sms.sent`): a kind's namespace names its category, and comparing last
+/// segments alone would confuse them. `None` when equal or different.
+pub fn side_effect_kind_near_miss(checked: &str, reported: &str) -> Option<String> {
+    if checked == reported {
         return None;
     }
-    // A step is named when the names stay apart without it; when no single
-    // step is needed (two steps each bridge the gap), the first ones that
-    // changed either name, in order, until the names met.
-    let mut named: Vec<&str> = (0..STEPS.len())
-        .filter(|&skip| key(checked, Some(skip)) != key(called, Some(skip)))
-        .map(|i| STEPS[i].0)
+    if let Some(why) = near_miss(&KIND_STEPS, checked, reported) {
+        return Some(why);
+    }
+    for (long, short) in [(reported, checked), (checked, reported)] {
+        for tail in tails(long) {
+            if key(&KIND_STEPS, tail, None) == key(&KIND_STEPS, short, None) {
+                let mut named = vec![STEPS[1].0];
+                if tail != short {
+                    named.extend(steps_named(&KIND_STEPS, tail, short));
+                }
+                return Some(format!("differs only by {}", named.join(" and ")));
+            }
+        }
+    }
+    None
+}
+
+/// Every non-empty name after a separator in `name`, longest first.
+fn tails(name: &str) -> Vec<&str> {
+    let mut cuts: Vec<usize> = SEPARATORS
+        .iter()
+        .flat_map(|sep| name.match_indices(sep).map(move |(i, _)| i + sep.len()))
+        .filter(|&i| i < name.len())
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts.into_iter().map(|i| &name[i..]).collect()
+}
+
+/// Near miss under `steps`: equal once every step is applied, and not
+/// equal as written.
+fn near_miss(steps: &[Step], checked: &str, called: &str) -> Option<String> {
+    if checked == called || key(steps, checked, None) != key(steps, called, None) {
+        return None;
+    }
+    Some(format!(
+        "differs only by {}",
+        steps_named(steps, checked, called).join(" and ")
+    ))
+}
+
+/// The steps that bridge two names that meet under `steps`: each step
+/// without which they stay apart; when no single step is needed (two
+/// steps each bridge the gap), the first ones that changed either name,
+/// in order, until the names met.
+fn steps_named(steps: &[Step], a: &str, b: &str) -> Vec<&'static str> {
+    let mut named: Vec<&str> = (0..steps.len())
+        .filter(|&skip| key(steps, a, Some(skip)) != key(steps, b, Some(skip)))
+        .map(|i| steps[i].0)
         .collect();
     if named.is_empty() {
-        let (mut a, mut b) = (checked.to_string(), called.to_string());
-        for (name, f) in STEPS {
+        let (mut a, mut b) = (a.to_string(), b.to_string());
+        for (name, f) in steps {
             let (na, nb) = (f(&a), f(&b));
             if na != a || nb != b {
                 named.push(name);
@@ -48,12 +114,12 @@ pub fn tool_name_near_miss(checked: &str, called: &str) -> Option<String> {
             }
         }
     }
-    Some(format!("differs only by {}", named.join(" and ")))
+    named
 }
 
 /// The name after every step but `skip`.
-fn key(name: &str, skip: Option<usize>) -> String {
-    STEPS
+fn key(steps: &[Step], name: &str, skip: Option<usize>) -> String {
+    steps
         .iter()
         .enumerate()
         .filter(|(i, _)| Some(*i) != skip)
@@ -82,7 +148,7 @@ fn is_invisible(c: char) -> bool {
 }
 
 fn last_segment(s: &str) -> String {
-    let cut = [".", "/", ":", "__"]
+    let cut = SEPARATORS
         .iter()
         .filter_map(|sep| s.rfind(sep).map(|i| i + sep.len()))
         .max()

@@ -1756,7 +1756,9 @@ async fn every_kind_records_the_channels_it_redacted_a_key_from() {
     for (line, want) in [
         (format!(r#"{{"response":"{u}"}}"#), vec![Response]),
         (
-            format!(r#"{{"response":"ok","tool_calls":[{{"name":"f","arguments":{{}},"result":"{KEY}"}}]}}"#),
+            format!(
+                r#"{{"response":"ok","tool_calls":[{{"name":"f","arguments":{{}},"result":"{KEY}"}}]}}"#
+            ),
             vec![ToolCalls],
         ),
         (
@@ -1764,7 +1766,9 @@ async fn every_kind_records_the_channels_it_redacted_a_key_from() {
             vec![SideEffects],
         ),
         (
-            format!(r#"{{"response":"{KEY}","side_effects":[{{"kind":"k","details":{{"a":"{KEY}"}}}}]}}"#),
+            format!(
+                r#"{{"response":"{KEY}","side_effects":[{{"kind":"k","details":{{"a":"{KEY}"}}}}]}}"#
+            ),
             vec![Response, SideEffects],
         ),
         (r#"{"response":"nothing"}"#.to_string(), vec![]),
