@@ -589,6 +589,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     let mut warnings: Vec<Warning> = Vec::new();
     let mut tally = pactum_trace::ChannelTally::default();
     let mut notes = pactum_trace::InputNotes::default();
+    let mut secrets = pactum_report::RedactedSecrets::default();
     let mut graded = 0u64;
     let mut labelled = 0u64;
     for path in &args.traces {
@@ -599,6 +600,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
             match item {
                 Item::Trace(trace) => {
                     notes.trace(&trace);
+                    secrets.add(&trace.id, &trace.redactions());
                     let result = match &judge {
                         None => grade_trace(&contracts, &trace, &policy, &NoJudge),
                         Some(j) => {
@@ -714,6 +716,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         }
     }
 
+    warnings.extend(secrets.warning());
     warnings.extend(notes.warnings().into_iter().map(|w| Warning {
         code: w.code.into(),
         message: w.message,

@@ -413,7 +413,11 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
     };
     let mut compiled: BTreeMap<String, Result<CompiledContract, String>> = BTreeMap::new();
     let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
+    let mut secrets = pactum_report::RedactedSecrets::default();
     let second = store.trials(&id, &mut |t| {
+        if let Some(trace) = &t.trace {
+            secrets.add(&t.result.trace_id, &trace.redactions());
+        }
         let level = t.result.observability;
         let trace_id = t.result.trace_id.clone();
         let stale = match (then.get(&t.test_id), &now) {
@@ -481,6 +485,7 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         Err(e) => return e,
     };
     let mut warnings: Vec<Warning> = gap.into_iter().collect();
+    warnings.extend(secrets.warning());
     if judge.is_none() {
         warnings.push(Warning {
             code: "no-judge".into(),

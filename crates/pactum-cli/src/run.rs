@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use pactum_core::text::one_line;
 use pactum_core::TestStatus;
-use pactum_report::{ContractInfo, MissingTrial, Protected, RunEnd, RunInfo, Warning};
+use pactum_report::{
+    ContractInfo, MissingTrial, Protected, RedactedSecrets, RunEnd, RunInfo, Warning,
+};
 use pactum_runner::{CacheMode, Event, RunOptions, Runner};
 use pactum_store::{RunId, Store};
 use pactum_suite::{env_vars_needed, load_suite, LoadedSuite};
@@ -389,15 +391,17 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
         let mut order = Reorder::default();
         let mut seen: HashSet<(String, u32)> = HashSet::new();
+        let mut secrets = RedactedSecrets::default();
         let mut outcome = None;
         loop {
             tokio::select! {
                 ev = rx.recv() => match ev {
                     Some(ev) => {
-                        if let Event::Restored { test_id, trial_index, .. }
-                        | Event::Trial { test_id, trial_index, .. } = &ev
+                        if let Event::Restored { test_id, trial_index, result, redacted, .. }
+                        | Event::Trial { test_id, trial_index, result, redacted, .. } = &ev
                         {
                             seen.insert((test_id.clone(), *trial_index));
+                            secrets.add(&result.trace_id, redacted);
                         }
                         on_event(ev, &mut fan, &mut bar, show_progress, &mut statuses, &mut order)
                     }
@@ -415,9 +419,11 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         for r in order.drain() {
             fan.each(|rep| rep.result(&r, None));
         }
-        (outcome, statuses, seen)
+        (outcome, statuses, seen, secrets)
     });
-    let (outcome, statuses, seen) = outcome;
+    let (outcome, statuses, seen, secrets) = outcome;
+    // The target's answers held a key: say so, whatever else happened.
+    warnings.extend(secrets.warning());
     // The planned trials no report has seen: a stopped run's gaps.
     let missing: Vec<(String, u32)> = runner
         .plan()
@@ -653,8 +659,12 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         expectations: None,
     };
     fan.each(|r| r.begin(&info));
+    let mut secrets = RedactedSecrets::default();
     let second = store.trials(&id, &mut |t| {
         *statuses.entry(t.result.status).or_default() += 1;
+        if let Some(trace) = &t.trace {
+            secrets.add(&t.result.trace_id, &trace.redactions());
+        }
         fan.each(|r| r.result(&t.result, None));
         std::ops::ControlFlow::Continue(())
     });
@@ -665,7 +675,8 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         Ok(g) => g,
         Err(e) => return e,
     };
-    finish_stored(&mut fan, warning.into_iter().collect(), &statuses, &missing)
+    let warnings = warning.into_iter().chain(secrets.warning()).collect();
+    finish_stored(&mut fan, warnings, &statuses, &missing)
 }
 
 #[cfg(test)]
