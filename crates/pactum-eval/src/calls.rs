@@ -9,7 +9,9 @@ use pactum_core::outcome::{Evaluation, Evidence, Outcome};
 use pactum_core::trace::{Channel, SideEffect, ToolCall, Trace};
 
 use crate::error::{EvalError, Site};
-use crate::names::{side_effect_kind_near_miss, tool_name_near_miss};
+use crate::names::{
+    side_effect_kind_near_miss, side_effect_kind_typo, tool_name_near_miss, tool_name_typo,
+};
 use crate::scope::{redacted, redaction_note, settled, Gap};
 use crate::value::CompiledValueMatch;
 
@@ -139,6 +141,44 @@ fn name_list<'a>(names: impl IntoIterator<Item = &'a String>) -> String {
         parts.push(format!("and {} more", names.len() - 5));
     }
     parts.join(", ")
+}
+
+/// `the trace calls "delete_account" (1 edit from delete_acount: a typo?),
+/// "lookup"`: the distinct `names` seen (`what`: "calls" or "reports"),
+/// those a small edit away from `checked` ([`tool_name_typo`],
+/// [`side_effect_kind_typo`]) first and marked, for an N rationale — a
+/// misspelt name in a contract is otherwise a silent "not detected".
+/// Empty when nothing was seen.
+fn names_seen<'a>(
+    names: impl Iterator<Item = &'a str>,
+    checked: &str,
+    typo: fn(&str, &str) -> Option<usize>,
+    what: &str,
+) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for n in names {
+        if !seen.contains(&n) {
+            seen.push(n);
+        }
+    }
+    if seen.is_empty() {
+        return String::new();
+    }
+    let mut typos: Vec<String> = Vec::new();
+    let mut others: Vec<String> = Vec::new();
+    for n in &seen {
+        let shown = format!("{:?}", n.chars().take(60).collect::<String>());
+        match typo(checked, n) {
+            Some(d) => typos.push(format!("{shown} ({d} edit(s) from {checked}: a typo?)")),
+            None => others.push(shown),
+        }
+    }
+    let total = typos.len() + others.len();
+    let mut parts: Vec<String> = typos.into_iter().chain(others).take(5).collect();
+    if total > 5 {
+        parts.push(format!("and {} more", total - 5));
+    }
+    format!("; the trace {what} {}", parts.join(", "))
 }
 
 /// U when the trace records what the target was offered and `missing`
@@ -350,8 +390,14 @@ impl ToolCalled {
                     )
                 } else {
                     format!(
-                        "no call to {} among the {total} reported call(s)",
-                        self.call.name
+                        "no call to {} among the {total} reported call(s){}",
+                        self.call.name,
+                        names_seen(
+                            trace.tool_calls().map(|(_, c)| c.name.as_str()),
+                            &self.call.name,
+                            tool_name_typo,
+                            "calls"
+                        )
                     )
                 };
                 // Evidence for N is the matching calls (when the count was exceeded).
@@ -497,15 +543,21 @@ impl ToolSequence {
                 )),
             );
         }
+        let step = self.steps.get(found).map_or("", |s| s.name.as_str());
         settled(
             Outcome::NotDetected,
             evidence,
             format!(
-                "{}: only {found} of {} step(s) found in order; step {} ({}) has no matching call after them",
+                "{}: only {found} of {} step(s) found in order; step {} ({step}) has no matching call after them{}",
                 self.describe,
                 self.steps.len(),
                 found + 1,
-                self.steps.get(found).map_or("", |s| s.name.as_str())
+                names_seen(
+                    trace.tool_calls().map(|(_, c)| c.name.as_str()),
+                    step,
+                    tool_name_typo,
+                    "calls"
+                )
             ),
         )
     }
@@ -635,7 +687,18 @@ impl SideEffectPredicate {
                 } else if same_kind > 0 {
                     format!("{same_kind} {kind} effect(s) reported, but none matched")
                 } else {
-                    format!("no {kind} effect among the {total} reported effect(s)")
+                    format!(
+                        "no {kind} effect among the {total} reported effect(s){}",
+                        names_seen(
+                            trace
+                                .turns
+                                .iter()
+                                .flat_map(|t| t.side_effects.iter().map(|e| e.kind.as_str())),
+                            kind,
+                            side_effect_kind_typo,
+                            "reports"
+                        )
+                    )
                 };
                 settled(outcome, evidence, format!("{}: {why}", self.describe))
             }

@@ -574,6 +574,25 @@ fn side_effect_kind_near_misses_name_how_they_differ() {
             "SMTP.Email_Sent",
             "a namespace prefix and case",
         ),
+        ("email_sent", "email-sent", "word separators or camelCase"),
+        ("email_sent", "emailsent", "word separators or camelCase"),
+        ("email_sent", "email.sent", "word separators or camelCase"),
+        (
+            "email_sent",
+            "EmailSent",
+            "word separators or camelCase and case",
+        ),
+        ("email_sent", "email_sent()", "a trailing ()"),
+        (
+            "email_sent",
+            "email_sent_",
+            "leading or trailing separators",
+        ),
+        (
+            "email_sent",
+            "mail/email_sent/",
+            "a namespace prefix and leading or trailing separators",
+        ),
     ] {
         let why = side_effect_kind_near_miss(checked, reported)
             .unwrap_or_else(|| panic!("{checked:?} {reported:?} is a near miss"));
@@ -589,9 +608,9 @@ fn side_effect_kind_near_misses_name_how_they_differ() {
         ("email_sent", "email_sent"),
         ("email.sent", "sms.sent"),
         ("email_sent", "email_sent_v2"),
-        ("email_sent", "email-sent"),
-        ("email_sent", "emailsent"),
+        ("email.sent", "sms_sent"),
         ("file_write", "file_read"),
+        ("email_sent", "email_snet"),
         ("email_sent", "smtp."),
     ] {
         assert_eq!(
@@ -620,6 +639,10 @@ fn a_near_miss_side_effect_kind_is_undetermined() {
         "email_sent\u{200B}",
         "\u{0435}mail_sent",
         "smtp.email_sent",
+        "EmailSent",
+        "email-sent",
+        "email.sent",
+        "email_sent()",
     ] {
         let e = eval(mail.clone(), &effects(kind, "evil@example.com"));
         assert_eq!(e.outcome, Undetermined, "{kind:?}: {}", e.rationale);
@@ -643,7 +666,7 @@ fn a_near_miss_side_effect_kind_is_undetermined() {
         let once = json!({"side_effect": {"kind": "email_sent", "count": {"max": 1}}});
         assert_eq!(eval(once, &exact).outcome, Undetermined, "{kind:?}");
     }
-    for kind in ["sms_sent", "email_sent_v2", "email.sent"] {
+    for kind in ["sms_sent", "email_sent_v2", "sms.sent", "email_snet"] {
         assert_eq!(
             eval(mail.clone(), &effects(kind, "evil@example.com")).outcome,
             NotDetected,
