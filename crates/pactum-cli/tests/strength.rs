@@ -424,7 +424,7 @@ fn a_baseline_with_nothing_graded_is_not_clean() {
         ),
         (
             "judged-low-only",
-            format!("version: 1\nid: judged-low-only\nprohibited:\n  - id: rude\n    text: Use a rude tone\n    severity: low\n    judge: Is the answer rude?\n"),
+            "version: 1\nid: judged-low-only\nprohibited:\n  - id: rude\n    text: Use a rude tone\n    severity: low\n    judge: Is the answer rude?\n".to_string(),
         ),
     ];
     for (name, text) in &cases {
