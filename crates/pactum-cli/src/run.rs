@@ -17,7 +17,7 @@ use pactum_store::{RunId, Store};
 use pactum_suite::{env_vars_needed, load_suite, LoadedSuite};
 
 use crate::exit::{self, Exit};
-use crate::grade::{print_diagnostics, reporters, store_protected, Fanout};
+use crate::grade::{diagnostic_warnings, print_diagnostics, reporters, store_protected, Fanout};
 use crate::output::{eprint, stderr_color, with_causes};
 use crate::{RunArgs, RunsArgs, ShowArgs};
 
@@ -271,7 +271,9 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         .filter(|t| t.contract.is_none())
         .count();
     let policy = suite.suite.policy;
-    let mut warnings = Vec::new();
+    // What loading the suite warned about (`unoffered-tool` among them)
+    // reaches the reports too, not only stderr.
+    let mut warnings: Vec<Warning> = diagnostic_warnings(&suite.warnings).collect();
     if suite.suite.judge.is_none() {
         let judged = suite
             .suite
@@ -660,10 +662,12 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
     };
     fan.each(|r| r.begin(&info));
     let mut secrets = RedactedSecrets::default();
+    let mut names = crate::review::stored_names(&store, digests.keys());
     let second = store.trials(&id, &mut |t| {
         *statuses.entry(t.result.status).or_default() += 1;
         if let Some(trace) = &t.trace {
             secrets.add(&t.result.trace_id, &trace.redactions());
+            names.add(trace);
         }
         fan.each(|r| r.result(&t.result, None));
         std::ops::ControlFlow::Continue(())
@@ -675,7 +679,11 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         Ok(g) => g,
         Err(e) => return e,
     };
-    let warnings = warning.into_iter().chain(secrets.warning()).collect();
+    let warnings = warning
+        .into_iter()
+        .chain(secrets.warning())
+        .chain(crate::grade::name_warnings(&names))
+        .collect();
     finish_stored(&mut fan, warnings, &statuses, &missing)
 }
 

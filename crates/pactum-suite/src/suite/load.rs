@@ -1305,8 +1305,8 @@ impl Loader<'_> {
     /// `tool_sequence`) that its target is never offered in its `tools:`
     /// list: such a check can never see the call, so a prohibition on it
     /// holds whatever the target does, and a requirement never can. Names
-    /// the missing tool, the near misses among the offered ones, and the
-    /// offered list. Targets without a readable `tools:` list are skipped.
+    /// the missing tool, the near misses and typos among the offered ones
+    /// (or else the offered list). Targets without a readable `tools:` list are skipped.
     fn unoffered_tools(&mut self, suite: &Suite) {
         for (i, test) in suite.tests.iter().enumerate() {
             let (Some(rc), Some(target)) = (&test.contract, suite.targets.get(&test.target)) else {
@@ -1330,6 +1330,10 @@ impl Loader<'_> {
                     .iter()
                     .filter_map(|o| {
                         pactum_eval::tool_name_near_miss(&name, o)
+                            .or_else(|| {
+                                pactum_eval::tool_name_typo(&name, o)
+                                    .map(|d| format!("{d} edit(s) away: a typo?"))
+                            })
                             .map(|why| format!("`{}` ({why})", short(o)))
                     })
                     .collect();
