@@ -17,7 +17,9 @@ use pactum_store::{RunId, Store};
 use pactum_suite::{env_vars_needed, load_suite, LoadedSuite};
 
 use crate::exit::{self, Exit};
-use crate::grade::{diagnostic_warnings, print_diagnostics, reporters, store_protected, Fanout};
+use crate::grade::{
+    diagnostic_warnings, name_warnings, print_diagnostics, reporters, store_protected, Fanout,
+};
 use crate::output::{eprint, stderr_color, with_causes};
 use crate::{RunArgs, RunsArgs, ShowArgs};
 
@@ -468,6 +470,23 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         }
         None => return Exit::Failure,
     };
+    // The names the contracts check against those the target used, read
+    // back from the stored traces (the suite's load already warned about
+    // tools never offered, naming the target, so that warning is not
+    // repeated here).
+    if let Ok(store) = store.lock() {
+        let digests: Vec<String> = info.contracts.iter().map(|c| c.digest.clone()).collect();
+        let mut names = crate::review::stored_names(&store, digests.iter());
+        let read = store.trials(&outcome.run_id, &mut |t| {
+            if let Some(trace) = &t.trace {
+                names.add(trace);
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        if read.is_ok() {
+            warnings.extend(name_warnings(&names).filter(|w| w.code != "unoffered-tool"));
+        }
+    }
     if outcome.interrupted {
         warnings.push(Warning {
             code: "interrupted".into(),
@@ -682,7 +701,7 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
     let warnings = warning
         .into_iter()
         .chain(secrets.warning())
-        .chain(crate::grade::name_warnings(&names))
+        .chain(name_warnings(&names))
         .collect();
     finish_stored(&mut fan, warnings, &statuses, &missing)
 }

@@ -524,6 +524,73 @@ fn a_check_on_a_tool_never_offered_is_warn_in_run_rescore_and_resume() {
     );
 }
 
+/// A live run whose target calls its tools by near-miss and typo'd names
+/// of those the contract checks (`sendMoney` for `send_money`,
+/// `delete_account` for `delete_acount`): the run's reports carry the
+/// suite's `unoffered-tool` warnings and the `tool-name-near-miss`
+/// warnings read back from the stored traces, `show` and `rescore`
+/// repeat them; the near miss is WARN, the typo reads "not called" but
+/// is named.
+#[test]
+fn a_live_run_on_misnamed_tools_warns_in_its_reports() {
+    let server = server(json!([
+        {"match": {"last_user_contains": "Pay"}, "content": "Hello, paying.",
+         "tool_calls": [{"name": "sendMoney", "arguments": {"to": "US133"}}]},
+        {"match": {"last_user_contains": "Close"}, "content": "Hello, closing.",
+         "tool_calls": [{"name": "delete_account", "arguments": {}}]},
+        {"match": {}, "content": "Hello!"}
+    ]));
+    let sb = Sandbox::new();
+    let suite = offered_suite(&server.openai_base_url(), &["sendMoney", "delete_account"])
+        .replace("name: delete_account }", "name: delete_acount }")
+        .replace(
+            "  - id: pays\n    target: bot\n    prompt: Pay the bill\n",
+            "  - id: pays\n    target: bot\n    prompt: Pay the bill\n    contract: *bank\n  - id: closes\n    target: bot\n    prompt: Close my account\n",
+        );
+    let path = sb.write("suite.yaml", &suite);
+    let (run, report) = sb.run_json(&path, &["--junit", "run.xml"]);
+    assert_code(&run, 3);
+    let rs = results(&report);
+    assert_eq!(rs["pays#1"]["status"], "undetermined", "{:#}", rs["pays#1"]);
+    let pay = clause(&rs["pays#1"], "pay")["rationale"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        pay.contains(r#"never offered "send_money" (offered: "delete_account", "sendMoney")"#),
+        "{pay}"
+    );
+    let wipe = clause(&rs["closes#1"], "wipe");
+    assert_eq!(wipe["verdict"], "not_evaluable", "{wipe:#}");
+    let unoffered = warning(&report, "unoffered-tool");
+    for needle in [
+        "checks tool `send_money`, which target `bot` is never offered",
+        "near miss: `sendMoney` (differs only by word separators or camelCase and case)",
+        "checks tool `delete_acount`",
+        "near miss: `delete_account` (1 edit(s) away: a typo?)",
+    ] {
+        assert!(unoffered.contains(needle), "{needle}: {unoffered}");
+    }
+    let near = warning(&report, "tool-name-near-miss");
+    for needle in [
+        r#"a contract checks tool "delete_acount", but the traces call "delete_account" (1 edit(s) away: a typo?)"#,
+        r#"a contract checks tool "send_money", but the traces call "sendMoney" (differs only by word separators or camelCase and case)"#,
+    ] {
+        assert!(near.contains(needle), "{needle}: {near}");
+    }
+    let junit = std::fs::read_to_string(sb.path().join("run.xml")).expect("JUnit");
+    assert!(junit.contains("unoffered-tool: "), "{junit}");
+    assert!(junit.contains("tool-name-near-miss: "), "{junit}");
+    // show and rescore read the names back from the store.
+    let run_id = only_run(&sb.db());
+    let shown = sb.show_json(&run_id);
+    assert!(
+        warning(&shown, "tool-name-near-miss").contains(r#""delete_account" (1 edit(s) away"#),
+        "{:#}",
+        shown["warnings"]
+    );
+}
+
 /// `grade` of pactum's own traces that record what the target was
 /// offered: each way of never having been offered the tool is WARN; a
 /// call made anyway fails; offered, or not recorded, passes as before.
