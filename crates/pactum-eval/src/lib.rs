@@ -43,7 +43,7 @@ pub use calls::{CompiledCallMatch, CompiledEffectMatch};
 pub use error::EvalError;
 pub use expect::CompiledExpectations;
 pub use grade::{grade_trace, CompiledContract, Judgments, NoJudge, NO_RESPONSE};
-pub use name_warnings::{NameWarning, NameWarnings};
+pub use name_warnings::{checked_names, NameWarning, NameWarnings};
 pub use names::{
     side_effect_kind_near_miss, side_effect_kind_typo, tool_name_near_miss, tool_name_typo,
 };

@@ -60,20 +60,9 @@ impl NameWarnings {
     pub fn new<'a>(contracts: impl IntoIterator<Item = &'a Contract>) -> Self {
         let mut w = NameWarnings::default();
         for c in contracts {
-            for p in c.predicates() {
-                p.walk(&mut |q| match q {
-                    Predicate::ToolCalled(t) => {
-                        w.tools.insert(t.call.name.clone());
-                    }
-                    Predicate::ToolSequence(steps) => {
-                        w.tools.extend(steps.iter().map(|s| s.name.clone()));
-                    }
-                    Predicate::SideEffect(s) => {
-                        w.kinds.insert(s.kind.clone());
-                    }
-                    _ => {}
-                });
-            }
+            let (tools, kinds) = checked_names(c);
+            w.tools.extend(tools);
+            w.kinds.extend(kinds);
         }
         w
     }
@@ -175,6 +164,28 @@ impl NameWarnings {
         let names = near_names(checked, seen.iter(), near_miss, typo);
         (!names.is_empty()).then(|| shown(names.into_iter()))
     }
+}
+
+/// The tools (`tool_called`, every `tool_sequence` step) and the
+/// side-effect kinds (`side_effect`) `contract` checks, nested checks and
+/// conditions included, each sorted.
+pub fn checked_names(contract: &Contract) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut tools, mut kinds) = (BTreeSet::new(), BTreeSet::new());
+    for p in contract.predicates() {
+        p.walk(&mut |q| match q {
+            Predicate::ToolCalled(t) => {
+                tools.insert(t.call.name.clone());
+            }
+            Predicate::ToolSequence(steps) => {
+                tools.extend(steps.iter().map(|s| s.name.clone()));
+            }
+            Predicate::SideEffect(s) => {
+                kinds.insert(s.kind.clone());
+            }
+            _ => {}
+        });
+    }
+    (tools, kinds)
 }
 
 /// `"functions.x" (differs only by a namespace prefix)` and `"x_y" (1

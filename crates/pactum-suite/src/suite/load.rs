@@ -8,7 +8,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 
-use pactum_core::contract::Predicate;
 use pactum_core::digest::{canonical_json, sha256_hex};
 use pactum_core::json::escape_pointer_token;
 use serde_json::{Map, Value};
@@ -1321,10 +1320,7 @@ impl Loader<'_> {
             } else {
                 tp
             };
-            let mut checked = BTreeSet::new();
-            for p in rc.contract.predicates() {
-                collect_tool_names(p, &mut checked);
-            }
+            let (checked, _) = pactum_eval::checked_names(&rc.contract);
             for name in checked.into_iter().filter(|n| !offered.contains(n)) {
                 let near: Vec<String> = offered
                     .iter()
@@ -1515,21 +1511,6 @@ impl Loader<'_> {
             trials: t.trials.or(default_trials).unwrap_or(1),
             authored,
         })
-    }
-}
-
-/// Every tool name a predicate checks, composites included.
-fn collect_tool_names(p: &Predicate, out: &mut BTreeSet<String>) {
-    match p {
-        Predicate::All(ps) | Predicate::Any(ps) => {
-            ps.iter().for_each(|q| collect_tool_names(q, out))
-        }
-        Predicate::Not(q) => collect_tool_names(q, out),
-        Predicate::ToolCalled(t) => {
-            out.insert(t.call.name.clone());
-        }
-        Predicate::ToolSequence(steps) => out.extend(steps.iter().map(|s| s.name.clone())),
-        _ => {}
     }
 }
 
