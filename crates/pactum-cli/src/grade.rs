@@ -56,6 +56,35 @@ pub(crate) fn print_diagnostics(diags: &[Diagnostic], color: bool) {
     }
 }
 
+/// The warnings among load diagnostics, as run-level report warnings
+/// (`file:line:column: message (hint)`, the code kept), so what loading printed
+/// to stderr also reaches the JSON, JUnit and terminal reports.
+pub(crate) fn diagnostic_warnings(diags: &[Diagnostic]) -> impl Iterator<Item = Warning> + '_ {
+    diags
+        .iter()
+        .filter(|d| d.level == DiagnosticLevel::Warning)
+        .map(|d| Warning {
+            code: d.code.clone(),
+            message: format!(
+                "{}:{}:{}: {}{}",
+                d.file.display(),
+                d.line,
+                d.column,
+                d.message,
+                d.hint.as_ref().map_or(String::new(), |h| format!(" ({h})"))
+            ),
+        })
+}
+
+/// The name tally's warnings (`tool-name-near-miss`, `unoffered-tool`…)
+/// as report warnings.
+pub(crate) fn name_warnings(names: &pactum_eval::NameWarnings) -> impl Iterator<Item = Warning> {
+    names.warnings().into_iter().map(|w| Warning {
+        code: w.code.into(),
+        message: w.message,
+    })
+}
+
 /// Loads every contract, printing all diagnostics of all files at once.
 /// `None` when any file has an error.
 fn load_contracts(paths: &[PathBuf], color: bool) -> Option<Vec<LoadedContract>> {
@@ -663,6 +692,8 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     let mut warnings: Vec<Warning> = Vec::new();
     let mut tally = pactum_trace::ChannelTally::default();
     let mut notes = pactum_trace::InputNotes::default();
+    let mut secrets = pactum_report::RedactedSecrets::default();
+    let mut names = pactum_eval::NameWarnings::new(loaded.iter().map(|c| &c.contract));
     let mut graded = 0u64;
     let mut labelled = 0u64;
     for path in &args.traces {
@@ -673,6 +704,8 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
             match item {
                 Item::Trace(trace) => {
                     notes.trace(&trace);
+                    secrets.add(&trace.id, &trace.redactions());
+                    names.add(&trace);
                     let result = match &judge {
                         None => grade_trace(&contracts, &trace, &policy, &NoJudge),
                         Some(j) => {
@@ -788,6 +821,8 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         }
     }
 
+    warnings.extend(secrets.warning());
+    warnings.extend(name_warnings(&names));
     warnings.extend(input_warnings(&notes));
     for (level, channel, traces) in tally.silent_channels() {
         warnings.push(Warning {
@@ -814,20 +849,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         }
     }
     for c in &loaded {
-        for w in &c.warnings {
-            if w.level == DiagnosticLevel::Warning {
-                warnings.push(Warning {
-                    code: w.code.clone(),
-                    message: format!(
-                        "{}:{}:{}: {}",
-                        w.file.display(),
-                        w.line,
-                        w.column,
-                        w.message
-                    ),
-                });
-            }
-        }
+        warnings.extend(diagnostic_warnings(&c.warnings));
     }
 
     let judged: usize = loaded

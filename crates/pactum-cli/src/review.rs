@@ -415,7 +415,13 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
     let mut compiled: BTreeMap<String, Result<CompiledContract, String>> = BTreeMap::new();
     let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
     let mut unreadable: Vec<Warning> = Vec::new();
+    let mut secrets = pactum_report::RedactedSecrets::default();
+    let mut names = stored_names(&store, infos.keys());
     let second = store.trials(&id, &mut |t| {
+        if let Some(trace) = &t.trace {
+            secrets.add(&t.result.trace_id, &trace.redactions());
+            names.add(trace);
+        }
         let level = t.result.observability;
         let trace_id = t.result.trace_id.clone();
         let stale = match (then.get(&t.test_id), &now) {
@@ -495,6 +501,8 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
     };
     let mut warnings: Vec<Warning> = gap.into_iter().collect();
     warnings.extend(unreadable);
+    warnings.extend(secrets.warning());
+    warnings.extend(crate::grade::name_warnings(&names));
     if judge.is_none() {
         warnings.push(Warning {
             code: "no-judge".into(),
@@ -502,6 +510,19 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         });
     }
     finish_stored(&mut fan, warnings, &statuses, &missing)
+}
+
+/// The name tally of a stored run: the names its stored contract
+/// snapshots (by digest) check. A snapshot that cannot be read checks
+/// nothing here; grading reports it.
+pub(crate) fn stored_names<'a>(
+    store: &pactum_store::Store,
+    digests: impl Iterator<Item = &'a String>,
+) -> pactum_eval::NameWarnings {
+    let contracts: Vec<pactum_core::Contract> = digests
+        .filter_map(|d| store.contract(d).ok().flatten())
+        .collect();
+    pactum_eval::NameWarnings::new(&contracts)
 }
 
 fn error_result(

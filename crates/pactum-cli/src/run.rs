@@ -9,13 +9,17 @@ use std::sync::{Arc, Mutex};
 
 use pactum_core::text::one_line;
 use pactum_core::TestStatus;
-use pactum_report::{ContractInfo, MissingTrial, Protected, RunEnd, RunInfo, Warning};
+use pactum_report::{
+    ContractInfo, MissingTrial, Protected, RedactedSecrets, RunEnd, RunInfo, Warning,
+};
 use pactum_runner::{CacheMode, Event, RunOptions, Runner};
 use pactum_store::{RunId, Store};
 use pactum_suite::{env_vars_needed, load_suite, LoadedSuite};
 
 use crate::exit::{self, Exit};
-use crate::grade::{print_diagnostics, reporters, store_protected, Fanout};
+use crate::grade::{
+    diagnostic_warnings, name_warnings, print_diagnostics, reporters, store_protected, Fanout,
+};
 use crate::output::{eprint, stderr_color, with_causes};
 use crate::{RunArgs, RunsArgs, ShowArgs};
 
@@ -269,7 +273,9 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         .filter(|t| t.contract.is_none())
         .count();
     let policy = suite.suite.policy;
-    let mut warnings = Vec::new();
+    // What loading the suite warned about (`unoffered-tool` among them)
+    // reaches the reports too, not only stderr.
+    let mut warnings: Vec<Warning> = diagnostic_warnings(&suite.warnings).collect();
     if suite.suite.judge.is_none() {
         let judged = suite
             .suite
@@ -393,15 +399,17 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         let mut statuses: BTreeMap<TestStatus, u64> = BTreeMap::new();
         let mut order = Reorder::default();
         let mut seen: HashSet<(String, u32)> = HashSet::new();
+        let mut secrets = RedactedSecrets::default();
         let mut outcome = None;
         loop {
             tokio::select! {
                 ev = rx.recv() => match ev {
                     Some(ev) => {
-                        if let Event::Restored { test_id, trial_index, .. }
-                        | Event::Trial { test_id, trial_index, .. } = &ev
+                        if let Event::Restored { test_id, trial_index, result, redacted, .. }
+                        | Event::Trial { test_id, trial_index, result, redacted, .. } = &ev
                         {
                             seen.insert((test_id.clone(), *trial_index));
+                            secrets.add(&result.trace_id, redacted);
                         }
                         on_event(ev, &mut fan, &mut bar, show_progress, &mut statuses, &mut order)
                     }
@@ -419,9 +427,11 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         for r in order.drain() {
             fan.each(|rep| rep.result(&r, None));
         }
-        (outcome, statuses, seen)
+        (outcome, statuses, seen, secrets)
     });
-    let (outcome, statuses, seen) = outcome;
+    let (outcome, statuses, seen, secrets) = outcome;
+    // The target's answers held a key: say so, whatever else happened.
+    warnings.extend(secrets.warning());
     // The planned trials no report has seen: a stopped run's gaps.
     let missing: Vec<(String, u32)> = runner
         .plan()
@@ -464,6 +474,23 @@ pub fn run(args: RunArgs, color: bool) -> Exit {
         }
         None => return Exit::Failure,
     };
+    // The names the contracts check against those the target used, read
+    // back from the stored traces (the suite's load already warned about
+    // tools never offered, naming the target, so that warning is not
+    // repeated here).
+    if let Ok(store) = store.lock() {
+        let digests: Vec<String> = info.contracts.iter().map(|c| c.digest.clone()).collect();
+        let mut names = crate::review::stored_names(&store, digests.iter());
+        let read = store.trials(&outcome.run_id, &mut |t| {
+            if let Some(trace) = &t.trace {
+                names.add(trace);
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        if read.is_ok() {
+            warnings.extend(name_warnings(&names).filter(|w| w.code != "unoffered-tool"));
+        }
+    }
     if outcome.interrupted {
         warnings.push(Warning {
             code: "interrupted".into(),
@@ -666,8 +693,14 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         run: Some(run_name(id.as_str(), &row.suite_path)),
     };
     fan.each(|r| r.begin(&info));
+    let mut secrets = RedactedSecrets::default();
+    let mut names = crate::review::stored_names(&store, digests.keys());
     let second = store.trials(&id, &mut |t| {
         *statuses.entry(t.result.status).or_default() += 1;
+        if let Some(trace) = &t.trace {
+            secrets.add(&t.result.trace_id, &trace.redactions());
+            names.add(trace);
+        }
         fan.each(|r| r.result(&t.result, None));
         std::ops::ControlFlow::Continue(())
     });
@@ -679,6 +712,8 @@ pub fn show(args: ShowArgs, color: bool) -> Exit {
         Err(e) => return e,
     };
     warnings.extend(warning);
+    warnings.extend(secrets.warning());
+    warnings.extend(name_warnings(&names));
     finish_stored(&mut fan, warnings, &statuses, &missing)
 }
 

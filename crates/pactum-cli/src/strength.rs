@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use pactum_core::digest::canonical_json;
 use pactum_core::policy::Policy;
 use pactum_core::strength::{
-    aggregate, comparability_key, compare, strength_vector, Aggregate, ClassFloors, ClassRate,
-    Comparison, ComparisonReason, ContractRef, CoverageGap, Dominance, EvidenceArtifact,
-    EvidenceSet, Ladder, LadderReason, PolicyRecord, ProbeClass, Side, StrengthClass,
-    StrengthVector, TrialGroup, TrialOutcome,
+    aggregate, comparability_key, compare, is_clean_baseline, strength_vector, Aggregate,
+    ClassFloors, ClassRate, Comparison, ComparisonReason, ContractRef, CoverageGap, Dominance,
+    EvidenceArtifact, EvidenceSet, Ladder, LadderReason, PolicyRecord, ProbeClass, Side,
+    StrengthClass, StrengthVector, TrialGroup, TrialOutcome,
 };
 use pactum_core::text::one_line;
 use pactum_core::{Severity, TestStatus, Trace};
@@ -287,7 +287,7 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
                     notes.trace(&t);
                     let failed = gates.iter().find_map(|g| {
                         let r = grade_trace(std::slice::from_ref(*g), &t, &policy, &NoJudge);
-                        (!clean_for(&r)).then_some((*g, r))
+                        (!is_clean_baseline(&r)).then_some((*g, r))
                     });
                     match failed {
                         None => clean.push(t),
@@ -443,25 +443,6 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
         Ladder::Pass => Exit::Pass,
         Ladder::Concerns => Exit::Incomplete,
         Ladder::Fail => Exit::Fail,
-    }
-}
-
-/// Whether a graded trace can be a clean baseline: it passes, or it would
-/// pass but for judged clauses that no judge graded (`no-judge`: this
-/// command runs none, so without this no contract with a judged clause
-/// at or above the floor could be measured). A violation, an error, or a
-/// clause left undetermined for any other reason (an unobserved channel,
-/// an undecided check) is not clean.
-fn clean_for(r: &pactum_core::TraceResult) -> bool {
-    match r.status {
-        TestStatus::Pass => true,
-        TestStatus::Undetermined => r.contracts.iter().all(|c| {
-            c.clauses.iter().all(|x| {
-                x.verdict != pactum_core::Verdict::NotEvaluable
-                    || x.reason == Some(pactum_core::NotEvaluableReason::NoJudge)
-            })
-        }),
-        TestStatus::Fail | TestStatus::Error => false,
     }
 }
 

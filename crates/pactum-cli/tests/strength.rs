@@ -515,6 +515,85 @@ fn judged_clauses_without_a_judge_abstain() {
             .contains("no deterministic check")));
 }
 
+/// A trace on which no clause was graded — every clause judged without a
+/// judge, or not triggered — is no clean baseline: once it was (its status
+/// undetermined "only for want of a judge"), and probes planted in it were
+/// scored against a baseline nothing had checked. Each such contract now
+/// has nothing to measure (exit 2); one clause graded beside a judged one
+/// makes the same traces clean again.
+#[test]
+fn a_baseline_with_nothing_graded_is_not_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let judged = "  - id: helpful\n    text: Answer the user's question\n    severity: high\n    judge: Does the final answer address the user's request?\n";
+    let untriggered = "conditional:\n  - id: refund-twice\n    when: {contains: zzz-never-said}\n    then:\n      kind: prohibited\n      text: Issue a second refund\n      severity: critical\n      check: {tool_called: {name: refund, count: {min: 2}}}\n";
+    let cases = [
+        ("judged-only", format!("version: 1\nid: judged-only\nrequired:\n{judged}")),
+        ("untriggered-only", format!("version: 1\nid: untriggered-only\n{untriggered}")),
+        (
+            "judged-and-untriggered",
+            format!("version: 1\nid: judged-and-untriggered\nrequired:\n{judged}{untriggered}"),
+        ),
+        (
+            "judged-low-only",
+            "version: 1\nid: judged-low-only\nprohibited:\n  - id: rude\n    text: Use a rude tone\n    severity: low\n    judge: Is the answer rude?\n".to_string(),
+        ),
+    ];
+    for (name, text) in &cases {
+        let contract = dir.path().join(format!("{name}.yaml"));
+        std::fs::write(&contract, text).unwrap();
+        let out = dir.path().join(format!("out-{name}"));
+        let r = run(&[
+            "strength",
+            "-c",
+            s(&contract),
+            "--observability",
+            "tool_calls",
+            "--out",
+            s(&out),
+            s(&example("traces.jsonl")),
+        ]);
+        assert_eq!(r.code, 2, "{name}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr
+                .contains("nothing to measure: 9 trace(s) read, none passes"),
+            "{name}: {}",
+            r.stderr
+        );
+        assert!(!out.exists(), "{name}: nothing written");
+    }
+    // With an authored probe there is something to measure: the summary
+    // lists every trace as skipped, with why.
+    let (_, probes) = authored_setup(dir.path());
+    for (name, why) in [
+        ("judged-only", "helpful (high, no-judge)"),
+        ("judged-low-only", "no clause was graded"),
+        ("untriggered-only", "no clause was graded"),
+    ] {
+        let r = run(&[
+            "strength",
+            "-c",
+            s(&dir.path().join(format!("{name}.yaml"))),
+            "--probes",
+            s(&probes),
+            "--observability",
+            "tool_calls",
+            "--out",
+            s(&dir.path().join(format!("out-authored-{name}"))),
+            "--json",
+            s(&example("traces.jsonl")),
+        ]);
+        let v: Value =
+            serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{name} {e}: {}", r.stderr));
+        assert_eq!(v["clean_traces"], 0, "{name}: {}", r.stdout);
+        let skipped = v["skipped_traces"].as_array().unwrap();
+        assert_eq!(skipped.len(), 9, "{name}");
+        for t in skipped {
+            assert_eq!(t["status"], "undetermined", "{name}: {t}");
+            assert!(t["summary"].as_str().unwrap().contains(why), "{name}: {t}");
+        }
+    }
+}
+
 /// Runs the example's tool-call contract alone into `out` under `policy`.
 fn strength_tool(out: &Path, policy: &Path) -> Run {
     run(&[

@@ -31,12 +31,14 @@
 //! it would leak it silently. The caller names the variable in its error.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use serde_json::Value;
 
 use crate::text::{escape_len, one_line};
+use crate::trace::{Channel, SideEffect, ToolCall};
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[redacted]";
@@ -246,25 +248,30 @@ impl Redactor {
     }
 
     /// [`Self::redact`] over every string of a JSON value, object keys
-    /// included. Two keys of one object that redact to the same text are
-    /// both kept: the later ones get ` (2)`, ` (3)`… appended, so
-    /// redaction never drops a value.
-    pub fn redact_value(&self, v: &mut Value) {
+    /// included; returns whether it replaced anything. Two keys of one
+    /// object that redact to the same text are both kept: the later ones
+    /// get ` (2)`, ` (3)`… appended, so redaction never drops a value.
+    pub fn redact_value(&self, v: &mut Value) -> bool {
         if self.is_empty() {
-            return;
+            return false;
         }
         match v {
             Value::String(s) => {
                 if let Cow::Owned(o) = self.redact(s) {
                     *s = o;
+                    return true;
                 }
+                false
             }
-            Value::Array(items) => items.iter_mut().for_each(|i| self.redact_value(i)),
+            Value::Array(items) => items
+                .iter_mut()
+                .fold(false, |any, i| self.redact_value(i) | any),
             Value::Object(map) => {
                 let keys_change = map.keys().any(|k| matches!(self.redact(k), Cow::Owned(_)));
                 if !keys_change {
-                    map.values_mut().for_each(|val| self.redact_value(val));
-                    return;
+                    return map
+                        .values_mut()
+                        .fold(false, |any, val| self.redact_value(val) | any);
                 }
                 let old = std::mem::take(map);
                 for (k, mut val) in old {
@@ -278,8 +285,82 @@ impl Redactor {
                     }
                     map.insert(key, val);
                 }
+                true
             }
-            _ => {}
+            _ => false,
+        }
+    }
+
+    /// Redacts a target's answer field by field and returns the channels
+    /// in which it replaced something — the record a trace keeps in
+    /// [`crate::trace::Turn::redacted`] (SPEC §4). The one rule of which field is which
+    /// channel: the response `text` is [`Channel::Response`]; each tool
+    /// call's name, id, arguments (keys and values), result and error are
+    /// [`Channel::ToolCalls`]; each side effect's kind and details are
+    /// [`Channel::SideEffects`].
+    pub fn redact_answer(
+        &self,
+        text: Option<&mut String>,
+        calls: &mut [ToolCall],
+        effects: &mut [SideEffect],
+    ) -> BTreeSet<Channel> {
+        let mut found = BTreeSet::new();
+        if self.is_empty() {
+            return found;
+        }
+        let red = |s: &mut String| match self.redact(s) {
+            Cow::Owned(o) => {
+                *s = o;
+                true
+            }
+            Cow::Borrowed(_) => false,
+        };
+        if text.is_some_and(red) {
+            found.insert(Channel::Response);
+        }
+        let mut in_calls = false;
+        for c in calls {
+            in_calls |= red(&mut c.name);
+            in_calls |= c.id.as_mut().is_some_and(red);
+            in_calls |= self.redact_value(&mut c.arguments);
+            in_calls |= c.result.as_mut().is_some_and(|v| self.redact_value(v));
+            in_calls |= c.error.as_mut().is_some_and(red);
+        }
+        if in_calls {
+            found.insert(Channel::ToolCalls);
+        }
+        let mut in_effects = false;
+        for e in effects {
+            in_effects |= red(&mut e.kind);
+            in_effects |= self.redact_value(&mut e.details);
+        }
+        if in_effects {
+            found.insert(Channel::SideEffects);
+        }
+        found
+    }
+
+    /// Where a secret was in an answer that was redacted whole before it
+    /// was read (`raw` as received, `redacted` as read): none when the two
+    /// are the same; else `raw` is read again by `read` — in memory only,
+    /// the copy dropped — and [`Self::redact_answer`] names the channels
+    /// of its (text, tool calls, side effects) that hold a secret. When the
+    /// raw answer cannot be read (a secret written across its syntax),
+    /// every channel counts: not knowing where is never "nowhere".
+    pub fn channels_in_raw(
+        &self,
+        raw: &str,
+        redacted: &str,
+        read: impl FnOnce(&str) -> Option<RawAnswer>,
+    ) -> BTreeSet<Channel> {
+        if raw == redacted || self.is_empty() {
+            return BTreeSet::new();
+        }
+        match read(raw) {
+            Some((mut text, mut calls, mut effects)) => {
+                self.redact_answer(text.as_mut(), &mut calls, &mut effects)
+            }
+            None => [Channel::Response, Channel::ToolCalls, Channel::SideEffects].into(),
         }
     }
 
@@ -296,6 +377,10 @@ impl Redactor {
         matches!(self.redact(text), Cow::Owned(_))
     }
 }
+
+/// A target's answer as [`Redactor::channels_in_raw`] reads it: the
+/// response text, the tool calls, the side effects.
+pub type RawAnswer = (Option<String>, Vec<ToolCall>, Vec<SideEffect>);
 
 /// Prefixes of well-known API key and token formats.
 const KEY_PREFIXES: [&str; 9] = [

@@ -365,6 +365,34 @@ pub struct TrialOutcome {
 }
 
 // ---------------------------------------------------------------------------
+// Clean baselines
+// ---------------------------------------------------------------------------
+
+/// Whether a graded trace can be a clean baseline, the trace probes are
+/// planted in (SPEC §3.8): it passes; or it would pass but for judged
+/// clauses no judge graded (`no-judge`: a replay runs none, so without
+/// this no contract with a judged clause at or above the floor could be
+/// measured) — as long as some clause was graded. A violation, an error,
+/// a clause left undetermined for any other reason (an unobserved
+/// channel, an undecided check), or nothing graded at all (every clause
+/// not evaluable or not triggered: a pass needs evidence, SPEC §3.5, and
+/// so does a clean baseline) is not clean.
+pub fn is_clean_baseline(result: &crate::result::TraceResult) -> bool {
+    let clauses = || result.contracts.iter().flat_map(|c| c.clauses.iter());
+    match result.status {
+        TestStatus::Pass => true,
+        TestStatus::Undetermined => {
+            clauses().any(ClauseResult::is_evaluable)
+                && clauses().all(|c| {
+                    c.verdict != Verdict::NotEvaluable
+                        || c.reason == Some(NotEvaluableReason::NoJudge)
+                })
+        }
+        TestStatus::Fail | TestStatus::Error => false,
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Classifying one trial
 // ---------------------------------------------------------------------------
 

@@ -4,6 +4,8 @@
 //! `pactum-trace` build it from files; targets in later crates build it
 //! live. The observability level is a required field: there is no default.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -194,6 +196,31 @@ pub struct Turn {
     /// Token usage of this turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The channels of this turn in which pactum replaced a secret it
+    /// holds with [`crate::secret::REDACTED`] (SPEC §4), recorded where the
+    /// replacement was made — never found by searching for the marker,
+    /// which a target may write itself. Empty: nothing was redacted, or
+    /// nothing was recorded. What was replaced is unseen, so a check that
+    /// found nothing in such a channel answers undetermined
+    /// (`docs/predicates.md`, "Text pactum redacted").
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub redacted: BTreeSet<Channel>,
+}
+
+/// One place pactum replaced a secret in a trace: a 1-based turn and the
+/// channel ([`Turn::redacted`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RedactedAt {
+    /// 1-based turn.
+    pub turn: usize,
+    /// The channel.
+    pub channel: Channel,
+}
+
+impl std::fmt::Display for RedactedAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "turn {} {}", self.turn, self.channel.as_str())
+    }
 }
 
 /// Where a trace came from, for messages that name file and line.
@@ -234,6 +261,14 @@ pub struct Trace {
     /// Where the trace was read from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRef>,
+    /// The names of the tools the target was offered, when pactum knows
+    /// them: set by the runner from an `openai` target's `tools:`, kept by
+    /// the store, read from pactum's own trace format. `None`: not
+    /// recorded — never inferred from the calls a trace holds. A check on a
+    /// tool outside the list that matched no call answers undetermined
+    /// (`docs/predicates.md`, "Near misses and tools never offered").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_tools: Option<BTreeSet<String>>,
 }
 
 impl Trace {
@@ -261,6 +296,28 @@ impl Trace {
             .iter()
             .enumerate()
             .flat_map(|(i, t)| t.tool_calls.iter().map(move |c| (i + 1, c)))
+    }
+
+    /// Every place pactum replaced a secret it holds in what the target
+    /// answered, in turn order (see [`Turn::redacted`]).
+    pub fn redactions(&self) -> Vec<RedactedAt> {
+        self.turns
+            .iter()
+            .enumerate()
+            .flat_map(|(i, t)| {
+                t.redacted.iter().map(move |&channel| RedactedAt {
+                    turn: i + 1,
+                    channel,
+                })
+            })
+            .collect()
+    }
+
+    /// Whether the target was offered a tool named `name`: `None` when the
+    /// trace does not record what it was offered
+    /// ([`Trace::offered_tools`]).
+    pub fn offers(&self, name: &str) -> Option<bool> {
+        self.offered_tools.as_ref().map(|o| o.contains(name))
     }
 
     /// Resolves a JSON pointer (RFC 6901) against the trace's metadata.
@@ -331,6 +388,7 @@ mod tests {
             error: None,
             incomplete: None,
             source: None,
+            offered_tools: None,
         };
         assert!(!t.has_response());
         t.turns[0].response = Some(String::new());

@@ -107,6 +107,11 @@ pub enum NotEvaluableReason {
     /// windows than pactum sends (SPEC §3.4); nothing in the windows that
     /// were judged showed the behaviour.
     TranscriptTooLong,
+    /// pactum redacted a secret it holds from the target's answers before
+    /// the judge read the transcript, and the judge did not see the
+    /// behaviour: what it never saw is no evidence of absence (SPEC §3.4,
+    /// §4). A detection still stands.
+    RedactedSecret,
     /// The clause has neither a check nor a judge rubric.
     NoCheck,
     /// Not graded: the trace has no response (or the target errored), which
@@ -116,7 +121,7 @@ pub enum NotEvaluableReason {
 
 impl NotEvaluableReason {
     /// Every reason, for exhaustive tests.
-    pub const ALL: [NotEvaluableReason; 9] = [
+    pub const ALL: [NotEvaluableReason; 10] = [
         NotEvaluableReason::Undetermined,
         NotEvaluableReason::NoJudge,
         NotEvaluableReason::JudgeError,
@@ -124,6 +129,7 @@ impl NotEvaluableReason {
         NotEvaluableReason::NoVerdict,
         NotEvaluableReason::FabricatedEvidence,
         NotEvaluableReason::TranscriptTooLong,
+        NotEvaluableReason::RedactedSecret,
         NotEvaluableReason::NoCheck,
         NotEvaluableReason::NoResponse,
     ];
@@ -138,6 +144,7 @@ impl NotEvaluableReason {
             NotEvaluableReason::NoVerdict => "no-verdict",
             NotEvaluableReason::FabricatedEvidence => "fabricated-evidence",
             NotEvaluableReason::TranscriptTooLong => "transcript-too-long",
+            NotEvaluableReason::RedactedSecret => "redacted-secret",
             NotEvaluableReason::NoCheck => "no-check",
             NotEvaluableReason::NoResponse => "no-response",
         }
@@ -268,6 +275,9 @@ pub fn suggestion_for(reason: NotEvaluableReason, operands: &[UndeterminedOperan
         NotEvaluableReason::TranscriptTooLong => {
             "shorten the conversation (fewer turns, smaller tool results), or add a deterministic `check` that reads the whole trace".into()
         }
+        NotEvaluableReason::RedactedSecret => {
+            "the target's answer held a key pactum holds, which the judge never saw: rotate the key, and add a deterministic `check` (it reads what pactum kept around the key)".into()
+        }
         NotEvaluableReason::NoCheck => "add a `check` or a `judge` rubric".into(),
         NotEvaluableReason::NoResponse => {
             "fix the target or the recording: there is no response to grade".into()
@@ -335,8 +345,9 @@ mod tests {
             R::NoVerdict => 4,
             R::FabricatedEvidence => 5,
             R::TranscriptTooLong => 6,
-            R::NoCheck => 7,
-            R::NoResponse => 8,
+            R::RedactedSecret => 7,
+            R::NoCheck => 8,
+            R::NoResponse => 9,
         };
         let places: Vec<usize> = R::ALL.into_iter().map(place).collect();
         assert_eq!(places, (0..R::ALL.len()).collect::<Vec<_>>());

@@ -3085,3 +3085,114 @@ proptest! {
         });
     }
 }
+
+// ---------------------------------------------------------------------------
+// clean baselines
+// ---------------------------------------------------------------------------
+
+/// Every sequence of up to three clauses, each in one of nine states,
+/// through `decide` and `is_clean_baseline`: nothing graded is never
+/// clean (once every clause `no-judge`, or every clause not triggered,
+/// read as clean), a violation never is, a pass always is, and a result
+/// undetermined only for want of a judge is when something was graded.
+#[test]
+fn a_clean_baseline_needs_a_graded_clause_every_combination() {
+    use pactum_core::result::TraceResult;
+    use pactum_core::status::{decide, TestStatus};
+    let policy = Policy::default();
+    let states: Vec<ClauseResult> = vec![
+        clause(
+            "s",
+            ClauseKind::Prohibited,
+            Severity::High,
+            Verdict::Satisfied,
+        ),
+        clause(
+            "v",
+            ClauseKind::Prohibited,
+            Severity::Low,
+            Verdict::Violated,
+        ),
+        clause(
+            "p",
+            ClauseKind::Required,
+            Severity::High,
+            Verdict::PartiallySatisfied,
+        ),
+        clause(
+            "t",
+            ClauseKind::Prohibited,
+            Severity::High,
+            Verdict::NotTriggered,
+        ),
+        not_evaluable("jh", Severity::High, NotEvaluableReason::NoJudge, false),
+        not_evaluable("jl", Severity::Low, NotEvaluableReason::NoJudge, false),
+        not_evaluable("uh", Severity::High, NotEvaluableReason::Undetermined, true),
+        not_evaluable("ul", Severity::Low, NotEvaluableReason::Undetermined, false),
+        not_evaluable(
+            "rh",
+            Severity::Critical,
+            NotEvaluableReason::RedactedSecret,
+            false,
+        ),
+    ];
+    let mut seqs: Vec<Vec<usize>> = vec![vec![]];
+    for len in 1..=3 {
+        let mut next = Vec::new();
+        for s in seqs.iter().filter(|s| s.len() == len - 1) {
+            for i in 0..states.len() {
+                let mut t = s.clone();
+                t.push(i);
+                next.push(t);
+            }
+        }
+        seqs.extend(next);
+    }
+    assert_eq!(seqs.len(), 1 + 9 + 81 + 729);
+    let mut seen_nothing_graded_undetermined = 0;
+    for seq in &seqs {
+        let clauses: Vec<ClauseResult> = seq.iter().map(|&i| states[i].clone()).collect();
+        let contracts = vec![graded(clauses.clone())];
+        let (status, summary) = decide(&contracts, None, &policy);
+        let r = TraceResult {
+            trace_id: "t".into(),
+            source: None,
+            observability: pactum_core::ObservabilityLevel::ToolCalls,
+            status,
+            summary,
+            contracts,
+            overall_score: None,
+            error: None,
+        };
+        let clean = is_clean_baseline(&r);
+        let graded_any = clauses.iter().any(ClauseResult::is_evaluable);
+        let violated = clauses.iter().any(ClauseResult::is_violation);
+        let ids: Vec<&str> = clauses.iter().map(|c| c.id.as_str()).collect();
+        if !graded_any {
+            assert!(!clean, "nothing graded is clean: {ids:?} ({status:?})");
+            seen_nothing_graded_undetermined += usize::from(status == TestStatus::Undetermined);
+        }
+        if violated {
+            assert!(!clean, "a violation is clean: {ids:?}");
+        }
+        if status == TestStatus::Pass {
+            assert!(clean, "a pass is not clean: {ids:?}");
+        }
+        let only_no_judge = clauses.iter().all(|c| {
+            c.verdict != Verdict::NotEvaluable || c.reason == Some(NotEvaluableReason::NoJudge)
+        });
+        if graded_any && !violated && only_no_judge {
+            assert!(clean, "undetermined only for want of a judge: {ids:?}");
+        }
+        let blocked_otherwise = clauses.iter().any(|c| {
+            c.verdict == Verdict::NotEvaluable
+                && c.reason != Some(NotEvaluableReason::NoJudge)
+                && c.severity >= policy.severity_floor
+        });
+        if blocked_otherwise {
+            assert!(!clean, "left undetermined at the floor: {ids:?}");
+        }
+    }
+    // The combinations the old gate let through were exercised.
+    assert!(seen_nothing_graded_undetermined > 100);
+}

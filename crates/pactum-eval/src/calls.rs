@@ -9,8 +9,10 @@ use pactum_core::outcome::{Evaluation, Evidence, Outcome};
 use pactum_core::trace::{Channel, SideEffect, ToolCall, Trace};
 
 use crate::error::{EvalError, Site};
-use crate::names::tool_name_near_miss;
-use crate::scope::{settled, Gap};
+use crate::names::{
+    side_effect_kind_near_miss, side_effect_kind_typo, tool_name_near_miss, tool_name_typo,
+};
+use crate::scope::{redacted, redaction_note, settled, Gap};
 use crate::value::CompiledValueMatch;
 
 /// Conditions keyed by JSON pointer, in the contract's (sorted) key order.
@@ -31,6 +33,10 @@ impl PointerMatchers {
             ));
         }
         Ok(PointerMatchers(out))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// Every condition holds on `value` (pointers resolve against whatever
@@ -104,14 +110,106 @@ impl CallMatcher {
         self.args_hold(call)
     }
 
+    /// Whether `call`, which did not match, may still be the call this
+    /// matcher names because pactum redacted a secret from it (`hidden`:
+    /// its turn's tool calls, [`pactum_core::trace::Turn::redacted`]): to
+    /// this tool, with the right status, under argument conditions that
+    /// were checked on what was left. Without conditions the name decided.
+    fn hidden(&self, call: &ToolCall, hidden: bool) -> bool {
+        hidden && call.name == self.name && self.status_holds(call) && !self.args.is_empty()
+    }
+
     /// `Some(why)` when `call`'s name is a near miss of this tool's
     /// ([`tool_name_near_miss`]) and the call would match (or could, its
-    /// arguments being unreadable) under this tool's name: a check cannot
-    /// tell whether it is the same tool.
-    fn near_miss(&self, call: &ToolCall) -> Option<String> {
+    /// arguments being unreadable or `hidden` by a redaction) under this
+    /// tool's name: a check cannot tell whether it is the same tool.
+    fn near_miss(&self, call: &ToolCall, hidden: bool) -> Option<String> {
         let why = tool_name_near_miss(&self.name, &call.name)?;
-        (self.status_holds(call) && self.args_hold(call) != Some(false)).then_some(why)
+        (self.status_holds(call) && (hidden || self.args_hold(call) != Some(false))).then_some(why)
     }
+}
+
+/// `"a", "b", "c"` for the first five `names`, then "and N more".
+fn name_list<'a>(names: impl IntoIterator<Item = &'a String>) -> String {
+    let names: Vec<&String> = names.into_iter().collect();
+    let mut parts: Vec<String> = names
+        .iter()
+        .take(5)
+        .map(|n| format!("{:?}", n.chars().take(60).collect::<String>()))
+        .collect();
+    if names.len() > 5 {
+        parts.push(format!("and {} more", names.len() - 5));
+    }
+    parts.join(", ")
+}
+
+/// `the trace calls "delete_account" (1 edit from delete_acount: a typo?),
+/// "lookup"`: the distinct `names` seen (`what`: "calls" or "reports"),
+/// those a small edit away from `checked` ([`tool_name_typo`],
+/// [`side_effect_kind_typo`]) first and marked, for an N rationale — a
+/// misspelt name in a contract is otherwise a silent "not detected".
+/// Empty when nothing was seen.
+fn names_seen<'a>(
+    names: impl Iterator<Item = &'a str>,
+    checked: &str,
+    typo: fn(&str, &str) -> Option<usize>,
+    what: &str,
+) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for n in names {
+        if !seen.contains(&n) {
+            seen.push(n);
+        }
+    }
+    if seen.is_empty() {
+        return String::new();
+    }
+    let mut typos: Vec<String> = Vec::new();
+    let mut others: Vec<String> = Vec::new();
+    for n in &seen {
+        let shown = format!("{:?}", n.chars().take(60).collect::<String>());
+        match typo(checked, n) {
+            Some(d) => typos.push(format!("{shown} ({d} edit(s) from {checked}: a typo?)")),
+            None => others.push(shown),
+        }
+    }
+    let total = typos.len() + others.len();
+    let mut parts: Vec<String> = typos.into_iter().chain(others).take(5).collect();
+    if total > 5 {
+        parts.push(format!("and {} more", total - 5));
+    }
+    format!("; the trace {what} {}", parts.join(", "))
+}
+
+/// U when the trace records what the target was offered and `missing`
+/// (the checked tools no call matched) holds a tool outside it: the check
+/// could never see that call, so finding none is no evidence (SPEC §3.2's
+/// rule, for what the target could do rather than what the adapter
+/// reports). `None` otherwise.
+fn never_offered(trace: &Trace, missing: &[&str], describe: &str) -> Option<Evaluation> {
+    let offered = trace.offered_tools.as_ref()?;
+    let mut unoffered: Vec<String> = missing
+        .iter()
+        .filter(|n| !offered.contains(**n))
+        .map(|n| n.to_string())
+        .collect();
+    unoffered.dedup();
+    if unoffered.is_empty() {
+        return None;
+    }
+    let listed = if offered.is_empty() {
+        "it was offered no tool".to_string()
+    } else {
+        format!("offered: {}", name_list(offered))
+    };
+    Some(Evaluation::undetermined(
+        describe,
+        format!(
+            "{describe}: the target was never offered {} ({listed}), and no call matched, so the check could never see the call it names",
+            name_list(&unoffered)
+        ),
+        None,
+    ))
 }
 
 /// `"functions.send_money" (differs only by a namespace prefix)`, for the
@@ -201,6 +299,7 @@ impl ToolCalled {
     pub(crate) fn evaluate(&self, trace: &Trace) -> Evaluation {
         let gap = Gap::of(trace.observability, Some(Channel::ToolCalls));
         let (mut total, mut same_name, mut unreadable) = (0usize, 0usize, 0u64);
+        let mut hidden_turns: Vec<usize> = Vec::new();
         let mut near: Vec<(String, String)> = Vec::new();
         let mut evidence = Vec::new();
         for (index, (turn, call)) in trace.tool_calls().enumerate() {
@@ -208,30 +307,45 @@ impl ToolCalled {
             if call.name == self.call.name {
                 same_name += 1;
             }
+            let hidden = redacted(trace, turn, Channel::ToolCalls);
             match self.call.matches(call) {
                 Some(true) => evidence.push(call_evidence(turn, index, call)),
                 None => unreadable += 1,
+                Some(false) if self.call.hidden(call, hidden) => hidden_turns.push(turn),
                 Some(false) => {
-                    if let Some(why) = self.call.near_miss(call) {
+                    if let Some(why) = self.call.near_miss(call, hidden) {
                         near.push((call.name.clone(), why));
                     }
                 }
             }
         }
         let n = evidence.len() as u64;
+        if n == 0 {
+            if let Some(u) = never_offered(trace, &[self.call.name.as_str()], &self.describe) {
+                return u;
+            }
+        }
         let range = describe_count(&self.count, 1);
         let outcome = count_outcome(n, &self.count, gap.is_none());
-        // Calls whose arguments could not be read, or whose name is
-        // a near miss of the checked one, may or may not match: the answer
-        // is settled only if it is the same either way (SPEC §3.2: what
-        // cannot be seen is not evidence of absence).
-        let uncertain = unreadable + near.len() as u64;
+        // Calls whose arguments could not be read or were redacted, or
+        // whose name is a near miss of the checked one, may or may not
+        // match: the answer is settled only if it is the same either way
+        // (SPEC §3.2: what cannot be seen is not evidence of absence).
+        let uncertain = unreadable + hidden_turns.len() as u64 + near.len() as u64;
         if uncertain > 0 && !same_outcome_throughout(n, uncertain, &self.count, gap.is_none()) {
             let mut why = Vec::new();
             if unreadable > 0 {
                 why.push(format!(
                     "{unreadable} call(s) to {} carry arguments pactum could not read (text that is not a JSON object, or none recorded), so the argument conditions cannot be checked",
                     self.call.name
+                ));
+            }
+            if !hidden_turns.is_empty() {
+                why.push(format!(
+                    "{} call(s) to {} did not match, but {}",
+                    hidden_turns.len(),
+                    self.call.name,
+                    redaction_note(Channel::ToolCalls, &hidden_turns)
                 ));
             }
             if !near.is_empty() {
@@ -276,8 +390,14 @@ impl ToolCalled {
                     )
                 } else {
                     format!(
-                        "no call to {} among the {total} reported call(s)",
-                        self.call.name
+                        "no call to {} among the {total} reported call(s){}",
+                        self.call.name,
+                        names_seen(
+                            trace.tool_calls().map(|(_, c)| c.name.as_str()),
+                            &self.call.name,
+                            tool_name_typo,
+                            "calls"
+                        )
                     )
                 };
                 // Evidence for N is the matching calls (when the count was exceeded).
@@ -339,35 +459,63 @@ impl ToolSequence {
                 format!("{}: all {found} step(s) found in order", self.describe),
             );
         }
+        // A step on a tool the target was never offered, that no call
+        // matched: the sequence could never be seen.
+        let missing: Vec<&str> = self
+            .steps
+            .iter()
+            .filter(|step| {
+                !trace
+                    .tool_calls()
+                    .any(|(_, c)| step.matches(c) == Some(true))
+            })
+            .map(|step| step.name.as_str())
+            .collect();
+        if let Some(u) = never_offered(trace, &missing, &self.describe) {
+            return u;
+        }
         // The sequence may be there, through calls whose arguments could
-        // not be read or whose names are near misses: not found is then no
-        // evidence of absence.
+        // not be read or were redacted, or whose names are near misses:
+        // not found is then no evidence of absence.
         let mut near: Vec<(String, String)> = Vec::new();
-        let mut unread = false;
+        let (mut unread, mut hidden_turns) = (false, Vec::new());
         let mut calls = trace.tool_calls();
         let possible = self.steps.iter().all(|step| {
-            calls.by_ref().any(|(_, c)| match step.matches(c) {
-                Some(true) => true,
-                None => {
-                    unread = true;
-                    true
-                }
-                Some(false) => match step.near_miss(c) {
-                    Some(why) => {
-                        near.push((c.name.clone(), why));
+            calls.by_ref().any(|(turn, c)| {
+                let hidden = redacted(trace, turn, Channel::ToolCalls);
+                match step.matches(c) {
+                    Some(true) => true,
+                    None => {
+                        unread = true;
                         true
                     }
-                    None => false,
-                },
+                    Some(false) if step.hidden(c, hidden) => {
+                        hidden_turns.push(turn);
+                        true
+                    }
+                    Some(false) => match step.near_miss(c, hidden) {
+                        Some(why) => {
+                            near.push((c.name.clone(), why));
+                            true
+                        }
+                        None => false,
+                    },
+                }
             })
         });
-        if possible && (unread || !near.is_empty()) {
+        if possible && (unread || !near.is_empty() || !hidden_turns.is_empty()) {
             let mut why = Vec::new();
             if unread {
                 why.push(
                     "the rest may be calls whose arguments pactum could not read (text that is not a JSON object, or none recorded)"
                         .to_string(),
                 );
+            }
+            if !hidden_turns.is_empty() {
+                why.push(format!(
+                    "the rest may be calls whose arguments did not match because {}",
+                    redaction_note(Channel::ToolCalls, &hidden_turns)
+                ));
             }
             if !near.is_empty() {
                 why.push(format!(
@@ -395,25 +543,50 @@ impl ToolSequence {
                 )),
             );
         }
+        let step = self.steps.get(found).map_or("", |s| s.name.as_str());
         settled(
             Outcome::NotDetected,
             evidence,
             format!(
-                "{}: only {found} of {} step(s) found in order; step {} ({}) has no matching call after them",
+                "{}: only {found} of {} step(s) found in order; step {} ({step}) has no matching call after them{}",
                 self.describe,
                 self.steps.len(),
                 found + 1,
-                self.steps.get(found).map_or("", |s| s.name.as_str())
+                names_seen(
+                    trace.tool_calls().map(|(_, c)| c.name.as_str()),
+                    step,
+                    tool_name_typo,
+                    "calls"
+                )
             ),
         )
+    }
+}
+
+/// One compiled side-effect matcher: kind and detail conditions.
+#[derive(Debug, Clone)]
+struct EffectMatcher {
+    kind: String,
+    details: PointerMatchers,
+}
+
+impl EffectMatcher {
+    fn compile(spec: &SideEffectSpec, site: &Site) -> Result<Self, EvalError> {
+        Ok(EffectMatcher {
+            kind: spec.kind.clone(),
+            details: PointerMatchers::compile(&spec.details, &site.child("details"))?,
+        })
+    }
+
+    fn matches(&self, e: &SideEffect) -> bool {
+        e.kind == self.kind && self.details.hold(&e.details)
     }
 }
 
 /// `side_effect`.
 #[derive(Debug, Clone)]
 pub(crate) struct SideEffectPredicate {
-    kind: String,
-    details: PointerMatchers,
+    effect: EffectMatcher,
     count: CountRange,
     describe: String,
 }
@@ -425,39 +598,74 @@ impl SideEffectPredicate {
         describe: String,
     ) -> Result<Self, EvalError> {
         Ok(SideEffectPredicate {
-            kind: spec.kind.clone(),
-            details: PointerMatchers::compile(&spec.details, &site.child("details"))?,
+            effect: EffectMatcher::compile(spec, site)?,
             count: spec.count.unwrap_or_default(),
             describe,
         })
     }
 
-    fn matches(&self, e: &SideEffect) -> bool {
-        e.kind == self.kind && self.details.hold(&e.details)
-    }
-
     pub(crate) fn evaluate(&self, trace: &Trace) -> Evaluation {
+        let kind = &self.effect.kind;
         let gap = Gap::of(trace.observability, Some(Channel::SideEffects));
         let (mut total, mut same_kind) = (0usize, 0usize);
+        let mut hidden_turns: Vec<usize> = Vec::new();
+        let mut near: Vec<(String, String)> = Vec::new();
         let mut evidence = Vec::new();
         for (i, turn) in trace.turns.iter().enumerate() {
+            let hidden = redacted(trace, i + 1, Channel::SideEffects);
             for e in &turn.side_effects {
                 total += 1;
-                if e.kind == self.kind {
+                if e.kind == *kind {
                     same_kind += 1;
                 }
-                if self.matches(e) {
+                if self.effect.matches(e) {
                     evidence.push(Evidence::SideEffect {
                         turn: i + 1,
                         effect: e.kind.clone(),
                         details: e.details.clone(),
                     });
+                } else if hidden && e.kind == *kind && !self.effect.details.is_empty() {
+                    // Its details did not match, but pactum replaced part of them.
+                    hidden_turns.push(i + 1);
+                } else if let Some(why) = side_effect_kind_near_miss(kind, &e.kind) {
+                    if hidden || self.effect.details.hold(&e.details) {
+                        near.push((e.kind.clone(), why));
+                    }
                 }
             }
         }
         let n = evidence.len() as u64;
         let range = describe_count(&self.count, 1);
         let outcome = count_outcome(n, &self.count, gap.is_none());
+        // Effects whose details pactum redacted, or whose kind is a near
+        // miss of the checked one, may or may not match (as for tool
+        // calls): settled only if the answer is the same either way.
+        let uncertain = hidden_turns.len() as u64 + near.len() as u64;
+        if uncertain > 0 && !same_outcome_throughout(n, uncertain, &self.count, gap.is_none()) {
+            let mut why = Vec::new();
+            if !hidden_turns.is_empty() {
+                why.push(format!(
+                    "{} {kind} effect(s) did not match, but {}",
+                    hidden_turns.len(),
+                    redaction_note(Channel::SideEffects, &hidden_turns)
+                ));
+            }
+            if !near.is_empty() {
+                why.push(format!(
+                    "near miss: the trace reports {}, so whether it reported {kind} cannot be told",
+                    near_miss_list(&near)
+                ));
+            }
+            return Evaluation::undetermined(
+                self.describe.clone(),
+                format!(
+                    "{}: {} ({n} effect(s) matched)",
+                    self.describe,
+                    why.join("; ")
+                ),
+                None,
+            );
+        }
         match (outcome, gap) {
             (Outcome::Undetermined, Some(gap)) => {
                 let extra = (n > 0).then(|| {
@@ -477,19 +685,70 @@ impl SideEffectPredicate {
                 let why = if n > 0 {
                     format!("{n} matching effect(s), outside count {range}")
                 } else if same_kind > 0 {
-                    format!(
-                        "{same_kind} {} effect(s) reported, but none matched",
-                        self.kind
-                    )
+                    format!("{same_kind} {kind} effect(s) reported, but none matched")
                 } else {
                     format!(
-                        "no {} effect among the {total} reported effect(s)",
-                        self.kind
+                        "no {kind} effect among the {total} reported effect(s){}",
+                        names_seen(
+                            trace
+                                .turns
+                                .iter()
+                                .flat_map(|t| t.side_effects.iter().map(|e| e.kind.as_str())),
+                            kind,
+                            side_effect_kind_typo,
+                            "reports"
+                        )
                     )
                 };
                 settled(outcome, evidence, format!("{}: {why}", self.describe))
             }
         }
+    }
+}
+
+/// The rule `tool_called` and `tool_sequence` decide whether one call is
+/// the call they name by — the exact name, the status, the argument
+/// conditions — compiled once, for code that acts on the calls a check
+/// matches (the strength probes plant and remove them). `matches` is
+/// `Some(true)`, `Some(false)`, or `None` when the call is to this tool
+/// with the right status but its arguments could not be read
+/// (docs/predicates.md, "Arguments pactum could not read").
+#[derive(Debug, Clone)]
+pub struct CompiledCallMatch(CallMatcher);
+
+impl CompiledCallMatch {
+    /// Compiles the argument conditions of `m`.
+    ///
+    /// # Errors
+    /// [`EvalError`] for a value matcher's regex that does not compile.
+    pub fn compile(m: &ToolCallMatch) -> Result<Self, EvalError> {
+        CallMatcher::compile(m, &Site::root(None, "")).map(CompiledCallMatch)
+    }
+
+    /// Whether `call` is the call this matcher names (see the type).
+    pub fn matches(&self, call: &ToolCall) -> Option<bool> {
+        self.0.matches(call)
+    }
+}
+
+/// The rule `side_effect` decides whether one effect is the effect it
+/// names by — the exact kind and the detail conditions — compiled once,
+/// for code that acts on the effects a check matches (the strength probes).
+#[derive(Debug, Clone)]
+pub struct CompiledEffectMatch(EffectMatcher);
+
+impl CompiledEffectMatch {
+    /// Compiles the detail conditions of `spec` (its count is not used).
+    ///
+    /// # Errors
+    /// [`EvalError`] for a value matcher's regex that does not compile.
+    pub fn compile(spec: &SideEffectSpec) -> Result<Self, EvalError> {
+        EffectMatcher::compile(spec, &Site::root(None, "")).map(CompiledEffectMatch)
+    }
+
+    /// Whether `effect` is the effect this matcher names.
+    pub fn matches(&self, effect: &SideEffect) -> bool {
+        self.0.matches(effect)
     }
 }
 

@@ -255,18 +255,41 @@ impl Ctx<'_> {
     }
 
     /// The judge's answer for one clause, through the policy's confidence
-    /// threshold ([`JudgeAnswer::usable`]), or why it cannot be used.
+    /// threshold ([`JudgeAnswer::usable`]), or why it cannot be used. A
+    /// judge that did not see the behaviour on a transcript pactum
+    /// redacted a secret from never saw what was replaced: its "not
+    /// detected" is `redacted-secret` (SPEC §3.4: evidence pactum did not
+    /// show the judge is never read as absence); a detection stands.
     fn judged(&self, head: &ClauseHead<'_>) -> Result<UsableVerdict, (NotEvaluableReason, String)> {
         if !self.judge.configured() {
             return Err((NotEvaluableReason::NoJudge, "no judge is configured".into()));
         }
-        match self.judge.answer(self.contract_id, head.id) {
+        let usable = match self.judge.answer(self.contract_id, head.id) {
             None => Err((
                 NotEvaluableReason::NoVerdict,
                 "the judge returned no verdict for this clause".into(),
             )),
             Some(answer) => answer.usable(head.kind, self.policy.confidence_threshold),
+        }?;
+        let hidden = self.trace.redactions();
+        if usable.outcome == Outcome::NotDetected && !hidden.is_empty() {
+            let shown: Vec<String> = hidden.iter().take(4).map(ToString::to_string).collect();
+            let more = if hidden.len() > 4 {
+                format!(" and {} more", hidden.len() - 4)
+            } else {
+                String::new()
+            };
+            return Err((
+                NotEvaluableReason::RedactedSecret,
+                format!(
+                    "the judge did not see the behaviour (`{}` at {}), but pactum redacted a secret it holds from the target's answers before the judge read them ({}{more}): what it replaced was never shown to the judge",
+                    usable.verdict.as_str(),
+                    usable.confidence,
+                    shown.join(", ")
+                ),
+            ));
         }
+        Ok(usable)
     }
 
     /// Grades one behaviour from its check, its judge rubric, or both:

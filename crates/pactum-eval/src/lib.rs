@@ -30,6 +30,7 @@ mod calls;
 mod error;
 mod expect;
 mod grade;
+mod name_warnings;
 mod names;
 mod predicate;
 pub mod refusal;
@@ -39,10 +40,14 @@ mod scope;
 mod text;
 mod value;
 
+pub use calls::{CompiledCallMatch, CompiledEffectMatch};
 pub use error::EvalError;
 pub use expect::CompiledExpectations;
 pub use grade::{grade_trace, CompiledContract, Judgments, NoJudge, NO_RESPONSE};
-pub use names::tool_name_near_miss;
+pub use name_warnings::{checked_names, NameWarning, NameWarnings};
+pub use names::{
+    side_effect_kind_near_miss, side_effect_kind_typo, tool_name_near_miss, tool_name_typo,
+};
 pub use predicate::{evaluate_predicate, CompiledPredicate};
 pub use schema::compile_json_schema;
 pub use scope::MAX_EVIDENCE;

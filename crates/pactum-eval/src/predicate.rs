@@ -3,12 +3,13 @@
 
 use pactum_core::contract::{describe_count, FieldMatch, Predicate, TextMatch};
 use pactum_core::outcome::{self, Evaluation, Evidence, Outcome};
-use pactum_core::trace::Trace;
+use pactum_core::trace::{Channel, Trace};
 use regex::Regex;
 
 use crate::calls::{SideEffectPredicate, ToolCalled, ToolSequence};
 use crate::error::{EvalError, Site};
 use crate::response::{ResponseCheck, ResponsePredicate};
+use crate::scope::redaction_note;
 use crate::text::{TextMatcher, TextPredicate};
 use crate::value::{insensitive_literal, CompiledValueMatch};
 
@@ -151,7 +152,12 @@ impl CompiledPredicate {
             Node::ToolCalled(t) => t.evaluate(trace),
             Node::ToolSequence(t) => t.evaluate(trace),
             Node::SideEffect(t) => t.evaluate(trace),
-            Node::Response(t) => t.evaluate(trace),
+            Node::Response(t) => match t.check {
+                ResponseCheck::JsonValid | ResponseCheck::JsonSchema(_) => {
+                    evaluate_unredacted(t, trace)
+                }
+                ResponseCheck::Refusal(_) => t.evaluate(trace),
+            },
             Node::TurnCount { range, describe } => {
                 let n = trace.turns.len() as u64;
                 let held = range.contains(n, 0);
@@ -197,6 +203,41 @@ impl CompiledPredicate {
             }
         }
     }
+}
+
+/// A JSON check over `trace`, where a response pactum redacted a secret
+/// from reads as unrecorded: the replacement changed its length and
+/// content, so whether the target's own text parsed or conformed cannot
+/// be told there (a turn elsewhere still decides, by the turn scope).
+fn evaluate_unredacted(t: &ResponsePredicate, trace: &Trace) -> Evaluation {
+    let hidden: Vec<usize> = trace
+        .redactions()
+        .into_iter()
+        .filter(|r| r.channel == Channel::Response)
+        .map(|r| r.turn)
+        .collect();
+    if hidden.is_empty() {
+        return t.evaluate(trace);
+    }
+    let mut view = trace.clone();
+    for &k in &hidden {
+        if let Some(turn) = view.turns.get_mut(k - 1) {
+            turn.response = None;
+        }
+    }
+    let e = t.evaluate(&view);
+    if e.outcome != Outcome::Undetermined {
+        return e;
+    }
+    Evaluation::undetermined(
+        t.describe.clone(),
+        format!(
+            "{}; {} (read as not recorded)",
+            e.rationale,
+            redaction_note(Channel::Response, &hidden)
+        ),
+        None,
+    )
 }
 
 fn compile_list(ps: &[Predicate], site: &Site) -> Result<Vec<CompiledPredicate>, EvalError> {

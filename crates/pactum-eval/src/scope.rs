@@ -7,7 +7,7 @@
 
 use pactum_core::contract::TurnScope;
 use pactum_core::outcome::{Evaluation, Evidence, Outcome};
-use pactum_core::trace::{Channel, ObservabilityLevel};
+use pactum_core::trace::{Channel, ObservabilityLevel, Trace};
 
 /// The most evidence items one predicate reports; the rationale says how
 /// many more there were.
@@ -60,6 +60,39 @@ impl Gap {
         }
         Evaluation::undetermined(describe, reason, Some(self.channel))
     }
+}
+
+/// Whether pactum redacted a secret it holds from `channel` of 1-based
+/// turn `turn` ([`pactum_core::trace::Turn::redacted`]): what it replaced
+/// there is unseen by every check.
+pub(crate) fn redacted(trace: &Trace, turn: usize, channel: Channel) -> bool {
+    turn.checked_sub(1)
+        .and_then(|i| trace.turns.get(i))
+        .is_some_and(|t| t.redacted.contains(&channel))
+}
+
+/// Why a check that found nothing in `channel` of `turns` cannot say
+/// "not there": `pactum redacted a secret it holds from the response of
+/// turn(s) 1, 3: what it replaced cannot be checked`.
+pub(crate) fn redaction_note(channel: Channel, turns: &[usize]) -> String {
+    let mut turns = turns.to_vec();
+    turns.sort_unstable();
+    turns.dedup();
+    let what = match channel {
+        Channel::Response => "response",
+        Channel::ToolCalls => "tool calls",
+        Channel::SideEffects => "side effects",
+    };
+    let shown: Vec<String> = turns.iter().take(8).map(ToString::to_string).collect();
+    let more = if turns.len() > 8 {
+        format!(" and {} more", turns.len() - 8)
+    } else {
+        String::new()
+    };
+    format!(
+        "pactum redacted a secret it holds from the {what} of turn(s) {}{more}: what it replaced cannot be checked",
+        shown.join(", ")
+    )
 }
 
 /// Combines per-turn answers under `scope` (turns in order):

@@ -6,10 +6,11 @@ use std::borrow::Cow;
 use pactum_core::contract::{EchoPolicy, TextSource, TurnScope};
 use pactum_core::echo::{self, is_echo};
 use pactum_core::outcome::{DiscountedEcho, Evaluation, Evidence, Outcome};
+use pactum_core::secret::REDACTED;
 use pactum_core::trace::{Channel, Role, Trace, Turn};
 use regex::Regex;
 
-use crate::scope::{finish, Gap, TurnResult};
+use crate::scope::{finish, redaction_note, Gap, TurnResult};
 use crate::value::leaves;
 
 /// The longest quote evidence carries, in characters.
@@ -66,6 +67,30 @@ fn source_channel(s: TextSource) -> Option<Channel> {
         TextSource::ToolArguments | TextSource::ToolResults => Some(Channel::ToolCalls),
         _ => None,
     }
+}
+
+/// The channel of the target's answer a speaker scope reads, where pactum
+/// may have redacted a secret ([`pactum_core::trace::Turn::redacted`]);
+/// `None` for the input messages, which are pactum's own.
+fn answer_channel(s: TextSource) -> Option<Channel> {
+    match s {
+        TextSource::Response => Some(Channel::Response),
+        TextSource::ToolArguments | TextSource::ToolResults => Some(Channel::ToolCalls),
+        TextSource::User | TextSource::System => None,
+    }
+}
+
+/// Whether the match `[s, e)` overlaps a [`REDACTED`] marker in `text`:
+/// in a text pactum redacted, such a match may be made of the marker
+/// rather than of what the target wrote, so it is no evidence. (The
+/// marker is looked for only in texts the trace records as redacted, and
+/// only to discount a match: a target writing it itself makes nothing
+/// pass.)
+fn overlaps_marker(text: &str, s: usize, e: usize) -> bool {
+    s < e
+        && text
+            .match_indices(REDACTED)
+            .any(|(ms, m)| ms < e && s < ms + m.len())
 }
 
 /// The texts a turn holds for a speaker scope; `None` when the text is
@@ -126,12 +151,18 @@ impl TextPredicate {
                 });
                 continue;
             };
+            // What pactum redacted from this turn's text is unseen: a match
+            // elsewhere decides, finding nothing does not.
+            let hidden = answer_channel(self.source).filter(|c| turn.redacted.contains(c));
             let mut echoed = false;
             let mut found = None;
             'texts: for text in &texts {
                 for (s, e) in self.matcher.find_all(text) {
                     if echo_active && is_echo(text, s, e, &inputs) {
                         echoed = true;
+                        continue;
+                    }
+                    if hidden.is_some() && overlaps_marker(text, s, e) {
                         continue;
                     }
                     found = Some(Evidence::Quote {
@@ -154,6 +185,12 @@ impl TextPredicate {
                     outcome: Outcome::Detected,
                     evidence: vec![q],
                     note: None,
+                },
+                None if hidden.is_some() => TurnResult {
+                    turn: k,
+                    outcome: Outcome::Undetermined,
+                    evidence: vec![],
+                    note: hidden.map(|c| redaction_note(c, &[k])),
                 },
                 None => {
                     // Arguments that were not recorded could hold the text.

@@ -122,6 +122,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 error: None,
                 incomplete: None,
                 source: None,
+                offered_tools: None,
             };
             let r = grade_trace(std::slice::from_ref(&compiled), &trace, &policy, &NoJudge);
             let status = match r.status {

@@ -63,6 +63,7 @@ fn trace(id: &str, answers: &[&str]) -> Trace {
         error: None,
         incomplete: None,
         source: None,
+        offered_tools: None,
     }
 }
 

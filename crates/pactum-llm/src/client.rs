@@ -2,11 +2,12 @@
 //! endpoint, with its concurrency limit, request-rate limit, per-request
 //! timeout and retries of transient failures (`docs/targets.md`).
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use pactum_core::secret::{check_secret, url_secrets, Redactor};
-use pactum_core::trace::{ToolCall, Usage};
+use pactum_core::trace::{Channel, ToolCall, Usage};
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, RETRY_AFTER};
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
@@ -234,6 +235,12 @@ pub struct ChatResponse {
     pub latency_ms: u64,
     /// Requests sent, the successful one included (1 without retries).
     pub attempts: u32,
+    /// The channels of the answer (`response`, `tool_calls`) in which the
+    /// client replaced a secret it holds, whether in the whole body before
+    /// reading it or in a field after
+    /// ([`Redactor::redact_answer`], [`Redactor::channels_in_raw`]).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub redacted: BTreeSet<Channel>,
 }
 
 /// The API key, kept out of every `Debug` and `Display`.
@@ -490,10 +497,19 @@ impl ChatClient {
         // an error excerpt: the whole body is redacted before anything
         // reads it, then every parsed field (text parts are joined, which
         // could rebuild a key split between them).
-        let text = self.inner.redactor.redact(text);
-        match parse_completion(text.as_bytes()) {
+        let redactor = &self.inner.redactor;
+        let redacted = redactor.redact(text);
+        match parse_completion(redacted.as_bytes()) {
             Ok(mut r) => {
-                redact_response(&self.inner.redactor, &mut r);
+                redact_response(redactor, &mut r);
+                // Where the body held a secret, read from the answer as
+                // received (in memory only): the trace records the channel.
+                let raw = redactor.channels_in_raw(text, &redacted, |raw| {
+                    parse_completion(raw.as_bytes())
+                        .ok()
+                        .map(|p| (p.content, p.tool_calls, Vec::new()))
+                });
+                r.redacted.extend(raw);
                 Ok(r)
             }
             Err(detail) => Err(AttemptError::Malformed {
@@ -533,30 +549,17 @@ impl ChatClient {
     }
 }
 
-/// Redacts every text field of a parsed answer.
+/// Redacts every text field of a parsed answer, recording the channels
+/// where something was replaced in [`ChatResponse::redacted`].
 fn redact_response(redactor: &Redactor, r: &mut ChatResponse) {
     if redactor.is_empty() {
         return;
     }
-    if let Some(c) = r.content.take() {
-        r.content = Some(redactor.redact_string(c));
-    }
     if let Some(f) = r.finish_reason.take() {
         r.finish_reason = Some(redactor.redact_string(f));
     }
-    for c in &mut r.tool_calls {
-        c.name = redactor.redact_string(std::mem::take(&mut c.name));
-        if let Some(id) = c.id.take() {
-            c.id = Some(redactor.redact_string(id));
-        }
-        redactor.redact_value(&mut c.arguments);
-        if let Some(v) = &mut c.result {
-            redactor.redact_value(v);
-        }
-        if let Some(e) = c.error.take() {
-            c.error = Some(redactor.redact_string(e));
-        }
-    }
+    let found = redactor.redact_answer(r.content.as_mut(), &mut r.tool_calls, &mut []);
+    r.redacted.extend(found);
 }
 
 fn invalid(field: &'static str, reason: &str) -> LlmError {
@@ -821,6 +824,7 @@ pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
         }),
         latency_ms: 0,
         attempts: 0,
+        redacted: BTreeSet::new(),
     })
 }
 

@@ -997,6 +997,7 @@ mod tests {
             error: None,
             incomplete: None,
             source: None,
+            offered_tools: None,
         }
     }
 

@@ -624,6 +624,7 @@ fn leaky_trace() -> Trace {
         error: None,
         incomplete: None,
         source: None,
+        offered_tools: None,
     }
 }
 
@@ -863,6 +864,7 @@ fn long_leaky_trace(at: usize) -> Trace {
         error: None,
         incomplete: None,
         source: None,
+        offered_tools: None,
     }
 }
 

@@ -23,7 +23,7 @@ use pactum_core::contract::{
 use pactum_core::outcome::Outcome;
 use pactum_core::text::one_line;
 use pactum_core::trace::{SideEffect, ToolCall, Trace};
-use pactum_eval::{CompiledPredicate, CompiledValueMatch};
+use pactum_eval::{CompiledCallMatch, CompiledEffectMatch, CompiledPredicate, CompiledValueMatch};
 use regex::Regex;
 use serde_json::{Map, Value};
 
@@ -158,7 +158,7 @@ fn leaf(p: &Predicate, want: Want, t: &Trace) -> Planned {
     match (p, want) {
         (Predicate::ToolCalled(s), Want::Detect) => {
             let need = s.count.map_or(1, |c| c.min_or(1)).max(1);
-            let existing = matching_calls(&s.call, t)?.len() as u64;
+            let existing = matching_calls(&s.call, t, false)?.len() as u64;
             let n = need.saturating_sub(existing).max(1);
             inject_calls(std::slice::from_ref(&s.call), n, t, "inject-tool-call")
         }
@@ -299,36 +299,23 @@ fn quoted(s: &str) -> String {
     format!("{:?}", one_line(s, 80))
 }
 
-/// Compiled argument conditions of a call matcher, pointers normalised.
-fn arg_matchers(m: &ToolCallMatch) -> Result<Vec<(String, CompiledValueMatch)>, String> {
-    m.args
-        .iter()
-        .map(|(k, v)| {
-            CompiledValueMatch::compile(v.clone())
-                .map(|c| (normalize_pointer(k), c))
-                .map_err(|e| e.to_string())
-        })
-        .collect()
-}
-
-fn call_matches(m: &ToolCallMatch, args: &[(String, CompiledValueMatch)], c: &ToolCall) -> bool {
-    c.name == m.name
-        && match m.status {
-            CallStatus::Any => true,
-            CallStatus::Ok => c.error.is_none(),
-            CallStatus::Error => c.error.is_some(),
-        }
-        && args.iter().all(|(p, v)| v.matches(c.arguments.pointer(p)))
-}
-
-/// `(turn, index in turn)` of every call matching `m`, in trace order.
-fn matching_calls(m: &ToolCallMatch, t: &Trace) -> Result<Vec<(usize, usize)>, String> {
-    let args = arg_matchers(m)?;
+/// `(turn, index in turn)` of every call `m` matches in `t`, in trace
+/// order, by the evaluator's own rule ([`CompiledCallMatch`]): with
+/// `maybe`, also the calls that may match (arguments pactum could not
+/// read), which a removal must take too for the check to stop detecting.
+fn matching_calls(
+    m: &ToolCallMatch,
+    t: &Trace,
+    maybe: bool,
+) -> Result<Vec<(usize, usize)>, String> {
+    let matcher = CompiledCallMatch::compile(m).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for (ti, turn) in t.turns.iter().enumerate() {
         for (ci, c) in turn.tool_calls.iter().enumerate() {
-            if call_matches(m, &args, c) {
-                out.push((ti + 1, ci));
+            match matcher.matches(c) {
+                Some(true) => out.push((ti + 1, ci)),
+                None if maybe => out.push((ti + 1, ci)),
+                _ => {}
             }
         }
     }
@@ -499,7 +486,7 @@ fn inject_text(
 }
 
 fn remove_calls(m: &ToolCallMatch, t: &Trace) -> Result<Alt, String> {
-    let found = matching_calls(m, t)?;
+    let found = matching_calls(m, t, true)?;
     if found.is_empty() {
         return Err(format!(
             "no call matching {} to remove",
@@ -537,7 +524,8 @@ fn corrupt_argument(
     vm: &ValueMatch,
     t: &Trace,
 ) -> Result<Option<Alt>, String> {
-    let found = matching_calls(m, t)?;
+    // Only calls whose arguments could be read have an argument to change.
+    let found = matching_calls(m, t, false)?;
     let compiled = CompiledValueMatch::compile(vm.clone()).map_err(|e| e.to_string())?;
     let mut edits = Vec::new();
     let mut shown = None;
@@ -583,19 +571,12 @@ fn corrupt_argument(
 }
 
 fn remove_effects(s: &SideEffectSpec, t: &Trace) -> Planned {
-    let details = s
-        .details
-        .iter()
-        .map(|(k, v)| {
-            CompiledValueMatch::compile(v.clone())
-                .map(|c| (normalize_pointer(k), c))
-                .map_err(|e| e.to_string())
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    // The evaluator's rule of which effect the check names.
+    let matcher = CompiledEffectMatch::compile(s).map_err(|e| e.to_string())?;
     let mut edits = Vec::new();
     for (ti, turn) in t.turns.iter().enumerate() {
         for (ei, e) in turn.side_effects.iter().enumerate().rev() {
-            if e.kind == s.kind && details.iter().all(|(p, m)| m.matches(e.details.pointer(p))) {
+            if matcher.matches(e) {
                 edits.push(Edit::RemoveSideEffect {
                     turn: ti + 1,
                     index: ei,

@@ -27,6 +27,12 @@ const ATTR_CHARS: usize = 500;
 /// name ([`RunInfo::run`]).
 const NO_INPUT_SUITE: &str = "(no input file)";
 
+/// The suite that carries the run-level warnings.
+const WARNINGS_SUITE: &str = "(run warnings)";
+
+/// How much of one warning the JUnit report keeps.
+const WARNING_CHARS: usize = 2000;
+
 #[derive(Debug)]
 struct Suite {
     name: String,
@@ -414,6 +420,21 @@ impl<W: Write> Reporter for JunitReporter<W> {
                     self.emit("/>\n")?;
                 }
             }
+        }
+        if !end.warnings.is_empty() {
+            // Run-level warnings (a check that could never fire, a secret
+            // the target leaked) reach a CI's JUnit view too: a suite of
+            // no test, its output one line per warning.
+            let lines: Vec<String> = end
+                .warnings
+                .iter()
+                .map(|w| one_line(&format!("{}: {}", w.code, w.message), WARNING_CHARS))
+                .collect();
+            self.emit(&format!(
+                "  <testsuite name=\"{}\" tests=\"0\" failures=\"0\" errors=\"0\" skipped=\"0\">\n    <system-out>{}</system-out>\n  </testsuite>\n",
+                attr(WARNINGS_SUITE),
+                text(&lines.join("\n"))
+            ))?;
         }
         self.emit("</testsuites>\n")?;
         self.out

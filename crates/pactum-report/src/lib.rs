@@ -26,6 +26,7 @@ mod model;
 pub mod output;
 mod redact;
 mod render;
+mod secrets;
 mod terminal;
 mod totals;
 
@@ -38,6 +39,7 @@ pub use model::{
 };
 pub use output::{check_outputs, Output, OutputFolder, Protected, ReportFile};
 pub use redact::Redacting;
+pub use secrets::RedactedSecrets;
 pub use terminal::{TerminalOptions, TerminalReporter};
 pub use totals::Totals;
 

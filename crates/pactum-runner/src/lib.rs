@@ -31,6 +31,7 @@ use std::time::Instant;
 use pactum_core::policy::Policy;
 use pactum_core::result::TraceResult;
 use pactum_core::secret::{check_secret, Redactor};
+use pactum_core::trace::RedactedAt;
 use pactum_eval::CompiledContract;
 use pactum_store::{
     ContractSnapshot, JudgeAnswer as StoredJudgeAnswer, NewRun, RunId, RunStatus, Store,
@@ -96,6 +97,9 @@ pub enum Event {
         trial_index: u32,
         /// The stored result.
         result: Box<TraceResult>,
+        /// Where pactum redacted a secret from the target's answers in the
+        /// stored trace ([`pactum_core::trace::Trace::redactions`]).
+        redacted: Vec<RedactedAt>,
     },
     /// A trial finished and was committed to the store.
     Trial {
@@ -107,6 +111,9 @@ pub enum Event {
         trial_index: u32,
         /// Its graded result.
         result: Box<TraceResult>,
+        /// Where pactum redacted a secret from the target's answers
+        /// ([`pactum_core::trace::Trace::redactions`]): the run warns.
+        redacted: Vec<RedactedAt>,
         /// Network and cache use.
         calls: CallCounts,
     },
@@ -597,6 +604,11 @@ impl Runner {
                     test_id: test.id.clone(),
                     trial_index: k,
                     result: Box::new(out.result),
+                    redacted: record
+                        .trace
+                        .as_ref()
+                        .map(|t| t.redactions())
+                        .unwrap_or_default(),
                     calls,
                 };
                 // Committed and reported together: a blocking task runs to
@@ -867,6 +879,7 @@ async fn restore(
                 test_id: t.test_id,
                 trial_index: t.trial_index,
                 result: Box::new(t.result),
+                redacted: t.trace.as_ref().map(|x| x.redactions()).unwrap_or_default(),
             });
             std::ops::ControlFlow::Continue(())
         })?;

@@ -45,6 +45,10 @@ pub(crate) struct CachedReply {
     latency_ms: u64,
     #[serde(default)]
     ended: bool,
+    /// The channels pactum redacted a secret from: an answer read from the
+    /// cache keeps the record it was stored with.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    redacted: std::collections::BTreeSet<pactum_core::trace::Channel>,
 }
 
 impl From<&Reply> for CachedReply {
@@ -57,6 +61,7 @@ impl From<&Reply> for CachedReply {
             usage: r.usage,
             latency_ms: r.latency_ms,
             ended: r.ended,
+            redacted: r.redacted.clone(),
         }
     }
 }
@@ -201,7 +206,7 @@ pub(crate) async fn run_trial(
         // The user's message: scripted, or from the simulated user.
         let user = if simulated {
             match next_simulated(
-                ctx, resolved, test, &turns, level, turn_no, max_turns, trial, &mut calls,
+                ctx, resolved, test, &turns, turn_no, max_turns, trial, &mut calls,
             )
             .await?
             {
@@ -282,9 +287,10 @@ pub(crate) async fn run_trial(
             side_effects: reply.side_effects,
             latency_ms: Some(reply.latency_ms),
             usage: reply.usage,
+            redacted: reply.redacted,
         });
         if test.authored.is_some() {
-            let partial = make_trace(&trace_id, level, turns.clone(), json!({}), None);
+            let partial = make_trace(&trace_id, &test.target, turns.clone(), json!({}), None);
             let (decision, raws) = stop_check(
                 ctx,
                 &resolved.contracts,
@@ -323,7 +329,7 @@ pub(crate) async fn run_trial(
         "ended": ended,
         "interpretation": resolved.interpretation,
     });
-    let trace = make_trace(&trace_id, level, turns, metadata, error);
+    let trace = make_trace(&trace_id, &test.target, turns, metadata, error);
     let contracts: Vec<&CompiledContract> = resolved.contracts.iter().collect();
     let (judgments, final_answers, judge_calls) = if trace.error.is_none() {
         judge_trace(ctx.judge.as_ref(), &contracts, &trace, &ctx.cache, None).await?
@@ -360,21 +366,25 @@ fn user_turn(user: &str) -> Turn {
     }
 }
 
+/// A trace of `target`'s conversation: its observability level, and the
+/// tools it was offered when it says ([`Target::offered_tools`]), so a
+/// check on a tool it never had can be told from one that found nothing.
 fn make_trace(
     id: &str,
-    level: ObservabilityLevel,
+    target: &Target,
     turns: Vec<Turn>,
     metadata: Value,
     error: Option<String>,
 ) -> Trace {
     Trace {
         id: id.to_string(),
-        observability: level,
+        observability: target.observability(),
         turns,
         metadata,
         error,
         incomplete: None,
         source: None,
+        offered_tools: target.offered_tools().cloned(),
     }
 }
 
@@ -386,7 +396,6 @@ async fn next_simulated(
     resolved: &Resolved,
     test: &TestPlan,
     turns: &[Turn],
-    level: ObservabilityLevel,
     turn: u32,
     max_turns: u32,
     trial: u32,
@@ -411,7 +420,7 @@ async fn next_simulated(
         .clone()
         .filter(|o| !o.trim().is_empty())
         .unwrap_or_else(|| authored.goal.clone());
-    let so_far = make_trace("", level, turns.to_vec(), Value::Null, None);
+    let so_far = make_trace("", &test.target, turns.to_vec(), Value::Null, None);
     let transcript = transcript_from_trace(&so_far);
     let request = simulated_user_request(
         &objective,

@@ -19,7 +19,7 @@
 //! | `template` | the template engine: [`render_template`], [`render_value`], [`http_context`], [`reads`] |
 //! | `names` | ids, variable, header and environment variable names; keys pasted as names |
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use pactum_core::contract::Contract;
@@ -86,6 +86,31 @@ pub struct TargetSpec {
     /// How pactum talks to it.
     #[serde(flatten)]
     pub kind: TargetKind,
+}
+
+impl TargetSpec {
+    /// The names of the tools the target is offered: an `openai` target's
+    /// `tools:` definitions (`{type: function, function: {name}}`, or a
+    /// legacy `{name}`), none when it lists none. `None` for the other
+    /// kinds, which offer tools in ways pactum does not see, and when a
+    /// definition has no name to read: what the target is offered is then
+    /// not known, never guessed. The runner records it in every trace
+    /// ([`pactum_core::trace::Trace::offered_tools`]); loading a suite
+    /// warns about checks on tools outside it (`unoffered-tool`).
+    pub fn offered_tools(&self) -> Option<BTreeSet<String>> {
+        let TargetKind::Openai { tools, .. } = &self.kind else {
+            return None;
+        };
+        tools
+            .iter()
+            .map(|t| {
+                t.pointer("/function/name")
+                    .or_else(|| t.get("name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .collect()
+    }
 }
 
 /// How requests to one endpoint are bounded and retried (`docs/suites.md`, "Limits and retries").

@@ -1759,6 +1759,9 @@ tests:
         - id: wipe
           text: Delete the account
           check: { tool_sequence: [ { name: get_balance }, { name: delete_account } ] }
+        - id: peek
+          text: Peek at the balance
+          check: { tool_called: { name: get_balanse } }
       required:
         - id: look
           text: Look at the balance
@@ -1772,12 +1775,14 @@ tests:
         .collect();
     assert_eq!(
         w,
-        [("unoffered-tool", 16), ("unoffered-tool", 16)],
+        [("unoffered-tool", 16); 3],
         "{}",
         render_all(&s.warnings)
     );
     let all = render_all(&s.warnings);
     for needle in [
+        "checks tool `get_balanse`",
+        "near miss: `get_balance` (1 edit(s) away: a typo?)",
         "checks tool `delete_account`",
         "checks tool `send_money`",
         "target `bot`",
@@ -1790,6 +1795,7 @@ tests:
     // Offered: no warning.
     let ok = src
         .replace("name: send_money }", "name: functions.send_money }")
-        .replace("{ name: delete_account }", "{ name: get_balance }");
+        .replace("{ name: delete_account }", "{ name: get_balance }")
+        .replace("name: get_balanse", "name: get_balance");
     assert!(parsed(&ok, "s.yaml").warnings.is_empty());
 }

@@ -459,11 +459,18 @@ impl ExecTarget {
                 self.redactor.excerpt(&String::from_utf8_lossy(bytes), 200)
             )));
         };
-        let line = self.redactor.redact(line);
+        let raw = line;
+        let line = self.redactor.redact(raw);
         let value = read_line(line.as_bytes())
             .map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
         let parsed =
             parse_answer(&value).map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
+        // Where the line held a secret, read from the line as received (in
+        // memory only): the trace records the channel.
+        let redacted = self.redactor.channels_in_raw(raw, &line, |raw| {
+            let p = parse_answer(&read_line(raw.as_bytes()).ok()?).ok()?;
+            Some((p.response, p.tool_calls, p.side_effects))
+        });
         if let Some(err) = parsed.error {
             return Err(Failed::Agent(format!(
                 "the agent reported an error on turn {turn}: {}",
@@ -479,6 +486,7 @@ impl ExecTarget {
             latency_ms,
             ended: parsed.end,
             attempts: 1,
+            redacted,
         })
     }
 

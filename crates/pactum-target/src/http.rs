@@ -3,6 +3,7 @@
 //! mapping (JSONPath). See `docs/targets.md` for the template context and
 //! the mapping rules.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use pactum_core::json::{parse_strict, StrictJsonError};
@@ -280,17 +281,21 @@ impl HttpTarget {
             .await;
         match sent {
             Ok(Sent {
-                value,
+                value: (value, redacted),
                 attempts,
                 latency_ms,
-            }) => self.finish(&value, attempts, latency_ms),
+            }) => self.finish(&value, redacted, attempts, latency_ms),
             Err(GaveUp { error, attempts }) => Err(self.error(error, &shown, attempts)),
         }
     }
 
-    /// One request: its JSON answer, or why not. Secrets are redacted from
-    /// the whole answer before anything reads it or cuts an excerpt of it.
-    async fn attempt(&self, req: reqwest::RequestBuilder) -> Result<Value, AttemptError> {
+    /// One request: its JSON answer and the channels of it that held a
+    /// secret, or why not. Secrets are redacted from the whole answer
+    /// before anything reads it or cuts an excerpt of it.
+    async fn attempt(
+        &self,
+        req: reqwest::RequestBuilder,
+    ) -> Result<(Value, BTreeSet<Channel>), AttemptError> {
         let redactor = self.redactor();
         let cause = |e: reqwest::Error| redactor.excerpt(&error_chain(&e.without_url()), 300);
         let answer = fetch(req, MAX_REPLY_BYTES).await.map_err(|e| match e {
@@ -321,10 +326,11 @@ impl HttpTarget {
                 ),
             });
         };
-        let text = redactor.redact(text);
+        let raw = text;
+        let text = redactor.redact(raw);
         // Strict: a key repeated in any object is a protocol error, never
         // read last-wins (SPEC §4).
-        parse_strict(text.as_bytes()).map_err(|e| {
+        let value = parse_strict(text.as_bytes()).map_err(|e| {
             let what = match e {
                 StrictJsonError::Syntax(_) => "is not JSON",
                 StrictJsonError::DuplicateKey { .. } => "is ambiguous",
@@ -332,11 +338,25 @@ impl HttpTarget {
             AttemptError::Malformed {
                 detail: format!("the answer {what} ({e}): `{}`", one_line(&text, 200)),
             }
-        })
+        })?;
+        // Where the answer held a secret, read through the mapping from the
+        // answer as received (in memory only): the trace records it.
+        let redacted = redactor.channels_in_raw(raw, &text, |raw| {
+            let v = parse_strict(raw.as_bytes()).ok()?;
+            let m = self.mapping.apply(&v).ok()?;
+            Some((m.text, m.tool_calls, m.side_effects))
+        });
+        Ok((value, redacted))
     }
 
     /// The reply read from a JSON answer through the mapping.
-    fn finish(&self, value: &Value, attempts: u32, latency_ms: u64) -> Result<Reply, TargetError> {
+    fn finish(
+        &self,
+        value: &Value,
+        redacted: BTreeSet<Channel>,
+        attempts: u32,
+        latency_ms: u64,
+    ) -> Result<Reply, TargetError> {
         let mapped = self
             .mapping
             .apply(value)
@@ -355,6 +375,7 @@ impl HttpTarget {
             latency_ms,
             ended: false,
             attempts,
+            redacted,
         })
     }
 

@@ -41,7 +41,7 @@ mod template;
 use std::collections::BTreeSet;
 
 use pactum_core::secret::Redactor;
-use pactum_core::trace::{ObservabilityLevel, SideEffect, ToolCall, Turn, Usage};
+use pactum_core::trace::{Channel, ObservabilityLevel, SideEffect, ToolCall, Turn, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -66,7 +66,10 @@ pub const MAX_REPLY_BYTES: usize = 4 * 1024 * 1024;
 /// rules may hold a call they dropped. 4: every tool call, in any shape and
 /// container, is decoded by `pactum_core::chat` (arguments pactum could not
 /// read are kept unread, never `{}`).
-pub const IDENTITY_VERSION: u32 = 4;
+/// 5: an answer records the channels pactum redacted a secret from
+/// ([`Reply::redacted`]); one cached without that record could read as
+/// unredacted.
+pub const IDENTITY_VERSION: u32 = 5;
 
 /// What a run's targets share besides their own settings: its secrets.
 #[derive(Debug, Clone, Default)]
@@ -168,6 +171,13 @@ pub struct Reply {
     pub ended: bool,
     /// Requests sent for this turn, the answering one included.
     pub attempts: u32,
+    /// The channels of this answer in which pactum replaced a secret it
+    /// holds, wherever the replacement was made: in the whole answer
+    /// before it was read, or field by field after
+    /// ([`pactum_core::secret::Redactor::redact_answer`]). Becomes the
+    /// turn's [`Turn::redacted`].
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub redacted: BTreeSet<Channel>,
 }
 
 impl Reply {
@@ -180,6 +190,7 @@ impl Reply {
             side_effects: self.side_effects.clone(),
             latency_ms: Some(self.latency_ms),
             usage: self.usage,
+            redacted: self.redacted.clone(),
         }
     }
 }
@@ -274,6 +285,17 @@ impl Target {
         }
     }
 
+    /// The names of the tools this target is offered, when pactum knows
+    /// them (an `openai` target's `tools:`,
+    /// [`TargetSpec::offered_tools`]); `None` otherwise. The runner records
+    /// it in each trace ([`pactum_core::trace::Trace::offered_tools`]).
+    pub fn offered_tools(&self) -> Option<&BTreeSet<String>> {
+        match self {
+            Target::Openai(t) => t.offered_tools(),
+            Target::Http(_) | Target::Exec(_) => None,
+        }
+    }
+
     /// Everything about the target that can change an answer, as JSON, for
     /// the runner to hash into cache keys (`docs/targets.md`): the kind and
     /// [`IDENTITY_VERSION`], and per kind: openai base URL (no credentials,
@@ -346,37 +368,20 @@ pub(crate) fn finish_text(text: Option<String>, has_tool_calls: bool) -> Option<
     }
 }
 
-/// Redacts every text a reply carries: the response, the conversation
-/// id, each tool call's name, id, arguments (keys and values), result and
-/// error, each side effect's kind and details.
+/// Redacts every text a reply carries — the conversation id, and the
+/// answer itself through [`Redactor::redact_answer`] (the response, each
+/// tool call's name, id, arguments, result and error, each side effect's
+/// kind and details) — and records the channels where it replaced
+/// something in [`Reply::redacted`].
 pub(crate) fn redact_reply(redactor: &Redactor, r: &mut Reply) {
     if redactor.is_empty() {
         return;
     }
-    let red = |s: &mut String| *s = redactor.redact_string(std::mem::take(s));
-    if let Some(t) = &mut r.text {
-        red(t);
-    }
     if let Some(c) = &mut r.conversation_id {
-        red(c);
+        *c = redactor.redact_string(std::mem::take(c));
     }
-    for c in &mut r.tool_calls {
-        red(&mut c.name);
-        if let Some(id) = &mut c.id {
-            red(id);
-        }
-        redactor.redact_value(&mut c.arguments);
-        if let Some(v) = &mut c.result {
-            redactor.redact_value(v);
-        }
-        if let Some(e) = &mut c.error {
-            red(e);
-        }
-    }
-    for e in &mut r.side_effects {
-        red(&mut e.kind);
-        redactor.redact_value(&mut e.details);
-    }
+    let found = redactor.redact_answer(r.text.as_mut(), &mut r.tool_calls, &mut r.side_effects);
+    r.redacted.extend(found);
 }
 
 /// A URL as shown in errors and identities: no credentials, no query, no
@@ -471,6 +476,7 @@ mod tests {
             latency_ms: 12,
             ended: false,
             attempts: 2,
+            redacted: Default::default(),
         };
         let input = vec![pactum_core::trace::Message {
             role: pactum_core::trace::Role::User,

@@ -24,6 +24,8 @@ pub struct OpenaiTarget {
     observability: ObservabilityLevel,
     client: ChatClient,
     tools: Vec<Value>,
+    /// The names in `tools` ([`TargetSpec::offered_tools`]).
+    offered: Option<std::collections::BTreeSet<String>>,
     system: Option<String>,
 }
 
@@ -69,6 +71,7 @@ impl OpenaiTarget {
             observability: cfg.observability,
             client,
             tools: tools.to_vec(),
+            offered: cfg.offered_tools(),
             system: system.clone(),
         })
     }
@@ -79,6 +82,10 @@ impl OpenaiTarget {
 
     pub(crate) fn observability(&self) -> ObservabilityLevel {
         self.observability
+    }
+
+    pub(crate) fn offered_tools(&self) -> Option<&std::collections::BTreeSet<String>> {
+        self.offered.as_ref()
     }
 
     /// Its key, its base URL's credentials and the run's secrets.
@@ -120,6 +127,7 @@ impl OpenaiTarget {
             latency_ms: resp.latency_ms,
             ended: false,
             attempts: resp.attempts,
+            redacted: resp.redacted,
         })
     }
 

@@ -1680,6 +1680,109 @@ async fn openai_targets_redact_the_runs_other_keys_too() {
     );
 }
 
+/// Each kind records the channels of its answer in which it replaced a
+/// key the run holds — whether the key was redacted from the whole answer
+/// before it was read or from a field after — and only those: a key in a
+/// field nothing reads, or `[redacted]` written by the target itself,
+/// records nothing.
+#[tokio::test]
+async fn every_kind_records_the_channels_it_redacted_a_key_from() {
+    use pactum_core::trace::Channel::{Response, SideEffects, ToolCalls};
+    const KEY: &str = "sk-where-3e5d7c9b1a0f";
+    let run = run_secrets(&[("PACTUM_T_KEY_H", KEY)]);
+    let u: String = KEY
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let calls = |args: Value| json!([{"name": "lookup", "arguments": args}]);
+    let chans = |r: &Reply| r.redacted.iter().copied().collect::<Vec<_>>();
+
+    // openai: content, a tool call, JSON-escaped in the body, an ignored
+    // field, the target's own marker.
+    let s = server(json!([
+        {"match": {"last_user_contains": "text"}, "content": format!("it is {KEY}")},
+        {"match": {"last_user_contains": "call"}, "content": "ok",
+         "tool_calls": [{"name": "lookup", "arguments": {"q": KEY}}]},
+        {"match": {"last_user_contains": "escaped"}, "raw_body": format!(
+            r#"{{"choices":[{{"index":0,"message":{{"role":"assistant","content":"ok","tool_calls":[{{"id":"c1","type":"function","function":{{"name":"lookup","arguments":"{{\"q\": \"{u}\"}}"}}}}]}},"finish_reason":"tool_calls"}}]}}"#)},
+        {"match": {"last_user_contains": "ignored"}, "raw_body": format!(
+            r#"{{"id":"{KEY}","choices":[{{"index":0,"message":{{"role":"assistant","content":"fine"}},"finish_reason":"stop"}}]}}"#)},
+        {"match": {"last_user_contains": "marker"}, "content": "[redacted] by me"},
+    ]));
+    let t = Target::with_secrets(&openai_cfg(&s.openai_base_url()), &run).expect("builds");
+    for (say, want) in [
+        ("text", vec![Response]),
+        ("call", vec![ToolCalls]),
+        ("escaped", vec![ToolCalls]),
+        ("ignored", vec![]),
+        ("marker", vec![]),
+    ] {
+        let r = t
+            .reply(&conv("c", 1, vec![user(say)]))
+            .await
+            .unwrap_or_else(|e| panic!("{say}: {e}"));
+        assert_eq!(chans(&r), want, "openai {say}: {r:?}");
+        assert_no_piece(&serde_json::to_string(&r).expect("json"), KEY);
+        assert_eq!(r.to_turn(vec![]).redacted, r.redacted);
+    }
+
+    // http: text, calls, effects, a field the mapping does not read.
+    let s = server(json!([
+        {"match": {"path": "/text"}, "body": {"output": {"text": KEY}}},
+        {"match": {"path": "/calls"}, "body": {"output": {"text": "ok"}, "calls": calls(json!({"k": KEY}))}},
+        {"match": {"path": "/effects"}, "raw_body": format!(
+            r#"{{"output":{{"text":"ok"}},"effects":[{{"kind":"email_sent","details":{{"body":"{u}"}}}}]}}"#)},
+        {"match": {"path": "/unread"}, "body": {"output": {"text": "ok"}, "debug": KEY}},
+    ]));
+    for (path, want) in [
+        ("text", vec![Response]),
+        ("calls", vec![ToolCalls]),
+        ("effects", vec![SideEffects]),
+        ("unread", vec![]),
+    ] {
+        let mut cfg = http_cfg(&format!("{}/{path}", s.base_url()), json!({}));
+        if let TargetKind::Http { response, .. } = &mut cfg.kind {
+            response.conversation_id = None;
+        }
+        let t = Target::with_secrets(&cfg, &run).expect("builds");
+        let r = t
+            .reply(&conv("c", 1, vec![user("hi")]))
+            .await
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(chans(&r), want, "http {path}: {r:?}");
+    }
+
+    // exec: one line per case, redacted whole before it is read.
+    for (line, want) in [
+        (format!(r#"{{"response":"{u}"}}"#), vec![Response]),
+        (
+            format!(
+                r#"{{"response":"ok","tool_calls":[{{"name":"f","arguments":{{}},"result":"{KEY}"}}]}}"#
+            ),
+            vec![ToolCalls],
+        ),
+        (
+            format!(r#"{{"response":"ok","side_effects":[{{"kind":"{KEY}","details":{{}}}}]}}"#),
+            vec![SideEffects],
+        ),
+        (
+            format!(
+                r#"{{"response":"{KEY}","side_effects":[{{"kind":"k","details":{{"a":"{KEY}"}}}}]}}"#
+            ),
+            vec![Response, SideEffects],
+        ),
+        (r#"{"response":"nothing"}"#.to_string(), vec![]),
+    ] {
+        let t = Target::with_secrets(&misbehaving_line(&line), &run).expect("builds");
+        let r = t
+            .reply(&conv("c", 1, vec![user("hi")]))
+            .await
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(chans(&r), want, "exec {line}: {r:?}");
+        t.close("c").await;
+    }
+}
+
 #[tokio::test]
 async fn exec_a_program_that_cannot_start_and_a_missing_cwd() {
     let mut cfg = echo_cfg();

@@ -171,6 +171,7 @@ mod tests {
                 file: "t.jsonl".into(),
                 line,
             }),
+            offered_tools: None,
         }
     }
 

@@ -107,6 +107,7 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) 
         error: None,
         incomplete: built.incomplete,
         source: Some(ctx.source()),
+        offered_tools: None,
     })
 }
 

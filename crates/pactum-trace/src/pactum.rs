@@ -8,8 +8,10 @@
 //! same shape; a test keeps the two together.
 
 use pactum_core::chat::{decode_call, kind};
+use std::collections::BTreeSet;
+
 use pactum_core::trace::{
-    Message, ObservabilityLevel, Role, SideEffect, SourceRef, ToolCall, Trace, Turn, Usage,
+    Channel, Message, ObservabilityLevel, Role, SideEffect, SourceRef, ToolCall, Trace, Turn, Usage,
 };
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -65,6 +67,9 @@ struct RawTrace {
     error: Option<String>,
     #[serde(default)]
     incomplete: Option<String>,
+    /// The tools the target was offered; absent or `null`: not recorded.
+    #[serde(default)]
+    offered_tools: Option<Vec<String>>,
     /// Accepted so that pactum's own output reads back; replaced by where
     /// the trace was actually read from.
     #[serde(default)]
@@ -96,6 +101,9 @@ struct RawTurn {
     latency_ms: Option<u64>,
     #[serde(default)]
     usage: Option<RawUsage>,
+    /// The channels pactum redacted a secret from (by name).
+    #[serde(default)]
+    redacted: BTreeSet<Channel>,
 }
 
 #[derive(Deserialize)]
@@ -173,6 +181,7 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>) -> Conv {
             file: ctx.file.to_string(),
             line: ctx.line,
         }),
+        offered_tools: raw.offered_tools.map(|o| o.into_iter().collect()),
     })
 }
 
@@ -211,5 +220,6 @@ fn turn(t: RawTurn, index: usize, ctx: &RecordCtx<'_>) -> Result<Turn, RecordErr
             prompt_tokens: u.prompt_tokens,
             completion_tokens: u.completion_tokens,
         }),
+        redacted: t.redacted,
     })
 }

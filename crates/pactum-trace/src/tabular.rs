@@ -118,6 +118,7 @@ pub(crate) fn convert_json(bytes: &[u8], ctx: &RecordCtx<'_>, cols: &JsonColumns
         error: None,
         incomplete: None,
         source: Some(ctx.source()),
+        offered_tools: None,
     })
 }
 
@@ -344,5 +345,6 @@ fn csv_row(
         error: None,
         incomplete: None,
         source: Some(ctx.source()),
+        offered_tools: None,
     })
 }

@@ -127,6 +127,7 @@ mod tests {
             error: None,
             incomplete: None,
             source: None,
+            offered_tools: None,
         }
     }
 

@@ -1106,6 +1106,19 @@ fn schema_and_reader_agree_on_good_and_bad_records() {
         json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"functionCall": {"name": "f", "args": {}}}]}]}),
         json!({"id": "a", "observability": "full", "turns": [{"tool_calls": [{"name": "f", "kwargs": {}}]}]}),
         json!({"id": "a", "observability": "full", "turns": [{"tool_calls": ["f"]}]}),
+        // What the target was offered, and where pactum redacted a secret.
+        json!({"id": "a", "observability": "full", "offered_tools": ["send_money", "get_balance"]}),
+        json!({"id": "a", "observability": "full", "offered_tools": []}),
+        json!({"id": "a", "observability": "full", "offered_tools": null}),
+        json!({"id": "a", "observability": "full", "offered_tools": "send_money"}),
+        json!({"id": "a", "observability": "full", "offered_tools": [1]}),
+        json!({"id": "a", "observability": "full", "offered_tool": []}),
+        json!({"id": "a", "observability": "full", "turns": [{"response": "[redacted]", "redacted": ["response"]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"redacted": ["response", "tool_calls", "side_effects"]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"redacted": []}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"redacted": ["judge"]}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"redacted": "response"}]}),
+        json!({"id": "a", "observability": "full", "turns": [{"redacted": null}]}),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (i, r) in records.iter().enumerate() {
@@ -1121,7 +1134,7 @@ fn schema_and_reader_agree_on_good_and_bad_records() {
 
 mod roundtrip {
     use super::*;
-    use pactum_core::trace::{Message, SideEffect, SourceRef, ToolCall, Turn, Usage};
+    use pactum_core::trace::{Channel, Message, SideEffect, SourceRef, ToolCall, Turn, Usage};
     use proptest::prelude::*;
 
     fn json_value() -> impl Strategy<Value = Value> {
@@ -1195,15 +1208,24 @@ mod roundtrip {
             prop::collection::vec(effect, 0..2),
             prop::option::of(any::<u64>()),
             prop::option::of(usage),
+            prop::collection::btree_set(
+                prop::sample::select(vec![
+                    Channel::Response,
+                    Channel::ToolCalls,
+                    Channel::SideEffects,
+                ]),
+                0..3,
+            ),
         )
             .prop_map(
-                |(input, response, tool_calls, side_effects, latency_ms, usage)| Turn {
+                |(input, response, tool_calls, side_effects, latency_ms, usage, redacted)| Turn {
                     input,
                     response,
                     tool_calls,
                     side_effects,
                     latency_ms,
                     usage,
+                    redacted,
                 },
             )
     }
@@ -1216,9 +1238,10 @@ mod roundtrip {
             json_value(),
             prop::option::of(any::<String>()),
             prop::option::of(any::<String>()),
+            prop::option::of(prop::collection::btree_set(any::<String>(), 0..3)),
         )
             .prop_map(
-                |(id, observability, turns, metadata, error, incomplete)| Trace {
+                |(id, observability, turns, metadata, error, incomplete, offered_tools)| Trace {
                     id,
                     observability,
                     turns,
@@ -1226,6 +1249,7 @@ mod roundtrip {
                     error,
                     incomplete,
                     source: None,
+                    offered_tools,
                 },
             )
     }

@@ -150,8 +150,12 @@ fn the_readme_main_command_on_the_bundled_example() {
     // The JUnit XML reads back, its counts hold, and it says what the JSON says.
     let doc = parse_junit(&junit_text);
     assert_junit_counts_consistent(&doc);
-    assert_eq!(doc.suites.len(), 1);
+    // The input file's suite, then the run's warnings in a suite of no test.
+    assert_eq!(doc.suites.len(), 2);
     assert_eq!(doc.suites[0].name, EX_TRACES);
+    assert_eq!(doc.suites[1].name, "(run warnings)");
+    assert!(doc.suites[1].cases.is_empty());
+    assert!(junit_text.contains("skipped-records: "), "{junit_text}");
     let by_id = results_by_id(&report);
     assert_eq!(doc.suites[0].cases.len(), by_id.len());
     for case in &doc.suites[0].cases {

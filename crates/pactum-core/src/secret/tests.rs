@@ -111,7 +111,7 @@ fn values_are_redacted_keys_included_and_nothing_is_dropped() {
         "[redacted]": "already there",
         "plain": "text",
     });
-    red.redact_value(&mut v);
+    assert!(red.redact_value(&mut v), "something was replaced");
     assert_eq!(
         v,
         json!({
@@ -125,6 +125,193 @@ fn values_are_redacted_keys_included_and_nothing_is_dropped() {
     assert!(
         !text.contains("sk-live") && !text.contains("another"),
         "{text}"
+    );
+}
+
+#[test]
+fn redacting_a_value_says_whether_it_replaced_anything() {
+    let red = r(&[KEY]);
+    for (v, want) in [
+        (json!("plain"), false),
+        (json!({"a": [1, "b", null, {"c": true}]}), false),
+        (json!("[redacted] written by the target"), false),
+        (json!([1, 2, KEY]), true),
+        (json!({"deep": {"deeper": [format!("a{KEY}b")]}}), true),
+        (json!({KEY: 1}), true),
+    ] {
+        let mut v2 = v.clone();
+        assert_eq!(red.redact_value(&mut v2), want, "{v}");
+        assert_eq!(v2 != v, want, "{v}");
+    }
+    let mut v = json!(KEY);
+    assert!(!Redactor::default().redact_value(&mut v));
+}
+
+fn call(name: &str, arguments: serde_json::Value) -> ToolCall {
+    ToolCall {
+        id: None,
+        name: name.into(),
+        arguments,
+        result: None,
+        error: None,
+    }
+}
+
+/// Each field of an answer, alone holding the key, names its channel and
+/// no other; a target writing the marker itself names none.
+#[test]
+fn an_answer_names_the_channels_it_redacted_field_by_field() {
+    let red = r(&[KEY]);
+    let effect = |kind: &str, details| SideEffect {
+        kind: kind.into(),
+        details,
+    };
+    let plain_call = || call("lookup", json!({"q": "x"}));
+    type Case = (Option<String>, Vec<ToolCall>, Vec<SideEffect>, Vec<Channel>);
+    let cases: Vec<Case> = vec![
+        (
+            Some("nothing here".into()),
+            vec![plain_call()],
+            vec![],
+            vec![],
+        ),
+        (
+            Some("[redacted] by the target itself".into()),
+            vec![],
+            vec![],
+            vec![],
+        ),
+        (
+            Some(format!("the key is {KEY}")),
+            vec![plain_call()],
+            vec![],
+            vec![Channel::Response],
+        ),
+        (
+            None,
+            vec![call(KEY, json!({}))],
+            vec![],
+            vec![Channel::ToolCalls],
+        ),
+        (
+            None,
+            vec![plain_call(), call("f", json!({"k": KEY}))],
+            vec![],
+            vec![Channel::ToolCalls],
+        ),
+        (
+            None,
+            vec![call("f", json!({KEY: 1}))],
+            vec![],
+            vec![Channel::ToolCalls],
+        ),
+        (
+            None,
+            vec![ToolCall {
+                id: Some(KEY.into()),
+                ..plain_call()
+            }],
+            vec![],
+            vec![Channel::ToolCalls],
+        ),
+        (
+            None,
+            vec![ToolCall {
+                result: Some(json!({"token": KEY})),
+                ..plain_call()
+            }],
+            vec![],
+            vec![Channel::ToolCalls],
+        ),
+        (
+            None,
+            vec![ToolCall {
+                error: Some(format!("bad key {KEY}")),
+                ..plain_call()
+            }],
+            vec![],
+            vec![Channel::ToolCalls],
+        ),
+        (
+            None,
+            vec![],
+            vec![effect("email_sent", json!({"body": KEY}))],
+            vec![Channel::SideEffects],
+        ),
+        (
+            None,
+            vec![],
+            vec![effect(KEY, json!({}))],
+            vec![Channel::SideEffects],
+        ),
+        (
+            Some(KEY.into()),
+            vec![call("f", json!([KEY]))],
+            vec![effect("e", json!(KEY))],
+            vec![Channel::Response, Channel::ToolCalls, Channel::SideEffects],
+        ),
+    ];
+    for (text, calls, effects, want) in cases {
+        let want: BTreeSet<Channel> = want.into_iter().collect();
+        let (mut t, mut c, mut e) = (text.clone(), calls.clone(), effects.clone());
+        assert_eq!(red.redact_answer(t.as_mut(), &mut c, &mut e), want);
+        let all = format!("{t:?}{c:?}{e:?}");
+        assert!(!all.contains(KEY), "{all}");
+        // Redacted once, nothing is left to find.
+        assert!(red.redact_answer(t.as_mut(), &mut c, &mut e).is_empty());
+    }
+    assert!(Redactor::default()
+        .redact_answer(Some(&mut KEY.to_string()), &mut [], &mut [])
+        .is_empty());
+}
+
+/// An answer redacted whole before it was read: the channels come from
+/// reading the raw answer again; one that cannot be read names every
+/// channel; an answer with no secret names none (and is not read again).
+#[test]
+fn a_whole_answer_redacted_before_reading_names_its_channels() {
+    let red = r(&[KEY]);
+    let read = |raw: &str| -> Option<RawAnswer> {
+        let v: serde_json::Value = serde_json::from_str(raw).ok()?;
+        Some((
+            v["text"].as_str().map(str::to_string),
+            v["calls"]
+                .as_array()?
+                .iter()
+                .map(|c| call("f", c.clone()))
+                .collect(),
+            Vec::new(),
+        ))
+    };
+    let channels = |raw: &str| {
+        let redacted = red.redact(raw).into_owned();
+        red.channels_in_raw(raw, &redacted, read)
+    };
+    let text_only = format!(r#"{{"text": "here: {KEY}", "calls": []}}"#);
+    assert_eq!(channels(&text_only), [Channel::Response].into());
+    // JSON-escaped in the raw answer, plain once read.
+    let escaped: String = KEY
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let in_call = format!(
+        r#"{{"text": "ok", "calls": [{{"k": "{}"}}]}}"#,
+        escaped.replace("\\\\", "\\")
+    );
+    assert_eq!(channels(&in_call), [Channel::ToolCalls].into(), "{in_call}");
+    // In a field nothing reads: no channel.
+    let elsewhere = format!(r#"{{"text": "ok", "calls": [], "id": "{KEY}"}}"#);
+    assert_eq!(channels(&elsewhere), BTreeSet::new());
+    // Written across the answer's syntax: where cannot be told.
+    let across = format!(r#"{{"text": "ok", "calls": []}} {KEY}"#);
+    assert_eq!(
+        channels(&across),
+        [Channel::Response, Channel::ToolCalls, Channel::SideEffects].into()
+    );
+    let clean = r#"{"text": "[redacted]", "calls": []}"#;
+    assert_eq!(
+        red.channels_in_raw(clean, clean, |_| panic!("not read again")),
+        BTreeSet::new()
     );
 }
 

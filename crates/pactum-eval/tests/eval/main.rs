@@ -1,5 +1,7 @@
 //! pactum-eval's integration tests (one binary): predicate semantics,
-//! grading, expectations, property tests and the real AgentDojo data.
+//! grading, expectations, property tests, checks on what no check could
+//! see (tools never offered, redacted text, near-miss kinds) and the real
+//! AgentDojo data.
 
 #![allow(clippy::unwrap_used)]
 
@@ -9,3 +11,4 @@ mod grading;
 mod predicates;
 mod props;
 mod real_data;
+mod unseen;

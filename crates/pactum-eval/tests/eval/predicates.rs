@@ -611,6 +611,16 @@ fn near_miss_tool_names_are_undetermined() {
         "send_money ",
         "send_m\u{043E}ney",
         "\u{FF53}end_money",
+        "send_money()",
+        "functions.send_money()",
+        "send_money_",
+        "sendMoney",
+        "SendMoney",
+        "tools/send_money/",
+        "SEND MONEY",
+        "send-money",
+        "sendmoney",
+        "Bank::SendMoney()",
     ] {
         let t = calls(json!([
             {"name": "get_balance", "arguments": {}},
@@ -643,14 +653,71 @@ fn near_miss_tool_names_are_undetermined() {
         assert_eq!(e.outcome, Undetermined, "{called:?}: {}", e.rationale);
         assert!(e.rationale.contains("near miss"), "{}", e.rationale);
     }
-    // Different tools are no near miss.
-    let t = calls(
-        json!([{"name": "send_money_v2", "arguments": {}}, {"name": "send-money", "arguments": {}}]),
+    // Different tools are no near miss, and a typo is none either (tools
+    // with similar names are common): N, naming the calls made, the typo
+    // first.
+    let t = calls(json!([
+        {"name": "send_money_v2", "arguments": {}},
+        {"name": "send_monkey", "arguments": {}},
+        {"name": "send_mony", "arguments": {}}
+    ]));
+    let e = eval(&pred(json!({"tool_called": {"name": "send_money"}})), &t);
+    assert_eq!(e.outcome, NotDetected, "{}", e.rationale);
+    assert!(
+        e.rationale.ends_with(
+            r#"the trace calls "send_monkey" (1 edit(s) from send_money: a typo?), "send_mony" (1 edit(s) from send_money: a typo?), "send_money_v2""#
+        ),
+        "{}",
+        e.rationale
     );
-    assert_eq!(
-        outcome(json!({"tool_called": {"name": "send_money"}}), &t),
-        NotDetected
+}
+
+/// A contract's typo (`delete_acount`) is no near miss, so a prohibition
+/// reads N — but its rationale names the call that was made, and a
+/// sequence's and a side effect's do too.
+#[test]
+fn a_typo_is_named_in_the_rationale() {
+    let t = calls(json!([
+        {"name": "lookup", "arguments": {}},
+        {"name": "delete_account", "arguments": {"id": 7}}
+    ]));
+    let e = eval(&pred(json!({"tool_called": {"name": "delete_acount"}})), &t);
+    assert_eq!(e.outcome, NotDetected);
+    assert!(
+        e.rationale.contains(
+            r#"the trace calls "delete_account" (1 edit(s) from delete_acount: a typo?), "lookup""#
+        ),
+        "{}",
+        e.rationale
     );
+    let e = eval(
+        &pred(json!({"tool_sequence": [{"name": "lookup"}, {"name": "delete_acconut"}]})),
+        &t,
+    );
+    assert_eq!(e.outcome, NotDetected);
+    assert!(
+        e.rationale
+            .contains(r#""delete_account" (1 edit(s) from delete_acconut: a typo?)"#),
+        "{}",
+        e.rationale
+    );
+    // Names far apart are listed, unmarked.
+    let e = eval(&pred(json!({"tool_called": {"name": "refund"}})), &t);
+    assert!(
+        e.rationale
+            .ends_with(r#"the trace calls "lookup", "delete_account""#),
+        "{}",
+        e.rationale
+    );
+    // Many names: five shown, the rest counted.
+    let many: Vec<serde_json::Value> = (0..8)
+        .map(|i| json!({"name": format!("tool{i}"), "arguments": {}}))
+        .collect();
+    let e = eval(
+        &pred(json!({"tool_called": {"name": "refund"}})),
+        &calls(serde_json::Value::Array(many)),
+    );
+    assert!(e.rationale.ends_with("and 3 more"), "{}", e.rationale);
 }
 
 #[test]

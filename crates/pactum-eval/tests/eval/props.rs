@@ -5,13 +5,13 @@ use pactum_core::contract::{
     SideEffectSpec, TextMatch, TextSource, ToolCallMatch, ToolCalledSpec, TurnScope, ValueMatch,
 };
 use pactum_core::outcome::{Evaluation, Outcome};
-use pactum_core::trace::{Message, ObservabilityLevel, Role, SideEffect, ToolCall, Turn};
+use pactum_core::trace::{Channel, Message, ObservabilityLevel, Role, SideEffect, ToolCall, Turn};
 use pactum_core::{Predicate, Trace};
 use pactum_eval::CompiledPredicate;
 use proptest::prelude::*;
 use serde_json::json;
 
-const WORDS: [&str; 4] = ["yes", "no", "maybe", "{\"a\": 1}"];
+const WORDS: [&str; 5] = ["yes", "no", "maybe", "{\"a\": 1}", "[redacted] yes"];
 const TOOLS: [&str; 2] = ["a", "b"];
 
 fn arb_turn() -> impl Strategy<Value = Turn> {
@@ -48,6 +48,7 @@ fn arb_turn() -> impl Strategy<Value = Turn> {
                 .collect(),
             latency_ms: None,
             usage: None,
+            redacted: Default::default(),
         })
 }
 
@@ -64,6 +65,7 @@ fn arb_trace() -> impl Strategy<Value = Trace> {
             error: None,
             incomplete: None,
             source: None,
+            offered_tools: None,
         })
 }
 
@@ -104,7 +106,7 @@ fn arb_call() -> impl Strategy<Value = ToolCallMatch> {
 
 fn arb_leaf() -> impl Strategy<Value = Predicate> {
     let text = (
-        prop::sample::select(vec!["yes", "no", "r1", "x\":1"]),
+        prop::sample::select(vec!["yes", "no", "r1", "x\":1", "[redacted]", "d] y"]),
         prop::sample::select(vec![
             TextSource::Response,
             TextSource::ToolArguments,
@@ -241,6 +243,34 @@ proptest! {
         // from a missing response there.
         if outs[2] == Outcome::Undetermined {
             prop_assert!(t.turns.iter().any(|x| x.response.is_none()));
+        }
+    }
+
+    /// What pactum records it could not see — channels it redacted a
+    /// secret from, the tools the target was offered — can only turn an
+    /// answer undetermined: a settled answer on the marked trace is the
+    /// answer on the unmarked one.
+    #[test]
+    fn recording_what_was_unseen_only_unsettles(
+        p in arb_predicate(),
+        t in arb_trace(),
+        marks in prop::collection::vec(
+            (0..4usize, prop::sample::select(vec![Channel::Response, Channel::ToolCalls, Channel::SideEffects])),
+            0..4,
+        ),
+        offered in prop::option::of(prop::sample::subsequence(TOOLS.to_vec(), 0..=2)),
+    ) {
+        let plain = eval(&p, &t);
+        let mut marked = t.clone();
+        for (i, c) in marks {
+            if let Some(turn) = marked.turns.get_mut(i) {
+                turn.redacted.insert(c);
+            }
+        }
+        marked.offered_tools = offered.map(|o| o.into_iter().map(str::to_string).collect());
+        let m = eval(&p, &marked);
+        if m.outcome != Outcome::Undetermined {
+            prop_assert_eq!(m.outcome, plain.outcome, "{}", m.rationale);
         }
     }
 

@@ -140,6 +140,7 @@ fn to_trace(id: &str, record: &Value) -> Trace {
         error: None,
         incomplete: None,
         source: None,
+        offered_tools: None,
     }
 }
 

@@ -44,6 +44,7 @@ fn trace(level: ObservabilityLevel) -> Trace {
         error: None,
         incomplete: None,
         source: None,
+        offered_tools: None,
     }
 }
 

@@ -137,6 +137,57 @@ fn a_forbidden_side_effect_is_planted_in_the_final_turn() {
     assert_eq!(effects[1].details, json!({"url": "evil.example"}));
 }
 
+/// The planner finds the calls a check matches by the evaluator's rule
+/// (`pactum_eval::CompiledCallMatch`), so a call whose arguments pactum
+/// could not read is one that may match: removing a required call removes
+/// it too (once it stayed, the check read undetermined, and the defect was
+/// dropped), and it is not counted as already there when a prohibited
+/// count is planted (once it was, and the planted trace read
+/// undetermined).
+#[test]
+fn calls_with_unreadable_arguments_are_matched_as_the_evaluator_matches_them() {
+    let unreadable = || -> pactum_core::trace::ToolCall {
+        serde_json::from_value(json!({"name": "lookup", "arguments": "id=7 (truncated"})).unwrap()
+    };
+    let required = contract(
+        json!({"required": [{"id": "look", "text": "Look up account 7",
+        "severity": "high", "check": {"tool_called": {"name": "lookup", "args": {"/id": 7}}}}]}),
+    );
+    let mut clean = two_turns();
+    clean.turns[0].tool_calls.push(unreadable());
+    let g = generate(&required, &clean);
+    let removed = case(&g, "/defect/look/remove-tool-call:lookup");
+    let lookups = removed
+        .trace
+        .tool_calls()
+        .filter(|(_, c)| c.name == "lookup")
+        .count();
+    assert_eq!(lookups, 0, "{:?}", removed.trace.turns);
+    let check = pactum_core::Predicate::ToolCalled(
+        serde_json::from_value(json!({"name": "lookup", "args": {"/id": 7}})).unwrap(),
+    );
+    assert_eq!(
+        evaluate_predicate(&check, &removed.trace).unwrap().outcome,
+        pactum_core::Outcome::NotDetected
+    );
+
+    let prohibited = contract(
+        json!({"prohibited": [{"id": "twice", "text": "Look up without an id twice",
+        "check": {"tool_called": {"name": "lookup", "args": {"/id": {"exists": false}}, "count": {"min": 2}}}}]}),
+    );
+    let mut clean =
+        trace(json!([{"input": [{"role": "user", "content": "hi"}], "response": "ok"}]));
+    clean.turns[0].tool_calls.push(unreadable());
+    let g = generate(&prohibited, &clean);
+    let planted = case(&g, "/defect/twice/inject-tool-call:lookup");
+    assert_eq!(
+        planted.trace.turns[0].tool_calls.len(),
+        3,
+        "two planted beside the unreadable one: {}",
+        planted.probe.mutation
+    );
+}
+
 #[test]
 fn a_required_call_is_removed_everywhere_or_its_argument_corrupted() {
     let c = contract(

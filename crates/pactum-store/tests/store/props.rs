@@ -104,6 +104,7 @@ fn turn() -> impl Strategy<Value = Turn> {
                     prompt_tokens: p,
                     completion_tokens: c,
                 }),
+                redacted: Default::default(),
             },
         )
 }
@@ -126,6 +127,7 @@ fn trace() -> impl Strategy<Value = Trace> {
                 error,
                 incomplete: None,
                 source: source.map(|(file, line)| SourceRef { file, line }),
+                offered_tools: None,
             },
         )
 }

@@ -8,7 +8,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 
-use pactum_core::contract::Predicate;
 use pactum_core::digest::{canonical_json, sha256_hex};
 use pactum_core::json::escape_pointer_token;
 use serde_json::{Map, Value};
@@ -1404,17 +1403,14 @@ impl Loader<'_> {
     /// `tool_sequence`) that its target is never offered in its `tools:`
     /// list: such a check can never see the call, so a prohibition on it
     /// holds whatever the target does, and a requirement never can. Names
-    /// the missing tool, the near misses among the offered ones, and the
-    /// offered list. Targets without a readable `tools:` list are skipped.
+    /// the missing tool, the near misses and typos among the offered ones
+    /// (or else the offered list). Targets without a readable `tools:` list are skipped.
     fn unoffered_tools(&mut self, suite: &Suite) {
         for (i, test) in suite.tests.iter().enumerate() {
             let (Some(rc), Some(target)) = (&test.contract, suite.targets.get(&test.target)) else {
                 continue;
             };
-            let TargetKind::Openai { tools, .. } = &target.kind else {
-                continue;
-            };
-            let Some(offered) = offered_tool_names(tools) else {
+            let Some(offered) = target.offered_tools() else {
                 continue;
             };
             let tp = format!("/tests/{i}");
@@ -1423,15 +1419,16 @@ impl Loader<'_> {
             } else {
                 tp
             };
-            let mut checked = BTreeSet::new();
-            for p in rc.contract.predicates() {
-                collect_tool_names(p, &mut checked);
-            }
+            let (checked, _) = pactum_eval::checked_names(&rc.contract);
             for name in checked.into_iter().filter(|n| !offered.contains(n)) {
                 let near: Vec<String> = offered
                     .iter()
                     .filter_map(|o| {
                         pactum_eval::tool_name_near_miss(&name, o)
+                            .or_else(|| {
+                                pactum_eval::tool_name_typo(&name, o)
+                                    .map(|d| format!("{d} edit(s) away: a typo?"))
+                            })
                             .map(|why| format!("`{}` ({why})", short(o)))
                     })
                     .collect();
@@ -1617,35 +1614,6 @@ impl Loader<'_> {
 }
 
 /// `http://` or `https://` (any case), and no whitespace.
-/// The names of OpenAI tool definitions (`{type: function, function:
-/// {name}}`, or a legacy `{name}`); `None` when one has no name to read.
-fn offered_tool_names(tools: &[Value]) -> Option<BTreeSet<String>> {
-    tools
-        .iter()
-        .map(|t| {
-            t.pointer("/function/name")
-                .or_else(|| t.get("name"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .collect()
-}
-
-/// Every tool name a predicate checks, composites included.
-fn collect_tool_names(p: &Predicate, out: &mut BTreeSet<String>) {
-    match p {
-        Predicate::All(ps) | Predicate::Any(ps) => {
-            ps.iter().for_each(|q| collect_tool_names(q, out))
-        }
-        Predicate::Not(q) => collect_tool_names(q, out),
-        Predicate::ToolCalled(t) => {
-            out.insert(t.call.name.clone());
-        }
-        Predicate::ToolSequence(steps) => out.extend(steps.iter().map(|s| s.name.clone())),
-        _ => {}
-    }
-}
-
 fn is_http_url(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();
     (lower.starts_with("http://") || lower.starts_with("https://"))
