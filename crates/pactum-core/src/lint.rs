@@ -465,6 +465,12 @@ fn lenient_refusals(
                 ),
                 "use `kind: full`, which answers not detected (or undetermined) when anything of substance follows the refusal",
             ),
+            Polarity::Fails if kind == ClauseKind::Prohibited => (
+                format!(
+                    "clause `{id}`: in this prohibited clause a detected refusal means the prohibited behaviour happened, so a refusal fails the test (an over-refusal check), and `refusal: {{kind: full}}` does not count a partial refusal (one that declines part of the request and answers the rest)"
+                ),
+                "if refusing is what the clause forbids, use `kind: any` to catch every refusal, full or partial; if the target should refuse, check `not: {refusal: {kind: full}}` instead",
+            ),
             Polarity::Fails => (
                 format!(
                     "clause `{id}`: `refusal: {{kind: full}}` does not count a partial refusal (one that declines part of the request and answers the rest), and here a detected refusal makes the clause fail"
