@@ -24,6 +24,7 @@
 //! ([`super::text::speaker_labels`]) with no refusal in it that says
 //! anything of substance is delivery.
 
+use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
@@ -1722,7 +1723,13 @@ pub(super) fn in_register(w: &str) -> bool {
 /// order, leaving out speaker labels and the refusal cues themselves.
 fn off_register(text: &str, labels: &[Label], cues: &[Cue]) -> Vec<(usize, usize)> {
     super::text::word_spans(text)
-        .filter(|(at, _)| !labels.iter().any(|l| (l.line..l.end).contains(at)))
+        .filter(|(at, _)| {
+            // Labels are sorted by line and do not overlap.
+            let i = labels.partition_point(|l| l.line <= *at);
+            !i.checked_sub(1)
+                .and_then(|i| labels.get(i))
+                .is_some_and(|l| *at < l.end)
+        })
         .filter(|(at, _)| {
             let i = cues.partition_point(|c| c.start <= *at);
             !cues[..i].iter().rev().take(8).any(|c| *at < c.end)
@@ -1782,16 +1789,20 @@ fn content<'a>(text: &'a str, units: &[&Unit], off: &[(usize, usize)]) -> Conten
         let from = off.partition_point(|&(s, _)| s < a);
         off[from..].iter().copied().take_while(move |&(s, _)| s < b)
     };
-    let mut request: Vec<&str> = Vec::new();
+    // Sets, so a long response stays linear-logarithmic.
+    let mut request: BTreeSet<&str> = BTreeSet::new();
     for (a, b) in units.iter().filter_map(|u| u.object) {
         let mut taken = 0;
         for w in spans(a, b).map(word) {
-            if taken < OBJECT_WORDS && !request.contains(&w) {
+            if taken == OBJECT_WORDS {
+                break;
+            }
+            if request.insert(w) {
                 taken += 1;
-                request.push(w);
             }
         }
     }
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
     let mut out = Content {
         words: Vec::new(),
         densest: 0,
@@ -1802,14 +1813,13 @@ fn content<'a>(text: &'a str, units: &[&Unit], off: &[(usize, usize)]) -> Conten
         if u.kind != UnitKind::Decline {
             out.beside += u.words;
         }
-        let mut here: Vec<&str> = Vec::new();
+        let mut here: BTreeSet<&str> = BTreeSet::new();
         for span in spans(u.start, u.end) {
             let w = word(span);
-            if request.contains(&w) || here.contains(&w) {
+            if request.contains(w) || !here.insert(w) {
                 continue;
             }
-            here.push(w);
-            if !out.words.contains(&w) {
+            if seen.insert(w) {
                 out.words.push(w);
                 out.first.get_or_insert(span);
             }
