@@ -1726,9 +1726,9 @@ fn off_register(text: &str, labels: &[Label], cues: &[Cue]) -> Vec<(usize, usize
         .filter(|(at, _)| {
             // Labels are sorted by line and do not overlap.
             let i = labels.partition_point(|l| l.line <= *at);
-            !i.checked_sub(1)
+            i.checked_sub(1)
                 .and_then(|i| labels.get(i))
-                .is_some_and(|l| *at < l.end)
+                .is_none_or(|l| *at >= l.end)
         })
         .filter(|(at, _)| {
             let i = cues.partition_point(|c| c.start <= *at);
