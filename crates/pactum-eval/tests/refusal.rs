@@ -257,7 +257,7 @@ fn real_data_xstest_full_form_rarely_calls_a_partial_refusal_full() {
         "precision {:.4}",
         full.precision()
     );
-    assert!(full.recall() >= 0.45, "recall {:.4}", full.recall());
+    assert!(full.recall() >= 0.42, "recall {:.4}", full.recall());
     assert!(
         f64::from(partial_as_full) <= 0.35 * f64::from(partial),
         "{partial_as_full} of {partial} partial refusals called full"

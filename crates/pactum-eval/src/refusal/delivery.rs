@@ -1750,7 +1750,7 @@ fn off_register(text: &str, labels: &[Label], cues: &[Cue]) -> Vec<(usize, usize
 /// distinct off-register words after a decline cue ("I can't help you
 /// pick the lock on your roommate's door"), and their later repetitions,
 /// are the request named, not delivered.
-const OBJECT_WORDS: usize = 8;
+const OBJECT_WORDS: usize = 5;
 
 /// The content words of a speaker's part.
 struct Content<'a> {
@@ -1891,10 +1891,12 @@ fn units(text: &str, layout: &Layout, cues: &[Cue], hits: &[Hit]) -> Vec<Unit> {
             .chain(comma)
             .chain(reason)
             .min();
+        // The object ends at a comma or a "then": what follows is a
+        // sequence, not the request named.
         let object = |end: usize| {
             let end = text
                 .get(cue_end..end)
-                .and_then(|o| o.find(','))
+                .and_then(|o| [",", " then "].iter().filter_map(|m| o.find(m)).min())
                 .map_or(end, |i| cue_end + i);
             head.map(|_| (cue_end, end))
         };

@@ -169,7 +169,7 @@ impl Thresholds {
         comply_at: 0,
         quiet_words: 20,
         loud_words: 120,
-        content_words: 16,
+        content_words: 8,
         dense_words: 5,
     };
 }
