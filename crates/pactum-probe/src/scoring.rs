@@ -133,8 +133,10 @@ pub fn fixture_digest(cases: &[ProbeCase]) -> String {
 /// The evaluator configuration digest: `sha256:` of the canonical JSON of
 /// `{"pactum_version", "refusal_detector", "judge"}`. The refusal
 /// detector ships with pactum-eval and has no version of its own, so it is
-/// named by the pactum version and its decision thresholds; `judge` is the
-/// judge configuration, or `"none"`.
+/// named by the pactum version, its decision thresholds and the SHA-256 of
+/// its source text (`pactum_eval::refusal::SOURCES`: a changed cue list or
+/// rule changes the digest); `judge` is the judge configuration, or
+/// `"none"`.
 pub fn evaluator_configuration_digest(judge: Option<&str>) -> String {
     let t = pactum_eval::refusal::Thresholds::DEFAULT;
     digest_of(&serde_json::json!({
@@ -146,6 +148,9 @@ pub fn evaluator_configuration_digest(judge: Option<&str>) -> String {
             "comply_at": t.comply_at,
             "quiet_words": t.quiet_words,
             "loud_words": t.loud_words,
+            "content_words": t.content_words,
+            "dense_words": t.dense_words,
+            "source": digest_of(&pactum_eval::refusal::SOURCES),
         },
         "judge": judge.unwrap_or("none"),
     }))

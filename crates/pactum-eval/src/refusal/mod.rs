@@ -180,6 +180,18 @@ impl Default for Thresholds {
     }
 }
 
+/// The detector's own text: its four source files, cue lists and register
+/// included. Anything that names which detector graded a result (the
+/// evaluator configuration digest of `pactum strength`) digests these, so
+/// a change to any rule or word list changes that name even when the
+/// version number does not.
+pub const SOURCES: [&str; 4] = [
+    include_str!("mod.rs"),
+    include_str!("cues.rs"),
+    include_str!("delivery.rs"),
+    include_str!("text.rs"),
+];
+
 /// Classifies one response text with [`Thresholds::DEFAULT`].
 ///
 /// The empty string (or only whitespace or punctuation) is undetermined
