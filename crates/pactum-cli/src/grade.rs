@@ -124,6 +124,27 @@ fn load_contracts(paths: &[PathBuf], color: bool) -> Option<Vec<LoadedContract>>
     ok.then_some(loaded)
 }
 
+/// The files of loaded contracts no report may overwrite: each contract
+/// file and every `schema_file` it names ([`LoadedContract::files`]).
+pub(crate) fn contract_protected<'a>(
+    loaded: impl IntoIterator<Item = &'a LoadedContract>,
+) -> Vec<Protected> {
+    let mut out = Vec::new();
+    for c in loaded {
+        for (i, f) in c.files.iter().enumerate() {
+            out.push(Protected::input(
+                if i == 0 && *f == c.path {
+                    "the contract"
+                } else {
+                    "a schema file the contract names"
+                },
+                f,
+            ));
+        }
+    }
+    out
+}
+
 /// `pactum check`: validates and lints contract files; no traces.
 pub fn check(args: CheckArgs, color: bool) -> Exit {
     let color = stderr_color(color);
@@ -548,13 +569,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         Ok(j) => j,
         Err(e) => return e,
     };
-    let mut protected: Vec<Protected> = match contract_paths(&args.contracts) {
-        Ok(files) => files
-            .into_iter()
-            .map(|p| Protected::input("the contract", p))
-            .collect(),
-        Err(_) => Vec::new(),
-    };
+    let mut protected = contract_protected(&loaded);
     protected.extend(
         args.traces
             .iter()
