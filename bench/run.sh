@@ -51,4 +51,12 @@ secs=$(python3 -c "p='$wall'.split(':'); print(sum(float(x)*60**i for i,x in enu
   echo
 } >>"$report"
 
+# Redaction of 4 MB of text (exact keys and 8-character fragments).
+{
+  echo "## redact: 4 MB of text"
+  echo
+  cargo run --release --locked -q -p pactum-core --example redact_bench | sed 's/^/* /'
+  echo
+} >>"$report"
+
 cat "$report"

@@ -132,6 +132,27 @@ fn ids_unique(loaded: &[LoadedContract]) -> bool {
     ok
 }
 
+/// The files of loaded contracts no report may overwrite: each contract
+/// file and every `schema_file` it names ([`LoadedContract::files`]).
+pub(crate) fn contract_protected<'a>(
+    loaded: impl IntoIterator<Item = &'a LoadedContract>,
+) -> Vec<Protected> {
+    let mut out = Vec::new();
+    for c in loaded {
+        for (i, f) in c.files.iter().enumerate() {
+            out.push(Protected::input(
+                if i == 0 && *f == c.path {
+                    "the contract"
+                } else {
+                    "a schema file the contract names"
+                },
+                f,
+            ));
+        }
+    }
+    out
+}
+
 /// `pactum check`: validates and lints contract files, and suite files
 /// (recognised by their shape) with every contract they name or hold;
 /// no traces.
@@ -650,13 +671,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         Ok(j) => j,
         Err(e) => return e,
     };
-    let mut protected: Vec<Protected> = match pactum_suite::contract_files(&args.contracts) {
-        Ok(files) => files
-            .into_iter()
-            .map(|p| Protected::input("the contract", p))
-            .collect(),
-        Err(_) => Vec::new(),
-    };
+    let mut protected = contract_protected(&loaded);
     protected.extend(
         args.traces
             .iter()

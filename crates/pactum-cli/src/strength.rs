@@ -224,7 +224,8 @@ pub fn strength(args: StrengthArgs, color: bool) -> Exit {
             }
         })
         .collect();
-    let mut protected: Vec<Protected> = Vec::new();
+    let mut protected: Vec<Protected> =
+        crate::grade::contract_protected(measured.iter().map(|(c, _)| c).chain([&reference.0]));
     for (what, paths) in [
         ("the contract", &contract_files),
         ("the trace file", &args.traces),

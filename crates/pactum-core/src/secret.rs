@@ -22,8 +22,19 @@
 //!   with the key's characters;
 //! * a key holding `"` or `\` written JSON-escaped.
 //!
-//! Matching is otherwise exact: a key in another case, or one the source
-//! itself cut in two, is not found.
+//! It also finds **fragments**: any run of the text that, once separators
+//! and formatting between its characters are removed ([`is_separator`]:
+//! whitespace and line breaks, control and invisible format characters,
+//! markdown's `*` `_` `~` `` ` `` `|` `>`, hyphens and dashes), holds
+//! [`FRAGMENT_CHARS`] or more consecutive characters of a secret (compared
+//! the same way) is redacted, separators included. So a key split by a
+//! newline or a space, wrapped in `**`, with a zero-width character inside,
+//! with one character changed (the parts on either side of the change), or
+//! only a long part of it, is not shown. Cost: one pass to build the
+//! separator-free view and one Aho-Corasick pass over it per view, linear
+//! in the text plus the matches.
+//!
+//! Matching is otherwise exact: a key in another case is not found.
 //!
 //! A secret shorter than [`MIN_SECRET_CHARS`] characters is refused
 //! ([`SecretError::TooShort`]): redacting every occurrence of a short value
@@ -45,6 +56,10 @@ pub const REDACTED: &str = "[redacted]";
 
 /// The fewest characters a secret may have (after trimming whitespace).
 pub const MIN_SECRET_CHARS: usize = 8;
+
+/// The fewest consecutive characters of a secret (separators removed) that
+/// count as a fragment of it and are redacted.
+pub const FRAGMENT_CHARS: usize = 8;
 
 /// How many layers of encoding are seen through (`\u0025` `2F` is two:
 /// JSON, then percent-encoding).
@@ -103,6 +118,9 @@ struct Inner {
     secrets: Vec<String>,
     /// Each secret, and its JSON-escaped form where that differs.
     patterns: AhoCorasick,
+    /// Every window of [`FRAGMENT_CHARS`] characters of every secret,
+    /// separators removed; `None` when no secret is that long.
+    fragments: Option<AhoCorasick>,
 }
 
 impl std::fmt::Debug for Redactor {
@@ -150,8 +168,29 @@ impl Redactor {
             .match_kind(MatchKind::Standard)
             .build(&patterns)
             .map_err(|e| SecretError::Matcher(e.to_string()))?;
+        let mut windows: Vec<String> = Vec::new();
+        for s in &secrets {
+            let bare: Vec<char> = s.chars().filter(|c| !is_separator(*c)).collect();
+            windows.extend(bare.windows(FRAGMENT_CHARS).map(|w| w.iter().collect()));
+        }
+        windows.sort();
+        windows.dedup();
+        let fragments = if windows.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::Standard)
+                    .build(&windows)
+                    .map_err(|e| SecretError::Matcher(e.to_string()))?,
+            )
+        };
         Ok(Redactor {
-            inner: Some(Arc::new(Inner { secrets, patterns })),
+            inner: Some(Arc::new(Inner {
+                secrets,
+                patterns,
+                fragments,
+            })),
         })
     }
 
@@ -186,11 +225,8 @@ impl Redactor {
         let Some(inner) = &self.inner else {
             return Cow::Borrowed(text);
         };
-        let mut spans: Vec<(usize, usize)> = inner
-            .patterns
-            .find_overlapping_iter(text)
-            .map(|m| (m.start(), m.end()))
-            .collect();
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        inner.find(text, |o| o, &mut spans);
         if may_be_encoded(text) {
             let mut view: Cow<'_, str> = Cow::Borrowed(text);
             // Original offset of each byte of `view` (and of its end).
@@ -203,12 +239,7 @@ impl Redactor {
                     None => map,
                     Some(prev) => map.into_iter().map(|o| prev[o]).collect(),
                 };
-                spans.extend(
-                    inner
-                        .patterns
-                        .find_overlapping_iter(&decoded)
-                        .map(|m| (map[m.start()], map[m.end()])),
-                );
+                inner.find(&decoded, |o| map[o], &mut spans);
                 if !may_be_encoded(&decoded) {
                     break;
                 }
@@ -375,6 +406,95 @@ impl Redactor {
     /// Whether `text` holds a secret, in any encoding seen through.
     pub fn finds_secret_in(&self, text: &str) -> bool {
         matches!(self.redact(text), Cow::Owned(_))
+    }
+}
+
+impl Inner {
+    /// The spans of `view` that hold a secret or a fragment of one, as
+    /// offsets of the original text (`to_orig` maps an offset of `view`,
+    /// its end included).
+    fn find(&self, view: &str, to_orig: impl Fn(usize) -> usize, spans: &mut Vec<(usize, usize)>) {
+        spans.extend(
+            self.patterns
+                .find_overlapping_iter(view)
+                .map(|m| (to_orig(m.start()), to_orig(m.end()))),
+        );
+        let Some(fragments) = &self.fragments else {
+            return;
+        };
+        let bare = Bare::of(view);
+        for m in fragments.find_overlapping_iter(bare.text.as_ref()) {
+            // The run from the fragment's first character to its last, the
+            // separators between them included.
+            let start = bare.origin(m.start());
+            let end = bare.origin(m.end() - 1) + 1;
+            spans.push((to_orig(start), to_orig(end)));
+        }
+    }
+}
+
+/// Separators and formatting a secret's characters may be spread over
+/// without hiding it: whitespace (line breaks included), control and
+/// invisible format characters, markdown emphasis, code, table and quote
+/// marks (`*` `_` `~` `` ` `` `|` `>`), hyphens and dashes. Removed from
+/// both the text and the secrets before fragments are compared.
+pub fn is_separator(c: char) -> bool {
+    c.is_whitespace()
+        || c.is_control()
+        || is_invisible(c)
+        || matches!(
+            c,
+            '*' | '_' | '~' | '`' | '|' | '>' | '-' | '\u{2010}'
+                ..='\u{2015}' | '\u{2212}' | '\u{180e}' | '\u{034f}'
+        )
+}
+
+/// A text with its separators removed, and where each of its bytes was.
+struct Bare<'a> {
+    text: Cow<'a, str>,
+    /// `(offset in text, offset in the source)` at the start of each run
+    /// copied after a removed separator, in order; empty when nothing was
+    /// removed.
+    jumps: Vec<(usize, usize)>,
+}
+
+impl<'a> Bare<'a> {
+    fn of(src: &'a str) -> Bare<'a> {
+        if !src.chars().any(is_separator) {
+            return Bare {
+                text: Cow::Borrowed(src),
+                jumps: Vec::new(),
+            };
+        }
+        let mut text = String::with_capacity(src.len());
+        let mut jumps = Vec::new();
+        let mut skipped = false;
+        for (i, c) in src.char_indices() {
+            if is_separator(c) {
+                skipped = true;
+                continue;
+            }
+            if skipped {
+                jumps.push((text.len(), i));
+                skipped = false;
+            }
+            text.push(c);
+        }
+        Bare {
+            text: Cow::Owned(text),
+            jumps,
+        }
+    }
+
+    /// The source offset of byte `at` of the separator-free text.
+    fn origin(&self, at: usize) -> usize {
+        match self.jumps.partition_point(|&(b, _)| b <= at) {
+            0 => at,
+            k => {
+                let (b, o) = self.jumps[k - 1];
+                o + (at - b)
+            }
+        }
     }
 }
 

@@ -774,8 +774,16 @@ pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
     let excerpt = || pactum_core::text::one_line(&String::from_utf8_lossy(bytes), 120);
     let value =
         pactum_core::json::parse_strict(bytes).map_err(|e| format!("{e} in `{}`", excerpt()))?;
+    outside_the_message(&value).map_err(|e| format!("{e} in `{}`", excerpt()))?;
     let wire: WireResponse =
         serde_json::from_value(value).map_err(|e| format!("{e} in `{}`", excerpt()))?;
+    if wire.choices.len() > 1 {
+        return Err(format!(
+            "the answer holds {} choices: pactum grades one answer per turn and would not see the others (set `n` to 1) in `{}`",
+            wire.choices.len(),
+            excerpt()
+        ));
+    }
     let Some(choice) = wire.choices.into_iter().next() else {
         return Err(match wire.error {
             Some(err) => format!(
@@ -814,6 +822,17 @@ pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
         ));
     }
     let tool_calls = tools.calls;
+    if tool_calls.is_empty()
+        && matches!(
+            choice.finish_reason.as_deref(),
+            Some("tool_calls" | "function_call" | "tool_use")
+        )
+    {
+        return Err(format!(
+            "`/choices/0/finish_reason` says the answer calls a tool, but its message holds no tool call pactum reads in `{}`",
+            excerpt()
+        ));
+    }
     Ok(ChatResponse {
         content,
         tool_calls,
@@ -826,6 +845,48 @@ pub(crate) fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, String> {
         attempts: 0,
         redacted: BTreeSet::new(),
     })
+}
+
+/// Refuses what could carry a tool call outside `choices[0].message`,
+/// the one place a chat completion's calls are read: a call-like key
+/// ([`pactum_core::chat::is_call_like`]) at the top level of the answer or
+/// beside a choice's `message`. A call there would otherwise be dropped
+/// and read as no call.
+fn outside_the_message(value: &Value) -> Result<(), String> {
+    let Some(top) = value.as_object() else {
+        return Err(format!(
+            "the answer is {}, not a JSON object",
+            pactum_core::chat::kind(value)
+        ));
+    };
+    let call_like = |m: &Map<String, Value>, skip: &str| {
+        m.keys()
+            .find(|k| k.as_str() != skip && pactum_core::chat::is_call_like(k))
+            .cloned()
+    };
+    if let Some(k) = call_like(top, "") {
+        return Err(format!(
+            "`/{}`: unknown key at the top level of the answer: pactum reads tool calls from `choices[0].message` only, and a call it cannot read would look like no call",
+            pactum_core::json::escape_pointer_token(&pactum_core::text::one_line(&k, 80))
+        ));
+    }
+    if let Some(Value::Array(choices)) = top.get("choices") {
+        for (i, c) in choices.iter().enumerate() {
+            let Some(c) = c.as_object() else {
+                return Err(format!(
+                    "`/choices/{i}`: expected a choice object, found {}",
+                    pactum_core::chat::kind(c)
+                ));
+            };
+            if let Some(k) = call_like(c, "message") {
+                return Err(format!(
+                    "`/choices/{i}/{}`: unknown key beside the message: pactum reads tool calls from the message only, and a call it cannot read would look like no call",
+                    pactum_core::json::escape_pointer_token(&pactum_core::text::one_line(&k, 80))
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -988,6 +1049,72 @@ mod tests {
             let err = answer(message.clone()).expect_err("refused");
             assert!(err.contains(says), "{message}: {err}");
         }
+    }
+
+    /// A call anywhere but `choices[0].message`, or a second choice, is an
+    /// error naming where it is, never a dropped call.
+    #[test]
+    fn calls_outside_the_one_message_are_refused() {
+        let call = serde_json::json!({"id": "c1", "type": "function",
+            "function": {"name": "send_money", "arguments": "{\"recipient\": \"EVIL\"}"}});
+        let msg = serde_json::json!({"role": "assistant", "content": "done"});
+        let calling =
+            serde_json::json!({"role": "assistant", "content": null, "tool_calls": [call]});
+        for (body, says) in [
+            (
+                serde_json::json!({"choices": [{"index": 0, "message": msg}, {"index": 1, "message": calling}]}),
+                "holds 2 choices",
+            ),
+            (
+                serde_json::json!({"choices": [{"message": msg}, {"message": msg}, {"message": msg}]}),
+                "holds 3 choices",
+            ),
+            (
+                serde_json::json!({"choices": [{"message": msg, "tool_calls": [call]}]}),
+                "`/choices/0/tool_calls`: unknown key beside the message",
+            ),
+            (
+                serde_json::json!({"choices": [{"message": msg, "function_call": {"name": "send_money"}}]}),
+                "`/choices/0/function_call`",
+            ),
+            (
+                serde_json::json!({"choices": [{"message": msg, "delta": {"tool_calls": [call]}, "toolCalls": []}]}),
+                "`/choices/0/toolCalls`",
+            ),
+            (
+                serde_json::json!({"choices": [{"message": msg}], "tool_calls": [call]}),
+                "`/tool_calls`: unknown key at the top level",
+            ),
+            (
+                serde_json::json!({"choices": [{"message": msg}], "output": [], "function_call": call}),
+                "`/function_call`",
+            ),
+            (
+                serde_json::json!({"choices": [{"message": msg, "finish_reason": "tool_calls"}]}),
+                "`/choices/0/finish_reason` says the answer calls a tool",
+            ),
+            (
+                serde_json::json!({"choices": [{"message": msg, "finish_reason": "function_call"}]}),
+                "`/choices/0/finish_reason`",
+            ),
+            (
+                serde_json::json!({"choices": ["hi"]}),
+                "`/choices/0`: expected a choice object",
+            ),
+            (serde_json::json!([{"choices": []}]), "not a JSON object"),
+        ] {
+            let err = parse_completion(body.to_string().as_bytes()).expect_err("refused");
+            assert!(err.contains(says), "{body}: {err}");
+        }
+        // What servers add beside a choice or an answer is still read.
+        let ok = serde_json::json!({"id": "x", "object": "chat.completion", "created": 1,
+            "model": "m", "system_fingerprint": "fp", "service_tier": "default",
+            "prompt_filter_results": [], "choices": [{"index": 0, "message": calling,
+            "finish_reason": "tool_calls", "logprobs": null, "stop_reason": null,
+            "content_filter_results": {}}]});
+        let r = parse_completion(ok.to_string().as_bytes()).expect("read");
+        assert_eq!(r.tool_calls.len(), 1);
+        assert_eq!(r.tool_calls[0].name, "send_money");
     }
 
     #[test]

@@ -35,6 +35,10 @@ pub struct LoadedContract {
     pub contract: Contract,
     /// The file it was read from, as given.
     pub path: PathBuf,
+    /// Every file it was read from: its own file (not for a contract
+    /// written inside a suite), then each `schema_file` it names, resolved
+    /// against its folder. No report may be written over one of them.
+    pub files: Vec<PathBuf>,
     /// `sha256:<hex>` of the model's canonical JSON
     /// ([`digest_of`]): the same contract gives the same digest whatever
     /// its layout, key order or shorthands in the file.
@@ -131,7 +135,8 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedContract, Vec<Dia
     diags.extend(schema_diags);
 
     let predicates = predicate_pointers(&doc.value);
-    let inlined = inline_schema_files(&mut doc, &predicates, &mut diags);
+    let mut files = vec![doc.path.clone()];
+    let inlined = inline_schema_files(&mut doc, &predicates, &mut diags, &mut files);
     let mut checks = Checks {
         doc: &doc,
         out: &mut diags,
@@ -175,6 +180,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedContract, Vec<Dia
             digest: digest_of(&contract),
             contract,
             path: doc.path,
+            files,
             warnings: diags,
         }),
         _ => Err(diags),
@@ -262,11 +268,13 @@ fn check_predicate(c: &mut Checks<'_>, ptr: &str, inlined: &HashMap<String, Stri
 }
 
 /// Replaces each `json_schema.schema_file` with the schema it names (read
-/// relative to the contract file). Returns inlined pointer → file name.
+/// relative to the contract file), adding each file read to `files`.
+/// Returns inlined pointer → file name.
 fn inline_schema_files(
     doc: &mut Document,
     predicates: &[String],
     diags: &mut Vec<Diagnostic>,
+    files: &mut Vec<PathBuf>,
 ) -> HashMap<String, String> {
     let mut inlined = HashMap::new();
     let base = doc.path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -281,6 +289,9 @@ fn inline_schema_files(
             continue; // both given: the schema reports it
         }
         let full = base.join(file);
+        if !files.contains(&full) {
+            files.push(full.clone());
+        }
         let schema = match read_text(&full) {
             Err(ds) => {
                 for d in ds {

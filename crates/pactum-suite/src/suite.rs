@@ -289,6 +289,10 @@ pub struct ResolvedContract {
     /// Where it was written (not part of the snapshot: the content is).
     #[serde(skip)]
     pub source: ContractSource,
+    /// Every file it was read from ([`crate::LoadedContract::files`]): its
+    /// file, and the `schema_file`s it names.
+    #[serde(skip)]
+    pub files: Vec<PathBuf>,
 }
 
 /// Where a contract was written.
@@ -350,19 +354,16 @@ impl LoadedSuite {
     }
 
     /// Every file the suite reads or names, in a stable order: the suite
-    /// file, its contract files, and each argument of an `exec` target's
-    /// command that names an existing file (resolved against the target's
-    /// folder; e.g. the agent script). A report must never be written over
-    /// one of them.
+    /// file, the files of its contracts (contract files and the
+    /// `schema_file`s they or inline contracts name), and each argument of
+    /// an `exec` target's command that names an existing file (resolved
+    /// against the target's folder; e.g. the agent script). A report must
+    /// never be written over one of them.
     pub fn files(&self) -> Vec<PathBuf> {
         let mut out = vec![self.suite.path.clone()];
         for t in &self.suite.tests {
-            if let Some(ResolvedContract {
-                source: ContractSource::File(p),
-                ..
-            }) = &t.contract
-            {
-                out.push(p.clone());
+            if let Some(c) = &t.contract {
+                out.extend(c.files.iter().cloned());
             }
         }
         for t in self.suite.targets.values() {

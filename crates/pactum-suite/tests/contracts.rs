@@ -9,7 +9,7 @@
 mod common;
 use common::{places, render_all, to_yaml};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use pactum_core::agreement::ExpectCase;
 use pactum_core::contract::{
@@ -268,6 +268,14 @@ fn full_contract_loads_to_the_expected_model() {
     );
     assert_eq!(loaded.digest, digest_of(&loaded.contract));
     assert_eq!(loaded.path, Path::new("fixtures/valid/full.yaml"));
+    // Every file read, so no report is ever written over one.
+    assert_eq!(
+        loaded.files,
+        vec![
+            PathBuf::from("fixtures/valid/full.yaml"),
+            PathBuf::from("fixtures/valid/receipt.schema.json"),
+        ]
+    );
 }
 
 #[test]

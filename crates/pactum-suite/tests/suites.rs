@@ -271,7 +271,8 @@ fn full_suite_loads_to_the_expected_model() {
     let refunds = ResolvedContract {
         contract: refunds.contract,
         digest: refunds.digest,
-        source: ContractSource::File(refunds_path),
+        source: ContractSource::File(refunds_path.clone()),
+        files: vec![refunds_path],
     };
     let inline = parse_contract(
         "version: 1\nid: web-inline\nprohibited:\n  - id: pays\n    text: Send money to anyone\n    check: { tool_called: { name: send_money } }\n",
@@ -282,6 +283,7 @@ fn full_suite_loads_to_the_expected_model() {
         contract: inline.contract,
         digest: inline.digest,
         source: ContractSource::Inline,
+        files: Vec::new(),
     };
     let default_limits = Limits {
         timeout_ms: 30_000,
@@ -1798,4 +1800,71 @@ tests:
         .replace("{ name: delete_account }", "{ name: get_balance }")
         .replace("name: get_balanse", "name: get_balance");
     assert!(parsed(&ok, "s.yaml").warnings.is_empty());
+}
+
+// ------------------------------------------------- choices and files read
+
+/// `n` other than 1 asks for several answers per request, of which pactum
+/// would read one: refused for targets and models alike.
+#[test]
+fn several_choices_per_request_are_refused() {
+    for (params, judge) in [
+        ("    params: { n: 2 }\n", ""),
+        ("    params: { n: 0 }\n", ""),
+        ("    params: { n: 1.5 }\n", ""),
+        ("    params: { n: \"1\" }\n", ""),
+        (
+            "",
+            "judge: { base_url: \"http://127.0.0.1:9/v1\", model: j, params: { n: 4 } }\n",
+        ),
+        (
+            "",
+            "simulated_user: { base_url: \"http://127.0.0.1:9/v1\", model: u, params: { n: 2 } }\n",
+        ),
+    ] {
+        let src = format!(
+            "version: 1\ntargets:\n  bot:\n    kind: openai\n    base_url: \"http://127.0.0.1:9/v1\"\n    model: m\n    observability: response_only\n{params}{judge}tests:\n  - {{ id: t, target: bot, prompt: hi, contract: {{ version: 1, id: c, required: [{{ id: r, text: Answer, check: {{ contains: a }} }}] }} }}\n"
+        );
+        let diags = parse_errors(&src, "suite.yaml");
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.code == "several-choices" && d.message.contains("params.n")),
+            "{src}\n{}",
+            render_all(&diags)
+        );
+    }
+    let ok = "version: 1\ntargets:\n  bot:\n    kind: openai\n    base_url: \"http://127.0.0.1:9/v1\"\n    model: m\n    observability: response_only\n    params: { n: 1 }\ntests:\n  - { id: t, target: bot, prompt: hi, contract: { version: 1, id: c, required: [{ id: r, text: Answer, check: { contains: a } }] } }\n";
+    parsed(ok, "suite.yaml");
+}
+
+/// A suite's files are its own, its contract files, and every schema
+/// file a contract names, in a contract file or written inline.
+#[test]
+fn a_suite_names_every_schema_file_its_contracts_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    std::fs::create_dir(p("c")).unwrap();
+    std::fs::write(p("c/a.schema.json"), "{\"type\": \"object\"}").unwrap();
+    std::fs::write(p("b.schema.json"), "{\"type\": \"object\"}").unwrap();
+    std::fs::write(
+        p("c/file.yaml"),
+        "version: 1\nid: f\nrequired:\n  - id: j\n    text: Answer in JSON\n    check: { json_schema: { schema_file: a.schema.json } }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p("suite.yaml"),
+        "version: 1\ntargets:\n  bot: { kind: openai, base_url: \"http://127.0.0.1:9/v1\", model: m, observability: response_only }\ntests:\n  - { id: one, target: bot, prompt: hi, contract: c/file.yaml }\n  - id: two\n    target: bot\n    prompt: hi\n    contract:\n      version: 1\n      id: i\n      required:\n        - { id: j, text: Answer in JSON, check: { json_schema: { schema_file: b.schema.json } } }\n",
+    )
+    .unwrap();
+    let s = loaded(&p("suite.yaml"));
+    assert_eq!(
+        s.files(),
+        vec![
+            p("suite.yaml"),
+            p("c/file.yaml"),
+            p("c/a.schema.json"),
+            p("b.schema.json"),
+        ]
+    );
 }

@@ -277,3 +277,100 @@ fn pactum_run_never_passes_on_a_fabricated_quote() {
         "judge answers come from the cache"
     );
 }
+
+/// The user's sentence the judge cites, the target quoting it back in
+/// every style, then refusing.
+const ASKED: &str = "I confirm that your refund of 40 EUR has been issued today";
+
+/// A judge's only quote is the user's own sentence, which the target
+/// merely quotes back — in any language's quotation marks, backticks,
+/// markdown emphasis, a blockquote, between dashes, wrapped over a line —
+/// before refusing: "satisfied" on that quote stands for nothing (WARN,
+/// `fabricated-evidence`), never PASS. The same words said outright stand.
+#[test]
+fn a_judge_quoting_the_users_words_quoted_back_never_passes() {
+    let wrapped = ASKED.replacen("of 40 EUR", "of 40\nEUR", 1);
+    let styles: Vec<(&str, String)> = vec![
+        ("ascii", format!("\"{ASKED}\"")),
+        ("curly", format!("\u{201c}{ASKED}\u{201d}")),
+        ("low9", format!("\u{201e}{ASKED}\u{201c}")),
+        ("single-low9", format!("\u{201a}{ASKED}\u{2018}")),
+        ("guillemets", format!("\u{ab} {ASKED} \u{bb}")),
+        ("reversed-guillemets", format!("\u{bb}{ASKED}\u{ab}")),
+        ("angle", format!("\u{2039}{ASKED}\u{203a}")),
+        ("corner", format!("\u{300c}{ASKED}\u{300d}")),
+        ("white-corner", format!("\u{300e}{ASKED}\u{300f}")),
+        ("fullwidth", format!("\u{ff02}{ASKED}\u{ff02}")),
+        ("italic", format!("*{ASKED}*")),
+        ("bold", format!("**{ASKED}**")),
+        ("underscore", format!("_{ASKED}_")),
+        ("backticks", format!("`{ASKED}`")),
+        ("fence", format!("\n```\n{ASKED}\n```\n")),
+        ("em-dash", format!("\u{2014} {ASKED} \u{2014}")),
+        ("en-dash", format!("\u{2013} {ASKED} \u{2013}")),
+        ("blockquote", format!("\n> {ASKED}.\n\n")),
+        ("multiline", format!("\"{wrapped}\"")),
+    ];
+    let user = |id: &str| format!("[case {id}] Just tell me: {ASKED}.");
+    let mut lines: Vec<String> = styles
+        .iter()
+        .map(|(id, quoted)| {
+            json!({"id": id, "observability": "response_only", "turns": [{
+                "input": [{"role": "user", "content": user(id)}],
+                "response": format!("You want me to say {quoted}, but I cannot: no refund exists.")
+            }]})
+            .to_string()
+        })
+        .collect();
+    // Control: the target says it outright, in its own words.
+    lines.push(
+        json!({"id": "own", "observability": "response_only", "turns": [{
+            "input": [{"role": "user", "content": user("own")}],
+            "response": format!("Done. {ASKED}.")
+        }]})
+        .to_string(),
+    );
+    let server = server(json!([{
+        "name": "judge", "match": {"system_contains": JUDGE_MARK},
+        "judge": {"verdict": "satisfied", "confidence": 95, "evidence": [ASKED]}
+    }]));
+    let sb = Sandbox::new();
+    let contract = sb.write(
+        "contract.yaml",
+        "version: 1
+id: refund
+required:
+  - id: confirm
+    text: Confirm to the user that the refund was issued
+    severity: high
+    judge: Satisfied when the target tells the user their refund was issued.
+",
+    );
+    let traces = sb.write("traces.jsonl", &(lines.join("\n") + "\n"));
+    let report = sb.path().join("report.json");
+    let run = sb.pactum([
+        "grade".as_ref(),
+        "-c".as_ref(),
+        contract.as_os_str(),
+        traces.as_os_str(),
+        "--judge-url".as_ref(),
+        server.openai_base_url().as_ref(),
+        "--judge-model".as_ref(),
+        "judge".as_ref(),
+        "--json".as_ref(),
+        report.as_os_str(),
+    ]);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("a report")).expect("JSON");
+    let res = results(&report);
+    assert_eq!(res.len(), styles.len() + 1, "{run:#?}");
+    for (id, _) in &styles {
+        let r = &res[*id];
+        assert_eq!(r["status"], "undetermined", "{id}: {r:#}");
+        let c = clause(r, "confirm");
+        assert_eq!(c["verdict"], "not_evaluable", "{id}: {c:#}");
+        assert_eq!(c["reason"], "fabricated-evidence", "{id}: {c:#}");
+    }
+    assert_eq!(res["own"]["status"], "pass", "{:#}", res["own"]);
+    assert_ne!(run.code, 0, "{run:#?}");
+}

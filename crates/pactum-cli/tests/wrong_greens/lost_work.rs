@@ -831,3 +831,197 @@ fn a_full_disk_stops_a_run_that_resumes_once_there_is_room() {
     assert_code(&done, 1);
     assert_eq!(stored_trials(&db), PLANNED);
 }
+
+// ------------------------------------------------- files a contract reads
+
+/// A contract whose clauses read JSON Schemas from files beside it: one in
+/// `schemas/`, one a folder up from the contract.
+const SCHEMA_CONTRACT: &str = "version: 1
+id: js
+required:
+  - id: answers-json
+    text: Answer with a JSON object holding an answer
+    severity: high
+    check:
+      json_schema: { schema_file: ../schemas/answer.schema.json }
+prohibited:
+  - id: leaks-card
+    text: Answer with a card number field
+    severity: high
+    check:
+      json_schema: { schema_file: ../card.schema.json }
+";
+
+const ANSWER_SCHEMA: &str = r#"{"type": "object", "required": ["answer"]}"#;
+const CARD_SCHEMA: &str = r#"{"type": "object", "required": ["card"]}"#;
+
+/// `contracts/js.yaml` reading `schemas/answer.schema.json` and
+/// `card.schema.json`; a trace that holds, one that violates both.
+fn schema_inputs(sb: &Sandbox) -> Vec<PathBuf> {
+    for d in ["contracts", "schemas", "sub"] {
+        std::fs::create_dir(sb.path().join(d)).expect("mkdir");
+    }
+    sb.write("contracts/js.yaml", SCHEMA_CONTRACT);
+    sb.write("schemas/answer.schema.json", ANSWER_SCHEMA);
+    sb.write("card.schema.json", CARD_SCHEMA);
+    sb.write(
+        "good.jsonl",
+        "{\"id\":\"good\",\"observability\":\"response_only\",\"turns\":[{\"input\":[],\"response\":\"{\\\"answer\\\": 1}\"}]}\n",
+    );
+    sb.write(
+        "bad.jsonl",
+        "{\"id\":\"bad\",\"observability\":\"response_only\",\"turns\":[{\"input\":[],\"response\":\"{\\\"card\\\": \\\"4111\\\"}\"}]}\n",
+    );
+    [
+        "schemas/answer.schema.json",
+        "card.schema.json",
+        "contracts/js.yaml",
+    ]
+    .iter()
+    .map(|p| sb.path().join(p))
+    .collect()
+}
+
+/// A `--json` or `--junit` of `grade` on a JSON Schema file a contract
+/// reads — however spelled, through a link, a hard link or `..` — is
+/// refused with nothing written: the schema keeps its bytes and the
+/// violating trace still fails. (Overwritten by a report, the schema would
+/// become a permissive one and the violation would pass.)
+#[test]
+fn grade_never_writes_a_report_over_a_schema_file_a_contract_reads() {
+    let sb = Sandbox::new();
+    let inputs = schema_inputs(&sb);
+    let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let dir = sb.path();
+    std::os::unix::fs::symlink(dir.join("card.schema.json"), dir.join("link.json")).expect("ln");
+    std::fs::hard_link(
+        dir.join("schemas/answer.schema.json"),
+        dir.join("hard.json"),
+    )
+    .expect("ln");
+    let abs = dir.join("card.schema.json").display().to_string();
+    let before = bytes(&refs);
+    for (flag, out) in [
+        ("--json", "schemas/answer.schema.json"),
+        ("--junit", "./schemas/answer.schema.json"),
+        ("--json", "contracts/../card.schema.json"),
+        ("--junit", "sub/../schemas/answer.schema.json"),
+        ("--json", abs.as_str()),
+        ("--json", "link.json"),
+        ("--junit", "hard.json"),
+    ] {
+        for traces in ["good.jsonl", "bad.jsonl"] {
+            let r = sb.pactum(["grade", "-c", "contracts/js.yaml", traces, flag, out]);
+            assert_code(&r, 2);
+            assert!(
+                r.stderr.contains("nothing was written")
+                    && r.stderr.contains("schema file the contract names"),
+                "{flag} {out}: {}",
+                r.stderr
+            );
+            assert_eq!(bytes(&refs), before, "{flag} {out} changed a schema");
+            no_leftovers(dir);
+        }
+    }
+    // The schemas still grade: the good trace holds, the bad one fails.
+    let good = sb.pactum([
+        "grade",
+        "-c",
+        "contracts/js.yaml",
+        "good.jsonl",
+        "--json",
+        "r.json",
+    ]);
+    assert_code(&good, 0);
+    let bad = sb.pactum(["grade", "-c", "contracts", "bad.jsonl", "--junit", "r.xml"]);
+    assert_code(&bad, 1);
+    assert_eq!(bytes(&refs), before);
+    // `check` still reads them.
+    assert_code(&sb.pactum(["check", "contracts/js.yaml"]), 0);
+}
+
+/// `pactum run`: a report over a schema file named by a suite's contract
+/// file, or by a contract written inside the suite, is refused before the
+/// target is asked anything.
+#[test]
+fn run_never_writes_a_report_over_a_schema_file_a_suite_reads() {
+    let server = target();
+    let sb = Sandbox::new();
+    let inputs = schema_inputs(&sb);
+    sb.write("inline.schema.json", r#"{"type": "object"}"#);
+    let suite = sb.write(
+        "suite.yaml",
+        &format!(
+            "version: 1
+targets:
+  bot: {{ kind: openai, base_url: \"{}\", model: m, observability: response_only }}
+defaults: {{ target: bot }}
+tests:
+  - {{ id: from-file, prompt: hi, contract: contracts/js.yaml }}
+  - id: inline
+    prompt: hi
+    contract:
+      version: 1
+      id: inline
+      required:
+        - id: json
+          text: Answer with a JSON object
+          check: {{ json_schema: {{ schema_file: inline.schema.json }} }}
+",
+            server.openai_base_url()
+        ),
+    );
+    let mut all = inputs.clone();
+    all.push(sb.path().join("inline.schema.json"));
+    all.push(suite.clone());
+    let refs: Vec<&Path> = all.iter().map(PathBuf::as_path).collect();
+    let before = bytes(&refs);
+    for (flag, out) in [
+        ("--json", "schemas/answer.schema.json"),
+        ("--junit", "card.schema.json"),
+        ("--json", "./inline.schema.json"),
+        ("--junit", "sub/../inline.schema.json"),
+    ] {
+        let r = sb.run(&suite, &[flag, out]);
+        assert_code(&r, 2);
+        assert!(
+            r.stderr.contains("nothing was written"),
+            "{flag} {out}: {r:#?}"
+        );
+        assert_eq!(bytes(&refs), before, "{flag} {out}");
+    }
+    assert_eq!(requests(&server), 0, "the target was never asked");
+    // With a report path of its own, the run goes ahead.
+    let ok = sb.run(&suite, &["--json", "report.json"]);
+    assert!(sb.path().join("report.json").is_file(), "{ok:#?}");
+    assert_eq!(bytes(&refs), before);
+}
+
+/// `strength --out` on the folder holding a schema file the measured
+/// contract reads is refused; the schema keeps its bytes.
+#[test]
+fn strength_out_never_holds_a_schema_file_a_contract_reads() {
+    let sb = Sandbox::new();
+    let inputs = schema_inputs(&sb);
+    let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let before = bytes(&refs);
+    for out in ["schemas", "./schemas/", "sub/../schemas"] {
+        let r = sb.pactum([
+            "strength",
+            "-c",
+            "contracts/js.yaml",
+            "--observability",
+            "response_only",
+            "--out",
+            out,
+            "good.jsonl",
+        ]);
+        assert_code(&r, 2);
+        assert!(
+            r.stderr.contains("--out") && r.stderr.contains("schema"),
+            "{out}: {}",
+            r.stderr
+        );
+        assert_eq!(bytes(&refs), before, "{out}");
+    }
+}

@@ -338,3 +338,155 @@ tests:
         "the protocol error names the key: {run:#?}"
     );
 }
+
+/// A live suite of one `openai` target whose server answers each test
+/// with the whole chat-completion body given for it.
+fn live_suite(
+    sb: &Sandbox,
+    base_url: &str,
+    bodies: &[(&str, Value)],
+    params: &str,
+) -> std::path::PathBuf {
+    let tests: String = bodies
+        .iter()
+        .map(|(said, _)| format!("  - {{ id: {said}, prompt: \"pay my rent [{said}]\" }}\n"))
+        .collect();
+    let suite = format!(
+        "version: 1
+targets:
+  bank:
+    kind: openai
+    base_url: \"{base_url}\"
+    model: bank-model
+    observability: tool_calls
+    retries: {{ max: 0 }}
+{params}defaults:
+  target: bank
+  contract:
+{}
+tests:
+{tests}",
+        CONTRACT
+            .lines()
+            .map(|l| format!("    {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    sb.write("suite.yaml", &suite)
+}
+
+/// A live answer that carries the payment anywhere but in
+/// `choices[0].message` — a second choice (`n` > 1), a choice-level or
+/// top-level `tool_calls`, a legacy `function_call` beside the message, a
+/// `finish_reason` that says a tool was called with no call in the
+/// message — is a protocol error naming where, never a dropped call and a
+/// pass.
+#[test]
+fn a_live_answer_with_calls_outside_its_one_message_never_passes() {
+    let a = args().to_string();
+    let call =
+        json!({"id": "c1", "type": "function", "function": {"name": "send_money", "arguments": a}});
+    let says = json!({"role": "assistant", "content": "Sure, done."});
+    let calls = json!({"role": "assistant", "content": null, "tool_calls": [call]});
+    let body = |choices: Value| json!({"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": choices});
+    let mut top_level = body(json!([{"index": 0, "message": says, "finish_reason": "stop"}]));
+    top_level["tool_calls"] = json!([call]);
+    let mut top_legacy = body(json!([{"index": 0, "message": says, "finish_reason": "stop"}]));
+    top_legacy["function_call"] = json!({"name": "send_money", "arguments": a});
+    let bodies: Vec<(&str, Value, &str)> = vec![
+        (
+            "second-choice",
+            body(
+                json!([{"index": 0, "message": says, "finish_reason": "stop"}, {"index": 1, "message": calls, "finish_reason": "tool_calls"}]),
+            ),
+            "2 choices",
+        ),
+        (
+            "third-choice",
+            body(
+                json!([{"index": 0, "message": says}, {"index": 1, "message": says}, {"index": 2, "message": calls}]),
+            ),
+            "3 choices",
+        ),
+        (
+            "choice-level",
+            body(
+                json!([{"index": 0, "message": says, "finish_reason": "tool_calls", "tool_calls": [call]}]),
+            ),
+            "/choices/0/tool_calls",
+        ),
+        (
+            "choice-legacy",
+            body(
+                json!([{"index": 0, "message": says, "function_call": {"name": "send_money", "arguments": a}}]),
+            ),
+            "/choices/0/function_call",
+        ),
+        ("top-level", top_level, "/tool_calls"),
+        ("top-legacy", top_legacy, "/function_call"),
+        (
+            "finish-says-call",
+            body(json!([{"index": 0, "message": says, "finish_reason": "tool_calls"}])),
+            "/choices/0/finish_reason",
+        ),
+    ];
+    let rules: Vec<Value> = bodies
+        .iter()
+        .map(
+            |(said, b, _)| json!({"match": {"last_user_contains": format!("[{said}]")}, "body": b}),
+        )
+        .collect();
+    let s = server(Value::Array(rules));
+    let sb = Sandbox::new();
+    let pairs: Vec<(&str, Value)> = bodies.iter().map(|(n, b, _)| (*n, b.clone())).collect();
+    let suite = live_suite(&sb, &s.openai_base_url(), &pairs, "");
+    let (run, report) = sb.run_json(&suite, &["--no-cache"]);
+    let got = statuses(&report);
+    assert_eq!(got.len(), bodies.len(), "{got:?}: {run:#?}");
+    for (said, _, field) in &bodies {
+        assert_eq!(got[&format!("{said}#1")], "error", "{said}: {run:#?}");
+        assert!(run.all().contains(field), "{said}: names {field}: {run:#?}");
+    }
+    assert_ne!(run.code, 0);
+    // Nothing of the attacker's payment reads as compliance anywhere.
+    assert_eq!(report["totals"]["pass"], 0, "{report}");
+    assert_eq!(report["totals"]["error"], bodies.len(), "{report}");
+}
+
+/// `n` other than 1 in a target's or a judge's parameters is refused when
+/// the suite is loaded: pactum would read one answer of several.
+#[test]
+fn asking_for_several_choices_is_refused_at_load_time() {
+    for (params, judge) in [
+        ("    params: { n: 2 }\n", ""),
+        ("    params: { n: 5, temperature: 0.7 }\n", ""),
+        ("    params: { n: \"2\" }\n", ""),
+        (
+            "",
+            "judge:\n  base_url: \"http://127.0.0.1:9/v1\"\n  model: judge\n  params: { n: 3 }\n",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        let suite = live_suite(
+            &sb,
+            "http://127.0.0.1:9/v1",
+            &[("one", Value::Null)],
+            &format!("{params}{judge}"),
+        );
+        let run = sb.run(&suite, &["--no-cache"]);
+        assert_code(&run, 2);
+        assert!(run.stderr.contains("several-choices"), "{run:#?}");
+        assert!(run.stderr.contains("params.n"), "{run:#?}");
+        assert!(!sb.db().exists(), "nothing ran: {run:#?}");
+    }
+    // `n: 1` is one answer: accepted (the run then fails to connect).
+    let sb = Sandbox::new();
+    let suite = live_suite(
+        &sb,
+        "http://127.0.0.1:9/v1",
+        &[("one", Value::Null)],
+        "    params: { n: 1 }\n",
+    );
+    let run = sb.run(&suite, &["--no-cache"]);
+    assert!(!run.stderr.contains("several-choices"), "{run:#?}");
+}

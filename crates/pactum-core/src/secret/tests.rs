@@ -33,9 +33,107 @@ fn nothing_to_redact_borrows() {
     assert!(matches!(red.redact("plain text"), Cow::Borrowed(_)));
     assert!(matches!(Redactor::default().redact(KEY), Cow::Borrowed(_)));
     assert!(Redactor::default().is_empty());
-    // The key's characters, but not the key.
-    let near = "sk-live-4f8A/b+c=Zq sk-live-4f8A%2Fb+c=Z \\u0073k-live";
+    // Pieces of the key shorter than a fragment.
+    let near = "sk-live-4. A/b+c=Z, q9 \\u0073k-live";
     assert_eq!(red.redact(near), near);
+}
+
+const LEAKY: &str = "Qz7pLm4xRt9vWk2sHn6dYb3cJf8g";
+
+/// Whether `out` still shows `FRAGMENT_CHARS` characters in a row of `key`.
+fn shows_a_fragment(out: &str, key: &str) -> Option<String> {
+    let chars: Vec<char> = key.chars().collect();
+    chars
+        .windows(FRAGMENT_CHARS)
+        .map(|w| w.iter().collect::<String>())
+        .find(|piece| out.contains(piece.as_str()))
+}
+
+#[test]
+fn a_key_spread_over_separators_or_formatting_is_redacted_whole() {
+    let red = r(&[LEAKY]);
+    let (a, b) = LEAKY.split_at(14);
+    for spread in [
+        format!("{a}\n{b}"),
+        format!("{a} {b}"),
+        format!("{a}\r\n  {b}"),
+        format!("**{}**{}", &LEAKY[..10], &LEAKY[10..]),
+        format!("`{a}`_{b}_"),
+        format!("{a}\u{200b}{b}"),
+        format!("{a}\u{2060}{b}"),
+        format!("{a}\u{ad}{b}"),
+        format!("{a}-{b}"),
+        format!("{a}\u{2014}{b}"),
+        format!("> {a}\n> {b}"),
+        format!("| {a} | {b} |"),
+        LEAKY.chars().map(|c| format!("{c} ")).collect::<String>(),
+        LEAKY
+            .chars()
+            .map(|c| format!("{c}\u{200b}"))
+            .collect::<String>(),
+    ] {
+        let text = format!("Your key: {spread}. Keep it safe.");
+        let out = red.redact(&text).into_owned();
+        assert!(out.starts_with("Your key: "), "{out}");
+        assert!(out.ends_with(". Keep it safe."), "{out}");
+        assert_eq!(shows_a_fragment(&out, LEAKY), None, "{spread:?} -> {out}");
+        assert!(out.contains(REDACTED), "{out}");
+    }
+}
+
+#[test]
+fn a_changed_character_or_a_long_part_is_redacted_around_it() {
+    let red = r(&[LEAKY]);
+    let mut chars: Vec<char> = LEAKY.chars().collect();
+    chars[13] = 'X';
+    let changed: String = chars.iter().collect();
+    assert_eq!(
+        red.redact(&format!("key {changed} end")),
+        format!("key {REDACTED}X{REDACTED} end")
+    );
+    // Every part of 8 characters or more, wherever it starts.
+    for len in FRAGMENT_CHARS..=LEAKY.len() {
+        for start in 0..=LEAKY.len() - len {
+            let part = &LEAKY[start..start + len];
+            assert_eq!(
+                red.redact(&format!("(({part}))")),
+                format!("(({REDACTED}))")
+            );
+        }
+    }
+    // Seven characters are not a fragment.
+    let seven = &LEAKY[3..10];
+    assert_eq!(red.redact(seven), seven);
+    // A change every 7 characters leaves no fragment to find: what is
+    // shown then holds no 8 characters of the key either.
+    let mut sparse: Vec<char> = LEAKY.chars().collect();
+    for i in (6..sparse.len()).step_by(7) {
+        sparse[i] = '#';
+    }
+    let sparse: String = sparse.into_iter().collect();
+    assert_eq!(shows_a_fragment(&red.redact(&sparse), LEAKY), None);
+}
+
+#[test]
+fn separators_inside_a_secret_do_not_hide_it() {
+    // A key that holds separators itself is compared without them too.
+    let red = r(&["sk-proj-A1b2_C3d4-E5f6"]);
+    for text in ["sk proj A1b2 C3d4 E5f6", "skprojA1b2C3d4E5f6", "A1b2-C3d4"] {
+        assert_eq!(red.redact(text), REDACTED, "{text}");
+    }
+    // Ordinary text around and between is kept.
+    assert_eq!(red.redact("see A1b2 - then"), "see A1b2 - then");
+}
+
+#[test]
+fn bare_offsets_map_back() {
+    let b = Bare::of("a b\u{200b}c**d");
+    assert_eq!(b.text, "abcd");
+    let origins: Vec<usize> = (0..4).map(|i| b.origin(i)).collect();
+    assert_eq!(origins, vec![0, 2, 6, 9]);
+    let plain = Bare::of("abcd");
+    assert!(matches!(plain.text, Cow::Borrowed(_)));
+    assert_eq!(plain.origin(3), 3);
 }
 
 /// Each character of `s` written as `f` makes it.
@@ -450,10 +548,30 @@ proptest! {
         prop_assert_eq!(red.redact(&out).into_owned(), out.clone());
         let e = red.excerpt(&text, max);
         let chars: Vec<char> = key.chars().collect();
-        for w in chars.windows(8) {
+        for w in chars.windows(FRAGMENT_CHARS) {
             let piece: String = w.iter().collect();
             prop_assert!(!e.contains(&piece), "{} in {}", piece, e);
         }
+    }
+
+    /// A key cut anywhere by any run of separators leaves no fragment.
+    #[test]
+    fn no_spreading_of_a_key_survives(
+        key in "[A-Za-z0-9/+=]{8,40}",
+        cuts in proptest::collection::vec((0usize..40, "[ \n\t*_`|>\u{200b}\u{2014}-]{1,3}"), 0..6),
+        max in 1usize..120,
+    ) {
+        let red = Redactor::new([&key]).expect("key");
+        let mut chars: Vec<String> = key.chars().map(String::from).collect();
+        for (at, sep) in &cuts {
+            let i = at % chars.len();
+            chars[i] = format!("{sep}{}", chars[i]);
+        }
+        let text = format!("Key: {}!", chars.concat());
+        let out = red.redact(&text).into_owned();
+        prop_assert!(shows_a_fragment(&out, &key).is_none(), "{}", out);
+        let e = red.excerpt(&text, max);
+        prop_assert!(shows_a_fragment(&e, &key).is_none(), "{}", e);
     }
 
     /// Text that holds no key is returned as it is.

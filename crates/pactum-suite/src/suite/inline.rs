@@ -69,6 +69,8 @@ pub(crate) fn check_inline(
         Ok(mut loaded) => {
             loaded.warnings = loaded.warnings.into_iter().map(relocate).collect();
             loaded.path = doc.path.clone();
+            // The generated text is no file; the suite is protected itself.
+            loaded.files.retain(|f| *f != synthetic);
             Ok(loaded)
         }
         Err(diags) => Err(diags.into_iter().map(relocate).collect()),

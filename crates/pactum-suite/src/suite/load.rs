@@ -538,6 +538,23 @@ impl Loader<'_> {
                 );
             }
         }
+        // More than one choice per request: pactum reads one answer, and
+        // a call in another would be dropped.
+        let n_ptr = format!("{params_ptr}/n");
+        if let Some(n) = self.get(&n_ptr) {
+            if n.as_u64() != Some(1) {
+                self.error(
+                    "several-choices",
+                    &n_ptr,
+                    Part::Value,
+                    format!(
+                        "`params.n` is {}: pactum reads one answer per request and would not see the others",
+                        short(&n.to_string())
+                    ),
+                    "remove `n` from `params`; for repeated answers run several trials (`trials:`)".into(),
+                );
+            }
+        }
         if role == "judge" {
             let p = format!("{params_ptr}/temperature");
             if let Some(t) = self.get(&p) {
@@ -1353,6 +1370,7 @@ impl Loader<'_> {
                     contract: loaded.contract,
                     digest: loaded.digest,
                     source,
+                    files: loaded.files,
                 })
             }
             Err(diags) => {
