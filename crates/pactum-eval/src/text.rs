@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use pactum_core::contract::{EchoPolicy, TextSource, TurnScope};
-use pactum_core::echo::{self, is_echo};
+use pactum_core::echo::{self, is_echo, Quoting};
 use pactum_core::outcome::{DiscountedEcho, Evaluation, Evidence, Outcome};
 use pactum_core::secret::REDACTED;
 use pactum_core::trace::{Channel, Role, Trace, Turn};
@@ -158,7 +158,7 @@ impl TextPredicate {
             let mut found = None;
             'texts: for text in &texts {
                 for (s, e) in self.matcher.find_all(text) {
-                    if echo_active && is_echo(text, s, e, &inputs) {
+                    if echo_active && is_echo(text, s, e, &inputs, Quoting::Marks) {
                         echoed = true;
                         continue;
                     }

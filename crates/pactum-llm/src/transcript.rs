@@ -813,7 +813,13 @@ impl<'a> QuoteIndex<'a> {
             return false;
         };
         let upto = self.user_upto.get(f.turn).copied().unwrap_or(0);
-        echo::is_echo(&f.text, start, end, &self.user_texts[..upto])
+        echo::is_echo(
+            &f.text,
+            start,
+            end,
+            &self.user_texts[..upto],
+            echo::Quoting::MarksAndFormatting,
+        )
     }
 
     /// [`find`] against this index.
