@@ -220,8 +220,10 @@ fn mask_url_credentials(line: &str) -> String {
     let mut rest = line;
     while let Some(i) = rest.find("://") {
         let start = rest[..i]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-            .map_or(0, |p| p + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |(p, c)| p + c.len_utf8());
         let end = rest[i..]
             .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '<' | '>'))
             .map_or(rest.len(), |p| i + p);
@@ -327,6 +329,22 @@ mod tests {
     fn w(line: &str, col0: usize) -> usize {
         let chars: Vec<char> = line.chars().collect();
         token_width(&chars, col0)
+    }
+
+    /// A scheme written in any script, or none, never splits a character.
+    #[test]
+    fn url_masking_keeps_character_boundaries() {
+        for line in [
+            "\u{16a6e}://",
+            "é://x",
+            "ü+://u:p@h",
+            "://",
+            "日本://user:secret@host/",
+        ] {
+            let masked = mask_url_credentials(line);
+            assert_eq!(masked.chars().count(), line.chars().count(), "{line}");
+        }
+        assert!(!mask_url_credentials("https://user:hunter22pass@host/").contains("hunter22pass"));
     }
 
     #[test]
