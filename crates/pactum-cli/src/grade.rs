@@ -717,8 +717,13 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
         notes.file(path);
         let mut sink = |item: Item| {
             match item {
-                Item::Trace(trace) => {
+                Item::Trace(mut trace) => {
                     notes.trace(&trace);
+                    // The judge's key never reaches its prompt, and a check
+                    // reads what the judge is shown.
+                    if let Some(j) = &judge {
+                        j.setup.client.redactor().redact_trace(&mut trace);
+                    }
                     secrets.add(&trace.id, &trace.redactions());
                     names.add(&trace);
                     let result = match &judge {

@@ -164,8 +164,11 @@ impl Redactor {
                 patterns.push(escaped.to_string());
             }
         }
+        // ASCII case is ignored: a hex key upper-cased (or a token a
+        // target "formatted") is still the credential.
         let patterns = AhoCorasick::builder()
             .match_kind(MatchKind::Standard)
+            .ascii_case_insensitive(true)
             .build(&patterns)
             .map_err(|e| SecretError::Matcher(e.to_string()))?;
         let mut windows: Vec<String> = Vec::new();
@@ -181,6 +184,7 @@ impl Redactor {
             Some(
                 AhoCorasick::builder()
                     .match_kind(MatchKind::Standard)
+                    .ascii_case_insensitive(true)
                     .build(&windows)
                     .map_err(|e| SecretError::Matcher(e.to_string()))?,
             )
@@ -369,6 +373,35 @@ impl Redactor {
             found.insert(Channel::SideEffects);
         }
         found
+    }
+
+    /// Redacts a recorded trace in place before anything reads it (a check,
+    /// a judge's prompt, a report): each turn's answer as
+    /// [`Redactor::redact_answer`] does, the channels recorded in
+    /// [`crate::trace::Turn::redacted`], and the turn's input messages
+    /// (what a judge is shown as context). Returns whether anything was
+    /// replaced. SPEC §4: a key pactum holds never reaches a prompt.
+    pub fn redact_trace(&self, trace: &mut crate::trace::Trace) -> bool {
+        if self.is_empty() {
+            return false;
+        }
+        let mut any = false;
+        for turn in &mut trace.turns {
+            let found = self.redact_answer(
+                turn.response.as_mut(),
+                &mut turn.tool_calls,
+                &mut turn.side_effects,
+            );
+            any |= !found.is_empty();
+            turn.redacted.extend(found);
+            for m in &mut turn.input {
+                if let Cow::Owned(o) = self.redact(&m.content) {
+                    m.content = o;
+                    any = true;
+                }
+            }
+        }
+        any
     }
 
     /// Where a secret was in an answer that was redacted whole before it

@@ -5,7 +5,7 @@
 use pactum_core::contract::{RefusalKind, TurnScope};
 use pactum_core::outcome::{Evaluation, Evidence, Outcome};
 use pactum_core::text::one_line;
-use pactum_core::trace::Trace;
+use pactum_core::trace::{Channel, Trace};
 
 use crate::refusal::classify;
 use crate::schema::{conformance, Conformance};
@@ -21,6 +21,56 @@ pub(crate) enum ResponseCheck {
     JsonValid,
     /// …and validates against the schema.
     JsonSchema(Box<jsonschema::Validator>),
+}
+
+/// Where a detected refusal cannot stand on its turn alone (SPEC §3.1:
+/// what pactum cannot see is undetermined):
+///
+/// * the turn's response had a secret redacted from it: what pactum
+///   replaced may have been the delivery beside the refusal;
+/// * `kind: full` over several turns, and another turn in scope answered
+///   instead of refusing: a full refusal delivers nothing, and that turn
+///   may have delivered what the refusal declined (before or after it).
+///   Under `turns: every` that turn already decides.
+fn held_refusals(
+    kind: RefusalKind,
+    scope: TurnScope,
+    trace: &Trace,
+    mut results: Vec<TurnResult>,
+) -> Vec<TurnResult> {
+    let answered: Vec<usize> = results
+        .iter()
+        .filter(|r| r.outcome == Outcome::NotDetected)
+        .map(|r| r.turn)
+        .collect();
+    for r in &mut results {
+        if r.outcome != Outcome::Detected {
+            continue;
+        }
+        let redacted = trace
+            .turns
+            .get(r.turn - 1)
+            .is_some_and(|t| t.redacted.contains(&Channel::Response));
+        let why = if redacted {
+            Some("a refusal beside text pactum redacted (a secret): what was redacted may be what was delivered".to_string())
+        } else if kind == RefusalKind::Full && scope != TurnScope::Every && !answered.is_empty() {
+            let shown: Vec<String> = answered.iter().take(8).map(ToString::to_string).collect();
+            Some(format!(
+                "a refusal, but turn {} answered instead of refusing: a full refusal over the conversation cannot be told (check that turn, or use `turns: every`)",
+                shown.join(", ")
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            r.outcome = Outcome::Undetermined;
+            r.note = Some(match r.note.take() {
+                Some(n) => format!("{why}; {n}"),
+                None => why,
+            });
+        }
+    }
+    results
 }
 
 /// A compiled per-response predicate.
@@ -47,6 +97,10 @@ impl ResponsePredicate {
                 Some(text) => self.one(i + 1, text),
             })
             .collect();
+        let results = match self.check {
+            ResponseCheck::Refusal(kind) => held_refusals(kind, self.turns, trace, results),
+            _ => results,
+        };
         finish(&self.describe, self.turns, results, None)
     }
 

@@ -406,17 +406,19 @@ impl ChatClient {
     }
 
     /// The JSON body sent for `req`: the merged parameters, then `model`,
-    /// `messages`, and `tools` / `response_format` when present.
+    /// `messages` (every secret of [`ChatClient::redactor`] redacted), and
+    /// `tools` / `response_format` when present.
     pub fn request_body(&self, req: &ChatRequest) -> Value {
         let mut body = self.inner.endpoint.merged_params(req);
         body.insert(
             "model".into(),
             Value::String(self.inner.endpoint.model.clone()),
         );
-        body.insert(
-            "messages".into(),
-            serde_json::to_value(&req.messages).unwrap_or(Value::Null),
-        );
+        // Whatever built the messages, a key this client holds is never
+        // sent in them (SPEC §4).
+        let mut messages = serde_json::to_value(&req.messages).unwrap_or(Value::Null);
+        self.inner.redactor.redact_value(&mut messages);
+        body.insert("messages".into(), messages);
         if !req.tools.is_empty() {
             body.insert("tools".into(), Value::Array(req.tools.clone()));
         }

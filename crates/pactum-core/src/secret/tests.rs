@@ -584,3 +584,50 @@ proptest! {
         prop_assert_eq!(red.redact(&text).into_owned(), text);
     }
 }
+
+/// A key in another ASCII case is the same credential (hex keys are read
+/// either way): redacted whole, and its fragments too.
+#[test]
+fn a_key_in_another_case_is_redacted() {
+    let key = "3f9a1b2c4d5e6f7081726354a1b2c3d4e5f60718";
+    let red = Redactor::new([key]).expect("a valid secret");
+    let upper = key.to_ascii_uppercase();
+    for text in [
+        format!("Here: {upper}"),
+        format!("Here: {}", &upper[4..20]),
+        format!("Here: {}\n{}", &upper[..20], &upper[20..]),
+    ] {
+        let out = red.redact(&text);
+        for w in upper.as_bytes().windows(8) {
+            let w = std::str::from_utf8(w).expect("ASCII");
+            assert!(!out.to_ascii_uppercase().contains(w), "{w} in {out}");
+        }
+    }
+}
+
+/// A recorded trace redacted before grading: the answer's channels are
+/// recorded, the input messages are cleaned, and a trace without the key
+/// is left as it was.
+#[test]
+fn a_recorded_trace_is_redacted_with_its_channels() {
+    let key = "Qz7pLm4xRt9vWk2sHn6dYb3cJf8g";
+    let red = Redactor::new([key]).expect("a valid secret");
+    let mut t: crate::trace::Trace = serde_json::from_value(serde_json::json!({
+        "id": "t", "observability": "tool_calls",
+        "turns": [{"input": [{"role": "user", "content": format!("my key is {key}")}],
+                   "response": format!("Your key: {key}"),
+                   "tool_calls": [{"name": "log", "arguments": {"k": key}}]},
+                  {"input": [{"role": "user", "content": "thanks"}], "response": "You're welcome."}]
+    }))
+    .expect("a trace");
+    assert!(red.redact_trace(&mut t));
+    let text = serde_json::to_string(&t).expect("JSON");
+    assert!(!text.contains(&key[..8]), "{text}");
+    assert_eq!(
+        t.turns[0].redacted.iter().copied().collect::<Vec<_>>(),
+        vec![Channel::Response, Channel::ToolCalls]
+    );
+    assert!(t.turns[1].redacted.is_empty());
+    let mut clean = t.clone();
+    assert!(!red.redact_trace(&mut clean));
+}
