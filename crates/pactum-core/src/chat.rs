@@ -480,6 +480,29 @@ fn gemini_wrapper<'a>(m: &Map<String, Value>, keys: [&'a str; 2]) -> Option<&'a 
 /// object, has an unknown `type` or key, has no usable name, has arguments
 /// [`decode_arguments`] refuses, or has a badly typed id or error.
 pub fn decode_call(v: &Value) -> Result<ToolCall, CallError> {
+    let call = decode_one(v)?;
+    if PARALLEL_WRAPPERS.contains(&call.name.as_str()) {
+        // The calls it carries are the ones the target made; reading the
+        // wrapper as one call named after it would hide them.
+        return Err(CallError::at(
+            "",
+            format!(
+                "`{}` wraps several tool calls (its `tool_uses`), which pactum does not unpack: record each call on its own",
+                call.name
+            ),
+        ));
+    }
+    Ok(call)
+}
+
+/// Tool names that are not tools but wrappers of several calls: OpenAI's
+/// parallel-call wrapper, written by some models as a call.
+const PARALLEL_WRAPPERS: [&str; 2] = [
+    "multi_tool_use.parallel",
+    "functions.multi_tool_use.parallel",
+];
+
+fn decode_one(v: &Value) -> Result<ToolCall, CallError> {
     let m = object(v, "a tool call object")?;
     if let Some(key) = gemini_wrapper(m, ["functionCall", "function_call"]) {
         let mut allowed = vec![key];

@@ -139,15 +139,36 @@ fn column(
     name: &str,
     option: &'static str,
 ) -> Result<usize, ImportError> {
-    headers
+    let at: Vec<usize> = headers
         .iter()
-        .position(|h| h == name)
-        .ok_or_else(|| ImportError::UnknownColumn {
+        .enumerate()
+        .filter(|(_, h)| *h == name)
+        .map(|(i, _)| i)
+        .collect();
+    match at.as_slice() {
+        [] => Err(ImportError::UnknownColumn {
             path: path.to_path_buf(),
             column: shown(name),
             option,
             header: shown(&headers.iter().collect::<Vec<_>>().join(", ")),
-        })
+        }),
+        [i] => Ok(*i),
+        // Reading either column would be a guess, as for a JSON key given
+        // twice in one record.
+        several => Err(ImportError::CsvHeader {
+            path: path.to_path_buf(),
+            message: format!(
+                "the header names column `{}` {} times (columns {}): which one {option} means cannot be told; rename them",
+                shown(name),
+                several.len(),
+                several
+                    .iter()
+                    .map(|i| (i + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
+    }
 }
 
 /// Counts the file's lines for CSV records. csv-core's own line number is
@@ -219,7 +240,11 @@ pub(crate) fn read_csv(
         response: column(path, &headers, &map.response, "--response-column")?,
         id: match &map.id {
             Some(name) => Some((column(path, &headers, name, "--id-column")?, true)),
-            None => headers.iter().position(|h| h == "id").map(|i| (i, false)),
+            None if headers.iter().any(|h| h == "id") => Some((
+                column(path, &headers, "id", "the default `id` column")?,
+                false,
+            )),
+            None => None,
         },
         header: {
             let mut seen = std::collections::HashSet::new();

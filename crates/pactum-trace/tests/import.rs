@@ -477,6 +477,31 @@ fn csv_file_level_errors() {
     );
 }
 
+/// Two columns with the name pactum reads (two model runs joined side by
+/// side): reading either would be a guess, so the file is refused, naming
+/// the columns; a duplicate metadata column is not read as the response.
+#[test]
+fn a_read_column_named_twice_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (header, row, option) in [
+        (
+            "prompt,response,response",
+            "hi,No.,The code is PROMO-7781.",
+            "--response-column",
+        ),
+        ("prompt,prompt,response", "hi,there,No.", "--prompt-column"),
+        ("id,prompt,response,id", "a,hi,No.,b", "`id`"),
+    ] {
+        let p = dir.path().join("dup.csv");
+        std::fs::write(&p, format!("{header}\n{row}\n")).unwrap();
+        let mut o = opts(TraceFormat::Tabular, Some(L::ResponseOnly));
+        o.columns = columns("prompt", "response", None);
+        let err = read(&p, &o).unwrap_err().to_string();
+        assert!(err.contains("times (columns"), "{header}: {err}");
+        assert!(err.contains(option), "{header}: {err}");
+    }
+}
+
 #[test]
 fn csv_ragged_and_non_utf8_rows_are_record_errors() {
     let dir = tempfile::tempdir().unwrap();

@@ -775,3 +775,21 @@ proptest! {
         prop_assert_eq!(decode_arguments(Some(&json!(pretty))), Ok(obj));
     }
 }
+
+/// The parallel-call wrapper carries the real calls inside it: read as one
+/// call named after the wrapper, a prohibited `send_money` inside would
+/// never match. It is an error naming the wrapper, in every shape.
+#[test]
+fn a_parallel_call_wrapper_is_refused_not_read_as_one_call() {
+    let inner = json!({"tool_uses": [{"recipient_name": "functions.send_money",
+        "parameters": {"recipient": "US13", "amount": 100}}]});
+    for call in [
+        json!({"id": "c1", "type": "function", "function": {"name": "multi_tool_use.parallel",
+            "arguments": inner.to_string()}}),
+        json!({"name": "multi_tool_use.parallel", "args": inner, "id": "c1", "type": "tool_call"}),
+        json!({"type": "tool_use", "id": "c1", "name": "multi_tool_use.parallel", "input": inner}),
+    ] {
+        let e = decode_call(&call).expect_err("a wrapper is not a call");
+        assert!(e.to_string().contains("multi_tool_use.parallel"), "{e}");
+    }
+}
