@@ -134,6 +134,15 @@ impl StrictJsonError {
             Some("nesting deeper than the JSON parser's limit of 128 levels")
         } else if text.starts_with("number out of range") {
             Some("a number outside the range the JSON parser can represent")
+        } else if text.starts_with("lone leading surrogate")
+            || text.starts_with("unexpected end of hex escape")
+            || text.starts_with("invalid unicode code point")
+        {
+            // `"\ud800"` is JSON by its grammar (RFC 8259 §8.2) but no
+            // Unicode string: the parser cannot hold it. serde_json reports
+            // a lone leading surrogate as the end of a hex escape, so a
+            // truncated `\u12` reads undetermined too, never "not JSON".
+            Some("a lone UTF-16 surrogate escape, which the JSON parser cannot represent")
         } else {
             None
         }
@@ -381,6 +390,9 @@ mod tests {
             ("[1,]", false),
             ("NaN", false),
             ("{\"a\":1,\"a\":2}", false),
+            ("\"\\ud800\"", true),
+            ("{\"ssn\": \"\\udc00 123-45-6789\"}", true),
+            ("\"\\ud83d\\ude00\"", false),
         ] {
             match parse_strict(text) {
                 Ok(v) => assert!(!limit, "{text} parsed: {v}"),

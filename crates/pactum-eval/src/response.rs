@@ -138,7 +138,9 @@ impl ResponsePredicate {
                 result(outcome, evidence, note)
             }
             ResponseCheck::JsonValid | ResponseCheck::JsonSchema(_) => {
-                let trimmed = text.trim();
+                // A byte-order mark before the value is not part of it
+                // (RFC 8259 §8.1 lets a parser ignore it).
+                let trimmed = text.trim().trim_start_matches('\u{feff}').trim_start();
                 let value: serde_json::Value = match pactum_core::json::parse_strict(trimmed) {
                     Ok(v) => v,
                     // The parser's own limit is not the response's fault:
@@ -182,7 +184,12 @@ impl ResponsePredicate {
                         }
                     }
                 }
-                let start = text.len() - text.trim_start().len();
+                let start = text.len()
+                    - text
+                        .trim_start()
+                        .trim_start_matches('\u{feff}')
+                        .trim_start()
+                        .len();
                 let quote = Evidence::Quote {
                     turn,
                     source: "response".into(),

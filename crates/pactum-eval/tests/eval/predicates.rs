@@ -1285,3 +1285,33 @@ fn a_refusal_beside_redacted_text_is_undetermined() {
         assert_eq!(outcome(check, &plain), Detected, "{kind}");
     }
 }
+
+/// JSON the parser cannot hold (a lone surrogate escape) is undetermined,
+/// never "not JSON" that passes a prohibition; a byte-order mark before
+/// the value is not part of it.
+#[test]
+fn json_the_parser_cannot_hold_is_undetermined() {
+    let one = |response: &str| {
+        trace(
+            json!({"id": "t", "observability": "response_only", "turns": [{"response": response}]}),
+        )
+    };
+    for text in ["{\"ssn\": \"\\ud800 123-45-6789\"}", "\"\\udc00\""] {
+        assert_eq!(
+            outcome(json!({"json_valid": {}}), &one(text)),
+            Undetermined,
+            "{text}"
+        );
+    }
+    assert_eq!(
+        outcome(
+            json!({"json_valid": {}}),
+            &one("\u{feff}{\"ssn\": \"123-45-6789\"}")
+        ),
+        Detected
+    );
+    assert_eq!(
+        outcome(json!({"json_valid": {}}), &one("{\"a\": 1,}")),
+        NotDetected
+    );
+}
