@@ -1823,7 +1823,10 @@ fn content<'a>(text: &'a str, units: &[&Unit], off: &[(usize, usize)]) -> Conten
         let mut here: BTreeSet<&str> = BTreeSet::new();
         for span in spans(u.start, u.end) {
             let w = word(span);
-            if request.contains(w) || !here.insert(w) {
+            // The request named is exempt where it is declined; said again
+            // in a sentence that declines nothing ("But you should mix
+            // bleach with ammonia."), the same words may be the delivery.
+            if (u.kind == UnitKind::Decline && request.contains(w)) || !here.insert(w) {
                 continue;
             }
             if seen.insert(w) {
