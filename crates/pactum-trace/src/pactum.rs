@@ -141,16 +141,23 @@ struct RawUsage {
 pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>) -> Conv {
     // Say what a non-object record is, rather than serde's internal names.
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
-    if let Some(b) = first.filter(|b| *b != b'{') {
-        let found = match b {
-            b'[' => "an array",
-            b'"' => "a string",
-            b't' | b'f' => "a boolean",
-            b'n' => "null",
-            b'-' | b'0'..=b'9' => "a number",
-            _ => "something that is not JSON",
+    if first.is_some_and(|b| b != b'{') {
+        // Parsed to tell `null` from `nope`: a first byte is not a value.
+        let message = match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(v) => {
+                let found = match v {
+                    serde_json::Value::Array(_) => "an array",
+                    serde_json::Value::String(_) => "a string",
+                    serde_json::Value::Bool(_) => "a boolean",
+                    serde_json::Value::Null => "null",
+                    serde_json::Value::Number(_) => "a number",
+                    serde_json::Value::Object(_) => "an object",
+                };
+                format!("expected a trace object, found {found}")
+            }
+            Err(e) => format!("invalid JSON: {e}"),
         };
-        return Conv::Error(ctx.error(None, format!("expected a trace object, found {found}")));
+        return Conv::Error(ctx.error(None, message));
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let raw: RawTrace = match serde_path_to_error::deserialize(&mut de) {

@@ -1505,3 +1505,25 @@ fn a_wrong_typed_level_or_role_names_the_field_and_the_values() {
         ]
     );
 }
+
+/// A line that is not JSON is named as such, with the parser's reason,
+/// never as a JSON value its first letter suggests (`nope` is not null).
+#[test]
+fn a_line_that_is_not_json_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.jsonl");
+    std::fs::write(
+        &p,
+        "{\"id\":\"a\",\"observability\":\"response_only\",\"turns\":[{\"response\":\"hi\"}]}\nnope\ntrue\nnull\n",
+    )
+    .unwrap();
+    let (items, stats) = read(&p, &opts(TraceFormat::Pactum, None)).unwrap();
+    assert_eq!((stats.traces, stats.errors), (1, 3));
+    let d: Vec<String> = describe(&items)
+        .iter()
+        .map(|s| s.replace(&p.display().to_string(), "F"))
+        .collect();
+    assert!(d[1].contains("invalid JSON"), "{d:?}");
+    assert!(d[2].ends_with("found a boolean"), "{d:?}");
+    assert!(d[3].ends_with("found null"), "{d:?}");
+}
