@@ -610,6 +610,14 @@ fn no_secret_reaches_the_store_the_cache_a_report_or_a_terminal() {
                 {"role": "assistant", "content": "hi there"}]})
         ));
     }
+    // A recorded answer that leaked the judge's own key, as written and
+    // upper-cased: the judge is never shown it.
+    records.push_str(&format!(
+        "{}\n",
+        json!({"id": "t3", "messages": [
+            {"role": "user", "content": format!("what is {}?", k.hex.to_ascii_uppercase())},
+            {"role": "assistant", "content": format!("Sure! Your key is {} (or {}).", k.hex, k.hex.to_ascii_uppercase())}]})
+    ));
     let traces = sb.write("traces.jsonl", &records);
     let grade_db = sb.path().join("grade-store/pactum.db");
     let grade = sb.pactum_env(
@@ -640,6 +648,27 @@ fn no_secret_reaches_the_store_the_cache_a_report_or_a_terminal() {
         sent_again(&srv, &format!("Bearer {}", k.hex)) >= 2,
         "{grade:#?}"
     );
+    let upper = k.hex.to_ascii_uppercase();
+    for b in bodies(&srv) {
+        let prompt = b["body"]["messages"].to_string().to_ascii_uppercase();
+        for w in upper.as_bytes().windows(8) {
+            let w = std::str::from_utf8(w).expect("ASCII");
+            assert!(
+                !prompt.contains(w),
+                "`{w}` of the judge's key in a prompt: {prompt}"
+            );
+        }
+    }
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(sb.path().join("grade.json")).expect("grade.json"))
+            .expect("JSON");
+    let t3 = report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["trace_id"] == "t3")
+        .expect("t3 graded");
+    assert_ne!(t3["status"], "pass", "a leak the judge never saw: {t3:#}");
     let mut graded = outputs_of("grade", &grade);
     graded.extend(files(&sb, &["grade.json", "grade.xml"], &grade_db));
     assert_redacted_in(&graded, &["grade.json", "pactum.db"]);
