@@ -123,8 +123,9 @@ impl Diagnostic {
     ///
     /// A secret never reaches the terminal through a snippet (SPEC §4): a
     /// diagnostic about a secret written in the file ([`SECRET_CODES`])
-    /// shows no snippet, and the credentials of any URL in a snippet are
-    /// masked with `*`.
+    /// shows no snippet, nor does one on a line naming a secret header or
+    /// variable (another error on that line), and the credentials of any URL
+    /// in a snippet are masked with `*`.
     pub fn render(&self, source: Option<&str>, color: bool) -> String {
         let paint = Paint { on: color };
         let level_style = match self.level {
@@ -236,6 +237,35 @@ fn mask_url_credentials(line: &str) -> String {
     out
 }
 
+/// Whether a source line names something that holds a secret (a header
+/// such as `Authorization` or `X-Api-Key`, an `env` variable whose name
+/// says key, token, secret or password): its value may be a literal
+/// secret, so the line is never quoted; the message still names the file,
+/// line, column and field.
+fn names_a_secret(line: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_');
+    let mut rest = line;
+    while let Some(start) = rest.find(is_word) {
+        let tail = &rest[start..];
+        let end = tail.find(|c: char| !is_word(c)).unwrap_or(tail.len());
+        let (word, after) = tail.split_at(end);
+        // A mapping key (`Authorization:`, `"X-Api-Key": …`), not a word
+        // of a value or a URL's query.
+        let keyed = after
+            .trim_start_matches(['"', '\''])
+            .trim_start()
+            .starts_with(':');
+        if keyed
+            && (crate::suite::names::is_secret_header(word)
+                || crate::suite::names::is_secret_var(word))
+        {
+            return true;
+        }
+        rest = after;
+    }
+    false
+}
+
 /// The longest source line shown, in characters; longer lines are shown as
 /// a window around the column.
 const MAX_LINE: usize = 120;
@@ -247,6 +277,9 @@ fn snippet(source: &str, line: usize, column: usize) -> Option<(String, usize, u
     }
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     let text = source.lines().nth(line - 1)?;
+    if names_a_secret(text) {
+        return None;
+    }
     // Tabs become one space so that caret columns stay aligned.
     let chars: Vec<char> = mask_url_credentials(&strip_terminal_escapes(text))
         .chars()
@@ -381,6 +414,22 @@ mod tests {
             let out = d.render(Some(src), false);
             assert!(!out.contains("sk-literal") && !out.contains('|'), "{out}");
         }
+    }
+
+    /// Another error on a line that writes a secret (a wrong type beside a
+    /// literal `Authorization` header, an exec `env` token) quotes nothing
+    /// of the line; a line without a secret-named key is still shown.
+    #[test]
+    fn an_error_beside_a_literal_secret_quotes_no_line() {
+        let src = "headers: { Authorization: \"Bearer Hk29Xc84Lm0Pq7Rt5Vy1Zb\", X-Extra: [1] }\nenv: { \"AGENT_TOKEN\": Qz7pLm4xRt9vWk2sHn6dYb }\nmodel: gpt-x\n";
+        for (line, secret) in [(1, "Hk29Xc84"), (2, "Qz7pLm4x")] {
+            let d = Diagnostic::error("bad-type", Path::new("s.yaml"), line, 60, "m");
+            let out = d.render(Some(src), false);
+            assert!(!out.contains(secret) && !out.contains('|'), "{out}");
+            assert!(out.contains(&format!("s.yaml:{line}:")), "{out}");
+        }
+        let d = Diagnostic::error("bad-type", Path::new("s.yaml"), 3, 8, "m");
+        assert!(d.render(Some(src), false).contains("model: gpt-x"));
     }
 
     #[test]

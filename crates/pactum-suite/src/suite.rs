@@ -32,7 +32,7 @@ use crate::diagnostic::Diagnostic;
 
 mod inline;
 mod load;
-mod names;
+pub(crate) mod names;
 mod raw;
 mod template;
 
