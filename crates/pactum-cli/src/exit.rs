@@ -124,6 +124,20 @@ pub fn for_run_error(e: &pactum_runner::RunError) -> Exit {
     }
 }
 
+/// The exit code of a pipeline that could not start or go on: invalid
+/// input and a refused report path are usage errors; the store and a run
+/// are classed by [`for_store_error`] and [`for_run_error`]; an internal
+/// failure is [`Exit::Failure`].
+pub fn for_pipeline_error(e: &pactum_pipeline::PipelineError) -> Exit {
+    use pactum_pipeline::PipelineError as P;
+    match e {
+        P::Invalid(_) | P::Rejected | P::Report(_) => Exit::Usage,
+        P::Store(s) => for_store_error(s),
+        P::Run(r) => for_run_error(r),
+        P::Internal(_) => Exit::Failure,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! library crates. Reading, grading and reporting live in their crates.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -10,9 +10,7 @@ use pactum_core::lint::{lint_contract, LintLevel};
 use pactum_core::{Channel, ObservabilityLevel, Policy, Severity, TestStatus};
 use pactum_eval::{grade_trace, CompiledContract, CompiledExpectations, NoJudge};
 use pactum_report::{
-    ContractInfo, ExpectationsInfo, InputError, InputFile, JsonReporter, JunitReporter, Output,
-    Protected, ReportError, ReportFile, Reporter, RunEnd, RunInfo, TerminalOptions,
-    TerminalReporter, Warning,
+    ContractInfo, ExpectationsInfo, InputError, InputFile, Protected, RunEnd, RunInfo, Warning,
 };
 use pactum_suite::{
     load_contract, load_expectations, CheckedFile, Diagnostic, DiagnosticLevel, LoadedContract,
@@ -21,7 +19,7 @@ use pactum_trace::{read_traces, ColumnMap, ImportOptions, Item, TraceFormat};
 
 use crate::exit::{self, Exit};
 use crate::output::{eprint, stderr_color};
-use crate::STDOUT;
+use crate::sink::CliSink;
 use crate::{
     ChannelArg, CheckArgs, FormatArg, GradeArgs, ImportArgs, LevelArg, ReportArgs, SchemaKind,
     SeverityArg,
@@ -344,93 +342,6 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
     })
 }
 
-/// One report being written: its name in messages, the reporter, and the
-/// file it goes to (renamed into place only once the report is complete).
-struct Slot {
-    name: String,
-    reporter: Box<dyn Reporter>,
-    file: Option<ReportFile>,
-}
-
-/// Sends every event to every reporter; a reporter that fails (a closed
-/// pipe, a full disk) is dropped with one message and the run goes on, so
-/// no verdict already reached is lost from the other reports. A report
-/// file is put in place only when its report is complete: one that failed
-/// leaves its destination as it was.
-pub(crate) struct Fanout {
-    slots: Vec<Slot>,
-    /// A requested report could not be written in full.
-    pub(crate) failed: bool,
-}
-
-impl Fanout {
-    /// Makes every reporter redact `redactor`'s secrets (a run's keys) from
-    /// each event before it writes anything (SPEC §4).
-    pub(crate) fn redact_with(&mut self, redactor: &pactum_core::secret::Redactor) {
-        if redactor.is_empty() {
-            return;
-        }
-        for slot in &mut self.slots {
-            let inner = std::mem::replace(
-                &mut slot.reporter,
-                Box::new(Vec::<Box<dyn Reporter>>::new()),
-            );
-            slot.reporter = Box::new(pactum_report::Redacting::new(inner, redactor.clone()));
-        }
-        crate::output::redact_output(redactor);
-    }
-
-    /// Sends one event to every reporter still working.
-    pub(crate) fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
-        let mut kept = Vec::with_capacity(self.slots.len());
-        for mut slot in std::mem::take(&mut self.slots) {
-            match f(slot.reporter.as_mut()) {
-                Ok(()) => kept.push(slot),
-                Err(e) => self.report_failure(&slot.name, slot.file.is_some(), &e),
-            }
-        }
-        self.slots = kept;
-    }
-
-    /// Ends every report, and puts each complete report file in place.
-    pub(crate) fn finish(&mut self, end: &RunEnd) {
-        self.each(|r| r.finish(end));
-        for slot in std::mem::take(&mut self.slots) {
-            if let Some(file) = slot.file {
-                if let Err(e) = file.commit() {
-                    self.report_failure(&slot.name, true, &e);
-                }
-            }
-        }
-    }
-
-    /// Prints why a report failed (a closed pipe quietly ends it).
-    fn report_failure(&mut self, name: &str, to_file: bool, e: &ReportError) {
-        if is_broken_pipe(e) {
-            return;
-        }
-        let mut msg = format!("error: {name} report: {}", crate::output::with_causes(e));
-        msg.push_str(if to_file {
-            "; it was not written (its file keeps its previous content)"
-        } else {
-            "; it is incomplete"
-        });
-        eprint(&msg);
-        self.failed = true;
-    }
-}
-
-fn is_broken_pipe(e: &ReportError) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(s) = source {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            return io.kind() == std::io::ErrorKind::BrokenPipe;
-        }
-        source = s.source();
-    }
-    false
-}
-
 /// An import error names its own location (`` `path`: … `` or
 /// `path:line: …`); reports show the location once, so split it off.
 fn split_location(message: &str, file: &str) -> (u64, String) {
@@ -454,90 +365,14 @@ struct Totals {
     input_errors: u64,
 }
 
-/// The reporters a command's report flags ask for: the terminal summary
-/// (unless `--quiet`, or a report goes to stdout: `--json -` or
-/// `--junit -`, never both), `--json`, `--junit`. Every report
-/// path is checked first against `protected` (the command's inputs and
-/// the store) and against the other report
-/// ([`pactum_report::check_outputs`]): nothing is written when one is
-/// refused.
-///
-/// # Errors
-/// [`Exit::Usage`] when a report path is refused or cannot be created
-/// (the message, naming the path, is printed).
+/// The reports a command's flags ask for ([`CliSink::open`]); a refused
+/// path is printed and is a usage error.
 pub(crate) fn reporters(
     args: &ReportArgs,
     color: bool,
     protected: &[Protected],
-) -> Result<Fanout, Exit> {
-    let fail = |e: ReportError| {
-        eprint(&format!("error: {e}"));
-        Exit::Usage
-    };
-    let mut outputs = Vec::new();
-    if let Some(p) = &args.json {
-        outputs.push(Output::file("--json", p));
-    }
-    if let Some(p) = &args.junit {
-        outputs.push(Output::file("--junit", p));
-    }
-    pactum_report::check_outputs(&outputs, protected).map_err(fail)?;
-    let mut fan = Fanout {
-        slots: Vec::new(),
-        failed: false,
-    };
-    if !args.quiet && !args.to_stdout() {
-        let out = BufWriter::new(std::io::stdout());
-        fan.slots.push(Slot {
-            name: "terminal".into(),
-            reporter: Box::new(TerminalReporter::new(
-                out,
-                TerminalOptions {
-                    color,
-                    verbose: args.verbose,
-                    ..TerminalOptions::default()
-                },
-            )),
-            file: None,
-        });
-    }
-    if let Some(p) = &args.json {
-        if p.as_os_str() == STDOUT {
-            fan.slots.push(Slot {
-                name: "JSON".into(),
-                reporter: Box::new(JsonReporter::new(BufWriter::new(std::io::stdout()))),
-                file: None,
-            });
-        } else {
-            let (file, w) = ReportFile::create(p).map_err(fail)?;
-            fan.slots.push(Slot {
-                name: "JSON".into(),
-                reporter: Box::new(
-                    JsonReporter::new(BufWriter::new(w)).with_destination(p.display().to_string()),
-                ),
-                file: Some(file),
-            });
-        }
-    }
-    if let Some(p) = &args.junit {
-        if p.as_os_str() == STDOUT {
-            fan.slots.push(Slot {
-                name: "JUnit".into(),
-                reporter: Box::new(JunitReporter::new(BufWriter::new(std::io::stdout()))),
-                file: None,
-            });
-        } else {
-            let (file, w) = ReportFile::create(p).map_err(fail)?;
-            fan.slots.push(Slot {
-                name: "JUnit".into(),
-                reporter: Box::new(
-                    JunitReporter::new(BufWriter::new(w)).with_destination(p.display().to_string()),
-                ),
-                file: Some(file),
-            });
-        }
-    }
-    Ok(fan)
+) -> Result<CliSink, Exit> {
+    CliSink::open(args, color, protected).map_err(|e| e.report())
 }
 
 /// The store a command may touch, whether it opens it or not: `--db`, else
@@ -913,7 +748,7 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
     if graded == 0 {
         return Exit::Usage;
     }
-    if fan.failed {
+    if fan.failed() {
         return Exit::Partial;
     }
     let count = |s: TestStatus| totals.by_status.get(&s).copied().unwrap_or(0);

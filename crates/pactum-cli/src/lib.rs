@@ -4,11 +4,13 @@
 //! crates, and the one exit-code policy ([`exit`]). No grading logic lives
 //! here.
 
+pub mod error;
 pub mod exit;
 mod grade;
 mod output;
 mod review;
 mod run;
+mod sink;
 mod strength;
 
 use std::path::PathBuf;

@@ -15,12 +15,13 @@ use pactum_runner::{Looked, Runner};
 use serde_json::Value;
 
 use crate::exit::Exit;
-use crate::grade::{reporters, store_protected, Fanout};
+use crate::grade::{reporters, store_protected};
 use crate::output::eprint;
 use crate::run::{
     finish_stored, open_existing_store, open_store, prepare, store_failure, stored_gaps,
     stored_run, suite_protected,
 };
+use crate::sink::CliSink;
 use crate::{InterpretArgs, RescoreArgs};
 
 /// The message a stale re-score carries (SPEC §3.6).
@@ -358,7 +359,7 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         Ok(s) => protected.extend(suite_protected(s)),
         Err(_) => protected.push(Protected::input("the suite", suite_path.clone())),
     }
-    let mut fan: Fanout = match reporters(&args.report, color, &protected) {
+    let mut fan: CliSink = match reporters(&args.report, color, &protected) {
         Ok(f) => f,
         Err(e) => return e,
     };

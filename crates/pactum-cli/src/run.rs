@@ -18,9 +18,10 @@ use pactum_suite::{env_vars_needed, load_suite, LoadedSuite};
 
 use crate::exit::{self, Exit};
 use crate::grade::{
-    diagnostic_warnings, name_warnings, print_diagnostics, reporters, store_protected, Fanout,
+    diagnostic_warnings, name_warnings, print_diagnostics, reporters, store_protected,
 };
 use crate::output::{eprint, stderr_color, with_causes};
+use crate::sink::CliSink;
 use crate::{RunArgs, RunsArgs, ShowArgs};
 
 /// The store a command uses: `--db`, else `.pactum/pactum.db`.
@@ -82,7 +83,7 @@ pub(crate) fn stored_run(
 /// error), then `warnings`. Returns the exit code of its statuses: partial
 /// when a trial is missing or a report could not be written in full.
 pub(crate) fn finish_stored(
-    fan: &mut Fanout,
+    fan: &mut CliSink,
     warnings: Vec<Warning>,
     statuses: &BTreeMap<TestStatus, u64>,
     missing: &[(String, u32)],
@@ -99,7 +100,7 @@ pub(crate) fn finish_stored(
         inputs: vec![],
         warnings,
     });
-    if fan.failed {
+    if fan.failed() {
         return Exit::Partial;
     }
     let n = |s| statuses.get(&s).copied().unwrap_or(0);
@@ -553,7 +554,7 @@ impl Reorder {
 
 fn on_event(
     ev: Event,
-    fan: &mut Fanout,
+    fan: &mut CliSink,
     bar: &mut Option<indicatif::ProgressBar>,
     show_progress: bool,
     statuses: &mut BTreeMap<TestStatus, u64>,

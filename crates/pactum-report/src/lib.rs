@@ -20,6 +20,7 @@
 
 mod agreement;
 mod error;
+mod fanout;
 mod json;
 mod junit;
 mod model;
@@ -32,6 +33,7 @@ mod totals;
 
 pub use agreement::{AgreementTracker, DecidingClause, Disagreement, DECIDING_CLAUSES_KEPT};
 pub use error::ReportError;
+pub use fanout::{with_causes, FailureNotice, Fanout, ReportRequest, STDOUT};
 pub use json::{terminal_safe_json, JsonReporter, INPUT_ERRORS_KEPT, REPORT_VERSION};
 pub use junit::JunitReporter;
 pub use model::{

@@ -1,0 +1,1 @@
+//! `grade`: recorded traces against contracts.

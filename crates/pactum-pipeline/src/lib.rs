@@ -1,0 +1,28 @@
+//! # pactum-pipeline
+//!
+//! The pipelines behind pactum's commands. Each is one library function
+//! that takes a validated request and a [`Sink`], and returns an outcome
+//! or a typed [`PipelineError`]:
+//!
+//! * [`grade`]: recorded traces against contracts;
+//! * [`run`]: a suite against live targets (tests × trials, stored);
+//! * [`stored`]: a stored run's report again (`show`), or graded again
+//!   (`rescore`);
+//! * [`strength`]: planted probes, trials and the strength artifacts.
+//!
+//! A pipeline never prints: what it has to say goes to the sink (report
+//! events, diagnostics, messages, progress), and the front end — the
+//! CLI, an HTML report, the Python package — decides how it looks. The
+//! events follow the cargo-nextest design: results stream to the sink as
+//! they are reached and are dropped, so memory follows concurrency, not
+//! the number of tests.
+
+mod error;
+pub mod grade;
+pub mod run;
+mod sink;
+pub mod stored;
+pub mod strength;
+
+pub use error::PipelineError;
+pub use sink::{Message, MessageLevel, Progress, Sink};

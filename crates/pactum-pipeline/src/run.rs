@@ -1,0 +1,1 @@
+//! `run`: a suite against live targets.

@@ -1,0 +1,1 @@
+//! `show` and `rescore`: a stored run's report, as stored or graded again.

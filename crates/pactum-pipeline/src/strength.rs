@@ -1,0 +1,1 @@
+//! `strength`: probes planted in clean traces, graded in trials.
