@@ -317,7 +317,9 @@ pub fn rescore(args: RescoreArgs, color: bool) -> Exit {
         .unwrap_or_else(|| row.suite_path.clone().into());
     let current = pactum_suite::load_suite(&suite_path);
     let now: Result<BTreeMap<String, String>, String> = match &current {
-        Ok(s) => Ok(authored_digests(&s.snapshot)),
+        Ok(s) => Ok(serde_json::from_str::<Value>(&s.snapshot)
+            .map(|v| authored_digests(&v))
+            .unwrap_or_default()),
         Err(d) => Err(format!(
             "cannot read the suite {} to check the interpretation ({} problem(s), first: {})",
             suite_path.display(),

@@ -24,7 +24,7 @@ mod lease;
 mod plan;
 mod trial;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -47,7 +47,7 @@ pub use error::RunError;
 pub use interpret::{InterpreterSetup, Looked};
 pub use judge::{judge_trace, JudgeSetup, TraceJudgments};
 pub use lease::{host_name, is_stale, this_holder, LEASE_HEARTBEAT, LEASE_STALE_AFTER};
-pub use plan::{coverage, planned_trials, trace_id, Coverage};
+pub use plan::{coverage, planned_trials, planned_trials_in, trace_id, Coverage};
 pub use trial::CallCounts;
 
 use trial::{run_trial, Resolved, RunContext, TestPlan};
@@ -135,6 +135,9 @@ pub struct RunOutcome {
 pub struct Runner {
     suite: LoadedSuite,
     tests: Vec<Arc<TestPlan>>,
+    /// Each explicit contract compiled once, by digest: every test and
+    /// trial that uses it shares it.
+    explicit: HashMap<String, Arc<Resolved>>,
     trials: Vec<(usize, u32)>,
     judge: Option<JudgeSetup>,
     interpreter: InterpreterSetup,
@@ -201,7 +204,7 @@ impl Runner {
     /// # Errors
     /// A target or judge that cannot be built; a contract that does not
     /// compile.
-    pub fn new(suite: LoadedSuite) -> Result<Runner, RunError> {
+    pub fn new(mut suite: LoadedSuite) -> Result<Runner, RunError> {
         let secrets = run_secrets(&suite.suite)?;
         let client = |spec: &pactum_suite::ModelSpec| {
             pactum_llm::ChatClient::new_redacting(model_endpoint(spec), &secrets.redactor)
@@ -236,10 +239,28 @@ impl Runner {
             None => None,
             Some(spec) => Some(client(spec).map_err(RunError::SimulatedUser)?),
         };
-        let mut tests = Vec::new();
-        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-        for (i, t) in suite.suite.tests.iter().enumerate() {
-            index.insert(&t.id, i);
+        // The plan as a stored run reads it back (one rule for both).
+        let trials = {
+            let index: HashMap<&str, usize> = suite
+                .suite
+                .tests
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.id.as_str(), i))
+                .collect();
+            planned_trials_in(&suite.snapshot)?
+                .into_iter()
+                .map(|(id, k)| {
+                    index.get(id.as_str()).map(|i| (*i, k)).ok_or_else(|| {
+                        RunError::Snapshot(format!("test `{id}` is not in the suite"))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        let mut tests = Vec::with_capacity(suite.suite.tests.len());
+        let mut explicit: HashMap<String, Arc<Resolved>> = HashMap::new();
+        // Moved, not copied: the runner is the tests' only holder from here.
+        for t in std::mem::take(&mut suite.suite.tests) {
             let target =
                 targets
                     .get(&t.target)
@@ -249,36 +270,39 @@ impl Runner {
                         target: t.target.clone(),
                     })?;
             if let Some(c) = &t.contract {
-                // Compiled again per run; compiled here so a broken
+                // Compiled once per contract, whatever the number of tests
+                // and trials that share it; compiled here so a broken
                 // contract stops the run before anything is sent.
-                CompiledContract::compile(c.contract.clone(), c.digest.clone()).map_err(
-                    |source| RunError::Contract {
-                        test: t.id.clone(),
-                        source,
-                    },
-                )?;
+                if !explicit.contains_key(&c.digest) {
+                    let compiled = CompiledContract::compile(c.contract.clone(), c.digest.clone())
+                        .map_err(|source| RunError::Contract {
+                            test: t.id.clone(),
+                            source,
+                        })?;
+                    explicit.insert(
+                        c.digest.clone(),
+                        Arc::new(Resolved {
+                            contracts: Arc::new(vec![compiled]),
+                            unusable: None,
+                            objective: None,
+                            adversarial: false,
+                            interpretation: serde_json::Value::Null,
+                        }),
+                    );
+                }
             }
             tests.push(Arc::new(TestPlan {
-                id: t.id.clone(),
-                target_name: t.target.clone(),
+                id: t.id,
+                target_name: t.target,
                 target,
-                turns: t.turns.clone(),
-                vars: t.vars.clone(),
-                authored: t.authored.clone(),
-                explicit: t.contract.clone(),
+                turns: t.turns,
+                vars: t.vars,
+                authored: t.authored,
+                explicit: t.contract,
             }));
         }
-        // The plan as a stored run reads it back (one rule for both).
-        let trials = planned_trials(&suite.snapshot)?
-            .into_iter()
-            .map(|(id, k)| {
-                index
-                    .get(id.as_str())
-                    .map(|i| (*i, k))
-                    .ok_or_else(|| RunError::Snapshot(format!("test `{id}` is not in the suite")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
         Ok(Runner {
+            explicit,
             policy: suite.suite.policy,
             suite,
             tests,
@@ -327,7 +351,7 @@ impl Runner {
                 &store,
                 &self.interpreter,
                 a,
-                t.explicit.as_ref(),
+                t.explicit.as_deref(),
                 &self.policy,
                 refresh,
                 refresh,
@@ -351,34 +375,30 @@ impl Runner {
     /// cache (interpreting what is not cached).
     async fn resolve(&self, store: &Arc<Mutex<Store>>) -> Result<Vec<Arc<Resolved>>, RunError> {
         let mut out = Vec::with_capacity(self.tests.len());
+        // Interpretations that come out the same share one compiled contract.
+        let mut compiled: HashMap<String, Arc<Vec<CompiledContract>>> = HashMap::new();
         for t in &self.tests {
             let Some(a) = &t.authored else {
-                let contracts = match &t.explicit {
-                    Some(c) => {
-                        vec![
-                            CompiledContract::compile(c.contract.clone(), c.digest.clone())
-                                .map_err(|source| RunError::Contract {
-                                    test: t.id.clone(),
-                                    source,
-                                })?,
-                        ]
-                    }
-                    None => vec![],
+                let resolved = match &t.explicit {
+                    Some(c) => self.explicit.get(&c.digest).cloned().ok_or_else(|| {
+                        RunError::Task(format!("test `{}`: its contract was not compiled", t.id))
+                    })?,
+                    None => Arc::new(Resolved {
+                        contracts: Arc::new(vec![]),
+                        unusable: None,
+                        objective: None,
+                        adversarial: false,
+                        interpretation: serde_json::Value::Null,
+                    }),
                 };
-                out.push(Arc::new(Resolved {
-                    contracts: Arc::new(contracts),
-                    unusable: None,
-                    objective: None,
-                    adversarial: false,
-                    interpretation: serde_json::Value::Null,
-                }));
+                out.push(resolved);
                 continue;
             };
             let (i, _) = interpret::interpretation(
                 store,
                 &self.interpreter,
                 a,
-                t.explicit.as_ref(),
+                t.explicit.as_deref(),
                 &self.policy,
                 false,
                 true,
@@ -404,15 +424,22 @@ impl Runner {
                 continue;
             };
             let digest = pactum_core::digest::digest_of(&contract);
-            let compiled =
-                CompiledContract::compile(contract.clone(), digest).map_err(|source| {
-                    RunError::Contract {
-                        test: t.id.clone(),
-                        source,
-                    }
-                })?;
+            let contracts = match compiled.get(&digest) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = CompiledContract::compile(contract.clone(), digest.clone()).map_err(
+                        |source| RunError::Contract {
+                            test: t.id.clone(),
+                            source,
+                        },
+                    )?;
+                    let c = Arc::new(vec![c]);
+                    compiled.insert(digest, c.clone());
+                    c
+                }
+            };
             out.push(Arc::new(Resolved {
-                contracts: Arc::new(vec![compiled]),
+                contracts,
                 unusable: None,
                 objective: contract.simulated_user_objective.clone(),
                 adversarial: contract.adversarial,

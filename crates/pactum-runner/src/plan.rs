@@ -47,6 +47,32 @@ pub fn planned_trials(snapshot: &Value) -> Result<Vec<(String, u32)>, RunError> 
     Ok(out)
 }
 
+/// The trials the text of a suite snapshot plans, by the rule of
+/// [`planned_trials`], reading only each test's `id` and `trials` (the
+/// rest of the snapshot is never built in memory).
+///
+/// # Errors
+/// [`RunError::Snapshot`] when the text is not a snapshot with a `tests`
+/// array of tests with a string `id` and an integer `trials`.
+pub fn planned_trials_in(snapshot: &str) -> Result<Vec<(String, u32)>, RunError> {
+    #[derive(serde::Deserialize)]
+    struct Plan {
+        tests: Vec<Planned>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Planned {
+        id: String,
+        trials: u32,
+    }
+    let plan: Plan = serde_json::from_str(snapshot)
+        .map_err(|e| RunError::Snapshot(format!("its tests cannot be read: {e}")))?;
+    Ok(plan
+        .tests
+        .into_iter()
+        .flat_map(|t| (0..t.trials).map(move |k| (t.id.clone(), k)))
+        .collect())
+}
+
 /// How much of a stored run is there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Coverage {

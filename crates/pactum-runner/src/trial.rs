@@ -77,7 +77,7 @@ pub(crate) struct TestPlan {
     /// The authored fields and turn bounds, for an authored test.
     pub authored: Option<AuthoredTest>,
     /// The test's own contract, when it has one.
-    pub explicit: Option<pactum_suite::ResolvedContract>,
+    pub explicit: Option<Arc<pactum_suite::ResolvedContract>>,
 }
 
 /// A test's contract as resolved at the start of a run.

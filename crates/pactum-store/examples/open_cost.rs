@@ -38,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let run = store.create_run(&NewRun {
                 suite_path: "bench.yaml".into(),
                 suite_digest: sha256_hex(b"bench"),
-                suite_snapshot: json!({"tests": [{"id": "t", "trials": n}]}),
+                suite_snapshot: json!({"tests": [{"id": "t", "trials": n}]}).to_string(),
                 policy: Policy::default(),
                 started_at: "2026-11-30T00:00:00Z".into(),
                 pactum_version: env!("CARGO_PKG_VERSION").into(),

@@ -82,9 +82,11 @@ pub struct NewRun {
     pub suite_path: String,
     /// `sha256:` digest of the suite; resume looks runs up by it.
     pub suite_digest: String,
-    /// The validated suite as JSON, for `pactum show`. It names the
-    /// environment variables keys are read from, never a key.
-    pub suite_snapshot: serde_json::Value,
+    /// The validated suite as JSON text (its canonical snapshot, kept as
+    /// text so a suite of many tests is never a tree in memory), for
+    /// `pactum show`. It names the environment variables keys are read
+    /// from, never a key.
+    pub suite_snapshot: String,
     /// The scoring policy; stored as JSON with its digest.
     pub policy: Policy,
     /// RFC 3339 UTC, `YYYY-MM-DDTHH:MM:SS[.fraction]Z`. The run id is

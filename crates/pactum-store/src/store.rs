@@ -397,7 +397,7 @@ impl Store {
     pub fn create_run(&self, new: &NewRun) -> Result<RunId, StoreError> {
         self.check_digest("suite_digest", &new.suite_digest)?;
         self.check_time("started_at", &new.started_at)?;
-        let suite = self.encode("suite snapshot", &new.suite_snapshot)?;
+        let suite = self.encode_text("suite snapshot", &new.suite_snapshot)?;
         let suite_path = self.redacted(&new.suite_path);
         let policy = self.encode("policy", &new.policy)?;
         let policy_digest = new.policy.digest();
@@ -1353,6 +1353,24 @@ impl Store {
             return serde_json::to_string(value).map_err(err);
         }
         let mut v = serde_json::to_value(value).map_err(err)?;
+        self.redactor.redact_value(&mut v);
+        serde_json::to_string(&v).map_err(err)
+    }
+
+    /// JSON text as stored: checked to be JSON, and redacted as
+    /// [`Store::encode`] redacts (kept as it is when nothing is to be
+    /// redacted).
+    fn encode_text(&self, what: &'static str, text: &str) -> Result<String, StoreError> {
+        let err = |source| StoreError::Encode {
+            path: self.path.clone(),
+            what,
+            source,
+        };
+        if self.redactor.is_empty() {
+            serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(err)?;
+            return Ok(text.to_string());
+        }
+        let mut v: serde_json::Value = serde_json::from_str(text).map_err(err)?;
         self.redactor.redact_value(&mut v);
         serde_json::to_string(&v).map_err(err)
     }

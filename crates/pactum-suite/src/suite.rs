@@ -21,6 +21,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use pactum_core::contract::Contract;
 use pactum_core::policy::Policy;
@@ -253,12 +254,27 @@ pub struct TestSpec {
     pub vars: Map<String, Value>,
     /// Its contract (its own, else `defaults.contract` unless it is an
     /// authored test); `None` only for an authored test, whose contract is
-    /// interpreted (SPEC §3.6).
-    pub contract: Option<ResolvedContract>,
+    /// interpreted (SPEC §3.6). Shared: every test that names the same
+    /// contract (`defaults.contract`, one file) holds the same one. A
+    /// snapshot records its digest; the contract itself is recorded once,
+    /// under the snapshot's `contracts`.
+    #[serde(serialize_with = "contract_digest")]
+    pub contract: Option<Arc<ResolvedContract>>,
     /// How many times it runs, ≥ 1.
     pub trials: u32,
     /// The authored fields (SPEC §3.6), when any is given.
     pub authored: Option<AuthoredTest>,
+}
+
+/// A test's contract in a snapshot: its digest.
+fn contract_digest<S: serde::Serializer>(
+    c: &Option<Arc<ResolvedContract>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match c {
+        Some(c) => s.serialize_str(&c.digest),
+        None => s.serialize_none(),
+    }
 }
 
 /// The free-text fields a person writes (SPEC §2), and the conversation's
@@ -317,9 +333,11 @@ pub struct LoadedSuite {
     pub digest: String,
     /// The canonical JSON (RFC 8785 key order) of the whole resolved suite:
     /// targets, models, policy, and each test with its rendered turns and
-    /// its contract inlined (`{digest, contract}`). Paths are relative to
-    /// the suite file's folder; the suite's own path is left out.
-    pub snapshot: Value,
+    /// its contract by digest (each contract once, under `contracts`). Paths are relative to
+    /// the suite file's folder; the suite's own path is left out. Held as
+    /// its text (the only copy: a JSON tree of every test would be many
+    /// times larger).
+    pub snapshot: String,
     /// Warnings of the suite file and of the contract files it names, in
     /// file order. None is an error.
     pub warnings: Vec<Diagnostic>,

@@ -37,7 +37,7 @@ fn run_reads_back_as_created() {
     assert_eq!(row.counts.total(), 0);
     assert_eq!(
         store.suite_snapshot(&id).expect("snapshot"),
-        Some(new.suite_snapshot)
+        Some(serde_json::from_str(&new.suite_snapshot).expect("json"))
     );
     assert_eq!(store.runs().expect("runs"), vec![row]);
     let other = pactum_store::RunId::new("r20990101-000000-0000");

@@ -40,7 +40,9 @@ fn record_cycle_child() {
     let echoes = format!("{api_key} {escaped} {}", api_key.replace('-', "%2D"));
     let mut new = new_run("banking", T0);
     new.suite_path = format!("suites/{api_key}.yaml");
-    new.suite_snapshot["tests"][0]["vars"] = json!({ "k": api_key });
+    let mut snapshot: serde_json::Value = serde_json::from_str(&new.suite_snapshot).expect("json");
+    snapshot["tests"][0]["vars"] = json!({ "k": api_key });
+    new.suite_snapshot = snapshot.to_string();
     let run = store.create_run(&new).expect("create");
     for i in 0..3 {
         let mut t = trial(&run, "pay-bill", i, TestStatus::ALL[i as usize]);

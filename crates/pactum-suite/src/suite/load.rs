@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use pactum_core::digest::{canonical_json, sha256_hex};
 use pactum_core::json::escape_pointer_token;
@@ -293,7 +294,7 @@ struct Loader<'a> {
     out: Vec<Diagnostic>,
     /// Diagnostics of other files, grouped by file in first-seen order.
     files: Vec<(PathBuf, Vec<Diagnostic>)>,
-    contracts: HashMap<ContractKey, Option<ResolvedContract>>,
+    contracts: HashMap<ContractKey, Option<Arc<ResolvedContract>>>,
     http: BTreeMap<String, Vec<Tmpl>>,
     target_names: Vec<String>,
 }
@@ -306,6 +307,7 @@ const AUTHORED_TEXT: [&str; 4] = ["goal", "instructions", "restrictions", "scena
 
 pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagnostic>> {
     let parse_diags = std::mem::take(&mut doc.diagnostics);
+    let schema_diags = schema_diagnostics(&mut doc);
     let dir = doc.path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut l = Loader {
         doc: &doc,
@@ -321,7 +323,6 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default(),
     };
-    let schema_diags = crate::validate_suite_schema(&schema_view(&doc));
     let schema_ok = schema_diags.is_empty();
     l.out.extend(schema_diags);
     Checks {
@@ -339,7 +340,8 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
 
     let mut suite = None;
     if schema_ok && !l.has_errors() {
-        match serde_json::from_value::<RawSuite>(doc.value.clone()) {
+        // Read in place: the document is not copied (it is as large as the file's tests).
+        match <RawSuite as serde::Deserialize>::deserialize(&doc.value) {
             Ok(raw) => match l.build(raw) {
                 Ok(s) => suite = Some(s),
                 Err(why) => l.internal(&why),
@@ -368,19 +370,27 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
     }
 }
 
-/// The document the schema sees: inline contracts replaced by a
-/// placeholder (the contract loader checks them, located in the suite).
-fn schema_view(doc: &Document) -> Document {
-    let mut view = doc.clone();
-    view.diagnostics.clear();
+/// The schema's diagnostics of `doc`, which it sees with inline contracts
+/// replaced by a placeholder (the contract loader checks them, located in
+/// the suite). They are swapped out and back in place: the document, as
+/// large as the suite's tests, is never copied.
+fn schema_diagnostics(doc: &mut Document) -> Vec<Diagnostic> {
+    let mut inline: Vec<(String, Value)> = Vec::new();
     for ptr in contract_pointers(&doc.value) {
-        if let Some(v) = view.value.pointer_mut(&ptr) {
+        if let Some(v) = doc.value.pointer_mut(&ptr) {
             if v.is_object() {
-                *v = Value::String("inline contract".into());
+                let c = std::mem::replace(v, Value::String("inline contract".into()));
+                inline.push((ptr, c));
             }
         }
     }
-    view
+    let diags = crate::validate_suite_schema(doc);
+    for (ptr, c) in inline {
+        if let Some(v) = doc.value.pointer_mut(&ptr) {
+            *v = c;
+        }
+    }
+    diags
 }
 
 /// Where contracts are given: `/defaults/contract`, then each test's.
@@ -1356,7 +1366,7 @@ impl Loader<'_> {
         }
     }
 
-    fn load_contract(&mut self, ptr: &str, key: &ContractKey) -> Option<ResolvedContract> {
+    fn load_contract(&mut self, ptr: &str, key: &ContractKey) -> Option<Arc<ResolvedContract>> {
         let (result, source) = match key {
             ContractKey::File(path) => (load_contract(path), ContractSource::File(path.clone())),
             ContractKey::Inline(p) => (check_inline(self.doc, p), ContractSource::Inline),
@@ -1366,12 +1376,12 @@ impl Loader<'_> {
                 for w in loaded.warnings {
                     self.push(w);
                 }
-                Some(ResolvedContract {
+                Some(Arc::new(ResolvedContract {
                     contract: loaded.contract,
                     digest: loaded.digest,
                     source,
                     files: loaded.files,
-                })
+                }))
             }
             Err(diags) => {
                 let written = self.str_at(ptr).unwrap_or_default().to_string();
@@ -1772,14 +1782,27 @@ fn short_line(s: &str) -> String {
 }
 
 /// The canonical snapshot of a suite and its digest: the model's JSON with
-/// exec folders relative to the suite file, keys in RFC 8785 order.
-fn snapshot_of(suite: &Suite) -> (Value, String) {
+/// exec folders relative to the suite file, keys in RFC 8785 order, as
+/// text. The tests are written one at a time, so no JSON tree of every
+/// test is ever held: the text is the only copy.
+fn snapshot_of(suite: &Suite) -> (String, String) {
     let dir = suite
         .path
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    let mut v = serde_json::to_value(suite).unwrap_or(Value::Null);
+    // Everything but the tests (no `..`: a new field must be placed here).
+    let head = Suite {
+        version: suite.version,
+        path: suite.path.clone(),
+        targets: suite.targets.clone(),
+        judge: suite.judge.clone(),
+        interpreter: suite.interpreter.clone(),
+        simulated_user: suite.simulated_user.clone(),
+        policy: suite.policy,
+        tests: Vec::new(),
+    };
+    let mut v = serde_json::to_value(&head).unwrap_or(Value::Null);
     // Credentials written in a URL are sent, never stored (SPEC §4).
     let mut urls: Vec<String> = Vec::new();
     for (name, t) in &suite.targets {
@@ -1820,33 +1843,54 @@ fn snapshot_of(suite: &Suite) -> (Value, String) {
             }
         }
     }
-    // Each contract once, by digest: a suite of many tests sharing one
-    // contract stays small in memory and in the store.
+    // Each contract once, by digest (a test records only the digest): a
+    // suite of many tests sharing one contract stays small in memory and
+    // in the store.
     let mut contracts = serde_json::Map::new();
-    if let Some(tests) = v.get_mut("tests").and_then(Value::as_array_mut) {
-        for t in tests {
-            let Some(slot) = t.get_mut("contract") else {
-                continue;
-            };
-            let Some(digest) = slot
-                .get("digest")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-            else {
-                continue;
-            };
-            let resolved = std::mem::replace(slot, Value::String(digest.clone()));
-            if let Some(c) = resolved.get("contract") {
-                contracts.entry(digest).or_insert_with(|| c.clone());
+    for t in &suite.tests {
+        if let Some(c) = &t.contract {
+            if !contracts.contains_key(&c.digest) {
+                contracts.insert(
+                    c.digest.clone(),
+                    serde_json::to_value(&c.contract).unwrap_or(Value::Null),
+                );
             }
         }
     }
     if let Some(obj) = v.as_object_mut() {
         obj.insert("contracts".into(), Value::Object(contracts));
     }
-    let canonical = canonical_json(&v);
-    let digest = sha256_hex(canonical.as_bytes());
-    drop(v);
-    let snapshot = serde_json::from_str(&canonical).unwrap_or(Value::Null);
-    (snapshot, digest)
+    // The tests go where RFC 8785 puts the top-level `tests` key: the
+    // last `"tests":` of the head's text, since every key after it
+    // (`version`) holds a number.
+    let head = canonical_json(&v);
+    let marker = "\"tests\":[]";
+    let mut out = String::with_capacity(head.len() + suite.tests.len() * 160);
+    match head.rfind(marker) {
+        Some(at) => {
+            out.push_str(&head[..at]);
+            out.push_str("\"tests\":[");
+            for (i, t) in suite.tests.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&canonical_json(t));
+            }
+            out.push(']');
+            out.push_str(&head[at + marker.len()..]);
+        }
+        // Not reached (the head always has its empty `tests`): the whole
+        // tree is then built rather than a test lost.
+        None => {
+            if let Some(obj) = v.as_object_mut() {
+                obj.insert(
+                    "tests".into(),
+                    serde_json::to_value(&suite.tests).unwrap_or(Value::Null),
+                );
+            }
+            out = canonical_json(&v);
+        }
+    }
+    let digest = sha256_hex(out.as_bytes());
+    (out, digest)
 }
