@@ -1,8 +1,9 @@
 //! # pactum-cli
 //!
-//! The command-line front end: clap definitions, dispatch to the library
-//! crates, and the one exit-code policy ([`exit`]). No grading logic lives
-//! here.
+//! The command-line front end: clap definitions, one call per command
+//! into the pipelines of `pactum-pipeline`, reports through `pactum-report`
+//! (the `sink` module), and the one exit-code policy ([`exit`], [`error::CliError`]).
+//! No grading logic lives here.
 
 pub mod error;
 pub mod exit;
@@ -10,7 +11,7 @@ mod grade;
 mod output;
 mod review;
 mod run;
-mod sink;
+pub(crate) mod sink;
 mod strength;
 
 use std::path::PathBuf;
@@ -457,14 +458,15 @@ pub fn main() -> i32 {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Exit {
     let color = output::color_enabled(cli.color);
+    let ended = |r: error::CliResult| r.unwrap_or_else(error::CliError::report);
     match cli.command {
         Command::Grade(args) => grade::grade(*args, color),
         Command::Check(args) => grade::check(args, color),
-        Command::Run(args) => run::run(*args, color),
-        Command::Interpret(args) => review::interpret(args, color),
-        Command::Rescore(args) => review::rescore(args, color),
-        Command::Runs(args) => run::runs(args),
-        Command::Show(args) => run::show(args, color),
+        Command::Run(args) => ended(run::run(*args, color)),
+        Command::Interpret(args) => ended(review::interpret(args, color)),
+        Command::Rescore(args) => ended(review::rescore(args, color)),
+        Command::Runs(args) => ended(run::runs(args)),
+        Command::Show(args) => ended(run::show(args, color)),
         Command::Strength(args) => strength::strength(*args, color),
         Command::Aggregate(args) => strength::aggregate_cmd(args, color),
         Command::Compare(args) => strength::compare_cmd(args, color),

@@ -17,6 +17,7 @@
 //! they are reached and are dropped, so memory follows concurrency, not
 //! the number of tests.
 
+pub mod common;
 mod error;
 pub mod grade;
 pub mod run;

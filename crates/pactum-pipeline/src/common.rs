@@ -1,0 +1,200 @@
+//! What several pipelines share: the store they open, how a stored run
+//! is named, and the warnings every report ends with.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pactum_core::text::one_line;
+use pactum_core::TestStatus;
+use pactum_report::{MissingTrial, Protected, RunEnd, Warning};
+use pactum_store::{RunId, Store, StoreError};
+use pactum_suite::{Diagnostic, DiagnosticLevel};
+
+use crate::{PipelineError, Sink};
+
+/// The store a command uses: `db`, else `.pactum/pactum.db`.
+pub fn store_path(db: Option<&Path>) -> PathBuf {
+    db.map_or_else(
+        || PathBuf::from(pactum_store::DEFAULT_PATH),
+        Path::to_path_buf,
+    )
+}
+
+/// The store a command may touch, whether it opens it or not: never a
+/// report's destination.
+pub fn store_protected(db: Option<&Path>) -> Protected {
+    Protected::store(store_path(db))
+}
+
+/// Opens a store that must already exist for reading only (`runs`,
+/// `show`): works on a read-only file, folder or file system, and writes
+/// nothing. A store too old to read as it is is upgraded in place when it
+/// is writable.
+///
+/// # Errors
+/// The store's error, naming the path.
+pub fn open_store_to_read(db: Option<&Path>) -> Result<Store, StoreError> {
+    match Store::open_read_only(&store_path(db)) {
+        Err(StoreError::TooOldToRead { .. }) => Store::open_existing(&store_path(db)),
+        other => other,
+    }
+}
+
+/// The run a prefix names, with its row.
+///
+/// # Errors
+/// The store's error (an unknown or ambiguous prefix among them).
+pub fn stored_run(
+    store: &Store,
+    prefix: &str,
+) -> Result<(RunId, pactum_store::RunRow), PipelineError> {
+    let id = store.resolve_run(prefix)?;
+    match store.run(&id)? {
+        Some(row) => Ok((id, row)),
+        None => Err(PipelineError::Invalid(format!(
+            "run {} is not in the store",
+            id.as_str()
+        ))),
+    }
+}
+
+/// A stored run's name in reports: `run RUN_ID (SUITE_FILE)`, the suite by
+/// its file name (the store keeps the absolute path).
+pub fn run_name(id: &str, suite_path: &str) -> String {
+    let suite = Path::new(suite_path).file_name().map_or_else(
+        || suite_path.to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    format!("run {id} ({suite})")
+}
+
+/// The command that resumes run `id` of `suite`, ready to paste into a
+/// shell: `--db` is named when the run is not in the default store.
+pub fn resume_command(suite: &str, id: &str, db: Option<&Path>) -> String {
+    let q = |s: &str| {
+        // A path a terminal would mangle (controls, escapes) cannot be shown
+        // as typed: say so rather than print a command naming another file.
+        if pactum_core::text::strip_terminal_escapes(s) != s || s.contains(['\n', '\t']) {
+            return "<PATH: it holds control characters; type it yourself>".to_string();
+        }
+        shlex::try_quote(s)
+            .map(|c| c.into_owned())
+            .unwrap_or_else(|_| format!("{s:?}"))
+    };
+    let mut cmd = format!("pactum run {} --resume {}", q(suite), q(id));
+    if let Some(db) = db {
+        cmd.push_str(&format!(" --db {}", q(&db.display().to_string())));
+    }
+    cmd
+}
+
+/// Ends a stored run's reports: each planned trial in `missing` is
+/// reported missing (the run is then partial, and JUnit counts it as an
+/// error), then `warnings`.
+pub fn finish_stored(sink: &mut dyn Sink, warnings: Vec<Warning>, missing: &[(String, u32)]) {
+    for (test_id, k) in missing {
+        sink.missing_trial(&MissingTrial {
+            test_id: test_id.clone(),
+            trial_index: *k,
+            trace_id: pactum_runner::trace_id(test_id, *k),
+        });
+    }
+    sink.finish(&RunEnd {
+        inputs: vec![],
+        warnings,
+    });
+}
+
+/// Counts by status: what a command's exit code is decided from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StatusCounts(pub BTreeMap<TestStatus, u64>);
+
+impl StatusCounts {
+    /// Counts one more of `status`.
+    pub fn add(&mut self, status: TestStatus) {
+        *self.0.entry(status).or_default() += 1;
+    }
+    /// How many had `status`.
+    pub fn get(&self, status: TestStatus) -> u64 {
+        self.0.get(&status).copied().unwrap_or(0)
+    }
+}
+
+/// The warnings among load diagnostics, as run-level report warnings
+/// (`file:line:column: message (hint)`, the code kept), so what loading
+/// printed to stderr also reaches the JSON, JUnit and terminal reports.
+pub fn diagnostic_warnings(diags: &[Diagnostic]) -> impl Iterator<Item = Warning> + '_ {
+    diags
+        .iter()
+        .filter(|d| d.level == DiagnosticLevel::Warning)
+        .map(|d| Warning {
+            code: d.code.clone(),
+            message: format!(
+                "{}:{}:{}: {}{}",
+                d.file.display(),
+                d.line,
+                d.column,
+                d.message,
+                d.hint.as_ref().map_or(String::new(), |h| format!(" ({h})"))
+            ),
+        })
+}
+
+/// The name tally's warnings (`tool-name-near-miss`, `unoffered-tool`…)
+/// as report warnings.
+pub fn name_warnings(names: &pactum_eval::NameWarnings) -> impl Iterator<Item = Warning> {
+    names.warnings().into_iter().map(|w| Warning {
+        code: w.code.into(),
+        message: w.message,
+    })
+}
+
+/// The name tally of a stored run: the names its stored contract
+/// snapshots (by digest) check. A snapshot that cannot be read checks
+/// nothing here; grading reports it.
+pub fn stored_names<'a>(
+    store: &Store,
+    digests: impl Iterator<Item = &'a String>,
+) -> pactum_eval::NameWarnings {
+    let contracts: Vec<pactum_core::Contract> = digests
+        .filter_map(|d| store.contract(d).ok().flatten())
+        .collect();
+    pactum_eval::NameWarnings::new(&contracts)
+}
+
+/// A run's contract snapshot that does not read back, for `show` (which
+/// prints the results as stored) and `rescore` (which cannot grade them
+/// again): what is wrong, naming the run and a test that cites it.
+pub fn unreadable_snapshot(run: &RunId, test: &str, e: &StoreError) -> Warning {
+    let code = match e {
+        StoreError::KindlessRefusal { .. } => "outdated-contract",
+        _ => "unreadable-contract",
+    };
+    Warning {
+        code: code.into(),
+        message: format!("run {}, test `{}`: {e}", run.as_str(), one_line(test, 120)),
+    }
+}
+
+#[cfg(test)]
+mod resume_hint_tests {
+    use super::resume_command;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_hint_is_ready_to_paste_or_says_why_not() {
+        assert_eq!(
+            resume_command("suite.yaml", "r1", None),
+            "pactum run suite.yaml --resume r1"
+        );
+        assert_eq!(
+            resume_command("my suite.yaml", "r1", Some(&PathBuf::from("/tmp/a b'.db"))),
+            "pactum run 'my suite.yaml' --resume r1 --db \"/tmp/a b'.db\""
+        );
+        let odd = resume_command("s.yaml", "r1", Some(&PathBuf::from("/tmp/x\u{1b}[2J\n.db")));
+        assert!(
+            odd.ends_with("--db <PATH: it holds control characters; type it yourself>"),
+            "{odd}"
+        );
+    }
+}
