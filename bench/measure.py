@@ -15,9 +15,12 @@ Writes OUT.json with:
   keeps many agent processes alive, uses more than that;
 * `tree_peak_kib`: the peak of the SUM of the resident set sizes of the
   command's process tree (every process of its session), sampled every
-  `--interval-ms` (default 50) from /proc. Pages shared between processes
-  are counted once per process, so this is an upper bound of the tree's
-  memory; a process that lives less than one interval can be missed;
+  `--interval-ms` (default 50) from /proc. A child that still shares its
+  parent's address space (being started: vfork, or fork before exec) is
+  counted once, with its parent; other pages shared between processes
+  (libraries) are counted once per process, so this is an upper bound of
+  the tree's memory; a process that lives less than one interval can be
+  missed;
 * `exit`: the exit code (128 + N for a signal);
 * `load_before`: the 1-minute load average when the command started (other
   processes on the machine slow every figure).
@@ -38,8 +41,15 @@ PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 
 def tree_rss_kib(sid):
-    """Sum of the resident set sizes (KiB) of the processes of session `sid`."""
-    total = 0
+    """Sum of the resident set sizes (KiB) of the processes of session `sid`.
+
+    A child whose memory counters (/proc/PID/statm) equal its parent's is
+    not counted: it shares its parent's address space (a vfork, or a fork
+    not yet replaced by exec, which is how both tools start a target
+    process), and counting it would add the parent's memory once more for
+    every process being started when the sample is taken.
+    """
+    members = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -51,9 +61,15 @@ def tree_rss_kib(sid):
             if int(fields[3]) != sid:  # field 6: session id
                 continue
             with open(f"/proc/{name}/statm", "rb") as f:
-                total += int(f.read().split()[1]) * PAGE_KIB
+                statm = f.read()
+            members[int(name)] = (int(fields[1]), statm)  # field 4: parent pid
         except (OSError, IndexError, ValueError):
             continue  # the process ended between listing and reading
+    total = 0
+    for ppid, statm in members.values():
+        if ppid in members and members[ppid][1] == statm:
+            continue
+        total += int(statm.split()[1]) * PAGE_KIB
     return total
 
 
