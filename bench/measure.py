@@ -43,11 +43,13 @@ PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 def tree_rss_kib(sid):
     """Sum of the resident set sizes (KiB) of the processes of session `sid`.
 
-    A child whose memory counters (/proc/PID/statm) equal its parent's is
-    not counted: it shares its parent's address space (a vfork, or a fork
-    not yet replaced by exec, which is how both tools start a target
-    process), and counting it would add the parent's memory once more for
-    every process being started when the sample is taken.
+    A child still inside its parent's program (a vfork sharing the parent's
+    address space, or a fork not yet replaced by exec: how both tools start
+    a target process) is not counted: its memory is the parent's, and
+    counting it would add the parent once more for every process being
+    started when the sample is taken. It is recognised by its code and
+    stack addresses, the same as its parent's (after exec, address-space
+    randomisation makes them differ even for the same program).
     """
     members = {}
     for name in os.listdir("/proc"):
@@ -56,20 +58,25 @@ def tree_rss_kib(sid):
         try:
             with open(f"/proc/{name}/stat", "rb") as f:
                 stat = f.read()
-            # Fields after the command name (which may hold spaces and parens).
+            # Fields after the command name (which may hold spaces and
+            # parens); index i is field i + 3 of proc(5).
             fields = stat.rsplit(b")", 1)[1].split()
             if int(fields[3]) != sid:  # field 6: session id
                 continue
             with open(f"/proc/{name}/statm", "rb") as f:
-                statm = f.read()
-            members[int(name)] = (int(fields[1]), statm)  # field 4: parent pid
+                rss = int(f.read().split()[1]) * PAGE_KIB
+            # Fields 26-28: start and end of the code, start of the stack
+            # (0 when not readable: then never taken as the parent's).
+            image = tuple(fields[23:26])
+            members[int(name)] = (int(fields[1]), image, rss)  # field 4: parent pid
         except (OSError, IndexError, ValueError):
             continue  # the process ended between listing and reading
     total = 0
-    for ppid, statm in members.values():
-        if ppid in members and members[ppid][1] == statm:
+    for ppid, image, rss in members.values():
+        parent = members.get(ppid)
+        if parent and parent[1] == image and image != (b"0", b"0", b"0"):
             continue
-        total += int(statm.split()[1]) * PAGE_KIB
+        total += rss
     return total
 
 
