@@ -20,7 +20,8 @@
 #    does) at `-j 1` and `-j $(nproc)`, the two JSON reports compared with
 #    `cmp` (they must be identical); when this build's grade has no `-j`,
 #    it runs once and says "-j: not available in this build". Skipped, and
-#    said so, without ../shared.
+#    said so, without ../shared (PACTUM_SHARED_DATA=/path/to/shared/data
+#    names it from a worktree elsewhere).
 #
 # Each row gives the load average before it (the cores are shared). Written
 # to bench/results/scale.md and printed.
@@ -88,7 +89,8 @@ gib=1073741824
 # on the same machine) does not, and is not read: this bench writes its own
 # and renames it into place.
 size() { stat -c %s "$1" 2>/dev/null || echo 0; }
-if [ "$(size "$big")" -lt "$gib" ] && [ -d "$root/../shared/data/agentdojo" ]; then
+shared=${PACTUM_SHARED_DATA:-$root/../shared/data}
+if [ "$(size "$big")" -lt "$gib" ] && [ -d "$shared/agentdojo" ]; then
   python3 bench/gen_traces.py "$big.$$.tmp" "$gib" >&2
   mv "$big.$$.tmp" "$big"
 fi
@@ -114,7 +116,7 @@ if [ "$(size "$big")" -ge "$gib" ]; then
   fi
   traces=$(wc -l <"$big")
 else
-  grade_note="skipped: no ../shared/data/agentdojo to generate the 1 GiB JSONL from"
+  grade_note="skipped: no $shared/agentdojo to generate the 1 GiB JSONL from"
   echo "| grade, 1 GiB JSONL | — | — | — | — | — | — | $grade_note |" >>"$report"
 fi
 
