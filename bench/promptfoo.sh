@@ -154,10 +154,11 @@ for n in "${sizes[@]}"; do
       echo "FAILED (see exit code)"
     fi
   }
-  # note_promptfoo NAME: "all N passed" when promptfoo exited 0 and said so.
+  # note_promptfoo NAME: "all N passed" when promptfoo exited 0 and said so
+  # (it writes 20,000 with a separator).
   note_promptfoo() {
     if [ "$(python3 -c "import json; print(json.load(open('$m/$1.json'))['exit'])")" = 0 ] &&
-      grep -q "✓ $n passed" "$m/$1.out"; then
+      grep -qE "✓ ($n|$(python3 -c "print(f'{$n:,}')")) passed" "$m/$1.out"; then
       echo "all $n passed"
     else
       echo "FAILED: $(grep -E 'passed|failed|errors|Error' "$m/$1.out" | head -3 | tr '\n' ' ')"
