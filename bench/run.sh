@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # pactum benchmarks. One command: `bash bench/run.sh` (from the repo root,
-# with ../shared beside it). Figures are printed and written to
+# with ../shared beside it, or PACTUM_SHARED_DATA naming its data folder).
+# Figures are printed and written to
 # bench/results/latest.md. Installs hyperfine from Debian if it is missing.
 # `bash bench/run.sh all` then runs every other bench of this folder too
 # (bench/README.md lists them), each writing its own bench/results/*.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-shared="$root/../shared/data"
+shared="${PACTUM_SHARED_DATA:-$root/../shared/data}"
 out="$root/bench/results"
 mkdir -p "$out"
 report="$out/latest.md"
