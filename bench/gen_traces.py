@@ -2,12 +2,16 @@
 """Writes a large OpenAI-messages JSONL trace file by repeating real AgentDojo
 traces (from ../shared/data/agentdojo) with fresh ids, until it reaches the
 requested size. Used by bench/run.sh to measure streaming memory and
-throughput. Usage: gen_traces.py OUT BYTES"""
+throughput. Usage: gen_traces.py OUT BYTES (PACTUM_SHARED_DATA names the
+shared data folder when it is not ../shared/data)"""
 import glob, json, os, sys
 
 out, target = sys.argv[1], int(sys.argv[2])
 here = os.path.dirname(os.path.abspath(__file__))
-data = os.path.join(here, "..", "..", "shared", "data", "agentdojo")
+# PACTUM_SHARED_DATA: the shared data folder, when it is not ../shared/data
+# (a git worktree elsewhere).
+shared = os.environ.get("PACTUM_SHARED_DATA") or os.path.join(here, "..", "..", "shared", "data")
+data = os.path.join(shared, "agentdojo")
 records = []
 for f in sorted(glob.glob(os.path.join(data, "*.jsonl"))):
     with open(f) as fh:

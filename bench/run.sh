@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # pactum benchmarks. One command: `bash bench/run.sh` (from the repo root,
-# with ../shared beside it). Figures are printed and written to
+# with ../shared beside it, or PACTUM_SHARED_DATA naming its data folder).
+# Figures are printed and written to
 # bench/results/latest.md. Installs hyperfine from Debian if it is missing.
+# `bash bench/run.sh all` then runs every other bench of this folder too
+# (bench/README.md lists them), each writing its own bench/results/*.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-shared="$root/../shared/data"
+shared="${PACTUM_SHARED_DATA:-$root/../shared/data}"
 out="$root/bench/results"
 mkdir -p "$out"
 report="$out/latest.md"
@@ -33,8 +36,11 @@ echo >>"$report"
 
 # 2. A generated 1 GB JSONL trace file: peak memory and throughput.
 big="${TMPDIR:-/tmp}/pactum-bench-1g.jsonl"
-if [ ! -s "$big" ]; then
-  python3 bench/gen_traces.py "$big" 1073741824 >"$out/gen.txt"
+# A complete file holds at least 1 GiB (one being written by another bench
+# does not): write it under another name, then rename it into place.
+if [ "$(stat -c %s "$big" 2>/dev/null || echo 0)" -lt 1073741824 ]; then
+  python3 bench/gen_traces.py "$big.$$.tmp" 1073741824 >"$out/gen.txt"
+  mv "$big.$$.tmp" "$big"
 fi
 traces=$(wc -l <"$big")
 /usr/bin/time -v "$bin" grade -c examples/agentdojo/contracts --observability tool_calls --quiet \
@@ -60,3 +66,12 @@ secs=$(python3 -c "p='$wall'.split(':'); print(sum(float(x)*60**i for i,x in enu
 } >>"$report"
 
 cat "$report"
+
+if [ "${1:-}" = all ]; then
+  bash bench/promptfoo.sh 2000 20000
+  bash bench/scale.sh
+  bash bench/run_live.sh
+  bash bench/cost.sh
+  bash bench/judge_windows.sh
+  bash bench/strength.sh
+fi

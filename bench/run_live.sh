@@ -13,7 +13,9 @@
 #    of a millisecond per request), to measure pactum rather than a Python
 #    server that starts a thread per request: the same cases, plus one test
 #    with 10,000 trials (memory of the run itself, without a 10,000-test
-#    suite to hold);
+#    suite to hold); and 10,000 tests at -j 200 (target concurrency 256):
+#    the wide case, whose targets are ≤ 1.1× the ideal 2.5 s and a peak RSS
+#    ≤ 64 MiB;
 # 3. the cost of holding the suite: loading the 1,000- and 10,000-test suites
 #    alone (a key variable left unset stops pactum before any request);
 # 4. the servers' ceiling: a Python client with 50 threads sending 1,000
@@ -168,7 +170,8 @@ table_head() {
   echo "# pactum run: live benchmark"
   echo
   echo "machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ); pactum release build;"
-  echo "-j $jobs; target concurrency 64; server delay $delay_ms ms; fresh store per run;"
+  echo "-j $jobs and target concurrency 64 (fast-10k-j200: -j 200, concurrency 256); server delay $delay_ms ms;"
+  echo "fresh store per run;"
   echo "Python $(python3 -c 'import platform; print(platform.python_version())')."
   echo
   echo "## 1. Against testing/scripted_server.py (thread per request, HTTP/1.0)"
@@ -189,6 +192,7 @@ start_server fast
 for i in 1 2 3; do run_case "fast-1k-$i" 1000; done
 run_case "fast-10k" 10000
 run_case "fast-1x10k-trials" 10000 --one-test
+jobs=200 run_case "fast-10k-j200" 10000 --concurrency 256
 
 {
   echo
