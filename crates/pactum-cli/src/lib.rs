@@ -17,6 +17,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use error::CliError;
 use exit::Exit;
 
 /// pactum — test LLM applications and agents against evaluation contracts.
@@ -224,6 +225,10 @@ pub struct GradeArgs {
     /// The store whose cache keeps judge answers (default .pactum/pactum.db).
     #[arg(long, value_name = "PATH", requires = "judge_url")]
     pub db: Option<PathBuf>,
+    /// Threads that parse and grade JSONL records (default: one per core).
+    /// Results stay in input order: every report is the same whatever N.
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<std::num::NonZeroUsize>,
     /// Which reports to write.
     #[command(flatten)]
     pub report: ReportArgs,
@@ -458,8 +463,8 @@ pub fn main() -> i32 {
 pub fn run(cli: Cli) -> Exit {
     let color = output::color_enabled(cli.color);
     match cli.command {
-        Command::Grade(args) => grade::grade(*args, color),
-        Command::Check(args) => grade::check(args, color),
+        Command::Grade(args) => grade::grade(*args, color).unwrap_or_else(CliError::report),
+        Command::Check(args) => grade::check(args, color).unwrap_or_else(CliError::report),
         Command::Run(args) => run::run(*args, color),
         Command::Interpret(args) => review::interpret(args, color),
         Command::Rescore(args) => review::rescore(args, color),
@@ -468,6 +473,6 @@ pub fn run(cli: Cli) -> Exit {
         Command::Strength(args) => strength::strength(*args, color),
         Command::Aggregate(args) => strength::aggregate_cmd(args, color),
         Command::Compare(args) => strength::compare_cmd(args, color),
-        Command::Schema { format } => grade::schema(format),
+        Command::Schema { format } => grade::schema(format).unwrap_or_else(CliError::report),
     }
 }
