@@ -2,7 +2,8 @@
 //!
 //! The command-line front end: clap definitions, dispatch to the library
 //! crates, and the one exit-code policy ([`exit`]). No grading logic lives
-//! here.
+//! here: `grade` builds a [`pactum_pipeline::grade::GradeRequest`] from its
+//! flags and calls the pipeline.
 
 pub mod error;
 pub mod exit;
