@@ -82,6 +82,8 @@ struct Batch {
     frames: Vec<Framed>,
     /// Reading failed right after these frames: nothing follows.
     failed: Option<std::io::Error>,
+    /// The file's last batch (sent even when empty).
+    last: bool,
 }
 
 /// A converted batch, for the sink.
@@ -89,6 +91,7 @@ struct Done<T> {
     index: u64,
     ready: Vec<Ready<T>>,
     failed: Option<std::io::Error>,
+    last: bool,
 }
 
 /// Reads a JSONL file through `plan` on `parallel.jobs` workers; `emit`
@@ -151,7 +154,8 @@ pub(crate) fn read_lines<T: Send>(
                 };
                 let full = batch.bytes.len() >= parallel.batch_bytes
                     || batch.frames.len() >= parallel.batch_bytes.max(1);
-                if (last && (!batch.frames.is_empty() || batch.failed.is_some())) || full {
+                if last || full {
+                    batch.last = last;
                     if token_rx.recv().is_err() {
                         return;
                     }
@@ -206,6 +210,7 @@ pub(crate) fn read_lines<T: Send>(
                     index: batch.index,
                     ready,
                     failed: batch.failed,
+                    last: batch.last,
                 };
                 if done_tx.send(done).is_err() {
                     return;
@@ -231,12 +236,14 @@ impl Batch {
             bytes: Vec::new(),
             frames: Vec::new(),
             failed: None,
+            last: false,
         }
     }
 }
 
 /// Hands converted batches to `emit` in file order until the last one,
-/// a break, or an error.
+/// a break, or an error. Results that stop before the last batch (a
+/// thread that died) are a read error, never a shorter file.
 fn deliver<T>(
     done_rx: &mpsc::Receiver<Done<T>>,
     token_tx: &mpsc::SyncSender<()>,
@@ -257,8 +264,14 @@ fn deliver<T>(
             if let Some(e) = done.failed {
                 return Err(read_error(path, e));
             }
+            if done.last {
+                return Ok(());
+            }
             let _ = token_tx.send(());
         }
     }
-    Ok(())
+    Err(read_error(
+        path,
+        std::io::Error::other("reading stopped before the end of the file"),
+    ))
 }
