@@ -1,22 +1,17 @@
 //! `pactum grade`, `pactum check` and `pactum schema`: wiring of the
-//! library crates. Reading, grading and reporting live in their crates.
+//! library crates. The grade pipeline is [`pactum_pipeline::grade`];
+//! reading, grading and reporting live in their crates.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use pactum_core::lint::{lint_contract, LintLevel};
+use pactum_core::lint::lint_contract;
 use pactum_core::{Channel, ObservabilityLevel, Policy, Severity, TestStatus};
-use pactum_eval::{grade_trace, CompiledContract, CompiledExpectations, NoJudge};
-use pactum_report::{
-    ContractInfo, ExpectationsInfo, InputError, InputFile, Protected, RunEnd, RunInfo, Warning,
-};
-use pactum_suite::{
-    load_contract, load_expectations, CheckedFile, Diagnostic, DiagnosticLevel, LoadedContract,
-};
-use pactum_trace::{read_traces, ColumnMap, ImportOptions, Item, TraceFormat};
+use pactum_pipeline::grade::{GradeRequest, JudgeConfig};
+use pactum_suite::{CheckedFile, Diagnostic, LoadedContract};
+use pactum_trace::{ColumnMap, ImportOptions, Parallel, TraceFormat};
 
+use crate::error::{CliError, CliResult};
 use crate::exit::{self, Exit};
 use crate::output::{eprint, stderr_color};
 use crate::sink::CliSink;
@@ -54,115 +49,17 @@ pub(crate) fn print_diagnostics(diags: &[Diagnostic], color: bool) {
     }
 }
 
-/// The warnings among load diagnostics, as run-level report warnings
-/// (`file:line:column: message (hint)`, the code kept), so what loading printed
-/// to stderr also reaches the JSON, JUnit and terminal reports.
-pub(crate) fn diagnostic_warnings(diags: &[Diagnostic]) -> impl Iterator<Item = Warning> + '_ {
-    diags
-        .iter()
-        .filter(|d| d.level == DiagnosticLevel::Warning)
-        .map(|d| Warning {
-            code: d.code.clone(),
-            message: format!(
-                "{}:{}:{}: {}{}",
-                d.file.display(),
-                d.line,
-                d.column,
-                d.message,
-                d.hint.as_ref().map_or(String::new(), |h| format!(" ({h})"))
-            ),
-        })
-}
-
-/// The name tally's warnings (`tool-name-near-miss`, `unoffered-tool`…)
-/// as report warnings.
-pub(crate) fn name_warnings(names: &pactum_eval::NameWarnings) -> impl Iterator<Item = Warning> {
-    names.warnings().into_iter().map(|w| Warning {
-        code: w.code.into(),
-        message: w.message,
-    })
-}
-
-/// Loads every contract, printing all diagnostics of all files at once.
-/// `None` when any file has an error.
-fn load_contracts(paths: &[PathBuf], color: bool) -> Option<Vec<LoadedContract>> {
-    let paths = match pactum_suite::contract_files(paths) {
-        Ok(p) => p,
-        Err(e) => {
-            eprint(&format!("error: {e}"));
-            return None;
-        }
-    };
-    let mut loaded = Vec::new();
-    let mut ok = true;
-    for p in &paths {
-        match load_contract(p) {
-            Ok(c) => {
-                print_diagnostics(&c.warnings, color);
-                loaded.push(c);
-            }
-            Err(diags) => {
-                print_diagnostics(&diags, color);
-                ok = false;
-            }
-        }
-    }
-    ok &= ids_unique(&loaded);
-    ok.then_some(loaded)
-}
-
-/// Prints an error for each contract id declared by two files; `false`
-/// when there is one.
-fn ids_unique(loaded: &[LoadedContract]) -> bool {
-    let mut ok = true;
-    let mut seen: BTreeMap<&str, &Path> = BTreeMap::new();
-    for c in loaded {
-        if let Some(first) = seen.insert(&c.contract.id, &c.path) {
-            eprint(&format!(
-                "error: contract id `{}` is declared twice: {} and {}",
-                c.contract.id,
-                first.display(),
-                c.path.display()
-            ));
-            ok = false;
-        }
-    }
-    ok
-}
-
-/// The files of loaded contracts no report may overwrite: each contract
-/// file and every `schema_file` it names ([`LoadedContract::files`]).
-pub(crate) fn contract_protected<'a>(
-    loaded: impl IntoIterator<Item = &'a LoadedContract>,
-) -> Vec<Protected> {
-    let mut out = Vec::new();
-    for c in loaded {
-        for (i, f) in c.files.iter().enumerate() {
-            out.push(Protected::input(
-                if i == 0 && *f == c.path {
-                    "the contract"
-                } else {
-                    "a schema file the contract names"
-                },
-                f,
-            ));
-        }
-    }
-    out
-}
+pub(crate) use pactum_pipeline::grade::{
+    contract_protected, input_warnings, store_protected, unusable_trace_path,
+};
 
 /// `pactum check`: validates and lints contract files, and suite files
 /// (recognised by their shape) with every contract they name or hold;
 /// no traces.
-pub fn check(args: CheckArgs, color: bool) -> Exit {
+pub fn check(args: CheckArgs, color: bool) -> CliResult {
     let color = stderr_color(color);
-    let paths = match pactum_suite::contract_files(&args.contracts) {
-        Ok(p) => p,
-        Err(e) => {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
-        }
-    };
+    let paths = pactum_suite::contract_files(&args.contracts)
+        .map_err(|e| CliError::usage(e.to_string()))?;
     let mut loaded: Vec<LoadedContract> = Vec::new();
     let mut suites = Vec::new();
     let mut ok = true;
@@ -182,8 +79,12 @@ pub fn check(args: CheckArgs, color: bool) -> Exit {
             }
         }
     }
-    if !(ids_unique(&loaded) && ok) {
-        return Exit::Usage;
+    for m in pactum_pipeline::grade::duplicate_ids(&loaded) {
+        eprint(&format!("error: {m}"));
+        ok = false;
+    }
+    if !ok {
+        return Err(CliError::said(Exit::Usage));
     }
     let mut warnings = loaded.iter().map(|c| c.warnings.len()).sum::<usize>()
         + suites.iter().map(|s| s.warnings.len()).sum::<usize>();
@@ -266,7 +167,7 @@ pub fn check(args: CheckArgs, color: bool) -> Exit {
         count += of_suite.len();
     }
     let _ = writeln!(out, "{count} contract(s) valid, {warnings} warning(s)");
-    Exit::Pass
+    Ok(Exit::Pass)
 }
 
 /// Where a suite's contract was written: its file, or the suite file
@@ -284,7 +185,7 @@ fn suite_contract_place(
 }
 
 /// `pactum schema`: prints a committed JSON Schema.
-pub fn schema(kind: SchemaKind) -> Exit {
+pub fn schema(kind: SchemaKind) -> CliResult {
     let text = match kind {
         SchemaKind::Contract => include_str!("../../../schemas/contract.schema.json"),
         SchemaKind::Expectations => include_str!("../../../schemas/expectations.schema.json"),
@@ -299,7 +200,7 @@ pub fn schema(kind: SchemaKind) -> Exit {
     };
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
-    Exit::Pass
+    Ok(Exit::Pass)
 }
 
 /// The importer's options from the command line.
@@ -342,459 +243,67 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
     })
 }
 
-/// An import error names its own location (`` `path`: … `` or
-/// `path:line: …`); reports show the location once, so split it off.
-fn split_location(message: &str, file: &str) -> (u64, String) {
-    let quoted = format!("`{file}`: ");
-    if let Some(rest) = message.strip_prefix(&quoted) {
-        return (0, rest.to_string());
+/// `pactum grade`: contracts + trace files → terminal summary, JSON report,
+/// JUnit XML and the exit code ([`pactum_pipeline::grade`]).
+pub fn grade(args: GradeArgs, color: bool) -> CliResult {
+    let opts = import_options(&args.import).map_err(CliError::usage)?;
+    let req = GradeRequest {
+        contracts: args.contracts,
+        traces: args.traces,
+        import: opts,
+        policy: Policy {
+            severity_floor: args.severity_floor.into(),
+            ..Policy::default()
+        },
+        expectations: args.expectations,
+        judge: match (args.judge_url, args.judge_model) {
+            (Some(url), Some(model)) => Some(JudgeConfig {
+                url,
+                model,
+                api_key_env: args.judge_api_key_env,
+            }),
+            _ => None,
+        },
+        store: args.db,
+        parallel: args.jobs.map_or_else(Parallel::all_cores, Parallel::new),
+        // No terminal summary will show an unreadable file.
+        announce_unreadable: args.report.quiet || args.report.to_stdout(),
+    };
+    // Loading shows its diagnostics before any report is opened: a report
+    // may not overwrite a file loading found (a contract's schema file).
+    let mut stderr = diagnostics_only(color)?;
+    let prepared = pactum_pipeline::grade::prepare(&req, &mut stderr)?;
+    let mut sink = CliSink::open(&args.report, color, &prepared.protected())?;
+    let outcome = prepared.grade(&mut sink)?;
+    // Nothing graded is never a verdict, whatever the reason.
+    if outcome.graded == 0 {
+        return Ok(Exit::Usage);
     }
-    if let Some(rest) = message.strip_prefix(file).and_then(|r| r.strip_prefix(':')) {
-        if let Some((n, tail)) = rest.split_once(": ") {
-            if let Ok(line) = n.parse::<u64>() {
-                return (line, tail.to_string());
-            }
-        }
+    if outcome.report_failed {
+        return Ok(Exit::Partial);
     }
-    (0, message.to_string())
-}
-
-#[derive(Default)]
-struct Totals {
-    by_status: BTreeMap<TestStatus, u64>,
-    input_errors: u64,
-}
-
-/// The reports a command's flags ask for ([`CliSink::open`]); a refused
-/// path is printed and is a usage error.
-pub(crate) fn reporters(
-    args: &ReportArgs,
-    color: bool,
-    protected: &[Protected],
-) -> Result<CliSink, Exit> {
-    CliSink::open(args, color, protected).map_err(|e| e.report())
-}
-
-/// The store a command may touch, whether it opens it or not: `--db`, else
-/// the default. Never a report's destination.
-pub(crate) fn store_protected(db: Option<&Path>) -> Protected {
-    Protected::store(db.map_or_else(
-        || PathBuf::from(pactum_store::DEFAULT_PATH),
-        Path::to_path_buf,
+    Ok(exit::for_totals(
+        outcome.count(TestStatus::Fail),
+        outcome.count(TestStatus::Undetermined),
+        outcome.count(TestStatus::Error),
+        outcome.input_errors,
     ))
 }
 
-/// A judge for `pactum grade`: the client, the cache it answers through,
-/// and the runtime its calls run on.
-struct GradeJudge {
-    setup: pactum_runner::JudgeSetup,
-    cache: pactum_runner::Cache,
-    rt: tokio::runtime::Runtime,
-}
-
-fn judge_setup(args: &GradeArgs) -> Result<Option<GradeJudge>, Exit> {
-    let (Some(url), Some(model)) = (&args.judge_url, &args.judge_model) else {
-        return Ok(None);
+/// A sink for what a pipeline says before its reports are open:
+/// diagnostics and messages on stderr, no report.
+fn diagnostics_only(color: bool) -> Result<CliSink, CliError> {
+    let none = ReportArgs {
+        json: None,
+        junit: None,
+        verbose: false,
+        quiet: true,
     };
-    let fail = |e: String| {
-        eprint(&format!("error: {e}"));
-        Exit::Usage
-    };
-    let mut ep = pactum_llm::Endpoint::new(url.clone(), model.clone());
-    ep.api_key_env = args.judge_api_key_env.clone();
-    let client = pactum_llm::ChatClient::new(ep).map_err(|e| fail(format!("judge: {e}")))?;
-    let db = args
-        .db
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(pactum_store::DEFAULT_PATH));
-    let mut store = pactum_store::Store::open(&db).map_err(|e| crate::run::store_failure(&e))?;
-    store
-        .redact_with(client.redactor())
-        .map_err(|e| crate::run::store_failure(&e))?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            eprint(&format!("error: cannot start the async runtime: {e}"));
-            Exit::Failure
-        })?;
-    Ok(Some(GradeJudge {
-        setup: pactum_runner::JudgeSetup {
-            client,
-            malformed_retries: 2,
-        },
-        cache: pactum_runner::Cache::new(
-            std::sync::Arc::new(std::sync::Mutex::new(store)),
-            pactum_runner::CacheMode::Use,
-        ),
-        rt,
-    }))
-}
-
-/// `pactum grade`: contracts + trace files → terminal summary, JSON report,
-/// JUnit XML and the exit code.
-pub fn grade(args: GradeArgs, color: bool) -> Exit {
-    let diag_color = stderr_color(color);
-    let policy = Policy {
-        severity_floor: args.severity_floor.into(),
-        ..Policy::default()
-    };
-    let opts = match import_options(&args.import) {
-        Ok(o) => o,
-        Err(e) => {
-            eprint(&format!("error: {e}"));
-            return Exit::Usage;
-        }
-    };
-    let Some(loaded) = load_contracts(&args.contracts, diag_color) else {
-        return Exit::Usage;
-    };
-    let mut contracts = Vec::new();
-    let mut infos = Vec::new();
-    for c in &loaded {
-        infos.push(ContractInfo {
-            id: c.contract.id.clone(),
-            path: c.path.display().to_string(),
-            digest: c.digest.clone(),
-        });
-        match CompiledContract::compile(c.contract.clone(), c.digest.clone()) {
-            Ok(cc) => contracts.push(cc),
-            Err(e) => {
-                eprint(&format!("error: {}: {e}", c.path.display()));
-                return Exit::Usage;
-            }
-        }
-    }
-    let expectations = match &args.expectations {
-        None => None,
-        Some(p) => match load_expectations(p) {
-            Ok(e) => {
-                let info = ExpectationsInfo {
-                    path: p.display().to_string(),
-                    pointer: e.expect.pointer.clone(),
-                };
-                match CompiledExpectations::compile(e) {
-                    Ok(c) => Some((c, info)),
-                    Err(err) => {
-                        eprint(&format!("error: {}: {err}", p.display()));
-                        return Exit::Usage;
-                    }
-                }
-            }
-            Err(diags) => {
-                print_diagnostics(&diags, diag_color);
-                return Exit::Usage;
-            }
-        },
-    };
-    for t in &args.traces {
-        if t.is_dir() {
-            eprint(&format!(
-                "error: {}: is a folder; name the trace files (a shell glob such as {}/*.jsonl works)",
-                t.display(),
-                t.display()
-            ));
-            return Exit::Usage;
-        }
-        if let Some(why) = unusable_trace_path(t) {
-            eprint(&format!("error: {}: {why}", t.display()));
-            return Exit::Usage;
-        }
-    }
-
-    let judge = match judge_setup(&args) {
-        Ok(j) => j,
-        Err(e) => return e,
-    };
-    let mut protected = contract_protected(&loaded);
-    protected.extend(
-        args.traces
-            .iter()
-            .map(|p| Protected::input("the trace file", p)),
-    );
-    protected.extend(
-        args.expectations
-            .iter()
-            .map(|p| Protected::input("the expectations file", p)),
-    );
-    protected.push(store_protected(args.db.as_deref()));
-    let mut fan = match reporters(&args.report, color, &protected) {
-        Ok(f) => f,
-        Err(e) => return e,
-    };
-    if let Some(j) = &judge {
-        fan.redact_with(j.setup.client.redactor());
-    }
-    let info = RunInfo {
-        command: "grade".into(),
-        pactum_version: env!("CARGO_PKG_VERSION").into(),
-        policy,
-        contracts: infos,
-        authored_tests: 0,
-        expectations: expectations.as_ref().map(|(_, i)| i.clone()),
-        run: None,
-    };
-    fan.each(|r| r.begin(&info));
-
-    let contract_refs: Vec<&CompiledContract> = contracts.iter().collect();
-    let mut totals = Totals::default();
-    let mut inputs = Vec::new();
-    let mut warnings: Vec<Warning> = Vec::new();
-    let mut tally = pactum_trace::ChannelTally::default();
-    let mut notes = pactum_trace::InputNotes::default();
-    let mut secrets = pactum_report::RedactedSecrets::default();
-    let mut names = pactum_eval::NameWarnings::new(loaded.iter().map(|c| &c.contract));
-    let mut graded = 0u64;
-    let mut labelled = 0u64;
-    for path in &args.traces {
-        let file = path.display().to_string();
-        let mut first_skip: Option<String> = None;
-        notes.file(path);
-        let mut sink = |item: Item| {
-            match item {
-                Item::Trace(mut trace) => {
-                    notes.trace(&trace);
-                    // The judge's key never reaches its prompt, and a check
-                    // reads what the judge is shown.
-                    if let Some(j) = &judge {
-                        j.setup.client.redactor().redact_trace(&mut trace);
-                    }
-                    secrets.add(&trace.id, &trace.redactions());
-                    names.add(&trace);
-                    let result = match &judge {
-                        None => grade_trace(&contracts, &trace, &policy, &NoJudge),
-                        Some(j) => {
-                            let judged = j.rt.block_on(pactum_runner::judge_trace(
-                                Some(&j.setup),
-                                &contract_refs,
-                                &trace,
-                                &j.cache,
-                                None,
-                            ));
-                            match judged {
-                                Ok((judgments, _, _)) => {
-                                    grade_trace(&contracts, &trace, &policy, &judgments)
-                                }
-                                Err(e) => {
-                                    eprint(&format!("error: judge cache: {e}"));
-                                    grade_trace(&contracts, &trace, &policy, &NoJudge)
-                                }
-                            }
-                        }
-                    };
-                    let expected = expectations.as_ref().and_then(|(e, _)| e.expected(&trace));
-                    labelled += u64::from(expected.is_some());
-                    *totals.by_status.entry(result.status).or_default() += 1;
-                    graded += 1;
-                    fan.each(|r| r.result(&result, expected));
-                }
-                Item::Skipped { line, reason } => {
-                    if first_skip.is_none() {
-                        first_skip = Some(if reason.starts_with("line ") {
-                            reason
-                        } else {
-                            format!("line {line}: {reason}")
-                        });
-                    }
-                }
-                Item::Error(e) => {
-                    totals.input_errors += 1;
-                    let err = InputError {
-                        file: e.file.clone(),
-                        line: e.line,
-                        field: e.field.clone(),
-                        message: e.message.clone(),
-                    };
-                    fan.each(|r| r.input_error(&err));
-                }
-            }
-            ControlFlow::Continue(())
-        };
-        match read_traces(path, &opts, &mut sink) {
-            Ok(stats) => {
-                if stats.skipped > 0 {
-                    warnings.push(Warning {
-                        code: "skipped-records".into(),
-                        message: format!(
-                            "{file}: skipped {} record(s) that hold no trace (first: {})",
-                            stats.skipped,
-                            first_skip.unwrap_or_default()
-                        ),
-                    });
-                }
-                if stats.traces == 0 && stats.errors == 0 {
-                    // An export that came out empty must not let the rest
-                    // of the run show green: the run is partial.
-                    totals.input_errors += 1;
-                    let err = InputError {
-                        file: file.clone(),
-                        line: 0,
-                        field: None,
-                        message: if stats.skipped > 0 {
-                            format!(
-                                "holds no trace (its {} record(s) were skipped): an input with no trace is never a pass",
-                                stats.skipped
-                            )
-                        } else {
-                            "holds no trace: an input with no trace is never a pass".to_string()
-                        },
-                    };
-                    fan.each(|r| r.input_error(&err));
-                }
-                tally.merge(&stats.channel_tally);
-                inputs.push(InputFile {
-                    path: file,
-                    format: format!("{:?}", opts.format).to_lowercase(),
-                    traces: stats.traces,
-                    skipped: stats.skipped,
-                    errors: stats.errors,
-                });
-            }
-            Err(e) => {
-                totals.input_errors += 1;
-                let message = e.to_string();
-                if args.report.quiet || args.report.to_stdout() {
-                    // No terminal summary will show it.
-                    eprint(&format!("error: {message}"));
-                }
-                let (line, message) = split_location(&message, &file);
-                let err = InputError {
-                    file: file.clone(),
-                    line,
-                    field: None,
-                    message,
-                };
-                fan.each(|r| r.input_error(&err));
-                inputs.push(InputFile {
-                    path: file,
-                    format: format!("{:?}", opts.format).to_lowercase(),
-                    traces: 0,
-                    skipped: 0,
-                    errors: 1,
-                });
-            }
-        }
-    }
-
-    warnings.extend(secrets.warning());
-    warnings.extend(name_warnings(&names));
-    warnings.extend(input_warnings(&notes));
-    for (level, channel, traces) in tally.silent_channels() {
-        warnings.push(Warning {
-            code: "silent-channel".into(),
-            message: format!(
-                "{traces} trace(s) declared `{}` observe {}, but none reported anything on it: if the adapter cannot see {} the level is declared wrongly, and an absence there will read as compliance",
-                level.as_str(),
-                channel.as_str(),
-                channel.as_str()
-            ),
-        });
-    }
-    let levels: BTreeSet<ObservabilityLevel> = tally.levels().collect();
-    for c in &loaded {
-        for level in &levels {
-            for f in lint_contract(&c.contract, Some(*level)) {
-                if f.code == "unobserved-channel" && f.level == LintLevel::Warning {
-                    warnings.push(Warning {
-                        code: "unobserved-channel".into(),
-                        message: format!("{} ({}): {}", c.contract.id, c.path.display(), f.message),
-                    });
-                }
-            }
-        }
-    }
-    for c in &loaded {
-        warnings.extend(diagnostic_warnings(&c.warnings));
-    }
-
-    let judged: usize = loaded
-        .iter()
-        .map(|c| {
-            let k = &c.contract;
-            k.required
-                .iter()
-                .chain(&k.prohibited)
-                .filter(|x| x.judge.is_some())
-                .count()
-                + k.conditional
-                    .iter()
-                    .filter(|x| x.then.judge.is_some())
-                    .count()
-        })
-        .sum();
-    if judged > 0 && judge.is_none() {
-        warnings.push(Warning {
-            code: "no-judge".into(),
-            message: format!(
-                "{judged} clause(s) carry a judge rubric but no judge is configured: each is not evaluable with reason no-judge (and a clause that also has a check can only be settled by its check detecting the behaviour)"
-            ),
-        });
-    }
-    if let Some((_, info)) = &expectations {
-        if labelled == 0 && graded > 0 {
-            warnings.push(Warning {
-                code: "no-label".into(),
-                message: format!(
-                    "{}: no trace was labelled: `{}` (with its `when`) matched none of the {graded} traces. Pointers resolve against each trace's metadata: for an OpenAI-format record that is the whole record minus its messages (AgentDojo: /metadata/security); for pactum's own format, its `metadata` object",
-                    info.path, info.pointer
-                ),
-            });
-        }
-    }
-    let end = RunEnd { inputs, warnings };
-    fan.finish(&end);
-
-    // Nothing graded is never a verdict, whatever the reason.
-    if graded == 0 {
-        return Exit::Usage;
-    }
-    if fan.failed() {
-        return Exit::Partial;
-    }
-    let count = |s: TestStatus| totals.by_status.get(&s).copied().unwrap_or(0);
-    exit::for_totals(
-        count(TestStatus::Fail),
-        count(TestStatus::Undetermined),
-        count(TestStatus::Error),
-        totals.input_errors,
-    )
+    CliSink::open(&none, color, &[])
 }
 
 /// A path as a terminal may show it: a file name found in a folder is
 /// untrusted text (SPEC §4), so escapes and controls are stripped.
 pub(crate) fn shown_path(path: &Path) -> String {
     pactum_core::text::strip_terminal_escapes(&path.display().to_string())
-}
-
-/// The notes on a run's inputs as report warnings (`docs/traces.md`,
-/// "Warnings"), for `grade` and `strength` alike.
-pub(crate) fn input_warnings(notes: &pactum_trace::InputNotes) -> Vec<Warning> {
-    notes
-        .warnings()
-        .into_iter()
-        .map(|w| Warning {
-            code: w.code.into(),
-            message: w.message,
-        })
-        .collect()
-}
-
-/// Why `path` cannot be read as a trace file, or `None` when it can. A
-/// pipe or a device (`/dev/stdin`, `<(…)`) is refused by name: the
-/// importers read a file twice (to detect its format, then to import it).
-pub(crate) fn unusable_trace_path(path: &Path) -> Option<&'static str> {
-    if path.as_os_str() == "-" {
-        return Some(
-            "standard input cannot be read as a trace file (it is read twice, to detect its format and to import it); save it to a file first",
-        );
-    }
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("no such trace file"),
-        Err(_) => Some("cannot read this trace file's metadata (check its permissions)"),
-        Ok(m) if m.is_dir() => None, // reported with its own advice above
-        Ok(m) if !m.is_file() => Some(
-            "not a regular file (a pipe or a device): pactum reads a trace file twice, to detect its format and to import it; save it to a file first",
-        ),
-        Ok(_) => None,
-    }
 }

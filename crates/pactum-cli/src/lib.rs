@@ -18,6 +18,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use error::CliError;
 use exit::Exit;
 
 /// pactum — test LLM applications and agents against evaluation contracts.
@@ -225,6 +226,10 @@ pub struct GradeArgs {
     /// The store whose cache keeps judge answers (default .pactum/pactum.db).
     #[arg(long, value_name = "PATH", requires = "judge_url")]
     pub db: Option<PathBuf>,
+    /// Threads that parse and grade JSONL records (default: one per core).
+    /// Results stay in input order: every report is the same whatever N.
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<std::num::NonZeroUsize>,
     /// Which reports to write.
     #[command(flatten)]
     pub report: ReportArgs,
@@ -460,8 +465,8 @@ pub fn run(cli: Cli) -> Exit {
     let color = output::color_enabled(cli.color);
     let ended = |r: error::CliResult| r.unwrap_or_else(error::CliError::report);
     match cli.command {
-        Command::Grade(args) => grade::grade(*args, color),
-        Command::Check(args) => grade::check(args, color),
+        Command::Grade(args) => ended(grade::grade(*args, color)),
+        Command::Check(args) => ended(grade::check(args, color)),
         Command::Run(args) => ended(run::run(*args, color)),
         Command::Interpret(args) => ended(review::interpret(args, color)),
         Command::Rescore(args) => ended(review::rescore(args, color)),
@@ -470,6 +475,6 @@ pub fn run(cli: Cli) -> Exit {
         Command::Strength(args) => strength::strength(*args, color),
         Command::Aggregate(args) => strength::aggregate_cmd(args, color),
         Command::Compare(args) => strength::compare_cmd(args, color),
-        Command::Schema { format } => grade::schema(format),
+        Command::Schema { format } => grade::schema(format).unwrap_or_else(CliError::report),
     }
 }

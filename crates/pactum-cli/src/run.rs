@@ -11,16 +11,9 @@ use pactum_runner::CacheMode;
 use crate::error::CliResult;
 use crate::exit::{self, Exit};
 use crate::grade::print_diagnostics;
-use crate::output::{eprint, stderr_color, with_causes};
+use crate::output::{eprint, stderr_color};
 use crate::sink::CliSink;
 use crate::{RunArgs, RunsArgs, ShowArgs};
-
-/// Prints a store failure with its causes (SQLite's, the operating
-/// system's) and returns its exit code.
-pub(crate) fn store_failure(e: &pactum_store::StoreError) -> Exit {
-    eprint(&format!("error: {}", with_causes(e)));
-    exit::for_store_error(e)
-}
 
 /// `pactum run SUITE`: flags to a [`pactum_pipeline::run`] request, the
 /// reports through [`CliSink`], the outcome to an exit code.

@@ -1,1 +1,676 @@
 //! `grade`: recorded traces against contracts.
+//!
+//! [`GradeRequest`] says what to grade; [`prepare`] loads and checks every
+//! input (contracts, expectations, trace paths, the judge and its store)
+//! and says which files no report may overwrite ([`Prepared::protected`]);
+//! [`Prepared::grade`] reads the traces, grades them and streams the
+//! results to a [`Sink`] in input order; [`grade`] does both for a front
+//! end whose sink is already open. The result is a [`GradeOutcome`]: the
+//! totals a front end needs to pick an exit code.
+//!
+//! Without a judge, JSONL trace files are parsed and graded on
+//! [`GradeRequest::parallel`] threads ([`pactum_trace::read_traces_with`]);
+//! the sink still receives every event in input order, so every report is
+//! byte-identical to a one-thread run. With a judge, traces are parsed in
+//! parallel but judged and graded one at a time, in input order: the judge
+//! answers through a shared cache, and two identical traces judged at once
+//! would both miss it (two calls, different cache counts).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use pactum_core::lint::{lint_contract, LintLevel};
+use pactum_core::trace::Trace;
+use pactum_core::{ObservabilityLevel, Policy, TestStatus, TraceResult};
+use pactum_eval::{grade_trace, CompiledContract, CompiledExpectations, NoJudge};
+use pactum_report::{
+    ContractInfo, ExpectationsInfo, InputError, InputFile, Protected, RunEnd, RunInfo, Warning,
+};
+use pactum_suite::{load_contract, load_expectations, LoadedContract};
+use pactum_trace::{read_traces_with, ImportOptions, Item, Parallel};
+
+pub use crate::common::{diagnostic_warnings, name_warnings, store_protected};
+use crate::{Message, MessageLevel, PipelineError, Sink};
+
+/// A judge to grade judged clauses with (SPEC §3.4): an OpenAI-compatible
+/// endpoint and model, and the environment variable holding its key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeConfig {
+    /// The endpoint's base URL (`http://127.0.0.1:11434/v1`).
+    pub url: String,
+    /// The model name.
+    pub model: String,
+    /// The environment variable that holds the API key (its name, never
+    /// the key).
+    pub api_key_env: Option<String>,
+}
+
+/// What `pactum grade` grades and how.
+#[derive(Debug, Clone)]
+pub struct GradeRequest {
+    /// Contract files, or folders of them.
+    pub contracts: Vec<PathBuf>,
+    /// Trace files, graded in this order.
+    pub traces: Vec<PathBuf>,
+    /// How to read the trace files.
+    pub import: ImportOptions,
+    /// The grading policy (severity floor, SPEC §3.5).
+    pub policy: Policy,
+    /// An expectations file: each trace's expected status.
+    pub expectations: Option<PathBuf>,
+    /// The judge, if any; without one judged clauses are not evaluable
+    /// with reason `no-judge`.
+    pub judge: Option<JudgeConfig>,
+    /// The store whose cache keeps judge answers (default
+    /// [`pactum_store::DEFAULT_PATH`]); opened only with a judge.
+    pub store: Option<PathBuf>,
+    /// Threads that parse and grade JSONL records.
+    pub parallel: Parallel,
+    /// Send a [`Message`] for each trace file that cannot be read at all,
+    /// besides its input error: for a front end whose reports show no
+    /// input errors on screen (the CLI with `--quiet` or a report on
+    /// stdout).
+    pub announce_unreadable: bool,
+}
+
+/// How a grading run ended: the totals that decide its exit code.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GradeOutcome {
+    /// Graded traces by status.
+    pub by_status: BTreeMap<TestStatus, u64>,
+    /// Records and files that could not be read (each an input error in
+    /// the reports), and inputs with no trace.
+    pub input_errors: u64,
+    /// Traces graded.
+    pub graded: u64,
+    /// A requested report could not be written in full.
+    pub report_failed: bool,
+}
+
+impl GradeOutcome {
+    /// Graded traces of status `s`.
+    pub fn count(&self, s: TestStatus) -> u64 {
+        self.by_status.get(&s).copied().unwrap_or(0)
+    }
+}
+
+/// A judge for grading: the client, the cache it answers through, and the
+/// runtime its calls run on.
+struct GradeJudge {
+    setup: pactum_runner::JudgeSetup,
+    cache: pactum_runner::Cache,
+    rt: tokio::runtime::Runtime,
+}
+
+/// A checked [`GradeRequest`]: contracts loaded and compiled, the
+/// expectations compiled, the judge connected to its cache.
+pub struct Prepared<'r> {
+    req: &'r GradeRequest,
+    loaded: Vec<LoadedContract>,
+    contracts: Vec<CompiledContract>,
+    expectations: Option<(CompiledExpectations, ExpectationsInfo)>,
+    judge: Option<GradeJudge>,
+}
+
+/// [`prepare`] then [`Prepared::grade`], with `sink` receiving the
+/// diagnostics of loading too. For a front end whose reports are already
+/// open: it is that front end's to keep them off [`Prepared::protected`].
+///
+/// # Errors
+/// As [`prepare`] and [`Prepared::grade`].
+pub fn grade(req: &GradeRequest, sink: &mut dyn Sink) -> Result<GradeOutcome, PipelineError> {
+    prepare(req, sink)?.grade(sink)
+}
+
+/// Loads and checks everything `req` names, in this order: the contracts
+/// (all diagnostics of all files go to `out`; a contract id declared by
+/// two files is an error), their compilation, the expectations file, the
+/// trace paths (a folder, standard input, a pipe or a missing file is
+/// refused), then the judge and its store. Only diagnostics and messages
+/// reach `out`, no report event.
+///
+/// # Errors
+/// [`PipelineError::Rejected`] when diagnostics or messages already said
+/// what is wrong; [`PipelineError::Invalid`] for a bad file or path;
+/// [`PipelineError::Store`] when the judge's store cannot be opened;
+/// [`PipelineError::Internal`] when the async runtime cannot start.
+pub fn prepare<'r>(
+    req: &'r GradeRequest,
+    out: &mut dyn Sink,
+) -> Result<Prepared<'r>, PipelineError> {
+    let loaded = load_contracts(&req.contracts, out)?;
+    let mut contracts = Vec::new();
+    for c in &loaded {
+        let cc = CompiledContract::compile(c.contract.clone(), c.digest.clone())
+            .map_err(|e| PipelineError::Invalid(format!("{}: {e}", c.path.display())))?;
+        contracts.push(cc);
+    }
+    let expectations = match &req.expectations {
+        None => None,
+        Some(p) => match load_expectations(p) {
+            Ok(e) => {
+                let info = ExpectationsInfo {
+                    path: p.display().to_string(),
+                    pointer: e.expect.pointer.clone(),
+                };
+                let c = CompiledExpectations::compile(e)
+                    .map_err(|err| PipelineError::Invalid(format!("{}: {err}", p.display())))?;
+                Some((c, info))
+            }
+            Err(diags) => {
+                out.diagnostics(&diags);
+                return Err(PipelineError::Rejected);
+            }
+        },
+    };
+    for t in &req.traces {
+        if t.is_dir() {
+            return Err(PipelineError::Invalid(format!(
+                "{}: is a folder; name the trace files (a shell glob such as {}/*.jsonl works)",
+                t.display(),
+                t.display()
+            )));
+        }
+        if let Some(why) = unusable_trace_path(t) {
+            return Err(PipelineError::Invalid(format!("{}: {why}", t.display())));
+        }
+    }
+    let judge = judge_setup(req)?;
+    Ok(Prepared {
+        req,
+        loaded,
+        contracts,
+        expectations,
+        judge,
+    })
+}
+
+/// Loads every contract, sending all diagnostics of all files at once.
+fn load_contracts(
+    paths: &[PathBuf],
+    out: &mut dyn Sink,
+) -> Result<Vec<LoadedContract>, PipelineError> {
+    let paths =
+        pactum_suite::contract_files(paths).map_err(|e| PipelineError::Invalid(e.to_string()))?;
+    let mut loaded = Vec::new();
+    let mut ok = true;
+    for p in &paths {
+        match load_contract(p) {
+            Ok(c) => {
+                out.diagnostics(&c.warnings);
+                loaded.push(c);
+            }
+            Err(diags) => {
+                out.diagnostics(&diags);
+                ok = false;
+            }
+        }
+    }
+    for m in duplicate_ids(&loaded) {
+        out.message(Message {
+            level: MessageLevel::Error,
+            text: m,
+        });
+        ok = false;
+    }
+    if ok {
+        Ok(loaded)
+    } else {
+        Err(PipelineError::Rejected)
+    }
+}
+
+/// One error per contract id declared by a second file, naming both.
+pub fn duplicate_ids(loaded: &[LoadedContract]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen: BTreeMap<&str, &Path> = BTreeMap::new();
+    for c in loaded {
+        if let Some(first) = seen.insert(&c.contract.id, &c.path) {
+            out.push(format!(
+                "contract id `{}` is declared twice: {} and {}",
+                c.contract.id,
+                first.display(),
+                c.path.display()
+            ));
+        }
+    }
+    out
+}
+
+fn judge_setup(req: &GradeRequest) -> Result<Option<GradeJudge>, PipelineError> {
+    let Some(j) = &req.judge else {
+        return Ok(None);
+    };
+    let mut ep = pactum_llm::Endpoint::new(j.url.clone(), j.model.clone());
+    ep.api_key_env = j.api_key_env.clone();
+    let client = pactum_llm::ChatClient::new(ep)
+        .map_err(|e| PipelineError::Invalid(format!("judge: {e}")))?;
+    let db = req
+        .store
+        .clone()
+        .unwrap_or_else(|| crate::common::store_path(None));
+    let mut store = pactum_store::Store::open(&db)?;
+    store.redact_with(client.redactor())?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| PipelineError::Internal(format!("cannot start the async runtime: {e}")))?;
+    Ok(Some(GradeJudge {
+        setup: pactum_runner::JudgeSetup {
+            client,
+            malformed_retries: 2,
+        },
+        cache: pactum_runner::Cache::new(
+            std::sync::Arc::new(std::sync::Mutex::new(store)),
+            pactum_runner::CacheMode::Use,
+        ),
+        rt,
+    }))
+}
+
+/// One trace as the reader hands it over: graded already (no judge), or
+/// to be judged and graded in input order.
+type Read = (Trace, Option<(TraceResult, Option<TestStatus>)>);
+
+/// Run-wide state kept while the traces stream by.
+#[derive(Default)]
+struct Totals {
+    outcome: GradeOutcome,
+    labelled: u64,
+}
+
+impl Prepared<'_> {
+    /// The files no report may overwrite: every contract file and schema
+    /// file it names, the trace files, the expectations file, the store.
+    pub fn protected(&self) -> Vec<Protected> {
+        let req = self.req;
+        let mut protected = contract_protected(&self.loaded);
+        protected.extend(
+            req.traces
+                .iter()
+                .map(|p| Protected::input("the trace file", p)),
+        );
+        protected.extend(
+            req.expectations
+                .iter()
+                .map(|p| Protected::input("the expectations file", p)),
+        );
+        protected.push(store_protected(req.store.as_deref()));
+        protected
+    }
+
+    /// Reads every trace file in order and grades every trace against
+    /// every contract; `sink` receives `begin`, each result (with its
+    /// expected status) and each input error in input order, then `finish`
+    /// with the inputs and the run's warnings (`docs/reports.md`).
+    ///
+    /// A file that cannot be read, a record that cannot, and a file with
+    /// no trace are input errors: the run goes on, and the outcome counts
+    /// them (an input with no trace is never a pass).
+    ///
+    /// # Errors
+    /// None once prepared: everything that fails later is reported as an
+    /// input error or a message and counted in the outcome. The `Result`
+    /// is kept for failures a later version may add.
+    pub fn grade(self, sink: &mut dyn Sink) -> Result<GradeOutcome, PipelineError> {
+        let req = self.req;
+        let policy = &req.policy;
+        let judge = self.judge.as_ref();
+        if let Some(j) = judge {
+            sink.redact_with(j.setup.client.redactor());
+        }
+        let info = RunInfo {
+            command: "grade".into(),
+            pactum_version: env!("CARGO_PKG_VERSION").into(),
+            policy: *policy,
+            contracts: self
+                .loaded
+                .iter()
+                .map(|c| ContractInfo {
+                    id: c.contract.id.clone(),
+                    path: c.path.display().to_string(),
+                    digest: c.digest.clone(),
+                })
+                .collect(),
+            authored_tests: 0,
+            expectations: self.expectations.as_ref().map(|(_, i)| i.clone()),
+            run: None,
+        };
+        sink.begin(&info);
+
+        let contracts = &self.contracts;
+        let contract_refs: Vec<&CompiledContract> = contracts.iter().collect();
+        let expectations = self.expectations.as_ref().map(|(e, _)| e);
+        let mut totals = Totals::default();
+        let mut inputs = Vec::new();
+        let mut warnings: Vec<Warning> = Vec::new();
+        let mut tally = pactum_trace::ChannelTally::default();
+        let mut notes = pactum_trace::InputNotes::default();
+        let mut secrets = pactum_report::RedactedSecrets::default();
+        let mut names = pactum_eval::NameWarnings::new(self.loaded.iter().map(|c| &c.contract));
+        // Without a judge a trace is graded where it is parsed; with one it
+        // is judged below, one at a time in input order.
+        let map = |trace: Trace| -> Read {
+            if judge.is_some() {
+                return (trace, None);
+            }
+            let result = grade_trace(contracts, &trace, policy, &NoJudge);
+            let expected = expectations.and_then(|e| e.expected(&trace));
+            (trace, Some((result, expected)))
+        };
+        let format = format!("{:?}", req.import.format).to_lowercase();
+        for path in &req.traces {
+            let file = path.display().to_string();
+            let mut first_skip: Option<String> = None;
+            notes.file(path);
+            let mut deliver = |item: Item<Read>| {
+                match item {
+                    Item::Trace((mut trace, graded)) => {
+                        notes.trace(&trace);
+                        let (result, expected) = match graded {
+                            Some(g) => g,
+                            None => judge_and_grade(
+                                judge,
+                                contracts,
+                                &contract_refs,
+                                &mut trace,
+                                policy,
+                                expectations,
+                                sink,
+                            ),
+                        };
+                        secrets.add(&trace.id, &trace.redactions());
+                        names.add(&trace);
+                        totals.labelled += u64::from(expected.is_some());
+                        *totals.outcome.by_status.entry(result.status).or_default() += 1;
+                        totals.outcome.graded += 1;
+                        sink.result(&result, expected);
+                    }
+                    Item::Skipped { line, reason } => {
+                        if first_skip.is_none() {
+                            first_skip = Some(if reason.starts_with("line ") {
+                                reason
+                            } else {
+                                format!("line {line}: {reason}")
+                            });
+                        }
+                    }
+                    Item::Error(e) => {
+                        totals.outcome.input_errors += 1;
+                        sink.input_error(&InputError {
+                            file: e.file,
+                            line: e.line,
+                            field: e.field,
+                            message: e.message,
+                        });
+                    }
+                }
+                ControlFlow::Continue(())
+            };
+            match read_traces_with(path, &req.import, req.parallel, &map, &mut deliver) {
+                Ok(stats) => {
+                    if stats.skipped > 0 {
+                        warnings.push(Warning {
+                            code: "skipped-records".into(),
+                            message: format!(
+                                "{file}: skipped {} record(s) that hold no trace (first: {})",
+                                stats.skipped,
+                                first_skip.unwrap_or_default()
+                            ),
+                        });
+                    }
+                    if stats.traces == 0 && stats.errors == 0 {
+                        // An export that came out empty must not let the
+                        // rest of the run show green: the run is partial.
+                        totals.outcome.input_errors += 1;
+                        sink.input_error(&InputError {
+                            file: file.clone(),
+                            line: 0,
+                            field: None,
+                            message: if stats.skipped > 0 {
+                                format!(
+                                    "holds no trace (its {} record(s) were skipped): an input with no trace is never a pass",
+                                    stats.skipped
+                                )
+                            } else {
+                                "holds no trace: an input with no trace is never a pass"
+                                    .to_string()
+                            },
+                        });
+                    }
+                    tally.merge(&stats.channel_tally);
+                    inputs.push(InputFile {
+                        path: file,
+                        format: format.clone(),
+                        traces: stats.traces,
+                        skipped: stats.skipped,
+                        errors: stats.errors,
+                    });
+                }
+                Err(e) => {
+                    totals.outcome.input_errors += 1;
+                    let message = e.to_string();
+                    if req.announce_unreadable {
+                        sink.message(Message {
+                            level: MessageLevel::Error,
+                            text: message.clone(),
+                        });
+                    }
+                    let (line, message) = split_location(&message, &file);
+                    sink.input_error(&InputError {
+                        file: file.clone(),
+                        line,
+                        field: None,
+                        message,
+                    });
+                    inputs.push(InputFile {
+                        path: file,
+                        format: format.clone(),
+                        traces: 0,
+                        skipped: 0,
+                        errors: 1,
+                    });
+                }
+            }
+        }
+
+        warnings.extend(secrets.warning());
+        warnings.extend(name_warnings(&names));
+        warnings.extend(input_warnings(&notes));
+        warnings.extend(silent_channel_warnings(&tally));
+        let levels: BTreeSet<ObservabilityLevel> = tally.levels().collect();
+        for c in &self.loaded {
+            for level in &levels {
+                for f in lint_contract(&c.contract, Some(*level)) {
+                    if f.code == "unobserved-channel" && f.level == LintLevel::Warning {
+                        warnings.push(Warning {
+                            code: "unobserved-channel".into(),
+                            message: format!(
+                                "{} ({}): {}",
+                                c.contract.id,
+                                c.path.display(),
+                                f.message
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        for c in &self.loaded {
+            warnings.extend(diagnostic_warnings(&c.warnings));
+        }
+        let judged = judged_clauses(&self.loaded);
+        if judged > 0 && judge.is_none() {
+            warnings.push(Warning {
+                code: "no-judge".into(),
+                message: format!(
+                    "{judged} clause(s) carry a judge rubric but no judge is configured: each is not evaluable with reason no-judge (and a clause that also has a check can only be settled by its check detecting the behaviour)"
+                ),
+            });
+        }
+        let graded = totals.outcome.graded;
+        if let Some((_, info)) = &self.expectations {
+            if totals.labelled == 0 && graded > 0 {
+                warnings.push(Warning {
+                    code: "no-label".into(),
+                    message: format!(
+                        "{}: no trace was labelled: `{}` (with its `when`) matched none of the {graded} traces. Pointers resolve against each trace's metadata: for an OpenAI-format record that is the whole record minus its messages (AgentDojo: /metadata/security); for pactum's own format, its `metadata` object",
+                        info.path, info.pointer
+                    ),
+                });
+            }
+        }
+        sink.finish(&RunEnd { inputs, warnings });
+        totals.outcome.report_failed = sink.report_failed();
+        Ok(totals.outcome)
+    }
+}
+
+/// Judges `trace` (when there is a judge) and grades it, in input order.
+/// The judge's key never reaches its prompt, and a check reads what the
+/// judge is shown: the trace is redacted first. A judge cache failure is
+/// a message, and the trace is graded as with no judge (its judged
+/// clauses not evaluable).
+fn judge_and_grade(
+    judge: Option<&GradeJudge>,
+    contracts: &[CompiledContract],
+    contract_refs: &[&CompiledContract],
+    trace: &mut Trace,
+    policy: &Policy,
+    expectations: Option<&CompiledExpectations>,
+    sink: &mut dyn Sink,
+) -> (TraceResult, Option<TestStatus>) {
+    let result = match judge {
+        None => grade_trace(contracts, trace, policy, &NoJudge),
+        Some(j) => {
+            j.setup.client.redactor().redact_trace(trace);
+            let judged = j.rt.block_on(pactum_runner::judge_trace(
+                Some(&j.setup),
+                contract_refs,
+                trace,
+                &j.cache,
+                None,
+            ));
+            match judged {
+                Ok((judgments, _, _)) => grade_trace(contracts, trace, policy, &judgments),
+                Err(e) => {
+                    sink.message(Message {
+                        level: MessageLevel::Error,
+                        text: format!("judge cache: {e}"),
+                    });
+                    grade_trace(contracts, trace, policy, &NoJudge)
+                }
+            }
+        }
+    };
+    (result, expectations.and_then(|e| e.expected(trace)))
+}
+
+/// Clauses of `loaded` that carry a judge rubric.
+fn judged_clauses(loaded: &[LoadedContract]) -> usize {
+    loaded
+        .iter()
+        .map(|c| {
+            let k = &c.contract;
+            k.required
+                .iter()
+                .chain(&k.prohibited)
+                .filter(|x| x.judge.is_some())
+                .count()
+                + k.conditional
+                    .iter()
+                    .filter(|x| x.then.judge.is_some())
+                    .count()
+        })
+        .sum()
+}
+
+/// The `silent-channel` warnings of a run's tally (SPEC §3.2): a level
+/// that observes a channel on which none of its traces reported anything.
+fn silent_channel_warnings(tally: &pactum_trace::ChannelTally) -> Vec<Warning> {
+    tally
+        .silent_channels()
+        .into_iter()
+        .map(|(level, channel, traces)| Warning {
+            code: "silent-channel".into(),
+            message: format!(
+                "{traces} trace(s) declared `{}` observe {}, but none reported anything on it: if the adapter cannot see {} the level is declared wrongly, and an absence there will read as compliance",
+                level.as_str(),
+                channel.as_str(),
+                channel.as_str()
+            ),
+        })
+        .collect()
+}
+
+/// An import error names its own location (`` `path`: … `` or
+/// `path:line: …`); reports show the location once, so split it off.
+fn split_location(message: &str, file: &str) -> (u64, String) {
+    let quoted = format!("`{file}`: ");
+    if let Some(rest) = message.strip_prefix(&quoted) {
+        return (0, rest.to_string());
+    }
+    if let Some(rest) = message.strip_prefix(file).and_then(|r| r.strip_prefix(':')) {
+        if let Some((n, tail)) = rest.split_once(": ") {
+            if let Ok(line) = n.parse::<u64>() {
+                return (line, tail.to_string());
+            }
+        }
+    }
+    (0, message.to_string())
+}
+
+/// The notes on a run's inputs as report warnings (`docs/traces.md`,
+/// "Warnings"), for `grade` and `strength` alike.
+pub fn input_warnings(notes: &pactum_trace::InputNotes) -> Vec<Warning> {
+    notes
+        .warnings()
+        .into_iter()
+        .map(|w| Warning {
+            code: w.code.into(),
+            message: w.message,
+        })
+        .collect()
+}
+
+/// The files of loaded contracts no report may overwrite: each contract
+/// file and every `schema_file` it names ([`LoadedContract::files`]).
+pub fn contract_protected<'a>(
+    loaded: impl IntoIterator<Item = &'a LoadedContract>,
+) -> Vec<Protected> {
+    let mut out = Vec::new();
+    for c in loaded {
+        for (i, f) in c.files.iter().enumerate() {
+            out.push(Protected::input(
+                if i == 0 && *f == c.path {
+                    "the contract"
+                } else {
+                    "a schema file the contract names"
+                },
+                f,
+            ));
+        }
+    }
+    out
+}
+
+/// Why `path` cannot be read as a trace file, or `None` when it can. A
+/// pipe or a device (`/dev/stdin`, `<(…)`) is refused by name: the
+/// importers read a file twice (to detect its format, then to import it).
+pub fn unusable_trace_path(path: &Path) -> Option<&'static str> {
+    if path.as_os_str() == "-" {
+        return Some(
+            "standard input cannot be read as a trace file (it is read twice, to detect its format and to import it); save it to a file first",
+        );
+    }
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("no such trace file"),
+        Err(_) => Some("cannot read this trace file's metadata (check its permissions)"),
+        Ok(m) if m.is_dir() => None, // reported with its own advice by the caller
+        Ok(m) if !m.is_file() => Some(
+            "not a regular file (a pipe or a device): pactum reads a trace file twice, to detect its format and to import it; save it to a file first",
+        ),
+        Ok(_) => None,
+    }
+}

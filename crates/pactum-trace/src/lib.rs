@@ -29,6 +29,7 @@ mod framing;
 mod inputs;
 mod openai;
 mod pactum;
+mod parallel;
 mod pointer;
 mod tabular;
 mod tally;
@@ -36,6 +37,7 @@ mod tally;
 pub use error::{ImportError, RecordError};
 pub use framing::MAX_RECORD_BYTES;
 pub use inputs::{InputNotes, InputWarning};
+pub use parallel::Parallel;
 pub use tally::ChannelTally;
 
 use convert::{Conv, RecordCtx};
@@ -108,11 +110,13 @@ pub struct ImportOptions {
     pub withhold: Vec<Channel>,
 }
 
-/// What the sink receives, in file order.
+/// What the sink receives, in file order. `T` is what each trace became
+/// ([`read_traces_with`]'s `map`); [`read_traces`] hands the trace itself.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Item {
-    /// One imported trace (with `withhold` applied and `source` set).
-    Trace(Trace),
+pub enum Item<T = Trace> {
+    /// One imported trace (with `withhold` applied and `source` set), or
+    /// what `map` made of it.
+    Trace(T),
     /// A record that holds no trace, e.g. AgentDojo's summary line.
     Skipped {
         /// 1-based line of the record.
@@ -155,11 +159,41 @@ pub fn read_traces(
     opts: &ImportOptions,
     sink: &mut dyn FnMut(Item) -> ControlFlow<()>,
 ) -> Result<ReadStats, ImportError> {
+    read_traces_with(path, opts, Parallel::sequential(), &|t| t, sink)
+}
+
+/// [`read_traces`], with `map` applied to every trace before it reaches
+/// `sink`: on `parallel.jobs` threads for a JSONL file (a reader cuts it
+/// into batches of whole lines, workers parse, convert and `map` them,
+/// and `sink` receives the results on the calling thread in file order),
+/// on the calling thread for everything else (a JSON document or CSV is
+/// framed by a scanner that must see every byte before the next record,
+/// so it is read sequentially).
+///
+/// Whatever `parallel` says, `sink` sees the same items in the same order,
+/// with the same ids, lines and messages, and the same [`ReadStats`] or
+/// [`ImportError`] come back: lines are numbered by the reader, which
+/// frames exactly as the sequential path does. Memory stays flat: at most
+/// [`Parallel::in_flight`] batches of about [`Parallel::batch_bytes`]
+/// bytes each (one line of up to [`MAX_RECORD_BYTES`] is one batch) are
+/// read ahead of `sink`. `map` may run on records after the one where
+/// `sink` breaks or the file turns out unreadable; its results are then
+/// dropped.
+///
+/// # Errors
+/// As [`read_traces`].
+pub fn read_traces_with<T: Send>(
+    path: &Path,
+    opts: &ImportOptions,
+    parallel: Parallel,
+    map: &(dyn Fn(Trace) -> T + Sync),
+    sink: &mut dyn FnMut(Item<T>) -> ControlFlow<()>,
+) -> Result<ReadStats, ImportError> {
     let id_field = parse_opt("--id-field", opts.id_pointer.as_deref())?;
     let records = parse_opt("--records-field", opts.records_pointer.as_deref())?;
     let messages = parse_opt("--messages-field", opts.messages_pointer.as_deref())?;
     let ext = extension(path);
-    let mut emit = Emitter::new(path, &opts.withhold, sink);
+    let mut emit = Emitter::new(path, &opts.withhold, map, sink);
 
     let tabular_setup = || -> Result<(&ColumnMap, ObservabilityLevel), ImportError> {
         let map = opts
@@ -232,14 +266,18 @@ pub fn read_traces(
             }
         },
     };
-    read_json(
-        path,
-        framing,
-        records.as_ref(),
-        &plan,
-        opts.observability,
-        &mut emit,
-    )?;
+    if framing == Framing::Lines && records.is_none() && parallel.jobs.get() > 1 {
+        parallel::read_lines(path, &plan, opts.observability, parallel, &mut emit)?;
+    } else {
+        read_json(
+            path,
+            framing,
+            records.as_ref(),
+            &plan,
+            opts.observability,
+            &mut emit,
+        )?;
+    }
     Ok(emit.stats)
 }
 
@@ -324,6 +362,17 @@ enum Plan {
     Pactum,
     Openai(OpenaiFields),
     TabularJson(JsonColumns),
+}
+
+impl Plan {
+    /// Converts one record's bytes.
+    fn convert(&self, bytes: &[u8], ctx: &RecordCtx<'_>) -> Conv {
+        match self {
+            Plan::Pactum => pactum::convert(bytes, ctx),
+            Plan::Openai(fields) => openai::convert(bytes, ctx, fields),
+            Plan::TabularJson(cols) => tabular::convert_json(bytes, ctx, cols),
+        }
+    }
 }
 
 enum Detected {
@@ -487,13 +536,13 @@ fn for_each_frame(
 }
 
 /// Reads a JSON or JSONL file record by record through `plan`.
-fn read_json(
+fn read_json<T>(
     path: &Path,
     framing: Framing,
     records: Option<&Pointer>,
     plan: &Plan,
     level_flag: Option<ObservabilityLevel>,
-    emit: &mut Emitter<'_>,
+    emit: &mut Emitter<'_, T>,
 ) -> Result<(), ImportError> {
     let display = path.display().to_string();
     let name = file_name(path);
@@ -512,12 +561,7 @@ fn read_json(
                 line_framed: framing == Framing::Lines,
                 level_flag,
             };
-            let conv = match plan {
-                Plan::Pactum => pactum::convert(bytes, &ctx),
-                Plan::Openai(fields) => openai::convert(bytes, &ctx, fields),
-                Plan::TabularJson(cols) => tabular::convert_json(bytes, &ctx, cols),
-            };
-            match emit.conv(conv, &ctx) {
+            match emit.conv(plan.convert(bytes, &ctx), &ctx) {
                 Ok(flow) => flow,
                 Err(e) => {
                     failure = Some(e);
@@ -532,71 +576,127 @@ fn read_json(
     failure.map_or(Ok(()), Err)
 }
 
-/// Applies `withhold`, keeps the counts, and feeds the sink.
-pub(crate) struct Emitter<'s> {
+/// One converted record, ready for [`Emitter::deliver`]: `withhold`
+/// applied and `map` run, which any thread may do.
+pub(crate) enum Ready<T> {
+    /// A trace (as `map` made it) and what it reported, for the tally.
+    Trace(T, tally::Shape),
+    /// A record that holds no trace.
+    Skip {
+        /// The record's line.
+        line: u64,
+        /// Why, naming the line.
+        reason: String,
+    },
+    /// A record that could not be read.
+    Error(RecordError),
+    /// A record with no observability level (see [`Emitter::deliver`]).
+    NoLevel {
+        /// The record's line.
+        line: u64,
+        /// The record error it is once a trace was delivered.
+        error: RecordError,
+    },
+}
+
+/// Applies `withhold` to a converted record and `map` to its trace.
+pub(crate) fn prepare<T>(
+    conv: Conv,
+    ctx: &RecordCtx<'_>,
+    withhold: &[Channel],
+    map: &(dyn Fn(Trace) -> T + Sync),
+) -> Ready<T> {
+    match conv {
+        Conv::Trace(mut trace) => {
+            for ch in withhold {
+                // pactum removed the channel itself: it is unobserved,
+                // whatever the file declared (SPEC §3.2).
+                trace.observability = trace.observability.without(*ch);
+                for turn in &mut trace.turns {
+                    match ch {
+                        Channel::Response => turn.response = None,
+                        Channel::ToolCalls => turn.tool_calls.clear(),
+                        Channel::SideEffects => turn.side_effects.clear(),
+                    }
+                }
+            }
+            let shape = tally::Shape::of(&trace);
+            Ready::Trace(map(trace), shape)
+        }
+        Conv::Skip(reason) => Ready::Skip {
+            line: ctx.line,
+            reason,
+        },
+        Conv::Error(e) => Ready::Error(e),
+        Conv::NoLevel => Ready::NoLevel {
+            line: ctx.line,
+            error: ctx.error(
+                Some("/observability"),
+                format!("no observability level: {}", error::NO_LEVEL_HINT),
+            ),
+        },
+    }
+}
+
+/// Applies `withhold` and `map`, keeps the counts, and feeds the sink.
+pub(crate) struct Emitter<'s, T = Trace> {
     path: &'s Path,
     withhold: &'s [Channel],
-    sink: &'s mut dyn FnMut(Item) -> ControlFlow<()>,
+    map: &'s (dyn Fn(Trace) -> T + Sync),
+    sink: &'s mut dyn FnMut(Item<T>) -> ControlFlow<()>,
     stats: ReadStats,
 }
 
-impl<'s> Emitter<'s> {
+impl<'s, T> Emitter<'s, T> {
     fn new(
         path: &'s Path,
         withhold: &'s [Channel],
-        sink: &'s mut dyn FnMut(Item) -> ControlFlow<()>,
+        map: &'s (dyn Fn(Trace) -> T + Sync),
+        sink: &'s mut dyn FnMut(Item<T>) -> ControlFlow<()>,
     ) -> Self {
         Emitter {
             path,
             withhold,
+            map,
             sink,
             stats: ReadStats::default(),
         }
     }
 
-    /// Delivers one converted record. A missing level is a file-level
-    /// error while no trace has been delivered (the file says nothing about
-    /// levels), a record error after that.
+    /// Delivers one converted record ([`prepare`] then [`Emitter::deliver`]).
     pub(crate) fn conv(
         &mut self,
         conv: Conv,
         ctx: &RecordCtx<'_>,
     ) -> Result<ControlFlow<()>, ImportError> {
-        Ok(match conv {
-            Conv::Trace(mut trace) => {
-                for ch in self.withhold {
-                    // pactum removed the channel itself: it is unobserved,
-                    // whatever the file declared (SPEC §3.2).
-                    trace.observability = trace.observability.without(*ch);
-                    for turn in &mut trace.turns {
-                        match ch {
-                            Channel::Response => turn.response = None,
-                            Channel::ToolCalls => turn.tool_calls.clear(),
-                            Channel::SideEffects => turn.side_effects.clear(),
-                        }
-                    }
-                }
+        let ready = prepare(conv, ctx, self.withhold, self.map);
+        self.deliver(ready)
+    }
+
+    /// Counts one prepared record and hands it to the sink, in file order.
+    /// A missing level is a file-level error while no trace has been
+    /// delivered (the file says nothing about levels), a record error
+    /// after that.
+    pub(crate) fn deliver(&mut self, ready: Ready<T>) -> Result<ControlFlow<()>, ImportError> {
+        Ok(match ready {
+            Ready::Trace(t, shape) => {
                 self.stats.traces += 1;
-                self.stats.channel_tally.record(&trace);
-                (self.sink)(Item::Trace(trace))
+                self.stats.channel_tally.add(shape);
+                (self.sink)(Item::Trace(t))
             }
-            Conv::Skip(reason) => {
+            Ready::Skip { line, reason } => {
                 self.stats.skipped += 1;
-                (self.sink)(Item::Skipped {
-                    line: ctx.line,
-                    reason,
-                })
+                (self.sink)(Item::Skipped { line, reason })
             }
-            Conv::Error(e) => self.error(e),
-            Conv::NoLevel => {
+            Ready::Error(e) => self.error(e),
+            Ready::NoLevel { line, error } => {
                 if self.stats.traces == 0 {
                     return Err(ImportError::NoObservability {
                         path: self.path.to_path_buf(),
-                        line: ctx.line,
+                        line,
                     });
                 }
-                let message = format!("no observability level: {}", error::NO_LEVEL_HINT);
-                self.error(ctx.error(Some("/observability"), message))
+                self.error(error)
             }
         })
     }

@@ -221,12 +221,12 @@ impl<R> LineCounter<R> {
 }
 
 /// Reads a CSV file (header row first) through `emit`.
-pub(crate) fn read_csv(
+pub(crate) fn read_csv<T>(
     path: &Path,
     file: File,
     map: &ColumnMap,
     level: ObservabilityLevel,
-    emit: &mut Emitter<'_>,
+    emit: &mut Emitter<'_, T>,
 ) -> Result<(), ImportError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)

@@ -33,15 +33,38 @@ fn index(channel: Channel) -> usize {
     }
 }
 
+/// What one trace adds to a tally: its declared level and whether it
+/// reported something on each channel. Taken where the trace is parsed,
+/// added where it is delivered, so a tally counts exactly the delivered
+/// traces whichever thread parsed them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    level: ObservabilityLevel,
+    reporting: [bool; 3],
+}
+
+impl Shape {
+    /// The shape of `trace`.
+    pub(crate) fn of(trace: &Trace) -> Shape {
+        Shape {
+            level: trace.observability,
+            reporting: CHANNELS.map(|ch| trace.reports(ch)),
+        }
+    }
+}
+
 impl ChannelTally {
     /// Counts one trace under its declared level.
     pub fn record(&mut self, trace: &Trace) {
-        let c = self.by_level.entry(trace.observability).or_default();
+        self.add(Shape::of(trace));
+    }
+
+    /// Counts one trace by its shape.
+    pub(crate) fn add(&mut self, shape: Shape) {
+        let c = self.by_level.entry(shape.level).or_default();
         c.traces += 1;
-        for ch in CHANNELS {
-            if trace.reports(ch) {
-                c.reporting[index(ch)] += 1;
-            }
+        for (count, reported) in c.reporting.iter_mut().zip(shape.reporting) {
+            *count += u64::from(reported);
         }
     }
 

@@ -84,6 +84,8 @@ mod util {
 }
 use util::*;
 
+#[path = "import/parallel.rs"]
+mod parallel;
 #[path = "import/vendors.rs"]
 mod vendors;
 

@@ -8,6 +8,7 @@ mod commands;
 mod example;
 mod exit_codes;
 mod output_flags;
+mod parallel;
 mod shared_data;
 mod support;
 mod untrusted;
