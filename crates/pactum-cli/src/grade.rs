@@ -17,6 +17,10 @@ use pactum_suite::{
 };
 use pactum_trace::{read_traces, ColumnMap, ImportOptions, Item, TraceFormat};
 
+pub(crate) use pactum_pipeline::inputs::{
+    contract_protected, input_warnings, store_protected, unusable_trace_path,
+};
+
 use crate::exit::{self, Exit};
 use crate::output::{eprint, stderr_color};
 use crate::sink::CliSink;
@@ -128,27 +132,6 @@ fn ids_unique(loaded: &[LoadedContract]) -> bool {
         }
     }
     ok
-}
-
-/// The files of loaded contracts no report may overwrite: each contract
-/// file and every `schema_file` it names ([`LoadedContract::files`]).
-pub(crate) fn contract_protected<'a>(
-    loaded: impl IntoIterator<Item = &'a LoadedContract>,
-) -> Vec<Protected> {
-    let mut out = Vec::new();
-    for c in loaded {
-        for (i, f) in c.files.iter().enumerate() {
-            out.push(Protected::input(
-                if i == 0 && *f == c.path {
-                    "the contract"
-                } else {
-                    "a schema file the contract names"
-                },
-                f,
-            ));
-        }
-    }
-    out
 }
 
 /// `pactum check`: validates and lints contract files, and suite files
@@ -373,15 +356,6 @@ pub(crate) fn reporters(
     protected: &[Protected],
 ) -> Result<CliSink, Exit> {
     CliSink::open(args, color, protected).map_err(|e| e.report())
-}
-
-/// The store a command may touch, whether it opens it or not: `--db`, else
-/// the default. Never a report's destination.
-pub(crate) fn store_protected(db: Option<&Path>) -> Protected {
-    Protected::store(db.map_or_else(
-        || PathBuf::from(pactum_store::DEFAULT_PATH),
-        Path::to_path_buf,
-    ))
 }
 
 /// A judge for `pactum grade`: the client, the cache it answers through,
@@ -764,37 +738,4 @@ pub fn grade(args: GradeArgs, color: bool) -> Exit {
 /// untrusted text (SPEC §4), so escapes and controls are stripped.
 pub(crate) fn shown_path(path: &Path) -> String {
     pactum_core::text::strip_terminal_escapes(&path.display().to_string())
-}
-
-/// The notes on a run's inputs as report warnings (`docs/traces.md`,
-/// "Warnings"), for `grade` and `strength` alike.
-pub(crate) fn input_warnings(notes: &pactum_trace::InputNotes) -> Vec<Warning> {
-    notes
-        .warnings()
-        .into_iter()
-        .map(|w| Warning {
-            code: w.code.into(),
-            message: w.message,
-        })
-        .collect()
-}
-
-/// Why `path` cannot be read as a trace file, or `None` when it can. A
-/// pipe or a device (`/dev/stdin`, `<(…)`) is refused by name: the
-/// importers read a file twice (to detect its format, then to import it).
-pub(crate) fn unusable_trace_path(path: &Path) -> Option<&'static str> {
-    if path.as_os_str() == "-" {
-        return Some(
-            "standard input cannot be read as a trace file (it is read twice, to detect its format and to import it); save it to a file first",
-        );
-    }
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("no such trace file"),
-        Err(_) => Some("cannot read this trace file's metadata (check its permissions)"),
-        Ok(m) if m.is_dir() => None, // reported with its own advice above
-        Ok(m) if !m.is_file() => Some(
-            "not a regular file (a pipe or a device): pactum reads a trace file twice, to detect its format and to import it; save it to a file first",
-        ),
-        Ok(_) => None,
-    }
 }
