@@ -12,6 +12,7 @@ use pactum_suite::{CheckedFile, Diagnostic, LoadedContract};
 use pactum_trace::{ColumnMap, ImportOptions, Parallel, TraceFormat};
 
 use crate::error::{CliError, CliResult};
+
 use crate::exit::{self, Exit};
 use crate::output::{eprint, stderr_color};
 use crate::sink::CliSink;
@@ -48,10 +49,6 @@ pub(crate) fn print_diagnostics(diags: &[Diagnostic], color: bool) {
         crate::output::eprint_styled(&d.render(source.as_deref(), color));
     }
 }
-
-pub(crate) use pactum_pipeline::grade::{
-    contract_protected, input_warnings, store_protected, unusable_trace_path,
-};
 
 /// `pactum check`: validates and lints contract files, and suite files
 /// (recognised by their shape) with every contract they name or hold;

@@ -48,6 +48,18 @@ impl CliSink {
         })
     }
 
+    /// A sink with no report: diagnostics and messages on stderr only
+    /// (commands that print their own summary); `color` is stdout's
+    /// colour policy.
+    pub(crate) fn stderr_only(color: bool) -> CliSink {
+        CliSink {
+            fan: Fanout::over(Vec::new(), Box::new(|m: &str| eprint(m))),
+            diag_color: crate::output::stderr_color(color),
+            show_progress: false,
+            bar: None,
+        }
+    }
+
     /// Every later report event, and every later line on stderr, is
     /// redacted of `redactor`'s secrets (SPEC §4).
     pub(crate) fn redact_with(&mut self, redactor: &Redactor) {

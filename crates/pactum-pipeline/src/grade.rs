@@ -31,6 +31,7 @@ use pactum_suite::{load_contract, load_expectations, LoadedContract};
 use pactum_trace::{read_traces_with, ImportOptions, Item, Parallel};
 
 pub use crate::common::{diagnostic_warnings, name_warnings, store_protected};
+pub use crate::inputs::{contract_protected, input_warnings, unusable_trace_path};
 use crate::{Message, MessageLevel, PipelineError, Sink};
 
 /// A judge to grade judged clauses with (SPEC §3.4): an OpenAI-compatible
@@ -619,58 +620,4 @@ fn split_location(message: &str, file: &str) -> (u64, String) {
         }
     }
     (0, message.to_string())
-}
-
-/// The notes on a run's inputs as report warnings (`docs/traces.md`,
-/// "Warnings"), for `grade` and `strength` alike.
-pub fn input_warnings(notes: &pactum_trace::InputNotes) -> Vec<Warning> {
-    notes
-        .warnings()
-        .into_iter()
-        .map(|w| Warning {
-            code: w.code.into(),
-            message: w.message,
-        })
-        .collect()
-}
-
-/// The files of loaded contracts no report may overwrite: each contract
-/// file and every `schema_file` it names ([`LoadedContract::files`]).
-pub fn contract_protected<'a>(
-    loaded: impl IntoIterator<Item = &'a LoadedContract>,
-) -> Vec<Protected> {
-    let mut out = Vec::new();
-    for c in loaded {
-        for (i, f) in c.files.iter().enumerate() {
-            out.push(Protected::input(
-                if i == 0 && *f == c.path {
-                    "the contract"
-                } else {
-                    "a schema file the contract names"
-                },
-                f,
-            ));
-        }
-    }
-    out
-}
-
-/// Why `path` cannot be read as a trace file, or `None` when it can. A
-/// pipe or a device (`/dev/stdin`, `<(…)`) is refused by name: the
-/// importers read a file twice (to detect its format, then to import it).
-pub fn unusable_trace_path(path: &Path) -> Option<&'static str> {
-    if path.as_os_str() == "-" {
-        return Some(
-            "standard input cannot be read as a trace file (it is read twice, to detect its format and to import it); save it to a file first",
-        );
-    }
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("no such trace file"),
-        Err(_) => Some("cannot read this trace file's metadata (check its permissions)"),
-        Ok(m) if m.is_dir() => None, // reported with its own advice by the caller
-        Ok(m) if !m.is_file() => Some(
-            "not a regular file (a pipe or a device): pactum reads a trace file twice, to detect its format and to import it; save it to a file first",
-        ),
-        Ok(_) => None,
-    }
 }

@@ -8,7 +8,11 @@
 //! * [`run`]: a suite against live targets (tests × trials, stored);
 //! * [`stored`]: a stored run's report again (`show`), or graded again
 //!   (`rescore`);
-//! * [`strength`]: planted probes, trials and the strength artifacts.
+//! * [`strength`]: planted probes, trials and the strength artifacts;
+//!   `aggregate` and `compare` over those artifacts.
+//!
+//! [`inputs`] holds the input checks they share (paths an output may not
+//! replace, trace paths that cannot be read).
 //!
 //! A pipeline never prints: what it has to say goes to the sink (report
 //! events, diagnostics, messages, progress), and the front end — the
@@ -20,6 +24,7 @@
 pub mod common;
 mod error;
 pub mod grade;
+pub mod inputs;
 pub mod run;
 mod sink;
 pub mod stored;

@@ -16,7 +16,10 @@
 //! | the scoring inputs and the artifacts | [`scoring_inputs`], [`score`] |
 //! | artifact file names | [`artifact_file_name`] |
 //!
-//! `docs/strength.md` is the user's guide.
+//! The `pactum strength` pipeline that uses them (clean baselines, the
+//! trial scheduler, the artifact folders, `aggregate` and `compare`) is
+//! `pactum_pipeline::strength`; the summaries it prints are
+//! `pactum_report::strength`. `docs/strength.md` is the user's guide.
 
 mod authored;
 mod edit;

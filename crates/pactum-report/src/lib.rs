@@ -17,6 +17,9 @@
 //! (SPEC §4); the JSON report keeps it verbatim, JSON-escaped. A run's
 //! secrets are redacted from every event by [`Redacting`], which wraps any
 //! reporter.
+//!
+//! [`strength`] holds what `pactum strength`, `aggregate` and `compare`
+//! print: their summary models and text renderers.
 
 mod agreement;
 mod error;
@@ -28,6 +31,7 @@ pub mod output;
 mod redact;
 mod render;
 mod secrets;
+pub mod strength;
 mod terminal;
 mod totals;
 

@@ -1,1 +1,0 @@
-//! `strength`: probes planted in clean traces, graded in trials.
