@@ -51,7 +51,7 @@ pub use http::HttpTarget;
 pub use openai::OpenaiTarget;
 /// The target model targets are built from: a suite file's, as pactum-suite
 /// validates it.
-pub use pactum_suite::{Limits, ResponseMap, Retries, TargetKind, TargetSpec};
+pub use pactum_suite::{ExecMode, Limits, ResponseMap, Retries, TargetKind, TargetSpec};
 
 /// The largest http answer body, or exec answer line, read, in bytes (4
 /// MiB); a larger one is a [`TargetError::Protocol`].

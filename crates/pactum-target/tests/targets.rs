@@ -11,8 +11,8 @@ use pactum_core::secret::Redactor;
 use pactum_core::trace::ObservabilityLevel;
 use pactum_llm::testing::ScriptedServer;
 use pactum_target::{
-    Conversation, Limits, Message, Reply, ResponseMap, Retries, Role, RunSecrets, Target,
-    TargetError, TargetKind, TargetSpec,
+    Conversation, ExecMode, Limits, Message, Reply, ResponseMap, Retries, Role, RunSecrets,
+    Target, TargetError, TargetKind, TargetSpec,
 };
 use serde_json::{json, Map, Value};
 
@@ -98,6 +98,7 @@ fn exec_cfg(args: &[&str]) -> TargetSpec {
             command,
             cwd: repo(),
             env: BTreeMap::new(),
+            mode: ExecMode::PerConversation,
         },
     }
 }
