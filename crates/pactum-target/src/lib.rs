@@ -260,9 +260,12 @@ impl Target {
                 response,
             } => HttpTarget::new(cfg, method, url, headers, body, response, &run.redactor)
                 .map(Target::Http),
-            TargetKind::Exec { command, cwd, env } => {
-                ExecTarget::new(cfg, command, cwd, env, run).map(Target::Exec)
-            }
+            TargetKind::Exec {
+                command,
+                cwd,
+                env,
+                mode,
+            } => ExecTarget::new(cfg, command, cwd, env, *mode, run).map(Target::Exec),
         }
     }
 
