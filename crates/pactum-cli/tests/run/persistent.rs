@@ -272,3 +272,38 @@ fn exec_persistent_processes_end_with_pactum() {
         "agents outlived pactum: {started:?}"
     );
 }
+
+/// A request that times out kills its process: the answer it would give
+/// late is never read as the next test's, which a new process serves.
+#[test]
+fn exec_persistent_a_timed_out_request_hands_nothing_to_the_next() {
+    let sb = Sandbox::new();
+    let suite = pool_suite(&sb, &["first", "slow", "third", "fourth"], 1, "");
+    let text = std::fs::read_to_string(&suite).expect("suite");
+    let suite = sb.write(
+        "suite.yaml",
+        &replace_once(&text, "timeout_ms: 20000", "timeout_ms: 3000"),
+    );
+    let (run, report) = sb.run_json(&suite, &["-j", "1"]);
+    assert_code(&run, 3);
+    let st = statuses(&report);
+    assert_eq!(st["t1#1"], "error", "{report:#}");
+    let summary = results(&report)["t1#1"]["summary"]
+        .as_str()
+        .expect("summary")
+        .to_string();
+    assert!(summary.contains("no answer within 3000 ms"), "{summary}");
+    for (i, said) in [(0, "first"), (2, "third"), (3, "fourth")] {
+        assert_eq!(st[&format!("t{i}#1")], "pass", "{report:#}");
+        let answer = answer_of(&sb, &format!("t{i}"));
+        assert!(
+            answer.starts_with(&format!("the answer to {said} ")),
+            "{answer}"
+        );
+    }
+    // The first process served `first` and timed out on `slow`; a new one
+    // served the rest.
+    assert!(answer_of(&sb, "t2").ends_with("served 1)"));
+    assert!(answer_of(&sb, "t3").ends_with("served 2)"));
+    assert_eq!(pids(&sb).len(), 2);
+}
