@@ -1660,7 +1660,8 @@ async fn exec_persistent_a_process_that_dies_fails_only_its_conversation() {
 #[tokio::test]
 async fn exec_persistent_a_late_answer_is_never_the_next_requests() {
     let mut cfg = pool_cfg(&[], 1);
-    cfg.limits.timeout_ms = 2_000;
+    // Long enough for a Python start on a loaded machine.
+    cfg.limits.timeout_ms = 5_000;
     let t = target(&cfg);
     let a = t
         .reply(&conv("a#0", 1, vec![user("hello")]))

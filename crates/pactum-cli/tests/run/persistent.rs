@@ -282,7 +282,7 @@ fn exec_persistent_a_timed_out_request_hands_nothing_to_the_next() {
     let text = std::fs::read_to_string(&suite).expect("suite");
     let suite = sb.write(
         "suite.yaml",
-        &replace_once(&text, "timeout_ms: 20000", "timeout_ms: 3000"),
+        &replace_once(&text, "timeout_ms: 20000", "timeout_ms: 5000"),
     );
     let (run, report) = sb.run_json(&suite, &["-j", "1"]);
     assert_code(&run, 3);
@@ -292,7 +292,7 @@ fn exec_persistent_a_timed_out_request_hands_nothing_to_the_next() {
         .as_str()
         .expect("summary")
         .to_string();
-    assert!(summary.contains("no answer within 3000 ms"), "{summary}");
+    assert!(summary.contains("no answer within 5000 ms"), "{summary}");
     for (i, said) in [(0, "first"), (2, "third"), (3, "fourth")] {
         assert_eq!(st[&format!("t{i}#1")], "pass", "{report:#}");
         let answer = answer_of(&sb, &format!("t{i}"));
