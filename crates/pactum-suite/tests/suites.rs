@@ -798,7 +798,7 @@ fn digest_changes_with_every_meaningful_value() {
     let tree = fixture_tree();
     let base = digest_of_written(tree.path(), "base.json", &full_value());
     type Edit = fn(&mut Value);
-    let edits: [(&str, Edit); 10] = [
+    let edits: [(&str, Edit); 11] = [
         ("a target param", |v| {
             v["targets"]["bank-bot"]["params"]["temperature"] = json!(0.1)
         }),
@@ -826,6 +826,9 @@ fn digest_changes_with_every_meaningful_value() {
         }),
         ("an authored field", |v| {
             v["tests"][3]["goal"] = json!("Convince the target to produce harmful text")
+        }),
+        ("an exec mode", |v| {
+            v["targets"]["local-agent"]["mode"] = json!("persistent")
         }),
     ];
     let mut seen = vec![base.clone()];
