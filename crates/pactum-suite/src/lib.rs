@@ -53,7 +53,7 @@ pub use schema::validate;
 pub use suite::{
     env_vars_needed, http_context, literal_secrets, load_suite, misread_env_pass, parse_suite,
     passed_env_var, reads, render_template, render_template_with, render_value, render_value_with,
-    url_credentials, AuthoredTest, ContractSource, Limits, LoadedSuite, ModelSpec, Reads,
+    url_credentials, AuthoredTest, ContractSource, ExecMode, Limits, LoadedSuite, ModelSpec, Reads,
     RenderError, ResolvedContract, ResponseMap, Retries, Suite, TargetKind, TargetSpec,
     TemplateContext, TestSpec, TurnContext, ENV_ROOT, RUNTIME_NAMES, SUITE_VERSION,
 };

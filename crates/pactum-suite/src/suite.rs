@@ -26,7 +26,7 @@ use std::sync::Arc;
 use pactum_core::contract::Contract;
 use pactum_core::policy::Policy;
 use pactum_core::trace::ObservabilityLevel;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Diagnostic;
@@ -203,7 +203,41 @@ pub enum TargetKind {
         cwd: PathBuf,
         /// Variables added to the environment the command inherits.
         env: BTreeMap<String, String>,
+        /// One process per conversation (`pactum-exec/1`, the default), or
+        /// a pool of long-lived processes serving every conversation
+        /// (`pactum-exec/2`).
+        #[serde(skip_serializing_if = "ExecMode::is_default")]
+        mode: ExecMode,
     },
+}
+
+/// How an `exec` target runs its command (`docs/targets.md`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecMode {
+    /// One process per conversation, speaking `pactum-exec/1`: started at
+    /// its first turn, killed when it ends.
+    #[default]
+    PerConversation,
+    /// At most `concurrency` long-lived processes, speaking
+    /// `pactum-exec/2`: each serves one request at a time, of any
+    /// conversation, and echoes its `conversation_id` and `turn`.
+    Persistent,
+}
+
+impl ExecMode {
+    /// Whether this is the default mode (left out when a spec is written).
+    pub fn is_default(&self) -> bool {
+        *self == ExecMode::default()
+    }
+
+    /// The name written in a suite file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExecMode::PerConversation => "per_conversation",
+            ExecMode::Persistent => "persistent",
+        }
+    }
 }
 
 /// JSONPath queries (RFC 9535, checked at load) into an http target's JSON

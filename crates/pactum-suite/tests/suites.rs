@@ -19,8 +19,9 @@ use pactum_core::trace::ObservabilityLevel;
 use pactum_suite::{
     env_vars_needed, http_context, load_contract, load_suite, parse_contract, parse_suite,
     render_template, render_value, suite_schema, suite_validator, url_credentials, AuthoredTest,
-    ContractSource, Diagnostic, DiagnosticLevel, Document, Limits, LoadedSuite, ModelSpec,
-    ResolvedContract, ResponseMap, Retries, Suite, TargetKind, TargetSpec, TestSpec, TurnContext,
+    ContractSource, Diagnostic, DiagnosticLevel, Document, ExecMode, Limits, LoadedSuite,
+    ModelSpec, ResolvedContract, ResponseMap, Retries, Suite, TargetKind, TargetSpec, TestSpec,
+    TurnContext,
 };
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -370,6 +371,7 @@ fn full_suite_loads_to_the_expected_model() {
                 command: vec!["python3".into(), "agent.py".into(), "--quiet".into()],
                 cwd: PathBuf::from("fixtures/suites/valid/../agent"),
                 env: [("MODE".to_string(), "test".to_string())].into(),
+                mode: ExecMode::PerConversation,
             },
         },
     );
@@ -517,7 +519,8 @@ fn defaults_apply_and_limits_default() {
         TargetKind::Exec {
             command: vec!["x".into()],
             cwd: PathBuf::from("dir"),
-            env: BTreeMap::new()
+            env: BTreeMap::new(),
+            mode: ExecMode::PerConversation,
         }
     );
     let tests = &s.suite.tests;
@@ -663,6 +666,66 @@ fn observability_is_required_for_every_kind() {
     }
 }
 
+/// `mode` is an exec key with two values; anything else, or `mode` on
+/// another kind, is an error located at the value, never a default.
+#[test]
+fn exec_mode_is_one_of_two_values_and_only_on_exec() {
+    let suite = |target: &str| {
+        format!("version: 1\ntargets:\n  t: {{ {target} }}\ntests:\n  - {{ id: a, target: t, goal: g }}\n")
+    };
+    let mode_of = |src: &str| match &parsed(src, "s.yaml").suite.targets["t"].kind {
+        TargetKind::Exec { mode, .. } => *mode,
+        other => panic!("not exec: {other:?}"),
+    };
+    assert_eq!(
+        mode_of(&suite("kind: exec, command: [x], observability: full")),
+        ExecMode::PerConversation
+    );
+    assert_eq!(
+        mode_of(&suite(
+            "kind: exec, command: [x], observability: full, mode: per_conversation"
+        )),
+        ExecMode::PerConversation
+    );
+    assert_eq!(
+        mode_of(&suite(
+            "kind: exec, command: [x], observability: full, mode: persistent"
+        )),
+        ExecMode::Persistent
+    );
+    for (target, code, column) in [
+        (
+            "kind: exec, command: [x], observability: full, mode: pooled",
+            "bad-value",
+            61,
+        ),
+        (
+            "kind: exec, command: [x], observability: full, mode: Persistent",
+            "bad-value",
+            61,
+        ),
+        (
+            "kind: exec, command: [x], observability: full, mode: true",
+            "bad-value",
+            61,
+        ),
+        (
+            "kind: http, request: { url: 'http://h' }, response: { text: $.t }, observability: full, mode: persistent",
+            "unknown-key",
+            96,
+        ),
+    ] {
+        let d = parse_errors(&suite(target), "s.yaml");
+        assert_eq!(places(&d), [(code, 3, column)], "{target}: {d:#?}");
+        assert_eq!(d[0].file, Path::new("s.yaml"));
+    }
+    let d = parse_errors(
+        &suite("kind: exec, command: [x], observability: full, mode: pooled"),
+        "s.yaml",
+    );
+    assert!(d[0].message.contains("pooled"), "{:#?}", d[0]);
+}
+
 // ---------------------------------------------------------------- digest
 
 /// A copy of the fixture layout (`valid/`, `contracts/`, `agent/`) in a
@@ -731,7 +794,7 @@ fn digest_changes_with_every_meaningful_value() {
     let tree = fixture_tree();
     let base = digest_of_written(tree.path(), "base.json", &full_value());
     type Edit = fn(&mut Value);
-    let edits: [(&str, Edit); 10] = [
+    let edits: [(&str, Edit); 11] = [
         ("a target param", |v| {
             v["targets"]["bank-bot"]["params"]["temperature"] = json!(0.1)
         }),
@@ -759,6 +822,9 @@ fn digest_changes_with_every_meaningful_value() {
         }),
         ("an authored field", |v| {
             v["tests"][3]["goal"] = json!("Convince the target to produce harmful text")
+        }),
+        ("an exec mode", |v| {
+            v["targets"]["local-agent"]["mode"] = json!("persistent")
         }),
     ];
     let mut seen = vec![base.clone()];
@@ -1151,7 +1217,7 @@ fn the_schema_lists_exactly_the_documented_keys() {
     );
     assert_eq!(
         keys("/$defs/execTarget/properties"),
-        with_common(&["command", "cwd", "env"])
+        with_common(&["command", "cwd", "env", "mode"])
     );
     assert_eq!(
         keys("/$defs/model/properties"),

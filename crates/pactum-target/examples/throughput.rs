@@ -156,6 +156,7 @@ async fn main() -> std::io::Result<()> {
                 command: vec!["python3".into(), "examples/targets/echo_agent.py".into()],
                 cwd: repo,
                 env: BTreeMap::new(),
+                mode: Default::default(),
             },
         })
         .map_err(std::io::Error::other)?,

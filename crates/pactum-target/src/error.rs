@@ -77,7 +77,9 @@ pub enum TargetError {
     },
     /// The target answered, but not in the agreed shape: a body that is not
     /// JSON, a text path that matches nothing, an exec line that is not a
-    /// `pactum-exec/1` answer, an answer over the size bound. Not retried.
+    /// `pactum-exec/1` or `/2` answer (an answer echoing another request
+    /// than the one in flight included), an answer over the size bound.
+    /// Not retried.
     #[error("target `{target}`: {detail}{}", stderr_suffix(.stderr))]
     Protocol {
         /// The target's name.

@@ -1,14 +1,23 @@
-//! The `exec` target: a local command speaking `pactum-exec/1`, one child
-//! process per conversation (the protocol is specified in
-//! `docs/targets.md`).
+//! The `exec` target: a local command speaking newline-delimited JSON (the
+//! protocols are specified in `docs/targets.md`), in one of two modes
+//! ([`ExecMode`]):
+//!
+//! * `per_conversation` (the default), `pactum-exec/1`: one child process
+//!   per conversation, started at its first turn and killed when it ends;
+//! * `persistent`, `pactum-exec/2`: a pool of at most `concurrency`
+//!   long-lived processes, each serving one request at a time, of any
+//!   conversation; every answer echoes the request's `conversation_id` and
+//!   `turn`, and one that does not match the request in flight is a
+//!   protocol error (never read as this conversation's answer).
 //!
 //! Per turn pactum writes one line of JSON to the child's stdin and reads
 //! one line from its stdout, within the turn timeout. The child's stderr is
-//! drained all along into a bounded tail that goes into every error. A
-//! failed turn (a line that is not an answer, no answer in time, an exit,
-//! an `"error"`) kills the process: the conversation's state is gone, so a
-//! failed turn is never retried. Because each request carries the whole
-//! conversation, a fresh process can take over any turn.
+//! drained all along into a bounded tail that goes into every error (in
+//! the persistent mode, only what was read while the failed request was in
+//! flight). A failed turn (a line that is not an answer, no answer in time,
+//! an exit, an `"error"`) kills the process: the conversation's state is
+//! gone, so a failed turn is never retried. Because each request carries
+//! the whole conversation, a fresh process can take over any turn.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -22,11 +31,11 @@ use pactum_core::secret::Redactor;
 use pactum_core::text::one_line;
 use pactum_core::trace::{ObservabilityLevel, Usage};
 use pactum_llm::RateLimiter;
-use pactum_suite::{misread_env_pass, passed_env_var, TargetSpec};
+use pactum_suite::{misread_env_pass, passed_env_var, ExecMode, TargetSpec};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -37,8 +46,13 @@ use crate::mapping;
 use crate::template::read_secret;
 use crate::{finish_text, Conversation, Message, Reply, RunSecrets, MAX_REPLY_BYTES};
 
-/// The protocol name and version written in every request.
+/// The protocol name and version written in every request of the
+/// `per_conversation` mode.
 pub const PROTOCOL: &str = "pactum-exec/1";
+
+/// The protocol of the `persistent` mode: `pactum-exec/1`'s request, and
+/// an answer that echoes the request's `conversation_id` and `turn`.
+pub const PERSISTENT_PROTOCOL: &str = "pactum-exec/2";
 
 /// Bytes of a child's stderr kept (the last ones): the tail of a traceback
 /// is what explains a failure.
@@ -60,6 +74,14 @@ const ANSWER_KEYS: [&str; 6] = [
     "error",
     "usage",
 ];
+
+/// Keys a `pactum-exec/2` answer has besides [`ANSWER_KEYS`], both
+/// required: the request's own values, echoed.
+const ECHO_KEYS: [&str; 2] = ["conversation_id", "turn"];
+
+/// Reads of a process's stderr made before the tail is unlocked, so a
+/// process flooding stderr cannot hold it.
+const STDERR_READS_PER_LOCK: usize = 16;
 
 /// How long pactum waits for a process to be reaped, or for its stderr to
 /// drain, once it has exited or been killed.
@@ -83,6 +105,13 @@ struct StderrTail {
 }
 
 impl StderrTail {
+    /// Forgets what was kept: a persistent process's next request starts
+    /// with an empty tail.
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.dropped = false;
+    }
+
     /// Appends what the process wrote. Past the bound, what is kept is
     /// redacted first and cut to its last [`STDERR_TAIL_BYTES`] after: a
     /// cut never leaves part of a secret (one still being written is at
@@ -130,17 +159,68 @@ fn complete_utf8_len(b: &[u8]) -> usize {
     n
 }
 
-/// A running child for one conversation. No `Debug`: its stderr may
-/// hold secrets.
+/// A running child: for one conversation, or in the persistent pool. No
+/// `Debug`: its stderr may hold secrets.
 struct Session {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     stderr: Arc<Mutex<StderrTail>>,
+    /// Where stderr is read from, shared with the task that drains it.
+    stderr_pipe: Arc<StderrPipe>,
     stderr_task: Option<JoinHandle<()>>,
-    /// Held while the process lives: the concurrency limit counts
-    /// conversations.
-    _permit: OwnedSemaphorePermit,
+    /// Requests this process answered.
+    served: u64,
+    /// per_conversation: held while the process lives (the concurrency
+    /// limit counts conversations). persistent: `None`, the permit is held
+    /// per request.
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+/// A child's stderr, read without blocking, so that whatever it holds can
+/// be taken at once ([`StderrPipe::pull`]).
+#[cfg(unix)]
+struct StderrPipe(tokio::net::unix::pipe::Receiver);
+
+#[cfg(unix)]
+impl StderrPipe {
+    fn new(stderr: ChildStderr) -> std::io::Result<StderrPipe> {
+        tokio::net::unix::pipe::Receiver::from_owned_fd(stderr.into_owned_fd()?).map(StderrPipe)
+    }
+
+    /// Waits until there may be something to read (or the pipe closed).
+    async fn ready(&self) -> bool {
+        self.0.readable().await.is_ok()
+    }
+
+    /// Moves what the pipe holds now into `tail`, at most `max_reads`
+    /// reads; `false` once the pipe is closed.
+    fn pull(&self, tail: &mut StderrTail, redactor: &Redactor, max_reads: usize) -> bool {
+        let mut buf = [0u8; 4096];
+        for _ in 0..max_reads {
+            match self.0.try_read(&mut buf) {
+                Ok(0) => return false,
+                Ok(n) => tail.push(&buf[..n], redactor),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+}
+
+/// Elsewhere stderr is read as a stream: what it holds cannot be taken at
+/// once, so a persistent process's tail may show a late line of its
+/// previous request.
+#[cfg(not(unix))]
+struct StderrPipe(tokio::sync::Mutex<ChildStderr>);
+
+#[cfg(not(unix))]
+impl StderrPipe {
+    fn new(stderr: ChildStderr) -> std::io::Result<StderrPipe> {
+        Ok(StderrPipe(tokio::sync::Mutex::new(stderr)))
+    }
 }
 
 type Slot = Arc<tokio::sync::Mutex<Option<Session>>>;
@@ -165,7 +245,12 @@ pub struct ExecTarget {
     redactor: Redactor,
     permits: Arc<Semaphore>,
     limiter: Option<RateLimiter>,
+    mode: ExecMode,
+    /// per_conversation: the live processes, by conversation.
     sessions: Mutex<HashMap<String, Slot>>,
+    /// persistent: the processes waiting for a request (at most
+    /// `concurrency`, minus those serving one).
+    idle: Mutex<Vec<Session>>,
 }
 
 impl std::fmt::Debug for ExecTarget {
@@ -177,6 +262,7 @@ impl std::fmt::Debug for ExecTarget {
             .field("command", &self.command)
             .field("cwd", &self.cwd)
             .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("mode", &self.mode)
             .field("conversations", &self.sessions().len())
             .finish_non_exhaustive()
     }
@@ -203,6 +289,7 @@ impl ExecTarget {
         command: &[String],
         cwd: &std::path::Path,
         env: &BTreeMap<String, String>,
+        mode: ExecMode,
         run: &RunSecrets,
     ) -> Result<Self, TargetError> {
         let name = cfg.name.clone();
@@ -278,7 +365,9 @@ impl ExecTarget {
             command: command.to_vec(),
             cwd: cwd.to_path_buf(),
             env: env.clone(),
+            mode,
             sessions: Mutex::new(HashMap::new()),
+            idle: Mutex::new(Vec::new()),
             name,
         })
     }
@@ -317,7 +406,7 @@ impl ExecTarget {
         }
     }
 
-    fn spawn(&self, permit: OwnedSemaphorePermit) -> Result<Session, TargetError> {
+    fn spawn(&self, permit: Option<OwnedSemaphorePermit>) -> Result<Session, TargetError> {
         let program = &self.command[0];
         let mut cmd = Command::new(program);
         for var in &self.withheld {
@@ -339,7 +428,7 @@ impl ExecTarget {
             ),
             stderr: None,
         })?;
-        let (Some(stdin), Some(stdout), Some(mut stderr)) =
+        let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             // Cannot happen with three piped streams; fail rather than hang.
@@ -349,32 +438,143 @@ impl ExecTarget {
                 stderr: None,
             });
         };
+        let pipe = Arc::new(StderrPipe::new(stderr).map_err(|e| TargetError::Process {
+            target: self.name.clone(),
+            detail: format!("the process's stderr cannot be read: {e}"),
+            stderr: None,
+        })?);
         let tail = Arc::new(Mutex::new(StderrTail::default()));
-        let sink = tail.clone();
-        let redactor = self.redactor.clone();
-        let task = tokio::spawn(async move {
-            let mut buf = vec![0u8; 4096];
-            loop {
-                match stderr.read(&mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => sink
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push(&buf[..n], &redactor),
-                }
-            }
-        });
+        let task = tokio::spawn(drain_stderr(
+            pipe.clone(),
+            tail.clone(),
+            self.redactor.clone(),
+        ));
         Ok(Session {
             child,
             stdin,
             stdout: BufReader::new(stdout),
             stderr: tail,
+            stderr_pipe: pipe,
             stderr_task: Some(task),
+            served: 0,
             _permit: permit,
         })
     }
 
+    /// The request line for one turn of `conv`, in this target's protocol.
+    fn request_line(&self, conv: &Conversation) -> Vec<u8> {
+        let mut line = serde_json::to_vec(&Request {
+            protocol: self.protocol(),
+            conversation_id: &conv.id,
+            turn: conv.turn,
+            messages: &conv.messages,
+            vars: &conv.vars,
+        })
+        .unwrap_or_default();
+        line.push(b'\n');
+        line
+    }
+
+    fn protocol(&self) -> &'static str {
+        match self.mode {
+            ExecMode::PerConversation => PROTOCOL,
+            ExecMode::Persistent => PERSISTENT_PROTOCOL,
+        }
+    }
+
     pub(crate) async fn reply(&self, conv: &Conversation) -> Result<Reply, TargetError> {
+        match self.mode {
+            ExecMode::PerConversation => self.reply_in_own_process(conv).await,
+            ExecMode::Persistent => self.reply_from_pool(conv).await,
+        }
+    }
+
+    /// persistent: one request, served by an idle process of the pool or
+    /// a new one. The permit is held for this request only; a process
+    /// that answered goes back to the pool, one that failed is killed
+    /// (the next request starts a new one).
+    async fn reply_from_pool(&self, conv: &Conversation) -> Result<Reply, TargetError> {
+        let _permit =
+            self.permits
+                .clone()
+                .acquire_owned()
+                .await
+                .map_err(|_| TargetError::Process {
+                    target: self.name.clone(),
+                    detail: "the target is shutting down".into(),
+                    stderr: None,
+                })?;
+        if let Some(l) = &self.limiter {
+            l.wait().await;
+        }
+        // The permit bounds the processes: idle ones plus those serving a
+        // request never exceed `concurrency`.
+        let mut session = match self.take_idle() {
+            Some(s) => s,
+            None => self.spawn(None)?,
+        };
+        // This request's stderr tail starts empty: what the process wrote
+        // before its last answer was read belongs to earlier requests.
+        #[cfg(unix)]
+        {
+            let mut tail = session.stderr.lock().unwrap_or_else(|p| p.into_inner());
+            session
+                .stderr_pipe
+                .pull(&mut tail, &self.redactor, usize::MAX);
+            tail.clear();
+        }
+        #[cfg(not(unix))]
+        session
+            .stderr
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        let line = self.request_line(conv);
+        // As in the other mode, the session is owned by this call while
+        // the request runs: dropped mid-way, its process is killed, so its
+        // late answer reaches no other request.
+        let started = Instant::now();
+        let outcome =
+            tokio::time::timeout(self.limits.timeout, exchange(&mut session, &line)).await;
+        let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let result = match outcome {
+            Ok(Ok(bytes)) => self.answer(&bytes, conv, latency_ms),
+            Ok(Err(broken)) => Err(Failed::Broken(broken)),
+            Err(_elapsed) => Err(Failed::Timeout),
+        };
+        match result {
+            Ok(reply) => {
+                session.served += 1;
+                self.idle_pool().push(session);
+                Ok(reply)
+            }
+            Err(failed) => Err(self.failure(session, failed, conv.turn).await),
+        }
+    }
+
+    fn idle_pool(&self) -> std::sync::MutexGuard<'_, Vec<Session>> {
+        // Only pushed to and popped from: a poisoned lock is usable.
+        self.idle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// An idle process that is still running. One that exited between
+    /// requests failed no request: it is reaped and left out.
+    fn take_idle(&self) -> Option<Session> {
+        loop {
+            let mut s = self.idle_pool().pop()?;
+            match s.child.try_wait() {
+                Ok(None) => return Some(s),
+                _ => {
+                    if let Some(task) = s.stderr_task.take() {
+                        task.abort();
+                    }
+                }
+            }
+        }
+    }
+
+    /// per_conversation: one turn, in the conversation's own process.
+    async fn reply_in_own_process(&self, conv: &Conversation) -> Result<Reply, TargetError> {
         let slot = self.slot(&conv.id);
         let mut guard = slot.lock().await;
         if guard.is_none() {
@@ -388,7 +588,7 @@ impl ExecTarget {
                         detail: "the target is shutting down".into(),
                         stderr: None,
                     })?;
-            match self.spawn(permit) {
+            match self.spawn(Some(permit)) {
                 Ok(s) => *guard = Some(s),
                 Err(e) => {
                     drop(guard);
@@ -400,15 +600,7 @@ impl ExecTarget {
         if let Some(l) = &self.limiter {
             l.wait().await;
         }
-        let mut line = serde_json::to_vec(&Request {
-            protocol: PROTOCOL,
-            conversation_id: &conv.id,
-            turn: conv.turn,
-            messages: &conv.messages,
-            vars: &conv.vars,
-        })
-        .unwrap_or_default();
-        line.push(b'\n');
+        let line = self.request_line(conv);
         // The session is owned by this call while the turn runs: if the
         // caller drops the future mid-turn, the session drops with it (the
         // process is killed, the slot freed), so no half-read answer is
@@ -425,7 +617,7 @@ impl ExecTarget {
             tokio::time::timeout(self.limits.timeout, exchange(&mut session, &line)).await;
         let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let result = match outcome {
-            Ok(Ok(bytes)) => self.answer(&bytes, conv.turn, latency_ms),
+            Ok(Ok(bytes)) => self.answer(&bytes, conv, latency_ms),
             Ok(Err(broken)) => Err(Failed::Broken(broken)),
             Err(_elapsed) => Err(Failed::Timeout),
         };
@@ -450,9 +642,12 @@ impl ExecTarget {
 
     /// Parses one answer line, strictly: a key repeated in any object is a
     /// protocol error ([`pactum_core::json::parse_strict`]; SPEC §4), never
-    /// read last-wins.
+    /// read last-wins. In the persistent mode the line must first echo the
+    /// request's `conversation_id` and `turn` ([`check_echo`]).
     /// Secrets are redacted from the whole line before it is read.
-    fn answer(&self, bytes: &[u8], turn: u32, latency_ms: u64) -> Result<Reply, Failed> {
+    fn answer(&self, bytes: &[u8], conv: &Conversation, latency_ms: u64) -> Result<Reply, Failed> {
+        let turn = conv.turn;
+        let protocol = self.protocol();
         let Ok(line) = std::str::from_utf8(bytes) else {
             return Err(Failed::Protocol(format!(
                 "turn {turn}: the answer line is not UTF-8: `{}`",
@@ -463,12 +658,16 @@ impl ExecTarget {
         let line = self.redactor.redact(raw);
         let value = read_line(line.as_bytes())
             .map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
-        let parsed =
-            parse_answer(&value).map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
+        if protocol == PERSISTENT_PROTOCOL {
+            check_echo(&value, &self.redactor.redact(&conv.id), turn)
+                .map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
+        }
+        let parsed = parse_answer(&value, protocol)
+            .map_err(|d| Failed::Protocol(format!("turn {turn}: {d}")))?;
         // Where the line held a secret, read from the line as received (in
         // memory only): the trace records the channel.
         let redacted = self.redactor.channels_in_raw(raw, &line, |raw| {
-            let p = parse_answer(&read_line(raw.as_bytes()).ok()?).ok()?;
+            let p = parse_answer(&read_line(raw.as_bytes()).ok()?, protocol).ok()?;
             Some((p.response, p.tool_calls, p.side_effects))
         });
         if let Some(err) = parsed.error {
@@ -494,6 +693,7 @@ impl ExecTarget {
     /// child's exit status and stderr tail.
     async fn failure(&self, mut s: Session, failed: Failed, turn: u32) -> TargetError {
         let target = self.name.clone();
+        let first = s.served == 0;
         let status = match failed {
             // The process closed its end: wait for it to exit on its own.
             Failed::Broken(Broken::Closed) => tokio::time::timeout(REAP_WAIT, s.child.wait())
@@ -539,6 +739,10 @@ impl ExecTarget {
                 detail: match status {
                     Some(st) => exit_detail(st, turn),
                     None => format!("the process closed its output before answering turn {turn}"),
+                } + if self.mode == ExecMode::Persistent && first {
+                    NOT_V2_HINT
+                } else {
+                    ""
                 },
                 stderr,
             },
@@ -570,6 +774,8 @@ impl ExecTarget {
         })
     }
 
+    /// Ends a conversation. per_conversation: kills its process. persistent:
+    /// nothing to do, the processes serve every conversation.
     pub(crate) async fn close(&self, conversation_id: &str) {
         let slot = self.sessions().remove(conversation_id);
         if let Some(slot) = slot {
@@ -581,17 +787,82 @@ impl ExecTarget {
     }
 
     /// Everything that can change an answer: the command, the working
-    /// directory, the `env` settings, the protocol version.
+    /// directory, the `env` settings, the protocol version, and the mode
+    /// when it is not the default (the default's identity is unchanged, so
+    /// answers cached before modes existed are still found).
     pub(crate) fn identity(&self) -> Value {
-        json!({
+        let mut id = json!({
             "version": crate::IDENTITY_VERSION,
             "kind": "exec",
-            "protocol": PROTOCOL,
+            "protocol": self.protocol(),
             "command": self.command,
             "cwd": self.cwd.to_string_lossy(),
             "env": self.env,
-        })
+        });
+        if !self.mode.is_default() {
+            id["mode"] = json!(self.mode.as_str());
+        }
+        id
     }
+}
+
+/// Added to the error of a persistent process that exits before its first
+/// answer: what a `pactum-exec/1` agent refusing the protocol does.
+const NOT_V2_HINT: &str = " (its first request: an agent that speaks only pactum-exec/1 refuses `mode: persistent`, which speaks pactum-exec/2)";
+
+/// Drains a child's stderr into `tail` until the pipe closes.
+#[cfg(unix)]
+async fn drain_stderr(pipe: Arc<StderrPipe>, tail: Arc<Mutex<StderrTail>>, redactor: Redactor) {
+    while pipe.ready().await {
+        let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+        if !pipe.pull(&mut t, &redactor, STDERR_READS_PER_LOCK) {
+            break;
+        }
+    }
+}
+
+/// Drains a child's stderr into `tail` until it closes.
+#[cfg(not(unix))]
+async fn drain_stderr(pipe: Arc<StderrPipe>, tail: Arc<Mutex<StderrTail>>, redactor: Redactor) {
+    let mut stderr = pipe.0.lock().await;
+    let mut buf = vec![0u8; 4096];
+    loop {
+        match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => tail
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(&buf[..n], &redactor),
+        }
+    }
+}
+
+/// Checks that a `pactum-exec/2` answer echoes the request in flight: its
+/// `conversation_id` (as redacted) and its `turn`. An answer out of order,
+/// a late answer of an abandoned request, or one for another conversation
+/// is refused, never read as this conversation's.
+fn check_echo(v: &Value, conversation_id: &str, turn: u32) -> Result<(), String> {
+    let Value::Object(m) = v else {
+        return Err("the answer is not a JSON object".into());
+    };
+    let (Some(id), Some(t)) = (m.get(ECHO_KEYS[0]), m.get(ECHO_KEYS[1])) else {
+        return Err(
+            "the answer does not echo `conversation_id` and `turn`: pactum-exec/2 (`mode: persistent`) requires both, a pactum-exec/1 agent cannot serve it"
+            .into());
+    };
+    if id.as_str() == Some(conversation_id) && t.as_u64() == Some(u64::from(turn)) {
+        return Ok(());
+    }
+    let shown = |v: &Value| match v {
+        Value::String(s) => format!("`{}`", one_line(s, 80)),
+        other => one_line(&other.to_string(), 80),
+    };
+    Err(format!(
+        "the answer is for conversation {} turn {}, not the request in flight (conversation `{}` turn {turn}): an answer out of order, late, or for another conversation is never read",
+        shown(id),
+        shown(t),
+        one_line(conversation_id, 80),
+    ))
 }
 
 /// Why a turn failed.
@@ -692,19 +963,23 @@ struct Answer {
     usage: Option<Usage>,
 }
 
-/// Checks and reads an answer object. Unknown keys are refused: a
-/// misspelt `tool_calls` must not read as "no tool calls".
-fn parse_answer(v: &Value) -> Result<Answer, String> {
+/// Checks and reads an answer object of `protocol` (`pactum-exec/2`
+/// answers also have [`ECHO_KEYS`], checked by [`check_echo`]). Unknown
+/// keys are refused: a misspelt `tool_calls` must not read as "no tool
+/// calls".
+fn parse_answer(v: &Value, protocol: &str) -> Result<Answer, String> {
     let Value::Object(m) = v else {
         return Err("the answer is not a JSON object".into());
     };
-    let mut unknown: Vec<&str> = m
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !ANSWER_KEYS.contains(k))
-        .collect();
+    let echoes = protocol == PERSISTENT_PROTOCOL;
+    let known = |k: &str| ANSWER_KEYS.contains(&k) || (echoes && ECHO_KEYS.contains(&k));
+    let mut unknown: Vec<&str> = m.keys().map(String::as_str).filter(|k| !known(k)).collect();
     if !unknown.is_empty() {
         unknown.sort_unstable();
+        let mut expected = ANSWER_KEYS.to_vec();
+        if echoes {
+            expected.extend(ECHO_KEYS);
+        }
         return Err(format!(
             "unknown key(s) {} in the answer (expected: {})",
             unknown
@@ -712,7 +987,7 @@ fn parse_answer(v: &Value) -> Result<Answer, String> {
                 .map(|k| format!("`{}`", one_line(k, 40)))
                 .collect::<Vec<_>>()
                 .join(", "),
-            ANSWER_KEYS.join(", ")
+            expected.join(", ")
         ));
     }
     let response = match m.get("response") {
@@ -761,6 +1036,10 @@ mod tests {
     use super::*;
     use proptest::prelude::Just;
 
+    fn parse_answer_v1(v: &Value) -> Result<Answer, String> {
+        parse_answer(v, PROTOCOL)
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
@@ -803,7 +1082,7 @@ mod tests {
 
     #[test]
     fn answers_are_checked_strictly() {
-        let ok = parse_answer(&json!({
+        let ok = parse_answer_v1(&json!({
             "response": "hi", "tool_calls": [{"name": "f", "arguments": {"a": 1}}],
             "side_effects": [{"kind": "k"}], "end": true, "error": null,
             "usage": {"prompt_tokens": 3, "completion_tokens": 4}
@@ -820,7 +1099,7 @@ mod tests {
                 completion_tokens: 4
             })
         );
-        let minimal = parse_answer(&json!({"response": null})).expect("minimal");
+        let minimal = parse_answer_v1(&json!({"response": null})).expect("minimal");
         assert_eq!(
             minimal,
             Answer {
@@ -863,15 +1142,71 @@ mod tests {
                 "`usage`",
             ),
         ] {
-            let err = parse_answer(&v).expect_err(why);
+            let err = parse_answer_v1(&v).expect_err(why);
             assert!(err.contains(why), "{why}: {err}");
         }
         assert_eq!(
-            parse_answer(&json!({"response": null, "error": {"code": 1}}))
+            parse_answer_v1(&json!({"response": null, "error": {"code": 1}}))
                 .expect("error object")
                 .error
                 .as_deref(),
             Some("{\"code\":1}")
+        );
+    }
+
+    /// Every way a `pactum-exec/2` answer can fail to echo the request in
+    /// flight is refused; only the exact pair is read.
+    #[test]
+    fn a_v2_answer_must_echo_exactly_the_request_in_flight() {
+        assert_eq!(
+            check_echo(&json!({"conversation_id": "a#0", "turn": 2}), "a#0", 2),
+            Ok(())
+        );
+        for (v, why) in [
+            (json!({"turn": 2}), "does not echo"),
+            (json!({"conversation_id": "a#0"}), "does not echo"),
+            (json!({}), "does not echo"),
+            (json!([]), "not a JSON object"),
+            (
+                json!({"conversation_id": "b#0", "turn": 2}),
+                "is for conversation `b#0` turn 2, not the request in flight (conversation `a#0` turn 2)",
+            ),
+            (
+                json!({"conversation_id": "a#0", "turn": 1}),
+                "is for conversation `a#0` turn 1, not the request in flight",
+            ),
+            (
+                json!({"conversation_id": "a#0", "turn": "2"}),
+                "is for conversation `a#0` turn `2`, not",
+            ),
+            (json!({"conversation_id": "a#0", "turn": 2.0}), "turn 2.0, not"),
+            (json!({"conversation_id": "a#0", "turn": null}), "turn null, not"),
+            (json!({"conversation_id": null, "turn": 2}), "conversation null turn 2"),
+            (json!({"conversation_id": "A#0", "turn": 2}), "`A#0`"),
+            (json!({"conversation_id": "a#0 ", "turn": 2}), "not the request"),
+        ] {
+            let err = check_echo(&v, "a#0", 2).expect_err(why);
+            assert!(err.contains(why), "{why}: {err}");
+        }
+        // The echo keys belong to pactum-exec/2 only.
+        let v2 = json!({"conversation_id": "a#0", "turn": 2, "response": "hi"});
+        assert_eq!(
+            parse_answer(&v2, PERSISTENT_PROTOCOL)
+                .expect("a v2 answer")
+                .response
+                .as_deref(),
+            Some("hi")
+        );
+        let err = parse_answer(&v2, PROTOCOL).expect_err("not in v1");
+        assert!(
+            err.contains("unknown key(s) `conversation_id`, `turn`"),
+            "{err}"
+        );
+        let err = parse_answer(&json!({"response": "", "turns": 2}), PERSISTENT_PROTOCOL)
+            .expect_err("a misspelt key");
+        assert!(
+            err.contains("(expected: response, tool_calls, side_effects, end, error, usage, conversation_id, turn)"),
+            "{err}"
         );
     }
 
@@ -910,7 +1245,7 @@ mod tests {
             br#"{"response":"ok","tool_calls":[{"name":"refund","arguments":"{\"amount\":5000,\"amount\":1}"}]}"#,
         )
         .expect("the line itself is fine");
-        let err = parse_answer(&v).expect_err("the arguments are not");
+        let err = parse_answer_v1(&v).expect_err("the arguments are not");
         assert!(
             err.contains(
                 "tool_calls[0].arguments: the arguments (a JSON-encoded string) have a duplicate key `amount`"
@@ -923,7 +1258,7 @@ mod tests {
             br#"{"response":"ok","tool_calls":[{"name":"f","arguments":{"b":1,"a":2}}]}"#,
         )
         .expect("strict JSON");
-        let args = &parse_answer(&v).expect("answer").tool_calls[0].arguments;
+        let args = &parse_answer_v1(&v).expect("answer").tool_calls[0].arguments;
         assert_eq!(args.to_string(), r#"{"b":1,"a":2}"#, "key order kept");
     }
 

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | `openai` | [`openai`] | OpenAI chat completions, through [`pactum_llm::ChatClient`] |
 //! | `http` | [`http`] | any JSON endpoint: request template (pactum-suite's engine), response mapping (JSONPath) |
-//! | `exec` | [`exec`] | a local command, `pactum-exec/1` newline-delimited JSON, one process per conversation |
+//! | `exec` | [`exec`] | a local command, newline-delimited JSON: `pactum-exec/1`, one process per conversation; or `pactum-exec/2`, a pool of long-lived processes ([`ExecMode::Persistent`]) |
 //!
 //! Every target has a timeout, a concurrency limit and a request-rate
 //! limit; network targets retry transient failures (connection errors,
@@ -51,7 +51,7 @@ pub use http::HttpTarget;
 pub use openai::OpenaiTarget;
 /// The target model targets are built from: a suite file's, as pactum-suite
 /// validates it.
-pub use pactum_suite::{Limits, ResponseMap, Retries, TargetKind, TargetSpec};
+pub use pactum_suite::{ExecMode, Limits, ResponseMap, Retries, TargetKind, TargetSpec};
 
 /// The largest http answer body, or exec answer line, read, in bytes (4
 /// MiB); a larger one is a [`TargetError::Protocol`].
@@ -126,7 +126,7 @@ pub struct Message {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conversation {
     /// pactum's conversation id (test id and trial). exec: one process per
-    /// id.
+    /// id, or (persistent) the id every answer must echo.
     pub id: String,
     /// The whole conversation so far, the new user message last.
     pub messages: Vec<Message>,
@@ -260,9 +260,12 @@ impl Target {
                 response,
             } => HttpTarget::new(cfg, method, url, headers, body, response, &run.redactor)
                 .map(Target::Http),
-            TargetKind::Exec { command, cwd, env } => {
-                ExecTarget::new(cfg, command, cwd, env, run).map(Target::Exec)
-            }
+            TargetKind::Exec {
+                command,
+                cwd,
+                env,
+                mode,
+            } => ExecTarget::new(cfg, command, cwd, env, *mode, run).map(Target::Exec),
         }
     }
 
@@ -302,7 +305,8 @@ impl Target {
     /// no query), model, parameters, tools, system prompt; http method, URL
     /// template, header names and the templates of headers that do not
     /// read the environment, body template, response mapping; exec
-    /// command, working directory, protocol, `env` settings. Never a value
+    /// command, working directory, protocol, `env` settings, and the mode
+    /// when it is not the default. Never a value
     /// read from the environment, never the limits, the name or the
     /// observability level.
     pub fn identity(&self) -> Value {
@@ -349,7 +353,9 @@ impl Target {
     }
 
     /// Ends a conversation: exec kills its process (if any) and frees its
-    /// concurrency slot; the network kinds keep no per-conversation state.
+    /// concurrency slot (persistent exec: nothing, its processes serve
+    /// every conversation); the network kinds keep no per-conversation
+    /// state.
     /// A conversation the target ended itself, or whose turn failed, is
     /// already closed.
     pub async fn close(&self, conversation_id: &str) {

@@ -11,7 +11,7 @@ use pactum_core::secret::Redactor;
 use pactum_core::trace::ObservabilityLevel;
 use pactum_llm::testing::ScriptedServer;
 use pactum_target::{
-    Conversation, Limits, Message, Reply, ResponseMap, Retries, Role, RunSecrets, Target,
+    Conversation, ExecMode, Limits, Message, Reply, ResponseMap, Retries, Role, RunSecrets, Target,
     TargetError, TargetKind, TargetSpec,
 };
 use serde_json::{json, Map, Value};
@@ -98,6 +98,7 @@ fn exec_cfg(args: &[&str]) -> TargetSpec {
             command,
             cwd: repo(),
             env: BTreeMap::new(),
+            mode: ExecMode::PerConversation,
         },
     }
 }
@@ -1443,6 +1444,329 @@ async fn exec_env_is_added_to_the_inherited_environment() {
     t.close("c").await;
 }
 
+// ---- exec, persistent mode (pactum-exec/2) -----------------------------------
+
+/// The pool agent in the persistent mode, `concurrency` processes at most.
+fn pool_cfg(args: &[&str], concurrency: usize) -> TargetSpec {
+    let mut all = vec!["crates/pactum-target/tests/fixtures/pool_agent.py"];
+    all.extend_from_slice(args);
+    let mut cfg = exec_cfg(&all);
+    cfg.limits.concurrency = concurrency;
+    cfg.limits.timeout_ms = 20_000;
+    if let TargetKind::Exec { mode, .. } = &mut cfg.kind {
+        *mode = ExecMode::Persistent;
+    }
+    cfg
+}
+
+/// The pid and the requests served the pool agent reports.
+fn pool_pid(r: &Reply) -> (u32, u32) {
+    let t = text(r);
+    let num = |after: &str| -> u32 {
+        t.rsplit(after)
+            .next()
+            .and_then(|s| s.split([',', ')']).next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no `{after}` in {t}"))
+    };
+    (num("pid "), num("served "))
+}
+
+/// Asserts an answer is the pool agent's answer to `id`'s `said`.
+#[track_caller]
+fn assert_own_answer(r: &Reply, id: &str, said: &str) {
+    let want = format!("{id}: {said} (turn ");
+    assert!(text(r).starts_with(&want), "{id} got {}", text(r));
+}
+
+#[tokio::test]
+async fn exec_persistent_processes_serve_many_conversations_within_concurrency() {
+    let t = target(&pool_cfg(&[], 2));
+    let ids: Vec<String> = (0..8).map(|i| format!("c{i}#0")).collect();
+    let first = futures_join(
+        ids.iter()
+            .map(|id| async { t.reply(&conv(id, 1, vec![user("hello")])).await }),
+    )
+    .await;
+    let mut pids = std::collections::BTreeSet::new();
+    for (id, r) in ids.iter().zip(&first) {
+        let r = r.as_ref().expect("turn 1");
+        assert_own_answer(r, id, "hello");
+        pids.insert(pool_pid(r).0);
+    }
+    assert!(pids.len() <= 2, "at most `concurrency` processes: {pids:?}");
+    // Closing a conversation leaves the processes to the others.
+    for id in &ids {
+        t.close(id).await;
+    }
+    assert!(pids.iter().all(|p| alive(*p)));
+    // Later turns carry the whole conversation; any process serves them.
+    let second = futures_join(ids.iter().map(|id| async {
+        t.reply(&conv(
+            id,
+            2,
+            vec![user("hello"), assistant("hi"), user("again")],
+        ))
+        .await
+    }))
+    .await;
+    let mut served = 0;
+    for (id, r) in ids.iter().zip(&second) {
+        let r = r.as_ref().expect("turn 2");
+        assert_own_answer(r, id, "again");
+        assert!(text(r).contains("(turn 2,"), "{}", text(r));
+        pids.insert(pool_pid(r).0);
+        served = served.max(pool_pid(r).1);
+    }
+    assert!(pids.len() <= 2, "no process was replaced: {pids:?}");
+    assert!(served >= 8, "16 requests on 2 processes: {served}");
+    assert!(t.identity()["protocol"] == "pactum-exec/2");
+    drop(t);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while pids.iter().any(|p| alive(*p)) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        pids.iter().all(|p| !alive(*p)),
+        "dropping the target kills the pool"
+    );
+}
+
+/// The wrong green this mode could bring: an agent that mixes up its
+/// conversations. An answer echoing another conversation is an error for
+/// the one in flight, never its answer; the process is replaced.
+#[tokio::test]
+async fn exec_persistent_an_agent_that_swaps_answers_never_passes_one() {
+    let t = target(&pool_cfg(&["--lag"], 1));
+    let a = t
+        .reply(&conv("a#0", 1, vec![user("hello")]))
+        .await
+        .expect("the first answer is a's own");
+    assert_own_answer(&a, "a#0", "hello");
+    let err = t
+        .reply(&conv("b#0", 1, vec![user("hello")]))
+        .await
+        .expect_err("b is given a's answer");
+    assert!(matches!(err, TargetError::Protocol { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("turn 1: the answer is for conversation `a#0` turn 1, not the request in flight (conversation `b#0` turn 1)"),
+        "{msg}"
+    );
+    assert!(!alive(pool_pid(&a).0), "the confused process is killed");
+    // A fresh process answers the next conversation.
+    let c = t
+        .reply(&conv("c#0", 1, vec![user("hello")]))
+        .await
+        .expect("c, on a fresh process");
+    assert_own_answer(&c, "c#0", "hello");
+    assert_ne!(pool_pid(&c).0, pool_pid(&a).0);
+    // A turn answered with the same conversation's previous turn is
+    // refused too.
+    let err = t
+        .reply(&conv(
+            "c#0",
+            2,
+            vec![user("hello"), assistant("hi"), user("more")],
+        ))
+        .await
+        .expect_err("turn 2 is given turn 1's answer");
+    assert!(
+        err.to_string()
+            .contains("the answer is for conversation `c#0` turn 1, not the request in flight (conversation `c#0` turn 2)"),
+        "{err}"
+    );
+
+    // Many at once: every answer accepted is its own conversation's.
+    let t = target(&pool_cfg(&["--lag"], 3));
+    let ids: Vec<String> = (0..12).map(|i| format!("m{i}#0")).collect();
+    let all = futures_join(
+        ids.iter()
+            .map(|id| async { t.reply(&conv(id, 1, vec![user("hello")])).await }),
+    )
+    .await;
+    let mut refused = 0;
+    for (id, r) in ids.iter().zip(&all) {
+        match r {
+            Ok(r) => assert_own_answer(r, id, "hello"),
+            Err(e) => {
+                assert!(e.to_string().contains("not the request in flight"), "{e}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(refused > 0, "a lagging agent is caught");
+}
+
+#[tokio::test]
+async fn exec_persistent_a_process_that_dies_fails_only_its_conversation() {
+    let t = target(&pool_cfg(&[], 1));
+    let a = t
+        .reply(&conv("a#0", 1, vec![user("hello")]))
+        .await
+        .expect("a");
+    let err = t
+        .reply(&conv("b#0", 1, vec![user("die")]))
+        .await
+        .expect_err("b's process dies");
+    assert!(matches!(err, TargetError::Process { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(
+            "exit status: 3 before answering turn 1; stderr: serving b#0 turn 1 dying on b#0"
+        ),
+        "{msg}"
+    );
+    assert!(!msg.contains("a#0"), "a's stderr is not b's: {msg}");
+    assert!(
+        !msg.contains("pactum-exec/1"),
+        "a process that answered before is not a pactum-exec/1 agent: {msg}"
+    );
+    // The run goes on: a new process serves the rest.
+    for id in ["c#0", "d#0"] {
+        let r = t
+            .reply(&conv(id, 1, vec![user("hello")]))
+            .await
+            .expect("served");
+        assert_own_answer(&r, id, "hello");
+        assert_ne!(pool_pid(&r).0, pool_pid(&a).0);
+    }
+    // A process that answered, then exited while idle, fails nobody.
+    let r = t
+        .reply(&conv("e#0", 1, vec![user("exit after")]))
+        .await
+        .expect("answered before exiting");
+    let gone = pool_pid(&r).0;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(gone) && Instant::now() < deadline {
+        // Not reaped yet: a zombie still has its /proc entry; wait for
+        // it to have exited at least.
+        let stat = std::fs::read_to_string(format!("/proc/{gone}/stat")).unwrap_or_default();
+        if stat.contains(") Z ") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let f = t
+        .reply(&conv("f#0", 1, vec![user("hello")]))
+        .await
+        .expect("f, on a new process");
+    assert_own_answer(&f, "f#0", "hello");
+    assert_eq!(pool_pid(&f).1, 1);
+}
+
+/// A request that times out kills its process: its late answer can never
+/// be read as the next request's. So does a request the caller drops.
+#[tokio::test]
+async fn exec_persistent_a_late_answer_is_never_the_next_requests() {
+    let mut cfg = pool_cfg(&[], 1);
+    // Long enough for a Python start on a loaded machine.
+    cfg.limits.timeout_ms = 5_000;
+    let t = target(&cfg);
+    let a = t
+        .reply(&conv("a#0", 1, vec![user("hello")]))
+        .await
+        .expect("a");
+    let err = t
+        .reply(&conv("b#0", 1, vec![user("slow")]))
+        .await
+        .expect_err("b times out");
+    assert!(matches!(err, TargetError::Timeout { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("stderr: serving b#0 turn 1"),
+        "{err}"
+    );
+    assert!(!err.to_string().contains("a#0"), "{err}");
+    assert!(
+        !alive(pool_pid(&a).0),
+        "the process that timed out is killed"
+    );
+    let c = t
+        .reply(&conv("c#0", 1, vec![user("fast")]))
+        .await
+        .expect("c");
+    assert_own_answer(&c, "c#0", "fast");
+    assert_eq!(pool_pid(&c).1, 1, "a new process");
+
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(300),
+        t.reply(&conv("d#0", 1, vec![user("slow")])),
+    )
+    .await;
+    assert!(dropped.is_err(), "the caller gave up on d");
+    // Killed on drop, reaped in the background.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pool_pid(&c).0) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!alive(pool_pid(&c).0), "d's process is killed");
+    let e = tokio::time::timeout(
+        Duration::from_secs(15),
+        t.reply(&conv("e#0", 1, vec![user("fast")])),
+    )
+    .await
+    .expect("e is not blocked by d's permit")
+    .expect("e");
+    assert_own_answer(&e, "e#0", "fast");
+    assert_eq!(pool_pid(&e).1, 1);
+}
+
+/// A pactum-exec/1 agent given the persistent mode fails clearly, whether
+/// it refuses the protocol or answers without the echoed ids.
+#[tokio::test]
+async fn exec_persistent_a_v1_agent_fails_clearly() {
+    let mut cfg = echo_cfg();
+    if let TargetKind::Exec { mode, .. } = &mut cfg.kind {
+        *mode = ExecMode::Persistent;
+    }
+    let err = target(&cfg)
+        .reply(&conv("a#0", 1, vec![user("hello")]))
+        .await
+        .expect_err("the v1 agent refuses pactum-exec/2");
+    assert_eq!(
+        err.to_string(),
+        "target `local-agent`: the process ended with exit status: 2 before answering turn 1 (its first request: an agent that speaks only pactum-exec/1 refuses `mode: persistent`, which speaks pactum-exec/2); stderr: unsupported protocol 'pactum-exec/2'"
+    );
+    let err = target(&pool_cfg(&["--no-echo"], 1))
+        .reply(&conv("a#0", 1, vec![user("hello")]))
+        .await
+        .expect_err("an answer without the ids");
+    assert!(matches!(err, TargetError::Protocol { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("turn 1: the answer does not echo `conversation_id` and `turn`: pactum-exec/2 (`mode: persistent`) requires both, a pactum-exec/1 agent cannot serve it"),
+        "{err}"
+    );
+}
+
+/// The stderr tail of a failed request is what the process wrote while
+/// serving it: never an earlier conversation's, however quickly the
+/// requests follow each other.
+#[tokio::test]
+async fn exec_persistent_stderr_in_an_error_is_the_failed_requests_own() {
+    let t = target(&pool_cfg(&[], 1));
+    for i in 0..10 {
+        let ok = format!("ok{i}#0");
+        t.reply(&conv(&ok, 1, vec![user("hello")]))
+            .await
+            .expect("ok");
+        let bad = format!("bad{i}#0");
+        let err = t
+            .reply(&conv(
+                &bad,
+                1,
+                vec![user(if i % 2 == 0 { "fail" } else { "garbage" })],
+            ))
+            .await
+            .expect_err("bad");
+        let msg = err.to_string();
+        assert!(
+            msg.ends_with(&format!("; stderr: serving {bad} turn 1")),
+            "{msg}"
+        );
+        assert!(!msg.contains(&ok), "{msg}");
+    }
+}
+
 // ---- keys never leave the environment ---------------------------------------
 
 /// Every 8 characters in a row of `key`.
@@ -2062,7 +2386,12 @@ fn exec_identity_covers_what_changes_an_answer() {
         command[0] = "python3".into();
         env.insert("MODE".into(), "strict".into());
     }
-    let changes: [Change; 4] = [
+    let changes: [Change; 5] = [
+        ("mode", |c| {
+            if let TargetKind::Exec { mode, .. } = kind(c) {
+                *mode = ExecMode::Persistent
+            }
+        }),
         ("argument", |c| {
             if let TargetKind::Exec { command, .. } = kind(c) {
                 command.push("--fast".into())

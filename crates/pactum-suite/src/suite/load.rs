@@ -1557,6 +1557,7 @@ impl Loader<'_> {
                 command: t.command.ok_or_else(|| missing("command"))?,
                 cwd: resolve(&self.dir, t.cwd.as_deref().unwrap_or(".")),
                 env: t.env.unwrap_or_default(),
+                mode: t.mode.unwrap_or_default(),
             },
         };
         Ok(TargetSpec {

@@ -65,6 +65,7 @@ pub(crate) struct RawTarget {
     pub(crate) command: Option<Vec<String>>,
     pub(crate) cwd: Option<String>,
     pub(crate) env: Option<BTreeMap<String, String>>,
+    pub(crate) mode: Option<crate::ExecMode>,
 }
 
 #[derive(Debug, Deserialize)]
