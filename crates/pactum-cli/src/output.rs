@@ -63,17 +63,4 @@ pub fn eprint_styled(msg: &str) {
     }
 }
 
-/// An error and its causes, on one line (a cause already quoted in the
-/// message is not repeated).
-pub fn with_causes(e: &dyn std::error::Error) -> String {
-    let mut msg = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !msg.contains(&text) {
-            msg.push_str(&format!(": {text}"));
-        }
-        source = s.source();
-    }
-    msg
-}
+pub use pactum_report::with_causes;

@@ -494,16 +494,7 @@ impl ExecTarget {
     /// that answered goes back to the pool, one that failed is killed
     /// (the next request starts a new one).
     async fn reply_from_pool(&self, conv: &Conversation) -> Result<Reply, TargetError> {
-        let _permit =
-            self.permits
-                .clone()
-                .acquire_owned()
-                .await
-                .map_err(|_| TargetError::Process {
-                    target: self.name.clone(),
-                    detail: "the target is shutting down".into(),
-                    stderr: None,
-                })?;
+        let _permit = self.permit().await?;
         if let Some(l) = &self.limiter {
             l.wait().await;
         }
@@ -573,21 +564,25 @@ impl ExecTarget {
         }
     }
 
+    /// A slot for one more process (`concurrency` bounds them).
+    async fn permit(&self) -> Result<OwnedSemaphorePermit, TargetError> {
+        self.permits
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| TargetError::Process {
+                target: self.name.clone(),
+                detail: "the target is shutting down".into(),
+                stderr: None,
+            })
+    }
+
     /// per_conversation: one turn, in the conversation's own process.
     async fn reply_in_own_process(&self, conv: &Conversation) -> Result<Reply, TargetError> {
         let slot = self.slot(&conv.id);
         let mut guard = slot.lock().await;
         if guard.is_none() {
-            let permit =
-                self.permits
-                    .clone()
-                    .acquire_owned()
-                    .await
-                    .map_err(|_| TargetError::Process {
-                        target: self.name.clone(),
-                        detail: "the target is shutting down".into(),
-                        stderr: None,
-                    })?;
+            let permit = self.permit().await?;
             match self.spawn(Some(permit)) {
                 Ok(s) => *guard = Some(s),
                 Err(e) => {
