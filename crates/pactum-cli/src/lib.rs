@@ -226,13 +226,28 @@ pub struct GradeArgs {
     /// The store whose cache keeps judge answers (default .pactum/pactum.db).
     #[arg(long, value_name = "PATH", requires = "judge_url")]
     pub db: Option<PathBuf>,
-    /// Threads that parse and grade JSONL records (default: one per core).
-    /// Results stay in input order: every report is the same whatever N.
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    /// Threads that parse and grade JSONL records, 1 to 256 (default: one
+    /// per core). Results stay in input order: every report is the same
+    /// whatever N.
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = parse_grade_jobs)]
     pub jobs: Option<std::num::NonZeroUsize>,
     /// Which reports to write.
     #[command(flatten)]
     pub report: ReportArgs,
+}
+
+/// The most threads `grade -j` starts: each holds batches in flight, so an
+/// absurd count is refused rather than allocated.
+pub const MAX_GRADE_JOBS: usize = 256;
+
+fn parse_grade_jobs(s: &str) -> Result<std::num::NonZeroUsize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of threads"))?;
+    match std::num::NonZeroUsize::new(n) {
+        Some(n) if n.get() <= MAX_GRADE_JOBS => Ok(n),
+        _ => Err(format!("the number of threads is 1 to {MAX_GRADE_JOBS}")),
+    }
 }
 
 /// The report flags shared by `grade`, `run` and `show`.

@@ -251,6 +251,9 @@ pub struct ExecTarget {
     /// persistent: the processes waiting for a request (at most
     /// `concurrency`, minus those serving one).
     idle: Mutex<Vec<Session>>,
+    /// persistent: some process of the pool has answered a request (an
+    /// agent that has is not one that speaks only `pactum-exec/1`).
+    answered: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for ExecTarget {
@@ -368,6 +371,7 @@ impl ExecTarget {
             mode,
             sessions: Mutex::new(HashMap::new()),
             idle: Mutex::new(Vec::new()),
+            answered: std::sync::atomic::AtomicBool::new(false),
             name,
         })
     }
@@ -536,6 +540,8 @@ impl ExecTarget {
         match result {
             Ok(reply) => {
                 session.served += 1;
+                self.answered
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
                 self.idle_pool().push(session);
                 Ok(reply)
             }
@@ -688,7 +694,9 @@ impl ExecTarget {
     /// child's exit status and stderr tail.
     async fn failure(&self, mut s: Session, failed: Failed, turn: u32) -> TargetError {
         let target = self.name.clone();
-        let first = s.served == 0;
+        // The protocol hint only while no process of the pool ever
+        // answered: an agent that has speaks pactum-exec/2.
+        let first = s.served == 0 && !self.answered.load(std::sync::atomic::Ordering::Relaxed);
         let status = match failed {
             // The process closed its end: wait for it to exit on its own.
             Failed::Broken(Broken::Closed) => tokio::time::timeout(REAP_WAIT, s.child.wait())

@@ -109,4 +109,20 @@ fn every_output_is_the_one_thread_output() {
 fn zero_jobs_is_refused() {
     let run = pactum(["grade", "-c", EX_CONTRACTS, "-j", "0", EX_TRACES]);
     assert_code(&run, 2);
+    // An absurd count is refused, never allocated.
+    for n in ["257", "18446744073709551615", "-1", "two"] {
+        let run = pactum(["grade", "-c", EX_CONTRACTS, "-j", n, EX_TRACES]);
+        assert_code(&run, 2);
+    }
+    let run = pactum([
+        "grade",
+        "-c",
+        EX_CONTRACTS,
+        "--observability",
+        "tool_calls",
+        "-j",
+        "256",
+        EX_TRACES,
+    ]);
+    assert_code(&run, 1);
 }
