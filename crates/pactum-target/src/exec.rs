@@ -528,15 +528,7 @@ impl ExecTarget {
         // As in the other mode, the session is owned by this call while
         // the request runs: dropped mid-way, its process is killed, so its
         // late answer reaches no other request.
-        let started = Instant::now();
-        let outcome =
-            tokio::time::timeout(self.limits.timeout, exchange(&mut session, &line)).await;
-        let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let result = match outcome {
-            Ok(Ok(bytes)) => self.answer(&bytes, conv, latency_ms),
-            Ok(Err(broken)) => Err(Failed::Broken(broken)),
-            Err(_elapsed) => Err(Failed::Timeout),
-        };
+        let result = self.timed_exchange(&mut session, &line, conv).await;
         match result {
             Ok(reply) => {
                 session.served += 1;
@@ -567,6 +559,24 @@ impl ExecTarget {
                     }
                 }
             }
+        }
+    }
+
+    /// Writes `line` and reads its answer within the turn timeout, then
+    /// checks the answer against `conv` (both modes).
+    async fn timed_exchange(
+        &self,
+        session: &mut Session,
+        line: &[u8],
+        conv: &Conversation,
+    ) -> Result<Reply, Failed> {
+        let started = Instant::now();
+        let outcome = tokio::time::timeout(self.limits.timeout, exchange(session, line)).await;
+        let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        match outcome {
+            Ok(Ok(bytes)) => self.answer(&bytes, conv, latency_ms),
+            Ok(Err(broken)) => Err(Failed::Broken(broken)),
+            Err(_elapsed) => Err(Failed::Timeout),
         }
     }
 
@@ -613,15 +623,7 @@ impl ExecTarget {
                 stderr: None,
             });
         };
-        let started = Instant::now();
-        let outcome =
-            tokio::time::timeout(self.limits.timeout, exchange(&mut session, &line)).await;
-        let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let result = match outcome {
-            Ok(Ok(bytes)) => self.answer(&bytes, conv, latency_ms),
-            Ok(Err(broken)) => Err(Failed::Broken(broken)),
-            Err(_elapsed) => Err(Failed::Timeout),
-        };
+        let result = self.timed_exchange(&mut session, &line, conv).await;
         match result {
             Ok(reply) if !reply.ended => {
                 *guard = Some(session);
