@@ -111,6 +111,7 @@ pub fn for_run_error(e: &pactum_runner::RunError) -> Exit {
     use pactum_runner::RunError as R;
     match e {
         R::Store(s) => for_store_error(s),
+        R::Batch(s) => for_store_error(s),
         R::Stopped { cause, .. } => for_run_error(cause),
         R::Target { .. }
         | R::Judge(_)

@@ -18,6 +18,7 @@ use pactum_store::{CacheKind, Store};
 use serde_json::{json, Value};
 
 use crate::error::RunError;
+use crate::writer::Writer;
 
 /// Version of the target cache key layout; bump it when the key's inputs
 /// change meaning.
@@ -31,12 +32,24 @@ pub use pactum_store::CacheMode;
 pub struct Cache {
     store: Arc<Mutex<Store>>,
     mode: CacheMode,
+    /// During a run, writes go through the run's batching writer.
+    writer: Option<Writer>,
 }
 
 impl Cache {
     /// A cache over `store` in `mode`.
     pub fn new(store: Arc<Mutex<Store>>, mode: CacheMode) -> Self {
-        Cache { store, mode }
+        Cache {
+            store,
+            mode,
+            writer: None,
+        }
+    }
+
+    /// The same cache, writing through `writer`.
+    pub(crate) fn with_writer(mut self, writer: Writer) -> Self {
+        self.writer = Some(writer);
+        self
     }
 
     /// The cached value for `key`, unless the mode skips reads.
@@ -46,6 +59,9 @@ impl Cache {
     pub async fn get(&self, key: &str) -> Result<Option<Value>, RunError> {
         if self.mode != CacheMode::Use {
             return Ok(None);
+        }
+        if let Some(w) = &self.writer {
+            return w.cache_get(key.to_string()).await;
         }
         let store = self.store.clone();
         let key = key.to_string();
@@ -63,6 +79,11 @@ impl Cache {
     pub async fn put(&self, key: &str, kind: CacheKind, value: Value) -> Result<(), RunError> {
         if self.mode == CacheMode::Bypass {
             return Ok(());
+        }
+        if let Some(w) = &self.writer {
+            return w
+                .cache_put(key.to_string(), kind, value, crate::now())
+                .await;
         }
         let store = self.store.clone();
         let key = key.to_string();

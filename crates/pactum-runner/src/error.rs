@@ -8,6 +8,10 @@ pub enum RunError {
     /// The store failed (it names its path).
     #[error(transparent)]
     Store(Box<pactum_store::StoreError>),
+    /// A commit shared by several writes failed (it names the store's
+    /// path): nothing of any of them was kept.
+    #[error(transparent)]
+    Batch(std::sync::Arc<pactum_store::StoreError>),
     /// A target could not be built (a missing environment variable, a bad
     /// setting); raised before any request is sent. Shown as its source,
     /// which already begins with "target `NAME`: ".

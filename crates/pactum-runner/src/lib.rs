@@ -23,6 +23,7 @@ pub mod judge;
 mod lease;
 mod plan;
 mod trial;
+mod writer;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -561,9 +562,10 @@ impl Runner {
             restore(store, &run_id, &events, plan).await?;
         }
         let resolved = self.resolve(store).await?;
+        let writer = writer::Writer::start(store.clone())?;
         let ctx = Arc::new(RunContext {
             run_id: run_id.as_str().to_string(),
-            cache: Cache::new(store.clone(), opts.cache),
+            cache: Cache::new(store.clone(), opts.cache).with_writer(writer.clone()),
             judge: self.judge.clone(),
             simulated_user: self.simulated_user.clone(),
             policy: self.policy,
@@ -590,7 +592,7 @@ impl Runner {
             let test = self.tests[t].clone();
             let plan = resolved[t].clone();
             let ctx = ctx.clone();
-            let store = store.clone();
+            let writer = writer.clone();
             let events = events.clone();
             let run_id = run_id.clone();
             set.spawn(async move {
@@ -638,16 +640,10 @@ impl Runner {
                         .unwrap_or_default(),
                     calls,
                 };
-                // Committed and reported together: a blocking task runs to
-                // its end even when the run is cancelled meanwhile, so no
-                // stored trial is missing from the reports.
-                cache::blocking(move || {
-                    let s = store.lock().map_err(|_| RunError::Poisoned)?;
-                    s.record_trial(&record)?;
-                    let _ = events.send(event);
-                    Ok(())
-                })
-                .await?;
+                // Committed and reported together: the writer commits what
+                // it was handed even when the run is cancelled meanwhile,
+                // so no stored trial is missing from the reports.
+                writer.record(record, event, events).await?;
                 Ok(calls)
             });
         }
@@ -663,6 +659,13 @@ impl Runner {
                 }
             }
         }
+        // Trials handed to the writer by aborted tasks are committed (and
+        // reported) before the run's end is decided from the store.
+        drop(ctx);
+        if let Err(e) = writer.flush().await {
+            first_error.get_or_insert(e);
+        }
+        drop(writer);
         if let Some(e) = lost.lock().ok().and_then(|mut l| l.take()) {
             first_error.get_or_insert(e);
         }

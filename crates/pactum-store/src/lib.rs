@@ -31,7 +31,7 @@ pub use model::{
     RunId, RunRow, RunStatus, StoredInterpretation, StoredTrial, TrialCounts, TrialRecord,
 };
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
-pub use store::{Store, BUSY_TIMEOUT};
+pub use store::{BatchWrite, Store, BUSY_TIMEOUT};
 
 /// Where the store lives unless the user says otherwise, relative to the
 /// working directory.

@@ -57,7 +57,8 @@ const NEWEST_FIRST: &str = "ORDER BY julianday(r.started_at) DESC, r.rowid DESC"
 /// WAL lets readers run while one writer commits.
 ///
 /// Durability: WAL journal, `synchronous = NORMAL`, and every finished
-/// trial in its own transaction. A committed transaction survives the
+/// trial all or nothing (alone, or under its own savepoint in a
+/// [`Store::write_batch`]). A committed transaction survives the
 /// process being killed (SIGKILL, a crash, Ctrl-C); only a power cut or an OS
 /// crash may roll back the last few commits, and never corrupts the file
 /// (see `docs/store.md` for why not `FULL`).
@@ -74,6 +75,38 @@ pub struct Store {
     /// Opened with [`Store::open_read_only`]: every write is refused.
     read_only: bool,
     redactor: Redactor,
+}
+
+/// One write of [`Store::write_batch`].
+#[derive(Debug, Clone, Copy)]
+pub enum BatchWrite<'a> {
+    /// A finished trial, as [`Store::record_trial`].
+    Trial(&'a TrialRecord),
+    /// A cache lookup that counts a hit, as [`Store::cache_get`]: a write,
+    /// since it updates the entry's hit count. Its result holds the value.
+    CacheGet {
+        /// `sha256:<64 hex>`.
+        key: &'a str,
+    },
+    /// A cache entry, as [`Store::cache_put`].
+    Cache {
+        /// `sha256:<64 hex>`.
+        key: &'a str,
+        /// What the entry holds.
+        kind: CacheKind,
+        /// The answer.
+        value: &'a serde_json::Value,
+        /// RFC 3339 time of the write.
+        now: &'a str,
+    },
+}
+
+/// A trial's encoded columns, made before its transaction opens.
+struct EncodedTrial {
+    result: String,
+    summary: String,
+    trace: Option<String>,
+    duration: i64,
 }
 
 impl Store {
@@ -728,12 +761,8 @@ impl Store {
             source,
         })?;
         let existing: Option<String> = conn
-            .query_row(
-                "SELECT snapshot FROM contracts WHERE digest = ?1",
-                [digest],
-                |r| r.get(0),
-            )
-            .optional()
+            .prepare_cached("SELECT snapshot FROM contracts WHERE digest = ?1")
+            .and_then(|mut s| s.query_row([digest], |r| r.get(0)).optional())
             .map_err(self.err(op))?;
         match existing {
             None => {
@@ -771,6 +800,79 @@ impl Store {
     /// recorded (a trial is never run twice); [`StoreError::DigestConflict`].
     /// On any error nothing of the trial is kept.
     pub fn record_trial(&self, t: &TrialRecord) -> Result<(), StoreError> {
+        let encoded = self.encode_trial(t)?;
+        let tx = self.begin("record trial")?;
+        self.insert_trial(&tx, t, &encoded)?;
+        tx.commit().map_err(self.err("record trial"))
+    }
+
+    /// Commits several writes in one transaction: what a busy run does
+    /// instead of one commit per trial. Each write runs under its own
+    /// savepoint, so one that fails (a trial already recorded, a bad
+    /// digest) leaves nothing of itself and the others stand, exactly as
+    /// if each had been written alone. `Ok` holds one result per write, in
+    /// order: the value found for a [`BatchWrite::CacheGet`] (`None` on a
+    /// miss), `None` for the others. A write that is `Ok` survives the
+    /// process being killed, as with [`Store::record_trial`].
+    ///
+    /// # Errors
+    /// The store's error when the transaction cannot begin or commit
+    /// (a full disk, a read-only store): nothing of the batch is kept.
+    pub fn write_batch(
+        &self,
+        writes: &[BatchWrite<'_>],
+    ) -> Result<Vec<Result<Option<serde_json::Value>, StoreError>>, StoreError> {
+        let op = "write batch";
+        let tx = self.begin(op)?;
+        let results = writes
+            .iter()
+            .map(|w| {
+                self.savepoint(&tx, |conn| match w {
+                    BatchWrite::Trial(t) => {
+                        let encoded = self.encode_trial(t)?;
+                        self.insert_trial(conn, t, &encoded).map(|()| None)
+                    }
+                    BatchWrite::CacheGet { key } => self.get_cache_in(conn, key),
+                    BatchWrite::Cache {
+                        key,
+                        kind,
+                        value,
+                        now,
+                    } => self
+                        .put_cache_in(conn, key, *kind, value, now)
+                        .map(|()| None),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        tx.commit().map_err(self.err(op))?;
+        Ok(results)
+    }
+
+    /// Runs `f` under a savepoint of `conn`, rolling back to it when `f`
+    /// fails. The outer error is a failure of the savepoint itself, which
+    /// fails the whole batch; the inner one is `f`'s.
+    fn savepoint<T>(
+        &self,
+        conn: &Connection,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<Result<T, StoreError>, StoreError> {
+        let exec = |sql: &str| -> Result<(), StoreError> {
+            conn.prepare_cached(sql)
+                .and_then(|mut s| s.execute([]))
+                .map(drop)
+                .map_err(self.err("write batch"))
+        };
+        exec("SAVEPOINT pactum_write")?;
+        let r = f(conn);
+        if r.is_err() {
+            exec("ROLLBACK TO pactum_write")?;
+        }
+        exec("RELEASE pactum_write")?;
+        Ok(r)
+    }
+
+    /// Validates and encodes a trial before any transaction opens.
+    fn encode_trial(&self, t: &TrialRecord) -> Result<EncodedTrial, StoreError> {
         self.check_time("started_at", &t.started_at)?;
         self.check_time("finished_at", &t.finished_at)?;
         if let Some(c) = &t.contract {
@@ -788,27 +890,40 @@ impl Store {
                 format!("{} does not fit in 63 bits", t.duration_ms),
             )
         })?;
-        let result = self.encode("trial result", &t.result)?;
-        let summary = self.redacted(&t.result.summary);
-        let trace = t
-            .trace
-            .as_ref()
-            .map(|tr| self.encode("trace", tr))
-            .transpose()?;
+        Ok(EncodedTrial {
+            result: self.encode("trial result", &t.result)?,
+            summary: self.redacted(&t.result.summary),
+            trace: t
+                .trace
+                .as_ref()
+                .map(|tr| self.encode("trace", tr))
+                .transpose()?,
+            duration,
+        })
+    }
 
+    /// The rows of one trial, inside the caller's transaction.
+    fn insert_trial(
+        &self,
+        conn: &Connection,
+        t: &TrialRecord,
+        e: &EncodedTrial,
+    ) -> Result<(), StoreError> {
         let op = "record trial";
-        let tx = self.begin(op)?;
-        let status = self.run_status(&tx, &t.run_id)?;
+        let status = self.run_status(conn, &t.run_id)?;
         if status == RunStatus::Finished {
             return Err(self.run_state(&t.run_id, status, "record a trial in it"));
         }
-        let exists = tx
-            .query_row(
+        let exists = conn
+            .prepare_cached(
                 "SELECT 1 FROM trials WHERE run_id = ?1 AND test_id = ?2 AND trial_index = ?3",
-                params![t.run_id.as_str(), t.test_id, t.trial_index],
-                |_| Ok(()),
             )
-            .optional()
+            .and_then(|mut s| {
+                s.query_row(params![t.run_id.as_str(), t.test_id, t.trial_index], |_| {
+                    Ok(())
+                })
+                .optional()
+            })
             .map_err(self.err(op))?
             .is_some();
         if exists {
@@ -820,59 +935,62 @@ impl Store {
             });
         }
         if let Some(c) = &t.contract {
-            self.put_contract_in(&tx, &c.digest, &c.contract)?;
+            self.put_contract_in(conn, &c.digest, &c.contract)?;
         }
-        tx.execute(
+        conn.prepare_cached(
             "INSERT INTO trials (run_id, test_id, trial_index, status, summary, contract_digest,
                                  result, trace, started_at, finished_at, duration_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            params![
+        )
+        .and_then(|mut s| {
+            s.execute(params![
                 t.run_id.as_str(),
                 t.test_id,
                 t.trial_index,
                 t.result.status.as_str(),
-                summary,
+                e.summary,
                 t.contract.as_ref().map(|c| c.digest.as_str()),
-                result,
-                trace,
+                e.result,
+                e.trace,
                 t.started_at,
                 t.finished_at,
-                duration
-            ],
-        )
+                e.duration
+            ])
+        })
         .map_err(self.err(op))?;
-        {
-            let mut insert = tx
-                .prepare_cached(
-                    "INSERT INTO judge_answers (run_id, test_id, trial_index, seq, contract_id, clause_id,
-                                                turn, attempt, request_digest, raw_answer, parsed, error)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                )
-                .map_err(self.err(op))?;
-            for (seq, a) in t.judge_answers.iter().enumerate() {
-                let (parsed, error) = match &a.parsed {
-                    Ok(v) => (Some(self.encode("parsed judge answer", v)?), None),
-                    Err(e) => (None, Some(self.redacted(e))),
-                };
-                insert
-                    .execute(params![
-                        t.run_id.as_str(),
-                        t.test_id,
-                        t.trial_index,
-                        seq as i64,
-                        a.contract_id,
-                        a.clause_id,
-                        a.turn,
-                        a.attempt,
-                        a.request_digest,
-                        self.redacted(&a.raw_answer),
-                        parsed,
-                        error
-                    ])
-                    .map_err(self.err(op))?;
-            }
+        if t.judge_answers.is_empty() {
+            return Ok(());
         }
-        tx.commit().map_err(self.err(op))
+        let mut insert = conn
+            .prepare_cached(
+                "INSERT INTO judge_answers (run_id, test_id, trial_index, seq, contract_id, clause_id,
+                                            turn, attempt, request_digest, raw_answer, parsed, error)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )
+            .map_err(self.err(op))?;
+        for (seq, a) in t.judge_answers.iter().enumerate() {
+            let (parsed, error) = match &a.parsed {
+                Ok(v) => (Some(self.encode("parsed judge answer", v)?), None),
+                Err(e) => (None, Some(self.redacted(e))),
+            };
+            insert
+                .execute(params![
+                    t.run_id.as_str(),
+                    t.test_id,
+                    t.trial_index,
+                    seq as i64,
+                    a.contract_id,
+                    a.clause_id,
+                    a.turn,
+                    a.attempt,
+                    a.request_digest,
+                    self.redacted(&a.raw_answer),
+                    parsed,
+                    error
+                ])
+                .map_err(self.err(op))?;
+        }
+        Ok(())
     }
 
     /// The `(test_id, trial_index)` of every trial recorded in `run`,
@@ -1023,6 +1141,14 @@ impl Store {
     /// [`StoreError::Invalid`] for a key that is not `sha256:<64 hex>`;
     /// [`StoreError::BadRow`] when the value does not parse.
     pub fn cache_get(&self, key: &str) -> Result<Option<serde_json::Value>, StoreError> {
+        self.get_cache_in(&self.conn, key)
+    }
+
+    fn get_cache_in(
+        &self,
+        conn: &Connection,
+        key: &str,
+    ) -> Result<Option<serde_json::Value>, StoreError> {
         self.check_digest("cache key", key)?;
         // A read-only store serves its cache without counting the hit.
         let sql = if self.read_only {
@@ -1030,10 +1156,9 @@ impl Store {
         } else {
             "UPDATE cache SET hits = hits + 1 WHERE key = ?1 RETURNING value"
         };
-        let text: Option<String> = self
-            .conn
-            .query_row(sql, [key], |r| r.get(0))
-            .optional()
+        let text: Option<String> = conn
+            .prepare_cached(sql)
+            .and_then(|mut s| s.query_row([key], |r| r.get(0)).optional())
             .map_err(self.err("read cache"))?;
         text.map(|t| self.json("cache", key, "value", &t))
             .transpose()
@@ -1055,16 +1180,28 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.check_digest("cache key", key)?;
         self.check_time("created_at", now)?;
-        let text = self.encode("cache value", value)?;
         self.writable()?;
-        self.conn
-            .execute(
-                "INSERT INTO cache (key, kind, value, created_at, hits) VALUES (?1, ?2, ?3, ?4, 0)
-                 ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
-                                                 created_at = excluded.created_at, hits = 0",
-                params![key, kind.as_str(), text, now],
-            )
-            .map_err(self.err("write cache"))?;
+        self.put_cache_in(&self.conn, key, kind, value, now)
+    }
+
+    fn put_cache_in(
+        &self,
+        conn: &Connection,
+        key: &str,
+        kind: CacheKind,
+        value: &serde_json::Value,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.check_digest("cache key", key)?;
+        self.check_time("created_at", now)?;
+        let text = self.encode("cache value", value)?;
+        conn.prepare_cached(
+            "INSERT INTO cache (key, kind, value, created_at, hits) VALUES (?1, ?2, ?3, ?4, 0)
+             ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
+                                             created_at = excluded.created_at, hits = 0",
+        )
+        .and_then(|mut s| s.execute(params![key, kind.as_str(), text, now]))
+        .map_err(self.err("write cache"))?;
         Ok(())
     }
 
@@ -1227,12 +1364,8 @@ impl Store {
         run: &RunId,
     ) -> Result<RunStatus, StoreError> {
         let status: Option<String> = conn
-            .query_row(
-                "SELECT status FROM runs INDEXED BY runs_status WHERE id = ?1",
-                [run.as_str()],
-                |r| r.get(0),
-            )
-            .optional()
+            .prepare_cached("SELECT status FROM runs INDEXED BY runs_status WHERE id = ?1")
+            .and_then(|mut s| s.query_row([run.as_str()], |r| r.get(0)).optional())
             .map_err(self.err("read run status"))?;
         let status = status.ok_or_else(|| StoreError::UnknownRun {
             path: self.path.clone(),

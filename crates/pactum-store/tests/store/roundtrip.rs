@@ -3,7 +3,7 @@
 use std::ops::ControlFlow;
 
 use pactum_core::TestStatus;
-use pactum_store::{RunStatus, Store, StoreError, StoredTrial};
+use pactum_store::{BatchWrite, CacheKind, RunStatus, Store, StoreError, StoredTrial};
 use serde_json::json;
 
 use crate::common::*;
@@ -376,4 +376,107 @@ fn store_is_send() {
             .join()
             .expect("thread");
     assert!(run.as_str().starts_with("r20261130-010203-"));
+}
+
+#[test]
+fn a_batch_keeps_each_write_or_nothing_of_it() {
+    let store = Store::open_in_memory().expect("store");
+    let run = store.create_run(&new_run("banking", T0)).expect("create");
+    store
+        .record_trial(&trial(&run, "pay-bill", 0, TestStatus::Fail))
+        .expect("first");
+    // A trial whose snapshot conflicts rolls back alone, judge answers
+    // included; the writes around it stand.
+    let mut conflict = trial(&run, "conflict", 0, TestStatus::Pass);
+    let snap = conflict.contract.clone().expect("snapshot");
+    let mut other = snap.contract.clone();
+    other.id = "another-contract".into();
+    let planted = digest("planted");
+    store.put_contract(&planted, &other).expect("plant");
+    conflict.contract = Some(pactum_store::ContractSnapshot {
+        digest: planted,
+        contract: snap.contract,
+    });
+    let again = trial(&run, "pay-bill", 0, TestStatus::Pass);
+    let fresh = trial(&run, "fresh", 1, TestStatus::Pass);
+    let key = digest("request");
+    let value = json!({"content": "answer"});
+    let results = store
+        .write_batch(&[
+            BatchWrite::Trial(&again),
+            BatchWrite::Trial(&conflict),
+            BatchWrite::Trial(&fresh),
+            BatchWrite::Cache {
+                key: &key,
+                kind: CacheKind::Target,
+                value: &value,
+                now: T0,
+            },
+            BatchWrite::Cache {
+                key: "not a digest",
+                kind: CacheKind::Target,
+                value: &value,
+                now: T0,
+            },
+        ])
+        .expect("the batch commits");
+    assert!(matches!(results[0], Err(StoreError::TrialExists { .. })));
+    assert!(matches!(results[1], Err(StoreError::DigestConflict { .. })));
+    assert!(matches!(results[2], Ok(None)));
+    assert!(matches!(results[3], Ok(None)));
+    assert!(matches!(results[4], Err(StoreError::Invalid { .. })));
+    // A lookup in a later batch sees the entry and counts its hit; a miss
+    // is `None`.
+    let missing = digest("another request");
+    let results = store
+        .write_batch(&[
+            BatchWrite::CacheGet { key: &key },
+            BatchWrite::CacheGet { key: &missing },
+        ])
+        .expect("the batch commits");
+    assert_eq!(results[0].as_ref().ok(), Some(&Some(value.clone())));
+    assert!(matches!(results[1], Ok(None)));
+    assert_eq!(
+        store.cache_entry(&key).expect("entry").expect("kept").hits,
+        1
+    );
+    let stored = store.finished_trials(&run).expect("set");
+    assert_eq!(
+        stored.into_iter().collect::<Vec<_>>(),
+        vec![("fresh".to_string(), 1), ("pay-bill".to_string(), 0)]
+    );
+    assert!(store
+        .judge_answers(&run, "conflict", 0)
+        .expect("answers")
+        .is_empty());
+    assert_eq!(
+        store
+            .judge_answers(&run, "fresh", 1)
+            .expect("answers")
+            .len(),
+        2
+    );
+    assert_eq!(store.cache_get(&key).expect("cache"), Some(value));
+    // The first trial was not replaced by the refused second one.
+    let first = all_trials(&store, &run);
+    let kept = first
+        .iter()
+        .find(|t| t.test_id == "pay-bill")
+        .expect("kept");
+    assert_eq!(kept.result.status, TestStatus::Fail);
+}
+
+#[test]
+fn a_batch_on_a_finished_run_keeps_nothing_and_says_so_per_write() {
+    let store = Store::open_in_memory().expect("store");
+    let run = store.create_run(&new_run("banking", T0)).expect("create");
+    store
+        .finish_run(&run, RunStatus::Finished, T0)
+        .expect("finish");
+    let t = trial(&run, "late", 0, TestStatus::Pass);
+    let results = store
+        .write_batch(&[BatchWrite::Trial(&t)])
+        .expect("the batch commits");
+    assert!(matches!(results[0], Err(StoreError::RunState { .. })));
+    assert!(store.finished_trials(&run).expect("set").is_empty());
 }

@@ -1,0 +1,256 @@
+//! The run's one store writer: a thread that commits finished trials and
+//! cache entries in batches.
+//!
+//! A run with many conversations in flight finishes trials faster than one
+//! commit each can keep up with cheaply: every commit took the store's
+//! lock, a blocking-pool thread and a WAL append of its own. The writer
+//! takes whatever has queued while it was busy and commits it in one
+//! transaction ([`Store::write_batch`]), each write under its own
+//! savepoint, so one write's failure is still only its own.
+//!
+//! Guarantees kept from one commit per trial: a trial's event is sent
+//! after its commit and only if it committed, so no stored trial is missing
+//! from the reports and no reported trial is missing from the store; a
+//! write handed to the writer is committed even if its task is aborted
+//! meanwhile (Ctrl-C), and [`Writer::flush`] waits for everything handed
+//! over before it.
+
+use std::sync::{Arc, Mutex};
+
+use pactum_store::{BatchWrite, CacheKind, Store, StoreError, TrialRecord};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::error::RunError;
+use crate::Event;
+
+/// Most writes committed in one transaction: bounds a batch's latency and
+/// the work lost to a failed commit.
+const MAX_BATCH: usize = 256;
+
+/// What the writer is asked to do.
+enum Job {
+    /// Record a trial, then send its event.
+    Trial {
+        record: Box<TrialRecord>,
+        event: Box<Event>,
+        events: mpsc::UnboundedSender<Event>,
+        done: oneshot::Sender<Result<(), RunError>>,
+    },
+    /// Look a cache entry up, counting its hit.
+    CacheGet {
+        key: String,
+        done: oneshot::Sender<Result<Option<Value>, RunError>>,
+    },
+    /// Store a cache entry.
+    Cache {
+        key: String,
+        kind: CacheKind,
+        value: Value,
+        now: String,
+        done: oneshot::Sender<Result<(), RunError>>,
+    },
+    /// Answer once every job before it is committed.
+    Flush(oneshot::Sender<()>),
+}
+
+/// A handle on the writer thread; cheap to clone. The thread ends when the
+/// last handle is dropped, after committing what it was handed.
+#[derive(Clone)]
+pub(crate) struct Writer {
+    jobs: mpsc::UnboundedSender<Job>,
+}
+
+impl Writer {
+    /// Starts the writer thread over `store`.
+    ///
+    /// # Errors
+    /// [`RunError::Task`] when the thread cannot be started.
+    pub(crate) fn start(store: Arc<Mutex<Store>>) -> Result<Writer, RunError> {
+        let (jobs, rx) = mpsc::unbounded_channel();
+        std::thread::Builder::new()
+            .name("pactum-store-writer".into())
+            .spawn(move || write_loop(&store, rx))
+            .map_err(|e| RunError::Task(format!("cannot start the store writer: {e}")))?;
+        Ok(Writer { jobs })
+    }
+
+    /// Records a finished trial and, once it is committed, sends `event`.
+    ///
+    /// # Errors
+    /// The store's error for this trial (nothing of it was kept, and no
+    /// event was sent).
+    pub(crate) async fn record(
+        &self,
+        record: TrialRecord,
+        event: Event,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Result<(), RunError> {
+        let (done, answer) = oneshot::channel();
+        self.send(Job::Trial {
+            record: Box::new(record),
+            event: Box::new(event),
+            events,
+            done,
+        })?;
+        answer.await.map_err(|_| gone())?
+    }
+
+    /// The cached value under `key` (`None` on a miss), counting the hit:
+    /// a write, so it shares the batches of the other writes.
+    ///
+    /// # Errors
+    /// The store's error for this lookup.
+    pub(crate) async fn cache_get(&self, key: String) -> Result<Option<Value>, RunError> {
+        let (done, answer) = oneshot::channel();
+        self.send(Job::CacheGet { key, done })?;
+        answer.await.map_err(|_| gone())?
+    }
+
+    /// Stores a cache entry.
+    ///
+    /// # Errors
+    /// The store's error for this entry.
+    pub(crate) async fn cache_put(
+        &self,
+        key: String,
+        kind: CacheKind,
+        value: Value,
+        now: String,
+    ) -> Result<(), RunError> {
+        let (done, answer) = oneshot::channel();
+        self.send(Job::Cache {
+            key,
+            kind,
+            value,
+            now,
+            done,
+        })?;
+        answer.await.map_err(|_| gone())?
+    }
+
+    /// Waits until every write handed over before this call is committed
+    /// (or has failed).
+    ///
+    /// # Errors
+    /// [`RunError::Task`] when the writer thread is gone.
+    pub(crate) async fn flush(&self) -> Result<(), RunError> {
+        let (done, answer) = oneshot::channel();
+        self.send(Job::Flush(done))?;
+        answer.await.map_err(|_| gone())
+    }
+
+    fn send(&self, job: Job) -> Result<(), RunError> {
+        self.jobs.send(job).map_err(|_| gone())
+    }
+}
+
+fn gone() -> RunError {
+    RunError::Task("the store writer stopped".into())
+}
+
+/// Takes one job, then whatever else is queued (up to [`MAX_BATCH`]),
+/// commits them together and answers each.
+fn write_loop(store: &Mutex<Store>, mut rx: mpsc::UnboundedReceiver<Job>) {
+    let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
+    while let Some(first) = rx.blocking_recv() {
+        batch.push(first);
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        commit(store, &mut batch);
+    }
+}
+
+fn commit(store: &Mutex<Store>, batch: &mut Vec<Job>) {
+    let writes: Vec<BatchWrite<'_>> = batch
+        .iter()
+        .filter_map(|job| match job {
+            Job::Trial { record, .. } => Some(BatchWrite::Trial(record)),
+            Job::CacheGet { key, .. } => Some(BatchWrite::CacheGet { key }),
+            Job::Cache {
+                key,
+                kind,
+                value,
+                now,
+                ..
+            } => Some(BatchWrite::Cache {
+                key,
+                kind: *kind,
+                value,
+                now,
+            }),
+            Job::Flush(_) => None,
+        })
+        .collect();
+    type Results = Vec<Result<Option<Value>, StoreError>>;
+    let outcome: Result<Results, Option<Arc<StoreError>>> = if writes.is_empty() {
+        Ok(Vec::new())
+    } else {
+        match store.lock() {
+            Ok(s) => s.write_batch(&writes).map_err(|e| Some(Arc::new(e))),
+            Err(_) => Err(None),
+        }
+    };
+    drop(writes);
+    let mut results = match outcome {
+        Ok(r) => r.into_iter(),
+        Err(e) => {
+            // Nothing of the batch was kept: every write fails with it.
+            let fail = || match &e {
+                Some(e) => RunError::Batch(e.clone()),
+                None => RunError::Poisoned,
+            };
+            for job in batch.drain(..) {
+                match job {
+                    Job::Trial { done, .. } | Job::Cache { done, .. } => {
+                        let _ = done.send(Err(fail()));
+                    }
+                    Job::CacheGet { done, .. } => {
+                        let _ = done.send(Err(fail()));
+                    }
+                    Job::Flush(done) => {
+                        let _ = done.send(());
+                    }
+                }
+            }
+            return;
+        }
+    };
+    // One result per write, in order; a missing one is a failure, never
+    // a commit taken for granted.
+    let mut next = || match results.next() {
+        Some(r) => r.map_err(RunError::from),
+        None => Err(RunError::Task(
+            "the store did not answer for a write".into(),
+        )),
+    };
+    for job in batch.drain(..) {
+        match job {
+            Job::Trial {
+                event,
+                events,
+                done,
+                ..
+            } => {
+                let r = next().map(drop);
+                if r.is_ok() {
+                    let _ = events.send(*event);
+                }
+                let _ = done.send(r);
+            }
+            Job::CacheGet { done, .. } => {
+                let _ = done.send(next());
+            }
+            Job::Cache { done, .. } => {
+                let _ = done.send(next().map(drop));
+            }
+            Job::Flush(done) => {
+                let _ = done.send(());
+            }
+        }
+    }
+}
