@@ -791,6 +791,18 @@ fn a_file_size_limit_stops_a_run_that_resumes_without_losing_a_trial() {
 
 #[test]
 fn a_full_disk_stops_a_run_that_resumes_once_there_is_room() {
+    full_disk_stops_and_resumes(1);
+}
+
+/// Eight conversations at once: trials are committed in shared batches, and
+/// a batch that fails must leave the report showing exactly what the store
+/// kept.
+#[test]
+fn a_full_disk_under_concurrency_reports_exactly_what_was_stored() {
+    full_disk_stops_and_resumes(8);
+}
+
+fn full_disk_stops_and_resumes(jobs: u32) {
     if !user_namespaces() {
         return;
     }
@@ -802,7 +814,7 @@ fn a_full_disk_stops_a_run_that_resumes_once_there_is_room() {
     // A private 192 KiB tmpfs holds the store: it fills during the run.
     let r = sh(
         &sb,
-        "unshare -rm sh -c 'mount -t tmpfs -o size=192k tmpfs small && \"$PACTUM\" run suite.yaml --db small/pactum.db -j 1 --json report.json; rc=$?; cp small/pactum.db* saved/; exit $rc'",
+        &format!("unshare -rm sh -c 'mount -t tmpfs -o size=192k tmpfs small && \"$PACTUM\" run suite.yaml --db small/pactum.db -j {jobs} --json report.json; rc=$?; cp small/pactum.db* saved/; exit $rc'"),
     );
     assert_eq!(r.code, 6, "{r:#?}");
     assert!(r.stderr.contains("the disk is full"), "{}", r.stderr);
