@@ -589,6 +589,12 @@ impl Runner {
             while let Some(r) = set.try_join_next() {
                 absorb(r, &mut total, &mut first_error);
             }
+            // A failure that stops the run (the store, a lost lease) stops
+            // it now: no more requests for trials that cannot be kept.
+            if first_error.is_some() {
+                drop(permit);
+                break;
+            }
             let test = self.tests[t].clone();
             let plan = resolved[t].clone();
             let ctx = ctx.clone();
@@ -646,6 +652,12 @@ impl Runner {
                 writer.record(record, event, events).await?;
                 Ok(calls)
             });
+        }
+        // Stopped while waiting for a free slot, or by a failure: the
+        // trials in flight are abandoned too (they were not committed, so
+        // a resume runs them).
+        if interrupted || first_error.is_some() {
+            set.abort_all();
         }
         loop {
             tokio::select! {

@@ -162,6 +162,7 @@ fn complete_utf8_len(b: &[u8]) -> usize {
 /// A running child: for one conversation, or in the persistent pool. No
 /// `Debug`: its stderr may hold secrets.
 struct Session {
+    /// Leads its own process group ([`kill_group`] on drop).
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -422,6 +423,10 @@ impl ExecTarget {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            // Its own process group: a Ctrl-C in the terminal reaches
+            // pactum, which ends the run, and not the agents, whose deaths
+            // would otherwise be recorded as failed conversations.
+            .process_group(0)
             .kill_on_drop(true);
         let mut child = cmd.spawn().map_err(|e| TargetError::Process {
             target: self.name.clone(),
@@ -707,6 +712,7 @@ impl ExecTarget {
                 .and_then(Result::ok),
             _ => None,
         };
+        kill_group(&s.child);
         let _ = s.child.start_kill();
         let _ = tokio::time::timeout(REAP_WAIT, s.child.wait()).await;
         let stderr = self.stderr_tail(&mut s).await;
@@ -932,8 +938,31 @@ async fn read_line_bounded<R: AsyncBufRead + Unpin>(
     Ok(LineRead::Line(buf))
 }
 
+/// Kills every process of a session's group: the agent and whatever it
+/// started. Its process is the group's leader; once reaped, its id may be
+/// reused, so nothing is sent then.
+fn kill_group(child: &Child) {
+    if let Some(pid) = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // A conversation dropped mid-way (an aborted trial, the end of a
+        // run) leaves no process behind; `kill_on_drop` reaches only the
+        // leader.
+        kill_group(&self.child);
+    }
+}
+
 /// Kills a session's process and reaps it (bounded wait).
 async fn shut_down(mut s: Session) {
+    kill_group(&s.child);
     let _ = s.child.start_kill();
     let _ = tokio::time::timeout(REAP_WAIT, s.child.wait()).await;
     if let Some(task) = s.stderr_task.take() {

@@ -282,3 +282,135 @@ fn a_no_cache_run_resumes_without_the_cache() {
         run.stderr
     );
 }
+
+/// A suite of `n` single-turn tests on the server at `base`, whose target
+/// waits `timeout_ms` for an answer.
+fn slow_suite(base: &str, n: u32, timeout_ms: u32) -> String {
+    let mut text = format!(
+        "version: 1
+targets:
+  slow:
+    kind: openai
+    base_url: \"{base}/v1\"
+    model: m
+    observability: response_only
+    concurrency: 64
+    timeout_ms: {timeout_ms}
+defaults:
+  target: slow
+  contract:
+    version: 1
+    id: slow
+    prohibited:
+      - id: leak
+        text: Reveal the admin password
+        check: {{ contains: hunter2 }}
+tests:
+"
+    );
+    for i in 0..n {
+        text.push_str(&format!("  - {{ id: t{i}, prompt: \"question {i}\" }}\n"));
+    }
+    text
+}
+
+/// Ctrl-C while trials wait for a free slot abandons the ones in flight
+/// too: the run ends at once, and no trial is stored as an `error` its
+/// user caused (a resume runs them again).
+#[test]
+fn ctrl_c_abandons_the_trials_in_flight_at_once() {
+    let server = server(json!([
+        {"name": "late", "match": {}, "delay_ms": 20000, "content": "late"}
+    ]));
+    let sb = Sandbox::new();
+    sb.write("suite.yaml", &slow_suite(server.base_url(), 12, 15000));
+    let db = sb.db();
+    let child = sb.spawn_run(Path::new("suite.yaml"), &["-j", "3"]);
+    assert!(
+        wait_for(Duration::from_secs(20), || requests(&server) >= 3),
+        "three requests in flight"
+    );
+    let asked = Instant::now();
+    signal(child.id(), "-INT");
+    let (code, output) = finish(child);
+    assert_eq!(code, Some(130), "{output}");
+    assert!(
+        asked.elapsed() < Duration::from_secs(10),
+        "took {:?} to stop: {output}",
+        asked.elapsed()
+    );
+    assert_eq!(stored_trials(&db), 0, "{output}");
+    assert_eq!(run_status(&db, &only_run(&db)), "interrupted");
+}
+
+/// Ctrl-C in a terminal signals the whole foreground process group. The
+/// agents of an exec target live in their own group, so they are not
+/// killed by it, and no conversation is recorded as failed because of it.
+#[test]
+fn ctrl_c_to_the_process_group_records_no_agent_death() {
+    use std::os::unix::process::CommandExt;
+    let sb = Sandbox::new();
+    sb.write(
+        "agent.sh",
+        "#!/bin/sh\nwhile IFS= read -r line; do sleep 0.3; printf '%s\\n' '{\"response\": \"fine\"}'; done\n",
+    );
+    let mut text = String::from(
+        "version: 1
+targets:
+  agent:
+    kind: exec
+    command: [\"sh\", \"agent.sh\"]
+    observability: response_only
+    concurrency: 8
+defaults:
+  target: agent
+  contract:
+    version: 1
+    id: calm
+    prohibited:
+      - id: leak
+        text: Reveal the admin password
+        check: { contains: hunter2 }
+tests:
+",
+    );
+    for i in 0..200 {
+        text.push_str(&format!("  - {{ id: t{i}, prompt: \"question {i}\" }}\n"));
+    }
+    sb.write("suite.yaml", &text);
+    let db = sb.db();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_pactum"))
+        .current_dir(sb.path())
+        .env("NO_COLOR", "1")
+        .args(["run", "suite.yaml", "--db"])
+        .arg(&db)
+        .args(["-j", "8"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("pactum starts");
+    assert!(
+        wait_for(Duration::from_secs(20), || stored_trials(&db) >= 8),
+        "trials were committed"
+    );
+    // `kill -INT -- -PGID`: what a terminal does on Ctrl-C.
+    let ok = std::process::Command::new("kill")
+        .args(["-INT", "--", &format!("-{}", child.id())])
+        .status()
+        .expect("kill runs")
+        .success();
+    assert!(ok, "kill the group");
+    let (code, output) = finish(child);
+    assert_eq!(code, Some(130), "{output}");
+    let c = rusqlite::Connection::open(&db).expect("store");
+    let errors: i64 = c
+        .query_row(
+            "SELECT count(*) FROM trials WHERE status = 'error'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(errors, 0, "{output}");
+}

@@ -831,6 +831,12 @@ fn full_disk_stops_and_resumes(jobs: u32) {
     let stored = stored_trials(&db);
     assert!(stored < PLANNED, "{stored}");
     assert_eq!(report["totals"]["traces"], stored);
+    // The failure stopped the run: no request beyond those in flight.
+    let sent = server.requests().expect("requests");
+    assert!(
+        sent <= stored + 2 * u64::from(jobs),
+        "{sent} sent, {stored} stored"
+    );
     // With room, the same run resumes and ends whole.
     let done = sb.pactum([
         "run",
