@@ -132,6 +132,7 @@ impl Document {
                     "more nodes than pactum can index (4 294 967 294)",
                 )]
             })?;
+        doc.positions.shrink();
         doc.diagnostics = diagnostics;
         Ok(doc)
     }
@@ -510,7 +511,7 @@ mod tests {
             Tree::Map(entries, flow) => *flow || entries.is_empty(),
         };
         let pad = " ".repeat(indent);
-        let mut item = |lead: String, v: &Tree, out: &mut String| {
+        let item = |lead: String, v: &Tree, out: &mut String| {
             out.push_str(&pad);
             out.push_str(&lead);
             if inline(v) {

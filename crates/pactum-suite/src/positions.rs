@@ -126,6 +126,11 @@ impl Positions {
         }
     }
 
+    /// Gives back the spare capacity of a finished index.
+    pub(crate) fn shrink(&mut self) {
+        self.slots.shrink_to_fit();
+    }
+
     /// Sets (or replaces) the location of `pointer`, e.g. a node put in
     /// place after parsing; it is found before the parsed tree.
     pub(crate) fn set_location(&mut self, pointer: String, at: Location) {
