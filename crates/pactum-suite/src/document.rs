@@ -1,10 +1,11 @@
 //! A parsed input file: its JSON value plus where every node was written.
 //!
 //! YAML (`yaml.rs`) and JSON (`json.rs`) are read into one spanned tree
-//! (`Node`), which becomes a [`Document`]: a `serde_json::Value` and a map
-//! from JSON pointer (RFC 6901) to the line and column of the node's key and
-//! of its value. Schema validation and semantic checks address nodes by
-//! pointer and use the map to locate their diagnostics.
+//! (`Node`), which becomes a [`Document`]: a `serde_json::Value` and an
+//! index (`positions.rs`) giving, for each JSON pointer (RFC 6901) that
+//! names a node, the line and column of the node's key and of its value.
+//! Schema validation and semantic checks address nodes by pointer and use
+//! the index to locate their diagnostics.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
