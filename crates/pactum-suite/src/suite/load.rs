@@ -1676,16 +1676,18 @@ impl<'a> Loader<'a> {
             }
             None => None,
         };
-        let authored = is_authored.then(|| AuthoredTest {
-            goal: t.goal.unwrap_or_default(),
-            instructions: t.instructions.unwrap_or_default(),
-            restrictions: t.restrictions.unwrap_or_default(),
-            scenario: t.scenario.unwrap_or_default(),
-            min_turns: t.min_turns.unwrap_or(1),
-            // A script is never cut short by the default bound.
-            max_turns: t
-                .max_turns
-                .unwrap_or_else(|| 8.max(u32::try_from(turns.len()).unwrap_or(u32::MAX))),
+        let authored = is_authored.then(|| {
+            Box::new(AuthoredTest {
+                goal: t.goal.unwrap_or_default(),
+                instructions: t.instructions.unwrap_or_default(),
+                restrictions: t.restrictions.unwrap_or_default(),
+                scenario: t.scenario.unwrap_or_default(),
+                min_turns: t.min_turns.unwrap_or(1),
+                // A script is never cut short by the default bound.
+                max_turns: t
+                    .max_turns
+                    .unwrap_or_else(|| 8.max(u32::try_from(turns.len()).unwrap_or(u32::MAX))),
+            })
         });
         Ok(TestSpec {
             id: t.id,
