@@ -134,7 +134,11 @@ pub struct RunOutcome {
 /// A prepared run: targets built (environment variables checked), the
 /// judge client built, contracts compiled. Building it sends nothing.
 pub struct Runner {
+    /// The suite, its snapshot moved to `snapshot`.
     suite: LoadedSuite,
+    /// The suite's snapshot until a new run stores it: moved into the
+    /// store, not copied (it is as large as the suite's tests).
+    snapshot: Mutex<Option<String>>,
     tests: Vec<Arc<TestPlan>>,
     /// Each explicit contract compiled once, by digest: every test and
     /// trial that uses it shares it.
@@ -305,6 +309,7 @@ impl Runner {
         Ok(Runner {
             explicit,
             policy: suite.suite.policy,
+            snapshot: Mutex::new(Some(std::mem::take(&mut suite.snapshot))),
             suite,
             tests,
             trials,
@@ -727,7 +732,18 @@ impl Runner {
     ) -> Result<(RunId, CacheMode), RunError> {
         let store = store.clone();
         let digest = self.suite.digest.clone();
-        let snapshot = self.suite.snapshot.clone();
+        let snapshot = match opts.resume {
+            Some(_) => None,
+            None => Some(
+                self.snapshot
+                    .lock()
+                    .map_err(|_| RunError::Poisoned)?
+                    .take()
+                    .ok_or_else(|| {
+                        RunError::Task("this runner has started its run already".into())
+                    })?,
+            ),
+        };
         let policy = self.policy;
         let opts = opts.clone();
         let holder = holder.clone();
@@ -758,6 +774,9 @@ impl Runner {
                     Ok((id.clone(), mode))
                 }
                 None => {
+                    let snapshot = snapshot.ok_or_else(|| {
+                        RunError::Task("the suite's snapshot is not at hand".into())
+                    })?;
                     let id = s.create_run(&NewRun {
                         suite_path: opts.suite_path.clone(),
                         suite_digest: digest,

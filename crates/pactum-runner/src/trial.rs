@@ -74,8 +74,9 @@ pub(crate) struct TestPlan {
     /// Scripted user turns; empty when a simulated user drives.
     pub turns: Vec<String>,
     pub vars: Map<String, Value>,
-    /// The authored fields and turn bounds, for an authored test.
-    pub authored: Option<AuthoredTest>,
+    /// The authored fields and turn bounds, for an authored test (boxed:
+    /// most tests have none, and a suite holds a plan per test).
+    pub authored: Option<Box<AuthoredTest>>,
     /// The test's own contract, when it has one.
     pub explicit: Option<Arc<pactum_suite::ResolvedContract>>,
 }
@@ -407,7 +408,7 @@ async fn next_simulated(
             test.id
         )));
     };
-    let authored = test.authored.clone().unwrap_or(AuthoredTest {
+    let authored = test.authored.as_deref().cloned().unwrap_or(AuthoredTest {
         goal: String::new(),
         instructions: String::new(),
         restrictions: String::new(),

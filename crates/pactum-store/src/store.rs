@@ -1493,7 +1493,11 @@ impl Store {
     /// JSON text as stored: checked to be JSON, and redacted as
     /// [`Store::encode`] redacts (kept as it is when nothing is to be
     /// redacted).
-    fn encode_text(&self, what: &'static str, text: &str) -> Result<String, StoreError> {
+    fn encode_text<'a>(
+        &self,
+        what: &'static str,
+        text: &'a str,
+    ) -> Result<std::borrow::Cow<'a, str>, StoreError> {
         let err = |source| StoreError::Encode {
             path: self.path.clone(),
             what,
@@ -1501,11 +1505,14 @@ impl Store {
         };
         if self.redactor.is_empty() {
             serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(err)?;
-            return Ok(text.to_string());
+            // Not copied: a suite snapshot is as large as its tests.
+            return Ok(std::borrow::Cow::Borrowed(text));
         }
         let mut v: serde_json::Value = serde_json::from_str(text).map_err(err)?;
         self.redactor.redact_value(&mut v);
-        serde_json::to_string(&v).map_err(err)
+        serde_json::to_string(&v)
+            .map(std::borrow::Cow::Owned)
+            .map_err(err)
     }
 
     /// `text` redacted.

@@ -318,7 +318,7 @@ fn inline_schema_files(
         if let Some(Value::Object(obj)) = doc.value.pointer_mut(&js) {
             obj.remove("schema_file");
             obj.insert("schema".to_string(), schema);
-            doc.locations.insert(schema_ptr.clone(), at);
+            doc.set_location(&schema_ptr, at);
             inlined.insert(schema_ptr, full.display().to_string());
         }
     }

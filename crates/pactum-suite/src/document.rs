@@ -1,18 +1,19 @@
 //! A parsed input file: its JSON value plus where every node was written.
 //!
 //! YAML (`yaml.rs`) and JSON (`json.rs`) are read into one spanned tree
-//! (`Node`), which becomes a [`Document`]: a `serde_json::Value` and a map
-//! from JSON pointer (RFC 6901) to the line and column of the node's key and
-//! of its value. Schema validation and semantic checks address nodes by
-//! pointer and use the map to locate their diagnostics.
+//! (`Node`), which becomes a [`Document`]: a `serde_json::Value` and an
+//! index (`positions.rs`) giving, for each JSON pointer (RFC 6901) that
+//! names a node, the line and column of the node's key and of its value.
+//! Schema validation and semantic checks address nodes by pointer and use
+//! the index to locate their diagnostics.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use pactum_core::json::escape_pointer_token;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::Diagnostic;
+use crate::positions::{Positions, TooManyNodes};
 
 /// A 1-based line and character column; `0:0` means "no position".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -79,8 +80,8 @@ pub(crate) const MAX_DEPTH: usize = 128;
 
 /// A parsed file (YAML or JSON) with the location of every node.
 ///
-/// `locations` maps every JSON pointer of `value` (`""` is the root,
-/// `/required/0/check`) to where it was written. `diagnostics` holds the
+/// Every node of `value` (addressed by JSON pointer: `""` is the root,
+/// `/required/0/check`) has a recorded location ([`Document::locate`]). `diagnostics` holds the
 /// problems that did not stop parsing (a duplicate key: the first value is
 /// kept); a caller must treat its errors as failing the file.
 #[derive(Debug, Clone)]
@@ -89,8 +90,8 @@ pub struct Document {
     pub path: PathBuf,
     /// The file's content as JSON.
     pub value: Value,
-    /// JSON pointer → where the node was written.
-    pub locations: BTreeMap<String, Location>,
+    /// Where each node was written.
+    positions: Positions,
     /// Problems found while parsing that did not stop it.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -117,11 +118,22 @@ impl Document {
         let mut doc = Document {
             path: path.to_path_buf(),
             value: Value::Null,
-            locations: BTreeMap::new(),
+            positions: Positions::with_root(),
             diagnostics: Vec::new(),
         };
         let root_pos = node.pos;
-        doc.value = doc.absorb(node, String::new(), root_pos, &mut diagnostics);
+        doc.value = doc
+            .absorb(node, 0, None, root_pos, &mut diagnostics)
+            .map_err(|TooManyNodes| {
+                vec![Diagnostic::error(
+                    "too-large",
+                    path,
+                    1,
+                    1,
+                    "more nodes than pactum can index (4 294 967 294)",
+                )]
+            })?;
+        doc.positions.shrink();
         doc.diagnostics = diagnostics;
         Ok(doc)
     }
@@ -140,21 +152,22 @@ impl Document {
     /// The location of the node at `pointer`, or of its nearest ancestor
     /// that has one (a missing key is reported at the mapping that lacks it).
     pub fn locate(&self, pointer: &str) -> Location {
-        let mut p = pointer;
-        loop {
-            if let Some(l) = self.locations.get(p) {
-                return *l;
-            }
-            match p.rfind('/') {
-                Some(i) => p = &p[..i],
-                None => {
-                    return Location {
-                        key: Pos { line: 1, column: 1 },
-                        value: Pos { line: 1, column: 1 },
-                    }
-                }
-            }
-        }
+        self.positions.locate(pointer).unwrap_or(Location {
+            key: Pos { line: 1, column: 1 },
+            value: Pos { line: 1, column: 1 },
+        })
+    }
+
+    /// Sets where the node at `pointer` is said to be written (a node put
+    /// in the value after parsing); [`Document::locate`] finds it first.
+    pub fn set_location(&mut self, pointer: &str, at: Location) {
+        self.positions.set_location(pointer.to_string(), at);
+    }
+
+    /// Every node's pointer and location, in pointer order (builds every
+    /// pointer string: for small documents).
+    pub fn locations(&self) -> BTreeMap<String, Location> {
+        self.positions.all()
     }
 
     /// The position of one part of the node at `pointer` (see [`Document::locate`]).
@@ -190,37 +203,67 @@ impl Document {
         Diagnostic::warning(code, &self.path, p.line, p.column, message)
     }
 
+    /// Converts the node in `slot` (its key written at `key_pos`) to its
+    /// value, recording where it and every node under it were written.
     fn absorb(
         &mut self,
         node: Node,
-        pointer: String,
+        slot: u32,
+        key: Option<u32>,
         key_pos: Pos,
         diags: &mut Vec<Diagnostic>,
-    ) -> Value {
-        self.locations.insert(
-            pointer.clone(),
+    ) -> Result<Value, TooManyNodes> {
+        self.positions.set(
+            slot,
+            key,
             Location {
                 key: key_pos,
                 value: node.pos,
             },
         );
-        match node.kind {
+        Ok(match node.kind {
             NodeKind::Scalar(v) => v,
-            NodeKind::Seq(items) => Value::Array(
-                items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, n)| {
-                        let pos = n.pos;
-                        self.absorb(n, format!("{pointer}/{i}"), pos, diags)
-                    })
-                    .collect(),
-            ),
+            NodeKind::Seq(items) => {
+                let first = self.positions.children(slot, items.len())?;
+                let mut out = Vec::with_capacity(items.len());
+                for (n, i) in items.into_iter().zip(first..) {
+                    let pos = n.pos;
+                    out.push(self.absorb(n, i, None, pos, diags)?);
+                }
+                Value::Array(out)
+            }
             NodeKind::Map(entries) => {
-                let mut map = Map::new();
-                let mut first: HashMap<String, Pos> = HashMap::new();
-                for e in entries {
-                    if let Some(at) = first.get(&e.key) {
+                // The first of equal keys is kept; each other one is
+                // reported (with where the first is) as it is met in order.
+                let duplicate_of: Vec<Option<Pos>> = {
+                    let mut first: HashMap<&str, Pos> = HashMap::new();
+                    entries
+                        .iter()
+                        .map(|e| match first.get(e.key.as_str()) {
+                            Some(at) => Some(*at),
+                            None => {
+                                first.insert(&e.key, e.key_pos);
+                                None
+                            }
+                        })
+                        .collect()
+                };
+                // The kept entries' slots are sorted by key symbol.
+                let mut symbols: Vec<(u32, usize)> = Vec::new();
+                for (j, e) in entries.iter().enumerate() {
+                    if duplicate_of[j].is_none() {
+                        symbols.push((self.positions.symbol(&e.key), j));
+                    }
+                }
+                symbols.sort_unstable();
+                let mut slot_of = vec![(0u32, 0u32); entries.len()];
+                let block = self.positions.children(slot, symbols.len())?;
+                for (i, (sym, j)) in (block..).zip(&symbols) {
+                    slot_of[*j] = (i, *sym);
+                }
+                let mut map = Map::with_capacity(symbols.len());
+                for (j, e) in entries.into_iter().enumerate() {
+                    if let Some(at) = duplicate_of[j] {
                         diags.push(
                             Diagnostic::error(
                                 "duplicate-key",
@@ -236,14 +279,13 @@ impl Document {
                         );
                         continue;
                     }
-                    first.insert(e.key.clone(), e.key_pos);
-                    let child = format!("{pointer}/{}", escape_pointer_token(&e.key));
-                    let v = self.absorb(e.value, child, e.key_pos, diags);
+                    let (child, sym) = slot_of[j];
+                    let v = self.absorb(e.value, child, Some(sym), e.key_pos, diags)?;
                     map.insert(e.key, v);
                 }
                 Value::Object(map)
             }
-        }
+        })
     }
 }
 
@@ -324,5 +366,231 @@ mod tests {
         assert_eq!(d.pos("/a/b/c/d", Part::Key), Pos { line: 2, column: 3 });
         assert_eq!(d.pos("/a/zz", Part::Value), Pos { line: 2, column: 3 });
         assert_eq!(d.pos("/nope", Part::Key), Pos { line: 1, column: 1 });
+    }
+
+    // ------------------------------------------------------------------
+    // The position index against the map from pointer strings it
+    // replaced: the same location for every node and every other pointer.
+
+    use pactum_core::json::escape_pointer_token;
+    use proptest::prelude::*;
+
+    /// The replaced index: pointer string → location, duplicates skipped.
+    fn reference(node: &Node, pointer: String, key_pos: Pos, out: &mut BTreeMap<String, Location>) {
+        out.insert(
+            pointer.clone(),
+            Location {
+                key: key_pos,
+                value: node.pos,
+            },
+        );
+        match &node.kind {
+            NodeKind::Scalar(_) => {}
+            NodeKind::Seq(items) => {
+                for (i, n) in items.iter().enumerate() {
+                    reference(n, format!("{pointer}/{i}"), n.pos, out);
+                }
+            }
+            NodeKind::Map(entries) => {
+                let mut seen = std::collections::HashSet::new();
+                for e in entries {
+                    if seen.insert(e.key.clone()) {
+                        let child = format!("{pointer}/{}", escape_pointer_token(&e.key));
+                        reference(&e.value, child, e.key_pos, out);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The replaced lookup.
+    fn reference_locate(map: &BTreeMap<String, Location>, pointer: &str) -> Location {
+        let mut p = pointer;
+        loop {
+            if let Some(l) = map.get(p) {
+                return *l;
+            }
+            match p.rfind('/') {
+                Some(i) => p = &p[..i],
+                None => {
+                    return Location {
+                        key: Pos { line: 1, column: 1 },
+                        value: Pos { line: 1, column: 1 },
+                    }
+                }
+            }
+        }
+    }
+
+    #[derive(Debug, Clone)]
+    enum Tree {
+        Int(i64),
+        Text(String),
+        Seq(Vec<Tree>, bool),
+        Map(Vec<(String, Tree)>, bool),
+    }
+
+    /// Few keys, so that duplicates and keys looking like indexes or
+    /// needing escapes are common.
+    const KEYS: [&str; 12] = [
+        "a", "b", "~", "/", "0", "1", "01", "", "a/b", "~1", " x", "-",
+    ];
+
+    fn tree() -> impl Strategy<Value = Tree> {
+        let leaf = prop_oneof![
+            any::<i64>().prop_map(Tree::Int),
+            "[a-z ]{0,6}".prop_map(Tree::Text),
+        ];
+        leaf.prop_recursive(5, 64, 6, |inner| {
+            prop_oneof![
+                (prop::collection::vec(inner.clone(), 0..6), any::<bool>())
+                    .prop_map(|(v, f)| Tree::Seq(v, f)),
+                (
+                    prop::collection::vec((prop::sample::select(&KEYS[..]), inner), 0..6),
+                    any::<bool>()
+                )
+                    .prop_map(|(v, f)| Tree::Map(
+                        v.into_iter().map(|(k, t)| (k.to_string(), t)).collect(),
+                        f
+                    )),
+            ]
+        })
+    }
+
+    fn quote(s: &str) -> String {
+        serde_json::to_string(s).unwrap_or_default()
+    }
+
+    fn json(t: &Tree, pretty: bool, indent: usize, out: &mut String) {
+        let nl = |out: &mut String, n: usize| {
+            if pretty {
+                out.push('\n');
+                out.push_str(&" ".repeat(n));
+            }
+        };
+        match t {
+            Tree::Int(i) => out.push_str(&i.to_string()),
+            Tree::Text(s) => out.push_str(&quote(s)),
+            Tree::Seq(items, _) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    nl(out, indent + 2);
+                    json(v, pretty, indent + 2, out);
+                }
+                if !items.is_empty() {
+                    nl(out, indent);
+                }
+                out.push(']');
+            }
+            Tree::Map(entries, _) => {
+                out.push('{');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    nl(out, indent + 2);
+                    out.push_str(&quote(k));
+                    out.push_str(": ");
+                    json(v, pretty, indent + 2, out);
+                }
+                if !entries.is_empty() {
+                    nl(out, indent);
+                }
+                out.push('}');
+            }
+        }
+    }
+
+    /// Block style, except for empty collections and those marked flow.
+    fn yaml(t: &Tree, indent: usize, out: &mut String) {
+        let inline = |v: &Tree| match v {
+            Tree::Int(_) | Tree::Text(_) => true,
+            Tree::Seq(items, flow) => *flow || items.is_empty(),
+            Tree::Map(entries, flow) => *flow || entries.is_empty(),
+        };
+        let pad = " ".repeat(indent);
+        let item = |lead: String, v: &Tree, out: &mut String| {
+            out.push_str(&pad);
+            out.push_str(&lead);
+            if inline(v) {
+                out.push(' ');
+                json(v, false, 0, out);
+                out.push('\n');
+            } else {
+                out.push('\n');
+                yaml(v, indent + 2, out);
+            }
+        };
+        match t {
+            Tree::Seq(items, false) if !items.is_empty() => {
+                for v in items {
+                    item("-".into(), v, out);
+                }
+            }
+            Tree::Map(entries, false) if !entries.is_empty() => {
+                for (k, v) in entries {
+                    item(format!("{}:", quote(k)), v, out);
+                }
+            }
+            _ => {
+                out.push_str(&pad);
+                json(t, false, 0, out);
+                out.push('\n');
+            }
+        }
+    }
+
+    /// Pointers that name no node, near the ones that do.
+    fn probes(map: &BTreeMap<String, Location>) -> Vec<String> {
+        let mut out = vec!["x".to_string(), "a/b".to_string(), "~".to_string()];
+        for p in map.keys() {
+            for tail in [
+                "/zz", "/0", "/00", "/01", "/+1", "/-", "/~", "/~2", "/~01", "/", "/9",
+            ] {
+                out.push(format!("{p}{tail}"));
+            }
+            if let Some(rest) = p.strip_prefix('/') {
+                out.push(rest.to_string());
+            }
+        }
+        out
+    }
+
+    fn check(text: &str, path: &Path) -> Result<(), TestCaseError> {
+        let node = if path.extension().is_some_and(|e| e == "json") {
+            crate::json::parse(text, path)
+        } else {
+            crate::yaml::parse(text, path).map(|(n, _)| n)
+        };
+        let node = node.map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+        let mut map = BTreeMap::new();
+        reference(&node, String::new(), node.pos, &mut map);
+        let doc = Document::parse(text, path).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+        prop_assert_eq!(&doc.locations(), &map);
+        for p in map.keys().cloned().chain(probes(&map)) {
+            prop_assert_eq!(
+                doc.locate(&p),
+                reference_locate(&map, &p),
+                "{}\n{}",
+                p,
+                text
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn the_index_locates_as_the_pointer_map_did(t in tree(), pretty in any::<bool>()) {
+            let mut j = String::new();
+            json(&t, pretty, 0, &mut j);
+            check(&j, Path::new("x.json"))?;
+            let mut y = String::new();
+            yaml(&t, 0, &mut y);
+            check(&y, Path::new("x.yaml"))?;
+        }
     }
 }

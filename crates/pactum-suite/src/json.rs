@@ -169,6 +169,8 @@ impl Scanner<'_> {
                         }
                     }
                 }
+                // Without spare capacity: the tree is as large as the file.
+                entries.shrink_to_fit();
                 NodeKind::Map(entries)
             }
             '[' => {
@@ -189,6 +191,7 @@ impl Scanner<'_> {
                         }
                     }
                 }
+                items.shrink_to_fit();
                 NodeKind::Seq(items)
             }
             '"' => NodeKind::Scalar(self.string()?),

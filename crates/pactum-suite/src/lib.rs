@@ -37,6 +37,7 @@ pub mod document;
 mod expectations;
 mod json;
 pub mod policy;
+mod positions;
 pub mod schema;
 mod suite;
 mod yaml;

@@ -296,8 +296,9 @@ pub struct TestSpec {
     pub contract: Option<Arc<ResolvedContract>>,
     /// How many times it runs, ≥ 1.
     pub trials: u32,
-    /// The authored fields (SPEC §3.6), when any is given.
-    pub authored: Option<AuthoredTest>,
+    /// The authored fields (SPEC §3.6), when any is given (boxed: most
+    /// tests have none, and a suite holds one `TestSpec` per test).
+    pub authored: Option<Box<AuthoredTest>>,
 }
 
 /// A test's contract in a snapshot: its digest.

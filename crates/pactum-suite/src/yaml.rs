@@ -181,22 +181,33 @@ pub(crate) fn parse(src: &str, path: &Path) -> Result<(Node, Vec<Diagnostic>), V
                     continue;
                 };
                 let (node, anchor) = match frame {
-                    Frame::Seq { at, anchor, items } => (
+                    // Without spare capacity: the tree is as large as the file.
+                    Frame::Seq {
+                        at,
+                        anchor,
+                        mut items,
+                    } => (
                         Node {
                             pos: at.pos,
-                            kind: NodeKind::Seq(items),
+                            kind: NodeKind::Seq({
+                                items.shrink_to_fit();
+                                items
+                            }),
                         },
                         anchor,
                     ),
                     Frame::Map {
                         at,
                         anchor,
-                        entries,
+                        mut entries,
                         ..
                     } => (
                         Node {
                             pos: at.pos,
-                            kind: NodeKind::Map(entries),
+                            kind: NodeKind::Map({
+                                entries.shrink_to_fit();
+                                entries
+                            }),
                         },
                         anchor,
                     ),

@@ -260,6 +260,34 @@ fn exec_target_runs_one_process_per_conversation_and_records_every_channel() {
     assert_eq!(pid(first), pid(last));
 }
 
+/// A new run's row holds the suite's snapshot exactly as loading made it
+/// (handed to the store, not rebuilt, cut or left empty) and its digest.
+#[test]
+fn a_new_run_stores_the_suite_snapshot_as_loaded() {
+    let sb = Sandbox::new();
+    let root = root();
+    let suite = sb.suite(
+        "suite.yaml",
+        "exec.yaml",
+        &[("@ROOT@", root.to_str().expect("a UTF-8 path"))],
+    );
+    let run = sb.run(&suite, &["-q"]);
+    assert_code(&run, 1);
+    let loaded = pactum_suite::load_suite(&suite).expect("the suite loads");
+    let (text, digest): (String, String) = open_db(&sb.db())
+        .query_row("SELECT suite_snapshot, suite_digest FROM runs", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .expect("one run");
+    assert_eq!(digest, loaded.digest);
+    assert!(
+        text == loaded.snapshot,
+        "stored {} bytes, loaded {}",
+        text.len(),
+        loaded.snapshot.len()
+    );
+}
+
 /// A target that cannot be built is named once: the target's own error
 /// already says which target it is.
 #[test]

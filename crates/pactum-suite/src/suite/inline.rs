@@ -91,10 +91,10 @@ fn synthetic_path(suite: &Path) -> PathBuf {
 /// Position in the generated text → (pointer, part).
 fn reverse_locations(g: &Document) -> HashMap<Pos, (String, Part)> {
     let mut back = HashMap::new();
-    for (ptr, loc) in &g.locations {
+    for (ptr, loc) in g.locations() {
         back.insert(loc.value, (ptr.clone(), Part::Value));
         if loc.key != loc.value {
-            back.insert(loc.key, (ptr.clone(), Part::Key));
+            back.insert(loc.key, (ptr, Part::Key));
         }
     }
     back

@@ -309,6 +309,12 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
     let parse_diags = std::mem::take(&mut doc.diagnostics);
     let schema_diags = schema_diagnostics(&mut doc);
     let dir = doc.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let target_names = doc
+        .value
+        .get("targets")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
     let mut l = Loader {
         doc: &doc,
         dir,
@@ -316,12 +322,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
         files: Vec::new(),
         contracts: HashMap::new(),
         http: BTreeMap::new(),
-        target_names: doc
-            .value
-            .get("targets")
-            .and_then(Value::as_object)
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default(),
+        target_names,
     };
     let schema_ok = schema_diags.is_empty();
     l.out.extend(schema_diags);
@@ -340,17 +341,37 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
 
     let mut suite = None;
     if schema_ok && !l.has_errors() {
-        // Read in place: the document is not copied (it is as large as the file's tests).
-        match <RawSuite as serde::Deserialize>::deserialize(&doc.value) {
-            Ok(raw) => match l.build(raw) {
-                Ok(s) => suite = Some(s),
-                Err(why) => l.internal(&why),
-            },
-            Err(e) => l.internal(&e.to_string()),
+        // The model takes the tests out of the document's value (each is
+        // dropped once converted): the loader lets go of it meanwhile.
+        let Loader {
+            doc: _,
+            dir,
+            out,
+            files,
+            contracts,
+            http,
+            target_names,
+        } = l;
+        let written = match doc.value.get_mut("tests") {
+            Some(Value::Array(tests)) => std::mem::take(tests),
+            _ => Vec::new(),
+        };
+        l = Loader {
+            doc: &doc,
+            dir,
+            out,
+            files,
+            contracts,
+            http,
+            target_names,
+        };
+        match l.build(written) {
+            Ok((s, own_contract)) => {
+                l.unoffered_tools(&s, &own_contract);
+                suite = Some(s);
+            }
+            Err(why) => l.internal(&why),
         }
-    }
-    if let Some(s) = &suite {
-        l.unoffered_tools(s);
     }
     let (errors, warnings) = l.finish();
     match suite {
@@ -413,7 +434,7 @@ fn contract_pointers(v: &Value) -> Vec<String> {
     out
 }
 
-impl Loader<'_> {
+impl<'a> Loader<'a> {
     fn get(&self, ptr: &str) -> Option<&Value> {
         self.doc.value.pointer(ptr)
     }
@@ -902,22 +923,25 @@ impl Loader<'_> {
     // ---------------------------------------------------------------- tests
 
     fn tests(&mut self) {
-        let Some(tests) = self.get("/tests").and_then(Value::as_array).cloned() else {
+        // Borrowed from the document, not from the loader: not copied.
+        let doc: &'a Document = self.doc;
+        let Some(tests) = doc.value.get("tests").and_then(Value::as_array) else {
             return;
         };
         let default_target = self.default_target();
         let has_default_target = self.get("/defaults/target").is_some();
         let has_default_contract = self.get("/defaults/contract").is_some();
-        let mut first_id: HashMap<String, Pos> = HashMap::new();
+        // Test id → the index of the first test with it.
+        let mut first_id: HashMap<&'a str, usize> = HashMap::new();
         let mut shared = Shared::default();
         for (i, t) in tests.iter().enumerate() {
             let tp = format!("/tests/{i}");
             let Some(obj) = t.as_object() else { continue };
-            let id = obj.get("id").and_then(Value::as_str).map(str::to_string);
-            if let Some(id) = &id {
-                self.test_id(&tp, id, &mut first_id);
+            let id = obj.get("id").and_then(Value::as_str);
+            if let Some(id) = id {
+                self.test_id(i, id, &mut first_id);
             }
-            let label = id.clone().unwrap_or_else(|| format!("#{}", i + 1));
+            let label = id.map_or_else(|| format!("#{}", i + 1), str::to_string);
 
             let target = match obj.get("target") {
                 Some(Value::String(name)) if self.target_names.contains(name) => Some(name.clone()),
@@ -997,8 +1021,10 @@ impl Loader<'_> {
         self.flush_shared(shared);
     }
 
-    fn test_id(&mut self, tp: &str, id: &str, first: &mut HashMap<String, Pos>) {
-        let ptr = format!("{tp}/id");
+    /// Test `i`'s id: its characters, and unique (`first`: id → the first
+    /// test with it).
+    fn test_id(&mut self, i: usize, id: &'a str, first: &mut HashMap<&'a str, usize>) {
+        let ptr = format!("/tests/{i}/id");
         if !is_id(id) {
             self.error(
                 "bad-id",
@@ -1011,20 +1037,22 @@ impl Loader<'_> {
                 "ids appear in reports, file names and filters; e.g. `refund-within-policy`".into(),
             );
         }
-        let here = self.doc.pos(&ptr, Part::Value);
         match first.get(id) {
-            Some(at) => self.error(
-                "duplicate-test",
-                &ptr,
-                Part::Value,
-                format!("test id `{}` is used twice", short(id)),
-                format!(
-                    "first used at line {}, column {}; test ids are unique within a suite",
-                    at.line, at.column
-                ),
-            ),
+            Some(f) => {
+                let at = self.doc.pos(&format!("/tests/{f}/id"), Part::Value);
+                self.error(
+                    "duplicate-test",
+                    &ptr,
+                    Part::Value,
+                    format!("test id `{}` is used twice", short(id)),
+                    format!(
+                        "first used at line {}, column {}; test ids are unique within a suite",
+                        at.line, at.column
+                    ),
+                );
+            }
             None => {
-                first.insert(id.to_string(), here);
+                first.insert(id, i);
             }
         }
     }
@@ -1322,7 +1350,12 @@ impl Loader<'_> {
     // ------------------------------------------------------------ contracts
 
     fn contract_key(&self, ptr: &str) -> Option<ContractKey> {
-        match self.get(ptr)? {
+        self.contract_key_of(ptr, self.get(ptr)?)
+    }
+
+    /// The key of the contract `value`, written at `ptr`.
+    fn contract_key_of(&self, ptr: &str, value: &Value) -> Option<ContractKey> {
+        match value {
             Value::String(s) if !s.is_empty() => Some(ContractKey::File(resolve(&self.dir, s))),
             Value::Object(_) => Some(ContractKey::Inline(ptr.to_string())),
             _ => None,
@@ -1433,7 +1466,8 @@ impl Loader<'_> {
     /// holds whatever the target does, and a requirement never can. Names
     /// the missing tool, the near misses and typos among the offered ones
     /// (or else the offered list). Targets without a readable `tools:` list are skipped.
-    fn unoffered_tools(&mut self, suite: &Suite) {
+    /// `own_contract[i]`: test `i` names its own contract.
+    fn unoffered_tools(&mut self, suite: &Suite, own_contract: &[bool]) {
         for (i, test) in suite.tests.iter().enumerate() {
             let (Some(rc), Some(target)) = (&test.contract, suite.targets.get(&test.target)) else {
                 continue;
@@ -1442,7 +1476,7 @@ impl Loader<'_> {
                 continue;
             };
             let tp = format!("/tests/{i}");
-            let at = if self.get(&format!("{tp}/contract")).is_some() {
+            let at = if own_contract.get(i).copied().unwrap_or(false) {
                 format!("{tp}/contract")
             } else {
                 tp
@@ -1496,7 +1530,14 @@ impl Loader<'_> {
 
     // ---------------------------------------------------------------- model
 
-    fn build(&self, raw: RawSuite) -> Result<Suite, String> {
+    /// The model, and whether each test names its own contract. `written`
+    /// are the tests, taken out of the document's value: each is converted
+    /// in turn and dropped once it is a [`TestSpec`], so a large suite is
+    /// never held twice.
+    fn build(&self, written: Vec<Value>) -> Result<(Suite, Vec<bool>), String> {
+        // Read in place: without its tests, the document is small.
+        let raw = <RawSuite as serde::Deserialize>::deserialize(&self.doc.value)
+            .map_err(|e| e.to_string())?;
         let mut targets = BTreeMap::new();
         for (name, t) in raw.targets {
             let spec = self.target(&name, t)?;
@@ -1504,20 +1545,33 @@ impl Loader<'_> {
         }
         let model = |m: Option<RawModel>| m.map(model_spec);
         let default_target = raw.defaults.target.clone();
-        let mut tests = Vec::with_capacity(raw.tests.len());
-        for (i, t) in raw.tests.into_iter().enumerate() {
-            tests.push(self.test(i, t, default_target.as_deref(), raw.defaults.trials)?);
+        let default_contract = self.get("/defaults/contract").is_some();
+        let mut tests = Vec::with_capacity(written.len());
+        let mut own_contract = Vec::with_capacity(written.len());
+        for (i, t) in written.into_iter().enumerate() {
+            let t: RawTest = serde_json::from_value(t).map_err(|e| e.to_string())?;
+            own_contract.push(t.contract.is_some());
+            tests.push(self.test(
+                i,
+                t,
+                default_target.as_deref(),
+                default_contract,
+                raw.defaults.trials,
+            )?);
         }
-        Ok(Suite {
-            version: raw.version,
-            path: self.doc.path.clone(),
-            targets,
-            judge: model(raw.judge),
-            interpreter: model(raw.interpreter),
-            simulated_user: model(raw.simulated_user),
-            policy: raw.policy,
-            tests,
-        })
+        Ok((
+            Suite {
+                version: raw.version,
+                path: self.doc.path.clone(),
+                targets,
+                judge: model(raw.judge),
+                interpreter: model(raw.interpreter),
+                simulated_user: model(raw.simulated_user),
+                policy: raw.policy,
+                tests,
+            },
+            own_contract,
+        ))
     }
 
     fn target(&self, name: &str, t: RawTarget) -> Result<TargetSpec, String> {
@@ -1573,6 +1627,7 @@ impl Loader<'_> {
         i: usize,
         t: RawTest,
         default_target: Option<&str>,
+        default_contract: bool,
         default_trials: Option<u32>,
     ) -> Result<TestSpec, String> {
         let tp = format!("/tests/{i}");
@@ -1597,18 +1652,20 @@ impl Loader<'_> {
         let authored_text = texts
             .iter()
             .any(|s| s.as_deref().is_some_and(|s| !s.trim().is_empty()));
-        let contract_ptr = if t.contract.is_some() {
-            Some(format!("{tp}/contract"))
-        } else if !authored_text && self.get("/defaults/contract").is_some() {
-            Some("/defaults/contract".to_string())
-        } else {
-            None
+        let contract_at = match &t.contract {
+            Some(own) => Some((format!("{tp}/contract"), Some(own))),
+            None if !authored_text && default_contract => {
+                Some(("/defaults/contract".to_string(), None))
+            }
+            None => None,
         };
-        let contract = match contract_ptr {
-            Some(p) => {
-                let key = self
-                    .contract_key(&p)
-                    .ok_or_else(|| format!("no contract at {p}"))?;
+        let contract = match contract_at {
+            Some((p, own)) => {
+                let key = match own {
+                    Some(v) => self.contract_key_of(&p, v),
+                    None => self.contract_key(&p),
+                }
+                .ok_or_else(|| format!("no contract at {p}"))?;
                 Some(
                     self.contracts
                         .get(&key)
@@ -1619,16 +1676,18 @@ impl Loader<'_> {
             }
             None => None,
         };
-        let authored = is_authored.then(|| AuthoredTest {
-            goal: t.goal.unwrap_or_default(),
-            instructions: t.instructions.unwrap_or_default(),
-            restrictions: t.restrictions.unwrap_or_default(),
-            scenario: t.scenario.unwrap_or_default(),
-            min_turns: t.min_turns.unwrap_or(1),
-            // A script is never cut short by the default bound.
-            max_turns: t
-                .max_turns
-                .unwrap_or_else(|| 8.max(u32::try_from(turns.len()).unwrap_or(u32::MAX))),
+        let authored = is_authored.then(|| {
+            Box::new(AuthoredTest {
+                goal: t.goal.unwrap_or_default(),
+                instructions: t.instructions.unwrap_or_default(),
+                restrictions: t.restrictions.unwrap_or_default(),
+                scenario: t.scenario.unwrap_or_default(),
+                min_turns: t.min_turns.unwrap_or(1),
+                // A script is never cut short by the default bound.
+                max_turns: t
+                    .max_turns
+                    .unwrap_or_else(|| 8.max(u32::try_from(turns.len()).unwrap_or(u32::MAX))),
+            })
         });
         Ok(TestSpec {
             id: t.id,
@@ -1866,7 +1925,7 @@ fn snapshot_of(suite: &Suite) -> (String, String) {
     // (`version`) holds a number.
     let head = canonical_json(&v);
     let marker = "\"tests\":[]";
-    let mut out = String::with_capacity(head.len() + suite.tests.len() * 160);
+    let mut out = String::with_capacity(head.len() + suite.tests.len() * 200);
     match head.rfind(marker) {
         Some(at) => {
             out.push_str(&head[..at]);
@@ -1892,6 +1951,8 @@ fn snapshot_of(suite: &Suite) -> (String, String) {
             out = canonical_json(&v);
         }
     }
+    // Held for the whole run: without the spare capacity of the estimate.
+    out.shrink_to_fit();
     let digest = sha256_hex(out.as_bytes());
     (out, digest)
 }
