@@ -117,11 +117,14 @@ pub enum NotEvaluableReason {
     /// Not graded: the trace has no response (or the target errored), which
     /// is never evidence of compliance; the test status is `error`.
     NoResponse,
+    /// The clause is too vague to grade either way ("a good report"): no
+    /// judge would grade it reliably; it carries a suggested rewrite.
+    Vague,
 }
 
 impl NotEvaluableReason {
     /// Every reason, for exhaustive tests.
-    pub const ALL: [NotEvaluableReason; 10] = [
+    pub const ALL: [NotEvaluableReason; 11] = [
         NotEvaluableReason::Undetermined,
         NotEvaluableReason::NoJudge,
         NotEvaluableReason::JudgeError,
@@ -132,6 +135,7 @@ impl NotEvaluableReason {
         NotEvaluableReason::RedactedSecret,
         NotEvaluableReason::NoCheck,
         NotEvaluableReason::NoResponse,
+        NotEvaluableReason::Vague,
     ];
 
     /// The kebab-case name used in reports (`no-judge`, `judge-error`…).
@@ -147,6 +151,7 @@ impl NotEvaluableReason {
             NotEvaluableReason::RedactedSecret => "redacted-secret",
             NotEvaluableReason::NoCheck => "no-check",
             NotEvaluableReason::NoResponse => "no-response",
+            NotEvaluableReason::Vague => "vague",
         }
     }
 }
@@ -281,6 +286,9 @@ pub fn suggestion_for(reason: NotEvaluableReason, operands: &[UndeterminedOperan
         NotEvaluableReason::NoCheck => "add a `check` or a `judge` rubric".into(),
         NotEvaluableReason::NoResponse => {
             "fix the target or the recording: there is no response to grade".into()
+        }
+        NotEvaluableReason::Vague => {
+            "state what the output must contain, in which format and how many of each (\"a 2-3 paragraph summary naming every source\")".into()
         }
         NotEvaluableReason::Undetermined => {
             if operands.iter().any(|o| o.channel.is_some()) {
