@@ -356,6 +356,7 @@ mod tests {
             R::RedactedSecret => 7,
             R::NoCheck => 8,
             R::NoResponse => 9,
+            R::Vague => 10,
         };
         let places: Vec<usize> = R::ALL.into_iter().map(place).collect();
         assert_eq!(places, (0..R::ALL.len()).collect::<Vec<_>>());

@@ -267,10 +267,12 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 // the bullet before it.
                 flush(&mut current, open, target, &facet, path)?;
             }
-            (_, Some(text)) => match current.as_mut() {
-                Some(b) => b.sub.push(text.to_string()),
-                None => {} // an indented bullet under prose: not a clause
-            },
+            (_, Some(text)) => {
+                // An indented bullet under prose is not a clause.
+                if let Some(b) = current.as_mut() {
+                    b.sub.push(text.to_string());
+                }
+            }
             (_, None) => {
                 if let Some(b) = current.as_mut() {
                     match b.sub.last_mut() {
@@ -439,16 +441,24 @@ fn declared(
     if let Some((cond, then)) = condition_of(&text) {
         // The degraded output may name its output: `` `name` is … `` or
         // `` `name`: … ``.
-        let output = then
+        let named = then
             .strip_prefix('`')
             .and_then(|r| r.split_once('`'))
-            .map(|(n, _)| n.to_string());
+            .map(|(n, rest)| (n.to_string(), rest));
+        let (output, description) = match named {
+            Some((n, rest)) => {
+                let rest = rest.trim_start_matches(':').trim_start();
+                let rest = rest.strip_prefix("is ").unwrap_or(rest);
+                (Some(n), rest.trim().to_string())
+            }
+            None => (None, then),
+        };
         return DeclaredClause {
             line,
             section,
             facet,
             output,
-            description: then,
+            description,
             text,
             sub,
             condition: Some(cond),
@@ -559,7 +569,7 @@ mod tests {
                 ),
                 ("each source has: title, url, date", None, None),
                 (
-                    "`findings` is a short note",
+                    "a short note",
                     Some("findings"),
                     Some("the search tool failed")
                 ),

@@ -17,9 +17,9 @@
 pub mod check;
 pub mod contract;
 mod error;
-// pub mod grade;
+pub mod grade;
 pub mod run;
 
 pub use error::ImportError;
-// pub use grade::{grade_run, RunGrade};
+pub use grade::{grade_run, RunGrade};
 pub use run::{import_run, is_run_dir, Run};

@@ -259,7 +259,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         };
         c.errors = errors.iter().filter(|e| mine(e)).cloned().collect();
         let logged_ok = log.as_ref().is_some_and(|l| l.ok.contains(&local));
-        let workspace_ok = workspaces.iter().any(|w| *w == local) && c.errors.is_empty();
+        let workspace_ok = workspaces.contains(&local) && c.errors.is_empty();
         c.completed = if !c.errors.is_empty() {
             Some(false)
         } else if logged_ok || workspace_ok {
@@ -267,6 +267,24 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         } else {
             None
         };
+    }
+
+    // The system finished when every service did.
+    if contracts.iter().any(|c| c.is_system) {
+        let services: Vec<Option<bool>> = contracts
+            .iter()
+            .filter(|c| !c.is_system)
+            .map(|c| c.completed)
+            .collect();
+        for c in contracts.iter_mut().filter(|c| c.is_system) {
+            if c.errors.is_empty() {
+                c.completed = if services.iter().all(|s| *s == Some(true)) {
+                    Some(true)
+                } else {
+                    None
+                };
+            }
+        }
     }
 
     // Nested runs.

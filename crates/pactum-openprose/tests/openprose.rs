@@ -1,0 +1,228 @@
+//! The importer and grader over the fixture runs (`fixtures/README.md`).
+
+use std::path::PathBuf;
+
+use pactum_core::{Policy, TestStatus, Verdict};
+use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
+use pactum_openprose::{import_run, ImportError};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+fn graded(name: &str) -> RunGrade {
+    let run = import_run(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let policy = Policy::default();
+    let mut judge = no_judge(policy);
+    grade_run(&run, &policy, &mut judge)
+}
+
+fn snapshot(name: &str) -> serde_json::Value {
+    let mut v = serde_json::to_value(graded(name)).expect("serialises");
+    v["dir"] = serde_json::Value::String(format!("fixtures/{name}"));
+    v
+}
+
+fn verdicts(g: &RunGrade) -> Vec<(String, String, Verdict)> {
+    g.contracts
+        .iter()
+        .flat_map(|c| {
+            c.clauses
+                .iter()
+                .map(move |r| (c.name.clone(), r.id.clone(), r.verdict))
+        })
+        .collect()
+}
+
+#[test]
+fn every_layout_snapshot() {
+    for name in ["system", "service", "function", "nested", "inline"] {
+        insta::assert_json_snapshot!(name, snapshot(name));
+    }
+}
+
+#[test]
+fn legacy_system_with_manifest() {
+    let g = graded("system");
+    assert_eq!(g.run_id, "20260317-143052-a7b3c9");
+    assert_eq!(g.system, "brief");
+    let names: Vec<&str> = g.contracts.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, vec!["brief", "researcher", "writer"]);
+    for (c, id, v) in verdicts(&g) {
+        let want = if id.starts_with("if-") {
+            Verdict::NotTriggered
+        } else {
+            Verdict::Satisfied
+        };
+        assert_eq!(v, want, "{c}/{id}");
+    }
+    assert_eq!(g.overall_score, Some(100.0));
+    assert_eq!(
+        serde_json::to_value(g.overall_verdict).expect("json"),
+        "satisfied"
+    );
+    // Every clause held, but two conditional paths were never taken.
+    assert_eq!(
+        g.untested_paths,
+        vec!["brief/if-researcher-failed", "researcher/if-search-failed"]
+    );
+    assert_eq!(g.status, TestStatus::Pass);
+}
+
+#[test]
+fn errored_service_with_degraded_output_and_a_vague_clause() {
+    let g = graded("service");
+    let v = verdicts(&g);
+    let get = |id: &str| v.iter().find(|(_, i, _)| i == id).map(|x| x.2);
+    // The declared error occurred: the degraded output is graded, and the
+    // ordinary clause on the same output stands aside.
+    assert_eq!(get("if-the-search-tool-failed"), Some(Verdict::Satisfied));
+    assert_eq!(get("findings"), Some(Verdict::NotTriggered));
+    assert_eq!(get("summary"), Some(Verdict::NotEvaluable));
+    assert_eq!(get("log"), Some(Verdict::Violated));
+    assert_eq!(
+        get("a-summary-that-preserves-the-key"),
+        Some(Verdict::NotEvaluable)
+    );
+    let cond = &g.conditional_clauses[0];
+    assert_eq!(cond.triggered, Some(true));
+    assert_eq!(cond.degraded_output_provided, Some(true));
+    assert_eq!(cond.error.as_deref(), Some("search-failed"));
+    let reasons: Vec<&str> = g
+        .unevaluable_clauses
+        .iter()
+        .map(|u| u.reason.as_str())
+        .collect();
+    assert_eq!(reasons, vec!["vague", "no-judge"]);
+    assert!(g.recommendations[0].suggestion.contains("measurable"));
+    assert_eq!(g.status, TestStatus::Fail);
+    // The `- if` line under Invariants is no clause.
+    assert_eq!(v.len(), 5);
+}
+
+#[test]
+fn function_and_nested_runs() {
+    let g = graded("function");
+    let v = verdicts(&g);
+    assert_eq!(v[0].2, Verdict::NotEvaluable, "{v:?}"); // "best first" needs a judge
+    assert_eq!(v[1].2, Verdict::NotTriggered);
+    assert_eq!(v.len(), 2);
+    let g = graded("nested");
+    let v = verdicts(&g);
+    assert_eq!(
+        v,
+        vec![
+            ("digest".into(), "digest".into(), Verdict::Satisfied),
+            (
+                "std--summarize/summarize".into(),
+                "summary".into(),
+                Verdict::Violated
+            ),
+        ]
+    );
+    assert_eq!(
+        serde_json::to_value(g.overall_verdict).expect("json"),
+        "partial"
+    );
+    assert_eq!(g.overall_score, Some(50.0));
+}
+
+#[test]
+fn inline_services_by_node_id() {
+    let g = graded("inline");
+    let v = verdicts(&g);
+    assert_eq!(
+        v,
+        vec![
+            ("pipeline.fetch".into(), "pages".into(), Verdict::Satisfied),
+            ("pipeline.render".into(), "html".into(), Verdict::Satisfied),
+        ]
+    );
+}
+
+/// Each phrasing read deterministically: held → satisfied, broken →
+/// never satisfied (a broken output must not come out green).
+#[test]
+fn every_phrasing_held_and_broken() {
+    let held = graded("phrasings-held");
+    for (_, id, v) in verdicts(&held) {
+        assert_eq!(v, Verdict::Satisfied, "{id}");
+    }
+    let broken = graded("phrasings-broken");
+    let v = verdicts(&broken);
+    assert_eq!(v.len(), 14);
+    for (_, id, v) in &v {
+        let want = if id == "people" {
+            Verdict::PartiallySatisfied
+        } else {
+            Verdict::Violated
+        };
+        assert_eq!(*v, want, "{id}");
+    }
+    assert_eq!(broken.status, TestStatus::Fail);
+    assert_eq!(
+        serde_json::to_value(broken.overall_verdict).expect("json"),
+        "violated"
+    );
+    insta::assert_json_snapshot!("phrasings-broken", snapshot("phrasings-broken"));
+}
+
+#[test]
+fn every_import_error() {
+    let cases = [
+        ("current", "unsupported-layout", "compiled-intent.json"),
+        ("errors/missing-root", "missing-root", "root.prose.md"),
+        (
+            "errors/missing-manifest",
+            "missing-manifest",
+            "2 services inline",
+        ),
+        ("errors/no-outputs", "no-outputs", "no bindings"),
+        (
+            "errors/manifest-outside",
+            "invalid-manifest",
+            "graph[0].outputs[0].bindingPath",
+        ),
+        (
+            "errors/manifest-no-source",
+            "invalid-manifest",
+            "graph[0].sourcePath",
+        ),
+        (
+            "errors/manifest-unknown-source",
+            "invalid-manifest",
+            "no snapshot in sources/",
+        ),
+        (
+            "errors/manifest-bad-return",
+            "invalid-manifest",
+            "caller.returns[0].source",
+        ),
+        (
+            "errors/manifest-malformed",
+            "invalid-manifest",
+            "graph[0].id",
+        ),
+        ("errors/bound-twice", "invalid-run", "bound twice"),
+        ("errors/bad-log", "invalid-run", "vm.log.md:2"),
+        ("errors/bad-error-file", "invalid-run", "# Error:"),
+    ];
+    for (name, code, needle) in cases {
+        match import_run(&fixture(name)) {
+            Err(e) => {
+                assert_eq!(e.code(), code, "{name}: {e}");
+                assert!(e.to_string().contains(needle), "{name}: {e}");
+                assert!(
+                    e.to_string()
+                        .contains(name.rsplit('/').next().unwrap_or(name)),
+                    "{name}: {e}"
+                );
+            }
+            Ok(_) => panic!("{name}: imported"),
+        }
+    }
+    let missing = import_run(&fixture("errors/nothing-here"));
+    assert!(matches!(missing, Err(ImportError::Io { .. })));
+}
