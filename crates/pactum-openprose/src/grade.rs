@@ -36,7 +36,7 @@ use pactum_core::trace::{Message, ObservabilityLevel, Role, Trace, Turn};
 use pactum_core::verdict::{grade_clause, ClauseHead, ClauseResult, NotEvaluableReason, Verdict};
 use pactum_core::{Policy, TestStatus};
 use pactum_eval::CompiledContract;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::check::{measure, read, suggest_rewrite, Finding};
 use crate::contract::{clause_ids, DeclaredClause};
@@ -50,7 +50,7 @@ pub const GRADE_VERSION: u32 = 1;
 pub const QUOTE_CHARS: usize = 300;
 
 /// One output of a contract, as the report lists it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OutputInfo {
     /// The output's name.
     pub name: String,
@@ -64,7 +64,7 @@ pub struct OutputInfo {
 }
 
 /// One graded contract.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContractGrade {
     /// The contract's name (node id; `{handle}--{slug}/…` in a nested run).
     pub name: String,
@@ -90,7 +90,7 @@ pub struct ContractGrade {
 
 /// A conditional clause: was its condition triggered, and was the
 /// degraded output provided?
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConditionalGrade {
     /// The contract.
     pub contract: String,
@@ -110,7 +110,7 @@ pub struct ConditionalGrade {
 }
 
 /// A clause that could not be graded, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unevaluable {
     /// The contract.
     pub contract: String,
@@ -125,7 +125,7 @@ pub struct Unevaluable {
 }
 
 /// What would make a clause gradable.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recommendation {
     /// The contract.
     pub contract: String,
@@ -136,7 +136,7 @@ pub struct Recommendation {
 }
 
 /// The contract grader's report for one run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunGrade {
     /// [`GRADE_VERSION`].
     pub version: u32,

@@ -33,7 +33,7 @@ pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 pub const MAX_IMPORT_DEPTH: usize = 8;
 
 /// How the run's contracts were found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
     /// A multi-service system wired by `forme.manifest.json`.
@@ -59,7 +59,7 @@ pub struct Binding {
 }
 
 /// An error the run recorded.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RunError {
     /// The service (node id) that failed, or the system's name for a
     /// run-level `---error`.
@@ -122,9 +122,18 @@ pub struct Run {
     pub errors: Vec<RunError>,
 }
 
-/// Whether `dir` looks like an OpenProse run: it holds `root.prose.md`.
+/// Whether `dir` looks like an OpenProse run: a folder holding
+/// `root.prose.md`, or, with it missing, something only a run holds
+/// (`forme.manifest.json`, `vm.log.md`, `compiled-intent.json`, a
+/// `bindings/` folder), so that a run without its root is reported as
+/// `missing-root` rather than read as something else.
 pub fn is_run_dir(dir: &Path) -> bool {
-    dir.join("root.prose.md").is_file()
+    dir.is_dir()
+        && (dir.join("root.prose.md").is_file()
+            || dir.join("forme.manifest.json").is_file()
+            || dir.join("vm.log.md").is_file()
+            || dir.join("compiled-intent.json").is_file()
+            || dir.join("bindings").is_dir())
 }
 
 /// Imports the run in `dir` (see the module docs for the layouts).
