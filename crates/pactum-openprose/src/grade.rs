@@ -70,6 +70,8 @@ pub struct ContractGrade {
     pub name: String,
     /// The file its clauses came from, relative to the run.
     pub source: String,
+    /// `sha256:` digest of its declared clauses (their texts, in order).
+    pub digest: String,
     /// pactum's status for it (SPEC §3.5).
     pub status: TestStatus,
     /// One line saying why.
@@ -542,6 +544,7 @@ pub fn grade_run(run: &Run, policy: &Policy, judge: &mut JudgeFn<'_>) -> RunGrad
         contracts.push(ContractGrade {
             name: c.name.clone(),
             source: c.source.clone(),
+            digest: result.contract_digest.clone(),
             status,
             summary,
             contract_score: result.score,

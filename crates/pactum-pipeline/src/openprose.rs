@@ -126,30 +126,9 @@ impl Prepared<'_> {
         if let Some(j) = judge {
             sink.redact_with(j.setup.client.redactor());
         }
-        let info = RunInfo {
-            command: "grade".into(),
-            pactum_version: env!("CARGO_PKG_VERSION").into(),
-            policy,
-            contracts: self
-                .runs
-                .iter()
-                .flat_map(|r| {
-                    r.contracts.iter().map(move |c| ContractInfo {
-                        id: c.name.clone(),
-                        path: r.dir.join(&c.source).display().to_string(),
-                        digest: String::new(),
-                    })
-                })
-                .collect(),
-            authored_tests: 0,
-            expectations: None,
-            run: None,
-        };
-        sink.begin(&info);
-        let mut outcome = GradeOutcome::default();
+        // Graded before `begin`, which names each contract's digest.
+        let mut judge_error: Option<String> = None;
         let mut grades: Vec<RunGrade> = Vec::new();
-        let mut inputs = Vec::new();
-        let mut cache_failed = false;
         for run in &self.runs {
             let mut judge_fn = |c: &CompiledContract, t: &Trace| match judge {
                 None => c.grade(t, &policy, &NoJudge),
@@ -166,19 +145,42 @@ impl Prepared<'_> {
                     match judged {
                         Ok((judgments, _, _)) => c.grade(&trace, &policy, &judgments),
                         Err(e) => {
-                            if !cache_failed {
-                                cache_failed = true;
-                                sink.message(Message {
-                                    level: MessageLevel::Error,
-                                    text: format!("judge cache: {e}"),
-                                });
-                            }
+                            judge_error.get_or_insert_with(|| format!("judge cache: {e}"));
                             c.grade(&trace, &policy, &NoJudge)
                         }
                     }
                 }
             };
-            let g = grade_run(run, &policy, &mut judge_fn);
+            grades.push(grade_run(run, &policy, &mut judge_fn));
+        }
+        if let Some(text) = judge_error {
+            sink.message(Message {
+                level: MessageLevel::Error,
+                text,
+            });
+        }
+        let info = RunInfo {
+            command: "grade".into(),
+            pactum_version: env!("CARGO_PKG_VERSION").into(),
+            policy,
+            contracts: grades
+                .iter()
+                .flat_map(|g| {
+                    g.contracts.iter().map(move |c| ContractInfo {
+                        id: c.name.clone(),
+                        path: Path::new(&g.dir).join(&c.source).display().to_string(),
+                        digest: c.digest.clone(),
+                    })
+                })
+                .collect(),
+            authored_tests: 0,
+            expectations: None,
+            run: None,
+        };
+        sink.begin(&info);
+        let mut outcome = GradeOutcome::default();
+        let mut inputs = Vec::new();
+        for (run, g) in self.runs.iter().zip(&grades) {
             for (c, contract) in g.contracts.iter().zip(&run.contracts) {
                 let result = TraceResult {
                     trace_id: format!("{}/{}", g.run_id, c.name),
@@ -188,7 +190,7 @@ impl Prepared<'_> {
                     summary: c.summary.clone(),
                     contracts: vec![pactum_core::ContractResult {
                         contract_id: contract.name.clone(),
-                        contract_digest: String::new(),
+                        contract_digest: c.digest.clone(),
                         clauses: c.clauses.clone(),
                         counts: c.counts,
                         score: c.contract_score,
@@ -207,7 +209,6 @@ impl Prepared<'_> {
                 skipped: 0,
                 errors: 0,
             });
-            grades.push(g);
         }
         let mut warnings = Vec::new();
         let no_judge = grades
