@@ -13,8 +13,9 @@
 //!   URLs (distinct `http(s)://` URLs), paragraphs, words, rows (table
 //!   body rows), headings / sections (Markdown headings); any other noun
 //!   counts list items or JSON array elements;
-//! * quoted text after `saying`, `containing`, `contains`, `including`,
-//!   `includes`, `mentions`, `reads`, `stating`: the output contains it
+//! * quoted text after `saying`, `says`, `containing`, `contains`,
+//!   `including`, `includes`, `mentions`, `reads`, `stating`, `states`: the
+//!   output contains it
 //!   (case-insensitively);
 //! * `each X has: a, b, c` and `…, each with a URL`: every X (JSON array
 //!   element, table row, list item) has every field (a JSON key, a table
@@ -162,7 +163,7 @@ static HEADINGS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:(?:sections\s+)?with\s+)?headings?\b"));
 static CONTAINS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:saying|containing|contains|including|includes|mentions|mentioning|reads|stating)\s+["“]([^"”]+)["”]"#,
+        r#"(?i)\b(?:saying|says|say|containing|contains|including|includes|mentions|mentioning|reads|stating|states)\s+["“]([^"”]+)["”]"#,
     )
 });
 static EACH_HAS: LazyLock<Regex> = LazyLock::new(|| {

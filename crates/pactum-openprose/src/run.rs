@@ -263,9 +263,9 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     let workspaces = ctx.workspace_folders()?;
     for c in &mut contracts {
         let local = c.name.strip_prefix(prefix).unwrap_or(&c.name).to_string();
-        let mine = |e: &RunError| {
-            c.is_system || e.service == local || (layout != Layout::System && e.service == system)
-        };
+        // A single service or function is the run's only contract: every
+        // error of the run is its own.
+        let mine = |e: &RunError| c.is_system || layout != Layout::System || e.service == local;
         c.errors = errors.iter().filter(|e| mine(e)).cloned().collect();
         let logged_ok = log.as_ref().is_some_and(|l| l.ok.contains(&local));
         let workspace_ok = workspaces.contains(&local) && c.errors.is_empty();

@@ -226,3 +226,90 @@ fn every_import_error() {
     let missing = import_run(&fixture("errors/nothing-here"));
     assert!(matches!(missing, Err(ImportError::Io { .. })));
 }
+
+fn write(dir: &std::path::Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+fn grade_dir(dir: &std::path::Path) -> RunGrade {
+    let run = import_run(dir).expect("imports");
+    let policy = Policy::default();
+    let mut judge = no_judge(policy);
+    grade_run(&run, &policy, &mut judge)
+}
+
+const ERRORED: &str = "---\nname: s\nkind: service\n---\n## Ensures\n\n- `out`: at least 2 items\n- if boom: `out` says \"nothing found\"\n\n## Errors\n\n- boom: it broke\n";
+
+/// Ways a run could come out green without evidence; none may.
+#[test]
+fn wrong_greens() {
+    // The declared error occurred and no degraded output was provided.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(d.path(), "root.prose.md", ERRORED);
+    write(d.path(), "bindings/s/other.md", "x\n");
+    write(d.path(), "workspace/s/__error.md", "# Error: boom\n");
+    let g = grade_dir(d.path());
+    assert_eq!(g.status, TestStatus::Fail);
+    let cond = &g.conditional_clauses[0];
+    assert_eq!(
+        (cond.triggered, cond.degraded_output_provided),
+        (Some(true), Some(false))
+    );
+    assert_eq!(cond.verdict, Verdict::Violated);
+
+    // Nothing says whether the error occurred (no log, no workspace):
+    // the conditional is not evaluable, never an untested path.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(d.path(), "root.prose.md", ERRORED);
+    write(d.path(), "bindings/s/out.md", "- a\n- b\n");
+    let g = grade_dir(d.path());
+    assert_eq!(g.conditional_clauses[0].triggered, None);
+    assert_eq!(g.conditional_clauses[0].verdict, Verdict::NotEvaluable);
+    assert_eq!(g.status, TestStatus::Undetermined);
+    assert!(g.untested_paths.is_empty());
+
+    // A contract that declares no clause is never a pass.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: s\nkind: service\n---\n## Ensures\n",
+    );
+    write(d.path(), "bindings/s/out.md", "anything\n");
+    let g = grade_dir(d.path());
+    assert_eq!(g.status, TestStatus::Undetermined);
+    assert_eq!((g.overall_score, g.overall_verdict), (None, None));
+
+    // An empty binding is not an output; a binding header is not a heading.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: s\nkind: service\n---\n## Ensures\n\n- `a`: a JSON object\n- `b`: headings\n",
+    );
+    write(d.path(), "bindings/s/a.md", "  \n");
+    write(
+        d.path(),
+        "bindings/s/b.md",
+        "# b\nbinding: output\nsource: s\n---\nplain text, no heading\n",
+    );
+    let g = grade_dir(d.path());
+    for (_, id, v) in verdicts(&g) {
+        assert_eq!(v, Verdict::Violated, "{id}");
+    }
+
+    // A clause naming no output, in a contract with several, cannot be
+    // measured: it goes to the judge, never satisfied by a measure.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: s\nkind: service\n---\n## Ensures\n\n- at least 2 items\n",
+    );
+    write(d.path(), "bindings/s/a.md", "- x\n- y\n");
+    write(d.path(), "bindings/s/b.md", "prose\n");
+    let g = grade_dir(d.path());
+    assert_eq!(verdicts(&g)[0].2, Verdict::NotEvaluable);
+}
