@@ -29,13 +29,20 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let out = Command::cargo_bin("pactum")
-        .expect("the pactum binary is built")
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .expect("pactum runs");
+    pactum_env(args, &[])
+}
+
+fn pactum_env<I, S>(args: I, env: &[(&str, &str)]) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut cmd = Command::cargo_bin("pactum").expect("the pactum binary is built");
+    cmd.current_dir(root()).env("NO_COLOR", "1").args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("pactum runs");
     let run = Run {
         code: out.status.code().expect("pactum exited"),
         stdout: String::from_utf8(out.stdout).expect("UTF-8"),
@@ -296,20 +303,54 @@ fn judged_clauses_through_the_scripted_judge() {
     // One judge request per judged clause; the second run answers from
     // the cache.
     assert_eq!(server.requests().expect("stats"), 3);
+    // Again, with a key: the reports then redact it from every event, the
+    // grader's report included, which must pass through whole.
     let again = dir.path().join("again.json");
-    let run2 = pactum([
-        "grade".as_ref(),
-        run_dir.as_os_str(),
-        "--judge-url".as_ref(),
-        server.openai_base_url().as_ref(),
-        "--judge-model".as_ref(),
-        "judge-model".as_ref(),
-        "--db".as_ref(),
-        db.as_os_str(),
-        "--json".as_ref(),
-        again.as_os_str(),
-    ]);
-    assert_eq!(run2.code, 3);
-    assert_eq!(server.requests().expect("stats"), 3);
+    let run2 = pactum_env(
+        [
+            "grade".as_ref(),
+            run_dir.as_os_str(),
+            "--judge-url".as_ref(),
+            server.openai_base_url().as_ref(),
+            "--judge-model".as_ref(),
+            "judge-model".as_ref(),
+            "--judge-api-key-env".as_ref(),
+            "PACTUM_OPENPROSE_TEST_KEY".as_ref(),
+            "--db".as_ref(),
+            db.as_os_str(),
+            "--json".as_ref(),
+            again.as_os_str(),
+        ],
+        &[("PACTUM_OPENPROSE_TEST_KEY", "sk-test-0123456789abcdef")],
+    );
+    assert_eq!(run2.code, 3, "{}{}", run2.stdout, run2.stderr);
     assert_eq!(report(&again)["openprose"], r["openprose"]);
+}
+
+/// Text from the run reaches the terminal without escapes, bounded.
+#[test]
+fn untrusted_run_text_is_made_safe() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    let long = "x".repeat(5000);
+    write(
+        &run_dir.join("root.prose.md"),
+        &format!(
+            "---\nname: evil\u{1b}]0;title\u{7}\nkind: service\n---\n## Ensures\n\n- `out`: a good \u{1b}[31mred\u{1b}[0m report {long}\n"
+        ),
+    );
+    write(
+        &run_dir.join("bindings/evil\u{1b}]0;title\u{7}/out.md"),
+        "text\u{1b}[2J\n",
+    );
+    let run = pactum(["grade".as_ref(), run_dir.as_os_str()]);
+    assert!(!run.stdout.contains('\u{1b}'), "{}", run.stdout);
+    assert!(!run.stdout.contains('\u{7}'), "{}", run.stdout);
+    assert!(
+        run.stdout.lines().all(|l| l.chars().count() < 1200),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("no-judge"), "{}", run.stdout);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
 }

@@ -59,7 +59,7 @@ pub struct OutputInfo {
     /// Whether a non-empty binding exists.
     pub produced: bool,
     /// The turn of the judge's transcript that holds it (quotes cite it).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<usize>,
 }
 
@@ -86,7 +86,7 @@ pub struct ContractGrade {
     /// Its outputs.
     pub outputs: Vec<OutputInfo>,
     /// Errors the run recorded for it.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<RunError>,
 }
 
@@ -101,7 +101,7 @@ pub struct ConditionalGrade {
     /// The condition as written.
     pub condition: String,
     /// The declared error it names, if exactly one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// `true` triggered, `false` not, `null` the run does not say.
     pub triggered: Option<bool>,

@@ -43,6 +43,25 @@ fn every_layout_snapshot() {
     }
 }
 
+/// A report passes through the reports' redaction as JSON and back: every
+/// shape must read back whole.
+#[test]
+fn the_report_reads_back_from_json() {
+    for name in [
+        "system",
+        "service",
+        "function",
+        "nested",
+        "inline",
+        "phrasings-broken",
+    ] {
+        let g = graded(name);
+        let text = serde_json::to_string(&g).expect("serialises");
+        let back: RunGrade = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(back, g, "{name}");
+    }
+}
+
 #[test]
 fn legacy_system_with_manifest() {
     let g = graded("system");
