@@ -129,6 +129,21 @@ fn the_bundled_examples() {
             "{name}"
         );
     }
+    // JUnit: one test suite per run, one test case per contract.
+    let junit = dir.path().join("junit.xml");
+    let run = pactum([
+        "grade".as_ref(),
+        "examples/openprose/degraded".as_ref(),
+        "--junit".as_ref(),
+        junit.as_os_str(),
+    ]);
+    assert_eq!(run.code, 3);
+    let xml = std::fs::read_to_string(&junit).expect("JUnit report");
+    assert!(
+        xml.contains(r#"<testsuite name="examples/openprose/degraded" tests="1" failures="1""#),
+        "{xml}"
+    );
+    assert!(xml.contains(r#"<failure type="undetermined""#), "{xml}");
     let r = report(&dir.path().join("satisfied.json"));
     assert_eq!(r["openprose"][0]["overall_verdict"], "satisfied");
     assert_eq!(r["openprose"][0]["overall_score"], 100.0);

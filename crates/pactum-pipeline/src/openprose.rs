@@ -184,7 +184,12 @@ impl Prepared<'_> {
             for (c, contract) in g.contracts.iter().zip(&run.contracts) {
                 let result = TraceResult {
                     trace_id: format!("{}/{}", g.run_id, c.name),
-                    source: None,
+                    // The run folder, so the JUnit report groups a run's
+                    // contracts in one test suite.
+                    source: Some(pactum_core::trace::SourceRef {
+                        file: run.dir.display().to_string(),
+                        line: 0,
+                    }),
                     observability: ObservabilityLevel::ResponseOnly,
                     status: c.status,
                     summary: c.summary.clone(),
