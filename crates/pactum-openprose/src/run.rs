@@ -29,6 +29,10 @@ use crate::error::ImportError;
 /// one is an error, never silently cut.
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 
+/// The longest error text kept from `__error.md` or a log line, in
+/// characters (SPEC §4: untrusted text is bounded).
+pub const MAX_ERROR_CHARS: usize = 2000;
+
 /// Nested imports deeper than this are refused.
 pub const MAX_IMPORT_DEPTH: usize = 8;
 
@@ -879,7 +883,7 @@ impl Ctx<'_> {
                     message: "an error file starts with `# Error: {error-name}`".into(),
                 });
             };
-            let name = name.trim().to_string();
+            let name = pactum_core::text::truncate_chars(name.trim(), 200);
             if name.is_empty() {
                 return Err(ImportError::RunFile {
                     file: f.display().to_string(),
@@ -898,7 +902,7 @@ impl Ctx<'_> {
             out.push(RunError {
                 service: svc.clone(),
                 name,
-                message,
+                message: pactum_core::text::truncate_chars(&message, MAX_ERROR_CHARS),
                 source: self.rel(&f),
             });
         }
@@ -953,7 +957,8 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
         if let Some(rest) = line.strip_prefix("---error") {
             let mut parts = rest.trim().splitn(2, char::is_whitespace);
             let _time = parts.next();
-            log.run_error = Some((n, parts.next().unwrap_or("").trim().to_string()));
+            let msg = parts.next().unwrap_or("").trim();
+            log.run_error = Some((n, pactum_core::text::truncate_chars(msg, MAX_ERROR_CHARS)));
             continue;
         }
         if line.starts_with("---end") {
@@ -980,7 +985,7 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
                 log.errors.push(RunError {
                     service: svc,
                     name,
-                    message: msg,
+                    message: pactum_core::text::truncate_chars(&msg, MAX_ERROR_CHARS),
                     source: format!("vm.log.md:{n}"),
                 });
             }
