@@ -110,13 +110,6 @@ pub struct Reading {
     pub vague: bool,
 }
 
-impl Reading {
-    /// Whether the measures cover the whole clause.
-    pub fn fully_measured(&self) -> bool {
-        self.residual.is_empty() && !self.measures.is_empty()
-    }
-}
-
 const NUM: &str = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten)";
 
 #[allow(clippy::unwrap_used)] // constant patterns

@@ -9,7 +9,8 @@
 //! 2. the phrasings [`crate::check`] reads are measured: one that fails is
 //!    `violated`, an `each` clause met by some items only is
 //!    `partially_satisfied`; when every measure held and nothing else is
-//!    asked, `satisfied`;
+//!    asked, `satisfied` (a clause of generic words only, "`summary`: a
+//!    summary", asks only that the output exists);
 //! 3. a clause whose other words are all vague is `not_evaluable`
 //!    (`vague`), with a suggested rewrite;
 //! 4. anything else goes to the judge through pactum-eval's grading (the
@@ -454,7 +455,9 @@ fn grade_text(
         r.verdict = Verdict::PartiallySatisfied;
         return Pending::Done(r);
     }
-    if unmeasured.is_empty() && reading.fully_measured() {
+    // Nothing asked beyond what was measured: a clause of generic words
+    // only ("`summary`: a summary") asks that the output exists.
+    if unmeasured.is_empty() && reading.residual.is_empty() {
         return Pending::Done(settled(h, true, evidence, notes.join("; ")));
     }
     if reading.vague && unmeasured.is_empty() {

@@ -319,6 +319,14 @@ fn wrong_greens() {
         assert_eq!(v, Verdict::Violated, "{id}");
     }
 
+    // A clause of generic words only asks that its output exists.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(d.path(), "root.prose.md", "---\nname: s\nkind: service\n---\n## Ensures\n\n- `summary`: a summary\n- `report`: the report\n");
+    write(d.path(), "bindings/s/summary.md", "Anything at all.\n");
+    let g = grade_dir(d.path());
+    let v: Vec<Verdict> = verdicts(&g).into_iter().map(|x| x.2).collect();
+    assert_eq!(v, vec![Verdict::Satisfied, Verdict::Violated]);
+
     // A clause naming no output, in a contract with several, cannot be
     // measured: it goes to the judge, never satisfied by a measure.
     let d = tempfile::tempdir().expect("tempdir");
