@@ -102,7 +102,6 @@ pub fn finish_stored(sink: &mut dyn Sink, warnings: Vec<Warning>, missing: &[(St
     sink.finish(&RunEnd {
         inputs: vec![],
         warnings,
-        openprose: vec![],
     });
 }
 

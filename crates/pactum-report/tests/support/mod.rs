@@ -309,7 +309,6 @@ pub fn run_info(expectations: bool) -> RunInfo {
 
 pub fn run_end() -> RunEnd {
     RunEnd {
-        openprose: vec![],
         inputs: vec![
             InputFile {
                 path: BANKING.into(),
