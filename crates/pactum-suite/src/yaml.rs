@@ -18,8 +18,10 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 use crate::diagnostic::Diagnostic;
 use crate::document::{short, Entry, Node, NodeKind, Pos, MAX_DEPTH};
 
-/// Most nodes a file may expand to (aliases included): bounds the memory an
-/// alias bomb can claim.
+/// Most nodes aliases may add to a file (an alias adds every node of the
+/// anchor it repeats): bounds the memory an alias bomb can claim. The
+/// nodes written out are bounded by the file's own size, so a large plain
+/// suite is never refused for its length.
 const MAX_NODES: usize = 1_000_000;
 
 /// The YAML 1.2 core schema tag prefix (`!!int` is `tag:yaml.org,2002:int`).
@@ -227,7 +229,15 @@ pub(crate) fn parse(src: &str, path: &Path) -> Result<(Node, Vec<Diagnostic>), V
                         "alias to an unknown anchor",
                     )]);
                 };
-                b.nodes = b.nodes.saturating_add(node.size().saturating_sub(1));
+                b.nodes = b.nodes.saturating_add(node.size());
+                if b.nodes > MAX_NODES {
+                    return Err(b.fatal(
+                        "too-large",
+                        at.pos,
+                        &format!("aliases expand to more than {MAX_NODES} nodes"),
+                        "an alias that repeats a large anchor many times expands to every copy; write the structure out",
+                    ));
+                }
                 b.deliver(node, at)?;
             }
         }
@@ -292,15 +302,6 @@ impl Builder<'_> {
     }
 
     fn deliver_built(&mut self, node: Node) -> Result<(), Vec<Diagnostic>> {
-        self.nodes = self.nodes.saturating_add(1);
-        if self.nodes > MAX_NODES {
-            return Err(self.fatal(
-                "too-large",
-                node.pos,
-                &format!("the file expands to more than {MAX_NODES} nodes"),
-                "an alias that repeats a large anchor many times expands to every copy; write the structure out",
-            ));
-        }
         match self.stack.last_mut() {
             None => {
                 if self.root.is_none() {
@@ -498,6 +499,30 @@ fn resolve_tagged(s: &str, suffix: &str) -> Result<Value, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_alias_expansion_counts_toward_the_node_bound() {
+        // More nodes written out than the bound allows to aliases: read.
+        let plain = "- 1\n".repeat(MAX_NODES + 10);
+        let (root, diags) = parse(&plain, Path::new("big.yaml")).expect("a plain file is read");
+        assert!(diags.is_empty());
+        assert_eq!(root.size(), MAX_NODES + 11);
+        // Aliases adding just past the bound: refused.
+        let anchor = format!("a: &a [{}]\n", vec!["x"; 1000].join(", "));
+        let repeats = vec!["*a"; MAX_NODES / 1001 + 1].join(", ");
+        let bomb = format!("{anchor}b: [{repeats}]\n");
+        let err = parse(&bomb, Path::new("bomb.yaml")).expect_err("too many alias nodes");
+        assert_eq!(err[0].code, "too-large");
+        assert!(
+            err[0].message.contains("aliases expand"),
+            "{}",
+            err[0].message
+        );
+        // Just under it: read.
+        let repeats = vec!["*a"; MAX_NODES / 1001].join(", ");
+        let fine = format!("{anchor}b: [{repeats}]\n");
+        assert!(parse(&fine, Path::new("fine.yaml")).is_ok());
+    }
 
     #[test]
     fn core_schema_resolution() {
