@@ -196,37 +196,19 @@ fn commit(store: &Mutex<Store>, batch: &mut Vec<Job>) {
         }
     };
     drop(writes);
-    let mut results = match outcome {
-        Ok(r) => r.into_iter(),
-        Err(e) => {
-            // Nothing of the batch was kept: every write fails with it.
-            let fail = || match &e {
-                Some(e) => RunError::Batch(e.clone()),
-                None => RunError::Poisoned,
-            };
-            for job in batch.drain(..) {
-                match job {
-                    Job::Trial { done, .. } | Job::Cache { done, .. } => {
-                        let _ = done.send(Err(fail()));
-                    }
-                    Job::CacheGet { done, .. } => {
-                        let _ = done.send(Err(fail()));
-                    }
-                    Job::Flush(done) => {
-                        let _ = done.send(());
-                    }
-                }
-            }
-            return;
-        }
-    };
-    // One result per write, in order; a missing one is a failure, never
-    // a commit taken for granted.
-    let mut next = || match results.next() {
-        Some(r) => r.map_err(RunError::from),
-        None => Err(RunError::Task(
-            "the store did not answer for a write".into(),
-        )),
+    let mut results = outcome.map(Vec::into_iter);
+    // One result per write, in order; a missing one is a failure, never a
+    // commit taken for granted. A failed batch kept nothing: every write
+    // fails with it.
+    let mut next = || match &mut results {
+        Ok(r) => match r.next() {
+            Some(r) => r.map_err(RunError::from),
+            None => Err(RunError::Task(
+                "the store did not answer for a write".into(),
+            )),
+        },
+        Err(Some(e)) => Err(RunError::Batch(e.clone())),
+        Err(None) => Err(RunError::Poisoned),
     };
     for job in batch.drain(..) {
         match job {

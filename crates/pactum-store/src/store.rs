@@ -1178,9 +1178,6 @@ impl Store {
         value: &serde_json::Value,
         now: &str,
     ) -> Result<(), StoreError> {
-        self.check_digest("cache key", key)?;
-        self.check_time("created_at", now)?;
-        self.writable()?;
         self.put_cache_in(&self.conn, key, kind, value, now)
     }
 
@@ -1194,6 +1191,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         self.check_digest("cache key", key)?;
         self.check_time("created_at", now)?;
+        self.writable()?;
         let text = self.encode("cache value", value)?;
         conn.prepare_cached(
             "INSERT INTO cache (key, kind, value, created_at, hits) VALUES (?1, ?2, ?3, ?4, 0)
