@@ -91,6 +91,14 @@ impl NameWarnings {
         }
     }
 
+    /// Whether a trace can change [`NameWarnings::warnings`]: `false` when
+    /// the contracts check no tool and no side-effect kind, since every
+    /// warning names a checked one. A caller that reads traces back only
+    /// to feed [`NameWarnings::add`] can then leave them unread.
+    pub fn reads_traces(&self) -> bool {
+        !(self.tools.is_empty() && self.kinds.is_empty())
+    }
+
     /// The warnings, `unoffered-tool` first, then by checked name.
     pub fn warnings(&self) -> Vec<NameWarning> {
         let mut out = Vec::new();
@@ -257,6 +265,34 @@ mod tests {
             t["offered_tools"] = json!(o);
         }
         serde_json::from_value(t).unwrap()
+    }
+
+    #[test]
+    fn traces_matter_only_when_a_name_is_checked() {
+        // Every call, kind and offered-tools record a trace can carry.
+        let traces = [
+            trace("t1", &["send_monye", "lookup", "refund"], &["email_snt"], Some(&[])),
+            trace("t2", &["delete_account"], &[], Some(&["lookup"])),
+            trace("t3", &[], &[], None),
+        ];
+        let plain = contract(json!({"prohibited": [
+            {"id": "leak", "text": "leak", "check": {"contains": "hunter2"}}]}));
+        let mut w = NameWarnings::new([&plain]);
+        assert!(!w.reads_traces());
+        traces.iter().for_each(|t| w.add(t));
+        assert_eq!(w.warnings(), vec![], "a warning that names no checked name");
+        // A contract checking a name needs them: each kind of check alone.
+        for check in [
+            json!({"tool_called": {"name": "send_money"}}),
+            json!({"tool_sequence": [{"name": "lookup"}]}),
+            json!({"side_effect": {"kind": "email_sent"}}),
+        ] {
+            let c = contract(json!({"prohibited": [{"id": "x", "text": "x", "check": check}]}));
+            let mut w = NameWarnings::new([&plain, &c]);
+            assert!(w.reads_traces(), "{check}");
+            traces.iter().for_each(|t| w.add(t));
+            assert!(!w.warnings().is_empty(), "{check}");
+        }
     }
 
     fn checks() -> Contract {
