@@ -3,9 +3,10 @@
 #
 #     bash bench/run_live.sh
 #
-# Builds the release binary and runs generated suites of single-turn tests
-# (bench/gen_live_suite.py) at -j 50 against a local server answering after
-# 50 ms, each run with a fresh store, under /usr/bin/time -v:
+# Builds the release binaries (pactum, and the reference server and load
+# client of crates/pactum-bench) and runs generated suites of single-turn
+# tests (bench/gen_live_suite.py) at -j 50 against a local server answering
+# after 50 ms, each run with a fresh store, under /usr/bin/time -v:
 #
 # 1. against testing/scripted_server.py (request bodies not kept), the
 #    server of the end-to-end tests: 1,000 tests three times, 10,000 once;
@@ -14,18 +15,29 @@
 #    server that starts a thread per request: the same cases, plus one test
 #    with 10,000 trials (memory of the run itself, without a 10,000-test
 #    suite to hold); and 10,000 tests at -j 200 (target concurrency 256):
-#    the wide case, whose targets are ≤ 1.1× the ideal 2.5 s and a peak RSS
-#    ≤ 64 MiB;
-# 3. the cost of holding the suite: loading the 1,000- and 10,000-test suites
+#    the wide case, whose targets are <= 1.1x the ideal 2.5 s and a peak RSS
+#    <= 64 MiB;
+# 3. against pactum-bench-server (Rust, hyper, one thread, keep-alive: it
+#    adds no measurable latency to its delay at 200 in flight, see 5), so
+#    what is over the ideal is pactum's: the same cases as 2, the -j 200
+#    one three times;
+# 4. the cost of holding the suite: loading the 1,000- and 10,000-test suites
 #    alone (a key variable left unset stops pactum before any request);
-# 4. the servers' ceiling: a Python client with 50 threads sending 1,000
-#    requests to each server, no pactum involved.
+# 5. the servers' ceiling, no pactum involved: a Python client with 50
+#    threads sending 1,000 requests to each server; and pactum-bench-client
+#    (tokio and reqwest, as pactum) at 50 in flight (1,000 requests) and at
+#    200 (10,000) against the two keep-alive servers.
 #
-# Reported per run: wall time against the ideal (tests × 50 ms / 50),
+# Reported per run: wall time against the ideal (tests x 50 ms / jobs),
 # pactum's CPU time per test ((user + sys) / tests), its peak RSS, what the
 # server saw (requests, most in flight), the server's own CPU time (from
 # /proc), and the machine's load average before the run (other processes on
-# the machine slow every figure). Written to bench/results/run_live.md.
+# the machine slow every figure). Where the wall time goes, from the stored
+# run: start (process start to the first trial's start: reading the suite,
+# opening the store, storing the run), the mean trial (its stored duration)
+# against the mean answer latency the target measured, and the tail (the
+# last trial's end to the process's exit: the run's end, the reports, the
+# store's close). Written to bench/results/run_live.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -36,7 +48,12 @@ jobs=50
 delay_ms=50
 
 cargo build --release --locked -q -p pactum-cli
+# Built apart: built together, cargo would unify the server's features into
+# pactum's dependencies and rebuild pactum.
+cargo build --release --locked -q -p pactum-bench
 bin="$root/target/release/pactum"
+rust_server="$root/target/release/pactum-bench-server"
+load_client="$root/target/release/pactum-bench-client"
 
 work=$(mktemp -d)
 server_pid=""
@@ -49,7 +66,7 @@ stop_server() {
 }
 trap 'stop_server; rm -rf "$work"' EXIT
 
-# start_server scripted|fast: a server answering after $delay_ms; sets
+# start_server scripted|fast|rust: a server answering after $delay_ms; sets
 # server_pid and base.
 start_server() {
   stop_server
@@ -59,9 +76,11 @@ start_server() {
       "$delay_ms" >"$work/script.json"
     python3 testing/scripted_server.py --script "$work/script.json" --port 0 \
       --port-file "$work/port" 2>"$work/server.log" &
-  else
+  elif [ "$1" = fast ]; then
     python3 bench/fast_server.py --delay-ms "$delay_ms" --port-file "$work/port" \
       2>"$work/server.log" &
+  else
+    "$rust_server" --delay-ms "$delay_ms" --port-file "$work/port" 2>"$work/server.log" &
   fi
   server_pid=$!
   for _ in $(seq 1 300); do [ -s "$work/port" ] && break; sleep 0.05; done
@@ -103,14 +122,17 @@ run_case() {
   la=$(load)
   cpu0=$(server_cpu)
   rm -rf "$work/db"
+  local t0 t1
+  t0=$(date +%s.%N)
   /usr/bin/time -v "$bin" run "$suite" --db "$work/db/pactum.db" -j "$jobs" -q \
     2>"$work/time.txt" >/dev/null || code=$?
+  t1=$(date +%s.%N)
   cpu1=$(server_cpu)
   read -r reqs inflight <<<"$(server_stats get)"
   python3 - "$work/time.txt" "$label" "$n" "$code" "$reqs" "$inflight" "$cpu0" "$cpu1" \
-    "$delay_ms" "$jobs" "$la" >>"$report" <<'PY'
-import re, sys
-t, label, n, code, reqs, inflight, cpu0, cpu1, delay, jobs, la = sys.argv[1:]
+    "$delay_ms" "$jobs" "$la" "$work/db/pactum.db" "$t0" "$t1" >>"$report" <<'PY'
+import datetime, re, sqlite3, sys
+t, label, n, code, reqs, inflight, cpu0, cpu1, delay, jobs, la, db, t0, t1 = sys.argv[1:]
 text = open(t).read()
 def field(name):
     return re.search(re.escape(name) + r":\s*(.+)", text).group(1).strip()
@@ -121,8 +143,17 @@ rss = int(field("Maximum resident set size (kbytes)")) / 1024
 n = int(n)
 ideal = n * float(delay) / 1000 / int(jobs)
 srv = float(cpu1) - float(cpu0)
+# Where the wall time went, from the stored run (times to the millisecond).
+ts = lambda s: datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+c = sqlite3.connect(db)
+first, last, trial = c.execute(
+    "SELECT min(started_at), max(finished_at), avg(duration_ms) FROM trials").fetchone()
+answer = c.execute(
+    "SELECT avg(json_extract(trace, '$.turns[0].latency_ms')) FROM trials").fetchone()[0]
+start, tail = ts(first) - float(t0), float(t1) - ts(last)
 print(f"| {label} | {n:,} | {code} | {secs:.2f} s | {ideal:.2f} s | {secs / ideal:.2f}× | "
-      f"{cpu / n * 1000:.2f} ms | {rss:.1f} MiB | {reqs} | {inflight} | {srv:.2f} s | {la} |")
+      f"{cpu / n * 1000:.2f} ms | {rss:.1f} MiB | {reqs} | {inflight} | {srv:.2f} s | "
+      f"{start:.2f} s | {trial:.1f} / {answer:.1f} ms | {tail:.2f} s | {la} |")
 PY
 }
 
@@ -144,6 +175,21 @@ print(f"| {label} | {int(n):,} | {secs:.2f} s | {rss:.1f} MiB |")
 PY
 }
 
+# rust_ceiling LABEL N C: pactum-bench-client, N requests, C in flight.
+rust_ceiling() {
+  local la
+  la=$(load)
+  "$load_client" "$base/v1/chat/completions" --requests "$2" --concurrency "$3" >"$work/load.json"
+  python3 - "$work/load.json" "$1" "$delay_ms" "$la" >>"$report" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+label, delay, la = sys.argv[2], float(sys.argv[3]), sys.argv[4]
+ideal = r["requests"] * delay / 1000 / r["concurrency"]
+print(f"| {label} | {r['requests']:,} | {r['concurrency']} | {r['wall_s']:.2f} s | {ideal:.2f} s | "
+      f"{r['wall_s'] / ideal:.2f}× | {r['mean_ms']:.1f} / {r['p99_ms']:.1f} / {r['max_ms']:.1f} ms | {la} |")
+PY
+}
+
 # client_ceiling LABEL: a 50-thread Python client, 1,000 requests, no pactum.
 client_ceiling() {
   python3 - "$base" "$1" >>"$report" <<'PY'
@@ -162,15 +208,15 @@ PY
 }
 
 table_head() {
-  echo "| case | tests | exit | wall | ideal | wall/ideal | pactum CPU/test | peak RSS | requests | max in flight | server CPU | load avg before |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| case | tests | exit | wall | ideal | wall/ideal | pactum CPU/test | peak RSS | requests | max in flight | server CPU | start | trial / answer | tail | load avg before |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 }
 
 {
   echo "# pactum run: live benchmark"
   echo
   echo "machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ); pactum release build;"
-  echo "-j $jobs and target concurrency 64 (fast-10k-j200: -j 200, concurrency 256); server delay $delay_ms ms;"
+  echo "-j $jobs and target concurrency 64 (*-10k-j200: -j 200, concurrency 256); server delay $delay_ms ms;"
   echo "fresh store per run;"
   echo "Python $(python3 -c 'import platform; print(platform.python_version())')."
   echo
@@ -196,7 +242,19 @@ jobs=200 run_case "fast-10k-j200" 10000 --concurrency 256
 
 {
   echo
-  echo "## 3. Holding the suite: loading it alone (nothing sent)"
+  echo "## 3. Against pactum-bench-server (Rust, hyper, one thread, keep-alive)"
+  echo
+  table_head
+} >>"$report"
+start_server rust
+for i in 1 2 3; do run_case "rust-1k-$i" 1000; done
+run_case "rust-10k" 10000
+run_case "rust-1x10k-trials" 10000 --one-test
+for i in 1 2 3; do jobs=200 run_case "rust-10k-j200-$i" 10000 --concurrency 256; done
+
+{
+  echo
+  echo "## 4. Holding the suite: loading it alone (nothing sent)"
   echo
   echo "| case | tests | wall | peak RSS |"
   echo "|---|---|---|---|"
@@ -206,7 +264,9 @@ load_only "load-10k" 10000
 
 {
   echo
-  echo "## 4. The servers' ceiling: a 50-thread Python client, no pactum"
+  echo "## 5. The servers' ceiling, no pactum"
+  echo
+  echo "A 50-thread Python client:"
   echo
   echo "| server | requests | wall | ideal |"
   echo "|---|---|---|---|"
@@ -215,6 +275,21 @@ start_server scripted
 client_ceiling "scripted_server.py"
 start_server fast
 client_ceiling "fast_server.py"
+start_server rust
+client_ceiling "pactum-bench-server"
+{
+  echo
+  echo "pactum-bench-client (tokio, reqwest):"
+  echo
+  echo "| server | requests | in flight | wall | ideal | wall/ideal | latency mean / p99 / max | load avg before |"
+  echo "|---|---|---|---|---|---|---|---|"
+} >>"$report"
+start_server fast
+rust_ceiling "fast_server.py" 1000 50
+rust_ceiling "fast_server.py" 10000 200
+start_server rust
+rust_ceiling "pactum-bench-server" 1000 50
+rust_ceiling "pactum-bench-server" 10000 200
 stop_server
 
 echo >>"$report"
