@@ -17,10 +17,9 @@
 #    suite to hold); and 10,000 tests at -j 200 (target concurrency 256):
 #    the wide case, whose targets are <= 1.1x the ideal 2.5 s and a peak RSS
 #    <= 64 MiB;
-# 3. against pactum-bench-server (Rust, hyper, one thread, keep-alive: it
-#    adds no measurable latency to its delay at 200 in flight, see 5), so
-#    what is over the ideal is pactum's: the same cases as 2, the -j 200
-#    one three times;
+# 3. against pactum-bench-server (Rust, hyper, one thread, keep-alive:
+#    what pactum takes over its ceiling, see 5, is pactum's): the same
+#    cases as 2, the -j 200 one three times;
 # 4. the cost of holding the suite: loading the 1,000- and 10,000-test suites
 #    alone (a key variable left unset stops pactum before any request);
 # 5. the servers' ceiling, no pactum involved: a Python client with 50
