@@ -122,7 +122,8 @@ impl<W: Write, R: Render> Reporter for Spooled<W, R> {
 
 /// What [`read_document`] calls with each result: the header read so far
 /// and the result; an `Err` stops the reading with that message.
-pub(crate) type OnResult<'a> = dyn FnMut(&Map<String, Value>, ResultEntry) -> Result<(), String> + 'a;
+pub(crate) type OnResult<'a> =
+    dyn FnMut(&Map<String, Value>, ResultEntry) -> Result<(), String> + 'a;
 
 /// One element of `results` read back: the typed result (what grading
 /// produced), its label, and the element as written.

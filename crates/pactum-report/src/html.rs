@@ -405,7 +405,7 @@ pub(crate) fn render_html(
         report => serde_value(&head),
         totals => serde_value(&totals),
         statuses => TestStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
-        csp => content_security_policy(),
+        csp => JValue::from_safe_string(content_security_policy()),
         css => JValue::from_safe_string(CSS.to_string()),
     };
     let top = env.get_template("top.html").map_err(template_error)?;
