@@ -427,6 +427,11 @@ pub struct StrengthArgs {
     /// Print the summary as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also write the summary as a single-file HTML page (docs/html.md):
+    /// the strength vector as a chart, the verdict ladder, the missed
+    /// probes (`-` for stdout, instead of the text summary).
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
 }
 
 /// `pactum aggregate`.

@@ -55,10 +55,16 @@ fn csp_hash(text: &str) -> String {
 /// `default-src`, `img-src`, `connect-src`…), no inline event handler or
 /// `style` attribute (hash sources allow neither), no `<base>`, no form.
 pub fn content_security_policy() -> String {
+    policy_with(Some(JS))
+}
+
+/// The policy allowing the style sheet and, when given, that one script
+/// (without one, no script may run at all).
+fn policy_with(script: Option<&str>) -> String {
     format!(
         "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
         csp_hash(CSS),
-        csp_hash(JS)
+        script.map_or_else(|| "'none'".to_string(), csp_hash)
     )
 }
 
@@ -111,6 +117,7 @@ fn environment() -> Result<Environment<'static>, RenderError> {
         ("top.html", include_str!("html/top.html")),
         ("trace.html", include_str!("html/trace.html")),
         ("bottom.html", include_str!("html/bottom.html")),
+        ("strength.html", include_str!("html/strength.html")),
     ] {
         env.add_template(name, source).map_err(template_error)?;
     }
@@ -474,5 +481,232 @@ impl<W: Write> Reporter for HtmlReporter<W> {
     }
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
         self.0.finish(end)
+    }
+}
+
+/// The strength chart's geometry, in CSS pixels.
+#[derive(Serialize)]
+struct ChartGeometry {
+    width: u32,
+    height: u32,
+    /// Where the bars start (the class names are left of it).
+    left: u32,
+    /// A bar's full length (rate 1).
+    bar: u32,
+}
+
+const CHART: ChartGeometry = ChartGeometry {
+    width: 640,
+    height: 96,
+    left: 110,
+    bar: 300,
+};
+
+/// One class of a strength vector, as the chart draws it.
+#[derive(Serialize)]
+struct Bar {
+    class: String,
+    /// Top of the bar.
+    y: u32,
+    /// Whether anything was exercised: a `null` rate is drawn as "not
+    /// measured", never as an empty bar.
+    measured: bool,
+    caught: u64,
+    exercised: u64,
+    /// The rate with two decimals.
+    rate: String,
+    /// The filled length.
+    fill: u32,
+    denominator: String,
+}
+
+/// The bars of one strength vector (its JSON, as `--json` prints it), in
+/// the vector's class order.
+///
+/// # Errors
+/// [`RenderError::Malformed`] when a class lacks its counts.
+fn bars(vector: &Value) -> Result<Vec<Bar>, RenderError> {
+    let malformed = |what: &str| RenderError::Malformed(format!("strength vector: {what}"));
+    let classes = vector
+        .as_object()
+        .ok_or_else(|| malformed("not an object"))?;
+    let mut out = Vec::new();
+    for (i, (class, rate)) in classes.iter().enumerate() {
+        let count = |k: &str| {
+            rate.get(k)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| malformed(k))
+        };
+        let value = match rate.get("rate") {
+            Some(Value::Null) => None,
+            Some(v) => Some(v.as_f64().ok_or_else(|| malformed("rate"))?),
+            None => return Err(malformed("rate")),
+        };
+        out.push(Bar {
+            class: class.clone(),
+            y: 8 + 28 * i as u32,
+            measured: value.is_some(),
+            caught: count("caught")?,
+            exercised: count("exercised")?,
+            rate: value.map_or_else(String::new, |r| format!("{r:.2}")),
+            fill: value.map_or(0, |r| {
+                (r.clamp(0.0, 1.0) * f64::from(CHART.bar)).round() as u32
+            }),
+            denominator: rate
+                .get("denominator")
+                .and_then(Value::as_str)
+                .ok_or_else(|| malformed("denominator"))?
+                .to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Writes the `pactum strength` page for `summary` to `out`: per contract
+/// the strength vector as an inline SVG chart (a class nothing exercised
+/// reads "not measured", never 0), the vector's table, the verdict ladder
+/// with its basis, the missed probes and the coverage gaps; then skipped
+/// traces and probes and warnings. Rendered from the canonical JSON that
+/// `pactum strength --json` prints, embedded in the page; no script runs.
+///
+/// # Errors
+/// [`RenderError`] when a template fails or `out` cannot be written.
+pub(crate) fn render_strength_html(
+    summary: &crate::strength::StrengthSummary,
+    out: &mut dyn Write,
+) -> Result<(), RenderError> {
+    render_strength_document(&pactum_core::digest::canonical_json(summary), out)
+}
+
+/// [`render_strength_html`] from the summary's canonical JSON `json`.
+fn render_strength_document(json: &str, out: &mut dyn Write) -> Result<(), RenderError> {
+    let doc: Value =
+        serde_json::from_str(json).map_err(|e| RenderError::Malformed(e.to_string()))?;
+    let contracts = doc
+        .get("contracts")
+        .and_then(Value::as_array)
+        .ok_or_else(|| RenderError::Malformed("no contracts".into()))?
+        .iter()
+        .map(|c| {
+            let strength = c
+                .get("strength")
+                .ok_or_else(|| RenderError::Malformed("no strength vector".into()))?;
+            Ok(minijinja::context! { s => serde_value(c), bars => serde_value(bars(strength)?) })
+        })
+        .collect::<Result<Vec<_>, RenderError>>()?;
+    let env = environment()?;
+    let page = env.get_template("strength.html").map_err(template_error)?;
+    let ctx = minijinja::context! {
+        s => serde_value(&doc),
+        contracts => contracts,
+        chart => serde_value(&CHART),
+        csp => JValue::from_safe_string(policy_with(None)),
+        css => JValue::from_safe_string(CSS.to_string()),
+    };
+    page.render_captured_to(ctx, &mut *out)
+        .map_err(template_error)?;
+    write!(out, "<script type=\"application/json\" id=\"{DATA_ELEMENT_ID}\">{}</script>\n</body>\n</html>\n", crate::document::script_json(json))
+        .map_err(RenderError::Write)
+}
+
+/// Writes the `pactum strength` page to `path` (`-`: standard output)
+/// whole or not at all ([`ReportFile`]). The caller checked `path`
+/// against the command's inputs and outputs first
+/// ([`crate::check_outputs`]).
+///
+/// # Errors
+/// [`ReportError`] naming the path; the destination then keeps its
+/// previous content.
+pub fn write_strength_html(
+    path: &std::path::Path,
+    summary: &crate::strength::StrengthSummary,
+) -> Result<(), ReportError> {
+    let shown = path.display().to_string();
+    let fail = |e: RenderError| match e {
+        RenderError::Write(e) => ReportError::write(&shown, e),
+        e => ReportError::write(&shown, std::io::Error::other(e.to_string())),
+    };
+    if path.as_os_str() == crate::STDOUT {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        render_strength_html(summary, &mut out).map_err(fail)?;
+        return out.flush().map_err(|e| ReportError::write(&shown, e));
+    }
+    let (file, w) = crate::ReportFile::create(path)?;
+    let mut out = std::io::BufWriter::new(w);
+    render_strength_html(summary, &mut out).map_err(fail)?;
+    out.flush().map_err(|e| ReportError::write(&shown, e))?;
+    drop(out);
+    file.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A strength summary's JSON with one contract whose gameability
+    /// class nothing exercised (`rate: null`).
+    fn summary_json() -> String {
+        serde_json::json!({
+            "authored_probes": 0, "clean_traces": 1, "command": "strength",
+            "comparability_key": "sha256:k", "input_errors": 0,
+            "policy": {"catch_threshold": 0.5, "confidence_threshold": 50, "digest": "sha256:p",
+                       "minimum_trials": 3, "severity_floor": "medium"},
+            "probes": {"defect": 2, "zero_action": 1},
+            "probes_from": {"digest": "sha256:c", "id": "c<b>", "path": "c.yaml"},
+            "scoring_version": "sha256:s", "skipped_probes": [], "skipped_traces": [],
+            "trials": 3, "verdict": "concerns", "version": 1, "warnings": [],
+            "contracts": [{
+                "basis": [{"count": 1, "reason": "too-few-trials", "rung": "concerns"}],
+                "contract": {"digest": "sha256:c", "id": "c<b>", "path": "c.yaml"},
+                "coverage_gaps": [], "missed": [], "out": "out", "verdict": "concerns",
+                "strength": {
+                    "defect": {"caught": 1, "denominator": "1 of 2", "exercised": 2, "rate": 0.5},
+                    "gameability": {"caught": 0, "denominator": "0 of 0", "exercised": 0, "rate": null},
+                    "zero_action": {"caught": 0, "denominator": "0 of 1", "exercised": 1, "rate": 0.0}
+                }
+            }]
+        })
+        .to_string()
+    }
+
+    /// The chart of one class, between its group tags.
+    fn bar(page: &str, class: &str) -> String {
+        let open = format!("<g class=\"bar {class}\" data-class=\"{class}\">");
+        let at = page.find(&open).expect("the class's bar");
+        let end = page[at..].find("</g>").expect("its end");
+        page[at..at + end].to_string()
+    }
+
+    #[test]
+    fn a_class_nothing_exercised_is_not_measured_never_zero() {
+        let mut out = Vec::new();
+        render_strength_document(&summary_json(), &mut out).expect("renders");
+        let page = String::from_utf8(out).expect("utf-8");
+        let g = bar(&page, "gameability");
+        assert!(g.contains("not measured (0 exercised)"), "{g}");
+        assert!(!g.contains("class=\"fill\"") && !g.contains("0.00"), "{g}");
+        // A measured zero is a zero, drawn as an empty bar.
+        let z = bar(&page, "zero_action");
+        assert!(
+            z.contains("0/1 caught (0.00)") && z.contains("width=\"0\""),
+            "{z}"
+        );
+        let d = bar(&page, "defect");
+        assert!(
+            d.contains("1/2 caught (0.50)") && d.contains("width=\"150\""),
+            "{d}"
+        );
+        // The table says the same.
+        assert!(page.contains("<td class=\"n\">not measured</td>"));
+        // No script may run on this page; the summary is embedded, escaped.
+        assert!(page.contains("script-src 'none'"));
+        assert!(page.contains("c&lt;b&gt;"));
+        assert!(page.contains("\"id\":\"c\\u003cb\\u003e\""));
+        // Every count is required: a class without one is an error.
+        let broken = summary_json().replace("\"exercised\":2,", "");
+        assert!(matches!(
+            render_strength_document(&broken, &mut Vec::new()),
+            Err(RenderError::Malformed(_))
+        ));
     }
 }

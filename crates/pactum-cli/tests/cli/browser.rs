@@ -179,3 +179,51 @@ fn browser_script_injections_in_a_trace_never_run() {
     assert_eq!(page.dom.matches("<script").count(), 2);
     assert!(!page.dom.contains("<img") && !page.dom.contains("<svg") && !page.dom.contains("<a "));
 }
+
+#[test]
+#[ignore = "browser: bash .ci/browser"]
+fn browser_the_strength_chart_shows_the_measured_numbers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (out, html) = (dir.path().join("out"), dir.path().join("strength.html"));
+    let args = |extra: &[&std::ffi::OsStr]| {
+        let mut a: Vec<&std::ffi::OsStr> = [
+            "strength",
+            "-c",
+            "examples/strength/contracts/tool-call.yaml",
+            "-c",
+            "examples/strength/contracts/text-only.yaml",
+            "--policy",
+            "examples/strength/policy.yaml",
+            "--observability",
+            "tool_calls",
+            "examples/strength/traces.jsonl",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.as_ref())
+        .collect();
+        a.push(out.as_os_str());
+        a.extend_from_slice(extra);
+        pactum(a)
+    };
+    let json = args(&["--json".as_ref()]);
+    let summary: serde_json::Value = serde_json::from_str(&json.stdout).expect("summary");
+    let run = args(&["--html".as_ref(), html.as_os_str()]);
+    assert_eq!(run.code, json.code, "{run:#?}");
+    let page = load(&html, "");
+    assert_eq!(page.console, Vec::<String>::new());
+    // Each contract's chart, in the DOM the browser built, reads the
+    // numbers of the summary `--json` printed.
+    let mut charts = page.dom.split("<svg class=\"chart\"").skip(1);
+    for c in summary["contracts"].as_array().expect("contracts") {
+        let chart = charts.next().expect("a chart per contract");
+        let chart = &chart[..chart.find("</svg>").expect("its end")];
+        for (class, rate) in c["strength"].as_object().expect("vector") {
+            let label = match rate["rate"].as_f64() {
+                Some(r) => format!("{}/{} caught ({r:.2})", rate["caught"], rate["exercised"]),
+                None => "not measured (0 exercised)".to_string(),
+            };
+            assert!(chart.contains(&label), "{class}: {label} in {chart}");
+        }
+    }
+}
