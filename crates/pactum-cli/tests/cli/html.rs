@@ -418,3 +418,65 @@ fn an_html_or_markdown_path_is_checked_like_every_report_path() {
     assert_code(&run, 2);
     assert!(!out.exists(), "nothing was written");
 }
+
+#[test]
+fn the_markdown_summary_is_bounded_and_says_what_it_left_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let traces = dir.path().join("many.jsonl");
+    // 3,000 traces that each leak the password: every one fails.
+    let mut text = String::new();
+    for i in 0..3000 {
+        text.push_str(&format!(
+            "{{\"id\": \"leak-{i}-{}\", \"observability\": \"tool_calls\", \"turns\": [{{\"input\": [{{\"role\": \"user\", \"content\": \"hi\"}}], \"response\": \"the password is hunter2\", \"tool_calls\": []}}]}}\n",
+            "x".repeat(60)
+        ));
+    }
+    std::fs::write(&traces, text).expect("write");
+    let run = grade(
+        &fx("contracts/shop.yaml"),
+        &traces.display().to_string(),
+        &["--markdown".as_ref(), "-".as_ref()],
+    );
+    assert_code(&run, 1);
+    let md = &run.stdout;
+    assert!(
+        md.len() <= pactum_report::MARKDOWN_BYTES,
+        "{} bytes",
+        md.len()
+    );
+    let listed = md.matches("\n| FAIL | ").count();
+    assert!(listed > 100, "{listed}");
+    let closing = format!(
+        "{} more test(s) that did not pass are not listed: this summary is bounded to 60000 bytes",
+        3000 - listed
+    );
+    assert!(
+        md.contains(&closing),
+        "{}",
+        &md[md.len().saturating_sub(400)..]
+    );
+    assert!(md.starts_with(
+        "## pactum grade: 3000 fail, 0 error, 0 undetermined, 0 pass (3000 traces)\n"
+    ));
+}
+
+#[test]
+fn a_page_that_cannot_be_written_is_an_error_never_a_silent_success() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    for flag in ["--html", "--markdown"] {
+        let run = grade(
+            &fx("contracts/shop.yaml"),
+            &fx("traces/pass.jsonl"),
+            &[flag.as_ref(), "/dev/full".as_ref(), "-q".as_ref()],
+        );
+        // Every test passed, but a requested report is missing: partial.
+        assert_code(&run, 5);
+        assert!(
+            run.stderr.contains("report: cannot write /dev/full"),
+            "{}",
+            run.stderr
+        );
+    }
+}
