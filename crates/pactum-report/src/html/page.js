@@ -54,6 +54,11 @@
     var el = id && document.getElementById(id);
     if (el && el.tagName === "DETAILS") { el.open = true; }
   }
+  // Without a link to a trace, the first failure is opened: its evidence
+  // is what a reader came for.
+  if (!location.hash && items.length && items[0].getAttribute("data-status") === "fail") {
+    items[0].open = true;
+  }
   window.addEventListener("hashchange", openTarget);
   openTarget();
   apply();
