@@ -176,8 +176,13 @@ fn render_markdown(doc: &mut BufReader<File>) -> Result<String, RenderError> {
             }
         }
         s.push('\n');
-    } else {
+    } else if count("traces") == 0 {
+        // Nothing graded is never a pass.
+        s.push_str("**Nothing was graded.**\n\n");
+    } else if totals.get("partial").and_then(Value::as_bool) == Some(false) {
         s.push_str("Every test passed.\n\n");
+    } else {
+        s.push_str("Every graded test passed, but the run is partial (above).\n\n");
     }
     if let Some(warnings) = head.get("warnings").and_then(Value::as_array) {
         if !warnings.is_empty() {

@@ -480,3 +480,46 @@ fn a_page_that_cannot_be_written_is_an_error_never_a_silent_success() {
         );
     }
 }
+
+#[test]
+fn nothing_graded_or_a_partial_run_is_never_every_test_passed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Nothing readable: nothing graded (exit 2), and the summary says so.
+    let unreadable = dir.path().join("bad.jsonl");
+    std::fs::write(&unreadable, "not json\n").expect("write");
+    let run = grade(
+        &fx("contracts/shop.yaml"),
+        &unreadable.display().to_string(),
+        &["--markdown".as_ref(), "-".as_ref()],
+    );
+    assert_code(&run, 2);
+    assert!(
+        run.stdout.contains("**Nothing was graded.**"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("Every test passed"), "{}", run.stdout);
+    // Two passes and an unreadable line: partial (exit 5), not a clean pass.
+    let partial = dir.path().join("partial.jsonl");
+    let mut text = std::fs::read_to_string(root().join(fx("traces/pass.jsonl"))).expect("read");
+    text.push_str("not json\n");
+    std::fs::write(&partial, text).expect("write");
+    let run = grade(
+        &fx("contracts/shop.yaml"),
+        &partial.display().to_string(),
+        &["--markdown".as_ref(), "-".as_ref()],
+    );
+    assert_code(&run, 5);
+    assert!(!run.stdout.contains("Every test passed."), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("Every graded test passed, but the run is partial"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("**The run is partial**"),
+        "{}",
+        run.stdout
+    );
+}
