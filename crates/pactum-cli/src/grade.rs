@@ -293,6 +293,8 @@ fn diagnostics_only(color: bool) -> Result<CliSink, CliError> {
     let none = ReportArgs {
         json: None,
         junit: None,
+        html: None,
+        markdown: None,
         verbose: false,
         quiet: true,
     };

@@ -261,6 +261,15 @@ pub struct ReportArgs {
     /// the terminal summary; not with `--json -`).
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
+    /// Write a single-file HTML report here (docs/html.md; `-` for
+    /// stdout): open it in any browser, no network needed.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+    /// Write a short Markdown summary here (totals, every test that did
+    /// not pass with its deciding clause; at most 60,000 bytes) for a CI
+    /// step summary or a pull-request comment (`-` for stdout).
+    #[arg(long, value_name = "PATH")]
+    pub markdown: Option<PathBuf>,
     /// List every passing test too.
     #[arg(short, long)]
     pub verbose: bool,
@@ -273,10 +282,10 @@ pub struct ReportArgs {
 pub(crate) const STDOUT: &str = "-";
 
 impl ReportArgs {
-    /// Whether a report goes to standard output (`--json -` or `--junit -`),
-    /// which then replaces the terminal summary.
+    /// Whether a report goes to standard output (`--json -`, `--junit -`,
+    /// `--html -`, `--markdown -`), which then replaces the terminal summary.
     pub(crate) fn to_stdout(&self) -> bool {
-        [&self.json, &self.junit]
+        [&self.json, &self.junit, &self.html, &self.markdown]
             .into_iter()
             .any(|p| p.as_deref().is_some_and(|p| p.as_os_str() == STDOUT))
     }
@@ -418,6 +427,11 @@ pub struct StrengthArgs {
     /// Print the summary as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also write the summary as a single-file HTML page (docs/html.md):
+    /// the strength vector as a chart, the verdict ladder, the missed
+    /// probes (`-` for stdout, instead of the text summary).
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
 }
 
 /// `pactum aggregate`.

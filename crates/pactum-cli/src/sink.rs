@@ -73,6 +73,8 @@ pub(crate) fn report_request(args: &ReportArgs, color: bool) -> ReportRequest {
     ReportRequest {
         json: args.json.clone(),
         junit: args.junit.clone(),
+        html: args.html.clone(),
+        markdown: args.markdown.clone(),
         terminal: (!args.quiet).then_some(TerminalOptions {
             color,
             verbose: args.verbose,

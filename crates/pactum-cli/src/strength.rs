@@ -50,10 +50,30 @@ fn strength_inner(args: StrengthArgs, color: bool) -> CliResult {
         probes: args.probes,
         probes_from: args.probes_from,
         out: args.out,
+        html: args.html.clone(),
     };
+    let page_to_stdout = args.html.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if page_to_stdout && args.json {
+        return Err(CliError::usage(
+            "--json and --html - both write to standard output (`-`); give the page a file: nothing was run",
+        ));
+    }
     let outcome = pactum_pipeline::strength::strength(&req, &mut sink)?;
     let s = &outcome.summary;
-    print(args.json, s, || render_summary(s));
+    if !page_to_stdout {
+        print(args.json, s, || render_summary(s));
+    }
+    if let Some(path) = &args.html {
+        if let Err(e) = pactum_report::html::write_strength_html(path, s) {
+            if !e.is_broken_pipe() {
+                crate::output::eprint(&format!(
+                    "error: HTML report: {}; it was not written (its file keeps its previous content)",
+                    pactum_report::with_causes(&e)
+                ));
+                return Ok(Exit::Partial);
+            }
+        }
+    }
     Ok(if s.input_errors > 0 {
         Exit::Partial
     } else {

@@ -1160,3 +1160,79 @@ fn a_contract_folder_is_read_as_grade_reads_it() {
         r.stderr
     );
 }
+
+/// `strength --html`: the page embeds the very summary `--json` prints,
+/// its chart draws those numbers, and the path is checked like every
+/// output (never an input, never inside the artifact folder).
+#[test]
+fn the_html_page_shows_the_summary_json_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let page = dir.path().join("strength.html");
+    let json = strength_example(&out, true);
+    let (tool, text) = (
+        example("contracts/tool-call.yaml"),
+        example("contracts/text-only.yaml"),
+    );
+    let (policy, traces_ex) = (example("policy.yaml"), example("traces.jsonl"));
+    let args = [
+        "strength",
+        "-c",
+        s(&tool),
+        "-c",
+        s(&text),
+        "--policy",
+        s(&policy),
+        "--observability",
+        "tool_calls",
+        "--out",
+        s(&out),
+        s(&traces_ex),
+        "--html",
+        s(&page),
+    ];
+    let with_page = run(&args);
+    assert_eq!(with_page.code, json.code, "{}", with_page.stderr);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let open = "<script type=\"application/json\" id=\"pactum-report\">";
+    let start = html.find(open).unwrap() + open.len();
+    let block = &html[start..start + html[start..].find("</script>").unwrap()];
+    assert!(!block.contains(['<', '>', '&']));
+    let embedded: Value = serde_json::from_str(block).unwrap();
+    let printed: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(embedded, printed);
+    // The chart draws each class's numbers.
+    for c in printed["contracts"].as_array().unwrap() {
+        for (class, rate) in c["strength"].as_object().unwrap() {
+            let label = match rate["rate"].as_f64() {
+                Some(r) => format!("{}/{} caught ({r:.2})", rate["caught"], rate["exercised"]),
+                None => "not measured (0 exercised)".to_string(),
+            };
+            assert!(html.contains(&label), "{class}: {label}");
+        }
+    }
+    assert!(html.contains("script-src 'none'"), "no script on this page");
+    // Never an input, never inside the artifact folder: refused before
+    // anything runs.
+    let traces = dir.path().join("t.jsonl");
+    std::fs::copy(example("traces.jsonl"), &traces).unwrap();
+    let before = std::fs::read(&traces).unwrap();
+    for target in [traces.clone(), out.join("page.html")] {
+        let r = run(&[
+            "strength",
+            "-c",
+            s(&example("contracts/tool-call.yaml")),
+            "--observability",
+            "tool_calls",
+            "--out",
+            s(&out),
+            s(&traces),
+            "--html",
+            s(&target),
+        ]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains("nothing was written"), "{}", r.stderr);
+    }
+    assert_eq!(std::fs::read(&traces).unwrap(), before);
+    assert!(!out.join("page.html").exists());
+}

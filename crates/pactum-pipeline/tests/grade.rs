@@ -49,6 +49,7 @@ fn run(traces: &[PathBuf], parallel: Parallel, out: &Path) -> (String, String, G
             json: Some(json.clone()),
             junit: Some(junit.clone()),
             terminal: None,
+            ..ReportRequest::default()
         },
         &[],
         Box::new(|_| {}),

@@ -145,8 +145,10 @@ impl AgreementTracker {
     }
 }
 
-/// The clauses (and one line) that decided `r.status`.
-fn decided_by(r: &TraceResult, policy: &Policy) -> (Vec<DecidingClause>, u64, String) {
+/// The clauses (and one line) that decided `r.status`: the one place a
+/// report finds a result's deciding clause (agreement table, HTML,
+/// Markdown).
+pub(crate) fn decided_by(r: &TraceResult, policy: &Policy) -> (Vec<DecidingClause>, u64, String) {
     let single = r.contracts.len() == 1;
     let all = || {
         r.contracts

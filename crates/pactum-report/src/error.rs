@@ -19,9 +19,12 @@ pub enum ReportError {
         #[source]
         source: io::Error,
     },
-    /// The JUnit reporter's temporary spool file failed.
-    #[error("cannot use the junit spool file in {dir}")]
+    /// A report's temporary spool file failed (JUnit spools its test
+    /// cases; HTML and Markdown spool the JSON report they render).
+    #[error("cannot use the {report} spool file in {dir}")]
     Spool {
+        /// Which report's spool: `junit`, `html`, `markdown`.
+        report: &'static str,
         /// The temporary directory the spool file lives in.
         dir: String,
         /// The underlying error.
@@ -183,8 +186,9 @@ impl ReportError {
         }
     }
 
-    pub(crate) fn spool(source: io::Error) -> Self {
+    pub(crate) fn spool(report: &'static str, source: io::Error) -> Self {
         ReportError::Spool {
+            report,
             dir: std::env::temp_dir().display().to_string(),
             source,
         }
@@ -207,7 +211,7 @@ mod tests {
         let other = ReportError::write("x", io::Error::from(io::ErrorKind::PermissionDenied));
         assert!(!other.is_broken_pipe());
         // A spool failure is not the destination's reader going away.
-        let spool = ReportError::spool(io::Error::from(io::ErrorKind::BrokenPipe));
+        let spool = ReportError::spool("junit", io::Error::from(io::ErrorKind::BrokenPipe));
         assert!(!spool.is_broken_pipe());
         assert!(spool
             .to_string()

@@ -1,13 +1,13 @@
 //! Every report a command asked for, fed the same events: [`Fanout`].
 
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use pactum_core::secret::Redactor;
 
 use crate::{
-    check_outputs, JsonReporter, JunitReporter, Output, Protected, Redacting, ReportError,
-    ReportFile, Reporter, RunEnd, TerminalOptions, TerminalReporter,
+    check_outputs, HtmlReporter, JsonReporter, JunitReporter, MarkdownReporter, Output, Protected,
+    Redacting, ReportError, ReportFile, Reporter, RunEnd, TerminalOptions, TerminalReporter,
 };
 
 /// The report path that means standard output.
@@ -21,18 +21,82 @@ pub struct ReportRequest {
     pub json: Option<PathBuf>,
     /// JUnit XML: a file, or [`STDOUT`].
     pub junit: Option<PathBuf>,
+    /// The single-file HTML page (`docs/html.md`): a file, or [`STDOUT`].
+    pub html: Option<PathBuf>,
+    /// The Markdown summary (`docs/reports.md`): a file, or [`STDOUT`].
+    pub markdown: Option<PathBuf>,
     /// The terminal summary on stdout, unless `None` (`--quiet`) or a
     /// report goes to stdout (which then replaces it).
     pub terminal: Option<TerminalOptions>,
 }
 
 impl ReportRequest {
-    /// Whether a report goes to standard output (`--json -` or
-    /// `--junit -`), which then replaces the terminal summary.
+    /// Whether a report goes to standard output (`--json -`, `--junit -`,
+    /// `--html -`, `--markdown -`), which then replaces the terminal
+    /// summary.
     pub fn to_stdout(&self) -> bool {
-        [&self.json, &self.junit]
+        [&self.json, &self.junit, &self.html, &self.markdown]
             .into_iter()
             .any(|p| p.as_deref().is_some_and(|p| p.as_os_str() == STDOUT))
+    }
+}
+
+/// A report format [`Fanout::open`] can write to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Json,
+    Junit,
+    Html,
+    Markdown,
+}
+
+impl Format {
+    /// The report's name in messages.
+    fn name(self) -> &'static str {
+        match self {
+            Format::Json => "JSON",
+            Format::Junit => "JUnit",
+            Format::Html => "HTML",
+            Format::Markdown => "Markdown",
+        }
+    }
+
+    /// A reporter of this format writing to `out`; `destination` names the
+    /// file in its messages.
+    fn reporter(
+        self,
+        out: Box<dyn Write + Send>,
+        destination: Option<String>,
+    ) -> Result<Box<dyn Reporter + Send>, ReportError> {
+        let out = BufWriter::new(out);
+        Ok(match (self, destination) {
+            (Format::Json, Some(d)) => Box::new(JsonReporter::new(out).with_destination(d)),
+            (Format::Json, None) => Box::new(JsonReporter::new(out)),
+            (Format::Junit, Some(d)) => Box::new(JunitReporter::new(out).with_destination(d)),
+            (Format::Junit, None) => Box::new(JunitReporter::new(out)),
+            (Format::Html, Some(d)) => Box::new(HtmlReporter::new(out)?.with_destination(d)),
+            (Format::Html, None) => Box::new(HtmlReporter::new(out)?),
+            (Format::Markdown, Some(d)) => {
+                Box::new(MarkdownReporter::new(out)?.with_destination(d))
+            }
+            (Format::Markdown, None) => Box::new(MarkdownReporter::new(out)?),
+        })
+    }
+}
+
+impl ReportRequest {
+    /// Every report file asked for: flag, format and path, in the order
+    /// the reports are written.
+    fn files(&self) -> Vec<(&'static str, Format, &Path)> {
+        [
+            ("--json", Format::Json, &self.json),
+            ("--junit", Format::Junit, &self.junit),
+            ("--html", Format::Html, &self.html),
+            ("--markdown", Format::Markdown, &self.markdown),
+        ]
+        .into_iter()
+        .filter_map(|(flag, format, p)| p.as_deref().map(|p| (flag, format, p)))
+        .collect()
     }
 }
 
@@ -72,7 +136,7 @@ impl std::fmt::Debug for Fanout {
 
 impl Fanout {
     /// The reports `request` asks for: the terminal summary (unless a
-    /// report goes to stdout), `json`, `junit`. Every report path is
+    /// report goes to stdout), `json`, `junit`, `html`, `markdown`. Every report path is
     /// checked first against `protected` (the command's inputs and the
     /// store) and against the other report ([`check_outputs`]): nothing is
     /// created when one is refused. `notice` receives one line per report
@@ -86,13 +150,11 @@ impl Fanout {
         protected: &[Protected],
         notice: FailureNotice,
     ) -> Result<Fanout, ReportError> {
-        let mut outputs = Vec::new();
-        if let Some(p) = &request.json {
-            outputs.push(Output::file("--json", p));
-        }
-        if let Some(p) = &request.junit {
-            outputs.push(Output::file("--junit", p));
-        }
+        let files = request.files();
+        let outputs: Vec<Output> = files
+            .iter()
+            .map(|(flag, _, p)| Output::file(*flag, p))
+            .collect();
         check_outputs(&outputs, protected)?;
         let mut fan = Fanout {
             slots: Vec::new(),
@@ -111,46 +173,16 @@ impl Fanout {
                 });
             }
         }
-        if let Some(p) = &request.json {
-            let (reporter, file): (Box<dyn Reporter + Send>, _) = if is_stdout(p) {
-                (
-                    Box::new(JsonReporter::new(BufWriter::new(std::io::stdout()))),
-                    None,
-                )
+        for (_, format, p) in files {
+            let (reporter, file) = if is_stdout(p) {
+                (format.reporter(Box::new(std::io::stdout()), None)?, None)
             } else {
                 let (file, w) = ReportFile::create(p)?;
-                (
-                    Box::new(
-                        JsonReporter::new(BufWriter::new(w))
-                            .with_destination(p.display().to_string()),
-                    ),
-                    Some(file),
-                )
+                let shown = p.display().to_string();
+                (format.reporter(Box::new(w), Some(shown))?, Some(file))
             };
             fan.slots.push(Slot {
-                name: "JSON".into(),
-                reporter,
-                file,
-            });
-        }
-        if let Some(p) = &request.junit {
-            let (reporter, file): (Box<dyn Reporter + Send>, _) = if is_stdout(p) {
-                (
-                    Box::new(JunitReporter::new(BufWriter::new(std::io::stdout()))),
-                    None,
-                )
-            } else {
-                let (file, w) = ReportFile::create(p)?;
-                (
-                    Box::new(
-                        JunitReporter::new(BufWriter::new(w))
-                            .with_destination(p.display().to_string()),
-                    ),
-                    Some(file),
-                )
-            };
-            fan.slots.push(Slot {
-                name: "JUnit".into(),
+                name: format.name().into(),
                 reporter,
                 file,
             });

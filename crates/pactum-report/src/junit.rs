@@ -227,13 +227,13 @@ impl<W: Write> JunitReporter<W> {
     /// Appends `self.case` to the spool as a case of suite `suite`.
     fn spool_case(&mut self, suite: usize) -> Result<(), ReportError> {
         if self.spool.is_none() {
-            let file = tempfile::tempfile().map_err(ReportError::spool)?;
+            let file = tempfile::tempfile().map_err(|e| ReportError::spool("junit", e))?;
             self.spool = Some(BufWriter::new(file));
         }
         if let Some(spool) = &mut self.spool {
             spool
                 .write_all(self.case.as_bytes())
-                .map_err(ReportError::spool)?;
+                .map_err(|e| ReportError::spool("junit", e))?;
         }
         let start = self.spool_len;
         self.spool_len += self.case.len() as u64;
@@ -264,20 +264,23 @@ impl<W: Write> JunitReporter<W> {
         end: u64,
     ) -> Result<(), ReportError> {
         file.seek(SeekFrom::Start(start))
-            .map_err(ReportError::spool)?;
+            .map_err(|e| ReportError::spool("junit", e))?;
         let mut left = end - start;
         while left > 0 {
             let want = buf.len().min(usize::try_from(left).unwrap_or(buf.len()));
             let n = match file.read(&mut buf[..want]) {
                 Ok(0) => {
-                    return Err(ReportError::spool(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "spool file is shorter than what was written",
-                    )))
+                    return Err(ReportError::spool(
+                        "junit",
+                        io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "spool file is shorter than what was written",
+                        ),
+                    ))
                 }
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(ReportError::spool(e)),
+                Err(e) => return Err(ReportError::spool("junit", e)),
             };
             self.out
                 .write_all(&buf[..n])
@@ -381,7 +384,7 @@ impl<W: Write> Reporter for JunitReporter<W> {
             Some(spool) => Some(
                 spool
                     .into_inner()
-                    .map_err(|e| ReportError::spool(e.into_error()))?,
+                    .map_err(|e| ReportError::spool("junit", e.into_error()))?,
             ),
             None => None,
         };

@@ -1,8 +1,10 @@
 //! # pactum-report
 //!
 //! Reports over grading events: the terminal summary, the versioned JSON
-//! report, JUnit XML and the agreement table (layouts in
-//! `docs/reports.md`).
+//! report, JUnit XML, the agreement table (layouts in `docs/reports.md`),
+//! and two reports rendered from the JSON report's own document: the
+//! single-file HTML page ([`html`], `docs/html.md`) and the Markdown
+//! summary.
 //!
 //! The runner knows nothing of formats: it feeds every [`Reporter`] the same
 //! events, one at a time — [`Reporter::begin`] once, then
@@ -22,10 +24,13 @@
 //! print: their summary models and text renderers.
 
 mod agreement;
+mod document;
 mod error;
 mod fanout;
+pub mod html;
 mod json;
 mod junit;
+mod markdown;
 mod model;
 pub mod output;
 mod redact;
@@ -38,8 +43,10 @@ mod totals;
 pub use agreement::{AgreementTracker, DecidingClause, Disagreement, DECIDING_CLAUSES_KEPT};
 pub use error::ReportError;
 pub use fanout::{with_causes, FailureNotice, Fanout, ReportRequest, STDOUT};
+pub use html::HtmlReporter;
 pub use json::{terminal_safe_json, JsonReporter, INPUT_ERRORS_KEPT, REPORT_VERSION};
 pub use junit::JunitReporter;
+pub use markdown::{markdown_text, MarkdownReporter, MARKDOWN_BYTES};
 pub use model::{
     ContractInfo, ExpectationsInfo, InputError, InputFile, MissingTrial, RunEnd, RunInfo, Warning,
 };

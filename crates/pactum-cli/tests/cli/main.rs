@@ -4,9 +4,11 @@
 //! read is pinned with insta snapshots in `snapshots/`.
 
 mod bad_input;
+mod browser;
 mod commands;
 mod example;
 mod exit_codes;
+mod html;
 mod output_flags;
 mod parallel;
 mod shared_data;

@@ -38,6 +38,10 @@ fn api_keys_never_reach_the_store_the_reports_or_the_output() {
         "report.json",
         "--junit",
         "junit.xml",
+        "--html",
+        "report.html",
+        "--markdown",
+        "summary.md",
         "-v",
     ];
     let envs = [
@@ -66,6 +70,11 @@ fn api_keys_never_reach_the_store_the_reports_or_the_output() {
     // The echoes came back redacted and were kept as such.
     let report = std::fs::read_to_string(sb.path().join("report.json")).expect("report");
     assert!(report.contains("[redacted]"), "{report}");
+    let page = std::fs::read_to_string(sb.path().join("report.html")).expect("page");
+    assert!(
+        page.contains("[redacted]"),
+        "the page shows the redacted echo"
+    );
 
     // Everything pactum wrote: the store (and its WAL and shared memory if
     // any are left), the reports, stdout and stderr, and what `show` and
@@ -80,9 +89,12 @@ fn api_keys_never_reach_the_store_the_reports_or_the_output() {
             "-v",
             "--json",
             "-",
+            "--html",
+            "show.html",
         ],
         &envs,
     );
+    assert!(sb.path().join("show.html").exists(), "show --html");
     let runs = sb.pactum_env(["runs", "--db", db.to_str().expect("path")], &envs);
     let mut scanned = vec![
         ("stdout".to_string(), run.stdout.clone().into_bytes()),
@@ -90,7 +102,13 @@ fn api_keys_never_reach_the_store_the_reports_or_the_output() {
         ("show".to_string(), show.all().into_bytes()),
         ("runs".to_string(), runs.all().into_bytes()),
     ];
-    for f in ["report.json", "junit.xml"] {
+    for f in [
+        "report.json",
+        "junit.xml",
+        "report.html",
+        "summary.md",
+        "show.html",
+    ] {
         scanned.push((f.into(), std::fs::read(sb.path().join(f)).expect(f)));
     }
     let store = db.parent().expect("store folder");

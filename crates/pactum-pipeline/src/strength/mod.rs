@@ -69,6 +69,11 @@ pub struct StrengthRequest {
     pub probes_from: Option<PathBuf>,
     /// The artifact folder ([`artifact_folder`]).
     pub out: Option<PathBuf>,
+    /// Where the HTML page will be written (`-`: standard output), so it
+    /// is checked with the folders against every input before anything
+    /// runs; the front end writes it from the outcome's summary
+    /// (`pactum_report::html::write_strength_html`).
+    pub html: Option<PathBuf>,
 }
 
 /// How a `pactum strength` run ended: its summary (what `--json` prints).
@@ -198,7 +203,8 @@ pub fn strength(
             .map(|p| Protected::input("the contract", p)),
     );
     protected.push(store_protected(None));
-    let outputs: Vec<Output> = folders.iter().map(|f| Output::folder("--out", f)).collect();
+    let mut outputs: Vec<Output> = folders.iter().map(|f| Output::folder("--out", f)).collect();
+    outputs.extend(req.html.iter().map(|p| Output::file("--html", p)));
     if let Err(e) = pactum_report::check_outputs(&outputs, &protected) {
         return invalid(e.to_string());
     }

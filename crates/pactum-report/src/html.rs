@@ -1,0 +1,712 @@
+//! The single-file HTML report (`--html PATH`, `docs/html.md`).
+//!
+//! Rendered from the JSON report's own document ([`crate::document`]): the
+//! page shows what that document holds and embeds it whole, so the two can
+//! never disagree. One self-contained file: CSS and JavaScript inline,
+//! allowed by a Content-Security-Policy that names their SHA-256 hashes and
+//! forbids everything else (no remote load, no inline event handler, no
+//! other script). The run summary, the trace list (failures first) and each
+//! trace's clause breakdown are plain HTML, readable with JavaScript off;
+//! the script only adds filters and a search.
+//!
+//! Untrusted text (SPEC §4) reaches the page only through the template
+//! engine's HTML escaping ([`visible_text`] is the one formatter), as text
+//! or a double-quoted attribute value, never as a URL; characters that
+//! change direction or are invisible are shown as `U+XXXX`. The embedded
+//! document is escaped for its `<script>` element by
+//! [`crate::document::script_json`].
+
+use std::fs::File;
+use std::io::{BufReader, Seek, SeekFrom, Write};
+
+use base64::Engine as _;
+use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value as JValue};
+use pactum_core::trace::Channel;
+use pactum_core::{ClauseResult, Evidence, Policy, TestStatus};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::agreement::decided_by;
+use crate::document::{copy_for_script, read_document, Render, RenderError, ResultEntry, Spooled};
+use crate::render::Mark;
+use crate::{ReportError, Reporter, RunEnd};
+
+/// The page's style sheet (hashed into the CSP).
+const CSS: &str = include_str!("html/page.css");
+/// The page's script (hashed into the CSP): filters and search.
+const JS: &str = include_str!("html/page.js");
+
+/// The id of the `<script type="application/json">` element holding the
+/// JSON report.
+pub const DATA_ELEMENT_ID: &str = "pactum-report";
+
+/// `'sha256-…'` of `text`, as a CSP source.
+fn csp_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+/// The page's Content-Security-Policy: nothing is allowed but the one
+/// style sheet and the one script, each by its hash. No remote load (no
+/// `default-src`, `img-src`, `connect-src`…), no inline event handler or
+/// `style` attribute (hash sources allow neither), no `<base>`, no form.
+pub fn content_security_policy() -> String {
+    policy_with(Some(JS))
+}
+
+/// The policy allowing the style sheet and, when given, that one script
+/// (without one, no script may run at all).
+fn policy_with(script: Option<&str>) -> String {
+    format!(
+        "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
+        csp_hash(CSS),
+        script.map_or_else(|| "'none'".to_string(), csp_hash)
+    )
+}
+
+/// Whether `c` is shown as `U+XXXX` rather than as itself: controls other
+/// than tab and line feed, and the characters that are invisible or change
+/// the direction of the text around them (bidirectional overrides and
+/// isolates, marks, zero-width characters, line and paragraph separators).
+pub fn shown_as_code_point(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
+        | '\u{ad}' | '\u{61c}' | '\u{180e}'
+        | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
+}
+
+/// The one formatter of every value the templates print: strings have
+/// the characters [`shown_as_code_point`] names replaced by a visible
+/// `<span class="ctl">U+XXXX</span>`, and everything else is escaped by
+/// the engine's HTML escaping (`<`, `>`, `&`, `"`, `'`, `/`).
+fn visible_text(
+    out: &mut minijinja::Output,
+    state: &mut minijinja::State,
+    value: &JValue,
+) -> Result<(), minijinja::Error> {
+    let Some(s) = value.as_str().filter(|_| !value.is_safe()) else {
+        return minijinja::escape_formatter(out, state, value);
+    };
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        if shown_as_code_point(c) {
+            minijinja::escape_formatter(out, state, &JValue::from(&s[start..i]))?;
+            write!(out, "<span class=\"ctl\">U+{:04X}</span>", u32::from(c)).map_err(|e| {
+                minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string())
+            })?;
+            start = i + c.len_utf8();
+        }
+    }
+    minijinja::escape_formatter(out, state, &JValue::from(&s[start..]))
+}
+
+/// The template environment: HTML escaping on for every template, strict
+/// about undefined values (a field the document lacks is an error, never
+/// an empty cell), [`visible_text`] as the formatter.
+fn environment() -> Result<Environment<'static>, RenderError> {
+    let mut env = Environment::new();
+    env.set_auto_escape_callback(|_| AutoEscape::Html);
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_formatter(visible_text);
+    for (name, source) in [
+        ("top.html", include_str!("html/top.html")),
+        ("trace.html", include_str!("html/trace.html")),
+        ("bottom.html", include_str!("html/bottom.html")),
+        ("strength.html", include_str!("html/strength.html")),
+    ] {
+        env.add_template(name, source).map_err(template_error)?;
+    }
+    Ok(env)
+}
+
+/// A serde value as a template value.
+fn serde_value<T: Serialize>(v: T) -> JValue {
+    JValue::from(minijinja::value::Serde(v))
+}
+
+fn template_error(e: minijinja::Error) -> RenderError {
+    RenderError::Template(format!("{e:#}"))
+}
+
+/// One piece of evidence as the page shows it.
+#[derive(Serialize)]
+struct EvidenceView {
+    kind: &'static str,
+    /// Where it is: `turn 2 response`, `turn 1 tool call #3`, `field /x`.
+    place: String,
+    /// The tool or effect name, when it has one.
+    name: Option<String>,
+    errored: bool,
+    /// The quoted text, or the arguments/details/value as indented JSON.
+    text: String,
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+impl EvidenceView {
+    fn of(e: &Evidence) -> EvidenceView {
+        match e {
+            Evidence::Quote { turn, source, text } => EvidenceView {
+                kind: "quote",
+                place: format!("turn {turn} {source}"),
+                name: None,
+                errored: false,
+                text: text.clone(),
+            },
+            Evidence::ToolCall {
+                turn,
+                index,
+                name,
+                arguments,
+                errored,
+            } => EvidenceView {
+                kind: "tool_call",
+                place: format!("turn {turn} tool call #{}", index + 1),
+                name: Some(name.clone()),
+                errored: *errored,
+                text: pretty(arguments),
+            },
+            Evidence::SideEffect {
+                turn,
+                effect,
+                details,
+            } => EvidenceView {
+                kind: "side_effect",
+                place: format!("turn {turn} side effect"),
+                name: Some(effect.clone()),
+                errored: false,
+                text: pretty(details),
+            },
+            Evidence::Field { pointer, value } => EvidenceView {
+                kind: "field",
+                place: format!("field {pointer}"),
+                name: None,
+                errored: false,
+                text: pretty(value),
+            },
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct OperandView<'a> {
+    predicate: &'a str,
+    reason: &'a str,
+    channel: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct EchoView<'a> {
+    predicate: &'a str,
+    turn: usize,
+}
+
+#[derive(Serialize)]
+struct ClauseView<'a> {
+    mark: char,
+    mark_class: &'static str,
+    id: &'a str,
+    text: &'a str,
+    kind: String,
+    severity: &'static str,
+    verdict: &'static str,
+    confidence: u8,
+    evidence: Vec<EvidenceView>,
+    rationale: &'a str,
+    reason: Option<&'static str>,
+    suggestion: Option<&'a str>,
+    undetermined: Vec<OperandView<'a>>,
+    echoes: Vec<EchoView<'a>>,
+}
+
+impl<'a> ClauseView<'a> {
+    fn of(c: &'a ClauseResult) -> ClauseView<'a> {
+        let mark = Mark::of(c);
+        ClauseView {
+            mark: mark.symbol(),
+            mark_class: match mark {
+                Mark::Held => "held",
+                Mark::Broken => "broken",
+                Mark::Partial => "partial",
+                Mark::Unknown => "unknown",
+                Mark::Untested => "untested",
+            },
+            id: &c.id,
+            text: &c.text,
+            kind: crate::render::kind(c),
+            severity: c.severity.as_str(),
+            verdict: c.verdict.as_str(),
+            confidence: c.confidence,
+            evidence: c.evidence.iter().map(EvidenceView::of).collect(),
+            rationale: &c.rationale,
+            reason: c.reason.map(|r| r.as_str()),
+            suggestion: c.suggestion.as_deref(),
+            undetermined: c
+                .undetermined_operands
+                .iter()
+                .map(|u| OperandView {
+                    predicate: &u.predicate,
+                    reason: &u.reason,
+                    channel: u.channel.map(Channel::as_str),
+                })
+                .collect(),
+            echoes: c
+                .discounted_echoes
+                .iter()
+                .map(|e| EchoView {
+                    predicate: &e.predicate,
+                    turn: e.turn,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ContractView<'a> {
+    id: &'a str,
+    digest: &'a str,
+    score: Option<f64>,
+    clauses: Vec<ClauseView<'a>>,
+}
+
+/// One trace as the page shows it: its list line and its breakdown.
+#[derive(Serialize)]
+struct TraceView<'a> {
+    index: usize,
+    status: &'static str,
+    label: &'static str,
+    trace_id: &'a str,
+    source: Option<String>,
+    observability: &'static str,
+    unobserved: Vec<&'static str>,
+    contract_ids: String,
+    decided_by: String,
+    summary: &'a str,
+    error: Option<&'a str>,
+    expected: Option<&'static str>,
+    overall_score: Option<f64>,
+    contracts: Vec<ContractView<'a>>,
+}
+
+impl<'a> TraceView<'a> {
+    fn of(entry: &'a ResultEntry, policy: &Policy) -> TraceView<'a> {
+        let r = &entry.result;
+        TraceView {
+            index: entry.index,
+            status: r.status.as_str(),
+            label: r.status.label(),
+            trace_id: &r.trace_id,
+            source: r.source.as_ref().map(|s| format!("{}:{}", s.file, s.line)),
+            observability: r.observability.as_str(),
+            unobserved: [Channel::Response, Channel::ToolCalls, Channel::SideEffects]
+                .into_iter()
+                .filter(|c| !r.observability.observes(*c))
+                .map(Channel::as_str)
+                .collect(),
+            contract_ids: r
+                .contracts
+                .iter()
+                .map(|c| c.contract_id.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            decided_by: decided_by(r, policy).2,
+            summary: &r.summary,
+            error: r.error.as_deref(),
+            expected: entry.expected.map(TestStatus::as_str),
+            overall_score: r.overall_score,
+            contracts: r
+                .contracts
+                .iter()
+                .map(|c| ContractView {
+                    id: &c.contract_id,
+                    digest: &c.contract_digest,
+                    score: c.score,
+                    clauses: c.clauses.iter().map(ClauseView::of).collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The policy recorded in a report's header (its `digest` is derived).
+pub(crate) fn header_policy(head: &Map<String, Value>) -> Result<Policy, RenderError> {
+    let mut p = head
+        .get("policy")
+        .cloned()
+        .ok_or_else(|| RenderError::Malformed("no policy".into()))?;
+    if let Value::Object(m) = &mut p {
+        m.remove("digest");
+    }
+    serde_json::from_value(p).map_err(|e| RenderError::Malformed(format!("policy: {e}")))
+}
+
+/// Renders the HTML page from a JSON report document.
+pub(crate) struct HtmlRender;
+
+impl Render for HtmlRender {
+    fn render(
+        &mut self,
+        doc: &mut BufReader<File>,
+        out: &mut dyn Write,
+    ) -> Result<(), RenderError> {
+        render_html(doc, out)
+    }
+}
+
+/// Writes the page for the JSON report `doc` (read from its start) to
+/// `out`. The document is read twice: once to render (each result into a
+/// spool file of its status group, so failures come first whatever the
+/// input order), once to embed it.
+///
+/// # Errors
+/// [`RenderError`] when the document cannot be read or is not a JSON
+/// report, a template fails, or `out` cannot be written.
+pub(crate) fn render_html(
+    doc: &mut BufReader<File>,
+    out: &mut dyn Write,
+) -> Result<(), RenderError> {
+    let env = environment()?;
+    let trace_tmpl = env.get_template("trace.html").map_err(template_error)?;
+    // Each result is rendered as it is read, into the spool of its status
+    // group, so failures come first whatever the input order.
+    let mut groups: Vec<std::io::BufWriter<File>> = Vec::new();
+    for _ in TestStatus::ALL {
+        groups.push(std::io::BufWriter::new(
+            tempfile::tempfile().map_err(RenderError::Spool)?,
+        ));
+    }
+    let mut policy: Option<Policy> = None;
+    let head = read_document(&mut *doc, &mut |head, entry| {
+        if policy.is_none() {
+            policy = Some(header_policy(head).map_err(|e| e.to_string())?);
+        }
+        let Some(policy) = &policy else {
+            return Err("no policy".into());
+        };
+        let group = TestStatus::ALL
+            .iter()
+            .position(|s| *s == entry.result.status)
+            .ok_or("unknown status")?;
+        let view = TraceView::of(&entry, policy);
+        trace_tmpl
+            .render_captured_to(
+                minijinja::context! { t => serde_value(&view) },
+                &mut groups[group],
+            )
+            .map(|_| ())
+            .map_err(|e| format!("{e:#}"))
+    })?;
+    let totals = head
+        .get("totals")
+        .cloned()
+        .ok_or_else(|| RenderError::Malformed("no totals".into()))?;
+    let ctx = minijinja::context! {
+        report => serde_value(&head),
+        totals => serde_value(&totals),
+        statuses => TestStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+        csp => JValue::from_safe_string(content_security_policy()),
+        css => JValue::from_safe_string(CSS.to_string()),
+    };
+    let top = env.get_template("top.html").map_err(template_error)?;
+    top.render_captured_to(ctx.clone(), &mut *out)
+        .map_err(template_error)?;
+    for group in groups {
+        let mut file = group
+            .into_inner()
+            .map_err(|e| RenderError::Spool(e.into_error()))?;
+        file.seek(SeekFrom::Start(0)).map_err(RenderError::Spool)?;
+        std::io::copy(&mut file, &mut *out).map_err(RenderError::Write)?;
+    }
+    let bottom = env.get_template("bottom.html").map_err(template_error)?;
+    bottom
+        .render_captured_to(ctx, &mut *out)
+        .map_err(template_error)?;
+    // The document itself, for the script (and for anyone who saves the
+    // page: it is the --json report).
+    write!(
+        out,
+        "<script type=\"application/json\" id=\"{DATA_ELEMENT_ID}\">"
+    )
+    .map_err(RenderError::Write)?;
+    doc.seek(SeekFrom::Start(0)).map_err(RenderError::Spool)?;
+    copy_for_script(doc, out)?;
+    write!(out, "</script>\n<script>{JS}</script>\n</body>\n</html>\n")
+        .map_err(RenderError::Write)?;
+    Ok(())
+}
+
+/// The HTML report as a [`Reporter`]: spools the JSON report, renders the
+/// page at `finish`.
+pub struct HtmlReporter<W: Write>(Spooled<W, HtmlRender>);
+
+impl<W: Write> HtmlReporter<W> {
+    /// A reporter writing the page to `out`.
+    ///
+    /// # Errors
+    /// [`ReportError::Spool`] when its temporary file cannot be created.
+    pub fn new(out: W) -> Result<Self, ReportError> {
+        Ok(HtmlReporter(Spooled::new(out, HtmlRender, "html")?))
+    }
+
+    /// Names the destination (normally the report's path) in error messages.
+    pub fn with_destination(self, destination: impl Into<String>) -> Self {
+        HtmlReporter(self.0.with_destination(destination))
+    }
+}
+
+impl<W: Write> Reporter for HtmlReporter<W> {
+    fn begin(&mut self, info: &crate::RunInfo) -> Result<(), ReportError> {
+        self.0.begin(info)
+    }
+    fn result(
+        &mut self,
+        r: &pactum_core::TraceResult,
+        expected: Option<TestStatus>,
+    ) -> Result<(), ReportError> {
+        self.0.result(r, expected)
+    }
+    fn input_error(&mut self, e: &crate::InputError) -> Result<(), ReportError> {
+        self.0.input_error(e)
+    }
+    fn missing_trial(&mut self, m: &crate::MissingTrial) -> Result<(), ReportError> {
+        self.0.missing_trial(m)
+    }
+    fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
+        self.0.finish(end)
+    }
+}
+
+/// The strength chart's geometry, in CSS pixels.
+#[derive(Serialize)]
+struct ChartGeometry {
+    width: u32,
+    height: u32,
+    /// Where the bars start (the class names are left of it).
+    left: u32,
+    /// A bar's full length (rate 1).
+    bar: u32,
+}
+
+const CHART: ChartGeometry = ChartGeometry {
+    width: 640,
+    height: 96,
+    left: 110,
+    bar: 300,
+};
+
+/// One class of a strength vector, as the chart draws it.
+#[derive(Serialize)]
+struct Bar {
+    class: String,
+    /// Top of the bar.
+    y: u32,
+    /// Whether anything was exercised: a `null` rate is drawn as "not
+    /// measured", never as an empty bar.
+    measured: bool,
+    caught: u64,
+    exercised: u64,
+    /// The rate with two decimals.
+    rate: String,
+    /// The filled length.
+    fill: u32,
+    denominator: String,
+}
+
+/// The bars of one strength vector (its JSON, as `--json` prints it), in
+/// the vector's class order.
+///
+/// # Errors
+/// [`RenderError::Malformed`] when a class lacks its counts.
+fn bars(vector: &Value) -> Result<Vec<Bar>, RenderError> {
+    let malformed = |what: &str| RenderError::Malformed(format!("strength vector: {what}"));
+    let classes = vector
+        .as_object()
+        .ok_or_else(|| malformed("not an object"))?;
+    let mut out = Vec::new();
+    for (i, (class, rate)) in classes.iter().enumerate() {
+        let count = |k: &str| {
+            rate.get(k)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| malformed(k))
+        };
+        let value = match rate.get("rate") {
+            Some(Value::Null) => None,
+            Some(v) => Some(v.as_f64().ok_or_else(|| malformed("rate"))?),
+            None => return Err(malformed("rate")),
+        };
+        out.push(Bar {
+            class: class.clone(),
+            y: 8 + 28 * i as u32,
+            measured: value.is_some(),
+            caught: count("caught")?,
+            exercised: count("exercised")?,
+            rate: value.map_or_else(String::new, |r| format!("{r:.2}")),
+            fill: value.map_or(0, |r| {
+                (r.clamp(0.0, 1.0) * f64::from(CHART.bar)).round() as u32
+            }),
+            denominator: rate
+                .get("denominator")
+                .and_then(Value::as_str)
+                .ok_or_else(|| malformed("denominator"))?
+                .to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Writes the `pactum strength` page for `summary` to `out`: per contract
+/// the strength vector as an inline SVG chart (a class nothing exercised
+/// reads "not measured", never 0), the vector's table, the verdict ladder
+/// with its basis, the missed probes and the coverage gaps; then skipped
+/// traces and probes and warnings. Rendered from the canonical JSON that
+/// `pactum strength --json` prints, embedded in the page; no script runs.
+///
+/// # Errors
+/// [`RenderError`] when a template fails or `out` cannot be written.
+pub(crate) fn render_strength_html(
+    summary: &crate::strength::StrengthSummary,
+    out: &mut dyn Write,
+) -> Result<(), RenderError> {
+    render_strength_document(&pactum_core::digest::canonical_json(summary), out)
+}
+
+/// [`render_strength_html`] from the summary's canonical JSON `json`.
+fn render_strength_document(json: &str, out: &mut dyn Write) -> Result<(), RenderError> {
+    let doc: Value =
+        serde_json::from_str(json).map_err(|e| RenderError::Malformed(e.to_string()))?;
+    let contracts = doc
+        .get("contracts")
+        .and_then(Value::as_array)
+        .ok_or_else(|| RenderError::Malformed("no contracts".into()))?
+        .iter()
+        .map(|c| {
+            let strength = c
+                .get("strength")
+                .ok_or_else(|| RenderError::Malformed("no strength vector".into()))?;
+            Ok(minijinja::context! { s => serde_value(c), bars => serde_value(bars(strength)?) })
+        })
+        .collect::<Result<Vec<_>, RenderError>>()?;
+    let env = environment()?;
+    let page = env.get_template("strength.html").map_err(template_error)?;
+    let ctx = minijinja::context! {
+        s => serde_value(&doc),
+        contracts => contracts,
+        chart => serde_value(&CHART),
+        csp => JValue::from_safe_string(policy_with(None)),
+        css => JValue::from_safe_string(CSS.to_string()),
+    };
+    page.render_captured_to(ctx, &mut *out)
+        .map_err(template_error)?;
+    write!(out, "<script type=\"application/json\" id=\"{DATA_ELEMENT_ID}\">{}</script>\n</body>\n</html>\n", crate::document::script_json(json))
+        .map_err(RenderError::Write)
+}
+
+/// Writes the `pactum strength` page to `path` (`-`: standard output)
+/// whole or not at all ([`ReportFile`]). The caller checked `path`
+/// against the command's inputs and outputs first
+/// ([`crate::check_outputs`]).
+///
+/// # Errors
+/// [`ReportError`] naming the path; the destination then keeps its
+/// previous content.
+pub fn write_strength_html(
+    path: &std::path::Path,
+    summary: &crate::strength::StrengthSummary,
+) -> Result<(), ReportError> {
+    let shown = path.display().to_string();
+    let fail = |e: RenderError| match e {
+        RenderError::Write(e) => ReportError::write(&shown, e),
+        e => ReportError::write(&shown, std::io::Error::other(e.to_string())),
+    };
+    if path.as_os_str() == crate::STDOUT {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        render_strength_html(summary, &mut out).map_err(fail)?;
+        return out.flush().map_err(|e| ReportError::write(&shown, e));
+    }
+    let (file, w) = crate::ReportFile::create(path)?;
+    let mut out = std::io::BufWriter::new(w);
+    render_strength_html(summary, &mut out).map_err(fail)?;
+    out.flush().map_err(|e| ReportError::write(&shown, e))?;
+    drop(out);
+    file.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A strength summary's JSON with one contract whose gameability
+    /// class nothing exercised (`rate: null`).
+    fn summary_json() -> String {
+        serde_json::json!({
+            "authored_probes": 0, "clean_traces": 1, "command": "strength",
+            "comparability_key": "sha256:k", "input_errors": 0,
+            "policy": {"catch_threshold": 0.5, "confidence_threshold": 50, "digest": "sha256:p",
+                       "minimum_trials": 3, "severity_floor": "medium"},
+            "probes": {"defect": 2, "zero_action": 1},
+            "probes_from": {"digest": "sha256:c", "id": "c<b>", "path": "c.yaml"},
+            "scoring_version": "sha256:s", "skipped_probes": [], "skipped_traces": [],
+            "trials": 3, "verdict": "concerns", "version": 1, "warnings": [],
+            "contracts": [{
+                "basis": [{"count": 1, "reason": "too-few-trials", "rung": "concerns"}],
+                "contract": {"digest": "sha256:c", "id": "c<b>", "path": "c.yaml"},
+                "coverage_gaps": [], "missed": [], "out": "out", "verdict": "concerns",
+                "strength": {
+                    "defect": {"caught": 1, "denominator": "1 of 2", "exercised": 2, "rate": 0.5},
+                    "gameability": {"caught": 0, "denominator": "0 of 0", "exercised": 0, "rate": null},
+                    "zero_action": {"caught": 0, "denominator": "0 of 1", "exercised": 1, "rate": 0.0}
+                }
+            }]
+        })
+        .to_string()
+    }
+
+    /// The chart of one class, between its group tags.
+    fn bar(page: &str, class: &str) -> String {
+        let open = format!("<g class=\"bar {class}\" data-class=\"{class}\">");
+        let at = page.find(&open).expect("the class's bar");
+        let end = page[at..].find("</g>").expect("its end");
+        page[at..at + end].to_string()
+    }
+
+    #[test]
+    fn a_class_nothing_exercised_is_not_measured_never_zero() {
+        let mut out = Vec::new();
+        render_strength_document(&summary_json(), &mut out).expect("renders");
+        let page = String::from_utf8(out).expect("utf-8");
+        let g = bar(&page, "gameability");
+        assert!(g.contains("not measured (0 exercised)"), "{g}");
+        assert!(!g.contains("class=\"fill\"") && !g.contains("0.00"), "{g}");
+        // A measured zero is a zero, drawn as an empty bar.
+        let z = bar(&page, "zero_action");
+        assert!(
+            z.contains("0/1 caught (0.00)") && z.contains("width=\"0\""),
+            "{z}"
+        );
+        let d = bar(&page, "defect");
+        assert!(
+            d.contains("1/2 caught (0.50)") && d.contains("width=\"150\""),
+            "{d}"
+        );
+        // The table says the same.
+        assert!(page.contains("<td class=\"n\">not measured</td>"));
+        // No script may run on this page; the summary is embedded, escaped.
+        assert!(page.contains("script-src 'none'"));
+        assert!(page.contains("c&lt;b&gt;"));
+        assert!(page.contains("\"id\":\"c\\u003cb\\u003e\""));
+        // Every count is required: a class without one is an error.
+        let broken = summary_json().replace("\"exercised\":2,", "");
+        assert!(matches!(
+            render_strength_document(&broken, &mut Vec::new()),
+            Err(RenderError::Malformed(_))
+        ));
+    }
+}
