@@ -10,8 +10,9 @@
 #
 # 1. `pactum run` of the deterministic suite of bench/gen_side_by_side.py
 #    (an exec echo target, three checks per test from the suite's defaults)
-#    at 20,000 tests (≤ 64 MiB) and 100,000 tests (≤ 80 MiB), one process
-#    per conversation; and in `mode: persistent` when this build knows it
+#    at 20,000 tests (≤ 64 MiB), 50,000 (no target: it shows whether memory
+#    is flat) and 100,000 tests (≤ 80 MiB), one process per conversation;
+#    and in `mode: persistent` when this build knows it
 #    (else "persistent mode: not available in this build");
 # 2. `pactum show` of the stored 20,000-test run (≤ 64 MiB), its JSON
 #    report to /dev/null;
@@ -59,7 +60,7 @@ if "$bin" grade --help | grep -qE -- '^\s+-j, --jobs'; then grade_jobs=yes; fi
   $t head
 } >"$report"
 
-for n in 20000 100000; do
+for n in 20000 50000 100000; do
   d="$work/n$n"
   python3 bench/gen_side_by_side.py "$n" "$d" --jobs "$jobs" --pactum-only
   echo "run, $n tests, one process per conversation" >&2
