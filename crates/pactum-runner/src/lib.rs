@@ -214,13 +214,14 @@ impl Runner {
         let client = |spec: &pactum_suite::ModelSpec| {
             pactum_llm::ChatClient::new_redacting(model_endpoint(spec), &secrets.redactor)
         };
-        let mut targets: BTreeMap<String, Arc<Target>> = BTreeMap::new();
+        // Each target with its name, built once and shared by its tests.
+        let mut targets: BTreeMap<String, (Arc<str>, Arc<Target>)> = BTreeMap::new();
         for (name, spec) in &suite.suite.targets {
             let t = Target::with_secrets(spec, &secrets).map_err(|source| RunError::Target {
                 target: name.clone(),
                 source: Box::new(source),
             })?;
-            targets.insert(name.clone(), Arc::new(t));
+            targets.insert(name.clone(), (Arc::from(name.as_str()), Arc::new(t)));
         }
         let judge = match &suite.suite.judge {
             None => None,
@@ -253,20 +254,25 @@ impl Runner {
                 .enumerate()
                 .map(|(i, t)| (t.id.as_str(), i))
                 .collect();
-            planned_trials_in(&suite.snapshot)?
-                .into_iter()
-                .map(|(id, k)| {
-                    index.get(id.as_str()).map(|i| (*i, k)).ok_or_else(|| {
-                        RunError::Snapshot(format!("test `{id}` is not in the suite"))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?
+            let planned = planned_trials_in(&suite.snapshot)?;
+            // A new vector of its own size: collecting in place would keep
+            // the plan's larger buffer for the whole run.
+            let mut trials = Vec::with_capacity(planned.len());
+            for (id, k) in planned {
+                let i = index.get(id.as_str()).ok_or_else(|| {
+                    RunError::Snapshot(format!("test `{id}` is not in the suite"))
+                })?;
+                trials.push((*i, k));
+            }
+            trials
         };
         let mut tests = Vec::with_capacity(suite.suite.tests.len());
         let mut explicit: HashMap<String, Arc<Resolved>> = HashMap::new();
+        // Most tests have no variables: they share one empty map.
+        let no_vars = Arc::new(serde_json::Map::new());
         // Moved, not copied: the runner is the tests' only holder from here.
         for t in std::mem::take(&mut suite.suite.tests) {
-            let target =
+            let (target_name, target) =
                 targets
                     .get(&t.target)
                     .cloned()
@@ -298,10 +304,14 @@ impl Runner {
             }
             tests.push(Arc::new(TestPlan {
                 id: t.id,
-                target_name: t.target,
+                target_name,
                 target,
                 turns: t.turns,
-                vars: t.vars,
+                vars: if t.vars.is_empty() {
+                    no_vars.clone()
+                } else {
+                    Arc::new(t.vars)
+                },
                 authored: t.authored,
                 explicit: t.contract,
             }));
@@ -777,7 +787,7 @@ impl Runner {
                     let snapshot = snapshot.ok_or_else(|| {
                         RunError::Task("the suite's snapshot is not at hand".into())
                     })?;
-                    let id = s.create_run(&NewRun {
+                    let id = s.create_run(NewRun {
                         suite_path: opts.suite_path.clone(),
                         suite_digest: digest,
                         suite_snapshot: snapshot,

@@ -67,13 +67,17 @@ impl From<&Reply> for CachedReply {
 }
 
 /// What one test needs to run a trial (fixed for the whole run).
+///
+/// A suite holds one per test, so what tests share is shared, not copied:
+/// the target's name and the (usually empty) variables are behind an
+/// `Arc`.
 pub(crate) struct TestPlan {
     pub id: String,
-    pub target_name: String,
+    pub target_name: Arc<str>,
     pub target: Arc<Target>,
     /// Scripted user turns; empty when a simulated user drives.
     pub turns: Vec<String>,
-    pub vars: Map<String, Value>,
+    pub vars: Arc<Map<String, Value>>,
     /// The authored fields and turn bounds, for an authored test (boxed:
     /// most tests have none, and a suite holds a plan per test).
     pub authored: Option<Box<AuthoredTest>>,
@@ -186,7 +190,7 @@ pub(crate) async fn run_trial(
     }
     let level: ObservabilityLevel = test.target.observability();
     let identity = test.target.identity();
-    let vars = Value::Object(test.vars.clone());
+    let vars = Value::Object(Map::clone(&test.vars));
     let conversation_id = format!("{}/{}/{}", ctx.run_id, test.id, trial + 1);
     // The stopping rule applies to authored (multi-turn) tests; a plain
     // scripted test runs its script.
@@ -249,7 +253,7 @@ pub(crate) async fn run_trial(
                     messages: messages.clone(),
                     target_conversation_id: target_conversation_id.clone(),
                     turn: turn_no,
-                    vars: test.vars.clone(),
+                    vars: Map::clone(&test.vars),
                 };
                 calls.target_network += 1;
                 match test.target.reply(&conv).await {
@@ -324,7 +328,7 @@ pub(crate) async fn run_trial(
     let metadata = json!({
         "test": test.id,
         "trial": trial + 1,
-        "target": test.target_name,
+        "target": &*test.target_name,
         "vars": vars,
         "run": ctx.run_id,
         "ended": ended,
