@@ -31,6 +31,7 @@ use std::time::Instant;
 
 use pactum_core::policy::Policy;
 use pactum_core::result::TraceResult;
+use pactum_core::status::TestStatus;
 use pactum_core::secret::{check_secret, Redactor};
 use pactum_core::trace::RedactedAt;
 use pactum_eval::CompiledContract;
@@ -616,11 +617,18 @@ impl Runner {
             let writer = writer.clone();
             let events = events.clone();
             let run_id = run_id.clone();
+            let stopping = cancel.clone();
             set.spawn(async move {
                 let _permit = permit;
                 let started_at = now();
                 let clock = Instant::now();
                 let out = run_trial(&ctx, &test, &plan, k).await?;
+                // An error once the run is stopping may be the stop itself
+                // (the signal reaching an agent before it has its own process
+                // group): it is not kept, so a resume runs the trial again.
+                if *stopping.borrow() && out.result.status == TestStatus::Error {
+                    return Ok(out.calls);
+                }
                 let record = TrialRecord {
                     run_id: run_id.clone(),
                     test_id: test.id.clone(),
@@ -787,7 +795,7 @@ impl Runner {
                     let snapshot = snapshot.ok_or_else(|| {
                         RunError::Task("the suite's snapshot is not at hand".into())
                     })?;
-                    let id = s.create_run(NewRun {
+                    let id = s.create_run(&NewRun {
                         suite_path: opts.suite_path.clone(),
                         suite_digest: digest,
                         suite_snapshot: snapshot,
