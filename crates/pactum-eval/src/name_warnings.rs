@@ -271,7 +271,12 @@ mod tests {
     fn traces_matter_only_when_a_name_is_checked() {
         // Every call, kind and offered-tools record a trace can carry.
         let traces = [
-            trace("t1", &["send_monye", "lookup", "refund"], &["email_snt"], Some(&[])),
+            trace(
+                "t1",
+                &["send_monye", "lookup", "refund"],
+                &["email_snt"],
+                Some(&[]),
+            ),
             trace("t2", &["delete_account"], &[], Some(&["lookup"])),
             trace("t3", &[], &[], None),
         ];

@@ -167,13 +167,56 @@ fn steps_named(steps: &[Step], a: &str, b: &str) -> Vec<&'static str> {
     named
 }
 
-/// The name after every step but `skip`.
+/// The name after every step but `skip`. Full keys are remembered per
+/// thread: grading compares the same few names for every call of every
+/// trace, and the confusable skeleton is the costly step.
 fn key(steps: &[Step], name: &str, skip: Option<usize>) -> String {
-    steps
+    let fold = || {
+        steps
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != skip)
+            .fold(name.to_string(), |s, (_, (_, f))| f(&s))
+    };
+    if skip.is_some() {
+        return fold();
+    }
+    let slot = KEY_LISTS
         .iter()
-        .enumerate()
-        .filter(|(i, _)| Some(*i) != skip)
-        .fold(name.to_string(), |s, (_, (_, f))| f(&s))
+        .position(|l| l.len() == steps.len() && l.iter().zip(steps).all(|(a, b)| a.0 == b.0));
+    let Some(slot) = slot else {
+        return fold();
+    };
+    KEYS.with(|keys| {
+        let mut keys = keys.borrow_mut();
+        if let Some(Some(k)) = keys.get(name).map(|ks| &ks[slot]) {
+            return k.to_string();
+        }
+        let k = fold();
+        if keys.len() >= KEYS_HELD {
+            keys.clear();
+        }
+        keys.entry(name.into()).or_default()[slot] = Some(k.as_str().into());
+        k
+    })
+}
+
+/// The step lists whose full keys are remembered: tool names and kinds,
+/// each with and without the confusable skeleton ([`typo`]).
+const KEY_LISTS: [&[Step]; 4] = [
+    &STEPS,
+    &[STEPS[0], STEPS[1], STEPS[2], STEPS[3], STEPS[4], STEPS[5]],
+    &KIND_STEPS,
+    &[STEPS[0], STEPS[1], STEPS[2], STEPS[4], STEPS[5]],
+];
+
+/// How many names a thread remembers before it forgets them all.
+const KEYS_HELD: usize = 4096;
+
+type Keys = std::collections::HashMap<Box<str>, [Option<Box<str>>; 4]>;
+
+thread_local! {
+    static KEYS: std::cell::RefCell<Keys> = std::cell::RefCell::new(Keys::new());
 }
 
 fn strip_invisible(s: &str) -> String {
@@ -252,6 +295,37 @@ fn confusable_skeleton(s: &str) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    fn uncached(steps: &[Step], name: &str) -> String {
+        steps.iter().fold(name.to_string(), |s, (_, f)| f(&s))
+    }
+
+    proptest::proptest! {
+        /// A remembered key is the key: asked twice, through every step
+        /// list, and after the thread forgets.
+        #[test]
+        fn remembered_keys_are_the_keys(names in proptest::collection::vec("[a-zA-Z_.:/ ()\\-ѕАаеοԁ\u{200B}]{0,16}", 1..40)) {
+            for list in KEY_LISTS {
+                for name in &names {
+                    proptest::prop_assert_eq!(key(list, name, None), uncached(list, name));
+                    proptest::prop_assert_eq!(key(list, name, None), uncached(list, name));
+                }
+            }
+            KEYS.with(|k| k.borrow_mut().clear());
+            for name in &names {
+                proptest::prop_assert_eq!(key(&STEPS, name, None), uncached(&STEPS, name));
+            }
+        }
+    }
+
+    #[test]
+    fn the_remembered_names_are_bounded() {
+        for i in 0..KEYS_HELD + 10 {
+            let name = format!("tool_{i}");
+            assert_eq!(key(&STEPS, &name, None), uncached(&STEPS, &name));
+        }
+        assert!(KEYS.with(|k| k.borrow().len()) <= KEYS_HELD);
+    }
 
     #[test]
     fn near_misses_name_how_they_differ() {

@@ -31,8 +31,8 @@ use std::time::Instant;
 
 use pactum_core::policy::Policy;
 use pactum_core::result::TraceResult;
-use pactum_core::status::TestStatus;
 use pactum_core::secret::{check_secret, Redactor};
+use pactum_core::status::TestStatus;
 use pactum_core::trace::RedactedAt;
 use pactum_eval::CompiledContract;
 use pactum_store::{
