@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use pactum_core::secret::Redactor;
 
 use crate::{
-    check_outputs, JsonReporter, JunitReporter, Output, Protected, Redacting, ReportError,
-    ReportFile, Reporter, RunEnd, TerminalOptions, TerminalReporter,
+    check_outputs, JsonReporter, JunitReporter, Output, Prerender, Protected, Redacting, Rendered,
+    ReportError, ReportFile, Reporter, RunEnd, TerminalOptions, TerminalReporter,
 };
 
 /// The report path that means standard output.
@@ -56,6 +56,9 @@ pub struct Fanout {
     slots: Vec<Slot>,
     failed: bool,
     notice: FailureNotice,
+    /// The fragments its own JSON and JUnit reporters write, while nothing
+    /// is redacted.
+    prerender: Prerender,
 }
 
 impl std::fmt::Debug for Fanout {
@@ -98,6 +101,10 @@ impl Fanout {
             slots: Vec::new(),
             failed: false,
             notice,
+            prerender: Prerender {
+                json: request.json.is_some(),
+                junit: request.junit.is_some(),
+            },
         };
         if let Some(options) = &request.terminal {
             if !request.to_stdout() {
@@ -175,6 +182,7 @@ impl Fanout {
                 .collect(),
             failed: false,
             notice,
+            prerender: Prerender::default(),
         }
     }
 
@@ -184,6 +192,7 @@ impl Fanout {
         if redactor.is_empty() {
             return;
         }
+        self.prerender = Prerender::default();
         for slot in &mut self.slots {
             let inner = std::mem::replace(
                 &mut slot.reporter,
@@ -203,6 +212,13 @@ impl Fanout {
             }
         }
         self.slots = kept;
+    }
+
+    /// The fragments worth rendering ahead for these reports
+    /// ([`Rendered::of`]): those of the JSON and JUnit reports being
+    /// written; none once results are redacted ([`Fanout::redact_with`]).
+    pub fn prerender(&self) -> Prerender {
+        self.prerender
     }
 
     /// Ends every report, and puts each complete report file in place.
