@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use pactum_core::secret::Redactor;
 
 use crate::{
-    check_outputs, JsonReporter, JunitReporter, Output, Prerender, Protected, Redacting, Rendered,
+    check_outputs, JsonReporter, JunitReporter, Output, Prerender, Protected, Redacting,
     ReportError, ReportFile, Reporter, RunEnd, TerminalOptions, TerminalReporter,
 };
 
@@ -215,7 +215,7 @@ impl Fanout {
     }
 
     /// The fragments worth rendering ahead for these reports
-    /// ([`Rendered::of`]): those of the JSON and JUnit reports being
+    /// ([`crate::Rendered::of`]): those of the JSON and JUnit reports being
     /// written; none once results are redacted ([`Fanout::redact_with`]).
     pub fn prerender(&self) -> Prerender {
         self.prerender
