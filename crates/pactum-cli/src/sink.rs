@@ -7,7 +7,8 @@ use pactum_core::secret::Redactor;
 use pactum_core::{TestStatus, TraceResult};
 use pactum_pipeline::{Message, MessageLevel, Progress, Sink};
 use pactum_report::{
-    Fanout, InputError, MissingTrial, Protected, ReportRequest, RunEnd, RunInfo, TerminalOptions,
+    Fanout, InputError, MissingTrial, Prerender, Protected, Rendered, ReportRequest, RunEnd,
+    RunInfo, TerminalOptions,
 };
 use pactum_suite::Diagnostic;
 
@@ -102,6 +103,17 @@ impl Sink for CliSink {
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) {
         Sink::result(&mut self.fan, r, expected);
+    }
+    fn prerender(&self) -> Prerender {
+        self.fan.prerender()
+    }
+    fn result_rendered(
+        &mut self,
+        r: &TraceResult,
+        expected: Option<TestStatus>,
+        rendered: &Rendered,
+    ) {
+        Sink::result_rendered(&mut self.fan, r, expected, rendered);
     }
     fn input_error(&mut self, e: &InputError) {
         Sink::input_error(&mut self.fan, e);

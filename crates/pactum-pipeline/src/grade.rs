@@ -25,7 +25,8 @@ use pactum_core::trace::Trace;
 use pactum_core::{ObservabilityLevel, Policy, TestStatus, TraceResult};
 use pactum_eval::{grade_trace, CompiledContract, CompiledExpectations, NoJudge};
 use pactum_report::{
-    ContractInfo, ExpectationsInfo, InputError, InputFile, Protected, RunEnd, RunInfo, Warning,
+    ContractInfo, ExpectationsInfo, InputError, InputFile, Protected, Rendered, RunEnd, RunInfo,
+    Warning,
 };
 use pactum_suite::{load_contract, load_expectations, LoadedContract};
 use pactum_trace::{read_traces_with, ImportOptions, Item, Parallel};
@@ -270,9 +271,10 @@ fn judge_setup(req: &GradeRequest) -> Result<Option<GradeJudge>, PipelineError> 
     }))
 }
 
-/// One trace as the reader hands it over: graded already (no judge), or
-/// to be judged and graded in input order.
-type Read = (Trace, Option<(TraceResult, Option<TestStatus>)>);
+/// One trace as the reader hands it over: graded already, its report
+/// fragments rendered (no judge), or to be judged and graded in input
+/// order.
+type Read = (Trace, Option<(TraceResult, Option<TestStatus>, Rendered)>);
 
 /// Run-wide state kept while the traces stream by.
 #[derive(Default)]
@@ -352,13 +354,17 @@ impl Prepared<'_> {
         let mut names = pactum_eval::NameWarnings::new(self.loaded.iter().map(|c| &c.contract));
         // Without a judge a trace is graded where it is parsed; with one it
         // is judged below, one at a time in input order.
+        // The fragments the sink's reports write, rendered where the trace
+        // is graded: the thread delivering in input order only appends them.
+        let prerender = sink.prerender();
         let map = |trace: Trace| -> Read {
             if judge.is_some() {
                 return (trace, None);
             }
             let result = grade_trace(contracts, &trace, policy, &NoJudge);
             let expected = expectations.and_then(|e| e.expected(&trace));
-            (trace, Some((result, expected)))
+            let rendered = Rendered::of(prerender, &result, expected);
+            (trace, Some((result, expected, rendered)))
         };
         let format = format!("{:?}", req.import.format).to_lowercase();
         for path in &req.traces {
@@ -369,7 +375,7 @@ impl Prepared<'_> {
                 match item {
                     Item::Trace((mut trace, graded)) => {
                         notes.trace(&trace);
-                        let (result, expected) = match graded {
+                        let (result, expected, rendered) = match graded {
                             Some(g) => g,
                             None => judge_and_grade(
                                 judge,
@@ -386,7 +392,7 @@ impl Prepared<'_> {
                         totals.labelled += u64::from(expected.is_some());
                         *totals.outcome.by_status.entry(result.status).or_default() += 1;
                         totals.outcome.graded += 1;
-                        sink.result(&result, expected);
+                        sink.result_rendered(&result, expected, &rendered);
                     }
                     Item::Skipped { line, reason } => {
                         if first_skip.is_none() {
@@ -541,7 +547,7 @@ fn judge_and_grade(
     policy: &Policy,
     expectations: Option<&CompiledExpectations>,
     sink: &mut dyn Sink,
-) -> (TraceResult, Option<TestStatus>) {
+) -> (TraceResult, Option<TestStatus>, Rendered) {
     let result = match judge {
         None => grade_trace(contracts, trace, policy, &NoJudge),
         Some(j) => {
@@ -565,7 +571,11 @@ fn judge_and_grade(
             }
         }
     };
-    (result, expectations.and_then(|e| e.expected(trace)))
+    (
+        result,
+        expectations.and_then(|e| e.expected(trace)),
+        Rendered::none(),
+    )
 }
 
 /// Clauses of `loaded` that carry a judge rubric.

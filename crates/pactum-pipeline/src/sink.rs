@@ -2,7 +2,7 @@
 
 use pactum_core::secret::Redactor;
 use pactum_core::{TestStatus, TraceResult};
-use pactum_report::{Fanout, InputError, MissingTrial, RunEnd, RunInfo};
+use pactum_report::{Fanout, InputError, MissingTrial, Prerender, Rendered, RunEnd, RunInfo};
 use pactum_suite::Diagnostic;
 
 /// How much a [`Message`] matters.
@@ -52,6 +52,22 @@ pub trait Sink {
     fn begin(&mut self, info: &RunInfo);
     /// One graded trace (or trial), with its expected status when labelled.
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>);
+    /// Which fragments of a result are worth rendering ahead, on the
+    /// thread that made it, for [`Sink::result_rendered`]; by default none.
+    fn prerender(&self) -> Prerender {
+        Prerender::default()
+    }
+    /// [`Sink::result`], with fragments of `r` rendered ahead
+    /// ([`Rendered::of`]); by default they are ignored.
+    fn result_rendered(
+        &mut self,
+        r: &TraceResult,
+        expected: Option<TestStatus>,
+        rendered: &Rendered,
+    ) {
+        let _ = rendered;
+        self.result(r, expected);
+    }
     /// One input record that could not be read.
     fn input_error(&mut self, e: &InputError);
     /// One planned trial a stored run lacks.
@@ -80,6 +96,17 @@ impl Sink for Fanout {
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) {
         self.each(|rep| rep.result(r, expected));
+    }
+    fn prerender(&self) -> Prerender {
+        Fanout::prerender(self)
+    }
+    fn result_rendered(
+        &mut self,
+        r: &TraceResult,
+        expected: Option<TestStatus>,
+        rendered: &Rendered,
+    ) {
+        self.each(|rep| rep.result_rendered(r, expected, rendered));
     }
     fn input_error(&mut self, e: &InputError) {
         self.each(|r| r.input_error(e));

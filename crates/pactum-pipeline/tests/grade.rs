@@ -6,9 +6,12 @@ use std::io::Write;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
-use pactum_core::{ObservabilityLevel, Policy};
+use pactum_core::secret::Redactor;
+use pactum_core::{ObservabilityLevel, Policy, TestStatus, TraceResult};
 use pactum_pipeline::grade::{grade, GradeOutcome, GradeRequest};
-use pactum_report::{Fanout, ReportRequest};
+use pactum_pipeline::{Message, Sink};
+use pactum_report::{Fanout, InputError, MissingTrial, Prerender, ReportRequest, RunEnd, RunInfo};
+use pactum_suite::Diagnostic;
 use pactum_trace::{ImportOptions, Parallel};
 use proptest::prelude::*;
 
@@ -25,10 +28,59 @@ fn example_lines() -> Vec<String> {
         .collect()
 }
 
+/// A sink over a [`Fanout`] that renders nothing ahead: every reporter
+/// renders each result itself, as before fragments were rendered on the
+/// grading threads.
+struct Whole(Fanout);
+
+impl Sink for Whole {
+    fn begin(&mut self, info: &RunInfo) {
+        Sink::begin(&mut self.0, info);
+    }
+    fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) {
+        Sink::result(&mut self.0, r, expected);
+    }
+    fn input_error(&mut self, e: &InputError) {
+        Sink::input_error(&mut self.0, e);
+    }
+    fn missing_trial(&mut self, m: &MissingTrial) {
+        Sink::missing_trial(&mut self.0, m);
+    }
+    fn finish(&mut self, end: &RunEnd) {
+        Sink::finish(&mut self.0, end);
+    }
+    fn redact_with(&mut self, redactor: &Redactor) {
+        Sink::redact_with(&mut self.0, redactor);
+    }
+    fn report_failed(&self) -> bool {
+        Sink::report_failed(&self.0)
+    }
+    fn diagnostics(&mut self, diags: &[Diagnostic]) {
+        Sink::diagnostics(&mut self.0, diags);
+    }
+    fn message(&mut self, m: Message) {
+        Sink::message(&mut self.0, m);
+    }
+}
+
 /// Grades `traces` with `parallel`; the JSON and JUnit reports' bytes and
 /// the outcome.
 fn run(traces: &[PathBuf], parallel: Parallel, out: &Path) -> (String, String, GradeOutcome) {
-    let json = out.join(format!("r-{}-{}.json", parallel.jobs, parallel.batch_bytes));
+    run_with(traces, parallel, out, true)
+}
+
+/// [`run`], with report fragments rendered on the grading threads
+/// (`ahead`) or by the reporters themselves.
+fn run_with(
+    traces: &[PathBuf],
+    parallel: Parallel,
+    out: &Path,
+    ahead: bool,
+) -> (String, String, GradeOutcome) {
+    let json = out.join(format!(
+        "r-{}-{}-{ahead}.json",
+        parallel.jobs, parallel.batch_bytes
+    ));
     let junit = json.with_extension("xml");
     let req = GradeRequest {
         contracts: vec![root().join("examples/agentdojo/contracts")],
@@ -55,7 +107,20 @@ fn run(traces: &[PathBuf], parallel: Parallel, out: &Path) -> (String, String, G
         Box::new(|_| {}),
     )
     .unwrap();
-    let outcome = grade(&req, &mut fan).unwrap();
+    assert_eq!(
+        fan.prerender(),
+        Prerender {
+            json: true,
+            junit: true
+        }
+    );
+    let outcome = if ahead {
+        grade(&req, &mut fan).unwrap()
+    } else {
+        let mut whole = Whole(fan);
+        assert_eq!(whole.prerender(), Prerender::default());
+        grade(&req, &mut whole).unwrap()
+    };
     (
         std::fs::read_to_string(&json).unwrap(),
         std::fs::read_to_string(&junit).unwrap(),
@@ -127,6 +192,11 @@ proptest! {
             Parallel { jobs: NonZeroUsize::new(jobs).unwrap(), batch_bytes },
             dir.path(),
         );
+        // Every report as the reporters render it themselves, on one thread.
+        let whole = run_with(&paths, Parallel::sequential(), dir.path(), false);
+        prop_assert!(one.0 == whole.0, "fragments rendered ahead changed the JSON report");
+        prop_assert!(one.1 == whole.1, "fragments rendered ahead changed the JUnit report");
+        prop_assert_eq!(&one.2, &whole.2);
         prop_assert!(one.0 == many.0, "the JSON reports differ");
         prop_assert!(one.1 == many.1, "the JUnit reports differ");
         prop_assert_eq!(one.2, many.2);

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use pactum_core::secret::Redactor;
 
 use crate::{
-    check_outputs, HtmlReporter, JsonReporter, JunitReporter, MarkdownReporter, Output, Protected,
-    Redacting, ReportError, ReportFile, Reporter, RunEnd, TerminalOptions, TerminalReporter,
+    check_outputs, HtmlReporter, JsonReporter, JunitReporter, MarkdownReporter, Output, Prerender,
+    Protected, Redacting, ReportError, ReportFile, Reporter, RunEnd, TerminalOptions,
+    TerminalReporter,
 };
 
 /// The report path that means standard output.
@@ -120,6 +121,9 @@ pub struct Fanout {
     slots: Vec<Slot>,
     failed: bool,
     notice: FailureNotice,
+    /// The fragments its own JSON and JUnit reporters write, while nothing
+    /// is redacted.
+    prerender: Prerender,
 }
 
 impl std::fmt::Debug for Fanout {
@@ -160,6 +164,10 @@ impl Fanout {
             slots: Vec::new(),
             failed: false,
             notice,
+            prerender: Prerender {
+                json: request.json.is_some(),
+                junit: request.junit.is_some(),
+            },
         };
         if let Some(options) = &request.terminal {
             if !request.to_stdout() {
@@ -207,6 +215,7 @@ impl Fanout {
                 .collect(),
             failed: false,
             notice,
+            prerender: Prerender::default(),
         }
     }
 
@@ -216,6 +225,7 @@ impl Fanout {
         if redactor.is_empty() {
             return;
         }
+        self.prerender = Prerender::default();
         for slot in &mut self.slots {
             let inner = std::mem::replace(
                 &mut slot.reporter,
@@ -235,6 +245,13 @@ impl Fanout {
             }
         }
         self.slots = kept;
+    }
+
+    /// The fragments worth rendering ahead for these reports
+    /// ([`crate::Rendered::of`]): those of the JSON and JUnit reports being
+    /// written; none once results are redacted ([`Fanout::redact_with`]).
+    pub fn prerender(&self) -> Prerender {
+        self.prerender
     }
 
     /// Ends every report, and puts each complete report file in place.

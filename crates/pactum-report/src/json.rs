@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::agreement::AgreementTracker;
-use crate::{InputError, MissingTrial, ReportError, Reporter, RunEnd, RunInfo, Totals};
+use crate::{InputError, MissingTrial, Rendered, ReportError, Reporter, RunEnd, RunInfo, Totals};
 
 /// The report format version (`report_version`). Bumped on any change a
 /// reader could notice, other than adding a field.
@@ -158,6 +158,66 @@ impl<W: Write> JsonReporter<W> {
     fn fail(&self, e: serde_json::Error) -> ReportError {
         ReportError::write(&self.destination, io::Error::other(e))
     }
+
+    /// Writes one result on its own line: `rendered` when given (the bytes
+    /// [`result_json`] writes), else rendered here.
+    fn write_result(
+        &mut self,
+        r: &TraceResult,
+        expected: Option<TestStatus>,
+        rendered: Option<&[u8]>,
+    ) -> Result<(), ReportError> {
+        let State::Open { results } = self.state else {
+            return Err(ReportError::Protocol {
+                call: "result",
+                problem: if self.state == State::New {
+                    "before begin"
+                } else {
+                    "after finish"
+                },
+            });
+        };
+        self.totals.add(r.status);
+        if let Some(a) = &mut self.agreement {
+            a.record(r, expected);
+        }
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        line.extend_from_slice(if results == 0 { b"\n    " } else { b",\n    " });
+        let written = match rendered {
+            Some(bytes) => {
+                line.extend_from_slice(bytes);
+                Ok(())
+            }
+            None => result_json(&mut line, r, expected),
+        };
+        let outcome = match written {
+            Ok(()) => self.emit(&line),
+            Err(e) => Err(self.fail(e)),
+        };
+        self.line = line;
+        self.state = State::Open {
+            results: results + 1,
+        };
+        outcome
+    }
+}
+
+/// One element of the report's `results` array, compact and terminal-safe,
+/// appended to `out`: what [`JsonReporter`] writes for `r` (after its
+/// separator and indent).
+pub(crate) fn result_json(
+    out: &mut Vec<u8>,
+    r: &TraceResult,
+    expected: Option<TestStatus>,
+) -> Result<(), serde_json::Error> {
+    write_json(
+        out,
+        &ResultRecord {
+            result: r,
+            expected,
+        },
+    )
 }
 
 /// `{"severity_floor": …, …, "digest": "sha256:…"}`.
@@ -294,39 +354,17 @@ impl<W: Write> Reporter for JsonReporter<W> {
 
     /// Writes one result on its own line.
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
-        let State::Open { results } = self.state else {
-            return Err(ReportError::Protocol {
-                call: "result",
-                problem: if self.state == State::New {
-                    "before begin"
-                } else {
-                    "after finish"
-                },
-            });
-        };
-        self.totals.add(r.status);
-        if let Some(a) = &mut self.agreement {
-            a.record(r, expected);
-        }
-        let mut line = std::mem::take(&mut self.line);
-        line.clear();
-        line.extend_from_slice(if results == 0 { b"\n    " } else { b",\n    " });
-        let written = write_json(
-            &mut line,
-            &ResultRecord {
-                result: r,
-                expected,
-            },
-        );
-        let outcome = match written {
-            Ok(()) => self.emit(&line),
-            Err(e) => Err(self.fail(e)),
-        };
-        self.line = line;
-        self.state = State::Open {
-            results: results + 1,
-        };
-        outcome
+        self.write_result(r, expected, None)
+    }
+
+    /// As [`Reporter::result`], with the line rendered ahead when it was.
+    fn result_rendered(
+        &mut self,
+        r: &TraceResult,
+        expected: Option<TestStatus>,
+        rendered: &Rendered,
+    ) -> Result<(), ReportError> {
+        self.write_result(r, expected, rendered.json.as_deref())
     }
 
     /// Keeps the first [`INPUT_ERRORS_KEPT`] input errors for `finish`.

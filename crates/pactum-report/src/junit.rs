@@ -18,7 +18,7 @@ use pactum_core::text::{one_line, strip_terminal_escapes};
 use pactum_core::{TestStatus, TraceResult};
 
 use crate::render;
-use crate::{InputError, MissingTrial, ReportError, Reporter, RunEnd, RunInfo};
+use crate::{InputError, MissingTrial, Rendered, ReportError, Reporter, RunEnd, RunInfo};
 
 /// Longest attribute value (test name, class name, message), in characters.
 const ATTR_CHARS: usize = 500;
@@ -95,8 +95,8 @@ fn breakdown_text(r: &TraceResult) -> String {
         .join("\n")
 }
 
-/// The `<testcase>` element of one trace result.
-fn testcase(r: &TraceResult, s: &mut String) {
+/// The `<testcase>` element of one trace result, appended to `s`.
+pub(crate) fn testcase(r: &TraceResult, s: &mut String) {
     let classname = if r.contracts.is_empty() {
         "(no contract)".to_string()
     } else {
@@ -224,6 +224,34 @@ impl<W: Write> JunitReporter<W> {
         Ok(())
     }
 
+    /// Spools the test case of `r`: `rendered` when given (the text
+    /// [`testcase`] writes), else rendered here.
+    fn write_case(&mut self, r: &TraceResult, rendered: Option<&str>) -> Result<(), ReportError> {
+        self.check_open("result")?;
+        let suite = match &r.source {
+            Some(s) => self.suite(&s.file),
+            None => {
+                let name = self.run_suite.clone();
+                self.suite(&name)
+            }
+        };
+        let tally = &mut self.suites[suite];
+        tally.tests += 1;
+        match r.status {
+            TestStatus::Fail | TestStatus::Undetermined => tally.failures += 1,
+            TestStatus::Error => tally.errors += 1,
+            TestStatus::Pass => {}
+        }
+        let mut case = std::mem::take(&mut self.case);
+        case.clear();
+        match rendered {
+            Some(text) => case.push_str(text),
+            None => testcase(r, &mut case),
+        }
+        self.case = case;
+        self.spool_case(suite)
+    }
+
     /// Appends `self.case` to the spool as a case of suite `suite`.
     fn spool_case(&mut self, suite: usize) -> Result<(), ReportError> {
         if self.spool.is_none() {
@@ -308,24 +336,18 @@ impl<W: Write> Reporter for JunitReporter<W> {
         r: &TraceResult,
         _expected: Option<TestStatus>,
     ) -> Result<(), ReportError> {
-        self.check_open("result")?;
-        let name = match &r.source {
-            Some(s) => s.file.clone(),
-            None => self.run_suite.clone(),
-        };
-        let suite = self.suite(&name);
-        let tally = &mut self.suites[suite];
-        tally.tests += 1;
-        match r.status {
-            TestStatus::Fail | TestStatus::Undetermined => tally.failures += 1,
-            TestStatus::Error => tally.errors += 1,
-            TestStatus::Pass => {}
-        }
-        let mut case = std::mem::take(&mut self.case);
-        case.clear();
-        testcase(r, &mut case);
-        self.case = case;
-        self.spool_case(suite)
+        self.write_case(r, None)
+    }
+
+    /// As [`Reporter::result`], with the test case rendered ahead when it
+    /// was.
+    fn result_rendered(
+        &mut self,
+        r: &TraceResult,
+        _expected: Option<TestStatus>,
+        rendered: &Rendered,
+    ) -> Result<(), ReportError> {
+        self.write_case(r, rendered.junit.as_deref())
     }
 
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {

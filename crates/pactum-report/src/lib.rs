@@ -35,6 +35,7 @@ mod model;
 pub mod output;
 mod redact;
 mod render;
+mod rendered;
 mod secrets;
 pub mod strength;
 mod terminal;
@@ -52,6 +53,7 @@ pub use model::{
 };
 pub use output::{check_outputs, Output, OutputFolder, Protected, ReportFile};
 pub use redact::Redacting;
+pub use rendered::{Prerender, Rendered};
 pub use secrets::RedactedSecrets;
 pub use terminal::{TerminalOptions, TerminalReporter};
 pub use totals::Totals;
@@ -71,6 +73,20 @@ pub trait Reporter {
     /// One graded trace, with its expected status when expectations were
     /// given and the trace is labelled (`None` = unlabelled).
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError>;
+    /// [`Reporter::result`], with fragments of `r` rendered ahead
+    /// ([`Rendered::of`], on another thread): a reporter may write them
+    /// instead of rendering `r` again; the report is the same. The default
+    /// ignores them. A reporter that changes results before writing them
+    /// ([`Redacting`]) must not pass them on.
+    fn result_rendered(
+        &mut self,
+        r: &TraceResult,
+        expected: Option<TestStatus>,
+        rendered: &Rendered,
+    ) -> Result<(), ReportError> {
+        let _ = rendered;
+        self.result(r, expected)
+    }
     /// One input record that could not be read (the run is then partial).
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError>;
     /// One trial a stored run planned but never stored (the run is then
@@ -87,6 +103,14 @@ impl<R: Reporter + ?Sized> Reporter for &mut R {
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         (**self).result(r, expected)
+    }
+    fn result_rendered(
+        &mut self,
+        r: &TraceResult,
+        expected: Option<TestStatus>,
+        rendered: &Rendered,
+    ) -> Result<(), ReportError> {
+        (**self).result_rendered(r, expected, rendered)
     }
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
         (**self).input_error(e)
@@ -105,6 +129,14 @@ impl<R: Reporter + ?Sized> Reporter for Box<R> {
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         (**self).result(r, expected)
+    }
+    fn result_rendered(
+        &mut self,
+        r: &TraceResult,
+        expected: Option<TestStatus>,
+        rendered: &Rendered,
+    ) -> Result<(), ReportError> {
+        (**self).result_rendered(r, expected, rendered)
     }
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
         (**self).input_error(e)
@@ -126,6 +158,15 @@ impl<R: Reporter> Reporter for Vec<R> {
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         self.iter_mut().try_for_each(|x| x.result(r, expected))
+    }
+    fn result_rendered(
+        &mut self,
+        r: &TraceResult,
+        expected: Option<TestStatus>,
+        rendered: &Rendered,
+    ) -> Result<(), ReportError> {
+        self.iter_mut()
+            .try_for_each(|x| x.result_rendered(r, expected, rendered))
     }
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
         self.iter_mut().try_for_each(|r| r.input_error(e))

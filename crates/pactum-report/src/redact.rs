@@ -7,8 +7,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::{
-    ContractInfo, ExpectationsInfo, InputError, MissingTrial, ReportError, Reporter, RunEnd,
-    RunInfo,
+    ContractInfo, ExpectationsInfo, InputError, MissingTrial, Rendered, ReportError, Reporter,
+    RunEnd, RunInfo,
 };
 
 /// Wraps a reporter: every text of every event (trace ids, summaries,
@@ -78,6 +78,20 @@ impl<R: Reporter> Reporter for Redacting<R> {
         }
         let r = self.clean("a result", r)?;
         self.inner.result(&r, expected)
+    }
+
+    /// Fragments rendered ahead are of the unredacted result: they pass
+    /// only when there is nothing to redact.
+    fn result_rendered(
+        &mut self,
+        r: &TraceResult,
+        expected: Option<TestStatus>,
+        rendered: &Rendered,
+    ) -> Result<(), ReportError> {
+        if self.redactor.is_empty() {
+            return self.inner.result_rendered(r, expected, rendered);
+        }
+        self.result(r, expected)
     }
 
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {

@@ -9,8 +9,8 @@ use std::io::{self, Write};
 use pactum_core::contract::{ClauseKind, Severity};
 use pactum_core::{Evidence, ObservabilityLevel, TestStatus, TraceResult, Verdict};
 use pactum_report::{
-    InputError, JsonReporter, JunitReporter, Redacting, ReportError, Reporter, RunEnd,
-    TerminalOptions, TerminalReporter, Totals,
+    InputError, JsonReporter, JunitReporter, Prerender, Redacting, Rendered, ReportError, Reporter,
+    RunEnd, TerminalOptions, TerminalReporter, Totals,
 };
 use proptest::prelude::*;
 use support::*;
@@ -341,6 +341,209 @@ fn reports_redact_secrets_from_every_event_before_they_bound_it() {
         assert!(out.contains("[redacted"), "{out}");
     }
     assert_valid_report(&outputs[1][1]);
+}
+
+// ------------------------------------------------- fragments rendered ahead
+
+/// Every fragment, as a pipeline renders them on its grading threads.
+const EVERY_FRAGMENT: Prerender = Prerender {
+    json: true,
+    junit: true,
+};
+
+/// [`drive`], each result with its fragments rendered ahead (`what`).
+fn drive_rendered<R: Reporter>(
+    reporter: &mut R,
+    what: Prerender,
+    expectations: bool,
+    results: &[(TraceResult, Option<TestStatus>)],
+    errors: &[InputError],
+) {
+    reporter.begin(&run_info(expectations)).expect("begin");
+    let mut errors = errors.iter();
+    for (r, expected) in results {
+        let rendered = Rendered::of(what, r, *expected);
+        reporter
+            .result_rendered(r, *expected, &rendered)
+            .expect("result");
+        if let Some(e) = errors.next() {
+            reporter.input_error(e).expect("input error");
+        }
+    }
+    for e in errors {
+        reporter.input_error(e).expect("input error");
+    }
+    reporter.finish(&run_end()).expect("finish");
+}
+
+/// The JSON, JUnit and terminal reports of `results`, every result
+/// delivered with its fragments rendered ahead (`what`).
+fn reports_rendered(
+    what: Prerender,
+    expectations: bool,
+    results: &[(TraceResult, Option<TestStatus>)],
+    errors: &[InputError],
+) -> [String; 3] {
+    let (mut j, mut x, mut t) = (Vec::new(), Vec::new(), Vec::new());
+    drive_rendered(
+        &mut JsonReporter::new(&mut j),
+        what,
+        expectations,
+        results,
+        errors,
+    );
+    drive_rendered(
+        &mut JunitReporter::new(&mut x),
+        what,
+        expectations,
+        results,
+        errors,
+    );
+    let verbose = TerminalOptions {
+        verbose: true,
+        ..plain()
+    };
+    drive_rendered(
+        &mut TerminalReporter::new(&mut t, verbose),
+        what,
+        expectations,
+        results,
+        errors,
+    );
+    [j, x, t].map(|b| String::from_utf8(b).expect("utf-8"))
+}
+
+/// The same three reports, each result rendered by the reporter itself.
+fn reports_whole(
+    expectations: bool,
+    results: &[(TraceResult, Option<TestStatus>)],
+    errors: &[InputError],
+) -> [String; 3] {
+    let verbose = TerminalOptions {
+        verbose: true,
+        ..plain()
+    };
+    [
+        json(expectations, results, errors),
+        junit(results, errors),
+        terminal(verbose, expectations, results, errors),
+    ]
+}
+
+#[test]
+fn fragments_rendered_ahead_write_the_reports_byte_for_byte() {
+    let cases = [
+        (false, unlabelled(mixed_results()), Vec::new()),
+        (true, labelled_mixed(), input_errors()),
+        (true, hostile(), hostile_input_errors()),
+        (false, Vec::new(), input_errors()),
+    ];
+    for (expectations, results, errors) in &cases {
+        let whole = reports_whole(*expectations, results, errors);
+        // junit's run info never carries expectations; neither does ours
+        // for it, so compare like with like.
+        for what in [
+            EVERY_FRAGMENT,
+            Prerender {
+                json: true,
+                junit: false,
+            },
+            Prerender {
+                json: false,
+                junit: true,
+            },
+            Prerender::default(),
+        ] {
+            let ahead = reports_rendered(what, *expectations, results, errors);
+            assert_eq!(ahead[0], whole[0], "JSON, {what:?}");
+            assert_eq!(ahead[1], whole[1], "JUnit, {what:?}");
+            assert_eq!(ahead[2], whole[2], "terminal, {what:?}");
+        }
+    }
+}
+
+#[test]
+fn a_fragment_is_rendered_only_when_asked_for() {
+    let (r, e) = &labelled_mixed()[0];
+    assert_eq!(Rendered::of(Prerender::default(), r, *e), Rendered::none());
+    assert!(!Prerender::default().any());
+    assert!(EVERY_FRAGMENT.any());
+    let json_only = Prerender {
+        json: true,
+        junit: false,
+    };
+    assert_ne!(Rendered::of(json_only, r, *e), Rendered::none());
+    assert_ne!(
+        Rendered::of(json_only, r, *e),
+        Rendered::of(EVERY_FRAGMENT, r, *e)
+    );
+}
+
+/// Fragments rendered ahead are of the unredacted result: a redacting
+/// reporter writes its own, redacted, rendering instead.
+#[test]
+fn a_redacting_reporter_never_writes_fragments_rendered_ahead() {
+    let redactor = pactum_core::secret::Redactor::new([KEY]).expect("key");
+    let results = leaky_results();
+    let pieces: Vec<String> = {
+        let chars: Vec<char> = KEY.chars().collect();
+        chars.windows(8).map(|w| w.iter().collect()).collect()
+    };
+    let (mut j, mut x) = (Vec::new(), Vec::new());
+    drive_rendered(
+        &mut Redacting::new(JsonReporter::new(&mut j), redactor.clone()),
+        EVERY_FRAGMENT,
+        true,
+        &results,
+        &[],
+    );
+    drive_rendered(
+        &mut Redacting::new(JunitReporter::new(&mut x), redactor.clone()),
+        EVERY_FRAGMENT,
+        true,
+        &results,
+        &[],
+    );
+    for out in [j, x].map(|b| String::from_utf8(b).expect("utf-8")) {
+        for p in &pieces {
+            assert!(!out.contains(p.as_str()), "`{p}` in {out}");
+        }
+        assert!(out.contains("[redacted"), "{out}");
+    }
+    // With nothing to redact, the fragments pass through unchanged.
+    let empty = pactum_core::secret::Redactor::new(Vec::<String>::new()).expect("no key");
+    let mut j = Vec::new();
+    drive_rendered(
+        &mut Redacting::new(JsonReporter::new(&mut j), empty),
+        EVERY_FRAGMENT,
+        true,
+        &results,
+        &[],
+    );
+    assert_eq!(
+        String::from_utf8(j).expect("utf-8"),
+        json(true, &results, &[])
+    );
+}
+
+#[test]
+fn a_fanout_prerenders_its_own_reports_until_it_redacts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let request = |json: bool, junit: bool| pactum_report::ReportRequest {
+        json: json.then(|| dir.path().join("r.json")),
+        junit: junit.then(|| dir.path().join("r.xml")),
+        terminal: None,
+    };
+    for (json, junit) in [(false, false), (true, false), (false, true), (true, true)] {
+        let mut fan = pactum_report::Fanout::open(&request(json, junit), &[], Box::new(|_| {}))
+            .expect("open");
+        assert_eq!(fan.prerender(), Prerender { json, junit });
+        let empty = pactum_core::secret::Redactor::new(Vec::<String>::new()).expect("no key");
+        fan.redact_with(&empty);
+        assert_eq!(fan.prerender(), Prerender { json, junit });
+        fan.redact_with(&pactum_core::secret::Redactor::new([KEY]).expect("key"));
+        assert_eq!(fan.prerender(), Prerender::default());
+    }
 }
 
 // ---------------------------------------------------------------------- json
@@ -960,6 +1163,10 @@ proptest! {
         let x = junit(&results, &errors);
         let doc = parse_junit(&x);
         check_junit_counts(&doc, &[r.clone()], &errors);
+
+        let whole = reports_whole(true, &results, &errors);
+        let ahead = reports_rendered(EVERY_FRAGMENT, true, &results, &errors);
+        prop_assert!(ahead == whole, "fragments rendered ahead changed a report");
 
         let j = json(true, &results, &errors);
         let v = assert_valid_report(&j);
