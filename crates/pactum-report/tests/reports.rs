@@ -532,6 +532,8 @@ fn a_fanout_prerenders_its_own_reports_until_it_redacts() {
     let request = |json: bool, junit: bool| pactum_report::ReportRequest {
         json: json.then(|| dir.path().join("r.json")),
         junit: junit.then(|| dir.path().join("r.xml")),
+        html: None,
+        markdown: None,
         terminal: None,
     };
     for (json, junit) in [(false, false), (true, false), (false, true), (true, true)] {
