@@ -17,7 +17,7 @@
 //! [`crate::document::script_json`].
 
 use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 
 use base64::Engine as _;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value as JValue};
@@ -34,8 +34,61 @@ use crate::{ReportError, Reporter, RunEnd};
 
 /// The page's style sheet (hashed into the CSP).
 const CSS: &str = include_str!("html/page.css");
-/// The page's script (hashed into the CSP): filters and search.
+/// The page's script (hashed into the CSP): filters, search and pages;
+/// `/*CTL*/` stands for the character class of [`CODE_POINT_SHOWN`],
+/// `/*PAGE*/` for [`PAGE_SIZE`].
 const JS: &str = include_str!("html/page.js");
+
+/// At most this many traces are rendered as HTML in the page (failures
+/// first): what a reader sees with JavaScript off. The script lists every
+/// trace, a page at a time, from the embedded document, and renders a
+/// trace's breakdown when it is opened. Bounds the page's HTML whatever
+/// the size of the run.
+pub const RENDERED_TRACES: usize = 200;
+
+/// Traces per page of the script's list.
+pub const PAGE_SIZE: usize = 100;
+
+/// The id of the `<script type="application/json">` element holding, when
+/// the run has more than [`RENDERED_TRACES`] traces, one row per result in
+/// failures-first order: `[index, decided_by, label, unobserved channels,
+/// [[mark, mark class, kind] per clause]]` — what the page shows that is
+/// not in the document, computed here so the script decides no rule.
+pub const ROWS_ELEMENT_ID: &str = "pactum-rows";
+
+/// The code points shown as `U+XXXX` rather than as themselves (inclusive
+/// ranges): controls other than tab and line feed, and the characters
+/// that are invisible or change the direction of the text around them
+/// (bidirectional overrides and isolates, marks, zero-width characters,
+/// line and paragraph separators). Used by the templates' formatter and,
+/// as a regular expression, by the page's script.
+const CODE_POINT_SHOWN: &[(char, char)] = &[
+    ('\u{0}', '\u{8}'),
+    ('\u{b}', '\u{1f}'),
+    ('\u{7f}', '\u{9f}'),
+    ('\u{ad}', '\u{ad}'),
+    ('\u{61c}', '\u{61c}'),
+    ('\u{180e}', '\u{180e}'),
+    ('\u{200b}', '\u{200f}'),
+    ('\u{2028}', '\u{202e}'),
+    ('\u{2060}', '\u{2069}'),
+    ('\u{feff}', '\u{feff}'),
+    ('\u{fff9}', '\u{fffb}'),
+];
+
+/// The page's script, with the character class of [`CODE_POINT_SHOWN`]
+/// and [`PAGE_SIZE`].
+fn page_script() -> &'static str {
+    static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SCRIPT.get_or_init(|| {
+        let class: String = CODE_POINT_SHOWN
+            .iter()
+            .map(|(a, b)| format!("\\u{:04x}-\\u{:04x}", u32::from(*a), u32::from(*b)))
+            .collect();
+        JS.replace("/*CTL*/", &class)
+            .replace("/*PAGE*/", &PAGE_SIZE.to_string())
+    })
+}
 
 /// The id of the `<script type="application/json">` element holding the
 /// JSON report.
@@ -55,7 +108,7 @@ fn csp_hash(text: &str) -> String {
 /// `default-src`, `img-src`, `connect-src`…), no inline event handler or
 /// `style` attribute (hash sources allow neither), no `<base>`, no form.
 pub fn content_security_policy() -> String {
-    policy_with(Some(JS))
+    policy_with(Some(page_script()))
 }
 
 /// The policy allowing the style sheet and, when given, that one script
@@ -73,11 +126,7 @@ fn policy_with(script: Option<&str>) -> String {
 /// the direction of the text around them (bidirectional overrides and
 /// isolates, marks, zero-width characters, line and paragraph separators).
 pub fn shown_as_code_point(c: char) -> bool {
-    matches!(c,
-        '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        | '\u{ad}' | '\u{61c}' | '\u{180e}'
-        | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
-        | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
+    CODE_POINT_SHOWN.iter().any(|(a, b)| (*a..=*b).contains(&c))
 }
 
 /// The one formatter of every value the templates print: strings have
@@ -376,13 +425,25 @@ pub(crate) fn render_html(
     let env = environment()?;
     let trace_tmpl = env.get_template("trace.html").map_err(template_error)?;
     // Each result is rendered as it is read, into the spool of its status
-    // group, so failures come first whatever the input order.
-    let mut groups: Vec<std::io::BufWriter<File>> = Vec::new();
-    for _ in TestStatus::ALL {
-        groups.push(std::io::BufWriter::new(
+    // group, so failures come first whatever the input order; at most
+    // RENDERED_TRACES per group are rendered (no more can be shown). Every
+    // result also gets a row ([`ROWS_ELEMENT_ID`]) in its group's row
+    // spool, for the script's pages.
+    let spool = || -> Result<std::io::BufWriter<File>, RenderError> {
+        Ok(std::io::BufWriter::new(
             tempfile::tempfile().map_err(RenderError::Spool)?,
-        ));
+        ))
+    };
+    let mut groups = Vec::new();
+    let mut rows = Vec::new();
+    for _ in TestStatus::ALL {
+        groups.push(spool()?);
+        rows.push(spool()?);
     }
+    // The end offset of each rendered trace, per group.
+    let mut ends: Vec<Vec<u64>> = vec![Vec::new(); TestStatus::ALL.len()];
+    let mut written = vec![0u64; TestStatus::ALL.len()];
+    let mut traces = 0usize;
     let mut policy: Option<Policy> = None;
     let head = read_document(&mut *doc, &mut |head, entry| {
         if policy.is_none() {
@@ -395,35 +456,68 @@ pub(crate) fn render_html(
             .iter()
             .position(|s| *s == entry.result.status)
             .ok_or("unknown status")?;
+        traces += 1;
         let view = TraceView::of(&entry, policy);
+        let marks: Vec<(char, &str, &str)> = view
+            .contracts
+            .iter()
+            .flat_map(|c| c.clauses.iter())
+            .map(|cl| (cl.mark, cl.mark_class, cl.kind.as_str()))
+            .collect();
+        let row = serde_json::to_string(&(
+            view.index,
+            &view.decided_by,
+            view.label,
+            view.unobserved.join(", "),
+            marks,
+        ))
+        .map_err(|e| e.to_string())?;
+        writeln!(rows[group], "{row}").map_err(|e| e.to_string())?;
+        if ends[group].len() >= RENDERED_TRACES {
+            return Ok(());
+        }
+        let mut counted = CountingWriter {
+            inner: &mut groups[group],
+            count: 0,
+        };
         trace_tmpl
             .render_captured_to(
                 minijinja::context! { t => serde_value(&view) },
-                &mut groups[group],
+                &mut counted,
             )
-            .map(|_| ())
-            .map_err(|e| format!("{e:#}"))
+            .map_err(|e| format!("{e:#}"))?;
+        written[group] += counted.count;
+        ends[group].push(written[group]);
+        Ok(())
     })?;
     let totals = head
         .get("totals")
         .cloned()
         .ok_or_else(|| RenderError::Malformed("no totals".into()))?;
+    let rendered = traces.min(RENDERED_TRACES);
     let ctx = minijinja::context! {
         report => serde_value(&head),
         totals => serde_value(&totals),
         statuses => TestStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
         csp => JValue::from_safe_string(content_security_policy()),
         css => JValue::from_safe_string(CSS.to_string()),
+        rendered => rendered,
+        not_rendered => traces - rendered,
+        page_size => PAGE_SIZE,
     };
     let top = env.get_template("top.html").map_err(template_error)?;
     top.render_captured_to(ctx.clone(), &mut *out)
         .map_err(template_error)?;
-    for group in groups {
-        let mut file = group
-            .into_inner()
-            .map_err(|e| RenderError::Spool(e.into_error()))?;
-        file.seek(SeekFrom::Start(0)).map_err(RenderError::Spool)?;
-        std::io::copy(&mut file, &mut *out).map_err(RenderError::Write)?;
+    // The first RENDERED_TRACES traces in failures-first order.
+    let mut left = RENDERED_TRACES;
+    for (group, ends) in groups.into_iter().zip(&ends) {
+        let take = ends.len().min(left);
+        left -= take;
+        let Some(&bytes) = take.checked_sub(1).and_then(|i| ends.get(i)) else {
+            continue;
+        };
+        let mut file = rewound(group)?;
+        std::io::copy(&mut (&mut file).take(bytes), &mut *out).map_err(RenderError::Write)?;
     }
     let bottom = env.get_template("bottom.html").map_err(template_error)?;
     bottom
@@ -438,9 +532,67 @@ pub(crate) fn render_html(
     .map_err(RenderError::Write)?;
     doc.seek(SeekFrom::Start(0)).map_err(RenderError::Spool)?;
     copy_for_script(doc, out)?;
-    write!(out, "</script>\n<script>{JS}</script>\n</body>\n</html>\n")
+    out.write_all(b"</script>\n").map_err(RenderError::Write)?;
+    // Traces the page does not render are listed by the script, page by
+    // page, in this order (failures first), each with its deciding clause.
+    if traces > RENDERED_TRACES {
+        write!(
+            out,
+            "<script type=\"application/json\" id=\"{ROWS_ELEMENT_ID}\">["
+        )
         .map_err(RenderError::Write)?;
+        let mut first = true;
+        for group in rows {
+            let mut file = BufReader::new(rewound(group)?);
+            let mut line = String::new();
+            loop {
+                line.clear();
+                if file.read_line(&mut line).map_err(RenderError::Spool)? == 0 {
+                    break;
+                }
+                if !first {
+                    out.write_all(b",\n").map_err(RenderError::Write)?;
+                }
+                first = false;
+                out.write_all(crate::document::script_json(line.trim_end()).as_bytes())
+                    .map_err(RenderError::Write)?;
+            }
+        }
+        out.write_all(b"]</script>\n").map_err(RenderError::Write)?;
+    }
+    write!(
+        out,
+        "<script>{}</script>\n</body>\n</html>\n",
+        page_script()
+    )
+    .map_err(RenderError::Write)?;
     Ok(())
+}
+
+/// A spool's file, flushed and read from its start.
+fn rewound(spool: std::io::BufWriter<File>) -> Result<File, RenderError> {
+    let mut file = spool
+        .into_inner()
+        .map_err(|e| RenderError::Spool(e.into_error()))?;
+    file.seek(SeekFrom::Start(0)).map_err(RenderError::Spool)?;
+    Ok(file)
+}
+
+/// Counts the bytes written through it.
+struct CountingWriter<'a, W: Write> {
+    inner: &'a mut W,
+    count: u64,
+}
+
+impl<W: Write> Write for CountingWriter<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// The HTML report as a [`Reporter`]: spools the JSON report, renders the
@@ -675,6 +827,36 @@ mod tests {
         let at = page.find(&open).expect("the class's bar");
         let end = page[at..].find("</g>").expect("its end");
         page[at..at + end].to_string()
+    }
+
+    #[test]
+    fn the_script_shows_the_same_code_points_as_the_templates() {
+        let js = page_script();
+        assert!(!js.contains("/*CTL*/") && !js.contains("/*PAGE*/"));
+        assert!(js.contains(&format!("var PAGE = {PAGE_SIZE};")));
+        // Every code point in the script's class is one the formatter
+        // shows, and the reverse: the class is built from the same table.
+        let class: String = (0..=0xffffu32)
+            .filter_map(char::from_u32)
+            .filter(|c| shown_as_code_point(*c))
+            .map(|c| format!("{:04x}", u32::from(c)))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut from_js = Vec::new();
+        let at = js.find("var CTL = /[").expect("the class") + 12;
+        let body = &js[at..at + js[at..].find(']').expect("its end")];
+        for range in body
+            .split("\\u")
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .chunks(2)
+        {
+            let a = u32::from_str_radix(range[0].trim_end_matches('-'), 16).expect("hex");
+            let b = u32::from_str_radix(range[1], 16).expect("hex");
+            from_js.extend((a..=b).map(|c| format!("{c:04x}")));
+        }
+        assert_eq!(from_js.join(","), class);
+        assert!(shown_as_code_point('\u{202e}') && !shown_as_code_point('\n'));
     }
 
     #[test]

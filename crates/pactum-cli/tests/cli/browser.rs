@@ -227,3 +227,52 @@ fn browser_the_strength_chart_shows_the_measured_numbers() {
         }
     }
 }
+
+#[test]
+#[ignore = "browser: bash .ci/browser"]
+fn browser_a_large_page_lists_traces_by_pages_and_draws_one_on_demand() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let traces = dir.path().join("many.jsonl");
+    // 2,100 hostile traces: 210 fail, so failures beyond the first 200
+    // are drawn by the script from the embedded data.
+    crate::html::many_traces(&traces, 2100, true);
+    let html = dir.path().join("report.html");
+    let run = pactum([
+        "grade".as_ref(),
+        "-c".as_ref(),
+        fx("contracts/shop.yaml").as_ref(),
+        traces.as_os_str(),
+        "--html".as_ref(),
+        html.as_os_str(),
+    ]);
+    assert_code(&run, 1);
+    // Trace 2093 is the 210th failure: third page, drawn on demand.
+    let page = load(&html, "#t2093");
+    let root = root_tag(&page.dom);
+    assert!(!root.contains("pwned"), "an injection ran: {root}");
+    assert!(root.contains("data-pactum-ready=\"2100\""), "{root}");
+    assert_eq!(page.console, Vec::<String>::new());
+    assert_eq!(page.dom.matches("<script").count(), 3);
+    assert!(!page.dom.contains("<img") && !page.dom.contains("<svg") && !page.dom.contains("<a "));
+    assert!(page.dom.contains("<span> page 3 of 21 </span>"));
+    let order = statuses_in_order(&page.dom);
+    assert_eq!(order.len(), 100, "one page");
+    assert!(order[..10].iter().all(|s| s == "fail") && order[10..].iter().all(|s| s == "pass"));
+    let at = page
+        .dom
+        .find("<details class=\"trace\" id=\"t2093\"")
+        .expect("trace t2093");
+    let block = &page.dom[at..at + page.dom[at..].find("</details>").expect("its end")];
+    assert!(
+        block.contains("data-status=\"fail\" open=\"\""),
+        "{}",
+        &block[..200]
+    );
+    assert!(block.contains("<code class=\"tool\">delete_account</code>"));
+    assert!(
+        block.contains("<mark>{\n  \"customer\": \"c-2093\","),
+        "{block}"
+    );
+    assert!(block.contains("<span class=\"ctl\">U+2028</span>"));
+    assert!(block.contains("<tr class=\"broken\"><td class=\"mark\">✗</td>"));
+}

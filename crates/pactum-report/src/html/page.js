@@ -2,17 +2,177 @@
   "use strict";
   var data = JSON.parse(document.getElementById("pactum-report").textContent);
   var results = data.results;
-  var items = Array.prototype.slice.call(document.querySelectorAll("details.trace"));
-  var haystack = [];
+  var list = document.getElementById("traces");
+  var PAGE = /*PAGE*/;
+  // The traces rendered as HTML (the first ones, failures first), by index.
+  var rendered = {};
+  var order = [];
+  var rows = {};
+  Array.prototype.slice.call(list.querySelectorAll("details.trace")).forEach(function (el) {
+    var i = Number(el.getAttribute("data-index"));
+    rendered[i] = el;
+    order.push(i);
+  });
+  // Beyond them, every trace's row (failures first), computed by pactum:
+  // [index, deciding clause, label, channels not observed, [[mark, class, kind]...]].
+  var rowsEl = document.getElementById("pactum-rows");
+  if (rowsEl) {
+    order = [];
+    JSON.parse(rowsEl.textContent).forEach(function (row) {
+      order.push(row[0]);
+      rows[row[0]] = row;
+    });
+    var more = document.getElementById("more");
+    if (more) { more.hidden = true; }
+  }
   var contracts = {};
   var clauses = {};
-  results.forEach(function (r, i) {
-    haystack[i] = JSON.stringify(r).toLowerCase();
-    r.contracts.forEach(function (c) {
+  results.forEach(function (r) {
+    (r.contracts || []).forEach(function (c) {
       contracts[c.contract_id] = true;
       c.clauses.forEach(function (cl) { clauses[c.contract_id + " / " + cl.id] = true; });
     });
   });
+  // Untrusted text is only ever a text node; invisible and
+  // direction-changing characters are shown as U+XXXX, as in the HTML.
+  var CTL = /[/*CTL*/]/g;
+  function el(tag, cls, txt) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (txt !== undefined) { text(e, txt); }
+    return e;
+  }
+  function text(parent, s) {
+    s = String(s);
+    // CTL is global: nothing in this loop may call text() again.
+    var last = 0;
+    var m;
+    CTL.lastIndex = 0;
+    while ((m = CTL.exec(s)) !== null) {
+      parent.appendChild(document.createTextNode(s.slice(last, m.index)));
+      var code = m[0].charCodeAt(0).toString(16).toUpperCase();
+      var box = el("span", "ctl");
+      box.textContent = "U+" + ("0000" + code).slice(-4);
+      parent.appendChild(box);
+      last = m.index + m[0].length;
+    }
+    parent.appendChild(document.createTextNode(s.slice(last)));
+    return parent;
+  }
+  function round(x, d) { return x.toFixed(d); }
+  function pretty(v) { return JSON.stringify(v, null, 2); }
+  function fact(dl, term, value, cls) {
+    dl.appendChild(el("dt", null, term));
+    dl.appendChild(el("dd", cls, value));
+  }
+  function evidence(e) {
+    var place, name = null, body;
+    if (e.kind === "quote") { place = "turn " + e.turn + " " + e.source; body = e.text; }
+    else if (e.kind === "tool_call") { place = "turn " + e.turn + " tool call #" + (e.index + 1); name = e.name; body = pretty(e.arguments); }
+    else if (e.kind === "side_effect") { place = "turn " + e.turn + " side effect"; name = e.effect; body = pretty(e.details); }
+    else { place = "field " + e.pointer; body = pretty(e.value); }
+    var d = el("div", "evidence " + e.kind);
+    d.appendChild(el("span", "where", place));
+    if (name !== null) { d.appendChild(document.createTextNode(" ")); d.appendChild(el("code", "tool", name)); }
+    if (e.errored) { d.appendChild(document.createTextNode(" ")); d.appendChild(el("span", "err", "(errored)")); }
+    var pre = el("pre");
+    pre.appendChild(el("mark", null, body));
+    d.appendChild(pre);
+    return d;
+  }
+  // A trace's breakdown, drawn when it is first opened (as trace.html).
+  function body(i) {
+    var r = results[i];
+    var row = rows[i];
+    var b = el("div", "body");
+    b.appendChild(el("p", "summary", r.summary));
+    var dl = el("dl", "facts");
+    if (r.source) { fact(dl, "read from", r.source.file + ":" + r.source.line); }
+    fact(dl, "observability", r.observability + (row[3] ? " — not observed: " + row[3] : ""));
+    fact(dl, "overall score", r.overall_score == null ? "none (nothing evaluable)" : round(r.overall_score, 1));
+    if (r.expected) { fact(dl, "expected", r.expected); }
+    if (r.error) { fact(dl, "error", r.error, "err"); }
+    b.appendChild(dl);
+    var k = 0;
+    (r.contracts || []).forEach(function (c) {
+      var t = el("table", "grid clauses");
+      var cap = el("caption", null, "contract " + c.contract_id + " ");
+      cap.appendChild(el("code", null, c.contract_digest));
+      text(cap, " — score " + (c.score == null ? "none" : round(c.score, 1)));
+      t.appendChild(cap);
+      var head = el("tr");
+      ["", "clause", "kind", "severity", "verdict", "confidence", "evidence and rationale"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+      t.appendChild(el("thead")).appendChild(head);
+      var tb = t.appendChild(el("tbody"));
+      c.clauses.forEach(function (cl) {
+        var m = row[4][k++];
+        var tr = el("tr", m[1]);
+        tr.appendChild(el("td", "mark", m[0]));
+        var id = el("td");
+        id.appendChild(el("span", "id", cl.id));
+        id.appendChild(el("div", "text", cl.text));
+        tr.appendChild(id);
+        tr.appendChild(el("td", null, m[2]));
+        tr.appendChild(el("td", null, cl.severity));
+        tr.appendChild(el("td", null, cl.verdict));
+        tr.appendChild(el("td", "n", cl.confidence));
+        var ev = el("td");
+        (cl.evidence || []).forEach(function (e) { ev.appendChild(evidence(e)); });
+        ev.appendChild(el("p", "rationale", cl.rationale));
+        if (cl.reason) {
+          var p = el("p", "reason", "not evaluable: ");
+          p.appendChild(el("code", null, cl.reason));
+          if (cl.suggestion) { text(p, " — suggestion: " + cl.suggestion); }
+          ev.appendChild(p);
+        }
+        if (cl.undetermined_operands && cl.undetermined_operands.length) {
+          var ul = el("ul", "undetermined");
+          cl.undetermined_operands.forEach(function (u) {
+            var li = el("li");
+            li.appendChild(el("code", null, u.predicate));
+            text(li, (u.channel ? " (channel " + u.channel + " not observed)" : "") + ": " + u.reason);
+            ul.appendChild(li);
+          });
+          ev.appendChild(ul);
+        }
+        if (cl.discounted_echoes && cl.discounted_echoes.length) {
+          var pe = el("p", "echo", "discounted as an echo of the user's words: ");
+          cl.discounted_echoes.forEach(function (e, j) {
+            if (j) { text(pe, ", "); }
+            pe.appendChild(el("code", null, e.predicate));
+            text(pe, " (turn " + e.turn + ")");
+          });
+          ev.appendChild(pe);
+        }
+        tr.appendChild(ev);
+        tb.appendChild(tr);
+      });
+      b.appendChild(t);
+    });
+    return b;
+  }
+  // A trace's line (as trace.html's summary); its body comes when opened.
+  function item(i) {
+    if (rendered[i]) { return rendered[i]; }
+    var r = results[i];
+    var row = rows[i];
+    var d = el("details", "trace");
+    d.id = "t" + i;
+    d.setAttribute("data-index", String(i));
+    d.setAttribute("data-status", r.status);
+    var s = el("summary");
+    s.appendChild(el("span", "badge " + r.status, row[2]));
+    s.appendChild(el("span", "id", r.trace_id));
+    s.appendChild(el("span", "contracts", (r.contracts || []).map(function (c) { return c.contract_id; }).join(", ")));
+    s.appendChild(el("span", "decided", row[1]));
+    d.appendChild(s);
+    d.addEventListener("toggle", function () { if (d.open) { fillBody(d); } });
+    rendered[i] = d;
+    return d;
+  }
+  function fillBody(d) {
+    if (!d.querySelector(".body")) { d.appendChild(body(Number(d.getAttribute("data-index")))); }
+  }
   function fill(select, keys) {
     Object.keys(keys).sort().forEach(function (k) {
       var o = document.createElement("option");
@@ -28,40 +188,75 @@
   var fCount = document.getElementById("f-count");
   fill(fContract, contracts);
   fill(fClause, clauses);
-  function matches(r, i) {
+  // The search text of each result, made on the first search.
+  var haystack = [];
+  function matches(i) {
+    var r = results[i];
     if (fStatus.value && r.status !== fStatus.value) { return false; }
-    if (fContract.value && !r.contracts.some(function (c) { return c.contract_id === fContract.value; })) { return false; }
-    if (fClause.value && !r.contracts.some(function (c) {
+    if (fContract.value && !(r.contracts || []).some(function (c) { return c.contract_id === fContract.value; })) { return false; }
+    if (fClause.value && !(r.contracts || []).some(function (c) {
       return c.clauses.some(function (cl) { return c.contract_id + " / " + cl.id === fClause.value; });
     })) { return false; }
     var q = fSearch.value.trim().toLowerCase();
-    return !q || haystack[i].indexOf(q) >= 0;
+    if (!q) { return true; }
+    if (haystack[i] === undefined) { haystack[i] = JSON.stringify(r).toLowerCase(); }
+    return haystack[i].indexOf(q) >= 0;
+  }
+  // The pager: shown only when there is more than one page.
+  var pager = el("div", "pager");
+  var prev = el("button", null, "previous");
+  var next = el("button", null, "next");
+  var where = el("span");
+  prev.type = next.type = "button";
+  pager.appendChild(prev);
+  pager.appendChild(where);
+  pager.appendChild(next);
+  list.parentNode.insertBefore(pager, list);
+  var shown = order;
+  var page = 0;
+  function draw() {
+    var pages = Math.max(1, Math.ceil(shown.length / PAGE));
+    page = Math.min(Math.max(page, 0), pages - 1);
+    while (list.firstChild) { list.removeChild(list.firstChild); }
+    shown.slice(page * PAGE, (page + 1) * PAGE).forEach(function (i) { list.appendChild(item(i)); });
+    pager.hidden = pages < 2;
+    prev.disabled = page === 0;
+    next.disabled = page === pages - 1;
+    where.textContent = " page " + (page + 1) + " of " + pages + " ";
+    fCount.textContent = shown.length + " of " + order.length + " shown";
   }
   function apply() {
-    var shown = 0;
-    items.forEach(function (el) {
-      var i = Number(el.getAttribute("data-index"));
-      var ok = matches(results[i], i);
-      el.hidden = !ok;
-      if (ok) { shown += 1; }
-    });
-    fCount.textContent = shown + " of " + items.length + " shown";
+    shown = order.filter(matches);
+    page = 0;
+    draw();
   }
-  [fStatus, fContract, fClause].forEach(function (el) { el.addEventListener("change", apply); });
+  prev.addEventListener("click", function () { page -= 1; draw(); });
+  next.addEventListener("click", function () { page += 1; draw(); });
+  [fStatus, fContract, fClause].forEach(function (e) { e.addEventListener("change", apply); });
   fSearch.addEventListener("input", apply);
-  function openTarget() {
-    var id = decodeURIComponent(location.hash.slice(1));
-    var el = id && document.getElementById(id);
-    if (el && el.tagName === "DETAILS") { el.open = true; }
+  // Opens the trace `#tN` names, on its page.
+  function open(i) {
+    var at = shown.indexOf(i);
+    if (at < 0) { shown = order; at = order.indexOf(i); }
+    if (at < 0) { return; }
+    page = Math.floor(at / PAGE);
+    draw();
+    var d = item(i);
+    fillBody(d);
+    d.open = true;
   }
+  function openTarget() {
+    var m = /^#t(\d+)$/.exec(location.hash);
+    if (m) { open(Number(m[1])); }
+  }
+  draw();
   // Without a link to a trace, the first failure is opened: its evidence
   // is what a reader came for.
-  if (!location.hash && items.length && items[0].getAttribute("data-status") === "fail") {
-    items[0].open = true;
+  if (!location.hash && order.length && results[order[0]].status === "fail") {
+    open(order[0]);
   }
   window.addEventListener("hashchange", openTarget);
   openTarget();
-  apply();
   document.getElementById("filters").hidden = false;
-  document.documentElement.setAttribute("data-pactum-ready", String(items.length));
+  document.documentElement.setAttribute("data-pactum-ready", String(results.length));
 })();
