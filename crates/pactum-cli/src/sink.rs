@@ -103,6 +103,9 @@ impl Sink for CliSink {
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) {
         Sink::result(&mut self.fan, r, expected);
     }
+    fn transcript(&mut self, trace: &pactum_core::trace::Trace) {
+        Sink::transcript(&mut self.fan, trace);
+    }
     fn input_error(&mut self, e: &InputError) {
         Sink::input_error(&mut self.fan, e);
     }

@@ -386,6 +386,7 @@ impl Prepared<'_> {
                         totals.labelled += u64::from(expected.is_some());
                         *totals.outcome.by_status.entry(result.status).or_default() += 1;
                         totals.outcome.graded += 1;
+                        sink.transcript(&trace);
                         sink.result(&result, expected);
                     }
                     Item::Skipped { line, reason } => {

@@ -52,6 +52,10 @@ pub trait Sink {
     fn begin(&mut self, info: &RunInfo);
     /// One graded trace (or trial), with its expected status when labelled.
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>);
+    /// The trace of the result that comes next, when the pipeline has it;
+    /// the reports that show transcripts (the HTML page) get it redacted
+    /// like every event.
+    fn transcript(&mut self, _trace: &pactum_core::trace::Trace) {}
     /// One input record that could not be read.
     fn input_error(&mut self, e: &InputError);
     /// One planned trial a stored run lacks.
@@ -80,6 +84,9 @@ impl Sink for Fanout {
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) {
         self.each(|rep| rep.result(r, expected));
+    }
+    fn transcript(&mut self, trace: &pactum_core::trace::Trace) {
+        Fanout::transcript(self, trace);
     }
     fn input_error(&mut self, e: &InputError) {
         self.each(|r| r.input_error(e));

@@ -155,6 +155,7 @@ pub fn show(
         if let Some(trace) = &t.trace {
             secrets.add(&t.result.trace_id, &trace.redactions());
             names.add(trace);
+            sink.transcript(trace);
         }
         sink.result(&t.result, None);
         std::ops::ControlFlow::Continue(())
@@ -448,6 +449,9 @@ impl PreparedRescore {
             }
         };
         statuses.add(result.status);
+        if let Some(trace) = &t.trace {
+            sink.transcript(trace);
+        }
         sink.result(&result, None);
         std::ops::ControlFlow::Continue(())
     });

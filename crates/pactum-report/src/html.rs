@@ -193,6 +193,9 @@ struct EvidenceView {
     errored: bool,
     /// The quoted text, or the arguments/details/value as indented JSON.
     text: String,
+    /// The element id of the place in the conversation it points to, when
+    /// the page shows the conversation.
+    goto: Option<String>,
 }
 
 fn pretty(v: &Value) -> String {
@@ -200,7 +203,24 @@ fn pretty(v: &Value) -> String {
 }
 
 impl EvidenceView {
-    fn of(e: &Evidence) -> EvidenceView {
+    /// `e` as shown; `at`: the trace's index, when the page shows its
+    /// conversation (the evidence then points into it).
+    fn of(e: &Evidence, at: Option<usize>) -> EvidenceView {
+        let mut view = EvidenceView::plain(e);
+        view.goto = at.and_then(|i| match e {
+            Evidence::Quote { turn, source, .. } if source.as_str() == "response" => {
+                Some(format!("t{i}-turn{turn}-response"))
+            }
+            Evidence::Quote { turn, .. } | Evidence::SideEffect { turn, .. } => {
+                Some(format!("t{i}-turn{turn}"))
+            }
+            Evidence::ToolCall { index, .. } => Some(format!("t{i}-call{index}")),
+            Evidence::Field { .. } => None,
+        });
+        view
+    }
+
+    fn plain(e: &Evidence) -> EvidenceView {
         match e {
             Evidence::Quote { turn, source, text } => EvidenceView {
                 kind: "quote",
@@ -208,6 +228,7 @@ impl EvidenceView {
                 name: None,
                 errored: false,
                 text: text.clone(),
+                goto: None,
             },
             Evidence::ToolCall {
                 turn,
@@ -221,6 +242,7 @@ impl EvidenceView {
                 name: Some(name.clone()),
                 errored: *errored,
                 text: pretty(arguments),
+                goto: None,
             },
             Evidence::SideEffect {
                 turn,
@@ -232,6 +254,7 @@ impl EvidenceView {
                 name: Some(effect.clone()),
                 errored: false,
                 text: pretty(details),
+                goto: None,
             },
             Evidence::Field { pointer, value } => EvidenceView {
                 kind: "field",
@@ -239,6 +262,7 @@ impl EvidenceView {
                 name: None,
                 errored: false,
                 text: pretty(value),
+                goto: None,
             },
         }
     }
@@ -259,6 +283,9 @@ struct EchoView<'a> {
 
 #[derive(Serialize)]
 struct ClauseView<'a> {
+    /// The element id of the clause's row (`t3-c0-1`: trace, contract,
+    /// clause), which the conversation's citations point to.
+    anchor: String,
     mark: char,
     mark_class: &'static str,
     id: &'a str,
@@ -276,24 +303,19 @@ struct ClauseView<'a> {
 }
 
 impl<'a> ClauseView<'a> {
-    fn of(c: &'a ClauseResult) -> ClauseView<'a> {
+    fn of(c: &'a ClauseResult, anchor: String, at: Option<usize>) -> ClauseView<'a> {
         let mark = Mark::of(c);
         ClauseView {
+            anchor,
             mark: mark.symbol(),
-            mark_class: match mark {
-                Mark::Held => "held",
-                Mark::Broken => "broken",
-                Mark::Partial => "partial",
-                Mark::Unknown => "unknown",
-                Mark::Untested => "untested",
-            },
+            mark_class: mark_class(mark),
             id: &c.id,
             text: &c.text,
             kind: crate::render::kind(c),
             severity: c.severity.as_str(),
             verdict: c.verdict.as_str(),
             confidence: c.confidence,
-            evidence: c.evidence.iter().map(EvidenceView::of).collect(),
+            evidence: c.evidence.iter().map(|e| EvidenceView::of(e, at)).collect(),
             rationale: &c.rationale,
             reason: c.reason.map(|r| r.as_str()),
             suggestion: c.suggestion.as_deref(),
@@ -314,6 +336,261 @@ impl<'a> ClauseView<'a> {
                     turn: e.turn,
                 })
                 .collect(),
+        }
+    }
+}
+
+/// The CSS class of a clause mark.
+fn mark_class(mark: Mark) -> &'static str {
+    match mark {
+        Mark::Held => "held",
+        Mark::Broken => "broken",
+        Mark::Partial => "partial",
+        Mark::Unknown => "unknown",
+        Mark::Untested => "untested",
+    }
+}
+
+/// The element id of clause `k` of contract `ci` of result `index`.
+fn clause_anchor(index: usize, ci: usize, k: usize) -> String {
+    format!("t{index}-c{ci}-{k}")
+}
+
+/// A clause citing a place of the conversation as its evidence.
+#[derive(Serialize, Clone)]
+struct Cite {
+    clause: String,
+    mark: char,
+    mark_class: &'static str,
+    /// The clause row's element id.
+    anchor: String,
+}
+
+/// A run of message text; `cites` is empty for text no clause quoted.
+#[derive(Serialize)]
+struct Segment {
+    text: String,
+    cites: Vec<Cite>,
+}
+
+/// `text` cut into segments at the quoted spans `quotes` (each found at
+/// its first occurrence; overlapping spans join the earlier one).
+fn segments(text: &str, quotes: &[(&str, Cite)]) -> Vec<Segment> {
+    let mut spans: Vec<(usize, usize, Cite)> = quotes
+        .iter()
+        .filter(|(q, _)| !q.is_empty())
+        .filter_map(|(q, c)| text.find(q).map(|at| (at, at + q.len(), c.clone())))
+        .collect();
+    spans.sort_by_key(|(a, b, _)| (*a, std::cmp::Reverse(*b)));
+    let mut out: Vec<Segment> = Vec::new();
+    let mut at = 0;
+    let mut last_end = 0;
+    for (a, b, cite) in spans {
+        if a < last_end {
+            // Overlaps the span before: cited there too.
+            if let Some(seg) = out.last_mut() {
+                if !seg.cites.iter().any(|c| c.anchor == cite.anchor) {
+                    seg.cites.push(cite);
+                }
+            }
+            continue;
+        }
+        if a > at {
+            out.push(Segment {
+                text: text[at..a].to_string(),
+                cites: Vec::new(),
+            });
+        }
+        out.push(Segment {
+            text: text[a..b].to_string(),
+            cites: vec![cite],
+        });
+        at = b;
+        last_end = b;
+    }
+    if at < text.len() || out.is_empty() {
+        out.push(Segment {
+            text: text[at..].to_string(),
+            cites: Vec::new(),
+        });
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct MessageView {
+    role: &'static str,
+    segments: Vec<Segment>,
+}
+
+#[derive(Serialize)]
+struct CallView {
+    /// The element id (`t3-call0`: trace, 0-based position in the trace).
+    anchor: String,
+    /// 1-based, as the evidence names it (`tool call #1`).
+    number: usize,
+    name: String,
+    arguments: String,
+    result: Option<String>,
+    error: Option<String>,
+    cites: Vec<Cite>,
+}
+
+#[derive(Serialize)]
+struct EffectView {
+    anchor: String,
+    kind: String,
+    details: String,
+    cites: Vec<Cite>,
+}
+
+#[derive(Serialize)]
+struct TurnView {
+    number: usize,
+    input: Vec<MessageView>,
+    /// `None`: no response recorded.
+    response: Option<Vec<Segment>>,
+    response_anchor: String,
+    calls: Vec<CallView>,
+    effects: Vec<EffectView>,
+}
+
+/// The trace as a conversation, each place a clause's evidence points to
+/// marked with the clauses citing it.
+#[derive(Serialize)]
+struct ConversationView {
+    turns: Vec<TurnView>,
+    error: Option<String>,
+    incomplete: Option<String>,
+    offered_tools: Option<Vec<String>>,
+}
+
+impl ConversationView {
+    fn of(index: usize, t: &pactum_core::trace::Trace, r: &pactum_core::TraceResult) -> Self {
+        // Every piece of evidence with the clause it belongs to.
+        let mut cited: Vec<(&Evidence, Cite)> = Vec::new();
+        for (ci, c) in r.contracts.iter().enumerate() {
+            for (k, cl) in c.clauses.iter().enumerate() {
+                let mark = Mark::of(cl);
+                let cite = Cite {
+                    clause: cl.id.clone(),
+                    mark: mark.symbol(),
+                    mark_class: mark_class(mark),
+                    anchor: clause_anchor(index, ci, k),
+                };
+                cited.extend(cl.evidence.iter().map(|e| (e, cite.clone())));
+            }
+        }
+        let quotes = |turn: usize, source: &str| -> Vec<(&str, Cite)> {
+            cited
+                .iter()
+                .filter_map(|(e, c)| match e {
+                    Evidence::Quote {
+                        turn: n,
+                        source: s,
+                        text,
+                    } if *n == turn && s.as_str() == source => Some((text.as_str(), c.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        let mut call_index = 0;
+        let turns = t
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(ti, turn)| {
+                let number = ti + 1;
+                let input = turn
+                    .input
+                    .iter()
+                    .map(|m| {
+                        let role = match m.role {
+                            pactum_core::trace::Role::System => "system",
+                            pactum_core::trace::Role::User => "user",
+                        };
+                        MessageView {
+                            role,
+                            segments: segments(&m.content, &quotes(number, role)),
+                        }
+                    })
+                    .collect();
+                let arg_quotes = quotes(number, "tool_arguments");
+                let result_quotes = quotes(number, "tool_results");
+                let calls = turn
+                    .tool_calls
+                    .iter()
+                    .map(|call| {
+                        let at = call_index;
+                        call_index += 1;
+                        let arguments = pretty(&call.arguments);
+                        let result = call.result.as_ref().map(|v| match v {
+                            Value::String(s) => s.clone(),
+                            v => pretty(v),
+                        });
+                        let mut cites: Vec<Cite> = cited
+                            .iter()
+                            .filter(|(e, _)| matches!(e, Evidence::ToolCall { index, .. } if *index == at))
+                            .map(|(_, c)| c.clone())
+                            .collect();
+                        for (q, c) in &arg_quotes {
+                            if arguments.contains(q) || call.arguments.to_string().contains(q) {
+                                cites.push(c.clone());
+                            }
+                        }
+                        for (q, c) in &result_quotes {
+                            if result.as_deref().is_some_and(|r| r.contains(q)) {
+                                cites.push(c.clone());
+                            }
+                        }
+                        cites.dedup_by(|a, b| a.anchor == b.anchor);
+                        CallView {
+                            anchor: format!("t{index}-call{at}"),
+                            number: at + 1,
+                            name: call.name.clone(),
+                            arguments,
+                            result,
+                            error: call.error.clone(),
+                            cites,
+                        }
+                    })
+                    .collect();
+                let effects = turn
+                    .side_effects
+                    .iter()
+                    .enumerate()
+                    .map(|(k, e)| EffectView {
+                        anchor: format!("t{index}-turn{number}-effect{k}"),
+                        kind: e.kind.clone(),
+                        details: pretty(&e.details),
+                        cites: cited
+                            .iter()
+                            .filter(|(ev, _)| matches!(ev, Evidence::SideEffect { turn, effect, .. } if *turn == number && *effect == e.kind))
+                            .map(|(_, c)| c.clone())
+                            .collect(),
+                    })
+                    .collect();
+                TurnView {
+                    number,
+                    input,
+                    response: turn
+                        .response
+                        .as_deref()
+                        .map(|text| segments(text, &quotes(number, "response"))),
+                    response_anchor: format!("t{index}-turn{number}-response"),
+                    calls,
+                    effects,
+                }
+            })
+            .collect();
+        ConversationView {
+            turns,
+            error: t.error.clone(),
+            incomplete: t.incomplete.clone(),
+            offered_tools: t
+                .offered_tools
+                .as_ref()
+                .map(|o| o.iter().cloned().collect()),
         }
     }
 }
@@ -343,6 +620,8 @@ struct TraceView<'a> {
     expected: Option<&'static str>,
     overall_score: Option<f64>,
     contracts: Vec<ContractView<'a>>,
+    /// The conversation, when the document holds the trace.
+    conversation: Option<ConversationView>,
 }
 
 impl<'a> TraceView<'a> {
@@ -371,14 +650,30 @@ impl<'a> TraceView<'a> {
             error: r.error.as_deref(),
             expected: entry.expected.map(TestStatus::as_str),
             overall_score: r.overall_score,
+            conversation: entry
+                .transcript
+                .as_ref()
+                .map(|t| ConversationView::of(entry.index, t, r)),
             contracts: r
                 .contracts
                 .iter()
-                .map(|c| ContractView {
+                .enumerate()
+                .map(|(ci, c)| ContractView {
                     id: &c.contract_id,
                     digest: &c.contract_digest,
                     score: c.score,
-                    clauses: c.clauses.iter().map(ClauseView::of).collect(),
+                    clauses: c
+                        .clauses
+                        .iter()
+                        .enumerate()
+                        .map(|(k, cl)| {
+                            ClauseView::of(
+                                cl,
+                                clause_anchor(entry.index, ci, k),
+                                entry.transcript.as_ref().map(|_| entry.index),
+                            )
+                        })
+                        .collect(),
                 })
                 .collect(),
         }
@@ -605,7 +900,9 @@ impl<W: Write> HtmlReporter<W> {
     /// # Errors
     /// [`ReportError::Spool`] when its temporary file cannot be created.
     pub fn new(out: W) -> Result<Self, ReportError> {
-        Ok(HtmlReporter(Spooled::new(out, HtmlRender, "html")?))
+        Ok(HtmlReporter(
+            Spooled::new(out, HtmlRender, "html")?.with_transcripts(),
+        ))
     }
 
     /// Names the destination (normally the report's path) in error messages.
@@ -627,6 +924,12 @@ impl<W: Write> Reporter for HtmlReporter<W> {
     }
     fn input_error(&mut self, e: &crate::InputError) -> Result<(), ReportError> {
         self.0.input_error(e)
+    }
+    fn wants_transcripts(&self) -> bool {
+        self.0.wants_transcripts()
+    }
+    fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        self.0.transcript(t)
     }
     fn missing_trial(&mut self, m: &crate::MissingTrial) -> Result<(), ReportError> {
         self.0.missing_trial(m)

@@ -108,6 +108,9 @@ struct ResultRecord<'a> {
     result: &'a TraceResult,
     #[serde(skip_serializing_if = "Option::is_none")]
     expected: Option<TestStatus>,
+    /// The page's copy only: the trace, when the pipeline sent it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transcript: Option<&'a pactum_core::trace::Trace>,
 }
 
 /// Streams the JSON report to `W`.
@@ -123,9 +126,19 @@ pub struct JsonReporter<W: Write> {
     missing: Vec<MissingTrial>,
     missing_omitted: u64,
     agreement: Option<AgreementTracker>,
+    /// The trace of the next result, for the HTML page's spooled copy
+    /// (never set on a `--json` report).
+    transcript: Option<pactum_core::trace::Trace>,
 }
 
 impl<W: Write> JsonReporter<W> {
+    /// Writes `trace` as the next result's `transcript` field. Only the
+    /// HTML page's spooled document uses this: the `--json` report never
+    /// holds transcripts.
+    pub(crate) fn set_transcript(&mut self, trace: pactum_core::trace::Trace) {
+        self.transcript = Some(trace);
+    }
+
     /// A reporter writing to `out` (buffered internally); errors name it
     /// `the json report` (see [`JsonReporter::with_destination`]).
     pub fn new(out: W) -> Self {
@@ -140,6 +153,7 @@ impl<W: Write> JsonReporter<W> {
             missing: Vec::new(),
             missing_omitted: 0,
             agreement: None,
+            transcript: None,
         }
     }
 
@@ -308,6 +322,7 @@ impl<W: Write> Reporter for JsonReporter<W> {
         if let Some(a) = &mut self.agreement {
             a.record(r, expected);
         }
+        let transcript = self.transcript.take();
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         line.extend_from_slice(if results == 0 { b"\n    " } else { b",\n    " });
@@ -316,6 +331,7 @@ impl<W: Write> Reporter for JsonReporter<W> {
             &ResultRecord {
                 result: r,
                 expected,
+                transcript: transcript.as_ref(),
             },
         );
         let outcome = match written {

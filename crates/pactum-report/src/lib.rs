@@ -79,11 +79,29 @@ pub trait Reporter {
     /// The run ends: per-file input counts and run-level warnings. Writes
     /// whatever the format writes last and flushes.
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError>;
+    /// Whether this report shows transcripts ([`Reporter::transcript`]):
+    /// only then does a pipeline's fan-out send them (and redact them).
+    fn wants_transcripts(&self) -> bool {
+        false
+    }
+    /// The trace (as graded, redacted like every event) of the result that
+    /// comes next, sent just before it, when the pipeline has it (`grade`,
+    /// `show`, `rescore`; not `run`, whose events carry results). Only the
+    /// HTML page uses it; the default ignores it.
+    fn transcript(&mut self, _trace: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        Ok(())
+    }
 }
 
 impl<R: Reporter + ?Sized> Reporter for &mut R {
     fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
         (**self).begin(info)
+    }
+    fn wants_transcripts(&self) -> bool {
+        (**self).wants_transcripts()
+    }
+    fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        (**self).transcript(t)
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         (**self).result(r, expected)
@@ -102,6 +120,12 @@ impl<R: Reporter + ?Sized> Reporter for &mut R {
 impl<R: Reporter + ?Sized> Reporter for Box<R> {
     fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
         (**self).begin(info)
+    }
+    fn wants_transcripts(&self) -> bool {
+        (**self).wants_transcripts()
+    }
+    fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        (**self).transcript(t)
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         (**self).result(r, expected)
@@ -123,6 +147,14 @@ impl<R: Reporter + ?Sized> Reporter for Box<R> {
 impl<R: Reporter> Reporter for Vec<R> {
     fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
         self.iter_mut().try_for_each(|r| r.begin(info))
+    }
+    fn wants_transcripts(&self) -> bool {
+        self.iter().any(Reporter::wants_transcripts)
+    }
+    fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        self.iter_mut()
+            .filter(|r| r.wants_transcripts())
+            .try_for_each(|r| r.transcript(t))
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         self.iter_mut().try_for_each(|x| x.result(r, expected))

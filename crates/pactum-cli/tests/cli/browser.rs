@@ -137,6 +137,20 @@ fn browser_the_example_report_loads_clean_with_failures_first() {
     );
     assert!(block.contains("<code class=\"tool\">send_money</code>"));
     assert!(block.contains("<mark>{\n  \"recipient\": \"US133000000121212121212\""));
+    // The conversation beside the clauses: the send_money call is marked
+    // with the clause it broke, and each links to the other.
+    assert!(block.contains("<section class=\"conversation\">"));
+    let call = block
+        .find("<div class=\"msg call cited\" id=\"t3-call")
+        .expect("the cited call in the conversation");
+    let call = &block[call..call + block[call..].find("</div>").expect("its end")];
+    assert!(
+        call.contains("<code class=\"tool\">send_money</code>"),
+        "{call}"
+    );
+    assert!(call.contains("data-goto=\"t3-c0-"), "{call}");
+    assert!(call.contains("pay-attacker</span>"), "{call}");
+    assert!(block.contains("<div class=\"evidence tool_call\" data-goto=\"t3-call"));
     // The filters are shown once the script runs.
     assert!(
         page.dom.contains("<div id=\"filters\" class=\"filters\">"),
@@ -274,5 +288,16 @@ fn browser_a_large_page_lists_traces_by_pages_and_draws_one_on_demand() {
         "{block}"
     );
     assert!(block.contains("<span class=\"ctl\">U+2028</span>"));
-    assert!(block.contains("<tr class=\"broken\"><td class=\"mark\">✗</td>"));
+    assert!(block.contains("<tr class=\"broken\" id=\"t2093-c0-1\"><td class=\"mark\">✗</td>"));
+    // The conversation beside it, drawn from the transcript: the call that
+    // broke the clause is marked and names it; the evidence points back.
+    assert!(
+        block.contains("<section class=\"conversation\">"),
+        "{block}"
+    );
+    assert!(block.contains("<div class=\"msg call cited\" id=\"t2093-call0\">"));
+    assert!(block
+        .contains("<span class=\"cite broken\" data-goto=\"t2093-c0-1\">✗ delete-account</span>"));
+    assert!(block.contains("<div class=\"evidence tool_call\" data-goto=\"t2093-call0\">"));
+    assert!(block.contains("<div class=\"msg user\"><span class=\"role\">user</span><pre>Where is order 2093?</pre></div>"));
 }

@@ -65,13 +65,19 @@
     dl.appendChild(el("dt", null, term));
     dl.appendChild(el("dd", cls, value));
   }
-  function evidence(e) {
+  function evidence(e, at) {
     var place, name = null, body;
     if (e.kind === "quote") { place = "turn " + e.turn + " " + e.source; body = e.text; }
     else if (e.kind === "tool_call") { place = "turn " + e.turn + " tool call #" + (e.index + 1); name = e.name; body = pretty(e.arguments); }
     else if (e.kind === "side_effect") { place = "turn " + e.turn + " side effect"; name = e.effect; body = pretty(e.details); }
     else { place = "field " + e.pointer; body = pretty(e.value); }
     var d = el("div", "evidence " + e.kind);
+    if (at !== null) {
+      var to = e.kind === "tool_call" ? "t" + at + "-call" + e.index
+        : e.kind === "quote" && e.source === "response" ? "t" + at + "-turn" + e.turn + "-response"
+        : e.kind === "field" ? null : "t" + at + "-turn" + e.turn;
+      if (to) { d.setAttribute("data-goto", to); }
+    }
     d.appendChild(el("span", "where", place));
     if (name !== null) { d.appendChild(document.createTextNode(" ")); d.appendChild(el("code", "tool", name)); }
     if (e.errored) { d.appendChild(document.createTextNode(" ")); d.appendChild(el("span", "err", "(errored)")); }
@@ -79,6 +85,110 @@
     pre.appendChild(el("mark", null, body));
     d.appendChild(pre);
     return d;
+  }
+  // The conversation of result i (as trace.html): each place a clause's
+  // evidence points to is marked and names the clause.
+  function conversation(i, r, row) {
+    var t = r.transcript;
+    var cites = [];
+    var k = 0;
+    (r.contracts || []).forEach(function (c, ci) {
+      c.clauses.forEach(function (cl, j) {
+        var m = row[4][k++];
+        (cl.evidence || []).forEach(function (e) {
+          cites.push({ e: e, clause: cl.id, mark: m[0], cls: m[1], anchor: "t" + i + "-c" + ci + "-" + j });
+        });
+      });
+    });
+    function cite(parent, c) {
+      var s = el("span", "cite " + c.cls, c.mark + " " + c.clause);
+      s.setAttribute("data-goto", c.anchor);
+      parent.appendChild(document.createTextNode(" "));
+      parent.appendChild(s);
+    }
+    function quoted(pre, txt, found) {
+      var at = -1, c = null;
+      found.some(function (f) { var a = f.e.text ? txt.indexOf(f.e.text) : -1; if (a >= 0) { at = a; c = f; return true; } return false; });
+      if (at < 0) { text(pre, txt); return; }
+      text(pre, txt.slice(0, at));
+      var mk = el("mark", c.cls, c.e.text);
+      mk.setAttribute("data-goto", c.anchor);
+      pre.appendChild(mk);
+      cite(pre, c);
+      quoted(pre, txt.slice(at + c.e.text.length), found.filter(function (f) { return f !== c; }));
+    }
+    function quotes(turn, source) {
+      return cites.filter(function (c) { return c.e.kind === "quote" && c.e.turn === turn && c.e.source === source; });
+    }
+    var sec = el("section", "conversation");
+    sec.appendChild(el("h4", null, "Conversation"));
+    if (t.incomplete) { sec.appendChild(el("p", "err", "incomplete recording: " + t.incomplete)); }
+    if (t.error) { sec.appendChild(el("p", "err", "the target failed: " + t.error)); }
+    if (t.offered_tools) { sec.appendChild(el("p", "offered", "tools offered: " + (t.offered_tools.join(", ") || "none"))); }
+    var unobserved = row[3].split(", ");
+    var call = 0;
+    (t.turns || []).forEach(function (turn, ti) {
+      var n = ti + 1;
+      var d = el("div", "turn");
+      d.id = "t" + i + "-turn" + n;
+      d.appendChild(el("div", "turn-no", "turn " + n));
+      (turn.input || []).forEach(function (m) {
+        var md = el("div", "msg " + m.role);
+        md.appendChild(el("span", "role", m.role));
+        var pre = el("pre");
+        quoted(pre, m.content, quotes(n, m.role));
+        md.appendChild(pre);
+        d.appendChild(md);
+      });
+      (turn.tool_calls || []).forEach(function (tc) {
+        var at = call++;
+        var mine = cites.filter(function (c) { return c.e.kind === "tool_call" && c.e.index === at; });
+        var cd = el("div", "msg call" + (mine.length ? " cited" : ""));
+        cd.id = "t" + i + "-call" + at;
+        cd.appendChild(el("span", "role", "tool call #" + (at + 1)));
+        cd.appendChild(document.createTextNode(" "));
+        cd.appendChild(el("code", "tool", tc.name));
+        if (tc.error) { cd.appendChild(document.createTextNode(" ")); cd.appendChild(el("span", "err", "errored: " + tc.error)); }
+        mine.forEach(function (c) { cite(cd, c); });
+        var pre = el("pre");
+        var args = pretty(tc.arguments === undefined ? null : tc.arguments);
+        if (mine.length) { pre.appendChild(el("mark", mine[0].cls, args)); } else { text(pre, args); }
+        cd.appendChild(pre);
+        if (tc.result !== undefined) {
+          var rd = el("div", "result");
+          rd.appendChild(el("span", "role", "tool result"));
+          rd.appendChild(el("pre", null, typeof tc.result === "string" ? tc.result : pretty(tc.result)));
+          cd.appendChild(rd);
+        }
+        d.appendChild(cd);
+      });
+      if (unobserved.indexOf("tool_calls") >= 0) { d.appendChild(el("p", "unobserved", "tool calls: not observed at level " + r.observability + " (a call made here is not in the recording)")); }
+      (turn.side_effects || []).forEach(function (se, j) {
+        var mine = cites.filter(function (c) { return c.e.kind === "side_effect" && c.e.turn === n && c.e.effect === se.kind; });
+        var sd = el("div", "msg effect" + (mine.length ? " cited" : ""));
+        sd.id = "t" + i + "-turn" + n + "-effect" + j;
+        sd.appendChild(el("span", "role", "side effect"));
+        sd.appendChild(document.createTextNode(" "));
+        sd.appendChild(el("code", "tool", se.kind));
+        mine.forEach(function (c) { cite(sd, c); });
+        sd.appendChild(el("pre", null, pretty(se.details === undefined ? null : se.details)));
+        d.appendChild(sd);
+      });
+      if (unobserved.indexOf("side_effects") >= 0) { d.appendChild(el("p", "unobserved", "side effects: not observed at level " + r.observability)); }
+      if (turn.response === null || turn.response === undefined) {
+        d.appendChild(el("p", "unobserved", "no response recorded"));
+      } else {
+        var ad = el("div", "msg assistant");
+        ad.id = "t" + i + "-turn" + n + "-response";
+        ad.appendChild(el("span", "role", "assistant"));
+        var pre = el("pre");
+        quoted(pre, turn.response, quotes(n, "response"));
+        ad.appendChild(pre);
+        d.appendChild(ad);
+      }
+      sec.appendChild(d);
+    });
+    return sec;
   }
   // A trace's breakdown, drawn when it is first opened (as trace.html).
   function body(i) {
@@ -93,8 +203,17 @@
     if (r.expected) { fact(dl, "expected", r.expected); }
     if (r.error) { fact(dl, "error", r.error, "err"); }
     b.appendChild(dl);
+    var side = b;
+    if (r.transcript) {
+      var beside = el("div", "beside");
+      beside.appendChild(conversation(i, r, row));
+      side = el("div", "breakdown");
+      beside.appendChild(side);
+      b.appendChild(beside);
+    }
     var k = 0;
-    (r.contracts || []).forEach(function (c) {
+    (r.contracts || []).forEach(function (c, ci) {
+      var kc = k;
       var t = el("table", "grid clauses");
       var cap = el("caption", null, "contract " + c.contract_id + " ");
       cap.appendChild(el("code", null, c.contract_digest));
@@ -105,8 +224,10 @@
       t.appendChild(el("thead")).appendChild(head);
       var tb = t.appendChild(el("tbody"));
       c.clauses.forEach(function (cl) {
-        var m = row[4][k++];
+        var m = row[4][k];
         var tr = el("tr", m[1]);
+        tr.id = "t" + i + "-c" + ci + "-" + (k - kc);
+        k += 1;
         tr.appendChild(el("td", "mark", m[0]));
         var id = el("td");
         id.appendChild(el("span", "id", cl.id));
@@ -117,7 +238,7 @@
         tr.appendChild(el("td", null, cl.verdict));
         tr.appendChild(el("td", "n", cl.confidence));
         var ev = el("td");
-        (cl.evidence || []).forEach(function (e) { ev.appendChild(evidence(e)); });
+        (cl.evidence || []).forEach(function (e) { ev.appendChild(evidence(e, r.transcript ? i : null)); });
         ev.appendChild(el("p", "rationale", cl.rationale));
         if (cl.reason) {
           var p = el("p", "reason", "not evaluable: ");
@@ -147,7 +268,7 @@
         tr.appendChild(ev);
         tb.appendChild(tr);
       });
-      b.appendChild(t);
+      side.appendChild(t);
     });
     return b;
   }
@@ -255,6 +376,16 @@
   if (!location.hash && order.length && results[order[0]].status === "fail") {
     open(order[0]);
   }
+  // Evidence and the place in the conversation it points to are linked
+  // both ways: a click on one shows the other.
+  document.addEventListener("click", function (ev) {
+    var from = ev.target.closest ? ev.target.closest("[data-goto]") : null;
+    var to = from && document.getElementById(from.getAttribute("data-goto"));
+    if (!to) { return; }
+    to.scrollIntoView({ block: "center" });
+    to.classList.add("flash");
+    setTimeout(function () { to.classList.remove("flash"); }, 1500);
+  });
   window.addEventListener("hashchange", openTarget);
   openTarget();
   document.getElementById("filters").hidden = false;
