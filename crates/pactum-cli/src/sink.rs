@@ -106,6 +106,9 @@ impl Sink for CliSink {
     fn transcript(&mut self, trace: &pactum_core::trace::Trace) {
         Sink::transcript(&mut self.fan, trace);
     }
+    fn reading(&mut self, reading: &pactum_report::Reading) {
+        Sink::reading(&mut self.fan, reading);
+    }
     fn input_error(&mut self, e: &InputError) {
         Sink::input_error(&mut self.fan, e);
     }

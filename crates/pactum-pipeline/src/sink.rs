@@ -56,6 +56,10 @@ pub trait Sink {
     /// the reports that show transcripts (the HTML page) get it redacted
     /// like every event.
     fn transcript(&mut self, _trace: &pactum_core::trace::Trace) {}
+    /// How the authored test of the result that comes next was read
+    /// (`run`, `show`, `rescore`): every report gets it, redacted; the
+    /// JSON report writes it as that result's `interpretation`.
+    fn reading(&mut self, _reading: &pactum_report::Reading) {}
     /// One input record that could not be read.
     fn input_error(&mut self, e: &InputError);
     /// One planned trial a stored run lacks.
@@ -87,6 +91,9 @@ impl Sink for Fanout {
     }
     fn transcript(&mut self, trace: &pactum_core::trace::Trace) {
         Fanout::transcript(self, trace);
+    }
+    fn reading(&mut self, reading: &pactum_report::Reading) {
+        Fanout::reading(self, reading);
     }
     fn input_error(&mut self, e: &InputError) {
         self.each(|r| r.input_error(e));

@@ -157,6 +157,9 @@ pub fn show(
             names.add(trace);
             sink.transcript(trace);
         }
+        if let Some(reading) = crate::common::stored_reading(&store, &t, &t.result) {
+            sink.reading(&reading);
+        }
         sink.result(&t.result, None);
         std::ops::ControlFlow::Continue(())
     })?;
@@ -451,6 +454,9 @@ impl PreparedRescore {
         statuses.add(result.status);
         if let Some(trace) = &t.trace {
             sink.transcript(trace);
+        }
+        if let Some(reading) = crate::common::stored_reading(&store, &t, &result) {
+            sink.reading(&reading);
         }
         sink.result(&result, None);
         std::ops::ControlFlow::Continue(())

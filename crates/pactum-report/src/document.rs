@@ -111,6 +111,9 @@ impl<W: Write, R: Render> Reporter for Spooled<W, R> {
         }
         Ok(())
     }
+    fn reading(&mut self, r: &crate::Reading) -> Result<(), ReportError> {
+        self.json.reading(r)
+    }
     fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
         self.json.missing_trial(m)
     }
@@ -160,6 +163,8 @@ pub(crate) struct ResultEntry {
     pub expected: Option<TestStatus>,
     /// The trace, when the page's document holds it.
     pub transcript: Option<pactum_core::trace::Trace>,
+    /// How its authored test was read, when it is one.
+    pub reading: Option<crate::Reading>,
 }
 
 impl ResultEntry {
@@ -177,12 +182,20 @@ impl ResultEntry {
             ),
             None => None,
         };
+        let reading = match v.as_object_mut().and_then(|m| m.remove("interpretation")) {
+            Some(r) => Some(
+                serde_json::from_value(r)
+                    .map_err(|e| format!("result {index}: interpretation: {e}"))?,
+            ),
+            None => None,
+        };
         let result = serde_json::from_value(v).map_err(|e| format!("result {index}: {e}"))?;
         Ok(ResultEntry {
             index,
             result,
             expected,
             transcript,
+            reading,
         })
     }
 }

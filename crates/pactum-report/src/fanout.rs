@@ -244,6 +244,11 @@ impl Fanout {
         }
     }
 
+    /// Sends how the next result's authored test was read to every report.
+    pub fn reading(&mut self, r: &crate::Reading) {
+        self.each(|x| x.reading(r));
+    }
+
     /// Sends one event to every reporter still working.
     pub fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
         let mut kept = Vec::with_capacity(self.slots.len());

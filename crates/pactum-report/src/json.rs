@@ -108,6 +108,9 @@ struct ResultRecord<'a> {
     result: &'a TraceResult,
     #[serde(skip_serializing_if = "Option::is_none")]
     expected: Option<TestStatus>,
+    /// How an authored test was read, when the pipeline sent it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interpretation: Option<&'a crate::Reading>,
     /// The page's copy only: the trace, when the pipeline sent it.
     #[serde(skip_serializing_if = "Option::is_none")]
     transcript: Option<&'a pactum_core::trace::Trace>,
@@ -129,6 +132,8 @@ pub struct JsonReporter<W: Write> {
     /// The trace of the next result, for the HTML page's spooled copy
     /// (never set on a `--json` report).
     transcript: Option<pactum_core::trace::Trace>,
+    /// How the next result's authored test was read.
+    reading: Option<crate::Reading>,
 }
 
 impl<W: Write> JsonReporter<W> {
@@ -154,6 +159,7 @@ impl<W: Write> JsonReporter<W> {
             missing_omitted: 0,
             agreement: None,
             transcript: None,
+            reading: None,
         }
     }
 
@@ -323,6 +329,7 @@ impl<W: Write> Reporter for JsonReporter<W> {
             a.record(r, expected);
         }
         let transcript = self.transcript.take();
+        let reading = self.reading.take();
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         line.extend_from_slice(if results == 0 { b"\n    " } else { b",\n    " });
@@ -331,6 +338,7 @@ impl<W: Write> Reporter for JsonReporter<W> {
             &ResultRecord {
                 result: r,
                 expected,
+                interpretation: reading.as_ref(),
                 transcript: transcript.as_ref(),
             },
         );
@@ -343,6 +351,18 @@ impl<W: Write> Reporter for JsonReporter<W> {
             results: results + 1,
         };
         outcome
+    }
+
+    /// Kept for the next result, written as its `interpretation`.
+    fn reading(&mut self, r: &crate::Reading) -> Result<(), ReportError> {
+        if self.state == State::Finished {
+            return Err(ReportError::Protocol {
+                call: "reading",
+                problem: "after finish",
+            });
+        }
+        self.reading = Some(r.clone());
+        Ok(())
     }
 
     /// Keeps the first [`INPUT_ERRORS_KEPT`] input errors for `finish`.

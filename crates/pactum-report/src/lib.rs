@@ -48,7 +48,8 @@ pub use json::{terminal_safe_json, JsonReporter, INPUT_ERRORS_KEPT, REPORT_VERSI
 pub use junit::JunitReporter;
 pub use markdown::{markdown_text, MarkdownReporter, MARKDOWN_BYTES};
 pub use model::{
-    ContractInfo, ExpectationsInfo, InputError, InputFile, MissingTrial, RunEnd, RunInfo, Warning,
+    AuthoredFields, ContractInfo, ConversationEnd, ExpectationsInfo, InputError, InputFile,
+    MissingTrial, ReadClause, ReadContract, Reading, RunEnd, RunInfo, Warning,
 };
 pub use output::{check_outputs, Output, OutputFolder, Protected, ReportFile};
 pub use redact::Redacting;
@@ -91,6 +92,13 @@ pub trait Reporter {
     fn transcript(&mut self, _trace: &pactum_core::trace::Trace) -> Result<(), ReportError> {
         Ok(())
     }
+    /// How the authored test of the result that comes next was read, sent
+    /// just before it (`run`, `show`, `rescore`; authored tests only). The
+    /// JSON report writes it as that result's `interpretation`; the
+    /// default ignores it.
+    fn reading(&mut self, _reading: &Reading) -> Result<(), ReportError> {
+        Ok(())
+    }
 }
 
 impl<R: Reporter + ?Sized> Reporter for &mut R {
@@ -102,6 +110,9 @@ impl<R: Reporter + ?Sized> Reporter for &mut R {
     }
     fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
         (**self).transcript(t)
+    }
+    fn reading(&mut self, r: &Reading) -> Result<(), ReportError> {
+        (**self).reading(r)
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         (**self).result(r, expected)
@@ -126,6 +137,9 @@ impl<R: Reporter + ?Sized> Reporter for Box<R> {
     }
     fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
         (**self).transcript(t)
+    }
+    fn reading(&mut self, r: &Reading) -> Result<(), ReportError> {
+        (**self).reading(r)
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         (**self).result(r, expected)
@@ -155,6 +169,9 @@ impl<R: Reporter> Reporter for Vec<R> {
         self.iter_mut()
             .filter(|r| r.wants_transcripts())
             .try_for_each(|r| r.transcript(t))
+    }
+    fn reading(&mut self, x: &Reading) -> Result<(), ReportError> {
+        self.iter_mut().try_for_each(|r| r.reading(x))
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         self.iter_mut().try_for_each(|x| x.result(r, expected))

@@ -96,6 +96,14 @@ impl<R: Reporter> Reporter for Redacting<R> {
         self.inner.transcript(&t)
     }
 
+    fn reading(&mut self, r: &crate::Reading) -> Result<(), ReportError> {
+        if self.redactor.is_empty() {
+            return self.inner.reading(r);
+        }
+        let r = self.clean("an interpretation", r)?;
+        self.inner.reading(&r)
+    }
+
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
         if self.redactor.is_empty() {
             return self.inner.input_error(e);

@@ -14,7 +14,8 @@
     order.push(i);
   });
   // Beyond them, every trace's row (failures first), computed by pactum:
-  // [index, deciding clause, label, channels not observed, [[mark, class, kind]...]].
+  // [index, deciding clause, label, channels not observed, [[mark, class, kind]...],
+  // [interpreter, why the conversation stopped] of an authored test or null].
   var rowsEl = document.getElementById("pactum-rows");
   if (rowsEl) {
     order = [];
@@ -191,6 +192,56 @@
     return sec;
   }
   // A trace's breakdown, drawn when it is first opened (as trace.html).
+  // The interpretation panel of an authored test (as trace.html's).
+  function reading(i, rd, words) {
+    var s = el("section", "reading");
+    s.id = "t" + i + "-reading";
+    s.appendChild(el("h4", null, "How the test was read"));
+    var dl = el("dl", "fields");
+    fact(dl, "test", rd.test_id, "id");
+    ["goal", "instructions", "restrictions", "scenario"].forEach(function (f) {
+      dl.appendChild(el("dt", null, f));
+      var dd = el("dd");
+      dd.setAttribute("data-field", f);
+      if (rd.authored[f]) { dd.appendChild(el("pre", null, rd.authored[f])); } else { dd.appendChild(el("em", null, "(not written)")); }
+      dl.appendChild(dd);
+    });
+    fact(dl, "turns", "at least " + rd.authored.min_turns + " before it may stop, at most " + rd.authored.max_turns);
+    fact(dl, "interpreter", words[0], "interpreter");
+    fact(dl, "confidence", rd.confidence == null ? "not recorded" : rd.confidence, "confidence");
+    fact(dl, "usable", rd.usable == null ? "not recorded" : rd.usable ? "yes" : "no" + (rd.reason ? ": " + rd.reason : ""), rd.usable === false ? "err" : null);
+    if (words[1]) { fact(dl, "stopped", words[1], "stopped"); }
+    s.appendChild(dl);
+    if (rd.contract) {
+      var t = el("table", "grid");
+      var cap = el("caption", null, "read as contract " + rd.contract.id + " ");
+      cap.appendChild(el("code", null, rd.contract.digest));
+      if (rd.contract.adversarial) { text(cap, " (adversarial)"); }
+      t.appendChild(cap);
+      var head = el("tr");
+      ["clause", "kind", "as scored", "from field", "why the wording changed"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+      t.appendChild(el("thead")).appendChild(head);
+      var tb = el("tbody");
+      rd.contract.clauses.forEach(function (c) {
+        var tr = el("tr");
+        tr.setAttribute("data-clause", c.id);
+        tr.appendChild(el("td", "id", c.id));
+        tr.appendChild(el("td", null, c.kind));
+        tr.appendChild(el("td", null, c.text));
+        var f = el("td", "field");
+        if (c.field == null) { f.appendChild(el("em", null, "no source note")); } else { text(f, c.field); }
+        tr.appendChild(f);
+        tr.appendChild(el("td", "note", c.note || ""));
+        tb.appendChild(tr);
+      });
+      t.appendChild(tb);
+      s.appendChild(t);
+      if (rd.contract.simulated_user_objective) { s.appendChild(el("p", null, "the simulated user pursued: " + rd.contract.simulated_user_objective + " (never scored)")); }
+    } else {
+      s.appendChild(el("p", "err", "No contract was scored: the interpretation was not usable."));
+    }
+    return s;
+  }
   function body(i) {
     var r = results[i];
     var row = rows[i];
@@ -203,6 +254,7 @@
     if (r.expected) { fact(dl, "expected", r.expected); }
     if (r.error) { fact(dl, "error", r.error, "err"); }
     b.appendChild(dl);
+    if (r.interpretation && row[5]) { b.appendChild(reading(i, r.interpretation, row[5])); }
     var side = b;
     if (r.transcript) {
       var beside = el("div", "beside");
