@@ -31,7 +31,7 @@ mkdir -p docs/screenshots
 # offline against the scripted server (every model is scripted), then its
 # stored run's page (`show`: with the conversations).
 python3 testing/scripted_server.py --script examples/adversarial/script.json \
-  --port 0 --port-file "$tmp/port" --pid-file "$tmp/pid" &
+  --port 0 --port-file "$tmp/port" --pid-file "$tmp/pid" 2>/dev/null &
 for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 [ -s "$tmp/port" ] || { echo "error: the scripted server did not start" >&2; exit 1; }
 sed "s|http://127.0.0.1:8766|http://127.0.0.1:$(cat "$tmp/port")|" \
