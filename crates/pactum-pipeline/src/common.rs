@@ -176,29 +176,6 @@ pub fn unreadable_snapshot(run: &RunId, test: &str, e: &StoreError) -> Warning {
     }
 }
 
-#[cfg(test)]
-mod resume_hint_tests {
-    use super::resume_command;
-    use std::path::PathBuf;
-
-    #[test]
-    fn the_hint_is_ready_to_paste_or_says_why_not() {
-        assert_eq!(
-            resume_command("suite.yaml", "r1", None),
-            "pactum run suite.yaml --resume r1"
-        );
-        assert_eq!(
-            resume_command("my suite.yaml", "r1", Some(&PathBuf::from("/tmp/a b'.db"))),
-            "pactum run 'my suite.yaml' --resume r1 --db \"/tmp/a b'.db\""
-        );
-        let odd = resume_command("s.yaml", "r1", Some(&PathBuf::from("/tmp/x\u{1b}[2J\n.db")));
-        assert!(
-            odd.ends_with("--db <PATH: it holds control characters; type it yourself>"),
-            "{odd}"
-        );
-    }
-}
-
 /// How the authored test of `r` was read, for the reports' interpretation
 /// panel (the JSON report's `interpretation`): its authored fields, the
 /// interpreter and its confidence (from the trace's metadata), the
@@ -317,4 +294,27 @@ pub(crate) fn stored_reading(
     });
     let src = pactum_runner::ReadingSource::of_stored(Some(trace), contract)?;
     reading_of(r, &src)
+}
+
+#[cfg(test)]
+mod resume_hint_tests {
+    use super::resume_command;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_hint_is_ready_to_paste_or_says_why_not() {
+        assert_eq!(
+            resume_command("suite.yaml", "r1", None),
+            "pactum run suite.yaml --resume r1"
+        );
+        assert_eq!(
+            resume_command("my suite.yaml", "r1", Some(&PathBuf::from("/tmp/a b'.db"))),
+            "pactum run 'my suite.yaml' --resume r1 --db \"/tmp/a b'.db\""
+        );
+        let odd = resume_command("s.yaml", "r1", Some(&PathBuf::from("/tmp/x\u{1b}[2J\n.db")));
+        assert!(
+            odd.ends_with("--db <PATH: it holds control characters; type it yourself>"),
+            "{odd}"
+        );
+    }
 }
