@@ -628,3 +628,87 @@ fn browser_the_compare_page_shows_the_dominance_and_both_vectors() {
     ]);
     assert_code(&refused, 2);
 }
+
+#[test]
+#[ignore = "browser: bash .ci/browser"]
+fn browser_the_panel_of_an_authored_trial_beyond_the_first_200_is_drawn_on_demand() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // 3 tests × 70 trials: 140 failures, then 70 passes of which the last
+    // 10 are not rendered but drawn by the script when opened.
+    let (_server, id) = adversarial_run(dir.path(), "\ndefaults:\n  trials: 70\n");
+    let db = dir.path().join("pactum.db");
+    let html = dir.path().join("show.html");
+    let json = dir.path().join("show.json");
+    let show = pactum([
+        "show".as_ref(),
+        id.as_ref(),
+        "--db".as_ref(),
+        db.as_os_str(),
+        "--html".as_ref(),
+        html.as_os_str(),
+        "--json".as_ref(),
+        json.as_os_str(),
+    ]);
+    assert_code(&show, 1);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the report")).expect("JSON");
+    let results = report["results"].as_array().expect("results");
+    assert_eq!(results.len(), 210);
+    // The last pass, never rendered as HTML.
+    let at = results
+        .iter()
+        .rposition(|r| r["status"] == "pass")
+        .expect("a pass");
+    let text = std::fs::read_to_string(&html).expect("the page");
+    assert!(
+        !text.contains(&format!("id=\"t{at}\"")),
+        "t{at} is rendered"
+    );
+    let page = load(&html, &format!("#t{at}"));
+    assert_eq!(page.console, Vec::<String>::new());
+    let trace = block(
+        &page.dom,
+        &format!("<details class=\"trace\" id=\"t{at}\""),
+        "</details>",
+    );
+    let panel = block(
+        trace,
+        &format!("<section class=\"reading\" id=\"t{at}-reading\">"),
+        "</section>",
+    );
+    let read = &results[at]["interpretation"];
+    assert!(
+        panel.contains(&format!(
+            "<dd class=\"id\">{}</dd>",
+            read["test_id"].as_str().expect("id")
+        )),
+        "{panel}"
+    );
+    for c in read["contract"]["clauses"].as_array().expect("clauses") {
+        let row = block(
+            panel,
+            &format!("<tr data-clause=\"{}\">", c["id"].as_str().expect("id")),
+            "</tr>",
+        );
+        assert!(
+            row.contains(&format!(
+                "<td class=\"field\">{}</td>",
+                c["field"].as_str().expect("field")
+            )),
+            "{row}"
+        );
+    }
+    assert!(
+        panel.contains(
+            "<dd class=\"stopped\">after turn 6 (of at most 6): the turn limit was reached</dd>"
+        ),
+        "{panel}"
+    );
+    assert!(
+        panel.contains(&format!(
+            "<dd class=\"confidence\">{}</dd>",
+            read["confidence"]
+        )),
+        "{panel}"
+    );
+}
