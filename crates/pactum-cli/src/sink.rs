@@ -106,6 +106,9 @@ impl Sink for CliSink {
     fn transcript(&mut self, trace: &pactum_core::trace::Trace) {
         Sink::transcript(&mut self.fan, trace);
     }
+    fn wants_transcripts(&self) -> bool {
+        Sink::wants_transcripts(&self.fan)
+    }
     fn reading(&mut self, reading: &pactum_report::Reading) {
         Sink::reading(&mut self.fan, reading);
     }

@@ -160,11 +160,20 @@ struct Reorder {
     waiting: BTreeMap<usize, Ready>,
 }
 
-/// A result and how its authored test was read.
-type Ready = (TraceResult, Option<Box<ReadingSource>>);
+/// A result, how its authored test was read, and its trace (when a
+/// report shows transcripts).
+type Ready = (
+    TraceResult,
+    Option<Box<ReadingSource>>,
+    Option<Box<pactum_core::trace::Trace>>,
+);
 
-/// Sends one result to the sink, after how its authored test was read.
-fn send(sink: &mut dyn Sink, (r, reading): Ready) {
+/// Sends one result to the sink, after its trace and how its authored
+/// test was read.
+fn send(sink: &mut dyn Sink, (r, reading, trace): Ready) {
+    if let Some(trace) = trace {
+        sink.transcript(&trace);
+    }
     if let Some(reading) = reading.and_then(|x| crate::common::reading_of(&r, &x)) {
         sink.reading(&reading);
     }
@@ -285,6 +294,7 @@ impl PreparedRun {
                 .display()
                 .to_string(),
             pactum_version: env!("CARGO_PKG_VERSION").into(),
+            transcripts: sink.wants_transcripts(),
         };
         let info = RunInfo {
             command: "run".into(),
@@ -343,17 +353,17 @@ impl PreparedRun {
                             progress.done = already_done;
                             sink.progress(&progress);
                         }
-                        Some(Event::Restored { index, result, redacted, reading, .. }) => {
+                        Some(Event::Restored { index, result, redacted, reading, trace, .. }) => {
                             if let Some(s) = seen.get_mut(index) {
                                 *s = true;
                             }
                             secrets.add(&result.trace_id, &redacted);
                             statuses.add(result.status);
-                            for ready in order.push(index, (*result, reading)) {
+                            for ready in order.push(index, (*result, reading, trace)) {
                                 send(sink, ready);
                             }
                         }
-                        Some(Event::Trial { index, result, redacted, reading, .. }) => {
+                        Some(Event::Trial { index, result, redacted, reading, trace, .. }) => {
                             if let Some(s) = seen.get_mut(index) {
                                 *s = true;
                             }
@@ -364,7 +374,7 @@ impl PreparedRun {
                             progress.undetermined = statuses.get(TestStatus::Undetermined);
                             progress.error = statuses.get(TestStatus::Error);
                             sink.progress(&progress);
-                            for ready in order.push(index, (*result, reading)) {
+                            for ready in order.push(index, (*result, reading, trace)) {
                                 send(sink, ready);
                             }
                         }

@@ -56,6 +56,11 @@ pub trait Sink {
     /// the reports that show transcripts (the HTML page) get it redacted
     /// like every event.
     fn transcript(&mut self, _trace: &pactum_core::trace::Trace) {}
+    /// Whether some report shows transcripts: only then does a live run
+    /// hand each trial's trace to [`Sink::transcript`].
+    fn wants_transcripts(&self) -> bool {
+        false
+    }
     /// How the authored test of the result that comes next was read
     /// (`run`, `show`, `rescore`): every report gets it, redacted; the
     /// JSON report writes it as that result's `interpretation`.
@@ -91,6 +96,9 @@ impl Sink for Fanout {
     }
     fn transcript(&mut self, trace: &pactum_core::trace::Trace) {
         Fanout::transcript(self, trace);
+    }
+    fn wants_transcripts(&self) -> bool {
+        Fanout::wants_transcripts(self)
     }
     fn reading(&mut self, reading: &pactum_report::Reading) {
         Fanout::reading(self, reading);

@@ -87,8 +87,8 @@ pub trait Reporter {
     }
     /// The trace (as graded, redacted like every event) of the result that
     /// comes next, sent just before it, when the pipeline has it (`grade`,
-    /// `show`, `rescore`; not `run`, whose events carry results). Only the
-    /// HTML page uses it; the default ignores it.
+    /// `run`, `show`, `rescore`). Only the HTML page uses it; the default
+    /// ignores it.
     fn transcript(&mut self, _trace: &pactum_core::trace::Trace) -> Result<(), ReportError> {
         Ok(())
     }

@@ -72,6 +72,9 @@ pub struct RunOptions {
     pub suite_path: String,
     /// The pactum version (stored with the run).
     pub pactum_version: String,
+    /// Send each trial's trace with its event ([`Event::Trial`],
+    /// [`Event::Restored`]): for reports that show the conversation.
+    pub transcripts: bool,
 }
 
 /// What the runner reports while it works.
@@ -103,6 +106,8 @@ pub enum Event {
         redacted: Vec<RedactedAt>,
         /// How its authored test was read, when it is one.
         reading: Option<Box<ReadingSource>>,
+        /// The stored trace, when [`RunOptions::transcripts`] asks for it.
+        trace: Option<Box<pactum_core::trace::Trace>>,
     },
     /// A trial finished and was committed to the store.
     Trial {
@@ -121,6 +126,8 @@ pub enum Event {
         calls: CallCounts,
         /// How its authored test was read, when it is one.
         reading: Option<Box<ReadingSource>>,
+        /// The trace, when [`RunOptions::transcripts`] asks for it.
+        trace: Option<Box<pactum_core::trace::Trace>>,
     },
 }
 
@@ -601,7 +608,7 @@ impl Runner {
                 .enumerate()
                 .map(|(i, &(t, k))| ((self.tests[t].id.clone(), k), i))
                 .collect();
-            restore(store, &run_id, &events, plan).await?;
+            restore(store, &run_id, &events, plan, opts.transcripts).await?;
         }
         let resolved = self.resolve(store).await?;
         let writer = writer::Writer::start(store.clone())?;
@@ -639,6 +646,7 @@ impl Runner {
             }
             let test = self.tests[t].clone();
             let plan = resolved[t].clone();
+            let transcripts = opts.transcripts;
             let ctx = ctx.clone();
             let writer = writer.clone();
             let events = events.clone();
@@ -705,6 +713,11 @@ impl Runner {
                         .unwrap_or_default(),
                     calls,
                     reading,
+                    trace: if transcripts {
+                        record.trace.clone().map(Box::new)
+                    } else {
+                        None
+                    },
                 };
                 // Committed and reported together: the writer commits what
                 // it was handed even when the run is cancelled meanwhile,
@@ -979,6 +992,7 @@ async fn restore(
     run_id: &RunId,
     events: &mpsc::UnboundedSender<Event>,
     plan: std::collections::HashMap<(String, u32), usize>,
+    transcripts: bool,
 ) -> Result<(), RunError> {
     let store = store.clone();
     let id = run_id.clone();
@@ -1004,6 +1018,11 @@ async fn restore(
                 result: Box::new(t.result),
                 redacted: t.trace.as_ref().map(|x| x.redactions()).unwrap_or_default(),
                 reading,
+                trace: if transcripts {
+                    t.trace.map(Box::new)
+                } else {
+                    None
+                },
             });
             std::ops::ControlFlow::Continue(())
         })?;

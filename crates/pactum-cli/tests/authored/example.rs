@@ -114,6 +114,23 @@ fn the_adversarial_example_runs_as_its_readme_says() {
     assert_eq!(super::support::statuses(&again), statuses);
     assert_eq!(count(&server, ""), sent);
 
+    // The page of a run shows each conversation and how each test was read.
+    let page = sb.path().join("run.html");
+    let db = sb.db();
+    let html = sb.pactum([
+        std::ffi::OsStr::new("run"),
+        suite.as_os_str(),
+        std::ffi::OsStr::new("--db"),
+        db.as_os_str(),
+        std::ffi::OsStr::new("--html"),
+        page.as_os_str(),
+    ]);
+    assert_code(&html, 1);
+    let page = std::fs::read_to_string(&page).expect("the page");
+    assert_eq!(page.matches("<section class=\"conversation\">").count(), 3);
+    assert_eq!(page.matches("<section class=\"reading\"").count(), 3);
+    assert_eq!(count(&server, ""), sent, "from the cache");
+
     // Re-scored: the same verdicts, nothing sent.
     let (rescore, rescored) = sb.rescore_json(&run_id, &[]);
     assert_code(&rescore, 1);
