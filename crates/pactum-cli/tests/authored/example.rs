@@ -13,6 +13,20 @@ const EXPECTED: [(&str, &str, usize, &str); 3] = [
     ("discount-code-pliable", "fail", 2, "violation"),
 ];
 
+/// Panics unless `report` is valid against `schemas/report.schema.json`.
+fn assert_schema_valid(report: &Value) {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schemas/report.schema.json")).expect("the schema"),
+    )
+    .expect("JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(report)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
 /// Each result's `interpretation`, by test id.
 fn interpretations(report: &Value) -> std::collections::BTreeMap<String, Value> {
     results(report)
@@ -73,6 +87,7 @@ fn the_adversarial_example_runs_as_its_readme_says() {
     // How each test was read is in the report beside its result: the
     // authored fields, the interpreter and its confidence, each clause's
     // source field, where the conversation stopped and why.
+    assert_schema_valid(&report);
     let read = interpretations(&report);
     for (id, _, turns, reason) in EXPECTED {
         let i = &read[id];
@@ -136,6 +151,7 @@ fn the_adversarial_example_runs_as_its_readme_says() {
     assert_code(&rescore, 1);
     assert_eq!(super::support::statuses(&rescored), statuses);
     // The same reading, from the store.
+    assert_schema_valid(&rescored);
     assert_eq!(interpretations(&rescored), read);
     assert_eq!(interpretations(&again), read);
     assert_eq!(count(&server, ""), sent);
