@@ -74,4 +74,5 @@ if [ "${1:-}" = all ]; then
   bash bench/cost.sh
   bash bench/judge_windows.sh
   bash bench/strength.sh
+  bash bench/html.sh
 fi

@@ -27,11 +27,27 @@ mkdir -p docs/screenshots
   --observability tool_calls --out "$tmp/strength" examples/strength/traces.jsonl \
   --html "$tmp/strength.html" >/dev/null || [ $? -eq 1 ]
 
+# An authored test's interpretation panel: the adversarial example, run
+# offline against the scripted server (every model is scripted), then its
+# stored run's page (`show`: with the conversations).
+python3 testing/scripted_server.py --script examples/adversarial/script.json \
+  --port 0 --port-file "$tmp/port" --pid-file "$tmp/pid" 2>/dev/null &
+for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+[ -s "$tmp/port" ] || { echo "error: the scripted server did not start" >&2; exit 1; }
+sed "s|http://127.0.0.1:8766|http://127.0.0.1:$(cat "$tmp/port")|" \
+  examples/adversarial/suite.yaml > "$tmp/suite.yaml"
+"$pactum" run "$tmp/suite.yaml" --db "$tmp/pactum.db" -q || [ $? -eq 1 ]
+kill "$(cat "$tmp/pid")"
+run_id="$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM runs").fetchone()[0])' "$tmp/pactum.db")"
+"$pactum" show "$run_id" --db "$tmp/pactum.db" --html "$tmp/authored.html" -q || [ $? -eq 1 ]
+
 shot() {
   chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
     --user-data-dir="$tmp/profile" --virtual-time-budget=2000 \
     --window-size="$3" --screenshot="docs/screenshots/$2.png" "file://$tmp/$1" 2>/dev/null
 }
 shot grade.html grade 1280,2000
+# weapon-pliable#1: the test read as a prohibition, stopped on turn 3.
+shot 'authored.html#t1' authored 1280,2200
 shot strength.html strength 1280,1300
 ls -l docs/screenshots

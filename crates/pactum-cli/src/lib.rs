@@ -468,6 +468,11 @@ pub struct CompareArgs {
     /// Print the comparison as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also write the comparison as a single-file HTML page
+    /// (docs/html.md): the dominance answer and each side's strength
+    /// vector as a chart (`-` for stdout, instead of the text).
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
 }
 
 /// Parses the process arguments, runs the command and returns the exit code.

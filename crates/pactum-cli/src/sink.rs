@@ -115,6 +115,15 @@ impl Sink for CliSink {
     ) {
         Sink::result_rendered(&mut self.fan, r, expected, rendered);
     }
+    fn transcript(&mut self, trace: &pactum_core::trace::Trace) {
+        Sink::transcript(&mut self.fan, trace);
+    }
+    fn wants_transcripts(&self) -> bool {
+        Sink::wants_transcripts(&self.fan)
+    }
+    fn reading(&mut self, reading: &pactum_report::Reading) {
+        Sink::reading(&mut self.fan, reading);
+    }
     fn input_error(&mut self, e: &InputError) {
         Sink::input_error(&mut self.fan, e);
     }

@@ -125,12 +125,32 @@ pub fn compare_cmd(args: CompareArgs, color: bool) -> Exit {
 
 fn compare_inner(args: CompareArgs, color: bool) -> CliResult {
     let mut sink = CliSink::stderr_only(color);
+    let page_to_stdout = args.html.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if page_to_stdout && args.json {
+        return Err(CliError::usage(
+            "--json and --html - both write to standard output (`-`); give the page a file: nothing was compared",
+        ));
+    }
     let req = CompareRequest {
         a: args.a,
         b: args.b,
         policy: args.policy,
+        html: args.html.clone(),
     };
     let summary = pactum_pipeline::strength::compare(&req, &mut sink)?;
-    print(args.json, &summary, || render_compare(&summary));
+    if !page_to_stdout {
+        print(args.json, &summary, || render_compare(&summary));
+    }
+    if let Some(path) = &args.html {
+        if let Err(e) = pactum_report::html::write_compare_html(path, &summary) {
+            if !e.is_broken_pipe() {
+                crate::output::eprint(&format!(
+                    "error: HTML report: {}; it was not written (its file keeps its previous content)",
+                    pactum_report::with_causes(&e)
+                ));
+                return Ok(Exit::Partial);
+            }
+        }
+    }
     Ok(Exit::Pass)
 }

@@ -176,6 +176,126 @@ pub fn unreadable_snapshot(run: &RunId, test: &str, e: &StoreError) -> Warning {
     }
 }
 
+/// How the authored test of `r` was read, for the reports' interpretation
+/// panel (the JSON report's `interpretation`): its authored fields, the
+/// interpreter and its confidence (from the trace's metadata), the
+/// contract it was scored against with each clause's source field and
+/// note (`source_notes`), and where its conversation stopped. `None` when
+/// `src` records no authored fields (the test is not an authored one).
+pub(crate) fn reading_of(
+    r: &pactum_core::TraceResult,
+    src: &pactum_runner::ReadingSource,
+) -> Option<pactum_report::Reading> {
+    use pactum_report::{AuthoredFields, ConversationEnd, ReadClause, ReadContract, Reading};
+    use serde_json::Value;
+    let meta = &src.metadata;
+    let authored: AuthoredFields = serde_json::from_value(meta.get("authored")?.clone()).ok()?;
+    let test_id = match meta.get("test").and_then(Value::as_str) {
+        Some(t) => t.to_string(),
+        None => r
+            .trace_id
+            .rsplit_once('#')
+            .map_or(r.trace_id.as_str(), |(t, _)| t)
+            .to_string(),
+    };
+    let interp = meta.get("interpretation").filter(|i| i.is_object());
+    let get = |k: &str| interp.and_then(|i| i.get(k));
+    let contract = src.contract.as_ref().map(|snap| {
+        let c = &snap.contract;
+        let note = |id: &str| {
+            let notes: Vec<&pactum_core::contract::SourceNote> =
+                c.source_notes.iter().filter(|n| n.clause == id).collect();
+            let field = notes.first().map(|n| n.field.clone());
+            let text: Vec<&str> = notes
+                .iter()
+                .map(|n| n.note.as_str())
+                .filter(|n| !n.is_empty())
+                .collect();
+            (field, (!text.is_empty()).then(|| text.join("; ")))
+        };
+        let clause = |id: &str, kind: &str, text: &str| {
+            let (field, note) = note(id);
+            ReadClause {
+                id: id.to_string(),
+                kind: kind.to_string(),
+                text: text.to_string(),
+                field,
+                note,
+            }
+        };
+        let clauses = c
+            .required
+            .iter()
+            .map(|x| clause(&x.id, "required", &x.text))
+            .chain(
+                c.prohibited
+                    .iter()
+                    .map(|x| clause(&x.id, "prohibited", &x.text)),
+            )
+            .chain(
+                c.conditional
+                    .iter()
+                    .map(|x| clause(&x.id, "conditional", &x.then.text)),
+            )
+            .collect();
+        ReadContract {
+            id: c.id.clone(),
+            digest: snap.digest.clone(),
+            simulated_user_objective: c.simulated_user_objective.clone(),
+            adversarial: c.adversarial,
+            clauses,
+        }
+    });
+    let ended = match (src.turns, meta.get("ended")) {
+        (Some(turns), Some(e)) => Some(ConversationEnd {
+            turns,
+            reason: e
+                .get("reason")
+                .and_then(Value::as_str)
+                .unwrap_or("not recorded")
+                .to_string(),
+            clause: e.get("clause").and_then(Value::as_str).map(str::to_string),
+        }),
+        _ => None,
+    };
+    Some(Reading {
+        test_id,
+        authored,
+        interpreter: get("source").cloned(),
+        confidence: get("confidence")
+            .and_then(Value::as_u64)
+            .and_then(|c| u8::try_from(c).ok()),
+        usable: get("usable").and_then(Value::as_bool),
+        reason: get("reason").and_then(Value::as_str).map(str::to_string),
+        contract,
+        ended,
+    })
+}
+
+/// [`reading_of`] a stored trial, whose result is `r` (the stored one, or
+/// a re-score of it): the contract snapshot is read from `store` only for
+/// a trial of an authored test.
+pub(crate) fn stored_reading(
+    store: &Store,
+    t: &pactum_store::StoredTrial,
+    r: &pactum_core::TraceResult,
+) -> Option<pactum_report::Reading> {
+    let trace = t.trace.as_ref()?;
+    trace.metadata.get("authored").filter(|a| a.is_object())?;
+    let contract = t.contract_digest.as_deref().and_then(|d| {
+        store
+            .contract(d)
+            .ok()
+            .flatten()
+            .map(|c| pactum_store::ContractSnapshot {
+                digest: d.to_string(),
+                contract: c,
+            })
+    });
+    let src = pactum_runner::ReadingSource::of_stored(Some(trace), contract)?;
+    reading_of(r, &src)
+}
+
 #[cfg(test)]
 mod resume_hint_tests {
     use super::resume_command;

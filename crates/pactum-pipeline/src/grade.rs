@@ -392,6 +392,7 @@ impl Prepared<'_> {
                         totals.labelled += u64::from(expected.is_some());
                         *totals.outcome.by_status.entry(result.status).or_default() += 1;
                         totals.outcome.graded += 1;
+                        sink.transcript(&trace);
                         sink.result_rendered(&result, expected, &rendered);
                     }
                     Item::Skipped { line, reason } => {

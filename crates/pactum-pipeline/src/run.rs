@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use pactum_core::{TestStatus, TraceResult};
 use pactum_report::{ContractInfo, Protected, RedactedSecrets, RunInfo, Warning};
-use pactum_runner::{CacheMode, CallCounts, Event, RunError, RunOptions, Runner};
+use pactum_runner::{CacheMode, CallCounts, Event, ReadingSource, RunError, RunOptions, Runner};
 use pactum_store::{RunId, Store};
 use pactum_suite::{env_vars_needed, load_suite, Diagnostic, LoadedSuite};
 
@@ -157,13 +157,33 @@ fn contract_infos(suite: &LoadedSuite) -> Vec<ContractInfo> {
 #[derive(Default)]
 struct Reorder {
     next: usize,
-    waiting: BTreeMap<usize, TraceResult>,
+    waiting: BTreeMap<usize, Ready>,
+}
+
+/// A result, how its authored test was read, and its trace (when a
+/// report shows transcripts).
+type Ready = (
+    TraceResult,
+    Option<Box<ReadingSource>>,
+    Option<Box<pactum_core::trace::Trace>>,
+);
+
+/// Sends one result to the sink, after its trace and how its authored
+/// test was read.
+fn send(sink: &mut dyn Sink, (r, reading, trace): Ready) {
+    if let Some(trace) = trace {
+        sink.transcript(&trace);
+    }
+    if let Some(reading) = reading.and_then(|x| crate::common::reading_of(&r, &x)) {
+        sink.reading(&reading);
+    }
+    sink.result(&r, None);
 }
 
 impl Reorder {
     /// Accepts the result at plan position `index`; returns every result
     /// now ready, in order.
-    fn push(&mut self, index: usize, r: TraceResult) -> Vec<TraceResult> {
+    fn push(&mut self, index: usize, r: Ready) -> Vec<Ready> {
         self.waiting.insert(index, r);
         let mut ready = Vec::new();
         while let Some(r) = self.waiting.remove(&self.next) {
@@ -174,7 +194,7 @@ impl Reorder {
     }
 
     /// Everything still waiting, in order.
-    fn drain(&mut self) -> Vec<TraceResult> {
+    fn drain(&mut self) -> Vec<Ready> {
         std::mem::take(&mut self.waiting).into_values().collect()
     }
 }
@@ -274,6 +294,7 @@ impl PreparedRun {
                 .display()
                 .to_string(),
             pactum_version: env!("CARGO_PKG_VERSION").into(),
+            transcripts: sink.wants_transcripts(),
         };
         let info = RunInfo {
             command: "run".into(),
@@ -332,17 +353,17 @@ impl PreparedRun {
                             progress.done = already_done;
                             sink.progress(&progress);
                         }
-                        Some(Event::Restored { index, result, redacted, .. }) => {
+                        Some(Event::Restored { index, result, redacted, reading, trace, .. }) => {
                             if let Some(s) = seen.get_mut(index) {
                                 *s = true;
                             }
                             secrets.add(&result.trace_id, &redacted);
                             statuses.add(result.status);
-                            for ready in order.push(index, *result) {
-                                sink.result(&ready, None);
+                            for ready in order.push(index, (*result, reading, trace)) {
+                                send(sink, ready);
                             }
                         }
-                        Some(Event::Trial { index, result, redacted, .. }) => {
+                        Some(Event::Trial { index, result, redacted, reading, trace, .. }) => {
                             if let Some(s) = seen.get_mut(index) {
                                 *s = true;
                             }
@@ -353,8 +374,8 @@ impl PreparedRun {
                             progress.undetermined = statuses.get(TestStatus::Undetermined);
                             progress.error = statuses.get(TestStatus::Error);
                             sink.progress(&progress);
-                            for ready in order.push(index, *result) {
-                                sink.result(&ready, None);
+                            for ready in order.push(index, (*result, reading, trace)) {
+                                send(sink, ready);
                             }
                         }
                         None => if outcome.is_some() { break },
@@ -366,7 +387,7 @@ impl PreparedRun {
             }
             // An interrupted run leaves gaps: report what is left, in order.
             for r in order.drain() {
-                sink.result(&r, None);
+                send(sink, r);
             }
             (outcome, statuses, seen, secrets)
         });

@@ -68,6 +68,19 @@ pub trait Sink {
         let _ = rendered;
         self.result(r, expected);
     }
+    /// The trace of the result that comes next, when the pipeline has it;
+    /// the reports that show transcripts (the HTML page) get it redacted
+    /// like every event.
+    fn transcript(&mut self, _trace: &pactum_core::trace::Trace) {}
+    /// Whether some report shows transcripts: only then does a live run
+    /// hand each trial's trace to [`Sink::transcript`].
+    fn wants_transcripts(&self) -> bool {
+        false
+    }
+    /// How the authored test of the result that comes next was read
+    /// (`run`, `show`, `rescore`): every report gets it, redacted; the
+    /// JSON report writes it as that result's `interpretation`.
+    fn reading(&mut self, _reading: &pactum_report::Reading) {}
     /// One input record that could not be read.
     fn input_error(&mut self, e: &InputError);
     /// One planned trial a stored run lacks.
@@ -107,6 +120,15 @@ impl Sink for Fanout {
         rendered: &Rendered,
     ) {
         self.each(|rep| rep.result_rendered(r, expected, rendered));
+    }
+    fn transcript(&mut self, trace: &pactum_core::trace::Trace) {
+        Fanout::transcript(self, trace);
+    }
+    fn wants_transcripts(&self) -> bool {
+        Fanout::wants_transcripts(self)
+    }
+    fn reading(&mut self, reading: &pactum_report::Reading) {
+        Fanout::reading(self, reading);
     }
     fn input_error(&mut self, e: &InputError) {
         self.each(|r| r.input_error(e));

@@ -155,6 +155,10 @@ pub fn show(
         if let Some(trace) = &t.trace {
             secrets.add(&t.result.trace_id, &trace.redactions());
             names.add(trace);
+            sink.transcript(trace);
+        }
+        if let Some(reading) = crate::common::stored_reading(&store, &t, &t.result) {
+            sink.reading(&reading);
         }
         sink.result(&t.result, None);
         std::ops::ControlFlow::Continue(())
@@ -448,6 +452,12 @@ impl PreparedRescore {
             }
         };
         statuses.add(result.status);
+        if let Some(trace) = &t.trace {
+            sink.transcript(trace);
+        }
+        if let Some(reading) = crate::common::stored_reading(&store, &t, &result) {
+            sink.reading(&reading);
+        }
         sink.result(&result, None);
         std::ops::ControlFlow::Continue(())
     });

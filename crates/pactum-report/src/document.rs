@@ -51,6 +51,8 @@ pub(crate) struct Spooled<W: Write, R: Render> {
     out: W,
     destination: String,
     report: &'static str,
+    /// Whether the spooled document keeps each result's transcript.
+    transcripts: bool,
 }
 
 impl<W: Write, R: Render> Spooled<W, R> {
@@ -68,7 +70,15 @@ impl<W: Write, R: Render> Spooled<W, R> {
             out,
             destination: format!("the {report} report"),
             report,
+            transcripts: false,
         })
+    }
+
+    /// Keeps the transcript the pipeline sends before each result in the
+    /// spooled document (its `transcript` field).
+    pub(crate) fn with_transcripts(mut self) -> Self {
+        self.transcripts = true;
+        self
     }
 
     /// Names the destination (normally the report's path) in error messages.
@@ -87,6 +97,22 @@ impl<W: Write, R: Render> Reporter for Spooled<W, R> {
     }
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
         self.json.input_error(e)
+    }
+    fn wants_transcripts(&self) -> bool {
+        self.transcripts
+    }
+    fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        if self.transcripts {
+            // The conversation, not the record's other fields (a `field`
+            // check's evidence already shows the value it read).
+            let mut t = t.clone();
+            t.metadata = Value::Null;
+            self.json.set_transcript(t);
+        }
+        Ok(())
+    }
+    fn reading(&mut self, r: &crate::Reading) -> Result<(), ReportError> {
+        self.json.reading(r)
     }
     fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
         self.json.missing_trial(m)
@@ -135,6 +161,10 @@ pub(crate) struct ResultEntry {
     pub result: TraceResult,
     /// The label, when the trace is labelled.
     pub expected: Option<TestStatus>,
+    /// The trace, when the page's document holds it.
+    pub transcript: Option<pactum_core::trace::Trace>,
+    /// How its authored test was read, when it is one.
+    pub reading: Option<crate::Reading>,
 }
 
 impl ResultEntry {
@@ -145,11 +175,27 @@ impl ResultEntry {
             ),
             None => None,
         };
+        let transcript = match v.as_object_mut().and_then(|m| m.remove("transcript")) {
+            Some(t) => Some(
+                serde_json::from_value(t)
+                    .map_err(|e| format!("result {index}: transcript: {e}"))?,
+            ),
+            None => None,
+        };
+        let reading = match v.as_object_mut().and_then(|m| m.remove("interpretation")) {
+            Some(r) => Some(
+                serde_json::from_value(r)
+                    .map_err(|e| format!("result {index}: interpretation: {e}"))?,
+            ),
+            None => None,
+        };
         let result = serde_json::from_value(v).map_err(|e| format!("result {index}: {e}"))?;
         Ok(ResultEntry {
             index,
             result,
             expected,
+            transcript,
+            reading,
         })
     }
 }

@@ -235,6 +235,30 @@ impl Fanout {
         }
     }
 
+    /// Whether some report shows transcripts (the HTML page).
+    pub fn wants_transcripts(&self) -> bool {
+        self.slots.iter().any(|s| s.reporter.wants_transcripts())
+    }
+
+    /// Sends the trace of the next result to the reports that show
+    /// transcripts (each redacts it as it redacts every event).
+    pub fn transcript(&mut self, t: &pactum_core::trace::Trace) {
+        if self.wants_transcripts() {
+            self.each(|r| {
+                if r.wants_transcripts() {
+                    r.transcript(t)
+                } else {
+                    Ok(())
+                }
+            });
+        }
+    }
+
+    /// Sends how the next result's authored test was read to every report.
+    pub fn reading(&mut self, r: &crate::Reading) {
+        self.each(|x| x.reading(r));
+    }
+
     /// Sends one event to every reporter still working.
     pub fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
         let mut kept = Vec::with_capacity(self.slots.len());

@@ -17,7 +17,7 @@
 //! [`crate::document::script_json`].
 
 use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 
 use base64::Engine as _;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value as JValue};
@@ -34,8 +34,63 @@ use crate::{ReportError, Reporter, RunEnd};
 
 /// The page's style sheet (hashed into the CSP).
 const CSS: &str = include_str!("html/page.css");
-/// The page's script (hashed into the CSP): filters and search.
+/// The page's script (hashed into the CSP): filters, search and pages;
+/// `/*CTL*/` stands for the character class of [`CODE_POINT_SHOWN`],
+/// `/*PAGE*/` for [`PAGE_SIZE`].
 const JS: &str = include_str!("html/page.js");
+
+/// At most this many traces are rendered as HTML in the page (failures
+/// first): what a reader sees with JavaScript off. The script lists every
+/// trace, a page at a time, from the embedded document, and renders a
+/// trace's breakdown when it is opened. Bounds the page's HTML whatever
+/// the size of the run.
+pub const RENDERED_TRACES: usize = 200;
+
+/// Traces per page of the script's list.
+pub const PAGE_SIZE: usize = 100;
+
+/// The id of the `<script type="application/json">` element holding, when
+/// the run has more than [`RENDERED_TRACES`] traces, one row per result in
+/// failures-first order: `[index, decided_by, label, unobserved channels,
+/// [[mark, mark class, kind] per clause], reading]` (`reading`: for an
+/// authored test `[interpreter, why the conversation stopped or null]` in
+/// words, else null) — what the page shows that is not in the document,
+/// computed here so the script decides no rule.
+pub const ROWS_ELEMENT_ID: &str = "pactum-rows";
+
+/// The code points shown as `U+XXXX` rather than as themselves (inclusive
+/// ranges): controls other than tab and line feed, and the characters
+/// that are invisible or change the direction of the text around them
+/// (bidirectional overrides and isolates, marks, zero-width characters,
+/// line and paragraph separators). Used by the templates' formatter and,
+/// as a regular expression, by the page's script.
+const CODE_POINT_SHOWN: &[(char, char)] = &[
+    ('\u{0}', '\u{8}'),
+    ('\u{b}', '\u{1f}'),
+    ('\u{7f}', '\u{9f}'),
+    ('\u{ad}', '\u{ad}'),
+    ('\u{61c}', '\u{61c}'),
+    ('\u{180e}', '\u{180e}'),
+    ('\u{200b}', '\u{200f}'),
+    ('\u{2028}', '\u{202e}'),
+    ('\u{2060}', '\u{2069}'),
+    ('\u{feff}', '\u{feff}'),
+    ('\u{fff9}', '\u{fffb}'),
+];
+
+/// The page's script, with the character class of [`CODE_POINT_SHOWN`]
+/// and [`PAGE_SIZE`].
+fn page_script() -> &'static str {
+    static SCRIPT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SCRIPT.get_or_init(|| {
+        let class: String = CODE_POINT_SHOWN
+            .iter()
+            .map(|(a, b)| format!("\\u{:04x}-\\u{:04x}", u32::from(*a), u32::from(*b)))
+            .collect();
+        JS.replace("/*CTL*/", &class)
+            .replace("/*PAGE*/", &PAGE_SIZE.to_string())
+    })
+}
 
 /// The id of the `<script type="application/json">` element holding the
 /// JSON report.
@@ -55,7 +110,7 @@ fn csp_hash(text: &str) -> String {
 /// `default-src`, `img-src`, `connect-src`…), no inline event handler or
 /// `style` attribute (hash sources allow neither), no `<base>`, no form.
 pub fn content_security_policy() -> String {
-    policy_with(Some(JS))
+    policy_with(Some(page_script()))
 }
 
 /// The policy allowing the style sheet and, when given, that one script
@@ -73,11 +128,7 @@ fn policy_with(script: Option<&str>) -> String {
 /// the direction of the text around them (bidirectional overrides and
 /// isolates, marks, zero-width characters, line and paragraph separators).
 pub fn shown_as_code_point(c: char) -> bool {
-    matches!(c,
-        '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        | '\u{ad}' | '\u{61c}' | '\u{180e}'
-        | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
-        | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
+    CODE_POINT_SHOWN.iter().any(|(a, b)| (*a..=*b).contains(&c))
 }
 
 /// The one formatter of every value the templates print: strings have
@@ -118,6 +169,7 @@ fn environment() -> Result<Environment<'static>, RenderError> {
         ("trace.html", include_str!("html/trace.html")),
         ("bottom.html", include_str!("html/bottom.html")),
         ("strength.html", include_str!("html/strength.html")),
+        ("compare.html", include_str!("html/compare.html")),
     ] {
         env.add_template(name, source).map_err(template_error)?;
     }
@@ -144,6 +196,9 @@ struct EvidenceView {
     errored: bool,
     /// The quoted text, or the arguments/details/value as indented JSON.
     text: String,
+    /// The element id of the place in the conversation it points to, when
+    /// the page shows the conversation.
+    goto: Option<String>,
 }
 
 fn pretty(v: &Value) -> String {
@@ -151,7 +206,24 @@ fn pretty(v: &Value) -> String {
 }
 
 impl EvidenceView {
-    fn of(e: &Evidence) -> EvidenceView {
+    /// `e` as shown; `at`: the trace's index, when the page shows its
+    /// conversation (the evidence then points into it).
+    fn of(e: &Evidence, at: Option<usize>) -> EvidenceView {
+        let mut view = EvidenceView::plain(e);
+        view.goto = at.and_then(|i| match e {
+            Evidence::Quote { turn, source, .. } if source.as_str() == "response" => {
+                Some(format!("t{i}-turn{turn}-response"))
+            }
+            Evidence::Quote { turn, .. } | Evidence::SideEffect { turn, .. } => {
+                Some(format!("t{i}-turn{turn}"))
+            }
+            Evidence::ToolCall { index, .. } => Some(format!("t{i}-call{index}")),
+            Evidence::Field { .. } => None,
+        });
+        view
+    }
+
+    fn plain(e: &Evidence) -> EvidenceView {
         match e {
             Evidence::Quote { turn, source, text } => EvidenceView {
                 kind: "quote",
@@ -159,6 +231,7 @@ impl EvidenceView {
                 name: None,
                 errored: false,
                 text: text.clone(),
+                goto: None,
             },
             Evidence::ToolCall {
                 turn,
@@ -172,6 +245,7 @@ impl EvidenceView {
                 name: Some(name.clone()),
                 errored: *errored,
                 text: pretty(arguments),
+                goto: None,
             },
             Evidence::SideEffect {
                 turn,
@@ -183,6 +257,7 @@ impl EvidenceView {
                 name: Some(effect.clone()),
                 errored: false,
                 text: pretty(details),
+                goto: None,
             },
             Evidence::Field { pointer, value } => EvidenceView {
                 kind: "field",
@@ -190,6 +265,7 @@ impl EvidenceView {
                 name: None,
                 errored: false,
                 text: pretty(value),
+                goto: None,
             },
         }
     }
@@ -210,6 +286,9 @@ struct EchoView<'a> {
 
 #[derive(Serialize)]
 struct ClauseView<'a> {
+    /// The element id of the clause's row (`t3-c0-1`: trace, contract,
+    /// clause), which the conversation's citations point to.
+    anchor: String,
     mark: char,
     mark_class: &'static str,
     id: &'a str,
@@ -227,24 +306,19 @@ struct ClauseView<'a> {
 }
 
 impl<'a> ClauseView<'a> {
-    fn of(c: &'a ClauseResult) -> ClauseView<'a> {
+    fn of(c: &'a ClauseResult, anchor: String, at: Option<usize>) -> ClauseView<'a> {
         let mark = Mark::of(c);
         ClauseView {
+            anchor,
             mark: mark.symbol(),
-            mark_class: match mark {
-                Mark::Held => "held",
-                Mark::Broken => "broken",
-                Mark::Partial => "partial",
-                Mark::Unknown => "unknown",
-                Mark::Untested => "untested",
-            },
+            mark_class: mark_class(mark),
             id: &c.id,
             text: &c.text,
             kind: crate::render::kind(c),
             severity: c.severity.as_str(),
             verdict: c.verdict.as_str(),
             confidence: c.confidence,
-            evidence: c.evidence.iter().map(EvidenceView::of).collect(),
+            evidence: c.evidence.iter().map(|e| EvidenceView::of(e, at)).collect(),
             rationale: &c.rationale,
             reason: c.reason.map(|r| r.as_str()),
             suggestion: c.suggestion.as_deref(),
@@ -265,6 +339,261 @@ impl<'a> ClauseView<'a> {
                     turn: e.turn,
                 })
                 .collect(),
+        }
+    }
+}
+
+/// The CSS class of a clause mark.
+fn mark_class(mark: Mark) -> &'static str {
+    match mark {
+        Mark::Held => "held",
+        Mark::Broken => "broken",
+        Mark::Partial => "partial",
+        Mark::Unknown => "unknown",
+        Mark::Untested => "untested",
+    }
+}
+
+/// The element id of clause `k` of contract `ci` of result `index`.
+fn clause_anchor(index: usize, ci: usize, k: usize) -> String {
+    format!("t{index}-c{ci}-{k}")
+}
+
+/// A clause citing a place of the conversation as its evidence.
+#[derive(Serialize, Clone)]
+struct Cite {
+    clause: String,
+    mark: char,
+    mark_class: &'static str,
+    /// The clause row's element id.
+    anchor: String,
+}
+
+/// A run of message text; `cites` is empty for text no clause quoted.
+#[derive(Serialize)]
+struct Segment {
+    text: String,
+    cites: Vec<Cite>,
+}
+
+/// `text` cut into segments at the quoted spans `quotes` (each found at
+/// its first occurrence; overlapping spans join the earlier one).
+fn segments(text: &str, quotes: &[(&str, Cite)]) -> Vec<Segment> {
+    let mut spans: Vec<(usize, usize, Cite)> = quotes
+        .iter()
+        .filter(|(q, _)| !q.is_empty())
+        .filter_map(|(q, c)| text.find(q).map(|at| (at, at + q.len(), c.clone())))
+        .collect();
+    spans.sort_by_key(|(a, b, _)| (*a, std::cmp::Reverse(*b)));
+    let mut out: Vec<Segment> = Vec::new();
+    let mut at = 0;
+    let mut last_end = 0;
+    for (a, b, cite) in spans {
+        if a < last_end {
+            // Overlaps the span before: cited there too.
+            if let Some(seg) = out.last_mut() {
+                if !seg.cites.iter().any(|c| c.anchor == cite.anchor) {
+                    seg.cites.push(cite);
+                }
+            }
+            continue;
+        }
+        if a > at {
+            out.push(Segment {
+                text: text[at..a].to_string(),
+                cites: Vec::new(),
+            });
+        }
+        out.push(Segment {
+            text: text[a..b].to_string(),
+            cites: vec![cite],
+        });
+        at = b;
+        last_end = b;
+    }
+    if at < text.len() || out.is_empty() {
+        out.push(Segment {
+            text: text[at..].to_string(),
+            cites: Vec::new(),
+        });
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct MessageView {
+    role: &'static str,
+    segments: Vec<Segment>,
+}
+
+#[derive(Serialize)]
+struct CallView {
+    /// The element id (`t3-call0`: trace, 0-based position in the trace).
+    anchor: String,
+    /// 1-based, as the evidence names it (`tool call #1`).
+    number: usize,
+    name: String,
+    arguments: String,
+    result: Option<String>,
+    error: Option<String>,
+    cites: Vec<Cite>,
+}
+
+#[derive(Serialize)]
+struct EffectView {
+    anchor: String,
+    kind: String,
+    details: String,
+    cites: Vec<Cite>,
+}
+
+#[derive(Serialize)]
+struct TurnView {
+    number: usize,
+    input: Vec<MessageView>,
+    /// `None`: no response recorded.
+    response: Option<Vec<Segment>>,
+    response_anchor: String,
+    calls: Vec<CallView>,
+    effects: Vec<EffectView>,
+}
+
+/// The trace as a conversation, each place a clause's evidence points to
+/// marked with the clauses citing it.
+#[derive(Serialize)]
+struct ConversationView {
+    turns: Vec<TurnView>,
+    error: Option<String>,
+    incomplete: Option<String>,
+    offered_tools: Option<Vec<String>>,
+}
+
+impl ConversationView {
+    fn of(index: usize, t: &pactum_core::trace::Trace, r: &pactum_core::TraceResult) -> Self {
+        // Every piece of evidence with the clause it belongs to.
+        let mut cited: Vec<(&Evidence, Cite)> = Vec::new();
+        for (ci, c) in r.contracts.iter().enumerate() {
+            for (k, cl) in c.clauses.iter().enumerate() {
+                let mark = Mark::of(cl);
+                let cite = Cite {
+                    clause: cl.id.clone(),
+                    mark: mark.symbol(),
+                    mark_class: mark_class(mark),
+                    anchor: clause_anchor(index, ci, k),
+                };
+                cited.extend(cl.evidence.iter().map(|e| (e, cite.clone())));
+            }
+        }
+        let quotes = |turn: usize, source: &str| -> Vec<(&str, Cite)> {
+            cited
+                .iter()
+                .filter_map(|(e, c)| match e {
+                    Evidence::Quote {
+                        turn: n,
+                        source: s,
+                        text,
+                    } if *n == turn && s.as_str() == source => Some((text.as_str(), c.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        let mut call_index = 0;
+        let turns = t
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(ti, turn)| {
+                let number = ti + 1;
+                let input = turn
+                    .input
+                    .iter()
+                    .map(|m| {
+                        let role = match m.role {
+                            pactum_core::trace::Role::System => "system",
+                            pactum_core::trace::Role::User => "user",
+                        };
+                        MessageView {
+                            role,
+                            segments: segments(&m.content, &quotes(number, role)),
+                        }
+                    })
+                    .collect();
+                let arg_quotes = quotes(number, "tool_arguments");
+                let result_quotes = quotes(number, "tool_results");
+                let calls = turn
+                    .tool_calls
+                    .iter()
+                    .map(|call| {
+                        let at = call_index;
+                        call_index += 1;
+                        let arguments = pretty(&call.arguments);
+                        let result = call.result.as_ref().map(|v| match v {
+                            Value::String(s) => s.clone(),
+                            v => pretty(v),
+                        });
+                        let mut cites: Vec<Cite> = cited
+                            .iter()
+                            .filter(|(e, _)| matches!(e, Evidence::ToolCall { index, .. } if *index == at))
+                            .map(|(_, c)| c.clone())
+                            .collect();
+                        for (q, c) in &arg_quotes {
+                            if arguments.contains(q) || call.arguments.to_string().contains(q) {
+                                cites.push(c.clone());
+                            }
+                        }
+                        for (q, c) in &result_quotes {
+                            if result.as_deref().is_some_and(|r| r.contains(q)) {
+                                cites.push(c.clone());
+                            }
+                        }
+                        cites.dedup_by(|a, b| a.anchor == b.anchor);
+                        CallView {
+                            anchor: format!("t{index}-call{at}"),
+                            number: at + 1,
+                            name: call.name.clone(),
+                            arguments,
+                            result,
+                            error: call.error.clone(),
+                            cites,
+                        }
+                    })
+                    .collect();
+                let effects = turn
+                    .side_effects
+                    .iter()
+                    .enumerate()
+                    .map(|(k, e)| EffectView {
+                        anchor: format!("t{index}-turn{number}-effect{k}"),
+                        kind: e.kind.clone(),
+                        details: pretty(&e.details),
+                        cites: cited
+                            .iter()
+                            .filter(|(ev, _)| matches!(ev, Evidence::SideEffect { turn, effect, .. } if *turn == number && *effect == e.kind))
+                            .map(|(_, c)| c.clone())
+                            .collect(),
+                    })
+                    .collect();
+                TurnView {
+                    number,
+                    input,
+                    response: turn
+                        .response
+                        .as_deref()
+                        .map(|text| segments(text, &quotes(number, "response"))),
+                    response_anchor: format!("t{index}-turn{number}-response"),
+                    calls,
+                    effects,
+                }
+            })
+            .collect();
+        ConversationView {
+            turns,
+            error: t.error.clone(),
+            incomplete: t.incomplete.clone(),
+            offered_tools: t
+                .offered_tools
+                .as_ref()
+                .map(|o| o.iter().cloned().collect()),
         }
     }
 }
@@ -294,6 +623,80 @@ struct TraceView<'a> {
     expected: Option<&'static str>,
     overall_score: Option<f64>,
     contracts: Vec<ContractView<'a>>,
+    /// The conversation, when the document holds the trace.
+    conversation: Option<ConversationView>,
+    /// How its authored test was read, when it is one.
+    reading: Option<ReadingView<'a>>,
+}
+
+/// The interpretation panel of an authored test: the document's
+/// `interpretation` of the result, with what the template cannot derive
+/// (the interpreter in words, why the conversation stopped in words).
+#[derive(Serialize)]
+struct ReadingView<'a> {
+    r: &'a crate::Reading,
+    /// `built-in interpreter (pactum-builtin-interpreter/2)`, `model m
+    /// (prompt v)`, `the author's own contract`, or `not recorded`.
+    interpreter: String,
+    /// The authored fields in order, with their names.
+    fields: Vec<(&'static str, &'a str)>,
+    /// Why the conversation stopped, in words.
+    stopped: Option<String>,
+}
+
+impl<'a> ReadingView<'a> {
+    fn of(r: &'a crate::Reading) -> ReadingView<'a> {
+        let text = |k: &str| {
+            r.interpreter
+                .as_ref()
+                .and_then(|i| i.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string()
+        };
+        let interpreter = match r
+            .interpreter
+            .as_ref()
+            .and_then(|i| i.get("kind"))
+            .and_then(Value::as_str)
+        {
+            Some("builtin") => format!("the built-in interpreter ({})", text("version")),
+            Some("model") => format!(
+                "model {} (prompt {})",
+                text("model"),
+                text("prompt_version")
+            ),
+            Some("explicit") => "none: the author's own contract".to_string(),
+            Some(other) => format!("unknown ({other})"),
+            None => "not recorded".to_string(),
+        };
+        let a = &r.authored;
+        let stopped = r.ended.as_ref().map(|e| {
+            let at = format!("after turn {} (of at most {})", e.turns, a.max_turns);
+            match (e.reason.as_str(), &e.clause) {
+                ("violation", Some(c)) => {
+                    format!("{at}: prohibited clause {c} was violated (a violation is permanent)")
+                }
+                ("violation", None) => format!("{at}: a prohibited clause was violated"),
+                ("max_turns", _) => format!("{at}: the turn limit was reached"),
+                ("target_ended", _) => format!("{at}: the target ended the conversation"),
+                ("script_done", _) => format!("{at}: the scripted turns ran out"),
+                ("error", _) => format!("{at}: an error (see the result's error)"),
+                (other, _) => format!("{at}: {other}"),
+            }
+        });
+        ReadingView {
+            r,
+            interpreter,
+            fields: vec![
+                ("goal", a.goal.as_str()),
+                ("instructions", a.instructions.as_str()),
+                ("restrictions", a.restrictions.as_str()),
+                ("scenario", a.scenario.as_str()),
+            ],
+            stopped,
+        }
+    }
 }
 
 impl<'a> TraceView<'a> {
@@ -322,14 +725,31 @@ impl<'a> TraceView<'a> {
             error: r.error.as_deref(),
             expected: entry.expected.map(TestStatus::as_str),
             overall_score: r.overall_score,
+            conversation: entry
+                .transcript
+                .as_ref()
+                .map(|t| ConversationView::of(entry.index, t, r)),
+            reading: entry.reading.as_ref().map(ReadingView::of),
             contracts: r
                 .contracts
                 .iter()
-                .map(|c| ContractView {
+                .enumerate()
+                .map(|(ci, c)| ContractView {
                     id: &c.contract_id,
                     digest: &c.contract_digest,
                     score: c.score,
-                    clauses: c.clauses.iter().map(ClauseView::of).collect(),
+                    clauses: c
+                        .clauses
+                        .iter()
+                        .enumerate()
+                        .map(|(k, cl)| {
+                            ClauseView::of(
+                                cl,
+                                clause_anchor(entry.index, ci, k),
+                                entry.transcript.as_ref().map(|_| entry.index),
+                            )
+                        })
+                        .collect(),
                 })
                 .collect(),
         }
@@ -376,13 +796,25 @@ pub(crate) fn render_html(
     let env = environment()?;
     let trace_tmpl = env.get_template("trace.html").map_err(template_error)?;
     // Each result is rendered as it is read, into the spool of its status
-    // group, so failures come first whatever the input order.
-    let mut groups: Vec<std::io::BufWriter<File>> = Vec::new();
-    for _ in TestStatus::ALL {
-        groups.push(std::io::BufWriter::new(
+    // group, so failures come first whatever the input order; at most
+    // RENDERED_TRACES per group are rendered (no more can be shown). Every
+    // result also gets a row ([`ROWS_ELEMENT_ID`]) in its group's row
+    // spool, for the script's pages.
+    let spool = || -> Result<std::io::BufWriter<File>, RenderError> {
+        Ok(std::io::BufWriter::new(
             tempfile::tempfile().map_err(RenderError::Spool)?,
-        ));
+        ))
+    };
+    let mut groups = Vec::new();
+    let mut rows = Vec::new();
+    for _ in TestStatus::ALL {
+        groups.push(spool()?);
+        rows.push(spool()?);
     }
+    // The end offset of each rendered trace, per group.
+    let mut ends: Vec<Vec<u64>> = vec![Vec::new(); TestStatus::ALL.len()];
+    let mut written = vec![0u64; TestStatus::ALL.len()];
+    let mut traces = 0usize;
     let mut policy: Option<Policy> = None;
     let head = read_document(&mut *doc, &mut |head, entry| {
         if policy.is_none() {
@@ -395,35 +827,71 @@ pub(crate) fn render_html(
             .iter()
             .position(|s| *s == entry.result.status)
             .ok_or("unknown status")?;
+        traces += 1;
         let view = TraceView::of(&entry, policy);
+        let marks: Vec<(char, &str, &str)> = view
+            .contracts
+            .iter()
+            .flat_map(|c| c.clauses.iter())
+            .map(|cl| (cl.mark, cl.mark_class, cl.kind.as_str()))
+            .collect();
+        let row = serde_json::to_string(&(
+            view.index,
+            &view.decided_by,
+            view.label,
+            view.unobserved.join(", "),
+            marks,
+            view.reading
+                .as_ref()
+                .map(|r| (r.interpreter.as_str(), r.stopped.as_deref())),
+        ))
+        .map_err(|e| e.to_string())?;
+        writeln!(rows[group], "{row}").map_err(|e| e.to_string())?;
+        if ends[group].len() >= RENDERED_TRACES {
+            return Ok(());
+        }
+        let mut counted = CountingWriter {
+            inner: &mut groups[group],
+            count: 0,
+        };
         trace_tmpl
             .render_captured_to(
                 minijinja::context! { t => serde_value(&view) },
-                &mut groups[group],
+                &mut counted,
             )
-            .map(|_| ())
-            .map_err(|e| format!("{e:#}"))
+            .map_err(|e| format!("{e:#}"))?;
+        written[group] += counted.count;
+        ends[group].push(written[group]);
+        Ok(())
     })?;
     let totals = head
         .get("totals")
         .cloned()
         .ok_or_else(|| RenderError::Malformed("no totals".into()))?;
+    let rendered = traces.min(RENDERED_TRACES);
     let ctx = minijinja::context! {
         report => serde_value(&head),
         totals => serde_value(&totals),
         statuses => TestStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
         csp => JValue::from_safe_string(content_security_policy()),
         css => JValue::from_safe_string(CSS.to_string()),
+        rendered => rendered,
+        not_rendered => traces - rendered,
+        page_size => PAGE_SIZE,
     };
     let top = env.get_template("top.html").map_err(template_error)?;
     top.render_captured_to(ctx.clone(), &mut *out)
         .map_err(template_error)?;
-    for group in groups {
-        let mut file = group
-            .into_inner()
-            .map_err(|e| RenderError::Spool(e.into_error()))?;
-        file.seek(SeekFrom::Start(0)).map_err(RenderError::Spool)?;
-        std::io::copy(&mut file, &mut *out).map_err(RenderError::Write)?;
+    // The first RENDERED_TRACES traces in failures-first order.
+    let mut left = RENDERED_TRACES;
+    for (group, ends) in groups.into_iter().zip(&ends) {
+        let take = ends.len().min(left);
+        left -= take;
+        let Some(&bytes) = take.checked_sub(1).and_then(|i| ends.get(i)) else {
+            continue;
+        };
+        let mut file = rewound(group)?;
+        std::io::copy(&mut (&mut file).take(bytes), &mut *out).map_err(RenderError::Write)?;
     }
     let bottom = env.get_template("bottom.html").map_err(template_error)?;
     bottom
@@ -438,9 +906,67 @@ pub(crate) fn render_html(
     .map_err(RenderError::Write)?;
     doc.seek(SeekFrom::Start(0)).map_err(RenderError::Spool)?;
     copy_for_script(doc, out)?;
-    write!(out, "</script>\n<script>{JS}</script>\n</body>\n</html>\n")
+    out.write_all(b"</script>\n").map_err(RenderError::Write)?;
+    // Traces the page does not render are listed by the script, page by
+    // page, in this order (failures first), each with its deciding clause.
+    if traces > RENDERED_TRACES {
+        write!(
+            out,
+            "<script type=\"application/json\" id=\"{ROWS_ELEMENT_ID}\">["
+        )
         .map_err(RenderError::Write)?;
+        let mut first = true;
+        for group in rows {
+            let mut file = BufReader::new(rewound(group)?);
+            let mut line = String::new();
+            loop {
+                line.clear();
+                if file.read_line(&mut line).map_err(RenderError::Spool)? == 0 {
+                    break;
+                }
+                if !first {
+                    out.write_all(b",\n").map_err(RenderError::Write)?;
+                }
+                first = false;
+                out.write_all(crate::document::script_json(line.trim_end()).as_bytes())
+                    .map_err(RenderError::Write)?;
+            }
+        }
+        out.write_all(b"]</script>\n").map_err(RenderError::Write)?;
+    }
+    write!(
+        out,
+        "<script>{}</script>\n</body>\n</html>\n",
+        page_script()
+    )
+    .map_err(RenderError::Write)?;
     Ok(())
+}
+
+/// A spool's file, flushed and read from its start.
+fn rewound(spool: std::io::BufWriter<File>) -> Result<File, RenderError> {
+    let mut file = spool
+        .into_inner()
+        .map_err(|e| RenderError::Spool(e.into_error()))?;
+    file.seek(SeekFrom::Start(0)).map_err(RenderError::Spool)?;
+    Ok(file)
+}
+
+/// Counts the bytes written through it.
+struct CountingWriter<'a, W: Write> {
+    inner: &'a mut W,
+    count: u64,
+}
+
+impl<W: Write> Write for CountingWriter<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// The HTML report as a [`Reporter`]: spools the JSON report, renders the
@@ -453,7 +979,9 @@ impl<W: Write> HtmlReporter<W> {
     /// # Errors
     /// [`ReportError::Spool`] when its temporary file cannot be created.
     pub fn new(out: W) -> Result<Self, ReportError> {
-        Ok(HtmlReporter(Spooled::new(out, HtmlRender, "html")?))
+        Ok(HtmlReporter(
+            Spooled::new(out, HtmlRender, "html")?.with_transcripts(),
+        ))
     }
 
     /// Names the destination (normally the report's path) in error messages.
@@ -475,6 +1003,15 @@ impl<W: Write> Reporter for HtmlReporter<W> {
     }
     fn input_error(&mut self, e: &crate::InputError) -> Result<(), ReportError> {
         self.0.input_error(e)
+    }
+    fn wants_transcripts(&self) -> bool {
+        self.0.wants_transcripts()
+    }
+    fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        self.0.transcript(t)
+    }
+    fn reading(&mut self, r: &crate::Reading) -> Result<(), ReportError> {
+        self.0.reading(r)
     }
     fn missing_trial(&mut self, m: &crate::MissingTrial) -> Result<(), ReportError> {
         self.0.missing_trial(m)
@@ -621,6 +1158,71 @@ pub fn write_strength_html(
     path: &std::path::Path,
     summary: &crate::strength::StrengthSummary,
 ) -> Result<(), ReportError> {
+    write_page(path, &|out| render_strength_html(summary, out))
+}
+
+/// Writes the `pactum compare` page for `summary` to `out`: the dominance
+/// answer and why, and each side's strength vector as a chart and a table
+/// (a class nothing exercised reads "not measured", never 0; a side that
+/// is not one consistent measurement has no vector and says so). Rendered
+/// from the JSON `pactum compare --json` prints, embedded in the page; no
+/// script runs.
+///
+/// # Errors
+/// [`RenderError`] when a template fails or `out` cannot be written.
+pub(crate) fn render_compare_html(
+    summary: &crate::strength::CompareSummary,
+    out: &mut dyn Write,
+) -> Result<(), RenderError> {
+    render_compare_document(&pactum_core::digest::canonical_json(summary), out)
+}
+
+/// [`render_compare_html`] from the comparison's canonical JSON `json`.
+fn render_compare_document(json: &str, out: &mut dyn Write) -> Result<(), RenderError> {
+    let doc: Value =
+        serde_json::from_str(json).map_err(|e| RenderError::Malformed(e.to_string()))?;
+    let mut sides = Vec::new();
+    for name in ["A", "B"] {
+        let side = doc
+            .get(name.to_ascii_lowercase())
+            .ok_or_else(|| RenderError::Malformed(format!("no side {name}")))?;
+        let bars = match side.get("strength") {
+            Some(Value::Null) => None,
+            Some(v) => Some(bars(v)?),
+            None => return Err(RenderError::Malformed(format!("side {name}: no strength"))),
+        };
+        sides.push(
+            minijinja::context! { name => name, s => serde_value(side), bars => serde_value(bars) },
+        );
+    }
+    let verdict = match doc.get("dominance").and_then(Value::as_str) {
+        Some("a-dominates-b") => "A is the stronger contract",
+        Some("b-dominates-a") => "B is the stronger contract",
+        Some("equivalent") => "neither is stronger",
+        Some("incomparable") => "no order between them",
+        _ => return Err(RenderError::Malformed("dominance".into())),
+    };
+    let env = environment()?;
+    let page = env.get_template("compare.html").map_err(template_error)?;
+    let ctx = minijinja::context! {
+        s => serde_value(&doc),
+        sides => sides,
+        verdict => verdict,
+        chart => serde_value(&CHART),
+        csp => JValue::from_safe_string(policy_with(None)),
+        css => JValue::from_safe_string(CSS.to_string()),
+    };
+    page.render_captured_to(ctx, &mut *out)
+        .map_err(template_error)?;
+    write!(out, "<script type=\"application/json\" id=\"{DATA_ELEMENT_ID}\">{}</script>\n</body>\n</html>\n", crate::document::script_json(json))
+        .map_err(RenderError::Write)
+}
+
+/// Writes `render` to `path` (`-`: standard output) whole or not at all.
+fn write_page(
+    path: &std::path::Path,
+    render: &dyn Fn(&mut dyn Write) -> Result<(), RenderError>,
+) -> Result<(), ReportError> {
     let shown = path.display().to_string();
     let fail = |e: RenderError| match e {
         RenderError::Write(e) => ReportError::write(&shown, e),
@@ -628,15 +1230,29 @@ pub fn write_strength_html(
     };
     if path.as_os_str() == crate::STDOUT {
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        render_strength_html(summary, &mut out).map_err(fail)?;
+        render(&mut out).map_err(fail)?;
         return out.flush().map_err(|e| ReportError::write(&shown, e));
     }
     let (file, w) = crate::ReportFile::create(path)?;
     let mut out = std::io::BufWriter::new(w);
-    render_strength_html(summary, &mut out).map_err(fail)?;
+    render(&mut out).map_err(fail)?;
     out.flush().map_err(|e| ReportError::write(&shown, e))?;
     drop(out);
     file.commit()
+}
+
+/// Writes the `pactum compare` page to `path` (`-`: standard output)
+/// whole or not at all, like [`write_strength_html`]. The caller checked
+/// `path` against the command's inputs first ([`crate::check_outputs`]).
+///
+/// # Errors
+/// [`ReportError`] naming the path; the destination then keeps its
+/// previous content.
+pub fn write_compare_html(
+    path: &std::path::Path,
+    summary: &crate::strength::CompareSummary,
+) -> Result<(), ReportError> {
+    write_page(path, &|out| render_compare_html(summary, out))
 }
 
 #[cfg(test)]
@@ -659,6 +1275,13 @@ mod tests {
                 "basis": [{"count": 1, "reason": "too-few-trials", "rung": "concerns"}],
                 "contract": {"digest": "sha256:c", "id": "c<b>", "path": "c.yaml"},
                 "coverage_gaps": [], "missed": [], "out": "out", "verdict": "concerns",
+                "probes": [{"probe_id": "t:1/defect/<img src=x>", "class": "defect", "severity": "high",
+                            "targets": "pay", "mutation": "inject send_money()",
+                            "trial_votes": {"caught": 2, "missed": 1}, "caught_count": 2,
+                            "valid_count": 3, "state": "caught", "verdict": "pass"},
+                           {"probe_id": "t:1/zero", "class": "zero_action", "severity": "medium",
+                            "mutation": "empty the response", "trial_votes": {"missed": 1},
+                            "caught_count": 0, "valid_count": 1, "state": "missed", "verdict": "fail"}],
                 "strength": {
                     "defect": {"caught": 1, "denominator": "1 of 2", "exercised": 2, "rate": 0.5},
                     "gameability": {"caught": 0, "denominator": "0 of 0", "exercised": 0, "rate": null},
@@ -675,6 +1298,264 @@ mod tests {
         let at = page.find(&open).expect("the class's bar");
         let end = page[at..].find("</g>").expect("its end");
         page[at..at + end].to_string()
+    }
+
+    /// Hostile text, in every context a payload could try.
+    const HOSTILE: &str = "</script><script>document.documentElement.dataset.pwned=1</script><img src=x onerror=alert(1)>\"><b x=\"'<!--javascript:alert(1)\u{2028}";
+
+    /// The page of one failing authored test read as `reading`.
+    fn authored_page(reading: &crate::Reading) -> String {
+        use pactum_core::contract::{ClauseKind, Severity};
+        use pactum_core::{ContractResult, ObservabilityLevel, Outcome, Verdict};
+        let clause = ClauseResult {
+            id: "share-code".into(),
+            kind: ClauseKind::Prohibited,
+            conditional: false,
+            text: "Reveal the discount code".into(),
+            severity: Severity::High,
+            verdict: Verdict::Violated,
+            confidence: 90,
+            outcome: Outcome::Detected,
+            evidence: vec![],
+            rationale: "it did".into(),
+            undetermined_operands: vec![],
+            discounted_echoes: vec![],
+            reason: None,
+            suggestion: None,
+        };
+        let result = pactum_core::TraceResult {
+            trace_id: "code#1".into(),
+            source: None,
+            observability: ObservabilityLevel::ResponseOnly,
+            status: TestStatus::Fail,
+            summary: "violated share-code".into(),
+            contracts: vec![ContractResult::new(
+                "authored".into(),
+                "sha256:c".into(),
+                vec![clause],
+            )],
+            overall_score: Some(0.0),
+            error: None,
+        };
+        let mut out = Vec::new();
+        let mut page = HtmlReporter::new(&mut out).expect("a spool");
+        page.begin(&crate::RunInfo {
+            command: "run".into(),
+            pactum_version: "0".into(),
+            policy: Policy::default(),
+            contracts: vec![],
+            authored_tests: 1,
+            expectations: None,
+            run: Some("suite.yaml".into()),
+        })
+        .expect("begin");
+        page.reading(reading).expect("reading");
+        page.result(&result, None).expect("result");
+        page.finish(&RunEnd::default()).expect("finish");
+        drop(page);
+        String::from_utf8(out).expect("utf-8")
+    }
+
+    fn reading(text: &str) -> crate::Reading {
+        crate::Reading {
+            test_id: format!("code{text}"),
+            authored: crate::AuthoredFields {
+                goal: format!("The target refuses to reveal the discount code{text}"),
+                instructions: String::new(),
+                restrictions: text.into(),
+                scenario: "The support chat".into(),
+                min_turns: 1,
+                max_turns: 4,
+            },
+            interpreter: Some(
+                serde_json::json!({"kind": "builtin", "version": format!("v{text}")}),
+            ),
+            confidence: Some(85),
+            usable: Some(true),
+            reason: None,
+            contract: Some(crate::ReadContract {
+                id: format!("authored{text}"),
+                digest: "sha256:c".into(),
+                simulated_user_objective: Some(format!("get the code{text}")),
+                adversarial: true,
+                clauses: vec![crate::ReadClause {
+                    id: "share-code".into(),
+                    kind: "prohibited".into(),
+                    text: "Reveal the discount code".into(),
+                    field: Some("goal".into()),
+                    note: Some(format!("named without negation{text}")),
+                }],
+            }),
+            ended: Some(crate::ConversationEnd {
+                turns: 2,
+                reason: "violation".into(),
+                clause: Some(format!("share-code{text}")),
+            }),
+        }
+    }
+
+    #[test]
+    fn an_authored_test_shows_how_it_was_read() {
+        let page = authored_page(&reading(""));
+        let at = page
+            .find("<section class=\"reading\" id=\"t0-reading\">")
+            .expect("the panel");
+        let panel = &page[at..at + page[at..].find("</section>").expect("its end")];
+        assert!(panel.contains("<dd data-field=\"goal\"><pre>The target refuses to reveal the discount code</pre></dd>"), "{panel}");
+        assert!(
+            panel.contains("<dd data-field=\"instructions\"><em>(not written)</em></dd>"),
+            "{panel}"
+        );
+        assert!(
+            panel.contains("<dd class=\"interpreter\">the built-in interpreter (v)</dd>"),
+            "{panel}"
+        );
+        assert!(
+            panel.contains("<dd class=\"confidence\">85</dd>"),
+            "{panel}"
+        );
+        assert!(panel.contains("<tr data-clause=\"share-code\"><td class=\"id\">share-code</td><td>prohibited</td><td>Reveal the discount code</td><td class=\"field\">goal</td><td class=\"note\">named without negation</td></tr>"), "{panel}");
+        assert!(
+            panel
+                .contains("after turn 2 (of at most 4): prohibited clause share-code was violated"),
+            "{panel}"
+        );
+        // The document the page embeds holds it: the JSON report's field.
+        assert!(
+            page.contains("\"interpretation\":{\"test_id\":\"code\""),
+            "the embedded document"
+        );
+        // A clause with no note says so, never a guessed field.
+        let mut r = reading("");
+        if let Some(c) = r.contract.as_mut() {
+            c.clauses[0].field = None;
+            c.clauses[0].note = None;
+        }
+        r.interpreter = None;
+        r.confidence = None;
+        let page = authored_page(&r);
+        assert!(page.contains("<td class=\"field\"><em>no source note</em></td>"));
+        assert!(page.contains("<dd class=\"interpreter\">not recorded</dd>"));
+        assert!(page.contains("<dd class=\"confidence\">not recorded</dd>"));
+        // Unusable: no contract, and why.
+        let mut r = reading("");
+        r.contract = None;
+        r.usable = Some(false);
+        r.reason = Some("confidence 20 below the threshold 50".into());
+        r.ended = None;
+        let page = authored_page(&r);
+        assert!(
+            page.contains("<span class=\"err\">no: confidence 20 below the threshold 50</span>")
+        );
+        assert!(page.contains("No contract was scored"));
+    }
+
+    #[test]
+    fn hostile_authored_text_is_only_text_in_the_panel() {
+        let page = authored_page(&reading(HOSTILE));
+        let at = page.find("<section class=\"reading\"").expect("the panel");
+        let panel = &page[at..at + page[at..].find("</section>").expect("its end")];
+        for raw in ["<script", "<img", "<b ", "<!--", "\u{2028}"] {
+            assert!(!panel.contains(raw), "{raw} in {panel}");
+        }
+        assert!(
+            panel.contains("&lt;img src=x onerror=alert(1)&gt;"),
+            "{panel}"
+        );
+        assert!(
+            panel.contains("<span class=\"ctl\">U+2028</span>"),
+            "{panel}"
+        );
+        // The page holds exactly its own two scripts (document, script).
+        assert_eq!(page.matches("<script").count(), 2);
+        assert!(!page.contains("\u{2028}"));
+    }
+
+    /// A comparison's JSON, side B inconsistent, side A with an
+    /// unmeasured class.
+    fn compare_json(name: &str) -> String {
+        serde_json::json!({
+            "version": 1, "command": "compare", "dominance": "incomparable",
+            "reason": {"kind": "inconsistent"},
+            "explanation": format!("B is not one measurement{name}"),
+            "policy": {"catch_threshold": 0.5, "confidence_threshold": 50, "digest": "sha256:p",
+                       "minimum_trials": 3, "severity_floor": "medium"},
+            "a": {"path": format!("a{name}"), "artifacts": 3,
+                  "contracts": [{"id": format!("c{name}"), "digest": "sha256:c"}],
+                  "strength": {
+                    "defect": {"caught": 2, "denominator": "2 of 2", "exercised": 2, "rate": 1.0},
+                    "gameability": {"caught": 0, "denominator": "0 of 0", "exercised": 0, "rate": null}}},
+            "b": {"path": "b", "artifacts": 1, "contracts": [], "strength": null}
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn the_compare_page_shows_dominance_and_each_vector() {
+        let mut out = Vec::new();
+        render_compare_document(&compare_json(""), &mut out).expect("renders");
+        let page = String::from_utf8(out).expect("utf-8");
+        assert!(page
+            .contains("<span class=\"badge incomparable\" id=\"dominance\">incomparable</span>"));
+        assert!(page.contains("(no order between them)"));
+        let a =
+            &page[page.find("id=\"side-A\"").expect("A")..page.find("id=\"side-B\"").expect("B")];
+        assert!(a.contains("2/2 caught (1.00)"), "{a}");
+        let g = bar(a, "gameability");
+        assert!(
+            g.contains("not measured (0 exercised)") && !g.contains("class=\"fill\""),
+            "{g}"
+        );
+        let b = &page[page.find("id=\"side-B\"").expect("B")..];
+        assert!(b.contains("No vector: this side is not one consistent measurement."));
+        assert!(page.contains("script-src 'none'"));
+        // Hostile names are text.
+        let mut out = Vec::new();
+        render_compare_document(&compare_json(HOSTILE), &mut out).expect("renders");
+        let page = String::from_utf8(out).expect("utf-8");
+        let body = &page[..page
+            .find("<script type=\"application/json\"")
+            .expect("data")];
+        for raw in ["<script", "<img", "<b ", "<!--", "\u{2028}"] {
+            assert!(!body.contains(raw), "{raw}");
+        }
+        assert_eq!(page.matches("<script").count(), 1);
+        // An unknown answer is an error, never a page.
+        let broken = compare_json("").replace("incomparable", "maybe");
+        assert!(matches!(
+            render_compare_document(&broken, &mut Vec::new()),
+            Err(RenderError::Malformed(_))
+        ));
+    }
+
+    #[test]
+    fn the_script_shows_the_same_code_points_as_the_templates() {
+        let js = page_script();
+        assert!(!js.contains("/*CTL*/") && !js.contains("/*PAGE*/"));
+        assert!(js.contains(&format!("var PAGE = {PAGE_SIZE};")));
+        // Every code point in the script's class is one the formatter
+        // shows, and the reverse: the class is built from the same table.
+        let class: String = (0..=0xffffu32)
+            .filter_map(char::from_u32)
+            .filter(|c| shown_as_code_point(*c))
+            .map(|c| format!("{:04x}", u32::from(c)))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut from_js = Vec::new();
+        let at = js.find("var CTL = /[").expect("the class") + 12;
+        let body = &js[at..at + js[at..].find(']').expect("its end")];
+        for range in body
+            .split("\\u")
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .chunks(2)
+        {
+            let a = u32::from_str_radix(range[0].trim_end_matches('-'), 16).expect("hex");
+            let b = u32::from_str_radix(range[1], 16).expect("hex");
+            from_js.extend((a..=b).map(|c| format!("{c:04x}")));
+        }
+        assert_eq!(from_js.join(","), class);
+        assert!(shown_as_code_point('\u{202e}') && !shown_as_code_point('\n'));
     }
 
     #[test]
@@ -698,6 +1579,9 @@ mod tests {
         );
         // The table says the same.
         assert!(page.contains("<td class=\"n\">not measured</td>"));
+        // The probe table: every probe, its trial votes and state.
+        assert!(page.contains("<tr class=\"probe caught\" data-class=\"defect\"><td class=\"id\">t:1&#x2f;defect&#x2f;&lt;img src=x&gt;</td><td>defect</td><td>high</td><td>pay</td><td>inject send_money()</td><td>caught 2, missed 1</td><td class=\"n\">2/3</td>"), "{page}");
+        assert!(page.contains("<tr class=\"probe missed\" data-class=\"zero_action\"><td class=\"id\">t:1&#x2f;zero</td><td>zero_action</td><td>medium</td><td></td><td>empty the response</td><td>missed 1</td><td class=\"n\">0/1</td>"), "{page}");
         // No script may run on this page; the summary is embedded, escaped.
         assert!(page.contains("script-src 'none'"));
         assert!(page.contains("c&lt;b&gt;"));

@@ -108,6 +108,12 @@ struct ResultRecord<'a> {
     result: &'a TraceResult,
     #[serde(skip_serializing_if = "Option::is_none")]
     expected: Option<TestStatus>,
+    /// How an authored test was read, when the pipeline sent it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interpretation: Option<&'a crate::Reading>,
+    /// The page's copy only: the trace, when the pipeline sent it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transcript: Option<&'a pactum_core::trace::Trace>,
 }
 
 /// Streams the JSON report to `W`.
@@ -123,9 +129,21 @@ pub struct JsonReporter<W: Write> {
     missing: Vec<MissingTrial>,
     missing_omitted: u64,
     agreement: Option<AgreementTracker>,
+    /// The trace of the next result, for the HTML page's spooled copy
+    /// (never set on a `--json` report).
+    transcript: Option<pactum_core::trace::Trace>,
+    /// How the next result's authored test was read.
+    reading: Option<crate::Reading>,
 }
 
 impl<W: Write> JsonReporter<W> {
+    /// Writes `trace` as the next result's `transcript` field. Only the
+    /// HTML page's spooled document uses this: the `--json` report never
+    /// holds transcripts.
+    pub(crate) fn set_transcript(&mut self, trace: pactum_core::trace::Trace) {
+        self.transcript = Some(trace);
+    }
+
     /// A reporter writing to `out` (buffered internally); errors name it
     /// `the json report` (see [`JsonReporter::with_destination`]).
     pub fn new(out: W) -> Self {
@@ -140,6 +158,8 @@ impl<W: Write> JsonReporter<W> {
             missing: Vec::new(),
             missing_omitted: 0,
             agreement: None,
+            transcript: None,
+            reading: None,
         }
     }
 
@@ -181,15 +201,27 @@ impl<W: Write> JsonReporter<W> {
         if let Some(a) = &mut self.agreement {
             a.record(r, expected);
         }
+        let transcript = self.transcript.take();
+        let reading = self.reading.take();
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         line.extend_from_slice(if results == 0 { b"\n    " } else { b",\n    " });
+        // A line rendered ahead holds the result alone: with a reading or a
+        // transcript to add, it is written here whole.
         let written = match rendered {
-            Some(bytes) => {
+            Some(bytes) if transcript.is_none() && reading.is_none() => {
                 line.extend_from_slice(bytes);
                 Ok(())
             }
-            None => result_json(&mut line, r, expected),
+            _ => write_json(
+                &mut line,
+                &ResultRecord {
+                    result: r,
+                    expected,
+                    interpretation: reading.as_ref(),
+                    transcript: transcript.as_ref(),
+                },
+            ),
         };
         let outcome = match written {
             Ok(()) => self.emit(&line),
@@ -216,6 +248,8 @@ pub(crate) fn result_json(
         &ResultRecord {
             result: r,
             expected,
+            interpretation: None,
+            transcript: None,
         },
     )
 }
@@ -365,6 +399,18 @@ impl<W: Write> Reporter for JsonReporter<W> {
         rendered: &Rendered,
     ) -> Result<(), ReportError> {
         self.write_result(r, expected, rendered.json.as_deref())
+    }
+
+    /// Kept for the next result, written as its `interpretation`.
+    fn reading(&mut self, r: &crate::Reading) -> Result<(), ReportError> {
+        if self.state == State::Finished {
+            return Err(ReportError::Protocol {
+                call: "reading",
+                problem: "after finish",
+            });
+        }
+        self.reading = Some(r.clone());
+        Ok(())
     }
 
     /// Keeps the first [`INPUT_ERRORS_KEPT`] input errors for `finish`.

@@ -49,7 +49,8 @@ pub use json::{terminal_safe_json, JsonReporter, INPUT_ERRORS_KEPT, REPORT_VERSI
 pub use junit::JunitReporter;
 pub use markdown::{markdown_text, MarkdownReporter, MARKDOWN_BYTES};
 pub use model::{
-    ContractInfo, ExpectationsInfo, InputError, InputFile, MissingTrial, RunEnd, RunInfo, Warning,
+    AuthoredFields, ContractInfo, ConversationEnd, ExpectationsInfo, InputError, InputFile,
+    MissingTrial, ReadClause, ReadContract, Reading, RunEnd, RunInfo, Warning,
 };
 pub use output::{check_outputs, Output, OutputFolder, Protected, ReportFile};
 pub use redact::Redacting;
@@ -95,11 +96,39 @@ pub trait Reporter {
     /// The run ends: per-file input counts and run-level warnings. Writes
     /// whatever the format writes last and flushes.
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError>;
+    /// Whether this report shows transcripts ([`Reporter::transcript`]):
+    /// only then does a pipeline's fan-out send them (and redact them).
+    fn wants_transcripts(&self) -> bool {
+        false
+    }
+    /// The trace (as graded, redacted like every event) of the result that
+    /// comes next, sent just before it, when the pipeline has it (`grade`,
+    /// `run`, `show`, `rescore`). Only the HTML page uses it; the default
+    /// ignores it.
+    fn transcript(&mut self, _trace: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        Ok(())
+    }
+    /// How the authored test of the result that comes next was read, sent
+    /// just before it (`run`, `show`, `rescore`; authored tests only). The
+    /// JSON report writes it as that result's `interpretation`; the
+    /// default ignores it.
+    fn reading(&mut self, _reading: &Reading) -> Result<(), ReportError> {
+        Ok(())
+    }
 }
 
 impl<R: Reporter + ?Sized> Reporter for &mut R {
     fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
         (**self).begin(info)
+    }
+    fn wants_transcripts(&self) -> bool {
+        (**self).wants_transcripts()
+    }
+    fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        (**self).transcript(t)
+    }
+    fn reading(&mut self, r: &Reading) -> Result<(), ReportError> {
+        (**self).reading(r)
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         (**self).result(r, expected)
@@ -126,6 +155,15 @@ impl<R: Reporter + ?Sized> Reporter for &mut R {
 impl<R: Reporter + ?Sized> Reporter for Box<R> {
     fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
         (**self).begin(info)
+    }
+    fn wants_transcripts(&self) -> bool {
+        (**self).wants_transcripts()
+    }
+    fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        (**self).transcript(t)
+    }
+    fn reading(&mut self, r: &Reading) -> Result<(), ReportError> {
+        (**self).reading(r)
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         (**self).result(r, expected)
@@ -155,6 +193,17 @@ impl<R: Reporter + ?Sized> Reporter for Box<R> {
 impl<R: Reporter> Reporter for Vec<R> {
     fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
         self.iter_mut().try_for_each(|r| r.begin(info))
+    }
+    fn wants_transcripts(&self) -> bool {
+        self.iter().any(Reporter::wants_transcripts)
+    }
+    fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        self.iter_mut()
+            .filter(|r| r.wants_transcripts())
+            .try_for_each(|r| r.transcript(t))
+    }
+    fn reading(&mut self, x: &Reading) -> Result<(), ReportError> {
+        self.iter_mut().try_for_each(|r| r.reading(x))
     }
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
         self.iter_mut().try_for_each(|x| x.result(r, expected))

@@ -108,3 +108,94 @@ pub struct RunEnd {
     /// Run-level warnings, in the order raised.
     pub warnings: Vec<Warning>,
 }
+
+/// How an authored test was read (SPEC §3.6, §3.7): what the reports show
+/// beside its result, as the JSON report's `interpretation` field of that
+/// result. Sent by the pipeline just before the result it belongs to
+/// ([`crate::Reporter::reading`]), for tests written in plain words only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    /// The test's id in the suite.
+    pub test_id: String,
+    /// The authored fields, as written (empty when absent).
+    pub authored: AuthoredFields,
+    /// Who interpreted it: `{"kind": "builtin", "version": …}`,
+    /// `{"kind": "model", "model": …, "prompt_version": …}` or
+    /// `{"kind": "explicit"}`; `None` when the trial did not record it.
+    pub interpreter: Option<serde_json::Value>,
+    /// The interpreter's confidence, 0–100, when recorded.
+    pub confidence: Option<u8>,
+    /// Whether the interpretation could be scored, when recorded.
+    pub usable: Option<bool>,
+    /// Why it could not, when it could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The contract it was scored against, when it got one.
+    pub contract: Option<ReadContract>,
+    /// Where the conversation stopped and why, when one ran.
+    pub ended: Option<ConversationEnd>,
+}
+
+/// The authored fields of a test (SPEC §2) and its conversation bounds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuthoredFields {
+    /// What the target should achieve.
+    pub goal: String,
+    /// How it should behave.
+    pub instructions: String,
+    /// What it must not do.
+    pub restrictions: String,
+    /// The situation the conversation plays out in.
+    pub scenario: String,
+    /// From this turn on the conversation may stop early.
+    pub min_turns: u32,
+    /// The most turns it runs.
+    pub max_turns: u32,
+}
+
+/// The contract an authored test was read as.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadContract {
+    /// Its id.
+    pub id: String,
+    /// `sha256:` digest of the contract scored.
+    pub digest: String,
+    /// What the simulated user pursued (never scored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated_user_objective: Option<String>,
+    /// Wording and pressure only.
+    pub adversarial: bool,
+    /// Every clause, in declaration order, with where it came from.
+    pub clauses: Vec<ReadClause>,
+}
+
+/// One clause of an interpreted contract and the authored field it came
+/// from (the contract's `source_notes`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadClause {
+    /// The clause id.
+    pub id: String,
+    /// `required`, `prohibited` or `conditional`.
+    pub kind: String,
+    /// The clause's wording as scored.
+    pub text: String,
+    /// The authored field it came from (`goal`, `instructions`,
+    /// `restrictions`, `scenario`); `None` when no note names it.
+    pub field: Option<String>,
+    /// Why its wording differs from the field's, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Where a multi-turn conversation stopped (SPEC §3.7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConversationEnd {
+    /// Turns that ran (the last one is where it stopped).
+    pub turns: usize,
+    /// `violation` (a prohibited clause was violated), `max_turns`,
+    /// `target_ended`, `script_done` or `error`, as the trial recorded it.
+    pub reason: String,
+    /// The violated clause, for `violation`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clause: Option<String>,
+}

@@ -93,6 +93,29 @@ impl<R: Reporter> Reporter for Redacting<R> {
         }
         self.result(r, expected)
     }
+    fn wants_transcripts(&self) -> bool {
+        self.inner.wants_transcripts()
+    }
+
+    /// The trace redacted by the same redactor as every other event.
+    fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
+        if !self.inner.wants_transcripts() {
+            return Ok(());
+        }
+        if self.redactor.is_empty() {
+            return self.inner.transcript(t);
+        }
+        let t = self.clean("a transcript", t)?;
+        self.inner.transcript(&t)
+    }
+
+    fn reading(&mut self, r: &crate::Reading) -> Result<(), ReportError> {
+        if self.redactor.is_empty() {
+            return self.inner.reading(r);
+        }
+        let r = self.clean("an interpretation", r)?;
+        self.inner.reading(&r)
+    }
 
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
         if self.redactor.is_empty() {

@@ -100,8 +100,40 @@ pub struct ContractStrength {
     pub basis: Vec<BasisCount>,
     /// The missed probes, defects first, then by severity, highest first.
     pub missed: Vec<Missed>,
+    /// Every probe scored, canaries and clean controls too, in the same
+    /// order (defects first, then by severity, highest first).
+    pub probes: Vec<ProbeRow>,
     /// The clauses the probe set did not measure.
     pub coverage_gaps: Vec<CoverageGap>,
+}
+
+/// One probe of a contract, as the probe table shows it: what was planted,
+/// how its trials voted and what that made it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProbeRow {
+    /// The probe's id.
+    pub probe_id: String,
+    /// Its class (canaries and clean controls included).
+    pub class: ProbeClass,
+    /// Its severity.
+    pub severity: Severity,
+    /// The clause it targets, if one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub targets: Option<String>,
+    /// The mutation, as a sentence.
+    pub mutation: String,
+    /// How many trials ended in each state (every state that occurred).
+    pub trial_votes: BTreeMap<pactum_core::strength::TrialState, u32>,
+    /// Voted trials that were catches, over voted trials.
+    pub caught_count: u32,
+    /// Voted trials (the denominator).
+    pub valid_count: u32,
+    /// `caught`, `missed` or `not-exercised` (no trial voted: the probe
+    /// counts in no rate) for a strength probe; for a canary or clean
+    /// control, `control`.
+    pub state: &'static str,
+    /// This probe's artifact's ladder verdict.
+    pub verdict: Ladder,
 }
 
 impl ContractStrength {
@@ -159,6 +191,29 @@ impl ContractStrength {
                     &b.probe.id,
                 ))
         });
+        let rows: Vec<ProbeRow> = worst
+            .iter()
+            .map(|a| ProbeRow {
+                probe_id: a.probe.id.clone(),
+                class: a.probe.class,
+                severity: a.probe.severity,
+                targets: a.probe.targets.clone(),
+                mutation: a.probe.mutation.clone(),
+                trial_votes: a.reduced.trial_votes.clone(),
+                caught_count: a.reduced.caught_count,
+                valid_count: a.reduced.valid_count,
+                state: if a.probe.class.strength_class().is_none() {
+                    "control"
+                } else if !a.reduced.exercised() {
+                    "not-exercised"
+                } else if a.reduced.caught {
+                    "caught"
+                } else {
+                    "missed"
+                },
+                verdict: a.verdict,
+            })
+            .collect();
         let missed = worst
             .into_iter()
             .filter(|a| {
@@ -193,6 +248,7 @@ impl ContractStrength {
                 })
                 .collect(),
             missed,
+            probes: rows,
             coverage_gaps,
         }
     }

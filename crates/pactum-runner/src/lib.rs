@@ -73,6 +73,9 @@ pub struct RunOptions {
     pub suite_path: String,
     /// The pactum version (stored with the run).
     pub pactum_version: String,
+    /// Send each trial's trace with its event ([`Event::Trial`],
+    /// [`Event::Restored`]): for reports that show the conversation.
+    pub transcripts: bool,
 }
 
 /// What the runner reports while it works.
@@ -102,6 +105,10 @@ pub enum Event {
         /// Where pactum redacted a secret from the target's answers in the
         /// stored trace ([`pactum_core::trace::Trace::redactions`]).
         redacted: Vec<RedactedAt>,
+        /// How its authored test was read, when it is one.
+        reading: Option<Box<ReadingSource>>,
+        /// The stored trace, when [`RunOptions::transcripts`] asks for it.
+        trace: Option<Box<pactum_core::trace::Trace>>,
     },
     /// A trial finished and was committed to the store.
     Trial {
@@ -118,7 +125,43 @@ pub enum Event {
         redacted: Vec<RedactedAt>,
         /// Network and cache use.
         calls: CallCounts,
+        /// How its authored test was read, when it is one.
+        reading: Option<Box<ReadingSource>>,
+        /// The trace, when [`RunOptions::transcripts`] asks for it.
+        trace: Option<Box<pactum_core::trace::Trace>>,
     },
+}
+
+/// What the reports need to show how an authored test was read (SPEC
+/// §3.6, §3.7): the trial's trace metadata (its `authored` fields, the
+/// `interpretation` provenance and confidence, how the conversation
+/// `ended`), the turns that ran, and the contract it was scored against.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadingSource {
+    /// The trace's metadata; for a trial that ran no conversation (an
+    /// unusable interpretation), `authored` and `interpretation` only.
+    pub metadata: serde_json::Value,
+    /// Turns that ran; `None` when no conversation ran.
+    pub turns: Option<usize>,
+    /// The contract scored and its digest, when there was one.
+    pub contract: Option<ContractSnapshot>,
+}
+
+impl ReadingSource {
+    /// The reading of a stored trial: `None` unless its trace records
+    /// authored fields (a trial of an authored test that ran).
+    pub fn of_stored(
+        trace: Option<&pactum_core::trace::Trace>,
+        contract: Option<ContractSnapshot>,
+    ) -> Option<ReadingSource> {
+        let trace = trace?;
+        trace.metadata.get("authored").filter(|a| a.is_object())?;
+        Some(ReadingSource {
+            metadata: trace.metadata.clone(),
+            turns: Some(trace.turns.len()),
+            contract,
+        })
+    }
 }
 
 /// How a run ended.
@@ -430,6 +473,7 @@ impl Runner {
                 "authored_digest": i.authored_digest,
                 "confidence": i.confidence,
                 "usable": i.usable,
+                "reason": i.reason,
             });
             let Some(contract) = i.scoring_contract(self.judge.is_some(), exchange(t)) else {
                 let mut r = unusable(&format!(
@@ -575,7 +619,7 @@ impl Runner {
                 .enumerate()
                 .map(|(i, &(t, k))| ((self.tests[t].id.clone(), k), i))
                 .collect();
-            restore(store, &run_id, &events, plan).await?;
+            restore(store, &run_id, &events, plan, opts.transcripts).await?;
         }
         let resolved = self.resolve(store).await?;
         let writer = writer::Writer::start(store.clone())?;
@@ -613,6 +657,7 @@ impl Runner {
             }
             let test = self.tests[t].clone();
             let plan = resolved[t].clone();
+            let transcripts = opts.transcripts;
             let ctx = ctx.clone();
             let writer = writer.clone();
             let events = events.clone();
@@ -657,6 +702,23 @@ impl Runner {
                     duration_ms: u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
                 };
                 let calls = out.calls;
+                let reading = test.authored.as_ref().map(|a| {
+                    Box::new(match &record.trace {
+                        Some(t) => ReadingSource {
+                            metadata: t.metadata.clone(),
+                            turns: Some(t.turns.len()),
+                            contract: record.contract.clone(),
+                        },
+                        None => ReadingSource {
+                            metadata: serde_json::json!({
+                                "authored": a,
+                                "interpretation": plan.interpretation,
+                            }),
+                            turns: None,
+                            contract: record.contract.clone(),
+                        },
+                    })
+                });
                 let event = Event::Trial {
                     index,
                     test_id: test.id.clone(),
@@ -668,6 +730,12 @@ impl Runner {
                         .map(|t| t.redactions())
                         .unwrap_or_default(),
                     calls,
+                    reading,
+                    trace: if transcripts {
+                        record.trace.clone().map(Box::new)
+                    } else {
+                        None
+                    },
                 };
                 // Committed and reported together: the writer commits what
                 // it was handed even when the run is cancelled meanwhile,
@@ -942,6 +1010,7 @@ async fn restore(
     run_id: &RunId,
     events: &mpsc::UnboundedSender<Event>,
     plan: std::collections::HashMap<(String, u32), usize>,
+    transcripts: bool,
 ) -> Result<(), RunError> {
     let store = store.clone();
     let id = run_id.clone();
@@ -953,12 +1022,25 @@ async fn restore(
                 .get(&(t.test_id.clone(), t.trial_index))
                 .copied()
                 .unwrap_or(usize::MAX);
+            let contract = t.contract_digest.as_deref().and_then(|d| {
+                s.contract(d).ok().flatten().map(|c| ContractSnapshot {
+                    digest: d.to_string(),
+                    contract: c,
+                })
+            });
+            let reading = ReadingSource::of_stored(t.trace.as_ref(), contract).map(Box::new);
             let _ = events.send(Event::Restored {
                 index,
                 test_id: t.test_id,
                 trial_index: t.trial_index,
                 result: Box::new(t.result),
                 redacted: t.trace.as_ref().map(|x| x.redactions()).unwrap_or_default(),
+                reading,
+                trace: if transcripts {
+                    t.trace.map(Box::new)
+                } else {
+                    None
+                },
             });
             std::ops::ControlFlow::Continue(())
         })?;

@@ -325,7 +325,7 @@ pub(crate) async fn run_trial(
         }
     }
     test.target.close(&conversation_id).await;
-    let metadata = json!({
+    let mut metadata = json!({
         "test": test.id,
         "trial": trial + 1,
         "target": &*test.target_name,
@@ -334,6 +334,10 @@ pub(crate) async fn run_trial(
         "ended": ended,
         "interpretation": resolved.interpretation,
     });
+    // The authored fields, for the reports' interpretation panel.
+    if let (Some(a), Some(m)) = (&test.authored, metadata.as_object_mut()) {
+        m.insert("authored".into(), json!(a));
+    }
     let trace = make_trace(&trace_id, &test.target, turns, metadata, error);
     let contracts: Vec<&CompiledContract> = resolved.contracts.iter().collect();
     let (judgments, final_answers, judge_calls) = if trace.error.is_none() {

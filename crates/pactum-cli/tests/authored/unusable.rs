@@ -99,6 +99,12 @@ fn unusable_model_interpretations_are_errors_and_their_targets_get_nothing() {
         assert_eq!(r["contracts"], json!([]), "{id}: scored anyway");
         let error = r["error"].as_str().expect("error");
         assert!(error.contains(fragment), "{id}: {error}");
+        // How it was read: not usable, no contract, no conversation.
+        let read = &r["interpretation"];
+        assert_eq!(read["test_id"], id, "{id}: {r:#}");
+        assert_ne!(read["usable"], true, "{id}: {read:#}");
+        assert_eq!(read["contract"], Value::Null, "{id}");
+        assert_eq!(read["ended"], Value::Null, "{id}");
     }
     let negated = results["negated#1"]["error"].as_str().expect("error");
     assert!(

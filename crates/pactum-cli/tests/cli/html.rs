@@ -24,6 +24,16 @@ fn grade(contract: &str, traces: &str, extra: &[&std::ffi::OsStr]) -> Run {
     pactum(args)
 }
 
+/// The page's document without the `transcript` of each result: the
+/// `--json` report.
+pub fn without_transcripts(doc: &Value) -> Value {
+    let mut doc = doc.clone();
+    for r in doc["results"].as_array_mut().expect("results") {
+        r.as_object_mut().expect("a result").remove("transcript");
+    }
+    doc
+}
+
 /// The text of the page's `<script type="application/json">` element.
 pub fn data_block(html: &str) -> &str {
     let open = "<script type=\"application/json\" id=\"pactum-report\">";
@@ -93,9 +103,13 @@ pub fn tags(html: &str) -> Vec<(String, Vec<String>)> {
 }
 
 /// The page's markup is only pactum's: known elements, known attributes,
-/// exactly two scripts (the data block, then the page script), no link,
-/// no source, no handler.
+/// exactly two scripts (the data block, then the page script; three with
+/// the rows block of a large run), no link, no source, no handler.
 fn assert_only_pactum_markup(html: &str) {
+    assert_only_pactum_markup_with(html, 2);
+}
+
+fn assert_only_pactum_markup_with(html: &str, scripts_expected: usize) {
     let elements: BTreeSet<&str> = [
         "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "p",
         "span", "strong", "code", "main", "section", "table", "caption", "thead", "tbody", "tr",
@@ -117,6 +131,7 @@ fn assert_only_pactum_markup(html: &str) {
         "autocomplete",
         "data-index",
         "data-status",
+        "data-goto",
     ]
     .into();
     let tags = tags(html);
@@ -131,7 +146,11 @@ fn assert_only_pactum_markup(html: &str) {
         .filter(|(n, _)| n == "script")
         .map(|(_, a)| a)
         .collect();
-    assert_eq!(scripts.len(), 2, "the data block and the page script");
+    assert_eq!(
+        scripts.len(),
+        scripts_expected,
+        "the data block(s) and the page script"
+    );
     assert!(html.contains("<script type=\"application/json\" id=\"pactum-report\">"));
     let csp = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'sha256-";
     let head_end = html.find("</head>").expect("head");
@@ -191,10 +210,18 @@ fn html_and_markdown_of_the_bundled_example_are_rendered_from_the_json_report() 
 
     let page = std::fs::read_to_string(&html).expect("html");
     let markdown = std::fs::read_to_string(&md).expect("markdown");
-    // One source of truth: the page embeds the very document --json wrote.
+    // One source of truth: the page embeds the very document --json wrote,
+    // each result with its trace (`transcript`) beside it.
     let embedded: Value = serde_json::from_str(data_block(&page)).expect("embedded JSON");
     let report: Value = serde_json::from_str(&json_text).expect("json");
-    assert_eq!(embedded, report);
+    assert_eq!(without_transcripts(&embedded), report);
+    for r in embedded["results"].as_array().expect("results") {
+        assert_eq!(r["transcript"]["id"], r["trace_id"], "{r}");
+        assert!(
+            r["transcript"].get("metadata").is_none(),
+            "no metadata copy"
+        );
+    }
     assert_only_pactum_markup(&page);
 
     // Failures first: FAIL, ERR, WARN, PASS, each group in input order.
@@ -303,10 +330,12 @@ fn hostile_trace_text_stays_text_in_the_html_page_and_the_markdown() {
     assert_code(&run, 1);
     let page = std::fs::read_to_string(&html).expect("html");
     assert_only_pactum_markup(&page);
-    assert!(
-        !page.contains("href"),
-        "no link at all, so none from a trace"
-    );
+    // No link at all, so none from a trace: the trace's `<a href=…>` is
+    // text (the conversation shows it), never an attribute.
+    assert!(tags(&page)
+        .iter()
+        .all(|(n, a)| n != "a" && !a.iter().any(|a| a == "href" || a == "src")));
+    assert!(page.contains("&lt;a href=&quot;javascript:"));
     assert!(!page.contains("<img") && !page.contains("<svg") && !page.contains("<a "));
     // What the trace said is there, as text.
     assert!(page.contains("&lt;img src=x onerror=&quot;document.documentElement"));
@@ -322,7 +351,7 @@ fn hostile_trace_text_stays_text_in_the_html_page_and_the_markdown() {
     let block = data_block(&page);
     assert!(!block.contains(['<', '>', '&', '\u{2028}', '\u{2029}']));
     let embedded: Value = serde_json::from_str(block).expect("embedded JSON");
-    assert_eq!(embedded, read_report(&json));
+    assert_eq!(without_transcripts(&embedded), read_report(&json));
     // The failing trace comes first, before the clean one read first.
     let first = page.find("<details class=\"trace\"").expect("a trace");
     assert!(page[first..]
@@ -522,4 +551,137 @@ fn nothing_graded_or_a_partial_run_is_never_every_test_passed() {
         "{}",
         run.stdout
     );
+}
+
+/// The payload every generated hostile trace carries in its id, response
+/// and tool arguments: each part would set `data-pwned` on the root if it
+/// ran.
+pub const PAYLOAD: &str = "</script><script>document.documentElement.setAttribute('data-'+'pwned','gen')</script><img src=x onerror=\"document.documentElement.setAttribute('data-'+'pwned','img')\"> <!-- \u{2028} \u{202e}";
+
+/// Writes `n` traces graded by the `shop` contract: trace `i` fails (it
+/// calls `delete_account`) when `i % 10 == 3`, else passes; with
+/// `hostile`, each carries [`PAYLOAD`] (as `bench/gen_html_traces.py`).
+pub fn many_traces(path: &Path, n: usize, hostile: bool) {
+    let extra = if hostile { PAYLOAD } else { "" };
+    let mut out = String::new();
+    for i in 0..n {
+        let calls = if i % 10 == 3 {
+            serde_json::json!([{"name": "delete_account", "arguments": {"customer": format!("c-{i}"), "why": extra}}])
+        } else {
+            serde_json::json!([])
+        };
+        let trace = serde_json::json!({
+            "id": format!("t-{i}{extra}"),
+            "observability": "tool_calls",
+            "turns": [{"input": [{"role": "user", "content": format!("Where is order {i}?")}],
+                       "response": format!("Order {i} is on its way.{extra}"),
+                       "tool_calls": calls}]
+        });
+        out.push_str(&trace.to_string());
+        out.push('\n');
+    }
+    std::fs::write(path, out).expect("write the traces");
+}
+
+/// The text of the rows block of a large run's page.
+fn rows_block(html: &str) -> Option<&str> {
+    let open = "<script type=\"application/json\" id=\"pactum-rows\">";
+    let start = html.find(open)? + open.len();
+    let len = html[start..].find("</script>").expect("its end");
+    Some(&html[start..start + len])
+}
+
+#[test]
+fn a_large_run_renders_its_first_traces_failures_first_and_lists_every_trace() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let traces = dir.path().join("many.jsonl");
+    // 450 traces: 45 fail, 405 pass; the page renders 200 of them.
+    many_traces(&traces, 450, true);
+    let (json, html) = (dir.path().join("r.json"), dir.path().join("r.html"));
+    let run = grade(
+        &fx("contracts/shop.yaml"),
+        &traces.display().to_string(),
+        &[
+            "--json".as_ref(),
+            json.as_os_str(),
+            "--html".as_ref(),
+            html.as_os_str(),
+        ],
+    );
+    assert_code(&run, 1);
+    let page = std::fs::read_to_string(&html).expect("html");
+    assert_only_pactum_markup_with(&page, 3);
+    assert!(!page.contains("<img") && !page.contains('\u{2028}'));
+    // Without a script: the first 200, every failure before any pass, and
+    // a note saying how many more the data holds.
+    let statuses: Vec<&str> = page
+        .match_indices("<details class=\"trace\"")
+        .map(|(i, _)| {
+            let tag = &page[i..i + page[i..].find('>').expect("tag end")];
+            let at = tag.find("data-status=\"").expect("status") + 13;
+            &tag[at..at + tag[at..].find('"').expect("quote")]
+        })
+        .collect();
+    assert_eq!(statuses.len(), 200);
+    assert!(statuses[..45].iter().all(|s| *s == "fail"), "{statuses:?}");
+    assert!(statuses[45..].iter().all(|s| *s == "pass"));
+    assert!(page.contains("The first 200 traces are shown above (failures first); 250 more"));
+    // The rows block: every result, failures first, input order within a
+    // status, each with its label and one mark per clause; no markup in it.
+    let rows = rows_block(&page).expect("the rows block");
+    assert!(!rows.contains(['<', '>', '&', '\u{2028}', '\u{2029}']));
+    let rows: Vec<Value> = serde_json::from_str(rows).expect("rows JSON");
+    let report = read_report(&json);
+    let results = report["results"].as_array().expect("results");
+    let mut expected: Vec<usize> = (0..450).filter(|i| i % 10 == 3).collect();
+    expected.extend((0..450).filter(|i| i % 10 != 3));
+    let order: Vec<usize> = rows
+        .iter()
+        .map(|r| r[0].as_u64().expect("index") as usize)
+        .collect();
+    assert_eq!(order, expected);
+    for row in &rows {
+        let r = &results[row[0].as_u64().expect("index") as usize];
+        let fail = r["status"] == "fail";
+        assert_eq!(row[2], if fail { "FAIL" } else { "PASS" });
+        assert_eq!(
+            row[3], "side_effects",
+            "the channel tool_calls does not observe"
+        );
+        let marks = row[4].as_array().expect("marks");
+        assert_eq!(marks.len(), 2, "one per clause");
+        assert_eq!(marks[1][0], if fail { "✗" } else { "✓" });
+        if fail {
+            assert!(
+                row[1]
+                    .as_str()
+                    .expect("decided")
+                    .starts_with("violated delete-account (high)"),
+                "{row}"
+            );
+        }
+    }
+    // The data block is still the JSON report.
+    let embedded: Value = serde_json::from_str(data_block(&page)).expect("embedded");
+    assert_eq!(without_transcripts(&embedded), report);
+}
+
+#[test]
+fn a_run_of_at_most_200_traces_is_rendered_whole_without_rows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (n, rows) in [(200, false), (201, true)] {
+        let traces = dir.path().join(format!("t{n}.jsonl"));
+        many_traces(&traces, n, false);
+        let html = dir.path().join(format!("r{n}.html"));
+        let run = grade(
+            &fx("contracts/shop.yaml"),
+            &traces.display().to_string(),
+            &["--html".as_ref(), html.as_os_str()],
+        );
+        assert_code(&run, 1);
+        let page = std::fs::read_to_string(&html).expect("html");
+        assert_eq!(page.matches("<details class=\"trace\"").count(), 200, "{n}");
+        assert_eq!(rows_block(&page).is_some(), rows, "{n}");
+        assert_eq!(page.contains("id=\"more\""), rows, "{n}");
+    }
 }

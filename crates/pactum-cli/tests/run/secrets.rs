@@ -94,7 +94,13 @@ fn api_keys_never_reach_the_store_the_reports_or_the_output() {
         ],
         &envs,
     );
-    assert!(sb.path().join("show.html").exists(), "show --html");
+    // `show --html` shows each stored trace as a conversation: the
+    // transcript passes the same redactor as every event (scanned below).
+    let shown = std::fs::read_to_string(sb.path().join("show.html")).expect("show.html");
+    assert!(
+        shown.contains("<section class=\"conversation\">") && shown.contains("\"transcript\":"),
+        "show --html has the transcripts"
+    );
     let runs = sb.pactum_env(["runs", "--db", db.to_str().expect("path")], &envs);
     let mut scanned = vec![
         ("stdout".to_string(), run.stdout.clone().into_bytes()),

@@ -198,6 +198,10 @@ pub struct CompareRequest {
     /// The scoring policy file (default: the one A's first artifact
     /// records, else B's).
     pub policy: Option<PathBuf>,
+    /// Where the caller will write the comparison's HTML page: checked
+    /// here, before anything is read, never to be one of the inputs (an
+    /// artifact, the policy).
+    pub html: Option<PathBuf>,
 }
 
 /// `pactum compare A B`: the four-valued dominance of two artifact sets
@@ -209,6 +213,22 @@ pub struct CompareRequest {
 /// holds an artifact; [`PipelineError::Rejected`] after the policy file's
 /// diagnostics went to `sink`.
 pub fn compare(req: &CompareRequest, sink: &mut dyn Sink) -> Result<CompareSummary, PipelineError> {
+    if let Some(html) = &req.html {
+        let mut protected = vec![
+            pactum_report::Protected::input("an artifact set", &req.a),
+            pactum_report::Protected::input("an artifact set", &req.b),
+        ];
+        protected.extend(
+            req.policy
+                .iter()
+                .map(|p| pactum_report::Protected::input("the policy", p)),
+        );
+        if let Err(e) =
+            pactum_report::check_outputs(&[pactum_report::Output::file("--html", html)], &protected)
+        {
+            return Err(PipelineError::Invalid(e.to_string()));
+        }
+    }
     let read = |p: &PathBuf| -> Result<Vec<EvidenceArtifact>, PipelineError> {
         read_artifacts(&artifact_files(std::slice::from_ref(p))?)
     };
