@@ -98,10 +98,10 @@ impl GradeOutcome {
 
 /// A judge for grading: the client, the cache it answers through, and the
 /// runtime its calls run on.
-struct GradeJudge {
-    setup: pactum_runner::JudgeSetup,
-    cache: pactum_runner::Cache,
-    rt: tokio::runtime::Runtime,
+pub(crate) struct GradeJudge {
+    pub(crate) setup: pactum_runner::JudgeSetup,
+    pub(crate) cache: pactum_runner::Cache,
+    pub(crate) rt: tokio::runtime::Runtime,
 }
 
 /// A checked [`GradeRequest`]: contracts loaded and compiled, the
@@ -177,7 +177,7 @@ pub fn prepare<'r>(
             return Err(PipelineError::Invalid(format!("{}: {why}", t.display())));
         }
     }
-    let judge = judge_setup(req)?;
+    let judge = judge_setup(req.judge.as_ref(), req.store.as_deref())?;
     Ok(Prepared {
         req,
         loaded,
@@ -239,17 +239,21 @@ pub fn duplicate_ids(loaded: &[LoadedContract]) -> Vec<String> {
     out
 }
 
-fn judge_setup(req: &GradeRequest) -> Result<Option<GradeJudge>, PipelineError> {
-    let Some(j) = &req.judge else {
+/// Connects the judge, if any, to its cache in `store` (default
+/// [`crate::common::store_path`]).
+pub(crate) fn judge_setup(
+    judge: Option<&JudgeConfig>,
+    store: Option<&Path>,
+) -> Result<Option<GradeJudge>, PipelineError> {
+    let Some(j) = judge else {
         return Ok(None);
     };
     let mut ep = pactum_llm::Endpoint::new(j.url.clone(), j.model.clone());
     ep.api_key_env = j.api_key_env.clone();
     let client = pactum_llm::ChatClient::new(ep)
         .map_err(|e| PipelineError::Invalid(format!("judge: {e}")))?;
-    let db = req
-        .store
-        .clone()
+    let db = store
+        .map(Path::to_path_buf)
         .unwrap_or_else(|| crate::common::store_path(None));
     let mut store = pactum_store::Store::open(&db)?;
     store.redact_with(client.redactor())?;
@@ -522,7 +526,11 @@ impl Prepared<'_> {
                 });
             }
         }
-        sink.finish(&RunEnd { inputs, warnings });
+        sink.finish(&RunEnd {
+            inputs,
+            warnings,
+            openprose: vec![],
+        });
         totals.outcome.report_failed = sink.report_failed();
         Ok(totals.outcome)
     }

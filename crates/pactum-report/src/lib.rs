@@ -27,6 +27,7 @@ mod fanout;
 mod json;
 mod junit;
 mod model;
+pub mod openprose;
 pub mod output;
 mod redact;
 mod render;

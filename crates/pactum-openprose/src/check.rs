@@ -1,0 +1,1270 @@
+//! Which clause phrasings pactum measures itself, and the measurements
+//! (the grader's strategies, `docs/openprose.md` lists them):
+//!
+//! * a format: `JSON` (`JSON object`, `JSON array`), `a markdown table` /
+//!   `a table`, `a numbered list` / `an ordered list`, `a bulleted list` /
+//!   `bullet points`, `headings`;
+//! * a count: `at least N`, `no fewer than N`, `N+`, `N or more`, `at
+//!   most N`, `no more than N`, `up to N`, `exactly N`, `N-M` / `N–M` /
+//!   `N to M` / `between N and M`, or a bare `N`, each followed by a unit
+//!   (numbers as digits or `one`…`ten`): items / list items / bullets /
+//!   bullet points / points / entries / steps (list items, or the
+//!   elements of a JSON array), sources / citations / references / links /
+//!   URLs (distinct `http(s)://` URLs), paragraphs, words, rows (table
+//!   body rows), headings / sections (Markdown headings); any other noun
+//!   counts list items or JSON array elements;
+//! * quoted text after `saying`, `says`, `containing`, `contains`,
+//!   `including`, `includes`, `mentions`, `reads`, `stating`, `states`: the
+//!   output contains it
+//!   (case-insensitively);
+//! * `each X has: a, b, c` and `…, each with a URL`: every X (JSON array
+//!   element, table row, list item) has every field (a JSON key, a table
+//!   column with a value, a `field:` label; a `url`/`link` field is also
+//!   met by a URL).
+//!
+//! What the text says beyond those phrasings (filler words and generic
+//! nouns such as "summary" or "report" aside) is left to a judge; a
+//! clause whose only other words are vague ("good", "comprehensive",
+//! "high-quality") is not evaluable, with a suggested rewrite.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+/// A unit a count applies to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unit {
+    /// List items, or the elements of a JSON array.
+    Items,
+    /// Distinct `http(s)://` URLs.
+    Sources,
+    /// Paragraphs: blocks of prose separated by blank lines (headings,
+    /// lists, tables and code blocks are not paragraphs).
+    Paragraphs,
+    /// Whitespace-separated words.
+    Words,
+    /// Body rows of Markdown tables.
+    Rows,
+    /// Markdown headings.
+    Headings,
+    /// Another noun: list items or JSON array elements; with neither the
+    /// count cannot be taken.
+    Other(String),
+}
+
+/// A JSON shape a clause asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonShape {
+    /// Any JSON value.
+    Any,
+    /// An object.
+    Object,
+    /// An array.
+    Array,
+}
+
+/// One measurable requirement read from a clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Measure {
+    /// The output is JSON of this shape.
+    Json(JsonShape),
+    /// It holds a Markdown table (header, delimiter, at least one row).
+    Table,
+    /// It holds a numbered list.
+    NumberedList,
+    /// It holds a bulleted list.
+    BulletList,
+    /// It holds at least one heading.
+    Headings,
+    /// A count of `unit` between `min` and `max` (inclusive).
+    Count {
+        /// What is counted.
+        unit: Unit,
+        /// Fewest allowed.
+        min: u64,
+        /// Most allowed, `None` for no bound.
+        max: Option<u64>,
+    },
+    /// It contains this text (case-insensitively).
+    Contains(String),
+    /// Every `item` has every field.
+    Each {
+        /// The noun (`source`).
+        item: String,
+        /// The fields.
+        fields: Vec<String>,
+    },
+}
+
+/// How a clause's text reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// Each measurable requirement, with the phrase it came from.
+    pub measures: Vec<(String, Measure)>,
+    /// The words left once the measured phrases, filler words and generic
+    /// nouns are removed: what only a judge can grade.
+    pub residual: Vec<String>,
+    /// Whether the residual consists only of vague words.
+    pub vague: bool,
+}
+
+const NUM: &str = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten)";
+
+#[allow(clippy::unwrap_used)] // constant patterns
+fn re(p: &str) -> Regex {
+    Regex::new(p).unwrap()
+}
+
+static COUNTS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+    let unit = r"([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})";
+    vec![
+        (
+            re(&format!(r"(?i)\bbetween\s+{NUM}\s+and\s+{NUM}\s+{unit}")),
+            "range",
+        ),
+        (
+            re(&format!(r"(?i)\b{NUM}\s*(?:-|–|—|to)\s*{NUM}\s+{unit}")),
+            "range",
+        ),
+        (
+            re(&format!(
+                r"(?i)\b(?:at\s+least|no\s+fewer\s+than|a\s+minimum\s+of|minimum\s+of)\s+{NUM}\s+{unit}"
+            )),
+            "min",
+        ),
+        (
+            re(&format!(
+                r"(?i)\b(?:at\s+most|no\s+more\s+than|up\s+to|a\s+maximum\s+of|maximum\s+of)\s+{NUM}\s+{unit}"
+            )),
+            "max",
+        ),
+        (re(&format!(r"(?i)\b{NUM}\s*\+\s*{unit}")), "min"),
+        (re(&format!(r"(?i)\b{NUM}\s+or\s+more\s+{unit}")), "min"),
+        (re(&format!(r"(?i)\bexactly\s+{NUM}\s+{unit}")), "exact"),
+        (re(&format!(r"(?i)\b{NUM}\s+{unit}")), "bare"),
+    ]
+});
+
+static JSON: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\bjson(?:\s+(object|array|list))?\b"));
+static TABLE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:markdown\s+)?table\b"));
+static NUMBERED: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:numbered|ordered)\s+list\b"));
+static BULLETED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:bullet(?:ed)?\s+list|bullet\s+points)\b"));
+static HEADINGS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:(?:sections\s+)?with\s+)?headings?\b"));
+static CONTAINS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:saying|says|say|containing|contains|including|includes|mentions|mentioning|reads|stating|states)\s+["“]([^"”]+)["”]"#,
+    )
+});
+static EACH_HAS: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\beach\s+([a-z][a-z -]*?)\s+(?:has|have|contains|includes)\s*:?\s*(.+)$")
+});
+static EACH_WITH: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i),?\s*each\s+with\s+(?:a|an)?\s*(.+?)(?:[.;]|$)"));
+
+fn number(s: &str) -> Option<u64> {
+    let words = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    let l = s.to_ascii_lowercase();
+    words
+        .iter()
+        .position(|w| *w == l)
+        .map(|i| i as u64 + 1)
+        .or_else(|| l.parse().ok())
+}
+
+/// The unit a noun names, and whether it is a known unit.
+fn unit_of(noun: &str) -> Option<Unit> {
+    let n = noun.trim().to_ascii_lowercase();
+    let singular = n.strip_suffix("ies").map_or_else(
+        || n.strip_suffix('s').unwrap_or(&n).to_string(),
+        |s| format!("{s}y"),
+    );
+    Some(match singular.as_str() {
+        "item" | "list item" | "bullet" | "bullet point" | "point" | "entry" | "step" => {
+            Unit::Items
+        }
+        "source" | "citation" | "reference" | "link" | "url" => Unit::Sources,
+        "paragraph" => Unit::Paragraphs,
+        "word" => Unit::Words,
+        "row" | "table row" => Unit::Rows,
+        "heading" | "section" => Unit::Headings,
+        _ => return None,
+    })
+}
+
+const FILLER: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "of",
+    "with",
+    "in",
+    "as",
+    "and",
+    "or",
+    "that",
+    "which",
+    "is",
+    "are",
+    "be",
+    "containing",
+    "contains",
+    "list",
+    "formatted",
+    "format",
+    "markdown",
+    "each",
+    "has",
+    "have",
+    "its",
+    "their",
+    "it",
+    "to",
+    "for",
+    "per",
+    "plus",
+    "including",
+    "includes",
+    "where",
+    "from",
+    "on",
+    "at",
+    "by",
+    "written",
+    "valid",
+    "one",
+    "object",
+    "array",
+    "there",
+    "this",
+    "these",
+    "should",
+    "must",
+    "will",
+    "all",
+    "every",
+    "saying",
+    "stating",
+    "mentions",
+    "reads",
+];
+
+const GENERIC: &[&str] = &[
+    "report", "summary", "note", "answer", "document", "text", "content", "response", "result",
+    "results", "output", "outputs", "data", "file", "string", "value", "values", "list", "items",
+    "item", "entries", "message", "draft", "table", "doc",
+];
+
+const VAGUE: &[&str] = &[
+    "good",
+    "great",
+    "quality",
+    "high-quality",
+    "high",
+    "nice",
+    "useful",
+    "helpful",
+    "comprehensive",
+    "appropriate",
+    "proper",
+    "relevant",
+    "clear",
+    "well-written",
+    "well",
+    "excellent",
+    "thorough",
+    "solid",
+    "reasonable",
+    "adequate",
+    "meaningful",
+    "insightful",
+    "interesting",
+    "polished",
+    "professional",
+    "detailed",
+    "engaging",
+    "best",
+    "better",
+    "sensible",
+    "robust",
+    "effective",
+    "nice-looking",
+    "concise",
+];
+
+/// Reads a clause's text: its measurable requirements and what is left.
+pub fn read(text: &str) -> Reading {
+    let mut rest = text.to_string();
+    let mut measures: Vec<(String, Measure)> = Vec::new();
+    let cut = |rest: &mut String, start: usize, end: usize| {
+        rest.replace_range(start..end, " ");
+    };
+
+    // `each X has: a, b, c` takes the rest of the text.
+    if let Some((m, item, fields)) = EACH_HAS
+        .captures(&rest.clone())
+        .and_then(|c| Some((c.get(0)?, c.get(1)?, c.get(2)?)))
+    {
+        let fields = split_fields(fields.as_str());
+        if !fields.is_empty() {
+            measures.push((
+                m.as_str().trim().to_string(),
+                Measure::Each {
+                    item: item.as_str().trim().to_string(),
+                    fields,
+                },
+            ));
+            cut(&mut rest, m.start(), m.end());
+        }
+    }
+    if let Some(c) = CONTAINS.captures(&rest.clone()) {
+        if let (Some(m), Some(q)) = (c.get(0), c.get(1)) {
+            measures.push((
+                m.as_str().to_string(),
+                Measure::Contains(q.as_str().to_string()),
+            ));
+            cut(&mut rest, m.start(), m.end());
+        }
+    }
+    let mut count_unit: Option<String> = None;
+    let mut masked: Vec<String> = Vec::new();
+    for (r, form) in COUNTS.iter() {
+        while let Some(c) = r.captures(&rest.clone()) {
+            let Some(m) = c.get(0) else { break };
+            let groups: Vec<&str> = (1..c.len())
+                .filter_map(|i| c.get(i).map(|g| g.as_str()))
+                .collect();
+            let (nums, noun) = groups.split_at(groups.len().saturating_sub(1));
+            let Some(noun) = noun.first() else { break };
+            let parsed: Option<Vec<u64>> = nums.iter().map(|n| number(n)).collect();
+            let Some(parsed) = parsed else { break };
+            // The unit is the first word (or two words) that names one;
+            // words before it are qualifiers left to the judge ("3+
+            // credible sources"), words after it are not part of the count.
+            let words: Vec<&str> = noun.split_whitespace().collect();
+            let mut found = None;
+            for i in 0..words.len() {
+                if i + 1 < words.len() {
+                    if let Some(u) = unit_of(&words[i..i + 2].join(" ")) {
+                        found = Some((i, i + 2, u));
+                        break;
+                    }
+                }
+                if let Some(u) = unit_of(words[i]) {
+                    found = Some((i, i + 1, u));
+                    break;
+                }
+            }
+            let (from, to, unit) = match found {
+                Some(x) => x,
+                None if *form == "bare" => {
+                    // A bare number before an unknown noun is not read.
+                    masked.push(m.as_str().to_string());
+                    rest.replace_range(m.start()..m.end(), &"\u{1}".repeat(m.len()));
+                    continue;
+                }
+                None => (
+                    0,
+                    1,
+                    Unit::Other(words.first().copied().unwrap_or("").to_string()),
+                ),
+            };
+            let kept = format!("{} {}", words[..from].join(" "), words[to..].join(" "));
+            let (min, max) = match (*form, parsed.as_slice()) {
+                ("range", [a, b]) => (*a.min(b), Some(*a.max(b))),
+                ("min", [a]) => (*a, None),
+                ("max", [a]) => (0, Some(*a)),
+                ("exact" | "bare", [a]) => (*a, Some(*a)),
+                _ => break,
+            };
+            count_unit = Some(words[from..to].join(" "));
+            let phrase = format!(
+                "{}{}",
+                &rest[m.start()..c.get(c.len() - 1).map_or(m.end(), |g| g.start())],
+                words[..to].join(" ")
+            );
+            measures.push((phrase.trim().to_string(), Measure::Count { unit, min, max }));
+            rest.replace_range(m.start()..m.end(), &format!(" {kept} "));
+        }
+    }
+    for original in masked {
+        rest = rest.replacen(&"\u{1}".repeat(original.len()), &original, 1);
+    }
+    if let Some(c) = EACH_WITH.captures(&rest.clone()) {
+        if let (Some(m), Some(f)) = (c.get(0), c.get(1)) {
+            let fields = split_fields(f.as_str());
+            if let (Some(item), false) = (count_unit.clone(), fields.is_empty()) {
+                measures.push((
+                    m.as_str().trim().to_string(),
+                    Measure::Each { item, fields },
+                ));
+                cut(&mut rest, m.start(), m.end());
+            }
+        }
+    }
+    if let Some(c) = JSON.captures(&rest.clone()) {
+        if let Some(m) = c.get(0) {
+            let shape = match c.get(1).map(|s| s.as_str().to_ascii_lowercase()) {
+                Some(s) if s == "object" => JsonShape::Object,
+                Some(_) => JsonShape::Array,
+                None => JsonShape::Any,
+            };
+            measures.push((m.as_str().to_string(), Measure::Json(shape)));
+            cut(&mut rest, m.start(), m.end());
+        }
+    }
+    for (r, measure) in [
+        (&*NUMBERED, Measure::NumberedList),
+        (&*BULLETED, Measure::BulletList),
+        (&*TABLE, Measure::Table),
+        (&*HEADINGS, Measure::Headings),
+    ] {
+        if let Some(m) = r.find(&rest.clone()) {
+            measures.push((m.as_str().to_string(), measure));
+            cut(&mut rest, m.start(), m.end());
+        }
+    }
+    let residual: Vec<String> = rest
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+        .map(|w| w.trim_matches('-').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .filter(|w| !FILLER.contains(&w.as_str()) && !GENERIC.contains(&w.as_str()))
+        .collect();
+    let vague = !residual.is_empty() && residual.iter().all(|w| VAGUE.contains(&w.as_str()));
+    Reading {
+        measures,
+        residual,
+        vague,
+    }
+}
+
+fn split_fields(s: &str) -> Vec<String> {
+    s.split([',', ';'])
+        .flat_map(|p| p.split(" and "))
+        .map(|f| {
+            f.trim()
+                .trim_end_matches('.')
+                .trim_start_matches("a ")
+                .trim_start_matches("an ")
+                .trim_matches('`')
+                .trim()
+                .to_string()
+        })
+        .filter(|f| !f.is_empty() && f.split_whitespace().count() <= 3)
+        .collect()
+}
+
+/// The result of one measurement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// `Some(true)` held, `Some(false)` failed, `None` could not be taken
+    /// (the output's structure does not let it be measured).
+    pub held: Option<bool>,
+    /// For an `each` clause that held for some items only: the share of
+    /// (item, field) pairs present, in 0–100.
+    pub partial: Option<u8>,
+    /// What was measured, for the rationale.
+    pub detail: String,
+    /// An exact excerpt of the output backing it, if one.
+    pub quote: Option<String>,
+}
+
+fn finding(held: Option<bool>, detail: String, quote: Option<String>) -> Finding {
+    Finding {
+        held,
+        partial: None,
+        detail,
+        quote,
+    }
+}
+
+/// The output as JSON: a `.json` binding, or a Markdown one that is one
+/// JSON value (optionally in one fenced block).
+pub fn as_json(content: &str) -> Option<Value> {
+    let t = content.trim();
+    let inner = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .and_then(|r| r.strip_suffix("```"))
+        .unwrap_or(t);
+    pactum_core::json::parse_strict(inner.trim()).ok()
+}
+
+fn list_items(content: &str) -> Vec<&str> {
+    content
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            l.len() - t.len() < 2 && (bullet(t) || numbered(t))
+        })
+        .collect()
+}
+
+fn bullet(t: &str) -> bool {
+    t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ")
+}
+
+fn numbered(t: &str) -> bool {
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
+}
+
+fn headings(content: &str) -> Vec<&str> {
+    outside_code(content)
+        .into_iter()
+        .filter(|l| {
+            let h = l.chars().take_while(|c| *c == '#').count();
+            (1..=6).contains(&h) && l[h..].starts_with(' ') && !l[h..].trim().is_empty()
+        })
+        .collect()
+}
+
+fn outside_code(content: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for l in content.lines() {
+        if l.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            out.push(l);
+        }
+    }
+    out
+}
+
+/// Tables: each a header row, then body rows (the delimiter row dropped).
+fn tables(content: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
+    let lines = outside_code(content);
+    let cells = |l: &str| -> Vec<String> {
+        l.trim()
+            .trim_start_matches('|')
+            .trim_end_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let is_delim = |l: &str| {
+        let t = l.trim();
+        t.contains('-') && t.contains('|') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        if lines[i].trim().starts_with('|') && is_delim(lines[i + 1]) {
+            let header = cells(lines[i]);
+            let mut rows = Vec::new();
+            let mut j = i + 2;
+            while j < lines.len() && lines[j].trim().starts_with('|') {
+                rows.push(cells(lines[j]));
+                j += 1;
+            }
+            out.push((header, rows));
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn paragraphs(content: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Vec<&str> = Vec::new();
+    let flush = |cur: &mut Vec<&str>, out: &mut Vec<String>| {
+        if !cur.is_empty() {
+            out.push(cur.join(" "));
+            cur.clear();
+        }
+    };
+    for l in outside_code(content) {
+        let t = l.trim();
+        let structural = t.starts_with('#')
+            || t.starts_with('|')
+            || bullet(t)
+            || numbered(t)
+            || t.starts_with('>')
+            || t == "---";
+        if t.is_empty() || structural {
+            flush(&mut cur, &mut out);
+        } else {
+            cur.push(t);
+        }
+    }
+    flush(&mut cur, &mut out);
+    out
+}
+
+static URL: LazyLock<Regex> = LazyLock::new(|| re(r#"https?://[^\s)\]>"'|]+"#));
+
+fn urls(content: &str) -> BTreeSet<String> {
+    URL.find_iter(content)
+        .map(|m| m.as_str().trim_end_matches(['.', ',', ';']).to_string())
+        .collect()
+}
+
+fn first_line(s: &str) -> String {
+    pactum_core::text::truncate_chars(s.lines().next().unwrap_or("").trim(), 200)
+}
+
+/// Measures `m` over an output's content.
+pub fn measure(m: &Measure, content: &str) -> Finding {
+    let json = as_json(content);
+    match m {
+        Measure::Json(shape) => match (&json, shape) {
+            (Some(Value::Object(_)), JsonShape::Object | JsonShape::Any)
+            | (Some(Value::Array(_)), JsonShape::Array | JsonShape::Any) => {
+                finding(Some(true), "the output is JSON".into(), None)
+            }
+            (Some(_), JsonShape::Any) => finding(Some(true), "the output is JSON".into(), None),
+            (Some(_), s) => finding(
+                Some(false),
+                format!(
+                    "the output is JSON but not {}",
+                    if *s == JsonShape::Object {
+                        "an object"
+                    } else {
+                        "an array"
+                    }
+                ),
+                None,
+            ),
+            (None, _) => finding(
+                Some(false),
+                "the output is not one JSON value (strict parse, no repeated key)".into(),
+                Some(first_line(content)),
+            ),
+        },
+        Measure::Table => match tables(content).first() {
+            Some((h, rows)) if !rows.is_empty() => finding(
+                Some(true),
+                format!(
+                    "a table with {} column(s) and {} row(s)",
+                    h.len(),
+                    rows.len()
+                ),
+                Some(format!("| {} |", h.join(" | "))),
+            ),
+            _ => finding(
+                Some(false),
+                "no Markdown table (header, `|---|` row, at least one row)".into(),
+                None,
+            ),
+        },
+        Measure::NumberedList => {
+            let items: Vec<&str> = list_items(content)
+                .into_iter()
+                .filter(|l| numbered(l.trim_start()))
+                .collect();
+            match items.first() {
+                Some(q) => finding(
+                    Some(true),
+                    format!("a numbered list of {} item(s)", items.len()),
+                    Some(q.trim().to_string()),
+                ),
+                None => finding(Some(false), "no numbered list item (`1. …`)".into(), None),
+            }
+        }
+        Measure::BulletList => {
+            let items: Vec<&str> = list_items(content)
+                .into_iter()
+                .filter(|l| bullet(l.trim_start()))
+                .collect();
+            match items.first() {
+                Some(q) => finding(
+                    Some(true),
+                    format!("a bulleted list of {} item(s)", items.len()),
+                    Some(q.trim().to_string()),
+                ),
+                None => finding(Some(false), "no bulleted list item (`- …`)".into(), None),
+            }
+        }
+        Measure::Headings => match headings(content).first() {
+            Some(h) => finding(
+                Some(true),
+                format!("{} heading(s)", headings(content).len()),
+                Some(h.trim().to_string()),
+            ),
+            None => finding(Some(false), "no Markdown heading (`# …`)".into(), None),
+        },
+        Measure::Contains(text) => {
+            let lower = content.to_lowercase();
+            match lower.find(&text.to_lowercase()) {
+                Some(at)
+                    if content.is_char_boundary(at)
+                        && content.is_char_boundary(at + text.len()) =>
+                {
+                    finding(
+                        Some(true),
+                        format!("the output contains \"{text}\""),
+                        Some(content[at..at + text.len()].to_string()),
+                    )
+                }
+                Some(_) => finding(Some(true), format!("the output contains \"{text}\""), None),
+                None => finding(
+                    Some(false),
+                    format!("the output does not contain \"{text}\""),
+                    None,
+                ),
+            }
+        }
+        Measure::Count { unit, min, max } => {
+            let (n, what, quote) = match count(unit, content, json.as_ref()) {
+                Ok(x) => x,
+                Err(why) => return finding(None, why, None),
+            };
+            let held = n >= *min && max.is_none_or(|m| n <= m);
+            let want = match max {
+                None => format!("at least {min}"),
+                Some(m) if m == min => format!("exactly {min}"),
+                Some(m) if *min == 0 => format!("at most {m}"),
+                Some(m) => format!("{min} to {m}"),
+            };
+            finding(
+                Some(held),
+                format!("counted {n} {what}; the clause asks for {want}"),
+                quote,
+            )
+        }
+        Measure::Each { item, fields } => each(item, fields, content, json.as_ref()),
+    }
+}
+
+type Counted = (u64, String, Option<String>);
+
+fn count(unit: &Unit, content: &str, json: Option<&Value>) -> Result<Counted, String> {
+    let items = |what: &str, strict: bool| -> Result<Counted, String> {
+        if let Some(Value::Array(a)) = json {
+            return Ok((
+                a.len() as u64,
+                format!("{what} (JSON array elements)"),
+                None,
+            ));
+        }
+        if json.is_some() {
+            return Err(format!(
+                "the output is JSON but not an array: its {what} cannot be counted"
+            ));
+        }
+        let l = list_items(content);
+        if l.is_empty() && !strict {
+            return Err(format!(
+                "the output holds no list: its {what} cannot be counted"
+            ));
+        }
+        Ok((
+            l.len() as u64,
+            format!("{what} (list items)"),
+            l.first().map(|q| q.trim().to_string()),
+        ))
+    };
+    match unit {
+        Unit::Items => items("items", true),
+        Unit::Other(w) => items(w, false),
+        Unit::Sources => {
+            let u = urls(content);
+            Ok((
+                u.len() as u64,
+                "sources (distinct URLs)".into(),
+                u.iter().next().cloned(),
+            ))
+        }
+        Unit::Paragraphs => {
+            if json.is_some() {
+                return Err("the output is JSON: it has no paragraphs to count".into());
+            }
+            let p = paragraphs(content);
+            Ok((
+                p.len() as u64,
+                "paragraphs".into(),
+                p.first().map(|q| first_line(q)),
+            ))
+        }
+        Unit::Words => Ok((
+            content.split_whitespace().count() as u64,
+            "words".into(),
+            None,
+        )),
+        Unit::Rows => {
+            let t = tables(content);
+            if t.is_empty() {
+                return Ok((0, "table rows (no table)".into(), None));
+            }
+            Ok((
+                t.iter().map(|(_, r)| r.len() as u64).sum(),
+                "table rows".into(),
+                None,
+            ))
+        }
+        Unit::Headings => {
+            let h = headings(content);
+            Ok((
+                h.len() as u64,
+                "headings".into(),
+                h.first().map(|q| q.trim().to_string()),
+            ))
+        }
+    }
+}
+
+fn norm(s: &str) -> String {
+    s.to_lowercase()
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `each item has: fields`.
+fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> Finding {
+    let is_url_field = |f: &str| matches!(norm(f).as_str(), "url" | "link" | "source url" | "urls");
+    // Each X's fields present, as booleans.
+    let rows: Vec<Vec<bool>> = if let Some(v) = json {
+        let arr = match v {
+            Value::Array(a) => a.clone(),
+            Value::Object(o) => {
+                // An object with one array of items: that array.
+                let arrays: Vec<&Vec<Value>> = o.values().filter_map(Value::as_array).collect();
+                match arrays.as_slice() {
+                    [a] => (*a).clone(),
+                    _ => {
+                        return finding(
+                            None,
+                            format!("the output is a JSON object with no single list of {item}s"),
+                            None,
+                        );
+                    }
+                }
+            }
+            _ => {
+                return finding(
+                    None,
+                    format!("the output is JSON with no list of {item}s"),
+                    None,
+                )
+            }
+        };
+        arr.iter()
+            .map(|e| {
+                let keys: Vec<String> = e
+                    .as_object()
+                    .map(|o| {
+                        o.iter()
+                            .filter(|(_, v)| !v.is_null() && v.as_str() != Some(""))
+                            .map(|(k, _)| norm(k))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                fields.iter().map(|f| keys.contains(&norm(f))).collect()
+            })
+            .collect()
+    } else if let Some((header, body)) = tables(content).into_iter().next() {
+        let cols: Vec<Option<usize>> = fields
+            .iter()
+            .map(|f| header.iter().position(|h| norm(h) == norm(f)))
+            .collect();
+        body.iter()
+            .map(|r| {
+                cols.iter()
+                    .zip(fields)
+                    .map(|(c, f)| match c {
+                        Some(i) => r.get(*i).is_some_and(|v| !v.is_empty()),
+                        None => is_url_field(f) && r.iter().any(|v| URL.is_match(v)),
+                    })
+                    .collect()
+            })
+            .collect()
+    } else {
+        let lines: Vec<&str> = content.lines().collect();
+        let mut blocks: Vec<String> = Vec::new();
+        for l in lines {
+            let t = l.trim_start();
+            if l.len() - t.len() < 2 && (bullet(t) || numbered(t)) {
+                blocks.push(t.to_string());
+            } else if let Some(b) = blocks.last_mut() {
+                if !l.trim().is_empty() && l.len() - t.len() >= 2 {
+                    b.push('\n');
+                    b.push_str(t);
+                }
+            }
+        }
+        if blocks.is_empty() {
+            return finding(
+                None,
+                format!("the output holds no JSON array, table or list of {item}s"),
+                None,
+            );
+        }
+        blocks
+            .iter()
+            .map(|b| {
+                let lower = b.to_lowercase();
+                fields
+                    .iter()
+                    .map(|f| {
+                        let f = f.to_lowercase();
+                        lower.contains(&format!("{f}:"))
+                            || lower.contains(&format!("**{f}**"))
+                            || lower.contains(&format!("{f}**:"))
+                            || (is_url_field(&f) && URL.is_match(b))
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    if rows.is_empty() {
+        return finding(Some(false), format!("no {item} found"), None);
+    }
+    let total = rows.len() * fields.len();
+    let present: usize = rows.iter().map(|r| r.iter().filter(|b| **b).count()).sum();
+    let missing: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let m: Vec<&str> = r
+                .iter()
+                .zip(fields)
+                .filter(|(b, _)| !**b)
+                .map(|(_, f)| f.as_str())
+                .collect();
+            (!m.is_empty()).then(|| format!("{item} {} lacks {}", i + 1, m.join(", ")))
+        })
+        .take(3)
+        .collect();
+    let detail = format!(
+        "{} {item}(s), {present} of {total} field(s) present{}",
+        rows.len(),
+        if missing.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", missing.join("; "))
+        }
+    );
+    if present == total {
+        finding(Some(true), detail, None)
+    } else if present == 0 {
+        finding(Some(false), detail, None)
+    } else {
+        Finding {
+            held: Some(false),
+            partial: Some(u8::try_from(present * 100 / total).unwrap_or(99)),
+            detail,
+            quote: None,
+        }
+    }
+}
+
+/// A rewrite that would make a vague clause testable.
+pub fn suggest_rewrite(text: &str) -> String {
+    let noun = text
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .rfind(|w| GENERIC.contains(&w.as_str()))
+        .unwrap_or_else(|| "output".into());
+    format!(
+        "change \"{}\" to something measurable, e.g. \"a {noun} with at least 3 headings, naming X, Y and Z, each with a source URL\" (name the items it must contain, a format and a count)",
+        pactum_core::text::one_line(text, 120)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> (Vec<Measure>, Vec<String>, bool) {
+        let r = read(text);
+        (
+            r.measures.into_iter().map(|(_, m)| m).collect(),
+            r.residual,
+            r.vague,
+        )
+    }
+
+    #[test]
+    fn every_phrasing_read() {
+        use Measure as M;
+        let cases: Vec<(&str, Vec<Measure>)> = vec![
+            ("a JSON object", vec![M::Json(JsonShape::Object)]),
+            ("JSON", vec![M::Json(JsonShape::Any)]),
+            ("a JSON array", vec![M::Json(JsonShape::Array)]),
+            ("a markdown table", vec![M::Table]),
+            ("a numbered list", vec![M::NumberedList]),
+            ("an ordered list", vec![M::NumberedList]),
+            ("bullet points", vec![M::BulletList]),
+            ("a bulleted list", vec![M::BulletList]),
+            ("headings", vec![M::Headings]),
+            (
+                "at least 5 items",
+                vec![M::Count {
+                    unit: Unit::Items,
+                    min: 5,
+                    max: None,
+                }],
+            ),
+            (
+                "no fewer than five entries",
+                vec![M::Count {
+                    unit: Unit::Items,
+                    min: 5,
+                    max: None,
+                }],
+            ),
+            (
+                "3+ sources",
+                vec![M::Count {
+                    unit: Unit::Sources,
+                    min: 3,
+                    max: None,
+                }],
+            ),
+            (
+                "3 or more citations",
+                vec![M::Count {
+                    unit: Unit::Sources,
+                    min: 3,
+                    max: None,
+                }],
+            ),
+            (
+                "2-3 paragraphs",
+                vec![M::Count {
+                    unit: Unit::Paragraphs,
+                    min: 2,
+                    max: Some(3),
+                }],
+            ),
+            (
+                "a 2–3 paragraph summary",
+                vec![M::Count {
+                    unit: Unit::Paragraphs,
+                    min: 2,
+                    max: Some(3),
+                }],
+            ),
+            (
+                "between 2 and 4 rows",
+                vec![M::Count {
+                    unit: Unit::Rows,
+                    min: 2,
+                    max: Some(4),
+                }],
+            ),
+            (
+                "at most 200 words",
+                vec![M::Count {
+                    unit: Unit::Words,
+                    min: 0,
+                    max: Some(200),
+                }],
+            ),
+            (
+                "exactly 3 headings",
+                vec![M::Count {
+                    unit: Unit::Headings,
+                    min: 3,
+                    max: Some(3),
+                }],
+            ),
+            (
+                "5 bullet points",
+                vec![M::Count {
+                    unit: Unit::Items,
+                    min: 5,
+                    max: Some(5),
+                }],
+            ),
+            (
+                "at least 4 competitors",
+                vec![M::Count {
+                    unit: Unit::Other("competitors".into()),
+                    min: 4,
+                    max: None,
+                }],
+            ),
+            (
+                "a note saying \"no sources were found\"",
+                vec![M::Contains("no sources were found".into())],
+            ),
+            (
+                "each source has: title, url, date",
+                vec![M::Each {
+                    item: "source".into(),
+                    fields: vec!["title".into(), "url".into(), "date".into()],
+                }],
+            ),
+            (
+                "at least 3 sources, each with a URL",
+                vec![
+                    M::Count {
+                        unit: Unit::Sources,
+                        min: 3,
+                        max: None,
+                    },
+                    M::Each {
+                        item: "sources".into(),
+                        fields: vec!["URL".into()],
+                    },
+                ],
+            ),
+        ];
+        for (text, want) in cases {
+            let (got, residual, _) = kinds(text);
+            assert_eq!(got, want, "{text}");
+            assert!(residual.is_empty(), "{text}: {residual:?}");
+        }
+    }
+
+    #[test]
+    fn judged_and_vague() {
+        let (m, residual, vague) = kinds("3+ credible sources");
+        assert_eq!(m.len(), 1);
+        assert_eq!(residual, vec!["credible".to_string()]);
+        assert!(!vague);
+        let (m, _, vague) = kinds("a good report");
+        assert!(m.is_empty());
+        assert!(vague);
+        let (_, residual, vague) = kinds("a summary preserving key claims");
+        assert!(!vague);
+        assert_eq!(residual, vec!["preserving", "key", "claims"]);
+        // A bare number before a noun that names no unit is not a count.
+        let (m, residual, _) = kinds("covers the 3 branches of government");
+        assert!(m.is_empty(), "{m:?}");
+        assert!(residual.contains(&"branches".to_string()));
+        assert!(suggest_rewrite("a good report").contains("a report with"));
+    }
+
+    fn held(m: Measure, content: &str) -> Option<bool> {
+        measure(&m, content).held
+    }
+
+    #[test]
+    fn measurements() {
+        use Measure as M;
+        assert_eq!(held(M::Json(JsonShape::Object), "{\"a\": 1}"), Some(true));
+        assert_eq!(
+            held(M::Json(JsonShape::Object), "```json\n{\"a\": 1}\n```"),
+            Some(true)
+        );
+        assert_eq!(held(M::Json(JsonShape::Object), "[1]"), Some(false));
+        assert_eq!(
+            held(M::Json(JsonShape::Any), "{\"a\": 1, \"a\": 2}"),
+            Some(false)
+        );
+        assert_eq!(held(M::Json(JsonShape::Any), "not json"), Some(false));
+        assert_eq!(
+            held(M::Table, "| a | b |\n|---|---|\n| 1 | 2 |"),
+            Some(true)
+        );
+        assert_eq!(held(M::Table, "| a | b |\n|---|---|\n"), Some(false));
+        assert_eq!(held(M::Table, "a | b"), Some(false));
+        assert_eq!(held(M::NumberedList, "1. a\n2) b"), Some(true));
+        assert_eq!(held(M::NumberedList, "- a"), Some(false));
+        assert_eq!(held(M::BulletList, "* a"), Some(true));
+        assert_eq!(held(M::Headings, "## Intro\ntext"), Some(true));
+        assert_eq!(
+            held(M::Headings, "```\n# not a heading\n```\n#nospace"),
+            Some(false)
+        );
+        let items = |min, max| M::Count {
+            unit: Unit::Items,
+            min,
+            max,
+        };
+        assert_eq!(
+            held(items(3, None), "- a\n- b\n- c\n  - nested"),
+            Some(true)
+        );
+        assert_eq!(
+            held(items(4, None), "- a\n- b\n- c\n  - nested"),
+            Some(false)
+        );
+        assert_eq!(held(items(2, Some(2)), "[1, 2]"), Some(true));
+        assert_eq!(held(items(1, None), "{\"a\": 1}"), None);
+        assert_eq!(held(items(1, None), "plain prose"), Some(false));
+        let other = M::Count {
+            unit: Unit::Other("competitors".into()),
+            min: 1,
+            max: None,
+        };
+        assert_eq!(held(other, "plain prose"), None);
+        let sources = M::Count {
+            unit: Unit::Sources,
+            min: 3,
+            max: None,
+        };
+        assert_eq!(
+            held(
+                sources.clone(),
+                "see https://a.org/x, https://a.org/x and https://b.org."
+            ),
+            Some(false)
+        );
+        assert_eq!(
+            held(sources, "https://a.org https://b.org https://c.org"),
+            Some(true)
+        );
+        let paras = M::Count {
+            unit: Unit::Paragraphs,
+            min: 2,
+            max: Some(3),
+        };
+        assert_eq!(
+            held(paras.clone(), "# T\n\nOne\nstill one.\n\nTwo.\n\n- list"),
+            Some(true)
+        );
+        assert_eq!(
+            held(paras.clone(), "One.\n\nTwo.\n\nThree.\n\nFour."),
+            Some(false)
+        );
+        assert_eq!(held(paras, "{\"a\": 1}"), None);
+        let words = M::Count {
+            unit: Unit::Words,
+            min: 0,
+            max: Some(3),
+        };
+        assert_eq!(held(words, "one two three four"), Some(false));
+        let rows = M::Count {
+            unit: Unit::Rows,
+            min: 2,
+            max: None,
+        };
+        assert_eq!(held(rows, "| a |\n|---|\n| 1 |\n| 2 |"), Some(true));
+        assert_eq!(
+            held(M::Contains("No Sources".into()), "no sources were found"),
+            Some(true)
+        );
+        assert_eq!(held(M::Contains("x".into()), "y"), Some(false));
+    }
+
+    #[test]
+    fn each_item_has_every_field() {
+        let m = Measure::Each {
+            item: "source".into(),
+            fields: vec!["title".into(), "url".into()],
+        };
+        let json_ok = r#"[{"title": "A", "url": "https://a"}, {"Title": "B", "URL": "https://b"}]"#;
+        assert_eq!(measure(&m, json_ok).held, Some(true));
+        let json_part = r#"[{"title": "A", "url": "https://a"}, {"title": "B"}]"#;
+        let f = measure(&m, json_part);
+        assert_eq!((f.held, f.partial), (Some(false), Some(75)));
+        let json_none = r#"[{"x": 1}]"#;
+        assert_eq!(measure(&m, json_none).partial, None);
+        assert_eq!(measure(&m, json_none).held, Some(false));
+        let wrapped = r#"{"sources": [{"title": "A", "url": "u"}]}"#;
+        assert_eq!(measure(&m, wrapped).held, Some(true));
+        assert_eq!(measure(&m, "[]").held, Some(false));
+        let table = "| title | url |\n|---|---|\n| A | https://a |\n| B | |";
+        assert_eq!(measure(&m, table).partial, Some(75));
+        let list = "- title: A\n  url: https://a\n- **title**: B https://b";
+        assert_eq!(measure(&m, list).held, Some(true));
+        assert_eq!(measure(&m, "just prose").held, None);
+    }
+}

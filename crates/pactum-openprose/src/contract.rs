@@ -1,0 +1,677 @@
+//! The contract sections of an OpenProse file (`*.prose.md`): YAML
+//! frontmatter (`name`, `kind`), then Markdown headings. The sections that
+//! declare what a contract commits to are `Ensures`, `Returns` and
+//! `Maintains` (its deeper headings are facets); `Errors` names the
+//! declared errors. `Requires`, `Parameters`, `Invariants`, `Strategies`,
+//! `Execution` and every other section hold no clause: a bullet there,
+//! `- if …` included, is not a clause.
+//!
+//! A clause is a top-level bullet of a commitment section. Its wrapped
+//! lines (indented, not bullets) are joined to it; its sub-bullets are
+//! kept as sub-requirements, and a sub-bullet `- if …: …` is a conditional
+//! clause on the same output. Plain prose lines between bullets and fenced
+//! code blocks are not clauses.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::error::ImportError;
+
+/// Which commitment section a clause was declared in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Section {
+    /// `Ensures` (services and systems).
+    Ensures,
+    /// `Returns` (functions).
+    Returns,
+    /// `Maintains` (responsibilities).
+    Maintains,
+}
+
+/// One declared clause of a contract, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredClause {
+    /// 1-based line of its bullet in the file.
+    pub line: usize,
+    /// The section it was declared in.
+    pub section: Section,
+    /// The `Maintains` facet (the heading it sits under), if any.
+    pub facet: Option<String>,
+    /// The output it names (`` `name`: … `` or `name: …`), if any.
+    pub output: Option<String>,
+    /// The clause text after the output name (the whole text when none),
+    /// wrapped lines joined with one space.
+    pub description: String,
+    /// The bullet's whole text, wrapped lines joined, as a reader sees it.
+    pub text: String,
+    /// Sub-bullets (sub-requirements), in order, each joined to one line.
+    pub sub: Vec<String>,
+    /// For a conditional clause (`- if {condition}: {then}`): the condition.
+    pub condition: Option<String>,
+}
+
+/// A declared error (`Errors` section: `- name: description`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredError {
+    /// The error's name.
+    pub name: String,
+    /// What it means, possibly empty.
+    pub description: String,
+}
+
+/// One contract: the top level of a file, or one inline service
+/// (`## name` section holding its own commitment sections).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParsedContract {
+    /// The contract name: the frontmatter `name` (top level) or the
+    /// section heading (inline service).
+    pub name: String,
+    /// Clauses in declaration order, conditional ones included.
+    pub clauses: Vec<DeclaredClause>,
+    /// Declared errors.
+    pub errors: Vec<DeclaredError>,
+    /// Whether it has any commitment section at all (an empty one counts).
+    pub has_commitments: bool,
+}
+
+/// A parsed `*.prose.md` file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedFile {
+    /// Frontmatter `name`.
+    pub name: String,
+    /// Frontmatter `kind` (`service`, `system`, `function`, …).
+    pub kind: String,
+    /// The top-level contract (outside any inline service section).
+    pub main: ParsedContract,
+    /// Inline services (`## name` sections with their own commitments).
+    pub inline: Vec<ParsedContract>,
+}
+
+impl ParsedFile {
+    /// The contract of inline service `section` (matched by its heading,
+    /// case-insensitively), if the file declares it.
+    pub fn inline_service(&self, section: &str) -> Option<&ParsedContract> {
+        self.inline
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(section))
+    }
+}
+
+/// What a heading opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Commit(Section),
+    Errors,
+    /// A known section that holds no clause.
+    Other,
+}
+
+/// Known section names; any other heading opens no section (it is a
+/// title, a facet under `Maintains`, or an inline service at level 2).
+fn section_kind(title: &str) -> Option<Kind> {
+    let t = title.trim().trim_end_matches(':').to_ascii_lowercase();
+    Some(match t.as_str() {
+        "ensures" => Kind::Commit(Section::Ensures),
+        "returns" => Kind::Commit(Section::Returns),
+        "maintains" => Kind::Commit(Section::Maintains),
+        "errors" => Kind::Errors,
+        "requires" | "parameters" | "invariants" | "strategies" | "execution" | "goal"
+        | "services" | "environment" | "tools" | "shape" | "delegates" | "notes" | "examples"
+        | "description" => Kind::Other,
+        _ => return None,
+    })
+}
+
+/// Parses one `*.prose.md` file.
+///
+/// # Errors
+/// [`ImportError::Contract`] naming the file and line: no frontmatter, a
+/// frontmatter that is not a YAML mapping or lacks `name`/`kind`, an
+/// unterminated code fence, a commitment bullet that is empty.
+pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
+    let err = |line: usize, message: String| ImportError::Contract {
+        file: path.display().to_string(),
+        line,
+        message,
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.first().map(|l| l.trim_end()) != Some("---") {
+        return Err(err(
+            1,
+            "no YAML frontmatter (`---`, `name:`, `kind:`, `---`)".into(),
+        ));
+    }
+    let Some(end) = lines
+        .iter()
+        .skip(1)
+        .position(|l| l.trim_end() == "---")
+        .map(|i| i + 1)
+    else {
+        return Err(err(1, "the frontmatter is not closed by `---`".into()));
+    };
+    let front = lines[1..end].join("\n");
+    let docs = yaml_rust2::YamlLoader::load_from_str(&front)
+        .map_err(|e| err(1, format!("frontmatter: {e}")))?;
+    let map = docs.first().and_then(|d| d.as_hash()).ok_or_else(|| {
+        err(
+            1,
+            "the frontmatter is not a YAML mapping with `name` and `kind`".into(),
+        )
+    })?;
+    let field = |k: &str| {
+        map.get(&yaml_rust2::Yaml::String(k.into()))
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .filter(|s| !s.trim().is_empty())
+    };
+    let name = field("name").ok_or_else(|| err(1, "frontmatter field `name` is missing".into()))?;
+    let kind = field("kind").ok_or_else(|| err(1, "frontmatter field `kind` is missing".into()))?;
+
+    let mut main = ParsedContract {
+        name: name.clone(),
+        ..ParsedContract::default()
+    };
+    let mut inline: Vec<ParsedContract> = Vec::new();
+    // (level, kind) of the open section; (level, index) of the open
+    // inline service.
+    let mut open: Option<(usize, Kind)> = None;
+    let mut service: Option<(usize, usize)> = None;
+    let mut facet: Option<(usize, String)> = None;
+    let mut pending_service: Option<(usize, String)> = None;
+    let mut fence: Option<(usize, String)> = None;
+    let mut current: Option<Bullet> = None;
+
+    for (i, raw) in lines.iter().enumerate().skip(end + 1) {
+        let lineno = i + 1;
+        let line = raw.trim_end();
+        if let Some((_, marker)) = &fence {
+            if line.trim_start().starts_with(marker.as_str()) {
+                fence = None;
+            }
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            let marker: String = trimmed
+                .chars()
+                .take_while(|c| *c == '`' || *c == '~')
+                .collect();
+            fence = Some((lineno, marker));
+            continue;
+        }
+        if let Some((level, title)) = heading(line) {
+            let target = target_mut(&mut main, &mut inline, service);
+            flush(&mut current, open, target, &facet, path)?;
+            if service.is_some_and(|(l, _)| level <= l) {
+                service = None;
+            }
+            if pending_service.as_ref().is_some_and(|(l, _)| level <= *l) {
+                pending_service = None;
+            }
+            if open.is_some_and(|(l, _)| level <= l) {
+                open = None;
+                facet = None;
+            }
+            if facet.as_ref().is_some_and(|(l, _)| level <= *l) {
+                facet = None;
+            }
+            match section_kind(&title) {
+                Some(k) => {
+                    if let Some((l, svc)) = pending_service.take() {
+                        inline.push(ParsedContract {
+                            name: svc,
+                            ..ParsedContract::default()
+                        });
+                        service = Some((l, inline.len() - 1));
+                    }
+                    open = Some((level, k));
+                    if let Kind::Commit(_) = k {
+                        target_mut(&mut main, &mut inline, service).has_commitments = true;
+                    }
+                }
+                None => match open {
+                    Some((_, Kind::Commit(Section::Maintains))) => {
+                        facet = Some((level, title.trim().to_string()));
+                    }
+                    Some(_) => {}
+                    None if level == 2 && service.is_none() => {
+                        pending_service = Some((level, title.trim().to_string()));
+                    }
+                    None => {}
+                },
+            }
+            continue;
+        }
+        let Some((_, kind)) = open else { continue };
+        if !matches!(kind, Kind::Commit(_) | Kind::Errors) {
+            continue;
+        }
+        let indent = line.len() - trimmed.len();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let bullet = bullet_text(trimmed);
+        let target = target_mut(&mut main, &mut inline, service);
+        match (indent, bullet) {
+            (0..=1, Some(text)) => {
+                flush(&mut current, open, target, &facet, path)?;
+                current = Some(Bullet {
+                    line: lineno,
+                    text: text.to_string(),
+                    sub: Vec::new(),
+                });
+            }
+            (0..=1, None) => {
+                // Plain prose between bullets: not a clause, and it ends
+                // the bullet before it.
+                flush(&mut current, open, target, &facet, path)?;
+            }
+            (_, Some(text)) => {
+                // An indented bullet under prose is not a clause.
+                if let Some(b) = current.as_mut() {
+                    b.sub.push(text.to_string());
+                }
+            }
+            (_, None) => {
+                if let Some(b) = current.as_mut() {
+                    match b.sub.last_mut() {
+                        Some(s) => {
+                            s.push(' ');
+                            s.push_str(trimmed);
+                        }
+                        None => {
+                            b.text.push(' ');
+                            b.text.push_str(trimmed);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if let Some((line, _)) = fence {
+        return Err(err(line, "this code fence is never closed".into()));
+    }
+    let target = target_mut(&mut main, &mut inline, service);
+    flush(&mut current, open, target, &facet, path)?;
+    inline.retain(|c| c.has_commitments || !c.clauses.is_empty());
+    Ok(ParsedFile {
+        name,
+        kind,
+        main,
+        inline,
+    })
+}
+
+fn target_mut<'a>(
+    main: &'a mut ParsedContract,
+    inline: &'a mut [ParsedContract],
+    service: Option<(usize, usize)>,
+) -> &'a mut ParsedContract {
+    match service {
+        Some((_, i)) => &mut inline[i],
+        None => main,
+    }
+}
+
+/// A bullet being read: its first line, wrapped lines and sub-bullets.
+struct Bullet {
+    line: usize,
+    text: String,
+    sub: Vec<String>,
+}
+
+/// `(level, title)` of an ATX heading.
+fn heading(line: &str) -> Option<(usize, String)> {
+    let hashes = line.chars().take_while(|c| *c == '#').count();
+    if !(1..=6).contains(&hashes) {
+        return None;
+    }
+    let rest = &line[hashes..];
+    if !rest.is_empty() && !rest.starts_with(' ') {
+        return None;
+    }
+    Some((hashes, rest.trim().trim_end_matches('#').trim().to_string()))
+}
+
+/// The text of a bullet line (`- `, `* `, `+ `), without its marker.
+fn bullet_text(trimmed: &str) -> Option<&str> {
+    if matches!(trimmed, "-" | "*" | "+") {
+        return Some("");
+    }
+    ["- ", "* ", "+ "]
+        .iter()
+        .find_map(|m| trimmed.strip_prefix(m))
+        .map(str::trim)
+}
+
+/// Ends the bullet being read, recording it in the section it belongs to.
+fn flush(
+    current: &mut Option<Bullet>,
+    open: Option<(usize, Kind)>,
+    target: &mut ParsedContract,
+    facet: &Option<(usize, String)>,
+    path: &Path,
+) -> Result<(), ImportError> {
+    let Some(b) = current.take() else {
+        return Ok(());
+    };
+    let Some((_, kind)) = open else { return Ok(()) };
+    match kind {
+        Kind::Errors => {
+            let (name, description) = match split_name(&b.text) {
+                Some((n, d)) => (n, d),
+                None => (strip_ticks(&b.text).to_string(), String::new()),
+            };
+            target.errors.push(DeclaredError { name, description });
+        }
+        Kind::Commit(section) => {
+            if b.text.trim().is_empty() {
+                return Err(ImportError::Contract {
+                    file: path.display().to_string(),
+                    line: b.line,
+                    message: "an empty clause bullet".into(),
+                });
+            }
+            let facet = facet.as_ref().map(|(_, f)| f.clone());
+            let clause = declared(b.line, section, facet.clone(), &b.text, b.sub.clone());
+            let output = clause.output.clone();
+            let mut subs = Vec::new();
+            let mut kept = Vec::new();
+            for s in &clause.sub {
+                if condition_of(s).is_some() {
+                    let mut c = declared(b.line, section, facet.clone(), s, Vec::new());
+                    if c.output.is_none() {
+                        c.output.clone_from(&output);
+                    }
+                    subs.push(c);
+                } else {
+                    kept.push(s.clone());
+                }
+            }
+            target.clauses.push(DeclaredClause {
+                sub: kept,
+                ..clause
+            });
+            target.clauses.extend(subs);
+        }
+        Kind::Other => {}
+    }
+    Ok(())
+}
+
+/// `- if {condition}: {then}` → `(condition, then)`.
+fn condition_of(text: &str) -> Option<(String, String)> {
+    let lower = text.to_ascii_lowercase();
+    if !lower.starts_with("if ") {
+        return None;
+    }
+    let (cond, then) = text[3..].split_once(':')?;
+    Some((cond.trim().to_string(), then.trim().to_string()))
+}
+
+/// `` `name`: rest `` or `name: rest` where `name` is one identifier.
+fn split_name(text: &str) -> Option<(String, String)> {
+    let (head, rest) = text.split_once(':')?;
+    let name = strip_ticks(head.trim());
+    let ident = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
+    ident.then(|| (name.to_string(), rest.trim().to_string()))
+}
+
+fn strip_ticks(s: &str) -> &str {
+    s.trim()
+        .trim_start_matches('`')
+        .trim_end_matches('`')
+        .trim_start_matches("**")
+        .trim_end_matches("**")
+}
+
+/// One clause from its joined bullet text.
+fn declared(
+    line: usize,
+    section: Section,
+    facet: Option<String>,
+    text: &str,
+    sub: Vec<String>,
+) -> DeclaredClause {
+    let text = text.trim().to_string();
+    if let Some((cond, then)) = condition_of(&text) {
+        // The degraded output may name its output: `` `name` is … `` or
+        // `` `name`: … ``.
+        let named = then
+            .strip_prefix('`')
+            .and_then(|r| r.split_once('`'))
+            .map(|(n, rest)| (n.to_string(), rest));
+        let (output, description) = match named {
+            Some((n, rest)) => {
+                let rest = rest.trim_start_matches(':').trim_start();
+                let rest = rest.strip_prefix("is ").unwrap_or(rest);
+                (Some(n), rest.trim().to_string())
+            }
+            None => (None, then),
+        };
+        return DeclaredClause {
+            line,
+            section,
+            facet,
+            output,
+            description,
+            text,
+            sub,
+            condition: Some(cond),
+        };
+    }
+    let lower = text.to_ascii_lowercase();
+    let (output, description) = if lower.starts_with("each ") {
+        (None, text.clone())
+    } else {
+        match split_name(&text) {
+            Some((n, d)) => (Some(n), d),
+            None => (None, text.clone()),
+        }
+    };
+    DeclaredClause {
+        line,
+        section,
+        facet,
+        output,
+        description,
+        text,
+        sub,
+        condition: None,
+    }
+}
+
+/// A stable slug of a clause text: lowercase ASCII words joined by `-`,
+/// at most 6 words.
+pub fn slug(text: &str) -> String {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    if words.is_empty() {
+        "clause".into()
+    } else {
+        words.join("-")
+    }
+}
+
+/// Unique clause ids for a contract's clauses: the output name (for a
+/// conditional, `if-` and the slug of its condition), else a slug of the
+/// text; a repeated id gets `-2`, `-3`…
+pub fn clause_ids(clauses: &[DeclaredClause]) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    clauses
+        .iter()
+        .map(|c| {
+            let base = match (&c.condition, &c.output, &c.facet) {
+                (Some(cond), _, _) => format!("if-{}", slug(cond)),
+                (None, Some(o), _) => o.clone(),
+                (None, None, Some(f)) => format!("{}-{}", slug(f), slug(&c.text)),
+                (None, None, None) => slug(&c.text),
+            };
+            let mut id = base.clone();
+            let mut n = 2;
+            while !seen.insert(id.clone()) {
+                id = format!("{base}-{n}");
+                n += 1;
+            }
+            id
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> ParsedFile {
+        parse_file(Path::new("x.prose.md"), text).expect("parses")
+    }
+
+    const SERVICE: &str = "---\nname: researcher\nkind: service\nversion: 0.12\n---\n\n# Researcher\n\n## Requires\n\n- topic: what to research\n- if the topic is empty: nothing\n\n## Ensures\n\n- `findings`: at least 3 sources,\n  each with a URL\n- summary: a 2-3 paragraph summary\n  - if search-failed: a note saying \"no sources were found\"\n  - preserving key claims\nSome prose here, not a clause.\n- each source has: title, url, date\n- if the search tool failed: `findings` is a short note\n\n```text\n- not a clause\n```\n\n## Errors\n\n- search-failed: the search tool failed\n\n## Invariants\n\n- if anything: not a clause\n- every source is real\n\n## Strategies\n\n- if stuck: retry\n";
+
+    #[test]
+    fn reads_clauses_conditionals_wrapped_lines_and_sub_bullets() {
+        let f = parse(SERVICE);
+        assert_eq!(f.name, "researcher");
+        assert_eq!(f.kind, "service");
+        let c = &f.main;
+        let texts: Vec<(&str, Option<&str>, Option<&str>)> = c
+            .clauses
+            .iter()
+            .map(|c| {
+                (
+                    c.description.as_str(),
+                    c.output.as_deref(),
+                    c.condition.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                (
+                    "at least 3 sources, each with a URL",
+                    Some("findings"),
+                    None
+                ),
+                ("a 2-3 paragraph summary", Some("summary"), None),
+                (
+                    "a note saying \"no sources were found\"",
+                    Some("summary"),
+                    Some("search-failed")
+                ),
+                ("each source has: title, url, date", None, None),
+                (
+                    "a short note",
+                    Some("findings"),
+                    Some("the search tool failed")
+                ),
+            ]
+        );
+        assert_eq!(c.clauses[1].sub, vec!["preserving key claims".to_string()]);
+        assert_eq!(
+            c.errors,
+            vec![DeclaredError {
+                name: "search-failed".into(),
+                description: "the search tool failed".into()
+            }]
+        );
+        assert!(f.inline.is_empty());
+        let ids = clause_ids(&c.clauses);
+        assert_eq!(
+            ids,
+            vec![
+                "findings",
+                "summary",
+                "if-search-failed",
+                "each-source-has-title-url-date",
+                "if-the-search-tool-failed"
+            ]
+        );
+    }
+
+    #[test]
+    fn sections_that_are_not_clauses() {
+        for section in [
+            "Requires",
+            "Parameters",
+            "Invariants",
+            "Strategies",
+            "Execution",
+            "Goal",
+        ] {
+            let text = format!(
+                "---\nname: s\nkind: service\n---\n### {section}\n\n- `x`: at least 3 items\n- if it failed: a note\n"
+            );
+            let f = parse(&text);
+            assert!(f.main.clauses.is_empty(), "{section}");
+            assert!(!f.main.has_commitments, "{section}");
+        }
+    }
+
+    #[test]
+    fn returns_and_maintains_facets() {
+        let f = parse("---\nname: f\nkind: function\n---\n### Returns\n\n- grade: a JSON object\n    - run_id: string\n\n### Maintains\n\n#### freshness\n\n- the index is rebuilt daily\n\n#### Execution\n\n- a step, not a clause\n");
+        let c = &f.main;
+        assert_eq!(c.clauses.len(), 2, "{c:#?}");
+        assert_eq!(c.clauses[0].section, Section::Returns);
+        assert_eq!(c.clauses[0].sub, vec!["run_id: string".to_string()]);
+        assert_eq!(c.clauses[1].section, Section::Maintains);
+        assert_eq!(c.clauses[1].facet.as_deref(), Some("freshness"));
+        assert_eq!(
+            clause_ids(&c.clauses),
+            vec!["grade", "freshness-the-index-is-rebuilt-daily"]
+        );
+    }
+
+    #[test]
+    fn inline_services() {
+        let f = parse("---\nname: sys\nkind: system\n---\n# Sys\n\n## Ensures\n\n- report: a markdown table\n\n## researcher\n\n### Ensures\n\n- findings: 3+ sources\n\n## writer\n\n### Ensures\n\n- draft: headings\n\n## Notes\n\n- nothing\n");
+        assert_eq!(f.main.clauses.len(), 1);
+        let names: Vec<&str> = f.inline.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["researcher", "writer"]);
+        assert_eq!(
+            f.inline_service("Writer")
+                .map(|c| c.clauses[0].output.clone()),
+            Some(Some("draft".into()))
+        );
+    }
+
+    #[test]
+    fn bad_files_name_the_line() {
+        for (text, line, needle) in [
+            ("# no frontmatter\n", 1, "frontmatter"),
+            ("---\nname: x\n", 1, "not closed"),
+            ("---\nkind: service\n---\n", 1, "`name`"),
+            ("---\nname: x\n---\n", 1, "`kind`"),
+            ("---\n- a\n---\n", 1, "mapping"),
+            (
+                "---\nname: x\nkind: service\n---\n## Ensures\n```\n- a: b\n",
+                6,
+                "never closed",
+            ),
+            (
+                "---\nname: x\nkind: service\n---\n## Ensures\n-  \n",
+                6,
+                "empty",
+            ),
+        ] {
+            match parse_file(Path::new("x.prose.md"), text) {
+                Err(ImportError::Contract {
+                    line: l, message, ..
+                }) => {
+                    assert_eq!(l, line, "{text}: {message}");
+                    assert!(message.contains(needle), "{text}: {message}");
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+    }
+}

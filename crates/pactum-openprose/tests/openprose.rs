@@ -1,0 +1,342 @@
+//! The importer and grader over the fixture runs (`fixtures/README.md`).
+
+use std::path::PathBuf;
+
+use pactum_core::{Policy, TestStatus, Verdict};
+use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
+use pactum_openprose::{import_run, ImportError};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+fn graded(name: &str) -> RunGrade {
+    let run = import_run(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let policy = Policy::default();
+    let mut judge = no_judge(policy);
+    grade_run(&run, &policy, &mut judge)
+}
+
+fn snapshot(name: &str) -> serde_json::Value {
+    let mut v = serde_json::to_value(graded(name)).expect("serialises");
+    v["dir"] = serde_json::Value::String(format!("fixtures/{name}"));
+    v
+}
+
+fn verdicts(g: &RunGrade) -> Vec<(String, String, Verdict)> {
+    g.contracts
+        .iter()
+        .flat_map(|c| {
+            c.clauses
+                .iter()
+                .map(move |r| (c.name.clone(), r.id.clone(), r.verdict))
+        })
+        .collect()
+}
+
+#[test]
+fn every_layout_snapshot() {
+    for name in ["system", "service", "function", "nested", "inline"] {
+        insta::assert_json_snapshot!(name, snapshot(name));
+    }
+}
+
+/// A report passes through the reports' redaction as JSON and back: every
+/// shape must read back whole.
+#[test]
+fn the_report_reads_back_from_json() {
+    for name in [
+        "system",
+        "service",
+        "function",
+        "nested",
+        "inline",
+        "phrasings-broken",
+    ] {
+        let g = graded(name);
+        let text = serde_json::to_string(&g).expect("serialises");
+        let back: RunGrade = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(back, g, "{name}");
+    }
+}
+
+#[test]
+fn legacy_system_with_manifest() {
+    let g = graded("system");
+    assert_eq!(g.run_id, "20260317-143052-a7b3c9");
+    assert_eq!(g.system, "brief");
+    let names: Vec<&str> = g.contracts.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, vec!["brief", "researcher", "writer"]);
+    for (c, id, v) in verdicts(&g) {
+        let want = if id.starts_with("if-") {
+            Verdict::NotTriggered
+        } else {
+            Verdict::Satisfied
+        };
+        assert_eq!(v, want, "{c}/{id}");
+    }
+    assert_eq!(g.overall_score, Some(100.0));
+    assert_eq!(
+        serde_json::to_value(g.overall_verdict).expect("json"),
+        "satisfied"
+    );
+    // Every clause held, but two conditional paths were never taken.
+    assert_eq!(
+        g.untested_paths,
+        vec!["brief/if-researcher-failed", "researcher/if-search-failed"]
+    );
+    assert_eq!(g.status, TestStatus::Pass);
+}
+
+#[test]
+fn errored_service_with_degraded_output_and_a_vague_clause() {
+    let g = graded("service");
+    let v = verdicts(&g);
+    let get = |id: &str| v.iter().find(|(_, i, _)| i == id).map(|x| x.2);
+    // The declared error occurred: the degraded output is graded, and the
+    // ordinary clause on the same output stands aside.
+    assert_eq!(get("if-the-search-tool-failed"), Some(Verdict::Satisfied));
+    assert_eq!(get("findings"), Some(Verdict::NotTriggered));
+    assert_eq!(get("summary"), Some(Verdict::NotEvaluable));
+    assert_eq!(get("log"), Some(Verdict::Violated));
+    assert_eq!(
+        get("a-summary-that-preserves-the-key"),
+        Some(Verdict::NotEvaluable)
+    );
+    let cond = &g.conditional_clauses[0];
+    assert_eq!(cond.triggered, Some(true));
+    assert_eq!(cond.degraded_output_provided, Some(true));
+    assert_eq!(cond.error.as_deref(), Some("search-failed"));
+    let reasons: Vec<&str> = g
+        .unevaluable_clauses
+        .iter()
+        .map(|u| u.reason.as_str())
+        .collect();
+    assert_eq!(reasons, vec!["vague", "no-judge"]);
+    assert!(g.recommendations[0].suggestion.contains("measurable"));
+    assert_eq!(g.status, TestStatus::Fail);
+    // The `- if` line under Invariants is no clause.
+    assert_eq!(v.len(), 5);
+}
+
+#[test]
+fn function_and_nested_runs() {
+    let g = graded("function");
+    let v = verdicts(&g);
+    assert_eq!(v[0].2, Verdict::NotEvaluable, "{v:?}"); // "best first" needs a judge
+    assert_eq!(v[1].2, Verdict::NotTriggered);
+    assert_eq!(v.len(), 2);
+    let g = graded("nested");
+    let v = verdicts(&g);
+    assert_eq!(
+        v,
+        vec![
+            ("digest".into(), "digest".into(), Verdict::Satisfied),
+            (
+                "std--summarize/summarize".into(),
+                "summary".into(),
+                Verdict::Violated
+            ),
+        ]
+    );
+    assert_eq!(
+        serde_json::to_value(g.overall_verdict).expect("json"),
+        "partial"
+    );
+    assert_eq!(g.overall_score, Some(50.0));
+}
+
+#[test]
+fn inline_services_by_node_id() {
+    let g = graded("inline");
+    let v = verdicts(&g);
+    assert_eq!(
+        v,
+        vec![
+            ("pipeline.fetch".into(), "pages".into(), Verdict::Satisfied),
+            ("pipeline.render".into(), "html".into(), Verdict::Satisfied),
+        ]
+    );
+}
+
+/// Each phrasing read deterministically: held → satisfied, broken →
+/// never satisfied (a broken output must not come out green).
+#[test]
+fn every_phrasing_held_and_broken() {
+    let held = graded("phrasings-held");
+    for (_, id, v) in verdicts(&held) {
+        assert_eq!(v, Verdict::Satisfied, "{id}");
+    }
+    let broken = graded("phrasings-broken");
+    let v = verdicts(&broken);
+    assert_eq!(v.len(), 14);
+    for (_, id, v) in &v {
+        let want = if id == "people" {
+            Verdict::PartiallySatisfied
+        } else {
+            Verdict::Violated
+        };
+        assert_eq!(*v, want, "{id}");
+    }
+    assert_eq!(broken.status, TestStatus::Fail);
+    assert_eq!(
+        serde_json::to_value(broken.overall_verdict).expect("json"),
+        "violated"
+    );
+    insta::assert_json_snapshot!("phrasings-broken", snapshot("phrasings-broken"));
+}
+
+#[test]
+fn every_import_error() {
+    let cases = [
+        ("current", "unsupported-layout", "compiled-intent.json"),
+        ("errors/missing-root", "missing-root", "root.prose.md"),
+        (
+            "errors/missing-manifest",
+            "missing-manifest",
+            "2 services inline",
+        ),
+        ("errors/no-outputs", "no-outputs", "no bindings"),
+        (
+            "errors/manifest-outside",
+            "invalid-manifest",
+            "graph[0].outputs[0].bindingPath",
+        ),
+        (
+            "errors/manifest-no-source",
+            "invalid-manifest",
+            "graph[0].sourcePath",
+        ),
+        (
+            "errors/manifest-unknown-source",
+            "invalid-manifest",
+            "no snapshot in sources/",
+        ),
+        (
+            "errors/manifest-bad-return",
+            "invalid-manifest",
+            "caller.returns[0].source",
+        ),
+        (
+            "errors/manifest-malformed",
+            "invalid-manifest",
+            "graph[0].id",
+        ),
+        ("errors/bound-twice", "invalid-run", "bound twice"),
+        ("errors/bad-log", "invalid-run", "vm.log.md:2"),
+        ("errors/bad-error-file", "invalid-run", "# Error:"),
+    ];
+    for (name, code, needle) in cases {
+        match import_run(&fixture(name)) {
+            Err(e) => {
+                assert_eq!(e.code(), code, "{name}: {e}");
+                assert!(e.to_string().contains(needle), "{name}: {e}");
+                assert!(
+                    e.to_string()
+                        .contains(name.rsplit('/').next().unwrap_or(name)),
+                    "{name}: {e}"
+                );
+            }
+            Ok(_) => panic!("{name}: imported"),
+        }
+    }
+    let missing = import_run(&fixture("errors/nothing-here"));
+    assert!(matches!(missing, Err(ImportError::Io { .. })));
+}
+
+fn write(dir: &std::path::Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+fn grade_dir(dir: &std::path::Path) -> RunGrade {
+    let run = import_run(dir).expect("imports");
+    let policy = Policy::default();
+    let mut judge = no_judge(policy);
+    grade_run(&run, &policy, &mut judge)
+}
+
+const ERRORED: &str = "---\nname: s\nkind: service\n---\n## Ensures\n\n- `out`: at least 2 items\n- if boom: `out` says \"nothing found\"\n\n## Errors\n\n- boom: it broke\n";
+
+/// Ways a run could come out green without evidence; none may.
+#[test]
+fn wrong_greens() {
+    // The declared error occurred and no degraded output was provided.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(d.path(), "root.prose.md", ERRORED);
+    write(d.path(), "bindings/s/other.md", "x\n");
+    write(d.path(), "workspace/s/__error.md", "# Error: boom\n");
+    let g = grade_dir(d.path());
+    assert_eq!(g.status, TestStatus::Fail);
+    let cond = &g.conditional_clauses[0];
+    assert_eq!(
+        (cond.triggered, cond.degraded_output_provided),
+        (Some(true), Some(false))
+    );
+    assert_eq!(cond.verdict, Verdict::Violated);
+
+    // Nothing says whether the error occurred (no log, no workspace):
+    // the conditional is not evaluable, never an untested path.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(d.path(), "root.prose.md", ERRORED);
+    write(d.path(), "bindings/s/out.md", "- a\n- b\n");
+    let g = grade_dir(d.path());
+    assert_eq!(g.conditional_clauses[0].triggered, None);
+    assert_eq!(g.conditional_clauses[0].verdict, Verdict::NotEvaluable);
+    assert_eq!(g.status, TestStatus::Undetermined);
+    assert!(g.untested_paths.is_empty());
+
+    // A contract that declares no clause is never a pass.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: s\nkind: service\n---\n## Ensures\n",
+    );
+    write(d.path(), "bindings/s/out.md", "anything\n");
+    let g = grade_dir(d.path());
+    assert_eq!(g.status, TestStatus::Undetermined);
+    assert_eq!((g.overall_score, g.overall_verdict), (None, None));
+
+    // An empty binding is not an output; a binding header is not a heading.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: s\nkind: service\n---\n## Ensures\n\n- `a`: a JSON object\n- `b`: headings\n",
+    );
+    write(d.path(), "bindings/s/a.md", "  \n");
+    write(
+        d.path(),
+        "bindings/s/b.md",
+        "# b\nbinding: output\nsource: s\n---\nplain text, no heading\n",
+    );
+    let g = grade_dir(d.path());
+    for (_, id, v) in verdicts(&g) {
+        assert_eq!(v, Verdict::Violated, "{id}");
+    }
+
+    // A clause of generic words only asks that its output exists.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(d.path(), "root.prose.md", "---\nname: s\nkind: service\n---\n## Ensures\n\n- `summary`: a summary\n- `report`: the report\n");
+    write(d.path(), "bindings/s/summary.md", "Anything at all.\n");
+    let g = grade_dir(d.path());
+    let v: Vec<Verdict> = verdicts(&g).into_iter().map(|x| x.2).collect();
+    assert_eq!(v, vec![Verdict::Satisfied, Verdict::Violated]);
+
+    // A clause naming no output, in a contract with several, cannot be
+    // measured: it goes to the judge, never satisfied by a measure.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: s\nkind: service\n---\n## Ensures\n\n- at least 2 items\n",
+    );
+    write(d.path(), "bindings/s/a.md", "- x\n- y\n");
+    write(d.path(), "bindings/s/b.md", "prose\n");
+    let g = grade_dir(d.path());
+    assert_eq!(verdicts(&g)[0].2, Verdict::NotEvaluable);
+}
