@@ -177,11 +177,12 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             });
         }
     }
+    let ctx = Ctx { dir };
     let root_path = dir.join("root.prose.md");
     if !root_path.is_file() {
         return Err(ImportError::MissingRoot { dir: shown });
     }
-    let root = parse_file(&root_path, &read_text(&root_path)?)?;
+    let root = parse_file(&root_path, &ctx.read(&root_path)?)?;
     let manifest_path = dir.join("forme.manifest.json");
     let has_manifest = manifest_path.is_file();
     if !has_manifest {
@@ -207,7 +208,6 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     if !has_outputs(dir)? {
         return Err(ImportError::NoOutputs { dir: shown });
     }
-    let ctx = Ctx { dir };
     let inputs = ctx.caller_inputs()?;
     let log = ctx.read_log()?;
     let id = log
@@ -320,6 +320,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
                         .into(),
                 });
             }
+            ctx.check_real_inside(&entry)?;
             let nested = import_at(&entry, &format!("{prefix}{name}/"), depth + 1)?;
             errors.extend(nested.errors);
             contracts.extend(nested.contracts);
@@ -536,7 +537,7 @@ impl Ctx<'_> {
             if !f.is_file() {
                 continue;
             }
-            let text = read_text(&f)?;
+            let text = self.read(&f)?;
             let (name, value) = parse_caller(&f.display().to_string(), &text)?;
             out.push(Binding {
                 name,
@@ -629,8 +630,7 @@ impl Ctx<'_> {
         let path = self.dir.join(rel);
         let json = rel.ends_with(".json");
         let content = if path.is_file() {
-            self.check_real_inside(&path)?;
-            let text = read_text(&path)?;
+            let text = self.read(&path)?;
             Some(if json {
                 text
             } else {
@@ -647,7 +647,15 @@ impl Ctx<'_> {
         })
     }
 
-    /// A file reached through a link must still be inside the run.
+    /// The text of a file of the run: it must resolve inside the run (a
+    /// link leading outside is refused), then [`read_text`]'s bounds.
+    fn read(&self, path: &Path) -> Result<String, ImportError> {
+        self.check_real_inside(path)?;
+        read_text(path)
+    }
+
+    /// A file or folder reached through a link must still be inside the
+    /// run.
     fn check_real_inside(&self, path: &Path) -> Result<(), ImportError> {
         let root = std::fs::canonicalize(self.dir).map_err(io(self.dir))?;
         let real = std::fs::canonicalize(path).map_err(io(path))?;
@@ -670,7 +678,7 @@ impl Ctx<'_> {
         prefix: &str,
     ) -> Result<(String, Layout, Vec<RunContract>), ImportError> {
         let file = manifest_path.display().to_string();
-        let text = read_text(manifest_path)?;
+        let text = self.read(manifest_path)?;
         let de = &mut serde_json::Deserializer::from_str(&text);
         let m: RawManifest = serde_path_to_error::deserialize(de).map_err(|e| {
             let field = e.path().to_string();
@@ -707,7 +715,7 @@ impl Ctx<'_> {
             })?;
             if !files.contains_key(&snapshot) {
                 let p = self.dir.join(&snapshot);
-                files.insert(snapshot.clone(), parse_file(&p, &read_text(&p)?)?);
+                files.insert(snapshot.clone(), parse_file(&p, &self.read(&p)?)?);
             }
             let parsed = &files[&snapshot];
             let declared = node_contract(parsed, &node.id).ok_or_else(|| {
@@ -850,7 +858,7 @@ impl Ctx<'_> {
         if !path.is_file() {
             return Ok(None);
         }
-        let text = read_text(&path)?;
+        let text = self.read(&path)?;
         parse_log(&path.display().to_string(), &text).map(Some)
     }
 
@@ -874,7 +882,7 @@ impl Ctx<'_> {
             if !f.is_file() {
                 continue;
             }
-            let text = read_text(&f)?;
+            let text = self.read(&f)?;
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             let Some(name) = first.trim().strip_prefix("# Error:") else {
                 return Err(ImportError::RunFile {

@@ -340,3 +340,50 @@ fn wrong_greens() {
     let g = grade_dir(d.path());
     assert_eq!(verdicts(&g)[0].2, Verdict::NotEvaluable);
 }
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Every file read from a run must resolve inside it: a link to a file
+/// outside (the same content, so only the link can be the reason) is
+/// refused, naming the file.
+#[cfg(unix)]
+#[test]
+fn links_that_leave_the_run_are_refused() {
+    for (fixture_name, rel) in [
+        ("service", "root.prose.md"),
+        ("service", "bindings/caller/topic.md"),
+        ("service", "workspace/researcher/__error.md"),
+        ("service", "vm.log.md"),
+        ("system", "forme.manifest.json"),
+        ("system", "sources/researcher.prose.md"),
+        ("nested", "imports/std--summarize"),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture(fixture_name), &run);
+        import_run(&run).unwrap_or_else(|e| panic!("{fixture_name}: {e}"));
+        let outside = tmp.path().join("outside");
+        std::fs::rename(run.join(rel), &outside).expect("move out");
+        std::os::unix::fs::symlink(&outside, run.join(rel)).expect("link");
+        match import_run(&run) {
+            Err(e) => {
+                assert_eq!(e.code(), "invalid-run", "{rel}: {e}");
+                let text = e.to_string();
+                assert!(text.contains(rel), "{rel}: {text}");
+                assert!(text.contains("outside the run"), "{rel}: {text}");
+            }
+            Ok(_) => panic!("{fixture_name}/{rel}: imported through a link outside the run"),
+        }
+    }
+}
