@@ -216,7 +216,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         .unwrap_or_else(|| folder_name(dir));
 
     let (system, layout, mut contracts) = if has_manifest {
-        ctx.system(&manifest_path, &root, &inputs, prefix)?
+        ctx.system(&manifest_path, &root, &inputs, prefix, log.as_ref())?
     } else {
         let layout = if root.kind.eq_ignore_ascii_case("function") {
             Layout::Function
@@ -413,6 +413,8 @@ struct Log {
     ok: Vec<String>,
     errors: Vec<RunError>,
     run_error: Option<(usize, String)>,
+    /// Every step line: (1-based line, service).
+    steps: Vec<(usize, String)>,
 }
 
 struct Ctx<'a> {
@@ -676,6 +678,7 @@ impl Ctx<'_> {
         root: &ParsedFile,
         inputs: &[Binding],
         prefix: &str,
+        log: Option<&Log>,
     ) -> Result<(String, Layout, Vec<RunContract>), ImportError> {
         let file = manifest_path.display().to_string();
         let text = self.read(manifest_path)?;
@@ -836,7 +839,97 @@ impl Ctx<'_> {
                 },
             );
         }
+        self.accounted_for(&file, &m, &contracts, log)?;
         Ok((m.system_name, Layout::System, contracts))
+    }
+
+    /// Refuses a manifest that does not account for the folder: a folder
+    /// under `bindings/` (besides `caller`) or `workspace/`, a snapshot in
+    /// `sources/`, or a log step, of a service that is not a node of
+    /// `graph` (that service would otherwise never be graded).
+    fn accounted_for(
+        &self,
+        file: &str,
+        m: &RawManifest,
+        contracts: &[RunContract],
+        log: Option<&Log>,
+    ) -> Result<(), ImportError> {
+        let unaccounted = |what: String| ImportError::Manifest {
+            file: file.to_string(),
+            field: "graph".into(),
+            message: format!(
+                "{what}, not a node of the graph: the manifest does not account for it"
+            ),
+        };
+        let ids: Vec<&str> = m.graph.iter().map(|n| n.id.as_str()).collect();
+        let folder_of = |rel: &str, top: &str| -> Option<String> {
+            let mut parts = Path::new(rel).components().filter_map(|c| match c {
+                Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            });
+            (parts.next().as_deref() == Some(top))
+                .then(|| parts.next())
+                .flatten()
+        };
+        let mut bindings: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        bindings.extend(
+            contracts
+                .iter()
+                .flat_map(|c| &c.outputs)
+                .filter_map(|b| folder_of(&b.path, "bindings")),
+        );
+        bindings.push("caller".into());
+        let mut workspaces: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        workspaces.extend(
+            m.graph
+                .iter()
+                .filter_map(|n| n.workspace_path.as_deref())
+                .filter_map(|w| folder_of(w, "workspace")),
+        );
+        for (top, known) in [("bindings", &bindings), ("workspace", &workspaces)] {
+            let d = self.dir.join(top);
+            if !d.is_dir() {
+                continue;
+            }
+            for f in sorted_entries(&d)? {
+                let name = folder_name(&f);
+                if f.is_dir() && !known.contains(&name) {
+                    return Err(unaccounted(format!(
+                        "{top}/{name}/ holds the files of `{name}`"
+                    )));
+                }
+            }
+        }
+        let sources = self.dir.join("sources");
+        if sources.is_dir() {
+            let mut used: Vec<String> = contracts.iter().map(|c| c.source.clone()).collect();
+            if let Some(name) = m
+                .source_path
+                .as_deref()
+                .and_then(|s| Path::new(s).file_name())
+            {
+                used.push(format!("sources/{}", name.to_string_lossy()));
+            }
+            for f in sorted_entries(&sources)? {
+                let rel = self.rel(&f);
+                if !used.contains(&rel) {
+                    return Err(unaccounted(format!(
+                        "{rel} is a source snapshot of no node (`{}`)",
+                        folder_name(&f)
+                    )));
+                }
+            }
+        }
+        if let Some(l) = log {
+            for (line, svc) in &l.steps {
+                if !ids.contains(&svc.as_str()) {
+                    return Err(unaccounted(format!(
+                        "vm.log.md:{line} logs a step of `{svc}`"
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Where a node's source snapshot is: `sources/{file name}`, or the
@@ -954,6 +1047,7 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
         ok: Vec::new(),
         errors: Vec::new(),
         run_error: None,
+        steps: Vec::new(),
     };
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -974,6 +1068,7 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
         }
         if let Some(c) = step.captures(line) {
             let svc = c[2].to_string();
+            log.steps.push((n, svc.clone()));
             if &c[3] == "✓" {
                 log.ok.push(svc);
             } else {

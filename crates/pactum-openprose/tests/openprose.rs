@@ -387,3 +387,38 @@ fn links_that_leave_the_run_are_refused() {
         }
     }
 }
+
+/// A manifest that does not account for part of the folder is refused: a
+/// service missing from `graph` would otherwise never be graded.
+#[test]
+fn a_manifest_that_contradicts_the_folder_is_refused() {
+    for (rel, text, needle) in [
+        ("bindings/ghost/out.md", "anything\n", "bindings/ghost/"),
+        (
+            "sources/ghost.prose.md",
+            "---\nname: ghost\nkind: service\n---\n## Ensures\n\n- `out`: at least 3 items\n",
+            "sources/ghost.prose.md",
+        ),
+        ("workspace/ghost/__error.md", "# Error: boom\n", "workspace/ghost/"),
+        (
+            "vm.log.md",
+            "# run:20260317-143052-a7b3c9 brief\nroot: root.prose.md\n1→ researcher ✓\n2→ writer ✓\n3→ ghost ✗ crashed: bad\n---end 2026-03-17T14:31:02Z\n",
+            "vm.log.md:5",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture("system"), &run);
+        write(&run, rel, text);
+        match import_run(&run) {
+            Err(e) => {
+                assert_eq!(e.code(), "invalid-manifest", "{rel}: {e}");
+                let text = e.to_string();
+                assert!(text.contains(needle), "{rel}: {text}");
+                assert!(text.contains("ghost"), "{rel}: {text}");
+                assert!(text.contains("forme.manifest.json"), "{rel}: {text}");
+            }
+            Ok(_) => panic!("{rel}: imported although the manifest does not account for it"),
+        }
+    }
+}
