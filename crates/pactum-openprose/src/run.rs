@@ -223,6 +223,18 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         } else {
             Layout::Service
         };
+        // Its own clauses and an inline service's too: which one the run
+        // is cannot be told, and the other's clauses would go ungraded.
+        if let (true, Some(svc)) = (root.main.has_commitments, root.inline.first()) {
+            return Err(ImportError::Contract {
+                file: root_path.display().to_string(),
+                line: svc.line,
+                message: format!(
+                    "the file declares its own clauses and those of an inline service `{}`: without forme.manifest.json pactum cannot tell which one the run is (move the service to its own file, or add the manifest)",
+                    svc.name
+                ),
+            });
+        }
         // A file whose one service sits in an inline section: that section.
         let declared = if !root.main.has_commitments && root.inline.len() == 1 {
             root.inline[0].clone()

@@ -422,3 +422,31 @@ fn a_manifest_that_contradicts_the_folder_is_refused() {
         }
     }
 }
+
+/// A service file (no manifest) that declares its own clauses and an
+/// inline service's is refused: the inline service's clauses would never
+/// be graded.
+#[test]
+fn a_service_root_with_an_inline_service_too_is_refused() {
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: svc\nkind: service\n---\n\n# Svc\n\n## Ensures\n\n- `summary`: a summary saying \"batteries\"\n\n## helper\n\n### Ensures\n\n- `notes`: at most 3 words\n",
+    );
+    write(d.path(), "bindings/svc/summary.md", "batteries\n");
+    write(
+        d.path(),
+        "bindings/svc/notes.md",
+        "far more than three words here\n",
+    );
+    match import_run(d.path()) {
+        Err(e) => {
+            assert_eq!(e.code(), "invalid-contract", "{e}");
+            let text = e.to_string();
+            assert!(text.contains("root.prose.md:12"), "{text}");
+            assert!(text.contains("helper"), "{text}");
+        }
+        Ok(_) => panic!("imported, the inline service's clauses ungraded"),
+    }
+}
