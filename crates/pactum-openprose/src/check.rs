@@ -15,12 +15,14 @@
 //!   counts list items or JSON array elements;
 //! * quoted text after `saying`, `says`, `containing`, `contains`,
 //!   `including`, `includes`, `mentions`, `reads`, `stating`, `states`: the
-//!   output contains it
-//!   (case-insensitively);
-//! * `each X has: a, b, c` and `…, each with a URL`: every X (JSON array
-//!   element, table row, list item) has every field (a JSON key, a table
-//!   column with a value, a `field:` label; a `url`/`link` field is also
-//!   met by a URL).
+//!   output contains it (case-insensitively); each of several quotes
+//!   joined by `,` or `and` is required, quotes joined by `or` are left to
+//!   the judge, and so is a quote no such verb introduces;
+//! * `each X has: a, b, c` (up to the end of its sentence, `;` or `.`) and
+//!   `…, each with a URL`: every X (JSON array element, table row, list
+//!   item) has every field (a JSON key, a table column with a value, a
+//!   `field:` label; a `url`/`link` field is also met by a URL); a field
+//!   of more than three words or with a number is left to the judge.
 //!
 //! What the text says beyond those phrasings (filler words and generic
 //! nouns such as "summary" or "report" aside) is left to a judge; a
@@ -156,11 +158,12 @@ static HEADINGS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:(?:sections\s+)?with\s+)?headings?\b"));
 static CONTAINS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:saying|says|say|containing|contains|including|includes|mentions|mentioning|reads|stating|states)\s+["“]([^"”]+)["”]"#,
+        r#"(?i)\b(?:saying|says|say|containing|contains|including|includes|mentions|mentioning|reads|stating|states)\s+((?:["“][^"”]+["”])(?:\s*(?:,\s*and|,|and|&)\s*["“][^"”]+["”])*)(\s*,?\s*(?:or|nor)\s+["“])?"#,
     )
 });
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| re(r#"["“]([^"”]+)["”]"#));
 static EACH_HAS: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\beach\s+([a-z][a-z -]*?)\s+(?:has|have|contains|includes)\s*:?\s*(.+)$")
+    re(r"(?i)\beach\s+([a-z][a-z -]*?)\s+(?:has|have|contains|includes)\s*:?\s*([^;.]+)")
 });
 static EACH_WITH: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i),?\s*each\s+with\s+(?:a|an)?\s*(.+?)(?:[.;]|$)"));
@@ -305,12 +308,13 @@ pub fn read(text: &str) -> Reading {
         rest.replace_range(start..end, " ");
     };
 
-    // `each X has: a, b, c` takes the rest of the text.
+    // `each X has: a, b, c` takes the text up to the end of its sentence
+    // (`;` or `.`); a field it cannot measure is left to the judge.
     if let Some((m, item, fields)) = EACH_HAS
         .captures(&rest.clone())
         .and_then(|c| Some((c.get(0)?, c.get(1)?, c.get(2)?)))
     {
-        let fields = split_fields(fields.as_str());
+        let (fields, unread) = split_fields(fields.as_str());
         if !fields.is_empty() {
             measures.push((
                 m.as_str().trim().to_string(),
@@ -319,17 +323,29 @@ pub fn read(text: &str) -> Reading {
                     fields,
                 },
             ));
-            cut(&mut rest, m.start(), m.end());
+            rest.replace_range(m.start()..m.end(), &format!(" {} ", unread.join(" ; ")));
         }
     }
-    if let Some(c) = CONTAINS.captures(&rest.clone()) {
-        if let (Some(m), Some(q)) = (c.get(0), c.get(1)) {
-            measures.push((
-                m.as_str().to_string(),
-                Measure::Contains(q.as_str().to_string()),
-            ));
-            cut(&mut rest, m.start(), m.end());
+    // Every quoted string a verb introduces is a measure; quotes joined by
+    // `or` are a choice left to the judge, and a quote no verb introduces
+    // stays in the residual.
+    let found: Vec<(usize, usize, Vec<String>, String)> = CONTAINS
+        .captures_iter(&rest)
+        .filter(|c| c.get(2).is_none())
+        .filter_map(|c| {
+            let (m, list) = (c.get(0)?, c.get(1)?);
+            let quotes = QUOTED
+                .captures_iter(list.as_str())
+                .filter_map(|q| q.get(1).map(|q| q.as_str().to_string()))
+                .collect();
+            Some((m.start(), m.end(), quotes, m.as_str().to_string()))
+        })
+        .collect();
+    for (start, end, quotes, phrase) in found.into_iter().rev() {
+        for q in quotes {
+            measures.push((phrase.clone(), Measure::Contains(q)));
         }
+        cut(&mut rest, start, end);
     }
     let mut count_unit: Option<String> = None;
     let mut masked: Vec<String> = Vec::new();
@@ -397,13 +413,13 @@ pub fn read(text: &str) -> Reading {
     }
     if let Some(c) = EACH_WITH.captures(&rest.clone()) {
         if let (Some(m), Some(f)) = (c.get(0), c.get(1)) {
-            let fields = split_fields(f.as_str());
+            let (fields, unread) = split_fields(f.as_str());
             if let (Some(item), false) = (count_unit.clone(), fields.is_empty()) {
                 measures.push((
                     m.as_str().trim().to_string(),
                     Measure::Each { item, fields },
                 ));
-                cut(&mut rest, m.start(), m.end());
+                rest.replace_range(m.start()..m.end(), &format!(" {} ", unread.join(" ; ")));
             }
         }
     }
@@ -443,20 +459,34 @@ pub fn read(text: &str) -> Reading {
     }
 }
 
-fn split_fields(s: &str) -> Vec<String> {
-    s.split([',', ';'])
-        .flat_map(|p| p.split(" and "))
-        .map(|f| {
-            f.trim()
-                .trim_end_matches('.')
-                .trim_start_matches("a ")
-                .trim_start_matches("an ")
-                .trim_matches('`')
-                .trim()
-                .to_string()
-        })
-        .filter(|f| !f.is_empty() && f.split_whitespace().count() <= 3)
-        .collect()
+/// The fields of an `each` phrase that can be looked up by name (three
+/// words at most, no number), and the others, left to the judge.
+fn split_fields(s: &str) -> (Vec<String>, Vec<String>) {
+    let (mut named, mut unread) = (Vec::new(), Vec::new());
+    for f in s.split([',', ';']).flat_map(|p| p.split(" and ")) {
+        let f = f
+            .trim()
+            .trim_end_matches('.')
+            .trim_start_matches("and ")
+            .trim_start_matches("a ")
+            .trim_start_matches("an ")
+            .trim_matches('`')
+            .trim()
+            .to_string();
+        if f.is_empty() {
+            continue;
+        }
+        let words = f.split_whitespace().count();
+        if words <= 3
+            && !f.chars().any(|c| c.is_ascii_digit())
+            && f.chars().any(char::is_alphanumeric)
+        {
+            named.push(f);
+        } else {
+            unread.push(f);
+        }
+    }
+    (named, unread)
 }
 
 /// The result of one measurement.
@@ -1242,6 +1272,49 @@ mod tests {
             Some(true)
         );
         assert_eq!(held(M::Contains("x".into()), "y"), Some(false));
+    }
+
+    #[test]
+    fn no_part_of_a_clause_is_dropped() {
+        // A field longer than three words is left to the judge.
+        let (m, residual, _) =
+            kinds("each source has: title, url, a one-line summary of its findings");
+        assert!(residual.contains(&"findings".to_string()), "{residual:?}");
+        assert!(
+            m.contains(&Measure::Each {
+                item: "source".into(),
+                fields: vec!["title".into(), "url".into()],
+            }),
+            "{m:?}"
+        );
+        let (_, residual, _) =
+            kinds("at least 3 sources, each with a URL and a one-line summary of its findings");
+        assert!(residual.contains(&"findings".to_string()), "{residual:?}");
+        // A count after the fields is read.
+        let (m, residual, _) =
+            kinds("each source has: title, url and year; there are at least 3 sources");
+        assert!(
+            m.contains(&Measure::Count {
+                unit: Unit::Sources,
+                min: 3,
+                max: None,
+            }),
+            "{m:?}"
+        );
+        assert!(residual.is_empty(), "{residual:?}");
+        // Every quoted string is checked.
+        let (m, _, _) = kinds("a report containing \"batteries\" and \"Summary\"");
+        assert!(m.contains(&Measure::Contains("batteries".into())), "{m:?}");
+        assert!(m.contains(&Measure::Contains("Summary".into())), "{m:?}");
+        let (m, _, _) = kinds("mentions \"alpha\", \"beta\"; says \"gamma\"");
+        assert_eq!(m.len(), 3, "{m:?}");
+        // A choice between quotes is the judge's; no quote is read alone.
+        let (m, residual, _) = kinds("a note saying \"alpha\" or \"beta\"");
+        assert!(m.is_empty(), "{m:?}");
+        assert!(residual.contains(&"beta".to_string()), "{residual:?}");
+        // A quoted string no verb introduces is left to the judge.
+        let (_, residual, _) = kinds("a report titled \"Zebra\"");
+        assert!(residual.contains(&"zebra".to_string()), "{residual:?}");
     }
 
     #[test]
