@@ -465,7 +465,12 @@ fn parse_caller(file: &str, text: &str) -> Result<(String, String), ImportError>
 /// An output binding's content without the header OpenProse may write
 /// (`# name`, a `binding:` line, `---`); anything else is kept whole.
 fn strip_output_header(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
+    // A byte order mark before the header is no content.
+    let lines: Vec<&str> = text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .lines()
+        .collect();
     if lines.first().is_some_and(|l| l.starts_with("# ")) {
         if let Some(end) = lines.iter().take(8).position(|l| l.trim_end() == "---") {
             let header = &lines[1..end];
@@ -1152,6 +1157,10 @@ mod tests {
         assert!(parse_caller("f", "# topic\nno colon here\n---\nx").is_err());
         assert_eq!(
             strip_output_header("# summary\nbinding: output\nsource: writer\n---\nBody\n"),
+            "Body"
+        );
+        assert_eq!(
+            strip_output_header("\u{feff}# summary\nbinding: output\n---\nBody\n"),
             "Body"
         );
         // A heading that is content stays.

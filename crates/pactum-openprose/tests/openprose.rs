@@ -341,6 +341,28 @@ fn wrong_greens() {
     assert_eq!(verdicts(&g)[0].2, Verdict::NotEvaluable);
 }
 
+/// A binding of invisible characters only is not an output, and a byte
+/// order mark does not turn a binding header into content.
+#[test]
+fn invisible_bindings_and_headers_are_no_content() {
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: s\nkind: service\n---\n## Ensures\n\n- `a`: a summary\n- `b`: headings\n",
+    );
+    write(d.path(), "bindings/s/a.md", "\u{200b}\u{feff}\n\u{2060} \n");
+    write(
+        d.path(),
+        "bindings/s/b.md",
+        "\u{feff}# b\nbinding: output\nsource: s\n---\nplain text, no heading\n",
+    );
+    let g = grade_dir(d.path());
+    for (_, id, v) in verdicts(&g) {
+        assert_eq!(v, Verdict::Violated, "{id}");
+    }
+}
+
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for e in std::fs::read_dir(from).expect("read_dir") {
