@@ -24,6 +24,14 @@
 //!   `field:` label; a `url`/`link` field is also met by a URL); a field
 //!   of more than three words or with a number is left to the judge.
 //!
+//! Nothing inside a fenced code block (```` ``` ```` or `~~~`) is a list
+//! item, heading or table; an item is top level when indented by less
+//! than two columns (a tab is four); an item with no text (`- `) and a
+//! thematic break (`* * *`) are no items; a delimiter row or a row of
+//! empty cells is no table row; a field is present only with a value that
+//! is not blank (`" "`, `[]`, `{}` are absent) under its own name as a
+//! whole word (`subtitle:` is no `title`).
+//!
 //! What the text says beyond those phrasings (filler words and generic
 //! nouns such as "summary" or "report" aside) is left to a judge; a
 //! clause whose only other words are vague ("good", "comprehensive",
@@ -526,22 +534,48 @@ pub fn as_json(content: &str) -> Option<Value> {
 }
 
 fn list_items(content: &str) -> Vec<&str> {
-    content
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            l.len() - t.len() < 2 && (bullet(t) || numbered(t))
-        })
+    outside_code(content)
+        .into_iter()
+        .filter(|l| top_level(l) && (bullet(l.trim_start()) || numbered(l.trim_start())))
         .collect()
 }
 
+/// A line's indentation in columns, a tab advancing to the next multiple
+/// of four.
+fn indent(l: &str) -> usize {
+    let mut col = 0;
+    for c in l.chars() {
+        match c {
+            ' ' => col += 1,
+            '\t' => col += 4 - col % 4,
+            _ => break,
+        }
+    }
+    col
+}
+
+/// A list item not nested in another.
+fn top_level(l: &str) -> bool {
+    indent(l) < 2
+}
+
+/// Whether an item's text shows anything besides list and break markers
+/// (`- `, `* * *` and `- - -` are no items).
+fn has_content(s: &str) -> bool {
+    !pactum_core::text::is_blank(&s.replace(['-', '*', '+', '_'], ""))
+}
+
 fn bullet(t: &str) -> bool {
-    t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ")
+    t.strip_prefix(['-', '*', '+'])
+        .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
 }
 
 fn numbered(t: &str) -> bool {
     let digits = t.chars().take_while(char::is_ascii_digit).count();
-    digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
+    digits > 0
+        && t[digits..]
+            .strip_prefix(['.', ')'])
+            .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
 }
 
 fn headings(content: &str) -> Vec<&str> {
@@ -549,27 +583,40 @@ fn headings(content: &str) -> Vec<&str> {
         .into_iter()
         .filter(|l| {
             let h = l.chars().take_while(|c| *c == '#').count();
-            (1..=6).contains(&h) && l[h..].starts_with(' ') && !l[h..].trim().is_empty()
+            (1..=6).contains(&h) && l[h..].starts_with(' ') && has_content(&l[h..].replace('#', ""))
         })
         .collect()
 }
 
+/// The lines outside fenced code blocks (```` ``` ```` or `~~~`, closed
+/// by a fence of the same character at least as long; an unclosed fence
+/// runs to the end).
 fn outside_code(content: &str) -> Vec<&str> {
+    let fence = |l: &str| -> Option<(char, usize)> {
+        let t = l.trim_start();
+        let c = t.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+        let n = t.chars().take_while(|x| *x == c).count();
+        (n >= 3).then_some((c, n))
+    };
     let mut out = Vec::new();
-    let mut fenced = false;
+    let mut open: Option<(char, usize)> = None;
     for l in content.lines() {
-        if l.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if !fenced {
-            out.push(l);
+        match (open, fence(l)) {
+            (None, Some(f)) => open = Some(f),
+            (Some((c, n)), Some((c2, n2)))
+                if c == c2 && n2 >= n && l.trim().chars().all(|x| x == c) =>
+            {
+                open = None;
+            }
+            (None, None) => out.push(l),
+            (Some(_), _) => {}
         }
     }
     out
 }
 
-/// Tables: each a header row, then body rows (the delimiter row dropped).
+/// Tables: each a header row, then body rows (delimiter rows and rows of
+/// empty cells dropped).
 fn tables(content: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
     let lines = outside_code(content);
     let cells = |l: &str| -> Vec<String> {
@@ -592,7 +639,10 @@ fn tables(content: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
             let mut rows = Vec::new();
             let mut j = i + 2;
             while j < lines.len() && lines[j].trim().starts_with('|') {
-                rows.push(cells(lines[j]));
+                let row = cells(lines[j]);
+                if !is_delim(lines[j]) && !row.iter().all(|c| pactum_core::text::is_blank(c)) {
+                    rows.push(row);
+                }
                 j += 1;
             }
             out.push((header, rows));
@@ -620,7 +670,7 @@ fn paragraphs(content: &str) -> Vec<String> {
             || bullet(t)
             || numbered(t)
             || t.starts_with('>')
-            || t == "---";
+            || !has_content(&t.replace(['#', '>', '|', '=', '`', '~'], ""));
         if t.is_empty() || structural {
             flush(&mut cur, &mut out);
         } else {
@@ -853,6 +903,39 @@ fn norm(s: &str) -> String {
         .join(" ")
 }
 
+/// Whether a JSON value holds something: not null, a blank string, or an
+/// array or object of such only.
+fn has_value(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::String(s) => !pactum_core::text::is_blank(s),
+        Value::Array(a) => a.iter().any(has_value),
+        Value::Object(o) => o.values().any(has_value),
+        Value::Bool(_) | Value::Number(_) => true,
+    }
+}
+
+/// Whether a list item labels `field` as a whole word (`field: value`,
+/// `**field**: value`, `**field:** value`) with a value that is not
+/// blank (read up to the next `,`, `;`, `|` or line end).
+fn labelled(block: &str, field: &str) -> bool {
+    let name: Vec<String> = norm(field).split(' ').map(regex::escape).collect();
+    let name = name.join(r"[\s_-]+");
+    if name.is_empty() {
+        return false;
+    }
+    let Ok(r) = Regex::new(&format!(
+        r"(?im)(?:^|[^\p{{L}}\p{{N}}_-])(?:\*\*|__)?{name}(?:[ \t]*:[ \t]*(?:\*\*|__)?|(?:\*\*|__)[ \t]*:?)([^\n,;|]*)"
+    )) else {
+        return false;
+    };
+    let found = r.captures_iter(block).any(|c| {
+        c.get(1)
+            .is_some_and(|v| has_content(&v.as_str().replace(['`', '_'], "")))
+    });
+    found
+}
+
 /// `each item has: fields`.
 fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> Finding {
     let is_url_field = |f: &str| matches!(norm(f).as_str(), "url" | "link" | "source url" | "urls");
@@ -888,7 +971,7 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     .as_object()
                     .map(|o| {
                         o.iter()
-                            .filter(|(_, v)| !v.is_null() && v.as_str() != Some(""))
+                            .filter(|(_, v)| has_value(v))
                             .map(|(k, _)| norm(k))
                             .collect()
                     })
@@ -906,21 +989,20 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 cols.iter()
                     .zip(fields)
                     .map(|(c, f)| match c {
-                        Some(i) => r.get(*i).is_some_and(|v| !v.is_empty()),
+                        Some(i) => r.get(*i).is_some_and(|v| !pactum_core::text::is_blank(v)),
                         None => is_url_field(f) && r.iter().any(|v| URL.is_match(v)),
                     })
                     .collect()
             })
             .collect()
     } else {
-        let lines: Vec<&str> = content.lines().collect();
         let mut blocks: Vec<String> = Vec::new();
-        for l in lines {
+        for l in outside_code(content) {
             let t = l.trim_start();
-            if l.len() - t.len() < 2 && (bullet(t) || numbered(t)) {
+            if top_level(l) && (bullet(t) || numbered(t)) {
                 blocks.push(t.to_string());
             } else if let Some(b) = blocks.last_mut() {
-                if !l.trim().is_empty() && l.len() - t.len() >= 2 {
+                if !l.trim().is_empty() && !top_level(l) {
                     b.push('\n');
                     b.push_str(t);
                 }
@@ -936,16 +1018,9 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
         blocks
             .iter()
             .map(|b| {
-                let lower = b.to_lowercase();
                 fields
                     .iter()
-                    .map(|f| {
-                        let f = f.to_lowercase();
-                        lower.contains(&format!("{f}:"))
-                            || lower.contains(&format!("**{f}**"))
-                            || lower.contains(&format!("{f}**:"))
-                            || (is_url_field(&f) && URL.is_match(b))
-                    })
+                    .map(|f| labelled(b, f) || (is_url_field(f) && URL.is_match(b)))
                     .collect()
             })
             .collect()
@@ -1315,6 +1390,70 @@ mod tests {
         // A quoted string no verb introduces is left to the judge.
         let (_, residual, _) = kinds("a report titled \"Zebra\"");
         assert!(residual.contains(&"zebra".to_string()), "{residual:?}");
+    }
+
+    #[test]
+    fn structure_cannot_be_faked() {
+        use Measure as M;
+        let items = |min, max| M::Count {
+            unit: Unit::Items,
+            min,
+            max,
+        };
+        let rows = |min, max| M::Count {
+            unit: Unit::Rows,
+            min,
+            max,
+        };
+        // Nothing inside a ``` or ~~~ fence counts, closed or not.
+        for fence in ["```", "~~~", "````"] {
+            let code = format!("{fence}\n- a\n1. b\n# h\n| a |\n|---|\n| 1 |\n{fence}\n");
+            assert_eq!(held(items(1, None), &code), Some(false), "{code}");
+            assert_eq!(held(M::BulletList, &code), Some(false), "{code}");
+            assert_eq!(held(M::NumberedList, &code), Some(false), "{code}");
+            assert_eq!(held(M::Headings, &code), Some(false), "{code}");
+            assert_eq!(held(M::Table, &code), Some(false), "{code}");
+            assert_eq!(held(rows(1, None), &code), Some(false), "{code}");
+        }
+        assert_eq!(held(items(1, None), "~~~\n- a\n"), Some(false));
+        // A ``` line does not close a ~~~ fence.
+        assert_eq!(held(items(1, None), "~~~\n```\n- a\n"), Some(false));
+        // A tab-indented item is nested.
+        assert_eq!(held(items(2, Some(2)), "- a\n\t- nested\n- b"), Some(true));
+        assert_eq!(held(items(1, Some(1)), "- a\n \t- nested"), Some(true));
+        // Empty items and thematic breaks are not items.
+        let fake = "- \n-\n* * *\n- - -\n***\n_ _ _\n1. \n2.\n+ \u{200b}\n";
+        assert_eq!(held(items(1, None), fake), Some(false));
+        assert_eq!(held(M::BulletList, fake), Some(false));
+        assert_eq!(held(M::NumberedList, fake), Some(false));
+        // Empty rows, repeated delimiter rows and a lone `|` are not rows.
+        let table = "| a | b |\n|---|---|\n| 1 | 2 |\n| | |\n|---|---|\n|\n| \u{200b} |\n";
+        assert_eq!(held(rows(1, Some(1)), table), Some(true));
+        assert_eq!(held(M::Table, "| a |\n|---|\n| |\n|\n"), Some(false));
+    }
+
+    #[test]
+    fn each_field_needs_a_value_under_its_own_name() {
+        let m = Measure::Each {
+            item: "source".into(),
+            fields: vec!["title".into(), "url".into(), "year".into()],
+        };
+        let blank = r#"[{"title": "A", "url": "https://a", "year": 2025}, {"title": " ", "url": [], "year": {}}]"#;
+        assert_eq!(measure(&m, blank).partial, Some(50));
+        let blank = r#"[{"title": "\u200b", "url": [""], "year": {"a": null}}]"#;
+        assert_eq!(measure(&m, blank).held, Some(false));
+        let labels = "- title:\n  url:\n  year:\n- subtitle: x, curl: y, leapyear: z\n- **title**:\n  url: , year: ";
+        let f = measure(&m, labels);
+        assert_eq!((f.held, f.partial), (Some(false), None), "{f:?}");
+        let ok = "- Title: A, URL: https://a, year: 2025\n- **title**: B\n  **url:** https://b\n  year: 1999";
+        assert_eq!(measure(&m, ok).held, Some(true), "{:?}", measure(&m, ok));
+        let table = "| title | url | year |\n|---|---|---|\n| \u{200b} | https://a | 2025 |";
+        assert_eq!(measure(&m, table).partial, Some(66));
+        // A list inside a fence is not a list of sources.
+        assert_eq!(
+            measure(&m, "```\n- title: A\n  url: https://a\n  year: 1\n```").held,
+            None
+        );
     }
 
     #[test]
