@@ -915,25 +915,31 @@ fn has_value(v: &Value) -> bool {
     }
 }
 
-/// Whether a list item labels `field` as a whole word (`field: value`,
-/// `**field**: value`, `**field:** value`) with a value that is not
-/// blank (read up to the next `,`, `;`, `|` or line end).
-fn labelled(block: &str, field: &str) -> bool {
+/// The pattern of a list item that labels `field` as a whole word
+/// (`field: value`, `**field**: value`, `**field:** value`), the value
+/// read up to the next `,`, `;`, `|` or line end; `None` when no pattern
+/// can be built (the field is then absent).
+fn label_pattern(field: &str) -> Option<Regex> {
     let name: Vec<String> = norm(field).split(' ').map(regex::escape).collect();
     let name = name.join(r"[\s_-]+");
     if name.is_empty() {
-        return false;
+        return None;
     }
-    let Ok(r) = Regex::new(&format!(
+    Regex::new(&format!(
         r"(?im)(?:^|[^\p{{L}}\p{{N}}_-])(?:\*\*|__)?{name}(?:[ \t]*:[ \t]*(?:\*\*|__)?|(?:\*\*|__)[ \t]*:?)([^\n,;|]*)"
-    )) else {
-        return false;
-    };
-    let found = r.captures_iter(block).any(|c| {
-        c.get(1)
-            .is_some_and(|v| has_content(&v.as_str().replace(['`', '_'], "")))
-    });
-    found
+    ))
+    .ok()
+}
+
+/// Whether `block` holds a label of `pattern` with a value that is not
+/// blank.
+fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
+    pattern.is_some_and(|r| {
+        r.captures_iter(block).any(|c| {
+            c.get(1)
+                .is_some_and(|v| has_content(&v.as_str().replace(['`', '_'], "")))
+        })
+    })
 }
 
 /// `each item has: fields`.
@@ -1015,12 +1021,14 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 None,
             );
         }
+        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
         blocks
             .iter()
             .map(|b| {
                 fields
                     .iter()
-                    .map(|f| labelled(b, f) || (is_url_field(f) && URL.is_match(b)))
+                    .zip(&patterns)
+                    .map(|(f, p)| labelled(b, p.as_ref()) || (is_url_field(f) && URL.is_match(b)))
                     .collect()
             })
             .collect()
