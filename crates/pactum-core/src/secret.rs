@@ -776,7 +776,7 @@ fn may_be_encoded(text: &str) -> bool {
 /// Characters a reader does not see, dropped from the decoded view: C0 and
 /// C1 controls but newline, tab and carriage return; soft hyphen;
 /// zero-width and bidirectional formatting characters; the byte order mark.
-fn is_invisible(c: char) -> bool {
+pub(crate) fn is_invisible(c: char) -> bool {
     (c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
         || matches!(c,
             '\u{ad}'

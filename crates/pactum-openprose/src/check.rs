@@ -15,12 +15,22 @@
 //!   counts list items or JSON array elements;
 //! * quoted text after `saying`, `says`, `containing`, `contains`,
 //!   `including`, `includes`, `mentions`, `reads`, `stating`, `states`: the
-//!   output contains it
-//!   (case-insensitively);
-//! * `each X has: a, b, c` and `…, each with a URL`: every X (JSON array
-//!   element, table row, list item) has every field (a JSON key, a table
-//!   column with a value, a `field:` label; a `url`/`link` field is also
-//!   met by a URL).
+//!   output contains it (case-insensitively); each of several quotes
+//!   joined by `,` or `and` is required, quotes joined by `or` are left to
+//!   the judge, and so is a quote no such verb introduces;
+//! * `each X has: a, b, c` (up to the end of its sentence, `;` or `.`) and
+//!   `…, each with a URL`: every X (JSON array element, table row, list
+//!   item) has every field (a JSON key, a table column with a value, a
+//!   `field:` label; a `url`/`link` field is also met by a URL); a field
+//!   of more than three words or with a number is left to the judge.
+//!
+//! Nothing inside a fenced code block (```` ``` ```` or `~~~`) is a list
+//! item, heading or table; an item is top level when indented by less
+//! than two columns (a tab is four); an item with no text (`- `) and a
+//! thematic break (`* * *`) are no items; a delimiter row or a row of
+//! empty cells is no table row; a field is present only with a value that
+//! is not blank (`" "`, `[]`, `{}` are absent) under its own name as a
+//! whole word (`subtitle:` is no `title`).
 //!
 //! What the text says beyond those phrasings (filler words and generic
 //! nouns such as "summary" or "report" aside) is left to a judge; a
@@ -156,11 +166,12 @@ static HEADINGS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:(?:sections\s+)?with\s+)?headings?\b"));
 static CONTAINS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:saying|says|say|containing|contains|including|includes|mentions|mentioning|reads|stating|states)\s+["“]([^"”]+)["”]"#,
+        r#"(?i)\b(?:saying|says|say|containing|contains|including|includes|mentions|mentioning|reads|stating|states)\s+((?:["“][^"”]+["”])(?:\s*(?:,\s*and|,|and|&)\s*["“][^"”]+["”])*)(\s*,?\s*(?:or|nor)\s+["“])?"#,
     )
 });
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| re(r#"["“]([^"”]+)["”]"#));
 static EACH_HAS: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\beach\s+([a-z][a-z -]*?)\s+(?:has|have|contains|includes)\s*:?\s*(.+)$")
+    re(r"(?i)\beach\s+([a-z][a-z -]*?)\s+(?:has|have|contains|includes)\s*:?\s*([^;.]+)")
 });
 static EACH_WITH: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i),?\s*each\s+with\s+(?:a|an)?\s*(.+?)(?:[.;]|$)"));
@@ -305,12 +316,13 @@ pub fn read(text: &str) -> Reading {
         rest.replace_range(start..end, " ");
     };
 
-    // `each X has: a, b, c` takes the rest of the text.
+    // `each X has: a, b, c` takes the text up to the end of its sentence
+    // (`;` or `.`); a field it cannot measure is left to the judge.
     if let Some((m, item, fields)) = EACH_HAS
         .captures(&rest.clone())
         .and_then(|c| Some((c.get(0)?, c.get(1)?, c.get(2)?)))
     {
-        let fields = split_fields(fields.as_str());
+        let (fields, unread) = split_fields(fields.as_str());
         if !fields.is_empty() {
             measures.push((
                 m.as_str().trim().to_string(),
@@ -319,17 +331,29 @@ pub fn read(text: &str) -> Reading {
                     fields,
                 },
             ));
-            cut(&mut rest, m.start(), m.end());
+            rest.replace_range(m.start()..m.end(), &format!(" {} ", unread.join(" ; ")));
         }
     }
-    if let Some(c) = CONTAINS.captures(&rest.clone()) {
-        if let (Some(m), Some(q)) = (c.get(0), c.get(1)) {
-            measures.push((
-                m.as_str().to_string(),
-                Measure::Contains(q.as_str().to_string()),
-            ));
-            cut(&mut rest, m.start(), m.end());
+    // Every quoted string a verb introduces is a measure; quotes joined by
+    // `or` are a choice left to the judge, and a quote no verb introduces
+    // stays in the residual.
+    let found: Vec<(usize, usize, Vec<String>, String)> = CONTAINS
+        .captures_iter(&rest)
+        .filter(|c| c.get(2).is_none())
+        .filter_map(|c| {
+            let (m, list) = (c.get(0)?, c.get(1)?);
+            let quotes = QUOTED
+                .captures_iter(list.as_str())
+                .filter_map(|q| q.get(1).map(|q| q.as_str().to_string()))
+                .collect();
+            Some((m.start(), m.end(), quotes, m.as_str().to_string()))
+        })
+        .collect();
+    for (start, end, quotes, phrase) in found.into_iter().rev() {
+        for q in quotes {
+            measures.push((phrase.clone(), Measure::Contains(q)));
         }
+        cut(&mut rest, start, end);
     }
     let mut count_unit: Option<String> = None;
     let mut masked: Vec<String> = Vec::new();
@@ -397,13 +421,13 @@ pub fn read(text: &str) -> Reading {
     }
     if let Some(c) = EACH_WITH.captures(&rest.clone()) {
         if let (Some(m), Some(f)) = (c.get(0), c.get(1)) {
-            let fields = split_fields(f.as_str());
+            let (fields, unread) = split_fields(f.as_str());
             if let (Some(item), false) = (count_unit.clone(), fields.is_empty()) {
                 measures.push((
                     m.as_str().trim().to_string(),
                     Measure::Each { item, fields },
                 ));
-                cut(&mut rest, m.start(), m.end());
+                rest.replace_range(m.start()..m.end(), &format!(" {} ", unread.join(" ; ")));
             }
         }
     }
@@ -443,20 +467,34 @@ pub fn read(text: &str) -> Reading {
     }
 }
 
-fn split_fields(s: &str) -> Vec<String> {
-    s.split([',', ';'])
-        .flat_map(|p| p.split(" and "))
-        .map(|f| {
-            f.trim()
-                .trim_end_matches('.')
-                .trim_start_matches("a ")
-                .trim_start_matches("an ")
-                .trim_matches('`')
-                .trim()
-                .to_string()
-        })
-        .filter(|f| !f.is_empty() && f.split_whitespace().count() <= 3)
-        .collect()
+/// The fields of an `each` phrase that can be looked up by name (three
+/// words at most, no number), and the others, left to the judge.
+fn split_fields(s: &str) -> (Vec<String>, Vec<String>) {
+    let (mut named, mut unread) = (Vec::new(), Vec::new());
+    for f in s.split([',', ';']).flat_map(|p| p.split(" and ")) {
+        let f = f
+            .trim()
+            .trim_end_matches('.')
+            .trim_start_matches("and ")
+            .trim_start_matches("a ")
+            .trim_start_matches("an ")
+            .trim_matches('`')
+            .trim()
+            .to_string();
+        if f.is_empty() {
+            continue;
+        }
+        let words = f.split_whitespace().count();
+        if words <= 3
+            && !f.chars().any(|c| c.is_ascii_digit())
+            && f.chars().any(char::is_alphanumeric)
+        {
+            named.push(f);
+        } else {
+            unread.push(f);
+        }
+    }
+    (named, unread)
 }
 
 /// The result of one measurement.
@@ -496,22 +534,48 @@ pub fn as_json(content: &str) -> Option<Value> {
 }
 
 fn list_items(content: &str) -> Vec<&str> {
-    content
-        .lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            l.len() - t.len() < 2 && (bullet(t) || numbered(t))
-        })
+    outside_code(content)
+        .into_iter()
+        .filter(|l| top_level(l) && (bullet(l.trim_start()) || numbered(l.trim_start())))
         .collect()
 }
 
+/// A line's indentation in columns, a tab advancing to the next multiple
+/// of four.
+fn indent(l: &str) -> usize {
+    let mut col = 0;
+    for c in l.chars() {
+        match c {
+            ' ' => col += 1,
+            '\t' => col += 4 - col % 4,
+            _ => break,
+        }
+    }
+    col
+}
+
+/// A list item not nested in another.
+fn top_level(l: &str) -> bool {
+    indent(l) < 2
+}
+
+/// Whether an item's text shows anything besides list and break markers
+/// (`- `, `* * *` and `- - -` are no items).
+fn has_content(s: &str) -> bool {
+    !pactum_core::text::is_blank(&s.replace(['-', '*', '+', '_'], ""))
+}
+
 fn bullet(t: &str) -> bool {
-    t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ")
+    t.strip_prefix(['-', '*', '+'])
+        .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
 }
 
 fn numbered(t: &str) -> bool {
     let digits = t.chars().take_while(char::is_ascii_digit).count();
-    digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
+    digits > 0
+        && t[digits..]
+            .strip_prefix(['.', ')'])
+            .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
 }
 
 fn headings(content: &str) -> Vec<&str> {
@@ -519,27 +583,40 @@ fn headings(content: &str) -> Vec<&str> {
         .into_iter()
         .filter(|l| {
             let h = l.chars().take_while(|c| *c == '#').count();
-            (1..=6).contains(&h) && l[h..].starts_with(' ') && !l[h..].trim().is_empty()
+            (1..=6).contains(&h) && l[h..].starts_with(' ') && has_content(&l[h..].replace('#', ""))
         })
         .collect()
 }
 
+/// The lines outside fenced code blocks (```` ``` ```` or `~~~`, closed
+/// by a fence of the same character at least as long; an unclosed fence
+/// runs to the end).
 fn outside_code(content: &str) -> Vec<&str> {
+    let fence = |l: &str| -> Option<(char, usize)> {
+        let t = l.trim_start();
+        let c = t.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+        let n = t.chars().take_while(|x| *x == c).count();
+        (n >= 3).then_some((c, n))
+    };
     let mut out = Vec::new();
-    let mut fenced = false;
+    let mut open: Option<(char, usize)> = None;
     for l in content.lines() {
-        if l.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if !fenced {
-            out.push(l);
+        match (open, fence(l)) {
+            (None, Some(f)) => open = Some(f),
+            (Some((c, n)), Some((c2, n2)))
+                if c == c2 && n2 >= n && l.trim().chars().all(|x| x == c) =>
+            {
+                open = None;
+            }
+            (None, None) => out.push(l),
+            (Some(_), _) => {}
         }
     }
     out
 }
 
-/// Tables: each a header row, then body rows (the delimiter row dropped).
+/// Tables: each a header row, then body rows (delimiter rows and rows of
+/// empty cells dropped).
 fn tables(content: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
     let lines = outside_code(content);
     let cells = |l: &str| -> Vec<String> {
@@ -562,7 +639,10 @@ fn tables(content: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
             let mut rows = Vec::new();
             let mut j = i + 2;
             while j < lines.len() && lines[j].trim().starts_with('|') {
-                rows.push(cells(lines[j]));
+                let row = cells(lines[j]);
+                if !is_delim(lines[j]) && !row.iter().all(|c| pactum_core::text::is_blank(c)) {
+                    rows.push(row);
+                }
                 j += 1;
             }
             out.push((header, rows));
@@ -590,7 +670,7 @@ fn paragraphs(content: &str) -> Vec<String> {
             || bullet(t)
             || numbered(t)
             || t.starts_with('>')
-            || t == "---";
+            || !has_content(&t.replace(['#', '>', '|', '=', '`', '~'], ""));
         if t.is_empty() || structural {
             flush(&mut cur, &mut out);
         } else {
@@ -823,6 +903,45 @@ fn norm(s: &str) -> String {
         .join(" ")
 }
 
+/// Whether a JSON value holds something: not null, a blank string, or an
+/// array or object of such only.
+fn has_value(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::String(s) => !pactum_core::text::is_blank(s),
+        Value::Array(a) => a.iter().any(has_value),
+        Value::Object(o) => o.values().any(has_value),
+        Value::Bool(_) | Value::Number(_) => true,
+    }
+}
+
+/// The pattern of a list item that labels `field` as a whole word
+/// (`field: value`, `**field**: value`, `**field:** value`), the value
+/// read up to the next `,`, `;`, `|` or line end; `None` when no pattern
+/// can be built (the field is then absent).
+fn label_pattern(field: &str) -> Option<Regex> {
+    let name: Vec<String> = norm(field).split(' ').map(regex::escape).collect();
+    let name = name.join(r"[\s_-]+");
+    if name.is_empty() {
+        return None;
+    }
+    Regex::new(&format!(
+        r"(?im)(?:^|[^\p{{L}}\p{{N}}_-])(?:\*\*|__)?{name}(?:[ \t]*:[ \t]*(?:\*\*|__)?|(?:\*\*|__)[ \t]*:?)([^\n,;|]*)"
+    ))
+    .ok()
+}
+
+/// Whether `block` holds a label of `pattern` with a value that is not
+/// blank.
+fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
+    pattern.is_some_and(|r| {
+        r.captures_iter(block).any(|c| {
+            c.get(1)
+                .is_some_and(|v| has_content(&v.as_str().replace(['`', '_'], "")))
+        })
+    })
+}
+
 /// `each item has: fields`.
 fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> Finding {
     let is_url_field = |f: &str| matches!(norm(f).as_str(), "url" | "link" | "source url" | "urls");
@@ -858,7 +977,7 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     .as_object()
                     .map(|o| {
                         o.iter()
-                            .filter(|(_, v)| !v.is_null() && v.as_str() != Some(""))
+                            .filter(|(_, v)| has_value(v))
                             .map(|(k, _)| norm(k))
                             .collect()
                     })
@@ -876,21 +995,20 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 cols.iter()
                     .zip(fields)
                     .map(|(c, f)| match c {
-                        Some(i) => r.get(*i).is_some_and(|v| !v.is_empty()),
+                        Some(i) => r.get(*i).is_some_and(|v| !pactum_core::text::is_blank(v)),
                         None => is_url_field(f) && r.iter().any(|v| URL.is_match(v)),
                     })
                     .collect()
             })
             .collect()
     } else {
-        let lines: Vec<&str> = content.lines().collect();
         let mut blocks: Vec<String> = Vec::new();
-        for l in lines {
+        for l in outside_code(content) {
             let t = l.trim_start();
-            if l.len() - t.len() < 2 && (bullet(t) || numbered(t)) {
+            if top_level(l) && (bullet(t) || numbered(t)) {
                 blocks.push(t.to_string());
             } else if let Some(b) = blocks.last_mut() {
-                if !l.trim().is_empty() && l.len() - t.len() >= 2 {
+                if !l.trim().is_empty() && !top_level(l) {
                     b.push('\n');
                     b.push_str(t);
                 }
@@ -903,19 +1021,14 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 None,
             );
         }
+        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
         blocks
             .iter()
             .map(|b| {
-                let lower = b.to_lowercase();
                 fields
                     .iter()
-                    .map(|f| {
-                        let f = f.to_lowercase();
-                        lower.contains(&format!("{f}:"))
-                            || lower.contains(&format!("**{f}**"))
-                            || lower.contains(&format!("{f}**:"))
-                            || (is_url_field(&f) && URL.is_match(b))
-                    })
+                    .zip(&patterns)
+                    .map(|(f, p)| labelled(b, p.as_ref()) || (is_url_field(f) && URL.is_match(b)))
                     .collect()
             })
             .collect()
@@ -1242,6 +1355,113 @@ mod tests {
             Some(true)
         );
         assert_eq!(held(M::Contains("x".into()), "y"), Some(false));
+    }
+
+    #[test]
+    fn no_part_of_a_clause_is_dropped() {
+        // A field longer than three words is left to the judge.
+        let (m, residual, _) =
+            kinds("each source has: title, url, a one-line summary of its findings");
+        assert!(residual.contains(&"findings".to_string()), "{residual:?}");
+        assert!(
+            m.contains(&Measure::Each {
+                item: "source".into(),
+                fields: vec!["title".into(), "url".into()],
+            }),
+            "{m:?}"
+        );
+        let (_, residual, _) =
+            kinds("at least 3 sources, each with a URL and a one-line summary of its findings");
+        assert!(residual.contains(&"findings".to_string()), "{residual:?}");
+        // A count after the fields is read.
+        let (m, residual, _) =
+            kinds("each source has: title, url and year; there are at least 3 sources");
+        assert!(
+            m.contains(&Measure::Count {
+                unit: Unit::Sources,
+                min: 3,
+                max: None,
+            }),
+            "{m:?}"
+        );
+        assert!(residual.is_empty(), "{residual:?}");
+        // Every quoted string is checked.
+        let (m, _, _) = kinds("a report containing \"batteries\" and \"Summary\"");
+        assert!(m.contains(&Measure::Contains("batteries".into())), "{m:?}");
+        assert!(m.contains(&Measure::Contains("Summary".into())), "{m:?}");
+        let (m, _, _) = kinds("mentions \"alpha\", \"beta\"; says \"gamma\"");
+        assert_eq!(m.len(), 3, "{m:?}");
+        // A choice between quotes is the judge's; no quote is read alone.
+        let (m, residual, _) = kinds("a note saying \"alpha\" or \"beta\"");
+        assert!(m.is_empty(), "{m:?}");
+        assert!(residual.contains(&"beta".to_string()), "{residual:?}");
+        // A quoted string no verb introduces is left to the judge.
+        let (_, residual, _) = kinds("a report titled \"Zebra\"");
+        assert!(residual.contains(&"zebra".to_string()), "{residual:?}");
+    }
+
+    #[test]
+    fn structure_cannot_be_faked() {
+        use Measure as M;
+        let items = |min, max| M::Count {
+            unit: Unit::Items,
+            min,
+            max,
+        };
+        let rows = |min, max| M::Count {
+            unit: Unit::Rows,
+            min,
+            max,
+        };
+        // Nothing inside a ``` or ~~~ fence counts, closed or not.
+        for fence in ["```", "~~~", "````"] {
+            let code = format!("{fence}\n- a\n1. b\n# h\n| a |\n|---|\n| 1 |\n{fence}\n");
+            assert_eq!(held(items(1, None), &code), Some(false), "{code}");
+            assert_eq!(held(M::BulletList, &code), Some(false), "{code}");
+            assert_eq!(held(M::NumberedList, &code), Some(false), "{code}");
+            assert_eq!(held(M::Headings, &code), Some(false), "{code}");
+            assert_eq!(held(M::Table, &code), Some(false), "{code}");
+            assert_eq!(held(rows(1, None), &code), Some(false), "{code}");
+        }
+        assert_eq!(held(items(1, None), "~~~\n- a\n"), Some(false));
+        // A ``` line does not close a ~~~ fence.
+        assert_eq!(held(items(1, None), "~~~\n```\n- a\n"), Some(false));
+        // A tab-indented item is nested.
+        assert_eq!(held(items(2, Some(2)), "- a\n\t- nested\n- b"), Some(true));
+        assert_eq!(held(items(1, Some(1)), "- a\n \t- nested"), Some(true));
+        // Empty items and thematic breaks are not items.
+        let fake = "- \n-\n* * *\n- - -\n***\n_ _ _\n1. \n2.\n+ \u{200b}\n";
+        assert_eq!(held(items(1, None), fake), Some(false));
+        assert_eq!(held(M::BulletList, fake), Some(false));
+        assert_eq!(held(M::NumberedList, fake), Some(false));
+        // Empty rows, repeated delimiter rows and a lone `|` are not rows.
+        let table = "| a | b |\n|---|---|\n| 1 | 2 |\n| | |\n|---|---|\n|\n| \u{200b} |\n";
+        assert_eq!(held(rows(1, Some(1)), table), Some(true));
+        assert_eq!(held(M::Table, "| a |\n|---|\n| |\n|\n"), Some(false));
+    }
+
+    #[test]
+    fn each_field_needs_a_value_under_its_own_name() {
+        let m = Measure::Each {
+            item: "source".into(),
+            fields: vec!["title".into(), "url".into(), "year".into()],
+        };
+        let blank = r#"[{"title": "A", "url": "https://a", "year": 2025}, {"title": " ", "url": [], "year": {}}]"#;
+        assert_eq!(measure(&m, blank).partial, Some(50));
+        let blank = r#"[{"title": "\u200b", "url": [""], "year": {"a": null}}]"#;
+        assert_eq!(measure(&m, blank).held, Some(false));
+        let labels = "- title:\n  url:\n  year:\n- subtitle: x, curl: y, leapyear: z\n- **title**:\n  url: , year: ";
+        let f = measure(&m, labels);
+        assert_eq!((f.held, f.partial), (Some(false), None), "{f:?}");
+        let ok = "- Title: A, URL: https://a, year: 2025\n- **title**: B\n  **url:** https://b\n  year: 1999";
+        assert_eq!(measure(&m, ok).held, Some(true), "{:?}", measure(&m, ok));
+        let table = "| title | url | year |\n|---|---|---|\n| \u{200b} | https://a | 2025 |";
+        assert_eq!(measure(&m, table).partial, Some(66));
+        // A list inside a fence is not a list of sources.
+        assert_eq!(
+            measure(&m, "```\n- title: A\n  url: https://a\n  year: 1\n```").held,
+            None
+        );
     }
 
     #[test]

@@ -6,11 +6,17 @@
 //! `Execution` and every other section hold no clause: a bullet there,
 //! `- if …` included, is not a clause.
 //!
-//! A clause is a top-level bullet of a commitment section. Its wrapped
-//! lines (indented, not bullets) are joined to it; its sub-bullets are
-//! kept as sub-requirements, and a sub-bullet `- if …: …` is a conditional
-//! clause on the same output. Plain prose lines between bullets and fenced
-//! code blocks are not clauses.
+//! A clause is a bullet (`-`, `*`, `+`, `1.`, `1)`) of a commitment
+//! section, however indented (after prose or right under the heading an
+//! indented bullet is still one). Its wrapped lines (indented, or an
+//! unindented line right after it) are joined to it; its sub-bullets
+//! (indented further) are kept as sub-requirements, and a sub-bullet
+//! `- if …: …` is a conditional clause on the same output. Prose after a
+//! blank line and fenced code blocks are not clauses. A note after a
+//! section's name (`Ensures (outputs)`) is allowed; a heading that starts
+//! like one but is none pactum knows (`Ensures and more`) is refused, and
+//! `## Contract` wraps the file's own sections (never an inline service).
+//! No bullet of a commitment section is ever dropped.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -73,6 +79,9 @@ pub struct ParsedContract {
     pub errors: Vec<DeclaredError>,
     /// Whether it has any commitment section at all (an empty one counts).
     pub has_commitments: bool,
+    /// 1-based line of an inline service's heading; 0 for a file's top
+    /// level.
+    pub line: usize,
 }
 
 /// A parsed `*.prose.md` file.
@@ -110,7 +119,9 @@ enum Kind {
 /// Known section names; any other heading opens no section (it is a
 /// title, a facet under `Maintains`, or an inline service at level 2).
 fn section_kind(title: &str) -> Option<Kind> {
-    let t = title.trim().trim_end_matches(':').to_ascii_lowercase();
+    // A note in parentheses (`Ensures (outputs)`) does not change it.
+    let t = title.split('(').next().unwrap_or_default();
+    let t = t.trim().trim_end_matches(':').trim().to_ascii_lowercase();
     Some(match t.as_str() {
         "ensures" => Kind::Commit(Section::Ensures),
         "returns" => Kind::Commit(Section::Returns),
@@ -123,12 +134,38 @@ fn section_kind(title: &str) -> Option<Kind> {
     })
 }
 
+/// Whether an unknown heading starts with the name of a section that
+/// holds clauses (`Ensures and guarantees`): reading it as a title would
+/// drop its bullets, so it is refused.
+fn reads_like_a_commitment(title: &str) -> bool {
+    let first: String = title
+        .trim()
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    matches!(
+        first.as_str(),
+        "ensures" | "returns" | "maintains" | "errors"
+    )
+}
+
+/// `Contract`: a heading that wraps the file's own sections (`## Contract`
+/// then `### Ensures`), never an inline service.
+fn is_wrapper(title: &str) -> bool {
+    title
+        .trim()
+        .trim_end_matches(':')
+        .eq_ignore_ascii_case("contract")
+}
+
 /// Parses one `*.prose.md` file.
 ///
 /// # Errors
 /// [`ImportError::Contract`] naming the file and line: no frontmatter, a
 /// frontmatter that is not a YAML mapping or lacks `name`/`kind`, an
-/// unterminated code fence, a commitment bullet that is empty.
+/// unterminated code fence, a commitment bullet that is empty, a heading
+/// that reads like a commitment section pactum does not know.
 pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let err = |line: usize, message: String| ImportError::Contract {
         file: path.display().to_string(),
@@ -178,7 +215,12 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let mut open: Option<(usize, Kind)> = None;
     let mut service: Option<(usize, usize)> = None;
     let mut facet: Option<(usize, String)> = None;
-    let mut pending_service: Option<(usize, String)> = None;
+    // (level, name, line) of a `## name` heading not yet known to be an
+    // inline service.
+    let mut pending_service: Option<(usize, String, usize)> = None;
+    // Whether the line before was blank (a lazy continuation line joins
+    // its bullet only right after it).
+    let mut after_blank = false;
     let mut fence: Option<(usize, String)> = None;
     let mut current: Option<Bullet> = None;
 
@@ -206,7 +248,10 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             if service.is_some_and(|(l, _)| level <= l) {
                 service = None;
             }
-            if pending_service.as_ref().is_some_and(|(l, _)| level <= *l) {
+            if pending_service
+                .as_ref()
+                .is_some_and(|(l, _, _)| level <= *l)
+            {
                 pending_service = None;
             }
             if open.is_some_and(|(l, _)| level <= l) {
@@ -216,11 +261,19 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             if facet.as_ref().is_some_and(|(l, _)| level <= *l) {
                 facet = None;
             }
-            match section_kind(&title) {
+            let kind = section_kind(&title);
+            if kind.is_none() && reads_like_a_commitment(&title) {
+                return Err(err(
+                    lineno,
+                    format!("the heading `{title}` reads like a section that holds clauses but is none pactum knows: write `Ensures`, `Returns`, `Maintains` or `Errors` (a note may follow in parentheses)"),
+                ));
+            }
+            match kind {
                 Some(k) => {
-                    if let Some((l, svc)) = pending_service.take() {
+                    if let Some((l, svc, at)) = pending_service.take() {
                         inline.push(ParsedContract {
                             name: svc,
+                            line: at,
                             ..ParsedContract::default()
                         });
                         service = Some((l, inline.len() - 1));
@@ -235,8 +288,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                         facet = Some((level, title.trim().to_string()));
                     }
                     Some(_) => {}
-                    None if level == 2 && service.is_none() => {
-                        pending_service = Some((level, title.trim().to_string()));
+                    None if level == 2 && service.is_none() && !is_wrapper(&title) => {
+                        pending_service = Some((level, title.trim().to_string(), lineno));
                     }
                     None => {}
                 },
@@ -249,44 +302,35 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         }
         let indent = line.len() - trimmed.len();
         if trimmed.is_empty() {
+            after_blank = true;
             continue;
         }
+        let was_blank = std::mem::replace(&mut after_blank, false);
         let bullet = bullet_text(trimmed);
         let target = target_mut(&mut main, &mut inline, service);
-        match (indent, bullet) {
-            (0..=1, Some(text)) => {
+        match (bullet, current.as_mut()) {
+            // A sub-bullet: indented further than its bullet.
+            (Some(text), Some(b)) if indent > b.indent + 1 => b.sub.push(text.to_string()),
+            // A bullet: a clause, however indented (after prose or a
+            // heading an indented bullet is still one).
+            (Some(text), _) => {
                 flush(&mut current, open, target, &facet, path)?;
                 current = Some(Bullet {
                     line: lineno,
+                    indent,
                     text: text.to_string(),
                     sub: Vec::new(),
                 });
             }
-            (0..=1, None) => {
-                // Plain prose between bullets: not a clause, and it ends
-                // the bullet before it.
-                flush(&mut current, open, target, &facet, path)?;
+            // A wrapped line: indented, or right after the bullet (a lazy
+            // continuation line).
+            (None, Some(b)) if indent >= 2 || !was_blank => {
+                let last = b.sub.last_mut().unwrap_or(&mut b.text);
+                last.push(' ');
+                last.push_str(trimmed);
             }
-            (_, Some(text)) => {
-                // An indented bullet under prose is not a clause.
-                if let Some(b) = current.as_mut() {
-                    b.sub.push(text.to_string());
-                }
-            }
-            (_, None) => {
-                if let Some(b) = current.as_mut() {
-                    match b.sub.last_mut() {
-                        Some(s) => {
-                            s.push(' ');
-                            s.push_str(trimmed);
-                        }
-                        None => {
-                            b.text.push(' ');
-                            b.text.push_str(trimmed);
-                        }
-                    }
-                }
-            }
+            // Plain prose: not a clause, and it ends the bullet before it.
+            (None, _) => flush(&mut current, open, target, &facet, path)?,
         }
     }
     if let Some((line, _)) = fence {
@@ -317,6 +361,8 @@ fn target_mut<'a>(
 /// A bullet being read: its first line, wrapped lines and sub-bullets.
 struct Bullet {
     line: usize,
+    /// Columns before its marker.
+    indent: usize,
     text: String,
     sub: Vec<String>,
 }
@@ -334,15 +380,24 @@ fn heading(line: &str) -> Option<(usize, String)> {
     Some((hashes, rest.trim().trim_end_matches('#').trim().to_string()))
 }
 
-/// The text of a bullet line (`- `, `* `, `+ `), without its marker.
+/// The text of a bullet line (`- `, `* `, `+ `, or numbered `1. `,
+/// `1) `), without its marker.
 fn bullet_text(trimmed: &str) -> Option<&str> {
-    if matches!(trimmed, "-" | "*" | "+") {
+    let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
+    let rest = if (1..=9).contains(&digits) {
+        trimmed[digits..]
+            .strip_prefix('.')
+            .or_else(|| trimmed[digits..].strip_prefix(')'))?
+    } else {
+        trimmed
+            .strip_prefix('-')
+            .or_else(|| trimmed.strip_prefix('*'))
+            .or_else(|| trimmed.strip_prefix('+'))?
+    };
+    if rest.is_empty() {
         return Some("");
     }
-    ["- ", "* ", "+ "]
-        .iter()
-        .find_map(|m| trimmed.strip_prefix(m))
-        .map(str::trim)
+    rest.starts_with([' ', '\t']).then(|| rest.trim())
 }
 
 /// Ends the bullet being read, recording it in the section it belongs to.
@@ -534,7 +589,7 @@ mod tests {
         parse_file(Path::new("x.prose.md"), text).expect("parses")
     }
 
-    const SERVICE: &str = "---\nname: researcher\nkind: service\nversion: 0.12\n---\n\n# Researcher\n\n## Requires\n\n- topic: what to research\n- if the topic is empty: nothing\n\n## Ensures\n\n- `findings`: at least 3 sources,\n  each with a URL\n- summary: a 2-3 paragraph summary\n  - if search-failed: a note saying \"no sources were found\"\n  - preserving key claims\nSome prose here, not a clause.\n- each source has: title, url, date\n- if the search tool failed: `findings` is a short note\n\n```text\n- not a clause\n```\n\n## Errors\n\n- search-failed: the search tool failed\n\n## Invariants\n\n- if anything: not a clause\n- every source is real\n\n## Strategies\n\n- if stuck: retry\n";
+    const SERVICE: &str = "---\nname: researcher\nkind: service\nversion: 0.12\n---\n\n# Researcher\n\n## Requires\n\n- topic: what to research\n- if the topic is empty: nothing\n\n## Ensures\n\n- `findings`: at least 3 sources,\n  each with a URL\n- summary: a 2-3 paragraph summary\n  - if search-failed: a note saying \"no sources were found\"\n  - preserving key claims\n\nSome prose here, not a clause.\n- each source has: title, url, date\n- if the search tool failed: `findings` is a short note\n\n```text\n- not a clause\n```\n\n## Errors\n\n- search-failed: the search tool failed\n\n## Invariants\n\n- if anything: not a clause\n- every source is real\n\n## Strategies\n\n- if stuck: retry\n";
 
     #[test]
     fn reads_clauses_conditionals_wrapped_lines_and_sub_bullets() {
@@ -673,5 +728,116 @@ mod tests {
                 other => panic!("{text}: {other:?}"),
             }
         }
+    }
+
+    fn outputs_and_texts(f: &ParsedFile) -> Vec<(Option<String>, String)> {
+        f.main
+            .clauses
+            .iter()
+            .map(|c| (c.output.clone(), c.description.clone()))
+            .collect()
+    }
+
+    const HEAD: &str = "---\nname: svc\nkind: service\n---\n\n# Svc\n\n";
+
+    /// Every bullet a reader sees as a clause is read as one, whatever
+    /// its marker or indentation; none is dropped.
+    #[test]
+    fn no_bullet_is_dropped() {
+        let two = vec![
+            (
+                Some("findings".to_string()),
+                "at least 3 sources".to_string(),
+            ),
+            (Some("summary".to_string()), "at most 5 words".to_string()),
+        ];
+        for body in [
+            // Numbered bullets.
+            "## Ensures\n\n1. `findings`: at least 3 sources\n2. `summary`: at most 5 words\n",
+            "## Ensures\n\n- `findings`: at least 3 sources\n2) `summary`: at most 5 words\n",
+            // Indented bullets, directly under the heading.
+            "## Ensures\n\n  - `findings`: at least 3 sources\n  - `summary`: at most 5 words\n",
+            // Indented bullets after a prose line.
+            "## Ensures\n\nThe service guarantees:\n  - `findings`: at least 3 sources\n  - `summary`: at most 5 words\n",
+            "## Ensures\n\n- `findings`: at least 3 sources\n\nAlso:\n  - `summary`: at most 5 words\n",
+            // A heading with a note.
+            "## Ensures (outputs)\n\n- `findings`: at least 3 sources\n- `summary`: at most 5 words\n",
+            "## Ensures:\n\n- `findings`: at least 3 sources\n- `summary`: at most 5 words\n",
+        ] {
+            let f = parse(&format!("{HEAD}{body}"));
+            assert_eq!(outputs_and_texts(&f), two, "{body}");
+            assert!(f.main.clauses.iter().all(|c| c.sub.is_empty()), "{body}");
+        }
+    }
+
+    /// An unindented line right after a bullet continues it (a lazy
+    /// continuation line); after a blank line it is prose.
+    #[test]
+    fn unindented_continuation_lines_join_their_bullet() {
+        let f = parse(&format!(
+            "{HEAD}## Ensures\n\n- `summary`: a summary saying \"batteries\"\nand at most 5 words\n\nProse, not a clause.\n"
+        ));
+        assert_eq!(
+            outputs_and_texts(&f),
+            vec![(
+                Some("summary".to_string()),
+                "a summary saying \"batteries\" and at most 5 words".to_string()
+            )]
+        );
+    }
+
+    /// `## Contract` wraps the file's own sections: its `### Ensures` and
+    /// `### Errors` are the file's, not an inline service's.
+    #[test]
+    fn a_contract_heading_wraps_the_files_own_sections() {
+        let f = parse(&format!(
+            "{HEAD}## Contract\n\n### Requires\n\n- market: the market\n\n### Ensures\n\n- `brief`: headings\n- `appendix`: a markdown table\n\n### Errors\n\n- research-failed: nothing found\n"
+        ));
+        assert!(f.inline.is_empty(), "{:?}", f.inline);
+        assert!(f.main.has_commitments);
+        assert_eq!(f.main.clauses.len(), 2);
+        assert_eq!(f.main.errors.len(), 1);
+    }
+
+    /// A heading that reads like a commitment section but is none pactum
+    /// knows is refused, naming its line: its bullets would be lost.
+    #[test]
+    fn a_section_heading_pactum_does_not_know_is_refused() {
+        for (heading, line) in [
+            ("## Ensures and guarantees", 8),
+            ("### Returns value", 8),
+            ("## Errors raised", 8),
+        ] {
+            let text = format!("{HEAD}{heading}\n\n- `x`: at least 3 items\n");
+            match parse_file(Path::new("x.prose.md"), &text) {
+                Err(ImportError::Contract {
+                    file,
+                    line: l,
+                    message,
+                }) => {
+                    assert_eq!(
+                        (file.as_str(), l),
+                        ("x.prose.md", line),
+                        "{heading}: {message}"
+                    );
+                    assert!(
+                        message.contains(heading.trim_start_matches('#').trim()),
+                        "{message}"
+                    );
+                }
+                other => panic!("{heading}: {other:?}"),
+            }
+        }
+    }
+
+    /// An inline service records the line of its heading.
+    #[test]
+    fn inline_services_know_their_line() {
+        let f = parse(&format!(
+            "{HEAD}## Ensures\n\n- `summary`: a summary\n\n## helper\n\n### Ensures\n\n- `notes`: at most 3 words\n"
+        ));
+        assert_eq!(f.inline.len(), 1);
+        assert_eq!(f.inline[0].line, 12);
+        assert_eq!(f.main.line, 0);
     }
 }

@@ -262,9 +262,11 @@ pub fn judge_inputs(
 
 /// The outputs of `c` that were produced (a non-empty binding), in order.
 fn produced(c: &RunContract) -> impl Iterator<Item = &Binding> {
-    c.outputs
-        .iter()
-        .filter(|b| b.content.as_deref().is_some_and(|t| !t.trim().is_empty()))
+    c.outputs.iter().filter(|b| {
+        b.content
+            .as_deref()
+            .is_some_and(|t| !pactum_core::text::is_blank(t))
+    })
 }
 
 /// What grading one clause needs settled before the judge runs.
@@ -376,7 +378,7 @@ fn grade_text(
                         format!("no binding file {}: output `{o}` was not produced", b.path),
                     ))
                 }
-                Some(t) if t.trim().is_empty() => {
+                Some(t) if pactum_core::text::is_blank(t) => {
                     return Pending::Done(settled(
                         h,
                         false,
@@ -701,7 +703,7 @@ fn grade_contract(
                 let (triggered, provided, p) = match (outcome, named) {
                     (Outcome::Detected, Ok(e)) => {
                         let provided = match degraded {
-                            Some(b) => b.content.as_deref().is_some_and(|t| !t.trim().is_empty()),
+                            Some(b) => b.content.as_deref().is_some_and(|t| !pactum_core::text::is_blank(t)),
                             None => produced(c).next().is_some(),
                         };
                         let mut p = grade_text(h, c, clause, &turns);

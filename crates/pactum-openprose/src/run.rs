@@ -177,11 +177,12 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             });
         }
     }
+    let ctx = Ctx { dir };
     let root_path = dir.join("root.prose.md");
     if !root_path.is_file() {
         return Err(ImportError::MissingRoot { dir: shown });
     }
-    let root = parse_file(&root_path, &read_text(&root_path)?)?;
+    let root = parse_file(&root_path, &ctx.read(&root_path)?)?;
     let manifest_path = dir.join("forme.manifest.json");
     let has_manifest = manifest_path.is_file();
     if !has_manifest {
@@ -207,7 +208,6 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     if !has_outputs(dir)? {
         return Err(ImportError::NoOutputs { dir: shown });
     }
-    let ctx = Ctx { dir };
     let inputs = ctx.caller_inputs()?;
     let log = ctx.read_log()?;
     let id = log
@@ -216,13 +216,25 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         .unwrap_or_else(|| folder_name(dir));
 
     let (system, layout, mut contracts) = if has_manifest {
-        ctx.system(&manifest_path, &root, &inputs, prefix)?
+        ctx.system(&manifest_path, &root, &inputs, prefix, log.as_ref())?
     } else {
         let layout = if root.kind.eq_ignore_ascii_case("function") {
             Layout::Function
         } else {
             Layout::Service
         };
+        // Its own clauses and an inline service's too: which one the run
+        // is cannot be told, and the other's clauses would go ungraded.
+        if let (true, Some(svc)) = (root.main.has_commitments, root.inline.first()) {
+            return Err(ImportError::Contract {
+                file: root_path.display().to_string(),
+                line: svc.line,
+                message: format!(
+                    "the file declares its own clauses and those of an inline service `{}`: without forme.manifest.json pactum cannot tell which one the run is (move the service to its own file, or add the manifest)",
+                    svc.name
+                ),
+            });
+        }
         // A file whose one service sits in an inline section: that section.
         let declared = if !root.main.has_commitments && root.inline.len() == 1 {
             root.inline[0].clone()
@@ -320,6 +332,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
                         .into(),
                 });
             }
+            ctx.check_real_inside(&entry)?;
             let nested = import_at(&entry, &format!("{prefix}{name}/"), depth + 1)?;
             errors.extend(nested.errors);
             contracts.extend(nested.contracts);
@@ -412,6 +425,8 @@ struct Log {
     ok: Vec<String>,
     errors: Vec<RunError>,
     run_error: Option<(usize, String)>,
+    /// Every step line: (1-based line, service).
+    steps: Vec<(usize, String)>,
 }
 
 struct Ctx<'a> {
@@ -450,7 +465,12 @@ fn parse_caller(file: &str, text: &str) -> Result<(String, String), ImportError>
 /// An output binding's content without the header OpenProse may write
 /// (`# name`, a `binding:` line, `---`); anything else is kept whole.
 fn strip_output_header(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
+    // A byte order mark before the header is no content.
+    let lines: Vec<&str> = text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .lines()
+        .collect();
     if lines.first().is_some_and(|l| l.starts_with("# ")) {
         if let Some(end) = lines.iter().take(8).position(|l| l.trim_end() == "---") {
             let header = &lines[1..end];
@@ -536,7 +556,7 @@ impl Ctx<'_> {
             if !f.is_file() {
                 continue;
             }
-            let text = read_text(&f)?;
+            let text = self.read(&f)?;
             let (name, value) = parse_caller(&f.display().to_string(), &text)?;
             out.push(Binding {
                 name,
@@ -629,8 +649,7 @@ impl Ctx<'_> {
         let path = self.dir.join(rel);
         let json = rel.ends_with(".json");
         let content = if path.is_file() {
-            self.check_real_inside(&path)?;
-            let text = read_text(&path)?;
+            let text = self.read(&path)?;
             Some(if json {
                 text
             } else {
@@ -647,7 +666,15 @@ impl Ctx<'_> {
         })
     }
 
-    /// A file reached through a link must still be inside the run.
+    /// The text of a file of the run: it must resolve inside the run (a
+    /// link leading outside is refused), then [`read_text`]'s bounds.
+    fn read(&self, path: &Path) -> Result<String, ImportError> {
+        self.check_real_inside(path)?;
+        read_text(path)
+    }
+
+    /// A file or folder reached through a link must still be inside the
+    /// run.
     fn check_real_inside(&self, path: &Path) -> Result<(), ImportError> {
         let root = std::fs::canonicalize(self.dir).map_err(io(self.dir))?;
         let real = std::fs::canonicalize(path).map_err(io(path))?;
@@ -668,9 +695,10 @@ impl Ctx<'_> {
         root: &ParsedFile,
         inputs: &[Binding],
         prefix: &str,
+        log: Option<&Log>,
     ) -> Result<(String, Layout, Vec<RunContract>), ImportError> {
         let file = manifest_path.display().to_string();
-        let text = read_text(manifest_path)?;
+        let text = self.read(manifest_path)?;
         let de = &mut serde_json::Deserializer::from_str(&text);
         let m: RawManifest = serde_path_to_error::deserialize(de).map_err(|e| {
             let field = e.path().to_string();
@@ -707,7 +735,7 @@ impl Ctx<'_> {
             })?;
             if !files.contains_key(&snapshot) {
                 let p = self.dir.join(&snapshot);
-                files.insert(snapshot.clone(), parse_file(&p, &read_text(&p)?)?);
+                files.insert(snapshot.clone(), parse_file(&p, &self.read(&p)?)?);
             }
             let parsed = &files[&snapshot];
             let declared = node_contract(parsed, &node.id).ok_or_else(|| {
@@ -828,7 +856,97 @@ impl Ctx<'_> {
                 },
             );
         }
+        self.accounted_for(&file, &m, &contracts, log)?;
         Ok((m.system_name, Layout::System, contracts))
+    }
+
+    /// Refuses a manifest that does not account for the folder: a folder
+    /// under `bindings/` (besides `caller`) or `workspace/`, a snapshot in
+    /// `sources/`, or a log step, of a service that is not a node of
+    /// `graph` (that service would otherwise never be graded).
+    fn accounted_for(
+        &self,
+        file: &str,
+        m: &RawManifest,
+        contracts: &[RunContract],
+        log: Option<&Log>,
+    ) -> Result<(), ImportError> {
+        let unaccounted = |what: String| ImportError::Manifest {
+            file: file.to_string(),
+            field: "graph".into(),
+            message: format!(
+                "{what}, not a node of the graph: the manifest does not account for it"
+            ),
+        };
+        let ids: Vec<&str> = m.graph.iter().map(|n| n.id.as_str()).collect();
+        let folder_of = |rel: &str, top: &str| -> Option<String> {
+            let mut parts = Path::new(rel).components().filter_map(|c| match c {
+                Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            });
+            (parts.next().as_deref() == Some(top))
+                .then(|| parts.next())
+                .flatten()
+        };
+        let mut bindings: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        bindings.extend(
+            contracts
+                .iter()
+                .flat_map(|c| &c.outputs)
+                .filter_map(|b| folder_of(&b.path, "bindings")),
+        );
+        bindings.push("caller".into());
+        let mut workspaces: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        workspaces.extend(
+            m.graph
+                .iter()
+                .filter_map(|n| n.workspace_path.as_deref())
+                .filter_map(|w| folder_of(w, "workspace")),
+        );
+        for (top, known) in [("bindings", &bindings), ("workspace", &workspaces)] {
+            let d = self.dir.join(top);
+            if !d.is_dir() {
+                continue;
+            }
+            for f in sorted_entries(&d)? {
+                let name = folder_name(&f);
+                if f.is_dir() && !known.contains(&name) {
+                    return Err(unaccounted(format!(
+                        "{top}/{name}/ holds the files of `{name}`"
+                    )));
+                }
+            }
+        }
+        let sources = self.dir.join("sources");
+        if sources.is_dir() {
+            let mut used: Vec<String> = contracts.iter().map(|c| c.source.clone()).collect();
+            if let Some(name) = m
+                .source_path
+                .as_deref()
+                .and_then(|s| Path::new(s).file_name())
+            {
+                used.push(format!("sources/{}", name.to_string_lossy()));
+            }
+            for f in sorted_entries(&sources)? {
+                let rel = self.rel(&f);
+                if !used.contains(&rel) {
+                    return Err(unaccounted(format!(
+                        "{rel} is a source snapshot of no node (`{}`)",
+                        folder_name(&f)
+                    )));
+                }
+            }
+        }
+        if let Some(l) = log {
+            for (line, svc) in &l.steps {
+                if !ids.contains(&svc.as_str()) {
+                    return Err(unaccounted(format!(
+                        "vm.log.md:{line} logs a step of `{svc}`"
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Where a node's source snapshot is: `sources/{file name}`, or the
@@ -850,7 +968,7 @@ impl Ctx<'_> {
         if !path.is_file() {
             return Ok(None);
         }
-        let text = read_text(&path)?;
+        let text = self.read(&path)?;
         parse_log(&path.display().to_string(), &text).map(Some)
     }
 
@@ -874,7 +992,7 @@ impl Ctx<'_> {
             if !f.is_file() {
                 continue;
             }
-            let text = read_text(&f)?;
+            let text = self.read(&f)?;
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             let Some(name) = first.trim().strip_prefix("# Error:") else {
                 return Err(ImportError::RunFile {
@@ -946,6 +1064,7 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
         ok: Vec::new(),
         errors: Vec::new(),
         run_error: None,
+        steps: Vec::new(),
     };
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -966,6 +1085,7 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
         }
         if let Some(c) = step.captures(line) {
             let svc = c[2].to_string();
+            log.steps.push((n, svc.clone()));
             if &c[3] == "✓" {
                 log.ok.push(svc);
             } else {
@@ -1037,6 +1157,10 @@ mod tests {
         assert!(parse_caller("f", "# topic\nno colon here\n---\nx").is_err());
         assert_eq!(
             strip_output_header("# summary\nbinding: output\nsource: writer\n---\nBody\n"),
+            "Body"
+        );
+        assert_eq!(
+            strip_output_header("\u{feff}# summary\nbinding: output\n---\nBody\n"),
             "Body"
         );
         // A heading that is content stays.

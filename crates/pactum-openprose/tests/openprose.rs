@@ -340,3 +340,135 @@ fn wrong_greens() {
     let g = grade_dir(d.path());
     assert_eq!(verdicts(&g)[0].2, Verdict::NotEvaluable);
 }
+
+/// A binding of invisible characters only is not an output, and a byte
+/// order mark does not turn a binding header into content.
+#[test]
+fn invisible_bindings_and_headers_are_no_content() {
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: s\nkind: service\n---\n## Ensures\n\n- `a`: a summary\n- `b`: headings\n",
+    );
+    write(d.path(), "bindings/s/a.md", "\u{200b}\u{feff}\n\u{2060} \n");
+    write(
+        d.path(),
+        "bindings/s/b.md",
+        "\u{feff}# b\nbinding: output\nsource: s\n---\nplain text, no heading\n",
+    );
+    let g = grade_dir(d.path());
+    for (_, id, v) in verdicts(&g) {
+        assert_eq!(v, Verdict::Violated, "{id}");
+    }
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Every file read from a run must resolve inside it: a link to a file
+/// outside (the same content, so only the link can be the reason) is
+/// refused, naming the file.
+#[cfg(unix)]
+#[test]
+fn links_that_leave_the_run_are_refused() {
+    for (fixture_name, rel) in [
+        ("service", "root.prose.md"),
+        ("service", "bindings/caller/topic.md"),
+        ("service", "workspace/researcher/__error.md"),
+        ("service", "vm.log.md"),
+        ("system", "forme.manifest.json"),
+        ("system", "sources/researcher.prose.md"),
+        ("nested", "imports/std--summarize"),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture(fixture_name), &run);
+        import_run(&run).unwrap_or_else(|e| panic!("{fixture_name}: {e}"));
+        let outside = tmp.path().join("outside");
+        std::fs::rename(run.join(rel), &outside).expect("move out");
+        std::os::unix::fs::symlink(&outside, run.join(rel)).expect("link");
+        match import_run(&run) {
+            Err(e) => {
+                assert_eq!(e.code(), "invalid-run", "{rel}: {e}");
+                let text = e.to_string();
+                assert!(text.contains(rel), "{rel}: {text}");
+                assert!(text.contains("outside the run"), "{rel}: {text}");
+            }
+            Ok(_) => panic!("{fixture_name}/{rel}: imported through a link outside the run"),
+        }
+    }
+}
+
+/// A manifest that does not account for part of the folder is refused: a
+/// service missing from `graph` would otherwise never be graded.
+#[test]
+fn a_manifest_that_contradicts_the_folder_is_refused() {
+    for (rel, text, needle) in [
+        ("bindings/ghost/out.md", "anything\n", "bindings/ghost/"),
+        (
+            "sources/ghost.prose.md",
+            "---\nname: ghost\nkind: service\n---\n## Ensures\n\n- `out`: at least 3 items\n",
+            "sources/ghost.prose.md",
+        ),
+        ("workspace/ghost/__error.md", "# Error: boom\n", "workspace/ghost/"),
+        (
+            "vm.log.md",
+            "# run:20260317-143052-a7b3c9 brief\nroot: root.prose.md\n1→ researcher ✓\n2→ writer ✓\n3→ ghost ✗ crashed: bad\n---end 2026-03-17T14:31:02Z\n",
+            "vm.log.md:5",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture("system"), &run);
+        write(&run, rel, text);
+        match import_run(&run) {
+            Err(e) => {
+                assert_eq!(e.code(), "invalid-manifest", "{rel}: {e}");
+                let text = e.to_string();
+                assert!(text.contains(needle), "{rel}: {text}");
+                assert!(text.contains("ghost"), "{rel}: {text}");
+                assert!(text.contains("forme.manifest.json"), "{rel}: {text}");
+            }
+            Ok(_) => panic!("{rel}: imported although the manifest does not account for it"),
+        }
+    }
+}
+
+/// A service file (no manifest) that declares its own clauses and an
+/// inline service's is refused: the inline service's clauses would never
+/// be graded.
+#[test]
+fn a_service_root_with_an_inline_service_too_is_refused() {
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: svc\nkind: service\n---\n\n# Svc\n\n## Ensures\n\n- `summary`: a summary saying \"batteries\"\n\n## helper\n\n### Ensures\n\n- `notes`: at most 3 words\n",
+    );
+    write(d.path(), "bindings/svc/summary.md", "batteries\n");
+    write(
+        d.path(),
+        "bindings/svc/notes.md",
+        "far more than three words here\n",
+    );
+    match import_run(d.path()) {
+        Err(e) => {
+            assert_eq!(e.code(), "invalid-contract", "{e}");
+            let text = e.to_string();
+            assert!(text.contains("root.prose.md:12"), "{text}");
+            assert!(text.contains("helper"), "{text}");
+        }
+        Ok(_) => panic!("imported, the inline service's clauses ungraded"),
+    }
+}

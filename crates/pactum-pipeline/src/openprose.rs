@@ -45,9 +45,12 @@ pub struct Prepared<'r> {
     req: &'r ProseRequest,
     runs: Vec<Run>,
     judge: Option<GradeJudge>,
+    /// Every file of every run folder: none may be overwritten by a report.
+    files: Vec<PathBuf>,
 }
 
-/// The most files of one run folder protected from the reports.
+/// The most files one run folder may hold: a larger run is refused rather
+/// than left partly protected from the reports.
 const MAX_PROTECTED: usize = 10_000;
 
 /// Imports every run of `req` and connects the judge.
@@ -56,10 +59,13 @@ const MAX_PROTECTED: usize = 10_000;
 /// [`PipelineError::Invalid`] naming the run and the import error's code
 /// (`missing-root`, `missing-manifest`, `no-outputs`,
 /// `unsupported-layout`, `invalid-manifest`, …) for the first run that
-/// cannot be imported; [`PipelineError::Store`] when the judge's store
+/// cannot be imported, or for a run folder holding more than 10,000
+/// files or one that cannot be listed (its files could not all be kept
+/// from the reports); [`PipelineError::Store`] when the judge's store
 /// cannot be opened.
 pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
     let mut runs = Vec::new();
+    let mut files = Vec::new();
     for dir in &req.runs {
         let run = import_run(dir).map_err(|e| {
             let text = e.to_string();
@@ -71,26 +77,47 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
             })
         })?;
         runs.push(run);
+        let mut mine = Vec::new();
+        walk(dir, dir, &mut mine)?;
+        files.extend(mine);
     }
     let judge = judge_setup(req.judge.as_ref(), req.store.as_deref())?;
-    Ok(Prepared { req, runs, judge })
+    Ok(Prepared {
+        req,
+        runs,
+        judge,
+        files,
+    })
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+/// Every file under `dir` (links not followed) into `out`. More than
+/// [`MAX_PROTECTED`] files, or a folder or entry that cannot be read, is
+/// an error naming `run`: a file left off the list could be overwritten
+/// by a report.
+fn walk(run: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), PipelineError> {
+    let unreadable = |e: std::io::Error| {
+        PipelineError::Invalid(format!(
+            "io: {}: {e} (every file of the OpenProse run {} is kept from the reports, so each of its folders must be readable)",
+            dir.display(),
+            run.display()
+        ))
     };
-    for e in entries.flatten() {
-        if out.len() >= MAX_PROTECTED {
-            return;
-        }
+    for e in std::fs::read_dir(dir).map_err(unreadable)? {
+        let e = e.map_err(unreadable)?;
         let p = e.path();
-        match e.file_type() {
-            Ok(t) if t.is_dir() => walk(&p, out),
-            Ok(_) => out.push(p),
-            Err(_) => {}
+        if e.file_type().map_err(unreadable)?.is_dir() {
+            walk(run, &p, out)?;
+        } else {
+            if out.len() >= MAX_PROTECTED {
+                return Err(PipelineError::Invalid(format!(
+                    "invalid-run: {}: more than {MAX_PROTECTED} files; pactum keeps every file of a run from the reports and refuses a larger run",
+                    run.display()
+                )));
+            }
+            out.push(p);
         }
     }
+    Ok(())
 }
 
 impl Prepared<'_> {
@@ -102,12 +129,9 @@ impl Prepared<'_> {
     /// The files no report may overwrite: every file of every run folder,
     /// and the store.
     pub fn protected(&self) -> Vec<Protected> {
-        let mut files = Vec::new();
-        for r in &self.req.runs {
-            walk(r, &mut files);
-        }
-        let mut out: Vec<Protected> = files
-            .into_iter()
+        let mut out: Vec<Protected> = self
+            .files
+            .iter()
             .map(|p| Protected::input("a file of the OpenProse run", p))
             .collect();
         out.push(store_protected(self.req.store.as_deref()));
@@ -236,5 +260,87 @@ impl Prepared<'_> {
         });
         outcome.report_failed = sink.report_failed();
         Ok(outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for e in std::fs::read_dir(from).expect("read_dir") {
+            let e = e.expect("entry");
+            let target = to.join(e.file_name());
+            if e.file_type().expect("type").is_dir() {
+                copy_dir(&e.path(), &target);
+            } else {
+                std::fs::copy(e.path(), &target).expect("copy");
+            }
+        }
+    }
+
+    fn request(run: &Path) -> ProseRequest {
+        ProseRequest {
+            runs: vec![run.to_path_buf()],
+            policy: Policy::default(),
+            judge: None,
+            store: None,
+        }
+    }
+
+    /// A run with more files than are protected is refused: a report
+    /// must never overwrite one of its files left off the list.
+    #[test]
+    fn a_run_with_more_files_than_protected_is_refused_not_partly_protected() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        let example =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openprose/satisfied");
+        copy_dir(&example, &run);
+        let junk = run.join("workspace/analyst/junk");
+        std::fs::create_dir_all(&junk).expect("mkdir");
+        for i in 0..=MAX_PROTECTED {
+            std::fs::write(junk.join(format!("{i}")), "").expect("write");
+        }
+        let req = request(&run);
+        match prepare(&req) {
+            Err(PipelineError::Invalid(m)) => {
+                assert!(m.contains(&run.display().to_string()), "{m}");
+                assert!(m.contains(&MAX_PROTECTED.to_string()), "{m}");
+            }
+            Err(e) => panic!("{e}"),
+            Ok(p) => {
+                // Fully protected is the only other acceptable outcome.
+                let protected = p.protected().len();
+                panic!("prepared, {protected} protected files");
+            }
+        }
+    }
+
+    /// Every file of a run within the cap is protected, nested ones too.
+    #[test]
+    fn every_file_of_a_run_is_protected() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        let example =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openprose/satisfied");
+        copy_dir(&example, &run);
+        let req = request(&run);
+        let p = prepare(&req).expect("prepares");
+        let mut files = Vec::new();
+        let mut stack = vec![run.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).expect("read_dir") {
+                let path = e.expect("entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else {
+                    files.push(path);
+                }
+            }
+        }
+        // The store is the one more entry.
+        assert_eq!(p.protected().len(), files.len() + 1);
     }
 }
