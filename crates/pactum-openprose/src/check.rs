@@ -37,8 +37,11 @@
 //! clause whose only other words are vague ("good", "comprehensive",
 //! "high-quality") is not evaluable, with a suggested rewrite.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
+
+use pactum_core::echo::{is_echo, only_copied, Quoting};
 
 use regex::Regex;
 use serde_json::Value;
@@ -59,9 +62,6 @@ pub enum Unit {
     Rows,
     /// Markdown headings.
     Headings,
-    /// Another noun: list items or JSON array elements; with neither the
-    /// count cannot be taken.
-    Other(String),
 }
 
 /// A JSON shape a clause asks for.
@@ -106,6 +106,9 @@ pub enum Measure {
         /// The fields.
         fields: Vec<String>,
     },
+    /// The negation of a format or a quote ("not JSON", "without
+    /// headings", "not mentioning \"x\""): holds when that one fails.
+    Not(Box<Measure>),
 }
 
 /// How a clause's text reads.
@@ -157,8 +160,28 @@ static COUNTS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     ]
 });
 
-static JSON: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\bjson(?:\s+(object|array|list))?\b"));
-static TABLE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:markdown\s+)?table\b"));
+static JSON: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:valid\s+)?json(?:\s+(object|array|list))?\b"));
+static TABLE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:markdown\s+)?table\b(\s+of\s+contents\b)?"));
+/// A negation right before a phrase (`not`, `no`, `without`, `never`,
+/// `nor`, `non-`, `…n't`, an article allowed after it).
+static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)(?:\b(?:not|no|without|never|nor)|\b\w+n['’]t|\bnon)[\s-]+(?:(?:a|an|any)\s+)?$")
+});
+/// Words before a bare count that make it no exact count ("more than 3
+/// items", "about 5 words").
+static NOT_EXACT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:than|over|under|above|below|about|around|nearly|almost|approximately|roughly)\s+$",
+    )
+});
+
+/// Where a negation of the phrase at `at` starts, if one stands right
+/// before it.
+fn negation_before(text: &str, at: usize) -> Option<usize> {
+    NEGATED.find(&text[..at]).map(|m| m.start())
+}
 static NUMBERED: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:numbered|ordered)\s+list\b"));
 static BULLETED: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:bullet(?:ed)?\s+list|bullet\s+points)\b"));
@@ -208,6 +231,8 @@ fn unit_of(noun: &str) -> Option<Unit> {
     })
 }
 
+/// Words that carry no requirement. A quality word the measures cannot
+/// check ("valid", "correct") is not one: it goes to the judge.
 const FILLER: &[&str] = &[
     "a",
     "an",
@@ -247,7 +272,6 @@ const FILLER: &[&str] = &[
     "at",
     "by",
     "written",
-    "valid",
     "one",
     "object",
     "array",
@@ -350,10 +374,17 @@ pub fn read(text: &str) -> Reading {
         })
         .collect();
     for (start, end, quotes, phrase) in found.into_iter().rev() {
+        let negated = negation_before(&rest, start);
         for q in quotes {
-            measures.push((phrase.clone(), Measure::Contains(q)));
+            match negated {
+                Some(n) => measures.push((
+                    format!("{}{phrase}", &rest[n..start]),
+                    Measure::Not(Box::new(Measure::Contains(q))),
+                )),
+                None => measures.push((phrase.clone(), Measure::Contains(q))),
+            }
         }
-        cut(&mut rest, start, end);
+        cut(&mut rest, negated.unwrap_or(start), end);
     }
     let mut count_unit: Option<String> = None;
     let mut masked: Vec<String> = Vec::new();
@@ -384,19 +415,16 @@ pub fn read(text: &str) -> Reading {
                     break;
                 }
             }
-            let (from, to, unit) = match found {
-                Some(x) => x,
-                None if *form == "bare" => {
-                    // A bare number before an unknown noun is not read.
-                    masked.push(m.as_str().to_string());
-                    rest.replace_range(m.start()..m.end(), &"\u{1}".repeat(m.len()));
-                    continue;
-                }
-                None => (
-                    0,
-                    1,
-                    Unit::Other(words.first().copied().unwrap_or("").to_string()),
-                ),
+            // A number before a noun that names no unit ("at least 3
+            // competitors", "from 2019 to 2024 as"), a negated count and a
+            // bare number after "more than" are not counts pactum takes:
+            // their words stay for the judge.
+            let unread = negation_before(&rest, m.start()).is_some()
+                || (*form == "bare" && NOT_EXACT.is_match(&rest[..m.start()]));
+            let Some((from, to, unit)) = found.filter(|_| !unread) else {
+                masked.push(m.as_str().to_string());
+                rest.replace_range(m.start()..m.end(), &"\u{1}".repeat(m.len()));
+                continue;
             };
             let kept = format!("{} {}", words[..from].join(" "), words[to..].join(" "));
             let (min, max) = match (*form, parsed.as_slice()) {
@@ -438,8 +466,15 @@ pub fn read(text: &str) -> Reading {
                 Some(_) => JsonShape::Array,
                 None => JsonShape::Any,
             };
-            measures.push((m.as_str().to_string(), Measure::Json(shape)));
-            cut(&mut rest, m.start(), m.end());
+            let negated = negation_before(&rest, m.start());
+            let from = negated.unwrap_or(m.start());
+            let phrase = rest[from..m.end()].to_string();
+            let json = Measure::Json(shape);
+            measures.push(match negated {
+                Some(_) => (phrase, Measure::Not(Box::new(json))),
+                None => (phrase, json),
+            });
+            cut(&mut rest, from, m.end());
         }
     }
     for (r, measure) in [
@@ -448,10 +483,23 @@ pub fn read(text: &str) -> Reading {
         (&*TABLE, Measure::Table),
         (&*HEADINGS, Measure::Headings),
     ] {
-        if let Some(m) = r.find(&rest.clone()) {
-            measures.push((m.as_str().to_string(), measure));
-            cut(&mut rest, m.start(), m.end());
-        }
+        // "a table of contents" is no table: it stays for the judge.
+        let now = rest.clone();
+        let Some(m) = r
+            .captures_iter(&now)
+            .filter(|c| c.get(1).is_none())
+            .find_map(|c| c.get(0))
+        else {
+            continue;
+        };
+        let negated = negation_before(&rest, m.start());
+        let from = negated.unwrap_or(m.start());
+        let phrase = rest[from..m.end()].to_string();
+        measures.push(match negated {
+            Some(_) => (phrase, Measure::Not(Box::new(measure))),
+            None => (phrase, measure),
+        });
+        cut(&mut rest, from, m.end());
     }
     let residual: Vec<String> = rest
         .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
@@ -503,9 +551,6 @@ pub struct Finding {
     /// `Some(true)` held, `Some(false)` failed, `None` could not be taken
     /// (the output's structure does not let it be measured).
     pub held: Option<bool>,
-    /// For an `each` clause that held for some items only: the share of
-    /// (item, field) pairs present, in 0–100.
-    pub partial: Option<u8>,
     /// What was measured, for the rationale.
     pub detail: String,
     /// An exact excerpt of the output backing it, if one.
@@ -515,7 +560,6 @@ pub struct Finding {
 fn finding(held: Option<bool>, detail: String, quote: Option<String>) -> Finding {
     Finding {
         held,
-        partial: None,
         detail,
         quote,
     }
@@ -695,6 +739,16 @@ fn first_line(s: &str) -> String {
 
 /// Measures `m` over an output's content.
 pub fn measure(m: &Measure, content: &str) -> Finding {
+    measure_against(m, content, &[])
+}
+
+/// Measures `m` over an output's content, given the `inputs` the service
+/// was given: a quoted text found only where the output repeats an input
+/// (the echo rule of SPEC §3.4, [`pactum_core::echo::is_echo`], or an
+/// output that is all copied input, [`pactum_core::echo::only_copied`])
+/// is not there. A negated quote is measured without that discount: an
+/// echo still says the words.
+pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> Finding {
     let json = as_json(content);
     match m {
         Measure::Json(shape) => match (&json, shape) {
@@ -774,24 +828,49 @@ pub fn measure(m: &Measure, content: &str) -> Finding {
             None => finding(Some(false), "no Markdown heading (`# …`)".into(), None),
         },
         Measure::Contains(text) => {
-            let lower = content.to_lowercase();
-            match lower.find(&text.to_lowercase()) {
-                Some(at)
-                    if content.is_char_boundary(at)
-                        && content.is_char_boundary(at + text.len()) =>
+            let Ok(r) = regex::RegexBuilder::new(&regex::escape(text))
+                .case_insensitive(true)
+                .build()
+            else {
+                return finding(None, format!("\"{text}\" cannot be looked for"), None);
+            };
+            let mut echoed = None;
+            for f in r.find_iter(content) {
+                if !inputs.is_empty()
+                    && (only_copied(content, inputs)
+                        || is_echo(content, f.start(), f.end(), inputs, Quoting::Marks))
                 {
-                    finding(
-                        Some(true),
-                        format!("the output contains \"{text}\""),
-                        Some(content[at..at + text.len()].to_string()),
-                    )
+                    echoed.get_or_insert(f.as_str().to_string());
+                    continue;
                 }
-                Some(_) => finding(Some(true), format!("the output contains \"{text}\""), None),
+                return finding(
+                    Some(true),
+                    format!("the output contains \"{text}\""),
+                    Some(f.as_str().to_string()),
+                );
+            }
+            match echoed {
+                Some(q) => finding(
+                    Some(false),
+                    format!("the output contains \"{text}\" only where it repeats its input: text copied from the input is no evidence"),
+                    Some(q),
+                ),
                 None => finding(
                     Some(false),
                     format!("the output does not contain \"{text}\""),
                     None,
                 ),
+            }
+        }
+        Measure::Not(inner) => {
+            let f = measure(inner, content);
+            match f.held {
+                Some(held) => finding(
+                    Some(!held),
+                    format!("the clause negates it, and {}", f.detail),
+                    f.quote.filter(|_| held),
+                ),
+                None => f,
             }
         }
         Measure::Count { unit, min, max } => {
@@ -819,7 +898,7 @@ pub fn measure(m: &Measure, content: &str) -> Finding {
 type Counted = (u64, String, Option<String>);
 
 fn count(unit: &Unit, content: &str, json: Option<&Value>) -> Result<Counted, String> {
-    let items = |what: &str, strict: bool| -> Result<Counted, String> {
+    let items = |what: &str| -> Result<Counted, String> {
         if let Some(Value::Array(a)) = json {
             return Ok((
                 a.len() as u64,
@@ -833,11 +912,6 @@ fn count(unit: &Unit, content: &str, json: Option<&Value>) -> Result<Counted, St
             ));
         }
         let l = list_items(content);
-        if l.is_empty() && !strict {
-            return Err(format!(
-                "the output holds no list: its {what} cannot be counted"
-            ));
-        }
         Ok((
             l.len() as u64,
             format!("{what} (list items)"),
@@ -845,16 +919,42 @@ fn count(unit: &Unit, content: &str, json: Option<&Value>) -> Result<Counted, St
         ))
     };
     match unit {
-        Unit::Items => items("items", true),
-        Unit::Other(w) => items(w, false),
-        Unit::Sources => {
-            let u = urls(content);
-            Ok((
-                u.len() as u64,
-                "sources (distinct URLs)".into(),
-                u.iter().next().cloned(),
-            ))
-        }
+        Unit::Items => items("items"),
+        // In a JSON array the sources are its elements: one element
+        // holding three URLs is one source, and an element whose URLs all
+        // appeared before is none.
+        Unit::Sources => match json {
+            Some(Value::Array(a)) => {
+                let mut seen = BTreeSet::new();
+                let mut first = None;
+                let n = a
+                    .iter()
+                    .filter(|e| {
+                        let text = e.to_string();
+                        let mine: Vec<String> = urls(&text).into_iter().collect();
+                        let new = mine.iter().find(|u| !seen.contains(*u)).cloned();
+                        seen.extend(mine);
+                        if first.is_none() {
+                            first.clone_from(&new);
+                        }
+                        new.is_some()
+                    })
+                    .count();
+                Ok((
+                    n as u64,
+                    "sources (JSON array elements with a URL not in an earlier one)".into(),
+                    first,
+                ))
+            }
+            _ => {
+                let u = urls(content);
+                Ok((
+                    u.len() as u64,
+                    "sources (distinct URLs)".into(),
+                    u.iter().next().cloned(),
+                ))
+            }
+        },
         Unit::Paragraphs => {
             if json.is_some() {
                 return Err("the output is JSON: it has no paragraphs to count".into());
@@ -942,11 +1042,45 @@ fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
     })
 }
 
-/// `each item has: fields`.
+/// An exact excerpt of `content` around the first of `needles` found in
+/// it: its line, or at most 100 characters either side in a long line.
+fn excerpt_of(content: &str, needles: &[String]) -> Option<String> {
+    needles.iter().find_map(|n| {
+        let at = content.find(n.as_str()).filter(|_| !n.is_empty())?;
+        let line_start = content[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = content[at..].find('\n').map_or(content.len(), |i| at + i);
+        let mut from = line_start.max(at.saturating_sub(100));
+        while !content.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = line_end.min(at + n.len() + 100);
+        while !content.is_char_boundary(to) {
+            to += 1;
+        }
+        Some(content[from..to].trim().to_string())
+    })
+}
+
+/// The JSON string literals of `v`'s non-blank leaves, as they may be
+/// written in the file (for quoting an element).
+fn literals(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) if !pactum_core::text::is_blank(s) => {
+            vec![serde_json::to_string(s).unwrap_or_default(), s.clone()]
+        }
+        Value::Array(a) => a.iter().flat_map(literals).collect(),
+        Value::Object(o) => o.values().flat_map(literals).collect(),
+        Value::Number(n) => vec![n.to_string()],
+        _ => vec![],
+    }
+}
+
+/// `each item has: fields`: universal, so one item lacking a field (or
+/// holding it blank) fails it, the first such item quoted.
 fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> Finding {
     let is_url_field = |f: &str| matches!(norm(f).as_str(), "url" | "link" | "source url" | "urls");
-    // Each X's fields present, as booleans.
-    let rows: Vec<Vec<bool>> = if let Some(v) = json {
+    // Each X's fields present, as booleans, and an exact excerpt of it.
+    let rows: Vec<(Vec<bool>, Option<String>)> = if let Some(v) = json {
         let arr = match v {
             Value::Array(a) => a.clone(),
             Value::Object(o) => {
@@ -982,7 +1116,8 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                             .collect()
                     })
                     .unwrap_or_default();
-                fields.iter().map(|f| keys.contains(&norm(f))).collect()
+                let present = fields.iter().map(|f| keys.contains(&norm(f))).collect();
+                (present, excerpt_of(content, &literals(e)))
             })
             .collect()
     } else if let Some((header, body)) = tables(content).into_iter().next() {
@@ -992,13 +1127,20 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
             .collect();
         body.iter()
             .map(|r| {
-                cols.iter()
+                let present = cols
+                    .iter()
                     .zip(fields)
                     .map(|(c, f)| match c {
                         Some(i) => r.get(*i).is_some_and(|v| !pactum_core::text::is_blank(v)),
                         None => is_url_field(f) && r.iter().any(|v| URL.is_match(v)),
                     })
-                    .collect()
+                    .collect();
+                let cells: Vec<String> = r
+                    .iter()
+                    .filter(|c| !pactum_core::text::is_blank(c))
+                    .cloned()
+                    .collect();
+                (present, excerpt_of(content, &cells))
             })
             .collect()
     } else {
@@ -1025,11 +1167,13 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
         blocks
             .iter()
             .map(|b| {
-                fields
+                let present = fields
                     .iter()
                     .zip(&patterns)
                     .map(|(f, p)| labelled(b, p.as_ref()) || (is_url_field(f) && URL.is_match(b)))
-                    .collect()
+                    .collect();
+                let first = b.lines().next().unwrap_or("").to_string();
+                (present, excerpt_of(content, &[first]))
             })
             .collect()
     };
@@ -1037,41 +1181,48 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
         return finding(Some(false), format!("no {item} found"), None);
     }
     let total = rows.len() * fields.len();
-    let present: usize = rows.iter().map(|r| r.iter().filter(|b| **b).count()).sum();
-    let missing: Vec<String> = rows
+    let present: usize = rows
+        .iter()
+        .map(|(r, _)| r.iter().filter(|b| **b).count())
+        .sum();
+    let lacking: Vec<(usize, Vec<&str>, &Option<String>)> = rows
         .iter()
         .enumerate()
-        .filter_map(|(i, r)| {
+        .filter_map(|(i, (r, q))| {
             let m: Vec<&str> = r
                 .iter()
                 .zip(fields)
                 .filter(|(b, _)| !**b)
                 .map(|(_, f)| f.as_str())
                 .collect();
-            (!m.is_empty()).then(|| format!("{item} {} lacks {}", i + 1, m.join(", ")))
+            (!m.is_empty()).then_some((i + 1, m, q))
         })
-        .take(3)
         .collect();
     let detail = format!(
         "{} {item}(s), {present} of {total} field(s) present{}",
         rows.len(),
-        if missing.is_empty() {
+        if lacking.is_empty() {
             String::new()
         } else {
-            format!(": {}", missing.join("; "))
+            format!(
+                ": {}{}",
+                lacking
+                    .iter()
+                    .take(3)
+                    .map(|(i, m, _)| format!("{item} {i} lacks {}", m.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                if lacking.len() > 3 {
+                    format!(" ({} {item}s lack a field)", lacking.len())
+                } else {
+                    String::new()
+                }
+            )
         }
     );
-    if present == total {
-        finding(Some(true), detail, None)
-    } else if present == 0 {
-        finding(Some(false), detail, None)
-    } else {
-        Finding {
-            held: Some(false),
-            partial: Some(u8::try_from(present * 100 / total).unwrap_or(99)),
-            detail,
-            quote: None,
-        }
+    match lacking.first() {
+        None => finding(Some(true), detail, None),
+        Some((_, _, q)) => finding(Some(false), detail, (*q).clone()),
     }
 }
 
@@ -1195,14 +1346,6 @@ mod tests {
                 }],
             ),
             (
-                "at least 4 competitors",
-                vec![M::Count {
-                    unit: Unit::Other("competitors".into()),
-                    min: 4,
-                    max: None,
-                }],
-            ),
-            (
                 "a note saying \"no sources were found\"",
                 vec![M::Contains("no sources were found".into())],
             ),
@@ -1252,6 +1395,93 @@ mod tests {
         assert!(m.is_empty(), "{m:?}");
         assert!(residual.contains(&"branches".to_string()));
         assert!(suggest_rewrite("a good report").contains("a report with"));
+        // A count of a noun that is no unit, a range of years and a count
+        // after "more than" are the judge's, never list items.
+        for text in [
+            "at least 4 competitors",
+            "events from 2019 to 2024 as",
+            "more than 3 items",
+            "not at least 3 items",
+        ] {
+            let (m, residual, _) = kinds(text);
+            assert!(m.is_empty(), "{text}: {m:?}");
+            assert!(!residual.is_empty(), "{text}");
+        }
+        // A quality word is no filler; "valid JSON" is the JSON measure.
+        let (m, residual, _) = kinds("a valid report");
+        assert!(m.is_empty());
+        assert_eq!(residual, vec!["valid".to_string()]);
+        let (m, residual, _) = kinds("valid JSON");
+        assert_eq!(m, vec![Measure::Json(JsonShape::Any)]);
+        assert!(residual.is_empty());
+        // A table of contents is no table.
+        let (m, residual, _) = kinds("a report with a table of contents");
+        assert!(m.is_empty(), "{m:?}");
+        assert_eq!(residual, vec!["contents".to_string()]);
+    }
+
+    #[test]
+    fn negations_are_measured_as_negations() {
+        use Measure as M;
+        let not = |m: Measure| M::Not(Box::new(m));
+        for (text, want) in [
+            ("not JSON", not(M::Json(JsonShape::Any))),
+            ("a non-JSON note", not(M::Json(JsonShape::Any))),
+            ("a report without headings", not(M::Headings)),
+            ("a report with no headings", not(M::Headings)),
+            ("never a table", not(M::Table)),
+            ("isn't a numbered list", not(M::NumberedList)),
+            ("not mentioning \"x\"", not(M::Contains("x".into()))),
+        ] {
+            let (m, residual, _) = kinds(text);
+            assert_eq!(m, vec![want], "{text}");
+            assert!(residual.is_empty(), "{text}: {residual:?}");
+        }
+        assert_eq!(held(not(M::Headings), "# T\n"), Some(false));
+        assert_eq!(held(not(M::Headings), "prose"), Some(true));
+        assert_eq!(held(not(M::Json(JsonShape::Any)), "{}"), Some(false));
+        assert_eq!(held(not(M::Contains("x".into())), "X marks"), Some(false));
+    }
+
+    #[test]
+    fn an_echo_of_the_input_is_no_mention() {
+        let m = Measure::Contains("solid-state batteries".into());
+        let inputs = [Cow::Borrowed("Solid-state batteries")];
+        let f = measure_against(&m, "Solid-state batteries\n", &inputs);
+        assert_eq!(f.held, Some(false), "{f:?}");
+        let long = [Cow::Borrowed(
+            "Please write about solid-state batteries for electric cars",
+        )];
+        let f = measure_against(
+            &m,
+            "Please write about solid-state batteries for electric cars, he said.",
+            &long,
+        );
+        assert_eq!(f.held, Some(false), "{f:?}");
+        let f = measure_against(
+            &m,
+            "Solid-state batteries use a solid electrolyte.",
+            &inputs,
+        );
+        assert_eq!(f.held, Some(true));
+        // A negated quote takes no discount: the echo still says it.
+        let f = measure_against(&Measure::Not(Box::new(m)), "Solid-state batteries", &inputs);
+        assert_eq!(f.held, Some(false));
+    }
+
+    #[test]
+    fn sources_in_a_json_array_are_elements() {
+        let m = Measure::Count {
+            unit: Unit::Sources,
+            min: 3,
+            max: None,
+        };
+        let one = r#"[{"url": "https://a.example", "notes": "see https://b.example and https://c.example"}]"#;
+        assert_eq!(held(m.clone(), one), Some(false));
+        let dup = r#"[{"url": "https://a.example"}, {"url": "https://a.example"}, {"url": "https://b.example"}]"#;
+        assert_eq!(held(m.clone(), dup), Some(false));
+        let three = r#"[{"url": "https://a.example"}, {"url": "https://b.example"}, {"u": "https://c.example"}]"#;
+        assert_eq!(held(m, three), Some(true));
     }
 
     fn held(m: Measure, content: &str) -> Option<bool> {
@@ -1302,12 +1532,6 @@ mod tests {
         assert_eq!(held(items(2, Some(2)), "[1, 2]"), Some(true));
         assert_eq!(held(items(1, None), "{\"a\": 1}"), None);
         assert_eq!(held(items(1, None), "plain prose"), Some(false));
-        let other = M::Count {
-            unit: Unit::Other("competitors".into()),
-            min: 1,
-            max: None,
-        };
-        assert_eq!(held(other, "plain prose"), None);
         let sources = M::Count {
             unit: Unit::Sources,
             min: 3,
@@ -1447,16 +1671,22 @@ mod tests {
             fields: vec!["title".into(), "url".into(), "year".into()],
         };
         let blank = r#"[{"title": "A", "url": "https://a", "year": 2025}, {"title": " ", "url": [], "year": {}}]"#;
-        assert_eq!(measure(&m, blank).partial, Some(50));
+        let f = measure(&m, blank);
+        assert_eq!(f.held, Some(false));
+        // An element of blank values only has nothing to quote: its
+        // number says which.
+        assert!(f.detail.contains("source 2 lacks"), "{f:?}");
         let blank = r#"[{"title": "\u200b", "url": [""], "year": {"a": null}}]"#;
         assert_eq!(measure(&m, blank).held, Some(false));
         let labels = "- title:\n  url:\n  year:\n- subtitle: x, curl: y, leapyear: z\n- **title**:\n  url: , year: ";
         let f = measure(&m, labels);
-        assert_eq!((f.held, f.partial), (Some(false), None), "{f:?}");
+        assert_eq!(f.held, Some(false), "{f:?}");
         let ok = "- Title: A, URL: https://a, year: 2025\n- **title**: B\n  **url:** https://b\n  year: 1999";
         assert_eq!(measure(&m, ok).held, Some(true), "{:?}", measure(&m, ok));
         let table = "| title | url | year |\n|---|---|---|\n| \u{200b} | https://a | 2025 |";
-        assert_eq!(measure(&m, table).partial, Some(66));
+        let f = measure(&m, table);
+        assert_eq!(f.held, Some(false));
+        assert_eq!(f.quote.as_deref(), Some("| \u{200b} | https://a | 2025 |"));
         // A list inside a fence is not a list of sources.
         assert_eq!(
             measure(&m, "```\n- title: A\n  url: https://a\n  year: 1\n```").held,
@@ -1474,15 +1704,17 @@ mod tests {
         assert_eq!(measure(&m, json_ok).held, Some(true));
         let json_part = r#"[{"title": "A", "url": "https://a"}, {"title": "B"}]"#;
         let f = measure(&m, json_part);
-        assert_eq!((f.held, f.partial), (Some(false), Some(75)));
+        assert_eq!(f.held, Some(false));
+        assert_eq!(f.quote.as_deref(), Some(json_part), "{f:?}");
         let json_none = r#"[{"x": 1}]"#;
-        assert_eq!(measure(&m, json_none).partial, None);
         assert_eq!(measure(&m, json_none).held, Some(false));
         let wrapped = r#"{"sources": [{"title": "A", "url": "u"}]}"#;
         assert_eq!(measure(&m, wrapped).held, Some(true));
         assert_eq!(measure(&m, "[]").held, Some(false));
         let table = "| title | url |\n|---|---|\n| A | https://a |\n| B | |";
-        assert_eq!(measure(&m, table).partial, Some(75));
+        let f = measure(&m, table);
+        assert_eq!(f.held, Some(false));
+        assert_eq!(f.quote.as_deref(), Some("| B | |"), "{f:?}");
         let list = "- title: A\n  url: https://a\n- **title**: B https://b";
         assert_eq!(measure(&m, list).held, Some(true));
         assert_eq!(measure(&m, "just prose").held, None);

@@ -66,6 +66,27 @@ pub struct DeclaredError {
     pub description: String,
 }
 
+/// The key an error name is matched by, between a contract's `Errors`
+/// and what a run recorded (`__error.md`, a `✗` log line): terminal
+/// escapes and control characters removed, one trailing parenthetical
+/// dropped (`search-failed (timeout)`), lower case, and every run of
+/// spaces, `-` and `_` one `-`. `Search-Failed`, `search_failed` and
+/// `search-failed (timeout)` are all `search-failed`.
+pub fn error_key(name: &str) -> String {
+    let clean = pactum_core::text::strip_terminal_escapes(name);
+    let mut t = clean.trim();
+    if t.ends_with(')') {
+        if let Some(open) = t.rfind('(').filter(|i| *i > 0) {
+            t = t[..open].trim_end();
+        }
+    }
+    t.to_lowercase()
+        .split(|c: char| c.is_whitespace() || c == '-' || c == '_')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
 /// One contract: the top level of a file, or one inline service
 /// (`## name` section holding its own commitment sections).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

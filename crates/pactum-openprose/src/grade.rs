@@ -25,6 +25,7 @@
 //! path), and `not_evaluable` when the run does not say, or the condition
 //! names no declared error.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use pactum_core::contract::{Clause, ClauseKind, Contract, Severity, CONTRACT_SCHEMA_VERSION};
@@ -39,8 +40,8 @@ use pactum_core::{Policy, TestStatus};
 use pactum_eval::CompiledContract;
 use serde::{Deserialize, Serialize};
 
-use crate::check::{measure, read, suggest_rewrite, Finding};
-use crate::contract::{clause_ids, DeclaredClause};
+use crate::check::{measure_against, read, suggest_rewrite, Finding};
+use crate::contract::{clause_ids, error_key, DeclaredClause};
 use crate::run::{Binding, Layout, Run, RunContract, RunError};
 
 /// The version of [`RunGrade`]'s JSON shape.
@@ -345,6 +346,56 @@ fn not_triggered(h: ClauseHead<'_>, why: String) -> ClauseResult {
     }
 }
 
+/// The verdict of an ordinary clause of a contract that did not finish:
+/// `crashed` are the recorded errors it does not declare (a crash, an
+/// aborted run): failing outside its declared errors breaks the contract,
+/// so the clause is `violated` whatever the bindings hold; `unhandled`
+/// also holds declared errors no conditional clause answers: the clause
+/// describes a success that did not happen, so it is `not_evaluable`.
+/// `None` when the contract finished, or every error was answered.
+fn unfinished(
+    h: ClauseHead<'_>,
+    c: &RunContract,
+    crashed: &[&RunError],
+    unhandled: &[&RunError],
+) -> Option<ClauseResult> {
+    let list = |errors: &[&RunError]| {
+        errors
+            .iter()
+            .map(|e| format!("`{}` ({})", truncate_chars(&e.name, 80), e.source))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !crashed.is_empty() {
+        return Some(settled(
+            h,
+            false,
+            vec![],
+            format!(
+                "`{}` did not finish: the run recorded {}, an error its contract does not declare; failing outside its declared errors breaks the contract, whatever its bindings hold",
+                c.name,
+                list(crashed)
+            ),
+        ));
+    }
+    if !unhandled.is_empty() {
+        return Some(not_evaluable(
+            h,
+            NotEvaluableReason::Undetermined,
+            format!(
+                "`{}` failed with {}, a declared error no conditional clause answers: the clause describes a success that did not happen",
+                c.name,
+                list(unhandled)
+            ),
+            Some(format!(
+                "state what the output holds when it fails that way (`- if {}: …`)",
+                error_key(&unhandled[0].name)
+            )),
+        ));
+    }
+    None
+}
+
 /// Grades one clause's text over its target outputs (steps 1–3 of the
 /// module docs); a clause needing the judge comes back `Pending::Judge`.
 fn grade_text(
@@ -410,26 +461,28 @@ fn grade_text(
     let mut notes = Vec::new();
     let mut evidence = Vec::new();
     let mut failed: Vec<String> = Vec::new();
-    let mut partial: Option<(u8, String)> = None;
     let mut unmeasured: Vec<String> = Vec::new();
+    let inputs: Vec<Cow<'_, str>> = c
+        .inputs
+        .iter()
+        .filter_map(|i| i.content.as_deref().map(Cow::Borrowed))
+        .collect();
     if let Some((b, content)) = single {
         notes.push(format!("{} exists", b.path));
         let turn = turns.get(&b.name).copied().unwrap_or(1);
         for (phrase, m) in &reading.measures {
             let Finding {
                 held,
-                partial: part,
                 detail,
                 quote: q,
-            } = measure(m, content);
+            } = measure_against(m, content, &inputs);
             if let Some(q) = q.filter(|q| !q.is_empty() && content.contains(q.as_str())) {
                 evidence.push(quote(turn, &q));
             }
-            match (held, part) {
-                (Some(true), _) => notes.push(format!("\"{phrase}\": {detail}")),
-                (Some(false), Some(p)) => partial = Some((p, format!("\"{phrase}\": {detail}"))),
-                (Some(false), None) => failed.push(format!("\"{phrase}\": {detail}")),
-                (None, _) => unmeasured.push(format!("\"{phrase}\": {detail}")),
+            match held {
+                Some(true) => notes.push(format!("\"{phrase}\": {detail}")),
+                Some(false) => failed.push(format!("\"{phrase}\": {detail}")),
+                None => unmeasured.push(format!("\"{phrase}\": {detail}")),
             }
         }
     } else if !reading.measures.is_empty() {
@@ -446,16 +499,6 @@ fn grade_text(
             why = format!("{why} (held: {})", notes.join("; "));
         }
         return Pending::Done(settled(h, false, evidence, why));
-    }
-    if let Some((share, why)) = partial {
-        let mut r = settled(
-            h,
-            true,
-            evidence,
-            format!("{why}; {share}% of the fields present"),
-        );
-        r.verdict = Verdict::PartiallySatisfied;
-        return Pending::Done(r);
     }
     // Nothing asked beyond what was measured: a clause of generic words
     // only ("`summary`: a summary") asks that the output exists.
@@ -490,28 +533,125 @@ fn grade_text(
     }
 }
 
-/// The declared error a condition names: its name (or the name with
-/// spaces for `-`/`_`) occurs in the condition, or the condition is its
-/// description. `Err` when none or several do.
+/// Words a condition may hold besides an error's name and still name
+/// it plainly ("if there was a search-failed error", "if the search
+/// failed"). Anything else, a negation above all ("if there was no
+/// search-failed error"), makes the condition one pactum does not read.
+const CONDITION_WORDS: &[&str] = &[
+    "the", "a", "an", "there", "was", "were", "is", "it", "its", "we", "got", "hit", "error",
+    "errors", "occurred", "occurs", "happened", "happens", "raised", "thrown", "with", "on", "in",
+    "case", "of", "fails", "failed", "failure", "returned", "returns", "reported", "reports",
+];
+
+/// Words that negate a condition.
+const NEGATIONS: &[&str] = &[
+    "no",
+    "not",
+    "never",
+    "without",
+    "unless",
+    "except",
+    "nor",
+    "none",
+    "didn't",
+    "didnt",
+    "wasn't",
+    "wasnt",
+    "isn't",
+    "doesn't",
+    "hasn't",
+    "succeeded",
+    "success",
+    "successful",
+];
+
+/// Why a judge's answer for `clause` quotes text that is not in the
+/// binding(s) the clause is about (its named output, or the contract's
+/// only one): the transcript holds every output of the contract, and a
+/// quote from another is no evidence for this clause (SPEC §3.4). `None`
+/// when every quote is from them, or the clause names no output of
+/// several.
+fn foreign_quote(
+    r: &ClauseResult,
+    clause: &DeclaredClause,
+    c: &RunContract,
+    turns: &BTreeMap<String, usize>,
+) -> Option<String> {
+    let own = clause
+        .output
+        .as_ref()
+        .and_then(|o| c.output(o))
+        .or(match c.outputs.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        })?;
+    let own_turn = turns.get(&own.name).copied();
+    let fold = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let body = fold(own.content.as_deref().unwrap_or(""));
+    r.evidence.iter().find_map(|e| match e {
+        Evidence::Quote { turn, text, .. }
+            if Some(*turn) != own_turn && !body.contains(&fold(text)) =>
+        {
+            let from = turns
+                .iter()
+                .find(|(_, t)| *t == turn)
+                .map_or_else(|| format!("turn {turn}"), |(n, _)| format!("output `{n}`"));
+            Some(format!(
+                "the judge quoted {from}, not the clause's own output `{}` ({}): \"{}\" is no evidence for this clause",
+                own.name,
+                own.path,
+                truncate_chars(text, 120)
+            ))
+        }
+        _ => None,
+    })
+}
+
+/// The declared error a condition names: the condition is the error's
+/// name, or its description, or the name (`-`/`_` read as spaces) with
+/// only [`CONDITION_WORDS`] around it. `Err` when none or several do, or
+/// the condition says more (a negation, a qualifier): pactum does not
+/// guess what such a condition means.
 fn named_error(condition: &str, c: &RunContract) -> Result<String, String> {
-    let norm = |s: &str| {
+    let norm = |s: &str| -> Vec<String> {
         s.to_lowercase()
             .replace(['-', '_'], " ")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
+            .split(|ch: char| !(ch.is_alphanumeric() || ch == '\'' || ch == '’'))
+            .filter(|w| !w.is_empty())
+            .map(|w| w.replace('’', "'"))
+            .collect()
     };
     let cond = norm(condition);
+    if let Some(w) = cond
+        .iter()
+        .find(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
+    {
+        return Err(format!(
+            "the condition is negated (\"{w}\"): pactum reads only a condition that names an error that occurred"
+        ));
+    }
+    let names = |e: &crate::contract::DeclaredError| -> bool {
+        let n = norm(&e.name);
+        let d = norm(&e.description);
+        if !d.is_empty() && cond == d {
+            return true;
+        }
+        if n.is_empty() || n.len() > cond.len() {
+            return false;
+        }
+        (0..=cond.len() - n.len()).any(|at| {
+            cond[at..at + n.len()] == n[..]
+                && cond[..at]
+                    .iter()
+                    .chain(&cond[at + n.len()..])
+                    .all(|w| CONDITION_WORDS.contains(&w.as_str()))
+        })
+    };
     let hits: Vec<&str> = c
         .declared
         .errors
         .iter()
-        .filter(|e| {
-            let n = norm(&e.name);
-            let d = norm(&e.description);
-            (!n.is_empty() && format!(" {cond} ").contains(&format!(" {n} ")))
-                || (!d.is_empty() && cond == d)
-        })
+        .filter(|e| names(e))
         .map(|e| e.name.as_str())
         .collect();
     match hits.as_slice() {
@@ -520,7 +660,7 @@ fn named_error(condition: &str, c: &RunContract) -> Result<String, String> {
             Err("the contract declares no error (no `Errors` section)".into())
         }
         [] => Err(format!(
-            "the condition names none of the declared errors ({})",
+            "the condition is not just the name or description of one declared error ({})",
             c.declared
                 .errors
                 .iter()
@@ -533,6 +673,17 @@ fn named_error(condition: &str, c: &RunContract) -> Result<String, String> {
             many.join(", ")
         )),
     }
+}
+
+/// The errors the run recorded for `c` that its own grading must answer
+/// for: a system contract's own run-level error (`---error`), or every
+/// error of a service or function.
+fn own_errors(c: &RunContract) -> Vec<&RunError> {
+    let local = c.name.rsplit_once('/').map_or(c.name.as_str(), |(_, n)| n);
+    c.errors
+        .iter()
+        .filter(|e| !c.is_system || e.service == local)
+        .collect()
 }
 
 /// Grades every contract of `run`; `judge` grades the clauses only a judge
@@ -647,7 +798,9 @@ fn grade_contract(
         let named = named_error(cond, c);
         let outcome = match &named {
             Err(_) => Outcome::Undetermined,
-            Ok(e) if c.errors.iter().any(|r| &r.name == e) => Outcome::Detected,
+            Ok(e) if c.errors.iter().any(|r| error_key(&r.name) == error_key(e)) => {
+                Outcome::Detected
+            }
             Ok(_) if c.completed.is_some() => Outcome::NotDetected,
             Ok(_) => Outcome::Undetermined,
         };
@@ -665,6 +818,26 @@ fn grade_contract(
         }
         cond_state.push(Some((named, outcome)));
     }
+    // A recorded error no triggered conditional clause answers: the
+    // contract did not finish as its clauses describe (SPEC §3.3; see
+    // `unfinished`).
+    let handled: Vec<String> = cond_state
+        .iter()
+        .flatten()
+        .filter(|(_, o)| *o == Outcome::Detected)
+        .filter_map(|(n, _)| n.as_ref().ok().map(|e| error_key(e)))
+        .collect();
+    let declared = |r: &RunError| {
+        c.declared
+            .errors
+            .iter()
+            .any(|d| error_key(&d.name) == error_key(&r.name))
+    };
+    let unhandled: Vec<&RunError> = own_errors(c)
+        .into_iter()
+        .filter(|r| !handled.contains(&error_key(&r.name)))
+        .collect();
+    let crashed: Vec<&RunError> = unhandled.iter().copied().filter(|r| !declared(r)).collect();
 
     let mut pending: Vec<Pending> = Vec::new();
     let mut conditionals = Vec::new();
@@ -686,7 +859,10 @@ fn grade_contract(
                         h,
                         format!("the declared error path was taken: conditional clause `{by}` grades output `{o}` instead"),
                     ))),
-                    None => pending.push(grade_text(h, c, clause, &turns)),
+                    None => pending.push(match unfinished(h, c, &crashed, &unhandled) {
+                        Some(r) => Pending::Done(r),
+                        None => grade_text(h, c, clause, &turns),
+                    }),
                 }
             }
             Some((named, outcome)) => {
@@ -779,6 +955,10 @@ fn grade_contract(
             Pending::Judge { note, .. } => {
                 let h = head(id, &clause.text, clause.condition.is_some());
                 match answers.remove(id) {
+                    Some(r) if foreign_quote(&r, clause, c, &turns).is_some() => {
+                        let why = foreign_quote(&r, clause, c, &turns).unwrap_or_default();
+                        not_evaluable(h, NotEvaluableReason::FabricatedEvidence, why, None)
+                    }
                     Some(mut r) => {
                         // The judge graded the rubric; the report shows
                         // the clause as declared.

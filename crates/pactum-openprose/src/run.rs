@@ -276,6 +276,25 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             });
         }
     }
+    // A single service or function is the run's only contract: an error
+    // recorded for another service is no error of it, and nothing else of
+    // the run could answer for it.
+    if layout != Layout::System {
+        if let Some(e) = errors.iter().find(|e| e.service != system) {
+            let (file, line) = match e.source.split_once(':') {
+                Some((f, n)) => (dir.join(f), n.parse().unwrap_or(0)),
+                None => (dir.join(&e.source), 1),
+            };
+            return Err(ImportError::RunFile {
+                file: file.display().to_string(),
+                line,
+                message: format!(
+                    "an error of `{}`, which is not this run's service `{system}`: the run does not say whose error it is",
+                    e.service
+                ),
+            });
+        }
+    }
     let workspaces = ctx.workspace_folders()?;
     for c in &mut contracts {
         let local = c.name.strip_prefix(prefix).unwrap_or(&c.name).to_string();
@@ -463,7 +482,10 @@ fn parse_caller(file: &str, text: &str) -> Result<(String, String), ImportError>
 }
 
 /// An output binding's content without the header OpenProse may write
-/// (`# name`, a `binding:` line, `---`); anything else is kept whole.
+/// (`# name`, `key: value` lines such as `binding:` and `source:`, `---`,
+/// within the first eight lines; a `binding:` line is not required, so a
+/// header missing it is not read as the output's heading); anything else
+/// is kept whole.
 fn strip_output_header(text: &str) -> String {
     // A byte order mark before the header is no content.
     let lines: Vec<&str> = text
@@ -474,7 +496,7 @@ fn strip_output_header(text: &str) -> String {
     if lines.first().is_some_and(|l| l.starts_with("# ")) {
         if let Some(end) = lines.iter().take(8).position(|l| l.trim_end() == "---") {
             let header = &lines[1..end];
-            if header.iter().any(|l| l.starts_with("binding:"))
+            if header.iter().any(|l| l.contains(':'))
                 && header
                     .iter()
                     .all(|l| l.trim().is_empty() || l.contains(':'))
@@ -1083,7 +1105,13 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
         if line.starts_with("---end") {
             continue;
         }
-        if let Some(c) = step.captures(line) {
+        // A step line is exactly one form: `✓` and nothing after it, or
+        // `✗` and an error, with no second mark (`✓ then ✗` is neither).
+        let one_form = |c: &regex::Captures<'_>| match (&c[3], c.get(4)) {
+            ("✓", rest) => rest.is_none_or(|r| r.as_str().trim().is_empty()),
+            (_, rest) => rest.is_none_or(|r| !r.as_str().contains(['✓', '✗'])),
+        };
+        if let Some(c) = step.captures(line).filter(one_form) {
             let svc = c[2].to_string();
             log.steps.push((n, svc.clone()));
             if &c[3] == "✓" {
