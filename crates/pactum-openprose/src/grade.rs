@@ -957,7 +957,12 @@ fn grade_contract(
                 match answers.remove(id) {
                     Some(r) if foreign_quote(&r, clause, c, &turns).is_some() => {
                         let why = foreign_quote(&r, clause, c, &turns).unwrap_or_default();
-                        not_evaluable(h, NotEvaluableReason::FabricatedEvidence, why, None)
+                        not_evaluable(
+                            h,
+                            NotEvaluableReason::FabricatedEvidence,
+                            why,
+                            Some("the judge must quote the output the clause is about: re-run, or state the clause in a phrasing pactum measures (docs/openprose.md)".into()),
+                        )
                     }
                     Some(mut r) => {
                         // The judge graded the rubric; the report shows
