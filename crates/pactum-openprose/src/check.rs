@@ -1,28 +1,33 @@
 //! Which clause phrasings pactum measures itself, and the measurements
 //! (the grader's strategies, `docs/openprose.md` lists them):
 //!
-//! * a format: `JSON` (`JSON object`, `JSON array`), `a markdown table` /
-//!   `a table`, `a numbered list` / `an ordered list`, `a bulleted list` /
-//!   `bullet points`, `headings`;
+//! * a format: `JSON` (`valid JSON`, `JSON object`, `JSON array`), `a
+//!   markdown table` / `a table` (not `a table of contents`), `a numbered
+//!   list` / `an ordered list`, `a bulleted list` / `bullet points`,
+//!   `headings`; after a negation (`not`, `no`, `without`, `never`,
+//!   `non-`, `…n't`) a format or a quote is measured as absent;
 //! * a count: `at least N`, `no fewer than N`, `N+`, `N or more`, `at
 //!   most N`, `no more than N`, `up to N`, `exactly N`, `N-M` / `N–M` /
 //!   `N to M` / `between N and M`, or a bare `N`, each followed by a unit
 //!   (numbers as digits or `one`…`ten`): items / list items / bullets /
 //!   bullet points / points / entries / steps (list items, or the
 //!   elements of a JSON array), sources / citations / references / links /
-//!   URLs (distinct `http(s)://` URLs), paragraphs, words, rows (table
-//!   body rows), headings / sections (Markdown headings); any other noun
-//!   counts list items or JSON array elements;
+//!   URLs (distinct `http(s)://` URLs; in a JSON array, the elements with
+//!   a URL of their own), paragraphs, words, rows (table body rows),
+//!   headings / sections (Markdown headings); a number before any other
+//!   noun, a negated count and a bare number after `than` are no count;
 //! * quoted text after `saying`, `says`, `containing`, `contains`,
 //!   `including`, `includes`, `mentions`, `reads`, `stating`, `states`: the
-//!   output contains it (case-insensitively); each of several quotes
+//!   output contains it (case-insensitively) where it does not only
+//!   repeat its input (the echo rule, `pactum_core::echo`); each of several quotes
 //!   joined by `,` or `and` is required, quotes joined by `or` are left to
 //!   the judge, and so is a quote no such verb introduces;
 //! * `each X has: a, b, c` (up to the end of its sentence, `;` or `.`) and
 //!   `…, each with a URL`: every X (JSON array element, table row, list
 //!   item) has every field (a JSON key, a table column with a value, a
-//!   `field:` label; a `url`/`link` field is also met by a URL); a field
-//!   of more than three words or with a number is left to the judge.
+//!   `field:` label; a `url`/`link` field is also met by a URL), one X
+//!   without one failing it, quoted; a field of more than three words or
+//!   with a number is left to the judge.
 //!
 //! Nothing inside a fenced code block (```` ``` ```` or `~~~`) is a list
 //! item, heading or table; an item is top level when indented by less
@@ -33,7 +38,8 @@
 //! whole word (`subtitle:` is no `title`).
 //!
 //! What the text says beyond those phrasings (filler words and generic
-//! nouns such as "summary" or "report" aside) is left to a judge; a
+//! nouns such as "summary" or "report" aside; a quality word such as
+//! "valid" is no filler) is left to a judge; a
 //! clause whose only other words are vague ("good", "comprehensive",
 //! "high-quality") is not evaluable, with a suggested rewrite.
 

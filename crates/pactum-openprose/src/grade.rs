@@ -7,8 +7,8 @@
 //! 1. a named output with no binding file, or an empty one, is
 //!    `violated` (the missing file is the evidence);
 //! 2. the phrasings [`crate::check`] reads are measured: one that fails is
-//!    `violated`, an `each` clause met by some items only is
-//!    `partially_satisfied`; when every measure held and nothing else is
+//!    `violated` (an `each` clause with one item lacking a field too);
+//!    when every measure held and nothing else is
 //!    asked, `satisfied` (a clause of generic words only, "`summary`: a
 //!    summary", asks only that the output exists);
 //! 3. a clause whose other words are all vague is `not_evaluable`
@@ -23,7 +23,13 @@
 //! the ordinary clauses on the same output stand aside as not triggered),
 //! not triggered when the contract finished without it (an untested
 //! path), and `not_evaluable` when the run does not say, or the condition
-//! names no declared error.
+//! is not plainly one declared error (a negation is never read).
+//!
+//! An error of the contract that no triggered conditional answers leaves
+//! no ordinary clause satisfied: one it does not declare (a crash) makes
+//! them `violated`, a declared one `not_evaluable` (`unfinished`); a
+//! judge's quote from another output than the clause's is
+//! `fabricated-evidence`.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
