@@ -268,6 +268,15 @@ pub fn grade(args: GradeArgs, color: bool) -> CliResult {
         )));
     }
     if args.contracts.is_empty() {
+        // A mistyped path is no reason to ask for contracts.
+        if let Some(p) = args.traces.iter().find(|p| {
+            std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        }) {
+            return Err(CliError::usage(format!(
+                "{} does not exist (no such file or folder): nothing was graded",
+                shown_path(p)
+            )));
+        }
         return Err(CliError::usage(
             "name the contracts to grade the traces against (-c CONTRACT_OR_FOLDER); only OpenProse run directories carry their own",
         ));

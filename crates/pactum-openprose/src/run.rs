@@ -126,6 +126,35 @@ pub struct Run {
     pub errors: Vec<RunError>,
 }
 
+impl Run {
+    /// Every text read from the run that a report may quote: the
+    /// contents of every binding (outputs and inputs), every recorded
+    /// error, every declared clause. The pipeline finds the keys written
+    /// in a run here, to redact them (SPEC §4).
+    pub fn texts(&self) -> impl Iterator<Item = &str> + '_ {
+        let bindings = self
+            .inputs
+            .iter()
+            .chain(
+                self.contracts
+                    .iter()
+                    .flat_map(|c| c.outputs.iter().chain(&c.inputs)),
+            )
+            .filter_map(|b| b.content.as_deref());
+        let errors = self
+            .errors
+            .iter()
+            .chain(self.contracts.iter().flat_map(|c| &c.errors))
+            .flat_map(|e| [e.name.as_str(), e.message.as_str()]);
+        let clauses = self.contracts.iter().flat_map(|c| {
+            c.declared.clauses.iter().flat_map(|d| {
+                std::iter::once(d.text.as_str()).chain(d.sub.iter().map(String::as_str))
+            })
+        });
+        bindings.chain(errors).chain(clauses)
+    }
+}
+
 /// Whether `dir` looks like an OpenProse run: a folder holding
 /// `root.prose.md`, or, with it missing, something only a run holds
 /// (`forme.manifest.json`, `vm.log.md`, `compiled-intent.json`, a
