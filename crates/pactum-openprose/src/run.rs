@@ -764,7 +764,7 @@ impl Ctx<'_> {
         let mut files: BTreeMap<String, ParsedFile> = BTreeMap::new();
         let mut contracts = Vec::new();
         let mut node_outputs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-        check_node_ids(&m.graph).map_err(|(field, message)| bad(field, message))?;
+        check_names(&m.graph).map_err(|(field, message)| bad(field, message))?;
         // Binding file → the output field that claimed it first.
         let mut bound: BTreeMap<String, String> = BTreeMap::new();
         for (i, node) in m.graph.iter().enumerate() {
@@ -897,6 +897,15 @@ impl Ctx<'_> {
         let mut returns = Vec::new();
         if let Some(caller) = &m.caller {
             for (k, r) in caller.returns.iter().enumerate() {
+                if !is_one_name(&r.name) {
+                    return Err(bad(
+                        format!("caller.returns[{k}].name"),
+                        format!(
+                            "`{}` is not an output name: it may not be empty, hold `/`, `\\` or a control character, or be `.` or `..`",
+                            shown(&r.name)
+                        ),
+                    ));
+                }
                 let Some(outs) = node_outputs.get(&r.source) else {
                     return Err(bad(
                         format!("caller.returns[{k}].source"),
@@ -1128,19 +1137,15 @@ fn shown(s: &str) -> String {
 }
 
 /// Every node id of `graph` names one folder (`bindings/{id}/`,
-/// `workspace/{id}/`) and one contract: it may not be empty, hold a path
-/// separator or a control character, or be `.` or `..`, and no two nodes
-/// share one. The error is (field, message).
-fn check_node_ids(graph: &[RawNode]) -> Result<(), (String, String)> {
+/// `workspace/{id}/`) and one contract, and every output name one file:
+/// each must be one name ([`is_one_name`]), and no two nodes share an id.
+/// The error is (field, message).
+fn check_names(graph: &[RawNode]) -> Result<(), (String, String)> {
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, node) in graph.iter().enumerate() {
         let id = node.id.as_str();
         let field = format!("graph[{i}].id");
-        if id.trim().is_empty()
-            || id == "."
-            || id == ".."
-            || id.chars().any(|c| c == '/' || c == '\\' || c.is_control())
-        {
+        if !is_one_name(id) {
             return Err((
                 field,
                 format!(
@@ -1148,6 +1153,17 @@ fn check_node_ids(graph: &[RawNode]) -> Result<(), (String, String)> {
                     shown(id)
                 ),
             ));
+        }
+        for (j, o) in node.outputs.iter().enumerate() {
+            if !is_one_name(&o.name) {
+                return Err((
+                    format!("graph[{i}].outputs[{j}].name"),
+                    format!(
+                        "`{}` is not an output name: an output is bound at a file named after it, so a name may not be empty, hold `/`, `\\` or a control character, or be `.` or `..`",
+                        shown(&o.name)
+                    ),
+                ));
+            }
         }
         if let Some(first) = seen.insert(id, i) {
             return Err((
@@ -1160,6 +1176,15 @@ fn check_node_ids(graph: &[RawNode]) -> Result<(), (String, String)> {
         }
     }
     Ok(())
+}
+
+/// Whether `s` can name one file or folder of a run: not blank, no path
+/// separator or control character, not `.` or `..`.
+fn is_one_name(s: &str) -> bool {
+    !(s.trim().is_empty()
+        || s == "."
+        || s == ".."
+        || s.chars().any(|c| c == '/' || c == '\\' || c.is_control()))
 }
 
 /// The contract of node `id` in its source file: an inline `## section`

@@ -498,7 +498,19 @@ fn system_with_manifest(
 #[test]
 fn a_manifest_that_contradicts_itself_is_refused() {
     type Edit = fn(&mut serde_json::Value);
-    let cases: [(&str, Edit, &str, &str); 6] = [
+    let cases: [(&str, Edit, &str, &str); 8] = [
+        (
+            "an output name that is a path",
+            |m| m["graph"][1]["outputs"][1]["name"] = "../../../outside/players".into(),
+            "graph[1].outputs[1].name",
+            "`../../../outside/players`",
+        ),
+        (
+            "a caller return name that is a path",
+            |m| m["caller"]["returns"][0]["name"] = "../writer/table".into(),
+            "caller.returns[0].name",
+            "`../writer/table`",
+        ),
         (
             "duplicate node id",
             |m| {
