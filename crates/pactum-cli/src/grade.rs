@@ -261,14 +261,10 @@ pub fn grade(args: GradeArgs, color: bool) -> CliResult {
     if prose {
         return grade_openprose(args, color);
     }
-    if let Some(i) = runs.iter().position(|r| *r) {
-        return Err(CliError::usage(format!(
-            "{} is an OpenProse run directory: grade runs on their own (`pactum grade RUN_DIR…`), not with trace files",
-            shown_path(&args.traces[i])
-        )));
-    }
-    if args.contracts.is_empty() {
-        // A mistyped path is no reason to ask for contracts.
+    // A mistyped path is no reason to ask for contracts, nor a trace file
+    // beside runs. (With contracts, a missing trace file is an input
+    // error like any unreadable one.)
+    if args.contracts.is_empty() || runs.iter().any(|r| *r) {
         if let Some(p) = args.traces.iter().find(|p| {
             std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
         }) {
@@ -277,6 +273,14 @@ pub fn grade(args: GradeArgs, color: bool) -> CliResult {
                 shown_path(p)
             )));
         }
+    }
+    if let Some(i) = runs.iter().position(|r| *r) {
+        return Err(CliError::usage(format!(
+            "{} is an OpenProse run directory: grade runs on their own (`pactum grade RUN_DIR…`), not with trace files",
+            shown_path(&args.traces[i])
+        )));
+    }
+    if args.contracts.is_empty() {
         return Err(CliError::usage(
             "name the contracts to grade the traces against (-c CONTRACT_OR_FOLDER); only OpenProse run directories carry their own",
         ));

@@ -459,6 +459,19 @@ fn a_path_that_does_not_exist_is_named() {
     assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
     assert!(!run.stderr.contains("-c"), "{}", run.stderr);
     assert_eq!(run.stdout, "");
+    // Beside a run, it is not called a trace file mixed with runs.
+    let run = pactum([
+        OsStr::new("grade"),
+        missing.as_os_str(),
+        OsStr::new("examples/openprose/satisfied"),
+    ]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&missing.display().to_string()),
+        "{}",
+        run.stderr
+    );
 }
 
 /// A key written in a binding reaches no report and no terminal, with
