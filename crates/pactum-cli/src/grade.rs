@@ -261,6 +261,19 @@ pub fn grade(args: GradeArgs, color: bool) -> CliResult {
     if prose {
         return grade_openprose(args, color);
     }
+    // A mistyped path is no reason to ask for contracts, nor a trace file
+    // beside runs. (With contracts, a missing trace file is an input
+    // error like any unreadable one.)
+    if args.contracts.is_empty() || runs.iter().any(|r| *r) {
+        if let Some(p) = args.traces.iter().find(|p| {
+            std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        }) {
+            return Err(CliError::usage(format!(
+                "{} does not exist (no such file or folder): nothing was graded",
+                shown_path(p)
+            )));
+        }
+    }
     if let Some(i) = runs.iter().position(|r| *r) {
         return Err(CliError::usage(format!(
             "{} is an OpenProse run directory: grade runs on their own (`pactum grade RUN_DIR…`), not with trace files",

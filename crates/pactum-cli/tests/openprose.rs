@@ -369,3 +369,159 @@ fn untrusted_run_text_is_made_safe() {
     assert!(run.stdout.contains("no-judge"), "{}", run.stdout);
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
 }
+
+/// A report inside a run being graded is refused before anything is
+/// written (on the next grade it would be read as part of the run), by
+/// any spelling of the path; a report beside the run is written.
+#[test]
+fn a_report_inside_the_run_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    copy_dir(&root().join("examples/openprose/satisfied"), &run_dir);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(run_dir.join("bindings"), dir.path().join("link")).expect("link");
+    let mut inside = vec![
+        ("--json", run_dir.join("report.json")),
+        ("--junit", run_dir.join("bindings/analyst/extra.xml")),
+        ("--json", run_dir.join("new/folder/report.json")),
+        ("--json", run_dir.join("bindings/../report.json")),
+    ];
+    if cfg!(unix) {
+        inside.push(("--json", dir.path().join("link/analyst/report.json")));
+    }
+    for (flag, path) in inside {
+        let run = pactum([
+            "grade".as_ref(),
+            run_dir.as_os_str(),
+            flag.as_ref(),
+            path.as_os_str(),
+        ]);
+        assert_eq!(
+            run.code,
+            2,
+            "{flag} {}: {}{}",
+            path.display(),
+            run.stdout,
+            run.stderr
+        );
+        assert!(run.stderr.contains(flag), "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&path.display().to_string()),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(&run_dir.display().to_string()),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("OpenProse run"), "{}", run.stderr);
+        assert!(!path.exists(), "{} was written", path.display());
+    }
+    assert!(!run_dir.join("new").exists());
+    let beside = dir.path().join("report.json");
+    let run = pactum([
+        "grade".as_ref(),
+        run_dir.as_os_str(),
+        "--json".as_ref(),
+        beside.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(beside.is_file());
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// `grade PATH` with no -c, PATH missing: the message says so, rather
+/// than asking for contracts.
+#[test]
+fn a_path_that_does_not_exist_is_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("runs/nonexistent");
+    let run = pactum(["grade".as_ref(), missing.as_os_str()]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(&missing.display().to_string()),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
+    assert!(!run.stderr.contains("-c"), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    // Beside a run, it is not called a trace file mixed with runs.
+    let run = pactum([
+        OsStr::new("grade"),
+        missing.as_os_str(),
+        OsStr::new("examples/openprose/satisfied"),
+    ]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&missing.display().to_string()),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A key written in a binding reaches no report and no terminal, with
+/// no judge configured and no key variable set.
+#[test]
+fn a_key_in_a_binding_is_redacted_without_a_judge() {
+    const KEY: &str = "sk-test-SECRET1234567890abcdef";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `report`: a JSON object\n- `summary`: explains why the topic matters to car makers\n",
+    );
+    write(
+        &run_dir.join("bindings/svc/report.md"),
+        &format!("{KEY} is the key\n"),
+    );
+    write(
+        &run_dir.join("bindings/svc/summary.md"),
+        &format!("Car makers care. debug: OPENAI_API_KEY={KEY}\n"),
+    );
+    let json = dir.path().join("r.json");
+    let junit = dir.path().join("r.xml");
+    let run = pactum([
+        "grade".as_ref(),
+        "-v".as_ref(),
+        run_dir.as_os_str(),
+        "--json".as_ref(),
+        json.as_os_str(),
+        "--junit".as_ref(),
+        junit.as_os_str(),
+    ]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = std::fs::read_to_string(&json).expect("json");
+    let junit = std::fs::read_to_string(&junit).expect("junit");
+    for (what, text) in [
+        ("stdout", &run.stdout),
+        ("stderr", &run.stderr),
+        ("json", &json),
+        ("junit", &junit),
+    ] {
+        for part in [KEY, &KEY[..8], &KEY[KEY.len() - 8..]] {
+            assert!(!text.contains(part), "{what} holds {part}: {text}");
+        }
+    }
+    assert!(
+        run.stdout.contains("[redacted] is the key"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("redacted-secret"), "{}", run.stdout);
+    assert!(json.contains("redacted-secret"), "{json}");
+}

@@ -548,6 +548,34 @@ const KEY_PREFIXES: [&str; 9] = [
     "AIza",
 ];
 
+/// The fewest characters after a known key prefix for [`key_tokens`] to
+/// take a token for a key (`sk-learn` is a word, not a key).
+pub const KEY_TOKEN_MIN_TAIL: usize = 12;
+
+/// The tokens of untrusted text that are written like API keys: a run of
+/// ASCII letters, digits, `-`, `_` and `.` that starts with a known key
+/// prefix (`sk-`, `sk_`, `ghp_`, `github_pat_`, `xoxb-`, `xoxp-`, `AIza`)
+/// followed by at least [`KEY_TOKEN_MIN_TAIL`] characters holding a digit,
+/// trailing `.` and `-` removed. They are secrets to redact where pactum holds no key
+/// of its own: text an agent wrote that quotes one (SPEC §4). Each once,
+/// in text order.
+pub fn key_tokens(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let is_token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    for token in text.split(|c: char| !is_token(c)) {
+        let token = token.trim_end_matches(['.', '-']);
+        let keyed = KEY_PREFIXES.iter().filter(|p| !p.ends_with(' ')).any(|p| {
+            token.strip_prefix(p).is_some_and(|tail| {
+                tail.len() >= KEY_TOKEN_MIN_TAIL && tail.chars().any(|c| c.is_ascii_digit())
+            })
+        });
+        if keyed && check_secret(token).is_ok() && !out.iter().any(|t| t == token) {
+            out.push(token.to_string());
+        }
+    }
+    out
+}
+
 /// Whether `s` looks like a key rather than a name or a word: a known key
 /// prefix, or a long token of mixed-case letters and digits without the
 /// `_` that variable names use (`OPENAI_API_KEY` is a name; `a8Fk2…` of 32

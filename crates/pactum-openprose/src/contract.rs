@@ -194,6 +194,12 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         message,
     };
     let lines: Vec<&str> = text.lines().collect();
+    if text.starts_with('\u{feff}') {
+        return Err(err(
+            1,
+            "the file starts with a byte order mark (U+FEFF, bytes EF BB BF) before its frontmatter `---`: save it as UTF-8 without a BOM".into(),
+        ));
+    }
     if lines.first().map(|l| l.trim_end()) != Some("---") {
         return Err(err(
             1,

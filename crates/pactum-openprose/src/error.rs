@@ -46,11 +46,11 @@ pub enum ImportError {
         message: String,
     },
     /// A contract file (`*.prose.md`) cannot be read as a contract.
-    #[error("{file}:{line}: {message}")]
+    #[error("{}: {message}", located(.file, *.line))]
     Contract {
         /// The file.
         file: String,
-        /// 1-based line.
+        /// 1-based line, 0 when it is about the whole file.
         line: usize,
         /// What is wrong.
         message: String,
@@ -58,7 +58,7 @@ pub enum ImportError {
     /// A file of the run is malformed (a caller binding without its
     /// header, a log line that cannot be read, two bindings for one
     /// output).
-    #[error("{file}:{line}: {message}")]
+    #[error("{}: {message}", located(.file, *.line))]
     RunFile {
         /// The file.
         file: String,
@@ -75,6 +75,16 @@ pub enum ImportError {
         /// The OS error.
         source: std::io::Error,
     },
+}
+
+/// `file:line`, or `file` alone when the error is about the whole file
+/// (line 0).
+fn located(file: &str, line: usize) -> String {
+    if line == 0 {
+        file.to_string()
+    } else {
+        format!("{file}:{line}")
+    }
 }
 
 impl ImportError {

@@ -126,6 +126,35 @@ pub struct Run {
     pub errors: Vec<RunError>,
 }
 
+impl Run {
+    /// Every text read from the run that a report may quote: the
+    /// contents of every binding (outputs and inputs), every recorded
+    /// error, every declared clause. The pipeline finds the keys written
+    /// in a run here, to redact them (SPEC §4).
+    pub fn texts(&self) -> impl Iterator<Item = &str> + '_ {
+        let bindings = self
+            .inputs
+            .iter()
+            .chain(
+                self.contracts
+                    .iter()
+                    .flat_map(|c| c.outputs.iter().chain(&c.inputs)),
+            )
+            .filter_map(|b| b.content.as_deref());
+        let errors = self
+            .errors
+            .iter()
+            .chain(self.contracts.iter().flat_map(|c| &c.errors))
+            .flat_map(|e| [e.name.as_str(), e.message.as_str()]);
+        let clauses = self.contracts.iter().flat_map(|c| {
+            c.declared.clauses.iter().flat_map(|d| {
+                std::iter::once(d.text.as_str()).chain(d.sub.iter().map(String::as_str))
+            })
+        });
+        bindings.chain(errors).chain(clauses)
+    }
+}
+
 /// Whether `dir` looks like an OpenProse run: a folder holding
 /// `root.prose.md`, or, with it missing, something only a run holds
 /// (`forme.manifest.json`, `vm.log.md`, `compiled-intent.json`, a
@@ -374,13 +403,32 @@ fn folder_name(p: &Path) -> String {
         .unwrap_or_else(|| p.display().to_string())
 }
 
+/// The entries of `dir`, sorted, without OS metadata files
+/// ([`is_os_metadata`]): every folder of a run is listed through here.
 fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
     let mut v = Vec::new();
     for e in std::fs::read_dir(dir).map_err(io(dir))? {
-        v.push(e.map_err(io(dir))?.path());
+        let e = e.map_err(io(dir))?;
+        let is_dir = e.file_type().map_err(io(dir))?.is_dir();
+        if !is_dir && is_os_metadata(&e.file_name().to_string_lossy()) {
+            continue;
+        }
+        v.push(e.path());
     }
     v.sort();
     Ok(v)
+}
+
+/// Whether a file named `name` is metadata an OS, a file manager or an
+/// editor leaves in any folder rather than part of the run: a name that
+/// starts with `.` (`.DS_Store`, `._x`, `.gitkeep`), `Thumbs.db`,
+/// `desktop.ini`. Listing a folder skips such a file: it is never taken
+/// for an output, an input, a snapshot or an import, nor refused as one.
+/// A folder is never metadata: a hidden folder is read like any other.
+pub fn is_os_metadata(name: &str) -> bool {
+    name.starts_with('.')
+        || name.eq_ignore_ascii_case("Thumbs.db")
+        || name.eq_ignore_ascii_case("desktop.ini")
 }
 
 /// Whether `bindings/` holds any file outside `bindings/caller/`.
@@ -738,6 +786,9 @@ impl Ctx<'_> {
         let mut files: BTreeMap<String, ParsedFile> = BTreeMap::new();
         let mut contracts = Vec::new();
         let mut node_outputs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        check_names(&m.graph).map_err(|(field, message)| bad(field, message))?;
+        // Binding file → the output field that claimed it first.
+        let mut bound: BTreeMap<String, String> = BTreeMap::new();
         for (i, node) in m.graph.iter().enumerate() {
             let field = |f: &str| format!("graph[{i}].{f}");
             let Some(src) = node.source_path.as_deref().filter(|s| !s.trim().is_empty()) else {
@@ -793,6 +844,37 @@ impl Ctx<'_> {
                 } else {
                     rel
                 };
+                let at = format!(
+                    "graph[{i}].outputs[{j}].{}",
+                    if o.binding_path.is_some() {
+                        "bindingPath"
+                    } else {
+                        "name"
+                    }
+                );
+                if folder_of(&rel, "bindings").as_deref() == Some("caller") {
+                    return Err(bad(
+                        at,
+                        format!(
+                            "`{}` is a caller input, not an output of node `{}`",
+                            shown(&rel),
+                            shown(&node.id)
+                        ),
+                    ));
+                }
+                if let Some(first) = bound.get(&rel) {
+                    return Err(bad(
+                        at,
+                        format!(
+                            "`{}` is also the binding of {first}: one file cannot be the evidence of two outputs",
+                            shown(&rel)
+                        ),
+                    ));
+                }
+                bound.insert(
+                    rel.clone(),
+                    format!("graph[{i}].outputs[{j}] (`{}`)", shown(&o.name)),
+                );
                 outs.insert(o.name.clone(), rel);
             }
             if let Some(w) = &node.workspace_path {
@@ -837,6 +919,15 @@ impl Ctx<'_> {
         let mut returns = Vec::new();
         if let Some(caller) = &m.caller {
             for (k, r) in caller.returns.iter().enumerate() {
+                if !is_one_name(&r.name) {
+                    return Err(bad(
+                        format!("caller.returns[{k}].name"),
+                        format!(
+                            "`{}` is not an output name: it may not be empty, hold `/`, `\\` or a control character, or be `.` or `..`",
+                            shown(&r.name)
+                        ),
+                    ));
+                }
                 let Some(outs) = node_outputs.get(&r.source) else {
                     return Err(bad(
                         format!("caller.returns[{k}].source"),
@@ -851,6 +942,15 @@ impl Ctx<'_> {
             }
         }
         if root.main.has_commitments || !root.main.clauses.is_empty() {
+            if let Some(i) = m.graph.iter().position(|n| n.id == m.system_name) {
+                return Err(bad(
+                    "systemName".into(),
+                    format!(
+                        "`{}` is also the id of graph[{i}]: the system's contract and that node's would share one name and one trace id",
+                        shown(&m.system_name)
+                    ),
+                ));
+            }
             let mut outputs = returns;
             for c in &root.main.clauses {
                 if let Some(o) = &c.output {
@@ -901,15 +1001,6 @@ impl Ctx<'_> {
             ),
         };
         let ids: Vec<&str> = m.graph.iter().map(|n| n.id.as_str()).collect();
-        let folder_of = |rel: &str, top: &str| -> Option<String> {
-            let mut parts = Path::new(rel).components().filter_map(|c| match c {
-                Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-                _ => None,
-            });
-            (parts.next().as_deref() == Some(top))
-                .then(|| parts.next())
-                .flatten()
-        };
         let mut bindings: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         bindings.extend(
             contracts
@@ -1048,6 +1139,74 @@ impl Ctx<'_> {
         }
         Ok(out)
     }
+}
+
+/// The folder right under `top` that the relative path `rel` lies in
+/// (`bindings/writer/brief.md` under `bindings` is `writer`).
+fn folder_of(rel: &str, top: &str) -> Option<String> {
+    let mut parts = Path::new(rel).components().filter_map(|c| match c {
+        Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+        _ => None,
+    });
+    (parts.next().as_deref() == Some(top))
+        .then(|| parts.next())
+        .flatten()
+}
+
+/// A value from a run, as an error message quotes it: one line, bounded.
+fn shown(s: &str) -> String {
+    pactum_core::text::one_line(s, 200)
+}
+
+/// Every node id of `graph` names one folder (`bindings/{id}/`,
+/// `workspace/{id}/`) and one contract, and every output name one file:
+/// each must be one name ([`is_one_name`]), and no two nodes share an id.
+/// The error is (field, message).
+fn check_names(graph: &[RawNode]) -> Result<(), (String, String)> {
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, node) in graph.iter().enumerate() {
+        let id = node.id.as_str();
+        let field = format!("graph[{i}].id");
+        if !is_one_name(id) {
+            return Err((
+                field,
+                format!(
+                    "`{}` is not a node id: a node's bindings and workspace are folders named after it, so an id may not be empty, hold `/`, `\\` or a control character, or be `.` or `..`",
+                    shown(id)
+                ),
+            ));
+        }
+        for (j, o) in node.outputs.iter().enumerate() {
+            if !is_one_name(&o.name) {
+                return Err((
+                    format!("graph[{i}].outputs[{j}].name"),
+                    format!(
+                        "`{}` is not an output name: an output is bound at a file named after it, so a name may not be empty, hold `/`, `\\` or a control character, or be `.` or `..`",
+                        shown(&o.name)
+                    ),
+                ));
+            }
+        }
+        if let Some(first) = seen.insert(id, i) {
+            return Err((
+                field,
+                format!(
+                    "`{}` is also the id of graph[{first}]: two nodes with one id would be graded as one contract",
+                    shown(id)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `s` can name one file or folder of a run: not blank, no path
+/// separator or control character, not `.` or `..`.
+fn is_one_name(s: &str) -> bool {
+    !(s.trim().is_empty()
+        || s == "."
+        || s == ".."
+        || s.chars().any(|c| c == '/' || c == '\\' || c.is_control()))
 }
 
 /// The contract of node `id` in its source file: an inline `## section`

@@ -469,3 +469,194 @@ fn a_service_root_with_an_inline_service_too_is_refused() {
         Ok(_) => panic!("imported, the inline service's clauses ungraded"),
     }
 }
+
+/// The system fixture copied to a temporary run with its manifest
+/// changed by `edit`.
+fn system_with_manifest(
+    tmp: &std::path::Path,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> std::path::PathBuf {
+    let run = tmp.join("run");
+    copy_dir(&fixture("system"), &run);
+    let path = run.join("forme.manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    edit(&mut m);
+    std::fs::write(&path, serde_json::to_string_pretty(&m).expect("json")).expect("write");
+    run
+}
+
+/// A manifest that contradicts itself is refused, naming the manifest,
+/// the field and the value: two nodes with one id (one of them would be
+/// graded under the other's name), a system named like a node (two
+/// contracts, one trace id), two outputs bound to one file (one file
+/// would satisfy both), an output bound to a caller input, a node id
+/// that is a path.
+#[test]
+fn a_manifest_that_contradicts_itself_is_refused() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(&str, Edit, &str, &str); 8] = [
+        (
+            "an output name that is a path",
+            |m| m["graph"][1]["outputs"][1]["name"] = "../../../outside/players".into(),
+            "graph[1].outputs[1].name",
+            "`../../../outside/players`",
+        ),
+        (
+            "a caller return name that is a path",
+            |m| m["caller"]["returns"][0]["name"] = "../writer/table".into(),
+            "caller.returns[0].name",
+            "`../writer/table`",
+        ),
+        (
+            "duplicate node id",
+            |m| {
+                let mut n = m["graph"][1].clone();
+                n["outputs"] = serde_json::json!([{"name": "summary"}]);
+                m["graph"].as_array_mut().expect("graph").push(n);
+            },
+            "graph[2].id",
+            "`writer`",
+        ),
+        (
+            "systemName equal to a node id",
+            |m| m["systemName"] = "writer".into(),
+            "systemName",
+            "`writer`",
+        ),
+        (
+            "two outputs, one binding file",
+            |m| m["graph"][1]["outputs"][1]["bindingPath"] = "bindings/writer/brief.md".into(),
+            "graph[1].outputs[1].bindingPath",
+            "bindings/writer/brief.md",
+        ),
+        (
+            "two outputs, one binding file spelled differently",
+            |m| m["graph"][1]["outputs"][1]["bindingPath"] = "./bindings/writer//brief.md".into(),
+            "graph[1].outputs[1].bindingPath",
+            "bindings/writer/brief.md",
+        ),
+        (
+            "an output bound to a caller input",
+            |m| m["graph"][1]["outputs"][1]["bindingPath"] = "bindings/caller/topic.md".into(),
+            "graph[1].outputs[1].bindingPath",
+            "bindings/caller/topic.md",
+        ),
+        (
+            "a node id that is a path",
+            |m| {
+                m["graph"][1]["id"] = "../bindings/writer".into();
+                m["caller"]["returns"][0]["source"] = "../bindings/writer".into();
+            },
+            "graph[1].id",
+            "`../bindings/writer`",
+        ),
+    ];
+    for (what, edit, field, value) in cases {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = system_with_manifest(tmp.path(), edit);
+        match import_run(&run) {
+            Err(e) => {
+                let text = e.to_string();
+                assert_eq!(e.code(), "invalid-manifest", "{what}: {text}");
+                assert!(text.contains("forme.manifest.json"), "{what}: {text}");
+                assert!(text.contains(&format!("`{field}`")), "{what}: {text}");
+                assert!(text.contains(value), "{what}: {text}");
+            }
+            Ok(_) => panic!("{what}: imported"),
+        }
+    }
+}
+
+/// OS metadata files (`.DS_Store`, any file whose name starts with `.`,
+/// `Thumbs.db`, `desktop.ini`) are no part of a run: never an output,
+/// an input, a snapshot or an import, and never a reason to refuse it.
+/// A hidden folder is still accounted for.
+#[test]
+fn os_metadata_files_are_ignored() {
+    let junk: &[u8] = b"\x00\x00\x00\x01Bud1\xff\xfe";
+    for (fixture_name, rels) in [
+        (
+            "system",
+            &[
+                "bindings/writer/.DS_Store",
+                "bindings/caller/.DS_Store",
+                "bindings/.DS_Store",
+                "sources/.DS_Store",
+                "workspace/writer/._brief.md",
+                "bindings/writer/Thumbs.db",
+                "sources/desktop.ini",
+            ][..],
+        ),
+        (
+            "service",
+            &["bindings/researcher/.DS_Store", "bindings/caller/.DS_Store"][..],
+        ),
+        ("nested", &["imports/.DS_Store"][..]),
+    ] {
+        let clean = serde_json::to_value(graded(fixture_name)).expect("json");
+        let tmp = tempfile::tempdir().expect("tempdir");
+        // The folder's name is the run id of a run without a log.
+        let run = tmp.path().join(fixture_name);
+        copy_dir(&fixture(fixture_name), &run);
+        for rel in rels {
+            std::fs::write(run.join(rel), junk).expect("write");
+        }
+        let g = grade_dir(&run);
+        let mut v = serde_json::to_value(&g).expect("json");
+        v["dir"] = clean["dir"].clone();
+        assert_eq!(v, clean, "{fixture_name}: {rels:?}");
+    }
+    // Only metadata under bindings/: no outputs.
+    let d = tempfile::tempdir().expect("tempdir");
+    write(d.path(), "root.prose.md", ERRORED);
+    std::fs::create_dir_all(d.path().join("bindings/s")).expect("mkdir");
+    std::fs::write(d.path().join("bindings/s/.DS_Store"), junk).expect("write");
+    match import_run(d.path()) {
+        Err(e) => assert_eq!(e.code(), "no-outputs", "{e}"),
+        Ok(_) => panic!("a run of metadata only imported"),
+    }
+    // A hidden folder is a folder: the manifest must account for it.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let run = tmp.path().join("run");
+    copy_dir(&fixture("system"), &run);
+    write(&run, "bindings/.ghost/out.md", "x\n");
+    match import_run(&run) {
+        Err(e) => assert_eq!(e.code(), "invalid-manifest", "{e}"),
+        Ok(_) => panic!("a hidden folder of bindings was ignored"),
+    }
+}
+
+/// An error about a whole file names the file alone, never `file:0:`.
+#[test]
+fn whole_file_errors_name_no_line_zero() {
+    let d = tempfile::tempdir().expect("tempdir");
+    write(d.path(), "root.prose.md", ERRORED);
+    std::fs::create_dir_all(d.path().join("bindings/s")).expect("mkdir");
+    std::fs::write(d.path().join("bindings/s/out.md"), b"\xff\xfe bad").expect("write");
+    match import_run(d.path()) {
+        Err(e) => {
+            let text = e.to_string();
+            assert!(!text.contains(":0:"), "{text}");
+            assert!(text.contains("out.md: not UTF-8"), "{text}");
+        }
+        Ok(_) => panic!("non-UTF-8 imported"),
+    }
+}
+
+/// A byte order mark before a contract's frontmatter is named as such.
+#[test]
+fn a_bom_before_the_frontmatter_is_named() {
+    let d = tempfile::tempdir().expect("tempdir");
+    write(d.path(), "root.prose.md", &format!("\u{feff}{ERRORED}"));
+    write(d.path(), "bindings/s/out.md", "- a\n- b\n");
+    match import_run(d.path()) {
+        Err(e) => {
+            let text = e.to_string();
+            assert_eq!(e.code(), "invalid-contract", "{text}");
+            assert!(text.contains("byte order mark"), "{text}");
+            assert!(text.contains("root.prose.md:1"), "{text}");
+        }
+        Ok(_) => panic!("imported"),
+    }
+}

@@ -16,6 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
+use pactum_core::secret::{key_tokens, Redactor};
 use pactum_core::trace::Trace;
 use pactum_core::{ObservabilityLevel, Policy, TraceResult};
 use pactum_eval::{CompiledContract, NoJudge};
@@ -45,13 +46,12 @@ pub struct Prepared<'r> {
     req: &'r ProseRequest,
     runs: Vec<Run>,
     judge: Option<GradeJudge>,
-    /// Every file of every run folder: none may be overwritten by a report.
-    files: Vec<PathBuf>,
+    /// The secrets to keep out of every report and the terminal: the
+    /// judge's, and every key-shaped token of the runs' text.
+    redactor: Redactor,
+    /// How many distinct key-shaped tokens the runs' text holds.
+    keys_in_runs: usize,
 }
-
-/// The most files one run folder may hold: a larger run is refused rather
-/// than left partly protected from the reports.
-const MAX_PROTECTED: usize = 10_000;
 
 /// Imports every run of `req` and connects the judge.
 ///
@@ -59,13 +59,10 @@ const MAX_PROTECTED: usize = 10_000;
 /// [`PipelineError::Invalid`] naming the run and the import error's code
 /// (`missing-root`, `missing-manifest`, `no-outputs`,
 /// `unsupported-layout`, `invalid-manifest`, …) for the first run that
-/// cannot be imported, or for a run folder holding more than 10,000
-/// files or one that cannot be listed (its files could not all be kept
-/// from the reports); [`PipelineError::Store`] when the judge's store
+/// cannot be imported; [`PipelineError::Store`] when the judge's store
 /// cannot be opened.
 pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
     let mut runs = Vec::new();
-    let mut files = Vec::new();
     for dir in &req.runs {
         let run = import_run(dir).map_err(|e| {
             let text = e.to_string();
@@ -77,47 +74,28 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
             })
         })?;
         runs.push(run);
-        let mut mine = Vec::new();
-        walk(dir, dir, &mut mine)?;
-        files.extend(mine);
     }
     let judge = judge_setup(req.judge.as_ref(), req.store.as_deref())?;
+    let mut keys: Vec<String> = Vec::new();
+    for k in runs.iter().flat_map(Run::texts).flat_map(key_tokens) {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let keys_in_runs = keys.len();
+    let redactor = Redactor::new(keys)
+        .and_then(|r| match &judge {
+            Some(j) => r.with(j.setup.client.redactor()),
+            None => Ok(r),
+        })
+        .map_err(|e| PipelineError::Invalid(format!("the keys written in the runs {e}")))?;
     Ok(Prepared {
         req,
         runs,
         judge,
-        files,
+        redactor,
+        keys_in_runs,
     })
-}
-
-/// Every file under `dir` (links not followed) into `out`. More than
-/// [`MAX_PROTECTED`] files, or a folder or entry that cannot be read, is
-/// an error naming `run`: a file left off the list could be overwritten
-/// by a report.
-fn walk(run: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), PipelineError> {
-    let unreadable = |e: std::io::Error| {
-        PipelineError::Invalid(format!(
-            "io: {}: {e} (every file of the OpenProse run {} is kept from the reports, so each of its folders must be readable)",
-            dir.display(),
-            run.display()
-        ))
-    };
-    for e in std::fs::read_dir(dir).map_err(unreadable)? {
-        let e = e.map_err(unreadable)?;
-        let p = e.path();
-        if e.file_type().map_err(unreadable)?.is_dir() {
-            walk(run, &p, out)?;
-        } else {
-            if out.len() >= MAX_PROTECTED {
-                return Err(PipelineError::Invalid(format!(
-                    "invalid-run: {}: more than {MAX_PROTECTED} files; pactum keeps every file of a run from the reports and refuses a larger run",
-                    run.display()
-                )));
-            }
-            out.push(p);
-        }
-    }
-    Ok(())
 }
 
 impl Prepared<'_> {
@@ -126,13 +104,15 @@ impl Prepared<'_> {
         &self.runs
     }
 
-    /// The files no report may overwrite: every file of every run folder,
-    /// and the store.
+    /// What no report may touch: every run folder, whole (a report
+    /// inside one would be read as part of the run next time), and the
+    /// store.
     pub fn protected(&self) -> Vec<Protected> {
         let mut out: Vec<Protected> = self
-            .files
+            .req
+            .runs
             .iter()
-            .map(|p| Protected::input("a file of the OpenProse run", p))
+            .map(|p| Protected::folder("the OpenProse run", p))
             .collect();
         out.push(store_protected(self.req.store.as_deref()));
         out
@@ -147,8 +127,9 @@ impl Prepared<'_> {
     pub fn grade(self, sink: &mut dyn Sink) -> Result<GradeOutcome, PipelineError> {
         let policy = self.req.policy;
         let judge = self.judge.as_ref();
-        if let Some(j) = judge {
-            sink.redact_with(j.setup.client.redactor());
+        let redactor = &self.redactor;
+        if !redactor.is_empty() {
+            sink.redact_with(redactor);
         }
         // Graded before `begin`, which names each contract's digest.
         let mut judge_error: Option<String> = None;
@@ -158,7 +139,7 @@ impl Prepared<'_> {
                 None => c.grade(t, &policy, &NoJudge),
                 Some(j) => {
                     let mut trace = t.clone();
-                    j.setup.client.redactor().redact_trace(&mut trace);
+                    redactor.redact_trace(&mut trace);
                     let judged = j.rt.block_on(pactum_runner::judge_trace(
                         Some(&j.setup),
                         &[c],
@@ -253,6 +234,16 @@ impl Prepared<'_> {
                 ),
             });
         }
+        if self.keys_in_runs > 0 {
+            warnings.push(Warning {
+                code: "redacted-secret".into(),
+                message: format!(
+                    "the runs' text holds {} key-shaped token(s) (`sk-…`, `ghp_…`, `AIza…`…): each is shown as [redacted] in every report and on the terminal{}; treat each as leaked and rotate it",
+                    self.keys_in_runs,
+                    if judge.is_some() { ", and the judge never saw it" } else { "" }
+                ),
+            });
+        }
         sink.finish(&RunEnd {
             inputs,
             warnings,
@@ -289,10 +280,10 @@ mod tests {
         }
     }
 
-    /// A run with more files than are protected is refused: a report
-    /// must never overwrite one of its files left off the list.
+    /// Every file of a run, however many it holds, and every path inside
+    /// it that does not exist yet, is kept from the reports.
     #[test]
-    fn a_run_with_more_files_than_protected_is_refused_not_partly_protected() {
+    fn no_report_may_be_written_inside_a_run() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let run = tmp.path().join("run");
         let example =
@@ -300,47 +291,30 @@ mod tests {
         copy_dir(&example, &run);
         let junk = run.join("workspace/analyst/junk");
         std::fs::create_dir_all(&junk).expect("mkdir");
-        for i in 0..=MAX_PROTECTED {
+        for i in 0..=10_000 {
             std::fs::write(junk.join(format!("{i}")), "").expect("write");
         }
         let req = request(&run);
-        match prepare(&req) {
-            Err(PipelineError::Invalid(m)) => {
-                assert!(m.contains(&run.display().to_string()), "{m}");
-                assert!(m.contains(&MAX_PROTECTED.to_string()), "{m}");
-            }
-            Err(e) => panic!("{e}"),
-            Ok(p) => {
-                // Fully protected is the only other acceptable outcome.
-                let protected = p.protected().len();
-                panic!("prepared, {protected} protected files");
-            }
-        }
-    }
-
-    /// Every file of a run within the cap is protected, nested ones too.
-    #[test]
-    fn every_file_of_a_run_is_protected() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let run = tmp.path().join("run");
-        let example =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openprose/satisfied");
-        copy_dir(&example, &run);
-        let req = request(&run);
         let p = prepare(&req).expect("prepares");
-        let mut files = Vec::new();
-        let mut stack = vec![run.clone()];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).expect("read_dir") {
-                let path = e.expect("entry").path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else {
-                    files.push(path);
+        let protected = p.protected();
+        for inside in [
+            junk.join("10000"),
+            run.join("sources/analyst.prose.md"),
+            run.join("report.json"),
+            run.join("bindings/analyst/new.md"),
+        ] {
+            let out = [pactum_report::Output::file("--json", &inside)];
+            match pactum_report::check_outputs(&out, &protected) {
+                Err(pactum_report::ReportError::OutputInsideInput { folder, .. }) => {
+                    assert_eq!(folder, run);
                 }
+                other => panic!("{}: {other:?}", inside.display()),
             }
         }
-        // The store is the one more entry.
-        assert_eq!(p.protected().len(), files.len() + 1);
+        let beside = [pactum_report::Output::file(
+            "--json",
+            tmp.path().join("r.json"),
+        )];
+        pactum_report::check_outputs(&beside, &protected).expect("beside the run");
     }
 }

@@ -631,3 +631,25 @@ fn a_recorded_trace_is_redacted_with_its_channels() {
     let mut clean = t.clone();
     assert!(!red.redact_trace(&mut clean));
 }
+
+/// Key-shaped tokens: a known prefix, a long enough tail with a digit;
+/// words that share a prefix are no keys.
+#[test]
+fn key_tokens_in_text() {
+    let text =
+        "debug: OPENAI_API_KEY=sk-test-SECRET1234567890abcdef, \"ghp_ABCdef1234567890xyz\". \
+                sk-learn is a library; sk-learn-documentation-page too; ask-me1234567890abc; \
+                AIzaSyA1234567890abcdefgh. again sk-test-SECRET1234567890abcdef.";
+    assert_eq!(
+        key_tokens(text),
+        vec![
+            "sk-test-SECRET1234567890abcdef".to_string(),
+            "ghp_ABCdef1234567890xyz".to_string(),
+            "AIzaSyA1234567890abcdefgh".to_string(),
+        ]
+    );
+    assert!(key_tokens("sk-1234567").is_empty());
+    assert!(key_tokens("").is_empty());
+    let red = Redactor::new(key_tokens(text)).expect("keys");
+    assert!(!red.redact(text).contains("SECRET1234"));
+}
