@@ -25,8 +25,9 @@
 //! path), and `not_evaluable` when the run does not say, or the condition
 //! is not plainly one declared error (a negation is never read).
 //!
-//! An error of the contract that no triggered conditional answers leaves
-//! no ordinary clause satisfied: one it does not declare (a crash) makes
+//! An error of the contract that no triggered conditional answers (each
+//! recorded error counts, not only the first) leaves no ordinary clause
+//! satisfied, even one a triggered conditional would have stood aside: one it does not declare (a crash) makes
 //! them `violated`, a declared one `not_evaluable` (`unfinished`); a
 //! judge's quote from another output than the clause's is
 //! `fabricated-evidence`.
@@ -859,7 +860,10 @@ fn grade_contract(
                         [one] => Some(&one.name),
                         _ => None,
                     })
-                    .and_then(|o| triggered_outputs.get(o).map(|by| (o, by)));
+                    .and_then(|o| triggered_outputs.get(o).map(|by| (o, by)))
+                    // An undeclared error (a crash) is answered by no
+                    // conditional: the clause does not stand aside.
+                    .filter(|_| crashed.is_empty());
                 match by {
                     Some((o, by)) => pending.push(Pending::Done(not_triggered(
                         h,

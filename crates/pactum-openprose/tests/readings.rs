@@ -468,3 +468,36 @@ fn a_judge_quote_from_another_output_backs_nothing() {
     assert_eq!(summary.reason, Some(NotEvaluableReason::FabricatedEvidence));
     assert_ne!(g.status, TestStatus::Pass);
 }
+
+/// A crash recorded after a declared error whose conditional clause
+/// triggered is still answered: the ordinary clause does not stand aside
+/// but is violated, and the run fails.
+#[test]
+fn a_crash_after_a_handled_error_still_fails() {
+    let d = service(
+        "- `summary`: a summary saying \"batteries\"\n- if search-failed: `summary` says \"no sources were found\"",
+        &[
+            ("bindings/svc/summary.md", "no sources were found\n"),
+            (
+                "vm.log.md",
+                "# run:r svc\nroot: root.prose.md\n1→ svc ✗ search-failed\n2→ svc ✗ crashed\n---end 2026-12-01T10:15:31Z\n",
+            ),
+        ],
+    );
+    let g = grade_dir(d.path());
+    assert_eq!(g.status, TestStatus::Fail, "{g:#?}");
+    assert_eq!(g.contracts[0].clauses[0].verdict, Verdict::Violated);
+    assert!(g.contracts[0].clauses[0].rationale.contains("crashed"));
+    // The declared error alone: the ordinary clause stands aside, and is
+    // no untested path.
+    let d = service(
+        "- `summary`: a summary saying \"batteries\"\n- if search-failed: `summary` says \"no sources were found\"",
+        &[
+            ("bindings/svc/summary.md", "no sources were found\n"),
+            ("workspace/svc/__error.md", "# Error: search-failed\n"),
+        ],
+    );
+    let g = grade_dir(d.path());
+    assert_eq!(g.status, TestStatus::Pass, "{g:#?}");
+    assert!(!g.summary.contains("untested path"), "{}", g.summary);
+}
