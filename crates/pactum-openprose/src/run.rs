@@ -1234,12 +1234,26 @@ fn node_contract(file: &ParsedFile, id: &str) -> Option<ParsedContract> {
 }
 
 /// `vm.log.md`: `# run:{id} {name}`, `root: {file}`, step lines
-/// `N→ svc ✓` / `N→ svc ✗ {error}`, `---end {time}` / `---error {time}
-/// {msg}`. Other lines are notes; a line with a step arrow or a mark that
-/// is not a step line is an error (never skipped silently).
+/// `N→ svc ✓` / `N→ svc ✗ {error}`, and last `---end {time}` /
+/// `---error {time} {msg}`. Other lines are notes; a line with a step
+/// arrow or a mark that is not a step line, an end line of another form,
+/// a line after the end, or no end line at all (a run cut short or still
+/// going) is an error (never skipped silently).
 fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
     #[allow(clippy::unwrap_used)] // a constant pattern
     let step = Regex::new(r"^(\d+)\s*→\s*(\S+)\s+(✓|✗)(?:\s+(.*))?$").unwrap();
+    #[allow(clippy::unwrap_used)] // a constant pattern
+    let end_line = Regex::new(r"^---(end|error)[ \t]+\d{4}-\d{2}-\d{2}T\S+(?:[ \t]+.*)?$").unwrap();
+    let bad_end = |n: usize, why: &str| {
+        ImportError::RunFile {
+        file: file.into(),
+        line: n,
+        message: format!("{why} (expected a last line `---end {{time}}` or `---error {{time}} {{message}}`): a run that did not end cleanly is not graded"),
+    }
+    };
+    // (line of the end line, last non-blank line).
+    let mut end: Option<usize> = None;
+    let mut last = 0;
     let mut log = Log {
         id: None,
         ok: Vec::new(),
@@ -1250,6 +1264,28 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         let n = i + 1;
+        if line.is_empty() {
+            continue;
+        }
+        last = n;
+        if end.is_some() {
+            return Err(bad_end(n, "a line after the run's end line"));
+        }
+        // An end line is exactly one form; a variant (`--- error`,
+        // `---ERROR`, no time) is never skipped as a note.
+        let word = line
+            .trim_start_matches('-')
+            .trim_start()
+            .to_ascii_lowercase();
+        if line.starts_with("---") && (word.starts_with("end") || word.starts_with("error")) {
+            let Some(c) = end_line.captures(line) else {
+                return Err(bad_end(n, "an end line that cannot be read"));
+            };
+            end = Some(n);
+            if &c[1] == "end" {
+                continue;
+            }
+        }
         if let Some(rest) = line.strip_prefix("# run:") {
             log.id = rest.split_whitespace().next().map(str::to_string);
             continue;
@@ -1259,9 +1295,6 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
             let _time = parts.next();
             let msg = parts.next().unwrap_or("").trim();
             log.run_error = Some((n, pactum_core::text::truncate_chars(msg, MAX_ERROR_CHARS)));
-            continue;
-        }
-        if line.starts_with("---end") {
             continue;
         }
         // A step line is exactly one form: `✓` and nothing after it, or
@@ -1305,6 +1338,9 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
                 message: "a step line that cannot be read (expected `N→ service ✓` or `N→ service ✗ error`)".into(),
             });
         }
+    }
+    if end.is_none() {
+        return Err(bad_end(last.max(1), "the log has no end line"));
     }
     Ok(log)
 }

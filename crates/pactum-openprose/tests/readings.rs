@@ -501,3 +501,31 @@ fn a_crash_after_a_handled_error_still_fails() {
     assert_eq!(g.status, TestStatus::Pass, "{g:#?}");
     assert!(!g.summary.contains("untested path"), "{}", g.summary);
 }
+
+/// A log whose last line is not exactly `---end {time}` or `---error
+/// {time} {message}` (a variant spelling, or no end at all: a run cut
+/// short or still going) is refused, never read as a clean finish.
+#[test]
+fn a_log_without_a_clean_end_is_refused() {
+    for (log, line) in [
+        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n--- error 2026-12-01T10:15:31Z run aborted\n", 4),
+        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---ERROR 2026-12-01T10:15:31Z run aborted\n", 4),
+        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---End 2026-12-01T10:15:31Z\n", 4),
+        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end\n", 4),
+        ("# run:r svc\nroot: root.prose.md\n", 2),
+        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n", 3),
+        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z\n2→ svc ✓\n", 5),
+    ] {
+        let d = service(
+            "- `summary`: a summary saying \"batteries\"",
+            &[("bindings/svc/summary.md", "batteries\n"), ("vm.log.md", log)],
+        );
+        match import_run(d.path()) {
+            Err(ImportError::RunFile { file, line: l, .. }) => {
+                assert!(file.ends_with("vm.log.md"), "{file}");
+                assert_eq!(l, line, "{log}");
+            }
+            other => panic!("{log}: {other:?}"),
+        }
+    }
+}
