@@ -47,7 +47,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use pactum_core::echo::{is_echo, only_copied, Quoting};
+use pactum_core::echo::{only_copied, Echoes, Quoting};
 
 use regex::Regex;
 use serde_json::Value;
@@ -583,6 +583,75 @@ pub fn as_json(content: &str) -> Option<Value> {
     pactum_core::json::parse_strict(inner.trim()).ok()
 }
 
+/// The top-level items of each list of `content`, list by list: items
+/// separated only by blank lines, nested lines or lines continuing an
+/// item; a top-level line of other text after a blank line ends the list.
+fn list_blocks(content: &str) -> Vec<Vec<&str>> {
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    let mut open = false;
+    let mut after_blank = false;
+    for l in outside_code(content) {
+        let t = l.trim_start();
+        if pactum_core::text::is_blank(l) {
+            after_blank = true;
+            continue;
+        }
+        if top_level(l) && (bullet(t) || numbered(t)) {
+            if !open {
+                out.push(Vec::new());
+                open = true;
+            }
+            if let Some(b) = out.last_mut() {
+                b.push(l);
+            }
+        } else if top_level(l) && (after_blank || !open || structural(t)) {
+            open = false;
+        }
+        after_blank = false;
+    }
+    out
+}
+
+/// Whether a line is a heading, a table row, a blockquote or a break:
+/// it ends a list even with no blank line before it.
+fn structural(t: &str) -> bool {
+    t.starts_with(['#', '|', '>'])
+        || (t.len() >= 3 && t.chars().all(|c| matches!(c, '-' | '*' | '_' | '=' | ' ')))
+}
+
+/// Whether the output holds a list whose every top-level item is of the
+/// kind `is_kind` tells (a list mixing `1.` and `-` items is neither a
+/// numbered nor a bulleted list).
+fn one_kind_of_list(
+    content: &str,
+    is_kind: fn(&str) -> bool,
+    kind: &str,
+    example: &str,
+) -> Finding {
+    let blocks = list_blocks(content);
+    let pure = blocks
+        .iter()
+        .find(|b| b.iter().all(|l| is_kind(l.trim_start())));
+    match pure {
+        Some(items) => finding(
+            Some(true),
+            format!("a {kind} list of {} item(s)", items.len()),
+            items.first().map(|q| q.trim().to_string()),
+        ),
+        None if blocks
+            .iter()
+            .any(|b| b.iter().any(|l| is_kind(l.trim_start()))) =>
+        {
+            finding(
+                Some(false),
+                format!("a list mixing {kind} items ({example}) with items of another kind is no {kind} list"),
+                None,
+            )
+        }
+        None => finding(Some(false), format!("no {kind} list item ({example})"), None),
+    }
+}
+
 fn list_items(content: &str) -> Vec<&str> {
     outside_code(content)
         .into_iter()
@@ -754,10 +823,65 @@ pub fn measure(m: &Measure, content: &str) -> Finding {
 /// output that is all copied input, [`pactum_core::echo::only_copied`])
 /// is not there. A negated quote is measured without that discount: an
 /// echo still says the words.
+///
+/// Text inside an HTML comment (`<!-- … -->`) is not shown when the
+/// Markdown renders: no positive measure sees it (a heading, a list item,
+/// a quoted text there is no evidence). A negated one still does: a
+/// forbidden text hidden in a comment is still written.
 pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> Finding {
     let json = as_json(content);
     match m {
-        Measure::Json(shape) => match (&json, shape) {
+        Measure::Not(inner) => {
+            let f = measure_in(inner, content, json.as_ref(), &[]);
+            match f.held {
+                Some(held) => finding(
+                    Some(!held),
+                    format!("the clause negates it, and {}", f.detail),
+                    f.quote.filter(|_| held),
+                ),
+                None => f,
+            }
+        }
+        _ => measure_in(m, &without_comments(content), json.as_ref(), inputs),
+    }
+}
+
+/// `content` with every HTML comment (`<!--` to the next `-->`, or to the
+/// end when none closes it) blanked: each of its characters but line
+/// breaks made a space, so offsets and lines stay where they were.
+pub fn without_comments(content: &str) -> Cow<'_, str> {
+    if !content.contains("<!--") {
+        return Cow::Borrowed(content);
+    }
+    let mut out = String::with_capacity(content.len());
+    let mut rest = content;
+    while let Some(open) = rest.find("<!--") {
+        out.push_str(&rest[..open]);
+        let body = &rest[open..];
+        let end = body[4..].find("-->").map_or(body.len(), |i| i + 4 + 3);
+        for c in body[..end].chars() {
+            if c == '\n' || c == '\r' {
+                out.push(c);
+            } else {
+                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            }
+        }
+        rest = &body[end..];
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// [`measure_against`] over the visible `content`, `json` read from the
+/// raw one.
+fn measure_in(
+    m: &Measure,
+    content: &str,
+    json: Option<&Value>,
+    inputs: &[Cow<'_, str>],
+) -> Finding {
+    match m {
+        Measure::Json(shape) => match (json, shape) {
             (Some(Value::Object(_)), JsonShape::Object | JsonShape::Any)
             | (Some(Value::Array(_)), JsonShape::Array | JsonShape::Any) => {
                 finding(Some(true), "the output is JSON".into(), None)
@@ -797,34 +921,8 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                 None,
             ),
         },
-        Measure::NumberedList => {
-            let items: Vec<&str> = list_items(content)
-                .into_iter()
-                .filter(|l| numbered(l.trim_start()))
-                .collect();
-            match items.first() {
-                Some(q) => finding(
-                    Some(true),
-                    format!("a numbered list of {} item(s)", items.len()),
-                    Some(q.trim().to_string()),
-                ),
-                None => finding(Some(false), "no numbered list item (`1. …`)".into(), None),
-            }
-        }
-        Measure::BulletList => {
-            let items: Vec<&str> = list_items(content)
-                .into_iter()
-                .filter(|l| bullet(l.trim_start()))
-                .collect();
-            match items.first() {
-                Some(q) => finding(
-                    Some(true),
-                    format!("a bulleted list of {} item(s)", items.len()),
-                    Some(q.trim().to_string()),
-                ),
-                None => finding(Some(false), "no bulleted list item (`- …`)".into(), None),
-            }
-        }
+        Measure::NumberedList => one_kind_of_list(content, numbered, "numbered", "`1. …`"),
+        Measure::BulletList => one_kind_of_list(content, bullet, "bulleted", "`- …`"),
         Measure::Headings => match headings(content).first() {
             Some(h) => finding(
                 Some(true),
@@ -841,10 +939,17 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                 return finding(None, format!("\"{text}\" cannot be looked for"), None);
             };
             let mut echoed = None;
+            // Once per output, not per match: an output that is all copied
+            // input echoes every match, and the echo index answers each
+            // match without rescanning the inputs.
+            let all_copied = !inputs.is_empty() && only_copied(content, inputs);
+            let mut index: Option<Echoes<'_>> = None;
             for f in r.find_iter(content) {
-                if !inputs.is_empty()
-                    && (only_copied(content, inputs)
-                        || is_echo(content, f.start(), f.end(), inputs, Quoting::Marks))
+                if all_copied
+                    || (!inputs.is_empty()
+                        && index
+                            .get_or_insert_with(|| Echoes::new(content, inputs))
+                            .is_echo(f.start(), f.end(), Quoting::Marks))
                 {
                     echoed.get_or_insert(f.as_str().to_string());
                     continue;
@@ -869,7 +974,7 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
             }
         }
         Measure::Not(inner) => {
-            let f = measure(inner, content);
+            let f = measure_in(inner, content, json, &[]);
             match f.held {
                 Some(held) => finding(
                     Some(!held),
@@ -880,7 +985,7 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
             }
         }
         Measure::Count { unit, min, max } => {
-            let (n, what, quote) = match count(unit, content, json.as_ref()) {
+            let (n, what, quote) = match count(unit, content, json, inputs) {
                 Ok(x) => x,
                 Err(why) => return finding(None, why, None),
             };
@@ -897,18 +1002,28 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                 quote,
             )
         }
-        Measure::Each { item, fields } => each(item, fields, content, json.as_ref()),
+        Measure::Each { item, fields } => each(item, fields, content, json),
     }
 }
 
 type Counted = (u64, String, Option<String>);
 
-fn count(unit: &Unit, content: &str, json: Option<&Value>) -> Result<Counted, String> {
+/// Counts `unit` in `content`. A source is a URL not copied from one of
+/// the `inputs` (SPEC §3.4: copied input is no evidence).
+fn count(
+    unit: &Unit,
+    content: &str,
+    json: Option<&Value>,
+    inputs: &[Cow<'_, str>],
+) -> Result<Counted, String> {
+    let given: BTreeSet<String> = inputs.iter().flat_map(|i| urls(i)).collect();
     let items = |what: &str| -> Result<Counted, String> {
         if let Some(Value::Array(a)) = json {
+            // A blank string, `null`, or an array or object of such only,
+            // is no item.
             return Ok((
-                a.len() as u64,
-                format!("{what} (JSON array elements)"),
+                a.iter().filter(|v| has_value(v)).count() as u64,
+                format!("{what} (JSON array elements holding a value)"),
                 None,
             ));
         }
@@ -937,7 +1052,10 @@ fn count(unit: &Unit, content: &str, json: Option<&Value>) -> Result<Counted, St
                     .iter()
                     .filter(|e| {
                         let text = e.to_string();
-                        let mine: Vec<String> = urls(&text).into_iter().collect();
+                        let mine: Vec<String> = urls(&text)
+                            .into_iter()
+                            .filter(|u| !given.contains(u))
+                            .collect();
                         let new = mine.iter().find(|u| !seen.contains(*u)).cloned();
                         seen.extend(mine);
                         if first.is_none() {
@@ -948,15 +1066,26 @@ fn count(unit: &Unit, content: &str, json: Option<&Value>) -> Result<Counted, St
                     .count();
                 Ok((
                     n as u64,
-                    "sources (JSON array elements with a URL not in an earlier one)".into(),
+                    if given.is_empty() {
+                        "sources (JSON array elements with a URL not in an earlier one)".into()
+                    } else {
+                        "sources (JSON array elements with a URL not in an earlier one nor in the input)".into()
+                    },
                     first,
                 ))
             }
             _ => {
-                let u = urls(content);
+                let u: BTreeSet<String> = urls(content)
+                    .into_iter()
+                    .filter(|u| !given.contains(u))
+                    .collect();
                 Ok((
                     u.len() as u64,
-                    "sources (distinct URLs)".into(),
+                    if given.is_empty() {
+                        "sources (distinct URLs)".into()
+                    } else {
+                        "sources (distinct URLs not copied from the input)".into()
+                    },
                     u.iter().next().cloned(),
                 ))
             }

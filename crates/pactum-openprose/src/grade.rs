@@ -474,8 +474,20 @@ fn grade_text(
         .iter()
         .filter_map(|i| i.content.as_deref().map(Cow::Borrowed))
         .collect();
+    let copied = |t: &str| only_copied_input(t, &inputs, c);
     if let Some((b, content)) = single {
         notes.push(format!("{} exists", b.path));
+        // An output that is nothing but copied input is no output of its
+        // own: no measure of it, not even existence, is evidence (SPEC
+        // §3.4, `pactum_core::echo::only_copied`).
+        if copied(content) {
+            return Pending::Done(settled(
+                h,
+                false,
+                vec![],
+                format!("{} holds nothing but text copied from the service's input or its own source: a copy is no output of its own", b.path),
+            ));
+        }
         let turn = turns.get(&b.name).copied().unwrap_or(1);
         for (phrase, m) in &reading.measures {
             let Finding {
@@ -496,6 +508,18 @@ fn grade_text(
         unmeasured.push(format!(
             "the clause names no output and the contract has {} outputs: its measures cannot be taken",
             targets.len()
+        ));
+    } else if targets
+        .iter()
+        .filter_map(|b| b.content.as_deref())
+        .filter(|t| !pactum_core::text::is_blank(t))
+        .all(copied)
+    {
+        return Pending::Done(settled(
+            h,
+            false,
+            vec![],
+            "every output of the contract holds nothing but text copied from its input or its own source: a copy is no output of its own".into(),
         ));
     } else {
         notes.push("the contract produced output".into());
@@ -539,6 +563,38 @@ fn grade_text(
         note: notes.join("; "),
     }
 }
+
+/// Whether `content` is nothing but a copy of what the service was given
+/// (SPEC §3.4): of one of its `inputs`, or of its own source file (the
+/// program text: a copy of it shows its headings, bullets and the
+/// clauses' own quotes). Saying exactly a text a clause quotes ("says
+/// \"no sources were found\"") is doing what was asked, not copying the
+/// source.
+fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> bool {
+    use pactum_core::echo::only_copied;
+    if only_copied(content, inputs) {
+        return true;
+    }
+    if !only_copied(content, &[Cow::Borrowed(&*c.source_text)]) {
+        return false;
+    }
+    let asked: Vec<Cow<'_, str>> = c
+        .declared
+        .clauses
+        .iter()
+        .flat_map(|d| std::iter::once(&d.text).chain(&d.sub))
+        .flat_map(|t| QUOTED.captures_iter(t))
+        .filter_map(|q| q.get(1).or_else(|| q.get(2)))
+        .map(|m| Cow::Owned(m.as_str().to_string()))
+        .collect();
+    !only_copied(content, &asked)
+}
+
+/// A text in straight or curly double quotes.
+static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    #[allow(clippy::unwrap_used)] // a constant pattern
+    regex::Regex::new(r#""([^"\n]+)"|\u{201c}([^\u{201d}\n]+)\u{201d}"#).unwrap()
+});
 
 /// Words a condition may hold besides an error's name and still name
 /// it plainly ("if there was a search-failed error", "if the search

@@ -16,8 +16,9 @@
 //! `receipts/`) is detected and refused ([`ImportError::UnsupportedLayout`]):
 //! never guessed at. Every path a manifest names must stay inside the run.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use regex::Regex;
 use serde::Deserialize;
@@ -35,6 +36,22 @@ pub const MAX_ERROR_CHARS: usize = 2000;
 
 /// Nested imports deeper than this are refused.
 pub const MAX_IMPORT_DEPTH: usize = 8;
+
+/// The largest `forme.manifest.json` read, in bytes; a larger one is
+/// refused naming the file and this limit.
+pub const MAX_MANIFEST_BYTES: usize = 1024 * 1024;
+
+/// The most nodes a manifest's `graph` may hold; more is refused naming
+/// the file, the field `graph` and this limit.
+pub const MAX_MANIFEST_NODES: usize = 2000;
+
+/// How deep below a service's `workspace/{svc}/` folder pactum looks for
+/// an `__error.md`; a deeper folder is refused, never skipped.
+pub const MAX_WORKSPACE_DEPTH: usize = 16;
+
+/// How many entries one service's workspace folder may hold, all levels
+/// together; more is refused, never skipped.
+pub const MAX_WORKSPACE_ENTRIES: usize = 100_000;
 
 /// How the run's contracts were found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -84,6 +101,9 @@ pub struct RunContract {
     pub name: String,
     /// The file its clauses were read from, relative to the run.
     pub source: String,
+    /// That file's text: an output that only copies it (its own program)
+    /// says nothing of its own (SPEC §3.4).
+    pub source_text: Arc<str>,
     /// Whether it is the root contract of a system.
     pub is_system: bool,
     /// The declared clauses and errors.
@@ -129,7 +149,7 @@ pub struct Run {
 impl Run {
     /// Every text read from the run that a report may quote: the
     /// contents of every binding (outputs and inputs), every recorded
-    /// error, every declared clause. The pipeline finds the keys written
+    /// error, every declared clause, every contract's source file. The pipeline finds the keys written
     /// in a run here, to redact them (SPEC §4).
     pub fn texts(&self) -> impl Iterator<Item = &str> + '_ {
         let bindings = self
@@ -151,7 +171,8 @@ impl Run {
                 std::iter::once(d.text.as_str()).chain(d.sub.iter().map(String::as_str))
             })
         });
-        bindings.chain(errors).chain(clauses)
+        let sources = self.contracts.iter().map(|c| &*c.source_text);
+        bindings.chain(errors).chain(clauses).chain(sources)
     }
 }
 
@@ -211,7 +232,8 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     if !root_path.is_file() {
         return Err(ImportError::MissingRoot { dir: shown });
     }
-    let root = parse_file(&root_path, &ctx.read(&root_path)?)?;
+    let root_text = ctx.read(&root_path)?;
+    let root = parse_file(&root_path, &root_text)?;
     let manifest_path = dir.join("forme.manifest.json");
     let has_manifest = manifest_path.is_file();
     if !has_manifest {
@@ -245,7 +267,13 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         .unwrap_or_else(|| folder_name(dir));
 
     let (system, layout, mut contracts) = if has_manifest {
-        ctx.system(&manifest_path, &root, &inputs, prefix, log.as_ref())?
+        ctx.system(
+            &manifest_path,
+            (&root, &root_text),
+            &inputs,
+            prefix,
+            log.as_ref(),
+        )?
     } else {
         let layout = if root.kind.eq_ignore_ascii_case("function") {
             Layout::Function
@@ -276,6 +304,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         let c = RunContract {
             name: format!("{prefix}{name}"),
             source: "root.prose.md".into(),
+            source_text: Arc::from(root_text.as_str()),
             is_system: false,
             declared,
             outputs,
@@ -324,14 +353,27 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             });
         }
     }
-    let workspaces = ctx.workspace_folders()?;
+    // Sets and groups, not scans per contract: a system of many nodes is
+    // read in n log n.
+    let workspaces: BTreeSet<String> = ctx.workspace_folders()?.into_iter().collect();
+    let logged: BTreeSet<&str> = log
+        .as_ref()
+        .map(|l| l.ok.iter().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut by_service: BTreeMap<&str, Vec<RunError>> = BTreeMap::new();
+    for e in &errors {
+        by_service.entry(&e.service).or_default().push(e.clone());
+    }
     for c in &mut contracts {
         let local = c.name.strip_prefix(prefix).unwrap_or(&c.name).to_string();
         // A single service or function is the run's only contract: every
         // error of the run is its own.
-        let mine = |e: &RunError| c.is_system || layout != Layout::System || e.service == local;
-        c.errors = errors.iter().filter(|e| mine(e)).cloned().collect();
-        let logged_ok = log.as_ref().is_some_and(|l| l.ok.contains(&local));
+        c.errors = if c.is_system || layout != Layout::System {
+            errors.clone()
+        } else {
+            by_service.get(local.as_str()).cloned().unwrap_or_default()
+        };
+        let logged_ok = logged.contains(local.as_str());
         let workspace_ok = workspaces.contains(&local) && c.errors.is_empty();
         c.completed = if !c.errors.is_empty() {
             Some(false)
@@ -762,13 +804,23 @@ impl Ctx<'_> {
     fn system(
         &self,
         manifest_path: &Path,
-        root: &ParsedFile,
+        (root, root_text): (&ParsedFile, &str),
         inputs: &[Binding],
         prefix: &str,
         log: Option<&Log>,
     ) -> Result<(String, Layout, Vec<RunContract>), ImportError> {
         let file = manifest_path.display().to_string();
         let text = self.read(manifest_path)?;
+        if text.len() > MAX_MANIFEST_BYTES {
+            return Err(ImportError::Manifest {
+                file,
+                field: "(root)".into(),
+                message: format!(
+                    "{} bytes, more than the {MAX_MANIFEST_BYTES} bytes pactum reads from a manifest",
+                    text.len()
+                ),
+            });
+        }
         let de = &mut serde_json::Deserializer::from_str(&text);
         let m: RawManifest = serde_path_to_error::deserialize(de).map_err(|e| {
             let field = e.path().to_string();
@@ -783,9 +835,18 @@ impl Ctx<'_> {
             field,
             message,
         };
-        let mut files: BTreeMap<String, ParsedFile> = BTreeMap::new();
+        let mut files: BTreeMap<String, (ParsedFile, Arc<str>)> = BTreeMap::new();
         let mut contracts = Vec::new();
         let mut node_outputs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        if m.graph.len() > MAX_MANIFEST_NODES {
+            return Err(bad(
+                "graph".into(),
+                format!(
+                    "{} nodes, more than the {MAX_MANIFEST_NODES} services pactum grades in one system",
+                    m.graph.len()
+                ),
+            ));
+        }
         check_names(&m.graph).map_err(|(field, message)| bad(field, message))?;
         // Binding file → the output field that claimed it first.
         let mut bound: BTreeMap<String, String> = BTreeMap::new();
@@ -808,9 +869,10 @@ impl Ctx<'_> {
             })?;
             if !files.contains_key(&snapshot) {
                 let p = self.dir.join(&snapshot);
-                files.insert(snapshot.clone(), parse_file(&p, &self.read(&p)?)?);
+                let text = self.read(&p)?;
+                files.insert(snapshot.clone(), (parse_file(&p, &text)?, Arc::from(text)));
             }
-            let parsed = &files[&snapshot];
+            let (parsed, source_text) = &files[&snapshot];
             let declared = node_contract(parsed, &node.id).ok_or_else(|| {
                 bad(
                     field("id"),
@@ -905,6 +967,7 @@ impl Ctx<'_> {
             node_outputs.insert(node.id.clone(), outs);
             contracts.push(RunContract {
                 name: format!("{prefix}{}", node.id),
+                source_text: Arc::clone(source_text),
                 source: snapshot,
                 is_system: false,
                 declared,
@@ -969,6 +1032,7 @@ impl Ctx<'_> {
                 RunContract {
                     name: format!("{prefix}{}", m.system_name),
                     source: "root.prose.md".into(),
+                    source_text: Arc::from(root_text),
                     is_system: true,
                     declared: root.main.clone(),
                     outputs,
@@ -1000,16 +1064,16 @@ impl Ctx<'_> {
                 "{what}, not a node of the graph: the manifest does not account for it"
             ),
         };
-        let ids: Vec<&str> = m.graph.iter().map(|n| n.id.as_str()).collect();
-        let mut bindings: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        let ids: BTreeSet<&str> = m.graph.iter().map(|n| n.id.as_str()).collect();
+        let mut bindings: BTreeSet<String> = ids.iter().map(|s| s.to_string()).collect();
         bindings.extend(
             contracts
                 .iter()
                 .flat_map(|c| &c.outputs)
                 .filter_map(|b| folder_of(&b.path, "bindings")),
         );
-        bindings.push("caller".into());
-        let mut workspaces: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        bindings.insert("caller".into());
+        let mut workspaces: BTreeSet<String> = ids.iter().map(|s| s.to_string()).collect();
         workspaces.extend(
             m.graph
                 .iter()
@@ -1032,13 +1096,13 @@ impl Ctx<'_> {
         }
         let sources = self.dir.join("sources");
         if sources.is_dir() {
-            let mut used: Vec<String> = contracts.iter().map(|c| c.source.clone()).collect();
+            let mut used: BTreeSet<String> = contracts.iter().map(|c| c.source.clone()).collect();
             if let Some(name) = m
                 .source_path
                 .as_deref()
                 .and_then(|s| Path::new(s).file_name())
             {
-                used.push(format!("sources/{}", name.to_string_lossy()));
+                used.insert(format!("sources/{}", name.to_string_lossy()));
             }
             for f in sorted_entries(&sources)? {
                 let rel = self.rel(&f);
@@ -1098,13 +1162,34 @@ impl Ctx<'_> {
             .collect())
     }
 
+    /// Every `__error.md` under `workspace/` (any case of the name), each
+    /// an error of the service whose folder holds it, however deep
+    /// (`workspace/svc/sub/__error.md` is `svc`'s). One right under
+    /// `workspace/` belongs to no service and is refused.
     fn workspace_errors(&self) -> Result<Vec<RunError>, ImportError> {
         let mut out = Vec::new();
+        let w = self.dir.join("workspace");
+        if !w.is_dir() {
+            return Ok(out);
+        }
+        if let Some(f) = sorted_entries(&w)?
+            .into_iter()
+            .find(|p| !p.is_dir() && is_error_file(p))
+        {
+            return Err(ImportError::RunFile {
+                file: f.display().to_string(),
+                line: 0,
+                message: "an error file right under workspace/ names no service: it belongs in workspace/{service}/".into(),
+            });
+        }
+        let mut found = Vec::new();
         for svc in self.workspace_folders()? {
-            let f = self.dir.join("workspace").join(&svc).join("__error.md");
-            if !f.is_file() {
-                continue;
-            }
+            let mut seen = 0usize;
+            self.error_files_in(&w.join(&svc), 0, &mut seen, &mut |f| {
+                found.push((svc.clone(), f));
+            })?;
+        }
+        for (svc, f) in found {
             let text = self.read(&f)?;
             let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
             let Some(name) = first.trim().strip_prefix("# Error:") else {
@@ -1139,6 +1224,60 @@ impl Ctx<'_> {
         }
         Ok(out)
     }
+
+    /// Calls `found` with each error file below `dir`, sorted, the
+    /// service folder's own first. Deeper than [`MAX_WORKSPACE_DEPTH`]
+    /// folders, or more than [`MAX_WORKSPACE_ENTRIES`] entries in one
+    /// service folder, is refused: an error file there could not be seen.
+    fn error_files_in(
+        &self,
+        dir: &Path,
+        depth: usize,
+        seen: &mut usize,
+        found: &mut dyn FnMut(PathBuf),
+    ) -> Result<(), ImportError> {
+        let entries = sorted_entries(dir)?;
+        *seen += entries.len();
+        if *seen > MAX_WORKSPACE_ENTRIES {
+            return Err(ImportError::RunFile {
+                file: dir.display().to_string(),
+                line: 0,
+                message: format!(
+                    "more than {MAX_WORKSPACE_ENTRIES} entries in one service's workspace folder: pactum cannot look through it for an __error.md"
+                ),
+            });
+        }
+        for p in entries.iter().filter(|p| !p.is_dir() && is_error_file(p)) {
+            found(p.clone());
+        }
+        for p in entries.iter().filter(|p| p.is_dir()) {
+            if is_error_file(p) {
+                return Err(ImportError::RunFile {
+                    file: p.display().to_string(),
+                    line: 0,
+                    message: "a folder named __error.md: an error file is a file starting `# Error: {error-name}`".into(),
+                });
+            }
+            if depth + 1 > MAX_WORKSPACE_DEPTH {
+                return Err(ImportError::RunFile {
+                    file: p.display().to_string(),
+                    line: 0,
+                    message: format!(
+                        "folders nested deeper than {MAX_WORKSPACE_DEPTH} levels in a service's workspace: pactum cannot look through them for an __error.md"
+                    ),
+                });
+            }
+            self.check_real_inside(p)?;
+            self.error_files_in(p, depth + 1, seen, found)?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `p` is named `__error.md`, in any case.
+fn is_error_file(p: &Path) -> bool {
+    p.file_name()
+        .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("__error.md"))
 }
 
 /// The folder right under `top` that the relative path `rel` lies in

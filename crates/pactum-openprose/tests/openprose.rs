@@ -660,3 +660,74 @@ fn a_bom_before_the_frontmatter_is_named() {
         Ok(_) => panic!("imported"),
     }
 }
+
+/// A manifest of more nodes than pactum grades, or more bytes than it
+/// reads, is refused naming the file, the field and the limit; one at
+/// the node limit imports (every node, none dropped).
+#[test]
+fn a_huge_manifest_is_refused_and_a_large_one_imports() {
+    use pactum_openprose::run::{MAX_MANIFEST_BYTES, MAX_MANIFEST_NODES};
+    let build = |nodes: usize, pad: usize| {
+        let d = tempfile::tempdir().expect("tempdir");
+        write(
+            d.path(),
+            "root.prose.md",
+            "---\nname: sys\nkind: system\n---\n## Services\n\n- n0\n",
+        );
+        write(
+            d.path(),
+            "sources/w.prose.md",
+            "---\nname: w\nkind: service\n---\n## Ensures\n\n- `out`: a summary\n",
+        );
+        write(d.path(), "bindings/n0/out.md", "Cells age slowly.\n");
+        let graph: Vec<serde_json::Value> = (0..nodes)
+            .map(|i| serde_json::json!({"id": format!("n{i}"), "sourcePath": "w.prose.md"}))
+            .collect();
+        let m = serde_json::json!({"systemName": "sys", "graph": graph, "pad": "x".repeat(pad)});
+        write(d.path(), "forme.manifest.json", &m.to_string());
+        d
+    };
+    let d = build(MAX_MANIFEST_NODES + 1, 0);
+    match import_run(d.path()) {
+        Err(ImportError::Manifest {
+            file,
+            field,
+            message,
+        }) => {
+            assert!(file.ends_with("forme.manifest.json"), "{file}");
+            assert_eq!(field, "graph");
+            assert!(
+                message.contains(&MAX_MANIFEST_NODES.to_string()),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let d = build(1, MAX_MANIFEST_BYTES);
+    match import_run(d.path()) {
+        Err(ImportError::Manifest {
+            file,
+            field,
+            message,
+        }) => {
+            assert!(file.ends_with("forme.manifest.json"), "{file}");
+            assert_eq!(field, "(root)");
+            assert!(
+                message.contains(&MAX_MANIFEST_BYTES.to_string()),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let d = build(MAX_MANIFEST_NODES, 0);
+    let run = import_run(d.path()).expect("imports");
+    assert_eq!(run.contracts.len(), MAX_MANIFEST_NODES);
+    let g = grade_dir(d.path());
+    // n0 wrote its output; every other node wrote none.
+    let satisfied = g
+        .contracts
+        .iter()
+        .filter(|c| c.clauses.iter().all(|r| r.verdict == Verdict::Satisfied))
+        .count();
+    assert_eq!(satisfied, 1);
+}

@@ -529,3 +529,287 @@ fn a_log_without_a_clean_end_is_refused() {
         }
     }
 }
+
+/// Copied input is no evidence for any measure of the output's content:
+/// an output that is only copied input is violated whatever the clause
+/// asks (even "`summary`: a summary"), and a URL copied from a caller
+/// input is no source of the service's own.
+#[test]
+fn copied_input_is_no_evidence_for_counts_or_existence() {
+    let with_input = |ensures: &str, input: &str, output: &str| {
+        let d = service(
+            ensures,
+            &[("bindings/svc/summary.md", output), ("vm.log.md", OK_LOG)],
+        );
+        write(
+            d.path(),
+            "bindings/caller/topic.md",
+            &format!("# topic\nbinding: input\nsource: caller\n---\n{input}"),
+        );
+        grade_dir(d.path())
+    };
+    let g = with_input(
+        "- `summary`: a summary",
+        "Solid-state batteries\n",
+        "Solid-state batteries\n",
+    );
+    assert_eq!(verdicts(&g), vec![Verdict::Violated], "{g:#?}");
+    let urls = "see https://a.example/1 https://b.example/2 https://c.example/3\n";
+    let g = with_input("- `summary`: at least 3 sources", urls, urls);
+    assert_eq!(verdicts(&g), vec![Verdict::Violated], "{g:#?}");
+    // Own words around the caller's URLs: still no source of its own.
+    let g = with_input(
+        "- `summary`: at least 3 sources",
+        urls,
+        "My findings cite https://a.example/1, https://b.example/2 and https://c.example/3 as read.\n",
+    );
+    assert_eq!(verdicts(&g), vec![Verdict::Violated], "{g:#?}");
+    // Its own sources count.
+    let g = with_input(
+        "- `summary`: at least 3 sources",
+        urls,
+        "My findings cite https://d.example/1, https://e.example/2 and https://f.example/3 as read.\n",
+    );
+    assert_eq!(verdicts(&g), vec![Verdict::Satisfied], "{g:#?}");
+    // A plain output (no header, another extension) that is the caller's
+    // input again.
+    for (file, text) in [
+        ("bindings/svc/summary.txt", "Solid-state batteries"),
+        ("bindings/svc/summary.json", "\"Solid-state batteries\"\n"),
+        ("bindings/svc/summary.md", "solid-state BATTERIES."),
+    ] {
+        let d = service(
+            "- `summary`: a summary",
+            &[(file, text), ("vm.log.md", OK_LOG)],
+        );
+        let g = grade_dir(d.path());
+        assert_eq!(verdicts(&g), vec![Verdict::Violated], "{file}: {g:#?}");
+    }
+    // The service's own source (its program, clauses included) copied
+    // into the output, in part or whole.
+    let d = service("- `summary`: a summary", &[("vm.log.md", OK_LOG)]);
+    let source = std::fs::read_to_string(d.path().join("root.prose.md")).expect("source");
+    for text in ["The search tool failed.\n", source.as_str()] {
+        write(d.path(), "bindings/svc/summary.md", text);
+        let g = grade_dir(d.path());
+        assert_eq!(verdicts(&g), vec![Verdict::Violated], "{text}: {g:#?}");
+    }
+    // A node's snapshot in sources/ of a system, copied whole.
+    let d = tempfile::tempdir().expect("tempdir");
+    let snap = "---\nname: writer\nkind: service\n---\n## Ensures\n\n- `draft`: a draft\n";
+    write(
+        d.path(),
+        "root.prose.md",
+        "---\nname: sys\nkind: system\n---\n## Services\n\n- writer\n",
+    );
+    write(d.path(), "sources/writer.prose.md", snap);
+    write(
+        d.path(),
+        "forme.manifest.json",
+        r#"{"systemName":"sys","graph":[{"id":"writer","sourcePath":"writer.prose.md","outputs":[{"name":"draft"}]}]}"#,
+    );
+    write(d.path(), "bindings/writer/draft.md", snap);
+    let g = grade_dir(d.path());
+    assert_eq!(verdicts(&g), vec![Verdict::Violated], "{g:#?}");
+    write(
+        d.path(),
+        "bindings/writer/draft.md",
+        "A draft of my own about cells.\n",
+    );
+    let g = grade_dir(d.path());
+    assert_eq!(verdicts(&g), vec![Verdict::Satisfied], "{g:#?}");
+}
+
+/// "A numbered list" is a list whose every item is numbered: `1.` then
+/// `-` items is a list of mixed kinds, no numbered list (nor a bulleted
+/// one). A numbered list after a bulleted one, apart, still counts.
+#[test]
+fn a_list_of_mixed_kinds_is_no_numbered_list() {
+    let graded = |ensures: &str, out: &str| {
+        let d = service(
+            ensures,
+            &[("bindings/svc/summary.md", out), ("vm.log.md", OK_LOG)],
+        );
+        verdicts(&grade_dir(d.path()))
+    };
+    for mixed in [
+        "1. First finding\n- second finding\n- third finding\n",
+        "- first finding\n1. second finding\n",
+        "1. First finding\n\n- second finding\n",
+        "1. First finding\n   more of the first\n- second finding\n",
+    ] {
+        assert_eq!(
+            graded("- `summary`: a numbered list", mixed),
+            vec![Verdict::Violated],
+            "{mixed}"
+        );
+        assert_eq!(
+            graded("- `summary`: a bulleted list", mixed),
+            vec![Verdict::Violated],
+            "{mixed}"
+        );
+    }
+    for ok in [
+        "1. First finding\n2. Second finding\n",
+        "- a bullet\n- another\n\nThen the ranking:\n\n1. First finding\n2. Second finding\n",
+        "- a bullet\n## Ranking\n1. First finding\n",
+        "1. First finding\n   - a detail under it\n2. Second finding\n",
+    ] {
+        assert_eq!(
+            graded("- `summary`: a numbered list", ok),
+            vec![Verdict::Satisfied],
+            "{ok}"
+        );
+    }
+}
+
+/// Blank strings and `null` in a JSON array are no items.
+#[test]
+fn blank_json_elements_are_no_items() {
+    let graded = |out: &str| {
+        let d = service(
+            "- `summary`: at least 3 items",
+            &[("bindings/svc/summary.json", out), ("vm.log.md", OK_LOG)],
+        );
+        verdicts(&grade_dir(d.path()))
+    };
+    for blank in [
+        r#"["", " ", null]"#,
+        r#"["a", "", null, {"x": ""}]"#,
+        r#"[[], {}, "\n"]"#,
+    ] {
+        assert_eq!(graded(blank), vec![Verdict::Violated], "{blank}");
+    }
+    assert_eq!(graded(r#"["a", "b", 3]"#), vec![Verdict::Satisfied]);
+}
+
+/// Text inside an HTML comment is not shown when the Markdown renders: a
+/// quote, heading or list found only there is no evidence. A forbidden
+/// text hidden there is still written.
+#[test]
+fn an_html_comment_is_no_evidence() {
+    let graded = |ensures: &str, out: &str| {
+        let d = service(
+            ensures,
+            &[("bindings/svc/summary.md", out), ("vm.log.md", OK_LOG)],
+        );
+        verdicts(&grade_dir(d.path()))
+    };
+    let says = "- `summary`: a summary saying \"lithium dendrites\"";
+    for hidden in [
+        "Cells age.\n<!-- lithium dendrites -->\n",
+        "Cells age. <!--\nlithium dendrites\n-->\n",
+        "Cells age. <!-- unclosed lithium dendrites\n",
+    ] {
+        assert_eq!(graded(says, hidden), vec![Verdict::Violated], "{hidden}");
+    }
+    assert_eq!(
+        graded(says, "<!-- note -->Lithium dendrites grow.\n"),
+        vec![Verdict::Satisfied]
+    );
+    assert_eq!(
+        graded(
+            "- `summary`: a numbered list",
+            "Cells.\n<!--\n1. First\n2. Second\n-->\n"
+        ),
+        vec![Verdict::Violated]
+    );
+    assert_eq!(
+        graded(
+            "- `summary`: at least 2 sources",
+            "Cells. <!-- https://a.example https://b.example -->\n"
+        ),
+        vec![Verdict::Violated]
+    );
+    // Negated: the hidden text is still in the output.
+    assert_eq!(
+        graded(
+            "- `summary`: a summary that does not say \"lithium dendrites\"",
+            "Cells age.\n<!-- lithium dendrites -->\n"
+        ),
+        vec![Verdict::Violated]
+    );
+}
+
+/// An `__error.md` anywhere below a service's workspace folder is that
+/// service's error; one right under `workspace/` is refused.
+#[test]
+fn a_nested_error_file_is_the_services_error() {
+    for at in [
+        "workspace/svc/sub/__error.md",
+        "workspace/svc/a/b/c/__error.md",
+        "workspace/svc/__ERROR.md",
+    ] {
+        let d = service(
+            "- `summary`: a summary saying \"batteries\"",
+            &[
+                ("bindings/svc/summary.md", "Batteries age.\n"),
+                (at, "# Error: search-failed\nthe tool timed out\n"),
+            ],
+        );
+        let run = import_run(d.path()).expect("imports");
+        let errs: Vec<(&str, &str)> = run.contracts[0]
+            .errors
+            .iter()
+            .map(|e| (e.name.as_str(), e.source.as_str()))
+            .collect();
+        assert_eq!(errs, vec![("search-failed", at)], "{at}");
+        let g = grade_dir(d.path());
+        assert!(!verdicts(&g).contains(&Verdict::Satisfied), "{at}: {g:#?}");
+    }
+    let d = service(
+        "- `summary`: a summary",
+        &[
+            ("bindings/svc/summary.md", "Batteries age.\n"),
+            ("workspace/svc/notes.md", "fine\n"),
+            ("workspace/__error.md", "# Error: search-failed\n"),
+        ],
+    );
+    match import_run(d.path()) {
+        Err(ImportError::RunFile { file, message, .. }) => {
+            assert!(file.ends_with("workspace/__error.md"), "{file}");
+            assert!(message.contains("names no service"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A nested error file without its `# Error:` line is refused, as at
+    // the top.
+    let d = service(
+        "- `summary`: a summary",
+        &[
+            ("bindings/svc/summary.md", "Batteries age.\n"),
+            ("workspace/svc/sub/__error.md", "it broke\n"),
+        ],
+    );
+    assert!(matches!(
+        import_run(d.path()),
+        Err(ImportError::RunFile { .. })
+    ));
+}
+
+/// A log of its header only, or empty, or with a variant end line, is a
+/// run that did not end: refused naming the line, never graded PASS.
+#[test]
+fn a_header_only_or_empty_log_is_refused() {
+    for (log, line) in [
+        ("", 1),
+        ("\n\n", 1),
+        ("# run:r svc\n", 1),
+        ("# run:r svc\nroot: root.prose.md\n\n\n", 2),
+        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---  end 2026-12-01T10:15:31Z\n", 4),
+        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---error\n", 4),
+        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z extra\n---end 2026-12-01T10:15:32Z\n", 5),
+    ] {
+        let d = service(
+            "- `summary`: a summary",
+            &[("bindings/svc/summary.md", "batteries\n"), ("vm.log.md", log)],
+        );
+        match import_run(d.path()) {
+            Err(ImportError::RunFile { file, line: l, .. }) => {
+                assert!(file.ends_with("vm.log.md"), "{file}");
+                assert_eq!(l, line, "{log:?}");
+            }
+            other => panic!("{log:?}: {other:?}"),
+        }
+    }
+}
