@@ -594,6 +594,101 @@ pub fn looks_like_key(s: &str) -> bool {
     long && token && has_digit && (has_lower && has_upper || !s.contains('_'))
 }
 
+/// The values of the environment variables pactum reads keys from, as the
+/// caller read them (this crate does no I/O).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvKeys {
+    /// Values of the variables a suite or a flag names as `api_key_env`
+    /// (or `{{ env.NAME }}`): keys by declaration.
+    pub named: Vec<String>,
+    /// Values of the other `*_API_KEY` variables set in the environment:
+    /// keys only when they look like one ([`looks_like_key`]).
+    pub ambient: Vec<String>,
+}
+
+/// Whether an environment variable's name is one of the usual key
+/// variables ([`EnvKeys::ambient`]): it ends in `_API_KEY`, in any ASCII
+/// case (`OPENAI_API_KEY`, `anthropic_api_key`).
+pub fn is_key_var(name: &str) -> bool {
+    name.len() > "_API_KEY".len()
+        && name
+            .get(name.len() - "_API_KEY".len()..)
+            .is_some_and(|t| t.eq_ignore_ascii_case("_API_KEY"))
+}
+
+/// The one rule of what is redacted from everything pactum shows or
+/// stores (SPEC §4), whatever the command: the secrets `known` holds (the
+/// judge's key, the secrets written in a suite), the values of the key
+/// variables in `env` ([`EnvKeys`]: a named one when [`check_secret`]
+/// accepts it, an ambient one when it also [`looks_like_key`]), and every
+/// key-shaped token of `texts` ([`key_tokens`]: the untrusted text about
+/// to be shown). A named variable too short to redact is left out here:
+/// whatever reads it refuses it by name.
+///
+/// # Errors
+/// [`SecretError::Matcher`] only (absurdly many or long secrets).
+pub fn redaction_rule<'a>(
+    known: &Redactor,
+    env: &EnvKeys,
+    texts: impl IntoIterator<Item = &'a str>,
+) -> Result<Redactor, SecretError> {
+    let mut values: Vec<String> = Vec::new();
+    for v in &env.named {
+        if let Ok(v) = check_secret(v) {
+            values.push(v.to_string());
+        }
+    }
+    for v in &env.ambient {
+        if let Ok(v) = check_secret(v) {
+            if looks_like_key(v) {
+                values.push(v.to_string());
+            }
+        }
+    }
+    for t in texts {
+        values.extend(key_tokens(t));
+    }
+    Redactor::new(values)?.with(known)
+}
+
+/// The key-shaped tokens ([`key_tokens`]) of every string of a JSON
+/// value, object keys included. Each once, in the order found.
+pub fn json_key_tokens(v: &Value) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => push_new(out, key_tokens(s)),
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            Value::Object(o) => {
+                for (k, x) in o {
+                    push_new(out, key_tokens(k));
+                    walk(x, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    fn push_new(out: &mut Vec<String>, found: Vec<String>) {
+        for t in found {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, &mut out);
+    out
+}
+
+/// The key-shaped tokens ([`key_tokens`]) of every string of a trace: its
+/// turns' input messages, responses, tool calls (names, ids, argument keys
+/// and values, results, errors), side effects, metadata, error and
+/// source ([`json_key_tokens`] of the trace as JSON). Each once.
+pub fn trace_key_tokens(trace: &crate::trace::Trace) -> Vec<String> {
+    serde_json::to_value(trace)
+        .map(|v| json_key_tokens(&v))
+        .unwrap_or_default()
+}
+
 /// Whether a URL query parameter's name marks its value as a credential
 /// (`api_key`, `access_token`, `client_secret`, `password`, `sig`,
 /// `auth`…), compared case-insensitively.
