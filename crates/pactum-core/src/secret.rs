@@ -654,39 +654,78 @@ pub fn redaction_rule<'a>(
 /// The key-shaped tokens ([`key_tokens`]) of every string of a JSON
 /// value, object keys included. Each once, in the order found.
 pub fn json_key_tokens(v: &Value) -> Vec<String> {
-    fn walk(v: &Value, out: &mut Vec<String>) {
-        match v {
-            Value::String(s) => push_new(out, key_tokens(s)),
-            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
-            Value::Object(o) => {
-                for (k, x) in o {
-                    push_new(out, key_tokens(k));
-                    walk(x, out);
-                }
-            }
-            _ => {}
-        }
-    }
-    fn push_new(out: &mut Vec<String>, found: Vec<String>) {
-        for t in found {
-            if !out.contains(&t) {
-                out.push(t);
-            }
-        }
-    }
     let mut out = Vec::new();
-    walk(v, &mut out);
+    walk_value(v, &mut out);
     out
 }
 
+fn walk_value(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => push_tokens(out, s),
+        Value::Array(a) => a.iter().for_each(|x| walk_value(x, out)),
+        Value::Object(o) => {
+            for (k, x) in o {
+                push_tokens(out, k);
+                walk_value(x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Adds the key-shaped tokens of `text` not in `out` yet.
+fn push_tokens(out: &mut Vec<String>, text: &str) {
+    for t in key_tokens(text) {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+}
+
 /// The key-shaped tokens ([`key_tokens`]) of every string of a trace: its
-/// turns' input messages, responses, tool calls (names, ids, argument keys
-/// and values, results, errors), side effects, metadata, error and
-/// source ([`json_key_tokens`] of the trace as JSON). Each once.
+/// id, its turns' input messages, responses, tool calls (names, ids,
+/// argument keys and values, results, errors) and side effects (kinds and
+/// details), its metadata, error, incompleteness note, source file and
+/// offered tools' names. Each once, in the order found.
 pub fn trace_key_tokens(trace: &crate::trace::Trace) -> Vec<String> {
-    serde_json::to_value(trace)
-        .map(|v| json_key_tokens(&v))
-        .unwrap_or_default()
+    let mut out = Vec::new();
+    push_tokens(&mut out, &trace.id);
+    for turn in &trace.turns {
+        for m in &turn.input {
+            push_tokens(&mut out, &m.content);
+        }
+        if let Some(r) = &turn.response {
+            push_tokens(&mut out, r);
+        }
+        for c in &turn.tool_calls {
+            push_tokens(&mut out, &c.name);
+            if let Some(id) = &c.id {
+                push_tokens(&mut out, id);
+            }
+            walk_value(&c.arguments, &mut out);
+            if let Some(r) = &c.result {
+                walk_value(r, &mut out);
+            }
+            if let Some(e) = &c.error {
+                push_tokens(&mut out, e);
+            }
+        }
+        for e in &turn.side_effects {
+            push_tokens(&mut out, &e.kind);
+            walk_value(&e.details, &mut out);
+        }
+    }
+    walk_value(&trace.metadata, &mut out);
+    for t in [&trace.error, &trace.incomplete].into_iter().flatten() {
+        push_tokens(&mut out, t);
+    }
+    if let Some(src) = &trace.source {
+        push_tokens(&mut out, &src.file);
+    }
+    for t in trace.offered_tools.iter().flatten() {
+        push_tokens(&mut out, t);
+    }
+    out
 }
 
 /// Whether a URL query parameter's name marks its value as a credential
