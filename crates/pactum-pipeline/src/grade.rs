@@ -417,6 +417,7 @@ impl Prepared<'_> {
                     }
                     Item::Error(e) => {
                         totals.outcome.input_errors += 1;
+                        shown.text(&e.message, sink);
                         sink.input_error(&InputError {
                             file: e.file,
                             line: e.line,
@@ -470,6 +471,7 @@ impl Prepared<'_> {
                 Err(e) => {
                     totals.outcome.input_errors += 1;
                     let message = e.to_string();
+                    shown.text(&message, sink);
                     if req.announce_unreadable {
                         sink.message(Message {
                             level: MessageLevel::Error,

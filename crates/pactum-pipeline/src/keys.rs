@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use pactum_core::secret::{redaction_rule, trace_key_tokens, Redactor};
+use pactum_core::secret::{key_tokens, redaction_rule, trace_key_tokens, Redactor};
 use pactum_core::trace::Trace;
 
 use crate::{PipelineError, Sink};
@@ -57,7 +57,16 @@ impl Shown {
     /// shown: the new ones join the secrets, and `sink` redacts them from
     /// every later event. Returns whether `trace` holds any (known or new).
     pub(crate) fn trace(&mut self, trace: &Trace, sink: &mut dyn Sink) -> bool {
-        let found = trace_key_tokens(trace);
+        self.learn(trace_key_tokens(trace), sink)
+    }
+
+    /// As [`Self::trace`], for untrusted text about to be shown that is no
+    /// trace (an input error quoting a record that could not be read).
+    pub(crate) fn text(&mut self, text: &str, sink: &mut dyn Sink) -> bool {
+        self.learn(key_tokens(text), sink)
+    }
+
+    fn learn(&mut self, found: Vec<String>, sink: &mut dyn Sink) -> bool {
         let any = !found.is_empty();
         let new: Vec<String> = found
             .into_iter()
