@@ -594,6 +594,140 @@ pub fn looks_like_key(s: &str) -> bool {
     long && token && has_digit && (has_lower && has_upper || !s.contains('_'))
 }
 
+/// The values of the environment variables pactum reads keys from, as the
+/// caller read them (this crate does no I/O).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvKeys {
+    /// Values of the variables a suite or a flag names as `api_key_env`
+    /// (or `{{ env.NAME }}`): keys by declaration.
+    pub named: Vec<String>,
+    /// Values of the other `*_API_KEY` variables set in the environment:
+    /// keys only when they look like one ([`looks_like_key`]).
+    pub ambient: Vec<String>,
+}
+
+/// Whether an environment variable's name is one of the usual key
+/// variables ([`EnvKeys::ambient`]): it ends in `_API_KEY`, in any ASCII
+/// case (`OPENAI_API_KEY`, `anthropic_api_key`).
+pub fn is_key_var(name: &str) -> bool {
+    name.len() > "_API_KEY".len()
+        && name
+            .get(name.len() - "_API_KEY".len()..)
+            .is_some_and(|t| t.eq_ignore_ascii_case("_API_KEY"))
+}
+
+/// The one rule of what is redacted from everything pactum shows or
+/// stores (SPEC §4), whatever the command: the secrets `known` holds (the
+/// judge's key, the secrets written in a suite), the values of the key
+/// variables in `env` ([`EnvKeys`]: a named one when [`check_secret`]
+/// accepts it, an ambient one when it also [`looks_like_key`]), and every
+/// key-shaped token of `texts` ([`key_tokens`]: the untrusted text about
+/// to be shown). A named variable too short to redact is left out here:
+/// whatever reads it refuses it by name.
+///
+/// # Errors
+/// [`SecretError::Matcher`] only (absurdly many or long secrets).
+pub fn redaction_rule<'a>(
+    known: &Redactor,
+    env: &EnvKeys,
+    texts: impl IntoIterator<Item = &'a str>,
+) -> Result<Redactor, SecretError> {
+    let mut values: Vec<String> = Vec::new();
+    for v in &env.named {
+        if let Ok(v) = check_secret(v) {
+            values.push(v.to_string());
+        }
+    }
+    for v in &env.ambient {
+        if let Ok(v) = check_secret(v) {
+            if looks_like_key(v) {
+                values.push(v.to_string());
+            }
+        }
+    }
+    for t in texts {
+        values.extend(key_tokens(t));
+    }
+    Redactor::new(values)?.with(known)
+}
+
+/// The key-shaped tokens ([`key_tokens`]) of every string of a JSON
+/// value, object keys included. Each once, in the order found.
+pub fn json_key_tokens(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    walk_value(v, &mut out);
+    out
+}
+
+fn walk_value(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => push_tokens(out, s),
+        Value::Array(a) => a.iter().for_each(|x| walk_value(x, out)),
+        Value::Object(o) => {
+            for (k, x) in o {
+                push_tokens(out, k);
+                walk_value(x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Adds the key-shaped tokens of `text` not in `out` yet.
+fn push_tokens(out: &mut Vec<String>, text: &str) {
+    for t in key_tokens(text) {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+}
+
+/// The key-shaped tokens ([`key_tokens`]) of every string of a trace: its
+/// id, its turns' input messages, responses, tool calls (names, ids,
+/// argument keys and values, results, errors) and side effects (kinds and
+/// details), its metadata, error, incompleteness note, source file and
+/// offered tools' names. Each once, in the order found.
+pub fn trace_key_tokens(trace: &crate::trace::Trace) -> Vec<String> {
+    let mut out = Vec::new();
+    push_tokens(&mut out, &trace.id);
+    for turn in &trace.turns {
+        for m in &turn.input {
+            push_tokens(&mut out, &m.content);
+        }
+        if let Some(r) = &turn.response {
+            push_tokens(&mut out, r);
+        }
+        for c in &turn.tool_calls {
+            push_tokens(&mut out, &c.name);
+            if let Some(id) = &c.id {
+                push_tokens(&mut out, id);
+            }
+            walk_value(&c.arguments, &mut out);
+            if let Some(r) = &c.result {
+                walk_value(r, &mut out);
+            }
+            if let Some(e) = &c.error {
+                push_tokens(&mut out, e);
+            }
+        }
+        for e in &turn.side_effects {
+            push_tokens(&mut out, &e.kind);
+            walk_value(&e.details, &mut out);
+        }
+    }
+    walk_value(&trace.metadata, &mut out);
+    for t in [&trace.error, &trace.incomplete].into_iter().flatten() {
+        push_tokens(&mut out, t);
+    }
+    if let Some(src) = &trace.source {
+        push_tokens(&mut out, &src.file);
+    }
+    for t in trace.offered_tools.iter().flatten() {
+        push_tokens(&mut out, t);
+    }
+    out
+}
+
 /// Whether a URL query parameter's name marks its value as a credential
 /// (`api_key`, `access_token`, `client_secret`, `password`, `sig`,
 /// `auth`…), compared case-insensitively.

@@ -27,6 +27,7 @@ pub mod common;
 mod error;
 pub mod grade;
 pub mod inputs;
+mod keys;
 pub mod openprose;
 pub mod run;
 mod sink;

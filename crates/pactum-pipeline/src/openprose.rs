@@ -46,8 +46,8 @@ pub struct Prepared<'r> {
     req: &'r ProseRequest,
     runs: Vec<Run>,
     judge: Option<GradeJudge>,
-    /// The secrets to keep out of every report and the terminal: the
-    /// judge's, and every key-shaped token of the runs' text.
+    /// The secrets to keep out of every report, the terminal and the
+    /// judge's prompt ([`crate::keys::Shown`] over the runs' text).
     redactor: Redactor,
     /// How many distinct key-shaped tokens the runs' text holds.
     keys_in_runs: usize,
@@ -75,7 +75,6 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
         })?;
         runs.push(run);
     }
-    let judge = judge_setup(req.judge.as_ref(), req.store.as_deref())?;
     let mut keys: Vec<String> = Vec::new();
     for k in runs.iter().flat_map(Run::texts).flat_map(key_tokens) {
         if !keys.contains(&k) {
@@ -83,12 +82,12 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
         }
     }
     let keys_in_runs = keys.len();
-    let redactor = Redactor::new(keys)
-        .and_then(|r| match &judge {
-            Some(j) => r.with(j.setup.client.redactor()),
-            None => Ok(r),
-        })
-        .map_err(|e| PipelineError::Invalid(format!("the keys written in the runs {e}")))?;
+    let (judge, shown) = judge_setup(
+        req.judge.as_ref(),
+        req.store.as_deref(),
+        runs.iter().flat_map(Run::texts),
+    )?;
+    let redactor = shown.redactor().clone();
     Ok(Prepared {
         req,
         runs,

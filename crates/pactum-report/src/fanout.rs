@@ -7,7 +7,7 @@ use pactum_core::secret::Redactor;
 
 use crate::{
     check_outputs, JsonReporter, JunitReporter, Output, Protected, Redacting, ReportError,
-    ReportFile, Reporter, RunEnd, TerminalOptions, TerminalReporter,
+    ReportFile, Reporter, RunEnd, SharedRedactor, TerminalOptions, TerminalReporter,
 };
 
 /// The report path that means standard output.
@@ -56,6 +56,9 @@ pub struct Fanout {
     slots: Vec<Slot>,
     failed: bool,
     notice: FailureNotice,
+    /// The secrets every reporter redacts, once [`Fanout::redact_with`]
+    /// was called: later calls add to it rather than wrap again.
+    redactor: Option<SharedRedactor>,
 }
 
 impl std::fmt::Debug for Fanout {
@@ -98,6 +101,7 @@ impl Fanout {
             slots: Vec::new(),
             failed: false,
             notice,
+            redactor: None,
         };
         if let Some(options) = &request.terminal {
             if !request.to_stdout() {
@@ -175,22 +179,35 @@ impl Fanout {
                 .collect(),
             failed: false,
             notice,
+            redactor: None,
         }
     }
 
     /// Makes every reporter redact `redactor`'s secrets (a run's keys) from
-    /// each event before it writes anything (SPEC §4).
+    /// each later event before it writes anything (SPEC §4), besides the
+    /// secrets of earlier calls.
     pub fn redact_with(&mut self, redactor: &Redactor) {
         if redactor.is_empty() {
             return;
         }
+        // Secrets learnt as the run goes on (a key in the next trace) join
+        // the ones every reporter already redacts: one wrapper each, not
+        // one per call. Secrets that cannot be searched for together get
+        // a wrapper of their own.
+        if let Some(shared) = &self.redactor {
+            if shared.add(redactor).is_ok() {
+                return;
+            }
+        }
+        let shared = SharedRedactor::new(redactor.clone());
         for slot in &mut self.slots {
             let inner = std::mem::replace(
                 &mut slot.reporter,
                 Box::new(Vec::<Box<dyn Reporter + Send>>::new()),
             );
-            slot.reporter = Box::new(Redacting::new(inner, redactor.clone()));
+            slot.reporter = Box::new(Redacting::shared(inner, shared.clone()));
         }
+        self.redactor = Some(shared);
     }
 
     /// Sends one event to every reporter still working.

@@ -45,7 +45,7 @@ pub use model::{
     ContractInfo, ExpectationsInfo, InputError, InputFile, MissingTrial, RunEnd, RunInfo, Warning,
 };
 pub use output::{check_outputs, Output, OutputFolder, Protected, ReportFile};
-pub use redact::Redacting;
+pub use redact::{Redacting, SharedRedactor};
 pub use secrets::RedactedSecrets;
 pub use terminal::{TerminalOptions, TerminalReporter};
 pub use totals::Totals;

@@ -653,3 +653,82 @@ fn key_tokens_in_text() {
     let red = Redactor::new(key_tokens(text)).expect("keys");
     assert!(!red.redact(text).contains("SECRET1234"));
 }
+
+/// The one redaction rule: known secrets, named key variables as they are,
+/// ambient `*_API_KEY` variables only when they look like keys, and the
+/// key-shaped tokens of the text to be shown.
+#[test]
+fn the_redaction_rule_holds_every_source_of_keys() {
+    let known = r(&["judge-key-0123456789"]);
+    let env = EnvKeys {
+        named: vec!["named-value-abcdefgh\n".into(), "short".into()],
+        ambient: vec![
+            "AbCdEf0123456789GhIjKlMnOp".into(),
+            "not a key, just words here".into(),
+            "true".into(),
+        ],
+    };
+    let text = "the agent wrote sk-proj-Zx9876543210abcd and left";
+    let red = redaction_rule(&known, &env, [text]).expect("rule");
+    assert_eq!(red.len(), 4, "{red:?}");
+    for secret in [
+        "judge-key-0123456789",
+        "named-value-abcdefgh",
+        "AbCdEf0123456789GhIjKlMnOp",
+        "sk-proj-Zx9876543210abcd",
+    ] {
+        assert_eq!(red.redact(secret), REDACTED, "{secret}");
+    }
+    assert_eq!(
+        red.redact("not a key, just words here"),
+        "not a key, just words here"
+    );
+    // Nothing known, nothing set, nothing key-shaped: nothing redacted.
+    let none =
+        redaction_rule(&Redactor::default(), &EnvKeys::default(), ["plain text"]).expect("rule");
+    assert!(none.is_empty());
+}
+
+#[test]
+fn key_variables_are_the_api_key_ones() {
+    for (name, is) in [
+        ("OPENAI_API_KEY", true),
+        ("anthropic_api_key", true),
+        ("_API_KEY", false),
+        ("API_KEY", false),
+        ("OPENAI_API_KEYS", false),
+        ("PATH", false),
+    ] {
+        assert_eq!(is_key_var(name), is, "{name}");
+    }
+}
+
+/// Every string of a trace is searched, an escaped line break before a
+/// token included (searching the trace's JSON text would miss it).
+#[test]
+fn trace_key_tokens_reads_every_string() {
+    let trace: crate::trace::Trace = serde_json::from_value(json!({
+        "id": "t",
+        "observability": "full",
+        "turns": [{
+            "input": [{"role": "user", "content": "use\nsk-in-0123456789abcd"}],
+            "response": "ok ghp_ABCdef1234567890xyz",
+            "tool_calls": [{"name": "f", "arguments": {"sk-arg-0123456789abcd": "x"},
+                            "result": {"k": "AIzaSyA1234567890abcdefgh"}}]
+        }],
+        "metadata": {"note": "sk-meta-0123456789abcd"}
+    }))
+    .expect("a trace");
+    let mut found = trace_key_tokens(&trace);
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            "AIzaSyA1234567890abcdefgh",
+            "ghp_ABCdef1234567890xyz",
+            "sk-arg-0123456789abcd",
+            "sk-in-0123456789abcd",
+            "sk-meta-0123456789abcd",
+        ]
+    );
+}
