@@ -525,3 +525,64 @@ fn a_key_in_a_binding_is_redacted_without_a_judge() {
     assert!(run.stdout.contains("redacted-secret"), "{}", run.stdout);
     assert!(json.contains("redacted-secret"), "{json}");
 }
+
+/// A key written with an invisible character inside it (zero-width
+/// space, soft hyphen) or wrapped over two lines is redacted from every
+/// report and the terminal all the same: no eight characters of it show,
+/// even once the invisible characters and line breaks are removed.
+#[test]
+fn a_key_with_invisible_characters_or_a_wrap_is_redacted() {
+    const KEY: &str = "sk-test-SECRET1234567890abcdef";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `report`: a JSON object\n- `summary`: a JSON object\n- `notes`: a JSON object\n",
+    );
+    write(
+        &run_dir.join("bindings/svc/report.md"),
+        "sk-test-SEC\u{200b}RET1234567890abcdef is the key\n",
+    );
+    write(
+        &run_dir.join("bindings/svc/summary.md"),
+        "debug: sk-test-SECRET12345\n67890abcdef then more\n",
+    );
+    write(
+        &run_dir.join("bindings/svc/notes.md"),
+        "noted: sk-test-SECRET\u{ad}1234567890\u{2060}abcdef.\n",
+    );
+    let json = dir.path().join("r.json");
+    let junit = dir.path().join("r.xml");
+    let run = pactum([
+        "grade".as_ref(),
+        "-v".as_ref(),
+        run_dir.as_os_str(),
+        "--json".as_ref(),
+        json.as_os_str(),
+        "--junit".as_ref(),
+        junit.as_os_str(),
+    ]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = std::fs::read_to_string(&json).expect("json");
+    let junit = std::fs::read_to_string(&junit).expect("junit");
+    let bare_key: String = KEY.chars().filter(char::is_ascii_alphanumeric).collect();
+    for (what, text) in [
+        ("stdout", &run.stdout),
+        ("stderr", &run.stderr),
+        ("json", &json),
+        ("junit", &junit),
+    ] {
+        // The JSON report escapes the invisible characters: undo that too.
+        let shown = text
+            .replace("\\u200b", "")
+            .replace("\\u00ad", "")
+            .replace("\\u2060", "")
+            .replace("\\n", "");
+        let bare: String = shown.chars().filter(char::is_ascii_alphanumeric).collect();
+        for i in 0..=bare_key.len() - 8 {
+            let part = &bare_key[i..i + 8];
+            assert!(!bare.contains(part), "{what} holds {part}: {text}");
+        }
+    }
+    assert!(run.stdout.contains("[redacted]"), "{}", run.stdout);
+}

@@ -559,10 +559,34 @@ pub const KEY_TOKEN_MIN_TAIL: usize = 12;
 /// trailing `.` and `-` removed. They are secrets to redact where pactum holds no key
 /// of its own: text an agent wrote that quotes one (SPEC §4). Each once,
 /// in text order.
+///
+/// Invisible characters ([`is_separator`]'s invisible format and control
+/// characters: zero-width spaces and joiners, the soft hyphen, byte order
+/// and bidirectional marks) break no token, nor does a line break after a
+/// token that starts with a key prefix when a token character follows
+/// (indentation allowed: a key wrapped over two lines, found both whole
+/// and as its first line); a blank line does. They are dropped before
+/// tokens are cut, and the token returned is the key without them; the
+/// [`Redactor`] finds it in the original text through them and replaces
+/// the whole span.
 pub fn key_tokens(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let is_token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-    for token in text.split(|c: char| !is_token(c)) {
+    // The text with its invisible characters dropped, then the same with
+    // a key's wraps undone too (a key at a line's start is found by the
+    // first).
+    let seen: Cow<'_, str> = if text.chars().any(unseen) {
+        Cow::Owned(text.chars().filter(|c| !unseen(*c)).collect())
+    } else {
+        Cow::Borrowed(text)
+    };
+    let joined = joined_tokens(&seen, is_token);
+    let views: &[&str] = if joined == seen {
+        &[&seen]
+    } else {
+        &[&seen, &joined]
+    };
+    for token in views.iter().flat_map(|v| v.split(|c: char| !is_token(c))) {
         let token = token.trim_end_matches(['.', '-']);
         let keyed = KEY_PREFIXES.iter().filter(|p| !p.ends_with(' ')).any(|p| {
             token.strip_prefix(p).is_some_and(|tail| {
@@ -574,6 +598,59 @@ pub fn key_tokens(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether `c` is shown as nothing: an invisible format or control
+/// character (not a line break or tab), or one of the other
+/// zero-width marks [`is_separator`] removes.
+fn unseen(c: char) -> bool {
+    is_invisible(c) || matches!(c, '\u{180e}' | '\u{034f}')
+}
+
+/// `text` without a line break (and the indentation after it) that ends
+/// a line whose last token starts with a key prefix and is followed by a
+/// token character: a key wrapped over two lines, made whole. Borrowed
+/// when there is no line break.
+fn joined_tokens(text: &str, is_token: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !text.contains('\n') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        let brk = if text[i..].starts_with("\r\n") {
+            2
+        } else if c == '\n' {
+            1
+        } else {
+            0
+        };
+        if brk > 0 {
+            // The token the line ends with, and where the next line's
+            // text starts.
+            let tail = out.len()
+                - out
+                    .chars()
+                    .rev()
+                    .take_while(|x| is_token(*x))
+                    .map(char::len_utf8)
+                    .sum::<usize>();
+            let keyed = KEY_PREFIXES
+                .iter()
+                .any(|p| !p.ends_with(' ') && out[tail..].starts_with(p));
+            let rest = &text[i + brk..];
+            let k = rest
+                .find(|x: char| !matches!(x, ' ' | '\t'))
+                .unwrap_or(rest.len());
+            if keyed && rest[k..].chars().next().is_some_and(&is_token) {
+                i += brk + k;
+                continue;
+            }
+        }
+        out.push(c);
+        i += c.len_utf8();
+    }
+    Cow::Owned(out)
 }
 
 /// Whether `s` looks like a key rather than a name or a word: a known key

@@ -732,3 +732,44 @@ fn trace_key_tokens_reads_every_string() {
         ]
     );
 }
+
+/// A key written with an invisible character inside it (a zero-width
+/// space, a soft hyphen, a bidirectional mark, a byte order mark) or
+/// wrapped over two lines is still a key-shaped token: the rule strips
+/// invisible format characters, and one line break between two token
+/// characters, before cutting tokens; the redactor then replaces the
+/// original span, the invisible characters and the break included.
+#[test]
+fn key_tokens_see_through_invisible_characters_and_wraps() {
+    let key = "sk-abc123def456ghi789jkl";
+    for text in [
+        "token: sk-abc\u{200b}123def456ghi789jkl end".to_string(),
+        "token: sk-abc123\u{ad}def456ghi789jkl end".to_string(),
+        "token: s\u{200d}k-abc123def456ghi789\u{feff}jkl end".to_string(),
+        "token: sk-abc123\u{2060}def456\u{202e}ghi789jkl end".to_string(),
+        "token: sk-abc123def\n456ghi789jkl end".to_string(),
+        "token: sk-abc123def\r\n   456ghi789jkl end".to_string(),
+    ] {
+        let found = key_tokens(&text);
+        assert_eq!(found, vec![key.to_string()], "{text:?}");
+        let red = Redactor::new(found).expect("keys");
+        let shown = red.redact(&text);
+        let bare: String = shown
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect();
+        for part in ["abc123", "def456", "ghi789"] {
+            assert!(!bare.contains(part), "{text:?} -> {shown:?}");
+        }
+        assert!(
+            shown.starts_with("token: ") && shown.ends_with(" end"),
+            "{shown:?}"
+        );
+    }
+    // A blank line is a paragraph break, not a wrap: the word after it is
+    // no part of the key.
+    assert_eq!(
+        key_tokens("sk-abc123def456ghi789jkl\n\nNext"),
+        vec![key.to_string()]
+    );
+}
