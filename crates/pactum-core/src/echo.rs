@@ -157,10 +157,14 @@ fn kmp_failure(p: &[u32]) -> Vec<usize> {
     f
 }
 
-/// [`is_echo`] for many matches in one response: the response is compared
-/// with the inputs once, then each match is answered in `O(log n)` (the
+/// [`is_echo`] for many matches in one response: the first
+/// [`SCAN_FIRST`] matches are answered by [`is_echo`]'s scan (one match in
+/// a large input costs no index); after them the response is compared
+/// with the inputs once, and each match is answered in `O(log n)` (the
 /// copied passage) plus a substring search for a quoted one. Same answers
-/// as [`is_echo`].
+/// as [`is_echo`], without its cost of a scan of every input per match (a
+/// 150 KB output against a 150 KB input: minutes by the scan when every
+/// match is an echo, well under a second here).
 ///
 /// How: a suffix automaton of each input (built in chunks of
 /// [`CHUNK_CHARS`] characters overlapping by [`CHUNK_OVERLAP`], so a
@@ -170,6 +174,41 @@ fn kmp_failure(p: &[u32]) -> Vec<usize> {
 /// A match longer than the overlap allows is answered by [`is_echo`]'s
 /// own scan.
 pub struct Echoes<'a> {
+    response: &'a str,
+    inputs: &'a [Cow<'a, str>],
+    scanned: usize,
+    index: Option<Index<'a>>,
+}
+
+/// How many matches [`Echoes`] answers by scanning before it indexes.
+pub const SCAN_FIRST: usize = 8;
+
+impl<'a> Echoes<'a> {
+    /// Ready to answer matches of `response` against `inputs`; nothing is
+    /// computed yet.
+    pub fn new(response: &'a str, inputs: &'a [Cow<'a, str>]) -> Self {
+        Echoes {
+            response,
+            inputs,
+            scanned: 0,
+            index: None,
+        }
+    }
+
+    /// [`is_echo`] of the match `[s, e)` (byte offsets of the response).
+    pub fn is_echo(&mut self, s: usize, e: usize, quoting: Quoting) -> bool {
+        if self.index.is_none() && self.scanned < SCAN_FIRST {
+            self.scanned += 1;
+            return is_echo(self.response, s, e, self.inputs, quoting);
+        }
+        self.index
+            .get_or_insert_with(|| Index::build(self.response, self.inputs))
+            .is_echo(s, e, quoting)
+    }
+}
+
+/// The index behind [`Echoes`].
+struct Index<'a> {
     response: &'a str,
     inputs: &'a [Cow<'a, str>],
     /// Byte offset of each character of the response, then its length.
@@ -187,9 +226,9 @@ pub const CHUNK_CHARS: usize = 1 << 18;
 /// this long lies whole in one chunk.
 pub const CHUNK_OVERLAP: usize = 1 << 13;
 
-impl<'a> Echoes<'a> {
+impl<'a> Index<'a> {
     /// Indexes `response` against `inputs`: linear in their lengths.
-    pub fn new(response: &'a str, inputs: &'a [Cow<'a, str>]) -> Self {
+    fn build(response: &'a str, inputs: &'a [Cow<'a, str>]) -> Self {
         let mut starts: Vec<usize> = response.char_indices().map(|(i, _)| i).collect();
         let n = starts.len();
         starts.push(response.len());
@@ -213,7 +252,7 @@ impl<'a> Echoes<'a> {
         for i in (1..n).rev() {
             tree[i] = tree[2 * i].max(tree[2 * i + 1]);
         }
-        Echoes {
+        Index {
             response,
             inputs,
             starts,
@@ -223,7 +262,7 @@ impl<'a> Echoes<'a> {
     }
 
     /// [`is_echo`] of the match `[s, e)` (byte offsets of the response).
-    pub fn is_echo(&self, s: usize, e: usize, quoting: Quoting) -> bool {
+    fn is_echo(&self, s: usize, e: usize, quoting: Quoting) -> bool {
         let Some(m) = self.response.get(s..e) else {
             return false;
         };
@@ -864,7 +903,7 @@ mod tests {
                 &(text, text, text, 0usize..60, 1usize..40),
                 |(response, i1, i2, s, len)| {
                     let ins = vec![Cow::Owned(i1.clone() + &response), Cow::Owned(i2)];
-                    let idx = Echoes::new(&response, &ins);
+                    let idx = Index::build(&response, &ins);
                     let s = s.min(response.len());
                     let e = (s + len).min(response.len());
                     for q in [Quoting::Marks, Quoting::MarksAndFormatting] {
@@ -879,7 +918,7 @@ mod tests {
                     }
                     // Against a part of the response only.
                     let part = vec![Cow::Owned(response[..response.len() / 2].to_string())];
-                    let idx = Echoes::new(&response, &part);
+                    let idx = Index::build(&response, &part);
                     prop_assert_eq!(
                         idx.is_echo(s, e, Quoting::Marks),
                         is_echo(&response, s, e, &part, Quoting::Marks)
@@ -907,7 +946,7 @@ mod tests {
         }
         assert!(input.len() > 150_000 && output.len() > 150_000);
         let inputs = vec![Cow::Borrowed(input.as_str())];
-        let idx = Echoes::new(&output, &inputs);
+        let mut idx = Echoes::new(&output, &inputs);
         let mut echoed = 0;
         let mut own = Vec::new();
         for (s, _) in output.match_indices("the") {
@@ -945,7 +984,7 @@ mod tests {
         let at = CHUNK_CHARS - 30;
         let copied = format!("zz {} zz", &input[at..at + 60]);
         let ins = vec![Cow::Borrowed(input.as_str())];
-        let idx = Echoes::new(&copied, &ins);
+        let idx = Index::build(&copied, &ins);
         assert!(idx.is_echo(20, 25, Quoting::Marks));
         assert_eq!(
             idx.is_echo(20, 25, Quoting::Marks),
@@ -956,7 +995,7 @@ mod tests {
             &input[..30],
             &input[CHUNK_CHARS..CHUNK_CHARS + 30]
         );
-        let idx = Echoes::new(&made_up, &ins);
+        let idx = Index::build(&made_up, &ins);
         assert_eq!(
             idx.is_echo(30, 35, Quoting::Marks),
             is_echo(&made_up, 30, 35, &ins, Quoting::Marks)

@@ -690,9 +690,11 @@ impl Ctx<'_> {
         declared: &BTreeMap<String, String>,
     ) -> Result<Vec<Binding>, ImportError> {
         let mut names: Vec<String> = declared.keys().cloned().collect();
+        // A set beside the list: a node of many outputs stays n log n.
+        let mut known: BTreeSet<String> = names.iter().cloned().collect();
         for c in &contract.clauses {
             if let Some(o) = &c.output {
-                if !names.contains(o) {
+                if known.insert(o.clone()) {
                     names.push(o.clone());
                 }
             }
@@ -704,7 +706,7 @@ impl Ctx<'_> {
                     continue;
                 }
                 if let Some(stem) = f.file_stem().map(|s| s.to_string_lossy().into_owned()) {
-                    if !names.contains(&stem) {
+                    if known.insert(stem.clone()) {
                         names.push(stem);
                     }
                 }
