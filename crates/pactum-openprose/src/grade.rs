@@ -670,6 +670,44 @@ fn foreign_quote(
     })
 }
 
+/// Why a judge's answer quotes text found in an output only inside an
+/// HTML comment (`<!-- … -->`): not shown when the Markdown renders, it
+/// is no evidence ([`crate::check::without_comments`]). `None` when
+/// every quote is visible somewhere, or in no output at all (pactum's
+/// quote verification answers that).
+fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
+    let fold = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let outputs: Vec<(&Binding, String)> = c
+        .outputs
+        .iter()
+        .filter_map(|b| b.content.as_deref().map(|t| (b, t)))
+        .filter(|(_, t)| t.contains("<!--"))
+        .map(|(b, t)| (b, fold(t)))
+        .collect();
+    if outputs.is_empty() {
+        return None;
+    }
+    r.evidence.iter().find_map(|e| match e {
+        Evidence::Quote { text, .. } => {
+            let q = fold(text);
+            let hidden_in = outputs
+                .iter()
+                .find(|(_, raw)| !q.is_empty() && raw.contains(&q))?;
+            let shown = c.outputs.iter().filter_map(|b| b.content.as_deref()).any(|t| {
+                fold(&crate::check::without_comments(t)).contains(&q)
+            });
+            (!shown).then(|| {
+                format!(
+                    "the judge quoted text inside an HTML comment of {}, which is not shown when the Markdown renders: \"{}\" is no evidence",
+                    hidden_in.0.path,
+                    truncate_chars(text, 120)
+                )
+            })
+        }
+        _ => None,
+    })
+}
+
 /// The declared error a condition names: the condition is the error's
 /// name, or its description, or the name (`-`/`_` read as spaces) with
 /// only [`CONDITION_WORDS`] around it. `Err` when none or several do, or
@@ -1021,8 +1059,13 @@ fn grade_contract(
             Pending::Judge { note, .. } => {
                 let h = head(id, &clause.text, clause.condition.is_some());
                 match answers.remove(id) {
-                    Some(r) if foreign_quote(&r, clause, c, &turns).is_some() => {
-                        let why = foreign_quote(&r, clause, c, &turns).unwrap_or_default();
+                    Some(r)
+                        if foreign_quote(&r, clause, c, &turns).is_some()
+                            || hidden_quote(&r, c).is_some() =>
+                    {
+                        let why = foreign_quote(&r, clause, c, &turns)
+                            .or_else(|| hidden_quote(&r, c))
+                            .unwrap_or_default();
                         not_evaluable(
                             h,
                             NotEvaluableReason::FabricatedEvidence,

@@ -813,3 +813,41 @@ fn a_header_only_or_empty_log_is_refused() {
         }
     }
 }
+
+/// A judge's quote found only inside an HTML comment of the output backs
+/// nothing: the comment is not shown when the Markdown renders.
+#[test]
+fn a_judge_quote_from_an_html_comment_backs_nothing() {
+    let grade = |summary: &str| {
+        let d = service(
+            "- `summary`: names the CEO of the company",
+            &[("bindings/svc/summary.md", summary), ("vm.log.md", OK_LOG)],
+        );
+        let run = import_run(d.path()).expect("imports");
+        let policy = Policy::default();
+        let mut judge = |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
+            let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
+            for cl in &mut r.clauses {
+                cl.verdict = Verdict::Satisfied;
+                cl.reason = None;
+                cl.confidence = 95;
+                cl.evidence = vec![Evidence::Quote {
+                    turn: 1,
+                    source: "response".into(),
+                    text: "The CEO is Jane Doe".into(),
+                }];
+            }
+            r
+        };
+        grade_run(&run, &policy, &mut judge)
+    };
+    let g = grade("The company makes batteries.\n<!-- The CEO is Jane Doe -->\n");
+    let c = &g.contracts[0].clauses[0];
+    assert_eq!(c.verdict, Verdict::NotEvaluable, "{c:#?}");
+    assert_eq!(c.reason, Some(NotEvaluableReason::FabricatedEvidence));
+    assert!(c.rationale.contains("HTML comment"), "{}", c.rationale);
+    assert_ne!(g.status, TestStatus::Pass);
+    // Shown, it stands.
+    let g = grade("The company makes batteries. The CEO is Jane Doe.\n");
+    assert_eq!(g.contracts[0].clauses[0].verdict, Verdict::Satisfied);
+}
