@@ -269,12 +269,16 @@ pub fn judge_inputs(
 }
 
 /// The outputs of `c` that were produced (a non-empty binding), in order.
+/// Whether an output shows nothing: blank, or blank once its HTML
+/// comments (not shown when the Markdown renders) are removed.
+fn shows_nothing(t: &str) -> bool {
+    pactum_core::text::is_blank(&crate::check::without_comments(t))
+}
+
 fn produced(c: &RunContract) -> impl Iterator<Item = &Binding> {
-    c.outputs.iter().filter(|b| {
-        b.content
-            .as_deref()
-            .is_some_and(|t| !pactum_core::text::is_blank(t))
-    })
+    c.outputs
+        .iter()
+        .filter(|b| b.content.as_deref().is_some_and(|t| !shows_nothing(t)))
 }
 
 /// What grading one clause needs settled before the judge runs.
@@ -436,12 +440,12 @@ fn grade_text(
                         format!("no binding file {}: output `{o}` was not produced", b.path),
                     ))
                 }
-                Some(t) if pactum_core::text::is_blank(t) => {
+                Some(t) if shows_nothing(t) => {
                     return Pending::Done(settled(
                         h,
                         false,
                         vec![],
-                        format!("{} is empty: output `{o}` was not produced", b.path),
+                        format!("{} is empty (or shows nothing outside HTML comments): output `{o}` was not produced", b.path),
                     ))
                 }
                 Some(_) => {}
@@ -480,7 +484,7 @@ fn grade_text(
         // An output that is nothing but copied input is no output of its
         // own: no measure of it, not even existence, is evidence (SPEC
         // §3.4, `pactum_core::echo::only_copied`).
-        if copied(content) {
+        if copied(&crate::check::without_comments(content)) {
             return Pending::Done(settled(
                 h,
                 false,
@@ -512,8 +516,8 @@ fn grade_text(
     } else if targets
         .iter()
         .filter_map(|b| b.content.as_deref())
-        .filter(|t| !pactum_core::text::is_blank(t))
-        .all(copied)
+        .filter(|t| !shows_nothing(t))
+        .all(|t| copied(&crate::check::without_comments(t)))
     {
         return Pending::Done(settled(
             h,
@@ -983,7 +987,7 @@ fn grade_contract(
                 let (triggered, provided, p) = match (outcome, named) {
                     (Outcome::Detected, Ok(e)) => {
                         let provided = match degraded {
-                            Some(b) => b.content.as_deref().is_some_and(|t| !pactum_core::text::is_blank(t)),
+                            Some(b) => b.content.as_deref().is_some_and(|t| !shows_nothing(t)),
                             None => produced(c).next().is_some(),
                         };
                         let mut p = grade_text(h, c, clause, &turns);

@@ -851,3 +851,22 @@ fn a_judge_quote_from_an_html_comment_backs_nothing() {
     let g = grade("The company makes batteries. The CEO is Jane Doe.\n");
     assert_eq!(g.contracts[0].clauses[0].verdict, Verdict::Satisfied);
 }
+
+/// What an HTML comment hides is not output: an output that shows only
+/// copied input around a comment is a copy, and one that is only a
+/// comment shows nothing.
+#[test]
+fn a_comment_neither_makes_a_copy_original_nor_an_output() {
+    for out in [
+        "Solid-state batteries <!-- my own words -->\n",
+        "<!-- my own words, all hidden -->\n",
+        "<!-- my own words\n",
+    ] {
+        let d = service(
+            "- `summary`: a summary",
+            &[("bindings/svc/summary.md", out), ("vm.log.md", OK_LOG)],
+        );
+        let g = grade_dir(d.path());
+        assert_eq!(verdicts(&g), vec![Verdict::Violated], "{out}: {g:#?}");
+    }
+}
