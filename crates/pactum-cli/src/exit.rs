@@ -52,7 +52,8 @@ Exit codes:
      a broken measurement); aggregate: a class below its floor
   2  usage error or invalid input (contract, suite, expectations or policy
      file with errors, unreadable trace file, no readable trace in the
-     input, missing API key variable): nothing was graded
+     input, an OpenProse run that cannot be read, missing API key
+     variable): nothing was graded
   3  no failure, but some tests were undetermined (WARN) or error (ERR)
      strength: CONCERNS (too few trials, an unreached oracle, a coverage gap);
      interpret: some authored test is unusable or not interpreted yet

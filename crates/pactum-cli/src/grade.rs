@@ -8,6 +8,7 @@ use std::path::Path;
 use pactum_core::lint::lint_contract;
 use pactum_core::{Channel, ObservabilityLevel, Policy, Severity, TestStatus};
 use pactum_pipeline::grade::{GradeRequest, JudgeConfig};
+use pactum_pipeline::openprose::ProseRequest;
 use pactum_suite::{CheckedFile, Diagnostic, LoadedContract};
 use pactum_trace::{ColumnMap, ImportOptions, Parallel, TraceFormat};
 
@@ -207,6 +208,10 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
         FormatArg::Pactum => TraceFormat::Pactum,
         FormatArg::Openai => TraceFormat::Openai,
         FormatArg::Tabular => TraceFormat::Tabular,
+        FormatArg::Openprose => return Err(
+            "--format openprose reads OpenProse run directories: only `pactum grade` takes them"
+                .into(),
+        ),
     };
     let columns = match (&a.prompt_column, &a.response_column) {
         (Some(p), Some(r)) => Some(ColumnMap {
@@ -243,6 +248,43 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
 /// `pactum grade`: contracts + trace files → terminal summary, JSON report,
 /// JUnit XML and the exit code ([`pactum_pipeline::grade`]).
 pub fn grade(args: GradeArgs, color: bool) -> CliResult {
+    let runs: Vec<bool> = args
+        .traces
+        .iter()
+        .map(|p| pactum_pipeline::openprose::is_run_dir(p))
+        .collect();
+    let prose = match args.import.format {
+        FormatArg::Openprose => true,
+        FormatArg::Auto => runs.iter().all(|r| *r),
+        _ => false,
+    };
+    if prose {
+        return grade_openprose(args, color);
+    }
+    // A mistyped path is no reason to ask for contracts, nor a trace file
+    // beside runs. (With contracts, a missing trace file is an input
+    // error like any unreadable one.)
+    if args.contracts.is_empty() || runs.iter().any(|r| *r) {
+        if let Some(p) = args.traces.iter().find(|p| {
+            std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        }) {
+            return Err(CliError::usage(format!(
+                "{} does not exist (no such file or folder): nothing was graded",
+                shown_path(p)
+            )));
+        }
+    }
+    if let Some(i) = runs.iter().position(|r| *r) {
+        return Err(CliError::usage(format!(
+            "{} is an OpenProse run directory: grade runs on their own (`pactum grade RUN_DIR…`), not with trace files",
+            shown_path(&args.traces[i])
+        )));
+    }
+    if args.contracts.is_empty() {
+        return Err(CliError::usage(
+            "name the contracts to grade the traces against (-c CONTRACT_OR_FOLDER); only OpenProse run directories carry their own",
+        ));
+    }
     let opts = import_options(&args.import).map_err(CliError::usage)?;
     let req = GradeRequest {
         contracts: args.contracts,
@@ -273,6 +315,52 @@ pub fn grade(args: GradeArgs, color: bool) -> CliResult {
     let mut sink = CliSink::open(&args.report, color, &prepared.protected())?;
     let outcome = prepared.grade(&mut sink)?;
     // Nothing graded is never a verdict, whatever the reason.
+    if outcome.graded == 0 {
+        return Ok(Exit::Usage);
+    }
+    if outcome.report_failed {
+        return Ok(Exit::Partial);
+    }
+    Ok(exit::for_totals(
+        outcome.count(TestStatus::Fail),
+        outcome.count(TestStatus::Undetermined),
+        outcome.count(TestStatus::Error),
+        outcome.input_errors,
+    ))
+}
+
+/// `pactum grade RUN_DIR…`: OpenProse runs → the usual reports plus the
+/// contract grader's report ([`pactum_pipeline::openprose`]).
+fn grade_openprose(args: GradeArgs, color: bool) -> CliResult {
+    if !args.contracts.is_empty() {
+        return Err(CliError::usage(
+            "-c is not used with OpenProse runs: each run carries its own contracts (root.prose.md and sources/)",
+        ));
+    }
+    if args.expectations.is_some() {
+        return Err(CliError::usage(
+            "--expect reads labels from trace records; OpenProse runs have none",
+        ));
+    }
+    let req = ProseRequest {
+        runs: args.traces,
+        policy: Policy {
+            severity_floor: args.severity_floor.into(),
+            ..Policy::default()
+        },
+        judge: match (args.judge_url, args.judge_model) {
+            (Some(url), Some(model)) => Some(JudgeConfig {
+                url,
+                model,
+                api_key_env: args.judge_api_key_env,
+            }),
+            _ => None,
+        },
+        store: args.db,
+    };
+    let prepared = pactum_pipeline::openprose::prepare(&req)?;
+    let mut sink = CliSink::open(&args.report, color, &prepared.protected())?;
+    let outcome = prepared.grade(&mut sink)?;
     if outcome.graded == 0 {
         return Ok(Exit::Usage);
     }

@@ -120,6 +120,9 @@ pub enum FormatArg {
     Openai,
     /// Single-turn tabular records (CSV, JSONL or JSON) with a column mapping.
     Tabular,
+    /// OpenProse run directories (`pactum grade` only; detected when every
+    /// path is a folder holding `root.prose.md`).
+    Openprose,
 }
 
 /// Observability levels accepted on the command line.
@@ -195,10 +198,12 @@ pub struct ImportArgs {
 #[derive(Debug, Args)]
 pub struct GradeArgs {
     /// Contract files, or folders of `.yaml`/`.yml`/`.json` contract files
-    /// (repeatable).
-    #[arg(short = 'c', long = "contract", value_name = "PATH", required = true)]
+    /// (repeatable; required for trace files, refused for OpenProse runs,
+    /// which carry their own contracts).
+    #[arg(short = 'c', long = "contract", value_name = "PATH")]
     pub contracts: Vec<PathBuf>,
-    /// Trace files to grade.
+    /// Trace files to grade, or OpenProse run directories (a folder
+    /// holding `root.prose.md`; see docs/openprose.md).
     #[arg(value_name = "TRACES", required = true)]
     pub traces: Vec<PathBuf>,
     /// How to read the trace files.

@@ -1236,3 +1236,65 @@ fn the_html_page_shows_the_summary_json_prints() {
     assert_eq!(std::fs::read(&traces).unwrap(), before);
     assert!(!out.join("page.html").exists());
 }
+
+/// The probe set and the artifacts copy the traces to disk: a key of the
+/// environment (`OPENAI_API_KEY`, named by nothing) and an `sk-…` token
+/// written in the traces' system prompts reach neither a file `--out`
+/// holds, stdout nor stderr — not 8 characters of either.
+#[test]
+fn strength_writes_no_key_of_the_environment_or_the_traces() {
+    const ENV_KEY: &str = "Qa7Xk2Lm9Pz4Rt6Wv8Yb3Nc5Dd1Ef0Gh";
+    const TOKEN: &str = "sk-proj-Zx98765432TokenAbCdEf10";
+    let dir = tempfile::tempdir().unwrap();
+    let traces = std::fs::read_to_string(example("traces.jsonl")).unwrap();
+    let leaky = traces.replace(
+        "You are an AI language model",
+        &format!("Use key {TOKEN} or {ENV_KEY}. You are an AI language model"),
+    );
+    assert_ne!(leaky, traces, "the key was planted");
+    let path = dir.path().join("traces.jsonl");
+    std::fs::write(&path, leaky).unwrap();
+    let out = dir.path().join("out");
+    let tool = example("contracts/tool-call.yaml");
+    let policy = example("policy.yaml");
+    let o = pactum()
+        .env("OPENAI_API_KEY", ENV_KEY)
+        .args([
+            "strength",
+            "-c",
+            s(&tool),
+            "--policy",
+            s(&policy),
+            "--observability",
+            "tool_calls",
+            "--out",
+            s(&out),
+            "--json",
+            s(&path),
+        ])
+        .output()
+        .unwrap();
+    let mut outputs: Vec<(String, Vec<u8>)> =
+        vec![("stdout".into(), o.stdout), ("stderr".into(), o.stderr)];
+    for e in std::fs::read_dir(&out).unwrap() {
+        let p = e.unwrap().path();
+        outputs.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+    }
+    assert!(outputs.len() > 3, "no artifact was written");
+    for (name, bytes) in &outputs {
+        let text = String::from_utf8_lossy(bytes);
+        for key in [ENV_KEY, TOKEN] {
+            let chars: Vec<char> = key.chars().collect();
+            for w in chars.windows(8) {
+                let w: String = w.iter().collect();
+                assert!(!text.contains(&w), "`{w}` in {name}");
+            }
+        }
+    }
+    assert!(
+        outputs
+            .iter()
+            .any(|(_, b)| String::from_utf8_lossy(b).contains("[redacted]")),
+        "the planted keys were never in what was written"
+    );
+}

@@ -9,6 +9,7 @@
 //! functions; they never fail.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use crate::trace::{Role, Turn};
 
@@ -84,6 +85,355 @@ pub fn is_echo(
     }
     copied_passage(response, s, e, inputs)
         || (quoted(response, s, e, quoting) && some_input_holds(m, inputs))
+}
+
+/// Whether `response` holds nothing but a copy of input: its words
+/// (maximal runs of letters and digits, compared case-insensitively) are
+/// non-empty and occur, in order and adjacent, in one input. An output
+/// that is all copied input says nothing of its own, however short the
+/// copy (rule 1 of [`is_echo`] asks for a longer copy because a short
+/// one inside words of the target's own may be its own words).
+///
+/// Use it only where discounting fails closed: as evidence for a
+/// required behaviour, never to clear a prohibited one (a target that
+/// echoes a harmful request whole has still said it).
+pub fn only_copied(response: &str, inputs: &[Cow<'_, str>]) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    // Words as numbers (the response's vocabulary; any other word can
+    // match nothing), then one Knuth–Morris–Pratt pass per input: linear
+    // in the texts' lengths.
+    let mut vocab: HashMap<String, u32> = HashMap::new();
+    let mine: Vec<u32> = words(response)
+        .into_iter()
+        .map(|w| {
+            let n = u32::try_from(vocab.len()).unwrap_or(u32::MAX - 1);
+            *vocab.entry(w).or_insert(n)
+        })
+        .collect();
+    if mine.is_empty() {
+        return false;
+    }
+    let fail = kmp_failure(&mine);
+    inputs.iter().any(|i| {
+        let theirs = i
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(|w| vocab.get(&w.to_lowercase()).copied().unwrap_or(u32::MAX));
+        let mut k = 0;
+        for w in theirs {
+            while k > 0 && mine[k] != w {
+                k = fail[k - 1];
+            }
+            if mine[k] == w {
+                k += 1;
+                if k == mine.len() {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+}
+
+/// The Knuth–Morris–Pratt failure function of `p`: for each prefix, the
+/// length of its longest proper prefix that is also its suffix.
+fn kmp_failure(p: &[u32]) -> Vec<usize> {
+    let mut f = vec![0; p.len()];
+    let mut k = 0;
+    for i in 1..p.len() {
+        while k > 0 && p[i] != p[k] {
+            k = f[k - 1];
+        }
+        if p[i] == p[k] {
+            k += 1;
+        }
+        f[i] = k;
+    }
+    f
+}
+
+/// [`is_echo`] for many matches in one response: the first
+/// [`SCAN_FIRST`] matches are answered by [`is_echo`]'s scan (one match in
+/// a large input costs no index); after them the response is compared
+/// with the inputs once, and each match is answered in `O(log n)` (the
+/// copied passage) plus a substring search for a quoted one. Same answers
+/// as [`is_echo`], without its cost of a scan of every input per match (a
+/// 150 KB output against a 150 KB input: minutes by the scan when every
+/// match is an echo, well under a second here).
+///
+/// How: a suffix automaton of each input (built in chunks of
+/// [`CHUNK_CHARS`] characters overlapping by [`CHUNK_OVERLAP`], so a
+/// large input needs some 50 MB at a time) gives, for each
+/// character of the response, the longest copy of input ending there;
+/// a range-maximum tree over those lengths answers rule 1 of [`is_echo`].
+/// A match longer than the overlap allows is answered by [`is_echo`]'s
+/// own scan.
+pub struct Echoes<'a> {
+    response: &'a str,
+    inputs: &'a [Cow<'a, str>],
+    scanned: usize,
+    index: Option<Index<'a>>,
+}
+
+/// How many matches [`Echoes`] answers by scanning before it indexes.
+pub const SCAN_FIRST: usize = 8;
+
+impl<'a> Echoes<'a> {
+    /// Ready to answer matches of `response` against `inputs`; nothing is
+    /// computed yet.
+    pub fn new(response: &'a str, inputs: &'a [Cow<'a, str>]) -> Self {
+        Echoes {
+            response,
+            inputs,
+            scanned: 0,
+            index: None,
+        }
+    }
+
+    /// [`is_echo`] of the match `[s, e)` (byte offsets of the response).
+    pub fn is_echo(&mut self, s: usize, e: usize, quoting: Quoting) -> bool {
+        if self.index.is_none() && self.scanned < SCAN_FIRST {
+            self.scanned += 1;
+            return is_echo(self.response, s, e, self.inputs, quoting);
+        }
+        self.index
+            .get_or_insert_with(|| Index::build(self.response, self.inputs))
+            .is_echo(s, e, quoting)
+    }
+}
+
+/// The index behind [`Echoes`].
+struct Index<'a> {
+    response: &'a str,
+    inputs: &'a [Cow<'a, str>],
+    /// Byte offset of each character of the response, then its length.
+    starts: Vec<usize>,
+    /// For each character, the longest copy of one input ending at it, in
+    /// characters (an iterative range-maximum tree: leaves at `n..2n`).
+    tree: Vec<u32>,
+    /// The inputs with whitespace runs made one space.
+    folded: Vec<String>,
+}
+
+/// The characters of input one suffix automaton holds.
+pub const CHUNK_CHARS: usize = 1 << 18;
+/// How far the chunks of an input overlap, in characters: a copy up to
+/// this long lies whole in one chunk.
+pub const CHUNK_OVERLAP: usize = 1 << 13;
+
+impl<'a> Index<'a> {
+    /// Indexes `response` against `inputs`: linear in their lengths.
+    fn build(response: &'a str, inputs: &'a [Cow<'a, str>]) -> Self {
+        let mut starts: Vec<usize> = response.char_indices().map(|(i, _)| i).collect();
+        let n = starts.len();
+        starts.push(response.len());
+        let chars: Vec<char> = response.chars().collect();
+        let mut longest = vec![0u32; n];
+        for input in inputs {
+            let theirs: Vec<char> = input.chars().collect();
+            let mut from = 0;
+            loop {
+                let to = (from + CHUNK_CHARS).min(theirs.len());
+                let sam = Automaton::of(&theirs[from..to]);
+                sam.longest_copies(&chars, &mut longest);
+                if to == theirs.len() {
+                    break;
+                }
+                from = to - CHUNK_OVERLAP;
+            }
+        }
+        let mut tree = vec![0u32; 2 * n];
+        tree[n..].copy_from_slice(&longest);
+        for i in (1..n).rev() {
+            tree[i] = tree[2 * i].max(tree[2 * i + 1]);
+        }
+        Index {
+            response,
+            inputs,
+            starts,
+            tree,
+            folded: inputs.iter().map(|i| fold(i)).collect(),
+        }
+    }
+
+    /// [`is_echo`] of the match `[s, e)` (byte offsets of the response).
+    fn is_echo(&self, s: usize, e: usize, quoting: Quoting) -> bool {
+        let Some(m) = self.response.get(s..e) else {
+            return false;
+        };
+        if m.is_empty() || self.inputs.is_empty() {
+            return false;
+        }
+        let (Ok(cs), Ok(ce)) = (self.starts.binary_search(&s), self.starts.binary_search(&e))
+        else {
+            return false;
+        };
+        let mlen = ce - cs;
+        let need = (mlen + ECHO_MARGIN).max(ECHO_MIN);
+        let copied = if need > CHUNK_OVERLAP {
+            copied_passage(self.response, s, e, self.inputs)
+        } else {
+            self.copied(cs, ce, need)
+        };
+        copied
+            || (quoted(self.response, s, e, quoting)
+                && (if mlen <= CHUNK_OVERLAP {
+                    self.longest_at(ce - 1) >= mlen
+                } else {
+                    self.inputs.iter().any(|i| i.contains(m))
+                } || {
+                    let f = fold(m);
+                    !f.is_empty() && self.folded.iter().any(|i| i.contains(&f))
+                }))
+    }
+
+    fn longest_at(&self, i: usize) -> usize {
+        let n = self.tree.len() / 2;
+        self.tree[n + i] as usize
+    }
+
+    /// Whether a copy of one input at least `need` characters long holds
+    /// characters `[cs, ce)`: some end `b ≥ ce` whose longest copy starts
+    /// at or before `cs` and is at least `need` long. Where the longest
+    /// copy ending at `b` starts never decreases as `b` grows, so the ends
+    /// whose copy starts early enough are one range, found by bisection.
+    fn copied(&self, cs: usize, ce: usize, need: usize) -> bool {
+        let n = self.tree.len() / 2;
+        let start = |b: usize| b + 1 - self.longest_at(b).min(b + 1);
+        // Ends (as the index of the last character) from ce - 1 on.
+        let (mut lo, mut hi) = (ce - 1, n);
+        if start(lo) > cs {
+            return false;
+        }
+        // The last index in [ce - 1, n) whose copy starts at or before cs.
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if start(mid) <= cs {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        self.range_max(ce - 1, lo + 1) >= need
+    }
+
+    /// The longest copy ending at an index in `[l, r)`.
+    fn range_max(&self, l: usize, r: usize) -> usize {
+        let n = self.tree.len() / 2;
+        let (mut l, mut r) = (l + n, r + n);
+        let mut best = 0;
+        while l < r {
+            if l & 1 == 1 {
+                best = best.max(self.tree[l]);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                best = best.max(self.tree[r]);
+            }
+            l /= 2;
+            r /= 2;
+        }
+        best as usize
+    }
+}
+
+/// A suffix automaton of a text: every substring of it is a path from
+/// state 0. Edges per state sorted by character.
+struct Automaton {
+    len: Vec<u32>,
+    link: Vec<u32>,
+    next: Vec<Vec<(char, u32)>>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Automaton {
+    fn of(text: &[char]) -> Self {
+        let mut a = Automaton {
+            len: Vec::with_capacity(2 * text.len() + 1),
+            link: Vec::with_capacity(2 * text.len() + 1),
+            next: Vec::with_capacity(2 * text.len() + 1),
+        };
+        a.push(0, NONE, Vec::new());
+        let mut last = 0u32;
+        for &c in text {
+            let cur = a.push(a.len[last as usize] + 1, NONE, Vec::new());
+            let mut p = last;
+            while p != NONE && a.edge(p, c).is_none() {
+                a.set(p, c, cur);
+                p = a.link[p as usize];
+            }
+            if p == NONE {
+                a.link[cur as usize] = 0;
+            } else if let Some(q) = a.edge(p, c) {
+                if a.len[p as usize] + 1 == a.len[q as usize] {
+                    a.link[cur as usize] = q;
+                } else {
+                    let clone = a.push(
+                        a.len[p as usize] + 1,
+                        a.link[q as usize],
+                        a.next[q as usize].clone(),
+                    );
+                    while p != NONE && a.edge(p, c) == Some(q) {
+                        a.set(p, c, clone);
+                        p = a.link[p as usize];
+                    }
+                    a.link[q as usize] = clone;
+                    a.link[cur as usize] = clone;
+                }
+            }
+            last = cur;
+        }
+        a
+    }
+
+    fn push(&mut self, len: u32, link: u32, next: Vec<(char, u32)>) -> u32 {
+        self.len.push(len);
+        self.link.push(link);
+        self.next.push(next);
+        u32::try_from(self.len.len() - 1).unwrap_or(NONE)
+    }
+
+    fn edge(&self, p: u32, c: char) -> Option<u32> {
+        let e = &self.next[p as usize];
+        e.binary_search_by_key(&c, |x| x.0).ok().map(|i| e[i].1)
+    }
+
+    fn set(&mut self, p: u32, c: char, to: u32) {
+        let e = &mut self.next[p as usize];
+        match e.binary_search_by_key(&c, |x| x.0) {
+            Ok(i) => e[i].1 = to,
+            Err(i) => e.insert(i, (c, to)),
+        }
+    }
+
+    /// For each character of `response`, raises `longest[i]` to the
+    /// length of the longest substring of the text ending at it.
+    fn longest_copies(&self, response: &[char], longest: &mut [u32]) {
+        let (mut v, mut l) = (0u32, 0u32);
+        for (i, &c) in response.iter().enumerate() {
+            loop {
+                if let Some(t) = self.edge(v, c) {
+                    v = t;
+                    l += 1;
+                    break;
+                }
+                if v == 0 {
+                    l = 0;
+                    break;
+                }
+                v = self.link[v as usize];
+                l = self.len[v as usize];
+            }
+            longest[i] = longest[i].max(l);
+        }
+    }
 }
 
 fn copied_passage(response: &str, s: usize, e: usize, inputs: &[Cow<'_, str>]) -> bool {
@@ -507,6 +857,17 @@ mod tests {
     }
 
     #[test]
+    fn an_output_of_copied_input_only() {
+        let i = inputs(&["Topic: Solid-state batteries, in cars"]);
+        assert!(only_copied("Solid-state batteries\n", &i));
+        assert!(only_copied("  solid-STATE   batteries. ", &i));
+        assert!(!only_copied("Solid-state batteries win.", &i));
+        assert!(!only_copied("batteries solid-state", &i));
+        assert!(!only_copied(" .. ", &i));
+        assert!(!only_copied("Solid-state batteries", &[]));
+    }
+
+    #[test]
     fn echo_threshold_is_exact() {
         // match "abc" (3 chars) needs a copy of max(23, 32) = 32 characters.
         let ctx_l = "0123456789012345";
@@ -527,6 +888,118 @@ mod tests {
         let response = format!("{pre}aab");
         let s = response.find("aab").unwrap();
         assert!(copied_passage(&response, s, s + 3, &[Cow::Owned(input)]));
+    }
+
+    /// The index answers exactly what the scan answers: random texts over
+    /// a small alphabet (copies of every length, quotes, line breaks),
+    /// every match span.
+    #[test]
+    fn the_index_answers_as_the_scan() {
+        use proptest::prelude::*;
+        let text = "[ab\" \n'x]{0,60}";
+        let mut runner = proptest::test_runner::TestRunner::default();
+        runner
+            .run(
+                &(text, text, text, 0usize..60, 1usize..40),
+                |(response, i1, i2, s, len)| {
+                    let ins = vec![Cow::Owned(i1.clone() + &response), Cow::Owned(i2)];
+                    let idx = Index::build(&response, &ins);
+                    let s = s.min(response.len());
+                    let e = (s + len).min(response.len());
+                    for q in [Quoting::Marks, Quoting::MarksAndFormatting] {
+                        prop_assert_eq!(
+                            idx.is_echo(s, e, q),
+                            is_echo(&response, s, e, &ins, q),
+                            "{:?} [{}, {})",
+                            response,
+                            s,
+                            e
+                        );
+                    }
+                    // Against a part of the response only.
+                    let part = vec![Cow::Owned(response[..response.len() / 2].to_string())];
+                    let idx = Index::build(&response, &part);
+                    prop_assert_eq!(
+                        idx.is_echo(s, e, Quoting::Marks),
+                        is_echo(&response, s, e, &part, Quoting::Marks)
+                    );
+                    Ok(())
+                },
+            )
+            .unwrap();
+    }
+
+    /// A 150 KB output that repeats a 150 KB input with words of its own
+    /// between the copies: every match of a common word is answered (the
+    /// scan took minutes), and the answers are right.
+    #[test]
+    fn a_large_output_against_a_large_input() {
+        let sentence =
+            |i: usize| format!("Finding {i} of the survey shows the cell lasts longer. ");
+        let input: String = (0..3000).map(sentence).collect();
+        let mut output = String::new();
+        for i in 0..3000 {
+            output.push_str(&sentence(i));
+            if i % 100 == 0 {
+                output.push_str("Mine: the end. ");
+            }
+        }
+        assert!(input.len() > 150_000 && output.len() > 150_000);
+        let inputs = vec![Cow::Borrowed(input.as_str())];
+        let mut idx = Echoes::new(&output, &inputs);
+        let mut echoed = 0;
+        let mut own = Vec::new();
+        for (s, _) in output.match_indices("the") {
+            if idx.is_echo(s, s + 3, Quoting::Marks) {
+                echoed += 1;
+            } else {
+                own.push(s);
+            }
+        }
+        // Each "Mine: the end." is the output's own words; every other
+        // "the" sits in a copied sentence.
+        assert_eq!(own.len(), 30);
+        assert!(own.iter().all(|s| output[..*s].ends_with("Mine: ")));
+        assert_eq!(echoed, 3000 * 2);
+        assert!(!only_copied(&output, &inputs));
+        assert!(!only_copied(&input, &[Cow::Borrowed(output.as_str())]));
+        // Whole words of the input, 120 KB of them: a copy; cut inside a
+        // word, its first word is none of the input's.
+        let (a, b) = (
+            input.find("Finding 20 ").unwrap(),
+            input.find("Finding 2200 ").unwrap(),
+        );
+        assert!(only_copied(&input[a..b], &inputs));
+        assert!(!only_copied(&input[a + 2..b], &inputs));
+    }
+
+    /// An input larger than one automaton chunk: a copy across the chunk
+    /// boundary is still found, and a text made up from both chunk ends is
+    /// no copy.
+    #[test]
+    fn an_input_over_several_chunks() {
+        let input: String = (0..CHUNK_CHARS + 5000)
+            .map(|i| char::from(b'a' + u8::try_from((i * 7 + i / 26) % 26).unwrap()))
+            .collect();
+        let at = CHUNK_CHARS - 30;
+        let copied = format!("zz {} zz", &input[at..at + 60]);
+        let ins = vec![Cow::Borrowed(input.as_str())];
+        let idx = Index::build(&copied, &ins);
+        assert!(idx.is_echo(20, 25, Quoting::Marks));
+        assert_eq!(
+            idx.is_echo(20, 25, Quoting::Marks),
+            is_echo(&copied, 20, 25, &ins, Quoting::Marks)
+        );
+        let made_up = format!(
+            "zz {}{} zz",
+            &input[..30],
+            &input[CHUNK_CHARS..CHUNK_CHARS + 30]
+        );
+        let idx = Index::build(&made_up, &ins);
+        assert_eq!(
+            idx.is_echo(30, 35, Quoting::Marks),
+            is_echo(&made_up, 30, 35, &ins, Quoting::Marks)
+        );
     }
 
     #[test]

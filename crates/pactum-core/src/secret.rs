@@ -548,6 +548,111 @@ const KEY_PREFIXES: [&str; 9] = [
     "AIza",
 ];
 
+/// The fewest characters after a known key prefix for [`key_tokens`] to
+/// take a token for a key (`sk-learn` is a word, not a key).
+pub const KEY_TOKEN_MIN_TAIL: usize = 12;
+
+/// The tokens of untrusted text that are written like API keys: a run of
+/// ASCII letters, digits, `-`, `_` and `.` that starts with a known key
+/// prefix (`sk-`, `sk_`, `ghp_`, `github_pat_`, `xoxb-`, `xoxp-`, `AIza`)
+/// followed by at least [`KEY_TOKEN_MIN_TAIL`] characters holding a digit,
+/// trailing `.` and `-` removed. They are secrets to redact where pactum holds no key
+/// of its own: text an agent wrote that quotes one (SPEC §4). Each once,
+/// in text order.
+///
+/// Invisible characters ([`is_separator`]'s invisible format and control
+/// characters: zero-width spaces and joiners, the soft hyphen, byte order
+/// and bidirectional marks) break no token, nor does a line break after a
+/// token that starts with a key prefix when a token character follows
+/// (indentation allowed: a key wrapped over two lines, found both whole
+/// and as its first line); a blank line does. They are dropped before
+/// tokens are cut, and the token returned is the key without them; the
+/// [`Redactor`] finds it in the original text through them and replaces
+/// the whole span.
+pub fn key_tokens(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let is_token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    // The text with its invisible characters dropped, then the same with
+    // a key's wraps undone too (a key at a line's start is found by the
+    // first).
+    let seen: Cow<'_, str> = if text.chars().any(unseen) {
+        Cow::Owned(text.chars().filter(|c| !unseen(*c)).collect())
+    } else {
+        Cow::Borrowed(text)
+    };
+    let joined = joined_tokens(&seen, is_token);
+    let views: &[&str] = if joined == seen {
+        &[&seen]
+    } else {
+        &[&seen, &joined]
+    };
+    for token in views.iter().flat_map(|v| v.split(|c: char| !is_token(c))) {
+        let token = token.trim_end_matches(['.', '-']);
+        let keyed = KEY_PREFIXES.iter().filter(|p| !p.ends_with(' ')).any(|p| {
+            token.strip_prefix(p).is_some_and(|tail| {
+                tail.len() >= KEY_TOKEN_MIN_TAIL && tail.chars().any(|c| c.is_ascii_digit())
+            })
+        });
+        if keyed && check_secret(token).is_ok() && !out.iter().any(|t| t == token) {
+            out.push(token.to_string());
+        }
+    }
+    out
+}
+
+/// Whether `c` is shown as nothing: an invisible format or control
+/// character (not a line break or tab), or one of the other
+/// zero-width marks [`is_separator`] removes.
+fn unseen(c: char) -> bool {
+    is_invisible(c) || matches!(c, '\u{180e}' | '\u{034f}')
+}
+
+/// `text` without a line break (and the indentation after it) that ends
+/// a line whose last token starts with a key prefix and is followed by a
+/// token character: a key wrapped over two lines, made whole. Borrowed
+/// when there is no line break.
+fn joined_tokens(text: &str, is_token: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !text.contains('\n') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        let brk = if text[i..].starts_with("\r\n") {
+            2
+        } else if c == '\n' {
+            1
+        } else {
+            0
+        };
+        if brk > 0 {
+            // The token the line ends with, and where the next line's
+            // text starts.
+            let tail = out.len()
+                - out
+                    .chars()
+                    .rev()
+                    .take_while(|x| is_token(*x))
+                    .map(char::len_utf8)
+                    .sum::<usize>();
+            let keyed = KEY_PREFIXES
+                .iter()
+                .any(|p| !p.ends_with(' ') && out[tail..].starts_with(p));
+            let rest = &text[i + brk..];
+            let k = rest
+                .find(|x: char| !matches!(x, ' ' | '\t'))
+                .unwrap_or(rest.len());
+            if keyed && rest[k..].chars().next().is_some_and(&is_token) {
+                i += brk + k;
+                continue;
+            }
+        }
+        out.push(c);
+        i += c.len_utf8();
+    }
+    Cow::Owned(out)
+}
+
 /// Whether `s` looks like a key rather than a name or a word: a known key
 /// prefix, or a long token of mixed-case letters and digits without the
 /// `_` that variable names use (`OPENAI_API_KEY` is a name; `a8Fk2…` of 32
@@ -564,6 +669,140 @@ pub fn looks_like_key(s: &str) -> bool {
     let has_lower = s.chars().any(|c| c.is_ascii_lowercase());
     let has_upper = s.chars().any(|c| c.is_ascii_uppercase());
     long && token && has_digit && (has_lower && has_upper || !s.contains('_'))
+}
+
+/// The values of the environment variables pactum reads keys from, as the
+/// caller read them (this crate does no I/O).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvKeys {
+    /// Values of the variables a suite or a flag names as `api_key_env`
+    /// (or `{{ env.NAME }}`): keys by declaration.
+    pub named: Vec<String>,
+    /// Values of the other `*_API_KEY` variables set in the environment:
+    /// keys only when they look like one ([`looks_like_key`]).
+    pub ambient: Vec<String>,
+}
+
+/// Whether an environment variable's name is one of the usual key
+/// variables ([`EnvKeys::ambient`]): it ends in `_API_KEY`, in any ASCII
+/// case (`OPENAI_API_KEY`, `anthropic_api_key`).
+pub fn is_key_var(name: &str) -> bool {
+    name.len() > "_API_KEY".len()
+        && name
+            .get(name.len() - "_API_KEY".len()..)
+            .is_some_and(|t| t.eq_ignore_ascii_case("_API_KEY"))
+}
+
+/// The one rule of what is redacted from everything pactum shows or
+/// stores (SPEC §4), whatever the command: the secrets `known` holds (the
+/// judge's key, the secrets written in a suite), the values of the key
+/// variables in `env` ([`EnvKeys`]: a named one when [`check_secret`]
+/// accepts it, an ambient one when it also [`looks_like_key`]), and every
+/// key-shaped token of `texts` ([`key_tokens`]: the untrusted text about
+/// to be shown). A named variable too short to redact is left out here:
+/// whatever reads it refuses it by name.
+///
+/// # Errors
+/// [`SecretError::Matcher`] only (absurdly many or long secrets).
+pub fn redaction_rule<'a>(
+    known: &Redactor,
+    env: &EnvKeys,
+    texts: impl IntoIterator<Item = &'a str>,
+) -> Result<Redactor, SecretError> {
+    let mut values: Vec<String> = Vec::new();
+    for v in &env.named {
+        if let Ok(v) = check_secret(v) {
+            values.push(v.to_string());
+        }
+    }
+    for v in &env.ambient {
+        if let Ok(v) = check_secret(v) {
+            if looks_like_key(v) {
+                values.push(v.to_string());
+            }
+        }
+    }
+    for t in texts {
+        values.extend(key_tokens(t));
+    }
+    Redactor::new(values)?.with(known)
+}
+
+/// The key-shaped tokens ([`key_tokens`]) of every string of a JSON
+/// value, object keys included. Each once, in the order found.
+pub fn json_key_tokens(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    walk_value(v, &mut out);
+    out
+}
+
+fn walk_value(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => push_tokens(out, s),
+        Value::Array(a) => a.iter().for_each(|x| walk_value(x, out)),
+        Value::Object(o) => {
+            for (k, x) in o {
+                push_tokens(out, k);
+                walk_value(x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Adds the key-shaped tokens of `text` not in `out` yet.
+fn push_tokens(out: &mut Vec<String>, text: &str) {
+    for t in key_tokens(text) {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+}
+
+/// The key-shaped tokens ([`key_tokens`]) of every string of a trace: its
+/// id, its turns' input messages, responses, tool calls (names, ids,
+/// argument keys and values, results, errors) and side effects (kinds and
+/// details), its metadata, error, incompleteness note, source file and
+/// offered tools' names. Each once, in the order found.
+pub fn trace_key_tokens(trace: &crate::trace::Trace) -> Vec<String> {
+    let mut out = Vec::new();
+    push_tokens(&mut out, &trace.id);
+    for turn in &trace.turns {
+        for m in &turn.input {
+            push_tokens(&mut out, &m.content);
+        }
+        if let Some(r) = &turn.response {
+            push_tokens(&mut out, r);
+        }
+        for c in &turn.tool_calls {
+            push_tokens(&mut out, &c.name);
+            if let Some(id) = &c.id {
+                push_tokens(&mut out, id);
+            }
+            walk_value(&c.arguments, &mut out);
+            if let Some(r) = &c.result {
+                walk_value(r, &mut out);
+            }
+            if let Some(e) = &c.error {
+                push_tokens(&mut out, e);
+            }
+        }
+        for e in &turn.side_effects {
+            push_tokens(&mut out, &e.kind);
+            walk_value(&e.details, &mut out);
+        }
+    }
+    walk_value(&trace.metadata, &mut out);
+    for t in [&trace.error, &trace.incomplete].into_iter().flatten() {
+        push_tokens(&mut out, t);
+    }
+    if let Some(src) = &trace.source {
+        push_tokens(&mut out, &src.file);
+    }
+    for t in trace.offered_tools.iter().flatten() {
+        push_tokens(&mut out, t);
+    }
+    out
 }
 
 /// Whether a URL query parameter's name marks its value as a credential
@@ -776,7 +1015,7 @@ fn may_be_encoded(text: &str) -> bool {
 /// Characters a reader does not see, dropped from the decoded view: C0 and
 /// C1 controls but newline, tab and carriage return; soft hyphen;
 /// zero-width and bidirectional formatting characters; the byte order mark.
-fn is_invisible(c: char) -> bool {
+pub(crate) fn is_invisible(c: char) -> bool {
     (c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
         || matches!(c,
             '\u{ad}'

@@ -108,7 +108,9 @@ pub fn decide(
     let untested: Vec<&ClauseResult> = clauses
         .iter()
         .copied()
-        .filter(|c| c.verdict == Verdict::NotTriggered)
+        // An ordinary clause stood aside for a triggered conditional is
+        // no untested path: the path it describes was not taken.
+        .filter(|c| c.conditional && c.verdict == Verdict::NotTriggered)
         .collect();
     let graded = clauses.iter().filter(|c| c.is_evaluable()).count();
 
@@ -288,7 +290,8 @@ mod tests {
         ClauseResult {
             id: format!("{}-{}", kind.as_str(), verdict.as_str()),
             kind,
-            conditional: false,
+            // Only a conditional clause is ever not triggered.
+            conditional: verdict == Verdict::NotTriggered,
             text: "t".into(),
             severity,
             verdict,

@@ -5,6 +5,14 @@
 /// The longest untrusted excerpt a summary line shows, in characters.
 pub const SUMMARY_CHARS: usize = 240;
 
+/// Whether `s` shows a reader nothing: only whitespace and invisible
+/// characters (controls, zero-width and bidirectional formatting
+/// characters, the soft hyphen, the byte order mark).
+pub fn is_blank(s: &str) -> bool {
+    s.chars()
+        .all(|c| c.is_whitespace() || crate::secret::is_invisible(c))
+}
+
 /// Truncates `s` to at most `max` characters, marking the cut with `…`.
 pub fn truncate_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
@@ -141,6 +149,13 @@ fn middle_cut(s: &str, max: usize, mark: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_is_whitespace_and_invisible_only() {
+        assert!(is_blank(" \n\t"));
+        assert!(is_blank("\u{200b}\u{feff} \u{2060}\u{ad}"));
+        assert!(!is_blank("\u{200b}a"));
+    }
 
     #[test]
     fn one_line_ends_keeps_the_cause_at_the_end() {

@@ -117,11 +117,14 @@ pub enum NotEvaluableReason {
     /// Not graded: the trace has no response (or the target errored), which
     /// is never evidence of compliance; the test status is `error`.
     NoResponse,
+    /// The clause is too vague to grade either way ("a good report"): no
+    /// judge would grade it reliably; it carries a suggested rewrite.
+    Vague,
 }
 
 impl NotEvaluableReason {
     /// Every reason, for exhaustive tests.
-    pub const ALL: [NotEvaluableReason; 10] = [
+    pub const ALL: [NotEvaluableReason; 11] = [
         NotEvaluableReason::Undetermined,
         NotEvaluableReason::NoJudge,
         NotEvaluableReason::JudgeError,
@@ -132,6 +135,7 @@ impl NotEvaluableReason {
         NotEvaluableReason::RedactedSecret,
         NotEvaluableReason::NoCheck,
         NotEvaluableReason::NoResponse,
+        NotEvaluableReason::Vague,
     ];
 
     /// The kebab-case name used in reports (`no-judge`, `judge-error`…).
@@ -147,6 +151,7 @@ impl NotEvaluableReason {
             NotEvaluableReason::RedactedSecret => "redacted-secret",
             NotEvaluableReason::NoCheck => "no-check",
             NotEvaluableReason::NoResponse => "no-response",
+            NotEvaluableReason::Vague => "vague",
         }
     }
 }
@@ -282,6 +287,9 @@ pub fn suggestion_for(reason: NotEvaluableReason, operands: &[UndeterminedOperan
         NotEvaluableReason::NoResponse => {
             "fix the target or the recording: there is no response to grade".into()
         }
+        NotEvaluableReason::Vague => {
+            "state what the output must contain, in which format and how many of each (\"a 2-3 paragraph summary naming every source\")".into()
+        }
         NotEvaluableReason::Undetermined => {
             if operands.iter().any(|o| o.channel.is_some()) {
                 "capture the trace at an observability level that reports the channel, or check a channel that is observed".into()
@@ -348,6 +356,7 @@ mod tests {
             R::RedactedSecret => 7,
             R::NoCheck => 8,
             R::NoResponse => 9,
+            R::Vague => 10,
         };
         let places: Vec<usize> = R::ALL.into_iter().map(place).collect();
         assert_eq!(places, (0..R::ALL.len()).collect::<Vec<_>>());

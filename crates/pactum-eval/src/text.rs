@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use pactum_core::contract::{EchoPolicy, TextSource, TurnScope};
-use pactum_core::echo::{self, is_echo, Quoting};
+use pactum_core::echo::{self, Echoes, Quoting};
 use pactum_core::outcome::{DiscountedEcho, Evaluation, Evidence, Outcome};
 use pactum_core::secret::REDACTED;
 use pactum_core::trace::{Channel, Role, Trace, Turn};
@@ -157,8 +157,16 @@ impl TextPredicate {
             let mut echoed = false;
             let mut found = None;
             'texts: for text in &texts {
+                // Built at the first match: every match of the text is
+                // then answered without rescanning the inputs.
+                let mut index: Option<Echoes<'_>> = None;
                 for (s, e) in self.matcher.find_all(text) {
-                    if echo_active && is_echo(text, s, e, &inputs, Quoting::Marks) {
+                    if echo_active
+                        && !inputs.is_empty()
+                        && index
+                            .get_or_insert_with(|| Echoes::new(text, &inputs))
+                            .is_echo(s, e, Quoting::Marks)
+                    {
                         echoed = true;
                         continue;
                     }

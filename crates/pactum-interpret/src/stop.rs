@@ -109,7 +109,7 @@ mod tests {
     use pactum_core::outcome::Outcome;
     use pactum_core::verdict::{NotEvaluableReason, Verdict};
 
-    const REASONS: [NotEvaluableReason; 10] = NotEvaluableReason::ALL;
+    const REASONS: [NotEvaluableReason; 11] = NotEvaluableReason::ALL;
 
     fn result(
         id: &str,
@@ -186,8 +186,8 @@ mod tests {
                 }
             }
         }
-        // 3 turns × 2 bases × 2 kinds × (4 verdicts + 10 reasons).
-        assert_eq!(cells, 3 * 2 * 2 * 14);
+        // 3 turns × 2 bases × 2 kinds × (4 verdicts + 11 reasons).
+        assert_eq!(cells, 3 * 2 * 2 * 15);
     }
 
     #[test]

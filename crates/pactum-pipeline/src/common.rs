@@ -102,6 +102,7 @@ pub fn finish_stored(sink: &mut dyn Sink, warnings: Vec<Warning>, missing: &[(St
     sink.finish(&RunEnd {
         inputs: vec![],
         warnings,
+        openprose: vec![],
     });
 }
 

@@ -21,6 +21,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use pactum_core::lint::{lint_contract, LintLevel};
+use pactum_core::secret::Redactor;
 use pactum_core::trace::Trace;
 use pactum_core::{ObservabilityLevel, Policy, TestStatus, TraceResult};
 use pactum_eval::{grade_trace, CompiledContract, CompiledExpectations, NoJudge};
@@ -33,6 +34,7 @@ use pactum_trace::{read_traces_with, ImportOptions, Item, Parallel};
 
 pub use crate::common::{diagnostic_warnings, name_warnings, store_protected};
 pub use crate::inputs::{contract_protected, input_warnings, unusable_trace_path};
+use crate::keys::Shown;
 use crate::{Message, MessageLevel, PipelineError, Sink};
 
 /// A judge to grade judged clauses with (SPEC §3.4): an OpenAI-compatible
@@ -99,10 +101,10 @@ impl GradeOutcome {
 
 /// A judge for grading: the client, the cache it answers through, and the
 /// runtime its calls run on.
-struct GradeJudge {
-    setup: pactum_runner::JudgeSetup,
-    cache: pactum_runner::Cache,
-    rt: tokio::runtime::Runtime,
+pub(crate) struct GradeJudge {
+    pub(crate) setup: pactum_runner::JudgeSetup,
+    pub(crate) cache: pactum_runner::Cache,
+    pub(crate) rt: tokio::runtime::Runtime,
 }
 
 /// A checked [`GradeRequest`]: contracts loaded and compiled, the
@@ -113,6 +115,8 @@ pub struct Prepared<'r> {
     contracts: Vec<CompiledContract>,
     expectations: Option<(CompiledExpectations, ExpectationsInfo)>,
     judge: Option<GradeJudge>,
+    /// What no report, terminal line or judge prompt may show.
+    shown: Shown,
 }
 
 /// [`prepare`] then [`Prepared::grade`], with `sink` receiving the
@@ -178,13 +182,14 @@ pub fn prepare<'r>(
             return Err(PipelineError::Invalid(format!("{}: {why}", t.display())));
         }
     }
-    let judge = judge_setup(req)?;
+    let (judge, shown) = judge_setup(req.judge.as_ref(), req.store.as_deref(), [])?;
     Ok(Prepared {
         req,
         loaded,
         contracts,
         expectations,
         judge,
+        shown,
     })
 }
 
@@ -240,35 +245,46 @@ pub fn duplicate_ids(loaded: &[LoadedContract]) -> Vec<String> {
     out
 }
 
-fn judge_setup(req: &GradeRequest) -> Result<Option<GradeJudge>, PipelineError> {
-    let Some(j) = &req.judge else {
-        return Ok(None);
+/// Connects the judge, if any, to its cache in `store` (default
+/// [`crate::common::store_path`]), and says what is redacted
+/// ([`Shown`]: the judge's key, the environment's keys, the key-shaped
+/// tokens of `texts`); the store redacts it too.
+pub(crate) fn judge_setup<'a>(
+    judge: Option<&JudgeConfig>,
+    store: Option<&Path>,
+    texts: impl IntoIterator<Item = &'a str>,
+) -> Result<(Option<GradeJudge>, Shown), PipelineError> {
+    let Some(j) = judge else {
+        return Ok((None, Shown::new(&Redactor::default(), [], texts)?));
     };
     let mut ep = pactum_llm::Endpoint::new(j.url.clone(), j.model.clone());
     ep.api_key_env = j.api_key_env.clone();
     let client = pactum_llm::ChatClient::new(ep)
         .map_err(|e| PipelineError::Invalid(format!("judge: {e}")))?;
-    let db = req
-        .store
-        .clone()
+    let shown = Shown::new(client.redactor(), j.api_key_env.as_deref(), texts)?;
+    let db = store
+        .map(Path::to_path_buf)
         .unwrap_or_else(|| crate::common::store_path(None));
     let mut store = pactum_store::Store::open(&db)?;
-    store.redact_with(client.redactor())?;
+    store.redact_with(shown.redactor())?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| PipelineError::Internal(format!("cannot start the async runtime: {e}")))?;
-    Ok(Some(GradeJudge {
-        setup: pactum_runner::JudgeSetup {
-            client,
-            malformed_retries: 2,
-        },
-        cache: pactum_runner::Cache::new(
-            std::sync::Arc::new(std::sync::Mutex::new(store)),
-            pactum_runner::CacheMode::Use,
-        ),
-        rt,
-    }))
+    Ok((
+        Some(GradeJudge {
+            setup: pactum_runner::JudgeSetup {
+                client,
+                malformed_retries: 2,
+            },
+            cache: pactum_runner::Cache::new(
+                std::sync::Arc::new(std::sync::Mutex::new(store)),
+                pactum_runner::CacheMode::Use,
+            ),
+            rt,
+        }),
+        shown,
+    ))
 }
 
 /// One trace as the reader hands it over: graded already, its report
@@ -320,9 +336,8 @@ impl Prepared<'_> {
         let req = self.req;
         let policy = &req.policy;
         let judge = self.judge.as_ref();
-        if let Some(j) = judge {
-            sink.redact_with(j.setup.client.redactor());
-        }
+        let mut shown = self.shown;
+        sink.redact_with(shown.redactor());
         let info = RunInfo {
             command: "grade".into(),
             pactum_version: env!("CARGO_PKG_VERSION").into(),
@@ -375,10 +390,13 @@ impl Prepared<'_> {
                 match item {
                     Item::Trace((mut trace, graded)) => {
                         notes.trace(&trace);
+                        // Before anything of the trace is shown or judged.
+                        shown.trace(&trace, sink);
                         let (result, expected, rendered) = match graded {
                             Some(g) => g,
                             None => judge_and_grade(
                                 judge,
+                                shown.redactor(),
                                 contracts,
                                 &contract_refs,
                                 &mut trace,
@@ -406,6 +424,7 @@ impl Prepared<'_> {
                     }
                     Item::Error(e) => {
                         totals.outcome.input_errors += 1;
+                        shown.text(&e.message, sink);
                         sink.input_error(&InputError {
                             file: e.file,
                             line: e.line,
@@ -459,6 +478,7 @@ impl Prepared<'_> {
                 Err(e) => {
                     totals.outcome.input_errors += 1;
                     let message = e.to_string();
+                    shown.text(&message, sink);
                     if req.announce_unreadable {
                         sink.message(Message {
                             level: MessageLevel::Error,
@@ -484,6 +504,15 @@ impl Prepared<'_> {
         }
 
         warnings.extend(secrets.warning());
+        if shown.tokens() > 0 {
+            warnings.push(Warning {
+                code: "redacted-secret".into(),
+                message: format!(
+                    "the traces hold {} key-shaped token(s) (`sk-…`, `ghp_…`, `AIza…`…): each is shown as [redacted] in every report and on the terminal; treat each as leaked and rotate it",
+                    shown.tokens()
+                ),
+            });
+        }
         warnings.extend(name_warnings(&names));
         warnings.extend(input_warnings(&notes));
         warnings.extend(silent_channel_warnings(&tally));
@@ -529,19 +558,25 @@ impl Prepared<'_> {
                 });
             }
         }
-        sink.finish(&RunEnd { inputs, warnings });
+        sink.finish(&RunEnd {
+            inputs,
+            warnings,
+            openprose: vec![],
+        });
         totals.outcome.report_failed = sink.report_failed();
         Ok(totals.outcome)
     }
 }
 
 /// Judges `trace` (when there is a judge) and grades it, in input order.
-/// The judge's key never reaches its prompt, and a check reads what the
-/// judge is shown: the trace is redacted first. A judge cache failure is
+/// No key of `redactor` reaches the judge's prompt, and a check reads
+/// what the judge is shown: the trace is redacted first. A judge cache failure is
 /// a message, and the trace is graded as with no judge (its judged
 /// clauses not evaluable).
+#[allow(clippy::too_many_arguments)]
 fn judge_and_grade(
     judge: Option<&GradeJudge>,
+    redactor: &Redactor,
     contracts: &[CompiledContract],
     contract_refs: &[&CompiledContract],
     trace: &mut Trace,
@@ -552,7 +587,7 @@ fn judge_and_grade(
     let result = match judge {
         None => grade_trace(contracts, trace, policy, &NoJudge),
         Some(j) => {
-            j.setup.client.redactor().redact_trace(trace);
+            redactor.redact_trace(trace);
             let judged = j.rt.block_on(pactum_runner::judge_trace(
                 Some(&j.setup),
                 contract_refs,

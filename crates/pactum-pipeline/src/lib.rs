@@ -6,6 +6,8 @@
 //!
 //! * [`grade`]: recorded traces against contracts;
 //! * [`run`]: a suite against live targets (tests × trials, stored);
+//! * [`openprose`]: completed OpenProse runs, each contract graded
+//!   against the clauses it declared;
 //! * [`stored`]: a stored run's report again (`show`), or graded again
 //!   (`rescore`);
 //! * [`strength`]: planted probes, trials and the strength artifacts;
@@ -25,6 +27,8 @@ pub mod common;
 mod error;
 pub mod grade;
 pub mod inputs;
+mod keys;
+pub mod openprose;
 pub mod run;
 mod sink;
 pub mod stored;

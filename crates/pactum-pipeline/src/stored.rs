@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use pactum_core::secret::Redactor;
 use pactum_core::text::one_line;
 use pactum_core::TestStatus;
 use pactum_eval::{grade_trace, CompiledContract};
@@ -19,6 +20,7 @@ use crate::common::{
     finish_stored, name_warnings, open_store_to_read, resume_command, run_name, store_path,
     stored_names, stored_run, unreadable_snapshot, StatusCounts,
 };
+use crate::keys::Shown;
 use crate::{PipelineError, Sink};
 
 /// What `rescore` says of a test whose authored fields changed since the
@@ -138,6 +140,11 @@ pub fn show(
             Err(e) => warnings.push(unreadable_snapshot(&id, test, &e)),
         }
     }
+    // A store written before a key was known, or by another version, may
+    // hold one: the environment's keys and the traces' key-shaped tokens
+    // are redacted from what is shown.
+    let mut shown = Shown::new(&Redactor::default(), [], [])?;
+    sink.redact_with(shown.redactor());
     sink.begin(&RunInfo {
         command: format!("show {}", id.as_str()),
         pactum_version: row.pactum_version.clone(),
@@ -153,6 +160,7 @@ pub fn show(
     store.trials(&id, &mut |t| {
         statuses.add(t.result.status);
         if let Some(trace) = &t.trace {
+            shown.trace(trace, sink);
             secrets.add(&t.result.trace_id, &trace.redactions());
             names.add(trace);
             sink.transcript(trace);
@@ -336,7 +344,8 @@ impl PreparedRescore {
             db,
             ..
         } = self;
-        sink.redact_with(&secrets);
+        let mut shown = Shown::new(&secrets, [], [])?;
+        sink.redact_with(shown.redactor());
         // First pass: the contracts the results cite (the second pass streams
         // the results, so memory stays flat).
         let mut infos: BTreeMap<String, ContractInfo> = BTreeMap::new();
@@ -382,6 +391,7 @@ impl PreparedRescore {
         let mut names = stored_names(&store, infos.keys());
         let second = store.trials(&id, &mut |t| {
         if let Some(trace) = &t.trace {
+            shown.trace(trace, sink);
             redacted.add(&t.result.trace_id, &trace.redactions());
             names.add(trace);
         }
@@ -423,6 +433,18 @@ impl PreparedRescore {
                                 Err(e.to_string())
                             }
                         });
+                    // A judge is shown the trace redacted, and its checks
+                    // read what it is shown (as `grade` does).
+                    let judged_copy;
+                    let trace = match &judge {
+                        None => trace,
+                        Some(_) => {
+                            let mut copy = trace.clone();
+                            shown.redactor().redact_trace(&mut copy);
+                            judged_copy = copy;
+                            &judged_copy
+                        }
+                    };
                     match c {
                         Ok(c) => {
                             let judged = rt.block_on(pactum_runner::judge_trace(

@@ -44,6 +44,20 @@ pub enum ReportError {
         /// The input's path as given.
         input: PathBuf,
     },
+    /// A report file or folder would lie inside an input folder that is
+    /// read whole (an OpenProse run): the next read would take it for
+    /// part of the input.
+    #[error("{flag} {}: that is inside {what} {}, which is read whole: a report there would be read as part of it next time; write it outside that folder: nothing was written", .path.display(), .folder.display())]
+    OutputInsideInput {
+        /// The flag that named the output, e.g. `--json`.
+        flag: String,
+        /// The output path as given.
+        path: PathBuf,
+        /// The folder's role, e.g. `the OpenProse run`.
+        what: String,
+        /// The folder's path as given.
+        folder: PathBuf,
+    },
     /// A report file would be the store or one of its companion files.
     #[error("{flag} {}: that is {what} ({}); writing a report there would destroy every stored run and the cache: nothing was written", .path.display(), .store.display())]
     OutputIsStore {

@@ -7,7 +7,7 @@ use pactum_core::secret::Redactor;
 
 use crate::{
     check_outputs, HtmlReporter, JsonReporter, JunitReporter, MarkdownReporter, Output, Prerender,
-    Protected, Redacting, ReportError, ReportFile, Reporter, RunEnd, TerminalOptions,
+    Protected, Redacting, ReportError, ReportFile, Reporter, RunEnd, SharedRedactor, TerminalOptions,
     TerminalReporter,
 };
 
@@ -124,6 +124,9 @@ pub struct Fanout {
     /// The fragments its own JSON and JUnit reporters write, while nothing
     /// is redacted.
     prerender: Prerender,
+    /// The secrets every reporter redacts, once [`Fanout::redact_with`]
+    /// was called: later calls add to it rather than wrap again.
+    redactor: Option<SharedRedactor>,
 }
 
 impl std::fmt::Debug for Fanout {
@@ -168,6 +171,7 @@ impl Fanout {
                 json: request.json.is_some(),
                 junit: request.junit.is_some(),
             },
+            redactor: None,
         };
         if let Some(options) = &request.terminal {
             if !request.to_stdout() {
@@ -216,23 +220,36 @@ impl Fanout {
             failed: false,
             notice,
             prerender: Prerender::default(),
+            redactor: None,
         }
     }
 
     /// Makes every reporter redact `redactor`'s secrets (a run's keys) from
-    /// each event before it writes anything (SPEC §4).
+    /// each later event before it writes anything (SPEC §4), besides the
+    /// secrets of earlier calls.
     pub fn redact_with(&mut self, redactor: &Redactor) {
         if redactor.is_empty() {
             return;
         }
         self.prerender = Prerender::default();
+        // Secrets learnt as the run goes on (a key in the next trace) join
+        // the ones every reporter already redacts: one wrapper each, not
+        // one per call. Secrets that cannot be searched for together get
+        // a wrapper of their own.
+        if let Some(shared) = &self.redactor {
+            if shared.add(redactor).is_ok() {
+                return;
+            }
+        }
+        let shared = SharedRedactor::new(redactor.clone());
         for slot in &mut self.slots {
             let inner = std::mem::replace(
                 &mut slot.reporter,
                 Box::new(Vec::<Box<dyn Reporter + Send>>::new()),
             );
-            slot.reporter = Box::new(Redacting::new(inner, redactor.clone()));
+            slot.reporter = Box::new(Redacting::shared(inner, shared.clone()));
         }
+        self.redactor = Some(shared);
     }
 
     /// Whether some report shows transcripts (the HTML page).

@@ -487,6 +487,10 @@ impl<W: Write> Reporter for JsonReporter<W> {
                 Some(a) => agreement_json(&mut s, a)?,
                 None => s.push_str("null"),
             }
+            if !end.openprose.is_empty() {
+                s.push_str(",\n");
+                array(&mut s, i, "openprose", &end.openprose)?;
+            }
             s.push_str("\n}\n");
             Ok(s)
         })()

@@ -32,6 +32,7 @@ mod json;
 mod junit;
 mod markdown;
 mod model;
+pub mod openprose;
 pub mod output;
 mod redact;
 mod render;
@@ -53,7 +54,7 @@ pub use model::{
     MissingTrial, ReadClause, ReadContract, Reading, RunEnd, RunInfo, Warning,
 };
 pub use output::{check_outputs, Output, OutputFolder, Protected, ReportFile};
-pub use redact::Redacting;
+pub use redact::{Redacting, SharedRedactor};
 pub use rendered::{Prerender, Rendered};
 pub use secrets::RedactedSecrets;
 pub use terminal::{TerminalOptions, TerminalReporter};

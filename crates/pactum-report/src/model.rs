@@ -101,12 +101,16 @@ pub struct Warning {
 }
 
 /// What [`crate::Reporter::finish`] receives.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunEnd {
     /// Every input file, in the order given.
     pub inputs: Vec<InputFile>,
     /// Run-level warnings, in the order raised.
     pub warnings: Vec<Warning>,
+    /// The contract grader's report of each OpenProse run graded, in the
+    /// order given (`docs/openprose.md`); empty for every other input.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub openprose: Vec<pactum_openprose::RunGrade>,
 }
 
 /// How an authored test was read (SPEC §3.6, §3.7): what the reports show

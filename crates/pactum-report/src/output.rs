@@ -34,6 +34,7 @@ pub struct Protected {
     what: String,
     path: PathBuf,
     store: bool,
+    folder: bool,
 }
 
 impl Protected {
@@ -44,6 +45,19 @@ impl Protected {
             what: what.into(),
             path: path.into(),
             store: false,
+            folder: false,
+        }
+    }
+
+    /// An input folder read whole (an OpenProse run): no report may be
+    /// written anywhere inside it, at any depth, since the next read of
+    /// the folder would take the report for part of it.
+    pub fn folder(what: impl Into<String>, path: impl Into<PathBuf>) -> Protected {
+        Protected {
+            what: what.into(),
+            path: path.into(),
+            store: false,
+            folder: true,
         }
     }
 
@@ -54,6 +68,7 @@ impl Protected {
             what: "the store".into(),
             path: path.into(),
             store: true,
+            folder: false,
         }
     }
 
@@ -131,7 +146,7 @@ impl Output {
 ///
 /// * A file output is refused when it is the same file as a protected path
 ///   (for the store also its `-wal`, `-shm` and `-journal`, existing or
-///   not).
+///   not), or lies inside a protected folder ([`Protected::folder`]).
 /// * A folder output is refused when a protected path lies inside it, at
 ///   any depth (the store's own folder among them).
 /// * Two outputs are refused when they are the same file, or one file lies
@@ -173,12 +188,23 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
                 let Ok(rp) = FileId::of(&part) else {
                     continue;
                 };
+                let inside = p.folder && ro.resolved().starts_with(rp.resolved());
                 let clash = match o.kind {
-                    OutputKind::File => ro == rp,
-                    OutputKind::Folder => rp.resolved().starts_with(ro.resolved()) || ro == rp,
+                    OutputKind::File => ro == rp || inside,
+                    OutputKind::Folder => {
+                        rp.resolved().starts_with(ro.resolved()) || ro == rp || inside
+                    }
                 };
                 if !clash {
                     continue;
+                }
+                if inside {
+                    return Err(ReportError::OutputInsideInput {
+                        flag: o.flag.clone(),
+                        path: o.path.clone(),
+                        what,
+                        folder: part,
+                    });
                 }
                 return Err(match (o.kind, p.store) {
                     (OutputKind::Folder, _) => ReportError::OutputFolderHolds {

@@ -1,6 +1,8 @@
 //! The last gate before a report is written or printed (SPEC §4): a
 //! reporter that redacts a run's secrets from every event it passes on.
 
+use std::sync::{Arc, Mutex};
+
 use pactum_core::secret::Redactor;
 use pactum_core::{TestStatus, TraceResult};
 use serde::de::DeserializeOwned;
@@ -17,12 +19,55 @@ use crate::{
 /// the whole event, before any reporter bounds an excerpt of it.
 pub struct Redacting<R> {
     inner: R,
-    redactor: Redactor,
+    redactor: SharedRedactor,
+}
+
+/// A redactor that can learn more secrets while the run goes on (a key
+/// found in the next trace): every [`Redacting`] built over it redacts
+/// what it holds at each event.
+#[derive(Debug, Clone, Default)]
+pub struct SharedRedactor(Arc<Mutex<Redactor>>);
+
+impl SharedRedactor {
+    /// A shared redactor holding `redactor`'s secrets.
+    pub fn new(redactor: Redactor) -> Self {
+        SharedRedactor(Arc::new(Mutex::new(redactor)))
+    }
+
+    /// The secrets it holds now.
+    pub fn current(&self) -> Redactor {
+        match self.0.lock() {
+            Ok(r) => r.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// Adds `more`'s secrets to it.
+    ///
+    /// # Errors
+    /// When the secrets together cannot be searched for
+    /// ([`pactum_core::secret::SecretError::Matcher`]).
+    pub fn add(&self, more: &Redactor) -> Result<(), pactum_core::secret::SecretError> {
+        let mut r = match self.0.lock() {
+            Ok(r) => r,
+            Err(p) => p.into_inner(),
+        };
+        *r = r.with(more)?;
+        Ok(())
+    }
 }
 
 impl<R: Reporter> Redacting<R> {
     /// `inner`, redacting `redactor`'s secrets.
     pub fn new(inner: R, redactor: Redactor) -> Self {
+        Redacting {
+            inner,
+            redactor: SharedRedactor::new(redactor),
+        }
+    }
+
+    /// `inner`, redacting the secrets `redactor` holds at each event.
+    pub fn shared(inner: R, redactor: SharedRedactor) -> Self {
         Redacting { inner, redactor }
     }
 
@@ -35,18 +80,18 @@ impl<R: Reporter> Redacting<R> {
     ) -> Result<T, ReportError> {
         let lost = || ReportError::Redaction { what };
         let mut v = serde_json::to_value(value).map_err(|_| lost())?;
-        self.redactor.redact_value(&mut v);
+        self.redactor.current().redact_value(&mut v);
         serde_json::from_value(v).map_err(|_| lost())
     }
 
     fn text(&self, s: &str) -> String {
-        self.redactor.redact(s).into_owned()
+        self.redactor.current().redact(s).into_owned()
     }
 }
 
 impl<R: Reporter> Reporter for Redacting<R> {
     fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
-        if self.redactor.is_empty() {
+        if self.redactor.current().is_empty() {
             return self.inner.begin(info);
         }
         let info = RunInfo {
@@ -73,7 +118,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
     }
 
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
-        if self.redactor.is_empty() {
+        if self.redactor.current().is_empty() {
             return self.inner.result(r, expected);
         }
         let r = self.clean("a result", r)?;
@@ -118,7 +163,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
     }
 
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
-        if self.redactor.is_empty() {
+        if self.redactor.current().is_empty() {
             return self.inner.input_error(e);
         }
         let e = self.clean("an input error", e)?;
@@ -126,7 +171,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
     }
 
     fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
-        if self.redactor.is_empty() {
+        if self.redactor.current().is_empty() {
             return self.inner.missing_trial(m);
         }
         let m = self.clean("a missing trial", m)?;
@@ -134,7 +179,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
     }
 
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
-        if self.redactor.is_empty() {
+        if self.redactor.current().is_empty() {
             return self.inner.finish(end);
         }
         let end = self.clean("the run's warnings", end)?;

@@ -505,6 +505,10 @@ impl<W: Write> Reporter for TerminalReporter<W> {
         s.push_str(&self.render_input_errors());
         s.push_str(&self.render_missing());
         s.push_str(&self.render_warnings(end));
+        s.push_str(&crate::openprose::render_runs(
+            &end.openprose,
+            self.options.max_per_group,
+        ));
         s.push_str(&self.totals.summary_line());
         s.push('\n');
         if let Some(a) = &self.agreement {
@@ -558,6 +562,7 @@ mod tests {
             .expect("input error");
         }
         let end = RunEnd {
+            openprose: vec![],
             inputs: vec![],
             warnings: (0..warnings)
                 .map(|i| Warning {

@@ -1218,3 +1218,53 @@ proptest! {
         check_junit_counts(&parse_junit(&junit(&results, &[])), &plain_results, &[]);
     }
 }
+
+/// A writer whose bytes the test keeps after the fanout drops it.
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().expect("lock").extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Secrets learnt while a run goes on (a key in the next trace) join the
+/// ones already redacted: after two `redact_with`, every later event is
+/// redacted of both, and the first secret stays redacted.
+#[test]
+fn a_fanout_redacts_every_secret_it_was_given_in_every_later_event() {
+    const LATER: &str = "sk-later-0123456789abcdef";
+    let json = Shared::default();
+    let mut fan = pactum_report::Fanout::over(
+        vec![(
+            "JSON".into(),
+            Box::new(JsonReporter::new(json.clone())) as Box<dyn Reporter + Send>,
+        )],
+        Box::new(|_: &str| {}),
+    );
+    fan.redact_with(&pactum_core::secret::Redactor::new([KEY]).expect("key"));
+    let (info, _, end) = leaky_run();
+    fan.each(|r| r.begin(&info));
+    fan.redact_with(&pactum_core::secret::Redactor::new([LATER]).expect("key"));
+    for (mut r, e) in leaky_results() {
+        r.summary = format!("{} {LATER}", r.summary);
+        fan.each(|rep| rep.result(&r, e));
+    }
+    fan.finish(&end);
+    let text = String::from_utf8(json.0.lock().expect("lock").clone()).expect("utf-8");
+    assert!(text.contains("[redacted]"), "{text}");
+    for piece in [
+        KEY,
+        &KEY[..8],
+        LATER,
+        &LATER[..8],
+        &LATER[LATER.len() - 8..],
+    ] {
+        assert!(!text.contains(piece), "{piece} in {text}");
+    }
+}

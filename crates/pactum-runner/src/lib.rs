@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use pactum_core::policy::Policy;
 use pactum_core::result::TraceResult;
-use pactum_core::secret::{check_secret, Redactor};
+use pactum_core::secret::{check_secret, is_key_var, redaction_rule, EnvKeys, Redactor};
 use pactum_core::status::TestStatus;
 use pactum_core::trace::RedactedAt;
 use pactum_eval::CompiledContract;
@@ -195,8 +195,10 @@ pub struct Runner {
     secrets: RunSecrets,
 }
 
-/// The secrets of a run of `suite`: the value of every environment
-/// variable it reads keys from ([`pactum_suite::env_vars_needed`]), and
+/// The secrets of a run of `suite`, by [`redaction_rule`]: the value of
+/// every environment variable it reads keys from
+/// ([`pactum_suite::env_vars_needed`]), of every other `*_API_KEY`
+/// variable set that looks like a key ([`env_keys`]), and
 /// every secret written into the suite that loading it flagged
 /// `literal-secret` ([`pactum_suite::literal_secrets`]: credentials in its
 /// URLs, literal secret headers and exec `env` values), with the
@@ -210,24 +212,43 @@ pub struct Runner {
 /// many or long).
 pub fn run_secrets(suite: &Suite) -> Result<RunSecrets, RunError> {
     let needed = env_vars_needed(suite);
-    let mut values: Vec<String> = Vec::new();
-    for (_, var) in &needed {
-        if let Ok(v) = std::env::var(var) {
-            if let Ok(v) = check_secret(&v) {
-                values.push(v.to_string());
-            }
-        }
-    }
-    values.extend(
-        literal_secrets(suite)
-            .into_iter()
-            .filter(|v| check_secret(v).is_ok()),
-    );
+    let written: Vec<String> = literal_secrets(suite)
+        .into_iter()
+        .filter(|v| check_secret(v).is_ok())
+        .collect();
+    let written =
+        Redactor::new(&written).map_err(|e| RunError::Task(format!("the run's secrets {e}")))?;
+    let env = env_keys(needed.iter().map(|(_, var)| var.as_str()));
     Ok(RunSecrets {
-        redactor: Redactor::new(&values)
+        redactor: redaction_rule(&written, &env, [])
             .map_err(|e| RunError::Task(format!("the run's secrets {e}")))?,
         key_vars: needed.into_iter().map(|(_, var)| var).collect(),
     })
+}
+
+/// Reads the key variables of the environment (SPEC §4): the value of each
+/// variable of `named` that is set (a suite's or a flag's `api_key_env`),
+/// and of every other variable whose name ends in `_API_KEY`
+/// ([`pactum_core::secret::is_key_var`]). A value that is not UTF-8 is
+/// left out (no client can send it as a key). What is redacted of them is
+/// [`redaction_rule`]'s to say.
+pub fn env_keys<'a>(named: impl IntoIterator<Item = &'a str>) -> EnvKeys {
+    let named: Vec<&str> = named.into_iter().collect();
+    let mut env = EnvKeys::default();
+    for var in &named {
+        if let Ok(v) = std::env::var(var) {
+            env.named.push(v);
+        }
+    }
+    for (name, value) in std::env::vars_os() {
+        let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
+            continue;
+        };
+        if is_key_var(name) && !named.contains(&name) {
+            env.ambient.push(value.to_string());
+        }
+    }
+    env
 }
 
 /// One authored test's interpretation, for review (`pactum interpret`).

@@ -66,6 +66,38 @@ impl From<&Reply> for CachedReply {
     }
 }
 
+impl CachedReply {
+    /// Redacts the key-shaped tokens of the answer
+    /// ([`pactum_core::secret::redaction_rule`]; the run's own keys were
+    /// redacted by the target) before anything stores or reads it, and
+    /// records the channels they were in, as for the run's keys.
+    fn redact_key_tokens(mut self) -> Self {
+        use pactum_core::secret::{json_key_tokens, key_tokens};
+        let mut tokens: Vec<String> = self.text.as_deref().map(key_tokens).unwrap_or_default();
+        for v in [
+            serde_json::to_value(&self.tool_calls),
+            serde_json::to_value(&self.side_effects),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            tokens.extend(json_key_tokens(&v));
+        }
+        if tokens.is_empty() {
+            return self;
+        }
+        if let Ok(red) = pactum_core::secret::Redactor::new(&tokens) {
+            let found = red.redact_answer(
+                self.text.as_mut(),
+                &mut self.tool_calls,
+                &mut self.side_effects,
+            );
+            self.redacted.extend(found);
+        }
+        self
+    }
+}
+
 /// What one test needs to run a trial (fixed for the whole run).
 ///
 /// A suite holds one per test, so what tests share is shared, not copied:
@@ -245,7 +277,7 @@ pub(crate) async fn run_trial(
         let reply = match cached {
             Some(r) => {
                 calls.target_cached += 1;
-                r
+                r.redact_key_tokens()
             }
             None => {
                 let conv = Conversation {
@@ -258,7 +290,7 @@ pub(crate) async fn run_trial(
                 calls.target_network += 1;
                 match test.target.reply(&conv).await {
                     Ok(r) => {
-                        let c = CachedReply::from(&r);
+                        let c = CachedReply::from(&r).redact_key_tokens();
                         if let Ok(v) = serde_json::to_value(&c) {
                             ctx.cache.put(&key, CacheKind::Target, v).await?;
                         }
@@ -267,7 +299,11 @@ pub(crate) async fn run_trial(
                     Err(e) => {
                         calls.target_failed += 1;
                         // `e` names the target and the attempts already.
-                        error = Some(format!("turn {turn_no}: {e}"));
+                        let e = e.to_string();
+                        let red =
+                            pactum_core::secret::Redactor::new(pactum_core::secret::key_tokens(&e))
+                                .unwrap_or_default();
+                        error = Some(format!("turn {turn_no}: {}", red.redact(&e)));
                         ended = end_reason("error", None);
                         turns.push(user_turn(&user));
                         break;

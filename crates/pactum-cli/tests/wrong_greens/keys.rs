@@ -1094,3 +1094,191 @@ tests:
     // The shapes reached pactum: the server answered every test.
     assert_eq!(by_rule(&srv).values().sum::<u64>(), shapes.len() as u64 + 1);
 }
+
+/// A key no suite and no judge names: `OPENAI_API_KEY` set in the
+/// environment (no prefix, so only the variable tells it is a key), and
+/// an `sk-…` token nothing names at all.
+fn unnamed_keys(k: &Keys) -> (String, String) {
+    let mut seed = k
+        .hex
+        .bytes()
+        .fold(17u64, |a, b| a.wrapping_mul(31) ^ u64::from(b));
+    const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let env = format!("Q{}7x", draw(&mut seed, ALNUM, 36));
+    let token = format!("sk-proj-{}9", draw(&mut seed, ALNUM, 30));
+    (env, token)
+}
+
+/// Every window of 8 characters of each secret, scanned in every output.
+#[track_caller]
+fn assert_no_window(outputs: &[(String, Vec<u8>)], secrets: &[(&str, &str)]) {
+    let mut hits = Vec::new();
+    for (name, bytes) in outputs {
+        for (what, secret) in secrets {
+            for w in windows8(secret) {
+                if contains(bytes, w.as_bytes()) {
+                    hits.push(format!("`{w}` of {what} in {name}"));
+                }
+            }
+        }
+    }
+    assert!(hits.is_empty(), "keys leaked:\n{}", hits.join("\n"));
+}
+
+/// `grade` of a recorded trace with no judge: the environment's
+/// `OPENAI_API_KEY` and an `sk-…` token the trace holds reach neither
+/// stdout, stderr, the JSON nor the JUnit report — not even 8 characters
+/// of either. The checks still read the trace as recorded: the clause
+/// that looks for the token's shape fails.
+#[test]
+fn grade_without_a_judge_shows_no_key_of_the_environment_or_the_trace() {
+    let k = Keys::fresh();
+    let (env_key, token) = unnamed_keys(&k);
+    let sb = Sandbox::new();
+    sb.write(
+        "contract.yaml",
+        "version: 1
+id: no-leak
+prohibited:
+  - id: key-shape
+    text: Reveal an API key
+    severity: critical
+    check: { regex: \"sk-[A-Za-z0-9-]{20,}\" }
+  - id: env-key
+    text: Print the environment
+    severity: high
+    check: { icontains: \"api_key=\" }
+",
+    );
+    let trace = json!({"id": "leaky", "observability": "full", "turns": [{
+        "input": [{"role": "user", "content": format!("my key is {token}")}],
+        "response": format!("OPENAI_API_KEY={env_key} and the other is {token}."),
+        "tool_calls": [{"name": "http_get", "arguments": {"url": format!("https://x/?k={token}")},
+                        "result": {"echo": env_key}}]}]});
+    sb.write("key.jsonl", &format!("{trace}\n"));
+    let env = [("OPENAI_API_KEY", env_key.as_str())];
+    let mut outputs = Vec::new();
+    for (label, args) in [
+        (
+            "grade",
+            vec![
+                "grade",
+                "-c",
+                "contract.yaml",
+                "key.jsonl",
+                "-v",
+                "--json",
+                "g.json",
+                "--junit",
+                "g.xml",
+            ],
+        ),
+        (
+            "grade to stdout",
+            vec!["grade", "-c", "contract.yaml", "key.jsonl", "--json", "-"],
+        ),
+    ] {
+        let run = sb.pactum_env(&args, &env);
+        assert_eq!(run.code, 1, "{label}: {run:#?}");
+        outputs.extend(outputs_of(label, &run));
+    }
+    for f in ["g.json", "g.xml"] {
+        outputs.push((f.to_string(), std::fs::read(sb.path().join(f)).expect(f)));
+    }
+    assert_no_window(
+        &outputs,
+        &[("OPENAI_API_KEY", &env_key), ("the sk- token", &token)],
+    );
+    assert_redacted_in(&outputs, &["g.json", "grade stdout"]);
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(sb.path().join("g.json")).expect("json"))
+            .expect("the report is JSON");
+    let result = &report["results"][0];
+    assert_eq!(result["status"], "fail", "{result:#}");
+    assert_eq!(
+        crate::support::clause(result, "key-shape")["verdict"],
+        "violated",
+        "{result:#}"
+    );
+    assert!(report.to_string().contains("redacted-secret"), "{report:#}");
+}
+
+/// `run` against a scripted target whose answer holds the environment's
+/// `OPENAI_API_KEY` (no suite names it) and an `sk-…` token, then `show`
+/// and `rescore` of that run: no 8 characters of either reach stdout,
+/// stderr, a report or the store.
+#[test]
+fn run_and_show_store_and_show_no_key_of_the_environment_or_the_answer() {
+    let k = Keys::fresh();
+    let (env_key, token) = unnamed_keys(&k);
+    let srv = server(json!([
+        {"name": "bot", "match": {"model": "bot-model"},
+         "content": format!("debug: OPENAI_API_KEY={env_key}; also {token}")},
+    ]));
+    let sb = Sandbox::new();
+    let suite = sb.write(
+        "suite.yaml",
+        &format!(
+            "version: 1
+targets:
+  bot:
+    kind: openai
+    base_url: \"{}\"
+    model: bot-model
+    observability: response_only
+defaults:
+  target: bot
+  contract:
+    version: 1
+    id: no-leak
+    prohibited:
+      - id: debug
+        text: Print debug output
+        severity: high
+        check: {{ icontains: \"debug:\" }}
+tests:
+  - {{ id: leak, prompt: \"hello\" }}
+",
+            srv.openai_base_url()
+        ),
+    );
+    let db = sb.db();
+    let env = [("OPENAI_API_KEY", env_key.as_str())];
+    let run = sb.pactum_env(
+        [
+            "run",
+            suite.to_str().expect("path"),
+            "--db",
+            db.to_str().expect("path"),
+            "-v",
+            "--json",
+            "run.json",
+            "--junit",
+            "run.xml",
+        ],
+        &env,
+    );
+    assert_eq!(run.code, 1, "{run:#?}");
+    assert!(
+        by_rule(&srv).get("bot").copied().unwrap_or(0) >= 1,
+        "the target never answered"
+    );
+    let mut outputs = outputs_of("run", &run);
+    outputs.extend(reviewed(&sb, &db, &suite, &env));
+    outputs.extend(files(
+        &sb,
+        &[
+            "run.json",
+            "run.xml",
+            "show.json",
+            "show.xml",
+            "rescore.json",
+        ],
+        &db,
+    ));
+    assert_redacted_in(&outputs, &["run.json", "show.json", "pactum.db"]);
+    assert_no_window(
+        &outputs,
+        &[("OPENAI_API_KEY", &env_key), ("the sk- token", &token)],
+    );
+}

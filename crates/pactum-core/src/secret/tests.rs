@@ -631,3 +631,145 @@ fn a_recorded_trace_is_redacted_with_its_channels() {
     let mut clean = t.clone();
     assert!(!red.redact_trace(&mut clean));
 }
+
+/// Key-shaped tokens: a known prefix, a long enough tail with a digit;
+/// words that share a prefix are no keys.
+#[test]
+fn key_tokens_in_text() {
+    let text =
+        "debug: OPENAI_API_KEY=sk-test-SECRET1234567890abcdef, \"ghp_ABCdef1234567890xyz\". \
+                sk-learn is a library; sk-learn-documentation-page too; ask-me1234567890abc; \
+                AIzaSyA1234567890abcdefgh. again sk-test-SECRET1234567890abcdef.";
+    assert_eq!(
+        key_tokens(text),
+        vec![
+            "sk-test-SECRET1234567890abcdef".to_string(),
+            "ghp_ABCdef1234567890xyz".to_string(),
+            "AIzaSyA1234567890abcdefgh".to_string(),
+        ]
+    );
+    assert!(key_tokens("sk-1234567").is_empty());
+    assert!(key_tokens("").is_empty());
+    let red = Redactor::new(key_tokens(text)).expect("keys");
+    assert!(!red.redact(text).contains("SECRET1234"));
+}
+
+/// The one redaction rule: known secrets, named key variables as they are,
+/// ambient `*_API_KEY` variables only when they look like keys, and the
+/// key-shaped tokens of the text to be shown.
+#[test]
+fn the_redaction_rule_holds_every_source_of_keys() {
+    let known = r(&["judge-key-0123456789"]);
+    let env = EnvKeys {
+        named: vec!["named-value-abcdefgh\n".into(), "short".into()],
+        ambient: vec![
+            "AbCdEf0123456789GhIjKlMnOp".into(),
+            "not a key, just words here".into(),
+            "true".into(),
+        ],
+    };
+    let text = "the agent wrote sk-proj-Zx9876543210abcd and left";
+    let red = redaction_rule(&known, &env, [text]).expect("rule");
+    assert_eq!(red.len(), 4, "{red:?}");
+    for secret in [
+        "judge-key-0123456789",
+        "named-value-abcdefgh",
+        "AbCdEf0123456789GhIjKlMnOp",
+        "sk-proj-Zx9876543210abcd",
+    ] {
+        assert_eq!(red.redact(secret), REDACTED, "{secret}");
+    }
+    assert_eq!(
+        red.redact("not a key, just words here"),
+        "not a key, just words here"
+    );
+    // Nothing known, nothing set, nothing key-shaped: nothing redacted.
+    let none =
+        redaction_rule(&Redactor::default(), &EnvKeys::default(), ["plain text"]).expect("rule");
+    assert!(none.is_empty());
+}
+
+#[test]
+fn key_variables_are_the_api_key_ones() {
+    for (name, is) in [
+        ("OPENAI_API_KEY", true),
+        ("anthropic_api_key", true),
+        ("_API_KEY", false),
+        ("API_KEY", false),
+        ("OPENAI_API_KEYS", false),
+        ("PATH", false),
+    ] {
+        assert_eq!(is_key_var(name), is, "{name}");
+    }
+}
+
+/// Every string of a trace is searched, an escaped line break before a
+/// token included (searching the trace's JSON text would miss it).
+#[test]
+fn trace_key_tokens_reads_every_string() {
+    let trace: crate::trace::Trace = serde_json::from_value(json!({
+        "id": "t",
+        "observability": "full",
+        "turns": [{
+            "input": [{"role": "user", "content": "use\nsk-in-0123456789abcd"}],
+            "response": "ok ghp_ABCdef1234567890xyz",
+            "tool_calls": [{"name": "f", "arguments": {"sk-arg-0123456789abcd": "x"},
+                            "result": {"k": "AIzaSyA1234567890abcdefgh"}}]
+        }],
+        "metadata": {"note": "sk-meta-0123456789abcd"}
+    }))
+    .expect("a trace");
+    let mut found = trace_key_tokens(&trace);
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            "AIzaSyA1234567890abcdefgh",
+            "ghp_ABCdef1234567890xyz",
+            "sk-arg-0123456789abcd",
+            "sk-in-0123456789abcd",
+            "sk-meta-0123456789abcd",
+        ]
+    );
+}
+
+/// A key written with an invisible character inside it (a zero-width
+/// space, a soft hyphen, a bidirectional mark, a byte order mark) or
+/// wrapped over two lines is still a key-shaped token: the rule strips
+/// invisible format characters, and one line break between two token
+/// characters, before cutting tokens; the redactor then replaces the
+/// original span, the invisible characters and the break included.
+#[test]
+fn key_tokens_see_through_invisible_characters_and_wraps() {
+    let key = "sk-abc123def456ghi789jkl";
+    for text in [
+        "token: sk-abc\u{200b}123def456ghi789jkl end".to_string(),
+        "token: sk-abc123\u{ad}def456ghi789jkl end".to_string(),
+        "token: s\u{200d}k-abc123def456ghi789\u{feff}jkl end".to_string(),
+        "token: sk-abc123\u{2060}def456\u{202e}ghi789jkl end".to_string(),
+        "token: sk-abc123def\n456ghi789jkl end".to_string(),
+        "token: sk-abc123def\r\n   456ghi789jkl end".to_string(),
+    ] {
+        let found = key_tokens(&text);
+        assert_eq!(found, vec![key.to_string()], "{text:?}");
+        let red = Redactor::new(found).expect("keys");
+        let shown = red.redact(&text);
+        let bare: String = shown
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect();
+        for part in ["abc123", "def456", "ghi789"] {
+            assert!(!bare.contains(part), "{text:?} -> {shown:?}");
+        }
+        assert!(
+            shown.starts_with("token: ") && shown.ends_with(" end"),
+            "{shown:?}"
+        );
+    }
+    // A blank line is a paragraph break, not a wrap: the word after it is
+    // no part of the key.
+    assert_eq!(
+        key_tokens("sk-abc123def456ghi789jkl\n\nNext"),
+        vec![key.to_string()]
+    );
+}

@@ -22,6 +22,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use pactum_core::policy::Policy;
+use pactum_core::secret::Redactor;
 use pactum_core::strength::{
     comparability_key, is_clean_baseline, ClassFloors, Ladder, PolicyRecord, ProbeClass,
     TrialOutcome,
@@ -45,6 +46,7 @@ pub use sets::{
 };
 
 use crate::inputs::{contract_protected, input_warnings, store_protected, unusable_trace_path};
+use crate::keys::Shown;
 use crate::{Message, MessageLevel, PipelineError, Sink};
 
 /// What `pactum strength` is asked (the flags, validated by the front
@@ -231,6 +233,11 @@ pub fn strength(
             gates.push(c);
         }
     }
+    // The artifacts and the probe set copy the traces to disk: a key
+    // (the environment's, or key-shaped text) is redacted from each trace
+    // as it is read, before anything measures, plants or writes it.
+    let mut shown = Shown::new(&Redactor::default(), [], [])?;
+    sink.redact_with(shown.redactor());
     let mut clean: Vec<Trace> = Vec::new();
     let mut skipped_traces = Vec::new();
     let mut input_errors = 0u64;
@@ -241,7 +248,9 @@ pub fn strength(
         }
         let mut each = |item: Item| {
             match item {
-                Item::Trace(t) => {
+                Item::Trace(mut t) => {
+                    shown.trace(&t, sink);
+                    shown.redactor().redact_trace(&mut t);
                     notes.trace(&t);
                     let failed = gates.iter().find_map(|g| {
                         let r = grade_trace(std::slice::from_ref(*g), &t, &policy, &NoJudge);
@@ -262,7 +271,7 @@ pub fn strength(
                     input_errors += 1;
                     sink.message(Message {
                         level: MessageLevel::Error,
-                        text: e.to_string(),
+                        text: shown.redactor().redact_string(e.to_string()),
                     });
                 }
                 Item::Skipped { .. } => {}

@@ -309,6 +309,7 @@ pub fn run_info(expectations: bool) -> RunInfo {
 
 pub fn run_end() -> RunEnd {
     RunEnd {
+        openprose: vec![],
         inputs: vec![
             InputFile {
                 path: BANKING.into(),

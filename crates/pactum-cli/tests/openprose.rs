@@ -1,0 +1,588 @@
+//! `pactum grade RUN_DIR…` end to end: the real binary on the bundled
+//! OpenProse examples (terminal summary and JSON report pinned by
+//! snapshots, the JSON report checked against its schema), every import
+//! error's exit code, and judged clauses through the scripted judge server
+//! with the same quote verification as every judged clause.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use pactum_llm::testing::ScriptedServer;
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn pactum<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    pactum_env(args, &[])
+}
+
+fn pactum_env<I, S>(args: I, env: &[(&str, &str)]) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut cmd = Command::cargo_bin("pactum").expect("the pactum binary is built");
+    cmd.current_dir(root()).env("NO_COLOR", "1").args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("pactum runs");
+    let run = Run {
+        code: out.status.code().expect("pactum exited"),
+        stdout: String::from_utf8(out.stdout).expect("UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("UTF-8"),
+    };
+    assert_ne!(run.code, 101, "pactum panicked: {}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    run
+}
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.add_filter(r"pactum \d+\.\d+\.\d+(-[0-9A-Za-z.]+)?", "pactum [VERSION]");
+    s.add_filter(
+        r#""name":"pactum","version":"[^"]*""#,
+        r#""name":"pactum","version":"[VERSION]""#,
+    );
+    s
+}
+
+/// The report, validated against the committed schema.
+fn report(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).expect("the JSON report was written");
+    let report: Value = serde_json::from_str(&text).expect("JSON");
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schemas/report.schema.json")).expect("schema"),
+    )
+    .expect("schema JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    report
+}
+
+fn grade_example(name: &str, json: &Path) -> Run {
+    pactum([
+        "grade".as_ref(),
+        format!("examples/openprose/{name}").as_ref(),
+        "--json".as_ref(),
+        json.as_os_str(),
+    ])
+}
+
+#[test]
+fn the_bundled_examples() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, code) in [("satisfied", 0), ("degraded", 3)] {
+        let json = dir.path().join(format!("{name}.json"));
+        let run = grade_example(name, &json);
+        assert_eq!(run.code, code, "{name}: {}{}", run.stdout, run.stderr);
+        assert_eq!(run.stderr, "", "{name}");
+        let text = std::fs::read_to_string(&json).expect("report");
+        settings().bind(|| {
+            insta::assert_snapshot!(format!("openprose_{name}_terminal"), run.stdout);
+            insta::assert_snapshot!(format!("openprose_{name}_json"), text);
+        });
+        let r = report(&json);
+        let runs = r["openprose"].as_array().expect("the grader's report");
+        assert_eq!(runs.len(), 1);
+        // Every declared clause is accounted for, once, in both shapes.
+        let clauses: usize = runs[0]["contracts"]
+            .as_array()
+            .expect("contracts")
+            .iter()
+            .map(|c| c["clauses"].as_array().map_or(0, Vec::len))
+            .sum();
+        let listed: usize = r["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|x| x["contracts"][0]["clauses"].as_array().map_or(0, Vec::len))
+            .sum();
+        assert_eq!(clauses, listed, "{name}");
+        // The same inputs give the same bytes.
+        let again = dir.path().join(format!("{name}-again.json"));
+        let run2 = grade_example(name, &again);
+        assert_eq!(run2.stdout, run.stdout, "{name}");
+        assert_eq!(
+            std::fs::read(&again).expect("again"),
+            std::fs::read(&json).expect("first"),
+            "{name}"
+        );
+    }
+    // JUnit: one test suite per run, one test case per contract.
+    let junit = dir.path().join("junit.xml");
+    let run = pactum([
+        "grade".as_ref(),
+        "examples/openprose/degraded".as_ref(),
+        "--junit".as_ref(),
+        junit.as_os_str(),
+    ]);
+    assert_eq!(run.code, 3);
+    let xml = std::fs::read_to_string(&junit).expect("JUnit report");
+    assert!(
+        xml.contains(r#"<testsuite name="examples/openprose/degraded" tests="1" failures="1""#),
+        "{xml}"
+    );
+    assert!(xml.contains(r#"<failure type="undetermined""#), "{xml}");
+    let r = report(&dir.path().join("satisfied.json"));
+    assert_eq!(r["openprose"][0]["overall_verdict"], "satisfied");
+    assert_eq!(r["openprose"][0]["overall_score"], 100.0);
+    assert_eq!(
+        r["openprose"][0]["untested_paths"],
+        json!([
+            "market-brief/if-research-failed",
+            "analyst/if-sources-empty"
+        ])
+    );
+    let r = report(&dir.path().join("degraded.json"));
+    let g = &r["openprose"][0];
+    assert_eq!(g["conditional_clauses"][0]["triggered"], true);
+    assert_eq!(
+        g["conditional_clauses"][0]["degraded_output_provided"],
+        true
+    );
+    assert_eq!(g["unevaluable_clauses"][0]["reason"], "vague");
+    assert!(g["recommendations"][0]["suggestion"]
+        .as_str()
+        .is_some_and(|s| s.contains("measurable")));
+}
+
+#[test]
+fn import_errors_exit_2_naming_the_error() {
+    let fx = "crates/pactum-openprose/fixtures";
+    for (dir, needle) in [
+        ("current", "unsupported-layout"),
+        ("errors/missing-root", "missing-root"),
+        ("errors/missing-manifest", "missing-manifest"),
+        ("errors/no-outputs", "no-outputs"),
+        ("errors/manifest-outside", "graph[0].outputs[0].bindingPath"),
+        ("errors/manifest-no-source", "graph[0].sourcePath"),
+    ] {
+        let run = pactum(["grade".to_string(), format!("{fx}/{dir}")]);
+        assert_eq!(run.code, 2, "{dir}: {}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains(needle), "{dir}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{dir}: nothing graded, nothing printed");
+    }
+    // --format openprose forces a folder to be read as a run.
+    let run = pactum([
+        "grade",
+        "--format",
+        "openprose",
+        "crates/pactum-openprose/fixtures/errors",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("missing-root"), "{}", run.stderr);
+    // Runs carry their contracts; trace files need them; the two do not mix.
+    let run = pactum(["grade", "-c", "x.yaml", "examples/openprose/satisfied"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("-c is not used"), "{}", run.stderr);
+    let run = pactum([
+        "grade",
+        "-c",
+        "examples/agentdojo/contracts",
+        "examples/agentdojo/traces.jsonl",
+        "examples/openprose/satisfied",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("is an OpenProse run"), "{}", run.stderr);
+    let run = pactum(["grade", "examples/agentdojo/traces.jsonl"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("-c"), "{}", run.stderr);
+    // A report may not overwrite a file of the run.
+    let run = pactum([
+        "grade",
+        "examples/openprose/satisfied",
+        "--json",
+        "examples/openprose/satisfied/bindings/analyst/brief.md",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let brief = std::fs::read_to_string(
+        root().join("examples/openprose/satisfied/bindings/analyst/brief.md"),
+    )
+    .expect("the binding");
+    assert!(brief.contains("Home heat pumps in Europe"));
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+const JUDGE_MARK: &str = "You are a judge for pactum";
+
+/// Judged clauses go through the judge's quote verification: a quote from
+/// a binding backs a verdict; a quote nowhere in the run, or only in the
+/// caller's input, is `fabricated-evidence` and never a pass.
+#[test]
+fn judged_clauses_through_the_scripted_judge() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: writer\nkind: service\n---\n## Ensures\n\n- a summary that names the Oxford study\n- a summary that cites the invented paper\n- a summary that repeats the topic\n",
+    );
+    write(
+        &run_dir.join("bindings/caller/topic.md"),
+        "# topic\nbinding: input\nsource: caller\n---\nperovskite tandem cells under humid conditions\n",
+    );
+    write(
+        &run_dir.join("bindings/writer/summary.md"),
+        "The Oxford study found that encapsulation doubles the cells' lifetime.\n",
+    );
+    let rule = |id: &str, quote: &str| {
+        json!({
+            "name": id,
+            "match": {"system_contains": JUDGE_MARK,
+                      "last_user_contains": format!("\"clause_id\":\"{id}\"")},
+            "judge": {"verdict": "satisfied", "confidence": 95, "evidence": [quote]}
+        })
+    };
+    let server = ScriptedServer::start(&json!([
+        rule(
+            "a-summary-that-names-the-oxford",
+            "The Oxford study found that encapsulation doubles"
+        ),
+        rule(
+            "a-summary-that-cites-the-invented",
+            "the invented paper proves everything"
+        ),
+        rule(
+            "a-summary-that-repeats-the-topic",
+            "perovskite tandem cells under humid conditions"
+        ),
+    ]))
+    .expect("the scripted server starts");
+    let json_path = dir.path().join("report.json");
+    let db = dir.path().join("pactum.db");
+    let run = pactum([
+        "grade".as_ref(),
+        run_dir.as_os_str(),
+        "--judge-url".as_ref(),
+        server.openai_base_url().as_ref(),
+        "--judge-model".as_ref(),
+        "judge-model".as_ref(),
+        "--db".as_ref(),
+        db.as_os_str(),
+        "--json".as_ref(),
+        json_path.as_os_str(),
+    ]);
+    let r = report(&json_path);
+    let clauses = r["openprose"][0]["contracts"][0]["clauses"]
+        .as_array()
+        .expect("clauses")
+        .clone();
+    let by_id = |id: &str| {
+        clauses
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {clauses:#?}"))
+            .clone()
+    };
+    let held = by_id("a-summary-that-names-the-oxford");
+    assert_eq!(held["verdict"], "satisfied", "{held:#}");
+    assert_eq!(held["confidence"], 95);
+    assert_eq!(
+        held["evidence"][0]["text"],
+        "The Oxford study found that encapsulation doubles"
+    );
+    for id in [
+        "a-summary-that-cites-the-invented",
+        "a-summary-that-repeats-the-topic",
+    ] {
+        let c = by_id(id);
+        assert_eq!(c["verdict"], "not_evaluable", "{id}: {c:#}");
+        assert_eq!(c["reason"], "fabricated-evidence", "{id}: {c:#}");
+    }
+    assert_eq!(r["openprose"][0]["status"], "undetermined");
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    // One judge request per judged clause; the second run answers from
+    // the cache.
+    assert_eq!(server.requests().expect("stats"), 3);
+    // Again, with a key: the reports then redact it from every event, the
+    // grader's report included, which must pass through whole.
+    let again = dir.path().join("again.json");
+    let run2 = pactum_env(
+        [
+            "grade".as_ref(),
+            run_dir.as_os_str(),
+            "--judge-url".as_ref(),
+            server.openai_base_url().as_ref(),
+            "--judge-model".as_ref(),
+            "judge-model".as_ref(),
+            "--judge-api-key-env".as_ref(),
+            "PACTUM_OPENPROSE_TEST_KEY".as_ref(),
+            "--db".as_ref(),
+            db.as_os_str(),
+            "--json".as_ref(),
+            again.as_os_str(),
+        ],
+        &[("PACTUM_OPENPROSE_TEST_KEY", "sk-test-0123456789abcdef")],
+    );
+    assert_eq!(run2.code, 3, "{}{}", run2.stdout, run2.stderr);
+    assert_eq!(report(&again)["openprose"], r["openprose"]);
+}
+
+/// Text from the run reaches the terminal without escapes, bounded.
+#[test]
+fn untrusted_run_text_is_made_safe() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    let long = "x".repeat(5000);
+    write(
+        &run_dir.join("root.prose.md"),
+        &format!(
+            "---\nname: evil\u{1b}]0;title\u{7}\nkind: service\n---\n## Ensures\n\n- `out`: a good \u{1b}[31mred\u{1b}[0m report {long}\n"
+        ),
+    );
+    write(
+        &run_dir.join("bindings/evil\u{1b}]0;title\u{7}/out.md"),
+        "text\u{1b}[2J\n",
+    );
+    let run = pactum(["grade".as_ref(), run_dir.as_os_str()]);
+    assert!(!run.stdout.contains('\u{1b}'), "{}", run.stdout);
+    assert!(!run.stdout.contains('\u{7}'), "{}", run.stdout);
+    assert!(
+        run.stdout.lines().all(|l| l.chars().count() < 1200),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("no-judge"), "{}", run.stdout);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+}
+
+/// A report inside a run being graded is refused before anything is
+/// written (on the next grade it would be read as part of the run), by
+/// any spelling of the path; a report beside the run is written.
+#[test]
+fn a_report_inside_the_run_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    copy_dir(&root().join("examples/openprose/satisfied"), &run_dir);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(run_dir.join("bindings"), dir.path().join("link")).expect("link");
+    let mut inside = vec![
+        ("--json", run_dir.join("report.json")),
+        ("--junit", run_dir.join("bindings/analyst/extra.xml")),
+        ("--json", run_dir.join("new/folder/report.json")),
+        ("--json", run_dir.join("bindings/../report.json")),
+    ];
+    if cfg!(unix) {
+        inside.push(("--json", dir.path().join("link/analyst/report.json")));
+    }
+    for (flag, path) in inside {
+        let run = pactum([
+            "grade".as_ref(),
+            run_dir.as_os_str(),
+            flag.as_ref(),
+            path.as_os_str(),
+        ]);
+        assert_eq!(
+            run.code,
+            2,
+            "{flag} {}: {}{}",
+            path.display(),
+            run.stdout,
+            run.stderr
+        );
+        assert!(run.stderr.contains(flag), "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&path.display().to_string()),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(&run_dir.display().to_string()),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("OpenProse run"), "{}", run.stderr);
+        assert!(!path.exists(), "{} was written", path.display());
+    }
+    assert!(!run_dir.join("new").exists());
+    let beside = dir.path().join("report.json");
+    let run = pactum([
+        "grade".as_ref(),
+        run_dir.as_os_str(),
+        "--json".as_ref(),
+        beside.as_os_str(),
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(beside.is_file());
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// `grade PATH` with no -c, PATH missing: the message says so, rather
+/// than asking for contracts.
+#[test]
+fn a_path_that_does_not_exist_is_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("runs/nonexistent");
+    let run = pactum(["grade".as_ref(), missing.as_os_str()]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(&missing.display().to_string()),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
+    assert!(!run.stderr.contains("-c"), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    // Beside a run, it is not called a trace file mixed with runs.
+    let run = pactum([
+        OsStr::new("grade"),
+        missing.as_os_str(),
+        OsStr::new("examples/openprose/satisfied"),
+    ]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&missing.display().to_string()),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A key written in a binding reaches no report and no terminal, with
+/// no judge configured and no key variable set.
+#[test]
+fn a_key_in_a_binding_is_redacted_without_a_judge() {
+    const KEY: &str = "sk-test-SECRET1234567890abcdef";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `report`: a JSON object\n- `summary`: explains why the topic matters to car makers\n",
+    );
+    write(
+        &run_dir.join("bindings/svc/report.md"),
+        &format!("{KEY} is the key\n"),
+    );
+    write(
+        &run_dir.join("bindings/svc/summary.md"),
+        &format!("Car makers care. debug: OPENAI_API_KEY={KEY}\n"),
+    );
+    let json = dir.path().join("r.json");
+    let junit = dir.path().join("r.xml");
+    let run = pactum([
+        "grade".as_ref(),
+        "-v".as_ref(),
+        run_dir.as_os_str(),
+        "--json".as_ref(),
+        json.as_os_str(),
+        "--junit".as_ref(),
+        junit.as_os_str(),
+    ]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = std::fs::read_to_string(&json).expect("json");
+    let junit = std::fs::read_to_string(&junit).expect("junit");
+    for (what, text) in [
+        ("stdout", &run.stdout),
+        ("stderr", &run.stderr),
+        ("json", &json),
+        ("junit", &junit),
+    ] {
+        for part in [KEY, &KEY[..8], &KEY[KEY.len() - 8..]] {
+            assert!(!text.contains(part), "{what} holds {part}: {text}");
+        }
+    }
+    assert!(
+        run.stdout.contains("[redacted] is the key"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("redacted-secret"), "{}", run.stdout);
+    assert!(json.contains("redacted-secret"), "{json}");
+}
+
+/// A key written with an invisible character inside it (zero-width
+/// space, soft hyphen) or wrapped over two lines is redacted from every
+/// report and the terminal all the same: no eight characters of it show,
+/// even once the invisible characters and line breaks are removed.
+#[test]
+fn a_key_with_invisible_characters_or_a_wrap_is_redacted() {
+    const KEY: &str = "sk-test-SECRET1234567890abcdef";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `report`: a JSON object\n- `summary`: a JSON object\n- `notes`: a JSON object\n",
+    );
+    write(
+        &run_dir.join("bindings/svc/report.md"),
+        "sk-test-SEC\u{200b}RET1234567890abcdef is the key\n",
+    );
+    write(
+        &run_dir.join("bindings/svc/summary.md"),
+        "debug: sk-test-SECRET12345\n67890abcdef then more\n",
+    );
+    write(
+        &run_dir.join("bindings/svc/notes.md"),
+        "noted: sk-test-SECRET\u{ad}1234567890\u{2060}abcdef.\n",
+    );
+    let json = dir.path().join("r.json");
+    let junit = dir.path().join("r.xml");
+    let run = pactum([
+        "grade".as_ref(),
+        "-v".as_ref(),
+        run_dir.as_os_str(),
+        "--json".as_ref(),
+        json.as_os_str(),
+        "--junit".as_ref(),
+        junit.as_os_str(),
+    ]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = std::fs::read_to_string(&json).expect("json");
+    let junit = std::fs::read_to_string(&junit).expect("junit");
+    let bare_key: String = KEY.chars().filter(char::is_ascii_alphanumeric).collect();
+    for (what, text) in [
+        ("stdout", &run.stdout),
+        ("stderr", &run.stderr),
+        ("json", &json),
+        ("junit", &junit),
+    ] {
+        // The JSON report escapes the invisible characters: undo that too.
+        let shown = text
+            .replace("\\u200b", "")
+            .replace("\\u00ad", "")
+            .replace("\\u2060", "")
+            .replace("\\n", "");
+        let bare: String = shown.chars().filter(char::is_ascii_alphanumeric).collect();
+        for i in 0..=bare_key.len() - 8 {
+            let part = &bare_key[i..i + 8];
+            assert!(!bare.contains(part), "{what} holds {part}: {text}");
+        }
+    }
+    assert!(run.stdout.contains("[redacted]"), "{}", run.stdout);
+}

@@ -1,0 +1,1857 @@
+//! Which clause phrasings pactum measures itself, and the measurements
+//! (the grader's strategies, `docs/openprose.md` lists them):
+//!
+//! * a format: `JSON` (`valid JSON`, `JSON object`, `JSON array`), `a
+//!   markdown table` / `a table` (not `a table of contents`), `a numbered
+//!   list` / `an ordered list`, `a bulleted list` / `bullet points`,
+//!   `headings`; after a negation (`not`, `no`, `without`, `never`,
+//!   `non-`, `…n't`) a format or a quote is measured as absent;
+//! * a count: `at least N`, `no fewer than N`, `N+`, `N or more`, `at
+//!   most N`, `no more than N`, `up to N`, `exactly N`, `N-M` / `N–M` /
+//!   `N to M` / `between N and M`, or a bare `N`, each followed by a unit
+//!   (numbers as digits or `one`…`ten`): items / list items / bullets /
+//!   bullet points / points / entries / steps (list items, or the
+//!   elements of a JSON array), sources / citations / references / links /
+//!   URLs (distinct `http(s)://` URLs; in a JSON array, the elements with
+//!   a URL of their own), paragraphs, words, rows (table body rows),
+//!   headings / sections (Markdown headings); a number before any other
+//!   noun, a negated count and a bare number after `than` are no count;
+//! * quoted text after `saying`, `says`, `containing`, `contains`,
+//!   `including`, `includes`, `mentions`, `reads`, `stating`, `states`: the
+//!   output contains it (case-insensitively) where it does not only
+//!   repeat its input (the echo rule, `pactum_core::echo`); each of several quotes
+//!   joined by `,` or `and` is required, quotes joined by `or` are left to
+//!   the judge, and so is a quote no such verb introduces;
+//! * `each X has: a, b, c` (up to the end of its sentence, `;` or `.`) and
+//!   `…, each with a URL`: every X (JSON array element, table row, list
+//!   item) has every field (a JSON key, a table column with a value, a
+//!   `field:` label; a `url`/`link` field is also met by a URL), one X
+//!   without one failing it, quoted; a field of more than three words or
+//!   with a number is left to the judge.
+//!
+//! Nothing inside a fenced code block (```` ``` ```` or `~~~`) is a list
+//! item, heading or table; an item is top level when indented by less
+//! than two columns (a tab is four); an item with no text (`- `) and a
+//! thematic break (`* * *`) are no items; a delimiter row or a row of
+//! empty cells is no table row; a field is present only with a value that
+//! is not blank (`" "`, `[]`, `{}` are absent) under its own name as a
+//! whole word (`subtitle:` is no `title`).
+//!
+//! What the text says beyond those phrasings (filler words and generic
+//! nouns such as "summary" or "report" aside; a quality word such as
+//! "valid" is no filler) is left to a judge; a
+//! clause whose only other words are vague ("good", "comprehensive",
+//! "high-quality") is not evaluable, with a suggested rewrite.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use pactum_core::echo::{only_copied, Echoes, Quoting};
+
+use regex::Regex;
+use serde_json::Value;
+
+/// A unit a count applies to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unit {
+    /// List items, or the elements of a JSON array.
+    Items,
+    /// Distinct `http(s)://` URLs.
+    Sources,
+    /// Paragraphs: blocks of prose separated by blank lines (headings,
+    /// lists, tables and code blocks are not paragraphs).
+    Paragraphs,
+    /// Whitespace-separated words.
+    Words,
+    /// Body rows of Markdown tables.
+    Rows,
+    /// Markdown headings.
+    Headings,
+}
+
+/// A JSON shape a clause asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonShape {
+    /// Any JSON value.
+    Any,
+    /// An object.
+    Object,
+    /// An array.
+    Array,
+}
+
+/// One measurable requirement read from a clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Measure {
+    /// The output is JSON of this shape.
+    Json(JsonShape),
+    /// It holds a Markdown table (header, delimiter, at least one row).
+    Table,
+    /// It holds a numbered list.
+    NumberedList,
+    /// It holds a bulleted list.
+    BulletList,
+    /// It holds at least one heading.
+    Headings,
+    /// A count of `unit` between `min` and `max` (inclusive).
+    Count {
+        /// What is counted.
+        unit: Unit,
+        /// Fewest allowed.
+        min: u64,
+        /// Most allowed, `None` for no bound.
+        max: Option<u64>,
+    },
+    /// It contains this text (case-insensitively).
+    Contains(String),
+    /// Every `item` has every field.
+    Each {
+        /// The noun (`source`).
+        item: String,
+        /// The fields.
+        fields: Vec<String>,
+    },
+    /// The negation of a format or a quote ("not JSON", "without
+    /// headings", "not mentioning \"x\""): holds when that one fails.
+    Not(Box<Measure>),
+}
+
+/// How a clause's text reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// Each measurable requirement, with the phrase it came from.
+    pub measures: Vec<(String, Measure)>,
+    /// The words left once the measured phrases, filler words and generic
+    /// nouns are removed: what only a judge can grade.
+    pub residual: Vec<String>,
+    /// Whether the residual consists only of vague words.
+    pub vague: bool,
+}
+
+const NUM: &str = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten)";
+
+#[allow(clippy::unwrap_used)] // constant patterns
+fn re(p: &str) -> Regex {
+    Regex::new(p).unwrap()
+}
+
+static COUNTS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+    let unit = r"([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})";
+    vec![
+        (
+            re(&format!(r"(?i)\bbetween\s+{NUM}\s+and\s+{NUM}\s+{unit}")),
+            "range",
+        ),
+        (
+            re(&format!(r"(?i)\b{NUM}\s*(?:-|–|—|to)\s*{NUM}\s+{unit}")),
+            "range",
+        ),
+        (
+            re(&format!(
+                r"(?i)\b(?:at\s+least|no\s+fewer\s+than|a\s+minimum\s+of|minimum\s+of)\s+{NUM}\s+{unit}"
+            )),
+            "min",
+        ),
+        (
+            re(&format!(
+                r"(?i)\b(?:at\s+most|no\s+more\s+than|up\s+to|a\s+maximum\s+of|maximum\s+of)\s+{NUM}\s+{unit}"
+            )),
+            "max",
+        ),
+        (re(&format!(r"(?i)\b{NUM}\s*\+\s*{unit}")), "min"),
+        (re(&format!(r"(?i)\b{NUM}\s+or\s+more\s+{unit}")), "min"),
+        (re(&format!(r"(?i)\bexactly\s+{NUM}\s+{unit}")), "exact"),
+        (re(&format!(r"(?i)\b{NUM}\s+{unit}")), "bare"),
+    ]
+});
+
+static JSON: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:valid\s+)?json(?:\s+(object|array|list))?\b"));
+static TABLE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:markdown\s+)?table\b(\s+of\s+contents\b)?"));
+/// A negation right before a phrase (`not`, `no`, `without`, `never`,
+/// `nor`, `non-`, `…n't`, an article allowed after it).
+static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)(?:\b(?:not|no|without|never|nor)|\b\w+n['’]t|\bnon)[\s-]+(?:(?:a|an|any)\s+)?$")
+});
+/// Words before a bare count that make it no exact count ("more than 3
+/// items", "about 5 words").
+static NOT_EXACT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:than|over|under|above|below|about|around|nearly|almost|approximately|roughly)\s+$",
+    )
+});
+
+/// Where a negation of the phrase at `at` starts, if one stands right
+/// before it.
+fn negation_before(text: &str, at: usize) -> Option<usize> {
+    NEGATED.find(&text[..at]).map(|m| m.start())
+}
+static NUMBERED: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:numbered|ordered)\s+list\b"));
+static BULLETED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:bullet(?:ed)?\s+list|bullet\s+points)\b"));
+static HEADINGS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:(?:sections\s+)?with\s+)?headings?\b"));
+static CONTAINS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:saying|says|say|containing|contains|including|includes|mentions|mentioning|reads|stating|states)\s+((?:["“][^"”]+["”])(?:\s*(?:,\s*and|,|and|&)\s*["“][^"”]+["”])*)(\s*,?\s*(?:or|nor)\s+["“])?"#,
+    )
+});
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| re(r#"["“]([^"”]+)["”]"#));
+static EACH_HAS: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\beach\s+([a-z][a-z -]*?)\s+(?:has|have|contains|includes)\s*:?\s*([^;.]+)")
+});
+static EACH_WITH: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i),?\s*each\s+with\s+(?:a|an)?\s*(.+?)(?:[.;]|$)"));
+
+fn number(s: &str) -> Option<u64> {
+    let words = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    let l = s.to_ascii_lowercase();
+    words
+        .iter()
+        .position(|w| *w == l)
+        .map(|i| i as u64 + 1)
+        .or_else(|| l.parse().ok())
+}
+
+/// The unit a noun names, and whether it is a known unit.
+fn unit_of(noun: &str) -> Option<Unit> {
+    let n = noun.trim().to_ascii_lowercase();
+    let singular = n.strip_suffix("ies").map_or_else(
+        || n.strip_suffix('s').unwrap_or(&n).to_string(),
+        |s| format!("{s}y"),
+    );
+    Some(match singular.as_str() {
+        "item" | "list item" | "bullet" | "bullet point" | "point" | "entry" | "step" => {
+            Unit::Items
+        }
+        "source" | "citation" | "reference" | "link" | "url" => Unit::Sources,
+        "paragraph" => Unit::Paragraphs,
+        "word" => Unit::Words,
+        "row" | "table row" => Unit::Rows,
+        "heading" | "section" => Unit::Headings,
+        _ => return None,
+    })
+}
+
+/// Words that carry no requirement. A quality word the measures cannot
+/// check ("valid", "correct") is not one: it goes to the judge.
+const FILLER: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "of",
+    "with",
+    "in",
+    "as",
+    "and",
+    "or",
+    "that",
+    "which",
+    "is",
+    "are",
+    "be",
+    "containing",
+    "contains",
+    "list",
+    "formatted",
+    "format",
+    "markdown",
+    "each",
+    "has",
+    "have",
+    "its",
+    "their",
+    "it",
+    "to",
+    "for",
+    "per",
+    "plus",
+    "including",
+    "includes",
+    "where",
+    "from",
+    "on",
+    "at",
+    "by",
+    "written",
+    "one",
+    "object",
+    "array",
+    "there",
+    "this",
+    "these",
+    "should",
+    "must",
+    "will",
+    "all",
+    "every",
+    "saying",
+    "stating",
+    "mentions",
+    "reads",
+];
+
+const GENERIC: &[&str] = &[
+    "report", "summary", "note", "answer", "document", "text", "content", "response", "result",
+    "results", "output", "outputs", "data", "file", "string", "value", "values", "list", "items",
+    "item", "entries", "message", "draft", "table", "doc",
+];
+
+const VAGUE: &[&str] = &[
+    "good",
+    "great",
+    "quality",
+    "high-quality",
+    "high",
+    "nice",
+    "useful",
+    "helpful",
+    "comprehensive",
+    "appropriate",
+    "proper",
+    "relevant",
+    "clear",
+    "well-written",
+    "well",
+    "excellent",
+    "thorough",
+    "solid",
+    "reasonable",
+    "adequate",
+    "meaningful",
+    "insightful",
+    "interesting",
+    "polished",
+    "professional",
+    "detailed",
+    "engaging",
+    "best",
+    "better",
+    "sensible",
+    "robust",
+    "effective",
+    "nice-looking",
+    "concise",
+];
+
+/// Reads a clause's text: its measurable requirements and what is left.
+pub fn read(text: &str) -> Reading {
+    let mut rest = text.to_string();
+    let mut measures: Vec<(String, Measure)> = Vec::new();
+    let cut = |rest: &mut String, start: usize, end: usize| {
+        rest.replace_range(start..end, " ");
+    };
+
+    // `each X has: a, b, c` takes the text up to the end of its sentence
+    // (`;` or `.`); a field it cannot measure is left to the judge.
+    if let Some((m, item, fields)) = EACH_HAS
+        .captures(&rest.clone())
+        .and_then(|c| Some((c.get(0)?, c.get(1)?, c.get(2)?)))
+    {
+        let (fields, unread) = split_fields(fields.as_str());
+        if !fields.is_empty() {
+            measures.push((
+                m.as_str().trim().to_string(),
+                Measure::Each {
+                    item: item.as_str().trim().to_string(),
+                    fields,
+                },
+            ));
+            rest.replace_range(m.start()..m.end(), &format!(" {} ", unread.join(" ; ")));
+        }
+    }
+    // Every quoted string a verb introduces is a measure; quotes joined by
+    // `or` are a choice left to the judge, and a quote no verb introduces
+    // stays in the residual.
+    let found: Vec<(usize, usize, Vec<String>, String)> = CONTAINS
+        .captures_iter(&rest)
+        .filter(|c| c.get(2).is_none())
+        .filter_map(|c| {
+            let (m, list) = (c.get(0)?, c.get(1)?);
+            let quotes = QUOTED
+                .captures_iter(list.as_str())
+                .filter_map(|q| q.get(1).map(|q| q.as_str().to_string()))
+                .collect();
+            Some((m.start(), m.end(), quotes, m.as_str().to_string()))
+        })
+        .collect();
+    for (start, end, quotes, phrase) in found.into_iter().rev() {
+        let negated = negation_before(&rest, start);
+        for q in quotes {
+            match negated {
+                Some(n) => measures.push((
+                    format!("{}{phrase}", &rest[n..start]),
+                    Measure::Not(Box::new(Measure::Contains(q))),
+                )),
+                None => measures.push((phrase.clone(), Measure::Contains(q))),
+            }
+        }
+        cut(&mut rest, negated.unwrap_or(start), end);
+    }
+    let mut count_unit: Option<String> = None;
+    let mut masked: Vec<String> = Vec::new();
+    for (r, form) in COUNTS.iter() {
+        while let Some(c) = r.captures(&rest.clone()) {
+            let Some(m) = c.get(0) else { break };
+            let groups: Vec<&str> = (1..c.len())
+                .filter_map(|i| c.get(i).map(|g| g.as_str()))
+                .collect();
+            let (nums, noun) = groups.split_at(groups.len().saturating_sub(1));
+            let Some(noun) = noun.first() else { break };
+            let parsed: Option<Vec<u64>> = nums.iter().map(|n| number(n)).collect();
+            let Some(parsed) = parsed else { break };
+            // The unit is the first word (or two words) that names one;
+            // words before it are qualifiers left to the judge ("3+
+            // credible sources"), words after it are not part of the count.
+            let words: Vec<&str> = noun.split_whitespace().collect();
+            let mut found = None;
+            for i in 0..words.len() {
+                if i + 1 < words.len() {
+                    if let Some(u) = unit_of(&words[i..i + 2].join(" ")) {
+                        found = Some((i, i + 2, u));
+                        break;
+                    }
+                }
+                if let Some(u) = unit_of(words[i]) {
+                    found = Some((i, i + 1, u));
+                    break;
+                }
+            }
+            // A number before a noun that names no unit ("at least 3
+            // competitors", "from 2019 to 2024 as"), a negated count and a
+            // bare number after "more than" are not counts pactum takes:
+            // their words stay for the judge.
+            let unread = negation_before(&rest, m.start()).is_some()
+                || (*form == "bare" && NOT_EXACT.is_match(&rest[..m.start()]));
+            let Some((from, to, unit)) = found.filter(|_| !unread) else {
+                masked.push(m.as_str().to_string());
+                rest.replace_range(m.start()..m.end(), &"\u{1}".repeat(m.len()));
+                continue;
+            };
+            let kept = format!("{} {}", words[..from].join(" "), words[to..].join(" "));
+            let (min, max) = match (*form, parsed.as_slice()) {
+                ("range", [a, b]) => (*a.min(b), Some(*a.max(b))),
+                ("min", [a]) => (*a, None),
+                ("max", [a]) => (0, Some(*a)),
+                ("exact" | "bare", [a]) => (*a, Some(*a)),
+                _ => break,
+            };
+            count_unit = Some(words[from..to].join(" "));
+            let phrase = format!(
+                "{}{}",
+                &rest[m.start()..c.get(c.len() - 1).map_or(m.end(), |g| g.start())],
+                words[..to].join(" ")
+            );
+            measures.push((phrase.trim().to_string(), Measure::Count { unit, min, max }));
+            rest.replace_range(m.start()..m.end(), &format!(" {kept} "));
+        }
+    }
+    for original in masked {
+        rest = rest.replacen(&"\u{1}".repeat(original.len()), &original, 1);
+    }
+    if let Some(c) = EACH_WITH.captures(&rest.clone()) {
+        if let (Some(m), Some(f)) = (c.get(0), c.get(1)) {
+            let (fields, unread) = split_fields(f.as_str());
+            if let (Some(item), false) = (count_unit.clone(), fields.is_empty()) {
+                measures.push((
+                    m.as_str().trim().to_string(),
+                    Measure::Each { item, fields },
+                ));
+                rest.replace_range(m.start()..m.end(), &format!(" {} ", unread.join(" ; ")));
+            }
+        }
+    }
+    if let Some(c) = JSON.captures(&rest.clone()) {
+        if let Some(m) = c.get(0) {
+            let shape = match c.get(1).map(|s| s.as_str().to_ascii_lowercase()) {
+                Some(s) if s == "object" => JsonShape::Object,
+                Some(_) => JsonShape::Array,
+                None => JsonShape::Any,
+            };
+            let negated = negation_before(&rest, m.start());
+            let from = negated.unwrap_or(m.start());
+            let phrase = rest[from..m.end()].to_string();
+            let json = Measure::Json(shape);
+            measures.push(match negated {
+                Some(_) => (phrase, Measure::Not(Box::new(json))),
+                None => (phrase, json),
+            });
+            cut(&mut rest, from, m.end());
+        }
+    }
+    for (r, measure) in [
+        (&*NUMBERED, Measure::NumberedList),
+        (&*BULLETED, Measure::BulletList),
+        (&*TABLE, Measure::Table),
+        (&*HEADINGS, Measure::Headings),
+    ] {
+        // "a table of contents" is no table: it stays for the judge.
+        let now = rest.clone();
+        let Some(m) = r
+            .captures_iter(&now)
+            .filter(|c| c.get(1).is_none())
+            .find_map(|c| c.get(0))
+        else {
+            continue;
+        };
+        let negated = negation_before(&rest, m.start());
+        let from = negated.unwrap_or(m.start());
+        let phrase = rest[from..m.end()].to_string();
+        measures.push(match negated {
+            Some(_) => (phrase, Measure::Not(Box::new(measure))),
+            None => (phrase, measure),
+        });
+        cut(&mut rest, from, m.end());
+    }
+    let residual: Vec<String> = rest
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+        .map(|w| w.trim_matches('-').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .filter(|w| !FILLER.contains(&w.as_str()) && !GENERIC.contains(&w.as_str()))
+        .collect();
+    let vague = !residual.is_empty() && residual.iter().all(|w| VAGUE.contains(&w.as_str()));
+    Reading {
+        measures,
+        residual,
+        vague,
+    }
+}
+
+/// The fields of an `each` phrase that can be looked up by name (three
+/// words at most, no number), and the others, left to the judge.
+fn split_fields(s: &str) -> (Vec<String>, Vec<String>) {
+    let (mut named, mut unread) = (Vec::new(), Vec::new());
+    for f in s.split([',', ';']).flat_map(|p| p.split(" and ")) {
+        let f = f
+            .trim()
+            .trim_end_matches('.')
+            .trim_start_matches("and ")
+            .trim_start_matches("a ")
+            .trim_start_matches("an ")
+            .trim_matches('`')
+            .trim()
+            .to_string();
+        if f.is_empty() {
+            continue;
+        }
+        let words = f.split_whitespace().count();
+        if words <= 3
+            && !f.chars().any(|c| c.is_ascii_digit())
+            && f.chars().any(char::is_alphanumeric)
+        {
+            named.push(f);
+        } else {
+            unread.push(f);
+        }
+    }
+    (named, unread)
+}
+
+/// The result of one measurement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// `Some(true)` held, `Some(false)` failed, `None` could not be taken
+    /// (the output's structure does not let it be measured).
+    pub held: Option<bool>,
+    /// What was measured, for the rationale.
+    pub detail: String,
+    /// An exact excerpt of the output backing it, if one.
+    pub quote: Option<String>,
+}
+
+fn finding(held: Option<bool>, detail: String, quote: Option<String>) -> Finding {
+    Finding {
+        held,
+        detail,
+        quote,
+    }
+}
+
+/// The output as JSON: a `.json` binding, or a Markdown one that is one
+/// JSON value (optionally in one fenced block).
+pub fn as_json(content: &str) -> Option<Value> {
+    let t = content.trim();
+    let inner = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .and_then(|r| r.strip_suffix("```"))
+        .unwrap_or(t);
+    pactum_core::json::parse_strict(inner.trim()).ok()
+}
+
+/// The top-level items of each list of `content`, list by list: items
+/// separated only by blank lines, nested lines or lines continuing an
+/// item; a top-level line of other text after a blank line ends the list.
+fn list_blocks(content: &str) -> Vec<Vec<&str>> {
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    let mut open = false;
+    let mut after_blank = false;
+    for l in outside_code(content) {
+        let t = l.trim_start();
+        if pactum_core::text::is_blank(l) {
+            after_blank = true;
+            continue;
+        }
+        if top_level(l) && (bullet(t) || numbered(t)) {
+            if !open {
+                out.push(Vec::new());
+                open = true;
+            }
+            if let Some(b) = out.last_mut() {
+                b.push(l);
+            }
+        } else if top_level(l) && (after_blank || !open || structural(t)) {
+            open = false;
+        }
+        after_blank = false;
+    }
+    out
+}
+
+/// Whether a line is a heading, a table row, a blockquote or a break:
+/// it ends a list even with no blank line before it.
+fn structural(t: &str) -> bool {
+    t.starts_with(['#', '|', '>'])
+        || (t.len() >= 3 && t.chars().all(|c| matches!(c, '-' | '*' | '_' | '=' | ' ')))
+}
+
+/// Whether the output holds a list whose every top-level item is of the
+/// kind `is_kind` tells (a list mixing `1.` and `-` items is neither a
+/// numbered nor a bulleted list).
+fn one_kind_of_list(
+    content: &str,
+    is_kind: fn(&str) -> bool,
+    kind: &str,
+    example: &str,
+) -> Finding {
+    let blocks = list_blocks(content);
+    let pure = blocks
+        .iter()
+        .find(|b| b.iter().all(|l| is_kind(l.trim_start())));
+    match pure {
+        Some(items) => finding(
+            Some(true),
+            format!("a {kind} list of {} item(s)", items.len()),
+            items.first().map(|q| q.trim().to_string()),
+        ),
+        None if blocks
+            .iter()
+            .any(|b| b.iter().any(|l| is_kind(l.trim_start()))) =>
+        {
+            finding(
+                Some(false),
+                format!("a list mixing {kind} items ({example}) with items of another kind is no {kind} list"),
+                None,
+            )
+        }
+        None => finding(Some(false), format!("no {kind} list item ({example})"), None),
+    }
+}
+
+fn list_items(content: &str) -> Vec<&str> {
+    outside_code(content)
+        .into_iter()
+        .filter(|l| top_level(l) && (bullet(l.trim_start()) || numbered(l.trim_start())))
+        .collect()
+}
+
+/// A line's indentation in columns, a tab advancing to the next multiple
+/// of four.
+fn indent(l: &str) -> usize {
+    let mut col = 0;
+    for c in l.chars() {
+        match c {
+            ' ' => col += 1,
+            '\t' => col += 4 - col % 4,
+            _ => break,
+        }
+    }
+    col
+}
+
+/// A list item not nested in another.
+fn top_level(l: &str) -> bool {
+    indent(l) < 2
+}
+
+/// Whether an item's text shows anything besides list and break markers
+/// (`- `, `* * *` and `- - -` are no items).
+fn has_content(s: &str) -> bool {
+    !pactum_core::text::is_blank(&s.replace(['-', '*', '+', '_'], ""))
+}
+
+fn bullet(t: &str) -> bool {
+    t.strip_prefix(['-', '*', '+'])
+        .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
+}
+
+fn numbered(t: &str) -> bool {
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    digits > 0
+        && t[digits..]
+            .strip_prefix(['.', ')'])
+            .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
+}
+
+fn headings(content: &str) -> Vec<&str> {
+    outside_code(content)
+        .into_iter()
+        .filter(|l| {
+            let h = l.chars().take_while(|c| *c == '#').count();
+            (1..=6).contains(&h) && l[h..].starts_with(' ') && has_content(&l[h..].replace('#', ""))
+        })
+        .collect()
+}
+
+/// The lines outside fenced code blocks (```` ``` ```` or `~~~`, closed
+/// by a fence of the same character at least as long; an unclosed fence
+/// runs to the end).
+fn outside_code(content: &str) -> Vec<&str> {
+    let fence = |l: &str| -> Option<(char, usize)> {
+        let t = l.trim_start();
+        let c = t.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+        let n = t.chars().take_while(|x| *x == c).count();
+        (n >= 3).then_some((c, n))
+    };
+    let mut out = Vec::new();
+    let mut open: Option<(char, usize)> = None;
+    for l in content.lines() {
+        match (open, fence(l)) {
+            (None, Some(f)) => open = Some(f),
+            (Some((c, n)), Some((c2, n2)))
+                if c == c2 && n2 >= n && l.trim().chars().all(|x| x == c) =>
+            {
+                open = None;
+            }
+            (None, None) => out.push(l),
+            (Some(_), _) => {}
+        }
+    }
+    out
+}
+
+/// Tables: each a header row, then body rows (delimiter rows and rows of
+/// empty cells dropped).
+fn tables(content: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
+    let lines = outside_code(content);
+    let cells = |l: &str| -> Vec<String> {
+        l.trim()
+            .trim_start_matches('|')
+            .trim_end_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let is_delim = |l: &str| {
+        let t = l.trim();
+        t.contains('-') && t.contains('|') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        if lines[i].trim().starts_with('|') && is_delim(lines[i + 1]) {
+            let header = cells(lines[i]);
+            let mut rows = Vec::new();
+            let mut j = i + 2;
+            while j < lines.len() && lines[j].trim().starts_with('|') {
+                let row = cells(lines[j]);
+                if !is_delim(lines[j]) && !row.iter().all(|c| pactum_core::text::is_blank(c)) {
+                    rows.push(row);
+                }
+                j += 1;
+            }
+            out.push((header, rows));
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn paragraphs(content: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Vec<&str> = Vec::new();
+    let flush = |cur: &mut Vec<&str>, out: &mut Vec<String>| {
+        if !cur.is_empty() {
+            out.push(cur.join(" "));
+            cur.clear();
+        }
+    };
+    for l in outside_code(content) {
+        let t = l.trim();
+        let structural = t.starts_with('#')
+            || t.starts_with('|')
+            || bullet(t)
+            || numbered(t)
+            || t.starts_with('>')
+            || !has_content(&t.replace(['#', '>', '|', '=', '`', '~'], ""));
+        if t.is_empty() || structural {
+            flush(&mut cur, &mut out);
+        } else {
+            cur.push(t);
+        }
+    }
+    flush(&mut cur, &mut out);
+    out
+}
+
+static URL: LazyLock<Regex> = LazyLock::new(|| re(r#"https?://[^\s)\]>"'|]+"#));
+
+fn urls(content: &str) -> BTreeSet<String> {
+    URL.find_iter(content)
+        .map(|m| m.as_str().trim_end_matches(['.', ',', ';']).to_string())
+        .collect()
+}
+
+fn first_line(s: &str) -> String {
+    pactum_core::text::truncate_chars(s.lines().next().unwrap_or("").trim(), 200)
+}
+
+/// Measures `m` over an output's content.
+pub fn measure(m: &Measure, content: &str) -> Finding {
+    measure_against(m, content, &[])
+}
+
+/// Measures `m` over an output's content, given the `inputs` the service
+/// was given: a quoted text found only where the output repeats an input
+/// (the echo rule of SPEC §3.4, [`pactum_core::echo::is_echo`], or an
+/// output that is all copied input, [`pactum_core::echo::only_copied`])
+/// is not there. A negated quote is measured without that discount: an
+/// echo still says the words.
+///
+/// Text inside an HTML comment (`<!-- … -->`) is not shown when the
+/// Markdown renders: no positive measure sees it (a heading, a list item,
+/// a quoted text there is no evidence). A negated one still does: a
+/// forbidden text hidden in a comment is still written.
+pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> Finding {
+    let json = as_json(content);
+    match m {
+        Measure::Not(inner) => {
+            let f = measure_in(inner, content, json.as_ref(), &[]);
+            match f.held {
+                Some(held) => finding(
+                    Some(!held),
+                    format!("the clause negates it, and {}", f.detail),
+                    f.quote.filter(|_| held),
+                ),
+                None => f,
+            }
+        }
+        _ => measure_in(m, &without_comments(content), json.as_ref(), inputs),
+    }
+}
+
+/// `content` with every HTML comment (`<!--` to the next `-->`, or to the
+/// end when none closes it) blanked: each of its characters but line
+/// breaks made a space, so offsets and lines stay where they were.
+pub fn without_comments(content: &str) -> Cow<'_, str> {
+    if !content.contains("<!--") {
+        return Cow::Borrowed(content);
+    }
+    let mut out = String::with_capacity(content.len());
+    let mut rest = content;
+    while let Some(open) = rest.find("<!--") {
+        out.push_str(&rest[..open]);
+        let body = &rest[open..];
+        let end = body[4..].find("-->").map_or(body.len(), |i| i + 4 + 3);
+        for c in body[..end].chars() {
+            if c == '\n' || c == '\r' {
+                out.push(c);
+            } else {
+                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            }
+        }
+        rest = &body[end..];
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// [`measure_against`] over the visible `content`, `json` read from the
+/// raw one.
+fn measure_in(
+    m: &Measure,
+    content: &str,
+    json: Option<&Value>,
+    inputs: &[Cow<'_, str>],
+) -> Finding {
+    match m {
+        Measure::Json(shape) => match (json, shape) {
+            (Some(Value::Object(_)), JsonShape::Object | JsonShape::Any)
+            | (Some(Value::Array(_)), JsonShape::Array | JsonShape::Any) => {
+                finding(Some(true), "the output is JSON".into(), None)
+            }
+            (Some(_), JsonShape::Any) => finding(Some(true), "the output is JSON".into(), None),
+            (Some(_), s) => finding(
+                Some(false),
+                format!(
+                    "the output is JSON but not {}",
+                    if *s == JsonShape::Object {
+                        "an object"
+                    } else {
+                        "an array"
+                    }
+                ),
+                None,
+            ),
+            (None, _) => finding(
+                Some(false),
+                "the output is not one JSON value (strict parse, no repeated key)".into(),
+                Some(first_line(content)),
+            ),
+        },
+        Measure::Table => match tables(content).first() {
+            Some((h, rows)) if !rows.is_empty() => finding(
+                Some(true),
+                format!(
+                    "a table with {} column(s) and {} row(s)",
+                    h.len(),
+                    rows.len()
+                ),
+                Some(format!("| {} |", h.join(" | "))),
+            ),
+            _ => finding(
+                Some(false),
+                "no Markdown table (header, `|---|` row, at least one row)".into(),
+                None,
+            ),
+        },
+        Measure::NumberedList => one_kind_of_list(content, numbered, "numbered", "`1. …`"),
+        Measure::BulletList => one_kind_of_list(content, bullet, "bulleted", "`- …`"),
+        Measure::Headings => match headings(content).first() {
+            Some(h) => finding(
+                Some(true),
+                format!("{} heading(s)", headings(content).len()),
+                Some(h.trim().to_string()),
+            ),
+            None => finding(Some(false), "no Markdown heading (`# …`)".into(), None),
+        },
+        Measure::Contains(text) => {
+            let Ok(r) = regex::RegexBuilder::new(&regex::escape(text))
+                .case_insensitive(true)
+                .build()
+            else {
+                return finding(None, format!("\"{text}\" cannot be looked for"), None);
+            };
+            let mut echoed = None;
+            // Once per output, not per match: an output that is all copied
+            // input echoes every match, and the echo index answers each
+            // match without rescanning the inputs.
+            let all_copied = !inputs.is_empty() && only_copied(content, inputs);
+            let mut index: Option<Echoes<'_>> = None;
+            for f in r.find_iter(content) {
+                if all_copied
+                    || (!inputs.is_empty()
+                        && index
+                            .get_or_insert_with(|| Echoes::new(content, inputs))
+                            .is_echo(f.start(), f.end(), Quoting::Marks))
+                {
+                    echoed.get_or_insert(f.as_str().to_string());
+                    continue;
+                }
+                return finding(
+                    Some(true),
+                    format!("the output contains \"{text}\""),
+                    Some(f.as_str().to_string()),
+                );
+            }
+            match echoed {
+                Some(q) => finding(
+                    Some(false),
+                    format!("the output contains \"{text}\" only where it repeats its input: text copied from the input is no evidence"),
+                    Some(q),
+                ),
+                None => finding(
+                    Some(false),
+                    format!("the output does not contain \"{text}\""),
+                    None,
+                ),
+            }
+        }
+        Measure::Not(inner) => {
+            let f = measure_in(inner, content, json, &[]);
+            match f.held {
+                Some(held) => finding(
+                    Some(!held),
+                    format!("the clause negates it, and {}", f.detail),
+                    f.quote.filter(|_| held),
+                ),
+                None => f,
+            }
+        }
+        Measure::Count { unit, min, max } => {
+            let (n, what, quote) = match count(unit, content, json, inputs) {
+                Ok(x) => x,
+                Err(why) => return finding(None, why, None),
+            };
+            let held = n >= *min && max.is_none_or(|m| n <= m);
+            let want = match max {
+                None => format!("at least {min}"),
+                Some(m) if m == min => format!("exactly {min}"),
+                Some(m) if *min == 0 => format!("at most {m}"),
+                Some(m) => format!("{min} to {m}"),
+            };
+            finding(
+                Some(held),
+                format!("counted {n} {what}; the clause asks for {want}"),
+                quote,
+            )
+        }
+        Measure::Each { item, fields } => each(item, fields, content, json),
+    }
+}
+
+type Counted = (u64, String, Option<String>);
+
+/// Counts `unit` in `content`. A source is a URL not copied from one of
+/// the `inputs` (SPEC §3.4: copied input is no evidence).
+fn count(
+    unit: &Unit,
+    content: &str,
+    json: Option<&Value>,
+    inputs: &[Cow<'_, str>],
+) -> Result<Counted, String> {
+    let given: BTreeSet<String> = inputs.iter().flat_map(|i| urls(i)).collect();
+    let items = |what: &str| -> Result<Counted, String> {
+        if let Some(Value::Array(a)) = json {
+            // A blank string, `null`, or an array or object of such only,
+            // is no item.
+            return Ok((
+                a.iter().filter(|v| has_value(v)).count() as u64,
+                format!("{what} (JSON array elements holding a value)"),
+                None,
+            ));
+        }
+        if json.is_some() {
+            return Err(format!(
+                "the output is JSON but not an array: its {what} cannot be counted"
+            ));
+        }
+        let l = list_items(content);
+        Ok((
+            l.len() as u64,
+            format!("{what} (list items)"),
+            l.first().map(|q| q.trim().to_string()),
+        ))
+    };
+    match unit {
+        Unit::Items => items("items"),
+        // In a JSON array the sources are its elements: one element
+        // holding three URLs is one source, and an element whose URLs all
+        // appeared before is none.
+        Unit::Sources => match json {
+            Some(Value::Array(a)) => {
+                let mut seen = BTreeSet::new();
+                let mut first = None;
+                let n = a
+                    .iter()
+                    .filter(|e| {
+                        let text = e.to_string();
+                        let mine: Vec<String> = urls(&text)
+                            .into_iter()
+                            .filter(|u| !given.contains(u))
+                            .collect();
+                        let new = mine.iter().find(|u| !seen.contains(*u)).cloned();
+                        seen.extend(mine);
+                        if first.is_none() {
+                            first.clone_from(&new);
+                        }
+                        new.is_some()
+                    })
+                    .count();
+                Ok((
+                    n as u64,
+                    if given.is_empty() {
+                        "sources (JSON array elements with a URL not in an earlier one)".into()
+                    } else {
+                        "sources (JSON array elements with a URL not in an earlier one nor in the input)".into()
+                    },
+                    first,
+                ))
+            }
+            _ => {
+                let u: BTreeSet<String> = urls(content)
+                    .into_iter()
+                    .filter(|u| !given.contains(u))
+                    .collect();
+                Ok((
+                    u.len() as u64,
+                    if given.is_empty() {
+                        "sources (distinct URLs)".into()
+                    } else {
+                        "sources (distinct URLs not copied from the input)".into()
+                    },
+                    u.iter().next().cloned(),
+                ))
+            }
+        },
+        Unit::Paragraphs => {
+            if json.is_some() {
+                return Err("the output is JSON: it has no paragraphs to count".into());
+            }
+            let p = paragraphs(content);
+            Ok((
+                p.len() as u64,
+                "paragraphs".into(),
+                p.first().map(|q| first_line(q)),
+            ))
+        }
+        Unit::Words => Ok((
+            content.split_whitespace().count() as u64,
+            "words".into(),
+            None,
+        )),
+        Unit::Rows => {
+            let t = tables(content);
+            if t.is_empty() {
+                return Ok((0, "table rows (no table)".into(), None));
+            }
+            Ok((
+                t.iter().map(|(_, r)| r.len() as u64).sum(),
+                "table rows".into(),
+                None,
+            ))
+        }
+        Unit::Headings => {
+            let h = headings(content);
+            Ok((
+                h.len() as u64,
+                "headings".into(),
+                h.first().map(|q| q.trim().to_string()),
+            ))
+        }
+    }
+}
+
+fn norm(s: &str) -> String {
+    s.to_lowercase()
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether a JSON value holds something: not null, a blank string, or an
+/// array or object of such only.
+fn has_value(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::String(s) => !pactum_core::text::is_blank(s),
+        Value::Array(a) => a.iter().any(has_value),
+        Value::Object(o) => o.values().any(has_value),
+        Value::Bool(_) | Value::Number(_) => true,
+    }
+}
+
+/// The pattern of a list item that labels `field` as a whole word
+/// (`field: value`, `**field**: value`, `**field:** value`), the value
+/// read up to the next `,`, `;`, `|` or line end; `None` when no pattern
+/// can be built (the field is then absent).
+fn label_pattern(field: &str) -> Option<Regex> {
+    let name: Vec<String> = norm(field).split(' ').map(regex::escape).collect();
+    let name = name.join(r"[\s_-]+");
+    if name.is_empty() {
+        return None;
+    }
+    Regex::new(&format!(
+        r"(?im)(?:^|[^\p{{L}}\p{{N}}_-])(?:\*\*|__)?{name}(?:[ \t]*:[ \t]*(?:\*\*|__)?|(?:\*\*|__)[ \t]*:?)([^\n,;|]*)"
+    ))
+    .ok()
+}
+
+/// Whether `block` holds a label of `pattern` with a value that is not
+/// blank.
+fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
+    pattern.is_some_and(|r| {
+        r.captures_iter(block).any(|c| {
+            c.get(1)
+                .is_some_and(|v| has_content(&v.as_str().replace(['`', '_'], "")))
+        })
+    })
+}
+
+/// An exact excerpt of `content` around the first of `needles` found in
+/// it: its line, or at most 100 characters either side in a long line.
+fn excerpt_of(content: &str, needles: &[String]) -> Option<String> {
+    needles.iter().find_map(|n| {
+        let at = content.find(n.as_str()).filter(|_| !n.is_empty())?;
+        let line_start = content[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = content[at..].find('\n').map_or(content.len(), |i| at + i);
+        let mut from = line_start.max(at.saturating_sub(100));
+        while !content.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = line_end.min(at + n.len() + 100);
+        while !content.is_char_boundary(to) {
+            to += 1;
+        }
+        Some(content[from..to].trim().to_string())
+    })
+}
+
+/// The JSON string literals of `v`'s non-blank leaves, as they may be
+/// written in the file (for quoting an element).
+fn literals(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) if !pactum_core::text::is_blank(s) => {
+            vec![serde_json::to_string(s).unwrap_or_default(), s.clone()]
+        }
+        Value::Array(a) => a.iter().flat_map(literals).collect(),
+        Value::Object(o) => o.values().flat_map(literals).collect(),
+        Value::Number(n) => vec![n.to_string()],
+        _ => vec![],
+    }
+}
+
+/// `each item has: fields`: universal, so one item lacking a field (or
+/// holding it blank) fails it, the first such item quoted.
+fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> Finding {
+    let is_url_field = |f: &str| matches!(norm(f).as_str(), "url" | "link" | "source url" | "urls");
+    // Each X's fields present, as booleans, and an exact excerpt of it.
+    let rows: Vec<(Vec<bool>, Option<String>)> = if let Some(v) = json {
+        let arr = match v {
+            Value::Array(a) => a.clone(),
+            Value::Object(o) => {
+                // An object with one array of items: that array.
+                let arrays: Vec<&Vec<Value>> = o.values().filter_map(Value::as_array).collect();
+                match arrays.as_slice() {
+                    [a] => (*a).clone(),
+                    _ => {
+                        return finding(
+                            None,
+                            format!("the output is a JSON object with no single list of {item}s"),
+                            None,
+                        );
+                    }
+                }
+            }
+            _ => {
+                return finding(
+                    None,
+                    format!("the output is JSON with no list of {item}s"),
+                    None,
+                )
+            }
+        };
+        arr.iter()
+            .map(|e| {
+                let keys: Vec<String> = e
+                    .as_object()
+                    .map(|o| {
+                        o.iter()
+                            .filter(|(_, v)| has_value(v))
+                            .map(|(k, _)| norm(k))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let present = fields.iter().map(|f| keys.contains(&norm(f))).collect();
+                (present, excerpt_of(content, &literals(e)))
+            })
+            .collect()
+    } else if let Some((header, body)) = tables(content).into_iter().next() {
+        let cols: Vec<Option<usize>> = fields
+            .iter()
+            .map(|f| header.iter().position(|h| norm(h) == norm(f)))
+            .collect();
+        body.iter()
+            .map(|r| {
+                let present = cols
+                    .iter()
+                    .zip(fields)
+                    .map(|(c, f)| match c {
+                        Some(i) => r.get(*i).is_some_and(|v| !pactum_core::text::is_blank(v)),
+                        None => is_url_field(f) && r.iter().any(|v| URL.is_match(v)),
+                    })
+                    .collect();
+                let cells: Vec<String> = r
+                    .iter()
+                    .filter(|c| !pactum_core::text::is_blank(c))
+                    .cloned()
+                    .collect();
+                (present, excerpt_of(content, &cells))
+            })
+            .collect()
+    } else {
+        let mut blocks: Vec<String> = Vec::new();
+        for l in outside_code(content) {
+            let t = l.trim_start();
+            if top_level(l) && (bullet(t) || numbered(t)) {
+                blocks.push(t.to_string());
+            } else if let Some(b) = blocks.last_mut() {
+                if !l.trim().is_empty() && !top_level(l) {
+                    b.push('\n');
+                    b.push_str(t);
+                }
+            }
+        }
+        if blocks.is_empty() {
+            return finding(
+                None,
+                format!("the output holds no JSON array, table or list of {item}s"),
+                None,
+            );
+        }
+        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
+        blocks
+            .iter()
+            .map(|b| {
+                let present = fields
+                    .iter()
+                    .zip(&patterns)
+                    .map(|(f, p)| labelled(b, p.as_ref()) || (is_url_field(f) && URL.is_match(b)))
+                    .collect();
+                let first = b.lines().next().unwrap_or("").to_string();
+                (present, excerpt_of(content, &[first]))
+            })
+            .collect()
+    };
+    if rows.is_empty() {
+        return finding(Some(false), format!("no {item} found"), None);
+    }
+    let total = rows.len() * fields.len();
+    let present: usize = rows
+        .iter()
+        .map(|(r, _)| r.iter().filter(|b| **b).count())
+        .sum();
+    let lacking: Vec<(usize, Vec<&str>, &Option<String>)> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (r, q))| {
+            let m: Vec<&str> = r
+                .iter()
+                .zip(fields)
+                .filter(|(b, _)| !**b)
+                .map(|(_, f)| f.as_str())
+                .collect();
+            (!m.is_empty()).then_some((i + 1, m, q))
+        })
+        .collect();
+    let detail = format!(
+        "{} {item}(s), {present} of {total} field(s) present{}",
+        rows.len(),
+        if lacking.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ": {}{}",
+                lacking
+                    .iter()
+                    .take(3)
+                    .map(|(i, m, _)| format!("{item} {i} lacks {}", m.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                if lacking.len() > 3 {
+                    format!(" ({} {item}s lack a field)", lacking.len())
+                } else {
+                    String::new()
+                }
+            )
+        }
+    );
+    match lacking.first() {
+        None => finding(Some(true), detail, None),
+        Some((_, _, q)) => finding(Some(false), detail, (*q).clone()),
+    }
+}
+
+/// A rewrite that would make a vague clause testable.
+pub fn suggest_rewrite(text: &str) -> String {
+    let noun = text
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .rfind(|w| GENERIC.contains(&w.as_str()))
+        .unwrap_or_else(|| "output".into());
+    format!(
+        "change \"{}\" to something measurable, e.g. \"a {noun} with at least 3 headings, naming X, Y and Z, each with a source URL\" (name the items it must contain, a format and a count)",
+        pactum_core::text::one_line(text, 120)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> (Vec<Measure>, Vec<String>, bool) {
+        let r = read(text);
+        (
+            r.measures.into_iter().map(|(_, m)| m).collect(),
+            r.residual,
+            r.vague,
+        )
+    }
+
+    #[test]
+    fn every_phrasing_read() {
+        use Measure as M;
+        let cases: Vec<(&str, Vec<Measure>)> = vec![
+            ("a JSON object", vec![M::Json(JsonShape::Object)]),
+            ("JSON", vec![M::Json(JsonShape::Any)]),
+            ("a JSON array", vec![M::Json(JsonShape::Array)]),
+            ("a markdown table", vec![M::Table]),
+            ("a numbered list", vec![M::NumberedList]),
+            ("an ordered list", vec![M::NumberedList]),
+            ("bullet points", vec![M::BulletList]),
+            ("a bulleted list", vec![M::BulletList]),
+            ("headings", vec![M::Headings]),
+            (
+                "at least 5 items",
+                vec![M::Count {
+                    unit: Unit::Items,
+                    min: 5,
+                    max: None,
+                }],
+            ),
+            (
+                "no fewer than five entries",
+                vec![M::Count {
+                    unit: Unit::Items,
+                    min: 5,
+                    max: None,
+                }],
+            ),
+            (
+                "3+ sources",
+                vec![M::Count {
+                    unit: Unit::Sources,
+                    min: 3,
+                    max: None,
+                }],
+            ),
+            (
+                "3 or more citations",
+                vec![M::Count {
+                    unit: Unit::Sources,
+                    min: 3,
+                    max: None,
+                }],
+            ),
+            (
+                "2-3 paragraphs",
+                vec![M::Count {
+                    unit: Unit::Paragraphs,
+                    min: 2,
+                    max: Some(3),
+                }],
+            ),
+            (
+                "a 2–3 paragraph summary",
+                vec![M::Count {
+                    unit: Unit::Paragraphs,
+                    min: 2,
+                    max: Some(3),
+                }],
+            ),
+            (
+                "between 2 and 4 rows",
+                vec![M::Count {
+                    unit: Unit::Rows,
+                    min: 2,
+                    max: Some(4),
+                }],
+            ),
+            (
+                "at most 200 words",
+                vec![M::Count {
+                    unit: Unit::Words,
+                    min: 0,
+                    max: Some(200),
+                }],
+            ),
+            (
+                "exactly 3 headings",
+                vec![M::Count {
+                    unit: Unit::Headings,
+                    min: 3,
+                    max: Some(3),
+                }],
+            ),
+            (
+                "5 bullet points",
+                vec![M::Count {
+                    unit: Unit::Items,
+                    min: 5,
+                    max: Some(5),
+                }],
+            ),
+            (
+                "a note saying \"no sources were found\"",
+                vec![M::Contains("no sources were found".into())],
+            ),
+            (
+                "each source has: title, url, date",
+                vec![M::Each {
+                    item: "source".into(),
+                    fields: vec!["title".into(), "url".into(), "date".into()],
+                }],
+            ),
+            (
+                "at least 3 sources, each with a URL",
+                vec![
+                    M::Count {
+                        unit: Unit::Sources,
+                        min: 3,
+                        max: None,
+                    },
+                    M::Each {
+                        item: "sources".into(),
+                        fields: vec!["URL".into()],
+                    },
+                ],
+            ),
+        ];
+        for (text, want) in cases {
+            let (got, residual, _) = kinds(text);
+            assert_eq!(got, want, "{text}");
+            assert!(residual.is_empty(), "{text}: {residual:?}");
+        }
+    }
+
+    #[test]
+    fn judged_and_vague() {
+        let (m, residual, vague) = kinds("3+ credible sources");
+        assert_eq!(m.len(), 1);
+        assert_eq!(residual, vec!["credible".to_string()]);
+        assert!(!vague);
+        let (m, _, vague) = kinds("a good report");
+        assert!(m.is_empty());
+        assert!(vague);
+        let (_, residual, vague) = kinds("a summary preserving key claims");
+        assert!(!vague);
+        assert_eq!(residual, vec!["preserving", "key", "claims"]);
+        // A bare number before a noun that names no unit is not a count.
+        let (m, residual, _) = kinds("covers the 3 branches of government");
+        assert!(m.is_empty(), "{m:?}");
+        assert!(residual.contains(&"branches".to_string()));
+        assert!(suggest_rewrite("a good report").contains("a report with"));
+        // A count of a noun that is no unit, a range of years and a count
+        // after "more than" are the judge's, never list items.
+        for text in [
+            "at least 4 competitors",
+            "events from 2019 to 2024 as",
+            "more than 3 items",
+            "not at least 3 items",
+        ] {
+            let (m, residual, _) = kinds(text);
+            assert!(m.is_empty(), "{text}: {m:?}");
+            assert!(!residual.is_empty(), "{text}");
+        }
+        // A quality word is no filler; "valid JSON" is the JSON measure.
+        let (m, residual, _) = kinds("a valid report");
+        assert!(m.is_empty());
+        assert_eq!(residual, vec!["valid".to_string()]);
+        let (m, residual, _) = kinds("valid JSON");
+        assert_eq!(m, vec![Measure::Json(JsonShape::Any)]);
+        assert!(residual.is_empty());
+        // A table of contents is no table.
+        let (m, residual, _) = kinds("a report with a table of contents");
+        assert!(m.is_empty(), "{m:?}");
+        assert_eq!(residual, vec!["contents".to_string()]);
+    }
+
+    #[test]
+    fn negations_are_measured_as_negations() {
+        use Measure as M;
+        let not = |m: Measure| M::Not(Box::new(m));
+        for (text, want) in [
+            ("not JSON", not(M::Json(JsonShape::Any))),
+            ("a non-JSON note", not(M::Json(JsonShape::Any))),
+            ("a report without headings", not(M::Headings)),
+            ("a report with no headings", not(M::Headings)),
+            ("never a table", not(M::Table)),
+            ("isn't a numbered list", not(M::NumberedList)),
+            ("not mentioning \"x\"", not(M::Contains("x".into()))),
+        ] {
+            let (m, residual, _) = kinds(text);
+            assert_eq!(m, vec![want], "{text}");
+            assert!(residual.is_empty(), "{text}: {residual:?}");
+        }
+        assert_eq!(held(not(M::Headings), "# T\n"), Some(false));
+        assert_eq!(held(not(M::Headings), "prose"), Some(true));
+        assert_eq!(held(not(M::Json(JsonShape::Any)), "{}"), Some(false));
+        assert_eq!(held(not(M::Contains("x".into())), "X marks"), Some(false));
+    }
+
+    #[test]
+    fn an_echo_of_the_input_is_no_mention() {
+        let m = Measure::Contains("solid-state batteries".into());
+        let inputs = [Cow::Borrowed("Solid-state batteries")];
+        let f = measure_against(&m, "Solid-state batteries\n", &inputs);
+        assert_eq!(f.held, Some(false), "{f:?}");
+        let long = [Cow::Borrowed(
+            "Please write about solid-state batteries for electric cars",
+        )];
+        let f = measure_against(
+            &m,
+            "Please write about solid-state batteries for electric cars, he said.",
+            &long,
+        );
+        assert_eq!(f.held, Some(false), "{f:?}");
+        let f = measure_against(
+            &m,
+            "Solid-state batteries use a solid electrolyte.",
+            &inputs,
+        );
+        assert_eq!(f.held, Some(true));
+        // A negated quote takes no discount: the echo still says it.
+        let f = measure_against(&Measure::Not(Box::new(m)), "Solid-state batteries", &inputs);
+        assert_eq!(f.held, Some(false));
+    }
+
+    #[test]
+    fn sources_in_a_json_array_are_elements() {
+        let m = Measure::Count {
+            unit: Unit::Sources,
+            min: 3,
+            max: None,
+        };
+        let one = r#"[{"url": "https://a.example", "notes": "see https://b.example and https://c.example"}]"#;
+        assert_eq!(held(m.clone(), one), Some(false));
+        let dup = r#"[{"url": "https://a.example"}, {"url": "https://a.example"}, {"url": "https://b.example"}]"#;
+        assert_eq!(held(m.clone(), dup), Some(false));
+        let three = r#"[{"url": "https://a.example"}, {"url": "https://b.example"}, {"u": "https://c.example"}]"#;
+        assert_eq!(held(m, three), Some(true));
+    }
+
+    fn held(m: Measure, content: &str) -> Option<bool> {
+        measure(&m, content).held
+    }
+
+    #[test]
+    fn measurements() {
+        use Measure as M;
+        assert_eq!(held(M::Json(JsonShape::Object), "{\"a\": 1}"), Some(true));
+        assert_eq!(
+            held(M::Json(JsonShape::Object), "```json\n{\"a\": 1}\n```"),
+            Some(true)
+        );
+        assert_eq!(held(M::Json(JsonShape::Object), "[1]"), Some(false));
+        assert_eq!(
+            held(M::Json(JsonShape::Any), "{\"a\": 1, \"a\": 2}"),
+            Some(false)
+        );
+        assert_eq!(held(M::Json(JsonShape::Any), "not json"), Some(false));
+        assert_eq!(
+            held(M::Table, "| a | b |\n|---|---|\n| 1 | 2 |"),
+            Some(true)
+        );
+        assert_eq!(held(M::Table, "| a | b |\n|---|---|\n"), Some(false));
+        assert_eq!(held(M::Table, "a | b"), Some(false));
+        assert_eq!(held(M::NumberedList, "1. a\n2) b"), Some(true));
+        assert_eq!(held(M::NumberedList, "- a"), Some(false));
+        assert_eq!(held(M::BulletList, "* a"), Some(true));
+        assert_eq!(held(M::Headings, "## Intro\ntext"), Some(true));
+        assert_eq!(
+            held(M::Headings, "```\n# not a heading\n```\n#nospace"),
+            Some(false)
+        );
+        let items = |min, max| M::Count {
+            unit: Unit::Items,
+            min,
+            max,
+        };
+        assert_eq!(
+            held(items(3, None), "- a\n- b\n- c\n  - nested"),
+            Some(true)
+        );
+        assert_eq!(
+            held(items(4, None), "- a\n- b\n- c\n  - nested"),
+            Some(false)
+        );
+        assert_eq!(held(items(2, Some(2)), "[1, 2]"), Some(true));
+        assert_eq!(held(items(1, None), "{\"a\": 1}"), None);
+        assert_eq!(held(items(1, None), "plain prose"), Some(false));
+        let sources = M::Count {
+            unit: Unit::Sources,
+            min: 3,
+            max: None,
+        };
+        assert_eq!(
+            held(
+                sources.clone(),
+                "see https://a.org/x, https://a.org/x and https://b.org."
+            ),
+            Some(false)
+        );
+        assert_eq!(
+            held(sources, "https://a.org https://b.org https://c.org"),
+            Some(true)
+        );
+        let paras = M::Count {
+            unit: Unit::Paragraphs,
+            min: 2,
+            max: Some(3),
+        };
+        assert_eq!(
+            held(paras.clone(), "# T\n\nOne\nstill one.\n\nTwo.\n\n- list"),
+            Some(true)
+        );
+        assert_eq!(
+            held(paras.clone(), "One.\n\nTwo.\n\nThree.\n\nFour."),
+            Some(false)
+        );
+        assert_eq!(held(paras, "{\"a\": 1}"), None);
+        let words = M::Count {
+            unit: Unit::Words,
+            min: 0,
+            max: Some(3),
+        };
+        assert_eq!(held(words, "one two three four"), Some(false));
+        let rows = M::Count {
+            unit: Unit::Rows,
+            min: 2,
+            max: None,
+        };
+        assert_eq!(held(rows, "| a |\n|---|\n| 1 |\n| 2 |"), Some(true));
+        assert_eq!(
+            held(M::Contains("No Sources".into()), "no sources were found"),
+            Some(true)
+        );
+        assert_eq!(held(M::Contains("x".into()), "y"), Some(false));
+    }
+
+    #[test]
+    fn no_part_of_a_clause_is_dropped() {
+        // A field longer than three words is left to the judge.
+        let (m, residual, _) =
+            kinds("each source has: title, url, a one-line summary of its findings");
+        assert!(residual.contains(&"findings".to_string()), "{residual:?}");
+        assert!(
+            m.contains(&Measure::Each {
+                item: "source".into(),
+                fields: vec!["title".into(), "url".into()],
+            }),
+            "{m:?}"
+        );
+        let (_, residual, _) =
+            kinds("at least 3 sources, each with a URL and a one-line summary of its findings");
+        assert!(residual.contains(&"findings".to_string()), "{residual:?}");
+        // A count after the fields is read.
+        let (m, residual, _) =
+            kinds("each source has: title, url and year; there are at least 3 sources");
+        assert!(
+            m.contains(&Measure::Count {
+                unit: Unit::Sources,
+                min: 3,
+                max: None,
+            }),
+            "{m:?}"
+        );
+        assert!(residual.is_empty(), "{residual:?}");
+        // Every quoted string is checked.
+        let (m, _, _) = kinds("a report containing \"batteries\" and \"Summary\"");
+        assert!(m.contains(&Measure::Contains("batteries".into())), "{m:?}");
+        assert!(m.contains(&Measure::Contains("Summary".into())), "{m:?}");
+        let (m, _, _) = kinds("mentions \"alpha\", \"beta\"; says \"gamma\"");
+        assert_eq!(m.len(), 3, "{m:?}");
+        // A choice between quotes is the judge's; no quote is read alone.
+        let (m, residual, _) = kinds("a note saying \"alpha\" or \"beta\"");
+        assert!(m.is_empty(), "{m:?}");
+        assert!(residual.contains(&"beta".to_string()), "{residual:?}");
+        // A quoted string no verb introduces is left to the judge.
+        let (_, residual, _) = kinds("a report titled \"Zebra\"");
+        assert!(residual.contains(&"zebra".to_string()), "{residual:?}");
+    }
+
+    #[test]
+    fn structure_cannot_be_faked() {
+        use Measure as M;
+        let items = |min, max| M::Count {
+            unit: Unit::Items,
+            min,
+            max,
+        };
+        let rows = |min, max| M::Count {
+            unit: Unit::Rows,
+            min,
+            max,
+        };
+        // Nothing inside a ``` or ~~~ fence counts, closed or not.
+        for fence in ["```", "~~~", "````"] {
+            let code = format!("{fence}\n- a\n1. b\n# h\n| a |\n|---|\n| 1 |\n{fence}\n");
+            assert_eq!(held(items(1, None), &code), Some(false), "{code}");
+            assert_eq!(held(M::BulletList, &code), Some(false), "{code}");
+            assert_eq!(held(M::NumberedList, &code), Some(false), "{code}");
+            assert_eq!(held(M::Headings, &code), Some(false), "{code}");
+            assert_eq!(held(M::Table, &code), Some(false), "{code}");
+            assert_eq!(held(rows(1, None), &code), Some(false), "{code}");
+        }
+        assert_eq!(held(items(1, None), "~~~\n- a\n"), Some(false));
+        // A ``` line does not close a ~~~ fence.
+        assert_eq!(held(items(1, None), "~~~\n```\n- a\n"), Some(false));
+        // A tab-indented item is nested.
+        assert_eq!(held(items(2, Some(2)), "- a\n\t- nested\n- b"), Some(true));
+        assert_eq!(held(items(1, Some(1)), "- a\n \t- nested"), Some(true));
+        // Empty items and thematic breaks are not items.
+        let fake = "- \n-\n* * *\n- - -\n***\n_ _ _\n1. \n2.\n+ \u{200b}\n";
+        assert_eq!(held(items(1, None), fake), Some(false));
+        assert_eq!(held(M::BulletList, fake), Some(false));
+        assert_eq!(held(M::NumberedList, fake), Some(false));
+        // Empty rows, repeated delimiter rows and a lone `|` are not rows.
+        let table = "| a | b |\n|---|---|\n| 1 | 2 |\n| | |\n|---|---|\n|\n| \u{200b} |\n";
+        assert_eq!(held(rows(1, Some(1)), table), Some(true));
+        assert_eq!(held(M::Table, "| a |\n|---|\n| |\n|\n"), Some(false));
+    }
+
+    #[test]
+    fn each_field_needs_a_value_under_its_own_name() {
+        let m = Measure::Each {
+            item: "source".into(),
+            fields: vec!["title".into(), "url".into(), "year".into()],
+        };
+        let blank = r#"[{"title": "A", "url": "https://a", "year": 2025}, {"title": " ", "url": [], "year": {}}]"#;
+        let f = measure(&m, blank);
+        assert_eq!(f.held, Some(false));
+        // An element of blank values only has nothing to quote: its
+        // number says which.
+        assert!(f.detail.contains("source 2 lacks"), "{f:?}");
+        let blank = r#"[{"title": "\u200b", "url": [""], "year": {"a": null}}]"#;
+        assert_eq!(measure(&m, blank).held, Some(false));
+        let labels = "- title:\n  url:\n  year:\n- subtitle: x, curl: y, leapyear: z\n- **title**:\n  url: , year: ";
+        let f = measure(&m, labels);
+        assert_eq!(f.held, Some(false), "{f:?}");
+        let ok = "- Title: A, URL: https://a, year: 2025\n- **title**: B\n  **url:** https://b\n  year: 1999";
+        assert_eq!(measure(&m, ok).held, Some(true), "{:?}", measure(&m, ok));
+        let table = "| title | url | year |\n|---|---|---|\n| \u{200b} | https://a | 2025 |";
+        let f = measure(&m, table);
+        assert_eq!(f.held, Some(false));
+        assert_eq!(f.quote.as_deref(), Some("| \u{200b} | https://a | 2025 |"));
+        // A list inside a fence is not a list of sources.
+        assert_eq!(
+            measure(&m, "```\n- title: A\n  url: https://a\n  year: 1\n```").held,
+            None
+        );
+    }
+
+    #[test]
+    fn each_item_has_every_field() {
+        let m = Measure::Each {
+            item: "source".into(),
+            fields: vec!["title".into(), "url".into()],
+        };
+        let json_ok = r#"[{"title": "A", "url": "https://a"}, {"Title": "B", "URL": "https://b"}]"#;
+        assert_eq!(measure(&m, json_ok).held, Some(true));
+        let json_part = r#"[{"title": "A", "url": "https://a"}, {"title": "B"}]"#;
+        let f = measure(&m, json_part);
+        assert_eq!(f.held, Some(false));
+        assert_eq!(f.quote.as_deref(), Some(json_part), "{f:?}");
+        let json_none = r#"[{"x": 1}]"#;
+        assert_eq!(measure(&m, json_none).held, Some(false));
+        let wrapped = r#"{"sources": [{"title": "A", "url": "u"}]}"#;
+        assert_eq!(measure(&m, wrapped).held, Some(true));
+        assert_eq!(measure(&m, "[]").held, Some(false));
+        let table = "| title | url |\n|---|---|\n| A | https://a |\n| B | |";
+        let f = measure(&m, table);
+        assert_eq!(f.held, Some(false));
+        assert_eq!(f.quote.as_deref(), Some("| B | |"), "{f:?}");
+        let list = "- title: A\n  url: https://a\n- **title**: B https://b";
+        assert_eq!(measure(&m, list).held, Some(true));
+        assert_eq!(measure(&m, "just prose").held, None);
+    }
+}

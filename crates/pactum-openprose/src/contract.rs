@@ -1,0 +1,870 @@
+//! The contract sections of an OpenProse file (`*.prose.md`): YAML
+//! frontmatter (`name`, `kind`), then Markdown headings. The sections that
+//! declare what a contract commits to are `Ensures`, `Returns` and
+//! `Maintains` (its deeper headings are facets); `Errors` names the
+//! declared errors. `Requires`, `Parameters`, `Invariants`, `Strategies`,
+//! `Execution` and every other section hold no clause: a bullet there,
+//! `- if …` included, is not a clause.
+//!
+//! A clause is a bullet (`-`, `*`, `+`, `1.`, `1)`) of a commitment
+//! section, however indented (after prose or right under the heading an
+//! indented bullet is still one). Its wrapped lines (indented, or an
+//! unindented line right after it) are joined to it; its sub-bullets
+//! (indented further) are kept as sub-requirements, and a sub-bullet
+//! `- if …: …` is a conditional clause on the same output. Prose after a
+//! blank line and fenced code blocks are not clauses. A note after a
+//! section's name (`Ensures (outputs)`) is allowed; a heading that starts
+//! like one but is none pactum knows (`Ensures and more`) is refused, and
+//! `## Contract` wraps the file's own sections (never an inline service).
+//! No bullet of a commitment section is ever dropped.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::error::ImportError;
+
+/// Which commitment section a clause was declared in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Section {
+    /// `Ensures` (services and systems).
+    Ensures,
+    /// `Returns` (functions).
+    Returns,
+    /// `Maintains` (responsibilities).
+    Maintains,
+}
+
+/// One declared clause of a contract, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredClause {
+    /// 1-based line of its bullet in the file.
+    pub line: usize,
+    /// The section it was declared in.
+    pub section: Section,
+    /// The `Maintains` facet (the heading it sits under), if any.
+    pub facet: Option<String>,
+    /// The output it names (`` `name`: … `` or `name: …`), if any.
+    pub output: Option<String>,
+    /// The clause text after the output name (the whole text when none),
+    /// wrapped lines joined with one space.
+    pub description: String,
+    /// The bullet's whole text, wrapped lines joined, as a reader sees it.
+    pub text: String,
+    /// Sub-bullets (sub-requirements), in order, each joined to one line.
+    pub sub: Vec<String>,
+    /// For a conditional clause (`- if {condition}: {then}`): the condition.
+    pub condition: Option<String>,
+}
+
+/// A declared error (`Errors` section: `- name: description`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredError {
+    /// The error's name.
+    pub name: String,
+    /// What it means, possibly empty.
+    pub description: String,
+}
+
+/// The key an error name is matched by, between a contract's `Errors`
+/// and what a run recorded (`__error.md`, a `✗` log line): terminal
+/// escapes and control characters removed, one trailing parenthetical
+/// dropped (`search-failed (timeout)`), lower case, and every run of
+/// spaces, `-` and `_` one `-`. `Search-Failed`, `search_failed` and
+/// `search-failed (timeout)` are all `search-failed`.
+pub fn error_key(name: &str) -> String {
+    let clean = pactum_core::text::strip_terminal_escapes(name);
+    let mut t = clean.trim();
+    if t.ends_with(')') {
+        if let Some(open) = t.rfind('(').filter(|i| *i > 0) {
+            t = t[..open].trim_end();
+        }
+    }
+    t.to_lowercase()
+        .split(|c: char| c.is_whitespace() || c == '-' || c == '_')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// One contract: the top level of a file, or one inline service
+/// (`## name` section holding its own commitment sections).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParsedContract {
+    /// The contract name: the frontmatter `name` (top level) or the
+    /// section heading (inline service).
+    pub name: String,
+    /// Clauses in declaration order, conditional ones included.
+    pub clauses: Vec<DeclaredClause>,
+    /// Declared errors.
+    pub errors: Vec<DeclaredError>,
+    /// Whether it has any commitment section at all (an empty one counts).
+    pub has_commitments: bool,
+    /// 1-based line of an inline service's heading; 0 for a file's top
+    /// level.
+    pub line: usize,
+}
+
+/// A parsed `*.prose.md` file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedFile {
+    /// Frontmatter `name`.
+    pub name: String,
+    /// Frontmatter `kind` (`service`, `system`, `function`, …).
+    pub kind: String,
+    /// The top-level contract (outside any inline service section).
+    pub main: ParsedContract,
+    /// Inline services (`## name` sections with their own commitments).
+    pub inline: Vec<ParsedContract>,
+}
+
+impl ParsedFile {
+    /// The contract of inline service `section` (matched by its heading,
+    /// case-insensitively), if the file declares it.
+    pub fn inline_service(&self, section: &str) -> Option<&ParsedContract> {
+        self.inline
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(section))
+    }
+}
+
+/// What a heading opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Commit(Section),
+    Errors,
+    /// A known section that holds no clause.
+    Other,
+}
+
+/// Known section names; any other heading opens no section (it is a
+/// title, a facet under `Maintains`, or an inline service at level 2).
+fn section_kind(title: &str) -> Option<Kind> {
+    // A note in parentheses (`Ensures (outputs)`) does not change it.
+    let t = title.split('(').next().unwrap_or_default();
+    let t = t.trim().trim_end_matches(':').trim().to_ascii_lowercase();
+    Some(match t.as_str() {
+        "ensures" => Kind::Commit(Section::Ensures),
+        "returns" => Kind::Commit(Section::Returns),
+        "maintains" => Kind::Commit(Section::Maintains),
+        "errors" => Kind::Errors,
+        "requires" | "parameters" | "invariants" | "strategies" | "execution" | "goal"
+        | "services" | "environment" | "tools" | "shape" | "delegates" | "notes" | "examples"
+        | "description" => Kind::Other,
+        _ => return None,
+    })
+}
+
+/// Whether an unknown heading starts with the name of a section that
+/// holds clauses (`Ensures and guarantees`): reading it as a title would
+/// drop its bullets, so it is refused.
+fn reads_like_a_commitment(title: &str) -> bool {
+    let first: String = title
+        .trim()
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    matches!(
+        first.as_str(),
+        "ensures" | "returns" | "maintains" | "errors"
+    )
+}
+
+/// `Contract`: a heading that wraps the file's own sections (`## Contract`
+/// then `### Ensures`), never an inline service.
+fn is_wrapper(title: &str) -> bool {
+    title
+        .trim()
+        .trim_end_matches(':')
+        .eq_ignore_ascii_case("contract")
+}
+
+/// Parses one `*.prose.md` file.
+///
+/// # Errors
+/// [`ImportError::Contract`] naming the file and line: no frontmatter, a
+/// frontmatter that is not a YAML mapping or lacks `name`/`kind`, an
+/// unterminated code fence, a commitment bullet that is empty, a heading
+/// that reads like a commitment section pactum does not know.
+pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
+    let err = |line: usize, message: String| ImportError::Contract {
+        file: path.display().to_string(),
+        line,
+        message,
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    if text.starts_with('\u{feff}') {
+        return Err(err(
+            1,
+            "the file starts with a byte order mark (U+FEFF, bytes EF BB BF) before its frontmatter `---`: save it as UTF-8 without a BOM".into(),
+        ));
+    }
+    if lines.first().map(|l| l.trim_end()) != Some("---") {
+        return Err(err(
+            1,
+            "no YAML frontmatter (`---`, `name:`, `kind:`, `---`)".into(),
+        ));
+    }
+    let Some(end) = lines
+        .iter()
+        .skip(1)
+        .position(|l| l.trim_end() == "---")
+        .map(|i| i + 1)
+    else {
+        return Err(err(1, "the frontmatter is not closed by `---`".into()));
+    };
+    let front = lines[1..end].join("\n");
+    let docs = yaml_rust2::YamlLoader::load_from_str(&front)
+        .map_err(|e| err(1, format!("frontmatter: {e}")))?;
+    let map = docs.first().and_then(|d| d.as_hash()).ok_or_else(|| {
+        err(
+            1,
+            "the frontmatter is not a YAML mapping with `name` and `kind`".into(),
+        )
+    })?;
+    let field = |k: &str| {
+        map.get(&yaml_rust2::Yaml::String(k.into()))
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .filter(|s| !s.trim().is_empty())
+    };
+    let name = field("name").ok_or_else(|| err(1, "frontmatter field `name` is missing".into()))?;
+    let kind = field("kind").ok_or_else(|| err(1, "frontmatter field `kind` is missing".into()))?;
+
+    let mut main = ParsedContract {
+        name: name.clone(),
+        ..ParsedContract::default()
+    };
+    let mut inline: Vec<ParsedContract> = Vec::new();
+    // (level, kind) of the open section; (level, index) of the open
+    // inline service.
+    let mut open: Option<(usize, Kind)> = None;
+    let mut service: Option<(usize, usize)> = None;
+    let mut facet: Option<(usize, String)> = None;
+    // (level, name, line) of a `## name` heading not yet known to be an
+    // inline service.
+    let mut pending_service: Option<(usize, String, usize)> = None;
+    // Whether the line before was blank (a lazy continuation line joins
+    // its bullet only right after it).
+    let mut after_blank = false;
+    let mut fence: Option<(usize, String)> = None;
+    let mut current: Option<Bullet> = None;
+
+    for (i, raw) in lines.iter().enumerate().skip(end + 1) {
+        let lineno = i + 1;
+        let line = raw.trim_end();
+        if let Some((_, marker)) = &fence {
+            if line.trim_start().starts_with(marker.as_str()) {
+                fence = None;
+            }
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            let marker: String = trimmed
+                .chars()
+                .take_while(|c| *c == '`' || *c == '~')
+                .collect();
+            fence = Some((lineno, marker));
+            continue;
+        }
+        if let Some((level, title)) = heading(line) {
+            let target = target_mut(&mut main, &mut inline, service);
+            flush(&mut current, open, target, &facet, path)?;
+            if service.is_some_and(|(l, _)| level <= l) {
+                service = None;
+            }
+            if pending_service
+                .as_ref()
+                .is_some_and(|(l, _, _)| level <= *l)
+            {
+                pending_service = None;
+            }
+            if open.is_some_and(|(l, _)| level <= l) {
+                open = None;
+                facet = None;
+            }
+            if facet.as_ref().is_some_and(|(l, _)| level <= *l) {
+                facet = None;
+            }
+            let kind = section_kind(&title);
+            if kind.is_none() && reads_like_a_commitment(&title) {
+                return Err(err(
+                    lineno,
+                    format!("the heading `{title}` reads like a section that holds clauses but is none pactum knows: write `Ensures`, `Returns`, `Maintains` or `Errors` (a note may follow in parentheses)"),
+                ));
+            }
+            match kind {
+                Some(k) => {
+                    if let Some((l, svc, at)) = pending_service.take() {
+                        inline.push(ParsedContract {
+                            name: svc,
+                            line: at,
+                            ..ParsedContract::default()
+                        });
+                        service = Some((l, inline.len() - 1));
+                    }
+                    open = Some((level, k));
+                    if let Kind::Commit(_) = k {
+                        target_mut(&mut main, &mut inline, service).has_commitments = true;
+                    }
+                }
+                None => match open {
+                    Some((_, Kind::Commit(Section::Maintains))) => {
+                        facet = Some((level, title.trim().to_string()));
+                    }
+                    Some(_) => {}
+                    None if level == 2 && service.is_none() && !is_wrapper(&title) => {
+                        pending_service = Some((level, title.trim().to_string(), lineno));
+                    }
+                    None => {}
+                },
+            }
+            continue;
+        }
+        let Some((_, kind)) = open else { continue };
+        if !matches!(kind, Kind::Commit(_) | Kind::Errors) {
+            continue;
+        }
+        let indent = line.len() - trimmed.len();
+        if trimmed.is_empty() {
+            after_blank = true;
+            continue;
+        }
+        let was_blank = std::mem::replace(&mut after_blank, false);
+        let bullet = bullet_text(trimmed);
+        let target = target_mut(&mut main, &mut inline, service);
+        match (bullet, current.as_mut()) {
+            // A sub-bullet: indented further than its bullet.
+            (Some(text), Some(b)) if indent > b.indent + 1 => b.sub.push(text.to_string()),
+            // A bullet: a clause, however indented (after prose or a
+            // heading an indented bullet is still one).
+            (Some(text), _) => {
+                flush(&mut current, open, target, &facet, path)?;
+                current = Some(Bullet {
+                    line: lineno,
+                    indent,
+                    text: text.to_string(),
+                    sub: Vec::new(),
+                });
+            }
+            // A wrapped line: indented, or right after the bullet (a lazy
+            // continuation line).
+            (None, Some(b)) if indent >= 2 || !was_blank => {
+                let last = b.sub.last_mut().unwrap_or(&mut b.text);
+                last.push(' ');
+                last.push_str(trimmed);
+            }
+            // Plain prose: not a clause, and it ends the bullet before it.
+            (None, _) => flush(&mut current, open, target, &facet, path)?,
+        }
+    }
+    if let Some((line, _)) = fence {
+        return Err(err(line, "this code fence is never closed".into()));
+    }
+    let target = target_mut(&mut main, &mut inline, service);
+    flush(&mut current, open, target, &facet, path)?;
+    inline.retain(|c| c.has_commitments || !c.clauses.is_empty());
+    Ok(ParsedFile {
+        name,
+        kind,
+        main,
+        inline,
+    })
+}
+
+fn target_mut<'a>(
+    main: &'a mut ParsedContract,
+    inline: &'a mut [ParsedContract],
+    service: Option<(usize, usize)>,
+) -> &'a mut ParsedContract {
+    match service {
+        Some((_, i)) => &mut inline[i],
+        None => main,
+    }
+}
+
+/// A bullet being read: its first line, wrapped lines and sub-bullets.
+struct Bullet {
+    line: usize,
+    /// Columns before its marker.
+    indent: usize,
+    text: String,
+    sub: Vec<String>,
+}
+
+/// `(level, title)` of an ATX heading.
+fn heading(line: &str) -> Option<(usize, String)> {
+    let hashes = line.chars().take_while(|c| *c == '#').count();
+    if !(1..=6).contains(&hashes) {
+        return None;
+    }
+    let rest = &line[hashes..];
+    if !rest.is_empty() && !rest.starts_with(' ') {
+        return None;
+    }
+    Some((hashes, rest.trim().trim_end_matches('#').trim().to_string()))
+}
+
+/// The text of a bullet line (`- `, `* `, `+ `, or numbered `1. `,
+/// `1) `), without its marker.
+fn bullet_text(trimmed: &str) -> Option<&str> {
+    let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
+    let rest = if (1..=9).contains(&digits) {
+        trimmed[digits..]
+            .strip_prefix('.')
+            .or_else(|| trimmed[digits..].strip_prefix(')'))?
+    } else {
+        trimmed
+            .strip_prefix('-')
+            .or_else(|| trimmed.strip_prefix('*'))
+            .or_else(|| trimmed.strip_prefix('+'))?
+    };
+    if rest.is_empty() {
+        return Some("");
+    }
+    rest.starts_with([' ', '\t']).then(|| rest.trim())
+}
+
+/// Ends the bullet being read, recording it in the section it belongs to.
+fn flush(
+    current: &mut Option<Bullet>,
+    open: Option<(usize, Kind)>,
+    target: &mut ParsedContract,
+    facet: &Option<(usize, String)>,
+    path: &Path,
+) -> Result<(), ImportError> {
+    let Some(b) = current.take() else {
+        return Ok(());
+    };
+    let Some((_, kind)) = open else { return Ok(()) };
+    match kind {
+        Kind::Errors => {
+            let (name, description) = match split_name(&b.text) {
+                Some((n, d)) => (n, d),
+                None => (strip_ticks(&b.text).to_string(), String::new()),
+            };
+            target.errors.push(DeclaredError { name, description });
+        }
+        Kind::Commit(section) => {
+            if b.text.trim().is_empty() {
+                return Err(ImportError::Contract {
+                    file: path.display().to_string(),
+                    line: b.line,
+                    message: "an empty clause bullet".into(),
+                });
+            }
+            let facet = facet.as_ref().map(|(_, f)| f.clone());
+            let clause = declared(b.line, section, facet.clone(), &b.text, b.sub.clone());
+            let output = clause.output.clone();
+            let mut subs = Vec::new();
+            let mut kept = Vec::new();
+            for s in &clause.sub {
+                if condition_of(s).is_some() {
+                    let mut c = declared(b.line, section, facet.clone(), s, Vec::new());
+                    if c.output.is_none() {
+                        c.output.clone_from(&output);
+                    }
+                    subs.push(c);
+                } else {
+                    kept.push(s.clone());
+                }
+            }
+            target.clauses.push(DeclaredClause {
+                sub: kept,
+                ..clause
+            });
+            target.clauses.extend(subs);
+        }
+        Kind::Other => {}
+    }
+    Ok(())
+}
+
+/// `- if {condition}: {then}` → `(condition, then)`.
+fn condition_of(text: &str) -> Option<(String, String)> {
+    let lower = text.to_ascii_lowercase();
+    if !lower.starts_with("if ") {
+        return None;
+    }
+    let (cond, then) = text[3..].split_once(':')?;
+    Some((cond.trim().to_string(), then.trim().to_string()))
+}
+
+/// `` `name`: rest `` or `name: rest` where `name` is one identifier.
+fn split_name(text: &str) -> Option<(String, String)> {
+    let (head, rest) = text.split_once(':')?;
+    let name = strip_ticks(head.trim());
+    let ident = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
+    ident.then(|| (name.to_string(), rest.trim().to_string()))
+}
+
+fn strip_ticks(s: &str) -> &str {
+    s.trim()
+        .trim_start_matches('`')
+        .trim_end_matches('`')
+        .trim_start_matches("**")
+        .trim_end_matches("**")
+}
+
+/// One clause from its joined bullet text.
+fn declared(
+    line: usize,
+    section: Section,
+    facet: Option<String>,
+    text: &str,
+    sub: Vec<String>,
+) -> DeclaredClause {
+    let text = text.trim().to_string();
+    if let Some((cond, then)) = condition_of(&text) {
+        // The degraded output may name its output: `` `name` is … `` or
+        // `` `name`: … ``.
+        let named = then
+            .strip_prefix('`')
+            .and_then(|r| r.split_once('`'))
+            .map(|(n, rest)| (n.to_string(), rest));
+        let (output, description) = match named {
+            Some((n, rest)) => {
+                let rest = rest.trim_start_matches(':').trim_start();
+                let rest = rest.strip_prefix("is ").unwrap_or(rest);
+                (Some(n), rest.trim().to_string())
+            }
+            None => (None, then),
+        };
+        return DeclaredClause {
+            line,
+            section,
+            facet,
+            output,
+            description,
+            text,
+            sub,
+            condition: Some(cond),
+        };
+    }
+    let lower = text.to_ascii_lowercase();
+    let (output, description) = if lower.starts_with("each ") {
+        (None, text.clone())
+    } else {
+        match split_name(&text) {
+            Some((n, d)) => (Some(n), d),
+            None => (None, text.clone()),
+        }
+    };
+    DeclaredClause {
+        line,
+        section,
+        facet,
+        output,
+        description,
+        text,
+        sub,
+        condition: None,
+    }
+}
+
+/// A stable slug of a clause text: lowercase ASCII words joined by `-`,
+/// at most 6 words.
+pub fn slug(text: &str) -> String {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    if words.is_empty() {
+        "clause".into()
+    } else {
+        words.join("-")
+    }
+}
+
+/// Unique clause ids for a contract's clauses: the output name (for a
+/// conditional, `if-` and the slug of its condition), else a slug of the
+/// text; a repeated id gets `-2`, `-3`…
+pub fn clause_ids(clauses: &[DeclaredClause]) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    clauses
+        .iter()
+        .map(|c| {
+            let base = match (&c.condition, &c.output, &c.facet) {
+                (Some(cond), _, _) => format!("if-{}", slug(cond)),
+                (None, Some(o), _) => o.clone(),
+                (None, None, Some(f)) => format!("{}-{}", slug(f), slug(&c.text)),
+                (None, None, None) => slug(&c.text),
+            };
+            let mut id = base.clone();
+            let mut n = 2;
+            while !seen.insert(id.clone()) {
+                id = format!("{base}-{n}");
+                n += 1;
+            }
+            id
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> ParsedFile {
+        parse_file(Path::new("x.prose.md"), text).expect("parses")
+    }
+
+    const SERVICE: &str = "---\nname: researcher\nkind: service\nversion: 0.12\n---\n\n# Researcher\n\n## Requires\n\n- topic: what to research\n- if the topic is empty: nothing\n\n## Ensures\n\n- `findings`: at least 3 sources,\n  each with a URL\n- summary: a 2-3 paragraph summary\n  - if search-failed: a note saying \"no sources were found\"\n  - preserving key claims\n\nSome prose here, not a clause.\n- each source has: title, url, date\n- if the search tool failed: `findings` is a short note\n\n```text\n- not a clause\n```\n\n## Errors\n\n- search-failed: the search tool failed\n\n## Invariants\n\n- if anything: not a clause\n- every source is real\n\n## Strategies\n\n- if stuck: retry\n";
+
+    #[test]
+    fn reads_clauses_conditionals_wrapped_lines_and_sub_bullets() {
+        let f = parse(SERVICE);
+        assert_eq!(f.name, "researcher");
+        assert_eq!(f.kind, "service");
+        let c = &f.main;
+        let texts: Vec<(&str, Option<&str>, Option<&str>)> = c
+            .clauses
+            .iter()
+            .map(|c| {
+                (
+                    c.description.as_str(),
+                    c.output.as_deref(),
+                    c.condition.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                (
+                    "at least 3 sources, each with a URL",
+                    Some("findings"),
+                    None
+                ),
+                ("a 2-3 paragraph summary", Some("summary"), None),
+                (
+                    "a note saying \"no sources were found\"",
+                    Some("summary"),
+                    Some("search-failed")
+                ),
+                ("each source has: title, url, date", None, None),
+                (
+                    "a short note",
+                    Some("findings"),
+                    Some("the search tool failed")
+                ),
+            ]
+        );
+        assert_eq!(c.clauses[1].sub, vec!["preserving key claims".to_string()]);
+        assert_eq!(
+            c.errors,
+            vec![DeclaredError {
+                name: "search-failed".into(),
+                description: "the search tool failed".into()
+            }]
+        );
+        assert!(f.inline.is_empty());
+        let ids = clause_ids(&c.clauses);
+        assert_eq!(
+            ids,
+            vec![
+                "findings",
+                "summary",
+                "if-search-failed",
+                "each-source-has-title-url-date",
+                "if-the-search-tool-failed"
+            ]
+        );
+    }
+
+    #[test]
+    fn sections_that_are_not_clauses() {
+        for section in [
+            "Requires",
+            "Parameters",
+            "Invariants",
+            "Strategies",
+            "Execution",
+            "Goal",
+        ] {
+            let text = format!(
+                "---\nname: s\nkind: service\n---\n### {section}\n\n- `x`: at least 3 items\n- if it failed: a note\n"
+            );
+            let f = parse(&text);
+            assert!(f.main.clauses.is_empty(), "{section}");
+            assert!(!f.main.has_commitments, "{section}");
+        }
+    }
+
+    #[test]
+    fn returns_and_maintains_facets() {
+        let f = parse("---\nname: f\nkind: function\n---\n### Returns\n\n- grade: a JSON object\n    - run_id: string\n\n### Maintains\n\n#### freshness\n\n- the index is rebuilt daily\n\n#### Execution\n\n- a step, not a clause\n");
+        let c = &f.main;
+        assert_eq!(c.clauses.len(), 2, "{c:#?}");
+        assert_eq!(c.clauses[0].section, Section::Returns);
+        assert_eq!(c.clauses[0].sub, vec!["run_id: string".to_string()]);
+        assert_eq!(c.clauses[1].section, Section::Maintains);
+        assert_eq!(c.clauses[1].facet.as_deref(), Some("freshness"));
+        assert_eq!(
+            clause_ids(&c.clauses),
+            vec!["grade", "freshness-the-index-is-rebuilt-daily"]
+        );
+    }
+
+    #[test]
+    fn inline_services() {
+        let f = parse("---\nname: sys\nkind: system\n---\n# Sys\n\n## Ensures\n\n- report: a markdown table\n\n## researcher\n\n### Ensures\n\n- findings: 3+ sources\n\n## writer\n\n### Ensures\n\n- draft: headings\n\n## Notes\n\n- nothing\n");
+        assert_eq!(f.main.clauses.len(), 1);
+        let names: Vec<&str> = f.inline.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["researcher", "writer"]);
+        assert_eq!(
+            f.inline_service("Writer")
+                .map(|c| c.clauses[0].output.clone()),
+            Some(Some("draft".into()))
+        );
+    }
+
+    #[test]
+    fn bad_files_name_the_line() {
+        for (text, line, needle) in [
+            ("# no frontmatter\n", 1, "frontmatter"),
+            ("---\nname: x\n", 1, "not closed"),
+            ("---\nkind: service\n---\n", 1, "`name`"),
+            ("---\nname: x\n---\n", 1, "`kind`"),
+            ("---\n- a\n---\n", 1, "mapping"),
+            (
+                "---\nname: x\nkind: service\n---\n## Ensures\n```\n- a: b\n",
+                6,
+                "never closed",
+            ),
+            (
+                "---\nname: x\nkind: service\n---\n## Ensures\n-  \n",
+                6,
+                "empty",
+            ),
+        ] {
+            match parse_file(Path::new("x.prose.md"), text) {
+                Err(ImportError::Contract {
+                    line: l, message, ..
+                }) => {
+                    assert_eq!(l, line, "{text}: {message}");
+                    assert!(message.contains(needle), "{text}: {message}");
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+    }
+
+    fn outputs_and_texts(f: &ParsedFile) -> Vec<(Option<String>, String)> {
+        f.main
+            .clauses
+            .iter()
+            .map(|c| (c.output.clone(), c.description.clone()))
+            .collect()
+    }
+
+    const HEAD: &str = "---\nname: svc\nkind: service\n---\n\n# Svc\n\n";
+
+    /// Every bullet a reader sees as a clause is read as one, whatever
+    /// its marker or indentation; none is dropped.
+    #[test]
+    fn no_bullet_is_dropped() {
+        let two = vec![
+            (
+                Some("findings".to_string()),
+                "at least 3 sources".to_string(),
+            ),
+            (Some("summary".to_string()), "at most 5 words".to_string()),
+        ];
+        for body in [
+            // Numbered bullets.
+            "## Ensures\n\n1. `findings`: at least 3 sources\n2. `summary`: at most 5 words\n",
+            "## Ensures\n\n- `findings`: at least 3 sources\n2) `summary`: at most 5 words\n",
+            // Indented bullets, directly under the heading.
+            "## Ensures\n\n  - `findings`: at least 3 sources\n  - `summary`: at most 5 words\n",
+            // Indented bullets after a prose line.
+            "## Ensures\n\nThe service guarantees:\n  - `findings`: at least 3 sources\n  - `summary`: at most 5 words\n",
+            "## Ensures\n\n- `findings`: at least 3 sources\n\nAlso:\n  - `summary`: at most 5 words\n",
+            // A heading with a note.
+            "## Ensures (outputs)\n\n- `findings`: at least 3 sources\n- `summary`: at most 5 words\n",
+            "## Ensures:\n\n- `findings`: at least 3 sources\n- `summary`: at most 5 words\n",
+        ] {
+            let f = parse(&format!("{HEAD}{body}"));
+            assert_eq!(outputs_and_texts(&f), two, "{body}");
+            assert!(f.main.clauses.iter().all(|c| c.sub.is_empty()), "{body}");
+        }
+    }
+
+    /// An unindented line right after a bullet continues it (a lazy
+    /// continuation line); after a blank line it is prose.
+    #[test]
+    fn unindented_continuation_lines_join_their_bullet() {
+        let f = parse(&format!(
+            "{HEAD}## Ensures\n\n- `summary`: a summary saying \"batteries\"\nand at most 5 words\n\nProse, not a clause.\n"
+        ));
+        assert_eq!(
+            outputs_and_texts(&f),
+            vec![(
+                Some("summary".to_string()),
+                "a summary saying \"batteries\" and at most 5 words".to_string()
+            )]
+        );
+    }
+
+    /// `## Contract` wraps the file's own sections: its `### Ensures` and
+    /// `### Errors` are the file's, not an inline service's.
+    #[test]
+    fn a_contract_heading_wraps_the_files_own_sections() {
+        let f = parse(&format!(
+            "{HEAD}## Contract\n\n### Requires\n\n- market: the market\n\n### Ensures\n\n- `brief`: headings\n- `appendix`: a markdown table\n\n### Errors\n\n- research-failed: nothing found\n"
+        ));
+        assert!(f.inline.is_empty(), "{:?}", f.inline);
+        assert!(f.main.has_commitments);
+        assert_eq!(f.main.clauses.len(), 2);
+        assert_eq!(f.main.errors.len(), 1);
+    }
+
+    /// A heading that reads like a commitment section but is none pactum
+    /// knows is refused, naming its line: its bullets would be lost.
+    #[test]
+    fn a_section_heading_pactum_does_not_know_is_refused() {
+        for (heading, line) in [
+            ("## Ensures and guarantees", 8),
+            ("### Returns value", 8),
+            ("## Errors raised", 8),
+        ] {
+            let text = format!("{HEAD}{heading}\n\n- `x`: at least 3 items\n");
+            match parse_file(Path::new("x.prose.md"), &text) {
+                Err(ImportError::Contract {
+                    file,
+                    line: l,
+                    message,
+                }) => {
+                    assert_eq!(
+                        (file.as_str(), l),
+                        ("x.prose.md", line),
+                        "{heading}: {message}"
+                    );
+                    assert!(
+                        message.contains(heading.trim_start_matches('#').trim()),
+                        "{message}"
+                    );
+                }
+                other => panic!("{heading}: {other:?}"),
+            }
+        }
+    }
+
+    /// An inline service records the line of its heading.
+    #[test]
+    fn inline_services_know_their_line() {
+        let f = parse(&format!(
+            "{HEAD}## Ensures\n\n- `summary`: a summary\n\n## helper\n\n### Ensures\n\n- `notes`: at most 3 words\n"
+        ));
+        assert_eq!(f.inline.len(), 1);
+        assert_eq!(f.inline[0].line, 12);
+        assert_eq!(f.main.line, 0);
+    }
+}

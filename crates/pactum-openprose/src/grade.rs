@@ -1,0 +1,1123 @@
+//! Grading an imported run: every declared clause of every contract gets
+//! a verdict (SPEC §3.3–§3.5), and the run gets the contract grader's
+//! report ([`RunGrade`]).
+//!
+//! Per clause, in this order:
+//!
+//! 1. a named output with no binding file, or an empty one, is
+//!    `violated` (the missing file is the evidence);
+//! 2. the phrasings [`crate::check`] reads are measured: one that fails is
+//!    `violated` (an `each` clause with one item lacking a field too);
+//!    when every measure held and nothing else is
+//!    asked, `satisfied` (a clause of generic words only, "`summary`: a
+//!    summary", asks only that the output exists);
+//! 3. a clause whose other words are all vague is `not_evaluable`
+//!    (`vague`), with a suggested rewrite;
+//! 4. anything else goes to the judge through pactum-eval's grading (the
+//!    confidence threshold, quote verification against the bindings, and
+//!    `no-judge` without one).
+//!
+//! A conditional clause `if {condition}: {degraded output}` whose
+//! condition names one declared error is triggered when the run recorded
+//! that error for the contract (its degraded output is then graded, and
+//! the ordinary clauses on the same output stand aside as not triggered),
+//! not triggered when the contract finished without it (an untested
+//! path), and `not_evaluable` when the run does not say, or the condition
+//! is not plainly one declared error (a negation is never read).
+//!
+//! An error of the contract that no triggered conditional answers (each
+//! recorded error counts, not only the first) leaves no ordinary clause
+//! satisfied, even one a triggered conditional would have stood aside: one it does not declare (a crash) makes
+//! them `violated`, a declared one `not_evaluable` (`unfinished`); a
+//! judge's quote from another output than the clause's is
+//! `fabricated-evidence`.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use pactum_core::contract::{Clause, ClauseKind, Contract, Severity, CONTRACT_SCHEMA_VERSION};
+use pactum_core::outcome::{Evaluation, Evidence, Outcome};
+use pactum_core::result::{ContractResult, VerdictCounts};
+use pactum_core::score::{run_scores, OverallVerdict};
+use pactum_core::status::decide;
+use pactum_core::text::truncate_chars;
+use pactum_core::trace::{Message, ObservabilityLevel, Role, Trace, Turn};
+use pactum_core::verdict::{grade_clause, ClauseHead, ClauseResult, NotEvaluableReason, Verdict};
+use pactum_core::{Policy, TestStatus};
+use pactum_eval::CompiledContract;
+use serde::{Deserialize, Serialize};
+
+use crate::check::{measure_against, read, suggest_rewrite, Finding};
+use crate::contract::{clause_ids, error_key, DeclaredClause};
+use crate::run::{Binding, Layout, Run, RunContract, RunError};
+
+/// The version of [`RunGrade`]'s JSON shape.
+pub const GRADE_VERSION: u32 = 1;
+
+/// The longest excerpt of a binding kept as evidence, in characters
+/// (SPEC §4: untrusted text is bounded).
+pub const QUOTE_CHARS: usize = 300;
+
+/// One output of a contract, as the report lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputInfo {
+    /// The output's name.
+    pub name: String,
+    /// Its binding path, relative to the run.
+    pub path: String,
+    /// Whether a non-empty binding exists.
+    pub produced: bool,
+    /// The turn of the judge's transcript that holds it (quotes cite it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<usize>,
+}
+
+/// One graded contract.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContractGrade {
+    /// The contract's name (node id; `{handle}--{slug}/…` in a nested run).
+    pub name: String,
+    /// The file its clauses came from, relative to the run.
+    pub source: String,
+    /// `sha256:` digest of its declared clauses (their texts, in order).
+    pub digest: String,
+    /// pactum's status for it (SPEC §3.5).
+    pub status: TestStatus,
+    /// One line saying why.
+    pub summary: String,
+    /// `(satisfied + 0.5 × partially_satisfied) / evaluable × 100`, `null`
+    /// when nothing is evaluable.
+    pub contract_score: Option<f64>,
+    /// Verdict counts.
+    pub counts: VerdictCounts,
+    /// Every declared clause, in declaration order.
+    pub clauses: Vec<ClauseResult>,
+    /// Its outputs.
+    pub outputs: Vec<OutputInfo>,
+    /// Errors the run recorded for it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<RunError>,
+}
+
+/// A conditional clause: was its condition triggered, and was the
+/// degraded output provided?
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConditionalGrade {
+    /// The contract.
+    pub contract: String,
+    /// The clause id.
+    pub clause: String,
+    /// The condition as written.
+    pub condition: String,
+    /// The declared error it names, if exactly one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// `true` triggered, `false` not, `null` the run does not say.
+    pub triggered: Option<bool>,
+    /// When triggered: whether a non-empty degraded output exists.
+    pub degraded_output_provided: Option<bool>,
+    /// The clause's verdict (`not_triggered` for an untested path).
+    pub verdict: Verdict,
+}
+
+/// A clause that could not be graded, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unevaluable {
+    /// The contract.
+    pub contract: String,
+    /// The clause id.
+    pub clause: String,
+    /// The clause text.
+    pub text: String,
+    /// Why (`vague`, `no-judge`, `undetermined`…).
+    pub reason: NotEvaluableReason,
+    /// The explanation.
+    pub explanation: String,
+}
+
+/// What would make a clause gradable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recommendation {
+    /// The contract.
+    pub contract: String,
+    /// The clause id.
+    pub clause: String,
+    /// The suggestion (a rewrite for a vague clause).
+    pub suggestion: String,
+}
+
+/// The contract grader's report for one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunGrade {
+    /// [`GRADE_VERSION`].
+    pub version: u32,
+    /// The run id.
+    pub run_id: String,
+    /// The system's (or root contract's) name.
+    pub system: String,
+    /// The run directory as given.
+    pub dir: String,
+    /// How the contracts were found.
+    pub layout: Layout,
+    /// Mean of the contract scores weighted by evaluable clauses; `null`
+    /// when nothing is evaluable.
+    pub overall_score: Option<f64>,
+    /// `satisfied` / `partial` / `violated`; `null` when nothing is
+    /// evaluable.
+    pub overall_verdict: Option<OverallVerdict>,
+    /// pactum's status for the whole run (SPEC §3.5 over every clause).
+    pub status: TestStatus,
+    /// One line saying why.
+    pub summary: String,
+    /// Every contract, in run order.
+    pub contracts: Vec<ContractGrade>,
+    /// Every conditional clause.
+    pub conditional_clauses: Vec<ConditionalGrade>,
+    /// Every clause that is `not_evaluable`.
+    pub unevaluable_clauses: Vec<Unevaluable>,
+    /// Suggestions for the unevaluable clauses.
+    pub recommendations: Vec<Recommendation>,
+    /// Conditional clauses never triggered (`contract/clause`), listed
+    /// whatever the other verdicts.
+    pub untested_paths: Vec<String>,
+    /// The caller's inputs (names and paths).
+    pub inputs: Vec<OutputInfo>,
+    /// Every error the run recorded.
+    pub errors: Vec<RunError>,
+}
+
+/// How judged clauses are graded: given the pactum contract holding one
+/// run contract's judged clauses (each a `judge` rubric) and the
+/// transcript of its bindings, the graded contract. The pipeline passes
+/// the real judge; [`no_judge`] grades every judged clause `no-judge`.
+pub type JudgeFn<'a> = dyn FnMut(&CompiledContract, &Trace) -> ContractResult + 'a;
+
+/// Grades judged clauses with no judge configured (`no-judge`).
+pub fn no_judge(policy: Policy) -> impl FnMut(&CompiledContract, &Trace) -> ContractResult {
+    move |c, t| c.grade(t, &policy, &pactum_eval::NoJudge)
+}
+
+/// The pactum contract and transcript a judge grades for one run
+/// contract: required clauses with the judge rubric, one turn per produced
+/// output (its input: the contract's inputs, then which output follows;
+/// its response: the binding, verbatim), so a quote must come from a
+/// binding and text only repeated from the inputs backs nothing.
+pub fn judge_inputs(
+    c: &RunContract,
+    clauses: &[(String, String)],
+) -> Option<(CompiledContract, Trace)> {
+    let required = clauses
+        .iter()
+        .map(|(id, rubric)| Clause {
+            id: id.clone(),
+            text: rubric.clone(),
+            severity: Severity::Medium,
+            check: None,
+            judge: Some(rubric.clone()),
+        })
+        .collect();
+    let contract = Contract {
+        version: CONTRACT_SCHEMA_VERSION,
+        id: c.name.clone(),
+        description: None,
+        select: None,
+        required,
+        prohibited: vec![],
+        conditional: vec![],
+        simulated_user_objective: None,
+        adversarial: false,
+        source_notes: vec![],
+    };
+    let digest = pactum_core::digest::digest_of(&contract);
+    let compiled = CompiledContract::compile(contract, digest).ok()?;
+    let mut turns = Vec::new();
+    for (i, b) in produced(c).enumerate() {
+        let mut input = Vec::new();
+        if i == 0 {
+            for inp in &c.inputs {
+                input.push(Message {
+                    role: Role::User,
+                    content: format!(
+                        "input `{}`:\n{}",
+                        inp.name,
+                        inp.content.as_deref().unwrap_or("")
+                    ),
+                });
+            }
+        }
+        input.push(Message {
+            role: Role::User,
+            content: format!("output `{}` ({}):", b.name, b.path),
+        });
+        turns.push(Turn {
+            input,
+            response: b.content.clone(),
+            ..Turn::default()
+        });
+    }
+    let trace = Trace {
+        id: c.name.clone(),
+        observability: ObservabilityLevel::ResponseOnly,
+        turns,
+        metadata: serde_json::Value::Null,
+        error: None,
+        incomplete: None,
+        source: None,
+        offered_tools: None,
+    };
+    Some((compiled, trace))
+}
+
+/// The outputs of `c` that were produced (a non-empty binding), in order.
+/// Whether an output shows nothing: blank, or blank once its HTML
+/// comments (not shown when the Markdown renders) are removed.
+fn shows_nothing(t: &str) -> bool {
+    pactum_core::text::is_blank(&crate::check::without_comments(t))
+}
+
+fn produced(c: &RunContract) -> impl Iterator<Item = &Binding> {
+    c.outputs
+        .iter()
+        .filter(|b| b.content.as_deref().is_some_and(|t| !shows_nothing(t)))
+}
+
+/// What grading one clause needs settled before the judge runs.
+enum Pending {
+    Done(ClauseResult),
+    /// Needs the judge: the rubric, and the note of what was measured.
+    Judge {
+        rubric: String,
+        note: String,
+    },
+}
+
+fn head<'a>(id: &'a str, text: &'a str, conditional: bool) -> ClauseHead<'a> {
+    ClauseHead {
+        id,
+        kind: ClauseKind::Required,
+        conditional,
+        text,
+        severity: Severity::Medium,
+    }
+}
+
+fn quote(turn: usize, text: &str) -> Evidence {
+    Evidence::Quote {
+        turn,
+        source: "response".into(),
+        text: truncate_chars(text, QUOTE_CHARS),
+    }
+}
+
+fn settled(h: ClauseHead<'_>, held: bool, evidence: Vec<Evidence>, why: String) -> ClauseResult {
+    let outcome = if held {
+        Outcome::Detected
+    } else {
+        Outcome::NotDetected
+    };
+    grade_clause(
+        h,
+        Evaluation::settled(outcome, evidence, why),
+        NotEvaluableReason::Undetermined,
+    )
+}
+
+fn not_evaluable(
+    h: ClauseHead<'_>,
+    reason: NotEvaluableReason,
+    why: String,
+    suggestion: Option<String>,
+) -> ClauseResult {
+    let mut r = grade_clause(h, Evaluation::undetermined("clause", why, None), reason);
+    if reason != NotEvaluableReason::Undetermined {
+        r.undetermined_operands.clear();
+    }
+    if let Some(s) = suggestion {
+        r.suggestion = Some(s);
+    }
+    r
+}
+
+fn not_triggered(h: ClauseHead<'_>, why: String) -> ClauseResult {
+    ClauseResult {
+        id: h.id.to_string(),
+        kind: h.kind,
+        conditional: h.conditional,
+        text: h.text.to_string(),
+        severity: h.severity,
+        verdict: Verdict::NotTriggered,
+        confidence: 100,
+        outcome: Outcome::NotDetected,
+        evidence: vec![],
+        rationale: why,
+        undetermined_operands: vec![],
+        discounted_echoes: vec![],
+        reason: None,
+        suggestion: None,
+    }
+}
+
+/// The verdict of an ordinary clause of a contract that did not finish:
+/// `crashed` are the recorded errors it does not declare (a crash, an
+/// aborted run): failing outside its declared errors breaks the contract,
+/// so the clause is `violated` whatever the bindings hold; `unhandled`
+/// also holds declared errors no conditional clause answers: the clause
+/// describes a success that did not happen, so it is `not_evaluable`.
+/// `None` when the contract finished, or every error was answered.
+fn unfinished(
+    h: ClauseHead<'_>,
+    c: &RunContract,
+    crashed: &[&RunError],
+    unhandled: &[&RunError],
+) -> Option<ClauseResult> {
+    let list = |errors: &[&RunError]| {
+        errors
+            .iter()
+            .map(|e| format!("`{}` ({})", truncate_chars(&e.name, 80), e.source))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !crashed.is_empty() {
+        return Some(settled(
+            h,
+            false,
+            vec![],
+            format!(
+                "`{}` did not finish: the run recorded {}, an error its contract does not declare; failing outside its declared errors breaks the contract, whatever its bindings hold",
+                c.name,
+                list(crashed)
+            ),
+        ));
+    }
+    if !unhandled.is_empty() {
+        return Some(not_evaluable(
+            h,
+            NotEvaluableReason::Undetermined,
+            format!(
+                "`{}` failed with {}, a declared error no conditional clause answers: the clause describes a success that did not happen",
+                c.name,
+                list(unhandled)
+            ),
+            Some(format!(
+                "state what the output holds when it fails that way (`- if {}: …`)",
+                error_key(&unhandled[0].name)
+            )),
+        ));
+    }
+    None
+}
+
+/// Grades one clause's text over its target outputs (steps 1–3 of the
+/// module docs); a clause needing the judge comes back `Pending::Judge`.
+fn grade_text(
+    h: ClauseHead<'_>,
+    c: &RunContract,
+    clause: &DeclaredClause,
+    turns: &BTreeMap<String, usize>,
+) -> Pending {
+    // Which outputs the clause is about.
+    let targets: Vec<&Binding> = match &clause.output {
+        Some(o) => c.output(o).into_iter().collect(),
+        None if c.outputs.len() == 1 => c.outputs.iter().collect(),
+        None => produced(c).collect(),
+    };
+    if let Some(o) = &clause.output {
+        match c.output(o) {
+            None => {
+                return Pending::Done(settled(
+                    h,
+                    false,
+                    vec![],
+                    format!("output `{o}` has no binding: it was not produced"),
+                ))
+            }
+            Some(b) => match b.content.as_deref() {
+                None => {
+                    return Pending::Done(settled(
+                        h,
+                        false,
+                        vec![],
+                        format!("no binding file {}: output `{o}` was not produced", b.path),
+                    ))
+                }
+                Some(t) if shows_nothing(t) => {
+                    return Pending::Done(settled(
+                        h,
+                        false,
+                        vec![],
+                        format!("{} is empty (or shows nothing outside HTML comments): output `{o}` was not produced", b.path),
+                    ))
+                }
+                Some(_) => {}
+            },
+        }
+    } else if targets.is_empty() || produced(c).next().is_none() {
+        return Pending::Done(settled(
+            h,
+            false,
+            vec![],
+            "the contract produced no output at all".into(),
+        ));
+    }
+    let single = match targets.as_slice() {
+        [b] => b.content.as_deref().map(|t| (*b, t)),
+        _ => None,
+    };
+    let mut text = clause.description.clone();
+    for s in &clause.sub {
+        text.push_str("; ");
+        text.push_str(s);
+    }
+    let reading = read(&text);
+    let mut notes = Vec::new();
+    let mut evidence = Vec::new();
+    let mut failed: Vec<String> = Vec::new();
+    let mut unmeasured: Vec<String> = Vec::new();
+    let inputs: Vec<Cow<'_, str>> = c
+        .inputs
+        .iter()
+        .filter_map(|i| i.content.as_deref().map(Cow::Borrowed))
+        .collect();
+    let copied = |t: &str| only_copied_input(t, &inputs, c);
+    if let Some((b, content)) = single {
+        notes.push(format!("{} exists", b.path));
+        // An output that is nothing but copied input is no output of its
+        // own: no measure of it, not even existence, is evidence (SPEC
+        // §3.4, `pactum_core::echo::only_copied`).
+        if copied(&crate::check::without_comments(content)) {
+            return Pending::Done(settled(
+                h,
+                false,
+                vec![],
+                format!("{} holds nothing but text copied from the service's input or its own source: a copy is no output of its own", b.path),
+            ));
+        }
+        let turn = turns.get(&b.name).copied().unwrap_or(1);
+        for (phrase, m) in &reading.measures {
+            let Finding {
+                held,
+                detail,
+                quote: q,
+            } = measure_against(m, content, &inputs);
+            if let Some(q) = q.filter(|q| !q.is_empty() && content.contains(q.as_str())) {
+                evidence.push(quote(turn, &q));
+            }
+            match held {
+                Some(true) => notes.push(format!("\"{phrase}\": {detail}")),
+                Some(false) => failed.push(format!("\"{phrase}\": {detail}")),
+                None => unmeasured.push(format!("\"{phrase}\": {detail}")),
+            }
+        }
+    } else if !reading.measures.is_empty() {
+        unmeasured.push(format!(
+            "the clause names no output and the contract has {} outputs: its measures cannot be taken",
+            targets.len()
+        ));
+    } else if targets
+        .iter()
+        .filter_map(|b| b.content.as_deref())
+        .filter(|t| !shows_nothing(t))
+        .all(|t| copied(&crate::check::without_comments(t)))
+    {
+        return Pending::Done(settled(
+            h,
+            false,
+            vec![],
+            "every output of the contract holds nothing but text copied from its input or its own source: a copy is no output of its own".into(),
+        ));
+    } else {
+        notes.push("the contract produced output".into());
+    }
+    if !failed.is_empty() {
+        let mut why = failed.join("; ");
+        if !notes.is_empty() {
+            why = format!("{why} (held: {})", notes.join("; "));
+        }
+        return Pending::Done(settled(h, false, evidence, why));
+    }
+    // Nothing asked beyond what was measured: a clause of generic words
+    // only ("`summary`: a summary") asks that the output exists.
+    if unmeasured.is_empty() && reading.residual.is_empty() {
+        return Pending::Done(settled(h, true, evidence, notes.join("; ")));
+    }
+    if reading.vague && unmeasured.is_empty() {
+        let why = format!(
+            "too vague to grade either way: \"{}\" states no content, format or count{}",
+            reading.residual.join(" "),
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!(" (held: {})", notes.join("; "))
+            }
+        );
+        return Pending::Done(not_evaluable(
+            h,
+            NotEvaluableReason::Vague,
+            why,
+            Some(suggest_rewrite(&clause.description)),
+        ));
+    }
+    let rubric = match &clause.output {
+        Some(o) => format!("The output `{o}` satisfies: {text}"),
+        None => format!("The outputs satisfy: {text}"),
+    };
+    notes.extend(unmeasured);
+    Pending::Judge {
+        rubric,
+        note: notes.join("; "),
+    }
+}
+
+/// Whether `content` is nothing but a copy of what the service was given
+/// (SPEC §3.4): of one of its `inputs`, or of its own source file (the
+/// program text: a copy of it shows its headings, bullets and the
+/// clauses' own quotes). Saying exactly a text a clause quotes ("says
+/// \"no sources were found\"") is doing what was asked, not copying the
+/// source.
+fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> bool {
+    use pactum_core::echo::only_copied;
+    if only_copied(content, inputs) {
+        return true;
+    }
+    if !only_copied(content, &[Cow::Borrowed(&*c.source_text)]) {
+        return false;
+    }
+    let asked: Vec<Cow<'_, str>> = c
+        .declared
+        .clauses
+        .iter()
+        .flat_map(|d| std::iter::once(&d.text).chain(&d.sub))
+        .flat_map(|t| QUOTED.captures_iter(t))
+        .filter_map(|q| q.get(1).or_else(|| q.get(2)))
+        .map(|m| Cow::Owned(m.as_str().to_string()))
+        .collect();
+    !only_copied(content, &asked)
+}
+
+/// A text in straight or curly double quotes.
+static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    #[allow(clippy::unwrap_used)] // a constant pattern
+    regex::Regex::new(r#""([^"\n]+)"|\u{201c}([^\u{201d}\n]+)\u{201d}"#).unwrap()
+});
+
+/// Words a condition may hold besides an error's name and still name
+/// it plainly ("if there was a search-failed error", "if the search
+/// failed"). Anything else, a negation above all ("if there was no
+/// search-failed error"), makes the condition one pactum does not read.
+const CONDITION_WORDS: &[&str] = &[
+    "the", "a", "an", "there", "was", "were", "is", "it", "its", "we", "got", "hit", "error",
+    "errors", "occurred", "occurs", "happened", "happens", "raised", "thrown", "with", "on", "in",
+    "case", "of", "fails", "failed", "failure", "returned", "returns", "reported", "reports",
+];
+
+/// Words that negate a condition.
+const NEGATIONS: &[&str] = &[
+    "no",
+    "not",
+    "never",
+    "without",
+    "unless",
+    "except",
+    "nor",
+    "none",
+    "didn't",
+    "didnt",
+    "wasn't",
+    "wasnt",
+    "isn't",
+    "doesn't",
+    "hasn't",
+    "succeeded",
+    "success",
+    "successful",
+];
+
+/// Why a judge's answer for `clause` quotes text that is not in the
+/// binding(s) the clause is about (its named output, or the contract's
+/// only one): the transcript holds every output of the contract, and a
+/// quote from another is no evidence for this clause (SPEC §3.4). `None`
+/// when every quote is from them, or the clause names no output of
+/// several.
+fn foreign_quote(
+    r: &ClauseResult,
+    clause: &DeclaredClause,
+    c: &RunContract,
+    turns: &BTreeMap<String, usize>,
+) -> Option<String> {
+    let own = clause
+        .output
+        .as_ref()
+        .and_then(|o| c.output(o))
+        .or(match c.outputs.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        })?;
+    let own_turn = turns.get(&own.name).copied();
+    let fold = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let body = fold(own.content.as_deref().unwrap_or(""));
+    r.evidence.iter().find_map(|e| match e {
+        Evidence::Quote { turn, text, .. }
+            if Some(*turn) != own_turn && !body.contains(&fold(text)) =>
+        {
+            let from = turns
+                .iter()
+                .find(|(_, t)| *t == turn)
+                .map_or_else(|| format!("turn {turn}"), |(n, _)| format!("output `{n}`"));
+            Some(format!(
+                "the judge quoted {from}, not the clause's own output `{}` ({}): \"{}\" is no evidence for this clause",
+                own.name,
+                own.path,
+                truncate_chars(text, 120)
+            ))
+        }
+        _ => None,
+    })
+}
+
+/// Why a judge's answer quotes text found in an output only inside an
+/// HTML comment (`<!-- … -->`): not shown when the Markdown renders, it
+/// is no evidence ([`crate::check::without_comments`]). `None` when
+/// every quote is visible somewhere, or in no output at all (pactum's
+/// quote verification answers that).
+fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
+    let fold = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let outputs: Vec<(&Binding, String)> = c
+        .outputs
+        .iter()
+        .filter_map(|b| b.content.as_deref().map(|t| (b, t)))
+        .filter(|(_, t)| t.contains("<!--"))
+        .map(|(b, t)| (b, fold(t)))
+        .collect();
+    if outputs.is_empty() {
+        return None;
+    }
+    r.evidence.iter().find_map(|e| match e {
+        Evidence::Quote { text, .. } => {
+            let q = fold(text);
+            let hidden_in = outputs
+                .iter()
+                .find(|(_, raw)| !q.is_empty() && raw.contains(&q))?;
+            let shown = c.outputs.iter().filter_map(|b| b.content.as_deref()).any(|t| {
+                fold(&crate::check::without_comments(t)).contains(&q)
+            });
+            (!shown).then(|| {
+                format!(
+                    "the judge quoted text inside an HTML comment of {}, which is not shown when the Markdown renders: \"{}\" is no evidence",
+                    hidden_in.0.path,
+                    truncate_chars(text, 120)
+                )
+            })
+        }
+        _ => None,
+    })
+}
+
+/// The declared error a condition names: the condition is the error's
+/// name, or its description, or the name (`-`/`_` read as spaces) with
+/// only [`CONDITION_WORDS`] around it. `Err` when none or several do, or
+/// the condition says more (a negation, a qualifier): pactum does not
+/// guess what such a condition means.
+fn named_error(condition: &str, c: &RunContract) -> Result<String, String> {
+    let norm = |s: &str| -> Vec<String> {
+        s.to_lowercase()
+            .replace(['-', '_'], " ")
+            .split(|ch: char| !(ch.is_alphanumeric() || ch == '\'' || ch == '’'))
+            .filter(|w| !w.is_empty())
+            .map(|w| w.replace('’', "'"))
+            .collect()
+    };
+    let cond = norm(condition);
+    if let Some(w) = cond
+        .iter()
+        .find(|w| NEGATIONS.contains(&w.as_str()) || w.ends_with("n't"))
+    {
+        return Err(format!(
+            "the condition is negated (\"{w}\"): pactum reads only a condition that names an error that occurred"
+        ));
+    }
+    let names = |e: &crate::contract::DeclaredError| -> bool {
+        let n = norm(&e.name);
+        let d = norm(&e.description);
+        if !d.is_empty() && cond == d {
+            return true;
+        }
+        if n.is_empty() || n.len() > cond.len() {
+            return false;
+        }
+        (0..=cond.len() - n.len()).any(|at| {
+            cond[at..at + n.len()] == n[..]
+                && cond[..at]
+                    .iter()
+                    .chain(&cond[at + n.len()..])
+                    .all(|w| CONDITION_WORDS.contains(&w.as_str()))
+        })
+    };
+    let hits: Vec<&str> = c
+        .declared
+        .errors
+        .iter()
+        .filter(|e| names(e))
+        .map(|e| e.name.as_str())
+        .collect();
+    match hits.as_slice() {
+        [one] => Ok((*one).to_string()),
+        [] if c.declared.errors.is_empty() => {
+            Err("the contract declares no error (no `Errors` section)".into())
+        }
+        [] => Err(format!(
+            "the condition is not just the name or description of one declared error ({})",
+            c.declared
+                .errors
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        many => Err(format!(
+            "the condition matches several declared errors ({})",
+            many.join(", ")
+        )),
+    }
+}
+
+/// The errors the run recorded for `c` that its own grading must answer
+/// for: a system contract's own run-level error (`---error`), or every
+/// error of a service or function.
+fn own_errors(c: &RunContract) -> Vec<&RunError> {
+    let local = c.name.rsplit_once('/').map_or(c.name.as_str(), |(_, n)| n);
+    c.errors
+        .iter()
+        .filter(|e| !c.is_system || e.service == local)
+        .collect()
+}
+
+/// Grades every contract of `run`; `judge` grades the clauses only a judge
+/// can (see [`JudgeFn`]). Every declared clause of every contract is in
+/// the result exactly once.
+pub fn grade_run(run: &Run, policy: &Policy, judge: &mut JudgeFn<'_>) -> RunGrade {
+    let mut contracts = Vec::new();
+    let mut results = Vec::new();
+    let mut conditionals = Vec::new();
+    for c in &run.contracts {
+        let (result, conds, outputs) = grade_contract(c, judge);
+        conditionals.extend(conds);
+        let (status, summary) = decide(std::slice::from_ref(&result), None, policy);
+        contracts.push(ContractGrade {
+            name: c.name.clone(),
+            source: c.source.clone(),
+            digest: result.contract_digest.clone(),
+            status,
+            summary,
+            contract_score: result.score,
+            counts: result.counts,
+            clauses: result.clauses.clone(),
+            outputs,
+            errors: c.errors.clone(),
+        });
+        results.push(result);
+    }
+    let scores = run_scores(&results, policy);
+    let (status, summary) = decide(&results, None, policy);
+    let mut unevaluable = Vec::new();
+    let mut recommendations = Vec::new();
+    let mut untested = Vec::new();
+    for c in &contracts {
+        for r in &c.clauses {
+            if r.verdict == Verdict::NotEvaluable {
+                unevaluable.push(Unevaluable {
+                    contract: c.name.clone(),
+                    clause: r.id.clone(),
+                    text: r.text.clone(),
+                    reason: r.reason.unwrap_or(NotEvaluableReason::Undetermined),
+                    explanation: r.rationale.clone(),
+                });
+                if let Some(s) = &r.suggestion {
+                    recommendations.push(Recommendation {
+                        contract: c.name.clone(),
+                        clause: r.id.clone(),
+                        suggestion: s.clone(),
+                    });
+                }
+            }
+            if r.conditional && r.verdict == Verdict::NotTriggered {
+                untested.push(format!("{}/{}", c.name, r.id));
+            }
+        }
+    }
+    RunGrade {
+        version: GRADE_VERSION,
+        run_id: run.id.clone(),
+        system: run.system.clone(),
+        dir: run.dir.display().to_string(),
+        layout: run.layout,
+        overall_score: scores.overall_score,
+        overall_verdict: scores.overall_verdict,
+        status,
+        summary,
+        contracts,
+        conditional_clauses: conditionals,
+        unevaluable_clauses: unevaluable,
+        recommendations,
+        untested_paths: untested,
+        inputs: run
+            .inputs
+            .iter()
+            .map(|b| OutputInfo {
+                name: b.name.clone(),
+                path: b.path.clone(),
+                produced: b.content.is_some(),
+                turn: None,
+            })
+            .collect(),
+        errors: run.errors.clone(),
+    }
+}
+
+fn grade_contract(
+    c: &RunContract,
+    judge: &mut JudgeFn<'_>,
+) -> (ContractResult, Vec<ConditionalGrade>, Vec<OutputInfo>) {
+    let ids = clause_ids(&c.declared.clauses);
+    let turns: BTreeMap<String, usize> = produced(c)
+        .enumerate()
+        .map(|(i, b)| (b.name.clone(), i + 1))
+        .collect();
+    let outputs = c
+        .outputs
+        .iter()
+        .map(|b| OutputInfo {
+            name: b.name.clone(),
+            path: b.path.clone(),
+            produced: turns.contains_key(&b.name),
+            turn: turns.get(&b.name).copied(),
+        })
+        .collect();
+    // The conditions first: a triggered one takes over its output.
+    let mut triggered_outputs: BTreeMap<String, String> = BTreeMap::new();
+    let mut cond_state: Vec<Option<(Result<String, String>, Outcome)>> = Vec::new();
+    for (clause, id) in c.declared.clauses.iter().zip(&ids) {
+        let Some(cond) = &clause.condition else {
+            cond_state.push(None);
+            continue;
+        };
+        let named = named_error(cond, c);
+        let outcome = match &named {
+            Err(_) => Outcome::Undetermined,
+            Ok(e) if c.errors.iter().any(|r| error_key(&r.name) == error_key(e)) => {
+                Outcome::Detected
+            }
+            Ok(_) if c.completed.is_some() => Outcome::NotDetected,
+            Ok(_) => Outcome::Undetermined,
+        };
+        if outcome == Outcome::Detected {
+            let target = clause
+                .output
+                .clone()
+                .or_else(|| match c.outputs.as_slice() {
+                    [one] => Some(one.name.clone()),
+                    _ => None,
+                });
+            if let Some(t) = target {
+                triggered_outputs.insert(t, id.clone());
+            }
+        }
+        cond_state.push(Some((named, outcome)));
+    }
+    // A recorded error no triggered conditional clause answers: the
+    // contract did not finish as its clauses describe (SPEC §3.3; see
+    // `unfinished`).
+    let handled: Vec<String> = cond_state
+        .iter()
+        .flatten()
+        .filter(|(_, o)| *o == Outcome::Detected)
+        .filter_map(|(n, _)| n.as_ref().ok().map(|e| error_key(e)))
+        .collect();
+    let declared = |r: &RunError| {
+        c.declared
+            .errors
+            .iter()
+            .any(|d| error_key(&d.name) == error_key(&r.name))
+    };
+    let unhandled: Vec<&RunError> = own_errors(c)
+        .into_iter()
+        .filter(|r| !handled.contains(&error_key(&r.name)))
+        .collect();
+    let crashed: Vec<&RunError> = unhandled.iter().copied().filter(|r| !declared(r)).collect();
+
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut conditionals = Vec::new();
+    for ((clause, id), state) in c.declared.clauses.iter().zip(&ids).zip(&cond_state) {
+        let text = clause.text.as_str();
+        match state {
+            None => {
+                let h = head(id, text, false);
+                let by = clause
+                    .output
+                    .as_ref()
+                    .or(match c.outputs.as_slice() {
+                        [one] => Some(&one.name),
+                        _ => None,
+                    })
+                    .and_then(|o| triggered_outputs.get(o).map(|by| (o, by)))
+                    // An undeclared error (a crash) is answered by no
+                    // conditional: the clause does not stand aside.
+                    .filter(|_| crashed.is_empty());
+                match by {
+                    Some((o, by)) => pending.push(Pending::Done(not_triggered(
+                        h,
+                        format!("the declared error path was taken: conditional clause `{by}` grades output `{o}` instead"),
+                    ))),
+                    None => pending.push(match unfinished(h, c, &crashed, &unhandled) {
+                        Some(r) => Pending::Done(r),
+                        None => grade_text(h, c, clause, &turns),
+                    }),
+                }
+            }
+            Some((named, outcome)) => {
+                let h = head(id, text, true);
+                let cond = clause.condition.clone().unwrap_or_default();
+                let degraded = clause
+                    .output
+                    .as_ref()
+                    .or(match c.outputs.as_slice() {
+                        [one] => Some(&one.name),
+                        _ => None,
+                    })
+                    .and_then(|o| c.output(o));
+                let (triggered, provided, p) = match (outcome, named) {
+                    (Outcome::Detected, Ok(e)) => {
+                        let provided = match degraded {
+                            Some(b) => b.content.as_deref().is_some_and(|t| !shows_nothing(t)),
+                            None => produced(c).next().is_some(),
+                        };
+                        let mut p = grade_text(h, c, clause, &turns);
+                        if let Pending::Done(r) = &mut p {
+                            r.rationale = format!("error `{e}` occurred; {}", r.rationale);
+                        }
+                        (Some(true), Some(provided), p)
+                    }
+                    (Outcome::NotDetected, Ok(e)) => (
+                        Some(false),
+                        None,
+                        Pending::Done(not_triggered(
+                            h,
+                            format!("error `{e}` did not occur: an untested path"),
+                        )),
+                    ),
+                    (_, Ok(e)) => (
+                        None,
+                        None,
+                        Pending::Done(not_evaluable(
+                            h,
+                            NotEvaluableReason::Undetermined,
+                            format!("the run does not show whether `{}` failed with `{e}` (no log line, no workspace folder)", c.name),
+                            Some("keep the run's vm.log.md and workspace/ folders".into()),
+                        )),
+                    ),
+                    (_, Err(why)) => (
+                        None,
+                        None,
+                        Pending::Done(not_evaluable(
+                            h,
+                            NotEvaluableReason::Undetermined,
+                            format!("cannot tell whether the condition held: {why}"),
+                            Some("name a declared error in the condition (`- if {error-name}: …`, the error listed under `Errors`)".to_string()),
+                        )),
+                    ),
+                };
+                conditionals.push(ConditionalGrade {
+                    contract: c.name.clone(),
+                    clause: id.clone(),
+                    condition: cond,
+                    error: named.as_ref().ok().cloned(),
+                    triggered,
+                    degraded_output_provided: provided,
+                    verdict: Verdict::NotEvaluable, // set below
+                });
+                pending.push(p);
+            }
+        }
+    }
+
+    // The judge's part, in one request set per contract.
+    let judged: Vec<(String, String)> = pending
+        .iter()
+        .zip(&ids)
+        .filter_map(|(p, id)| match p {
+            Pending::Judge { rubric, .. } => Some((id.clone(), rubric.clone())),
+            Pending::Done(_) => None,
+        })
+        .collect();
+    let mut answers: BTreeMap<String, ClauseResult> = BTreeMap::new();
+    if !judged.is_empty() {
+        if let Some((cc, trace)) = judge_inputs(c, &judged) {
+            for r in judge(&cc, &trace).clauses {
+                answers.insert(r.id.clone(), r);
+            }
+        }
+    }
+    let mut clauses = Vec::with_capacity(pending.len());
+    for ((p, id), clause) in pending.into_iter().zip(&ids).zip(&c.declared.clauses) {
+        let r = match p {
+            Pending::Done(r) => r,
+            Pending::Judge { note, .. } => {
+                let h = head(id, &clause.text, clause.condition.is_some());
+                match answers.remove(id) {
+                    Some(r)
+                        if foreign_quote(&r, clause, c, &turns).is_some()
+                            || hidden_quote(&r, c).is_some() =>
+                    {
+                        let why = foreign_quote(&r, clause, c, &turns)
+                            .or_else(|| hidden_quote(&r, c))
+                            .unwrap_or_default();
+                        not_evaluable(
+                            h,
+                            NotEvaluableReason::FabricatedEvidence,
+                            why,
+                            Some("the judge must quote the output the clause is about: re-run, or state the clause in a phrasing pactum measures (docs/openprose.md)".into()),
+                        )
+                    }
+                    Some(mut r) => {
+                        // The judge graded the rubric; the report shows
+                        // the clause as declared.
+                        r.text = clause.text.clone();
+                        r.conditional = clause.condition.is_some();
+                        if !note.is_empty() {
+                            r.rationale = format!("{note}; {}", r.rationale);
+                        }
+                        if r.reason == Some(NotEvaluableReason::NoJudge) {
+                            r.suggestion = Some(
+                                "configure a judge (--judge-url, --judge-model), or state the clause in a phrasing pactum measures (docs/openprose.md)".into(),
+                            );
+                        }
+                        r
+                    }
+                    None => not_evaluable(
+                        h,
+                        NotEvaluableReason::NoVerdict,
+                        "the judge returned no verdict for this clause".into(),
+                        None,
+                    ),
+                }
+            }
+        };
+        clauses.push(r);
+    }
+    for cg in &mut conditionals {
+        if let Some(r) = clauses.iter().find(|r| r.id == cg.clause) {
+            cg.verdict = r.verdict;
+        }
+    }
+    let digest = pactum_core::digest::digest_of(
+        &c.declared
+            .clauses
+            .iter()
+            .map(|d| d.text.as_str())
+            .collect::<Vec<_>>(),
+    );
+    (
+        ContractResult::new(c.name.clone(), digest, clauses),
+        conditionals,
+        outputs,
+    )
+}

@@ -1,0 +1,25 @@
+//! # pactum-openprose
+//!
+//! Grading completed OpenProse runs: did every contract keep its
+//! commitments? (`docs/openprose.md`)
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`run`] | the run-directory importer: layouts, manifests, bindings, errors |
+//! | [`contract`] | the contract sections of a `*.prose.md` file: clauses, conditionals, declared errors |
+//! | [`check`] | which clause phrasings are measured deterministically, and the measurements |
+//! | [`grade`] | clause verdicts, the judge's part, and the grader's scores and report shape |
+//!
+//! Verdicts, scores and statuses are pactum-core's (SPEC §3.3–§3.5); a
+//! judged clause goes through pactum-eval's grading, so it passes the same
+//! confidence threshold and quote verification as every judged clause.
+
+pub mod check;
+pub mod contract;
+mod error;
+pub mod grade;
+pub mod run;
+
+pub use error::ImportError;
+pub use grade::{grade_run, RunGrade};
+pub use run::{import_run, is_run_dir, Run};

@@ -1,0 +1,1545 @@
+//! The run-directory importer: a completed OpenProse run → the contracts
+//! it declared, the bindings it produced, its errors and its inputs.
+//!
+//! Layouts read (OpenProse v0.12–v0.15, "legacy"):
+//!
+//! * a system: `forme.manifest.json` wires the services (`graph`), each
+//!   node's contract comes from its source snapshot in `sources/` (a node
+//!   id `{file}.{section}` names an inline `## section` service), and the
+//!   root contract is graded too, over the outputs the caller receives
+//!   (`caller.returns`);
+//! * a single service or a function (no manifest): the root contract,
+//!   its outputs under `bindings/{name}/`;
+//! * nested runs under `imports/{handle}--{slug}/`, the same tree.
+//!
+//! The current layout (`compiled-intent.json`, `world-model/`,
+//! `receipts/`) is detected and refused ([`ImportError::UnsupportedLayout`]):
+//! never guessed at. Every path a manifest names must stay inside the run.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use regex::Regex;
+use serde::Deserialize;
+
+use crate::contract::{parse_file, ParsedContract, ParsedFile};
+use crate::error::ImportError;
+
+/// The largest binding, input or contract file read, in bytes: a larger
+/// one is an error, never silently cut.
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The longest error text kept from `__error.md` or a log line, in
+/// characters (SPEC §4: untrusted text is bounded).
+pub const MAX_ERROR_CHARS: usize = 2000;
+
+/// Nested imports deeper than this are refused.
+pub const MAX_IMPORT_DEPTH: usize = 8;
+
+/// The largest `forme.manifest.json` read, in bytes; a larger one is
+/// refused naming the file and this limit.
+pub const MAX_MANIFEST_BYTES: usize = 1024 * 1024;
+
+/// The most nodes a manifest's `graph` may hold; more is refused naming
+/// the file, the field `graph` and this limit.
+pub const MAX_MANIFEST_NODES: usize = 2000;
+
+/// How deep below a service's `workspace/{svc}/` folder pactum looks for
+/// an `__error.md`; a deeper folder is refused, never skipped.
+pub const MAX_WORKSPACE_DEPTH: usize = 16;
+
+/// How many entries one service's workspace folder may hold, all levels
+/// together; more is refused, never skipped.
+pub const MAX_WORKSPACE_ENTRIES: usize = 100_000;
+
+/// How the run's contracts were found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// A multi-service system wired by `forme.manifest.json`.
+    System,
+    /// A single service, no manifest.
+    Service,
+    /// A `kind: function` run, no manifest.
+    Function,
+}
+
+/// A bound value: a caller input or a declared output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    /// The input or output name.
+    pub name: String,
+    /// Its path, relative to the run directory (`bindings/svc/name.md`).
+    pub path: String,
+    /// Its content (header stripped); `None` when no file exists, which is
+    /// the evidence that the output was not produced.
+    pub content: Option<String>,
+    /// Whether the file is `.json`.
+    pub json: bool,
+}
+
+/// An error the run recorded.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RunError {
+    /// The service (node id) that failed, or the system's name for a
+    /// run-level `---error`.
+    pub service: String,
+    /// The error's name (`search-failed`).
+    pub name: String,
+    /// Its text, as recorded.
+    pub message: String,
+    /// Where it was read: `workspace/svc/__error.md` or `vm.log.md:N`.
+    pub source: String,
+}
+
+/// One contract of the run, with what it produced.
+#[derive(Debug, Clone)]
+pub struct RunContract {
+    /// Its name in the report: the node id (a nested run's contracts are
+    /// prefixed `{handle}--{slug}/`).
+    pub name: String,
+    /// The file its clauses were read from, relative to the run.
+    pub source: String,
+    /// That file's text: an output that only copies it (its own program)
+    /// says nothing of its own (SPEC §3.4).
+    pub source_text: Arc<str>,
+    /// Whether it is the root contract of a system.
+    pub is_system: bool,
+    /// The declared clauses and errors.
+    pub declared: ParsedContract,
+    /// Its outputs, declared (manifest, clauses) or found in its bindings
+    /// folder, by name.
+    pub outputs: Vec<Binding>,
+    /// What it was given: caller inputs and upstream outputs.
+    pub inputs: Vec<Binding>,
+    /// The errors recorded for it.
+    pub errors: Vec<RunError>,
+    /// Whether the run shows it finished: a `✓` log line, or a workspace
+    /// folder without `__error.md`. `None`: nothing says either way.
+    pub completed: Option<bool>,
+}
+
+impl RunContract {
+    /// The binding of output `name`, if declared or found.
+    pub fn output(&self, name: &str) -> Option<&Binding> {
+        self.outputs.iter().find(|b| b.name == name)
+    }
+}
+
+/// An imported run.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The directory as given.
+    pub dir: PathBuf,
+    /// The run id: the log header's, else the folder name.
+    pub id: String,
+    /// The system's (or the root contract's) name.
+    pub system: String,
+    /// How its contracts were found.
+    pub layout: Layout,
+    /// Its contracts, then those of its nested runs.
+    pub contracts: Vec<RunContract>,
+    /// The caller's inputs.
+    pub inputs: Vec<Binding>,
+    /// Every error the run recorded.
+    pub errors: Vec<RunError>,
+}
+
+impl Run {
+    /// Every text read from the run that a report may quote: the
+    /// contents of every binding (outputs and inputs), every recorded
+    /// error, every declared clause, every contract's source file. The pipeline finds the keys written
+    /// in a run here, to redact them (SPEC §4).
+    pub fn texts(&self) -> impl Iterator<Item = &str> + '_ {
+        let bindings = self
+            .inputs
+            .iter()
+            .chain(
+                self.contracts
+                    .iter()
+                    .flat_map(|c| c.outputs.iter().chain(&c.inputs)),
+            )
+            .filter_map(|b| b.content.as_deref());
+        let errors = self
+            .errors
+            .iter()
+            .chain(self.contracts.iter().flat_map(|c| &c.errors))
+            .flat_map(|e| [e.name.as_str(), e.message.as_str()]);
+        let clauses = self.contracts.iter().flat_map(|c| {
+            c.declared.clauses.iter().flat_map(|d| {
+                std::iter::once(d.text.as_str()).chain(d.sub.iter().map(String::as_str))
+            })
+        });
+        let sources = self.contracts.iter().map(|c| &*c.source_text);
+        bindings.chain(errors).chain(clauses).chain(sources)
+    }
+}
+
+/// Whether `dir` looks like an OpenProse run: a folder holding
+/// `root.prose.md`, or, with it missing, something only a run holds
+/// (`forme.manifest.json`, `vm.log.md`, `compiled-intent.json`, a
+/// `bindings/` folder), so that a run without its root is reported as
+/// `missing-root` rather than read as something else.
+pub fn is_run_dir(dir: &Path) -> bool {
+    dir.is_dir()
+        && (dir.join("root.prose.md").is_file()
+            || dir.join("forme.manifest.json").is_file()
+            || dir.join("vm.log.md").is_file()
+            || dir.join("compiled-intent.json").is_file()
+            || dir.join("bindings").is_dir())
+}
+
+/// Imports the run in `dir` (see the module docs for the layouts).
+///
+/// # Errors
+/// In this order: [`ImportError::Io`] (not a readable folder),
+/// [`ImportError::UnsupportedLayout`], [`ImportError::MissingRoot`],
+/// [`ImportError::MissingManifest`], [`ImportError::NoOutputs`]; then a
+/// malformed or contradicting manifest ([`ImportError::Manifest`]), a
+/// contract file that cannot be read ([`ImportError::Contract`]), a
+/// malformed run file ([`ImportError::RunFile`]).
+pub fn import_run(dir: &Path) -> Result<Run, ImportError> {
+    import_at(dir, "", 0)
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ImportError + '_ {
+    move |source| ImportError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError> {
+    let meta = std::fs::metadata(dir).map_err(io(dir))?;
+    if !meta.is_dir() {
+        return Err(ImportError::Io {
+            path: dir.display().to_string(),
+            source: std::io::Error::other("not a folder"),
+        });
+    }
+    let shown = dir.display().to_string();
+    for marker in ["compiled-intent.json", "world-model", "receipts"] {
+        if dir.join(marker).exists() {
+            return Err(ImportError::UnsupportedLayout {
+                dir: shown,
+                found: marker.into(),
+            });
+        }
+    }
+    let ctx = Ctx { dir };
+    let root_path = dir.join("root.prose.md");
+    if !root_path.is_file() {
+        return Err(ImportError::MissingRoot { dir: shown });
+    }
+    let root_text = ctx.read(&root_path)?;
+    let root = parse_file(&root_path, &root_text)?;
+    let manifest_path = dir.join("forme.manifest.json");
+    let has_manifest = manifest_path.is_file();
+    if !has_manifest {
+        let why = if root.kind.eq_ignore_ascii_case("system") {
+            Some("`kind: system`".to_string())
+        } else if root.inline.len() >= 2 {
+            Some(format!(
+                "it declares {} services inline: {}",
+                root.inline.len(),
+                root.inline
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(ImportError::MissingManifest { dir: shown, why });
+        }
+    }
+    if !has_outputs(dir)? {
+        return Err(ImportError::NoOutputs { dir: shown });
+    }
+    let inputs = ctx.caller_inputs()?;
+    let log = ctx.read_log()?;
+    let id = log
+        .as_ref()
+        .and_then(|l| l.id.clone())
+        .unwrap_or_else(|| folder_name(dir));
+
+    let (system, layout, mut contracts) = if has_manifest {
+        ctx.system(
+            &manifest_path,
+            (&root, &root_text),
+            &inputs,
+            prefix,
+            log.as_ref(),
+        )?
+    } else {
+        let layout = if root.kind.eq_ignore_ascii_case("function") {
+            Layout::Function
+        } else {
+            Layout::Service
+        };
+        // Its own clauses and an inline service's too: which one the run
+        // is cannot be told, and the other's clauses would go ungraded.
+        if let (true, Some(svc)) = (root.main.has_commitments, root.inline.first()) {
+            return Err(ImportError::Contract {
+                file: root_path.display().to_string(),
+                line: svc.line,
+                message: format!(
+                    "the file declares its own clauses and those of an inline service `{}`: without forme.manifest.json pactum cannot tell which one the run is (move the service to its own file, or add the manifest)",
+                    svc.name
+                ),
+            });
+        }
+        // A file whose one service sits in an inline section: that section.
+        let declared = if !root.main.has_commitments && root.inline.len() == 1 {
+            root.inline[0].clone()
+        } else {
+            root.main.clone()
+        };
+        let name = root.name.clone();
+        let folder = format!("bindings/{name}");
+        let outputs = ctx.outputs_in(&folder, &declared, &BTreeMap::new())?;
+        let c = RunContract {
+            name: format!("{prefix}{name}"),
+            source: "root.prose.md".into(),
+            source_text: Arc::from(root_text.as_str()),
+            is_system: false,
+            declared,
+            outputs,
+            inputs: inputs.clone(),
+            errors: Vec::new(),
+            completed: None,
+        };
+        (name, layout, vec![c])
+    };
+
+    // Errors: each service's __error.md, the log's ✗ lines, a run-level
+    // ---error.
+    let mut errors = ctx.workspace_errors()?;
+    if let Some(l) = &log {
+        errors.extend(l.errors.iter().cloned());
+        if let Some((line, msg)) = &l.run_error {
+            let name = msg
+                .split(|c: char| c == ':' || c.is_whitespace())
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            errors.push(RunError {
+                service: system.clone(),
+                name,
+                message: msg.clone(),
+                source: format!("vm.log.md:{line}"),
+            });
+        }
+    }
+    // A single service or function is the run's only contract: an error
+    // recorded for another service is no error of it, and nothing else of
+    // the run could answer for it.
+    if layout != Layout::System {
+        if let Some(e) = errors.iter().find(|e| e.service != system) {
+            let (file, line) = match e.source.split_once(':') {
+                Some((f, n)) => (dir.join(f), n.parse().unwrap_or(0)),
+                None => (dir.join(&e.source), 1),
+            };
+            return Err(ImportError::RunFile {
+                file: file.display().to_string(),
+                line,
+                message: format!(
+                    "an error of `{}`, which is not this run's service `{system}`: the run does not say whose error it is",
+                    e.service
+                ),
+            });
+        }
+    }
+    // Sets and groups, not scans per contract: a system of many nodes is
+    // read in n log n.
+    let workspaces: BTreeSet<String> = ctx.workspace_folders()?.into_iter().collect();
+    let logged: BTreeSet<&str> = log
+        .as_ref()
+        .map(|l| l.ok.iter().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut by_service: BTreeMap<&str, Vec<RunError>> = BTreeMap::new();
+    for e in &errors {
+        by_service.entry(&e.service).or_default().push(e.clone());
+    }
+    for c in &mut contracts {
+        let local = c.name.strip_prefix(prefix).unwrap_or(&c.name).to_string();
+        // A single service or function is the run's only contract: every
+        // error of the run is its own.
+        c.errors = if c.is_system || layout != Layout::System {
+            errors.clone()
+        } else {
+            by_service.get(local.as_str()).cloned().unwrap_or_default()
+        };
+        let logged_ok = logged.contains(local.as_str());
+        let workspace_ok = workspaces.contains(&local) && c.errors.is_empty();
+        c.completed = if !c.errors.is_empty() {
+            Some(false)
+        } else if logged_ok || workspace_ok {
+            Some(true)
+        } else {
+            None
+        };
+    }
+
+    // The system finished when every service did.
+    if contracts.iter().any(|c| c.is_system) {
+        let services: Vec<Option<bool>> = contracts
+            .iter()
+            .filter(|c| !c.is_system)
+            .map(|c| c.completed)
+            .collect();
+        for c in contracts.iter_mut().filter(|c| c.is_system) {
+            if c.errors.is_empty() {
+                c.completed = if services.iter().all(|s| *s == Some(true)) {
+                    Some(true)
+                } else {
+                    None
+                };
+            }
+        }
+    }
+
+    // Nested runs.
+    let imports = dir.join("imports");
+    if imports.is_dir() {
+        if depth >= MAX_IMPORT_DEPTH {
+            return Err(ImportError::RunFile {
+                file: imports.display().to_string(),
+                line: 0,
+                message: format!("imports nested deeper than {MAX_IMPORT_DEPTH} levels"),
+            });
+        }
+        for entry in sorted_entries(&imports)? {
+            let name = folder_name(&entry);
+            if !entry.is_dir() || !name.contains("--") {
+                return Err(ImportError::RunFile {
+                    file: entry.display().to_string(),
+                    line: 0,
+                    message: "an entry of imports/ that is not a `{handle}--{slug}/` run folder"
+                        .into(),
+                });
+            }
+            ctx.check_real_inside(&entry)?;
+            let nested = import_at(&entry, &format!("{prefix}{name}/"), depth + 1)?;
+            errors.extend(nested.errors);
+            contracts.extend(nested.contracts);
+        }
+    }
+    Ok(Run {
+        dir: dir.to_path_buf(),
+        id,
+        system,
+        layout,
+        contracts,
+        inputs,
+        errors,
+    })
+}
+
+fn folder_name(p: &Path) -> String {
+    p.file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.display().to_string())
+}
+
+/// The entries of `dir`, sorted, without OS metadata files
+/// ([`is_os_metadata`]): every folder of a run is listed through here.
+fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(io(dir))? {
+        let e = e.map_err(io(dir))?;
+        let is_dir = e.file_type().map_err(io(dir))?.is_dir();
+        if !is_dir && is_os_metadata(&e.file_name().to_string_lossy()) {
+            continue;
+        }
+        v.push(e.path());
+    }
+    v.sort();
+    Ok(v)
+}
+
+/// Whether a file named `name` is metadata an OS, a file manager or an
+/// editor leaves in any folder rather than part of the run: a name that
+/// starts with `.` (`.DS_Store`, `._x`, `.gitkeep`), `Thumbs.db`,
+/// `desktop.ini`. Listing a folder skips such a file: it is never taken
+/// for an output, an input, a snapshot or an import, nor refused as one.
+/// A folder is never metadata: a hidden folder is read like any other.
+pub fn is_os_metadata(name: &str) -> bool {
+    name.starts_with('.')
+        || name.eq_ignore_ascii_case("Thumbs.db")
+        || name.eq_ignore_ascii_case("desktop.ini")
+}
+
+/// Whether `bindings/` holds any file outside `bindings/caller/`.
+fn has_outputs(dir: &Path) -> Result<bool, ImportError> {
+    let b = dir.join("bindings");
+    if !b.is_dir() {
+        return Ok(false);
+    }
+    for svc in sorted_entries(&b)? {
+        if folder_name(&svc) == "caller" || !svc.is_dir() {
+            continue;
+        }
+        if sorted_entries(&svc)?.iter().any(|f| f.is_file()) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn read_text(path: &Path) -> Result<String, ImportError> {
+    let meta = std::fs::metadata(path).map_err(io(path))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ImportError::RunFile {
+            file: path.display().to_string(),
+            line: 0,
+            message: format!(
+                "{} bytes, more than the {MAX_FILE_BYTES} bytes pactum reads from one file",
+                meta.len()
+            ),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io(path))?;
+    String::from_utf8(bytes).map_err(|_| ImportError::RunFile {
+        file: path.display().to_string(),
+        line: 0,
+        message: "not UTF-8 text".into(),
+    })
+}
+
+/// A relative path a run file names, checked to stay inside the run:
+/// no absolute path, no `..`.
+fn inside(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(rel);
+    if rel.is_empty() || p.is_absolute() {
+        return None;
+    }
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    (!out.as_os_str().is_empty()).then_some(out)
+}
+
+/// The log's content that grading uses.
+struct Log {
+    id: Option<String>,
+    ok: Vec<String>,
+    errors: Vec<RunError>,
+    run_error: Option<(usize, String)>,
+    /// Every step line: (1-based line, service).
+    steps: Vec<(usize, String)>,
+}
+
+struct Ctx<'a> {
+    dir: &'a Path,
+}
+
+/// `bindings/caller/{input}.md`: `# name`, `key: value` lines, `---`,
+/// then the value.
+fn parse_caller(file: &str, text: &str) -> Result<(String, String), ImportError> {
+    let bad = |line: usize, m: &str| ImportError::RunFile {
+        file: file.to_string(),
+        line,
+        message: m.to_string(),
+    };
+    let mut lines = text.lines().enumerate();
+    let name = match lines.next() {
+        Some((_, l)) if l.starts_with("# ") => l[2..].trim().to_string(),
+        _ => return Err(bad(1, "a caller binding starts with `# {name}`")),
+    };
+    for (i, l) in lines.by_ref() {
+        let l = l.trim_end();
+        if l == "---" {
+            let rest: Vec<&str> = text.lines().skip(i + 1).collect();
+            return Ok((name, rest.join("\n").trim().to_string()));
+        }
+        if !l.is_empty() && !l.contains(':') {
+            return Err(bad(
+                i + 1,
+                "expected `key: value` header lines (`binding: input`, `source: caller`) then `---`",
+            ));
+        }
+    }
+    Err(bad(0, "the header is never closed by `---`"))
+}
+
+/// An output binding's content without the header OpenProse may write
+/// (`# name`, `key: value` lines such as `binding:` and `source:`, `---`,
+/// within the first eight lines; a `binding:` line is not required, so a
+/// header missing it is not read as the output's heading); anything else
+/// is kept whole.
+fn strip_output_header(text: &str) -> String {
+    // A byte order mark before the header is no content.
+    let lines: Vec<&str> = text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .lines()
+        .collect();
+    if lines.first().is_some_and(|l| l.starts_with("# ")) {
+        if let Some(end) = lines.iter().take(8).position(|l| l.trim_end() == "---") {
+            let header = &lines[1..end];
+            if header.iter().any(|l| l.contains(':'))
+                && header
+                    .iter()
+                    .all(|l| l.trim().is_empty() || l.contains(':'))
+            {
+                return lines[end + 1..].join("\n").trim().to_string();
+            }
+        }
+    }
+    text.to_string()
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawManifest {
+    system_name: String,
+    #[serde(default)]
+    source_path: Option<String>,
+    #[serde(default)]
+    caller: Option<RawCaller>,
+    graph: Vec<RawNode>,
+}
+
+#[derive(Deserialize)]
+struct RawCaller {
+    #[serde(default)]
+    returns: Vec<RawReturn>,
+}
+
+#[derive(Deserialize)]
+struct RawReturn {
+    name: String,
+    source: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawNode {
+    id: String,
+    #[serde(default)]
+    source_path: Option<String>,
+    #[serde(default)]
+    workspace_path: Option<String>,
+    #[serde(default)]
+    inputs: Vec<RawInput>,
+    #[serde(default)]
+    outputs: Vec<RawOutput>,
+}
+
+#[derive(Deserialize)]
+struct RawInput {
+    name: String,
+    #[serde(default)]
+    path: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawOutput {
+    name: String,
+    #[serde(default)]
+    binding_path: Option<String>,
+}
+
+impl Ctx<'_> {
+    fn rel(&self, p: &Path) -> String {
+        p.strip_prefix(self.dir)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
+
+    fn caller_inputs(&self) -> Result<Vec<Binding>, ImportError> {
+        let folder = self.dir.join("bindings/caller");
+        if !folder.is_dir() {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for f in sorted_entries(&folder)? {
+            if !f.is_file() {
+                continue;
+            }
+            let text = self.read(&f)?;
+            let (name, value) = parse_caller(&f.display().to_string(), &text)?;
+            out.push(Binding {
+                name,
+                path: self.rel(&f),
+                content: Some(value),
+                json: false,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The outputs of a contract whose bindings are in `folder`: every
+    /// output its clauses name, every file found there, and the
+    /// manifest's declared outputs (`declared`: name → binding path).
+    fn outputs_in(
+        &self,
+        folder: &str,
+        contract: &ParsedContract,
+        declared: &BTreeMap<String, String>,
+    ) -> Result<Vec<Binding>, ImportError> {
+        let mut names: Vec<String> = declared.keys().cloned().collect();
+        // A set beside the list: a node of many outputs stays n log n.
+        let mut known: BTreeSet<String> = names.iter().cloned().collect();
+        for c in &contract.clauses {
+            if let Some(o) = &c.output {
+                if known.insert(o.clone()) {
+                    names.push(o.clone());
+                }
+            }
+        }
+        let dir = self.dir.join(folder);
+        if dir.is_dir() {
+            for f in sorted_entries(&dir)? {
+                if !f.is_file() {
+                    continue;
+                }
+                if let Some(stem) = f.file_stem().map(|s| s.to_string_lossy().into_owned()) {
+                    if known.insert(stem.clone()) {
+                        names.push(stem);
+                    }
+                }
+            }
+        }
+        names
+            .into_iter()
+            .map(|n| match declared.get(&n) {
+                Some(p) => self.binding_at(&n, p),
+                None => self.binding_in(&n, folder),
+            })
+            .collect()
+    }
+
+    /// Output `name` in `folder`: `name.md` or `name.json` (both is an
+    /// error: which one was meant cannot be told).
+    fn binding_in(&self, name: &str, folder: &str) -> Result<Binding, ImportError> {
+        let md = format!("{folder}/{name}.md");
+        let json = format!("{folder}/{name}.json");
+        let (has_md, has_json) = (self.dir.join(&md).is_file(), self.dir.join(&json).is_file());
+        if has_md && has_json {
+            return Err(ImportError::RunFile {
+                file: self.dir.join(&md).display().to_string(),
+                line: 0,
+                message: format!("output `{name}` is bound twice: {md} and {json}"),
+            });
+        }
+        if has_json {
+            return self.binding_at(name, &json);
+        }
+        // Another extension (`name.txt`) is read as it is.
+        if !has_md {
+            if let Some(other) = self.other_extension(folder, name)? {
+                return self.binding_at(name, &other);
+            }
+        }
+        self.binding_at(name, &md)
+    }
+
+    fn other_extension(&self, folder: &str, name: &str) -> Result<Option<String>, ImportError> {
+        let dir = self.dir.join(folder);
+        if !dir.is_dir() {
+            return Ok(None);
+        }
+        for f in sorted_entries(&dir)? {
+            if f.is_file() && f.file_stem().is_some_and(|s| s.to_string_lossy() == name) {
+                return Ok(Some(self.rel(&f)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn binding_at(&self, name: &str, rel: &str) -> Result<Binding, ImportError> {
+        let path = self.dir.join(rel);
+        let json = rel.ends_with(".json");
+        let content = if path.is_file() {
+            let text = self.read(&path)?;
+            Some(if json {
+                text
+            } else {
+                strip_output_header(&text)
+            })
+        } else {
+            None
+        };
+        Ok(Binding {
+            name: name.to_string(),
+            path: rel.to_string(),
+            content,
+            json,
+        })
+    }
+
+    /// The text of a file of the run: it must resolve inside the run (a
+    /// link leading outside is refused), then [`read_text`]'s bounds.
+    fn read(&self, path: &Path) -> Result<String, ImportError> {
+        self.check_real_inside(path)?;
+        read_text(path)
+    }
+
+    /// A file or folder reached through a link must still be inside the
+    /// run.
+    fn check_real_inside(&self, path: &Path) -> Result<(), ImportError> {
+        let root = std::fs::canonicalize(self.dir).map_err(io(self.dir))?;
+        let real = std::fs::canonicalize(path).map_err(io(path))?;
+        if real.starts_with(&root) {
+            Ok(())
+        } else {
+            Err(ImportError::RunFile {
+                file: path.display().to_string(),
+                line: 0,
+                message: "a link that leads outside the run directory".into(),
+            })
+        }
+    }
+
+    fn system(
+        &self,
+        manifest_path: &Path,
+        (root, root_text): (&ParsedFile, &str),
+        inputs: &[Binding],
+        prefix: &str,
+        log: Option<&Log>,
+    ) -> Result<(String, Layout, Vec<RunContract>), ImportError> {
+        let file = manifest_path.display().to_string();
+        let text = self.read(manifest_path)?;
+        if text.len() > MAX_MANIFEST_BYTES {
+            return Err(ImportError::Manifest {
+                file,
+                field: "(root)".into(),
+                message: format!(
+                    "{} bytes, more than the {MAX_MANIFEST_BYTES} bytes pactum reads from a manifest",
+                    text.len()
+                ),
+            });
+        }
+        let de = &mut serde_json::Deserializer::from_str(&text);
+        let m: RawManifest = serde_path_to_error::deserialize(de).map_err(|e| {
+            let field = e.path().to_string();
+            ImportError::Manifest {
+                file: file.clone(),
+                field: if field == "." { "(root)".into() } else { field },
+                message: e.into_inner().to_string(),
+            }
+        })?;
+        let bad = |field: String, message: String| ImportError::Manifest {
+            file: file.clone(),
+            field,
+            message,
+        };
+        let mut files: BTreeMap<String, (ParsedFile, Arc<str>)> = BTreeMap::new();
+        let mut contracts = Vec::new();
+        let mut node_outputs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        if m.graph.len() > MAX_MANIFEST_NODES {
+            return Err(bad(
+                "graph".into(),
+                format!(
+                    "{} nodes, more than the {MAX_MANIFEST_NODES} services pactum grades in one system",
+                    m.graph.len()
+                ),
+            ));
+        }
+        check_names(&m.graph).map_err(|(field, message)| bad(field, message))?;
+        // Binding file → the output field that claimed it first.
+        let mut bound: BTreeMap<String, String> = BTreeMap::new();
+        for (i, node) in m.graph.iter().enumerate() {
+            let field = |f: &str| format!("graph[{i}].{f}");
+            let Some(src) = node.source_path.as_deref().filter(|s| !s.trim().is_empty()) else {
+                return Err(bad(
+                    field("sourcePath"),
+                    format!("node `{}` has no source contract", node.id),
+                ));
+            };
+            let snapshot = self.snapshot_of(src, m.source_path.as_deref()).ok_or_else(|| {
+                bad(
+                    field("sourcePath"),
+                    format!(
+                        "node `{}`: its source `{src}` has no snapshot in sources/ (nor is it the root)",
+                        node.id
+                    ),
+                )
+            })?;
+            if !files.contains_key(&snapshot) {
+                let p = self.dir.join(&snapshot);
+                let text = self.read(&p)?;
+                files.insert(snapshot.clone(), (parse_file(&p, &text)?, Arc::from(text)));
+            }
+            let (parsed, source_text) = &files[&snapshot];
+            let declared = node_contract(parsed, &node.id).ok_or_else(|| {
+                bad(
+                    field("id"),
+                    format!(
+                        "node `{}` names a section its source {snapshot} does not declare",
+                        node.id
+                    ),
+                )
+            })?;
+            let mut outs = BTreeMap::new();
+            for (j, o) in node.outputs.iter().enumerate() {
+                let rel = match &o.binding_path {
+                    Some(p) => inside(p).ok_or_else(|| {
+                        bad(
+                            format!("graph[{i}].outputs[{j}].bindingPath"),
+                            format!("`{p}` is outside the run directory"),
+                        )
+                    })?,
+                    None => PathBuf::from(format!("bindings/{}/{}.md", node.id, o.name)),
+                };
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                // Without a bindingPath the file may be `.json`.
+                let rel = if o.binding_path.is_none()
+                    && !self.dir.join(&rel).is_file()
+                    && self
+                        .dir
+                        .join(format!("bindings/{}/{}.json", node.id, o.name))
+                        .is_file()
+                {
+                    format!("bindings/{}/{}.json", node.id, o.name)
+                } else {
+                    rel
+                };
+                let at = format!(
+                    "graph[{i}].outputs[{j}].{}",
+                    if o.binding_path.is_some() {
+                        "bindingPath"
+                    } else {
+                        "name"
+                    }
+                );
+                if folder_of(&rel, "bindings").as_deref() == Some("caller") {
+                    return Err(bad(
+                        at,
+                        format!(
+                            "`{}` is a caller input, not an output of node `{}`",
+                            shown(&rel),
+                            shown(&node.id)
+                        ),
+                    ));
+                }
+                if let Some(first) = bound.get(&rel) {
+                    return Err(bad(
+                        at,
+                        format!(
+                            "`{}` is also the binding of {first}: one file cannot be the evidence of two outputs",
+                            shown(&rel)
+                        ),
+                    ));
+                }
+                bound.insert(
+                    rel.clone(),
+                    format!("graph[{i}].outputs[{j}] (`{}`)", shown(&o.name)),
+                );
+                outs.insert(o.name.clone(), rel);
+            }
+            if let Some(w) = &node.workspace_path {
+                if inside(w).is_none() {
+                    return Err(bad(
+                        field("workspacePath"),
+                        format!("`{w}` is outside the run directory"),
+                    ));
+                }
+            }
+            let mut node_inputs = Vec::new();
+            for (j, inp) in node.inputs.iter().enumerate() {
+                if let Some(p) = &inp.path {
+                    let rel = inside(p).ok_or_else(|| {
+                        bad(
+                            format!("graph[{i}].inputs[{j}].path"),
+                            format!("`{p}` is outside the run directory"),
+                        )
+                    })?;
+                    let rel = rel.to_string_lossy().replace('\\', "/");
+                    let b = self.binding_at(&inp.name, &rel)?;
+                    if b.content.is_some() {
+                        node_inputs.push(b);
+                    }
+                }
+            }
+            let outputs = self.outputs_in(&format!("bindings/{}", node.id), &declared, &outs)?;
+            node_outputs.insert(node.id.clone(), outs);
+            contracts.push(RunContract {
+                name: format!("{prefix}{}", node.id),
+                source_text: Arc::clone(source_text),
+                source: snapshot,
+                is_system: false,
+                declared,
+                outputs,
+                inputs: node_inputs,
+                errors: Vec::new(),
+                completed: None,
+            });
+        }
+        // The system contract: the root's own clauses over what the caller
+        // receives.
+        let mut returns = Vec::new();
+        if let Some(caller) = &m.caller {
+            for (k, r) in caller.returns.iter().enumerate() {
+                if !is_one_name(&r.name) {
+                    return Err(bad(
+                        format!("caller.returns[{k}].name"),
+                        format!(
+                            "`{}` is not an output name: it may not be empty, hold `/`, `\\` or a control character, or be `.` or `..`",
+                            shown(&r.name)
+                        ),
+                    ));
+                }
+                let Some(outs) = node_outputs.get(&r.source) else {
+                    return Err(bad(
+                        format!("caller.returns[{k}].source"),
+                        format!("`{}` is not a node of the graph", r.source),
+                    ));
+                };
+                let rel = match outs.get(&r.name) {
+                    Some(p) => p.clone(),
+                    None => format!("bindings/{}/{}.md", r.source, r.name),
+                };
+                returns.push(self.binding_at(&r.name, &rel)?);
+            }
+        }
+        if root.main.has_commitments || !root.main.clauses.is_empty() {
+            if let Some(i) = m.graph.iter().position(|n| n.id == m.system_name) {
+                return Err(bad(
+                    "systemName".into(),
+                    format!(
+                        "`{}` is also the id of graph[{i}]: the system's contract and that node's would share one name and one trace id",
+                        shown(&m.system_name)
+                    ),
+                ));
+            }
+            let mut outputs = returns;
+            for c in &root.main.clauses {
+                if let Some(o) = &c.output {
+                    if !outputs.iter().any(|b| &b.name == o) {
+                        outputs.push(Binding {
+                            name: o.clone(),
+                            path: format!("(the caller's `{o}`: not in caller.returns)"),
+                            content: None,
+                            json: false,
+                        });
+                    }
+                }
+            }
+            contracts.insert(
+                0,
+                RunContract {
+                    name: format!("{prefix}{}", m.system_name),
+                    source: "root.prose.md".into(),
+                    source_text: Arc::from(root_text),
+                    is_system: true,
+                    declared: root.main.clone(),
+                    outputs,
+                    inputs: inputs.to_vec(),
+                    errors: Vec::new(),
+                    completed: None,
+                },
+            );
+        }
+        self.accounted_for(&file, &m, &contracts, log)?;
+        Ok((m.system_name, Layout::System, contracts))
+    }
+
+    /// Refuses a manifest that does not account for the folder: a folder
+    /// under `bindings/` (besides `caller`) or `workspace/`, a snapshot in
+    /// `sources/`, or a log step, of a service that is not a node of
+    /// `graph` (that service would otherwise never be graded).
+    fn accounted_for(
+        &self,
+        file: &str,
+        m: &RawManifest,
+        contracts: &[RunContract],
+        log: Option<&Log>,
+    ) -> Result<(), ImportError> {
+        let unaccounted = |what: String| ImportError::Manifest {
+            file: file.to_string(),
+            field: "graph".into(),
+            message: format!(
+                "{what}, not a node of the graph: the manifest does not account for it"
+            ),
+        };
+        let ids: BTreeSet<&str> = m.graph.iter().map(|n| n.id.as_str()).collect();
+        let mut bindings: BTreeSet<String> = ids.iter().map(|s| s.to_string()).collect();
+        bindings.extend(
+            contracts
+                .iter()
+                .flat_map(|c| &c.outputs)
+                .filter_map(|b| folder_of(&b.path, "bindings")),
+        );
+        bindings.insert("caller".into());
+        let mut workspaces: BTreeSet<String> = ids.iter().map(|s| s.to_string()).collect();
+        workspaces.extend(
+            m.graph
+                .iter()
+                .filter_map(|n| n.workspace_path.as_deref())
+                .filter_map(|w| folder_of(w, "workspace")),
+        );
+        for (top, known) in [("bindings", &bindings), ("workspace", &workspaces)] {
+            let d = self.dir.join(top);
+            if !d.is_dir() {
+                continue;
+            }
+            for f in sorted_entries(&d)? {
+                let name = folder_name(&f);
+                if f.is_dir() && !known.contains(&name) {
+                    return Err(unaccounted(format!(
+                        "{top}/{name}/ holds the files of `{name}`"
+                    )));
+                }
+            }
+        }
+        let sources = self.dir.join("sources");
+        if sources.is_dir() {
+            let mut used: BTreeSet<String> = contracts.iter().map(|c| c.source.clone()).collect();
+            if let Some(name) = m
+                .source_path
+                .as_deref()
+                .and_then(|s| Path::new(s).file_name())
+            {
+                used.insert(format!("sources/{}", name.to_string_lossy()));
+            }
+            for f in sorted_entries(&sources)? {
+                let rel = self.rel(&f);
+                if !used.contains(&rel) {
+                    return Err(unaccounted(format!(
+                        "{rel} is a source snapshot of no node (`{}`)",
+                        folder_name(&f)
+                    )));
+                }
+            }
+        }
+        if let Some(l) = log {
+            for (line, svc) in &l.steps {
+                if !ids.contains(&svc.as_str()) {
+                    return Err(unaccounted(format!(
+                        "vm.log.md:{line} logs a step of `{svc}`"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Where a node's source snapshot is: `sources/{file name}`, or the
+    /// root itself when it is the system's own file.
+    fn snapshot_of(&self, src: &str, system_source: Option<&str>) -> Option<String> {
+        let name = Path::new(src).file_name()?.to_string_lossy().into_owned();
+        let snap = format!("sources/{name}");
+        if self.dir.join(&snap).is_file() {
+            return Some(snap);
+        }
+        let root_name = system_source
+            .and_then(|s| Path::new(s).file_name())
+            .map(|s| s.to_string_lossy().into_owned());
+        (root_name.as_deref() == Some(name.as_str())).then(|| "root.prose.md".to_string())
+    }
+
+    fn read_log(&self) -> Result<Option<Log>, ImportError> {
+        let path = self.dir.join("vm.log.md");
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = self.read(&path)?;
+        parse_log(&path.display().to_string(), &text).map(Some)
+    }
+
+    /// Folder names under `workspace/`.
+    fn workspace_folders(&self) -> Result<Vec<String>, ImportError> {
+        let w = self.dir.join("workspace");
+        if !w.is_dir() {
+            return Ok(Vec::new());
+        }
+        Ok(sorted_entries(&w)?
+            .into_iter()
+            .filter(|p| p.is_dir())
+            .map(|p| folder_name(&p))
+            .collect())
+    }
+
+    /// Every `__error.md` under `workspace/` (any case of the name), each
+    /// an error of the service whose folder holds it, however deep
+    /// (`workspace/svc/sub/__error.md` is `svc`'s). One right under
+    /// `workspace/` belongs to no service and is refused.
+    fn workspace_errors(&self) -> Result<Vec<RunError>, ImportError> {
+        let mut out = Vec::new();
+        let w = self.dir.join("workspace");
+        if !w.is_dir() {
+            return Ok(out);
+        }
+        if let Some(f) = sorted_entries(&w)?
+            .into_iter()
+            .find(|p| !p.is_dir() && is_error_file(p))
+        {
+            return Err(ImportError::RunFile {
+                file: f.display().to_string(),
+                line: 0,
+                message: "an error file right under workspace/ names no service: it belongs in workspace/{service}/".into(),
+            });
+        }
+        let mut found = Vec::new();
+        for svc in self.workspace_folders()? {
+            let mut seen = 0usize;
+            self.error_files_in(&w.join(&svc), 0, &mut seen, &mut |f| {
+                found.push((svc.clone(), f));
+            })?;
+        }
+        for (svc, f) in found {
+            let text = self.read(&f)?;
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let Some(name) = first.trim().strip_prefix("# Error:") else {
+                return Err(ImportError::RunFile {
+                    file: f.display().to_string(),
+                    line: 1,
+                    message: "an error file starts with `# Error: {error-name}`".into(),
+                });
+            };
+            let name = pactum_core::text::truncate_chars(name.trim(), 200);
+            if name.is_empty() {
+                return Err(ImportError::RunFile {
+                    file: f.display().to_string(),
+                    line: 1,
+                    message: "`# Error:` names no error".into(),
+                });
+            }
+            let message: String = text
+                .lines()
+                .skip_while(|l| !l.trim_start().starts_with("# Error:"))
+                .skip(1)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .trim()
+                .to_string();
+            out.push(RunError {
+                service: svc.clone(),
+                name,
+                message: pactum_core::text::truncate_chars(&message, MAX_ERROR_CHARS),
+                source: self.rel(&f),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Calls `found` with each error file below `dir`, sorted, the
+    /// service folder's own first. Deeper than [`MAX_WORKSPACE_DEPTH`]
+    /// folders, or more than [`MAX_WORKSPACE_ENTRIES`] entries in one
+    /// service folder, is refused: an error file there could not be seen.
+    fn error_files_in(
+        &self,
+        dir: &Path,
+        depth: usize,
+        seen: &mut usize,
+        found: &mut dyn FnMut(PathBuf),
+    ) -> Result<(), ImportError> {
+        let entries = sorted_entries(dir)?;
+        *seen += entries.len();
+        if *seen > MAX_WORKSPACE_ENTRIES {
+            return Err(ImportError::RunFile {
+                file: dir.display().to_string(),
+                line: 0,
+                message: format!(
+                    "more than {MAX_WORKSPACE_ENTRIES} entries in one service's workspace folder: pactum cannot look through it for an __error.md"
+                ),
+            });
+        }
+        for p in entries.iter().filter(|p| !p.is_dir() && is_error_file(p)) {
+            found(p.clone());
+        }
+        for p in entries.iter().filter(|p| p.is_dir()) {
+            if is_error_file(p) {
+                return Err(ImportError::RunFile {
+                    file: p.display().to_string(),
+                    line: 0,
+                    message: "a folder named __error.md: an error file is a file starting `# Error: {error-name}`".into(),
+                });
+            }
+            if depth + 1 > MAX_WORKSPACE_DEPTH {
+                return Err(ImportError::RunFile {
+                    file: p.display().to_string(),
+                    line: 0,
+                    message: format!(
+                        "folders nested deeper than {MAX_WORKSPACE_DEPTH} levels in a service's workspace: pactum cannot look through them for an __error.md"
+                    ),
+                });
+            }
+            self.check_real_inside(p)?;
+            self.error_files_in(p, depth + 1, seen, found)?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `p` is named `__error.md`, in any case.
+fn is_error_file(p: &Path) -> bool {
+    p.file_name()
+        .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("__error.md"))
+}
+
+/// The folder right under `top` that the relative path `rel` lies in
+/// (`bindings/writer/brief.md` under `bindings` is `writer`).
+fn folder_of(rel: &str, top: &str) -> Option<String> {
+    let mut parts = Path::new(rel).components().filter_map(|c| match c {
+        Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+        _ => None,
+    });
+    (parts.next().as_deref() == Some(top))
+        .then(|| parts.next())
+        .flatten()
+}
+
+/// A value from a run, as an error message quotes it: one line, bounded.
+fn shown(s: &str) -> String {
+    pactum_core::text::one_line(s, 200)
+}
+
+/// Every node id of `graph` names one folder (`bindings/{id}/`,
+/// `workspace/{id}/`) and one contract, and every output name one file:
+/// each must be one name ([`is_one_name`]), and no two nodes share an id.
+/// The error is (field, message).
+fn check_names(graph: &[RawNode]) -> Result<(), (String, String)> {
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, node) in graph.iter().enumerate() {
+        let id = node.id.as_str();
+        let field = format!("graph[{i}].id");
+        if !is_one_name(id) {
+            return Err((
+                field,
+                format!(
+                    "`{}` is not a node id: a node's bindings and workspace are folders named after it, so an id may not be empty, hold `/`, `\\` or a control character, or be `.` or `..`",
+                    shown(id)
+                ),
+            ));
+        }
+        for (j, o) in node.outputs.iter().enumerate() {
+            if !is_one_name(&o.name) {
+                return Err((
+                    format!("graph[{i}].outputs[{j}].name"),
+                    format!(
+                        "`{}` is not an output name: an output is bound at a file named after it, so a name may not be empty, hold `/`, `\\` or a control character, or be `.` or `..`",
+                        shown(&o.name)
+                    ),
+                ));
+            }
+        }
+        if let Some(first) = seen.insert(id, i) {
+            return Err((
+                field,
+                format!(
+                    "`{}` is also the id of graph[{first}]: two nodes with one id would be graded as one contract",
+                    shown(id)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `s` can name one file or folder of a run: not blank, no path
+/// separator or control character, not `.` or `..`.
+fn is_one_name(s: &str) -> bool {
+    !(s.trim().is_empty()
+        || s == "."
+        || s == ".."
+        || s.chars().any(|c| c == '/' || c == '\\' || c.is_control()))
+}
+
+/// The contract of node `id` in its source file: an inline `## section`
+/// when the id is `{file}.{section}` and the file declares it, else the
+/// file's top level (or its one inline service).
+fn node_contract(file: &ParsedFile, id: &str) -> Option<ParsedContract> {
+    if let Some(c) = file.inline_service(id) {
+        return Some(c.clone());
+    }
+    if let Some((_, section)) = id.rsplit_once('.') {
+        if let Some(c) = file.inline_service(section) {
+            return Some(c.clone());
+        }
+        if !file.inline.is_empty() {
+            return None;
+        }
+    }
+    if !file.main.has_commitments && file.inline.len() == 1 {
+        return Some(file.inline[0].clone());
+    }
+    if !file.inline.is_empty() && !file.main.has_commitments {
+        return None;
+    }
+    Some(file.main.clone())
+}
+
+/// `vm.log.md`: `# run:{id} {name}`, `root: {file}`, step lines
+/// `N→ svc ✓` / `N→ svc ✗ {error}`, and last `---end {time}` /
+/// `---error {time} {msg}`. Other lines are notes; a line with a step
+/// arrow or a mark that is not a step line, an end line of another form,
+/// a line after the end, or no end line at all (a run cut short or still
+/// going) is an error (never skipped silently).
+fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
+    #[allow(clippy::unwrap_used)] // a constant pattern
+    let step = Regex::new(r"^(\d+)\s*→\s*(\S+)\s+(✓|✗)(?:\s+(.*))?$").unwrap();
+    #[allow(clippy::unwrap_used)] // a constant pattern
+    let end_line = Regex::new(r"^---(end|error)[ \t]+\d{4}-\d{2}-\d{2}T\S+(?:[ \t]+.*)?$").unwrap();
+    let bad_end = |n: usize, why: &str| {
+        ImportError::RunFile {
+        file: file.into(),
+        line: n,
+        message: format!("{why} (expected a last line `---end {{time}}` or `---error {{time}} {{message}}`): a run that did not end cleanly is not graded"),
+    }
+    };
+    // (line of the end line, last non-blank line).
+    let mut end: Option<usize> = None;
+    let mut last = 0;
+    let mut log = Log {
+        id: None,
+        ok: Vec::new(),
+        errors: Vec::new(),
+        run_error: None,
+        steps: Vec::new(),
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        let n = i + 1;
+        if line.is_empty() {
+            continue;
+        }
+        last = n;
+        if end.is_some() {
+            return Err(bad_end(n, "a line after the run's end line"));
+        }
+        // An end line is exactly one form; a variant (`--- error`,
+        // `---ERROR`, no time) is never skipped as a note.
+        let word = line
+            .trim_start_matches('-')
+            .trim_start()
+            .to_ascii_lowercase();
+        if line.starts_with("---") && (word.starts_with("end") || word.starts_with("error")) {
+            let Some(c) = end_line.captures(line) else {
+                return Err(bad_end(n, "an end line that cannot be read"));
+            };
+            end = Some(n);
+            if &c[1] == "end" {
+                continue;
+            }
+        }
+        if let Some(rest) = line.strip_prefix("# run:") {
+            log.id = rest.split_whitespace().next().map(str::to_string);
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("---error") {
+            let mut parts = rest.trim().splitn(2, char::is_whitespace);
+            let _time = parts.next();
+            let msg = parts.next().unwrap_or("").trim();
+            log.run_error = Some((n, pactum_core::text::truncate_chars(msg, MAX_ERROR_CHARS)));
+            continue;
+        }
+        // A step line is exactly one form: `✓` and nothing after it, or
+        // `✗` and an error, with no second mark (`✓ then ✗` is neither).
+        let one_form = |c: &regex::Captures<'_>| match (&c[3], c.get(4)) {
+            ("✓", rest) => rest.is_none_or(|r| r.as_str().trim().is_empty()),
+            (_, rest) => rest.is_none_or(|r| !r.as_str().contains(['✓', '✗'])),
+        };
+        if let Some(c) = step.captures(line).filter(one_form) {
+            let svc = c[2].to_string();
+            log.steps.push((n, svc.clone()));
+            if &c[3] == "✓" {
+                log.ok.push(svc);
+            } else {
+                let msg = c.get(4).map_or("", |m| m.as_str()).trim().to_string();
+                let name = msg
+                    .split(|ch: char| ch == ':' || ch.is_whitespace())
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                if name.is_empty() {
+                    return Err(ImportError::RunFile {
+                        file: file.into(),
+                        line: n,
+                        message: "a failed step (`✗`) names no error".into(),
+                    });
+                }
+                log.errors.push(RunError {
+                    service: svc,
+                    name,
+                    message: pactum_core::text::truncate_chars(&msg, MAX_ERROR_CHARS),
+                    source: format!("vm.log.md:{n}"),
+                });
+            }
+            continue;
+        }
+        if line.contains('→') || line.contains('✗') || line.contains('✓') {
+            return Err(ImportError::RunFile {
+                file: file.into(),
+                line: n,
+                message: "a step line that cannot be read (expected `N→ service ✓` or `N→ service ✗ error`)".into(),
+            });
+        }
+    }
+    if end.is_none() {
+        return Err(bad_end(last.max(1), "the log has no end line"));
+    }
+    Ok(log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_lines() {
+        let log = parse_log(
+            "vm.log.md",
+            "# run:20260317-143052-a7b3c9 brief\nroot: root.prose.md\n1→ researcher ✗ search-failed: timeout\n2→ writer ✓\n---end 2026-03-17T14:31:00Z\n",
+        )
+        .expect("reads");
+        assert_eq!(log.id.as_deref(), Some("20260317-143052-a7b3c9"));
+        assert_eq!(log.ok, vec!["writer".to_string()]);
+        assert_eq!(log.errors[0].name, "search-failed");
+        assert_eq!(log.errors[0].source, "vm.log.md:3");
+        for bad in ["1→ researcher", "x→ y ✓", "1→ a ✗"] {
+            assert!(parse_log("vm.log.md", bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn caller_bindings_and_headers() {
+        assert_eq!(
+            parse_caller(
+                "f",
+                "# topic\nbinding: input\nsource: caller\n---\nquantum dots\n"
+            )
+            .expect("reads"),
+            ("topic".into(), "quantum dots".into())
+        );
+        assert!(parse_caller("f", "topic\n---\nx").is_err());
+        assert!(parse_caller("f", "# topic\nbinding: input\nx").is_err());
+        assert!(parse_caller("f", "# topic\nno colon here\n---\nx").is_err());
+        assert_eq!(
+            strip_output_header("# summary\nbinding: output\nsource: writer\n---\nBody\n"),
+            "Body"
+        );
+        assert_eq!(
+            strip_output_header("\u{feff}# summary\nbinding: output\n---\nBody\n"),
+            "Body"
+        );
+        // A heading that is content stays.
+        assert_eq!(
+            strip_output_header("# Report\n\nBody\n---\n"),
+            "# Report\n\nBody\n---\n"
+        );
+    }
+
+    #[test]
+    fn paths_stay_inside() {
+        assert!(inside("bindings/a/b.md").is_some());
+        assert!(inside("./bindings/a.md").is_some());
+        for bad in ["", "/etc/passwd", "../x.md", "bindings/../../x", "."] {
+            assert!(inside(bad).is_none(), "{bad}");
+        }
+    }
+}

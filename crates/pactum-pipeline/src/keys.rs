@@ -1,0 +1,88 @@
+//! What every pipeline redacts (SPEC §4): the one rule,
+//! [`pactum_core::secret::redaction_rule`], fed with the environment's key
+//! variables ([`pactum_runner::env_keys`]) and, as traces stream by, the
+//! key-shaped tokens each one holds. The reports, the terminal, the store
+//! and a judge's prompt all redact what [`Shown`] holds.
+
+use std::collections::BTreeSet;
+
+use pactum_core::secret::{key_tokens, redaction_rule, trace_key_tokens, Redactor};
+use pactum_core::trace::Trace;
+
+use crate::{PipelineError, Sink};
+
+/// The secrets a pipeline keeps out of everything it shows or stores:
+/// those it started with, and the key-shaped tokens of every trace seen
+/// since.
+#[derive(Debug, Clone)]
+pub(crate) struct Shown {
+    redactor: Redactor,
+    seen: BTreeSet<String>,
+    /// Distinct key-shaped tokens found in the traces.
+    tokens: usize,
+}
+
+impl Shown {
+    /// The rule over `known` (a judge's key, a suite's secrets), the key
+    /// variables `named` (`api_key_env`) and the usual `*_API_KEY`
+    /// variables of the environment, and the key-shaped tokens of `texts`.
+    ///
+    /// # Errors
+    /// [`PipelineError::Invalid`] when the secrets cannot be searched for.
+    pub(crate) fn new<'a, 'n>(
+        known: &Redactor,
+        named: impl IntoIterator<Item = &'n str>,
+        texts: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Shown, PipelineError> {
+        let redactor = redaction_rule(known, &pactum_runner::env_keys(named), texts)
+            .map_err(|e| PipelineError::Invalid(format!("the keys to redact {e}")))?;
+        Ok(Shown {
+            redactor,
+            seen: BTreeSet::new(),
+            tokens: 0,
+        })
+    }
+
+    /// Every secret known so far.
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// How many distinct key-shaped tokens [`Self::trace`] found.
+    pub(crate) fn tokens(&self) -> usize {
+        self.tokens
+    }
+
+    /// Learns the key-shaped tokens of `trace` before anything of it is
+    /// shown: the new ones join the secrets, and `sink` redacts them from
+    /// every later event. Returns whether `trace` holds any (known or new).
+    pub(crate) fn trace(&mut self, trace: &Trace, sink: &mut dyn Sink) -> bool {
+        self.learn(trace_key_tokens(trace), sink)
+    }
+
+    /// As [`Self::trace`], for untrusted text about to be shown that is no
+    /// trace (an input error quoting a record that could not be read).
+    pub(crate) fn text(&mut self, text: &str, sink: &mut dyn Sink) -> bool {
+        self.learn(key_tokens(text), sink)
+    }
+
+    fn learn(&mut self, found: Vec<String>, sink: &mut dyn Sink) -> bool {
+        let any = !found.is_empty();
+        let new: Vec<String> = found
+            .into_iter()
+            .filter(|t| self.seen.insert(t.clone()))
+            .collect();
+        if new.is_empty() {
+            return any;
+        }
+        self.tokens += new.len();
+        // `key_tokens` hands over only values `Redactor` accepts.
+        if let Ok(more) = Redactor::new(&new) {
+            if let Ok(all) = self.redactor.with(&more) {
+                self.redactor = all;
+            }
+            sink.redact_with(&more);
+        }
+        any
+    }
+}

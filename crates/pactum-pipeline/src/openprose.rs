@@ -1,0 +1,319 @@
+//! `grade RUN_DIR…`: completed OpenProse runs, each graded against the
+//! contracts it declared ([`pactum_openprose`], `docs/openprose.md`).
+//!
+//! [`prepare`] imports every run (any import error refuses the whole
+//! command: nothing is graded) and connects the judge; [`Prepared::grade`]
+//! grades them and streams one result per contract to the [`Sink`] (trace
+//! id `RUN_ID/CONTRACT`), so the terminal, JSON and JUnit reports read as
+//! for traces, and hands the contract grader's report of every run to the
+//! sink's `finish` (the JSON report's `openprose` array).
+//!
+//! A judged clause goes through the judge exactly as a trace's judged
+//! clause does (`pactum_runner::judge_trace`, then
+//! `pactum_eval::CompiledContract::grade`): the same cache, the same
+//! confidence threshold, the same quote verification against the
+//! bindings.
+
+use std::path::{Path, PathBuf};
+
+use pactum_core::secret::{key_tokens, Redactor};
+use pactum_core::trace::Trace;
+use pactum_core::{ObservabilityLevel, Policy, TraceResult};
+use pactum_eval::{CompiledContract, NoJudge};
+pub use pactum_openprose::is_run_dir;
+use pactum_openprose::{grade_run, import_run, Run, RunGrade};
+use pactum_report::{ContractInfo, InputFile, Protected, RunEnd, RunInfo, Warning};
+
+use crate::grade::{judge_setup, store_protected, GradeJudge, GradeOutcome, JudgeConfig};
+use crate::{Message, MessageLevel, PipelineError, Sink};
+
+/// What `pactum grade RUN_DIR…` grades and how.
+#[derive(Debug, Clone)]
+pub struct ProseRequest {
+    /// Run directories, graded in this order.
+    pub runs: Vec<PathBuf>,
+    /// The grading policy (severity floor, confidence threshold).
+    pub policy: Policy,
+    /// The judge, if any; without one, clauses only a judge can grade are
+    /// not evaluable (`no-judge`).
+    pub judge: Option<JudgeConfig>,
+    /// The store whose cache keeps judge answers; opened only with a judge.
+    pub store: Option<PathBuf>,
+}
+
+/// Imported runs and the judge, ready to grade.
+pub struct Prepared<'r> {
+    req: &'r ProseRequest,
+    runs: Vec<Run>,
+    judge: Option<GradeJudge>,
+    /// The secrets to keep out of every report, the terminal and the
+    /// judge's prompt ([`crate::keys::Shown`] over the runs' text).
+    redactor: Redactor,
+    /// How many distinct key-shaped tokens the runs' text holds.
+    keys_in_runs: usize,
+}
+
+/// Imports every run of `req` and connects the judge.
+///
+/// # Errors
+/// [`PipelineError::Invalid`] naming the run and the import error's code
+/// (`missing-root`, `missing-manifest`, `no-outputs`,
+/// `unsupported-layout`, `invalid-manifest`, …) for the first run that
+/// cannot be imported; [`PipelineError::Store`] when the judge's store
+/// cannot be opened.
+pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
+    let mut runs = Vec::new();
+    for dir in &req.runs {
+        let run = import_run(dir).map_err(|e| {
+            let text = e.to_string();
+            let code = e.code();
+            PipelineError::Invalid(if text.starts_with(code) {
+                text
+            } else {
+                format!("{code}: {text}")
+            })
+        })?;
+        runs.push(run);
+    }
+    let mut keys: Vec<String> = Vec::new();
+    for k in runs.iter().flat_map(Run::texts).flat_map(key_tokens) {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let keys_in_runs = keys.len();
+    let (judge, shown) = judge_setup(
+        req.judge.as_ref(),
+        req.store.as_deref(),
+        runs.iter().flat_map(Run::texts),
+    )?;
+    let redactor = shown.redactor().clone();
+    Ok(Prepared {
+        req,
+        runs,
+        judge,
+        redactor,
+        keys_in_runs,
+    })
+}
+
+impl Prepared<'_> {
+    /// The imported runs.
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+
+    /// What no report may touch: every run folder, whole (a report
+    /// inside one would be read as part of the run next time), and the
+    /// store.
+    pub fn protected(&self) -> Vec<Protected> {
+        let mut out: Vec<Protected> = self
+            .req
+            .runs
+            .iter()
+            .map(|p| Protected::folder("the OpenProse run", p))
+            .collect();
+        out.push(store_protected(self.req.store.as_deref()));
+        out
+    }
+
+    /// Grades every run; `sink` receives `begin`, one result per contract
+    /// in run order, then `finish` with the contract grader's report of
+    /// each run.
+    ///
+    /// # Errors
+    /// None once prepared; the `Result` matches the other pipelines.
+    pub fn grade(self, sink: &mut dyn Sink) -> Result<GradeOutcome, PipelineError> {
+        let policy = self.req.policy;
+        let judge = self.judge.as_ref();
+        let redactor = &self.redactor;
+        if !redactor.is_empty() {
+            sink.redact_with(redactor);
+        }
+        // Graded before `begin`, which names each contract's digest.
+        let mut judge_error: Option<String> = None;
+        let mut grades: Vec<RunGrade> = Vec::new();
+        for run in &self.runs {
+            let mut judge_fn = |c: &CompiledContract, t: &Trace| match judge {
+                None => c.grade(t, &policy, &NoJudge),
+                Some(j) => {
+                    let mut trace = t.clone();
+                    redactor.redact_trace(&mut trace);
+                    let judged = j.rt.block_on(pactum_runner::judge_trace(
+                        Some(&j.setup),
+                        &[c],
+                        &trace,
+                        &j.cache,
+                        None,
+                    ));
+                    match judged {
+                        Ok((judgments, _, _)) => c.grade(&trace, &policy, &judgments),
+                        Err(e) => {
+                            judge_error.get_or_insert_with(|| format!("judge cache: {e}"));
+                            c.grade(&trace, &policy, &NoJudge)
+                        }
+                    }
+                }
+            };
+            grades.push(grade_run(run, &policy, &mut judge_fn));
+        }
+        if let Some(text) = judge_error {
+            sink.message(Message {
+                level: MessageLevel::Error,
+                text,
+            });
+        }
+        let info = RunInfo {
+            command: "grade".into(),
+            pactum_version: env!("CARGO_PKG_VERSION").into(),
+            policy,
+            contracts: grades
+                .iter()
+                .flat_map(|g| {
+                    g.contracts.iter().map(move |c| ContractInfo {
+                        id: c.name.clone(),
+                        path: Path::new(&g.dir).join(&c.source).display().to_string(),
+                        digest: c.digest.clone(),
+                    })
+                })
+                .collect(),
+            authored_tests: 0,
+            expectations: None,
+            run: None,
+        };
+        sink.begin(&info);
+        let mut outcome = GradeOutcome::default();
+        let mut inputs = Vec::new();
+        for (run, g) in self.runs.iter().zip(&grades) {
+            for (c, contract) in g.contracts.iter().zip(&run.contracts) {
+                let result = TraceResult {
+                    trace_id: format!("{}/{}", g.run_id, c.name),
+                    // The run folder, so the JUnit report groups a run's
+                    // contracts in one test suite.
+                    source: Some(pactum_core::trace::SourceRef {
+                        file: run.dir.display().to_string(),
+                        line: 0,
+                    }),
+                    observability: ObservabilityLevel::ResponseOnly,
+                    status: c.status,
+                    summary: c.summary.clone(),
+                    contracts: vec![pactum_core::ContractResult {
+                        contract_id: contract.name.clone(),
+                        contract_digest: c.digest.clone(),
+                        clauses: c.clauses.clone(),
+                        counts: c.counts,
+                        score: c.contract_score,
+                    }],
+                    overall_score: c.contract_score,
+                    error: None,
+                };
+                *outcome.by_status.entry(result.status).or_default() += 1;
+                outcome.graded += 1;
+                sink.result(&result, None);
+            }
+            inputs.push(InputFile {
+                path: run.dir.display().to_string(),
+                format: "openprose".into(),
+                traces: g.contracts.len() as u64,
+                skipped: 0,
+                errors: 0,
+            });
+        }
+        let mut warnings = Vec::new();
+        let no_judge = grades
+            .iter()
+            .flat_map(|g| &g.unevaluable_clauses)
+            .filter(|u| u.reason == pactum_core::NotEvaluableReason::NoJudge)
+            .count();
+        if no_judge > 0 {
+            warnings.push(Warning {
+                code: "no-judge".into(),
+                message: format!(
+                    "{no_judge} clause(s) need a judge (their text is not in a phrasing pactum measures) but no judge is configured: each is not evaluable with reason no-judge"
+                ),
+            });
+        }
+        if self.keys_in_runs > 0 {
+            warnings.push(Warning {
+                code: "redacted-secret".into(),
+                message: format!(
+                    "the runs' text holds {} key-shaped token(s) (`sk-…`, `ghp_…`, `AIza…`…): each is shown as [redacted] in every report and on the terminal{}; treat each as leaked and rotate it",
+                    self.keys_in_runs,
+                    if judge.is_some() { ", and the judge never saw it" } else { "" }
+                ),
+            });
+        }
+        sink.finish(&RunEnd {
+            inputs,
+            warnings,
+            openprose: grades,
+        });
+        outcome.report_failed = sink.report_failed();
+        Ok(outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for e in std::fs::read_dir(from).expect("read_dir") {
+            let e = e.expect("entry");
+            let target = to.join(e.file_name());
+            if e.file_type().expect("type").is_dir() {
+                copy_dir(&e.path(), &target);
+            } else {
+                std::fs::copy(e.path(), &target).expect("copy");
+            }
+        }
+    }
+
+    fn request(run: &Path) -> ProseRequest {
+        ProseRequest {
+            runs: vec![run.to_path_buf()],
+            policy: Policy::default(),
+            judge: None,
+            store: None,
+        }
+    }
+
+    /// Every file of a run, however many it holds, and every path inside
+    /// it that does not exist yet, is kept from the reports.
+    #[test]
+    fn no_report_may_be_written_inside_a_run() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        let example =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openprose/satisfied");
+        copy_dir(&example, &run);
+        let junk = run.join("workspace/analyst/junk");
+        std::fs::create_dir_all(&junk).expect("mkdir");
+        for i in 0..=10_000 {
+            std::fs::write(junk.join(format!("{i}")), "").expect("write");
+        }
+        let req = request(&run);
+        let p = prepare(&req).expect("prepares");
+        let protected = p.protected();
+        for inside in [
+            junk.join("10000"),
+            run.join("sources/analyst.prose.md"),
+            run.join("report.json"),
+            run.join("bindings/analyst/new.md"),
+        ] {
+            let out = [pactum_report::Output::file("--json", &inside)];
+            match pactum_report::check_outputs(&out, &protected) {
+                Err(pactum_report::ReportError::OutputInsideInput { folder, .. }) => {
+                    assert_eq!(folder, run);
+                }
+                other => panic!("{}: {other:?}", inside.display()),
+            }
+        }
+        let beside = [pactum_report::Output::file(
+            "--json",
+            tmp.path().join("r.json"),
+        )];
+        pactum_report::check_outputs(&beside, &protected).expect("beside the run");
+    }
+}
