@@ -110,7 +110,22 @@ pub fn show(
     sink: &mut dyn Sink,
 ) -> Result<StoredSummary, PipelineError> {
     let store = open_store_to_read(db)?;
-    let (id, row) = stored_run(&store, run)?;
+    show_in(&store, run, db, sink)
+}
+
+/// [`show`] over a store already open (`pactum view` opens it so as to
+/// change no file beside it); `db` is the store's path as the user gave
+/// it, for the resume command a warning prints. Reads only.
+///
+/// # Errors
+/// As [`show`], but for opening the store.
+pub fn show_in(
+    store: &Store,
+    run: &str,
+    db: Option<&Path>,
+    sink: &mut dyn Sink,
+) -> Result<StoredSummary, PipelineError> {
+    let (id, row) = stored_run(store, run)?;
     // The contracts the results cite, from their stored snapshots (a first
     // pass; the second streams the results, so memory stays flat).
     // Each digest with the first test that cites it.
@@ -149,7 +164,7 @@ pub fn show(
     });
     let mut statuses = StatusCounts::default();
     let mut secrets = RedactedSecrets::default();
-    let mut names = stored_names(&store, digests.keys());
+    let mut names = stored_names(store, digests.keys());
     store.trials(&id, &mut |t| {
         statuses.add(t.result.status);
         if let Some(trace) = &t.trace {
@@ -160,7 +175,7 @@ pub fn show(
         sink.result(&t.result, None);
         std::ops::ControlFlow::Continue(())
     })?;
-    let (missing, warning) = stored_gaps(&store, &id, &row, db)?;
+    let (missing, warning) = stored_gaps(store, &id, &row, db)?;
     warnings.extend(warning);
     warnings.extend(secrets.warning());
     warnings.extend(name_warnings(&names));

@@ -209,6 +209,41 @@ impl Store {
         }
     }
 
+    /// Opens an existing store for reading only, creating and changing no
+    /// file beside it (`pactum view`). A plain read-only open of a WAL
+    /// store makes SQLite create `-wal` and `-shm` files and leave them;
+    /// so when neither is beside the store (no process has it open for
+    /// writing, nothing is left to checkpoint) it is opened as immutable.
+    /// When they are (a `pactum run` is writing), it is opened as
+    /// [`Store::open_read_only`] does, through the files that writer made.
+    ///
+    /// An immutable open assumes the file does not change while it is
+    /// read: a caller that may read while a writer starts compares the
+    /// file before and after (size, modification time, and no `-wal`
+    /// appearing) and reads again otherwise.
+    ///
+    /// # Errors
+    /// Those of [`Store::open_read_only`].
+    pub fn open_untouched(path: &Path) -> Result<Store, StoreError> {
+        let beside = |ext: &str| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(ext);
+            std::fs::symlink_metadata(PathBuf::from(p)).is_ok()
+        };
+        if beside("-wal") || beside("-shm") {
+            return Store::open_read_only(path);
+        }
+        Store::check_exists(path)?;
+        Store::refuse_by_header(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let uri = immutable_uri(path).map_err(|e| error_for(path, "open", e))?;
+        let conn =
+            Connection::open_with_flags(uri, flags).map_err(|e| error_for(path, "open", e))?;
+        Store::init_read_only(conn, path.to_path_buf())
+    }
+
     fn init_read_only(conn: Connection, path: PathBuf) -> Result<Store, StoreError> {
         let store = Store {
             conn,

@@ -1,0 +1,348 @@
+//! End-to-end tests of `pactum view`: a store made by real `pactum run`s
+//! of `tests/fixtures/view/view.yaml` (an exec target on
+//! `examples/targets/echo_agent.py`), the real binary serving it on
+//! 127.0.0.1 (`--port 0`), pages fetched with a real HTTP client
+//! (reqwest), and raw requests over a TCP socket where a client would
+//! tidy the request up. After serving, the store's folder is byte for
+//! byte what it was. The `browser_*` tests (ignored; `bash .ci/browser`)
+//! load the pages in chromium.
+
+mod browser;
+mod support;
+
+use std::collections::BTreeMap;
+
+use support::*;
+
+#[test]
+fn serves_the_runs_newest_first_with_filters() {
+    let s = Store3::get();
+    let v = s.serve();
+    let (code, headers, body) = v.get("/");
+    assert_eq!(code, 200, "{body}");
+    let csp = headers.get("content-security-policy").expect("a CSP");
+    assert!(csp.starts_with("default-src 'none'"), "{csp}");
+    assert!(csp.contains("script-src 'none'"), "{csp}");
+    assert_eq!(
+        headers.get("x-content-type-options").map(String::as_str),
+        Some("nosniff")
+    );
+    // Newest first: run3, run2, run1.
+    let at = |id: &str| {
+        body.find(&format!("href=\"/runs/{id}\""))
+            .unwrap_or_else(|| panic!("{id} listed: {body}"))
+    };
+    assert!(
+        at(&s.run3) < at(&s.run2) && at(&s.run2) < at(&s.run1),
+        "{body}"
+    );
+    // Each run links a diff with the previous run of its suite.
+    assert!(
+        body.contains(&format!("href=\"/diff?a={}&amp;b={}\"", s.run1, s.run2)),
+        "{body}"
+    );
+    // The tampered suite path is text, never markup.
+    assert!(!body.contains("<img"), "{body}");
+    assert!(body.contains("&lt;img src=x onerror="), "{body}");
+
+    // Filters: by status, by suite; an unknown status is refused.
+    let (code, _, body) = v.get("/?status=finished");
+    assert_eq!(code, 200);
+    assert_eq!(body.matches("class=\"run-link\"").count(), 3, "{body}");
+    let (code, _, body) = v.get("/?status=running");
+    assert_eq!(code, 200);
+    assert_eq!(body.matches("class=\"run-link\"").count(), 0, "{body}");
+    assert!(body.contains("No run matches these filters"), "{body}");
+    let suite = url_encode(&s.suite_a);
+    let (code, _, body) = v.get(&format!("/?suite={suite}&status=finished"));
+    assert_eq!(code, 200);
+    assert_eq!(body.matches("class=\"run-link\"").count(), 2, "{body}");
+    assert!(!body.contains(&format!("/runs/{}", s.run3)), "{body}");
+    let (code, _, body) = v.get("/?status=passed");
+    assert_eq!(code, 400, "{body}");
+    assert!(body.contains("unknown status"), "{body}");
+    let (code, _, body) = v.get("/?sort=id");
+    assert_eq!(code, 400, "{body}");
+    let (code, _, _) = v.get("/?status=finished&status=running");
+    assert_eq!(code, 400);
+    v.stop();
+}
+
+#[test]
+fn a_runs_page_is_the_page_show_html_writes() {
+    let s = Store3::get();
+    let v = s.serve();
+    for id in [&s.run1, &s.run2, &s.run3] {
+        let shown = s.sandbox.pactum([
+            "show".as_ref(),
+            id.as_ref(),
+            "--db".as_ref(),
+            s.db().as_os_str(),
+            "--html".as_ref(),
+            "-".as_ref(),
+        ]);
+        assert!(shown.stdout.starts_with("<!DOCTYPE html>"), "{shown:#?}");
+        let (code, headers, body) = v.get(&format!("/runs/{id}"));
+        assert_eq!(code, 200);
+        assert_eq!(
+            body, shown.stdout,
+            "run {id}: the page differs from show --html"
+        );
+        let csp = headers.get("content-security-policy").expect("a CSP");
+        assert!(csp.contains("script-src 'sha256-"), "{csp}");
+    }
+    // The sentinel in the response and in the (tampered) test id is text.
+    let (_, _, body) = v.get(&format!("/runs/{}", s.run3));
+    assert!(body.contains("PWNED"), "the sentinel is on the page");
+    assert!(!body.contains("<script>window.PWNED"), "{body}");
+    assert!(!body.contains("<img src=x"), "{body}");
+    v.stop();
+}
+
+#[test]
+fn a_diff_puts_changed_trials_first_and_refuses_other_suites() {
+    let s = Store3::get();
+    let v = s.serve();
+    let (code, _, body) = v.get(&format!("/diff?a={}&b={}", s.run1, s.run2));
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        body.contains("<span id=\"changed-count\">1</span> changed"),
+        "{body}"
+    );
+    let changed = body.find("id=\"changed\"").expect("changed section");
+    let same = body.find("id=\"same\"").expect("unchanged section");
+    let flip = body.find("<td class=\"test\">flip</td>").expect("flip");
+    let greet = body.find("<td class=\"test\">greet</td>").expect("greet");
+    assert!(changed < flip && flip < same && same < greet, "{body}");
+    let row = &body[flip..flip + body[flip..].find("</tr>").expect("row end")];
+    let pass = row.find("status pass").expect("pass before");
+    let fail = row.find("status fail").expect("fail after");
+    assert!(pass < fail, "{row}");
+    assert!(
+        body.contains("The suite file changed between these runs"),
+        "{body}"
+    );
+    assert!(!body.contains("<script>window.PWNED"), "{body}");
+
+    // Runs of two suite files: refused with a page that says so.
+    let (code, _, body) = v.get(&format!("/diff?a={}&b={}", s.run1, s.run3));
+    assert_eq!(code, 409, "{body}");
+    assert!(
+        body.contains("only runs of the same suite file can be compared"),
+        "{body}"
+    );
+    assert!(!body.contains("<img"), "{body}");
+
+    // Unknown runs are 404; a missing or malformed id is 400.
+    let unknown = "r00000000-000000-0000";
+    assert_eq!(v.get(&format!("/diff?a={}&b={unknown}", s.run1)).0, 404);
+    assert_eq!(v.get(&format!("/runs/{unknown}")).0, 404);
+    assert_eq!(v.get(&format!("/diff?a={}", s.run1)).0, 400);
+    assert_eq!(v.get("/diff?a=r1'%20OR%201=1--&b=r1").0, 400);
+    // A prefix names a run on the command line, never in a URL.
+    assert_eq!(v.get(&format!("/runs/{}", &s.run1[..10])).0, 404);
+    v.stop();
+}
+
+#[test]
+fn requests_outside_the_pages_are_refused() {
+    let s = Store3::get();
+    let v = s.serve();
+    let host = format!("127.0.0.1:{}", v.port);
+    let status = |path: &str, method: &str, host: &str| -> u16 {
+        let answer = v.raw(&format!(
+            "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        ));
+        answer
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("an HTTP answer: {answer}"))
+    };
+    assert_eq!(status("/", "GET", &host), 200);
+    assert_eq!(status("/", "GET", &format!("localhost:{}", v.port)), 200);
+    // Path traversal, raw and encoded, never reaches the store.
+    for path in [
+        "/runs/../pactum.db",
+        "/runs/..%2fpactum.db",
+        "/runs/%2e%2e",
+        "/runs/x/../../etc/passwd",
+        "/runs/",
+        "/../store/pactum.db",
+        "/store/pactum.db",
+        "/runs/r1%00",
+    ] {
+        let code = status(path, "GET", &host);
+        assert!(code == 400 || code == 404, "{path}: {code}");
+    }
+    // Only reading.
+    assert_eq!(status("/", "POST", &host), 405);
+    assert_eq!(status(&format!("/runs/{}", s.run1), "DELETE", &host), 405);
+    // Another name for this server (DNS rebinding) is refused.
+    assert_eq!(status("/", "GET", "evil.example:80"), 421);
+    assert_eq!(status("/", "GET", &format!("evil.example:{}", v.port)), 421);
+    v.stop();
+}
+
+#[test]
+fn serving_leaves_the_store_folder_byte_identical() {
+    // Its own store: `pactum show` in another test may open the shared one.
+    let s = Store3::fresh();
+    let before = folder_bytes(s.db().parent().expect("store folder"));
+    assert_eq!(
+        before.keys().cloned().collect::<Vec<_>>(),
+        ["pactum.db"],
+        "no log left by the runs"
+    );
+    let v = s.serve();
+    for path in [
+        "/".to_string(),
+        format!("/runs/{}", s.run1),
+        format!("/runs/{}", s.run3),
+        format!("/diff?a={}&b={}", s.run1, s.run2),
+        "/?status=finished".to_string(),
+    ] {
+        assert_eq!(v.get(&path).0, 200, "{path}");
+        same_folder(
+            &before,
+            &folder_bytes(s.db().parent().expect("store folder")),
+            &path,
+        );
+    }
+    let code = v.stop();
+    assert_eq!(code, 0, "SIGTERM stops the server cleanly");
+    same_folder(
+        &before,
+        &folder_bytes(s.db().parent().expect("store folder")),
+        "stopping",
+    );
+
+    // A writer holding the store (as `pactum run` does): its log is read,
+    // so what it committed and has not checkpointed is shown.
+    let writer = rusqlite::Connection::open(s.db()).expect("a writer");
+    writer
+        .pragma_update(None, "wal_autocheckpoint", 0)
+        .expect("no checkpoint");
+    writer
+        .execute(
+            "UPDATE runs SET status = 'interrupted' WHERE id = ?1",
+            [&s.run1],
+        )
+        .expect("a write");
+    let dir = s.db().parent().expect("store folder").to_path_buf();
+    assert!(dir.join("pactum.db-wal").exists(), "the writer's log");
+    assert_eq!(
+        std::fs::read(s.db()).expect("read"),
+        before["pactum.db"],
+        "not checkpointed"
+    );
+    let v = s.serve();
+    let (code, _, body) = v.get("/?status=interrupted");
+    assert_eq!(code, 200, "{body}");
+    assert!(
+        body.contains(&format!("href=\"/runs/{}\"", s.run1)),
+        "{body}"
+    );
+    assert_eq!(body.matches("class=\"run-link\"").count(), 1, "{body}");
+    assert_eq!(v.get(&format!("/runs/{}", s.run1)).0, 200);
+    v.stop();
+    drop(writer);
+}
+
+#[test]
+fn a_store_that_cannot_be_read_is_refused_with_the_exit_code() {
+    let sb = Sandbox::new();
+    let missing = sb.path().join("nothing/pactum.db");
+    let run = sb.pactum([
+        "view".as_ref(),
+        "--db".as_ref(),
+        missing.as_os_str(),
+        "--port".as_ref(),
+        "0".as_ref(),
+    ]);
+    assert_eq!(run.code, 2, "{run:#?}");
+    assert!(run.stderr.contains("nothing/pactum.db"), "{run:#?}");
+    assert!(
+        !missing.parent().expect("parent").exists(),
+        "nothing created"
+    );
+    let text = sb.write("notes.db", "these are notes, not a store\n");
+    let run = sb.pactum([
+        "view".as_ref(),
+        "--db".as_ref(),
+        text.as_os_str(),
+        "--port".as_ref(),
+        "0".as_ref(),
+    ]);
+    assert_eq!(run.code, 6, "{run:#?}");
+    assert!(run.stderr.contains("notes.db"), "{run:#?}");
+    assert_eq!(
+        std::fs::read_dir(sb.path()).expect("list").count(),
+        1,
+        "no -wal or -shm beside a refused file"
+    );
+    let run = sb.pactum([
+        "view".as_ref(),
+        "--db".as_ref(),
+        sb.path().as_os_str(),
+        "--port".as_ref(),
+        "0".as_ref(),
+    ]);
+    assert_eq!(run.code, 2, "{run:#?}");
+}
+
+#[test]
+fn a_taken_port_is_a_usage_error_and_bind_warns() {
+    let s = Store3::get();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let port = taken.local_addr().expect("its address").port().to_string();
+    let db = s.db();
+    let run = s.sandbox.pactum([
+        "view".as_ref(),
+        "--db".as_ref(),
+        db.as_os_str(),
+        "--port".as_ref(),
+        port.as_ref(),
+    ]);
+    assert_eq!(run.code, 2, "{run:#?}");
+    assert!(
+        run.stderr.contains("cannot listen on 127.0.0.1:"),
+        "{run:#?}"
+    );
+    let v = s.serve_with(&["--bind", "0.0.0.0"]);
+    assert!(
+        v.stderr_line
+            .contains("warning: listening on 0.0.0.0, not on loopback"),
+        "{}",
+        v.stderr_line
+    );
+    // Bound to every address, it still answers on loopback.
+    assert_eq!(v.get("/").0, 200);
+    v.stop();
+}
+
+/// The same files, each with the same bytes.
+fn same_folder(before: &BTreeMap<String, Vec<u8>>, after: &BTreeMap<String, Vec<u8>>, when: &str) {
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>(),
+        "the store's folder lists other files after {when}"
+    );
+    for (name, bytes) in before {
+        assert!(after[name] == *bytes, "{name} changed after {when}");
+    }
+}
+
+/// Every file in `dir` (not recursive) with its bytes.
+fn folder_bytes(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .expect("list the folder")
+        .map(|e| {
+            let e = e.expect("an entry");
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).expect("read"),
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,80 @@
+//! Reading the store without touching it, consistently.
+//!
+//! [`Store::open_untouched`] reads a store no process is writing as
+//! immutable, which creates no `-wal`/`-shm` file; but an immutable read
+//! assumes the file does not change meanwhile. So the file is stamped
+//! before and after: when a writer appeared or the file changed during an
+//! immutable read, what was read is thrown away and read again (the next
+//! open goes through the writer's log).
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use pactum_store::{Store, StoreError};
+
+/// How often a read is tried before the last one is kept as it is.
+const ATTEMPTS: usize = 3;
+
+/// What tells a changed store file: its identity, size and time, and
+/// whether a write-ahead log or its index lies beside it.
+#[derive(Debug, PartialEq, Eq)]
+struct Stamp {
+    file: Option<(u64, SystemTime, u64)>,
+    wal: bool,
+    shm: bool,
+}
+
+fn beside(path: &Path, ext: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(ext);
+    PathBuf::from(p)
+}
+
+fn stamp(path: &Path) -> Stamp {
+    let file = std::fs::metadata(path).ok().map(|m| {
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let ino = 0;
+        (m.len(), m.modified().unwrap_or(SystemTime::UNIX_EPOCH), ino)
+    });
+    Stamp {
+        file,
+        wal: std::fs::symlink_metadata(beside(path, "-wal")).is_ok(),
+        shm: std::fs::symlink_metadata(beside(path, "-shm")).is_ok(),
+    }
+}
+
+/// The store kept changing under every read: nothing read is shown.
+#[derive(Debug)]
+pub(crate) struct Changed;
+
+/// Runs `read` over the store at `path`, opened read-only without
+/// touching any file; reads again when the file changed under an
+/// immutable read.
+///
+/// # Errors
+/// The store's when it cannot be opened; [`Changed`] when it changed
+/// under every attempt; else whatever `read` returns.
+pub(crate) fn read<T, E: From<StoreError> + From<Changed>>(
+    path: &Path,
+    mut read: impl FnMut(&Store) -> Result<T, E>,
+) -> Result<T, E> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let before = stamp(path);
+        let store = Store::open_untouched(path)?;
+        let out = read(&store);
+        drop(store);
+        // Through a writer's log the read was consistent by SQLite's own
+        // locking; an immutable one only if nothing changed.
+        let through_log = before.wal || before.shm;
+        if through_log || stamp(path) == before {
+            return out;
+        }
+        if attempt >= ATTEMPTS {
+            return Err(Changed.into());
+        }
+    }
+}
