@@ -42,7 +42,6 @@ fn load(url: &str) -> Loaded {
             "--no-first-run",
             "--disable-extensions",
             "--proxy-server=127.0.0.1:9",
-            "--proxy-bypass-list=<-loopback>",
             "--enable-logging=stderr",
             "--v=0",
             "--virtual-time-budget=2000",
