@@ -175,6 +175,12 @@ fn requests_outside_the_pages_are_refused() {
         let code = status(path, "GET", &host);
         assert!(code == 400 || code == 404, "{path}: {code}");
     }
+    // HEAD: the headers, no page.
+    let head = v.raw(&format!(
+        "HEAD / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    ));
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(head.ends_with("\r\n\r\n"), "no body: {head}");
     // Only reading.
     assert_eq!(status("/", "POST", &host), 405);
     assert_eq!(status(&format!("/runs/{}", s.run1), "DELETE", &host), 405);
@@ -289,6 +295,32 @@ fn a_store_that_cannot_be_read_is_refused_with_the_exit_code() {
         "0".as_ref(),
     ]);
     assert_eq!(run.code, 2, "{run:#?}");
+}
+
+#[test]
+fn a_locked_store_is_refused_with_exit_6() {
+    let s = Store3::fresh();
+    // Another process's exclusive lock, as a writer in exclusive mode holds.
+    let holder = rusqlite::Connection::open(s.db()).expect("open");
+    holder
+        .pragma_update(None, "locking_mode", "exclusive")
+        .expect("exclusive");
+    holder
+        .execute_batch("BEGIN EXCLUSIVE; UPDATE runs SET status = 'interrupted';")
+        .expect("hold the lock");
+    let db = s.db();
+    let run = s.sandbox.pactum([
+        "view".as_ref(),
+        "--db".as_ref(),
+        db.as_os_str(),
+        "--port".as_ref(),
+        "0".as_ref(),
+    ]);
+    assert_eq!(run.code, 6, "{run:#?}");
+    assert!(run.stderr.contains("database is locked"), "{run:#?}");
+    assert!(run.stderr.contains("pactum.db"), "{run:#?}");
+    assert!(run.stdout.is_empty(), "no URL: {run:#?}");
+    drop(holder);
 }
 
 #[test]
