@@ -78,3 +78,74 @@ pub(crate) fn read<T, E: From<StoreError> + From<Changed>>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pages::PageError;
+
+    fn store() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("a folder");
+        let path = dir.path().join("pactum.db");
+        drop(Store::open(&path).expect("a store"));
+        (dir, path)
+    }
+
+    #[test]
+    fn a_read_the_file_changed_under_is_read_again_through_the_log() {
+        let (_dir, path) = store();
+        let mut calls = 0;
+        let out: Result<usize, PageError> = read(&path, |s| {
+            calls += 1;
+            if calls == 1 {
+                // A writer starts during the first, immutable, read.
+                std::fs::write(beside(&path, "-wal"), b"").expect("a log");
+            }
+            Ok(s.runs()?.len())
+        });
+        assert_eq!(out.ok(), Some(0));
+        assert_eq!(calls, 2, "read again once, through the log");
+    }
+
+    #[test]
+    fn a_store_that_keeps_changing_is_not_shown() {
+        let (_dir, path) = store();
+        let mut calls = 0u64;
+        let out: Result<usize, PageError> = read(&path, |s| {
+            calls += 1;
+            let file = std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .expect("open");
+            file.set_modified(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(calls))
+                .expect("touch");
+            Ok(s.runs()?.len())
+        });
+        assert_eq!(calls, ATTEMPTS as u64);
+        match out {
+            Err(PageError::Store(m)) => assert!(m.contains("kept changing"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unchanged_store_is_read_once_and_left_as_it_was() {
+        let (dir, path) = store();
+        let before: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("ls")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        let mut calls = 0;
+        let out: Result<usize, PageError> = read(&path, |s| {
+            calls += 1;
+            Ok(s.runs()?.len())
+        });
+        assert_eq!(out.ok(), Some(0));
+        assert_eq!(calls, 1);
+        let after: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("ls")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(before, after);
+    }
+}
