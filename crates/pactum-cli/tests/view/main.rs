@@ -256,6 +256,58 @@ fn serving_leaves_the_store_folder_byte_identical() {
 }
 
 #[test]
+fn a_run_being_written_is_shown_as_it_goes() {
+    let s = Store3::fresh();
+    let v = s.serve();
+    let fixture = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/view/slow.yaml"),
+    )
+    .expect("the fixture");
+    let root = root();
+    s.sandbox.write(
+        "slow.yaml",
+        &fixture.replace("@ROOT@", root.to_str().expect("a UTF-8 root")),
+    );
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_pactum"))
+        .current_dir(s.sandbox.path())
+        .env("NO_COLOR", "1")
+        .args(["run", "slow.yaml", "-j", "1", "-q", "--db"])
+        .arg(s.db())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("pactum run starts");
+    // The running run appears in the list, and its page says it is being
+    // run, with the trials stored so far.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let id = loop {
+        let (code, _, body) = v.get("/?status=running");
+        assert_eq!(code, 200, "{body}");
+        let link = "href=\"/runs/";
+        if let Some(at) = body.find(link) {
+            let rest = &body[at + link.len()..];
+            break rest[..rest.find('"').expect("quote")].to_string();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never showed: {body}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let (code, _, page) = v.get(&format!("/runs/{id}"));
+    assert_eq!(code, 200, "{page}");
+    assert!(page.contains("is being run right now"), "{page}");
+    let status = run.wait().expect("the run ends");
+    assert_eq!(status.code(), Some(0), "every trial passes");
+    let (_, _, body) = v.get("/?status=finished");
+    assert!(body.contains(&format!("href=\"/runs/{id}\"")), "{body}");
+    let (_, _, page) = v.get(&format!("/runs/{id}"));
+    assert!(!page.contains("is being run right now"), "{page}");
+    v.stop();
+}
+
+#[test]
 fn a_store_that_cannot_be_read_is_refused_with_the_exit_code() {
     let sb = Sandbox::new();
     let missing = sb.path().join("nothing/pactum.db");
