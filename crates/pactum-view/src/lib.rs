@@ -13,7 +13,7 @@
 //! Reading never writes: each page opens the store with
 //! [`pactum_store::Store::open_untouched`], which creates and changes no
 //! file beside it, and reads again if a writer changed the file meanwhile
-//! ([`snapshot`]). Every text from a store is hostile (SPEC §4): it reaches
+//! (the `snapshot` module). Every text from a store is hostile (SPEC §4): it reaches
 //! a page only through the report's own escaping
 //! ([`pactum_report::html::visible_text`]); ids in URLs are checked before
 //! any lookup, and no query text reaches SQL.
