@@ -216,7 +216,7 @@ pub(crate) fn list(store: &Store, shown_path: &Path, f: &Filters) -> Result<Page
         .zip(previous)
         .filter(|(r, _)| f.suite.as_ref().is_none_or(|s| *s == r.suite_path))
         .filter(|(r, _)| f.status.is_none_or(|s| s == r.status))
-        .map(|(r, previous)| run_view(r, previous.filter(|p| valid_run_id(p))))
+        .map(|(r, previous)| run_view(store, r, previous.filter(|p| valid_run_id(p))))
         .collect();
     let ctx = minijinja::context! {
         css => CSS,
@@ -235,11 +235,12 @@ pub(crate) fn list(store: &Store, shown_path: &Path, f: &Filters) -> Result<Page
     ))
 }
 
-fn run_view(r: &RunRow, previous: Option<String>) -> RunView {
+fn run_view(store: &Store, r: &RunRow, previous: Option<String>) -> RunView {
     RunView {
         id: r.id.as_str().to_string(),
         link: valid_run_id(r.id.as_str()),
-        status: r.status.as_str(),
+        // A run whose writer is gone is not said to be running.
+        status: pactum_pipeline::stored::shown_status(store, r),
         started: r.started_at.clone(),
         finished: r.finished_at.clone().unwrap_or_default(),
         pass: r.counts.pass,

@@ -307,6 +307,161 @@ fn a_run_being_written_is_shown_as_it_goes() {
     v.stop();
 }
 
+/// Starts `pactum run slow.yaml --no-cache` on `s`'s store, waits until it
+/// has stored a trial, kills it with SIGKILL, and returns the run's id:
+/// the store is left with its `-wal` and `-shm` and no writer.
+fn killed_run(s: &Store3) -> String {
+    let fixture = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/view/slow.yaml"),
+    )
+    .expect("the fixture");
+    s.sandbox.write(
+        "slow.yaml",
+        &fixture.replace("@ROOT@", root().to_str().expect("a UTF-8 root")),
+    );
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_pactum"))
+        .current_dir(s.sandbox.path())
+        .env("NO_COLOR", "1")
+        .args(["run", "slow.yaml", "-j", "1", "-q", "--no-cache", "--db"])
+        .arg(s.db())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("pactum run starts");
+    // Past its first trial (one second each), before its last.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    run.kill().expect("SIGKILL");
+    run.wait().expect("reaped");
+    let dir = s.db().parent().expect("store folder").to_path_buf();
+    assert!(dir.join("pactum.db-wal").exists(), "the killed run's log");
+    assert!(dir.join("pactum.db-shm").exists(), "the killed run's index");
+    let r = s
+        .sandbox
+        .pactum(["runs".as_ref(), "--db".as_ref(), s.db().as_os_str()]);
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("slow.yaml"))
+        .unwrap_or_else(|| panic!("the killed run is listed: {r:#?}"));
+    line.split_whitespace().next().expect("its id").to_string()
+}
+
+#[test]
+fn a_store_a_killed_run_left_is_read_without_touching_it() {
+    let s = Store3::fresh();
+    let id = killed_run(&s);
+    let dir = s.db().parent().expect("store folder").to_path_buf();
+    let killed = folder_bytes(&dir);
+    // Each case the folder can be in: the killed run's log and index, the
+    // log alone, the index alone.
+    let cases: [(&str, &[&str]); 3] = [
+        ("a log and its index", &[]),
+        ("a log alone", &["pactum.db-shm"]),
+        ("an index alone", &["pactum.db-wal"]),
+    ];
+    for (case, gone) in cases {
+        for (name, bytes) in &killed {
+            std::fs::write(dir.join(name), bytes).expect("restore");
+        }
+        for name in gone {
+            std::fs::remove_file(dir.join(name)).expect("remove");
+        }
+        let before = folder_bytes(&dir);
+        let v = s.serve();
+        for path in [
+            "/".to_string(),
+            format!("/runs/{id}"),
+            "/?status=running".into(),
+        ] {
+            let (code, _, body) = v.get(&path);
+            // Without its log the killed run's records are not there.
+            let want = if path.starts_with("/runs/") && gone.contains(&"pactum.db-wal") {
+                404
+            } else {
+                200
+            };
+            assert_eq!(code, want, "{case}: {path}: {body}");
+            same_folder(&before, &folder_bytes(&dir), &format!("{case}: GET {path}"));
+        }
+        if !gone.contains(&"pactum.db-wal") {
+            // What the killed run committed to its log is shown, and the
+            // run is not said to be running: its writer is gone.
+            let (_, _, list) = v.get("/");
+            assert!(
+                list.contains(&format!("href=\"/runs/{id}\"")),
+                "{case}: {list}"
+            );
+            assert!(list.contains("stopped"), "{case}: {list}");
+            let (_, _, page) = v.get(&format!("/runs/{id}"));
+            assert!(!page.contains("is being run right now"), "{case}: {page}");
+            assert!(page.contains("its writer is gone"), "{case}: {page}");
+            assert!(page.contains("--resume"), "{case}: {page}");
+        }
+        assert_eq!(v.stop(), 0, "{case}");
+        same_folder(&before, &folder_bytes(&dir), &format!("{case}: stopping"));
+        // `pactum runs` and `pactum show` write nothing either.
+        let r = s
+            .sandbox
+            .pactum(["runs".as_ref(), "--db".as_ref(), s.db().as_os_str()]);
+        assert_eq!(r.code, 0, "{case}: {r:#?}");
+        same_folder(
+            &before,
+            &folder_bytes(&dir),
+            &format!("{case}: pactum runs"),
+        );
+        let r = s.sandbox.pactum([
+            "show".as_ref(),
+            s.run1.as_ref(),
+            "--db".as_ref(),
+            s.db().as_os_str(),
+        ]);
+        assert_ne!(r.code, 2, "{case}: {r:#?}");
+        same_folder(
+            &before,
+            &folder_bytes(&dir),
+            &format!("{case}: pactum show"),
+        );
+        if !gone.contains(&"pactum.db-wal") {
+            let r = s.sandbox.pactum([
+                "show".as_ref(),
+                id.as_ref(),
+                "--db".as_ref(),
+                s.db().as_os_str(),
+            ]);
+            assert!(r.stdout.contains("its writer is gone"), "{case}: {r:#?}");
+            assert!(!r.stdout.contains("being run right now"), "{case}: {r:#?}");
+            same_folder(
+                &before,
+                &folder_bytes(&dir),
+                &format!("{case}: pactum show {id}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn runs_and_show_leave_a_closed_store_byte_identical() {
+    let s = Store3::fresh();
+    let dir = s.db().parent().expect("store folder").to_path_buf();
+    let before = folder_bytes(&dir);
+    assert_eq!(before.keys().collect::<Vec<_>>(), ["pactum.db"]);
+    let r = s
+        .sandbox
+        .pactum(["runs".as_ref(), "--db".as_ref(), s.db().as_os_str()]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    assert!(r.stdout.contains(&s.run1), "{r:#?}");
+    same_folder(&before, &folder_bytes(&dir), "pactum runs");
+    let r = s.sandbox.pactum([
+        "show".as_ref(),
+        s.run2.as_ref(),
+        "--db".as_ref(),
+        s.db().as_os_str(),
+    ]);
+    assert_eq!(r.code, 1, "flip fails in run2: {r:#?}");
+    same_folder(&before, &folder_bytes(&dir), "pactum show");
+}
+
 #[test]
 fn a_store_that_cannot_be_read_is_refused_with_the_exit_code() {
     let sb = Sandbox::new();
