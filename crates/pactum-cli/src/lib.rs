@@ -13,6 +13,7 @@ mod review;
 mod run;
 pub(crate) mod sink;
 mod strength;
+mod view;
 
 use std::path::PathBuf;
 
@@ -70,6 +71,10 @@ pub enum Command {
     /// Reprint a stored run's report.
     #[command(after_help = exit::TABLE)]
     Show(ShowArgs),
+    /// Browse the store in a web browser: a local read-only server with
+    /// the run list, each run's HTML report and diffs of two runs.
+    #[command(after_help = exit::TABLE)]
+    View(ViewArgs),
     /// Measure a contract's strength: plant probes in clean traces, grade
     /// them in trials, report catch rates per probe class.
     #[command(after_help = exit::TABLE)]
@@ -384,6 +389,22 @@ pub struct ShowArgs {
     pub report: ReportArgs,
 }
 
+/// `pactum view` (docs/view.md).
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// The store (read only: nothing is ever written to it or beside it).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// The port to listen on; 0 picks a free one (the URL is printed).
+    #[arg(long, value_name = "N", default_value_t = pactum_view::DEFAULT_PORT)]
+    pub port: u16,
+    /// Listen on this address instead of 127.0.0.1. Anyone who can reach
+    /// a non-loopback address can read every stored run: a warning says
+    /// so.
+    #[arg(long, value_name = "ADDR")]
+    pub bind: Option<std::net::IpAddr>,
+}
+
 /// `pactum check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -511,6 +532,7 @@ pub fn run(cli: Cli) -> Exit {
         Command::Rescore(args) => ended(review::rescore(args, color)),
         Command::Runs(args) => ended(run::runs(args)),
         Command::Show(args) => ended(run::show(args, color)),
+        Command::View(args) => ended(view::view(args)),
         Command::Strength(args) => strength::strength(*args, color),
         Command::Aggregate(args) => strength::aggregate_cmd(args, color),
         Command::Compare(args) => strength::compare_cmd(args, color),

@@ -5,7 +5,7 @@
 use std::io::{BufWriter, Write};
 
 use pactum_core::TestStatus;
-use pactum_pipeline::common::{open_store_to_read, store_path, store_protected};
+use pactum_pipeline::common::{store_path, store_protected};
 use pactum_runner::CacheMode;
 
 use crate::error::CliResult;
@@ -82,8 +82,7 @@ pub fn run(args: RunArgs, color: bool) -> CliResult {
 
 /// `pactum runs`: the stored runs, newest first.
 pub fn runs(args: RunsArgs) -> CliResult {
-    let store = open_store_to_read(args.db.as_deref())?;
-    let rows = store.runs()?;
+    let rows = pactum_pipeline::stored::runs(args.db.as_deref())?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if rows.is_empty() {
         let _ = writeln!(
@@ -98,12 +97,12 @@ pub fn runs(args: RunsArgs) -> CliResult {
         "{:<22}  {:<11}  {:<24}  {:>5} {:>5} {:>5} {:>5}  suite",
         "run", "status", "started", "pass", "fail", "warn", "err"
     );
-    for r in rows {
+    for (r, status) in rows {
         let _ = writeln!(
             out,
             "{:<22}  {:<11}  {:<24}  {:>5} {:>5} {:>5} {:>5}  {}",
             r.id.as_str(),
-            r.status.as_str(),
+            status,
             r.started_at,
             r.counts.pass,
             r.counts.fail,

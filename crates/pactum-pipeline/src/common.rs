@@ -27,17 +27,15 @@ pub fn store_protected(db: Option<&Path>) -> Protected {
 }
 
 /// Opens a store that must already exist for reading only (`runs`,
-/// `show`): works on a read-only file, folder or file system, and writes
-/// nothing. A store too old to read as it is is upgraded in place when it
-/// is writable.
+/// `show`): works on a read-only file, folder or file system, and creates
+/// or changes no file beside the store, not even a `-wal` or `-shm`
+/// ([`Store::open_untouched`]; a caller checks [`Store::unchanged`] after
+/// reading). A store too old to read as it is is refused, never upgraded.
 ///
 /// # Errors
 /// The store's error, naming the path.
 pub fn open_store_to_read(db: Option<&Path>) -> Result<Store, StoreError> {
-    match Store::open_read_only(&store_path(db)) {
-        Err(StoreError::TooOldToRead { .. }) => Store::open_existing(&store_path(db)),
-        other => other,
-    }
+    Store::open_untouched(&store_path(db))
 }
 
 /// The run a prefix names, with its row.

@@ -13,7 +13,7 @@ use pactum_core::TestStatus;
 use pactum_eval::{grade_trace, CompiledContract};
 use pactum_interpret::{authored_digest, AuthoredFields};
 use pactum_report::{ContractInfo, RedactedSecrets, RunInfo, Warning};
-use pactum_store::{RunId, RunRow, Store};
+use pactum_store::{RunId, RunRow, Store, StoreError};
 use serde_json::Value;
 
 use crate::common::{
@@ -57,13 +57,7 @@ pub fn stored_gaps(
     db: Option<&Path>,
 ) -> Result<(Missing, Option<Warning>), PipelineError> {
     let cov = pactum_runner::coverage(store, id)?;
-    let lease = store.lease(id).ok().flatten().filter(|l| {
-        !pactum_runner::is_stale(
-            l,
-            &pactum_runner::this_holder(),
-            std::time::SystemTime::now(),
-        )
-    });
+    let lease = live_lease(store, id);
     let hint = resume_command(&row.suite_path, id.as_str(), db);
     let message = match (&lease, cov.is_complete()) {
         (Some(l), _) => Some(format!(
@@ -74,6 +68,13 @@ pub fn stored_gaps(
             l.heartbeat_at,
             cov.stored,
             cov.planned
+        )),
+        (None, false) if row.status == pactum_store::RunStatus::Running => Some(format!(
+            "run {} was stopped: its writer is gone (no pactum holds its lease); {} of {} trials stored, {} never; resume it with `{hint}`",
+            id.as_str(),
+            cov.stored,
+            cov.planned,
+            cov.missing.len()
         )),
         (None, false) => Some(format!(
             "run {} is {}: {} of {} trials stored, {} never; resume it with `{hint}`",
@@ -100,6 +101,60 @@ pub fn stored_gaps(
     ))
 }
 
+/// The live lease of run `id`: a pactum process is running it now. `None`
+/// when no process holds it, or its holder is gone or silent (a stale
+/// lease, as `pactum run --resume` judges it; see docs/store.md, "Leases").
+/// Reads only.
+pub fn live_lease(store: &Store, id: &RunId) -> Option<pactum_store::Lease> {
+    store.lease(id).ok().flatten().filter(|l| {
+        !pactum_runner::is_stale(
+            l,
+            &pactum_runner::this_holder(),
+            std::time::SystemTime::now(),
+        )
+    })
+}
+
+/// How a stored run's status is shown: its stored status, except that a
+/// run stored as `running` whose writer is gone (no live lease: it was
+/// killed, or its machine stopped) is `stopped`, since nothing runs it.
+/// Reads only.
+pub fn shown_status(store: &Store, row: &RunRow) -> &'static str {
+    if row.status == pactum_store::RunStatus::Running && live_lease(store, &row.id).is_none() {
+        "stopped"
+    } else {
+        row.status.as_str()
+    }
+}
+
+/// `runs`: the stored runs of the store `db`, newest first, each with its
+/// status as shown ([`shown_status`]). Reads only, creating and changing
+/// no file beside the store; read again (three times at most) when a
+/// writer started meanwhile.
+///
+/// # Errors
+/// The store's; [`StoreError::Changed`] when it changed under every read.
+pub fn runs(db: Option<&Path>) -> Result<Vec<(RunRow, &'static str)>, PipelineError> {
+    for _ in 0..3 {
+        let store = open_store_to_read(db)?;
+        let rows: Vec<(RunRow, &'static str)> = store
+            .runs()?
+            .into_iter()
+            .map(|r| {
+                let status = shown_status(&store, &r);
+                (r, status)
+            })
+            .collect();
+        if store.unchanged() {
+            return Ok(rows);
+        }
+    }
+    Err(StoreError::Changed {
+        path: store_path(db),
+    }
+    .into())
+}
+
 /// `show`: reprints stored run `run` (an id or a unique prefix) of the
 /// store `db` through `sink`, results as stored. Reads only.
 ///
@@ -112,7 +167,31 @@ pub fn show(
     sink: &mut dyn Sink,
 ) -> Result<StoredSummary, PipelineError> {
     let store = open_store_to_read(db)?;
-    let (id, row) = stored_run(&store, run)?;
+    let out = show_in(&store, run, db, sink)?;
+    if !store.unchanged() {
+        // A writer started while the store was read as immutable: what was
+        // printed may be torn.
+        return Err(StoreError::Changed {
+            path: store_path(db),
+        }
+        .into());
+    }
+    Ok(out)
+}
+
+/// [`show`] over a store already open (`pactum view` opens it so as to
+/// change no file beside it); `db` is the store's path as the user gave
+/// it, for the resume command a warning prints. Reads only.
+///
+/// # Errors
+/// As [`show`], but for opening the store.
+pub fn show_in(
+    store: &Store,
+    run: &str,
+    db: Option<&Path>,
+    sink: &mut dyn Sink,
+) -> Result<StoredSummary, PipelineError> {
+    let (id, row) = stored_run(store, run)?;
     // The contracts the results cite, from their stored snapshots (a first
     // pass; the second streams the results, so memory stays flat).
     // Each digest with the first test that cites it.
@@ -156,7 +235,7 @@ pub fn show(
     });
     let mut statuses = StatusCounts::default();
     let mut secrets = RedactedSecrets::default();
-    let mut names = stored_names(&store, digests.keys());
+    let mut names = stored_names(store, digests.keys());
     store.trials(&id, &mut |t| {
         statuses.add(t.result.status);
         if let Some(trace) = &t.trace {
@@ -171,7 +250,7 @@ pub fn show(
         sink.result(&t.result, None);
         std::ops::ControlFlow::Continue(())
     })?;
-    let (missing, warning) = stored_gaps(&store, &id, &row, db)?;
+    let (missing, warning) = stored_gaps(store, &id, &row, db)?;
     warnings.extend(warning);
     warnings.extend(secrets.warning());
     warnings.extend(name_warnings(&names));

@@ -134,8 +134,10 @@ pub fn shown_as_code_point(c: char) -> bool {
 /// The one formatter of every value the templates print: strings have
 /// the characters [`shown_as_code_point`] names replaced by a visible
 /// `<span class="ctl">U+XXXX</span>`, and everything else is escaped by
-/// the engine's HTML escaping (`<`, `>`, `&`, `"`, `'`, `/`).
-fn visible_text(
+/// the engine's HTML escaping (`<`, `>`, `&`, `"`, `'`, `/`). Public so
+/// that other pages (`pactum view`) escape exactly as the report does:
+/// give it to `Environment::set_formatter` with HTML auto-escaping on.
+pub fn visible_text(
     out: &mut minijinja::Output,
     state: &mut minijinja::State,
     value: &JValue,

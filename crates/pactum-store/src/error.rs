@@ -116,9 +116,9 @@ pub enum StoreError {
         source: Box<rusqlite::Error>,
     },
 
-    /// A read-only store made by a pactum too old for this one to read
-    /// without migrating it (which needs write access).
-    #[error("{}: the store has schema version {found} and cannot be written, so it cannot be upgraded to {needed}; open it once where it is writable", .path.display())]
+    /// A store made by a pactum too old for this one to read without
+    /// migrating it: the commands that only read never migrate.
+    #[error("{}: the store has schema version {found}, older than the {needed} this pactum reads as it is; commands that only read never upgrade a store: upgrade it by running `pactum run` on it once where it is writable", .path.display())]
     TooOldToRead {
         /// The database file.
         path: PathBuf,
@@ -126,6 +126,25 @@ pub enum StoreError {
         found: i64,
         /// The oldest version this pactum reads as is.
         needed: u32,
+    },
+
+    /// A store read without touching it could not be copied to a private
+    /// folder ([`crate::Store::open_untouched`]).
+    #[error("{}: cannot copy the store and its log to a private temporary folder to read them without touching them: {source}", .path.display())]
+    Copy {
+        /// The database file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A store read without touching it kept changing under every read
+    /// (a writer committing without pause): nothing read is used.
+    #[error("{}: the store kept changing while it was read (a pactum run is writing it); try again", .path.display())]
+    Changed {
+        /// The database file.
+        path: PathBuf,
     },
 
     /// Another pactum process holds the run (a live lease): two processes

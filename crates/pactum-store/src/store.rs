@@ -75,7 +75,63 @@ pub struct Store {
     /// Opened with [`Store::open_read_only`]: every write is refused.
     read_only: bool,
     redactor: Redactor,
+    /// How the file was opened by [`Store::open_untouched`].
+    untouched: Untouched,
 }
+
+/// How [`Store::open_untouched`] read the store.
+#[derive(Debug, Default)]
+enum Untouched {
+    /// Not through `open_untouched`.
+    #[default]
+    No,
+    /// As immutable, with the file's stamp when opened.
+    Immutable(Stamp),
+    /// Through a private copy of the file and its log, in this folder
+    /// (deleted when the store is dropped).
+    Copy(#[allow(dead_code)] tempfile::TempDir),
+}
+
+/// What tells a changed store file: its size, time and inode, and whether
+/// a write-ahead log or its index lies beside it.
+#[derive(Debug, PartialEq, Eq)]
+struct Stamp {
+    file: Option<(u64, std::time::SystemTime, u64)>,
+    wal: bool,
+    shm: bool,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Stamp {
+        let file = std::fs::metadata(path).ok().map(|m| {
+            #[cfg(unix)]
+            let ino = std::os::unix::fs::MetadataExt::ino(&m);
+            #[cfg(not(unix))]
+            let ino = 0;
+            (
+                m.len(),
+                m.modified().unwrap_or(std::time::SystemTime::UNIX_EPOCH),
+                ino,
+            )
+        });
+        Stamp {
+            file,
+            wal: std::fs::symlink_metadata(beside(path, "-wal")).is_ok(),
+            shm: std::fs::symlink_metadata(beside(path, "-shm")).is_ok(),
+        }
+    }
+}
+
+/// `path` with `ext` appended (`pactum.db` → `pactum.db-wal`).
+fn beside(path: &Path, ext: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(ext);
+    PathBuf::from(p)
+}
+
+/// How often [`Store::open_untouched`] copies a store whose files changed
+/// while they were copied before it gives up.
+const COPY_ATTEMPTS: usize = 20;
 
 /// One write of [`Store::write_batch`].
 #[derive(Debug, Clone, Copy)]
@@ -209,12 +265,65 @@ impl Store {
         }
     }
 
+    /// Opens an existing store for reading only, creating and changing no
+    /// file in its folder (`pactum view`, `pactum runs`, `pactum show`).
+    /// Any SQLite open of a WAL store in place, even a read-only one,
+    /// creates or changes the `-shm` index beside it. So:
+    ///
+    /// * when neither `-wal` nor `-shm` is beside the store (no process
+    ///   has it open, nothing is left to checkpoint), it is opened as
+    ///   immutable; [`Store::unchanged`] then says whether the file stayed
+    ///   as it was while it was read (a writer may start meanwhile);
+    /// * otherwise (a `pactum run` is writing, or one was killed and left
+    ///   its log), the store and its log are copied into a private
+    ///   temporary folder, and the copy is read (deleted when the store is
+    ///   dropped). The copy is checked against the files after copying,
+    ///   and made again when a writer changed them meanwhile, so it is one
+    ///   consistent state: every transaction committed when it was taken.
+    ///
+    /// # Errors
+    /// Those of [`Store::open_read_only`]; [`StoreError::Changed`] when a
+    /// writer changed the files under every copy.
+    pub fn open_untouched(path: &Path) -> Result<Store, StoreError> {
+        Store::check_exists(path)?;
+        Store::refuse_by_header(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let stamp = Stamp::of(path);
+        if !stamp.wal && !stamp.shm {
+            let uri = immutable_uri(path).map_err(|e| error_for(path, "open", e))?;
+            let conn = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+                .map_err(|e| error_for(path, "open", e))?;
+            let mut store = Store::init_read_only(conn, path.to_path_buf())?;
+            store.untouched = Untouched::Immutable(stamp);
+            return Ok(store);
+        }
+        let dir = private_copy(path)?;
+        let copy = dir.path().join("pactum.db");
+        let conn =
+            Connection::open_with_flags(&copy, flags).map_err(|e| error_for(path, "open", e))?;
+        let mut store = Store::init_read_only(conn, path.to_path_buf())?;
+        store.untouched = Untouched::Copy(dir);
+        Ok(store)
+    }
+
+    /// Whether what was read is the store as it was when opened: `false`
+    /// only for a store [`Store::open_untouched`] opened as immutable
+    /// whose file changed, or beside which a log appeared, since (a
+    /// writer started; what was read may be torn: read it again).
+    pub fn unchanged(&self) -> bool {
+        match &self.untouched {
+            Untouched::Immutable(stamp) => Stamp::of(&self.path) == *stamp,
+            Untouched::No | Untouched::Copy(_) => true,
+        }
+    }
+
     fn init_read_only(conn: Connection, path: PathBuf) -> Result<Store, StoreError> {
         let store = Store {
             conn,
             path,
             read_only: true,
             redactor: Redactor::default(),
+            untouched: Untouched::No,
         };
         store
             .conn
@@ -313,6 +422,7 @@ impl Store {
             path,
             read_only: false,
             redactor: Redactor::default(),
+            untouched: Untouched::No,
         };
         store
             .conn
@@ -1651,6 +1761,84 @@ fn has_wal_content(path: &Path) -> bool {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > 0)
+}
+
+/// A private copy of the store at `path` and of its write-ahead log, in a
+/// new temporary folder, as one consistent state: each file is copied,
+/// then compared with the original after both are copied. A file equal
+/// before and after was unchanged in between, so the log and the store
+/// copied held together at one moment (the moment between the two
+/// copies); a file that differs (a writer committed or checkpointed)
+/// makes the copy start again.
+fn private_copy(path: &Path) -> Result<tempfile::TempDir, StoreError> {
+    let io = |source: std::io::Error| StoreError::Copy {
+        path: path.to_path_buf(),
+        source,
+    };
+    for _ in 0..COPY_ATTEMPTS {
+        let dir = tempfile::Builder::new()
+            .prefix("pactum-read-")
+            .tempdir()
+            .map_err(io)?;
+        let copy = dir.path().join("pactum.db");
+        let wal = beside(path, "-wal");
+        std::fs::copy(path, &copy).map_err(io)?;
+        let wal_copied = match std::fs::copy(&wal, beside(&copy, "-wal")) {
+            Ok(_) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => return Err(io(e)),
+        };
+        let same = |a: &Path, b: &Path| -> Result<bool, std::io::Error> {
+            match (std::fs::File::open(a), std::fs::File::open(b)) {
+                (Ok(a), Ok(b)) => same_bytes(a, b),
+                (Err(e), _) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            }
+        };
+        let wal_same = if wal_copied {
+            same(&wal, &beside(&copy, "-wal")).map_err(io)?
+        } else {
+            std::fs::symlink_metadata(&wal).is_err()
+        };
+        if same(path, &copy).map_err(io)? && wal_same {
+            return Ok(dir);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    Err(StoreError::Changed {
+        path: path.to_path_buf(),
+    })
+}
+
+/// Whether two readers yield the same bytes.
+fn same_bytes(a: impl std::io::Read, b: impl std::io::Read) -> Result<bool, std::io::Error> {
+    let (mut a, mut b) = (
+        std::io::BufReader::with_capacity(1 << 16, a),
+        std::io::BufReader::with_capacity(1 << 16, b),
+    );
+    let (mut x, mut y) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = read_full(&mut a, &mut x)?;
+        let m = read_full(&mut b, &mut y)?;
+        if n != m || x[..n] != y[..m] {
+            return Ok(false);
+        }
+        if n == 0 {
+            return Ok(true);
+        }
+    }
+}
+
+/// Fills `buf` as far as the reader goes; the count read.
+fn read_full(r: &mut impl std::io::Read, buf: &mut [u8]) -> Result<usize, std::io::Error> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
 }
 
 /// `file:/abs/path?immutable=1`, the path percent-encoded (RFC 3986), for

@@ -119,6 +119,47 @@ fn a_store_opened_read_only_reads_and_refuses_writes() {
     assert_eq!(store.cache_get(&digest("k")).expect("get"), None);
 }
 
+#[test]
+fn an_untouched_open_creates_and_changes_no_file() {
+    let dir = tmp();
+    let path = filled(dir.path(), 3);
+    let before = files(dir.path());
+    assert_eq!(before.len(), 1, "only the store after a clean close");
+    // The plain read-only open is what this one avoids: it leaves a log.
+    let store = Store::open_untouched(&path).expect("open");
+    assert!(store.is_read_only());
+    let runs = store.runs().expect("runs");
+    assert_eq!(runs.len(), 1);
+    let mut n = 0;
+    store
+        .trials(&runs[0].id, &mut |_| {
+            n += 1;
+            ControlFlow::Continue(())
+        })
+        .expect("trials");
+    assert_eq!(n, 3);
+    let err = store
+        .create_run(&new_run("slack", T0))
+        .expect_err("read-only");
+    assert!(matches!(err, StoreError::ReadOnly { .. }), "{err:?}");
+    drop(store);
+    assert_eq!(files(dir.path()), before, "the folder changed");
+    // With a writer's log beside it, it reads through the log.
+    let writer = raw(&path);
+    writer
+        .pragma_update(None, "wal_autocheckpoint", 0)
+        .expect("no checkpoint");
+    writer
+        .execute("UPDATE runs SET status = 'interrupted'", [])
+        .expect("write");
+    let store = Store::open_untouched(&path).expect("open");
+    assert_eq!(
+        store.runs().expect("runs")[0].status,
+        pactum_store::RunStatus::Interrupted,
+        "the committed change in the log is read"
+    );
+}
+
 /// Runs `sh -c SCRIPT` in a private mount namespace where `dir` is mounted
 /// read-only (an unprivileged user namespace: no root needed, nothing
 /// outlives the child). `None` when this system offers no such namespace.
