@@ -42,6 +42,14 @@ impl SharedRedactor {
         }
     }
 
+    /// Whether it holds no secret now (then events pass unchanged).
+    pub fn is_empty(&self) -> bool {
+        match self.0.lock() {
+            Ok(r) => r.is_empty(),
+            Err(p) => p.into_inner().is_empty(),
+        }
+    }
+
     /// Adds `more`'s secrets to it.
     ///
     /// # Errors
@@ -91,7 +99,7 @@ impl<R: Reporter> Redacting<R> {
 
 impl<R: Reporter> Reporter for Redacting<R> {
     fn begin(&mut self, info: &RunInfo) -> Result<(), ReportError> {
-        if self.redactor.current().is_empty() {
+        if self.redactor.is_empty() {
             return self.inner.begin(info);
         }
         let info = RunInfo {
@@ -118,7 +126,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
     }
 
     fn result(&mut self, r: &TraceResult, expected: Option<TestStatus>) -> Result<(), ReportError> {
-        if self.redactor.current().is_empty() {
+        if self.redactor.is_empty() {
             return self.inner.result(r, expected);
         }
         let r = self.clean("a result", r)?;
@@ -163,7 +171,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
     }
 
     fn input_error(&mut self, e: &InputError) -> Result<(), ReportError> {
-        if self.redactor.current().is_empty() {
+        if self.redactor.is_empty() {
             return self.inner.input_error(e);
         }
         let e = self.clean("an input error", e)?;
@@ -171,7 +179,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
     }
 
     fn missing_trial(&mut self, m: &MissingTrial) -> Result<(), ReportError> {
-        if self.redactor.current().is_empty() {
+        if self.redactor.is_empty() {
             return self.inner.missing_trial(m);
         }
         let m = self.clean("a missing trial", m)?;
@@ -179,7 +187,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
     }
 
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
-        if self.redactor.current().is_empty() {
+        if self.redactor.is_empty() {
             return self.inner.finish(end);
         }
         let end = self.clean("the run's warnings", end)?;
