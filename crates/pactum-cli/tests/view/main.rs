@@ -505,9 +505,10 @@ fn a_store_that_cannot_be_read_is_refused_with_the_exit_code() {
 }
 
 #[test]
-fn a_locked_store_is_refused_with_exit_6() {
+fn a_store_another_process_holds_locked_is_served_as_last_committed() {
     let s = Store3::fresh();
-    // Another process's exclusive lock, as a writer in exclusive mode holds.
+    // Another process's exclusive lock, as a writer in exclusive mode
+    // holds, in the middle of a transaction: its log is beside the store.
     let holder = rusqlite::Connection::open(s.db()).expect("open");
     holder
         .pragma_update(None, "locking_mode", "exclusive")
@@ -515,18 +516,21 @@ fn a_locked_store_is_refused_with_exit_6() {
     holder
         .execute_batch("BEGIN EXCLUSIVE; UPDATE runs SET status = 'interrupted';")
         .expect("hold the lock");
-    let db = s.db();
-    let run = s.sandbox.pactum([
-        "view".as_ref(),
-        "--db".as_ref(),
-        db.as_os_str(),
-        "--port".as_ref(),
-        "0".as_ref(),
-    ]);
-    assert_eq!(run.code, 6, "{run:#?}");
-    assert!(run.stderr.contains("database is locked"), "{run:#?}");
-    assert!(run.stderr.contains("pactum.db"), "{run:#?}");
-    assert!(run.stdout.is_empty(), "no URL: {run:#?}");
+    let dir = s.db().parent().expect("store folder").to_path_buf();
+    let before = folder_bytes(&dir);
+    assert!(before.contains_key("pactum.db-wal"), "the holder's log");
+    let v = s.serve();
+    let (code, _, body) = v.get("/");
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body.matches("class=\"run-link\"").count(), 3, "{body}");
+    let (_, _, body) = v.get("/?status=interrupted");
+    assert_eq!(
+        body.matches("class=\"run-link\"").count(),
+        0,
+        "the uncommitted change is not read: {body}"
+    );
+    assert_eq!(v.stop(), 0);
+    same_folder(&before, &folder_bytes(&dir), "serving a locked store");
     drop(holder);
 }
 
