@@ -589,3 +589,33 @@ fn folder_bytes(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
         })
         .collect()
 }
+
+#[test]
+fn runs_and_show_refuse_a_store_too_old_to_read_and_do_not_upgrade_it() {
+    let sb = Sandbox::new();
+    let dir = sb.path().join("old");
+    std::fs::create_dir(&dir).expect("a folder");
+    let db = dir.join("pactum.db");
+    {
+        // A store as pactum with schema version 1 left it.
+        let conn = rusqlite::Connection::open(&db).expect("open");
+        conn.execute_batch(include_str!(
+            "../../../pactum-store/tests/fixtures/schema_v1.sql"
+        ))
+        .expect("v1 schema");
+        conn.pragma_update(None, "user_version", 1)
+            .expect("version");
+        conn.pragma_update(None, "application_id", pactum_store::APPLICATION_ID)
+            .expect("app id");
+    }
+    let before = folder_bytes(&dir);
+    for args in [&["runs"][..], &["show", "r2026"][..]] {
+        let mut all: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        all.extend(["--db".as_ref(), db.as_os_str()]);
+        let r = sb.pactum(all);
+        assert_eq!(r.code, 6, "{args:?}: {r:#?}");
+        assert!(r.stderr.contains("never upgrade"), "{args:?}: {r:#?}");
+        assert!(r.stderr.contains("pactum.db"), "{args:?}: {r:#?}");
+        same_folder(&before, &folder_bytes(&dir), &format!("{args:?}"));
+    }
+}
