@@ -89,7 +89,10 @@ enum Untouched {
     Immutable(Stamp),
     /// Through a private copy of the file and its log, in this folder
     /// (deleted when the store is dropped).
-    Copy(#[allow(dead_code)] tempfile::TempDir),
+    Copy {
+        /// Kept only to be deleted with the store.
+        _dir: tempfile::TempDir,
+    },
 }
 
 /// What tells a changed store file: its size, time and inode, and whether
@@ -302,7 +305,7 @@ impl Store {
         let conn =
             Connection::open_with_flags(&copy, flags).map_err(|e| error_for(path, "open", e))?;
         let mut store = Store::init_read_only(conn, path.to_path_buf())?;
-        store.untouched = Untouched::Copy(dir);
+        store.untouched = Untouched::Copy { _dir: dir };
         Ok(store)
     }
 
@@ -313,7 +316,7 @@ impl Store {
     pub fn unchanged(&self) -> bool {
         match &self.untouched {
             Untouched::Immutable(stamp) => Stamp::of(&self.path) == *stamp,
-            Untouched::No | Untouched::Copy(_) => true,
+            Untouched::No | Untouched::Copy { .. } => true,
         }
     }
 

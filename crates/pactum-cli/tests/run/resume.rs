@@ -110,8 +110,9 @@ fn a_killed_run_resumes_keeping_every_finished_trial_and_running_none_twice() {
     let db_arg = db.to_str().expect("a UTF-8 path");
     let runs = sb.pactum(["runs", "--db", db_arg]);
     assert_code(&runs, 0);
+    // Stored as running, but its writer is gone: listed as stopped.
     assert!(
-        runs.stdout.contains(&format!("{run_id}   running")),
+        runs.stdout.contains(&format!("{run_id}   stopped")),
         "{}",
         runs.stdout
     );

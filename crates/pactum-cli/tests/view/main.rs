@@ -505,9 +505,10 @@ fn a_store_that_cannot_be_read_is_refused_with_the_exit_code() {
 }
 
 #[test]
-fn a_locked_store_is_refused_with_exit_6() {
+fn a_store_another_process_holds_locked_is_served_as_last_committed() {
     let s = Store3::fresh();
-    // Another process's exclusive lock, as a writer in exclusive mode holds.
+    // Another process's exclusive lock, as a writer in exclusive mode
+    // holds, in the middle of a transaction: its log is beside the store.
     let holder = rusqlite::Connection::open(s.db()).expect("open");
     holder
         .pragma_update(None, "locking_mode", "exclusive")
@@ -515,18 +516,21 @@ fn a_locked_store_is_refused_with_exit_6() {
     holder
         .execute_batch("BEGIN EXCLUSIVE; UPDATE runs SET status = 'interrupted';")
         .expect("hold the lock");
-    let db = s.db();
-    let run = s.sandbox.pactum([
-        "view".as_ref(),
-        "--db".as_ref(),
-        db.as_os_str(),
-        "--port".as_ref(),
-        "0".as_ref(),
-    ]);
-    assert_eq!(run.code, 6, "{run:#?}");
-    assert!(run.stderr.contains("database is locked"), "{run:#?}");
-    assert!(run.stderr.contains("pactum.db"), "{run:#?}");
-    assert!(run.stdout.is_empty(), "no URL: {run:#?}");
+    let dir = s.db().parent().expect("store folder").to_path_buf();
+    let before = folder_bytes(&dir);
+    assert!(before.contains_key("pactum.db-wal"), "the holder's log");
+    let v = s.serve();
+    let (code, _, body) = v.get("/");
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body.matches("class=\"run-link\"").count(), 3, "{body}");
+    let (_, _, body) = v.get("/?status=interrupted");
+    assert_eq!(
+        body.matches("class=\"run-link\"").count(),
+        0,
+        "the uncommitted change is not read: {body}"
+    );
+    assert_eq!(v.stop(), 0);
+    same_folder(&before, &folder_bytes(&dir), "serving a locked store");
     drop(holder);
 }
 
@@ -584,4 +588,34 @@ fn folder_bytes(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
             )
         })
         .collect()
+}
+
+#[test]
+fn runs_and_show_refuse_a_store_too_old_to_read_and_do_not_upgrade_it() {
+    let sb = Sandbox::new();
+    let dir = sb.path().join("old");
+    std::fs::create_dir(&dir).expect("a folder");
+    let db = dir.join("pactum.db");
+    {
+        // A store as pactum with schema version 1 left it.
+        let conn = rusqlite::Connection::open(&db).expect("open");
+        conn.execute_batch(include_str!(
+            "../../../pactum-store/tests/fixtures/schema_v1.sql"
+        ))
+        .expect("v1 schema");
+        conn.pragma_update(None, "user_version", 1)
+            .expect("version");
+        conn.pragma_update(None, "application_id", pactum_store::APPLICATION_ID)
+            .expect("app id");
+    }
+    let before = folder_bytes(&dir);
+    for args in [&["runs"][..], &["show", "r2026"][..]] {
+        let mut all: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        all.extend(["--db".as_ref(), db.as_os_str()]);
+        let r = sb.pactum(all);
+        assert_eq!(r.code, 6, "{args:?}: {r:#?}");
+        assert!(r.stderr.contains("never upgrade"), "{args:?}: {r:#?}");
+        assert!(r.stderr.contains("pactum.db"), "{args:?}: {r:#?}");
+        same_folder(&before, &folder_bytes(&dir), &format!("{args:?}"));
+    }
 }

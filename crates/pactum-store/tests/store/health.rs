@@ -152,12 +152,79 @@ fn an_untouched_open_creates_and_changes_no_file() {
     writer
         .execute("UPDATE runs SET status = 'interrupted'", [])
         .expect("write");
+    let with_log = files(dir.path());
+    let names: Vec<&str> = with_log.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["pactum.db", "pactum.db-shm", "pactum.db-wal"]);
     let store = Store::open_untouched(&path).expect("open");
     assert_eq!(
         store.runs().expect("runs")[0].status,
         pactum_store::RunStatus::Interrupted,
         "the committed change in the log is read"
     );
+    assert!(store.unchanged(), "a private copy is one consistent state");
+    drop(store);
+    assert_eq!(files(dir.path()), with_log, "the writer's files changed");
+    drop(writer);
+}
+
+#[test]
+fn a_log_a_killed_writer_left_is_read_and_nothing_beside_it_changes() {
+    let dir = tmp();
+    let path = filled(dir.path(), 2);
+    let writer = raw(&path);
+    writer
+        .pragma_update(None, "wal_autocheckpoint", 0)
+        .expect("no checkpoint");
+    writer
+        .execute("UPDATE runs SET status = 'interrupted'", [])
+        .expect("write");
+    // The files as a writer killed now leaves them, in another folder (a
+    // clean close would checkpoint and delete the log).
+    let killed = files(dir.path());
+    drop(writer);
+    let left = tmp();
+    let path = left.path().join("pactum.db");
+    // The log and its index, the log alone, the index alone.
+    for gone in [None, Some("pactum.db-shm"), Some("pactum.db-wal")] {
+        for (name, bytes) in &killed {
+            std::fs::write(left.path().join(name), bytes).expect("restore");
+        }
+        if let Some(name) = gone {
+            std::fs::remove_file(left.path().join(name)).expect("remove");
+        }
+        let before = files(left.path());
+        for _ in 0..2 {
+            let store = Store::open_untouched(&path).expect("open");
+            let status = store.runs().expect("runs")[0].status;
+            let want = if gone == Some("pactum.db-wal") {
+                pactum_store::RunStatus::Running
+            } else {
+                pactum_store::RunStatus::Interrupted
+            };
+            assert_eq!(status, want, "without {gone:?}");
+            assert!(store.unchanged());
+            drop(store);
+            assert_eq!(
+                files(left.path()),
+                before,
+                "without {gone:?}: the folder changed"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_immutable_read_knows_when_a_writer_changed_the_file() {
+    let dir = tmp();
+    let path = filled(dir.path(), 1);
+    let store = Store::open_untouched(&path).expect("open");
+    assert_eq!(store.runs().expect("runs").len(), 1);
+    assert!(store.unchanged());
+    let writer = Store::open(&path).expect("a writer");
+    writer.create_run(&new_run("other", T0)).expect("a write");
+    assert!(!store.unchanged(), "a log appeared beside the store");
+    drop(writer);
+    assert!(!store.unchanged(), "the file was checkpointed into");
 }
 
 /// Runs `sh -c SCRIPT` in a private mount namespace where `dir` is mounted
@@ -238,4 +305,71 @@ fn read_only_child() {
         ),
         "{err:?}"
     );
+}
+
+#[test]
+fn a_store_copied_while_a_writer_commits_and_checkpoints_reads_whole() {
+    let dir = tmp();
+    // Big enough that a copy takes a while: a checkpoint lands mid-copy.
+    let path = filled(dir.path(), 3000);
+    let writer_path = path.clone();
+    let writer = std::thread::spawn(move || {
+        let store = Store::open(&writer_path).expect("a writer");
+        let ckpt = raw(&writer_path);
+        for i in 0..150 {
+            let run = store
+                .create_run(&new_run(&format!("s{i}"), T0))
+                .expect("create");
+            store
+                .record_trial(&trial(&run, "pay-bill", 0, TestStatus::Pass))
+                .expect("record");
+            // A pause between commits, as between trials.
+            std::thread::sleep(std::time::Duration::from_millis(4));
+            if i % 2 == 0 {
+                // Moves the log into the file and starts the log over.
+                ckpt.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                    .expect("checkpoint");
+            }
+        }
+    });
+    let mut last = 0;
+    let mut reads = 0;
+    while !writer.is_finished() {
+        match Store::open_untouched(&path) {
+            Ok(store) => {
+                let runs = store.runs().expect("a consistent read");
+                let mut trials = 0;
+                for r in &runs {
+                    store
+                        .trials(&r.id, &mut |_| {
+                            trials += 1;
+                            ControlFlow::Continue(())
+                        })
+                        .expect("trials");
+                }
+                if store.unchanged() {
+                    assert!(
+                        runs.len() >= last,
+                        "runs went back: {} < {last}",
+                        runs.len()
+                    );
+                    // Each run is created, then its trial: at most the
+                    // newest lacks it.
+                    assert!(
+                        trials + 1 >= runs.len(),
+                        "{trials} trials, {} runs",
+                        runs.len()
+                    );
+                    last = runs.len();
+                    reads += 1;
+                }
+            }
+            Err(StoreError::Changed { .. }) => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+    writer.join().expect("the writer");
+    assert!(reads > 0, "no read went through while the writer wrote");
+    let store = Store::open_untouched(&path).expect("open");
+    assert_eq!(store.runs().expect("runs").len(), 151);
 }

@@ -268,3 +268,31 @@ fn the_schema_is_pinned() {
     insta::assert_snapshot!("schema", rows.join("\n\n"));
     drop(dir);
 }
+
+#[test]
+fn a_store_too_old_to_read_is_refused_by_an_untouched_open_and_not_upgraded() {
+    let dir = tmp();
+    let path = dir.path().join("pactum.db");
+    {
+        let conn = raw(&path);
+        conn.execute_batch(include_str!("../fixtures/schema_v1.sql"))
+            .expect("v1 schema");
+        conn.pragma_update(None, "user_version", 1)
+            .expect("version");
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .expect("app id");
+    }
+    let before = std::fs::read(&path).expect("read");
+    let err = Store::open_untouched(&path).expect_err("too old to read as it is");
+    assert!(
+        matches!(err, StoreError::TooOldToRead { found: 1, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("never upgrade"), "{err}");
+    assert_eq!(std::fs::read(&path).expect("read"), before, "not upgraded");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, ["pactum.db"], "nothing beside it");
+}
