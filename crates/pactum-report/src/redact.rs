@@ -133,7 +133,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
         expected: Option<TestStatus>,
         rendered: &Rendered,
     ) -> Result<(), ReportError> {
-        if self.redactor.is_empty() {
+        if self.redactor.current().is_empty() {
             return self.inner.result_rendered(r, expected, rendered);
         }
         self.result(r, expected)
@@ -147,7 +147,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
         if !self.inner.wants_transcripts() {
             return Ok(());
         }
-        if self.redactor.is_empty() {
+        if self.redactor.current().is_empty() {
             return self.inner.transcript(t);
         }
         let t = self.clean("a transcript", t)?;
@@ -155,7 +155,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
     }
 
     fn reading(&mut self, r: &crate::Reading) -> Result<(), ReportError> {
-        if self.redactor.is_empty() {
+        if self.redactor.current().is_empty() {
             return self.inner.reading(r);
         }
         let r = self.clean("an interpretation", r)?;
