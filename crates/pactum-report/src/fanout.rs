@@ -7,8 +7,8 @@ use pactum_core::secret::Redactor;
 
 use crate::{
     check_outputs, HtmlReporter, JsonReporter, JunitReporter, MarkdownReporter, Output, Prerender,
-    Protected, Redacting, ReportError, ReportFile, Reporter, RunEnd, SharedRedactor, TerminalOptions,
-    TerminalReporter,
+    Protected, Redacting, ReportError, ReportFile, Reporter, RunEnd, SharedRedactor,
+    TerminalOptions, TerminalReporter,
 };
 
 /// The report path that means standard output.

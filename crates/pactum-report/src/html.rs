@@ -58,25 +58,10 @@ pub const PAGE_SIZE: usize = 100;
 /// computed here so the script decides no rule.
 pub const ROWS_ELEMENT_ID: &str = "pactum-rows";
 
-/// The code points shown as `U+XXXX` rather than as themselves (inclusive
-/// ranges): controls other than tab and line feed, and the characters
-/// that are invisible or change the direction of the text around them
-/// (bidirectional overrides and isolates, marks, zero-width characters,
-/// line and paragraph separators). Used by the templates' formatter and,
-/// as a regular expression, by the page's script.
-const CODE_POINT_SHOWN: &[(char, char)] = &[
-    ('\u{0}', '\u{8}'),
-    ('\u{b}', '\u{1f}'),
-    ('\u{7f}', '\u{9f}'),
-    ('\u{ad}', '\u{ad}'),
-    ('\u{61c}', '\u{61c}'),
-    ('\u{180e}', '\u{180e}'),
-    ('\u{200b}', '\u{200f}'),
-    ('\u{2028}', '\u{202e}'),
-    ('\u{2060}', '\u{2069}'),
-    ('\u{feff}', '\u{feff}'),
-    ('\u{fff9}', '\u{fffb}'),
-];
+/// The code points shown as `U+XXXX` rather than as themselves: the one
+/// table the templates' formatter, the page's script (as a regular
+/// expression), the Markdown summary and the terminal share.
+use pactum_core::text::CODE_POINT_SHOWN;
 
 /// The page's script, with the character class of [`CODE_POINT_SHOWN`]
 /// and [`PAGE_SIZE`].
@@ -85,7 +70,7 @@ fn page_script() -> &'static str {
     SCRIPT.get_or_init(|| {
         let class: String = CODE_POINT_SHOWN
             .iter()
-            .map(|(a, b)| format!("\\u{:04x}-\\u{:04x}", u32::from(*a), u32::from(*b)))
+            .map(|(a, b)| format!("\\u{{{:x}}}-\\u{{{:x}}}", u32::from(*a), u32::from(*b)))
             .collect();
         JS.replace("/*CTL*/", &class)
             .replace("/*PAGE*/", &PAGE_SIZE.to_string())
@@ -123,12 +108,11 @@ fn policy_with(script: Option<&str>) -> String {
     )
 }
 
-/// Whether `c` is shown as `U+XXXX` rather than as itself: controls other
-/// than tab and line feed, and the characters that are invisible or change
-/// the direction of the text around them (bidirectional overrides and
-/// isolates, marks, zero-width characters, line and paragraph separators).
+/// Whether `c` is shown as `U+XXXX` rather than as itself
+/// ([`pactum_core::text::CODE_POINT_SHOWN`]: controls other than tab and
+/// line feed, format and default-ignorable characters, above U+FFFF too).
 pub fn shown_as_code_point(c: char) -> bool {
-    CODE_POINT_SHOWN.iter().any(|(a, b)| (*a..=*b).contains(&c))
+    pactum_core::text::shown_as_code_point(c)
 }
 
 /// The one formatter of every value the templates print: strings have
@@ -1537,7 +1521,7 @@ mod tests {
         assert!(js.contains(&format!("var PAGE = {PAGE_SIZE};")));
         // Every code point in the script's class is one the formatter
         // shows, and the reverse: the class is built from the same table.
-        let class: String = (0..=0xffffu32)
+        let class: String = (0..=0x10ffffu32)
             .filter_map(char::from_u32)
             .filter(|c| shown_as_code_point(*c))
             .map(|c| format!("{:04x}", u32::from(c)))
@@ -1545,18 +1529,20 @@ mod tests {
             .join(",");
         let mut from_js = Vec::new();
         let at = js.find("var CTL = /[").expect("the class") + 12;
-        let body = &js[at..at + js[at..].find(']').expect("its end")];
-        for range in body
-            .split("\\u")
+        let end = at + js[at..].find("]/gu;").expect("its end, a `u` pattern");
+        for range in js[at..end]
+            .split("\\u{")
             .filter(|s| !s.is_empty())
             .collect::<Vec<_>>()
             .chunks(2)
         {
-            let a = u32::from_str_radix(range[0].trim_end_matches('-'), 16).expect("hex");
-            let b = u32::from_str_radix(range[1], 16).expect("hex");
-            from_js.extend((a..=b).map(|c| format!("{c:04x}")));
+            let hex = |s: &str| {
+                u32::from_str_radix(s.trim_end_matches('-').trim_end_matches('}'), 16).expect("hex")
+            };
+            from_js.extend((hex(range[0])..=hex(range[1])).map(|c| format!("{c:04x}")));
         }
         assert_eq!(from_js.join(","), class);
+        assert!(shown_as_code_point('\u{E0041}'));
         assert!(shown_as_code_point('\u{202e}') && !shown_as_code_point('\n'));
     }
 

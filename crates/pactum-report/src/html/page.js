@@ -35,8 +35,9 @@
     });
   });
   // Untrusted text is only ever a text node; invisible and
-  // direction-changing characters are shown as U+XXXX, as in the HTML.
-  var CTL = /[/*CTL*/]/g;
+  // direction-changing characters are shown as U+XXXX, as in the HTML
+  // (a `u` pattern: the class holds code points above U+FFFF).
+  var CTL = /[/*CTL*/]/gu;
   function el(tag, cls, txt) {
     var e = document.createElement(tag);
     if (cls) { e.className = cls; }
@@ -51,7 +52,7 @@
     CTL.lastIndex = 0;
     while ((m = CTL.exec(s)) !== null) {
       parent.appendChild(document.createTextNode(s.slice(last, m.index)));
-      var code = m[0].charCodeAt(0).toString(16).toUpperCase();
+      var code = m[0].codePointAt(0).toString(16).toUpperCase();
       var box = el("span", "ctl");
       box.textContent = "U+" + ("0000" + code).slice(-4);
       parent.appendChild(box);
