@@ -854,10 +854,16 @@ pub(crate) fn render_html(
         .get("totals")
         .cloned()
         .ok_or_else(|| RenderError::Malformed("no totals".into()))?;
+    // The tab's title is the terminal's totals line: every status and a
+    // partial run named, so an all-error or partial run never reads "0 fail".
+    let title = serde_json::from_value::<crate::Totals>(totals.clone())
+        .map_err(|e| RenderError::Malformed(format!("totals: {e}")))?
+        .summary_line();
     let rendered = traces.min(RENDERED_TRACES);
     let ctx = minijinja::context! {
         report => serde_value(&head),
         totals => serde_value(&totals),
+        title => title,
         statuses => TestStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
         csp => JValue::from_safe_string(content_security_policy()),
         css => JValue::from_safe_string(CSS.to_string()),
