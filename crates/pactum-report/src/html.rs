@@ -192,17 +192,22 @@ fn pretty(v: &Value) -> String {
 }
 
 impl EvidenceView {
-    /// `e` as shown; `at`: the trace's index, when the page shows its
-    /// conversation (the evidence then points into it).
-    fn of(e: &Evidence, at: Option<usize>) -> EvidenceView {
+    /// `e` as shown; `at`: the trace's index and the trace, when the page
+    /// shows its conversation (the evidence then points into it: a quote
+    /// from tool arguments or results to the call that holds it).
+    fn of(e: &Evidence, at: Option<(usize, &pactum_core::trace::Trace)>) -> EvidenceView {
         let mut view = EvidenceView::plain(e);
-        view.goto = at.and_then(|i| match e {
+        view.goto = at.and_then(|(i, t)| match e {
             Evidence::Quote { turn, source, .. } if source.as_str() == "response" => {
                 Some(format!("t{i}-turn{turn}-response"))
             }
-            Evidence::Quote { turn, .. } | Evidence::SideEffect { turn, .. } => {
-                Some(format!("t{i}-turn{turn}"))
+            Evidence::Quote { turn, source, text } => {
+                Some(match call_quoting(t, *turn, source.as_str(), text) {
+                    Some(call) => format!("t{i}-call{call}"),
+                    None => format!("t{i}-turn{turn}"),
+                })
             }
+            Evidence::SideEffect { turn, .. } => Some(format!("t{i}-turn{turn}")),
             Evidence::ToolCall { index, .. } => Some(format!("t{i}-call{index}")),
             Evidence::Field { .. } => None,
         });
@@ -292,7 +297,11 @@ struct ClauseView<'a> {
 }
 
 impl<'a> ClauseView<'a> {
-    fn of(c: &'a ClauseResult, anchor: String, at: Option<usize>) -> ClauseView<'a> {
+    fn of(
+        c: &'a ClauseResult,
+        anchor: String,
+        at: Option<(usize, &pactum_core::trace::Trace)>,
+    ) -> ClauseView<'a> {
         let mark = Mark::of(c);
         ClauseView {
             anchor,
@@ -360,6 +369,49 @@ struct Cite {
 struct Segment {
     text: String,
     cites: Vec<Cite>,
+}
+
+/// Whether a call's arguments hold quote `q`: as the page shows them
+/// (indented JSON) or as one line (compact JSON). page.js's `argsHold`
+/// is the same rule.
+fn arguments_hold(call: &pactum_core::trace::ToolCall, q: &str) -> bool {
+    !q.is_empty() && (pretty(&call.arguments).contains(q) || call.arguments.to_string().contains(q))
+}
+
+/// A call's result as the page shows it: a string as itself, any other
+/// value as indented JSON.
+fn result_text(call: &pactum_core::trace::ToolCall) -> Option<String> {
+    call.result.as_ref().map(|v| match v {
+        Value::String(s) => s.clone(),
+        v => pretty(v),
+    })
+}
+
+/// The 0-based index in the trace of the first call of turn `turn`
+/// (1-based) whose arguments (`source` `tool_arguments`) or result
+/// (`tool_results`) hold quote `q`; `None` for any other source or when
+/// no call does. page.js's `callQuoting` is the same rule.
+fn call_quoting(
+    t: &pactum_core::trace::Trace,
+    turn: usize,
+    source: &str,
+    q: &str,
+) -> Option<usize> {
+    let before: usize = t
+        .turns
+        .iter()
+        .take(turn.checked_sub(1)?)
+        .map(|u| u.tool_calls.len())
+        .sum();
+    let calls = &t.turns.get(turn - 1)?.tool_calls;
+    calls
+        .iter()
+        .position(|c| match source {
+            "tool_arguments" => arguments_hold(c, q),
+            "tool_results" => !q.is_empty() && result_text(c).is_some_and(|r| r.contains(q)),
+            _ => false,
+        })
+        .map(|k| before + k)
 }
 
 /// `text` cut into segments at the quoted spans `quotes` (each found at
@@ -513,22 +565,19 @@ impl ConversationView {
                         let at = call_index;
                         call_index += 1;
                         let arguments = pretty(&call.arguments);
-                        let result = call.result.as_ref().map(|v| match v {
-                            Value::String(s) => s.clone(),
-                            v => pretty(v),
-                        });
+                        let result = result_text(call);
                         let mut cites: Vec<Cite> = cited
                             .iter()
                             .filter(|(e, _)| matches!(e, Evidence::ToolCall { index, .. } if *index == at))
                             .map(|(_, c)| c.clone())
                             .collect();
                         for (q, c) in &arg_quotes {
-                            if arguments.contains(q) || call.arguments.to_string().contains(q) {
+                            if arguments_hold(call, q) {
                                 cites.push(c.clone());
                             }
                         }
                         for (q, c) in &result_quotes {
-                            if result.as_deref().is_some_and(|r| r.contains(q)) {
+                            if !q.is_empty() && result.as_deref().is_some_and(|r| r.contains(q)) {
                                 cites.push(c.clone());
                             }
                         }
@@ -732,7 +781,7 @@ impl<'a> TraceView<'a> {
                             ClauseView::of(
                                 cl,
                                 clause_anchor(entry.index, ci, k),
-                                entry.transcript.as_ref().map(|_| entry.index),
+                                entry.transcript.as_ref().map(|t| (entry.index, t)),
                             )
                         })
                         .collect(),
