@@ -244,7 +244,7 @@ pub fn show_in(
             names.add(trace);
             sink.transcript(trace);
         }
-        if let Some(reading) = crate::common::stored_reading(&store, &t, &t.result) {
+        if let Some(reading) = crate::common::stored_reading(store, &t, &t.result) {
             sink.reading(&reading);
         }
         sink.result(&t.result, None);
