@@ -1012,18 +1012,11 @@ fn may_be_encoded(text: &str) -> bool {
         .any(|b| matches!(b, b'\\' | b'%' | b'&' | 0x7f) || !(0x20..0x80).contains(&b))
 }
 
-/// Characters a reader does not see, dropped from the decoded view: C0 and
-/// C1 controls but newline, tab and carriage return; soft hyphen;
-/// zero-width and bidirectional formatting characters; the byte order mark.
+/// Characters a reader does not see, dropped from the decoded view: every
+/// character [`crate::text::shown_as_code_point`] names (controls, format
+/// and default-ignorable characters) but newline, tab and carriage return.
 pub(crate) fn is_invisible(c: char) -> bool {
-    (c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
-        || matches!(c,
-            '\u{ad}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{feff}')
+    crate::text::shown_as_code_point(c) && !matches!(c, '\n' | '\t' | '\r')
 }
 
 /// One round of decoding: the decoded text and, for each of its bytes and

@@ -13,6 +13,67 @@ pub fn is_blank(s: &str) -> bool {
         .all(|c| c.is_whitespace() || crate::secret::is_invisible(c))
 }
 
+/// The code points shown as `U+XXXX` rather than as themselves
+/// (inclusive ranges, sorted): controls other than tab and line feed,
+/// every format character (general category Cf: bidirectional overrides
+/// and isolates, zero-width characters, the Unicode tag characters of
+/// "ASCII smuggling"), every Default_Ignorable_Code_Point (variation
+/// selectors, Hangul fillers, the combining grapheme joiner, the
+/// reserved ignorable blocks up to U+E0FFF), the line and paragraph
+/// separators and the blank Braille pattern. Each draws as nothing, or
+/// as a blank, or changes the text around it, so a hidden instruction or
+/// two ids that differ only by one would read the same (SPEC §4). The
+/// one rule for the HTML page, its script, the Markdown summary and the
+/// terminal. An emoji's variation selector or joiner is shown too:
+/// hidden text is worse than a boxed selector.
+pub const CODE_POINT_SHOWN: &[(char, char)] = &[
+    ('\u{0}', '\u{8}'),
+    ('\u{b}', '\u{1f}'),
+    ('\u{7f}', '\u{9f}'),
+    ('\u{ad}', '\u{ad}'),
+    ('\u{34f}', '\u{34f}'),
+    ('\u{600}', '\u{605}'),
+    ('\u{61c}', '\u{61c}'),
+    ('\u{6dd}', '\u{6dd}'),
+    ('\u{70f}', '\u{70f}'),
+    ('\u{890}', '\u{891}'),
+    ('\u{8e2}', '\u{8e2}'),
+    ('\u{115f}', '\u{1160}'),
+    ('\u{17b4}', '\u{17b5}'),
+    ('\u{180b}', '\u{180f}'),
+    ('\u{200b}', '\u{200f}'),
+    ('\u{2028}', '\u{202e}'),
+    ('\u{2060}', '\u{206f}'),
+    ('\u{2800}', '\u{2800}'),
+    ('\u{3164}', '\u{3164}'),
+    ('\u{fe00}', '\u{fe0f}'),
+    ('\u{feff}', '\u{feff}'),
+    ('\u{ffa0}', '\u{ffa0}'),
+    ('\u{fff0}', '\u{fffb}'),
+    ('\u{110bd}', '\u{110bd}'),
+    ('\u{110cd}', '\u{110cd}'),
+    ('\u{13430}', '\u{1343f}'),
+    ('\u{1bca0}', '\u{1bca3}'),
+    ('\u{1d173}', '\u{1d17a}'),
+    ('\u{e0000}', '\u{e0fff}'),
+];
+
+/// Whether `c` is shown as `U+XXXX` rather than as itself
+/// ([`CODE_POINT_SHOWN`]).
+pub fn shown_as_code_point(c: char) -> bool {
+    CODE_POINT_SHOWN
+        .binary_search_by(|(a, b)| {
+            if *b < c {
+                std::cmp::Ordering::Less
+            } else if *a > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
 /// Truncates `s` to at most `max` characters, marking the cut with `…`.
 pub fn truncate_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
@@ -29,7 +90,9 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
 
 /// Removes terminal escape sequences (CSI, OSC, and other `ESC` sequences)
 /// and every other control character except newline and tab, so untrusted
-/// text cannot move the cursor, recolour, retitle or hide lines.
+/// text cannot move the cursor, recolour, retitle or hide lines; every
+/// other character [`shown_as_code_point`] names (invisible or
+/// direction-changing) is written as `U+XXXX`, as the HTML page shows it.
 pub fn strip_terminal_escapes(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
@@ -39,25 +102,18 @@ pub fn strip_terminal_escapes(s: &str) -> String {
             continue;
         }
         i += c.len_utf8();
-        if let Some(kept) = shown_char(c) {
-            out.push(kept);
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' => out.push(' '),
+            c if c.is_control() => {}
+            c if shown_as_code_point(c) => {
+                use std::fmt::Write as _;
+                let _ = write!(out, "U+{:04X}", u32::from(c));
+            }
+            c => out.push(c),
         }
     }
     out
-}
-
-/// What [`strip_terminal_escapes`] makes of one character outside an
-/// escape sequence: itself, a space (a carriage return could overwrite a
-/// line), or nothing (C0/C1 controls, bidirectional overrides).
-pub(crate) fn shown_char(c: char) -> Option<char> {
-    match c {
-        '\n' | '\t' => Some(c),
-        '\r' => Some(' '),
-        c if c.is_control() => None,
-        // Bidirectional overrides can reorder what a reader sees.
-        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => None,
-        c => Some(c),
-    }
 }
 
 /// The length in bytes of the terminal escape sequence that starts with
@@ -190,6 +246,23 @@ mod tests {
     fn strips_csi_osc_and_controls() {
         let s = "a\u{1b}[31mred\u{1b}[0m b\u{1b}]0;title\u{7} c\u{1b}]8;;http://x\u{1b}\\d\r\u{8}e\u{9b}f";
         assert_eq!(strip_terminal_escapes(s), "ared b cd ef");
+    }
+
+    #[test]
+    fn invisible_characters_are_written_as_code_points() {
+        // Tag characters (ASCII smuggling), a Hangul filler, a variation
+        // selector and a bidirectional override: all marked, none raw.
+        let s = "id\u{E0078}\u{3164}\u{FE0F}\u{202E}x";
+        assert_eq!(strip_terminal_escapes(s), "idU+E0078U+3164U+FE0FU+202Ex");
+        assert_eq!(one_line("same-id\u{E0041}", 80), "same-idU+E0041");
+        let sorted = CODE_POINT_SHOWN.windows(2).all(|w| w[0].1 < w[1].0);
+        assert!(sorted && CODE_POINT_SHOWN.iter().all(|(a, b)| a <= b));
+        for c in ['\u{E0000}', '\u{E0FFF}', '\u{1D17A}', '\u{AD}', '\u{0}'] {
+            assert!(shown_as_code_point(c), "{c:?}");
+        }
+        for c in ['\n', '\t', 'a', 'é', '\u{1F600}', '\u{E1000}'] {
+            assert!(!shown_as_code_point(c), "{c:?}");
+        }
     }
 
     #[test]

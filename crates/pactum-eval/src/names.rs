@@ -225,19 +225,10 @@ fn strip_invisible(s: &str) -> String {
         .collect()
 }
 
-/// Format characters a name can carry unseen (zero-width spaces and
-/// joiners, bidirectional marks, the soft hyphen, the byte-order mark).
+/// Characters a name can carry unseen: the one table of invisible and
+/// direction-changing characters ([`pactum_core::text::shown_as_code_point`]).
 fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{034F}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{FEFF}'
-    )
+    pactum_core::text::shown_as_code_point(c)
 }
 
 /// `send_money()` is how some frameworks and most prose write a call.

@@ -213,6 +213,13 @@ pub(crate) fn read_document<R: Read>(
     on_result: &mut OnResult,
 ) -> Result<Map<String, Value>, RenderError> {
     let mut de = serde_json::Deserializer::from_reader(reader);
+    // The document is the reporter's own spool, never outside input: every
+    // value in it was read (trace, answer, judge) with serde_json's limit
+    // of 128 levels, and the report adds its own few levels above that, so
+    // a value the JSON report holds must read back here too (SPEC §4:
+    // rendering a value never aborts a summary). The depth stays bounded
+    // by that first reading.
+    de.disable_recursion_limit();
     let head = Document { on_result }
         .deserialize(&mut de)
         .map_err(json_error)?;

@@ -58,25 +58,10 @@ pub const PAGE_SIZE: usize = 100;
 /// computed here so the script decides no rule.
 pub const ROWS_ELEMENT_ID: &str = "pactum-rows";
 
-/// The code points shown as `U+XXXX` rather than as themselves (inclusive
-/// ranges): controls other than tab and line feed, and the characters
-/// that are invisible or change the direction of the text around them
-/// (bidirectional overrides and isolates, marks, zero-width characters,
-/// line and paragraph separators). Used by the templates' formatter and,
-/// as a regular expression, by the page's script.
-const CODE_POINT_SHOWN: &[(char, char)] = &[
-    ('\u{0}', '\u{8}'),
-    ('\u{b}', '\u{1f}'),
-    ('\u{7f}', '\u{9f}'),
-    ('\u{ad}', '\u{ad}'),
-    ('\u{61c}', '\u{61c}'),
-    ('\u{180e}', '\u{180e}'),
-    ('\u{200b}', '\u{200f}'),
-    ('\u{2028}', '\u{202e}'),
-    ('\u{2060}', '\u{2069}'),
-    ('\u{feff}', '\u{feff}'),
-    ('\u{fff9}', '\u{fffb}'),
-];
+/// The code points shown as `U+XXXX` rather than as themselves: the one
+/// table the templates' formatter, the page's script (as a regular
+/// expression), the Markdown summary and the terminal share.
+use pactum_core::text::CODE_POINT_SHOWN;
 
 /// The page's script, with the character class of [`CODE_POINT_SHOWN`]
 /// and [`PAGE_SIZE`].
@@ -85,7 +70,7 @@ fn page_script() -> &'static str {
     SCRIPT.get_or_init(|| {
         let class: String = CODE_POINT_SHOWN
             .iter()
-            .map(|(a, b)| format!("\\u{:04x}-\\u{:04x}", u32::from(*a), u32::from(*b)))
+            .map(|(a, b)| format!("\\u{{{:x}}}-\\u{{{:x}}}", u32::from(*a), u32::from(*b)))
             .collect();
         JS.replace("/*CTL*/", &class)
             .replace("/*PAGE*/", &PAGE_SIZE.to_string())
@@ -123,12 +108,11 @@ fn policy_with(script: Option<&str>) -> String {
     )
 }
 
-/// Whether `c` is shown as `U+XXXX` rather than as itself: controls other
-/// than tab and line feed, and the characters that are invisible or change
-/// the direction of the text around them (bidirectional overrides and
-/// isolates, marks, zero-width characters, line and paragraph separators).
+/// Whether `c` is shown as `U+XXXX` rather than as itself
+/// ([`pactum_core::text::CODE_POINT_SHOWN`]: controls other than tab and
+/// line feed, format and default-ignorable characters, above U+FFFF too).
 pub fn shown_as_code_point(c: char) -> bool {
-    CODE_POINT_SHOWN.iter().any(|(a, b)| (*a..=*b).contains(&c))
+    pactum_core::text::shown_as_code_point(c)
 }
 
 /// The one formatter of every value the templates print: strings have
@@ -208,17 +192,22 @@ fn pretty(v: &Value) -> String {
 }
 
 impl EvidenceView {
-    /// `e` as shown; `at`: the trace's index, when the page shows its
-    /// conversation (the evidence then points into it).
-    fn of(e: &Evidence, at: Option<usize>) -> EvidenceView {
+    /// `e` as shown; `at`: the trace's index and the trace, when the page
+    /// shows its conversation (the evidence then points into it: a quote
+    /// from tool arguments or results to the call that holds it).
+    fn of(e: &Evidence, at: Option<(usize, &pactum_core::trace::Trace)>) -> EvidenceView {
         let mut view = EvidenceView::plain(e);
-        view.goto = at.and_then(|i| match e {
+        view.goto = at.and_then(|(i, t)| match e {
             Evidence::Quote { turn, source, .. } if source.as_str() == "response" => {
                 Some(format!("t{i}-turn{turn}-response"))
             }
-            Evidence::Quote { turn, .. } | Evidence::SideEffect { turn, .. } => {
-                Some(format!("t{i}-turn{turn}"))
+            Evidence::Quote { turn, source, text } => {
+                Some(match call_quoting(t, *turn, source.as_str(), text) {
+                    Some(call) => format!("t{i}-call{call}"),
+                    None => format!("t{i}-turn{turn}"),
+                })
             }
+            Evidence::SideEffect { turn, .. } => Some(format!("t{i}-turn{turn}")),
             Evidence::ToolCall { index, .. } => Some(format!("t{i}-call{index}")),
             Evidence::Field { .. } => None,
         });
@@ -308,7 +297,11 @@ struct ClauseView<'a> {
 }
 
 impl<'a> ClauseView<'a> {
-    fn of(c: &'a ClauseResult, anchor: String, at: Option<usize>) -> ClauseView<'a> {
+    fn of(
+        c: &'a ClauseResult,
+        anchor: String,
+        at: Option<(usize, &pactum_core::trace::Trace)>,
+    ) -> ClauseView<'a> {
         let mark = Mark::of(c);
         ClauseView {
             anchor,
@@ -376,6 +369,49 @@ struct Cite {
 struct Segment {
     text: String,
     cites: Vec<Cite>,
+}
+
+/// Whether a call's arguments hold quote `q`: as the page shows them
+/// (indented JSON) or as one line (compact JSON). page.js's `argsHold`
+/// is the same rule.
+fn arguments_hold(call: &pactum_core::trace::ToolCall, q: &str) -> bool {
+    !q.is_empty() && (pretty(&call.arguments).contains(q) || call.arguments.to_string().contains(q))
+}
+
+/// A call's result as the page shows it: a string as itself, any other
+/// value as indented JSON.
+fn result_text(call: &pactum_core::trace::ToolCall) -> Option<String> {
+    call.result.as_ref().map(|v| match v {
+        Value::String(s) => s.clone(),
+        v => pretty(v),
+    })
+}
+
+/// The 0-based index in the trace of the first call of turn `turn`
+/// (1-based) whose arguments (`source` `tool_arguments`) or result
+/// (`tool_results`) hold quote `q`; `None` for any other source or when
+/// no call does. page.js's `callQuoting` is the same rule.
+fn call_quoting(
+    t: &pactum_core::trace::Trace,
+    turn: usize,
+    source: &str,
+    q: &str,
+) -> Option<usize> {
+    let before: usize = t
+        .turns
+        .iter()
+        .take(turn.checked_sub(1)?)
+        .map(|u| u.tool_calls.len())
+        .sum();
+    let calls = &t.turns.get(turn - 1)?.tool_calls;
+    calls
+        .iter()
+        .position(|c| match source {
+            "tool_arguments" => arguments_hold(c, q),
+            "tool_results" => !q.is_empty() && result_text(c).is_some_and(|r| r.contains(q)),
+            _ => false,
+        })
+        .map(|k| before + k)
 }
 
 /// `text` cut into segments at the quoted spans `quotes` (each found at
@@ -529,22 +565,19 @@ impl ConversationView {
                         let at = call_index;
                         call_index += 1;
                         let arguments = pretty(&call.arguments);
-                        let result = call.result.as_ref().map(|v| match v {
-                            Value::String(s) => s.clone(),
-                            v => pretty(v),
-                        });
+                        let result = result_text(call);
                         let mut cites: Vec<Cite> = cited
                             .iter()
                             .filter(|(e, _)| matches!(e, Evidence::ToolCall { index, .. } if *index == at))
                             .map(|(_, c)| c.clone())
                             .collect();
                         for (q, c) in &arg_quotes {
-                            if arguments.contains(q) || call.arguments.to_string().contains(q) {
+                            if arguments_hold(call, q) {
                                 cites.push(c.clone());
                             }
                         }
                         for (q, c) in &result_quotes {
-                            if result.as_deref().is_some_and(|r| r.contains(q)) {
+                            if !q.is_empty() && result.as_deref().is_some_and(|r| r.contains(q)) {
                                 cites.push(c.clone());
                             }
                         }
@@ -748,7 +781,7 @@ impl<'a> TraceView<'a> {
                             ClauseView::of(
                                 cl,
                                 clause_anchor(entry.index, ci, k),
-                                entry.transcript.as_ref().map(|_| entry.index),
+                                entry.transcript.as_ref().map(|t| (entry.index, t)),
                             )
                         })
                         .collect(),
@@ -870,10 +903,16 @@ pub(crate) fn render_html(
         .get("totals")
         .cloned()
         .ok_or_else(|| RenderError::Malformed("no totals".into()))?;
+    // The tab's title is the terminal's totals line: every status and a
+    // partial run named, so an all-error or partial run never reads "0 fail".
+    let title = serde_json::from_value::<crate::Totals>(totals.clone())
+        .map_err(|e| RenderError::Malformed(format!("totals: {e}")))?
+        .summary_line();
     let rendered = traces.min(RENDERED_TRACES);
     let ctx = minijinja::context! {
         report => serde_value(&head),
         totals => serde_value(&totals),
+        title => title,
         statuses => TestStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
         csp => JValue::from_safe_string(content_security_policy()),
         css => JValue::from_safe_string(CSS.to_string()),
@@ -1537,7 +1576,7 @@ mod tests {
         assert!(js.contains(&format!("var PAGE = {PAGE_SIZE};")));
         // Every code point in the script's class is one the formatter
         // shows, and the reverse: the class is built from the same table.
-        let class: String = (0..=0xffffu32)
+        let class: String = (0..=0x10ffffu32)
             .filter_map(char::from_u32)
             .filter(|c| shown_as_code_point(*c))
             .map(|c| format!("{:04x}", u32::from(c)))
@@ -1545,18 +1584,20 @@ mod tests {
             .join(",");
         let mut from_js = Vec::new();
         let at = js.find("var CTL = /[").expect("the class") + 12;
-        let body = &js[at..at + js[at..].find(']').expect("its end")];
-        for range in body
-            .split("\\u")
+        let end = at + js[at..].find("]/gu;").expect("its end, a `u` pattern");
+        for range in js[at..end]
+            .split("\\u{")
             .filter(|s| !s.is_empty())
             .collect::<Vec<_>>()
             .chunks(2)
         {
-            let a = u32::from_str_radix(range[0].trim_end_matches('-'), 16).expect("hex");
-            let b = u32::from_str_radix(range[1], 16).expect("hex");
-            from_js.extend((a..=b).map(|c| format!("{c:04x}")));
+            let hex = |s: &str| {
+                u32::from_str_radix(s.trim_end_matches('-').trim_end_matches('}'), 16).expect("hex")
+            };
+            from_js.extend((hex(range[0])..=hex(range[1])).map(|c| format!("{c:04x}")));
         }
         assert_eq!(from_js.join(","), class);
+        assert!(shown_as_code_point('\u{E0041}'));
         assert!(shown_as_code_point('\u{202e}') && !shown_as_code_point('\n'));
     }
 

@@ -35,8 +35,9 @@
     });
   });
   // Untrusted text is only ever a text node; invisible and
-  // direction-changing characters are shown as U+XXXX, as in the HTML.
-  var CTL = /[/*CTL*/]/g;
+  // direction-changing characters are shown as U+XXXX, as in the HTML
+  // (a `u` pattern: the class holds code points above U+FFFF).
+  var CTL = /[/*CTL*/]/gu;
   function el(tag, cls, txt) {
     var e = document.createElement(tag);
     if (cls) { e.className = cls; }
@@ -51,7 +52,7 @@
     CTL.lastIndex = 0;
     while ((m = CTL.exec(s)) !== null) {
       parent.appendChild(document.createTextNode(s.slice(last, m.index)));
-      var code = m[0].charCodeAt(0).toString(16).toUpperCase();
+      var code = m[0].codePointAt(0).toString(16).toUpperCase();
       var box = el("span", "ctl");
       box.textContent = "U+" + ("0000" + code).slice(-4);
       parent.appendChild(box);
@@ -66,7 +67,30 @@
     dl.appendChild(el("dt", null, term));
     dl.appendChild(el("dd", cls, value));
   }
-  function evidence(e, at) {
+  // Whether a call's arguments hold quote q, indented or on one line
+  // (html.rs's arguments_hold).
+  function argsHold(tc, q) {
+    var a = tc.arguments === undefined ? null : tc.arguments;
+    return !!q && (pretty(a).indexOf(q) >= 0 || JSON.stringify(a).indexOf(q) >= 0);
+  }
+  function resultText(tc) {
+    return tc.result === undefined ? null : typeof tc.result === "string" ? tc.result : pretty(tc.result);
+  }
+  // The index in the trace of the first call of turn n whose arguments or
+  // result hold quote q (html.rs's call_quoting), or null.
+  function callQuoting(t, n, source, q) {
+    if (!t || !q || (source !== "tool_arguments" && source !== "tool_results")) { return null; }
+    var before = 0;
+    for (var u = 0; u < n - 1 && u < t.turns.length; u++) { before += (t.turns[u].tool_calls || []).length; }
+    var calls = n >= 1 && n <= t.turns.length ? (t.turns[n - 1].tool_calls || []) : [];
+    for (var k = 0; k < calls.length; k++) {
+      var r = resultText(calls[k]);
+      if (source === "tool_arguments" ? argsHold(calls[k], q) : r !== null && r.indexOf(q) >= 0) { return before + k; }
+    }
+    return null;
+  }
+  // `t`: the trace, when the page shows its conversation.
+  function evidence(e, at, t) {
     var place, name = null, body;
     if (e.kind === "quote") { place = "turn " + e.turn + " " + e.source; body = e.text; }
     else if (e.kind === "tool_call") { place = "turn " + e.turn + " tool call #" + (e.index + 1); name = e.name; body = pretty(e.arguments); }
@@ -74,8 +98,10 @@
     else { place = "field " + e.pointer; body = pretty(e.value); }
     var d = el("div", "evidence " + e.kind);
     if (at !== null) {
+      var qc = e.kind === "quote" ? callQuoting(t, e.turn, e.source, e.text) : null;
       var to = e.kind === "tool_call" ? "t" + at + "-call" + e.index
         : e.kind === "quote" && e.source === "response" ? "t" + at + "-turn" + e.turn + "-response"
+        : qc !== null ? "t" + at + "-call" + qc
         : e.kind === "field" ? null : "t" + at + "-turn" + e.turn;
       if (to) { d.setAttribute("data-goto", to); }
     }
@@ -107,16 +133,37 @@
       parent.appendChild(document.createTextNode(" "));
       parent.appendChild(s);
     }
-    function quoted(pre, txt, found) {
-      var at = -1, c = null;
-      found.some(function (f) { var a = f.e.text ? txt.indexOf(f.e.text) : -1; if (a >= 0) { at = a; c = f; return true; } return false; });
-      if (at < 0) { text(pre, txt); return; }
-      text(pre, txt.slice(0, at));
-      var mk = el("mark", c.cls, c.e.text);
-      mk.setAttribute("data-goto", c.anchor);
-      pre.appendChild(mk);
-      cite(pre, c);
-      quoted(pre, txt.slice(at + c.e.text.length), found.filter(function (f) { return f !== c; }));
+    // txt cut at the quoted spans, each at its first occurrence, in order
+    // of position; a span overlapping the one before is cited there too
+    // (html.rs's segments). `names`: name the citing clauses after a mark.
+    function quoted(pre, txt, found, names) {
+      var spans = [];
+      found.forEach(function (f) {
+        var a = f.e.text ? txt.indexOf(f.e.text) : -1;
+        if (a >= 0) { spans.push({ a: a, b: a + f.e.text.length, c: [f] }); }
+      });
+      spans.sort(function (x, y) { return x.a - y.a || y.b - x.b; });
+      var segs = [];
+      var last = 0;
+      spans.forEach(function (sp) {
+        if (segs.length && sp.a < last) {
+          var prev = segs[segs.length - 1];
+          if (!prev.c.some(function (c) { return c.anchor === sp.c[0].anchor; })) { prev.c.push(sp.c[0]); }
+          return;
+        }
+        segs.push(sp);
+        last = sp.b;
+      });
+      var at = 0;
+      segs.forEach(function (sp) {
+        text(pre, txt.slice(at, sp.a));
+        var mk = el("mark", sp.c[0].cls, txt.slice(sp.a, sp.b));
+        mk.setAttribute("data-goto", sp.c[0].anchor);
+        pre.appendChild(mk);
+        if (names) { sp.c.forEach(function (c) { cite(pre, c); }); }
+        at = sp.b;
+      });
+      text(pre, txt.slice(at));
     }
     function quotes(turn, source) {
       return cites.filter(function (c) { return c.e.kind === "quote" && c.e.turn === turn && c.e.source === source; });
@@ -137,13 +184,17 @@
         var md = el("div", "msg " + m.role);
         md.appendChild(el("span", "role", m.role));
         var pre = el("pre");
-        quoted(pre, m.content, quotes(n, m.role));
+        quoted(pre, m.content, quotes(n, m.role), false);
         md.appendChild(pre);
         d.appendChild(md);
       });
       (turn.tool_calls || []).forEach(function (tc) {
         var at = call++;
         var mine = cites.filter(function (c) { return c.e.kind === "tool_call" && c.e.index === at; });
+        var res = resultText(tc);
+        quotes(n, "tool_arguments").forEach(function (c) { if (argsHold(tc, c.e.text)) { mine.push(c); } });
+        quotes(n, "tool_results").forEach(function (c) { if (c.e.text && res !== null && res.indexOf(c.e.text) >= 0) { mine.push(c); } });
+        mine = mine.filter(function (c, k) { return k === 0 || c.anchor !== mine[k - 1].anchor; });
         var cd = el("div", "msg call" + (mine.length ? " cited" : ""));
         cd.id = "t" + i + "-call" + at;
         cd.appendChild(el("span", "role", "tool call #" + (at + 1)));
@@ -158,7 +209,7 @@
         if (tc.result !== undefined) {
           var rd = el("div", "result");
           rd.appendChild(el("span", "role", "tool result"));
-          rd.appendChild(el("pre", null, typeof tc.result === "string" ? tc.result : pretty(tc.result)));
+          rd.appendChild(el("pre", null, res));
           cd.appendChild(rd);
         }
         d.appendChild(cd);
@@ -183,7 +234,7 @@
         ad.id = "t" + i + "-turn" + n + "-response";
         ad.appendChild(el("span", "role", "assistant"));
         var pre = el("pre");
-        quoted(pre, turn.response, quotes(n, "response"));
+        quoted(pre, turn.response, quotes(n, "response"), true);
         ad.appendChild(pre);
         d.appendChild(ad);
       }
@@ -290,7 +341,7 @@
         tr.appendChild(el("td", null, cl.verdict));
         tr.appendChild(el("td", "n", cl.confidence));
         var ev = el("td");
-        (cl.evidence || []).forEach(function (e) { ev.appendChild(evidence(e, r.transcript ? i : null)); });
+        (cl.evidence || []).forEach(function (e) { ev.appendChild(evidence(e, r.transcript ? i : null, r.transcript)); });
         ev.appendChild(el("p", "rationale", cl.rationale));
         if (cl.reason) {
           var p = el("p", "reason", "not evaluable: ");
