@@ -141,7 +141,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
         expected: Option<TestStatus>,
         rendered: &Rendered,
     ) -> Result<(), ReportError> {
-        if self.redactor.current().is_empty() {
+        if self.redactor.is_empty() {
             return self.inner.result_rendered(r, expected, rendered);
         }
         self.result(r, expected)
@@ -155,7 +155,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
         if !self.inner.wants_transcripts() {
             return Ok(());
         }
-        if self.redactor.current().is_empty() {
+        if self.redactor.is_empty() {
             return self.inner.transcript(t);
         }
         let t = self.clean("a transcript", t)?;
@@ -163,7 +163,7 @@ impl<R: Reporter> Reporter for Redacting<R> {
     }
 
     fn reading(&mut self, r: &crate::Reading) -> Result<(), ReportError> {
-        if self.redactor.current().is_empty() {
+        if self.redactor.is_empty() {
             return self.inner.reading(r);
         }
         let r = self.clean("an interpretation", r)?;
