@@ -519,7 +519,10 @@ fn encode(c: char, how: u8) -> String {
         4 => format!("\\\\u{n:04X}"),
         5 => format!("%{n:02X}"),
         6 => format!("&#{n};"),
-        7 => format!("\\{c}"),
+        // A backslash before a letter or digit starts another escape
+        // (`\x0A`, `\u…`, `\n`): only punctuation is escaped this way.
+        7 if !c.is_ascii_alphanumeric() => format!("\\{c}"),
+        7 => c.to_string(),
         8 => format!("{c}\u{1b}[1m"),
         _ => format!("\\u0025{n:02x}"),
     }
