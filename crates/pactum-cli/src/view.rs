@@ -23,7 +23,7 @@ pub fn view(args: ViewArgs) -> CliResult {
         port: args.port,
     };
     let viewer = Viewer::bind(&config).map_err(view_error)?;
-    if !bind.is_loopback() {
+    if !pactum_view::is_loopback_bind(bind) {
         eprint(&format!(
             "warning: listening on {bind}, not on loopback: anyone who can reach this machine on port {} can read every run in {} (no password, no TLS)",
             viewer.local_addr().port(),

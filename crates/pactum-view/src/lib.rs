@@ -125,7 +125,7 @@ impl Viewer {
             source,
         })?;
         let addr = listener.local_addr().map_err(ViewError::Server)?;
-        let hosts = config.bind.is_loopback().then(|| loopback_hosts(addr));
+        let hosts = is_loopback_bind(config.bind).then(|| loopback_hosts(addr));
         Ok(Viewer {
             listener,
             addr,
@@ -168,6 +168,13 @@ impl Viewer {
 
 /// The `Host` values that name a loopback listener: its address, and
 /// `localhost`, each with the port.
+/// Whether `bind` is a loopback address, IPv4-mapped ones included
+/// (`::ffff:127.0.0.1`): only then is the `Host` header checked and no
+/// warning printed.
+pub fn is_loopback_bind(bind: std::net::IpAddr) -> bool {
+    bind.to_canonical().is_loopback()
+}
+
 fn loopback_hosts(addr: SocketAddr) -> Vec<String> {
     let port = addr.port();
     let mut hosts = vec![
@@ -249,4 +256,25 @@ async fn respond(state: Arc<State>, req: Request<Incoming>) -> Response<Full<Byt
             pages::Page::error(500, "Internal error", "the page could not be made")
         });
     page.into_response()
+}
+
+#[cfg(test)]
+mod bind_tests {
+    use super::is_loopback_bind;
+
+    #[test]
+    fn mapped_loopback_is_loopback_and_other_addresses_are_not() {
+        for a in ["127.0.0.1", "127.3.2.1", "::1", "::ffff:127.0.0.1"] {
+            assert!(is_loopback_bind(a.parse().unwrap()), "{a}");
+        }
+        for a in [
+            "0.0.0.0",
+            "::",
+            "10.0.0.1",
+            "::ffff:10.0.0.1",
+            "192.168.1.2",
+        ] {
+            assert!(!is_loopback_bind(a.parse().unwrap()), "{a}");
+        }
+    }
 }
