@@ -18,7 +18,7 @@ use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value as JValue};
 use pactum_core::text::one_line;
 use pactum_core::TestStatus;
 use pactum_report::{Fanout, HtmlReporter};
-use pactum_store::{RunId, RunRow, RunStatus, Store};
+use pactum_store::{RunId, RunRow, Store};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -180,14 +180,27 @@ struct RunView {
     previous: Option<String>,
 }
 
-/// The list's filters, as the query gave them (already checked).
+/// The statuses a run is listed with: the stored ones, and `stopped` for a
+/// `running` run whose writer is gone
+/// ([`pactum_pipeline::stored::shown_status`]). The filter matches what
+/// the list shows, so `running` never lists a stopped run.
+pub(crate) const SHOWN_STATUSES: [&str; 4] = ["running", "stopped", "finished", "interrupted"];
+
+/// How many runs one page of the list shows.
+pub(crate) const RUNS_PER_PAGE: usize = 100;
+
+/// The list's filters and page, as the query gave them (already checked).
 #[derive(Debug, Default)]
 pub(crate) struct Filters {
     pub(crate) suite: Option<String>,
-    pub(crate) status: Option<RunStatus>,
+    /// One of [`SHOWN_STATUSES`].
+    pub(crate) status: Option<&'static str>,
+    /// 1-based page of the filtered list; 1 when not given.
+    pub(crate) page: usize,
 }
 
-/// `/`: the runs, newest first, filtered.
+/// `/`: the runs, newest first, filtered, [`RUNS_PER_PAGE`] a page. A page
+/// past the last is a 404 naming how many there are.
 pub(crate) fn list(store: &Store, shown_path: &Path, f: &Filters) -> Result<Page, PageError> {
     let rows = store.runs()?;
     let total = rows.len();
@@ -206,28 +219,68 @@ pub(crate) fn list(store: &Store, shown_path: &Path, f: &Filters) -> Result<Page
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let ids: Vec<String> = rows
-        .iter()
-        .map(|r| r.id.as_str().to_string())
-        .filter(|id| valid_run_id(id))
-        .collect();
-    let runs: Vec<RunView> = rows
+    let matching: Vec<RunView> = rows
         .iter()
         .zip(previous)
         .filter(|(r, _)| f.suite.as_ref().is_none_or(|s| *s == r.suite_path))
-        .filter(|(r, _)| f.status.is_none_or(|s| s == r.status))
         .map(|(r, previous)| run_view(store, r, previous.filter(|p| valid_run_id(p))))
+        .filter(|v| f.status.is_none_or(|s| s == v.status))
         .collect();
+    let matched = matching.len();
+    let pages = matched.div_ceil(RUNS_PER_PAGE).max(1);
+    let page = f.page.max(1);
+    if page > pages {
+        return Err(PageError::NotFound(format!(
+            "no page {page} of the run list: it has {pages} ({matched} runs, {RUNS_PER_PAGE} a page)"
+        )));
+    }
+    let first = (page - 1) * RUNS_PER_PAGE;
+    let runs: Vec<RunView> = matching
+        .into_iter()
+        .skip(first)
+        .take(RUNS_PER_PAGE)
+        .collect();
+    // The two-run form offers the runs of this page.
+    let ids: Vec<String> = runs
+        .iter()
+        .filter(|r| r.link)
+        .map(|r| r.id.clone())
+        .collect();
+    let link = |p: usize| -> String {
+        let mut q = form_urlencoded::Serializer::new(String::new());
+        if let Some(s) = &f.suite {
+            q.append_pair("suite", s);
+        }
+        if let Some(s) = f.status {
+            q.append_pair("status", s);
+        }
+        if p > 1 {
+            q.append_pair("page", &p.to_string());
+        }
+        let q = q.finish();
+        if q.is_empty() {
+            "/".to_string()
+        } else {
+            format!("/?{q}")
+        }
+    };
     let ctx = minijinja::context! {
         css => CSS,
         store => shown_path.display().to_string(),
         total,
+        matched,
+        first => first + 1,
+        last => first + runs.len(),
+        page,
+        pages,
+        newer => (page > 1).then(|| link(page - 1)),
+        older => (page < pages).then(|| link(page + 1)),
         runs => JValue::from(minijinja::value::Serde(&runs)),
         suites,
         ids,
-        statuses => RunStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+        statuses => SHOWN_STATUSES.to_vec(),
         suite => f.suite.clone().unwrap_or_default(),
-        status => f.status.map(RunStatus::as_str).unwrap_or_default(),
+        status => f.status.unwrap_or_default(),
     };
     Ok(Page::ours(
         200,
@@ -499,6 +552,99 @@ mod tests {
         ] {
             assert!(!valid_run_id(bad), "{bad:?}");
         }
+    }
+
+    /// A store of `n` finished runs of one suite, a second apart.
+    fn store_of(n: usize) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(&dir.path().join("pactum.db")).expect("store");
+        for i in 0..n {
+            let id = store
+                .create_run(&pactum_store::NewRun {
+                    suite_path: "suite.yaml".into(),
+                    suite_digest: format!("sha256:{}", "a".repeat(64)),
+                    suite_snapshot: "{}".into(),
+                    policy: pactum_core::policy::Policy::default(),
+                    started_at: format!(
+                        "2026-12-01T{:02}:{:02}:{:02}Z",
+                        i / 3600,
+                        (i / 60) % 60,
+                        i % 60
+                    ),
+                    pactum_version: "0.1.0".into(),
+                    cache_mode: pactum_store::CacheMode::Use,
+                })
+                .expect("run");
+            if i % 2 == 0 {
+                store
+                    .finish_run(
+                        &id,
+                        pactum_store::RunStatus::Finished,
+                        "2026-12-02T00:00:00Z",
+                    )
+                    .expect("finished");
+            }
+        }
+        (dir, store)
+    }
+
+    fn listed(page: &Page) -> usize {
+        page.text().matches("class=\"run-link\"").count()
+    }
+
+    #[test]
+    fn the_run_list_is_paged_and_filtered_by_the_status_it_shows() {
+        let (dir, store) = store_of(2 * RUNS_PER_PAGE + 30);
+        let path = dir.path().join("pactum.db");
+        let all = |page| Filters {
+            page,
+            ..Filters::default()
+        };
+        let first = list(&store, &path, &all(1)).expect("page 1");
+        assert_eq!(listed(&first), RUNS_PER_PAGE);
+        assert!(first.text().contains("Page 1 of 3"), "{}", first.text());
+        assert!(first.text().contains("?page=2\""), "{}", first.text());
+        let last = list(&store, &path, &all(3)).expect("page 3");
+        assert_eq!(listed(&last), 30);
+        assert!(last.text().contains("?page=2\""), "{}", last.text());
+        assert!(!last.text().contains("older runs"), "{}", last.text());
+        // Every run is on exactly one page.
+        let mut seen = std::collections::BTreeSet::new();
+        for p in 1..=3 {
+            let text = list(&store, &path, &all(p)).expect("page").text();
+            for (i, _) in text.match_indices("href=\"/runs/") {
+                let id: String = text[i + 13..].chars().take_while(|c| *c != '"').collect();
+                assert!(seen.insert(id), "a run on two pages");
+            }
+        }
+        assert_eq!(seen.len(), 2 * RUNS_PER_PAGE + 30);
+        match list(&store, &path, &all(4)) {
+            Err(PageError::NotFound(m)) => assert!(m.contains("it has 3"), "{m}"),
+            other => panic!("page 4: {:?}", other.map(|p| p.text())),
+        }
+        // A run left `running` with no writer is listed, and filtered, as
+        // stopped: `running` never lists it.
+        let by = |status| Filters {
+            status: Some(status),
+            page: 1,
+            ..Filters::default()
+        };
+        let running = list(&store, &path, &by("running")).expect("running");
+        assert_eq!(listed(&running), 0, "{}", running.text());
+        let stopped = list(&store, &path, &by("stopped")).expect("stopped");
+        assert_eq!(listed(&stopped), RUNS_PER_PAGE);
+        assert!(
+            stopped.text().contains("?status=stopped&amp;page=2\""),
+            "{}",
+            stopped.text()
+        );
+        let finished = list(&store, &path, &by("finished")).expect("finished");
+        assert!(
+            finished.text().contains("115 matching the filters"),
+            "{}",
+            finished.text()
+        );
+        assert!(!finished.text().contains("class=\"status stopped\""));
     }
 
     #[test]

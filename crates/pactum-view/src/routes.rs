@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 
 use hyper::{Method, Uri};
-use pactum_store::RunStatus;
 
 use crate::pages::{self, Filters, Page, PageError};
 use crate::snapshot;
@@ -43,17 +42,36 @@ pub(crate) fn handle(
 fn route(state: &State, path: &str, query: Option<&str>) -> Result<Page, PageError> {
     let db_arg = state.db_arg.as_deref();
     if path == "/" {
-        let q = parse_query(query, &["suite", "status"])?;
+        let q = parse_query(query, &["suite", "status", "page"])?;
         let filters = Filters {
             suite: q.get("suite").filter(|s| !s.is_empty()).cloned(),
             status: match q.get("status").map(String::as_str) {
                 None | Some("") => None,
-                Some(s) => Some(RunStatus::parse(s).ok_or_else(|| {
-                    PageError::BadRequest(format!(
-                        "unknown status {s:?}: one of {}",
-                        RunStatus::ALL.map(RunStatus::as_str).join(", ")
-                    ))
-                })?),
+                Some(s) => Some(
+                    pages::SHOWN_STATUSES
+                        .into_iter()
+                        .find(|k| *k == s)
+                        .ok_or_else(|| {
+                            PageError::BadRequest(format!(
+                                "unknown status {:?}: one of {}",
+                                pactum_core::text::one_line(s, 80),
+                                pages::SHOWN_STATUSES.join(", ")
+                            ))
+                        })?,
+                ),
+            },
+            page: match q.get("page").map(String::as_str) {
+                None | Some("") => 1,
+                Some(p) => p
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=1_000_000).contains(n) && !p.starts_with('+'))
+                    .ok_or_else(|| {
+                        PageError::BadRequest(format!(
+                            "page is not a page number (1, 2, …): {:?}",
+                            pactum_core::text::one_line(p, 80)
+                        ))
+                    })?,
             },
         };
         let shown = db_arg.unwrap_or(&state.db);

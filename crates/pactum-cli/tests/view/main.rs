@@ -65,6 +65,18 @@ fn serves_the_runs_newest_first_with_filters() {
     assert_eq!(code, 400, "{body}");
     let (code, _, _) = v.get("/?status=finished&status=running");
     assert_eq!(code, 400);
+    // Pages: the first is the list itself; a page that is not a number is
+    // refused, one past the last is not found.
+    let (code, _, paged) = v.get("/?page=1");
+    assert_eq!(code, 200);
+    assert_eq!(paged.matches("class=\"run-link\"").count(), 3, "{paged}");
+    for bad in ["0", "-1", "x", "+2", "1e3"] {
+        let (code, _, body) = v.get(&format!("/?page={bad}"));
+        assert_eq!(code, 400, "page={bad}: {body}");
+    }
+    let (code, _, body) = v.get("/?page=2");
+    assert_eq!(code, 404, "{body}");
+    assert!(body.contains("it has 1"), "{body}");
     v.stop();
 }
 
@@ -393,6 +405,17 @@ fn a_store_a_killed_run_left_is_read_without_touching_it() {
                 "{case}: {list}"
             );
             assert!(list.contains("stopped"), "{case}: {list}");
+            // Filtered by the status shown: stopped, never running.
+            let (_, _, stopped) = v.get("/?status=stopped");
+            assert!(
+                stopped.contains(&format!("href=\"/runs/{id}\"")),
+                "{case}: {stopped}"
+            );
+            let (_, _, running) = v.get("/?status=running");
+            assert!(
+                !running.contains(&format!("href=\"/runs/{id}\"")),
+                "{case}: {running}"
+            );
             let (_, _, page) = v.get(&format!("/runs/{id}"));
             assert!(!page.contains("is being run right now"), "{case}: {page}");
             assert!(page.contains("its writer is gone"), "{case}: {page}");
