@@ -643,7 +643,7 @@ pub fn is_loopback(url: &Url) -> bool {
     host.eq_ignore_ascii_case("localhost")
         || bare
             .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
 }
 
 /// An error and its sources, joined with `: ` (a source whose text the
@@ -1128,6 +1128,18 @@ mod tests {
             "http://User:Pw@localhost/v1/chat/completions?k=1"
         );
         assert!(is_loopback(&u));
+        for (url, want) in [
+            ("http://127.0.0.1:9/v1", true),
+            ("http://127.8.9.10/v1", true),
+            ("http://[::1]:9/v1", true),
+            ("http://[::ffff:127.0.0.1]:9/v1", true),
+            ("http://[::ffff:10.0.0.1]:9/v1", false),
+            ("http://10.0.0.1/v1", false),
+            ("http://localhost.example.com/v1", false),
+        ] {
+            let u = parse_base_url(url).expect(url);
+            assert_eq!(is_loopback(&u), want, "{url}");
+        }
         assert!(parse_base_url("ftp://x/").is_err());
         assert!(parse_base_url("not a url").is_err());
         assert!(parse_base_url("mailto:a@b").is_err());
