@@ -254,7 +254,6 @@ fn no_report_is_written_over_the_store_or_its_log() {
     let db = sb.db();
     let db_arg = db.to_str().expect("utf-8");
     std::os::unix::fs::symlink(dir.join("store"), dir.join("linked")).expect("ln");
-    std::fs::hard_link(&db, dir.join("copy.db")).expect("ln");
     let before = bytes(&[&db, &dir.join("suite.yaml")]);
     let cases: Vec<Vec<&str>> = vec![
         vec!["show", &run_id, "--db", db_arg, "--json", db_arg],
@@ -290,7 +289,6 @@ fn no_report_is_written_over_the_store_or_its_log() {
             "--json",
             "linked/pactum.db-wal",
         ],
-        vec!["show", &run_id, "--db", db_arg, "--json", "copy.db"],
         vec![
             "rescore",
             &run_id,
@@ -308,6 +306,8 @@ fn no_report_is_written_over_the_store_or_its_log() {
             "store/pactum.db-wal",
         ],
         vec!["run", "suite.yaml", "--db", db_arg, "--junit", "suite.yaml"],
+        vec!["show", &run_id, "--db", db_arg, "--markdown", "suite.yaml"],
+        vec!["show", &run_id, "--db", db_arg, "--html", "./suite.yaml"],
         vec![
             "run",
             "suite.yaml",
@@ -334,6 +334,19 @@ fn no_report_is_written_over_the_store_or_its_log() {
         no_leftovers(&dir.join("store"));
     }
     assert_eq!(requests(&server), sent, "a refused run sent requests");
+    // A hard link of the store is the store: no report over it. (Reading a
+    // store with other hard links is refused too: its writer's log could
+    // sit beside the other name.)
+    std::fs::hard_link(&db, dir.join("copy.db")).expect("ln");
+    let r = sb.pactum(&["show", &run_id, "--db", db_arg, "--json", "copy.db"]);
+    assert_code(&r, 2);
+    assert!(r.stderr.contains("nothing was written"), "{}", r.stderr);
+    let r = sb.pactum(&["runs", "--db", db_arg]);
+    assert_code(&r, 2);
+    assert!(r.stderr.contains("hard links"), "{}", r.stderr);
+    std::fs::remove_file(dir.join("copy.db")).expect("rm");
+    assert_eq!(bytes(&[&db, &dir.join("suite.yaml")]), before);
+    lists(&sb, &db, &run_id);
     // grade protects the default store even when it does not open it.
     std::fs::create_dir(dir.join(".pactum")).expect("mkdir");
     std::fs::copy(&db, dir.join(".pactum/pactum.db")).expect("copy");
