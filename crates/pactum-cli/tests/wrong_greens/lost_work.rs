@@ -338,10 +338,10 @@ fn no_report_is_written_over_the_store_or_its_log() {
     // store with other hard links is refused too: its writer's log could
     // sit beside the other name.)
     std::fs::hard_link(&db, dir.join("copy.db")).expect("ln");
-    let r = sb.pactum(&["show", &run_id, "--db", db_arg, "--json", "copy.db"]);
+    let r = sb.pactum(["show", &run_id, "--db", db_arg, "--json", "copy.db"]);
     assert_code(&r, 2);
     assert!(r.stderr.contains("nothing was written"), "{}", r.stderr);
-    let r = sb.pactum(&["runs", "--db", db_arg]);
+    let r = sb.pactum(["runs", "--db", db_arg]);
     assert_code(&r, 2);
     assert!(r.stderr.contains("hard links"), "{}", r.stderr);
     std::fs::remove_file(dir.join("copy.db")).expect("rm");
