@@ -125,6 +125,10 @@ pub enum FormatArg {
     Openai,
     /// Single-turn tabular records (CSV, JSONL or JSON) with a column mapping.
     Tabular,
+    /// OpenTelemetry OTLP JSON (a `resourceSpans` document, or JSONL of them).
+    Otlp,
+    /// Jaeger JSON (`data[].spans[]`).
+    Jaeger,
     /// OpenProse run directories (`pactum grade` only; detected when every
     /// path is a folder holding `root.prose.md`).
     Openprose,
