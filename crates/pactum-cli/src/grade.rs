@@ -210,6 +210,7 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
         FormatArg::Tabular => TraceFormat::Tabular,
         FormatArg::Otlp => TraceFormat::Otlp,
         FormatArg::Jaeger => TraceFormat::Jaeger,
+        FormatArg::LangfuseOtel => TraceFormat::LangfuseOtel,
         FormatArg::Openprose => return Err(
             "--format openprose reads OpenProse run directories: only `pactum grade` takes them"
                 .into(),

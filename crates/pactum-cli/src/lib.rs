@@ -129,6 +129,9 @@ pub enum FormatArg {
     Otlp,
     /// Jaeger JSON (`data[].spans[]`).
     Jaeger,
+    /// A Langfuse trace export of an OpenInference-instrumented run (the
+    /// spans' attributes kept in `metadata.attributes`).
+    LangfuseOtel,
     /// OpenProse run directories (`pactum grade` only; detected when every
     /// path is a folder holding `root.prose.md`).
     Openprose,

@@ -78,6 +78,11 @@ pub enum TraceFormat {
     /// Jaeger JSON (`{"data": [{traceID, spans, processes}]}`), read as
     /// [`TraceFormat::Otlp`] is.
     Jaeger,
+    /// A Langfuse trace export (`{trace, observations}`) of an
+    /// OpenInference-instrumented run: each observation's
+    /// `metadata.attributes` are its span's attributes, read as
+    /// [`TraceFormat::Otlp`] reads them.
+    LangfuseOtel,
 }
 
 /// Where the prompt, the response and (optionally) the id sit in a tabular
@@ -238,7 +243,7 @@ pub fn read_traces_with<T: Send>(
             )
         }
         TraceFormat::Pactum => (framing_of(path, &ext, false)?, Plan::Pactum),
-        TraceFormat::Otlp | TraceFormat::Jaeger => {
+        TraceFormat::Otlp | TraceFormat::Jaeger | TraceFormat::LangfuseOtel => {
             if records.is_some() {
                 return Err(ImportError::UnsupportedOption {
                     path: path.to_path_buf(),
@@ -246,10 +251,10 @@ pub fn read_traces_with<T: Send>(
                     reason: "OpenTelemetry files are read whole, span by span",
                 });
             }
-            let which = if opts.format == TraceFormat::Otlp {
-                otel::OtelKind::Otlp
-            } else {
-                otel::OtelKind::Jaeger
+            let which = match opts.format {
+                TraceFormat::Otlp => otel::OtelKind::Otlp,
+                TraceFormat::Jaeger => otel::OtelKind::Jaeger,
+                _ => otel::OtelKind::LangfuseOtel,
             };
             let framing = framing_of(path, &ext, false)?;
             otel::read(path, framing, which, opts.observability, &mut emit)?;

@@ -43,6 +43,9 @@ pub(crate) enum OtelKind {
     Otlp,
     /// Jaeger JSON: `data[].spans[]`.
     Jaeger,
+    /// A Langfuse trace export whose observations kept their OpenInference
+    /// span attributes (`metadata.attributes`).
+    LangfuseOtel,
 }
 
 impl OtelKind {
@@ -50,6 +53,7 @@ impl OtelKind {
         match self {
             OtelKind::Otlp => "otlp",
             OtelKind::Jaeger => "jaeger",
+            OtelKind::LangfuseOtel => "langfuse-otel",
         }
     }
 }
@@ -95,6 +99,7 @@ pub(crate) fn read<T>(
         let (spans, errors) = match which {
             OtelKind::Otlp => span::otlp(&doc, line),
             OtelKind::Jaeger => span::jaeger(&doc, line),
+            OtelKind::LangfuseOtel => span::langfuse(&doc, line),
         };
         for e in errors {
             let re = RecordError::new(&display, line, Some(e.field), e.message);

@@ -221,6 +221,9 @@ pub(crate) fn sniff(v: &Value) -> Option<super::OtelKind> {
             return Some(super::OtelKind::Jaeger);
         }
     }
+    if is_langfuse_openinference(v) {
+        return Some(super::OtelKind::LangfuseOtel);
+    }
     None
 }
 
@@ -484,4 +487,151 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
         events,
         line,
     })
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+00:00)` as nanoseconds since the
+/// epoch; `None` for anything else (other offsets included: not guessed).
+fn rfc3339_utc(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<u64>().ok();
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+        return None;
+    }
+    let rest = &s[19..];
+    let (frac, tz) = match rest.strip_prefix('.') {
+        Some(r) => {
+            let n = r.bytes().take_while(u8::is_ascii_digit).count();
+            (&r[..n], &r[n..])
+        }
+        None => ("", rest),
+    };
+    if tz != "Z" && tz != "+00:00" {
+        return None;
+    }
+    let mut nanos_frac = 0u64;
+    for (i, c) in frac.bytes().take(9).enumerate() {
+        nanos_frac += u64::from(c - b'0') * 10u64.pow(8 - i as u32);
+    }
+    // Days from civil (Howard Hinnant's algorithm), years from 1970 on.
+    let (y, mo) = if mo <= 2 { (y.checked_sub(1)?, mo + 9) } else { (y, mo - 3) };
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let doy = (153 * mo + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = (era * 146_097 + doe).checked_sub(719_468)?;
+    let secs = days * 86_400 + h * 3_600 + mi * 60 + se;
+    secs.checked_mul(1_000_000_000)?.checked_add(nanos_frac)
+}
+
+/// Whether a record is a Langfuse trace export (`{trace, observations}`)
+/// whose observations kept their OpenInference span attributes
+/// (`metadata.attributes` with `openinference.span.kind`).
+pub(crate) fn is_langfuse_openinference(v: &Value) -> bool {
+    let Some(Value::Array(obs)) = v.get("observations") else { return false };
+    v.get("trace").is_some_and(Value::is_object)
+        && obs.iter().any(|o| {
+            langfuse_attributes(o).is_some_and(|a| a.contains_key("openinference.span.kind"))
+        })
+}
+
+/// An observation's `metadata.attributes` (metadata may be JSON text).
+fn langfuse_attributes(o: &Value) -> Option<Map<String, Value>> {
+    let md = match o.get("metadata")? {
+        Value::String(s) => serde_json::from_str::<Value>(s).ok()?,
+        other => other.clone(),
+    };
+    match md.get("attributes")? {
+        Value::Object(m) => Some(m.clone()),
+        Value::String(s) => serde_json::from_str::<Map<String, Value>>(s).ok(),
+        _ => None,
+    }
+}
+
+/// The spans of a Langfuse trace export whose observations kept their
+/// OpenTelemetry attributes: each observation is a span (`id`, `traceId`,
+/// `parentObservationId`, `startTime`, `endTime`, `level: ERROR` +
+/// `statusMessage` as the error), its attributes those under
+/// `metadata.attributes`. An observation without them (a Langfuse-made
+/// wrapper) carries no attribute. The trace's `sessionId` is the session
+/// (`session.id`) when no span names one.
+pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
+    let mut spans = Vec::new();
+    let mut errors = Vec::new();
+    let Some(Value::Array(obs)) = doc.get("observations") else {
+        errors.push(err(None, "/observations".into(), "no `observations` array: not a Langfuse trace export"));
+        return (spans, errors);
+    };
+    let session = doc
+        .get("trace")
+        .and_then(|t| t.get("sessionId"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty());
+    for (i, o) in obs.iter().enumerate() {
+        let at = format!("/observations/{i}");
+        let Some(trace_id) = id_str(o.get("traceId")) else {
+            errors.push(err(None, format!("{at}/traceId"), "missing or empty trace id"));
+            continue;
+        };
+        let tid = Some(trace_id.as_str());
+        let Some(span_id) = id_str(o.get("id")) else {
+            errors.push(err(tid, format!("{at}/id"), "missing or empty observation id"));
+            continue;
+        };
+        let Some(start) = o.get("startTime").and_then(Value::as_str).and_then(rfc3339_utc) else {
+            errors.push(err(tid, format!("{at}/startTime"), "missing, or not a UTC RFC 3339 time"));
+            continue;
+        };
+        let end = o.get("endTime").and_then(Value::as_str).and_then(rfc3339_utc);
+        let error = match o.get("level").and_then(Value::as_str) {
+            Some("ERROR") => Some(
+                o.get("statusMessage")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or("level ERROR")
+                    .to_string(),
+            ),
+            _ => None,
+        };
+        let mut attrs: BTreeMap<String, Value> = match o.get("metadata") {
+            None | Some(Value::Null) => BTreeMap::new(),
+            Some(_) => match langfuse_attributes(o) {
+                Some(m) => m.into_iter().filter(|(k, _)| kept(k)).collect(),
+                None => BTreeMap::new(),
+            },
+        };
+        if let Some(s) = session {
+            attrs.entry("session.id".into()).or_insert_with(|| Value::String(s.to_string()));
+        }
+        spans.push(Span {
+            trace_id,
+            span_id,
+            parent: id_str(o.get("parentObservationId")),
+            name: o.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
+            start,
+            end,
+            error,
+            attrs,
+            events: Vec::new(),
+            line,
+        });
+    }
+    (spans, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339_utc;
+
+    #[test]
+    fn utc_times() {
+        assert_eq!(rfc3339_utc("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(rfc3339_utc("2025-09-30T09:03:59.962Z"), Some(1_759_223_039_962_000_000));
+        assert_eq!(rfc3339_utc("2025-09-30T09:03:59+02:00"), None);
+        assert_eq!(rfc3339_utc("2025-13-30T09:03:59Z"), None);
+    }
 }
