@@ -4,7 +4,8 @@
     python3 bench/trace-counts.py FILE...
 
 Reads each OTLP JSON (`resourceSpans` / Tempo `batches`, a document or JSONL
-of them) or Jaeger JSON (`data[].spans[]`) file on its own, with the
+of them), Jaeger JSON (`data[].spans[]`) or Langfuse export of OpenInference
+spans (`observations[].metadata.attributes`) file on its own, with the
 standard library only, and prints one line per file:
 
     NAME traces=T turns=U tool_calls=C errored_calls=E
@@ -77,6 +78,42 @@ def jaeger_spans(doc):
                 "start": int(s["startTime"]) * 1000, "attrs": tags, "events": events,
                 "error": tags.get("error") is True or tags.get("otel.status_code") == "ERROR",
             }
+
+
+def iso_nanos(s):
+    from datetime import datetime, timezone
+    if not isinstance(s, str) or not s.endswith("Z"):
+        return None
+    base, _, frac = s[:-1].partition(".")
+    dt = datetime.strptime(base, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+    return int(dt.timestamp()) * 10**9 + int((frac + "000000000")[:9])
+
+
+def langfuse_attrs(o):
+    md = o.get("metadata")
+    if isinstance(md, str):
+        try:
+            md = json.loads(md)
+        except ValueError:
+            return None
+    at = md.get("attributes") if isinstance(md, dict) else None
+    if isinstance(at, str):
+        at = json.loads(at)
+    return at
+
+
+def langfuse_spans(doc):
+    session = (doc.get("trace") or {}).get("sessionId")
+    for o in doc["observations"]:
+        attrs = dict(langfuse_attrs(o) or {})
+        if session and "session.id" not in attrs:
+            attrs["session.id"] = session
+        yield {
+            "trace": o["traceId"].lower(), "id": o["id"].lower(),
+            "parent": (o.get("parentObservationId") or "").lower() or None,
+            "start": iso_nanos(o["startTime"]), "attrs": attrs, "events": [],
+            "error": o.get("level") == "ERROR",
+        }
 
 
 def docs_of(path):
@@ -171,8 +208,15 @@ def count(path):
         spans = [s for d in docs for s in otlp_spans(d)]
     elif isinstance(first.get("data"), list) and first["data"] and "spans" in first["data"][0]:
         spans = [s for d in docs for s in jaeger_spans(d)]
+    elif "observations" in first and any(
+            "openinference.span.kind" in (langfuse_attrs(o) or {}) for o in first["observations"]):
+        spans = [s for d in docs for s in langfuse_spans(d)]
     else:
-        return "refused: not an OTLP or Jaeger document"
+        return "refused: not an OTLP or Jaeger document, nor a Langfuse export of OpenInference spans"
+    for s in spans:
+        a = s["attrs"]
+        if kind(s) == "tool" and not (a.get("gen_ai.tool.name") or a.get("tool.name")):
+            return "refused: a tool span without a tool name"
     by_trace = {}
     for s in spans:
         by_trace.setdefault(s["trace"], []).append(s)

@@ -267,6 +267,17 @@ fn real_data_otel_counts_match_the_independent_script() {
         let script_count = if script_count.starts_with("refused") { "refused" } else { script_count };
         let ours = pactum_line(f);
         println!("{name}: pactum {ours} | script {script_count}");
+        match import(f, &ImportOptions::default()) {
+            Ok((t, o)) => {
+                for x in &o {
+                    println!("    {}", x.chars().take(400).collect::<String>());
+                }
+                for x in &t {
+                    println!("    {}", summary(x).to_string().chars().take(1200).collect::<String>());
+                }
+            }
+            Err(e) => println!("    {e}"),
+        }
         assert_eq!(ours, script_count, "{name}");
         imported += usize::from(ours != "refused");
     }
