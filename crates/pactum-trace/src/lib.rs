@@ -38,8 +38,8 @@ mod tally;
 
 pub use error::{ImportError, RecordError};
 pub use framing::MAX_RECORD_BYTES;
-pub use otel::{MAX_SPANS, MAX_SPANS_PER_TRACE};
 pub use inputs::{InputNotes, InputWarning};
+pub use otel::{MAX_SPANS, MAX_SPANS_PER_TRACE};
 pub use parallel::Parallel;
 pub use tally::ChannelTally;
 
@@ -492,7 +492,12 @@ fn detect(
                 .into_iter()
                 .find(|k| v.get(*k).is_some());
             if let Some(k) = other {
-                ambiguous = Some((line, format!("it is both an OpenTelemetry export and has `{k}`: say which with --format")));
+                ambiguous = Some((
+                    line,
+                    format!(
+                        "it is both an OpenTelemetry export and has `{k}`: say which with --format"
+                    ),
+                ));
             } else {
                 otel_found = Some(which);
             }

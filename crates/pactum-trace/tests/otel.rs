@@ -11,7 +11,9 @@ use pactum_core::trace::{ObservabilityLevel, Trace};
 use pactum_trace::{read_traces, ImportError, ImportOptions, Item, TraceFormat};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/otel").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/otel")
+        .join(name)
 }
 
 /// Traces, and the other items as text.
@@ -148,14 +150,25 @@ fn unreadable_spans_refuse_their_trace_naming_the_field() {
     let (t, o) = auto("broken.json");
     assert!(t.is_empty());
     assert_eq!(o.len(), 3, "{o:?}");
-    assert!(o[0].contains("field `gen_ai.output.messages[0]`") && o[0].contains("found an array"), "{}", o[0]);
-    assert!(o[1].contains("field `gen_ai.completion.1`") && o[1].contains("gap"), "{}", o[1]);
+    assert!(
+        o[0].contains("field `gen_ai.output.messages[0]`") && o[0].contains("found an array"),
+        "{}",
+        o[0]
+    );
+    assert!(
+        o[1].contains("field `gen_ai.completion.1`") && o[1].contains("gap"),
+        "{}",
+        o[1]
+    );
     assert!(o[2].contains("field `gen_ai.tool.name`"), "{}", o[2]);
 }
 
 #[test]
 fn real_excerpts_count_one_llm_call_once_through_wrapper_spans() {
-    for (f, format) in [("tempo_excerpt.json", "otlp"), ("jaeger_helm_excerpt.json", "jaeger")] {
+    for (f, format) in [
+        ("tempo_excerpt.json", "otlp"),
+        ("jaeger_helm_excerpt.json", "jaeger"),
+    ] {
         let (t, o) = auto(f);
         assert!(o.is_empty(), "{o:?}");
         assert_eq!(t.len(), 1);
@@ -167,9 +180,42 @@ fn real_excerpts_count_one_llm_call_once_through_wrapper_spans() {
         let calls: Vec<_> = tr.tool_calls().collect();
         assert_eq!(calls.len(), 1, "{f}");
         assert_eq!(calls[0].1.name, "helm_list_releases");
-        assert!(calls[0].1.result.as_ref().and_then(|r| r.as_str()).is_some_and(|r| r.contains("kagent-crds")));
-        assert!(tr.turns[0].response.as_deref().is_some_and(|r| r.contains("two Helm releases")));
+        assert!(calls[0]
+            .1
+            .result
+            .as_ref()
+            .and_then(|r| r.as_str())
+            .is_some_and(|r| r.contains("kagent-crds")));
+        assert!(tr.turns[0]
+            .response
+            .as_deref()
+            .is_some_and(|r| r.contains("two Helm releases")));
     }
+}
+
+#[test]
+fn a_langfuse_export_of_openinference_spans() {
+    let s = one("langfuse_openinference_excerpt.json");
+    assert_eq!(
+        s,
+        serde_json::json!({
+            "id": "fee618f96dc31e0ca38b2f7b26eb8b29", "level": "tool_calls", "grouped_by": "trace_id",
+            "observed": {"response": true, "tool_calls": true, "side_effects": false},
+            "error": null, "incomplete": null,
+            "turns": [{"input": ["You are a helpful agent.", "What's the weather in Tokyo?"],
+                       "response": "The weather in Tokyo is currently sunny. If you need more details like temperature or forecast for the upcoming days, just let me know!",
+                       "calls": [["get_weather", "call_Kud0j0DxWSmLzv9W5m6qVqXn", {"city": "Tokyo"}, "The weather in Tokyo is sunny.", null]]}]
+        })
+    );
+    let opts = ImportOptions {
+        format: TraceFormat::LangfuseOtel,
+        ..ImportOptions::default()
+    };
+    let (t, _) = import(&fixture("langfuse_openinference_excerpt.json"), &opts).unwrap();
+    assert_eq!(t[0].metadata["format"], "langfuse-otel");
+    let agents = t[0].metadata["agents"].as_array().unwrap();
+    let inner = agents.iter().find(|a| a["name"] == "Hello world").unwrap();
+    assert_eq!(inner["parent"], "Agent workflow");
 }
 
 #[test]
@@ -182,13 +228,22 @@ fn explicit_format_and_a_declared_level_the_data_contradicts() {
     let (t, _) = import(&fixture("content_off.json"), &opts).unwrap();
     assert_eq!(t[0].observability, ObservabilityLevel::ToolCalls);
     assert_eq!(t[1].observability, ObservabilityLevel::ResponseOnly);
-    assert!(t[1].metadata["observability_warning"].as_str().unwrap().contains("declared full"));
-    let lower = ImportOptions { observability: Some(ObservabilityLevel::ResponseOnly), ..opts };
+    assert!(t[1].metadata["observability_warning"]
+        .as_str()
+        .unwrap()
+        .contains("declared full"));
+    let lower = ImportOptions {
+        observability: Some(ObservabilityLevel::ResponseOnly),
+        ..opts
+    };
     let (t, _) = import(&fixture("genai_current.json"), &lower).unwrap();
     assert_eq!(t[0].observability, ObservabilityLevel::ResponseOnly);
     assert!(t[0].metadata.get("observability_warning").is_none());
     // Jaeger named for an OTLP file: not read as something else.
-    let wrong = ImportOptions { format: TraceFormat::Jaeger, ..ImportOptions::default() };
+    let wrong = ImportOptions {
+        format: TraceFormat::Jaeger,
+        ..ImportOptions::default()
+    };
     let (t, o) = import(&fixture("genai_current.json"), &wrong).unwrap();
     assert!(t.is_empty());
     assert!(o[0].contains("not a Jaeger trace document"), "{o:?}");
@@ -198,20 +253,43 @@ fn explicit_format_and_a_declared_level_the_data_contradicts() {
 fn flat_attribute_maps_and_ambiguous_documents_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let flat = dir.path().join("flat.json");
-    std::fs::write(&flat, r#"{"gen_ai.operation.name": "chat", "gen_ai.output.messages": "[]"}"#).unwrap();
-    let e = import(&flat, &ImportOptions::default()).unwrap_err().to_string();
+    std::fs::write(
+        &flat,
+        r#"{"gen_ai.operation.name": "chat", "gen_ai.output.messages": "[]"}"#,
+    )
+    .unwrap();
+    let e = import(&flat, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("flat map of one span's attributes"), "{e}");
     let both = dir.path().join("both.json");
     std::fs::write(&both, r#"{"resourceSpans": [], "messages": []}"#).unwrap();
-    let e = import(&both, &ImportOptions::default()).unwrap_err().to_string();
-    assert!(e.contains("both an OpenTelemetry export and has `messages`"), "{e}");
+    let e = import(&both, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("both an OpenTelemetry export and has `messages`"),
+        "{e}"
+    );
 }
 
 #[test]
 fn the_same_file_imports_to_the_same_bytes() {
-    for f in ["genai_current.json", "openinference.json", "tempo_excerpt.json"] {
-        let a: Vec<String> = auto(f).0.iter().map(|t| serde_json::to_string(t).unwrap()).collect();
-        let b: Vec<String> = auto(f).0.iter().map(|t| serde_json::to_string(t).unwrap()).collect();
+    for f in [
+        "genai_current.json",
+        "openinference.json",
+        "tempo_excerpt.json",
+    ] {
+        let a: Vec<String> = auto(f)
+            .0
+            .iter()
+            .map(|t| serde_json::to_string(t).unwrap())
+            .collect();
+        let b: Vec<String> = auto(f)
+            .0
+            .iter()
+            .map(|t| serde_json::to_string(t).unwrap())
+            .collect();
         assert_eq!(a, b);
     }
 }
@@ -229,7 +307,10 @@ fn pactum_line(path: &Path) -> String {
                 .iter()
                 .map(|x| x.tool_calls().filter(|(_, c)| c.error.is_some()).count())
                 .sum();
-            format!("traces={} turns={turns} tool_calls={calls} errored_calls={errored}", t.len())
+            format!(
+                "traces={} turns={turns} tool_calls={calls} errored_calls={errored}",
+                t.len()
+            )
         }
         Err(_) => "refused".into(),
     }
@@ -240,8 +321,9 @@ fn pactum_line(path: &Path) -> String {
 #[test]
 #[ignore = "real data: run by .ci/real-data"]
 fn real_data_otel_counts_match_the_independent_script() {
-    let dir = std::env::var("PACTUM_DATA_DIR")
-        .expect("PACTUM_DATA_DIR is not set: the real-data check needs ../shared/data (run .ci/real-data)");
+    let dir = std::env::var("PACTUM_DATA_DIR").expect(
+        "PACTUM_DATA_DIR is not set: the real-data check needs ../shared/data (run .ci/real-data)",
+    );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/trace-counts.py");
     let mut files = Vec::new();
     for sub in ["otlp-json", "jaeger-json", "openinference"] {
@@ -255,16 +337,32 @@ fn real_data_otel_counts_match_the_independent_script() {
         assert!(!these.is_empty(), "no file in {}", folder.display());
         files.extend(these);
     }
-    let out = std::process::Command::new("python3").arg(&script).args(&files).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let lines: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
     assert_eq!(lines.len(), files.len());
     let mut imported = 0;
     for (f, line) in files.iter().zip(&lines) {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
         let (script_name, script_count) = line.split_once(' ').unwrap();
         assert_eq!(script_name, name);
-        let script_count = if script_count.starts_with("refused") { "refused" } else { script_count };
+        let script_count = if script_count.starts_with("refused") {
+            "refused"
+        } else {
+            script_count
+        };
         let ours = pactum_line(f);
         println!("{name}: pactum {ours} | script {script_count}");
         match import(f, &ImportOptions::default()) {
@@ -273,7 +371,14 @@ fn real_data_otel_counts_match_the_independent_script() {
                     println!("    {}", x.chars().take(400).collect::<String>());
                 }
                 for x in &t {
-                    println!("    {}", summary(x).to_string().chars().take(1200).collect::<String>());
+                    println!(
+                        "    {}",
+                        summary(x)
+                            .to_string()
+                            .chars()
+                            .take(1200)
+                            .collect::<String>()
+                    );
                 }
             }
             Err(e) => println!("    {e}"),

@@ -41,7 +41,12 @@ fn a_prohibited_call_fails_its_trace_in_every_convention_and_format() {
         "ctx-7ed9780f-3688-4fc0-b10b-2e4df2f83cf0",
         "6af7651916cd43dd8448eb211c8031a3",
     ] {
-        assert_eq!(st.get(id).map(String::as_str), Some("fail"), "{id}: {st:?}\n{}", run.all());
+        assert_eq!(
+            st.get(id).map(String::as_str),
+            Some("fail"),
+            "{id}: {st:?}\n{}",
+            run.all()
+        );
     }
     // The errored call still counts as made.
     let r = results_by_id(&report)["6af7651916cd43dd8448eb211c8031a3"];
@@ -58,7 +63,10 @@ fn a_prohibited_call_fails_its_trace_in_every_convention_and_format() {
 fn an_explicit_format_reads_the_same_and_refuses_the_other() {
     let (run, report) = grade(&["otel_jaeger_helm_excerpt.json"], &["--format", "jaeger"]);
     assert_code(&run, 1);
-    assert_eq!(statuses(&report)["ctx-7ed9780f-3688-4fc0-b10b-2e4df2f83cf0"], "fail");
+    assert_eq!(
+        statuses(&report)["ctx-7ed9780f-3688-4fc0-b10b-2e4df2f83cf0"],
+        "fail"
+    );
     let run = pactum([
         "grade",
         "-c",
@@ -68,7 +76,11 @@ fn an_explicit_format_reads_the_same_and_refuses_the_other() {
         "otlp",
     ]);
     assert_ne!(run.code, 0, "{}", run.all());
-    assert!(run.all().contains("not an OTLP trace document"), "{}", run.all());
+    assert!(
+        run.all().contains("not an OTLP trace document"),
+        "{}",
+        run.all()
+    );
 }
 
 #[test]
@@ -85,8 +97,18 @@ fn content_capture_off_leaves_text_checks_undetermined_never_passed() {
         .find(|c| c["id"] == "no-password")
         .expect("no-password");
     assert_ne!(clause["verdict"], "satisfied", "{clause}");
-    assert_ne!(st["4ef7651916cd43dd8448eb211c8031a1"], "pass", "{}", run.all());
+    assert_ne!(
+        st["4ef7651916cd43dd8448eb211c8031a1"],
+        "pass",
+        "{}",
+        run.all()
+    );
     // No content and no tool span: nothing was observed, never a pass.
-    assert_ne!(st["5ff7651916cd43dd8448eb211c8031a2"], "pass", "{}", run.all());
+    assert_ne!(
+        st["5ff7651916cd43dd8448eb211c8031a2"],
+        "pass",
+        "{}",
+        run.all()
+    );
     assert_ne!(run.code, 0);
 }

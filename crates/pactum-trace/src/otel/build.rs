@@ -97,14 +97,26 @@ pub(crate) fn build(
             Ok(None) => groups.entry((tid, "trace_id")).or_default().push(t),
             Err(msg) => {
                 let line = t.spans.iter().map(|s| s.line).min().unwrap_or(1);
-                t.errors.push(RecordError::new(file, line, None, format!("trace `{}`: {msg}", shown(&tid))));
+                t.errors.push(RecordError::new(
+                    file,
+                    line,
+                    None,
+                    format!("trace `{}`: {msg}", shown(&tid)),
+                ));
                 groups.entry((tid, "trace_id")).or_default().push(t);
             }
         }
     }
     for ((key, by), members) in groups {
-        let start = members.iter().flat_map(|t| t.spans.iter().map(|s| s.start)).min().unwrap_or(0);
-        let errors: Vec<RecordError> = members.iter().flat_map(|t| t.errors.iter().cloned()).collect();
+        let start = members
+            .iter()
+            .flat_map(|t| t.spans.iter().map(|s| s.start))
+            .min()
+            .unwrap_or(0);
+        let errors: Vec<RecordError> = members
+            .iter()
+            .flat_map(|t| t.errors.iter().cloned())
+            .collect();
         if !errors.is_empty() {
             for e in errors {
                 outs.push((start, key.clone(), Out::Error(e)));
@@ -130,7 +142,10 @@ struct Builder {
 
 impl Builder {
     fn new_turn(&mut self, input: Vec<Message>) {
-        self.turns.push(Turn { input, ..Turn::default() });
+        self.turns.push(Turn {
+            input,
+            ..Turn::default()
+        });
         self.texts.push(Vec::new());
         self.unobserved.push(false);
     }
@@ -143,14 +158,18 @@ impl Builder {
     }
 
     fn all(&self) -> impl Iterator<Item = ((usize, usize), &ToolCall)> {
-        self.turns
-            .iter()
-            .enumerate()
-            .flat_map(|(t, turn)| turn.tool_calls.iter().enumerate().map(move |(c, call)| ((t, c), call)))
+        self.turns.iter().enumerate().flat_map(|(t, turn)| {
+            turn.tool_calls
+                .iter()
+                .enumerate()
+                .map(move |(c, call)| ((t, c), call))
+        })
     }
 
     fn find_id(&self, id: &str) -> Option<(usize, usize)> {
-        self.all().find(|(_, c)| c.id.as_deref() == Some(id)).map(|(k, _)| k)
+        self.all()
+            .find(|(_, c)| c.id.as_deref() == Some(id))
+            .map(|(k, _)| k)
     }
 
     fn call_mut(&mut self, (t, c): (usize, usize)) -> &mut ToolCall {
@@ -194,9 +213,14 @@ fn one(
     file: &str,
     level_flag: Option<ObservabilityLevel>,
 ) -> Out {
-    let otel_ids: Vec<String> = members.iter().filter_map(|t| t.spans.first().map(|s| s.trace_id.clone())).collect();
+    let otel_ids: Vec<String> = members
+        .iter()
+        .filter_map(|t| t.spans.first().map(|s| s.trace_id.clone()))
+        .collect();
     let mut spans: Vec<Span> = members.into_iter().flat_map(|t| t.spans).collect();
-    spans.sort_by(|a, b| (a.start, &a.trace_id, &a.span_id).cmp(&(b.start, &b.trace_id, &b.span_id)));
+    spans.sort_by(|a, b| {
+        (a.start, &a.trace_id, &a.span_id).cmp(&(b.start, &b.trace_id, &b.span_id))
+    });
     let line = spans.iter().map(|s| s.line).min().unwrap_or(1);
     let mut kinds = Vec::with_capacity(spans.len());
     for s in &spans {
@@ -207,17 +231,27 @@ fn one(
                     file,
                     s.line,
                     Some(field),
-                    format!("span `{}` (`{}`) of trace `{}`: {msg}", s.span_id, shown(&s.name), shown(key)),
+                    format!(
+                        "span `{}` (`{}`) of trace `{}`: {msg}",
+                        s.span_id,
+                        shown(&s.name),
+                        shown(key)
+                    ),
                 ))
             }
         }
     }
     // LLM spans with an LLM span inside: the same call, seen twice.
-    let index: HashMap<(&str, &str), usize> =
-        spans.iter().enumerate().map(|(i, s)| ((s.trace_id.as_str(), s.span_id.as_str()), i)).collect();
+    let index: HashMap<(&str, &str), usize> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ((s.trace_id.as_str(), s.span_id.as_str()), i))
+        .collect();
     let parent_of = |i: usize| -> Option<usize> {
         let s = &spans[i];
-        s.parent.as_deref().and_then(|p| index.get(&(s.trace_id.as_str(), p)).copied())
+        s.parent
+            .as_deref()
+            .and_then(|p| index.get(&(s.trace_id.as_str(), p)).copied())
     };
     let mut wrapper = vec![false; spans.len()];
     for (i, k) in kinds.iter().enumerate() {
@@ -250,13 +284,17 @@ fn one(
     let mut unended: Option<String> = None;
     for (i, (s, k)) in spans.iter().zip(&kinds).enumerate() {
         if s.end.is_none() && !matches!(k, Kind::Other) {
-            unended.get_or_insert_with(|| format!("span `{}` (`{}`) has not ended", s.span_id, shown(&s.name)));
+            unended.get_or_insert_with(|| {
+                format!("span `{}` (`{}`) has not ended", s.span_id, shown(&s.name))
+            });
         }
         match k {
             Kind::Other => {}
             Kind::Agent(name) => {
                 if let Some(e) = &s.error {
-                    b.error.get_or_insert_with(|| format!("agent span `{}` ended in error: {}", shown(name), shown(e)));
+                    b.error.get_or_insert_with(|| {
+                        format!("agent span `{}` ended in error: {}", shown(name), shown(e))
+                    });
                 }
                 let mut p = parent_of(i);
                 let mut parent_agent = Value::Null;
@@ -273,7 +311,14 @@ fn one(
             Kind::Llm(llm) => {
                 llm_calls += 1;
                 if let Some(e) = &s.error {
-                    b.error.get_or_insert_with(|| format!("LLM call span `{}` (`{}`) ended in error: {}", s.span_id, shown(&s.name), shown(e)));
+                    b.error.get_or_insert_with(|| {
+                        format!(
+                            "LLM call span `{}` (`{}`) ended in error: {}",
+                            s.span_id,
+                            shown(&s.name),
+                            shown(e)
+                        )
+                    });
                 }
                 let ends_on_input = llm
                     .input
@@ -308,7 +353,8 @@ fn one(
                         captured += 1;
                         let mut texts = Vec::new();
                         for m in out {
-                            if m.who != Who::Assistant && !(m.calls.is_empty() && m.text.is_none()) {
+                            if m.who != Who::Assistant && !(m.calls.is_empty() && m.text.is_none())
+                            {
                                 b.error.get_or_insert_with(|| format!("LLM call span `{}`: an output message that is not the assistant's", s.span_id));
                             }
                             if let Some(x) = &m.text {
@@ -328,11 +374,15 @@ fn one(
             Kind::Tool(call) => {
                 tool_spans += 1;
                 let call = trimmed(call.clone());
-                let free = |k: &(usize, usize), c: &ToolCall, b: &Builder| !b.joined.contains(k) && c.name == call.name;
+                let free = |k: &(usize, usize), c: &ToolCall, b: &Builder| {
+                    !b.joined.contains(k) && c.name == call.name
+                };
                 let target = match &call.id {
                     Some(id) => b
                         .all()
-                        .find(|(k, c)| !b.joined.contains(k) && c.id.as_deref() == Some(id.as_str()))
+                        .find(|(k, c)| {
+                            !b.joined.contains(k) && c.id.as_deref() == Some(id.as_str())
+                        })
                         .or_else(|| b.all().find(|(k, c)| c.id.is_none() && free(k, c, &b)))
                         .map(|(k, _)| k),
                     None => b.all().find(|(k, c)| free(k, c, &b)).map(|(k, _)| k),
@@ -388,11 +438,19 @@ fn one(
     }
     for (t, turn) in b.turns.iter_mut().enumerate() {
         let texts = std::mem::take(&mut b.texts[t]);
-        turn.response = if b.unobserved[t] { None } else { chat::join_texts(texts) };
+        turn.response = if b.unobserved[t] {
+            None
+        } else {
+            chat::join_texts(texts)
+        };
     }
     let response_observed = llm_calls > 0 && captured == llm_calls;
     let tools_observed = tool_spans > 0 || response_observed;
-    let data_level = if tools_observed { ObservabilityLevel::ToolCalls } else { ObservabilityLevel::ResponseOnly };
+    let data_level = if tools_observed {
+        ObservabilityLevel::ToolCalls
+    } else {
+        ObservabilityLevel::ResponseOnly
+    };
     let mut metadata = serde_json::Map::new();
     metadata.insert("format".into(), json!(format));
     metadata.insert("grouped_by".into(), json!(by));
@@ -418,7 +476,11 @@ fn one(
                         "declared {}, but the spans show {}: {}",
                         declared.as_str(),
                         data_level.as_str(),
-                        if tools_observed { "no side effects are reported by OpenTelemetry spans" } else { "no tool span and no captured LLM output shows the tool calls" }
+                        if tools_observed {
+                            "no side effects are reported by OpenTelemetry spans"
+                        } else {
+                            "no tool span and no captured LLM output shows the tool calls"
+                        }
                     )),
                 );
             }
@@ -432,7 +494,10 @@ fn one(
         metadata: Value::Object(metadata),
         error: b.error,
         incomplete: b.unshown.or(unended),
-        source: Some(SourceRef { file: file.to_string(), line }),
+        source: Some(SourceRef {
+            file: file.to_string(),
+            line,
+        }),
         offered_tools: None,
     }))
 }
@@ -446,7 +511,11 @@ fn trailing_input(msgs: &[Msg]) -> Vec<Message> {
     msgs[start..]
         .iter()
         .map(|m| Message {
-            role: if m.who == Who::User { Role::User } else { Role::System },
+            role: if m.who == Who::User {
+                Role::User
+            } else {
+                Role::System
+            },
             content: m.text.clone().unwrap_or_default(),
         })
         .collect()

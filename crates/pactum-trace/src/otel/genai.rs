@@ -84,7 +84,9 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
         || has("llm.input_messages.")
         || has("gen_ai.completion.")
         || has("gen_ai.prompt.")
-        || s.events.iter().any(|e| e.name == "gen_ai.choice" || is_input_event(&e.name));
+        || s.events
+            .iter()
+            .any(|e| e.name == "gen_ai.choice" || is_input_event(&e.name));
     let llm_op = matches!(op, Some("chat" | "text_completion" | "generate_content"));
     if content || llm_op || oi.as_deref() == Some("LLM") {
         return Ok(Kind::Llm(Llm {
@@ -104,7 +106,10 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
 fn is_input_event(name: &str) -> bool {
     matches!(
         name,
-        "gen_ai.system.message" | "gen_ai.user.message" | "gen_ai.assistant.message" | "gen_ai.tool.message"
+        "gen_ai.system.message"
+            | "gen_ai.user.message"
+            | "gen_ai.assistant.message"
+            | "gen_ai.tool.message"
     )
 }
 
@@ -117,7 +122,8 @@ fn is_input_event(name: &str) -> bool {
 /// error, has `error.type`, or an `exception` event.
 fn tool(s: &Span) -> Result<ToolCall, Problem> {
     let first = |keys: &[&'static str]| -> Option<(&'static str, &Value)> {
-        keys.iter().find_map(|k| s.attrs.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))
+        keys.iter()
+            .find_map(|k| s.attrs.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))
     };
     let (name_key, name) = first(&["gen_ai.tool.name", "tool.name"]).ok_or_else(|| {
         problem(
@@ -130,7 +136,11 @@ fn tool(s: &Span) -> Result<ToolCall, Problem> {
     if let Some((_, id)) = first(&["gen_ai.tool.call.id", "tool_call.id"]) {
         call.insert("id".into(), id.clone());
     }
-    let args_key = first(&["gen_ai.tool.call.arguments", "input.value", "gcp.vertex.agent.tool_call_args"]);
+    let args_key = first(&[
+        "gen_ai.tool.call.arguments",
+        "input.value",
+        "gcp.vertex.agent.tool_call_args",
+    ]);
     if let Some((_, a)) = args_key {
         call.insert("arguments".into(), a.clone());
     }
@@ -145,8 +155,12 @@ fn tool(s: &Span) -> Result<ToolCall, Problem> {
     if let Some(id) = &mut decoded.id {
         *id = id.trim().to_string();
     }
-    decoded.result = first(&["gen_ai.tool.call.result", "output.value", "gcp.vertex.agent.tool_response"])
-        .map(|(_, v)| v.clone());
+    decoded.result = first(&[
+        "gen_ai.tool.call.result",
+        "output.value",
+        "gcp.vertex.agent.tool_response",
+    ])
+    .map(|(_, v)| v.clone());
     decoded.error = s
         .error
         .clone()
@@ -195,35 +209,64 @@ fn json_of(v: &Value, field: &str) -> Result<Value, Problem> {
 /// OpenInference keys become), decoded by [`chat`].
 fn openai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
     let Value::Object(m) = v else {
-        return Err(problem(field, format!("expected a message object, found {}", kind(v))));
+        return Err(problem(
+            field,
+            format!("expected a message object, found {}", kind(v)),
+        ));
     };
     let role = match m.get("role") {
         Some(Value::String(r)) => r.as_str(),
-        Some(o) => return Err(problem(field, format!("`role`: expected a string, found {}", kind(o)))),
+        Some(o) => {
+            return Err(problem(
+                field,
+                format!("`role`: expected a string, found {}", kind(o)),
+            ))
+        }
         None => return Err(problem(field, "a message without `role`")),
     };
     let w = who(role, field)?;
     let at = |e: chat::CallError| problem(field, e.to_string());
     if w == Who::Tool {
         let r = chat::tool_message(m).map_err(at)?;
-        return Ok(Msg { who: w, text: None, calls: Vec::new(), results: vec![r] });
+        return Ok(Msg {
+            who: w,
+            text: None,
+            calls: Vec::new(),
+            results: vec![r],
+        });
     }
     let tools = chat::message_tools(m).map_err(at)?;
     let text = chat::content_text(m.get("content")).map_err(|e| problem(field, e))?;
-    Ok(Msg { who: w, text, calls: tools.calls, results: tools.results })
+    Ok(Msg {
+        who: w,
+        text,
+        calls: tools.calls,
+        results: tools.results,
+    })
 }
 
 /// A current GenAI message: `{role, parts: [{type: text, content} |
 /// {type: tool_call, …} | {type: tool_call_response, …} | …], …}`.
 fn genai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
     let Value::Object(m) = v else {
-        return Err(problem(field, format!("expected a message object, found {}", kind(v))));
+        return Err(problem(
+            field,
+            format!("expected a message object, found {}", kind(v)),
+        ));
     };
-    let role = m.get("role").and_then(Value::as_str).ok_or_else(|| problem(field, "a message without a string `role`"))?;
+    let role = m
+        .get("role")
+        .and_then(Value::as_str)
+        .ok_or_else(|| problem(field, "a message without a string `role`"))?;
     let w = who(role, field)?;
     let parts = match m.get("parts") {
         Some(Value::Array(p)) => p,
-        Some(o) => return Err(problem(field, format!("`parts`: expected an array, found {}", kind(o)))),
+        Some(o) => {
+            return Err(problem(
+                field,
+                format!("`parts`: expected an array, found {}", kind(o)),
+            ))
+        }
         None => return Err(problem(field, "a message without `parts`")),
     };
     let mut texts = Vec::new();
@@ -234,7 +277,10 @@ fn genai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
                 other => {
                     return Err(problem(
                         field,
-                        format!("`parts/{i}/content`: expected the text as a string, found {}", other.map_or("nothing", kind)),
+                        format!(
+                            "`parts/{i}/content`: expected the text as a string, found {}",
+                            other.map_or("nothing", kind)
+                        ),
                     ))
                 }
             }
@@ -243,7 +289,12 @@ fn genai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
     let mut only = Map::new();
     only.insert("parts".into(), Value::Array(parts.clone()));
     let tools = chat::message_tools(&only).map_err(|e| problem(field, e.to_string()))?;
-    Ok(Msg { who: w, text: chat::join_texts(texts), calls: tools.calls, results: tools.results })
+    Ok(Msg {
+        who: w,
+        text: chat::join_texts(texts),
+        calls: tools.calls,
+        results: tools.results,
+    })
 }
 
 fn genai_list(v: &Value, field: &str) -> Result<Vec<Msg>, Problem> {
@@ -253,7 +304,10 @@ fn genai_list(v: &Value, field: &str) -> Result<Vec<Msg>, Problem> {
             .enumerate()
             .map(|(i, m)| genai_msg(m, &format!("{field}[{i}]")))
             .collect(),
-        other => Err(problem(field, format!("expected an array of messages, found {}", kind(&other)))),
+        other => Err(problem(
+            field,
+            format!("expected an array of messages, found {}", kind(&other)),
+        )),
     }
 }
 
@@ -271,20 +325,35 @@ fn unflatten(attrs: &BTreeMap<String, Value>, prefix: &str) -> Result<Option<Val
     let mut root: BTreeMap<String, Node> = BTreeMap::new();
     let mut any = false;
     for (k, v) in attrs.range(prefix.to_string()..) {
-        let Some(rest) = k.strip_prefix(prefix) else { break };
+        let Some(rest) = k.strip_prefix(prefix) else {
+            break;
+        };
         any = true;
         let segs: Vec<&str> = rest.split('.').collect();
         let mut cur = &mut root;
         for (i, seg) in segs.iter().enumerate() {
             if i + 1 == segs.len() {
-                if cur.insert((*seg).to_string(), Node::Leaf(v.clone())).is_some() {
-                    return Err(problem(k, "the key is both a value and a prefix of other keys"));
+                if cur
+                    .insert((*seg).to_string(), Node::Leaf(v.clone()))
+                    .is_some()
+                {
+                    return Err(problem(
+                        k,
+                        "the key is both a value and a prefix of other keys",
+                    ));
                 }
             } else {
-                let e = cur.entry((*seg).to_string()).or_insert_with(|| Node::Branch(BTreeMap::new()));
+                let e = cur
+                    .entry((*seg).to_string())
+                    .or_insert_with(|| Node::Branch(BTreeMap::new()));
                 match e {
                     Node::Branch(b) => cur = b,
-                    Node::Leaf(_) => return Err(problem(k, "the key is both a value and a prefix of other keys")),
+                    Node::Leaf(_) => {
+                        return Err(problem(
+                            k,
+                            "the key is both a value and a prefix of other keys",
+                        ))
+                    }
                 }
             }
         }
@@ -316,7 +385,10 @@ fn to_value(m: BTreeMap<String, Node>, at: &str) -> Result<Value, Problem> {
         let mut out = Vec::new();
         for (expect, (i, n)) in items.into_iter().enumerate() {
             if i != expect {
-                return Err(problem(format!("{at}.{expect}"), "missing: the numbered keys have a gap (a message or call the span lost)"));
+                return Err(problem(
+                    format!("{at}.{expect}"),
+                    "missing: the numbered keys have a gap (a message or call the span lost)",
+                ));
             }
             out.push(conv(&i.to_string(), n)?);
         }
@@ -349,7 +421,10 @@ fn openinference_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
             }
             "contents" => {
                 let Value::Array(items) = x else {
-                    return Err(problem(format!("{field}.message.contents"), "expected numbered keys"));
+                    return Err(problem(
+                        format!("{field}.message.contents"),
+                        "expected numbered keys",
+                    ));
                 };
                 let mut parts = Vec::new();
                 for it in items {
@@ -359,13 +434,19 @@ fn openinference_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
                     }
                 }
                 if out.contains_key("content") {
-                    return Err(problem(format!("{field}.message.contents"), "both `content` and `contents`: ambiguous"));
+                    return Err(problem(
+                        format!("{field}.message.contents"),
+                        "both `content` and `contents`: ambiguous",
+                    ));
                 }
                 out.insert("content".into(), Value::Array(parts));
             }
             "tool_calls" => {
                 let Value::Array(items) = x else {
-                    return Err(problem(format!("{field}.message.tool_calls"), "expected numbered keys"));
+                    return Err(problem(
+                        format!("{field}.message.tool_calls"),
+                        "expected numbered keys",
+                    ));
                 };
                 let mut calls = Vec::new();
                 for (j, it) in items.iter().enumerate() {
@@ -394,7 +475,10 @@ fn openinference_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
                 out.insert("tool_calls".into(), Value::Array(calls));
             }
             other if chat::is_call_like(other) => {
-                return Err(problem(format!("{field}.message.{other}"), "a key that looks like a tool call, which pactum does not read"));
+                return Err(problem(
+                    format!("{field}.message.{other}"),
+                    "a key that looks like a tool call, which pactum does not read",
+                ));
             }
             _ => {}
         }
@@ -402,7 +486,11 @@ fn openinference_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
     openai_msg(&Value::Object(out), field)
 }
 
-fn list_of(v: Value, field: &str, f: fn(&Value, &str) -> Result<Msg, Problem>) -> Result<Vec<Msg>, Problem> {
+fn list_of(
+    v: Value,
+    field: &str,
+    f: fn(&Value, &str) -> Result<Msg, Problem>,
+) -> Result<Vec<Msg>, Problem> {
     let Value::Array(items) = v else {
         return Err(problem(field, "expected numbered keys"));
     };
@@ -429,7 +517,10 @@ fn input(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
             continue;
         }
         let field = format!("event {i} `{}`", e.name);
-        let role = e.name.trim_start_matches("gen_ai.").trim_end_matches(".message");
+        let role = e
+            .name
+            .trim_start_matches("gen_ai.")
+            .trim_end_matches(".message");
         let mut body = event_body(e, &field)?;
         body.insert("role".into(), Value::String(role.into()));
         if role == "tool" {
@@ -448,9 +539,22 @@ fn event_body(e: &super::span::Event, field: &str) -> Result<Map<String, Value>,
     let mut body: Map<String, Value> = match e.attrs.get("gen_ai.event.content") {
         Some(v) => match json_of(v, field)? {
             Value::Object(m) => m,
-            other => return Err(problem(field, format!("`gen_ai.event.content`: expected an object, found {}", kind(&other)))),
+            other => {
+                return Err(problem(
+                    field,
+                    format!(
+                        "`gen_ai.event.content`: expected an object, found {}",
+                        kind(&other)
+                    ),
+                ))
+            }
         },
-        None => e.attrs.iter().filter(|(k, _)| !k.starts_with("gen_ai.")).map(|(k, v)| (k.clone(), v.clone())).collect(),
+        None => e
+            .attrs
+            .iter()
+            .filter(|(k, _)| !k.starts_with("gen_ai."))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
     };
     for k in ["tool_calls", "message"] {
         if let Some(Value::String(s)) = body.get(k) {
@@ -480,10 +584,16 @@ fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
         let body = event_body(e, &field)?;
         let mut m = match body.get("message") {
             Some(Value::Object(m)) => m.clone(),
-            Some(o) => return Err(problem(field, format!("`message`: expected an object, found {}", kind(o)))),
+            Some(o) => {
+                return Err(problem(
+                    field,
+                    format!("`message`: expected an object, found {}", kind(o)),
+                ))
+            }
             None => return Err(problem(field, "a `gen_ai.choice` event without `message`")),
         };
-        m.entry("role").or_insert_with(|| Value::String("assistant".into()));
+        m.entry("role")
+            .or_insert_with(|| Value::String("assistant".into()));
         msgs.push(openai_msg(&Value::Object(m), &field)?);
     }
     Ok((!msgs.is_empty()).then_some(msgs))

@@ -161,7 +161,9 @@ pub(crate) fn read<T>(
                 };
                 emit.conv(crate::convert::Conv::Trace(*t), &ctx)?
             }
-            build::Out::Skip { line, reason } => emit.deliver(crate::Ready::Skip { line, reason })?,
+            build::Out::Skip { line, reason } => {
+                emit.deliver(crate::Ready::Skip { line, reason })?
+            }
             build::Out::Error(e) => emit.error(e),
         };
         if flow.is_break() {

@@ -101,7 +101,10 @@ fn err(trace_id: Option<&str>, field: String, message: impl Into<String>) -> Spa
 /// `null`. `intValue` may be a string (the OTLP JSON mapping of int64).
 fn any_value(v: &Value, at: &str) -> Result<Value, (String, String)> {
     let Value::Object(m) = v else {
-        return Err((at.into(), format!("expected an OTLP AnyValue object, found {}", kind(v))));
+        return Err((
+            at.into(),
+            format!("expected an OTLP AnyValue object, found {}", kind(v)),
+        ));
     };
     if m.is_empty() {
         return Ok(Value::Null);
@@ -109,7 +112,10 @@ fn any_value(v: &Value, at: &str) -> Result<Value, (String, String)> {
     if m.len() > 1 {
         return Err((at.into(), "an OTLP AnyValue holds exactly one of stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue, bytesValue".into()));
     }
-    let (k, x) = m.iter().next().ok_or_else(|| (at.to_string(), "empty".to_string()))?;
+    let (k, x) = m
+        .iter()
+        .next()
+        .ok_or_else(|| (at.to_string(), "empty".to_string()))?;
     let here = format!("{at}/{k}");
     match (k.as_str(), x) {
         ("stringValue" | "bytesValue", Value::String(_)) => Ok(x.clone()),
@@ -137,7 +143,10 @@ fn any_value(v: &Value, at: &str) -> Result<Value, (String, String)> {
                 .map(|(i, it)| any_value(it, &format!("{here}/values/{i}")))
                 .collect::<Result<Vec<_>, _>>()
                 .map(Value::Array),
-            Some(o) => Err((format!("{here}/values"), format!("expected an array, found {}", kind(o)))),
+            Some(o) => Err((
+                format!("{here}/values"),
+                format!("expected an array, found {}", kind(o)),
+            )),
         },
         ("kvlistValue", Value::Object(a)) => match a.get("values") {
             None | Some(Value::Null) => Ok(Value::Object(Map::new())),
@@ -145,7 +154,10 @@ fn any_value(v: &Value, at: &str) -> Result<Value, (String, String)> {
                 let map = key_values(items, &format!("{here}/values"))?;
                 Ok(Value::Object(map.into_iter().collect()))
             }
-            Some(o) => Err((format!("{here}/values"), format!("expected an array, found {}", kind(o)))),
+            Some(o) => Err((
+                format!("{here}/values"),
+                format!("expected an array, found {}", kind(o)),
+            )),
         },
         (
             "stringValue" | "bytesValue" | "boolValue" | "intValue" | "doubleValue" | "arrayValue"
@@ -154,7 +166,10 @@ fn any_value(v: &Value, at: &str) -> Result<Value, (String, String)> {
         ) => Err((here, format!("unexpected {} for `{k}`", kind(other)))),
         (other, _) => Err((
             here,
-            format!("unknown OTLP AnyValue key `{}`", crate::convert::shown(other)),
+            format!(
+                "unknown OTLP AnyValue key `{}`",
+                crate::convert::shown(other)
+            ),
         )),
     }
 }
@@ -175,7 +190,10 @@ fn key_values(items: &[Value], at: &str) -> Result<BTreeMap<String, Value>, (Str
         if out.insert(key.to_string(), value).is_some() {
             return Err((
                 format!("{here}/key"),
-                format!("attribute `{}` is given twice: ambiguous", crate::convert::shown(key)),
+                format!(
+                    "attribute `{}` is given twice: ambiguous",
+                    crate::convert::shown(key)
+                ),
             ));
         }
     }
@@ -233,30 +251,50 @@ pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
     let mut spans = Vec::new();
     let mut errors = Vec::new();
     let Some(m) = doc.as_object() else {
-        errors.push(err(None, String::new(), format!("expected an OTLP document object, found {}", kind(doc))));
+        errors.push(err(
+            None,
+            String::new(),
+            format!("expected an OTLP document object, found {}", kind(doc)),
+        ));
         return (spans, errors);
     };
     let (key, rs) = match (m.get("resourceSpans"), m.get("batches")) {
         (Some(_), Some(_)) => {
-            errors.push(err(None, "/batches".into(), "both `resourceSpans` and `batches`: ambiguous"));
+            errors.push(err(
+                None,
+                "/batches".into(),
+                "both `resourceSpans` and `batches`: ambiguous",
+            ));
             return (spans, errors);
         }
         (Some(r), None) => ("resourceSpans", r),
         (None, Some(b)) => ("batches", b),
         (None, None) => {
-            errors.push(err(None, String::new(), "no `resourceSpans` (or `batches`): not an OTLP trace document"));
+            errors.push(err(
+                None,
+                String::new(),
+                "no `resourceSpans` (or `batches`): not an OTLP trace document",
+            ));
             return (spans, errors);
         }
     };
     let Value::Array(rs) = rs else {
-        errors.push(err(None, format!("/{key}"), format!("expected an array, found {}", kind(rs))));
+        errors.push(err(
+            None,
+            format!("/{key}"),
+            format!("expected an array, found {}", kind(rs)),
+        ));
         return (spans, errors);
     };
     for (i, r) in rs.iter().enumerate() {
         let at = format!("/{key}/{i}");
         let scopes = match (r.get("scopeSpans"), r.get("instrumentationLibrarySpans")) {
             (Some(_), Some(_)) => {
-                errors.push(err(None, at, "both `scopeSpans` and `instrumentationLibrarySpans`: ambiguous"));
+                errors.push(err(
+                    None,
+                    at,
+                    "both `scopeSpans` and `instrumentationLibrarySpans`: ambiguous",
+                ));
                 continue;
             }
             (Some(s), None) => ("scopeSpans", s),
@@ -273,7 +311,11 @@ pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
                 None | Some(Value::Null) => continue,
                 Some(Value::Array(items)) => items,
                 Some(o) => {
-                    errors.push(err(None, format!("{at}/spans"), format!("expected an array, found {}", kind(o))));
+                    errors.push(err(
+                        None,
+                        format!("{at}/spans"),
+                        format!("expected an array, found {}", kind(o)),
+                    ));
                     continue;
                 }
             };
@@ -297,16 +339,34 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
     let name = match sp.get("name") {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),
-        Some(o) => return Err(err(tid, format!("{at}/name"), format!("expected a string, found {}", kind(o)))),
+        Some(o) => {
+            return Err(err(
+                tid,
+                format!("{at}/name"),
+                format!("expected a string, found {}", kind(o)),
+            ))
+        }
     };
-    let start = nanos(sp.get("startTimeUnixNano"))
-        .ok_or_else(|| err(tid, format!("{at}/startTimeUnixNano"), "missing or unreadable start time"))?;
+    let start = nanos(sp.get("startTimeUnixNano")).ok_or_else(|| {
+        err(
+            tid,
+            format!("{at}/startTimeUnixNano"),
+            "missing or unreadable start time",
+        )
+    })?;
     let end = nanos(sp.get("endTimeUnixNano")).filter(|e| *e > 0);
     let attrs = match sp.get("attributes") {
         None | Some(Value::Null) => BTreeMap::new(),
-        Some(Value::Array(a)) => key_values(a, &format!("{at}/attributes"))
-            .map_err(|(f, m)| err(tid, f, m))?,
-        Some(o) => return Err(err(tid, format!("{at}/attributes"), format!("expected an array, found {}", kind(o)))),
+        Some(Value::Array(a)) => {
+            key_values(a, &format!("{at}/attributes")).map_err(|(f, m)| err(tid, f, m))?
+        }
+        Some(o) => {
+            return Err(err(
+                tid,
+                format!("{at}/attributes"),
+                format!("expected an array, found {}", kind(o)),
+            ))
+        }
     };
     let mut events = Vec::new();
     if let Some(Value::Array(evs)) = sp.get("events") {
@@ -319,7 +379,13 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
                 None | Some(Value::Null) => BTreeMap::new(),
                 Some(Value::Array(a)) => key_values(a, &format!("{at}/events/{i}/attributes"))
                     .map_err(|(f, m)| err(tid, f, m))?,
-                Some(o) => return Err(err(tid, format!("{at}/events/{i}/attributes"), format!("expected an array, found {}", kind(o)))),
+                Some(o) => {
+                    return Err(err(
+                        tid,
+                        format!("{at}/events/{i}/attributes"),
+                        format!("expected an array, found {}", kind(o)),
+                    ))
+                }
             };
             events.push(Event {
                 name: name.to_string(),
@@ -338,7 +404,10 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
                 return Err(err(
                     tid,
                     format!("{at}/status/code"),
-                    format!("unknown status code {}: expected 0, 1, 2 or STATUS_CODE_*", crate::convert::shown(&other.to_string())),
+                    format!(
+                        "unknown status code {}: expected 0, 1, 2 or STATUS_CODE_*",
+                        crate::convert::shown(&other.to_string())
+                    ),
                 ))
             }
         },
@@ -381,14 +450,26 @@ fn jaeger_tags(tags: &[Value], at: &str) -> Result<BTreeMap<String, Value>, (Str
             Some("int64") => value.is_i64() || value.is_u64(),
             Some("float64") => value.is_number(),
             Some(other) => {
-                return Err((format!("{here}/type"), format!("unknown Jaeger tag type `{}`", crate::convert::shown(other))))
+                return Err((
+                    format!("{here}/type"),
+                    format!("unknown Jaeger tag type `{}`", crate::convert::shown(other)),
+                ))
             }
         };
         if !ok {
-            return Err((format!("{here}/value"), format!("{} does not match the tag's type", kind(&value))));
+            return Err((
+                format!("{here}/value"),
+                format!("{} does not match the tag's type", kind(&value)),
+            ));
         }
         if out.insert(key.to_string(), value).is_some() {
-            return Err((format!("{here}/key"), format!("tag `{}` is given twice: ambiguous", crate::convert::shown(key))));
+            return Err((
+                format!("{here}/key"),
+                format!(
+                    "tag `{}` is given twice: ambiguous",
+                    crate::convert::shown(key)
+                ),
+            ));
         }
     }
     Ok(out)
@@ -399,13 +480,21 @@ pub(crate) fn jaeger(doc: &Value, line: u64) -> Found {
     let mut spans = Vec::new();
     let mut errors = Vec::new();
     let Some(Value::Array(data)) = doc.get("data") else {
-        errors.push(err(None, "/data".into(), "no `data` array: not a Jaeger trace document"));
+        errors.push(err(
+            None,
+            "/data".into(),
+            "no `data` array: not a Jaeger trace document",
+        ));
         return (spans, errors);
     };
     for (i, t) in data.iter().enumerate() {
         let at = format!("/data/{i}");
         let Some(Value::Array(list)) = t.get("spans") else {
-            errors.push(err(None, format!("{at}/spans"), "expected an array of spans"));
+            errors.push(err(
+                None,
+                format!("{at}/spans"),
+                "expected an array of spans",
+            ));
             continue;
         };
         for (k, sp) in list.iter().enumerate() {
@@ -429,15 +518,24 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    let start_us = nanos(sp.get("startTime"))
-        .ok_or_else(|| err(tid, format!("{at}/startTime"), "missing or unreadable start time"))?;
+    let start_us = nanos(sp.get("startTime")).ok_or_else(|| {
+        err(
+            tid,
+            format!("{at}/startTime"),
+            "missing or unreadable start time",
+        )
+    })?;
     let duration = nanos(sp.get("duration"));
     let mut parent = None;
     if let Some(Value::Array(refs)) = sp.get("references") {
         for (i, r) in refs.iter().enumerate() {
             if r.get("refType").and_then(Value::as_str) == Some("CHILD_OF") {
                 if parent.is_some() {
-                    return Err(err(tid, format!("{at}/references/{i}"), "two CHILD_OF references: which is the parent?"));
+                    return Err(err(
+                        tid,
+                        format!("{at}/references/{i}"),
+                        "two CHILD_OF references: which is the parent?",
+                    ));
                 }
                 parent = id_str(r.get("spanID"));
             }
@@ -445,10 +543,21 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
     }
     let mut attrs = match sp.get("tags") {
         None | Some(Value::Null) => BTreeMap::new(),
-        Some(Value::Array(a)) => jaeger_tags(a, &format!("{at}/tags")).map_err(|(f, m)| err(tid, f, m))?,
-        Some(o) => return Err(err(tid, format!("{at}/tags"), format!("expected an array, found {}", kind(o)))),
+        Some(Value::Array(a)) => {
+            jaeger_tags(a, &format!("{at}/tags")).map_err(|(f, m)| err(tid, f, m))?
+        }
+        Some(o) => {
+            return Err(err(
+                tid,
+                format!("{at}/tags"),
+                format!("expected an array, found {}", kind(o)),
+            ))
+        }
     };
-    let error = match (attrs.get("error"), attrs.get("otel.status_code").and_then(Value::as_str)) {
+    let error = match (
+        attrs.get("error"),
+        attrs.get("otel.status_code").and_then(Value::as_str),
+    ) {
         (Some(Value::Bool(true)), _) | (_, Some("ERROR")) => Some(
             attrs
                 .get("otel.status_description")
@@ -464,8 +573,11 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
     let mut events = Vec::new();
     if let Some(Value::Array(logs)) = sp.get("logs") {
         for (i, l) in logs.iter().enumerate() {
-            let Some(Value::Array(fields)) = l.get("fields") else { continue };
-            let mut f = jaeger_tags(fields, &format!("{at}/logs/{i}/fields")).map_err(|(fl, m)| err(tid, fl, m))?;
+            let Some(Value::Array(fields)) = l.get("fields") else {
+                continue;
+            };
+            let mut f = jaeger_tags(fields, &format!("{at}/logs/{i}/fields"))
+                .map_err(|(fl, m)| err(tid, fl, m))?;
             let name = match f.remove("event") {
                 Some(Value::String(s)) => s,
                 _ => continue,
@@ -493,7 +605,13 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
 /// epoch; `None` for anything else (other offsets included: not guessed).
 fn rfc3339_utc(s: &str) -> Option<u64> {
     let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
     let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<u64>().ok();
@@ -518,7 +636,11 @@ fn rfc3339_utc(s: &str) -> Option<u64> {
         nanos_frac += u64::from(c - b'0') * 10u64.pow(8 - i as u32);
     }
     // Days from civil (Howard Hinnant's algorithm), years from 1970 on.
-    let (y, mo) = if mo <= 2 { (y.checked_sub(1)?, mo + 9) } else { (y, mo - 3) };
+    let (y, mo) = if mo <= 2 {
+        (y.checked_sub(1)?, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
     let era = y / 400;
     let yoe = y - era * 400;
     let doy = (153 * mo + 2) / 5 + d - 1;
@@ -532,7 +654,9 @@ fn rfc3339_utc(s: &str) -> Option<u64> {
 /// whose observations kept their OpenInference span attributes
 /// (`metadata.attributes` with `openinference.span.kind`).
 pub(crate) fn is_langfuse_openinference(v: &Value) -> bool {
-    let Some(Value::Array(obs)) = v.get("observations") else { return false };
+    let Some(Value::Array(obs)) = v.get("observations") else {
+        return false;
+    };
     v.get("trace").is_some_and(Value::is_object)
         && obs.iter().any(|o| {
             langfuse_attributes(o).is_some_and(|a| a.contains_key("openinference.span.kind"))
@@ -563,7 +687,11 @@ pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
     let mut spans = Vec::new();
     let mut errors = Vec::new();
     let Some(Value::Array(obs)) = doc.get("observations") else {
-        errors.push(err(None, "/observations".into(), "no `observations` array: not a Langfuse trace export"));
+        errors.push(err(
+            None,
+            "/observations".into(),
+            "no `observations` array: not a Langfuse trace export",
+        ));
         return (spans, errors);
     };
     let session = doc
@@ -574,19 +702,38 @@ pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
     for (i, o) in obs.iter().enumerate() {
         let at = format!("/observations/{i}");
         let Some(trace_id) = id_str(o.get("traceId")) else {
-            errors.push(err(None, format!("{at}/traceId"), "missing or empty trace id"));
+            errors.push(err(
+                None,
+                format!("{at}/traceId"),
+                "missing or empty trace id",
+            ));
             continue;
         };
         let tid = Some(trace_id.as_str());
         let Some(span_id) = id_str(o.get("id")) else {
-            errors.push(err(tid, format!("{at}/id"), "missing or empty observation id"));
+            errors.push(err(
+                tid,
+                format!("{at}/id"),
+                "missing or empty observation id",
+            ));
             continue;
         };
-        let Some(start) = o.get("startTime").and_then(Value::as_str).and_then(rfc3339_utc) else {
-            errors.push(err(tid, format!("{at}/startTime"), "missing, or not a UTC RFC 3339 time"));
+        let Some(start) = o
+            .get("startTime")
+            .and_then(Value::as_str)
+            .and_then(rfc3339_utc)
+        else {
+            errors.push(err(
+                tid,
+                format!("{at}/startTime"),
+                "missing, or not a UTC RFC 3339 time",
+            ));
             continue;
         };
-        let end = o.get("endTime").and_then(Value::as_str).and_then(rfc3339_utc);
+        let end = o
+            .get("endTime")
+            .and_then(Value::as_str)
+            .and_then(rfc3339_utc);
         let error = match o.get("level").and_then(Value::as_str) {
             Some("ERROR") => Some(
                 o.get("statusMessage")
@@ -605,13 +752,19 @@ pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
             },
         };
         if let Some(s) = session {
-            attrs.entry("session.id".into()).or_insert_with(|| Value::String(s.to_string()));
+            attrs
+                .entry("session.id".into())
+                .or_insert_with(|| Value::String(s.to_string()));
         }
         spans.push(Span {
             trace_id,
             span_id,
             parent: id_str(o.get("parentObservationId")),
-            name: o.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
+            name: o
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
             start,
             end,
             error,
@@ -630,7 +783,10 @@ mod tests {
     #[test]
     fn utc_times() {
         assert_eq!(rfc3339_utc("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(rfc3339_utc("2025-09-30T09:03:59.962Z"), Some(1_759_223_039_962_000_000));
+        assert_eq!(
+            rfc3339_utc("2025-09-30T09:03:59.962Z"),
+            Some(1_759_223_039_962_000_000)
+        );
         assert_eq!(rfc3339_utc("2025-09-30T09:03:59+02:00"), None);
         assert_eq!(rfc3339_utc("2025-13-30T09:03:59Z"), None);
     }
