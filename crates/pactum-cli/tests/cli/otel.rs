@@ -112,3 +112,19 @@ fn content_capture_off_leaves_text_checks_undetermined_never_passed() {
     );
     assert_ne!(run.code, 0);
 }
+
+#[test]
+fn a_declared_level_the_spans_contradict_is_lowered_with_a_warning_naming_the_trace() {
+    let (run, report) = grade(&["otel_content_off.json"], &["--observability", "full"]);
+    let all = run.all();
+    assert!(
+        all.contains("observability-contradicted")
+            && all.contains("4ef7651916cd43dd8448eb211c8031a1")
+            && all.contains("declared full, but the spans show tool_calls"),
+        "{all}"
+    );
+    assert_ne!(
+        statuses(&report)["4ef7651916cd43dd8448eb211c8031a1"],
+        "pass"
+    );
+}
