@@ -19,7 +19,8 @@ without pactum's code, so the real-data check can compare the two:
   not a trace;
 * LLM spans: GenAI (`gen_ai.operation.name` chat / text_completion /
   generate_content, or content keys) or OpenInference kind LLM; one with an
-  LLM span below it is the same call and is not counted;
+  LLM span below it is the same call and is not counted (its output is read
+  for the one call below it when that call captured none);
 * turns: a call starts one when it is the group's first, its trace differs
   from the previous call's, or its input ends with a user/system message;
 * tool calls: the calls of each captured output, plus each tool span
@@ -238,6 +239,28 @@ def count(path):
                         wrapper.add(id(p))
                     p = by_id.get((p["trace"], p["parent"]))
         llms = [s for s in ss if kinds[id(s)] == "llm" and id(s) not in wrapper]
+        # A leaf without captured output takes the output of the nearest LLM
+        # span around it that wraps it alone.
+        leaves_under = {}
+        for s in llms:
+            p = by_id.get((s["trace"], s["parent"]))
+            while p is not None:
+                if id(p) in wrapper:
+                    leaves_under[id(p)] = leaves_under.get(id(p), 0) + 1
+                p = by_id.get((p["trace"], p["parent"]))
+
+        def calls_of(s):
+            out = output_calls(s)
+            p = by_id.get((s["trace"], s["parent"]))
+            while out is None and p is not None:
+                if kinds[id(p)] == "llm":
+                    if leaves_under.get(id(p)) != 1:
+                        break
+                    out = output_calls(p)
+                    if out is not None:
+                        break
+                p = by_id.get((p["trace"], p["parent"]))
+            return out
         tools = [s for s in ss if kinds[id(s)] == "tool"]
         if not llms and not tools:
             continue
@@ -248,7 +271,7 @@ def count(path):
             if last is None or s["trace"] != last or last_input_role(s) in ("user", "system", "human", "developer"):
                 turns += 1
             last = s["trace"]
-            out.extend(output_calls(s) or [])
+            out.extend(calls_of(s) or [])
         joined = [False] * len(out)
         extra = 0
         for s in tools:

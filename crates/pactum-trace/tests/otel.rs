@@ -219,6 +219,23 @@ fn a_langfuse_export_of_openinference_spans() {
 }
 
 #[test]
+fn content_captured_on_the_outer_layer_of_one_call_is_not_set_aside() {
+    // The inner span (no content) is the call; the layer around it holds
+    // its output: the delete_file call must not vanish behind the
+    // execute_tool span of another tool, which makes tool calls observed.
+    let s = one("wrapper_content.json");
+    assert_eq!(s["level"], "tool_calls");
+    assert_eq!(
+        s["turns"][0]["calls"],
+        serde_json::json!([
+            ["delete_file", "call_d", {"path": "/etc/passwd"}, null, null],
+            ["list_files", "call_l", null, null, null]
+        ])
+    );
+    assert_eq!(s["turns"][0]["input"], serde_json::json!(["Tidy up /etc."]));
+}
+
+#[test]
 fn explicit_format_and_a_declared_level_the_data_contradicts() {
     let opts = ImportOptions {
         format: TraceFormat::Otlp,

@@ -8,7 +8,9 @@
 //!   conversations are an error.
 //! * **LLM calls.** An LLM span with another LLM span inside it is the same
 //!   call seen by two instrumentation layers (an agent framework around a
-//!   client library): only the innermost counts.
+//!   client library): only the innermost counts. Where it did not capture
+//!   the input or the output, the nearest layer around it that wraps this
+//!   one call alone and captured them gives them.
 //! * **Turns.** LLM calls in start order; a call starts a turn when it is
 //!   the first, when it belongs to another OpenTelemetry trace than the
 //!   previous call, or when its captured input ends with a user or system
@@ -267,6 +269,59 @@ fn one(
                     break;
                 }
                 p = parent_of(j);
+            }
+        }
+    }
+    // A call's content may sit on one layer only: where the innermost span
+    // did not capture it, the layer around it that holds this one call
+    // (and no other) gives it, so captured content is never set aside.
+    let mut leaves_under = vec![0usize; spans.len()];
+    for i in 0..spans.len() {
+        if matches!(kinds[i], Kind::Llm(_)) && !wrapper[i] {
+            let mut p = parent_of(i);
+            let mut steps = 0;
+            while let Some(j) = p {
+                if wrapper[j] {
+                    leaves_under[j] += 1;
+                }
+                steps += 1;
+                if steps > spans.len() {
+                    break;
+                }
+                p = parent_of(j);
+            }
+        }
+    }
+    for i in 0..spans.len() {
+        let Kind::Llm(leaf) = &kinds[i] else { continue };
+        if wrapper[i] || (leaf.input.is_some() && leaf.output.is_some()) {
+            continue;
+        }
+        let mut p = parent_of(i);
+        let mut steps = 0;
+        let mut fill = None;
+        while let Some(j) = p {
+            if let Kind::Llm(outer) = &kinds[j] {
+                if leaves_under[j] != 1 {
+                    break;
+                }
+                if outer.input.is_some() || outer.output.is_some() {
+                    fill = Some(outer.clone());
+                    break;
+                }
+            }
+            steps += 1;
+            if steps > spans.len() {
+                break;
+            }
+            p = parent_of(j);
+        }
+        if let (Some(outer), Kind::Llm(leaf)) = (fill, &mut kinds[i]) {
+            if leaf.input.is_none() {
+                leaf.input = outer.input;
+            }
+            if leaf.output.is_none() {
+                leaf.output = outer.output;
             }
         }
     }
