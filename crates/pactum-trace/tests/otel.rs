@@ -333,6 +333,54 @@ fn pactum_line(path: &Path) -> String {
     }
 }
 
+/// Runs `bench/trace-counts.py` on `files` and checks pactum imports the
+/// same counts from each (or refuses what it refuses).
+fn agree_with_script(files: &[PathBuf]) -> usize {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/trace-counts.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(files)
+        .output()
+        .expect("python3 runs bench/trace-counts.py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(lines.len(), files.len());
+    let mut imported = 0;
+    for (f, line) in files.iter().zip(&lines) {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let (script_name, script_count) = line.split_once(' ').unwrap();
+        assert_eq!(script_name, name);
+        let script_count = if script_count.starts_with("refused") {
+            "refused"
+        } else {
+            script_count
+        };
+        let ours = pactum_line(f);
+        println!("{name}: pactum {ours} | script {script_count}");
+        assert_eq!(ours, script_count, "{name}");
+        imported += usize::from(ours != "refused");
+    }
+    imported
+}
+
+#[test]
+fn the_independent_count_agrees_on_every_fixture() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixture(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(agree_with_script(&files), files.len() - 1);
+}
+
 /// Every real OpenTelemetry file: pactum's counts equal the independent
 /// count of `bench/trace-counts.py`, file by file. Fails without the data.
 #[test]
