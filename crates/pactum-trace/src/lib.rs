@@ -85,6 +85,22 @@ pub enum TraceFormat {
     LangfuseOtel,
 }
 
+impl TraceFormat {
+    /// The `--format` name: `auto`, `pactum`, `openai`, `tabular`, `otlp`,
+    /// `jaeger`, `langfuse-otel`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TraceFormat::Auto => "auto",
+            TraceFormat::Pactum => "pactum",
+            TraceFormat::Openai => "openai",
+            TraceFormat::Tabular => "tabular",
+            TraceFormat::Otlp => "otlp",
+            TraceFormat::Jaeger => "jaeger",
+            TraceFormat::LangfuseOtel => "langfuse-otel",
+        }
+    }
+}
+
 /// Where the prompt, the response and (optionally) the id sit in a tabular
 /// record. For CSV: column names (the header row). For JSON records: JSON
 /// pointers (`/a/b`) or plain top-level keys (`prompt`).
