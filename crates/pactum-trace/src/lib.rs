@@ -260,13 +260,7 @@ pub fn read_traces_with<T: Send>(
         }
         TraceFormat::Pactum => (framing_of(path, &ext, false)?, Plan::Pactum),
         TraceFormat::Otlp | TraceFormat::Jaeger | TraceFormat::LangfuseOtel => {
-            if records.is_some() {
-                return Err(ImportError::UnsupportedOption {
-                    path: path.to_path_buf(),
-                    option: "--records-field",
-                    reason: "OpenTelemetry files are read whole, span by span",
-                });
-            }
+            otel_options(path, opts)?;
             let which = match opts.format {
                 TraceFormat::Otlp => otel::OtelKind::Otlp,
                 TraceFormat::Jaeger => otel::OtelKind::Jaeger,
@@ -307,13 +301,7 @@ pub fn read_traces_with<T: Send>(
                         (framing, plan)
                     }
                     Detected::Otel(which) => {
-                        if records.is_some() {
-                            return Err(ImportError::UnsupportedOption {
-                                path: path.to_path_buf(),
-                                option: "--records-field",
-                                reason: "OpenTelemetry files are read whole, span by span",
-                            });
-                        }
+                        otel_options(path, opts)?;
                         otel::read(path, framing, which, opts.observability, &mut emit)?;
                         return Ok(emit.stats);
                     }
@@ -341,6 +329,25 @@ pub fn read_traces_with<T: Send>(
         )?;
     }
     Ok(emit.stats)
+}
+
+/// The flags that say where things sit in a record do not apply to
+/// OpenTelemetry spans: given, they would be ignored, so they are refused.
+fn otel_options(path: &Path, opts: &ImportOptions) -> Result<(), ImportError> {
+    let given = [
+        ("--records-field", opts.records_pointer.is_some()),
+        ("--id-field", opts.id_pointer.is_some()),
+        ("--messages-field", opts.messages_pointer.is_some()),
+        ("--prompt-column", opts.columns.is_some()),
+    ];
+    match given.into_iter().find(|(_, on)| *on) {
+        Some((option, _)) => Err(ImportError::UnsupportedOption {
+            path: path.to_path_buf(),
+            option,
+            reason: "OpenTelemetry spans are read by their conventions: the trace id is the conversation, session or trace id",
+        }),
+        None => Ok(()),
+    }
 }
 
 fn parse_opt(option: &'static str, s: Option<&str>) -> Result<Option<Pointer>, ImportError> {

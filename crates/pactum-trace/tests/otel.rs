@@ -256,6 +256,15 @@ fn explicit_format_and_a_declared_level_the_data_contradicts() {
     let (t, _) = import(&fixture("genai_current.json"), &lower).unwrap();
     assert_eq!(t[0].observability, ObservabilityLevel::ResponseOnly);
     assert!(t[0].metadata.get("observability_warning").is_none());
+    // A flag that says where things sit in a record does not apply.
+    let id_flag = ImportOptions {
+        id_pointer: Some("/id".into()),
+        ..ImportOptions::default()
+    };
+    let e = import(&fixture("genai_current.json"), &id_flag)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--id-field cannot be used here"), "{e}");
     // Jaeger named for an OTLP file: not read as something else.
     let wrong = ImportOptions {
         format: TraceFormat::Jaeger,
