@@ -208,6 +208,9 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
         FormatArg::Pactum => TraceFormat::Pactum,
         FormatArg::Openai => TraceFormat::Openai,
         FormatArg::Tabular => TraceFormat::Tabular,
+        FormatArg::Otlp => TraceFormat::Otlp,
+        FormatArg::Jaeger => TraceFormat::Jaeger,
+        FormatArg::LangfuseOtel => TraceFormat::LangfuseOtel,
         FormatArg::Openprose => return Err(
             "--format openprose reads OpenProse run directories: only `pactum grade` takes them"
                 .into(),

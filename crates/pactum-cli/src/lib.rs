@@ -125,6 +125,13 @@ pub enum FormatArg {
     Openai,
     /// Single-turn tabular records (CSV, JSONL or JSON) with a column mapping.
     Tabular,
+    /// OpenTelemetry OTLP JSON (a `resourceSpans` document, or JSONL of them).
+    Otlp,
+    /// Jaeger JSON (`data[].spans[]`).
+    Jaeger,
+    /// A Langfuse trace export of an OpenInference-instrumented run (the
+    /// spans' attributes kept in `metadata.attributes`).
+    LangfuseOtel,
     /// OpenProse run directories (`pactum grade` only; detected when every
     /// path is a folder holding `root.prose.md`).
     Openprose,

@@ -10,6 +10,7 @@
 //! | [`TraceFormat::Pactum`]: pactum's own (`schemas/trace.schema.json`) | JSON (one trace or an array), JSONL | `pactum` |
 //! | [`TraceFormat::Openai`]: chat messages (OpenAI, AgentDojo, tau-bench; Anthropic, Gemini and LangChain layouts) | JSONL, JSON array | `openai` |
 //! | [`TraceFormat::Tabular`]: single-turn prompt/response records (XSTest, JailbreakBench) | CSV, JSONL, JSON | `tabular` |
+//! | [`TraceFormat::Otlp`], [`TraceFormat::Jaeger`]: OpenTelemetry spans (GenAI conventions, OpenInference) | JSON, JSONL of documents | `otel` |
 //!
 //! The observability level (SPEC §2, §3.2) is never guessed: it comes from
 //! the record where the format has a place for it, else from
@@ -28,6 +29,7 @@ mod error;
 mod framing;
 mod inputs;
 mod openai;
+mod otel;
 mod pactum;
 mod parallel;
 mod pointer;
@@ -37,6 +39,7 @@ mod tally;
 pub use error::{ImportError, RecordError};
 pub use framing::MAX_RECORD_BYTES;
 pub use inputs::{InputNotes, InputWarning};
+pub use otel::{MAX_SPANS, MAX_SPANS_PER_TRACE};
 pub use parallel::Parallel;
 pub use tally::ChannelTally;
 
@@ -65,6 +68,37 @@ pub enum TraceFormat {
     Openai,
     /// Single-turn prompt/response records; needs [`ImportOptions::columns`].
     Tabular,
+    /// OpenTelemetry OTLP JSON: one `{"resourceSpans": …}` document (the
+    /// OTLP/HTTP JSON body; Tempo's `batches` /
+    /// `instrumentationLibrarySpans` too) or JSONL of them (the
+    /// Collector's file exporter). Spans are held until the file ends
+    /// (see `docs/traces.md`, "OpenTelemetry"); the level comes from the
+    /// data, [`ImportOptions::observability`] can only lower it.
+    Otlp,
+    /// Jaeger JSON (`{"data": [{traceID, spans, processes}]}`), read as
+    /// [`TraceFormat::Otlp`] is.
+    Jaeger,
+    /// A Langfuse trace export (`{trace, observations}`) of an
+    /// OpenInference-instrumented run: each observation's
+    /// `metadata.attributes` are its span's attributes, read as
+    /// [`TraceFormat::Otlp`] reads them.
+    LangfuseOtel,
+}
+
+impl TraceFormat {
+    /// The `--format` name: `auto`, `pactum`, `openai`, `tabular`, `otlp`,
+    /// `jaeger`, `langfuse-otel`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TraceFormat::Auto => "auto",
+            TraceFormat::Pactum => "pactum",
+            TraceFormat::Openai => "openai",
+            TraceFormat::Tabular => "tabular",
+            TraceFormat::Otlp => "otlp",
+            TraceFormat::Jaeger => "jaeger",
+            TraceFormat::LangfuseOtel => "langfuse-otel",
+        }
+    }
 }
 
 /// Where the prompt, the response and (optionally) the id sit in a tabular
@@ -225,6 +259,17 @@ pub fn read_traces_with<T: Send>(
             )
         }
         TraceFormat::Pactum => (framing_of(path, &ext, false)?, Plan::Pactum),
+        TraceFormat::Otlp | TraceFormat::Jaeger | TraceFormat::LangfuseOtel => {
+            otel_options(path, opts)?;
+            let which = match opts.format {
+                TraceFormat::Otlp => otel::OtelKind::Otlp,
+                TraceFormat::Jaeger => otel::OtelKind::Jaeger,
+                _ => otel::OtelKind::LangfuseOtel,
+            };
+            let framing = framing_of(path, &ext, false)?;
+            otel::read(path, framing, which, opts.observability, &mut emit)?;
+            return Ok(emit.stats);
+        }
         TraceFormat::Openai => (
             framing_of(path, &ext, false)?,
             Plan::Openai(OpenaiFields {
@@ -255,6 +300,11 @@ pub fn read_traces_with<T: Send>(
                         }
                         (framing, plan)
                     }
+                    Detected::Otel(which) => {
+                        otel_options(path, opts)?;
+                        otel::read(path, framing, which, opts.observability, &mut emit)?;
+                        return Ok(emit.stats);
+                    }
                     Detected::Empty => return Ok(emit.stats),
                 }
             }
@@ -279,6 +329,25 @@ pub fn read_traces_with<T: Send>(
         )?;
     }
     Ok(emit.stats)
+}
+
+/// The flags that say where things sit in a record do not apply to
+/// OpenTelemetry spans: given, they would be ignored, so they are refused.
+fn otel_options(path: &Path, opts: &ImportOptions) -> Result<(), ImportError> {
+    let given = [
+        ("--records-field", opts.records_pointer.is_some()),
+        ("--id-field", opts.id_pointer.is_some()),
+        ("--messages-field", opts.messages_pointer.is_some()),
+        ("--prompt-column", opts.columns.is_some()),
+    ];
+    match given.into_iter().find(|(_, on)| *on) {
+        Some((option, _)) => Err(ImportError::UnsupportedOption {
+            path: path.to_path_buf(),
+            option,
+            reason: "OpenTelemetry spans are read by their conventions: the trace id is the conversation, session or trace id",
+        }),
+        None => Ok(()),
+    }
 }
 
 fn parse_opt(option: &'static str, s: Option<&str>) -> Result<Option<Pointer>, ImportError> {
@@ -377,6 +446,8 @@ impl Plan {
 
 enum Detected {
     Plan(Plan),
+    /// An OpenTelemetry export, read by `otel`.
+    Otel(otel::OtelKind),
     /// The file holds no record at all: nothing to import.
     Empty,
 }
@@ -411,6 +482,9 @@ fn detect(
     // The first record that is not JSON: when no record shows the format,
     // its parse error is the real problem, not the format.
     let mut broken: Option<(u64, String)> = None;
+    let mut otel_found = None;
+    let mut ambiguous: Option<(u64, String)> = None;
+    let mut flat: Option<(u64, String)> = None;
     for_each_frame(path, framing, records, &mut |frame| {
         let (line, bytes) = match frame {
             Frame::Record { line, bytes, .. } => (line, bytes),
@@ -436,6 +510,25 @@ fn detect(
         if !v.is_object() {
             return ControlFlow::Continue(());
         }
+        if let Some(which) = otel::sniff(&v) {
+            let other = ["turns", "messages", "traj", "contents"]
+                .into_iter()
+                .find(|k| v.get(*k).is_some());
+            if let Some(k) = other {
+                ambiguous = Some((
+                    line,
+                    format!(
+                        "it is both an OpenTelemetry export and has `{k}`: say which with --format"
+                    ),
+                ));
+            } else {
+                otel_found = Some(which);
+            }
+            return ControlFlow::Break(());
+        }
+        if let Some(k) = flat_span_key(&v) {
+            flat = Some((line, k));
+        }
         if v.get("turns").is_some() {
             found = Some(Plan::Pactum);
         } else if let Some(p) = candidates
@@ -455,6 +548,23 @@ fn detect(
             ControlFlow::Continue(())
         }
     })?;
+    if let Some((line, reason)) = ambiguous {
+        return Err(ImportError::UnknownFormat {
+            path: path.to_path_buf(),
+            reason: format!("line {line}: {reason}"),
+        });
+    }
+    if let Some(which) = otel_found {
+        return Ok(Detected::Otel(which));
+    }
+    if let (None, Some((line, key))) = (&found, flat) {
+        return Err(ImportError::UnknownFormat {
+            path: path.to_path_buf(),
+            reason: format!(
+                "line {line}: a flat map of one span's attributes (`{key}`), without the OTLP envelope (`resourceSpans`) that gives its trace, parent and times: wrap it in an OTLP document"
+            ),
+        });
+    }
     match (found, broken) {
         (Some(plan), _) => Ok(Detected::Plan(plan)),
         (None, Some((line, message))) => Err(ImportError::Syntax {
@@ -468,6 +578,7 @@ fn detect(
                 Some(p) => format!("`{}`", p.as_str()),
                 None => "`/messages`, `/traj` or `/contents`".into(),
             };
+            let where_messages = format!("{where_messages} (openai), nor `resourceSpans` / `batches` (otlp) or `data[].spans` (jaeger)");
             let tabular = if opts.columns.is_some() {
                 ", nor has the prompt or response column"
             } else {
@@ -476,11 +587,22 @@ fn detect(
             Err(ImportError::UnknownFormat {
                 path: path.to_path_buf(),
                 reason: format!(
-                    "none of its {seen} record(s) is an object with `turns` (pactum) or a messages array at {where_messages} (openai){tabular}"
+                    "none of its {seen} record(s) is an object with `turns` (pactum) or a messages array at {where_messages}{tabular}"
                 ),
             })
         }
     }
+}
+
+/// The first key of a record that is one span's attributes laid flat
+/// (`gen_ai.*`, `llm.*`, `openinference.*`): no format reads it.
+fn flat_span_key(v: &serde_json::Value) -> Option<String> {
+    let m = v.as_object()?;
+    m.keys()
+        .find(|k| {
+            k.starts_with("gen_ai.") || k.starts_with("llm.") || k.starts_with("openinference.")
+        })
+        .map(|k| error::quote(k))
 }
 
 /// Frames `path` and hands every frame to `f` until it breaks.
