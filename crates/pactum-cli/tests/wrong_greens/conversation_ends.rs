@@ -278,7 +278,7 @@ fn the_options_are_refused_where_they_cannot_apply() {
         ["--ended-by", "user:###STOP###"],
     );
     assert!(
-        run.stderr.contains("--ended-by cannot be used here") && run.stderr.contains("openai"),
+        run.all().contains("--ended-by cannot be used here") && run.all().contains("openai"),
         "{run:#?}"
     );
     assert_ne!(run.code, 0, "{run:#?}");
@@ -299,7 +299,7 @@ fn the_options_are_refused_where_they_cannot_apply() {
         ],
     );
     assert!(
-        run.stderr
+        run.all()
             .contains("--tool-error-prefix cannot be used here"),
         "{run:#?}"
     );
@@ -314,7 +314,7 @@ fn the_options_are_refused_where_they_cannot_apply() {
     ] {
         let (run, _) = grade_files(&sb, CONTRACT, "x.jsonl", &jsonl(&recs), flags);
         assert_code(&run, 2);
-        assert!(run.stderr.contains(says), "{flags:?}: {run:#?}");
+        assert!(run.all().contains(says), "{flags:?}: {run:#?}");
     }
 }
 
