@@ -793,7 +793,10 @@ pub fn trace_key_tokens(trace: &crate::trace::Trace) -> Vec<String> {
         }
     }
     walk_value(&trace.metadata, &mut out);
-    for t in [&trace.error, &trace.incomplete].into_iter().flatten() {
+    for t in [&trace.error, &trace.incomplete, &trace.ended_by]
+        .into_iter()
+        .flatten()
+    {
         push_tokens(&mut out, t);
     }
     if let Some(src) = &trace.source {

@@ -262,6 +262,7 @@ pub fn judge_inputs(
         metadata: serde_json::Value::Null,
         error: None,
         incomplete: None,
+        ended_by: None,
         source: None,
         offered_tools: None,
     };

@@ -191,6 +191,7 @@ mod tests {
             metadata: Value::Null,
             error: None,
             incomplete: None,
+            ended_by: None,
             source: Some(SourceRef {
                 file: "t.jsonl".into(),
                 line,

@@ -142,6 +142,74 @@ pub struct ImportOptions {
     /// the channel ([`ObservabilityLevel::without`]): what pactum removed
     /// reads as unobserved (undetermined), never as "nothing happened".
     pub withhold: Vec<Channel>,
+    /// OpenAI conversations: the messages that end a conversation
+    /// (`--ended-by`). A conversation whose last message is one of them
+    /// is recorded to its end ([`Trace::ended_by`]); one whose last
+    /// message is not stays as it reads without the option (cut off when
+    /// it ends on a tool result or on an unanswered input). Empty: no
+    /// marker. Other formats refuse it ([`ImportError::UnsupportedOption`]).
+    pub ended_by: Vec<EndMarker>,
+    /// OpenAI conversations: a tool result recorded as text that starts
+    /// with this prefix (exactly, case and spaces included) is the call's
+    /// error (`--tool-error-prefix`, tau-bench: `Error:`), as if the
+    /// recording had said so; the result is kept too. `None`: only errors
+    /// the format states are errors. Other formats refuse it.
+    pub tool_error_prefix: Option<String>,
+}
+
+/// A message the user says ends a conversation (`--ended-by`,
+/// `docs/traces.md` "How a recording ends"). Only the conversation's last
+/// message is compared, and only with the speaker named: a marker's text
+/// inside a tool result or the target's own answer ends nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndMarker {
+    /// `user:TEXT`: the last message is a user message whose text contains
+    /// TEXT (case-sensitive), e.g. tau-bench's `user:###STOP###`.
+    User(String),
+    /// `tool:NAME`: the last message is the result of a call to the tool
+    /// NAME (exact name) that did not end in an error, e.g. tau-bench's
+    /// `tool:transfer_to_human_agents`.
+    Tool(String),
+}
+
+impl EndMarker {
+    /// Reads `user:TEXT` or `tool:NAME`.
+    ///
+    /// # Errors
+    /// A message naming what is wrong: another speaker (the assistant's
+    /// own words never end a recording: the target could say anything),
+    /// no `:`, or an empty TEXT or NAME.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let Some((kind, what)) = s.split_once(':') else {
+            return Err(format!(
+                "`{}`: expected user:TEXT (a user message containing TEXT) or tool:NAME (the result of the tool NAME)",
+                error::quote(s)
+            ));
+        };
+        if what.is_empty() {
+            return Err(format!(
+                "`{kind}:` names nothing: give the text or tool after the colon"
+            ));
+        }
+        match kind {
+            "user" => Ok(Self::User(what.to_string())),
+            "tool" => Ok(Self::Tool(what.to_string())),
+            other => Err(format!(
+                "`{}`: unknown speaker `{}`: expected user:TEXT or tool:NAME (the target's own text never ends a recording)",
+                error::quote(s),
+                error::quote(other)
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for EndMarker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::User(t) => write!(f, "user:{t}"),
+            Self::Tool(n) => write!(f, "tool:{n}"),
+        }
+    }
 }
 
 /// What the sink receives, in file order. `T` is what each trace became
@@ -244,6 +312,28 @@ pub fn read_traces_with<T: Send>(
         Ok((map, level))
     };
 
+    // The end of a conversation and errors told as text are read from
+    // chat messages only: another format refuses them rather than ignore
+    // what the user stated.
+    let chat_only = || -> Result<(), ImportError> {
+        let option = if !opts.ended_by.is_empty() {
+            "--ended-by"
+        } else if opts.tool_error_prefix.is_some() {
+            "--tool-error-prefix"
+        } else {
+            return Ok(());
+        };
+        Err(ImportError::UnsupportedOption {
+            path: path.to_path_buf(),
+            option,
+            reason: "it reads chat-message conversations (the openai format) only",
+        })
+    };
+    if matches!(opts.format, TraceFormat::Pactum | TraceFormat::Tabular)
+        || (opts.format == TraceFormat::Auto && ext == "csv")
+    {
+        chat_only()?;
+    }
     let (framing, plan) = match opts.format {
         TraceFormat::Tabular => {
             let (map, level) = tabular_setup()?;
@@ -275,6 +365,8 @@ pub fn read_traces_with<T: Send>(
             Plan::Openai(OpenaiFields {
                 messages: messages.unwrap_or_else(|| Pointer::key("messages")),
                 id: id_field,
+                ended_by: opts.ended_by.clone(),
+                error_prefix: opts.tool_error_prefix.clone(),
             }),
         ),
         TraceFormat::Auto => match ext.as_str() {
@@ -297,6 +389,9 @@ pub fn read_traces_with<T: Send>(
                     Detected::Plan(plan) => {
                         if matches!(plan, Plan::TabularJson(_)) {
                             tabular_setup()?;
+                        }
+                        if !matches!(plan, Plan::Openai(_)) {
+                            chat_only()?;
                         }
                         (framing, plan)
                     }
@@ -538,6 +633,8 @@ fn detect(
             found = Some(Plan::Openai(OpenaiFields {
                 messages: p.clone(),
                 id: id_field.clone(),
+                ended_by: opts.ended_by.clone(),
+                error_prefix: opts.tool_error_prefix.clone(),
             }));
         } else if let Some(c) = columns.as_ref().filter(|c| c.matches(&v)) {
             found = Some(Plan::TabularJson(c.clone()));
