@@ -429,17 +429,25 @@ pub fn read_traces_with<T: Send>(
 /// The flags that say where things sit in a record do not apply to
 /// OpenTelemetry spans: given, they would be ignored, so they are refused.
 fn otel_options(path: &Path, opts: &ImportOptions) -> Result<(), ImportError> {
+    const PLACED: &str = "OpenTelemetry spans are read by their conventions: the trace id is the conversation, session or trace id";
+    const CHAT: &str = "it reads chat-message conversations (the openai format) only; a span's status says whether a call failed, and a trace ends when its spans do";
     let given = [
-        ("--records-field", opts.records_pointer.is_some()),
-        ("--id-field", opts.id_pointer.is_some()),
-        ("--messages-field", opts.messages_pointer.is_some()),
-        ("--prompt-column", opts.columns.is_some()),
+        ("--records-field", opts.records_pointer.is_some(), PLACED),
+        ("--id-field", opts.id_pointer.is_some(), PLACED),
+        ("--messages-field", opts.messages_pointer.is_some(), PLACED),
+        ("--prompt-column", opts.columns.is_some(), PLACED),
+        ("--ended-by", !opts.ended_by.is_empty(), CHAT),
+        (
+            "--tool-error-prefix",
+            opts.tool_error_prefix.is_some(),
+            CHAT,
+        ),
     ];
-    match given.into_iter().find(|(_, on)| *on) {
-        Some((option, _)) => Err(ImportError::UnsupportedOption {
+    match given.into_iter().find(|(_, on, _)| *on) {
+        Some((option, _, reason)) => Err(ImportError::UnsupportedOption {
             path: path.to_path_buf(),
             option,
-            reason: "OpenTelemetry spans are read by their conventions: the trace id is the conversation, session or trace id",
+            reason,
         }),
         None => Ok(()),
     }

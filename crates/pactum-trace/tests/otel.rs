@@ -265,6 +265,16 @@ fn explicit_format_and_a_declared_level_the_data_contradicts() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("--id-field cannot be used here"), "{e}");
+    // Nor do the options that say how a chat recording ends: refused, never
+    // ignored.
+    let prefix = ImportOptions {
+        tool_error_prefix: Some("Error:".into()),
+        ..ImportOptions::default()
+    };
+    let e = import(&fixture("genai_current.json"), &prefix)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--tool-error-prefix cannot be used here"), "{e}");
     // Jaeger named for an OTLP file: not read as something else.
     let wrong = ImportOptions {
         format: TraceFormat::Jaeger,

@@ -554,6 +554,8 @@ fn one(
             line,
         }),
         offered_tools: None,
+        // A trace ends when its spans do; no marker is read from spans.
+        ended_by: None,
     }))
 }
 
