@@ -268,13 +268,14 @@ pub fn judge_inputs(
     Some((compiled, trace))
 }
 
-/// The outputs of `c` that were produced (a non-empty binding), in order.
-/// Whether an output shows nothing: blank, or blank once its HTML
-/// comments (not shown when the Markdown renders) are removed.
+/// Whether an output shows nothing: it renders as nothing, or as a
+/// placeholder ([`crate::check::renders_nothing`]).
 fn shows_nothing(t: &str) -> bool {
-    pactum_core::text::is_blank(&crate::check::without_comments(t))
+    crate::check::renders_nothing(t)
 }
 
+/// The outputs of `c` that were produced (a binding that shows
+/// something), in order.
 fn produced(c: &RunContract) -> impl Iterator<Item = &Binding> {
     c.outputs
         .iter()
@@ -445,7 +446,7 @@ fn grade_text(
                         h,
                         false,
                         vec![],
-                        format!("{} is empty (or shows nothing outside HTML comments): output `{o}` was not produced", b.path),
+                        format!("{} renders as nothing (blank, markup or hidden content only, an empty JSON value, a placeholder such as TODO): output `{o}` was not produced", b.path),
                     ))
                 }
                 Some(_) => {}
@@ -484,7 +485,7 @@ fn grade_text(
         // An output that is nothing but copied input is no output of its
         // own: no measure of it, not even existence, is evidence (SPEC
         // §3.4, `pactum_core::echo::only_copied`).
-        if copied(&crate::check::without_comments(content)) {
+        if copied(&crate::check::without_hidden(content)) {
             return Pending::Done(settled(
                 h,
                 false,
@@ -517,7 +518,7 @@ fn grade_text(
         .iter()
         .filter_map(|b| b.content.as_deref())
         .filter(|t| !shows_nothing(t))
-        .all(|t| copied(&crate::check::without_comments(t)))
+        .all(|t| copied(&crate::check::without_hidden(t)))
     {
         return Pending::Done(settled(
             h,
@@ -528,6 +529,9 @@ fn grade_text(
     } else {
         notes.push("the contract produced output".into());
     }
+    // Phrases that look measurable but were not read (a choice, a count
+    // per item, a reversed range) leave the clause to the judge.
+    unmeasured.extend(reading.unread.iter().cloned());
     if !failed.is_empty() {
         let mut why = failed.join("; ");
         if !notes.is_empty() {
@@ -676,7 +680,7 @@ fn foreign_quote(
 
 /// Why a judge's answer quotes text found in an output only inside an
 /// HTML comment (`<!-- … -->`): not shown when the Markdown renders, it
-/// is no evidence ([`crate::check::without_comments`]). `None` when
+/// is no evidence ([`crate::check::without_hidden`]). `None` when
 /// every quote is visible somewhere, or in no output at all (pactum's
 /// quote verification answers that).
 fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
@@ -685,7 +689,7 @@ fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
         .outputs
         .iter()
         .filter_map(|b| b.content.as_deref().map(|t| (b, t)))
-        .filter(|(_, t)| t.contains("<!--"))
+        .filter(|(_, t)| t.contains(['<', '[']))
         .map(|(b, t)| (b, fold(t)))
         .collect();
     if outputs.is_empty() {
@@ -698,7 +702,7 @@ fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
                 .iter()
                 .find(|(_, raw)| !q.is_empty() && raw.contains(&q))?;
             let shown = c.outputs.iter().filter_map(|b| b.content.as_deref()).any(|t| {
-                fold(&crate::check::without_comments(t)).contains(&q)
+                fold(&crate::check::without_hidden(t)).contains(&q)
             });
             (!shown).then(|| {
                 format!(
