@@ -67,11 +67,18 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
         let run = import_run(dir).map_err(|e| {
             let text = e.to_string();
             let code = e.code();
-            PipelineError::Invalid(if text.starts_with(code) {
+            let text = if text.starts_with(code) {
                 text
             } else {
                 format!("{code}: {text}")
-            })
+            };
+            // A path or a line quoted in the error can hold a key (a
+            // folder or file named with one): redacted before it is shown.
+            let text = match Redactor::new(key_tokens(&text)) {
+                Ok(r) => r.redact_string(text),
+                Err(_) => code.to_string(),
+            };
+            PipelineError::Invalid(text)
         })?;
         runs.push(run);
     }
