@@ -1168,6 +1168,64 @@ pub fn decode_entities(s: &str) -> Cow<'_, str> {
     })
 }
 
+/// The words of `s`: maximal runs of letters and digits, lower case.
+fn lower_words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `content` is nothing but pieces copied from `texts`: every one
+/// of its words lies in a run of four words found, in order, in one of
+/// them, or in a whole copy of a text shorter than that. Two inputs
+/// joined, an input repeated, an input followed by the program's own
+/// text are copies, though no one text holds them whole
+/// ([`pactum_core::echo::only_copied`] asks for that). Compared as word
+/// sequences (case-insensitive); linear in the texts' lengths.
+pub fn pieced_copy(content: &str, texts: &[&str]) -> bool {
+    use std::collections::HashSet;
+    use std::hash::{Hash, Hasher};
+    const N: usize = 4;
+    let mine = lower_words(content);
+    if mine.is_empty() {
+        return false;
+    }
+    let hash = |w: &[String]| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        w.hash(&mut h);
+        h.finish()
+    };
+    let mut grams: HashSet<u64> = HashSet::new();
+    let mut short: Vec<Vec<String>> = Vec::new();
+    for t in texts {
+        let w = lower_words(t);
+        if w.len() < N {
+            if !w.is_empty() {
+                short.push(w);
+            }
+            continue;
+        }
+        grams.extend(w.windows(N).map(hash));
+    }
+    let mut covered = vec![false; mine.len()];
+    if mine.len() >= N {
+        for (i, w) in mine.windows(N).enumerate() {
+            if grams.contains(&hash(w)) {
+                covered[i..i + N].iter_mut().for_each(|c| *c = true);
+            }
+        }
+    }
+    for s in &short {
+        for (i, w) in mine.windows(s.len()).enumerate() {
+            if w == s.as_slice() {
+                covered[i..i + s.len()].iter_mut().for_each(|c| *c = true);
+            }
+        }
+    }
+    covered.iter().all(|c| *c)
+}
+
 /// Words that hold no content of their own: a placeholder left where the
 /// output should be.
 const PLACEHOLDER: &[&str] = &[

@@ -583,6 +583,16 @@ fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) ->
     if only_copied(content, inputs) {
         return true;
     }
+    // Pieces of several inputs, an input repeated, an input and the
+    // program's own text: copied all the same. The texts the clauses
+    // quote are taken out of the program first: saying them is what was
+    // asked.
+    let program = QUOTED.replace_all(&c.source_text, " \u{1} ");
+    let mut texts: Vec<&str> = inputs.iter().map(|i| &**i).collect();
+    texts.push(&program);
+    if crate::check::pieced_copy(content, &texts) {
+        return true;
+    }
     if !only_copied(content, &[Cow::Borrowed(&*c.source_text)]) {
         return false;
     }

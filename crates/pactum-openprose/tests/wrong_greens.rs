@@ -369,3 +369,35 @@ fn only_openprose_headers_are_stripped() {
         Verdict::Satisfied
     );
 }
+
+/// An output made of pieces of what the service was given is a copy:
+/// two inputs joined, an input repeated, an input and its own program.
+#[test]
+fn copies_of_several_inputs_are_copies() {
+    let region = "# region\nbinding: input\nsource: caller\n---\nEurope and North America markets\n";
+    for output in [
+        "Solid-state batteries. Solid-state batteries.\n",
+        "Solid-state batteries\n\nEurope and North America markets\n",
+        "Europe and North America markets; Solid-state batteries; Europe and North America markets\n",
+        "Solid-state batteries\n\n## Requires\n\n- topic: the subject\n",
+    ] {
+        let d = run_with(
+            "## Ensures\n\n- `summary`: a summary\n",
+            &[("bindings/caller/region.md", region), ("bindings/svc/summary.md", output)],
+        );
+        let g = grade_dir(d.path());
+        assert_eq!(verdicts(&g), vec![Verdict::Violated], "{output:?}: {g:#?}");
+    }
+    // Words of its own around them are an output of its own.
+    let d = run_with(
+        "## Ensures\n\n- `summary`: a summary\n",
+        &[
+            ("bindings/caller/region.md", region),
+            (
+                "bindings/svc/summary.md",
+                "Solid-state batteries are gaining ground in Europe and North America markets as costs fall.\n",
+            ),
+        ],
+    );
+    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
+}
