@@ -258,7 +258,9 @@ fn judged_clauses_through_the_scripted_judge() {
     );
     write(
         &run_dir.join("bindings/writer/summary.md"),
-        "The Oxford study found that encapsulation doubles the cells' lifetime.\n",
+        // The topic is in the output only as a copy of the input: a quote
+        // of it is no evidence that the summary repeats it in its own words.
+        "The Oxford study found that encapsulation doubles the cells' lifetime.\n\nperovskite tandem cells under humid conditions\n",
     );
     let rule = |id: &str, quote: &str| {
         json!({
@@ -324,6 +326,14 @@ fn judged_clauses_through_the_scripted_judge() {
         assert_eq!(c["verdict"], "not_evaluable", "{id}: {c:#}");
         assert_eq!(c["reason"], "fabricated-evidence", "{id}: {c:#}");
     }
+    // The topic is in the output, but only as a copy of the input.
+    let copied = by_id("a-summary-that-repeats-the-topic");
+    assert!(
+        copied["rationale"]
+            .as_str()
+            .is_some_and(|t| t.contains("only copied from its input")),
+        "{copied:#}"
+    );
     assert_eq!(r["openprose"][0]["status"], "undetermined");
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
     // One judge request per judged clause; the second run answers from

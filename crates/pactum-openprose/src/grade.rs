@@ -688,6 +688,61 @@ fn foreign_quote(
     })
 }
 
+/// Why a judge's answer that the clause held rests on a quote the output
+/// only copied from what the service was given: each place the quote is
+/// found in an output repeats an input (the echo rule of SPEC §3.4,
+/// [`pactum_core::echo::Echoes`]), so it is no evidence of the service's
+/// own. `None` when a quote is the service's own words somewhere, or the
+/// judge found the clause not kept (copied text may show a violation).
+fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
+    use pactum_core::echo::{Echoes, Quoting};
+    if !matches!(r.verdict, Verdict::Satisfied | Verdict::PartiallySatisfied) {
+        return None;
+    }
+    let inputs: Vec<Cow<'_, str>> = c
+        .inputs
+        .iter()
+        .filter_map(|i| i.content.as_deref().map(Cow::Borrowed))
+        .collect();
+    if inputs.is_empty() {
+        return None;
+    }
+    r.evidence.iter().find_map(|e| match e {
+        Evidence::Quote { text, .. } if !text.trim().is_empty() => {
+            let mut found = false;
+            let mut own = false;
+            for b in &c.outputs {
+                let Some(content) = b.content.as_deref() else {
+                    continue;
+                };
+                let mut echoes = Echoes::new(content, &inputs);
+                let texts: Vec<&str> = inputs.iter().map(|i| &**i).collect();
+                for (at, m) in content.match_indices(text.as_str()) {
+                    found = true;
+                    // The paragraph holding it: copied whole, the quote
+                    // is a copy too.
+                    let from = content[..at].rfind("\n\n").map_or(0, |i| i + 2);
+                    let to = content[at..].find("\n\n").map_or(content.len(), |i| at + i);
+                    let paragraph = &content[from..to];
+                    let copied = echoes.is_echo(at, at + m.len(), Quoting::MarksAndFormatting)
+                        || pactum_core::echo::only_copied(paragraph, &inputs)
+                        || crate::check::pieced_copy(paragraph, &texts);
+                    if !copied {
+                        own = true;
+                    }
+                }
+            }
+            (found && !own).then(|| {
+                format!(
+                    "the judge quoted \"{}\", which the output only copied from its input: copied text is no evidence the clause was kept",
+                    truncate_chars(text, 120)
+                )
+            })
+        }
+        _ => None,
+    })
+}
+
 /// Why a judge's answer quotes text found in an output only inside an
 /// HTML comment (`<!-- … -->`): not shown when the Markdown renders, it
 /// is no evidence ([`crate::check::without_hidden`]). `None` when
@@ -1079,10 +1134,12 @@ fn grade_contract(
                 match answers.remove(id) {
                     Some(r)
                         if foreign_quote(&r, clause, c, &turns).is_some()
-                            || hidden_quote(&r, c).is_some() =>
+                            || hidden_quote(&r, c).is_some()
+                            || copied_quote(&r, c).is_some() =>
                     {
                         let why = foreign_quote(&r, clause, c, &turns)
                             .or_else(|| hidden_quote(&r, c))
+                            .or_else(|| copied_quote(&r, c))
                             .unwrap_or_default();
                         not_evaluable(
                             h,
