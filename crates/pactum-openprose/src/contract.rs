@@ -582,6 +582,12 @@ fn condition_of(text: &str) -> Option<(String, String)> {
 /// `` `name`: rest `` or `name: rest` where `name` is one identifier.
 fn split_name(text: &str) -> Option<(String, String)> {
     let (head, rest) = text.split_once(':')?;
+    // A note in parentheses after the name (`summary (markdown):`) is no
+    // part of it.
+    let head = match head.trim().strip_suffix(')').and_then(|h| h.rsplit_once('(')) {
+        Some((name, _)) if !name.trim().is_empty() => name,
+        _ => head,
+    };
     let name = strip_ticks(head.trim());
     let ident = !name.is_empty()
         && name

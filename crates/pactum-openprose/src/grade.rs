@@ -419,7 +419,12 @@ fn grade_text(
     // Which outputs the clause is about.
     let targets: Vec<&Binding> = match &clause.output {
         Some(o) => c.output(o).into_iter().collect(),
-        None if c.outputs.len() == 1 => c.outputs.iter().collect(),
+        // A clause that opens like a name pactum did not read as one
+        // (`Executive summary: …`) may be about another output than the
+        // only one there is: never measured on it.
+        None if c.outputs.len() == 1 && !opens_like_a_name(&clause.text) => {
+            c.outputs.iter().collect()
+        }
         None => produced(c).collect(),
     };
     if let Some(o) = &clause.output {
@@ -570,6 +575,20 @@ fn grade_text(
         rubric,
         note: notes.join("; "),
     }
+}
+
+/// Whether a clause's text opens with a short label and a colon (`Executive
+/// summary: …`, `the report (final): …`): it may name an output.
+fn opens_like_a_name(text: &str) -> bool {
+    let Some((head, _)) = text.split_once(':') else {
+        return false;
+    };
+    let words = head.split_whitespace().count();
+    let lower = head.trim().to_ascii_lowercase();
+    (1..=4).contains(&words)
+        && !lower.starts_with("each ")
+        && !lower.starts_with("if ")
+        && !head.contains(['"', '\u{201c}'])
 }
 
 /// Whether `content` is nothing but a copy of what the service was given

@@ -401,3 +401,22 @@ fn copies_of_several_inputs_are_copies() {
     );
     assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
 }
+
+/// A clause whose output name pactum does not read as one is never
+/// measured on another output.
+#[test]
+fn a_missed_output_name_is_not_measured_elsewhere() {
+    for bullet in [
+        "- summary (markdown): at least 3 items",
+        "- Executive summary: at least 3 items",
+        "- **Summary** (final): at least 3 items",
+    ] {
+        let d = run_with(
+            &format!("## Ensures\n\n{bullet}\n"),
+            &[("bindings/svc/findings.md", FIVE)],
+        );
+        let g = grade_dir(d.path());
+        let v = verdicts(&g);
+        assert!(!v.contains(&Verdict::Satisfied), "{bullet:?}: {g:#?}");
+    }
+}
