@@ -6,16 +6,22 @@
 //!   list` / `an ordered list`, `a bulleted list` / `bullet points`,
 //!   `headings`; after a negation (`not`, `no`, `without`, `never`,
 //!   `non-`, `…n't`) a format or a quote is measured as absent;
-//! * a count: `at least N`, `no fewer than N`, `N+`, `N or more`, `at
-//!   most N`, `no more than N`, `up to N`, `exactly N`, `N-M` / `N–M` /
-//!   `N to M` / `between N and M`, or a bare `N`, each followed by a unit
+//! * `a list` (any Markdown list, a JSON array), `an array`, `an object`;
+//! * a count: `at least N`, `no fewer than N`, `N+`, `N or more`, `min
+//!   N`, `>= N`, `≥ N`, `more than N`, `> N` (N+1), `at most N`, `no more
+//!   than N`, `up to N`, `max N`, `N or fewer`, `<= N`, `≤ N`, `fewer than
+//!   N`, `< N` (N−1), `exactly N`, `N-M` / `N–M` / `N to M` / `between N
+//!   and M` (N ≤ M), or a bare `N`, each followed by a unit
 //!   (numbers as digits or `one`…`ten`): items / list items / bullets /
 //!   bullet points / points / entries / steps (list items, or the
 //!   elements of a JSON array), sources / citations / references / links /
 //!   URLs (distinct `http(s)://` URLs; in a JSON array, the elements with
 //!   a URL of their own), paragraphs, words, rows (table body rows),
 //!   headings / sections (Markdown headings); a number before any other
-//!   noun, a negated count and a bare number after `than` are no count;
+//!   noun, a negated count and a bare number after `over`, `about`… are
+//!   no count; a count per item (`each … at least 20 words`), a choice
+//!   (`or` between what is asked: no measure of the clause is taken) and
+//!   a reversed range are not read ([`Reading::unread`]);
 //! * quoted text after `saying`, `says`, `containing`, `contains`,
 //!   `including`, `includes`, `mentions`, `reads`, `stating`, `states`: the
 //!   output contains it (case-insensitively) where it does not only
@@ -1023,6 +1029,25 @@ fn blank_spans(content: &str, spans: &[(usize, usize)]) -> String {
     out
 }
 
+/// An HTML unordered list's opening tag.
+static HTML_UL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<ul(?:\s[^>]*)?>"));
+/// An HTML ordered list's opening tag.
+static HTML_OL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<ol(?:\s[^>]*)?>"));
+
+/// `f`, or held when it failed and the output holds an HTML list of the
+/// kind `tag` opens (`<ul>`, `<ol>`): it renders as that list, and a
+/// negated measure must see it.
+fn html_list_or(f: Finding, content: &str, tag: &Regex) -> Finding {
+    match (f.held, tag.find(content)) {
+        (Some(false), Some(m)) => finding(
+            Some(true),
+            format!("an HTML list (`{}`)", m.as_str()),
+            Some(m.as_str().to_string()),
+        ),
+        _ => f,
+    }
+}
+
 /// An HTML table's opening tag.
 static HTML_TABLE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<table(?:\s[^>]*)?>"));
 /// An HTML tag (`<name …>`, `</name>`): markup, never shown itself.
@@ -1344,8 +1369,16 @@ fn measure_in(
                 None,
             ),
         },
-        Measure::NumberedList => one_kind_of_list(content, numbered, "numbered", "`1. …`"),
-        Measure::BulletList => one_kind_of_list(content, bullet, "bulleted", "`- …`"),
+        Measure::NumberedList => html_list_or(
+            one_kind_of_list(content, numbered, "numbered", "`1. …`"),
+            content,
+            &HTML_OL,
+        ),
+        Measure::BulletList => html_list_or(
+            one_kind_of_list(content, bullet, "bulleted", "`- …`"),
+            content,
+            &HTML_UL,
+        ),
         Measure::List => match (json, list_blocks(content).first()) {
             (Some(Value::Array(_)), _) => {
                 finding(Some(true), "the output is a JSON array".into(), None)
@@ -1354,6 +1387,11 @@ fn measure_in(
                 Some(true),
                 format!("a list of {} item(s)", items.len()),
                 items.first().map(|q| q.trim().to_string()),
+            ),
+            _ if HTML_UL.is_match(content) || HTML_OL.is_match(content) => finding(
+                Some(true),
+                "an HTML list (`<ul>` / `<ol>`)".into(),
+                None,
             ),
             _ => finding(
                 Some(false),

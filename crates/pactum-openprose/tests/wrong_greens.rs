@@ -266,6 +266,12 @@ fn negated_formats_see_every_rendering() {
     ] {
         assert_eq!(one("a summary with no table", binding), Verdict::Violated, "{binding:?}");
     }
+    let ul = "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n";
+    let ol = "<OL start=\"2\"><li>a</li></OL>\n";
+    assert_eq!(one("a summary that is not a list", ul), Verdict::Violated);
+    assert_eq!(one("a summary that is not a list", ol), Verdict::Violated);
+    assert_eq!(one("a summary that is not a bulleted list", ul), Verdict::Violated);
+    assert_eq!(one("a summary that is not a numbered list", ol), Verdict::Violated);
     for binding in [
         "It uses bat\u{ad}teries.\n",
         "It uses batt&shy;eries.\n",
