@@ -174,15 +174,25 @@ static COUNTS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (re(&format!(r"(?i)(?:>=|=>|≥)\s*{NUM}\s+{unit}")), "min"),
         (re(&format!(r"(?i)(?:<=|=<|≤)\s*{NUM}\s+{unit}")), "max"),
         (
-            re(&format!(r"(?i)(?:>|\bmore\s+than|\bgreater\s+than)\s*{NUM}\s+{unit}")),
+            re(&format!(
+                r"(?i)(?:>|\bmore\s+than|\bgreater\s+than)\s*{NUM}\s+{unit}"
+            )),
             "gt",
         ),
         (
-            re(&format!(r"(?i)(?:<|\bfewer\s+than|\bless\s+than)\s*{NUM}\s+{unit}")),
+            re(&format!(
+                r"(?i)(?:<|\bfewer\s+than|\bless\s+than)\s*{NUM}\s+{unit}"
+            )),
             "lt",
         ),
-        (re(&format!(r"(?i)\b(?:max|maximum)\.?:?\s*{NUM}\s+{unit}")), "max"),
-        (re(&format!(r"(?i)\b(?:min|minimum)\.?:?\s*{NUM}\s+{unit}")), "min"),
+        (
+            re(&format!(r"(?i)\b(?:max|maximum)\.?:?\s*{NUM}\s+{unit}")),
+            "max",
+        ),
+        (
+            re(&format!(r"(?i)\b(?:min|minimum)\.?:?\s*{NUM}\s+{unit}")),
+            "min",
+        ),
         (re(&format!(r"(?i)\b{NUM}\s*\+\s*{unit}")), "min"),
         (re(&format!(r"(?i)\b{NUM}\s+or\s+more\s+{unit}")), "min"),
         (
@@ -218,7 +228,9 @@ static PER_ITEM_BEFORE: LazyLock<Regex> =
 /// Words right after a count that make it a count per item ("10 words
 /// each", "20 words per source", "5 words in each item").
 static PER_ITEM_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)^\s*(?:(?:each|apiece)\s*(?:$|[.;,)])|(?:per|a\s+piece|(?:in|for|of|on)\s+(?:each|every))\b)")
+    re(
+        r"(?i)^\s*(?:(?:each|apiece)\s*(?:$|[.;,)])|(?:per|a\s+piece|(?:in|for|of|on)\s+(?:each|every))\b)",
+    )
 });
 /// Words that offer a choice: measures joined by them cannot all be
 /// required, and which one is meant is the judge's to say.
@@ -476,8 +488,7 @@ pub fn read(text: &str) -> Reading {
             let after = found.as_ref().map_or(String::new(), |(_, to, _)| {
                 format!("{} {}", words[*to..].join(" "), &rest[m.end()..])
             });
-            let per_item =
-                PER_ITEM_BEFORE.is_match(sentence) || PER_ITEM_AFTER.is_match(&after);
+            let per_item = PER_ITEM_BEFORE.is_match(sentence) || PER_ITEM_AFTER.is_match(&after);
             let reversed = *form == "range" && parsed.first() > parsed.get(1);
             let impossible = *form == "lt" && parsed.first() == Some(&0);
             if found.is_some() && (per_item || reversed || impossible) {
@@ -1051,11 +1062,12 @@ fn html_list_or(f: Finding, content: &str, tag: &Regex) -> Finding {
 /// An HTML table's opening tag.
 static HTML_TABLE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<table(?:\s[^>]*)?>"));
 /// An HTML tag (`<name …>`, `</name>`): markup, never shown itself.
-static TAG: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?is)<(/?)([a-z][a-z0-9-]*)((?:\s[^>]*)?)/?>"));
+static TAG: LazyLock<Regex> = LazyLock::new(|| re(r"(?is)<(/?)([a-z][a-z0-9-]*)((?:\s[^>]*)?)/?>"));
 /// An attribute that hides an element.
 static HIDING: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"(?i)(?:^|\s)(?:hidden|aria-hidden\s*=\s*["']?true)\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0"#)
+    re(
+        r#"(?i)(?:^|\s)(?:hidden|aria-hidden\s*=\s*["']?true)\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0"#,
+    )
 });
 /// A link reference definition (`[label]: url "title"`), never rendered
 /// itself; `[//]: # (…)` is the usual Markdown comment.
@@ -1158,8 +1170,9 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
 /// numeric (`&#98;`, `&#x61;`) and the common named ones (`&nbsp;`,
 /// `&shy;`, `&amp;`…). An unknown name is kept as written.
 pub fn decode_entities(s: &str) -> Cow<'_, str> {
-    static ENTITY: LazyLock<Regex> =
-        LazyLock::new(|| re(r"&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));"));
+    static ENTITY: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));")
+    });
     if !s.contains('&') {
         return Cow::Borrowed(s);
     }
@@ -1254,8 +1267,24 @@ pub fn pieced_copy(content: &str, texts: &[&str]) -> bool {
 /// Words that hold no content of their own: a placeholder left where the
 /// output should be.
 const PLACEHOLDER: &[&str] = &[
-    "todo", "tbd", "tba", "tbc", "fixme", "xxx", "placeholder", "null", "undefined", "nil",
-    "nan", "lorem", "ipsum", "dolor", "sit", "amet", "wip", "pending",
+    "todo",
+    "tbd",
+    "tba",
+    "tbc",
+    "fixme",
+    "xxx",
+    "placeholder",
+    "null",
+    "undefined",
+    "nil",
+    "nan",
+    "lorem",
+    "ipsum",
+    "dolor",
+    "sit",
+    "amet",
+    "wip",
+    "pending",
 ];
 
 /// Whether an output renders as nothing a reader could use: blank once
@@ -1388,11 +1417,9 @@ fn measure_in(
                 format!("a list of {} item(s)", items.len()),
                 items.first().map(|q| q.trim().to_string()),
             ),
-            _ if HTML_UL.is_match(content) || HTML_OL.is_match(content) => finding(
-                Some(true),
-                "an HTML list (`<ul>` / `<ol>`)".into(),
-                None,
-            ),
+            _ if HTML_UL.is_match(content) || HTML_OL.is_match(content) => {
+                finding(Some(true), "an HTML list (`<ul>` / `<ol>`)".into(), None)
+            }
             _ => finding(
                 Some(false),
                 "no list (a Markdown list item `- …` / `1. …`, or a JSON array)".into(),

@@ -197,11 +197,11 @@ fn plain_title(title: &str) -> String {
         .to_string()
 }
 
-/// The setext headings of `lines` (a text line underlined by `===`, level
-/// 1, or `---`, level 2), by the index of their text line, from line
-/// `from` on: a paragraph line, not a bullet, outside code fences, right
-/// after a blank line or a heading (a line continuing a bullet is never
-/// one).
+/// The setext headings of `lines` that name a section (a text line
+/// underlined by `===`, level 1, or `---`, level 2), by the index of their
+/// text line, from line `from` on: a paragraph line, not a bullet, outside
+/// code fences, right after a blank line or a heading (a line continuing
+/// a bullet is never one).
 fn setext_headings(lines: &[&str], from: usize) -> BTreeSet<(usize, usize)> {
     let mut out = BTreeSet::new();
     let mut fence: Option<String> = None;
@@ -231,7 +231,15 @@ fn setext_headings(lines: &[&str], from: usize) -> BTreeSet<(usize, usize)> {
             || i == 0
             || lines[i - 1].trim().is_empty()
             || heading(lines[i - 1]).is_some();
-        if !t.is_empty() && indent < 4 && bullet_text(t).is_none() && heading(lines[i]).is_none() && prev_free {
+        if !t.is_empty()
+            && indent < 4
+            && bullet_text(t).is_none()
+            && heading(lines[i]).is_none()
+            && prev_free
+            // Only a section's name: another underlined line (a note
+            // before a thematic break) never closes the section it is in.
+            && (section_kind(t).is_some() || reads_like_a_commitment(t))
+        {
             out.insert((i, level));
         }
     }
@@ -341,10 +349,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             fence = Some((lineno, marker));
             continue;
         }
-        let setext_level = setext
-            .range((i, 0)..=(i, 2))
-            .next()
-            .map(|(_, l)| *l);
+        let setext_level = setext.range((i, 0)..=(i, 2)).next().map(|(_, l)| *l);
         if setext_level.is_some() {
             underline = Some(i + 1);
         }
@@ -584,7 +589,11 @@ fn split_name(text: &str) -> Option<(String, String)> {
     let (head, rest) = text.split_once(':')?;
     // A note in parentheses after the name (`summary (markdown):`) is no
     // part of it.
-    let head = match head.trim().strip_suffix(')').and_then(|h| h.rsplit_once('(')) {
+    let head = match head
+        .trim()
+        .strip_suffix(')')
+        .and_then(|h| h.rsplit_once('('))
+    {
         Some((name, _)) if !name.trim().is_empty() => name,
         _ => head,
     };

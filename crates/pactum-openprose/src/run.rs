@@ -606,7 +606,9 @@ fn read_text(path: &Path) -> Result<String, ImportError> {
         return Err(ImportError::RunFile {
             file: path.display().to_string(),
             line: 0,
-            message: "not a regular file (a FIFO, socket or device): a run holds only folders and files".into(),
+            message:
+                "not a regular file (a FIFO, socket or device): a run holds only folders and files"
+                    .into(),
         });
     }
     if meta.len() > MAX_FILE_BYTES {
@@ -713,14 +715,16 @@ fn strip_output_header(name: &str, text: &str) -> String {
         .unwrap_or(text)
         .lines()
         .collect();
-    let own_title = lines.first().and_then(|l| l.strip_prefix("# ")).is_some_and(|t| {
-        t.trim().trim_matches('`').eq_ignore_ascii_case(name.trim())
-    });
+    let own_title = lines
+        .first()
+        .and_then(|l| l.strip_prefix("# "))
+        .is_some_and(|t| t.trim().trim_matches('`').eq_ignore_ascii_case(name.trim()));
     if own_title {
         if let Some(end) = lines.iter().take(8).position(|l| l.trim_end() == "---") {
             let header = &lines[1..end];
             let key = |l: &str| {
-                l.split_once(':').map(|(k, _)| k.trim().to_ascii_lowercase())
+                l.split_once(':')
+                    .map(|(k, _)| k.trim().to_ascii_lowercase())
             };
             let known = |l: &str| matches!(key(l).as_deref(), Some("binding" | "source"));
             if header.iter().any(|l| known(l))
@@ -1668,7 +1672,10 @@ mod tests {
         assert!(parse_caller("f", "# topic\nbinding: input\nx").is_err());
         assert!(parse_caller("f", "# topic\nno colon here\n---\nx").is_err());
         assert_eq!(
-            strip_output_header("summary", "# summary\nbinding: output\nsource: writer\n---\nBody\n"),
+            strip_output_header(
+                "summary",
+                "# summary\nbinding: output\nsource: writer\n---\nBody\n"
+            ),
             "Body"
         );
         assert_eq!(

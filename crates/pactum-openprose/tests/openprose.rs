@@ -253,7 +253,11 @@ fn write(dir: &std::path::Path, rel: &str, text: &str) {
 /// one that says only that it ended (what they test is not the log).
 fn grade_dir(dir: &std::path::Path) -> RunGrade {
     if !dir.join("vm.log.md").exists() {
-        write(dir, "vm.log.md", "# run:r s\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n");
+        write(
+            dir,
+            "vm.log.md",
+            "# run:r s\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n",
+        );
     }
     let run = import_run(dir).expect("imports");
     let policy = Policy::default();
@@ -715,7 +719,11 @@ fn a_huge_manifest_is_refused_and_a_large_one_imports() {
             "---\nname: w\nkind: service\n---\n## Ensures\n\n- `out`: a summary\n",
         );
         write(d.path(), "bindings/n0/out.md", "Cells age slowly.\n");
-        write(d.path(), "vm.log.md", "# run:r sys\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n");
+        write(
+            d.path(),
+            "vm.log.md",
+            "# run:r sys\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n",
+        );
         let graph: Vec<serde_json::Value> = (0..nodes)
             .map(|i| serde_json::json!({"id": format!("n{i}"), "sourcePath": "w.prose.md"}))
             .collect();

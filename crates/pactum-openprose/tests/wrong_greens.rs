@@ -21,7 +21,9 @@ fn run_with(body: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
     write(
         d.path(),
         "root.prose.md",
-        &format!("---\nname: svc\nkind: service\n---\n## Requires\n\n- topic: the subject\n\n{body}\n"),
+        &format!(
+            "---\nname: svc\nkind: service\n---\n## Requires\n\n- topic: the subject\n\n{body}\n"
+        ),
     );
     write(
         d.path(),
@@ -63,7 +65,11 @@ fn one(clause: &str, binding: &str) -> Verdict {
 
 fn never_green(clause: &str, binding: &str) {
     let v = one(clause, binding);
-    assert_ne!(v, Verdict::Satisfied, "{clause:?} over {binding:?} came out satisfied");
+    assert_ne!(
+        v,
+        Verdict::Satisfied,
+        "{clause:?} over {binding:?} came out satisfied"
+    );
 }
 
 /// Commitment headings in every spelling are read: their clauses are
@@ -93,7 +99,11 @@ fn commitment_heading_variants_are_read() {
 /// knows is refused naming file and line, its clauses never dropped.
 #[test]
 fn an_unknown_commitment_like_heading_is_refused() {
-    for heading in ["## **Ensures and more**", "## 3. Returns of the day", "Ensured things\n---"] {
+    for heading in [
+        "## **Ensures and more**",
+        "## 3. Returns of the day",
+        "Ensured things\n---",
+    ] {
         let d = run_with(
             &format!("{heading}\n\n- `missing`: a summary\n"),
             &[("bindings/svc/other.md", "Some text.\n")],
@@ -109,7 +119,11 @@ fn an_unknown_commitment_like_heading_is_refused() {
 /// another binding.
 #[test]
 fn an_emphasised_output_name_is_the_output() {
-    for bullet in ["- **missing**: a summary", "- *missing*: a summary", "- _missing_: a summary"] {
+    for bullet in [
+        "- **missing**: a summary",
+        "- *missing*: a summary",
+        "- _missing_: a summary",
+    ] {
         let d = run_with(
             &format!("## Ensures\n\n{bullet}\n"),
             &[("bindings/svc/other.md", "Some text.\n")],
@@ -147,7 +161,16 @@ fn comparisons_before_counts() {
         never_green(clause, FIVE);
     }
     // And these are met by five items, measured exactly.
-    for clause in ["> 4 items", ">= 5 items", "≤ 5 items", "max 5 items", "min 5 items", "< 6 items", "more than 4 items", "fewer than 6 items"] {
+    for clause in [
+        "> 4 items",
+        ">= 5 items",
+        "≤ 5 items",
+        "max 5 items",
+        "min 5 items",
+        "< 6 items",
+        "more than 4 items",
+        "fewer than 6 items",
+    ] {
         assert_eq!(one(clause, FIVE), Verdict::Satisfied, "{clause}");
     }
 }
@@ -244,7 +267,10 @@ fn each_has_blank_values_fail() {
 fn bare_cr_is_a_line_break() {
     let cr = "# Heading\r\rSome text.\r";
     assert_eq!(one("a summary without headings", cr), Verdict::Violated);
-    assert_eq!(one("at most 2 words", "one\rtwo\rthree\r"), Verdict::Violated);
+    assert_eq!(
+        one("at most 2 words", "one\rtwo\rthree\r"),
+        Verdict::Violated
+    );
     assert_eq!(one("at most 2 items", "- a\r- b\r- c\r"), Verdict::Violated);
 }
 
@@ -257,21 +283,35 @@ fn negated_formats_see_every_rendering() {
         "<h1>Title</h1>\n\nText.\n",
         "<H2 class=\"x\">Title</H2>\n",
     ] {
-        assert_eq!(one("a summary without headings", binding), Verdict::Violated, "{binding:?}");
+        assert_eq!(
+            one("a summary without headings", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
     }
     for binding in [
         "<table><tr><td>a</td></tr></table>\n",
         "a | b\n--- | ---\n1 | 2\n",
         "<TABLE>\n<tr><th>x</th></tr>\n</TABLE>\n",
     ] {
-        assert_eq!(one("a summary with no table", binding), Verdict::Violated, "{binding:?}");
+        assert_eq!(
+            one("a summary with no table", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
     }
     let ul = "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n";
     let ol = "<OL start=\"2\"><li>a</li></OL>\n";
     assert_eq!(one("a summary that is not a list", ul), Verdict::Violated);
     assert_eq!(one("a summary that is not a list", ol), Verdict::Violated);
-    assert_eq!(one("a summary that is not a bulleted list", ul), Verdict::Violated);
-    assert_eq!(one("a summary that is not a numbered list", ol), Verdict::Violated);
+    assert_eq!(
+        one("a summary that is not a bulleted list", ul),
+        Verdict::Violated
+    );
+    assert_eq!(
+        one("a summary that is not a numbered list", ol),
+        Verdict::Violated
+    );
     for binding in [
         "It uses bat\u{ad}teries.\n",
         "It uses batt&shy;eries.\n",
@@ -284,7 +324,11 @@ fn negated_formats_see_every_rendering() {
         "It uses batt`eri`es.\n",
         "It uses bat\\teries.\n",
     ] {
-        assert_eq!(one("a summary not mentioning \"batteries\"", binding), Verdict::Violated, "{binding:?}");
+        assert_eq!(
+            one("a summary not mentioning \"batteries\"", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
     }
 }
 
@@ -301,11 +345,18 @@ fn hidden_content_is_no_evidence() {
         "Visible text.\n<style>.batteries {}</style>\n",
         "Visible text. <span style=\"display:none\">batteries</span>\n",
     ] {
-        assert_eq!(one("a summary mentioning \"batteries\"", binding), Verdict::Violated, "{binding:?}");
+        assert_eq!(
+            one("a summary mentioning \"batteries\"", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
     }
     // A source only in a hidden place is no source.
     assert_eq!(
-        one("at least 2 sources", "See https://a.example.\n\n[//]: # (https://b.example)\n"),
+        one(
+            "at least 2 sources",
+            "See https://a.example.\n\n[//]: # (https://b.example)\n"
+        ),
         Verdict::Violated
     );
 }
@@ -329,7 +380,12 @@ fn a_run_without_a_log_is_refused() {
 #[cfg(unix)]
 #[test]
 fn a_fifo_anywhere_is_refused_without_blocking() {
-    for at in ["workspace/svc/__error.md", "vm.log.md", "bindings/svc/extra.md", "notes/pipe"] {
+    for at in [
+        "workspace/svc/__error.md",
+        "vm.log.md",
+        "bindings/svc/extra.md",
+        "notes/pipe",
+    ] {
         let d = run_with(
             "## Ensures\n\n- `summary`: a summary\n",
             &[("bindings/svc/summary.md", "Batteries store charge.\n")],
@@ -363,15 +419,24 @@ fn a_fifo_anywhere_is_refused_without_blocking() {
 #[test]
 fn only_openprose_headers_are_stripped() {
     assert_eq!(
-        one("a summary without headings", "# Findings\nStatus: draft\n---\nBody text.\n"),
+        one(
+            "a summary without headings",
+            "# Findings\nStatus: draft\n---\nBody text.\n"
+        ),
         Verdict::Violated
     );
     assert_eq!(
-        one("a summary without headings", "# summary\nauthor: me\n---\nBody text.\n"),
+        one(
+            "a summary without headings",
+            "# summary\nauthor: me\n---\nBody text.\n"
+        ),
         Verdict::Violated
     );
     assert_eq!(
-        one("a summary without headings", "# summary\nbinding: output\nsource: svc\n---\nBody text.\n"),
+        one(
+            "a summary without headings",
+            "# summary\nbinding: output\nsource: svc\n---\nBody text.\n"
+        ),
         Verdict::Satisfied
     );
 }
@@ -380,7 +445,8 @@ fn only_openprose_headers_are_stripped() {
 /// two inputs joined, an input repeated, an input and its own program.
 #[test]
 fn copies_of_several_inputs_are_copies() {
-    let region = "# region\nbinding: input\nsource: caller\n---\nEurope and North America markets\n";
+    let region =
+        "# region\nbinding: input\nsource: caller\n---\nEurope and North America markets\n";
     for output in [
         "Solid-state batteries. Solid-state batteries.\n",
         "Solid-state batteries\n\nEurope and North America markets\n",
@@ -425,4 +491,20 @@ fn a_missed_output_name_is_not_measured_elsewhere() {
         let v = verdicts(&g);
         assert!(!v.contains(&Verdict::Satisfied), "{bullet:?}: {g:#?}");
     }
+}
+
+/// A note underlined like a heading inside a commitment section does not
+/// end it: the bullets after it are still clauses.
+#[test]
+fn an_underlined_note_keeps_its_sections_clauses() {
+    let d = run_with(
+        "## Ensures\n\n- `summary`: a summary\n\nA note.\n---\n\n- `missing`: a summary\n",
+        &[("bindings/svc/summary.md", "Batteries store charge.\n")],
+    );
+    let g = grade_dir(d.path());
+    assert_eq!(
+        verdicts(&g),
+        vec![Verdict::Satisfied, Verdict::Violated],
+        "{g:#?}"
+    );
 }

@@ -85,11 +85,10 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
     // The store (`--db`, or the default one a judge opens) inside a run
     // would be read as part of the run by the next grade, and the run's
     // grading would write into it: refused before it is opened.
-    let store = req.store.clone().or_else(|| {
-        req.judge
-            .is_some()
-            .then(|| crate::common::store_path(None))
-    });
+    let store = req
+        .store
+        .clone()
+        .or_else(|| req.judge.is_some().then(|| crate::common::store_path(None)));
     if let Some(db) = store {
         let runs_kept: Vec<Protected> = req
             .runs

@@ -801,14 +801,21 @@ fn key_tokens_see_through_escapes_references_and_emphasis() {
     let dashed = "sk&#45;proj&#45;4f8Ab2c9Zq7wXy";
     let tokens = key_tokens(dashed);
     assert_eq!(tokens, vec!["sk-proj-4f8Ab2c9Zq7wXy".to_string()]);
-    assert!(!Redactor::new(tokens).expect("keys").redact(dashed).contains("Zq7w"));
+    assert!(!Redactor::new(tokens)
+        .expect("keys")
+        .redact(dashed)
+        .contains("Zq7w"));
     for k in [
         "AKIAIOSFODNN7EXAMPLE",
         "ASIAY34FZKBOKMUTVV7A",
         "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH",
         "hf_0123456789abcdefghij",
     ] {
-        assert_eq!(key_tokens(&format!("key: {k}.")), vec![k.to_string()], "{k}");
+        assert_eq!(
+            key_tokens(&format!("key: {k}.")),
+            vec![k.to_string()],
+            "{k}"
+        );
     }
     // Words that start like one are not keys.
     assert!(key_tokens("AKIAN hf_hub_download huggingface").is_empty());
