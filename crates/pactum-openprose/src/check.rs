@@ -1078,6 +1078,11 @@ static LINK_TITLE: LazyLock<Regex> = LazyLock::new(|| {
     re(r#"\]\(\s*(?:<[^>\n]*>|[^\s)]+)\s+("[^"\n]*"|'[^'\n]*'|\([^)\n]*\))\s*\)"#)
 });
 
+/// One HTML tag found: where it starts, the byte span of its attributes,
+/// whether it closes an element, its lower-case name, whether it hides
+/// its element's content.
+type Tag = (usize, (usize, usize), bool, String, bool);
+
 /// `content` as far as a reader of the rendered Markdown sees it: HTML
 /// comments, HTML tags' attributes, the content of hidden elements
 /// (`hidden`, `display:none`, `<script>`, `<style>`, `<template>`), link
@@ -1092,8 +1097,7 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
     let text: &str = &base;
     let mut spans: Vec<(usize, usize)> = Vec::new();
     // Hidden elements, to their matching close tag (or to the end).
-    // (start, attribute span, closing, name, hides its content)
-    let tags: Vec<(usize, (usize, usize), bool, String, bool)> = TAG
+    let tags: Vec<Tag> = TAG
         .captures_iter(text)
         .filter_map(|c| {
             let m = c.get(0)?;
@@ -1317,7 +1321,7 @@ pub fn renders_nothing(content: &str) -> bool {
     let body: Vec<String> = text
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))
-        .flat_map(|l| words(l))
+        .flat_map(words)
         .collect();
     !body.is_empty() && body.iter().all(|w| PLACEHOLDER.contains(&w.as_str()))
 }
@@ -1333,7 +1337,7 @@ fn rendered_fold(s: &str) -> String {
         .chars()
         .filter(|c| {
             !matches!(c, '*' | '_' | '`' | '~' | '\\')
-                && !(!c.is_whitespace() && pactum_core::text::is_blank(c.encode_utf8(&mut [0; 4])))
+                && (c.is_whitespace() || !pactum_core::text::is_blank(c.encode_utf8(&mut [0; 4])))
         })
         .collect();
     kept.split_whitespace()
