@@ -536,7 +536,7 @@ impl<'a> Bare<'a> {
 pub type RawAnswer = (Option<String>, Vec<ToolCall>, Vec<SideEffect>);
 
 /// Prefixes of well-known API key and token formats.
-const KEY_PREFIXES: [&str; 9] = [
+const KEY_PREFIXES: [&str; 12] = [
     "sk-",
     "sk_",
     "Bearer ",
@@ -546,7 +546,14 @@ const KEY_PREFIXES: [&str; 9] = [
     "xoxb-",
     "xoxp-",
     "AIza",
+    "AKIA",
+    "ASIA",
+    "hf_",
 ];
+
+/// The fewest characters after `hf_` for a Hugging Face token written
+/// without a digit (its tail is 34 random letters, which may hold none).
+const HF_TAIL_WITHOUT_DIGIT: usize = 30;
 
 /// The fewest characters after a known key prefix for [`key_tokens`] to
 /// take a token for a key (`sk-learn` is a word, not a key).
@@ -554,8 +561,10 @@ pub const KEY_TOKEN_MIN_TAIL: usize = 12;
 
 /// The tokens of untrusted text that are written like API keys: a run of
 /// ASCII letters, digits, `-`, `_` and `.` that starts with a known key
-/// prefix (`sk-`, `sk_`, `ghp_`, `github_pat_`, `xoxb-`, `xoxp-`, `AIza`)
-/// followed by at least [`KEY_TOKEN_MIN_TAIL`] characters holding a digit,
+/// prefix (`sk-`, `sk_`, `ghp_`, `github_pat_`, `xoxb-`, `xoxp-`, `AIza`,
+/// AWS's `AKIA` and `ASIA`, Hugging Face's `hf_`) followed by at least
+/// [`KEY_TOKEN_MIN_TAIL`] characters holding a digit (for `hf_`, also 30
+/// or more of mixed-case letters without one),
 /// trailing `.` and `-` removed. They are secrets to redact where pactum holds no key
 /// of its own: text an agent wrote that quotes one (SPEC §4). Each once,
 /// in text order.
@@ -570,6 +579,43 @@ pub const KEY_TOKEN_MIN_TAIL: usize = 12;
 /// [`Redactor`] finds it in the original text through them and replaces
 /// the whole span.
 pub fn key_tokens(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    // The text as written, then as it reads once decoded (backslash
+    // escapes such as `\_`, character references such as `&#45;`,
+    // percent-encoding, up to [`DECODE_ROUNDS`] levels), each also with
+    // Markdown's emphasis and code marks removed (`sk-ab**cd**…`): a key
+    // written through any of them is found, and the [`Redactor`] sees
+    // through the same encodings to redact it where it is written.
+    let mut views: Vec<Cow<'_, str>> = vec![Cow::Borrowed(text)];
+    let mut current: Cow<'_, str> = Cow::Borrowed(text);
+    for _ in 0..DECODE_ROUNDS {
+        if !may_be_encoded(&current) {
+            break;
+        }
+        let Some((decoded, _)) = decode_round(&current) else {
+            break;
+        };
+        views.push(Cow::Owned(decoded.clone()));
+        current = Cow::Owned(decoded);
+    }
+    let marked: Vec<Cow<'_, str>> = views
+        .iter()
+        .filter(|v| v.contains(['*', '`', '~']))
+        .map(|v| Cow::Owned(v.replace(['*', '`', '~'], "")))
+        .collect();
+    views.extend(marked);
+    for v in &views {
+        for k in key_tokens_of(v) {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
+/// [`key_tokens`] of one view of a text.
+fn key_tokens_of(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let is_token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
     // The text with its invisible characters dropped, then the same with
@@ -590,7 +636,11 @@ pub fn key_tokens(text: &str) -> Vec<String> {
         let token = token.trim_end_matches(['.', '-']);
         let keyed = KEY_PREFIXES.iter().filter(|p| !p.ends_with(' ')).any(|p| {
             token.strip_prefix(p).is_some_and(|tail| {
-                tail.len() >= KEY_TOKEN_MIN_TAIL && tail.chars().any(|c| c.is_ascii_digit())
+                (tail.len() >= KEY_TOKEN_MIN_TAIL && tail.chars().any(|c| c.is_ascii_digit()))
+                    || (*p == "hf_"
+                        && tail.len() >= HF_TAIL_WITHOUT_DIGIT
+                        && tail.chars().any(|c| c.is_ascii_lowercase())
+                        && tail.chars().any(|c| c.is_ascii_uppercase()))
             })
         });
         if keyed && check_secret(token).is_ok() && !out.iter().any(|t| t == token) {

@@ -776,3 +776,47 @@ fn key_tokens_see_through_invisible_characters_and_wraps() {
         vec![key.to_string()]
     );
 }
+
+/// A key written through Markdown escapes, character references or
+/// emphasis inside it is found, and redacted where it is written; AWS and
+/// Hugging Face keys are recognised.
+#[test]
+fn key_tokens_see_through_escapes_references_and_emphasis() {
+    let key = "sk_live_4f8Ab2c9Zq7w";
+    for written in [
+        r"sk\_live\_4f8Ab2c9Zq7w",
+        "sk&#95;live&#95;4f8Ab2c9Zq7w",
+        "sk&#x5f;live_4f8Ab2c9Zq7w",
+        "sk_live_4f8A**b2c9**Zq7w",
+        "sk_live_4f8A`b2c9`Zq7w",
+    ] {
+        let text = format!("the agent printed {written} here");
+        let tokens = key_tokens(&text);
+        assert!(tokens.iter().any(|t| t == key), "{written}: {tokens:?}");
+        let red = Redactor::new(tokens).expect("keys");
+        let shown = red.redact(&text);
+        assert!(!shown.contains("4f8A"), "{written}: {shown}");
+        assert!(!shown.contains("Zq7w"), "{written}: {shown}");
+    }
+    let dashed = "sk&#45;proj&#45;4f8Ab2c9Zq7wXy";
+    let tokens = key_tokens(dashed);
+    assert_eq!(tokens, vec!["sk-proj-4f8Ab2c9Zq7wXy".to_string()]);
+    assert!(!Redactor::new(tokens)
+        .expect("keys")
+        .redact(dashed)
+        .contains("Zq7w"));
+    for k in [
+        "AKIAIOSFODNN7EXAMPLE",
+        "ASIAY34FZKBOKMUTVV7A",
+        "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH",
+        "hf_0123456789abcdefghij",
+    ] {
+        assert_eq!(
+            key_tokens(&format!("key: {k}.")),
+            vec![k.to_string()],
+            "{k}"
+        );
+    }
+    // Words that start like one are not keys.
+    assert!(key_tokens("AKIAN hf_hub_download huggingface").is_empty());
+}
