@@ -902,7 +902,7 @@ fn browser_the_script_draws_calls_effects_and_boxes_as_pactum_does() {
         "{by_pactum:#?}"
     );
     assert!(
-        joined.contains("\"account\": 12345678901234567891,\n  \"amount\": 1.5e300,\n  \"b\": \"y\",\n  \"2\": \"x\""),
+        joined.contains("\"account\": 12345678901234567891,\n  \"amount\": 1.5e+300,\n  \"b\": \"y\",\n  \"2\": \"x\""),
         "{by_pactum:#?}"
     );
     assert!(
@@ -911,7 +911,8 @@ fn browser_the_script_draws_calls_effects_and_boxes_as_pactum_does() {
     );
     assert_eq!(by_script, by_pactum);
     // Only the e-mail to the attacker is marked; boxes name the whole code
-    // point; a run is one box; the text is cut at the bound, with a note.
+    // point; a run is one box (here cut in two by the quoted span); the
+    // text is cut at the bound, with a note.
     let drawn = drawn_of(&first.dom, 0);
     assert!(
         drawn.contains(&"<div class=\"msg effect\" id=\"tN-turn1-effect0\">".to_string())
@@ -919,7 +920,7 @@ fn browser_the_script_draws_calls_effects_and_boxes_as_pactum_does() {
                 .contains(&"<div class=\"msg effect cited\" id=\"tN-turn1-effect1\">".to_string()),
         "{drawn:#?}"
     );
-    for label in ["U+E0041", "U+1D173", "U+200B \u{d7}300"] {
+    for label in ["U+E0041", "U+1D173", "U+200B \u{d7}57", "U+200B \u{d7}243"] {
         assert!(
             drawn.contains(&format!("<span class=\"ctl\">{label}</span>")),
             "{label}: {drawn:#?}"
