@@ -643,8 +643,75 @@ fn key_tokens_of(text: &str) -> Vec<String> {
                         && tail.chars().any(|c| c.is_ascii_uppercase()))
             })
         });
-        if keyed && check_secret(token).is_ok() && !out.iter().any(|t| t == token) {
+        if (keyed || is_jwt(token))
+            && check_secret(token).is_ok()
+            && !out.iter().any(|t| t == token)
+        {
             out.push(token.to_string());
+        }
+    }
+    // A bearer credential: whatever token follows `Bearer ` in an
+    // `Authorization` value, of any shape (base64 and `~+/=` included).
+    for v in views {
+        for token in bearer_tokens(v) {
+            if token.len() >= KEY_TOKEN_MIN_TAIL
+                && check_secret(token).is_ok()
+                && !out.iter().any(|t| t == token)
+            {
+                out.push(token.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Whether `token` is written like a JSON Web Token: three base64url
+/// segments joined by `.`, the first a JSON object's encoding (`eyJ`).
+fn is_jwt(token: &str) -> bool {
+    let mut parts = token.split('.');
+    let (Some(head), Some(body), Some(sig), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    head.starts_with("eyJ")
+        && head.len() >= 10
+        && body.len() >= 4
+        && !sig.is_empty()
+        && [head, body, sig].iter().all(|p| {
+            p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        })
+}
+
+/// The tokens that follow the word `Bearer` (any case) and white space:
+/// runs of the characters of RFC 6750's `b64token`.
+fn bearer_tokens(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let lower = text.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(at) = lower[from..].find("bearer") {
+        let start = from + at;
+        from = start + "bearer".len();
+        // A word of its own, not the end of another one.
+        if lower[..start]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        {
+            continue;
+        }
+        let rest = &text[from..];
+        let gap = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        if gap == 0 {
+            continue;
+        }
+        let body = &rest[gap..];
+        let end = body
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "-._~+/=".contains(c)))
+            .unwrap_or(body.len());
+        if end > 0 {
+            out.push(&body[..end]);
         }
     }
     out
@@ -733,14 +800,31 @@ pub struct EnvKeys {
     pub ambient: Vec<String>,
 }
 
-/// Whether an environment variable's name is one of the usual key
-/// variables ([`EnvKeys::ambient`]): it ends in `_API_KEY`, in any ASCII
-/// case (`OPENAI_API_KEY`, `anthropic_api_key`).
+/// The endings of the names of the usual credential variables
+/// ([`is_key_var`]).
+pub const KEY_VAR_SUFFIXES: [&str; 6] = [
+    "_KEY",
+    "_TOKEN",
+    "_SECRET",
+    "_PASSWORD",
+    "_PAT",
+    "_CREDENTIALS",
+];
+
+/// Whether an environment variable's name is one of the usual credential
+/// variables ([`EnvKeys::ambient`]): it ends, in any ASCII case, in one of
+/// [`KEY_VAR_SUFFIXES`] after a name (`OPENAI_API_KEY`,
+/// `anthropic_api_key`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
+/// `HF_TOKEN`). Its value is redacted only when it also looks like a key
+/// ([`looks_like_key`]), so a variable such as `SORT_KEY=name` hides
+/// nothing.
 pub fn is_key_var(name: &str) -> bool {
-    name.len() > "_API_KEY".len()
-        && name
-            .get(name.len() - "_API_KEY".len()..)
-            .is_some_and(|t| t.eq_ignore_ascii_case("_API_KEY"))
+    KEY_VAR_SUFFIXES.iter().any(|suffix| {
+        name.len() > suffix.len()
+            && name
+                .get(name.len() - suffix.len()..)
+                .is_some_and(|t| t.eq_ignore_ascii_case(suffix))
+    })
 }
 
 /// The one rule of what is redacted from everything pactum shows or

@@ -693,13 +693,20 @@ fn the_redaction_rule_holds_every_source_of_keys() {
 }
 
 #[test]
-fn key_variables_are_the_api_key_ones() {
+fn key_variables_are_the_usual_credential_ones() {
     for (name, is) in [
         ("OPENAI_API_KEY", true),
         ("anthropic_api_key", true),
-        ("_API_KEY", false),
-        ("API_KEY", false),
+        ("GITHUB_TOKEN", true),
+        ("AWS_SECRET_ACCESS_KEY", true),
+        ("HF_TOKEN", true),
+        ("DB_PASSWORD", true),
+        ("_API_KEY", true),
+        ("API_KEY", true),
+        ("_KEY", false),
+        ("KEY", false),
         ("OPENAI_API_KEYS", false),
+        ("TOKENIZERS_PARALLELISM", false),
         ("PATH", false),
     ] {
         assert_eq!(is_key_var(name), is, "{name}");
@@ -819,4 +826,37 @@ fn key_tokens_see_through_escapes_references_and_emphasis() {
     }
     // Words that start like one are not keys.
     assert!(key_tokens("AKIAN hf_hub_download huggingface").is_empty());
+}
+
+/// A bearer credential and a JSON Web Token are keys wherever they are
+/// written; the words around them are not.
+#[test]
+fn bearer_credentials_and_json_web_tokens_are_keys() {
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc123def456";
+    let text = format!("curl -H 'Authorization: Bearer {jwt}' https://x/ and later token={jwt}.");
+    assert_eq!(key_tokens(&text), vec![jwt.to_string()]);
+    let opaque = "AbCdEfGhIjKlMnOp+/QrStUv==";
+    assert_eq!(
+        key_tokens(&format!("Authorization: bearer\t{opaque}\n")),
+        vec![opaque.to_string()]
+    );
+    // Too short, another word ending in "bearer", no token after it.
+    for plain in [
+        "Bearer abc",
+        "the flag-bearer arrived",
+        "a Bearer token is needed",
+        "Bearer: none",
+        "eyJhbGciOi.x",
+    ] {
+        let found = key_tokens(plain);
+        assert!(
+            found.iter().all(|t| t.len() >= KEY_TOKEN_MIN_TAIL),
+            "{plain}: {found:?}"
+        );
+    }
+    assert!(key_tokens("the flag-bearer arrived with a Bearer").is_empty());
+    let rule =
+        redaction_rule(&Redactor::default(), &EnvKeys::default(), [text.as_str()]).expect("rule");
+    let shown = rule.redact(&text);
+    assert!(!shown.contains("eyJzdWIi"), "{shown}");
 }
