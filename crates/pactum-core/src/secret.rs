@@ -536,19 +536,34 @@ impl<'a> Bare<'a> {
 pub type RawAnswer = (Option<String>, Vec<ToolCall>, Vec<SideEffect>);
 
 /// Prefixes of well-known API key and token formats.
-const KEY_PREFIXES: [&str; 12] = [
+const KEY_PREFIXES: [&str; 27] = [
     "sk-",
     "sk_",
     "Bearer ",
     "bearer ",
     "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
     "github_pat_",
+    "glpat-",
     "xoxb-",
     "xoxp-",
+    "xoxa-",
+    "xoxr-",
+    "xapp-",
     "AIza",
     "AKIA",
     "ASIA",
     "hf_",
+    "npm_",
+    "pypi-",
+    "rk_live_",
+    "rk_test_",
+    "SG.",
+    "dop_v1_",
+    "shpat_",
 ];
 
 /// The fewest characters after `hf_` for a Hugging Face token written

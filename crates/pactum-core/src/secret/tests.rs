@@ -860,3 +860,28 @@ fn bearer_credentials_and_json_web_tokens_are_keys() {
     let shown = rule.redact(&text);
     assert!(!shown.contains("eyJzdWIi"), "{shown}");
 }
+
+/// The usual hosted-service token shapes are keys.
+#[test]
+fn hosted_service_tokens_are_keys() {
+    for key in [
+        "glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn",
+        "ghs_16C7e42F292c6912E7710c838347Ae178B4a",
+        "gho_16C7e42F292c6912E7710c838347Ae178B4a",
+        "xoxa-2-1234567890-abcdefghij",
+        "npm_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gH3jK5",
+        "pypi-AgEIcHlwaS5vcmcCJDAwMDAwMDAw",
+        "rk_live_51H8abcdefGHIJKL0123",
+        "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",
+        "dop_v1_0123456789abcdef0123456789abcdef",
+        "shpat_0123456789abcdef0123456789abcdef",
+    ] {
+        let text = format!("the token is {key} — keep it safe");
+        assert_eq!(key_tokens(&text), vec![key.to_string()], "{key}");
+        assert!(looks_like_key(key), "{key}");
+    }
+    // Words that start like one are not.
+    for word in ["SG.html", "npm_install", "pypi-upload", "ghs_notes"] {
+        assert!(key_tokens(word).is_empty(), "{word}");
+    }
+}
