@@ -57,9 +57,18 @@ READ_TOOLS = {
 }
 
 
+def read_json(path, what):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        sys.exit(f"{path}: cannot read {what}: {e.strerror}")
+    except ValueError as e:
+        sys.exit(f"{path}: {what} is not JSON: {e}")
+
+
 def load(path):
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+    data = read_json(path, "the trajectories")
     if not isinstance(data, list):
         sys.exit(f"{path}: expected a JSON array of trajectories")
     return data
@@ -170,8 +179,7 @@ def write_contracts(data_path, out_dir):
 
 def score(data_path, report_path, min_rate):
     data = load(data_path)
-    with open(report_path, encoding="utf-8") as f:
-        report = json.load(f)
+    report = read_json(report_path, "the report")
     results = report["results"]
     if len(results) != len(data):
         sys.exit(f"{len(results)} results for {len(data)} trajectories")
