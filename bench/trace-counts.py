@@ -10,7 +10,10 @@ standard library only, and prints one line per file:
 
     NAME traces=T turns=U tool_calls=C errored_calls=E
 
-or `NAME refused: WHY` for a file that is neither. The rules are the ones
+or `NAME refused: WHY` for a file that is neither. It also counts OpenAI
+Agents SDK trace exports (`{"data": [trace / trace.span records]}` per line)
+and Inspect AI logs (`.json`, and `.eval` zips read with `zipfile`); the
+rules for those are at `agents_count` and `inspect_count`. The rules are the ones
 `docs/traces.md` ("OpenTelemetry") states, written again from the raw JSON
 without pactum's code, so the real-data check can compare the two:
 
@@ -202,9 +205,130 @@ def one_value(spans, key):
     return vals.pop() if len(vals) == 1 else None
 
 
+def agents_count(docs):
+    """OpenAI Agents SDK export: a trace per group_id (else per SDK trace id)
+    with at least one span; a turn per SDK trace with spans; tool calls =
+    the calls of `generation` outputs plus each `function` span that none of
+    them accounts for (same name, in order, within its SDK trace); errored
+    calls = function spans whose `error` is not null."""
+    recs = [r for d in docs for r in d["data"]]
+    group = {r["id"]: r.get("group_id") or r["id"] for r in recs if r["object"] == "trace"}
+    spans = {}
+    for r in recs:
+        if r["object"] == "trace.span":
+            spans.setdefault(r["trace_id"], []).append(r)
+    groups = {}
+    for tid, ss in spans.items():
+        groups.setdefault(group.get(tid, tid), []).append(ss)
+    known = {"function", "agent", "handoff", "guardrail", "generation", "response", "custom", "mcp_tools"}
+    if any(s["span_data"]["type"] not in known for ss in spans.values() for s in ss):
+        return "refused: a span of a type pactum does not read"
+    traces = turns = calls = errored = 0
+    for members in groups.values():
+        traces += 1
+        for ss in members:
+            turns += 1
+            ss.sort(key=lambda s: (s["started_at"], s["id"]))
+            out = []
+            for s in ss:
+                d = s["span_data"]
+                if d["type"] == "generation":
+                    for m in d.get("output") or []:
+                        out.extend([c["function"]["name"], False] for c in m.get("tool_calls") or [])
+                elif d["type"] == "function":
+                    hit = next((c for c in out if not c[1] and c[0] == d["name"]), None)
+                    if hit:
+                        hit[1] = True
+                    else:
+                        out.append([d["name"], True])
+                    if s.get("error") is not None:
+                        errored += 1
+            calls += len(out)
+    return f"traces={traces} turns={turns} tool_calls={calls} errored_calls={errored}"
+
+
+def inspect_sample(s):
+    """(turns, calls, errored) of one Inspect sample, by the chat-message
+    rules: a turn starts at a run of system/user messages (or at the first
+    message); calls are assistant `tool_calls` and `tool_use` content parts,
+    plus a call for each tool message whose call no assistant message showed;
+    errored calls are tool messages with an `error`."""
+    turns = calls = errored = 0
+    has_output = False
+    seen = set()
+    for m in s["messages"]:
+        role = m["role"]
+        if role in ("system", "user"):
+            if has_output or turns == 0:
+                turns += 1
+                has_output = False
+            continue
+        if role == "tool":
+            if m.get("tool_call_id") not in seen:
+                seen.add(m.get("tool_call_id"))
+                calls += 1
+                if turns == 0:
+                    turns += 1
+                has_output = True
+            if m.get("error") is not None:
+                errored += 1
+            continue
+        if turns == 0:
+            turns += 1
+        has_output = True
+        for c in m.get("tool_calls") or []:
+            calls += 1
+            seen.add(c.get("id"))
+        content = m.get("content")
+        if isinstance(content, list):
+            calls += sum(1 for p in content if p.get("type") == "tool_use")
+    return turns, calls, errored
+
+
+def inspect_count(path):
+    """Inspect AI log: a trace per sample (sample x epoch)."""
+    if path.suffix == ".eval":
+        import zipfile
+        with zipfile.ZipFile(path) as z:
+            samples = [json.loads(z.read(n)) for n in sorted(z.namelist())
+                       if n.startswith("samples/") and n.endswith(".json")]
+    else:
+        samples = json.loads(path.read_text(encoding="utf-8")).get("samples", [])
+    traces = turns = calls = errored = 0
+    for s in samples:
+        refs = re.findall(r'"attachment://(\w+)"', json.dumps(s["messages"]))
+        if any(r not in (s.get("attachments") or {}) for r in refs):
+            continue  # an unresolved attachment: not a trace
+        t, c, e = inspect_sample(s)
+        traces += 1
+        turns += t
+        calls += c
+        errored += e
+    if samples and not traces:
+        return "refused: every sample references an attachment it does not hold"
+    return f"traces={traces} turns={turns} tool_calls={calls} errored_calls={errored}"
+
+
+def is_inspect_json(d):
+    return isinstance(d, dict) and all(k in d for k in ("version", "status", "eval"))
+
+
+def is_agents_export(d):
+    data = d.get("data") if isinstance(d, dict) else None
+    return isinstance(data, list) and bool(data) and isinstance(data[0], dict) and data[0].get("object") in ("trace", "trace.span")
+
+
 def count(path):
+    if path.suffix == ".eval":
+        return inspect_count(path)
+    if path.suffix in (".yaml", ".yml"):
+        return "refused: a YAML file (a VCR cassette), not a trace export"
     docs = docs_of(path)
     first = docs[0] if docs else {}
+    if is_inspect_json(first):
+        return inspect_count(path)
+    if is_agents_export(first):
+        return agents_count(docs)
     if "resourceSpans" in first or "batches" in first:
         spans = [s for d in docs for s in otlp_spans(d)]
     elif isinstance(first.get("data"), list) and first["data"] and "spans" in first["data"][0]:

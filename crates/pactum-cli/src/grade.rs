@@ -211,6 +211,8 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
         FormatArg::Otlp => TraceFormat::Otlp,
         FormatArg::Jaeger => TraceFormat::Jaeger,
         FormatArg::LangfuseOtel => TraceFormat::LangfuseOtel,
+        FormatArg::OpenaiAgents => TraceFormat::OpenaiAgents,
+        FormatArg::Inspect => TraceFormat::Inspect,
         FormatArg::Openprose => return Err(
             "--format openprose reads OpenProse run directories: only `pactum grade` takes them"
                 .into(),

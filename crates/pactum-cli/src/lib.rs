@@ -132,6 +132,10 @@ pub enum FormatArg {
     /// A Langfuse trace export of an OpenInference-instrumented run (the
     /// spans' attributes kept in `metadata.attributes`).
     LangfuseOtel,
+    /// An OpenAI Agents SDK trace export (JSONL of `{"data": […]}` batches).
+    OpenaiAgents,
+    /// An Inspect AI evaluation log (`.json` or `.eval`).
+    Inspect,
     /// OpenProse run directories (`pactum grade` only; detected when every
     /// path is a folder holding `root.prose.md`).
     Openprose,

@@ -11,6 +11,8 @@
 //! | [`TraceFormat::Openai`]: chat messages (OpenAI, AgentDojo, tau-bench; Anthropic, Gemini and LangChain layouts) | JSONL, JSON array | `openai` |
 //! | [`TraceFormat::Tabular`]: single-turn prompt/response records (XSTest, JailbreakBench) | CSV, JSONL, JSON | `tabular` |
 //! | [`TraceFormat::Otlp`], [`TraceFormat::Jaeger`]: OpenTelemetry spans (GenAI conventions, OpenInference) | JSON, JSONL of documents | `otel` |
+//! | [`TraceFormat::OpenaiAgents`]: OpenAI Agents SDK trace exports | JSONL (or JSON) of `{"data": […]}` batches | `agents_sdk` |
+//! | [`TraceFormat::Inspect`]: Inspect AI evaluation logs | `.json`, `.eval` (zip) | `inspect` |
 //!
 //! The observability level (SPEC §2, §3.2) is never guessed: it comes from
 //! the record where the format has a place for it, else from
@@ -24,10 +26,12 @@ use std::path::Path;
 
 use pactum_core::trace::{Channel, ObservabilityLevel, Trace};
 
+mod agents_sdk;
 mod convert;
 mod error;
 mod framing;
 mod inputs;
+mod inspect;
 mod openai;
 mod otel;
 mod pactum;
@@ -83,11 +87,20 @@ pub enum TraceFormat {
     /// `metadata.attributes` are its span's attributes, read as
     /// [`TraceFormat::Otlp`] reads them.
     LangfuseOtel,
+    /// An OpenAI Agents SDK trace export: JSONL of `{"data": [trace and
+    /// trace.span records]}` batches (`docs/traces.md`, "OpenAI Agents
+    /// SDK"). Records are held until the file ends; the level comes from
+    /// the data, [`ImportOptions::observability`] can only lower it.
+    OpenaiAgents,
+    /// An Inspect AI evaluation log: a `.json` log or a `.eval` zip, one
+    /// trace per sample and epoch (`docs/traces.md`, "Inspect AI").
+    /// Samples are read one at a time.
+    Inspect,
 }
 
 impl TraceFormat {
     /// The `--format` name: `auto`, `pactum`, `openai`, `tabular`, `otlp`,
-    /// `jaeger`, `langfuse-otel`.
+    /// `jaeger`, `langfuse-otel`, `openai-agents`, `inspect`.
     pub fn as_str(self) -> &'static str {
         match self {
             TraceFormat::Auto => "auto",
@@ -97,6 +110,8 @@ impl TraceFormat {
             TraceFormat::Otlp => "otlp",
             TraceFormat::Jaeger => "jaeger",
             TraceFormat::LangfuseOtel => "langfuse-otel",
+            TraceFormat::OpenaiAgents => "openai-agents",
+            TraceFormat::Inspect => "inspect",
         }
     }
 }
@@ -360,6 +375,27 @@ pub fn read_traces_with<T: Send>(
             otel::read(path, framing, which, opts.observability, &mut emit)?;
             return Ok(emit.stats);
         }
+        TraceFormat::OpenaiAgents => {
+            otel_options(path, opts)?;
+            if matches!(ext.as_str(), "yaml" | "yml") {
+                return Err(ImportError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    reason: CASSETTE.into(),
+                });
+            }
+            let framing = framing_of(path, &ext, false)?;
+            agents_sdk::read(path, framing, opts.observability, &mut emit)?;
+            return Ok(emit.stats);
+        }
+        TraceFormat::Inspect => {
+            otel_options(path, opts)?;
+            if ext == "eval" {
+                inspect::read_eval(path, opts.observability, &mut emit)?;
+            } else {
+                inspect::read_json(path, opts.observability, &mut emit)?;
+            }
+            return Ok(emit.stats);
+        }
         TraceFormat::Openai => (
             framing_of(path, &ext, false)?,
             Plan::Openai(OpenaiFields {
@@ -374,6 +410,16 @@ pub fn read_traces_with<T: Send>(
                 let (map, level) = tabular_setup()?;
                 let file = open(path)?;
                 tabular::read_csv(path, file, map, level, &mut emit)?;
+                return Ok(emit.stats);
+            }
+            "eval" => {
+                otel_options(path, opts)?;
+                inspect::read_eval(path, opts.observability, &mut emit)?;
+                return Ok(emit.stats);
+            }
+            "json" if inspect::sniff_json(path) => {
+                otel_options(path, opts)?;
+                inspect::read_json(path, opts.observability, &mut emit)?;
                 return Ok(emit.stats);
             }
             "json" | "jsonl" | "ndjson" => {
@@ -400,13 +446,18 @@ pub fn read_traces_with<T: Send>(
                         otel::read(path, framing, which, opts.observability, &mut emit)?;
                         return Ok(emit.stats);
                     }
+                    Detected::AgentsSdk => {
+                        otel_options(path, opts)?;
+                        agents_sdk::read(path, framing, opts.observability, &mut emit)?;
+                        return Ok(emit.stats);
+                    }
                     Detected::Empty => return Ok(emit.stats),
                 }
             }
             _ => {
                 return Err(ImportError::UnknownFormat {
                     path: path.to_path_buf(),
-                    reason: "its extension is not .json, .jsonl, .ndjson or .csv".into(),
+                    reason: "its extension is not .json, .jsonl, .ndjson, .csv or .eval".into(),
                 })
             }
         },
@@ -425,6 +476,9 @@ pub fn read_traces_with<T: Send>(
     }
     Ok(emit.stats)
 }
+
+/// Why a VCR cassette (`.yaml`) is refused as an Agents SDK export.
+const CASSETTE: &str = "a YAML file: pactum reads the Agents SDK's trace export (the `{\"data\": […]}` ingest bodies, one per line), not a VCR cassette of a test run's HTTP interactions; the response text the export lacks (its `response` spans carry only `response_id`) is not joined from a cassette either, so response checks on such traces answer undetermined";
 
 /// The flags that say where things sit in a record do not apply to
 /// OpenTelemetry spans: given, they would be ignored, so they are refused.
@@ -551,6 +605,8 @@ enum Detected {
     Plan(Plan),
     /// An OpenTelemetry export, read by `otel`.
     Otel(otel::OtelKind),
+    /// An OpenAI Agents SDK export, read by `agents_sdk`.
+    AgentsSdk,
     /// The file holds no record at all: nothing to import.
     Empty,
 }
@@ -586,6 +642,7 @@ fn detect(
     // its parse error is the real problem, not the format.
     let mut broken: Option<(u64, String)> = None;
     let mut otel_found = None;
+    let mut agents_found = false;
     let mut ambiguous: Option<(u64, String)> = None;
     let mut flat: Option<(u64, String)> = None;
     for_each_frame(path, framing, records, &mut |frame| {
@@ -612,6 +669,20 @@ fn detect(
         };
         if !v.is_object() {
             return ControlFlow::Continue(());
+        }
+        if agents_sdk::sniff(&v) {
+            let other = ["turns", "messages", "traj", "contents", "resourceSpans", "batches"]
+                .into_iter()
+                .find(|k| v.get(*k).is_some());
+            if let Some(k) = other {
+                ambiguous = Some((
+                    line,
+                    format!("it is both an OpenAI Agents SDK export and has `{k}`: say which with --format"),
+                ));
+            } else {
+                agents_found = true;
+            }
+            return ControlFlow::Break(());
         }
         if let Some(which) = otel::sniff(&v) {
             let other = ["turns", "messages", "traj", "contents"]
@@ -661,6 +732,9 @@ fn detect(
     }
     if let Some(which) = otel_found {
         return Ok(Detected::Otel(which));
+    }
+    if agents_found {
+        return Ok(Detected::AgentsSdk);
     }
     if let (None, Some((line, key))) = (&found, flat) {
         return Err(ImportError::UnknownFormat {

@@ -603,7 +603,7 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
 
 /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+00:00)` as nanoseconds since the
 /// epoch; `None` for anything else (other offsets included: not guessed).
-fn rfc3339_utc(s: &str) -> Option<u64> {
+pub(crate) fn rfc3339_utc(s: &str) -> Option<u64> {
     let b = s.as_bytes();
     if b.len() < 20
         || b[4] != b'-'

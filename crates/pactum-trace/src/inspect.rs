@@ -1,0 +1,722 @@
+//! Inspect AI evaluation logs → pactum traces (`docs/traces.md`,
+//! "Inspect AI").
+//!
+//! Two files: a `.json` log (`{version, status, eval, plan, results,
+//! stats, samples, reductions}`), whose header is read first by a
+//! streaming pass that skips `samples`, then whose samples are framed one
+//! at a time; and a `.eval` log, a zip of `header.json` and one
+//! `samples/<id>_epoch_<n>.json` per sample, read one entry at a time
+//! (entries in name order). One trace per sample × epoch, id
+//! `<id>_epoch_<n>`.
+//!
+//! * **Source.** The sample's `messages`: `events` repeat the calls (an
+//!   `event: tool` per call) and are read only to check that every call
+//!   they record is one the messages show; one that is not (a sub-agent's
+//!   call, say) makes the trace `incomplete`, never a silent miss.
+//! * **Messages** are turned into chat messages and read by the `openai`
+//!   importer's rules (turns, joining results by `tool_call_id`), every
+//!   call through the one decoder. Content parts: `text` is text;
+//!   `reasoning` is the model's thinking, not its answer; `image`,
+//!   `audio`, `video`, `document`, `data` add no text in inputs and tool
+//!   results, and are refused in the target's own messages; a
+//!   `tool_use` part (a server-side tool) is a call. Anything else is an
+//!   error naming the field. A tool message's `error` `{type, message}`
+//!   makes its call errored; a call with a `parse_error` has unreadable
+//!   arguments (`null`) and is errored.
+//! * **A result without its call** (a tool message whose `tool_call_id`
+//!   no assistant message shows, as in logs trimmed after the fact)
+//!   proves the call was made: it is counted, named by the message's
+//!   `function`, arguments unknown (`null`), and the trace is
+//!   `incomplete`.
+//! * **Attachments.** A whole string `attachment://<hash>` is replaced by
+//!   `attachments[<hash>]`; a reference with no attachment is an error,
+//!   never the literal text.
+//! * **Cut off.** A log whose `status` is not `success` (`error`,
+//!   `cancelled`, `started`), or a sample with an `error`, is
+//!   `incomplete`: what it shows counts, an absence proves nothing.
+//!   Scores stay in metadata (`scores`): never a verdict.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use pactum_core::chat::{self, kind};
+use pactum_core::trace::{ObservabilityLevel, SourceRef, Trace};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::convert::{shown, Conv, RecordCtx};
+use crate::error::RecordError;
+use crate::framing::Frame;
+use crate::openai::{self, OpenaiFields};
+use crate::pointer::Pointer;
+use crate::{Emitter, Framing, ImportError, MAX_RECORD_BYTES};
+
+/// What a log says about all its samples.
+#[derive(Debug, Default, Deserialize)]
+struct Header {
+    #[serde(default)]
+    version: Value,
+    #[serde(default)]
+    status: Value,
+    #[serde(default)]
+    eval: Value,
+    #[serde(default)]
+    error: Value,
+}
+
+/// The header fields a trace carries, and whether the log was cut off.
+struct LogInfo {
+    status: String,
+    cut_off: Option<String>,
+    task: Value,
+    model: Value,
+    run_id: Value,
+    eval_id: Value,
+    version: Value,
+}
+
+fn log_info(h: &Header) -> Result<LogInfo, String> {
+    let status = match &h.status {
+        Value::String(s) => s.clone(),
+        Value::Null => return Err("the log has no `status`: whether it was cut off is not guessed".into()),
+        other => return Err(format!("`status`: expected a string, found {}", kind(other))),
+    };
+    let cut_off = match status.as_str() {
+        "success" => None,
+        "error" => Some(format!(
+            "the evaluation ended in an error{}: its samples may stop before the target finished",
+            match &h.error {
+                Value::Object(e) => e
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(|m| format!(" ({})", shown(m)))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            }
+        )),
+        "cancelled" => Some("the evaluation was cancelled: its samples may stop before the target finished".into()),
+        "started" => Some("the evaluation had not finished when the log was written".into()),
+        other => {
+            return Err(format!(
+                "unknown log status `{}` (expected success, error, cancelled or started)",
+                shown(other)
+            ))
+        }
+    };
+    if !h.eval.is_object() {
+        return Err(format!("`eval`: expected an object, found {}", kind(&h.eval)));
+    }
+    let e = |k: &str| h.eval.get(k).cloned().unwrap_or(Value::Null);
+    Ok(LogInfo {
+        status,
+        cut_off,
+        task: e("task"),
+        model: e("model"),
+        run_id: e("run_id"),
+        eval_id: e("eval_id"),
+        version: h.version.clone(),
+    })
+}
+
+/// Whether a `.json` file is an Inspect log: a top-level object with
+/// `version`, `status` and `eval` (read by a streaming pass that skips
+/// every value).
+pub(crate) fn sniff_json(path: &Path) -> bool {
+    #[derive(Deserialize)]
+    struct Keys {
+        #[serde(default)]
+        version: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        status: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        eval: Option<serde::de::IgnoredAny>,
+    }
+    let Ok(f) = File::open(path) else { return false };
+    match serde_json::from_reader::<_, Keys>(BufReader::new(f)) {
+        Ok(k) => k.version.is_some() && k.status.is_some() && k.eval.is_some(),
+        Err(_) => false,
+    }
+}
+
+/// Reads a `.json` log.
+pub(crate) fn read_json<T>(
+    path: &Path,
+    level_flag: Option<ObservabilityLevel>,
+    emit: &mut Emitter<'_, T>,
+) -> Result<(), ImportError> {
+    let display = path.display().to_string();
+    let name = crate::file_name(path);
+    let refuse = |reason: String| ImportError::UnknownFormat {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let file = crate::open(path)?;
+    let header: Header = serde_json::from_reader(BufReader::new(file)).map_err(|e| ImportError::Syntax {
+        path: path.to_path_buf(),
+        line: u64::try_from(e.line()).unwrap_or(1),
+        message: crate::error::serde_message(&e),
+    })?;
+    let info = log_info(&header).map_err(|m| refuse(format!("an Inspect log: {m}")))?;
+    let samples = Pointer::parse("--records-field", "/samples").map_err(|_| refuse("internal: the samples pointer".into()))?;
+    let mut failure = None;
+    let r = crate::for_each_frame(path, Framing::Document, Some(&samples), &mut |frame| match frame {
+        Frame::Record { line, ordinal, bytes } => {
+            let ctx = RecordCtx {
+                file: &display,
+                file_name: &name,
+                line,
+                ordinal,
+                line_framed: false,
+                level_flag,
+            };
+            let conv = match ctx.strict_value(bytes) {
+                Ok(v) => convert_sample(v, &info, &ctx, None),
+                Err(e) => Conv::Error(e),
+            };
+            match emit.conv(conv, &ctx) {
+                Ok(flow) => flow,
+                Err(e) => {
+                    failure = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        }
+        Frame::Broken { line, message } => emit.error(RecordError::new(&display, line, None, message)),
+    });
+    match r {
+        // A header-only log: no sample to grade.
+        Err(ImportError::RecordsNotFound { line, .. }) => {
+            let _ = emit.deliver(crate::Ready::Skip {
+                line,
+                reason: format!("line {line}: the Inspect log holds no `samples` (a header-only log): nothing to grade"),
+            })?;
+        }
+        other => other?,
+    }
+    failure.map_or(Ok(()), Err)
+}
+
+/// Reads a `.eval` log (a zip archive).
+pub(crate) fn read_eval<T>(
+    path: &Path,
+    level_flag: Option<ObservabilityLevel>,
+    emit: &mut Emitter<'_, T>,
+) -> Result<(), ImportError> {
+    let display = path.display().to_string();
+    let name = crate::file_name(path);
+    let refuse = |reason: String| ImportError::UnknownFormat {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let file = crate::open(path)?;
+    let mut zip = zip::ZipArchive::new(BufReader::new(file))
+        .map_err(|e| refuse(format!("not a readable zip archive (an Inspect `.eval` log is one): {e}")))?;
+    let read_entry = |zip: &mut zip::ZipArchive<BufReader<File>>, entry: &str| -> Result<Option<Vec<u8>>, String> {
+        let mut f = match zip.by_name(entry) {
+            Ok(f) => f,
+            Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+            Err(e) => return Err(format!("{entry}: {e}")),
+        };
+        if f.size() > MAX_RECORD_BYTES as u64 {
+            return Err(format!(
+                "{entry}: {} bytes uncompressed, more than the {MAX_RECORD_BYTES} pactum reads for one record",
+                f.size()
+            ));
+        }
+        let mut buf = Vec::with_capacity(usize::try_from(f.size()).unwrap_or(0));
+        f.by_ref()
+            .take(MAX_RECORD_BYTES as u64 + 1)
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("{entry}: {e}"))?;
+        if buf.len() > MAX_RECORD_BYTES {
+            return Err(format!("{entry}: more than {MAX_RECORD_BYTES} bytes uncompressed"));
+        }
+        Ok(Some(buf))
+    };
+    let header: Header = match read_entry(&mut zip, "header.json").map_err(refuse)? {
+        Some(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|e| refuse(format!("header.json: {}", crate::error::serde_message(&e))))?,
+        None => {
+            // A log still being written has only its journal.
+            let Some(start) = read_entry(&mut zip, "_journal/start.json").map_err(refuse)? else {
+                return Err(refuse(
+                    "a zip without `header.json` or `_journal/start.json`: not an Inspect `.eval` log".into(),
+                ));
+            };
+            let mut h: Header = serde_json::from_slice(&start)
+                .map_err(|e| refuse(format!("_journal/start.json: {}", crate::error::serde_message(&e))))?;
+            h.status = json!("started");
+            h
+        }
+    };
+    let info = log_info(&header).map_err(|m| refuse(format!("an Inspect log: {m}")))?;
+    let mut entries: Vec<String> = Vec::new();
+    for n in zip.file_names() {
+        let n = n.map_err(|e| refuse(format!("an entry name of the zip cannot be read: {e}")))?;
+        if n.starts_with("samples/") && n.ends_with(".json") {
+            entries.push(n.into_owned());
+        }
+    }
+    entries.sort();
+    if entries.is_empty() {
+        let _ = emit.deliver(crate::Ready::Skip {
+            line: 1,
+            reason: "the Inspect log holds no `samples/` entry: nothing to grade".into(),
+        })?;
+        return Ok(());
+    }
+    for entry in entries {
+        let file = format!("{display}!{entry}");
+        let ctx = RecordCtx {
+            file: &file,
+            file_name: &name,
+            line: 1,
+            ordinal: None,
+            line_framed: false,
+            level_flag,
+        };
+        let conv = match read_entry(&mut zip, &entry) {
+            Ok(Some(bytes)) => match ctx.strict_value(&bytes) {
+                Ok(v) => convert_sample(v, &info, &ctx, Some(&entry)),
+                Err(e) => Conv::Error(e),
+            },
+            Ok(None) => continue,
+            Err(msg) => Conv::Error(ctx.error(None, msg)),
+        };
+        if emit.conv(conv, &ctx)?.is_break() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// One sample → one trace.
+fn convert_sample(sample: Value, info: &LogInfo, ctx: &RecordCtx<'_>, entry: Option<&str>) -> Conv {
+    match sample_trace(sample, info, ctx, entry) {
+        Ok(t) => Conv::Trace(t),
+        Err(e) => Conv::Error(e),
+    }
+}
+
+fn sample_trace(
+    sample: Value,
+    info: &LogInfo,
+    ctx: &RecordCtx<'_>,
+    entry: Option<&str>,
+) -> Result<Trace, RecordError> {
+    let Value::Object(mut s) = sample else {
+        return Err(ctx.error(None, format!("expected a sample object, found {}", kind(&sample))));
+    };
+    let id = s
+        .get("id")
+        .and_then(crate::convert::id_text)
+        .ok_or_else(|| ctx.error(Some("/id"), "expected the sample id (a non-empty string or a number)"))?;
+    let epoch = match s.get("epoch") {
+        Some(Value::Number(n)) => n.to_string(),
+        other => {
+            return Err(ctx.error(
+                Some("/epoch"),
+                format!("expected the epoch (a number), found {}", other.map_or("nothing", kind)),
+            ))
+        }
+    };
+    let attachments = match s.remove("attachments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(other) => return Err(ctx.error(Some("/attachments"), format!("expected an object, found {}", kind(&other)))),
+    };
+    let mut messages = match s.remove("messages") {
+        Some(Value::Array(a)) => a,
+        other => {
+            return Err(ctx.error(
+                Some("/messages"),
+                format!("expected an array of messages, found {}", other.as_ref().map_or("nothing", kind)),
+            ))
+        }
+    };
+    for (i, m) in messages.iter_mut().enumerate() {
+        resolve(m, &attachments, &mut format!("/messages/{i}")).map_err(|(at, msg)| ctx.error(Some(&at), msg))?;
+    }
+    let mut chat_msgs = Vec::with_capacity(messages.len());
+    // Ids of the calls the target's messages show so far.
+    let mut seen_calls: BTreeSet<String> = BTreeSet::new();
+    let mut orphan = None;
+    for (i, m) in messages.iter().enumerate() {
+        let at = format!("/messages/{i}");
+        let msg = normalize(m, &at).map_err(|(at, msg)| ctx.error(Some(&at), msg))?;
+        if let Some(Value::Array(calls)) = msg.get("tool_calls") {
+            seen_calls.extend(calls.iter().filter_map(|c| c.get("id").and_then(crate::convert::id_text)));
+        }
+        if msg.get("role").and_then(Value::as_str) == Some("tool") {
+            let id = msg.get("tool_call_id").and_then(crate::convert::id_text);
+            let name = m.get("function").and_then(Value::as_str).filter(|n| !n.trim().is_empty());
+            if let (Some(id), Some(name)) = (id, name) {
+                if seen_calls.insert(id.clone()) {
+                    // A result proves its call was made, though no message
+                    // of the target shows it: counted, arguments unknown.
+                    orphan.get_or_insert_with(|| {
+                        format!("{at} is the result of a call to `{}` (`{}`) that no assistant message shows", shown(name), shown(&id))
+                    });
+                    chat_msgs.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "name": name}]}));
+                }
+            }
+        }
+        chat_msgs.push(msg);
+    }
+    let fields = OpenaiFields {
+        messages: Pointer::key("messages"),
+        id: None,
+        ended_by: Vec::new(),
+        error_prefix: None,
+    };
+    let built = openai::build_turns(chat_msgs, "/messages", ctx, &fields)?;
+    // Every call the events record must be one the messages show.
+    let shown_ids: BTreeSet<&str> = built
+        .turns
+        .iter()
+        .flat_map(|t| t.tool_calls.iter().filter_map(|c| c.id.as_deref()))
+        .collect();
+    let mut unshown = None;
+    if let Some(Value::Array(events)) = s.get("events") {
+        for (i, e) in events.iter().enumerate() {
+            if e.get("event").and_then(Value::as_str) != Some("tool") {
+                continue;
+            }
+            let eid = e.get("id").and_then(Value::as_str).unwrap_or_default();
+            if !shown_ids.contains(eid) {
+                unshown.get_or_insert_with(|| {
+                    format!(
+                        "event /events/{i} records a call to `{}` (`{}`) that the messages do not show (a sub-agent's?)",
+                        shown(e.get("function").and_then(Value::as_str).unwrap_or_default()),
+                        shown(eid)
+                    )
+                });
+            }
+        }
+    }
+    let sample_error = match s.get("error") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(e)) => Some(
+            e.get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| Value::Object(e.clone()).to_string(), str::to_string),
+        ),
+        Some(Value::String(e)) => Some(e.clone()),
+        Some(other) => Some(other.to_string()),
+    };
+    let incomplete = unshown
+        .or(orphan)
+        .or_else(|| sample_error.as_ref().map(|e| format!("the sample ended in an error: {}", shown(e))))
+        .or_else(|| info.cut_off.clone())
+        .or(built.incomplete);
+    let data_level = ObservabilityLevel::ToolCalls;
+    let mut md = Map::new();
+    md.insert("format".into(), json!("inspect"));
+    md.insert("log_status".into(), json!(info.status));
+    md.insert("log_version".into(), info.version.clone());
+    md.insert("task".into(), info.task.clone());
+    md.insert("model".into(), info.model.clone());
+    md.insert("run_id".into(), info.run_id.clone());
+    md.insert("eval_id".into(), info.eval_id.clone());
+    md.insert("sample_id".into(), s.get("id").cloned().unwrap_or(Value::Null));
+    md.insert("epoch".into(), s.get("epoch").cloned().unwrap_or(Value::Null));
+    if let Some(e) = entry {
+        md.insert("log_entry".into(), json!(e));
+    }
+    md.insert(
+        "observed".into(),
+        json!({"response": true, "tool_calls": true, "side_effects": false}),
+    );
+    md.insert("source_of_calls".into(), json!("messages"));
+    for k in ["target", "scores", "metadata", "limit", "error", "uuid"] {
+        if let Some(v) = s.get(k).filter(|v| !v.is_null()) {
+            md.insert(k.into(), v.clone());
+        }
+    }
+    let observability = match ctx.level_flag {
+        None => data_level,
+        Some(declared) => {
+            md.insert("observability_declared".into(), json!(declared.as_str()));
+            if declared > data_level {
+                md.insert(
+                    "observability_warning".into(),
+                    json!(format!(
+                        "declared {}, but an Inspect log shows {}: it reports no side effects",
+                        declared.as_str(),
+                        data_level.as_str()
+                    )),
+                );
+            }
+            declared.min(data_level)
+        }
+    };
+    Ok(Trace {
+        id: format!("{id}_epoch_{epoch}"),
+        observability,
+        turns: built.turns,
+        metadata: Value::Object(md),
+        error: None,
+        incomplete,
+        ended_by: None,
+        source: Some(SourceRef {
+            file: ctx.file.to_string(),
+            line: ctx.line,
+        }),
+        offered_tools: None,
+    })
+}
+
+const ATTACHMENT: &str = "attachment://";
+
+/// Replaces every whole-string `attachment://<hash>` in `v` by the
+/// attachment; one that names no attachment is an error at its pointer.
+fn resolve(v: &mut Value, att: &Map<String, Value>, at: &mut String) -> Result<(), (String, String)> {
+    match v {
+        Value::String(s) => {
+            if let Some(hash) = s.strip_prefix(ATTACHMENT) {
+                match att.get(hash) {
+                    Some(Value::String(text)) => *s = text.clone(),
+                    Some(other) => {
+                        return Err((at.clone(), format!("attachment `{}` is {}, not a text", shown(hash), kind(other))))
+                    }
+                    None => {
+                        return Err((
+                            at.clone(),
+                            format!(
+                                "`{}` names no attachment of the sample: its text is not in the log (never read as the literal reference)",
+                                shown(s)
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter_mut().enumerate() {
+                let len = at.len();
+                at.push_str(&format!("/{i}"));
+                resolve(x, att, at)?;
+                at.truncate(len);
+            }
+        }
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                let len = at.len();
+                at.push('/');
+                at.push_str(&pactum_core::json::escape_pointer_token(k));
+                resolve(x, att, at)?;
+                at.truncate(len);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+type Fail = (String, String);
+
+fn known(m: &Map<String, Value>, allowed: &[&str], what: &str, at: &str) -> Result<(), Fail> {
+    match m.keys().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(k) => Err((
+            format!("{at}/{}", pactum_core::json::escape_pointer_token(k)),
+            format!(
+                "unknown key `{}` in {what} (expected: {}): pactum does not read it, and it may hold what a check needs",
+                shown(k),
+                allowed.join(", ")
+            ),
+        )),
+    }
+}
+
+/// One Inspect message → a chat message the `openai` rules read.
+fn normalize(m: &Value, at: &str) -> Result<Value, Fail> {
+    let Some(o) = m.as_object() else {
+        return Err((at.into(), format!("expected a message object, found {}", kind(m))));
+    };
+    let role = match o.get("role") {
+        Some(Value::String(r)) => r.as_str(),
+        other => {
+            return Err((
+                format!("{at}/role"),
+                format!("expected system, user, assistant or tool, found {}", other.map_or("nothing", kind)),
+            ))
+        }
+    };
+    let common = ["id", "role", "content", "source", "metadata", "internal"];
+    let allowed: Vec<&str> = match role {
+        "system" => common.to_vec(),
+        "user" => [&common[..], &["tool_call_id"]].concat(),
+        "assistant" => [&common[..], &["model", "tool_calls"]].concat(),
+        "tool" => [&common[..], &["tool_call_id", "function", "error"]].concat(),
+        other => {
+            return Err((
+                format!("{at}/role"),
+                format!("unknown role `{}` (expected system, user, assistant or tool)", shown(other)),
+            ))
+        }
+    };
+    known(o, &allowed, &format!("an Inspect `{role}` message"), at)?;
+    let mut calls: Vec<Value> = Vec::new();
+    let text = content(o.get("content"), role == "assistant", &format!("{at}/content"), &mut calls)?;
+    let mut out = Map::new();
+    out.insert("role".into(), json!(role));
+    out.insert("content".into(), text.map_or(Value::Null, Value::String));
+    match role {
+        "assistant" => {
+            match o.get("tool_calls") {
+                None | Some(Value::Null) => {}
+                Some(Value::Array(a)) => {
+                    let mut listed = Vec::with_capacity(a.len());
+                    for (i, c) in a.iter().enumerate() {
+                        listed.push(tool_call(c, &format!("{at}/tool_calls/{i}"))?);
+                    }
+                    listed.extend(calls);
+                    calls = listed;
+                }
+                Some(other) => {
+                    return Err((format!("{at}/tool_calls"), format!("expected an array of tool calls, found {}", kind(other))))
+                }
+            }
+            if !calls.is_empty() {
+                out.insert("tool_calls".into(), Value::Array(calls));
+            }
+        }
+        "tool" => {
+            if let Some(id) = o.get("tool_call_id") {
+                out.insert("tool_call_id".into(), id.clone());
+            }
+            match o.get("error") {
+                None | Some(Value::Null) => {}
+                Some(Value::Object(e)) => {
+                    let ty = e.get("type").and_then(Value::as_str).unwrap_or("error");
+                    let msg = e.get("message").and_then(Value::as_str).unwrap_or_default();
+                    out.insert("error".into(), json!(format!("{ty}: {msg}")));
+                }
+                Some(Value::String(e)) => {
+                    out.insert("error".into(), json!(e));
+                }
+                Some(other) => {
+                    return Err((format!("{at}/error"), format!("expected null or {{type, message}}, found {}", kind(other))))
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(Value::Object(out))
+}
+
+/// The text of a message's content; `tool_use` parts of the target's
+/// messages are added to `calls`.
+fn content(v: Option<&Value>, own: bool, at: &str, calls: &mut Vec<Value>) -> Result<Option<String>, Fail> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Array(parts)) => {
+            let mut texts = Vec::new();
+            for (i, p) in parts.iter().enumerate() {
+                let pat = format!("{at}/{i}");
+                let ty = p.get("type").and_then(Value::as_str).unwrap_or_default();
+                match ty {
+                    "text" => match p.get("text") {
+                        Some(Value::String(t)) => texts.push(t.clone()),
+                        other => {
+                            return Err((format!("{pat}/text"), format!("expected a string, found {}", other.map_or("nothing", kind))))
+                        }
+                    },
+                    "reasoning" => {}
+                    "image" | "audio" | "video" | "document" | "data" if !own => {}
+                    "tool_use" if own => {
+                        let Some(o) = p.as_object() else { continue };
+                        known(
+                            o,
+                            &["type", "tool_type", "id", "name", "context", "arguments", "result", "error", "internal"],
+                            "a `tool_use` part",
+                            &pat,
+                        )?;
+                        let mut c = Map::new();
+                        for k in ["id", "name", "arguments", "result", "error"] {
+                            if let Some(x) = o.get(k) {
+                                c.insert(k.into(), x.clone());
+                            }
+                        }
+                        calls.push(Value::Object(c));
+                    }
+                    other => {
+                        return Err((
+                            format!("{pat}/type"),
+                            if own {
+                                format!(
+                                    "content part `{}` in the target's message: pactum reads text, reasoning and tool_use parts there",
+                                    shown(other)
+                                )
+                            } else {
+                                format!(
+                                    "unknown content part `{}` (pactum reads text, reasoning, image, audio, video, document and data)",
+                                    shown(other)
+                                )
+                            },
+                        ))
+                    }
+                }
+            }
+            Ok(chat::join_texts(texts))
+        }
+        Some(other) => Err((at.into(), format!("expected a string or an array of content parts, found {}", kind(other)))),
+    }
+}
+
+/// An Inspect tool call `{id, function, arguments, type, view,
+/// parse_error, internal}` → a flat call for the one decoder.
+fn tool_call(c: &Value, at: &str) -> Result<Value, Fail> {
+    let Some(o) = c.as_object() else {
+        return Err((at.into(), format!("expected a tool call object, found {}", kind(c))));
+    };
+    known(
+        o,
+        &["id", "function", "arguments", "type", "view", "parse_error", "internal"],
+        "an Inspect tool call",
+        at,
+    )?;
+    match o.get("type") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(t)) if t == "function" => {}
+        Some(other) => {
+            return Err((
+                format!("{at}/type"),
+                format!("unknown tool call type {} (pactum reads `function`)", shown(&other.to_string())),
+            ))
+        }
+    }
+    let name = match o.get("function") {
+        Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
+        other => {
+            return Err((
+                format!("{at}/function"),
+                format!("expected the tool name (a non-empty string), found {}", other.map_or("nothing", kind)),
+            ))
+        }
+    };
+    let mut out = Map::new();
+    out.insert("name".into(), json!(name));
+    if let Some(id) = o.get("id") {
+        out.insert("id".into(), id.clone());
+    }
+    match o.get("parse_error") {
+        None | Some(Value::Null) => {
+            if let Some(a) = o.get("arguments") {
+                out.insert("arguments".into(), a.clone());
+            }
+        }
+        Some(e) => {
+            // The model's arguments could not be parsed: not readable, and
+            // the call did not run as asked.
+            let msg = e.as_str().map_or_else(|| e.to_string(), str::to_string);
+            out.insert("error".into(), json!(format!("parse error: {msg}")));
+        }
+    }
+    Ok(Value::Object(out))
+}

@@ -1,0 +1,588 @@
+//! OpenAI Agents SDK trace exports and Inspect AI logs: fixtures under
+//! `fixtures/openai-agents/` and `fixtures/inspect/`, and the real files of
+//! `$PACTUM_DATA_DIR/traces/{openai-agents,inspect-ai}/` compared with the
+//! independent count of `bench/trace-counts.py`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use pactum_core::trace::{ObservabilityLevel, Trace};
+use pactum_trace::{read_traces, ImportError, ImportOptions, Item, TraceFormat};
+use serde_json::json;
+
+fn fixture(dir: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(dir)
+        .join(name)
+}
+
+/// Traces, and the other items as text.
+fn import(path: &Path, opts: &ImportOptions) -> Result<(Vec<Trace>, Vec<String>), ImportError> {
+    let mut traces = Vec::new();
+    let mut other = Vec::new();
+    read_traces(path, opts, &mut |item| {
+        match item {
+            Item::Trace(t) => traces.push(t),
+            Item::Skipped { line, reason } => other.push(format!("skipped {line}: {reason}")),
+            Item::Error(e) => other.push(format!("error: {e}")),
+        }
+        ControlFlow::Continue(())
+    })?;
+    Ok((traces, other))
+}
+
+fn auto(dir: &str, name: &str) -> (Vec<Trace>, Vec<String>) {
+    import(&fixture(dir, name), &ImportOptions::default()).unwrap()
+}
+
+fn calls(t: &Trace) -> Vec<serde_json::Value> {
+    t.tool_calls()
+        .map(|(turn, c)| json!([turn, c.name, c.id, c.arguments, c.result, c.error]))
+        .collect()
+}
+
+// ---- OpenAI Agents SDK ----
+
+#[test]
+fn agents_sdk_export_spans_children_first_over_three_batches() {
+    let (t, o) = auto("openai-agents", "music_composer.ingest.jsonl");
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t.len(), 2);
+    // In the order of their first span; each SDK trace is its own trace.
+    assert_eq!(t[0].id, "trace_294d81b076ea4262b0f0e94cb73d08c9");
+    assert_eq!(t[1].id, "trace_db0186bb863d426e9e4486699cb8418a");
+    let x = &t[1];
+    assert_eq!(x.metadata["format"], "openai-agents");
+    assert_eq!(x.metadata["grouped_by"], "trace_id");
+    assert_eq!(x.observability, ObservabilityLevel::ToolCalls);
+    assert_eq!(
+        x.metadata["observed"],
+        json!({"response": false, "tool_calls": true, "side_effects": false})
+    );
+    assert_eq!(
+        calls(x),
+        vec![json!([
+            1,
+            "compose_music",
+            null,
+            {"style": "symphony", "key": "D major"},
+            "Composed a beautiful symphony piece in D major major",
+            null
+        ])]
+    );
+    // The text is not in the export: unobserved, never "said nothing".
+    assert_eq!(x.turns[0].response, None);
+    assert_eq!(x.incomplete, None);
+    assert_eq!(x.error, None);
+    assert_eq!(
+        x.metadata["handoffs"],
+        json!([{"from_agent": "Orchestra Conductor", "to_agent": "Symphony Composer", "span_id": "span_421c3dfba5ce4cb5abf6bd03"}])
+    );
+    let agents: Vec<&str> = x.metadata["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(agents, ["Orchestra Conductor", "Symphony Composer"]);
+    assert_eq!(
+        x.offered_tools.as_ref().unwrap().iter().collect::<Vec<_>>(),
+        ["compose_music"]
+    );
+}
+
+#[test]
+fn agents_sdk_function_span_error_makes_the_call_errored_and_group_id_groups() {
+    let (t, o) = auto("openai-agents", "function_error.ingest.jsonl");
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t.len(), 1);
+    assert_eq!(t[0].id, "conv-music");
+    assert_eq!(t[0].metadata["grouped_by"], "group_id");
+    let c = &t[0].turns[0].tool_calls[0];
+    assert_eq!(c.name, "compose_music");
+    assert!(
+        c.error
+            .as_deref()
+            .unwrap()
+            .starts_with("Error running tool (non-fatal)"),
+        "{c:?}"
+    );
+    // An errored call still counts as made; the trace itself did not fail.
+    assert_eq!(t[0].error, None);
+}
+
+#[test]
+fn agents_sdk_generation_spans_give_text_and_join_function_spans_by_name() {
+    let (t, o) = auto("openai-agents", "generation.ingest.jsonl");
+    assert!(o.is_empty(), "{o:?}");
+    let x = &t[0];
+    assert_eq!(
+        x.metadata["observed"],
+        json!({"response": true, "tool_calls": true, "side_effects": false})
+    );
+    assert_eq!(
+        calls(x),
+        vec![json!([1, "transfer_to_symphony_composer", "call_h", {}, null, null]), json!([
+            1,
+            "compose_music",
+            "call_1",
+            {"style": "symphony", "key": "D major"},
+            "Composed a beautiful symphony piece in D major major",
+            null
+        ])]
+    );
+    assert_eq!(
+        x.turns[0].response.as_deref(),
+        Some("Here is your symphony in D major.")
+    );
+    assert_eq!(x.turns[0].input[0].content, "Compose a symphony in D major");
+}
+
+#[test]
+fn agents_sdk_hosted_tool_leaves_tool_calls_unobserved_and_tripped_guardrail_cuts_off() {
+    let (t, o) = auto("openai-agents", "hosted_guardrail.ingest.jsonl");
+    assert!(o.is_empty(), "{o:?}");
+    let x = &t[0];
+    // A web search would run inside the model response and leave no
+    // function span: an absence of calls proves nothing.
+    assert_eq!(x.observability, ObservabilityLevel::ResponseOnly);
+    assert_eq!(x.metadata["observed"]["tool_calls"], false);
+    assert!(x.metadata["tool_calls_unobserved"]
+        .as_str()
+        .unwrap()
+        .contains("web_search_preview"));
+    assert_eq!(x.offered_tools, None);
+    assert!(x
+        .incomplete
+        .as_deref()
+        .unwrap()
+        .contains("guardrail `no_profanity` tripped"));
+    assert_eq!(x.metadata["guardrails"][0]["triggered"], true);
+    // Declaring more than the data shows is lowered, with a warning.
+    let (t, _) = import(
+        &fixture("openai-agents", "hosted_guardrail.ingest.jsonl"),
+        &ImportOptions {
+            observability: Some(ObservabilityLevel::Full),
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(t[0].observability, ObservabilityLevel::ResponseOnly);
+    assert!(t[0].metadata["observability_warning"]
+        .as_str()
+        .unwrap()
+        .starts_with("declared full, but the export shows response_only"));
+}
+
+#[test]
+fn agents_sdk_span_whose_parent_was_not_exported_is_incomplete() {
+    let (t, o) = auto("openai-agents", "tool_call_no_root.ingest.jsonl");
+    assert!(o.is_empty(), "{o:?}");
+    let x = &t[0];
+    assert!(
+        x.incomplete
+            .as_deref()
+            .unwrap()
+            .contains("has no root span in the export"),
+        "{:?}",
+        x.incomplete
+    );
+    assert_eq!(x.observability, ObservabilityLevel::ResponseOnly);
+    assert_eq!(x.turns[0].tool_calls[0].name, "get_city_info");
+}
+
+#[test]
+fn agents_sdk_unknown_span_type_is_an_error_naming_file_line_and_field() {
+    let (t, o) = auto("openai-agents", "unknown_span.ingest.jsonl");
+    assert!(t.is_empty());
+    assert_eq!(o.len(), 1, "{o:?}");
+    assert!(
+        o[0].contains("unknown_span.ingest.jsonl:1: field `/data/1/span_data/type`: unknown span type `speech`"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn agents_sdk_bad_records_are_errors_not_guesses() {
+    let dir = tempfile::tempdir().unwrap();
+    let span = |sd: serde_json::Value, started: &str| {
+        json!({"object": "trace.span", "id": "span_1", "trace_id": "trace_1", "parent_id": null,
+               "started_at": started, "ended_at": started, "span_data": sd, "error": null})
+    };
+    let cases = [
+        (
+            span(json!({"type": "function", "name": "f", "input": 5, "output": null, "mcp_data": null}), "2025-01-01T00:00:00+00:00"),
+            "field `/data/0/span_data/input`: expected an object or a JSON-encoded string",
+        ),
+        (
+            span(json!({"type": "function", "input": "{}", "output": null}), "2025-01-01T00:00:00+00:00"),
+            "field `/data/0/span_data/name`: missing tool name",
+        ),
+        (
+            span(json!({"type": "function", "name": "f", "input": "{}", "output": null, "extra": 1}), "2025-01-01T00:00:00+00:00"),
+            "unknown key `extra` in a `function` span",
+        ),
+        (
+            span(json!({"type": "guardrail", "name": "g"}), "2025-01-01T00:00:00+00:00"),
+            "whether the guardrail stopped the run is not guessed",
+        ),
+        (
+            span(json!({"type": "response", "response_id": "r"}), "2025-01-01T00:00:00+02:00"),
+            "is not a UTC ISO 8601 time",
+        ),
+    ];
+    for (rec, want) in cases {
+        let p = dir.path().join("x.jsonl");
+        std::fs::write(&p, format!("{}\n", json!({"data": [rec]}))).unwrap();
+        let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+        assert!(t.is_empty(), "{want}");
+        assert!(
+            o.len() == 1 && o[0].contains(want),
+            "{want}: {o:?}"
+        );
+    }
+}
+
+#[test]
+fn agents_sdk_cassettes_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("run.yaml");
+    std::fs::write(&p, "interactions: []\n").unwrap();
+    let e = import(
+        &p,
+        &ImportOptions {
+            format: TraceFormat::OpenaiAgents,
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("not a VCR cassette"), "{e}");
+}
+
+#[test]
+fn agents_sdk_refuses_chat_only_options() {
+    let e = import(
+        &fixture("openai-agents", "music_composer.ingest.jsonl"),
+        &ImportOptions {
+            tool_error_prefix: Some("Error:".into()),
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("--tool-error-prefix"), "{e}");
+}
+
+// ---- Inspect AI ----
+
+#[test]
+fn inspect_json_log_one_trace_per_sample_with_calls_results_and_scores_as_metadata() {
+    let (t, o) = auto("inspect", "browser_excerpt.json");
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t.len(), 1);
+    let x = &t[0];
+    assert_eq!(x.id, "1_epoch_1");
+    assert_eq!(x.metadata["format"], "inspect");
+    assert_eq!(x.metadata["task"], "browser");
+    assert_eq!(x.metadata["source_of_calls"], "messages");
+    assert!(x.metadata["scores"].is_object());
+    assert_eq!(x.observability, ObservabilityLevel::ToolCalls);
+    assert_eq!(x.incomplete, None);
+    let names: Vec<&str> = x.tool_calls().map(|(_, c)| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "web_browser_go",
+            "web_browser_click",
+            "web_browser_click",
+            "web_browser_click"
+        ]
+    );
+    let first = &x.turns[0].tool_calls[0];
+    assert_eq!(first.arguments, json!({"url": "https://www.aisi.gov.uk/"}));
+    assert!(first.result.is_some());
+    assert!(x.turns[0].response.as_deref().unwrap().len() > 40);
+}
+
+#[test]
+fn inspect_eval_zip_reads_samples_and_drops_reasoning_from_the_response() {
+    let (t, o) = auto("inspect", "oxdna_excerpt.eval");
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t.len(), 1);
+    let x = &t[0];
+    assert_eq!(x.id, "default_epoch_1");
+    assert_eq!(x.metadata["log_entry"], "samples/default_epoch_1.json");
+    assert_eq!(x.turns.len(), 3);
+    assert_eq!(x.tool_calls().count(), 3);
+    assert!(x.tool_calls().all(|(_, c)| c.name == "bash"));
+    // The excerpt ends on a call: its last step is recorded.
+    assert_eq!(x.incomplete, None);
+    assert!(x.turns[2].response.as_deref() == Some(""));
+    let (t2, _) = import(
+        &fixture("inspect", "oxdna_excerpt.eval"),
+        &ImportOptions {
+            format: TraceFormat::Inspect,
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        serde_json::to_string(&t2).unwrap(),
+        serde_json::to_string(&t).unwrap()
+    );
+}
+
+#[test]
+fn inspect_tool_message_error_makes_the_call_errored_even_without_its_call() {
+    let (t, o) = auto("inspect", "tool_call_error_excerpt.json");
+    assert!(o.is_empty(), "{o:?}");
+    let x = &t[0];
+    let got: Vec<(String, Option<String>)> = x
+        .tool_calls()
+        .map(|(_, c)| (c.name.clone(), c.error.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("bash".to_string(), Some("parsing: ...".to_string())),
+            ("bash".to_string(), Some("timeout: ...".to_string())),
+            ("bash".to_string(), Some("parsing: ...".to_string())),
+        ]
+    );
+    // The calls themselves are not in the messages: arguments unknown.
+    assert!(x.tool_calls().all(|(_, c)| c.arguments.is_null()));
+    assert!(x
+        .incomplete
+        .as_deref()
+        .unwrap()
+        .contains("that no assistant message shows"));
+}
+
+#[test]
+fn inspect_cut_off_log_and_sample_are_incomplete() {
+    let (t, o) = auto("inspect", "browser_cut_off.json");
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t[0].metadata["log_status"], "error");
+    assert!(t[0]
+        .incomplete
+        .as_deref()
+        .unwrap()
+        .contains("the sample ended in an error"));
+}
+
+#[test]
+fn inspect_attachments_resolve_and_a_missing_one_is_an_error() {
+    let (t, o) = auto("inspect", "attachment.json");
+    assert!(o.is_empty(), "{o:?}");
+    let (plain, _) = auto("inspect", "browser_excerpt.json");
+    assert_eq!(t[0].turns, plain[0].turns);
+    let (t, o) = auto("inspect", "missing_attachment.json");
+    assert!(t.is_empty());
+    assert_eq!(o.len(), 1);
+    assert!(
+        o[0].contains("field `/messages/9/content`: `attachment://")
+            && o[0].contains("names no attachment"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn inspect_unknown_content_part_or_key_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = |messages: serde_json::Value| {
+        json!({"version": 2, "status": "success", "eval": {"task": "t"},
+               "samples": [{"id": 1, "epoch": 1, "messages": messages}]})
+    };
+    let cases = [
+        (
+            json!([{"role": "user", "content": "hi"},
+                   {"role": "assistant", "content": [{"type": "image", "image": "x"}]}]),
+            "field `/messages/1/content/0/type`: content part `image` in the target's message",
+        ),
+        (
+            json!([{"role": "user", "content": [{"type": "hologram"}]}]),
+            "unknown content part `hologram`",
+        ),
+        (
+            json!([{"role": "assistant", "content": "", "tool_calls": [{"id": "a", "function": "f", "arguments": {}, "shadow": 1}]}]),
+            "field `/messages/0/tool_calls/0/shadow`: unknown key `shadow` in an Inspect tool call",
+        ),
+        (
+            json!([{"role": "assistant", "content": "", "function_call": {"name": "f"}}]),
+            "unknown key `function_call` in an Inspect `assistant` message",
+        ),
+        (
+            json!([{"role": "critic", "content": ""}]),
+            "unknown role `critic`",
+        ),
+    ];
+    for (messages, want) in cases {
+        let p = dir.path().join("log.json");
+        std::fs::write(&p, log(messages).to_string()).unwrap();
+        let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+        assert!(t.is_empty(), "{want}");
+        assert!(o.len() == 1 && o[0].contains(want), "{want}: {o:?}");
+    }
+    // An unknown log status is not guessed.
+    let p = dir.path().join("log.json");
+    let mut v = log(json!([]));
+    v["status"] = json!("paused");
+    std::fs::write(&p, v.to_string()).unwrap();
+    let e = import(&p, &ImportOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("unknown log status `paused`"), "{e}");
+}
+
+#[test]
+fn inspect_tool_event_the_messages_do_not_show_makes_the_trace_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.json");
+    let v = json!({"version": 2, "status": "success", "eval": {"task": "t"},
+        "samples": [{"id": 1, "epoch": 1,
+            "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "done"}],
+            "events": [{"event": "tool", "id": "sub_1", "function": "delete_file", "arguments": {}}]}]});
+    std::fs::write(&p, v.to_string()).unwrap();
+    let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+    assert!(o.is_empty(), "{o:?}");
+    assert!(t[0]
+        .incomplete
+        .as_deref()
+        .unwrap()
+        .contains("records a call to `delete_file`"));
+}
+
+// ---- the independent count ----
+
+/// What pactum imported, in the script's words, or `refused`.
+fn pactum_line(path: &Path, opts: &ImportOptions) -> String {
+    match import(path, opts) {
+        Ok((t, o)) if t.is_empty() && !o.is_empty() => "refused".into(),
+        Ok((t, _)) => {
+            let turns: usize = t.iter().map(|x| x.turns.len()).sum();
+            let calls: usize = t.iter().map(|x| x.tool_calls().count()).sum();
+            let errored: usize = t
+                .iter()
+                .map(|x| x.tool_calls().filter(|(_, c)| c.error.is_some()).count())
+                .sum();
+            format!(
+                "traces={} turns={turns} tool_calls={calls} errored_calls={errored}",
+                t.len()
+            )
+        }
+        Err(_) => "refused".into(),
+    }
+}
+
+/// Runs `bench/trace-counts.py` on `files` and checks pactum imports the
+/// same counts from each (or refuses what it refuses); returns how many
+/// were imported.
+fn agree_with_script(files: &[PathBuf], opts: &dyn Fn(&Path) -> ImportOptions) -> usize {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/trace-counts.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(files)
+        .output()
+        .expect("python3 runs bench/trace-counts.py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(lines.len(), files.len());
+    let mut imported = 0;
+    for (f, line) in files.iter().zip(&lines) {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let (script_name, script_count) = line.split_once(' ').unwrap();
+        assert_eq!(script_name, name);
+        let script_count = if script_count.starts_with("refused") {
+            "refused"
+        } else {
+            script_count
+        };
+        let o = opts(f);
+        let ours = pactum_line(f, &o);
+        let why = match import(f, &o) {
+            Err(e) => format!(" ({e})"),
+            Ok((t, other)) if t.is_empty() => format!(" ({})", other.join("; ")),
+            Ok(_) => String::new(),
+        };
+        println!("{name}: pactum {ours}{why} | script {script_count}");
+        assert_eq!(ours, script_count, "{name}");
+        imported += usize::from(ours != "refused");
+    }
+    imported
+}
+
+fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| exts.contains(&e.to_string_lossy().as_ref()))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_independent_count_agrees_on_every_agents_and_inspect_fixture() {
+    let mut files = files_in(&fixture("openai-agents", ""), &["jsonl"]);
+    files.extend(files_in(&fixture("inspect", ""), &["json", "eval"]));
+    let n = files.len();
+    assert_eq!(agree_with_script(&files, &|_| ImportOptions::default()), n - 2);
+}
+
+/// Every real Agents SDK export and Inspect log: pactum's counts equal the
+/// independent count of `bench/trace-counts.py`, file by file; the VCR
+/// cassettes are refused (read as `--format openai-agents`, with the
+/// reason printed). Fails without the data.
+#[test]
+#[ignore = "real data: run by .ci/real-data"]
+fn real_data_agents_and_inspect_counts_match_the_independent_script() {
+    let dir = std::env::var("PACTUM_DATA_DIR").expect(
+        "PACTUM_DATA_DIR is not set: the real-data check needs ../shared/data (run .ci/real-data)",
+    );
+    let traces = Path::new(&dir).join("traces");
+    let mut files = files_in(&traces.join("openai-agents"), &["jsonl", "yaml"]);
+    let agents = files.len();
+    files.extend(files_in(&traces.join("inspect-ai"), &["json", "eval"]));
+    assert_eq!(agents, 5, "the openai-agents folder changed");
+    assert_eq!(files.len(), 9, "the inspect-ai folder changed");
+    let opts = |p: &Path| ImportOptions {
+        format: if p.extension().is_some_and(|e| e == "yaml") {
+            TraceFormat::OpenaiAgents
+        } else {
+            TraceFormat::Auto
+        },
+        ..ImportOptions::default()
+    };
+    let imported = agree_with_script(&files, &opts);
+    assert_eq!(imported, 7, "every export and log is imported; only the two cassettes are refused");
+    for f in &files {
+        if let Ok((t, o)) = import(f, &opts(f)) {
+            for x in &o {
+                println!("  {}", x.chars().take(400).collect::<String>());
+            }
+            for x in &t {
+                println!(
+                    "  {}: {} level={} incomplete={:?} error={:?}",
+                    f.file_name().unwrap().to_string_lossy(),
+                    x.id,
+                    x.observability.as_str(),
+                    x.incomplete,
+                    x.error
+                );
+            }
+        }
+    }
+}
+
