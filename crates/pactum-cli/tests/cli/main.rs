@@ -3,6 +3,7 @@
 //! Fixtures are in `tests/fixtures/` (one README line each); what users
 //! read is pinned with insta snapshots in `snapshots/`.
 
+mod agents_inspect;
 mod bad_input;
 mod browser;
 mod commands;
