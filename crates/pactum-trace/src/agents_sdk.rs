@@ -330,7 +330,11 @@ fn str_at<'a>(m: &'a Map<String, Value>, key: &str, at: &str) -> Result<&'a str,
     }
 }
 
-fn opt_str(m: &Map<String, Value>, key: &str, at: &str) -> Result<Option<String>, (String, String)> {
+fn opt_str(
+    m: &Map<String, Value>,
+    key: &str,
+    at: &str,
+) -> Result<Option<String>, (String, String)> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.is_empty() => Ok(None),
@@ -342,7 +346,12 @@ fn opt_str(m: &Map<String, Value>, key: &str, at: &str) -> Result<Option<String>
     }
 }
 
-fn known(m: &Map<String, Value>, allowed: &[&str], what: &str, at: &str) -> Result<(), (String, String)> {
+fn known(
+    m: &Map<String, Value>,
+    allowed: &[&str],
+    what: &str,
+    at: &str,
+) -> Result<(), (String, String)> {
     match m.keys().find(|k| !allowed.contains(&k.as_str())) {
         None => Ok(()),
         Some(k) => Err((
@@ -358,12 +367,18 @@ fn known(m: &Map<String, Value>, allowed: &[&str], what: &str, at: &str) -> Resu
 
 fn record(r: &Value, at: &str, line: u64) -> Result<Rec, RecErr> {
     let Some(m) = r.as_object() else {
-        return Err((None, at.into(), format!("expected a record object, found {}", kind(r))));
+        return Err((
+            None,
+            at.into(),
+            format!("expected a record object, found {}", kind(r)),
+        ));
     };
     let object = m.get("object").and_then(Value::as_str).unwrap_or_default();
     match object {
         "trace" => {
-            let id = str_at(m, "id", at).map_err(|(f, e)| (None, f, e))?.to_string();
+            let id = str_at(m, "id", at)
+                .map_err(|(f, e)| (None, f, e))?
+                .to_string();
             let tid = Some(id.clone());
             known(
                 m,
@@ -419,7 +434,12 @@ fn time_at(m: &Map<String, Value>, key: &str, at: &str) -> Result<Option<u64>, (
     }
 }
 
-fn span(m: &Map<String, Value>, at: &str, line: u64, trace_id: String) -> Result<Rec, (String, String)> {
+fn span(
+    m: &Map<String, Value>,
+    at: &str,
+    line: u64,
+    trace_id: String,
+) -> Result<Rec, (String, String)> {
     known(
         m,
         &[
@@ -438,7 +458,10 @@ fn span(m: &Map<String, Value>, at: &str, line: u64, trace_id: String) -> Result
     let id = str_at(m, "id", at)?.to_string();
     let parent = opt_str(m, "parent_id", at)?;
     let Some(start) = time_at(m, "started_at", at)? else {
-        return Err((format!("{at}/started_at"), "missing: the span cannot be ordered".into()));
+        return Err((
+            format!("{at}/started_at"),
+            "missing: the span cannot be ordered".into(),
+        ));
     };
     let ended = time_at(m, "ended_at", at)?.is_some();
     let error = match m.get("error") {
@@ -457,7 +480,10 @@ fn span(m: &Map<String, Value>, at: &str, line: u64, trace_id: String) -> Result
         Some(other) => {
             return Err((
                 format!("{at}/error"),
-                format!("expected null or an error object {{message, data}}, found {}", kind(other)),
+                format!(
+                    "expected null or an error object {{message, data}}, found {}",
+                    kind(other)
+                ),
             ))
         }
     };
@@ -666,14 +692,19 @@ fn build(
     let mut workflows = Vec::new();
     for (_, tid, ss) in &order {
         if let Some((t, _)) = traces.get(*tid) {
-            workflows.push(json!({"trace_id": tid, "workflow_name": t.workflow_name, "metadata": t.metadata}));
+            workflows.push(
+                json!({"trace_id": tid, "workflow_name": t.workflow_name, "metadata": t.metadata}),
+            );
         } else {
             workflows.push(json!({"trace_id": tid, "workflow_name": null, "metadata": null, "trace_record": false}));
         }
         let ids: HashMap<&str, &SdkSpan> = ss.iter().map(|s| (s.id.as_str(), *s)).collect();
         if !ss.iter().any(|s| s.parent.is_none()) {
             incomplete.get_or_insert_with(|| {
-                format!("SDK trace `{}` has no root span in the export: part of it was not exported", shown(tid))
+                format!(
+                    "SDK trace `{}` has no root span in the export: part of it was not exported",
+                    shown(tid)
+                )
             });
         }
         let mut turn = Turn::default();
@@ -697,7 +728,9 @@ fn build(
                 incomplete.get_or_insert_with(|| format!("span `{}` has not ended", shown(&s.id)));
             }
             if let (Some(e), false) = (&s.error, matches!(s.kind, Kind::Function(_))) {
-                error.get_or_insert_with(|| format!("span `{}` ended in an error: {}", shown(&s.id), shown(e)));
+                error.get_or_insert_with(|| {
+                    format!("span `{}` ended in an error: {}", shown(&s.id), shown(e))
+                });
             }
             let agent_of = |s: &SdkSpan| -> Value {
                 let mut p = s.parent.as_deref();
@@ -771,19 +804,38 @@ fn build(
                             for (i, m) in msgs.iter().enumerate() {
                                 let at = format!("/span_data/output/{i}");
                                 let Some(o) = m.as_object() else {
-                                    return Out::Error(RecordError::new(file, s.line, Some(at), format!("span `{}`: expected a message object, found {}", shown(&s.id), kind(m))));
+                                    return Out::Error(RecordError::new(
+                                        file,
+                                        s.line,
+                                        Some(at),
+                                        format!(
+                                            "span `{}`: expected a message object, found {}",
+                                            shown(&s.id),
+                                            kind(m)
+                                        ),
+                                    ));
                                 };
                                 let tools = match chat::message_tools(o) {
                                     Ok(t) => t,
                                     Err(e) => {
-                                        return Out::Error(RecordError::new(file, s.line, Some(format!("{at}{}", e.pointer)), format!("span `{}`: {}", shown(&s.id), e.message)))
+                                        return Out::Error(RecordError::new(
+                                            file,
+                                            s.line,
+                                            Some(format!("{at}{}", e.pointer)),
+                                            format!("span `{}`: {}", shown(&s.id), e.message),
+                                        ))
                                     }
                                 };
                                 match chat::content_text(o.get("content")) {
                                     Ok(Some(t)) => step_texts.push(t),
                                     Ok(None) => {}
                                     Err(msg) => {
-                                        return Out::Error(RecordError::new(file, s.line, Some(format!("{at}/content")), format!("span `{}`: {msg}", shown(&s.id))))
+                                        return Out::Error(RecordError::new(
+                                            file,
+                                            s.line,
+                                            Some(format!("{at}/content")),
+                                            format!("span `{}`: {msg}", shown(&s.id)),
+                                        ))
                                     }
                                 }
                                 if let Some(Value::String(r)) = o.get("refusal") {
@@ -836,7 +888,9 @@ fn build(
                         ));
                     }
                 }
-                Kind::Custom { name } => other_spans.push(json!({"type": "custom", "name": name, "span_id": s.id})),
+                Kind::Custom { name } => {
+                    other_spans.push(json!({"type": "custom", "name": name, "span_id": s.id}))
+                }
                 Kind::McpTools { server, tools } => {
                     offered.extend(tools.iter().cloned());
                     other_spans.push(json!({"type": "mcp_tools", "server": server, "tools": tools, "span_id": s.id}));
@@ -851,7 +905,8 @@ fn build(
         turns.push(turn);
     }
     let response_observed = steps > 0 && captured == steps;
-    let tools_from_agents = agent_count > 0 && every_agent_lists_tools && hosted.is_none() && incomplete.is_none();
+    let tools_from_agents =
+        agent_count > 0 && every_agent_lists_tools && hosted.is_none() && incomplete.is_none();
     let tools_observed = response_observed || tools_from_agents;
     let data_level = if tools_observed {
         ObservabilityLevel::ToolCalls
@@ -873,11 +928,13 @@ fn build(
         let why = if let Some(h) = &hosted {
             format!("an agent offers the hosted tool `{}`, whose calls leave no function span, and the model's output is not exported", shown(h))
         } else if agent_count == 0 {
-            "no agent span says which tools were offered, and the model's output is not exported".to_string()
+            "no agent span says which tools were offered, and the model's output is not exported"
+                .to_string()
         } else if incomplete.is_some() {
             "part of the trace was not exported".to_string()
         } else {
-            "an agent span does not list its tools, and the model's output is not exported".to_string()
+            "an agent span does not list its tools, and the model's output is not exported"
+                .to_string()
         };
         metadata.insert("tool_calls_unobserved".into(), json!(why));
     }

@@ -81,8 +81,15 @@ struct LogInfo {
 fn log_info(h: &Header) -> Result<LogInfo, String> {
     let status = match &h.status {
         Value::String(s) => s.clone(),
-        Value::Null => return Err("the log has no `status`: whether it was cut off is not guessed".into()),
-        other => return Err(format!("`status`: expected a string, found {}", kind(other))),
+        Value::Null => {
+            return Err("the log has no `status`: whether it was cut off is not guessed".into())
+        }
+        other => {
+            return Err(format!(
+                "`status`: expected a string, found {}",
+                kind(other)
+            ))
+        }
     };
     let cut_off = match status.as_str() {
         "success" => None,
@@ -97,7 +104,9 @@ fn log_info(h: &Header) -> Result<LogInfo, String> {
                 _ => String::new(),
             }
         )),
-        "cancelled" => Some("the evaluation was cancelled: its samples may stop before the target finished".into()),
+        "cancelled" => Some(
+            "the evaluation was cancelled: its samples may stop before the target finished".into(),
+        ),
         "started" => Some("the evaluation had not finished when the log was written".into()),
         other => {
             return Err(format!(
@@ -107,7 +116,10 @@ fn log_info(h: &Header) -> Result<LogInfo, String> {
         }
     };
     if !h.eval.is_object() {
-        return Err(format!("`eval`: expected an object, found {}", kind(&h.eval)));
+        return Err(format!(
+            "`eval`: expected an object, found {}",
+            kind(&h.eval)
+        ));
     }
     let e = |k: &str| h.eval.get(k).cloned().unwrap_or(Value::Null);
     Ok(LogInfo {
@@ -134,7 +146,9 @@ pub(crate) fn sniff_json(path: &Path) -> bool {
         #[serde(default)]
         eval: Option<serde::de::IgnoredAny>,
     }
-    let Ok(f) = File::open(path) else { return false };
+    let Ok(f) = File::open(path) else {
+        return false;
+    };
     match serde_json::from_reader::<_, Keys>(BufReader::new(f)) {
         Ok(k) => k.version.is_some() && k.status.is_some() && k.eval.is_some(),
         Err(_) => false,
@@ -154,38 +168,51 @@ pub(crate) fn read_json<T>(
         reason,
     };
     let file = crate::open(path)?;
-    let header: Header = serde_json::from_reader(BufReader::new(file)).map_err(|e| ImportError::Syntax {
-        path: path.to_path_buf(),
-        line: u64::try_from(e.line()).unwrap_or(1),
-        message: crate::error::serde_message(&e),
-    })?;
+    let header: Header =
+        serde_json::from_reader(BufReader::new(file)).map_err(|e| ImportError::Syntax {
+            path: path.to_path_buf(),
+            line: u64::try_from(e.line()).unwrap_or(1),
+            message: crate::error::serde_message(&e),
+        })?;
     let info = log_info(&header).map_err(|m| refuse(format!("an Inspect log: {m}")))?;
-    let samples = Pointer::parse("--records-field", "/samples").map_err(|_| refuse("internal: the samples pointer".into()))?;
+    let samples = Pointer::parse("--records-field", "/samples")
+        .map_err(|_| refuse("internal: the samples pointer".into()))?;
     let mut failure = None;
-    let r = crate::for_each_frame(path, Framing::Document, Some(&samples), &mut |frame| match frame {
-        Frame::Record { line, ordinal, bytes } => {
-            let ctx = RecordCtx {
-                file: &display,
-                file_name: &name,
+    let r = crate::for_each_frame(
+        path,
+        Framing::Document,
+        Some(&samples),
+        &mut |frame| match frame {
+            Frame::Record {
                 line,
                 ordinal,
-                line_framed: false,
-                level_flag,
-            };
-            let conv = match ctx.strict_value(bytes) {
-                Ok(v) => convert_sample(v, &info, &ctx, None),
-                Err(e) => Conv::Error(e),
-            };
-            match emit.conv(conv, &ctx) {
-                Ok(flow) => flow,
-                Err(e) => {
-                    failure = Some(e);
-                    ControlFlow::Break(())
+                bytes,
+            } => {
+                let ctx = RecordCtx {
+                    file: &display,
+                    file_name: &name,
+                    line,
+                    ordinal,
+                    line_framed: false,
+                    level_flag,
+                };
+                let conv = match ctx.strict_value(bytes) {
+                    Ok(v) => convert_sample(v, &info, &ctx, None),
+                    Err(e) => Conv::Error(e),
+                };
+                match emit.conv(conv, &ctx) {
+                    Ok(flow) => flow,
+                    Err(e) => {
+                        failure = Some(e);
+                        ControlFlow::Break(())
+                    }
                 }
             }
-        }
-        Frame::Broken { line, message } => emit.error(RecordError::new(&display, line, None, message)),
-    });
+            Frame::Broken { line, message } => {
+                emit.error(RecordError::new(&display, line, None, message))
+            }
+        },
+    );
     match r {
         // A header-only log: no sample to grade.
         Err(ImportError::RecordsNotFound { line, .. }) => {
@@ -212,9 +239,14 @@ pub(crate) fn read_eval<T>(
         reason,
     };
     let file = crate::open(path)?;
-    let mut zip = zip::ZipArchive::new(BufReader::new(file))
-        .map_err(|e| refuse(format!("not a readable zip archive (an Inspect `.eval` log is one): {e}")))?;
-    let read_entry = |zip: &mut zip::ZipArchive<BufReader<File>>, entry: &str| -> Result<Option<Vec<u8>>, String> {
+    let mut zip = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| {
+        refuse(format!(
+            "not a readable zip archive (an Inspect `.eval` log is one): {e}"
+        ))
+    })?;
+    let read_entry = |zip: &mut zip::ZipArchive<BufReader<File>>,
+                      entry: &str|
+     -> Result<Option<Vec<u8>>, String> {
         let mut f = match zip.by_name(entry) {
             Ok(f) => f,
             Err(zip::result::ZipError::FileNotFound) => return Ok(None),
@@ -232,7 +264,9 @@ pub(crate) fn read_eval<T>(
             .read_to_end(&mut buf)
             .map_err(|e| format!("{entry}: {e}"))?;
         if buf.len() > MAX_RECORD_BYTES {
-            return Err(format!("{entry}: more than {MAX_RECORD_BYTES} bytes uncompressed"));
+            return Err(format!(
+                "{entry}: more than {MAX_RECORD_BYTES} bytes uncompressed"
+            ));
         }
         Ok(Some(buf))
     };
@@ -246,8 +280,12 @@ pub(crate) fn read_eval<T>(
                     "a zip without `header.json` or `_journal/start.json`: not an Inspect `.eval` log".into(),
                 ));
             };
-            let mut h: Header = serde_json::from_slice(&start)
-                .map_err(|e| refuse(format!("_journal/start.json: {}", crate::error::serde_message(&e))))?;
+            let mut h: Header = serde_json::from_slice(&start).map_err(|e| {
+                refuse(format!(
+                    "_journal/start.json: {}",
+                    crate::error::serde_message(&e)
+                ))
+            })?;
             h.status = json!("started");
             h
         }
@@ -308,37 +346,57 @@ fn sample_trace(
     entry: Option<&str>,
 ) -> Result<Trace, RecordError> {
     let Value::Object(mut s) = sample else {
-        return Err(ctx.error(None, format!("expected a sample object, found {}", kind(&sample))));
+        return Err(ctx.error(
+            None,
+            format!("expected a sample object, found {}", kind(&sample)),
+        ));
     };
     let id = s
         .get("id")
         .and_then(crate::convert::id_text)
-        .ok_or_else(|| ctx.error(Some("/id"), "expected the sample id (a non-empty string or a number)"))?;
+        .ok_or_else(|| {
+            ctx.error(
+                Some("/id"),
+                "expected the sample id (a non-empty string or a number)",
+            )
+        })?;
     let epoch = match s.get("epoch") {
         Some(Value::Number(n)) => n.to_string(),
         other => {
             return Err(ctx.error(
                 Some("/epoch"),
-                format!("expected the epoch (a number), found {}", other.map_or("nothing", kind)),
+                format!(
+                    "expected the epoch (a number), found {}",
+                    other.map_or("nothing", kind)
+                ),
             ))
         }
     };
     let attachments = match s.remove("attachments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
-        Some(other) => return Err(ctx.error(Some("/attachments"), format!("expected an object, found {}", kind(&other)))),
+        Some(other) => {
+            return Err(ctx.error(
+                Some("/attachments"),
+                format!("expected an object, found {}", kind(&other)),
+            ))
+        }
     };
     let mut messages = match s.remove("messages") {
         Some(Value::Array(a)) => a,
         other => {
             return Err(ctx.error(
                 Some("/messages"),
-                format!("expected an array of messages, found {}", other.as_ref().map_or("nothing", kind)),
+                format!(
+                    "expected an array of messages, found {}",
+                    other.as_ref().map_or("nothing", kind)
+                ),
             ))
         }
     };
     for (i, m) in messages.iter_mut().enumerate() {
-        resolve(m, &attachments, &mut format!("/messages/{i}")).map_err(|(at, msg)| ctx.error(Some(&at), msg))?;
+        resolve(m, &attachments, &mut format!("/messages/{i}"))
+            .map_err(|(at, msg)| ctx.error(Some(&at), msg))?;
     }
     let mut chat_msgs = Vec::with_capacity(messages.len());
     // Ids of the calls the target's messages show so far.
@@ -348,11 +406,18 @@ fn sample_trace(
         let at = format!("/messages/{i}");
         let msg = normalize(m, &at).map_err(|(at, msg)| ctx.error(Some(&at), msg))?;
         if let Some(Value::Array(calls)) = msg.get("tool_calls") {
-            seen_calls.extend(calls.iter().filter_map(|c| c.get("id").and_then(crate::convert::id_text)));
+            seen_calls.extend(
+                calls
+                    .iter()
+                    .filter_map(|c| c.get("id").and_then(crate::convert::id_text)),
+            );
         }
         if msg.get("role").and_then(Value::as_str) == Some("tool") {
             let id = msg.get("tool_call_id").and_then(crate::convert::id_text);
-            let name = m.get("function").and_then(Value::as_str).filter(|n| !n.trim().is_empty());
+            let name = m
+                .get("function")
+                .and_then(Value::as_str)
+                .filter(|n| !n.trim().is_empty());
             if let (Some(id), Some(name)) = (id, name) {
                 if seen_calls.insert(id.clone()) {
                     // A result proves its call was made, though no message
@@ -409,7 +474,11 @@ fn sample_trace(
     };
     let incomplete = unshown
         .or(orphan)
-        .or_else(|| sample_error.as_ref().map(|e| format!("the sample ended in an error: {}", shown(e))))
+        .or_else(|| {
+            sample_error
+                .as_ref()
+                .map(|e| format!("the sample ended in an error: {}", shown(e)))
+        })
         .or_else(|| info.cut_off.clone())
         .or(built.incomplete);
     let data_level = ObservabilityLevel::ToolCalls;
@@ -421,8 +490,14 @@ fn sample_trace(
     md.insert("model".into(), info.model.clone());
     md.insert("run_id".into(), info.run_id.clone());
     md.insert("eval_id".into(), info.eval_id.clone());
-    md.insert("sample_id".into(), s.get("id").cloned().unwrap_or(Value::Null));
-    md.insert("epoch".into(), s.get("epoch").cloned().unwrap_or(Value::Null));
+    md.insert(
+        "sample_id".into(),
+        s.get("id").cloned().unwrap_or(Value::Null),
+    );
+    md.insert(
+        "epoch".into(),
+        s.get("epoch").cloned().unwrap_or(Value::Null),
+    );
     if let Some(e) = entry {
         md.insert("log_entry".into(), json!(e));
     }
@@ -473,7 +548,11 @@ const ATTACHMENT: &str = "attachment://";
 
 /// Replaces every whole-string `attachment://<hash>` in `v` by the
 /// attachment; one that names no attachment is an error at its pointer.
-fn resolve(v: &mut Value, att: &Map<String, Value>, at: &mut String) -> Result<(), (String, String)> {
+fn resolve(
+    v: &mut Value,
+    att: &Map<String, Value>,
+    at: &mut String,
+) -> Result<(), (String, String)> {
     match v {
         Value::String(s) => {
             if let Some(hash) = s.strip_prefix(ATTACHMENT) {
@@ -535,14 +614,20 @@ fn known(m: &Map<String, Value>, allowed: &[&str], what: &str, at: &str) -> Resu
 /// One Inspect message → a chat message the `openai` rules read.
 fn normalize(m: &Value, at: &str) -> Result<Value, Fail> {
     let Some(o) = m.as_object() else {
-        return Err((at.into(), format!("expected a message object, found {}", kind(m))));
+        return Err((
+            at.into(),
+            format!("expected a message object, found {}", kind(m)),
+        ));
     };
     let role = match o.get("role") {
         Some(Value::String(r)) => r.as_str(),
         other => {
             return Err((
                 format!("{at}/role"),
-                format!("expected system, user, assistant or tool, found {}", other.map_or("nothing", kind)),
+                format!(
+                    "expected system, user, assistant or tool, found {}",
+                    other.map_or("nothing", kind)
+                ),
             ))
         }
     };
@@ -555,13 +640,21 @@ fn normalize(m: &Value, at: &str) -> Result<Value, Fail> {
         other => {
             return Err((
                 format!("{at}/role"),
-                format!("unknown role `{}` (expected system, user, assistant or tool)", shown(other)),
+                format!(
+                    "unknown role `{}` (expected system, user, assistant or tool)",
+                    shown(other)
+                ),
             ))
         }
     };
     known(o, &allowed, &format!("an Inspect `{role}` message"), at)?;
     let mut calls: Vec<Value> = Vec::new();
-    let text = content(o.get("content"), role == "assistant", &format!("{at}/content"), &mut calls)?;
+    let text = content(
+        o.get("content"),
+        role == "assistant",
+        &format!("{at}/content"),
+        &mut calls,
+    )?;
     let mut out = Map::new();
     out.insert("role".into(), json!(role));
     out.insert("content".into(), text.map_or(Value::Null, Value::String));
@@ -578,7 +671,10 @@ fn normalize(m: &Value, at: &str) -> Result<Value, Fail> {
                     calls = listed;
                 }
                 Some(other) => {
-                    return Err((format!("{at}/tool_calls"), format!("expected an array of tool calls, found {}", kind(other))))
+                    return Err((
+                        format!("{at}/tool_calls"),
+                        format!("expected an array of tool calls, found {}", kind(other)),
+                    ))
                 }
             }
             if !calls.is_empty() {
@@ -600,7 +696,10 @@ fn normalize(m: &Value, at: &str) -> Result<Value, Fail> {
                     out.insert("error".into(), json!(e));
                 }
                 Some(other) => {
-                    return Err((format!("{at}/error"), format!("expected null or {{type, message}}, found {}", kind(other))))
+                    return Err((
+                        format!("{at}/error"),
+                        format!("expected null or {{type, message}}, found {}", kind(other)),
+                    ))
                 }
             }
         }
@@ -611,7 +710,12 @@ fn normalize(m: &Value, at: &str) -> Result<Value, Fail> {
 
 /// The text of a message's content; `tool_use` parts of the target's
 /// messages are added to `calls`.
-fn content(v: Option<&Value>, own: bool, at: &str, calls: &mut Vec<Value>) -> Result<Option<String>, Fail> {
+fn content(
+    v: Option<&Value>,
+    own: bool,
+    at: &str,
+    calls: &mut Vec<Value>,
+) -> Result<Option<String>, Fail> {
     match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -624,7 +728,13 @@ fn content(v: Option<&Value>, own: bool, at: &str, calls: &mut Vec<Value>) -> Re
                     "text" => match p.get("text") {
                         Some(Value::String(t)) => texts.push(t.clone()),
                         other => {
-                            return Err((format!("{pat}/text"), format!("expected a string, found {}", other.map_or("nothing", kind))))
+                            return Err((
+                                format!("{pat}/text"),
+                                format!(
+                                    "expected a string, found {}",
+                                    other.map_or("nothing", kind)
+                                ),
+                            ))
                         }
                     },
                     "reasoning" => {}
@@ -633,7 +743,17 @@ fn content(v: Option<&Value>, own: bool, at: &str, calls: &mut Vec<Value>) -> Re
                         let Some(o) = p.as_object() else { continue };
                         known(
                             o,
-                            &["type", "tool_type", "id", "name", "context", "arguments", "result", "error", "internal"],
+                            &[
+                                "type",
+                                "tool_type",
+                                "id",
+                                "name",
+                                "context",
+                                "arguments",
+                                "result",
+                                "error",
+                                "internal",
+                            ],
                             "a `tool_use` part",
                             &pat,
                         )?;
@@ -665,7 +785,13 @@ fn content(v: Option<&Value>, own: bool, at: &str, calls: &mut Vec<Value>) -> Re
             }
             Ok(chat::join_texts(texts))
         }
-        Some(other) => Err((at.into(), format!("expected a string or an array of content parts, found {}", kind(other)))),
+        Some(other) => Err((
+            at.into(),
+            format!(
+                "expected a string or an array of content parts, found {}",
+                kind(other)
+            ),
+        )),
     }
 }
 
@@ -673,11 +799,22 @@ fn content(v: Option<&Value>, own: bool, at: &str, calls: &mut Vec<Value>) -> Re
 /// parse_error, internal}` → a flat call for the one decoder.
 fn tool_call(c: &Value, at: &str) -> Result<Value, Fail> {
     let Some(o) = c.as_object() else {
-        return Err((at.into(), format!("expected a tool call object, found {}", kind(c))));
+        return Err((
+            at.into(),
+            format!("expected a tool call object, found {}", kind(c)),
+        ));
     };
     known(
         o,
-        &["id", "function", "arguments", "type", "view", "parse_error", "internal"],
+        &[
+            "id",
+            "function",
+            "arguments",
+            "type",
+            "view",
+            "parse_error",
+            "internal",
+        ],
         "an Inspect tool call",
         at,
     )?;
@@ -687,7 +824,10 @@ fn tool_call(c: &Value, at: &str) -> Result<Value, Fail> {
         Some(other) => {
             return Err((
                 format!("{at}/type"),
-                format!("unknown tool call type {} (pactum reads `function`)", shown(&other.to_string())),
+                format!(
+                    "unknown tool call type {} (pactum reads `function`)",
+                    shown(&other.to_string())
+                ),
             ))
         }
     }
@@ -696,7 +836,10 @@ fn tool_call(c: &Value, at: &str) -> Result<Value, Fail> {
         other => {
             return Err((
                 format!("{at}/function"),
-                format!("expected the tool name (a non-empty string), found {}", other.map_or("nothing", kind)),
+                format!(
+                    "expected the tool name (a non-empty string), found {}",
+                    other.map_or("nothing", kind)
+                ),
             ))
         }
     };

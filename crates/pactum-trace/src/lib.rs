@@ -671,9 +671,16 @@ fn detect(
             return ControlFlow::Continue(());
         }
         if agents_sdk::sniff(&v) {
-            let other = ["turns", "messages", "traj", "contents", "resourceSpans", "batches"]
-                .into_iter()
-                .find(|k| v.get(*k).is_some());
+            let other = [
+                "turns",
+                "messages",
+                "traj",
+                "contents",
+                "resourceSpans",
+                "batches",
+            ]
+            .into_iter()
+            .find(|k| v.get(*k).is_some());
             if let Some(k) = other {
                 ambiguous = Some((
                     line,

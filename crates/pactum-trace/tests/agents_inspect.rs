@@ -124,14 +124,17 @@ fn agents_sdk_generation_spans_give_text_and_join_function_spans_by_name() {
     );
     assert_eq!(
         calls(x),
-        vec![json!([1, "transfer_to_symphony_composer", "call_h", {}, null, null]), json!([
-            1,
-            "compose_music",
-            "call_1",
-            {"style": "symphony", "key": "D major"},
-            "Composed a beautiful symphony piece in D major major",
-            null
-        ])]
+        vec![
+            json!([1, "transfer_to_symphony_composer", "call_h", {}, null, null]),
+            json!([
+                1,
+                "compose_music",
+                "call_1",
+                {"style": "symphony", "key": "D major"},
+                "Composed a beautiful symphony piece in D major major",
+                null
+            ])
+        ]
     );
     assert_eq!(
         x.turns[0].response.as_deref(),
@@ -213,23 +216,38 @@ fn agents_sdk_bad_records_are_errors_not_guesses() {
     };
     let cases = [
         (
-            span(json!({"type": "function", "name": "f", "input": 5, "output": null, "mcp_data": null}), "2025-01-01T00:00:00+00:00"),
+            span(
+                json!({"type": "function", "name": "f", "input": 5, "output": null, "mcp_data": null}),
+                "2025-01-01T00:00:00+00:00",
+            ),
             "field `/data/0/span_data/input`: expected an object or a JSON-encoded string",
         ),
         (
-            span(json!({"type": "function", "input": "{}", "output": null}), "2025-01-01T00:00:00+00:00"),
+            span(
+                json!({"type": "function", "input": "{}", "output": null}),
+                "2025-01-01T00:00:00+00:00",
+            ),
             "field `/data/0/span_data/name`: missing tool name",
         ),
         (
-            span(json!({"type": "function", "name": "f", "input": "{}", "output": null, "extra": 1}), "2025-01-01T00:00:00+00:00"),
+            span(
+                json!({"type": "function", "name": "f", "input": "{}", "output": null, "extra": 1}),
+                "2025-01-01T00:00:00+00:00",
+            ),
             "unknown key `extra` in a `function` span",
         ),
         (
-            span(json!({"type": "guardrail", "name": "g"}), "2025-01-01T00:00:00+00:00"),
+            span(
+                json!({"type": "guardrail", "name": "g"}),
+                "2025-01-01T00:00:00+00:00",
+            ),
             "whether the guardrail stopped the run is not guessed",
         ),
         (
-            span(json!({"type": "response", "response_id": "r"}), "2025-01-01T00:00:00+02:00"),
+            span(
+                json!({"type": "response", "response_id": "r"}),
+                "2025-01-01T00:00:00+02:00",
+            ),
             "is not a UTC ISO 8601 time",
         ),
     ];
@@ -238,10 +256,7 @@ fn agents_sdk_bad_records_are_errors_not_guesses() {
         std::fs::write(&p, format!("{}\n", json!({"data": [rec]}))).unwrap();
         let (t, o) = import(&p, &ImportOptions::default()).unwrap();
         assert!(t.is_empty(), "{want}");
-        assert!(
-            o.len() == 1 && o[0].contains(want),
-            "{want}: {o:?}"
-        );
+        assert!(o.len() == 1 && o[0].contains(want), "{want}: {o:?}");
     }
 }
 
@@ -431,7 +446,9 @@ fn inspect_unknown_content_part_or_key_is_an_error() {
     let mut v = log(json!([]));
     v["status"] = json!("paused");
     std::fs::write(&p, v.to_string()).unwrap();
-    let e = import(&p, &ImportOptions::default()).unwrap_err().to_string();
+    let e = import(&p, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("unknown log status `paused`"), "{e}");
 }
 
@@ -538,7 +555,10 @@ fn the_independent_count_agrees_on_every_agents_and_inspect_fixture() {
     let mut files = files_in(&fixture("openai-agents", ""), &["jsonl"]);
     files.extend(files_in(&fixture("inspect", ""), &["json", "eval"]));
     let n = files.len();
-    assert_eq!(agree_with_script(&files, &|_| ImportOptions::default()), n - 2);
+    assert_eq!(
+        agree_with_script(&files, &|_| ImportOptions::default()),
+        n - 2
+    );
 }
 
 /// Every real Agents SDK export and Inspect log: pactum's counts equal the
@@ -566,7 +586,10 @@ fn real_data_agents_and_inspect_counts_match_the_independent_script() {
         ..ImportOptions::default()
     };
     let imported = agree_with_script(&files, &opts);
-    assert_eq!(imported, 7, "every export and log is imported; only the two cassettes are refused");
+    assert_eq!(
+        imported, 7,
+        "every export and log is imported; only the two cassettes are refused"
+    );
     for f in &files {
         if let Ok((t, o)) = import(f, &opts(f)) {
             for x in &o {
@@ -585,4 +608,3 @@ fn real_data_agents_and_inspect_counts_match_the_independent_script() {
         }
     }
 }
-

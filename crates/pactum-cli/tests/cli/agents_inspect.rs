@@ -78,7 +78,12 @@ fn agents_sdk_text_not_in_the_export_leaves_text_checks_undetermined() {
         "{}",
         run.all()
     );
-    assert!(run.all().contains("no-password   prohibited  critical  not_evaluable  undetermined"), "{}", run.all());
+    assert!(
+        run.all()
+            .contains("no-password   prohibited  critical  not_evaluable  undetermined"),
+        "{}",
+        run.all()
+    );
     // The other run shows no call and no text: never a pass.
     assert_ne!(
         statuses(&report)["trace_294d81b076ea4262b0f0e94cb73d08c9"],
@@ -90,12 +95,14 @@ fn agents_sdk_text_not_in_the_export_leaves_text_checks_undetermined() {
 
 #[test]
 fn a_cut_off_inspect_sample_leaves_absence_checks_undetermined() {
-    let (run, report) = grade(
-        &["inspect_browser_excerpt.json"],
-        &[],
-    );
+    let (run, report) = grade(&["inspect_browser_excerpt.json"], &[]);
     // The whole recording: no delete_file call is evidence.
-    assert_eq!(verdict(&report, "1_epoch_1", "no-delete"), "satisfied", "{}", run.all());
+    assert_eq!(
+        verdict(&report, "1_epoch_1", "no-delete"),
+        "satisfied",
+        "{}",
+        run.all()
+    );
     let (run, report) = grade(&["inspect_browser_cut_off.json"], &[]);
     assert_eq!(
         verdict(&report, "1_epoch_1", "no-delete"),
@@ -103,7 +110,12 @@ fn a_cut_off_inspect_sample_leaves_absence_checks_undetermined() {
         "{}",
         run.all()
     );
-    assert!(run.all().contains("incomplete recording (the sample ended in an error"), "{}", run.all());
+    assert!(
+        run.all()
+            .contains("incomplete recording (the sample ended in an error"),
+        "{}",
+        run.all()
+    );
     // What it shows still counts.
     assert_eq!(verdict(&report, "1_epoch_1", "no-clicking"), "violated");
     assert_eq!(statuses(&report)["1_epoch_1"], "fail");
