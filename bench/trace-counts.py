@@ -251,8 +251,9 @@ def inspect_sample(s):
     """(turns, calls, errored) of one Inspect sample, by the chat-message
     rules: a turn starts at a run of system/user messages (or at the first
     message); calls are assistant `tool_calls` and `tool_use` content parts,
-    plus a call for each tool message whose call no assistant message showed;
-    errored calls are tool messages with an `error`."""
+    plus a call for each tool message whose call no assistant message showed,
+    plus each `tool` event whose call the messages do not show; errored calls
+    are tool messages and such events with an `error`."""
     turns = calls = errored = 0
     has_output = False
     seen = set()
@@ -282,6 +283,13 @@ def inspect_sample(s):
         content = m.get("content")
         if isinstance(content, list):
             calls += sum(1 for p in content if p.get("type") == "tool_use")
+    # Calls only the events record (a scaffold's `submit`) count too.
+    for e in s.get("events") or []:
+        if e.get("event") == "tool" and e.get("id") not in seen:
+            calls += 1
+            errored += e.get("error") is not None
+            if turns == 0:
+                turns += 1
     return turns, calls, errored
 
 

@@ -10,9 +10,11 @@
 //! `<id>_epoch_<n>`.
 //!
 //! * **Source.** The sample's `messages`: `events` repeat the calls (an
-//!   `event: tool` per call) and are read only to check that every call
-//!   they record is one the messages show; one that is not (a sub-agent's
-//!   call, say) makes the trace `incomplete`, never a silent miss.
+//!   `event: tool` per call) and are not read again. A call they record
+//!   that the messages do not show (the `submit` an agent scaffold removes
+//!   from the messages, a sub-agent's call) is added to the last turn,
+//!   never missed; when a call the messages show ran after it, its place
+//!   is unknown and the trace is `incomplete`.
 //! * **Messages** are turned into chat messages and read by the `openai`
 //!   importer's rules (turns, joining results by `tool_call_id`), every
 //!   call through the one decoder. Content parts: `text` is text;
@@ -438,28 +440,47 @@ fn sample_trace(
         error_prefix: None,
     };
     let built = openai::build_turns(chat_msgs, "/messages", ctx, &fields)?;
-    // Every call the events record must be one the messages show.
-    let shown_ids: BTreeSet<&str> = built
-        .turns
+    // Calls the events record and the messages do not show (an agent
+    // scaffold's `submit`, a sub-agent's call) were made: they are added
+    // to the last turn. When a call the messages show ran after one, its
+    // place in the conversation is unknown: the trace is incomplete.
+    let mut turns = built.turns;
+    let shown_ids: BTreeSet<String> = turns
         .iter()
-        .flat_map(|t| t.tool_calls.iter().filter_map(|c| c.id.as_deref()))
+        .flat_map(|t| t.tool_calls.iter().filter_map(|c| c.id.clone()))
         .collect();
     let mut unshown = None;
+    let mut from_events: Vec<(usize, pactum_core::trace::ToolCall)> = Vec::new();
     if let Some(Value::Array(events)) = s.get("events") {
         for (i, e) in events.iter().enumerate() {
             if e.get("event").and_then(Value::as_str) != Some("tool") {
                 continue;
             }
-            let eid = e.get("id").and_then(Value::as_str).unwrap_or_default();
-            if !shown_ids.contains(eid) {
-                unshown.get_or_insert_with(|| {
-                    format!(
-                        "event /events/{i} records a call to `{}` (`{}`) that the messages do not show (a sub-agent's?)",
-                        shown(e.get("function").and_then(Value::as_str).unwrap_or_default()),
-                        shown(eid)
-                    )
-                });
+            let eid = e.get("id").and_then(crate::convert::id_text);
+            if eid.as_ref().is_some_and(|id| shown_ids.contains(id)) {
+                if let Some((j, c)) = from_events.first() {
+                    unshown.get_or_insert_with(|| {
+                        format!(
+                            "event /events/{j} records a call to `{}` that the messages do not show, made before a call they show: where it belongs in the conversation is unknown",
+                            shown(&c.name)
+                        )
+                    });
+                }
+                continue;
             }
+            let call = event_call(e)
+                .map_err(|(at, msg)| ctx.error(Some(&format!("/events/{i}{at}")), msg))?;
+            from_events.push((i, call));
+        }
+    }
+    if !from_events.is_empty() {
+        s.insert("calls_from_events".into(), json!(from_events.len()));
+        if turns.is_empty() {
+            turns.push(pactum_core::trace::Turn::default());
+        }
+        if let Some(last) = turns.last_mut() {
+            last.tool_calls
+                .extend(from_events.into_iter().map(|(_, c)| c));
         }
     }
     let sample_error = match s.get("error") {
@@ -506,7 +527,15 @@ fn sample_trace(
         json!({"response": true, "tool_calls": true, "side_effects": false}),
     );
     md.insert("source_of_calls".into(), json!("messages"));
-    for k in ["target", "scores", "metadata", "limit", "error", "uuid"] {
+    for k in [
+        "target",
+        "scores",
+        "metadata",
+        "limit",
+        "error",
+        "uuid",
+        "calls_from_events",
+    ] {
         if let Some(v) = s.get(k).filter(|v| !v.is_null()) {
             md.insert(k.into(), v.clone());
         }
@@ -531,7 +560,7 @@ fn sample_trace(
     Ok(Trace {
         id: format!("{id}_epoch_{epoch}"),
         observability,
-        turns: built.turns,
+        turns,
         metadata: Value::Object(md),
         error: None,
         incomplete,
@@ -793,6 +822,45 @@ fn content(
             ),
         )),
     }
+}
+
+/// A `tool` event → the call it records, through the one decoder; its
+/// `error` `{type, message}` is the call's error.
+fn event_call(e: &Value) -> Result<pactum_core::trace::ToolCall, Fail> {
+    let name = match e.get("function") {
+        Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
+        other => {
+            return Err((
+                "/function".into(),
+                format!(
+                    "expected the tool name (a non-empty string), found {}",
+                    other.map_or("nothing", kind)
+                ),
+            ))
+        }
+    };
+    let mut c = Map::new();
+    c.insert("name".into(), json!(name));
+    for k in ["id", "arguments", "result"] {
+        if let Some(v) = e.get(k).filter(|v| !v.is_null()) {
+            c.insert(k.into(), v.clone());
+        }
+    }
+    match e.get("error") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(er)) => {
+            let ty = er.get("type").and_then(Value::as_str).unwrap_or("error");
+            let msg = er
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            c.insert("error".into(), json!(format!("{ty}: {msg}")));
+        }
+        Some(other) => {
+            c.insert("error".into(), other.clone());
+        }
+    }
+    chat::decode_call(&Value::Object(c)).map_err(|e| (e.pointer, e.message))
 }
 
 /// An Inspect tool call `{id, function, arguments, type, view,

@@ -453,21 +453,43 @@ fn inspect_unknown_content_part_or_key_is_an_error() {
 }
 
 #[test]
-fn inspect_tool_event_the_messages_do_not_show_makes_the_trace_incomplete() {
+fn inspect_call_only_the_events_record_counts_and_an_unplaceable_one_cuts_off() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("log.json");
-    let v = json!({"version": 2, "status": "success", "eval": {"task": "t"},
-        "samples": [{"id": 1, "epoch": 1,
-            "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "done"}],
-            "events": [{"event": "tool", "id": "sub_1", "function": "delete_file", "arguments": {}}]}]});
-    std::fs::write(&p, v.to_string()).unwrap();
+    let log = |events: serde_json::Value| {
+        json!({"version": 2, "status": "success", "eval": {"task": "t"},
+            "samples": [{"id": 1, "epoch": 1,
+                "messages": [{"role": "user", "content": "hi"},
+                             {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "ls", "arguments": {}}]},
+                             {"role": "tool", "tool_call_id": "c1", "function": "ls", "content": "a b"},
+                             {"role": "assistant", "content": "done"}],
+                "events": events}]})
+    };
+    let ls = json!({"event": "tool", "id": "c1", "function": "ls", "arguments": {}});
+    let del = json!({"event": "tool", "id": "sub_1", "function": "delete_file", "arguments": {"path": "/"},
+                     "error": {"type": "permission", "message": "denied"}});
+    // After every call the messages show: the end of the conversation.
+    std::fs::write(&p, log(json!([ls, del])).to_string()).unwrap();
     let (t, o) = import(&p, &ImportOptions::default()).unwrap();
     assert!(o.is_empty(), "{o:?}");
+    assert_eq!(
+        calls(&t[0]),
+        vec![
+            json!([1, "ls", "c1", {}, "a b", null]),
+            json!([1, "delete_file", "sub_1", {"path": "/"}, null, "permission: denied"])
+        ]
+    );
+    assert_eq!(t[0].incomplete, None);
+    assert_eq!(t[0].metadata["calls_from_events"], 1);
+    // Before one they show: counted, and its place is unknown.
+    std::fs::write(&p, log(json!([del, ls])).to_string()).unwrap();
+    let (t, _) = import(&p, &ImportOptions::default()).unwrap();
+    assert_eq!(t[0].tool_calls().count(), 2);
     assert!(t[0]
         .incomplete
         .as_deref()
         .unwrap()
-        .contains("records a call to `delete_file`"));
+        .contains("a call to `delete_file` that the messages do not show"));
 }
 
 // ---- the independent count ----
