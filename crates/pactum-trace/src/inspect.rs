@@ -135,10 +135,27 @@ fn log_info(h: &Header) -> Result<LogInfo, String> {
     })
 }
 
-/// Whether a `.json` file is an Inspect log: a top-level object with
-/// `version`, `status` and `eval` (read by a streaming pass that skips
-/// every value).
-pub(crate) fn sniff_json(path: &Path) -> bool {
+/// Whether a `.json` file is a JSON object (its first non-blank byte is
+/// `{`): the only shape of an Inspect log.
+fn is_object_file(path: &Path) -> bool {
+    let Ok(f) = File::open(path) else {
+        return false;
+    };
+    let mut r = BufReader::new(f);
+    if crate::framing::skip_bom(&mut r).is_err() {
+        return false;
+    }
+    r.bytes()
+        .map_while(Result::ok)
+        .find(|b| !b.is_ascii_whitespace())
+        == Some(b'{')
+}
+
+/// What a `.json` file is, for auto detection: `Ok(true)` for an Inspect
+/// log (a top-level object with `version`, `status` and `eval`, read by a
+/// streaming pass that skips every value), `Ok(false)` for anything else,
+/// and an error naming the key when the object is also another format's.
+pub(crate) fn sniff_json(path: &Path) -> Result<bool, String> {
     #[derive(Deserialize)]
     struct Keys {
         #[serde(default)]
@@ -147,13 +164,44 @@ pub(crate) fn sniff_json(path: &Path) -> bool {
         status: Option<serde::de::IgnoredAny>,
         #[serde(default)]
         eval: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        turns: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        messages: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        traj: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        contents: Option<serde::de::IgnoredAny>,
+        #[serde(default, rename = "resourceSpans")]
+        resource_spans: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        data: Option<serde::de::IgnoredAny>,
+    }
+    if !is_object_file(path) {
+        return Ok(false);
     }
     let Ok(f) = File::open(path) else {
-        return false;
+        return Ok(false);
     };
-    match serde_json::from_reader::<_, Keys>(BufReader::new(f)) {
-        Ok(k) => k.version.is_some() && k.status.is_some() && k.eval.is_some(),
-        Err(_) => false,
+    let Ok(k) = serde_json::from_reader::<_, Keys>(BufReader::new(f)) else {
+        return Ok(false);
+    };
+    if !(k.version.is_some() && k.status.is_some() && k.eval.is_some()) {
+        return Ok(false);
+    }
+    let other = [
+        ("turns", k.turns.is_some()),
+        ("messages", k.messages.is_some()),
+        ("traj", k.traj.is_some()),
+        ("contents", k.contents.is_some()),
+        ("resourceSpans", k.resource_spans.is_some()),
+        ("data", k.data.is_some()),
+    ];
+    match other.into_iter().find(|(_, on)| *on) {
+        Some((key, _)) => Err(format!(
+            "it is both an Inspect log (`version`, `status`, `eval`) and has `{key}`: say which with --format"
+        )),
+        None => Ok(true),
     }
 }
 

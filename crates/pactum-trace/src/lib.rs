@@ -417,7 +417,12 @@ pub fn read_traces_with<T: Send>(
                 inspect::read_eval(path, opts.observability, &mut emit)?;
                 return Ok(emit.stats);
             }
-            "json" if inspect::sniff_json(path) => {
+            "json"
+                if inspect::sniff_json(path).map_err(|reason| ImportError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    reason,
+                })? =>
+            {
                 otel_options(path, opts)?;
                 inspect::read_json(path, opts.observability, &mut emit)?;
                 return Ok(emit.stats);

@@ -441,6 +441,22 @@ fn inspect_unknown_content_part_or_key_is_an_error() {
         assert!(t.is_empty(), "{want}");
         assert!(o.len() == 1 && o[0].contains(want), "{want}: {o:?}");
     }
+    // An object that is also another format's is not guessed.
+    let p = dir.path().join("both.json");
+    let mut v = log(json!([]));
+    v["messages"] = json!([]);
+    std::fs::write(&p, v.to_string()).unwrap();
+    let e = import(&p, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("both an Inspect log"), "{e}");
+    // A `.eval` that is not a zip is refused, saying so.
+    let p = dir.path().join("log.eval");
+    std::fs::write(&p, "{}").unwrap();
+    let e = import(&p, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a readable zip archive"), "{e}");
     // An unknown log status is not guessed.
     let p = dir.path().join("log.json");
     let mut v = log(json!([]));
