@@ -699,6 +699,23 @@ fn build(
             workflows.push(json!({"trace_id": tid, "workflow_name": null, "metadata": null, "trace_record": false}));
         }
         let ids: HashMap<&str, &SdkSpan> = ss.iter().map(|s| (s.id.as_str(), *s)).collect();
+        if ids.len() != ss.len() {
+            // A batch sent twice would count its calls twice.
+            let mut seen = BTreeSet::new();
+            let dup = ss.iter().find(|s| !seen.insert(s.id.as_str()));
+            if let Some(d) = dup {
+                return Out::Error(RecordError::new(
+                    file,
+                    d.line,
+                    None,
+                    format!(
+                        "span `{}` of trace `{}` is recorded twice: its calls would count twice",
+                        shown(&d.id),
+                        shown(tid)
+                    ),
+                ));
+            }
+        }
         if !ss.iter().any(|s| s.parent.is_none()) {
             incomplete.get_or_insert_with(|| {
                 format!(

@@ -261,6 +261,19 @@ fn agents_sdk_bad_records_are_errors_not_guesses() {
 }
 
 #[test]
+fn agents_sdk_batch_sent_twice_is_an_error_not_a_double_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("twice.jsonl");
+    let text =
+        std::fs::read_to_string(fixture("openai-agents", "function_error.ingest.jsonl")).unwrap();
+    let second = text.lines().nth(1).unwrap();
+    std::fs::write(&p, format!("{text}{second}\n")).unwrap();
+    let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+    assert!(t.is_empty());
+    assert!(o.len() == 1 && o[0].contains("is recorded twice"), "{o:?}");
+}
+
+#[test]
 fn agents_sdk_cassettes_are_refused_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("run.yaml");
