@@ -947,8 +947,8 @@ fn build(
         } else if agent_count == 0 {
             "no agent span says which tools were offered, and the model's output is not exported"
                 .to_string()
-        } else if incomplete.is_some() {
-            "part of the trace was not exported".to_string()
+        } else if let Some(why) = &incomplete {
+            format!("the recording is incomplete ({why})")
         } else {
             "an agent span does not list its tools, and the model's output is not exported"
                 .to_string()

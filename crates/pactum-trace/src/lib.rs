@@ -61,7 +61,10 @@ pub enum TraceFormat {
     /// `turns` (pactum), or with a messages array at
     /// [`ImportOptions::messages_pointer`] (else `/messages`, `/traj` or
     /// `/contents`: openai), or, when [`ImportOptions::columns`] is set,
-    /// with the prompt or response column (tabular). A file where no record
+    /// with the prompt or response column (tabular); `.eval`, or a `.json`
+    /// object with `version`, `status` and `eval` → inspect; a record
+    /// `{"data": [{"object": "trace" | "trace.span"}]}` → openai-agents;
+    /// OpenTelemetry envelopes → otlp, jaeger, langfuse-otel. A file where no record
     /// fits and one is not JSON is an [`ImportError::Syntax`] naming it;
     /// anything else is an [`ImportError::UnknownFormat`].
     #[default]
