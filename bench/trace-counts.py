@@ -34,6 +34,8 @@ import re
 import sys
 from pathlib import Path
 
+import trace_counts_messages  # provider and framework recordings (same folder)
+
 
 def any_value(v):
     if not v:
@@ -212,6 +214,8 @@ def count(path):
     elif "observations" in first and any(
             "openinference.span.kind" in (langfuse_attrs(o) or {}) for o in first["observations"]):
         spans = [s for d in docs for s in langfuse_spans(d)]
+    elif trace_counts_messages.is_langsmith(first):
+        spans = [s for d in docs for s in trace_counts_messages.langsmith_spans(d)]
     else:
         return "refused: not an OTLP or Jaeger document, nor a Langfuse export of OpenInference spans"
     for s in spans:
@@ -306,6 +310,9 @@ def main(argv):
         return 2
     for f in argv:
         p = Path(f)
+        if trace_counts_messages.handles(p):
+            print(f"{p.name} {trace_counts_messages.count(p)}")
+            continue
         print(f"{p.name} {count(p)}")
     return 0
 

@@ -211,6 +211,9 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
         FormatArg::Otlp => TraceFormat::Otlp,
         FormatArg::Jaeger => TraceFormat::Jaeger,
         FormatArg::LangfuseOtel => TraceFormat::LangfuseOtel,
+        FormatArg::Anthropic => TraceFormat::Anthropic,
+        FormatArg::Gemini => TraceFormat::Gemini,
+        FormatArg::Langsmith => TraceFormat::Langsmith,
         FormatArg::Openprose => return Err(
             "--format openprose reads OpenProse run directories: only `pactum grade` takes them"
                 .into(),

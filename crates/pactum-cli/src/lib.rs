@@ -132,6 +132,13 @@ pub enum FormatArg {
     /// A Langfuse trace export of an OpenInference-instrumented run (the
     /// spans' attributes kept in `metadata.attributes`).
     LangfuseOtel,
+    /// Anthropic Messages traffic: a VCR cassette (YAML) or a Claude Agent
+    /// SDK message stream.
+    Anthropic,
+    /// Gemini `generateContent` traffic: a VCR cassette (YAML).
+    Gemini,
+    /// A LangSmith run tree (`{post, patch}` runs; `llm` and `tool` runs).
+    Langsmith,
     /// OpenProse run directories (`pactum grade` only; detected when every
     /// path is a folder holding `root.prose.md`).
     Openprose,

@@ -28,6 +28,8 @@ mod convert;
 mod error;
 mod framing;
 mod inputs;
+mod langsmith;
+mod messages;
 mod openai;
 mod otel;
 mod pactum;
@@ -83,11 +85,22 @@ pub enum TraceFormat {
     /// `metadata.attributes` are its span's attributes, read as
     /// [`TraceFormat::Otlp`] reads them.
     LangfuseOtel,
+    /// Anthropic Messages traffic: a VCR cassette (YAML) of `/v1/messages`
+    /// requests and replies (JSON or streamed), or a Claude Agent SDK
+    /// message stream (YAML `messages:`). The level comes from the data.
+    Anthropic,
+    /// Gemini `generateContent` traffic recorded as a VCR cassette (YAML):
+    /// request `contents`, reply `candidates[0].content`.
+    Gemini,
+    /// A LangSmith run tree (`{post: [run], patch: [run]}`, a run, or
+    /// runs with `child_runs`): `llm` runs are LLM calls, `tool` runs tool
+    /// executions, read as [`TraceFormat::Otlp`] reads spans.
+    Langsmith,
 }
 
 impl TraceFormat {
     /// The `--format` name: `auto`, `pactum`, `openai`, `tabular`, `otlp`,
-    /// `jaeger`, `langfuse-otel`.
+    /// `jaeger`, `langfuse-otel`, `anthropic`, `gemini`, `langsmith`.
     pub fn as_str(self) -> &'static str {
         match self {
             TraceFormat::Auto => "auto",
@@ -97,6 +110,9 @@ impl TraceFormat {
             TraceFormat::Otlp => "otlp",
             TraceFormat::Jaeger => "jaeger",
             TraceFormat::LangfuseOtel => "langfuse-otel",
+            TraceFormat::Anthropic => "anthropic",
+            TraceFormat::Gemini => "gemini",
+            TraceFormat::Langsmith => "langsmith",
         }
     }
 }
@@ -349,15 +365,29 @@ pub fn read_traces_with<T: Send>(
             )
         }
         TraceFormat::Pactum => (framing_of(path, &ext, false)?, Plan::Pactum),
-        TraceFormat::Otlp | TraceFormat::Jaeger | TraceFormat::LangfuseOtel => {
+        TraceFormat::Otlp
+        | TraceFormat::Jaeger
+        | TraceFormat::LangfuseOtel
+        | TraceFormat::Langsmith => {
             otel_options(path, opts)?;
             let which = match opts.format {
                 TraceFormat::Otlp => otel::OtelKind::Otlp,
                 TraceFormat::Jaeger => otel::OtelKind::Jaeger,
+                TraceFormat::Langsmith => otel::OtelKind::Langsmith,
                 _ => otel::OtelKind::LangfuseOtel,
             };
             let framing = framing_of(path, &ext, false)?;
             otel::read(path, framing, which, opts.observability, &mut emit)?;
+            return Ok(emit.stats);
+        }
+        TraceFormat::Anthropic | TraceFormat::Gemini => {
+            recording_options(path, opts)?;
+            let provider = if opts.format == TraceFormat::Anthropic {
+                messages::Provider::Anthropic
+            } else {
+                messages::Provider::Gemini
+            };
+            messages::read_yaml(path, Some(provider), opts.observability, &mut emit)?;
             return Ok(emit.stats);
         }
         TraceFormat::Openai => (
@@ -370,6 +400,11 @@ pub fn read_traces_with<T: Send>(
             }),
         ),
         TraceFormat::Auto => match ext.as_str() {
+            "yaml" | "yml" => {
+                recording_options(path, opts)?;
+                messages::read_yaml(path, None, opts.observability, &mut emit)?;
+                return Ok(emit.stats);
+            }
             "csv" => {
                 let (map, level) = tabular_setup()?;
                 let file = open(path)?;
@@ -406,7 +441,8 @@ pub fn read_traces_with<T: Send>(
             _ => {
                 return Err(ImportError::UnknownFormat {
                     path: path.to_path_buf(),
-                    reason: "its extension is not .json, .jsonl, .ndjson or .csv".into(),
+                    reason: "its extension is not .json, .jsonl, .ndjson, .csv, .yaml or .yml"
+                        .into(),
                 })
             }
         },
@@ -431,6 +467,34 @@ pub fn read_traces_with<T: Send>(
 fn otel_options(path: &Path, opts: &ImportOptions) -> Result<(), ImportError> {
     const PLACED: &str = "OpenTelemetry spans are read by their conventions: the trace id is the conversation, session or trace id";
     const CHAT: &str = "it reads chat-message conversations (the openai format) only; a span's status says whether a call failed, and a trace ends when its spans do";
+    let given = [
+        ("--records-field", opts.records_pointer.is_some(), PLACED),
+        ("--id-field", opts.id_pointer.is_some(), PLACED),
+        ("--messages-field", opts.messages_pointer.is_some(), PLACED),
+        ("--prompt-column", opts.columns.is_some(), PLACED),
+        ("--ended-by", !opts.ended_by.is_empty(), CHAT),
+        (
+            "--tool-error-prefix",
+            opts.tool_error_prefix.is_some(),
+            CHAT,
+        ),
+    ];
+    match given.into_iter().find(|(_, on, _)| *on) {
+        Some((option, _, reason)) => Err(ImportError::UnsupportedOption {
+            path: path.to_path_buf(),
+            option,
+            reason,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Provider recordings say where everything is: the flags that place
+/// things in a record, or read chat conversations, are refused.
+fn recording_options(path: &Path, opts: &ImportOptions) -> Result<(), ImportError> {
+    const PLACED: &str =
+        "a provider recording is read by its API's shape: the request's messages and the reply";
+    const CHAT: &str = "it reads chat-message conversations (the openai format) only";
     let given = [
         ("--records-field", opts.records_pointer.is_some(), PLACED),
         ("--id-field", opts.id_pointer.is_some(), PLACED),

@@ -293,7 +293,7 @@ fn message_text(
     Ok(chat::join_texts(texts))
 }
 
-fn build_turns(
+pub(crate) fn build_turns(
     messages: Vec<Value>,
     base: &str,
     ctx: &RecordCtx<'_>,
@@ -456,8 +456,8 @@ fn user_marker(text: &str, markers: &[EndMarker], at: &str) -> Option<String> {
 
 /// The turns of one conversation, whether its recording stopped before
 /// the target finished, and the end marker it ended by.
-struct Built {
-    turns: Vec<Turn>,
-    incomplete: Option<String>,
-    ended_by: Option<String>,
+pub(crate) struct Built {
+    pub turns: Vec<Turn>,
+    pub incomplete: Option<String>,
+    pub ended_by: Option<String>,
 }

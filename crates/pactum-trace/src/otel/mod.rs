@@ -46,6 +46,8 @@ pub(crate) enum OtelKind {
     /// A Langfuse trace export whose observations kept their OpenInference
     /// span attributes (`metadata.attributes`).
     LangfuseOtel,
+    /// A LangSmith run tree (`crate::langsmith`): runs read as spans.
+    Langsmith,
 }
 
 impl OtelKind {
@@ -54,6 +56,7 @@ impl OtelKind {
             OtelKind::Otlp => "otlp",
             OtelKind::Jaeger => "jaeger",
             OtelKind::LangfuseOtel => "langfuse-otel",
+            OtelKind::Langsmith => "langsmith",
         }
     }
 }
@@ -100,6 +103,7 @@ pub(crate) fn read<T>(
             OtelKind::Otlp => span::otlp(&doc, line),
             OtelKind::Jaeger => span::jaeger(&doc, line),
             OtelKind::LangfuseOtel => span::langfuse(&doc, line),
+            OtelKind::Langsmith => crate::langsmith::spans(&doc, line),
         };
         for e in errors {
             let re = RecordError::new(&display, line, Some(e.field), e.message);
@@ -175,5 +179,8 @@ pub(crate) fn read<T>(
 
 /// Whether a record is an OpenTelemetry export, and which.
 pub(crate) fn sniff(v: &Value) -> Option<OtelKind> {
+    if crate::langsmith::sniff(v) {
+        return Some(OtelKind::Langsmith);
+    }
     span::sniff(v)
 }

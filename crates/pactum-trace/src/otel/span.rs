@@ -86,9 +86,9 @@ pub(crate) struct SpanError {
     pub message: String,
 }
 
-type Found = (Vec<Span>, Vec<SpanError>);
+pub(crate) type Found = (Vec<Span>, Vec<SpanError>);
 
-fn err(trace_id: Option<&str>, field: String, message: impl Into<String>) -> SpanError {
+pub(crate) fn err(trace_id: Option<&str>, field: String, message: impl Into<String>) -> SpanError {
     SpanError {
         trace_id: trace_id.map(str::to_string),
         field,
@@ -217,7 +217,7 @@ fn nanos(v: Option<&Value>) -> Option<u64> {
     }
 }
 
-fn id_str(v: Option<&Value>) -> Option<String> {
+pub(crate) fn id_str(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_ascii_lowercase()),
         _ => None,
@@ -603,7 +603,7 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
 
 /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+00:00)` as nanoseconds since the
 /// epoch; `None` for anything else (other offsets included: not guessed).
-fn rfc3339_utc(s: &str) -> Option<u64> {
+pub(crate) fn rfc3339_utc(s: &str) -> Option<u64> {
     let b = s.as_bytes();
     if b.len() < 20
         || b[4] != b'-'
