@@ -214,6 +214,8 @@ def count(path):
     elif "observations" in first and any(
             "openinference.span.kind" in (langfuse_attrs(o) or {}) for o in first["observations"]):
         spans = [s for d in docs for s in langfuse_spans(d)]
+    elif trace_counts_messages.is_langfuse_native(first):
+        spans = [s for d in docs for s in trace_counts_messages.langfuse_native_spans(d)]
     elif trace_counts_messages.is_langsmith(first):
         spans = [s for d in docs for s in trace_counts_messages.langsmith_spans(d)]
     else:

@@ -665,3 +665,127 @@ def langsmith_spans(doc):
             "start": _ms(r["start_time"]), "attrs": attrs, "events": [],
             "error": bool(r.get("error")),
         }
+
+
+# --- Langfuse exports read by their own fields ----------------------------
+
+def _decoded(v):
+    if isinstance(v, str) and v.lstrip().startswith(("{", "[", '"')):
+        try:
+            return json.loads(v)
+        except ValueError:
+            return v
+    return v
+
+
+def _is_msg(m):
+    return isinstance(m, dict) and (isinstance(m.get("role"), str) or "lc" in m or m.get("type") in (
+        "human", "ai", "system", "tool", "function", "chat"))
+
+
+def _msgs(v, default_role):
+    if isinstance(v, list) and all(_is_msg(m) for m in v):
+        return v
+    if isinstance(v, dict):
+        if isinstance(v.get("messages"), list) and all(_is_msg(m) for m in v["messages"]):
+            return v["messages"]
+        if _is_msg(v):
+            return [v]
+        return None
+    if isinstance(v, str):
+        return [{"role": default_role, "content": v}]
+    return None
+
+
+def _lf_role(m):
+    if m.get("lc") and m.get("type") == "constructor":
+        return LC_ROLES[m["id"][-1]]
+    if "role" in m:
+        return m["role"]
+    return LC_ROLES[m["type"]]
+
+
+def _lf_calls(m):
+    """(id, name) of the calls one output message makes."""
+    if m.get("lc") and m.get("type") == "constructor":
+        m = m["kwargs"]
+    out = []
+    tcs = m.get("tool_calls") or (m.get("additional_kwargs") or {}).get("tool_calls") or []
+    for c in tcs:
+        f = c.get("function") if isinstance(c.get("function"), dict) else {}
+        out.append((c.get("id"), f.get("name", c.get("name"))))
+    for c in m.get("invalid_tool_calls") or []:
+        out.append((c.get("id"), c.get("name")))
+    for b in (m.get("parts") or []) + (m.get("content") if isinstance(m.get("content"), list) else []):
+        if isinstance(b, dict) and (b.get("type") == "tool_call" or str(b.get("type", "")).endswith("tool_use")):
+            out.append((b.get("id"), b.get("name")))
+    return out
+
+
+def _tool_def(m):
+    c = m.get("content")
+    return (m.get("role") == "tool" and "tool_call_id" not in m and isinstance(c, dict)
+            and c.get("type") == "function" and isinstance(c.get("function"), dict) and "name" in c["function"])
+
+
+def is_langfuse_native(doc):
+    return isinstance(doc, dict) and isinstance(doc.get("trace"), dict) and isinstance(doc.get("observations"), list)
+
+
+def langfuse_native_spans(doc):
+    obs = doc["observations"]
+    session = (doc["trace"].get("sessionId") or "").strip() or None
+    requested = set()
+    for o in obs:
+        if o.get("type") == "GENERATION":
+            for m in _msgs(_decoded(o.get("output")), "assistant") or []:
+                requested.update(n for _, n in _lf_calls(m))
+    for o in obs:
+        md = _decoded(o.get("metadata"))
+        attrs_md = (md.get("attributes") if isinstance(md, dict) else None) or {}
+        attrs = {}
+        name = o.get("name") or ""
+        ty = o.get("type")
+        error = o.get("level") == "ERROR"
+        tool = attrs_md.get("gen_ai.tool.name")
+        bare = name[len("tool."):] if name.startswith("tool.") else name
+        if tool is None and ty == "TOOL":
+            tool = name
+        if tool is None and ty == "SPAN" and bare in requested:
+            tool = bare
+        if ty == "GENERATION":
+            attrs["gen_ai.operation.name"] = "chat"
+            ins = _msgs(_decoded(o.get("input")), "user")
+            if ins is not None:
+                ins = [m for m in ins if not _tool_def(m)]
+                attrs["gen_ai.input.messages"] = [{"role": _lf_role(m), "parts": []} for m in ins]
+            out = _decoded(o.get("output"))
+            if out is not None:
+                attrs["gen_ai.output.messages"] = [
+                    {"role": "assistant", "parts": [{"type": "tool_call", "id": i, "name": n} for i, n in _lf_calls(m)]}
+                    for m in _msgs(out, "assistant")]
+        elif ty in ("TOOL", "SPAN") and tool is not None:
+            attrs["gen_ai.operation.name"] = "execute_tool"
+            attrs["gen_ai.tool.name"] = tool
+            out = _decoded(o.get("output"))
+            cid = attrs_md.get("gen_ai.tool.call.id") or (out.get("tool_call_id") if isinstance(out, dict) else None)
+            if cid:
+                attrs["gen_ai.tool.call.id"] = cid
+            if isinstance(out, dict) and out.get("type") == "tool" and out.get("status") == "error":
+                error = True
+        if session:
+            attrs["session.id"] = session
+        yield {
+            "trace": o["traceId"].lower(), "id": o["id"].lower(),
+            "parent": (o.get("parentObservationId") or "").lower() or None,
+            "start": _iso_nanos(o["startTime"]), "attrs": attrs, "events": [], "error": error,
+        }
+
+
+def _iso_nanos(s):
+    """A UTC RFC 3339 time as nanoseconds since the epoch."""
+    import datetime
+    m = re.match(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?Z$", s)
+    base = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+    frac = (m.group(2) or "").ljust(9, "0")[:9]
+    return int(base.timestamp()) * 1_000_000_000 + int(frac)

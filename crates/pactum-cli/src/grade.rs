@@ -214,6 +214,7 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
         FormatArg::Anthropic => TraceFormat::Anthropic,
         FormatArg::Gemini => TraceFormat::Gemini,
         FormatArg::Langsmith => TraceFormat::Langsmith,
+        FormatArg::Langfuse => TraceFormat::Langfuse,
         FormatArg::Openprose => return Err(
             "--format openprose reads OpenProse run directories: only `pactum grade` takes them"
                 .into(),

@@ -139,6 +139,9 @@ pub enum FormatArg {
     Gemini,
     /// A LangSmith run tree (`{post, patch}` runs; `llm` and `tool` runs).
     Langsmith,
+    /// A Langfuse trace export read by its own fields (GENERATION and TOOL
+    /// observations).
+    Langfuse,
     /// OpenProse run directories (`pactum grade` only; detected when every
     /// path is a folder holding `root.prose.md`).
     Openprose,

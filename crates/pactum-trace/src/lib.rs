@@ -28,6 +28,7 @@ mod convert;
 mod error;
 mod framing;
 mod inputs;
+mod langfuse;
 mod langsmith;
 mod messages;
 mod openai;
@@ -96,11 +97,17 @@ pub enum TraceFormat {
     /// runs with `child_runs`): `llm` runs are LLM calls, `tool` runs tool
     /// executions, read as [`TraceFormat::Otlp`] reads spans.
     Langsmith,
+    /// A Langfuse trace export (`{trace, observations}`) read by its own
+    /// fields: `GENERATION` input/output messages, `TOOL` observations
+    /// (and spans named after a tool), `level: ERROR`. Detected when its
+    /// observations carry no OpenInference attributes (else
+    /// [`TraceFormat::LangfuseOtel`]).
+    Langfuse,
 }
 
 impl TraceFormat {
     /// The `--format` name: `auto`, `pactum`, `openai`, `tabular`, `otlp`,
-    /// `jaeger`, `langfuse-otel`, `anthropic`, `gemini`, `langsmith`.
+    /// `jaeger`, `langfuse-otel`, `anthropic`, `gemini`, `langsmith`, `langfuse`.
     pub fn as_str(self) -> &'static str {
         match self {
             TraceFormat::Auto => "auto",
@@ -113,6 +120,7 @@ impl TraceFormat {
             TraceFormat::Anthropic => "anthropic",
             TraceFormat::Gemini => "gemini",
             TraceFormat::Langsmith => "langsmith",
+            TraceFormat::Langfuse => "langfuse",
         }
     }
 }
@@ -368,12 +376,14 @@ pub fn read_traces_with<T: Send>(
         TraceFormat::Otlp
         | TraceFormat::Jaeger
         | TraceFormat::LangfuseOtel
-        | TraceFormat::Langsmith => {
+        | TraceFormat::Langsmith
+        | TraceFormat::Langfuse => {
             otel_options(path, opts)?;
             let which = match opts.format {
                 TraceFormat::Otlp => otel::OtelKind::Otlp,
                 TraceFormat::Jaeger => otel::OtelKind::Jaeger,
                 TraceFormat::Langsmith => otel::OtelKind::Langsmith,
+                TraceFormat::Langfuse => otel::OtelKind::Langfuse,
                 _ => otel::OtelKind::LangfuseOtel,
             };
             let framing = framing_of(path, &ext, false)?;

@@ -142,7 +142,12 @@ fn real_data_message_counts_match_the_independent_script() {
         "PACTUM_DATA_DIR is not set: the real-data check needs ../shared/data (run .ci/real-data)",
     );
     let mut files = Vec::new();
-    for sub in ["anthropic-messages", "gemini-contents", "langsmith"] {
+    for sub in [
+        "anthropic-messages",
+        "gemini-contents",
+        "langsmith",
+        "langfuse",
+    ] {
         let these = files_in(&Path::new(&dir).join("traces").join(sub), &["yaml", "json"]);
         assert!(!these.is_empty(), "no file in {sub}");
         files.extend(these);

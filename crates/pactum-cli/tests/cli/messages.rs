@@ -84,7 +84,7 @@ fn a_reply_without_recorded_content_leaves_text_checks_undetermined() {
             "anthropic_content_not_recorded.yaml#1",
             "no-password"
         ),
-        "undetermined",
+        "not_evaluable",
         "{}",
         run.all()
     );

@@ -48,6 +48,8 @@ pub(crate) enum OtelKind {
     LangfuseOtel,
     /// A LangSmith run tree (`crate::langsmith`): runs read as spans.
     Langsmith,
+    /// A Langfuse export read by its own fields (`crate::langfuse`).
+    Langfuse,
 }
 
 impl OtelKind {
@@ -57,6 +59,7 @@ impl OtelKind {
             OtelKind::Jaeger => "jaeger",
             OtelKind::LangfuseOtel => "langfuse-otel",
             OtelKind::Langsmith => "langsmith",
+            OtelKind::Langfuse => "langfuse",
         }
     }
 }
@@ -104,6 +107,7 @@ pub(crate) fn read<T>(
             OtelKind::Jaeger => span::jaeger(&doc, line),
             OtelKind::LangfuseOtel => span::langfuse(&doc, line),
             OtelKind::Langsmith => crate::langsmith::spans(&doc, line),
+            OtelKind::Langfuse => crate::langfuse::spans(&doc, line),
         };
         for e in errors {
             let re = RecordError::new(&display, line, Some(e.field), e.message);
@@ -182,5 +186,7 @@ pub(crate) fn sniff(v: &Value) -> Option<OtelKind> {
     if crate::langsmith::sniff(v) {
         return Some(OtelKind::Langsmith);
     }
-    span::sniff(v)
+    // A Langfuse export whose observations kept OpenInference attributes
+    // is read by them (langfuse-otel); any other by its own fields.
+    span::sniff(v).or_else(|| crate::langfuse::sniff(v).then_some(OtelKind::Langfuse))
 }
