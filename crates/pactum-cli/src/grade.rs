@@ -215,6 +215,7 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
         FormatArg::Gemini => TraceFormat::Gemini,
         FormatArg::Langsmith => TraceFormat::Langsmith,
         FormatArg::Langfuse => TraceFormat::Langfuse,
+        FormatArg::Langchain => TraceFormat::Langchain,
         FormatArg::Openprose => return Err(
             "--format openprose reads OpenProse run directories: only `pactum grade` takes them"
                 .into(),

@@ -142,6 +142,9 @@ pub enum FormatArg {
     /// A Langfuse trace export read by its own fields (GENERATION and TOOL
     /// observations).
     Langfuse,
+    /// Conversations of LangChain messages (dicts or LangChain.js
+    /// constructors), read as openai conversations are.
+    Langchain,
     /// OpenProse run directories (`pactum grade` only; detected when every
     /// path is a folder holding `root.prose.md`).
     Openprose,

@@ -103,11 +103,16 @@ pub enum TraceFormat {
     /// observations carry no OpenInference attributes (else
     /// [`TraceFormat::LangfuseOtel`]).
     Langfuse,
+    /// Conversations of LangChain messages: read as [`TraceFormat::Openai`]
+    /// (same records, flags and rules), every message without `role`
+    /// taken as a LangChain message dict (`type`) or LangChain.js
+    /// constructor (`{lc, type: "constructor", id, kwargs}`).
+    Langchain,
 }
 
 impl TraceFormat {
     /// The `--format` name: `auto`, `pactum`, `openai`, `tabular`, `otlp`,
-    /// `jaeger`, `langfuse-otel`, `anthropic`, `gemini`, `langsmith`, `langfuse`.
+    /// `jaeger`, `langfuse-otel`, `anthropic`, `gemini`, `langsmith`, `langfuse`, `langchain`.
     pub fn as_str(self) -> &'static str {
         match self {
             TraceFormat::Auto => "auto",
@@ -121,6 +126,7 @@ impl TraceFormat {
             TraceFormat::Gemini => "gemini",
             TraceFormat::Langsmith => "langsmith",
             TraceFormat::Langfuse => "langfuse",
+            TraceFormat::Langchain => "langchain",
         }
     }
 }
@@ -400,13 +406,14 @@ pub fn read_traces_with<T: Send>(
             messages::read_yaml(path, Some(provider), opts.observability, &mut emit)?;
             return Ok(emit.stats);
         }
-        TraceFormat::Openai => (
+        TraceFormat::Openai | TraceFormat::Langchain => (
             framing_of(path, &ext, false)?,
             Plan::Openai(OpenaiFields {
                 messages: messages.unwrap_or_else(|| Pointer::key("messages")),
                 id: id_field,
                 ended_by: opts.ended_by.clone(),
                 error_prefix: opts.tool_error_prefix.clone(),
+                langchain: opts.format == TraceFormat::Langchain,
             }),
         ),
         TraceFormat::Auto => match ext.as_str() {
@@ -717,6 +724,7 @@ fn detect(
                 id: id_field.clone(),
                 ended_by: opts.ended_by.clone(),
                 error_prefix: opts.tool_error_prefix.clone(),
+                langchain: opts.format == TraceFormat::Langchain,
             }));
         } else if let Some(c) = columns.as_ref().filter(|c| c.matches(&v)) {
             found = Some(Plan::TabularJson(c.clone()));

@@ -348,3 +348,93 @@ fn langsmith_fixtures_agree_with_the_independent_count() {
     let files = files_in(&fixture("langsmith"), &["json"]);
     assert_eq!(agree_with_script(&files), files.len());
 }
+
+#[test]
+fn langfuse_tool_observation_and_generation_call_are_one_errored_call() {
+    let s = one("langfuse/tool_error.trace.json");
+    assert_eq!(s["format"], "langfuse");
+    let calls = s["turns"][0]["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "never double counted: {s}");
+    assert_eq!(calls[0][0], "transfer_funds");
+    assert_eq!(calls[0][1], "call_9");
+    // The `{input: …}` wrapper is unwrapped only because the generation's
+    // call has exactly those arguments.
+    assert_eq!(calls[0][2], serde_json::json!({"to": "42", "amount": 500}));
+    assert_eq!(calls[0][4], "account locked");
+    // The tool definition listed as a `tool` message is not the input.
+    assert_eq!(s["turns"][0]["input"][0], "Move 500 to account 42.");
+    assert_eq!(
+        s["turns"][0]["response"],
+        "The transfer failed: the account is locked."
+    );
+}
+
+#[test]
+fn langfuse_generation_without_output_leaves_the_response_unobserved() {
+    let s = one("langfuse/output_not_captured.trace.json");
+    assert_eq!(s["id"], "sess-9");
+    assert_eq!(s["turns"][0]["response"], serde_json::Value::Null);
+    assert_eq!(s["observed"]["response"], false);
+}
+
+#[test]
+fn langfuse_real_excerpt_joins_the_tool_to_the_generation_call_by_id() {
+    let s = one("langfuse/microsoft_agent.trace.json");
+    let calls = s["turns"][0]["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{s}");
+    assert_eq!(calls[0][0], "get_weather");
+    assert_eq!(calls[0][2], serde_json::json!({"location": "Tokyo, Japan"}));
+}
+
+#[test]
+fn langfuse_detection_picks_one_reader_and_says_which() {
+    // OpenInference attributes → langfuse-otel; none → langfuse.
+    let (t, _) = auto("otel/langfuse_openinference_excerpt.json");
+    assert_eq!(t[0].metadata["format"], "langfuse-otel");
+    let (t, _) = auto("langfuse/tool_error.trace.json");
+    assert_eq!(t[0].metadata["format"], "langfuse");
+    // The explicit format reads an OpenInference export by its own fields.
+    let opts = ImportOptions {
+        format: TraceFormat::Langfuse,
+        ..ImportOptions::default()
+    };
+    let (t, _) = import(&fixture("otel/langfuse_openinference_excerpt.json"), &opts).unwrap();
+    assert_eq!(t[0].metadata["format"], "langfuse");
+}
+
+#[test]
+fn langfuse_fixtures_agree_with_the_independent_count() {
+    let files = files_in(&fixture("langfuse"), &["json"]);
+    assert_eq!(agree_with_script(&files), files.len());
+}
+
+#[test]
+fn langchain_constructors_and_invalid_calls_are_read_never_dropped() {
+    for format in [TraceFormat::Langchain, TraceFormat::Auto] {
+        let opts = ImportOptions {
+            format,
+            ..ImportOptions::default()
+        };
+        let (t, o) = import(&fixture("langchain/constructors.jsonl"), &opts).unwrap();
+        assert_eq!(t.len(), 1, "{format:?}: {o:?}");
+        let s = summary(&t[0]);
+        let calls = s["turns"][0]["calls"].as_array().unwrap();
+        assert_eq!(calls.len(), 2, "{s}");
+        assert_eq!(calls[0][0], "transfer_funds");
+        assert_eq!(calls[0][3], "done");
+        // An invalid call was made and errored; its arguments stay the
+        // recorded text (a Python repr), never `{}`.
+        assert_eq!(calls[1][0], "delete_file");
+        assert_eq!(calls[1][2], "{'path': '/'}");
+        assert!(
+            calls[1][4].as_str().unwrap().contains("not valid JSON"),
+            "{s}"
+        );
+        // An unknown message type is an error naming the field.
+        assert_eq!(o.len(), 1, "{o:?}");
+        assert!(
+            o[0].contains("/messages/1/type") && o[0].contains("robot"),
+            "{o:?}"
+        );
+    }
+}

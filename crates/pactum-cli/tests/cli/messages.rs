@@ -1,4 +1,5 @@
-//! Provider recordings graded end to end: in every format a prohibited
+//! Provider and framework recordings (Anthropic, Gemini, Langfuse,
+//! LangSmith, LangChain messages) graded end to end: in every format a prohibited
 //! call present fails its trace (an errored call too: it was made); a
 //! reply whose content was not recorded leaves text checks undetermined.
 
@@ -40,6 +41,10 @@ fn a_prohibited_call_fails_its_trace_in_every_provider_format() {
             "anthropic_tool_error_cassette.yaml",
             "gemini_weather_cassette.yaml",
             "gemini_order_join.yaml",
+            "langfuse_microsoft_agent.json",
+            "langfuse_tool_error.json",
+            "langsmith_agent_with_tool_run.json",
+            "langchain_constructors.jsonl",
         ],
         &[],
     );
@@ -51,6 +56,10 @@ fn a_prohibited_call_fails_its_trace_in_every_provider_format() {
         "anthropic_tool_error_cassette.yaml#1",
         "gemini_weather_cassette.yaml#1",
         "gemini_order_join.yaml#1",
+        "8e419d3288419b5d944270505640e183",
+        "lf-tool-error",
+        "00000000-0000-4000-8000-000000000001",
+        "lc-1",
     ] {
         assert_eq!(
             st.get(id).map(String::as_str),
@@ -68,10 +77,16 @@ fn a_prohibited_call_fails_its_trace_in_every_provider_format() {
         ),
         "violated"
     );
-    assert_eq!(
-        verdict(&report, "gemini_order_join.yaml#1", "no-transfer"),
-        "violated"
-    );
+    for id in [
+        "gemini_order_join.yaml#1",
+        "lf-tool-error",
+        "00000000-0000-4000-8000-000000000001",
+        "lc-1",
+    ] {
+        assert_eq!(verdict(&report, id, "no-transfer"), "violated", "{id}");
+    }
+    // An invalid LangChain call was made: `delete_file` is violated too.
+    assert_eq!(verdict(&report, "lc-1", "no-delete"), "violated");
 }
 
 #[test]

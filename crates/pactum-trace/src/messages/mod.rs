@@ -477,6 +477,7 @@ pub(crate) fn finish_trace(
         id: None,
         ended_by: Vec::new(),
         error_prefix: None,
+        langchain: false,
     };
     let built = match openai::build_turns(messages, "", ctx, &fields) {
         Ok(b) => b,
