@@ -124,8 +124,11 @@ fn flatten(
     Ok(())
 }
 
+/// Runs, each with its JSON pointer in the record.
+type Runs = Vec<(String, Map<String, Value>)>;
+
 /// The runs of a record, patches joined to their creates.
-fn runs(doc: &Value) -> Result<Vec<(String, Map<String, Value>)>, (String, String)> {
+fn runs(doc: &Value) -> Result<Runs, (String, String)> {
     let mut posts = Vec::new();
     let mut patches = Vec::new();
     if doc.get("run_type").is_some() {

@@ -438,3 +438,30 @@ fn langchain_constructors_and_invalid_calls_are_read_never_dropped() {
         );
     }
 }
+
+#[test]
+fn a_yaml_recording_that_is_neither_or_both_is_refused_naming_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let both = dir.path().join("both.yaml");
+    std::fs::write(
+        &both,
+        "interactions:\n- request:\n    body: '{\"messages\": []}'\n    uri: https://api.anthropic.com/v1/messages\n- request:\n    body: '{\"contents\": []}'\n    uri: https://generativelanguage.googleapis.com/v1beta/models/m:generateContent\n",
+    )
+    .unwrap();
+    let e = import(&both, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("both Anthropic and Gemini"), "{e}");
+    let other = dir.path().join("other.yaml");
+    std::fs::write(&other, "interactions:\n- request:\n    body: '{}'\n    uri: https://api.openai.com/v1/chat/completions\n").unwrap();
+    let e = import(&other, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("neither Anthropic Messages"), "{e}");
+    let broken = dir.path().join("broken.yaml");
+    std::fs::write(&broken, "interactions:\n  - a: [\n").unwrap();
+    let e = import(&broken, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("invalid YAML"), "{e}");
+}
