@@ -22,7 +22,8 @@ without pactum's code, so the real-data check can compare the two:
   LLM span below it is the same call and is not counted (its output is read
   for the one call below it when that call captured none);
 * turns: a call starts one when it is the group's first, its trace differs
-  from the previous call's, or its input ends with a user/system message;
+  from the previous call's, or its input ends with a user/system message
+  that is not only tool results;
 * tool calls: the calls of each captured output, plus each tool span
   (`execute_tool`, OpenInference TOOL) that no output call accounts for
   (same id, else same name); errored calls: tool spans in error (status
@@ -155,7 +156,13 @@ def last_input_role(s):
     a = s["attrs"]
     if "gen_ai.input.messages" in a:
         m = json.loads(a["gen_ai.input.messages"]) if isinstance(a["gen_ai.input.messages"], str) else a["gen_ai.input.messages"]
-        return m[-1]["role"] if m else None
+        if not m:
+            return None
+        parts = m[-1].get("parts") or []
+        # A message of tool results only continues the loop.
+        if parts and all(p.get("type") == "tool_call_response" for p in parts):
+            return "tool"
+        return m[-1]["role"]
     i = keys_max(a, r"llm\.input_messages\.(\d+)\.")
     if i is not None:
         return a.get(f"llm.input_messages.{i}.message.role")

@@ -728,6 +728,18 @@ def _tool_def(m):
             and c.get("type") == "function" and isinstance(c.get("function"), dict) and "name" in c["function"])
 
 
+def _results_only(m):
+    """A message whose parts or content blocks are all tool results."""
+    if m.get("lc") and m.get("type") == "constructor":
+        m = m["kwargs"]
+    items = m.get("parts") if isinstance(m.get("parts"), list) else m.get("content")
+    if not isinstance(items, list) or not items:
+        return False
+    return all(isinstance(b, dict) and (b.get("type") in ("tool_call_response", "function_call_output")
+                                        or str(b.get("type", "")).endswith("tool_result")
+                                        or "functionResponse" in b) for b in items)
+
+
 def is_langfuse_native(doc):
     return isinstance(doc, dict) and isinstance(doc.get("trace"), dict) and isinstance(doc.get("observations"), list)
 
@@ -758,7 +770,8 @@ def langfuse_native_spans(doc):
             ins = _msgs(_decoded(o.get("input")), "user")
             if ins is not None:
                 ins = [m for m in ins if not _tool_def(m)]
-                attrs["gen_ai.input.messages"] = [{"role": _lf_role(m), "parts": []} for m in ins]
+                attrs["gen_ai.input.messages"] = [
+                    {"role": "tool" if _results_only(m) else _lf_role(m), "parts": []} for m in ins]
             out = _decoded(o.get("output"))
             if out is not None:
                 attrs["gen_ai.output.messages"] = [
