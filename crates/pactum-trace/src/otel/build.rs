@@ -384,7 +384,7 @@ fn one(
                     // blocks) continues the agent loop: it is no new input.
                     .is_some_and(|m| {
                         matches!(m.who, Who::User | Who::System)
-                            && !(m.text.is_none() && !m.results.is_empty())
+                            && (m.text.is_some() || m.results.is_empty())
                     });
                 if b.turns.is_empty() || last_trace != Some(s.trace_id.as_str()) || ends_on_input {
                     let input = llm.input.as_deref().map(trailing_input).unwrap_or_default();
