@@ -398,6 +398,20 @@ pub fn read_traces_with<T: Send>(
         }
         TraceFormat::Anthropic | TraceFormat::Gemini => {
             recording_options(path, opts)?;
+            if matches!(ext.as_str(), "json" | "jsonl" | "ndjson" | "csv") {
+                return Err(ImportError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    reason: format!(
+                        "--format {} reads YAML recordings (VCR cassettes{}); conversations of its messages in JSON are read by --format openai",
+                        opts.format.as_str(),
+                        if opts.format == TraceFormat::Anthropic {
+                            ", Claude Agent SDK streams"
+                        } else {
+                            ""
+                        }
+                    ),
+                });
+            }
             let provider = if opts.format == TraceFormat::Anthropic {
                 messages::Provider::Anthropic
             } else {

@@ -465,3 +465,22 @@ fn a_yaml_recording_that_is_neither_or_both_is_refused_naming_why() {
         .to_string();
     assert!(e.contains("invalid YAML"), "{e}");
 }
+
+#[test]
+fn json_conversations_under_a_provider_format_point_to_openai() {
+    let opts = ImportOptions {
+        format: TraceFormat::Anthropic,
+        ..ImportOptions::default()
+    };
+    let e = import(&fixture("anthropic_messages.jsonl"), &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--format openai"), "{e}");
+    // The same file is read as openai conversations.
+    let opts = ImportOptions {
+        observability: Some(ObservabilityLevel::ToolCalls),
+        ..ImportOptions::default()
+    };
+    let (t, o) = import(&fixture("anthropic_messages.jsonl"), &opts).unwrap();
+    assert_eq!(t.len(), 2, "{o:?}");
+}
