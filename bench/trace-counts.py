@@ -25,7 +25,8 @@ without pactum's code, so the real-data check can compare the two:
   LLM span below it is the same call and is not counted (its output is read
   for the one call below it when that call captured none);
 * turns: a call starts one when it is the group's first, its trace differs
-  from the previous call's, or its input ends with a user/system message;
+  from the previous call's, or its input ends with a user/system message
+  that is not only tool results;
 * tool calls: the calls of each captured output, plus each tool span
   (`execute_tool`, OpenInference TOOL) that no output call accounts for
   (same id, else same name); errored calls: tool spans in error (status
@@ -36,6 +37,8 @@ import json
 import re
 import sys
 from pathlib import Path
+
+import trace_counts_messages  # provider and framework recordings (same folder)
 
 
 def any_value(v):
@@ -156,7 +159,13 @@ def last_input_role(s):
     a = s["attrs"]
     if "gen_ai.input.messages" in a:
         m = json.loads(a["gen_ai.input.messages"]) if isinstance(a["gen_ai.input.messages"], str) else a["gen_ai.input.messages"]
-        return m[-1]["role"] if m else None
+        if not m:
+            return None
+        parts = m[-1].get("parts") or []
+        # A message of tool results only continues the loop.
+        if parts and all(p.get("type") == "tool_call_response" for p in parts):
+            return "tool"
+        return m[-1]["role"]
     i = keys_max(a, r"llm\.input_messages\.(\d+)\.")
     if i is not None:
         return a.get(f"llm.input_messages.{i}.message.role")
@@ -344,6 +353,10 @@ def count(path):
     elif "observations" in first and any(
             "openinference.span.kind" in (langfuse_attrs(o) or {}) for o in first["observations"]):
         spans = [s for d in docs for s in langfuse_spans(d)]
+    elif trace_counts_messages.is_langfuse_native(first):
+        spans = [s for d in docs for s in trace_counts_messages.langfuse_native_spans(d)]
+    elif trace_counts_messages.is_langsmith(first):
+        spans = [s for d in docs for s in trace_counts_messages.langsmith_spans(d)]
     else:
         return "refused: not an OTLP or Jaeger document, nor a Langfuse export of OpenInference spans"
     for s in spans:
@@ -438,6 +451,9 @@ def main(argv):
         return 2
     for f in argv:
         p = Path(f)
+        if trace_counts_messages.handles(p):
+            print(f"{p.name} {trace_counts_messages.count(p)}")
+            continue
         print(f"{p.name} {count(p)}")
     return 0
 

@@ -213,6 +213,11 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
         FormatArg::LangfuseOtel => TraceFormat::LangfuseOtel,
         FormatArg::OpenaiAgents => TraceFormat::OpenaiAgents,
         FormatArg::Inspect => TraceFormat::Inspect,
+        FormatArg::Anthropic => TraceFormat::Anthropic,
+        FormatArg::Gemini => TraceFormat::Gemini,
+        FormatArg::Langsmith => TraceFormat::Langsmith,
+        FormatArg::Langfuse => TraceFormat::Langfuse,
+        FormatArg::Langchain => TraceFormat::Langchain,
         FormatArg::Openprose => return Err(
             "--format openprose reads OpenProse run directories: only `pactum grade` takes them"
                 .into(),

@@ -136,6 +136,19 @@ pub enum FormatArg {
     OpenaiAgents,
     /// An Inspect AI evaluation log (`.json` or `.eval`).
     Inspect,
+    /// Anthropic Messages traffic: a VCR cassette (YAML) or a Claude Agent
+    /// SDK message stream.
+    Anthropic,
+    /// Gemini `generateContent` traffic: a VCR cassette (YAML).
+    Gemini,
+    /// A LangSmith run tree (`{post, patch}` runs; `llm` and `tool` runs).
+    Langsmith,
+    /// A Langfuse trace export read by its own fields (GENERATION and TOOL
+    /// observations).
+    Langfuse,
+    /// Conversations of LangChain messages (dicts or LangChain.js
+    /// constructors), read as openai conversations are.
+    Langchain,
     /// OpenProse run directories (`pactum grade` only; detected when every
     /// path is a folder holding `root.prose.md`).
     Openprose,

@@ -41,7 +41,8 @@
 //!
 //! **Result shapes** ([`decode_result`]): Anthropic `*tool_result` blocks
 //! (`tool_use_id`, `content`, `is_error`), Gemini `functionResponse` parts
-//! (`name`, `response`, `id`; no id: answered by name and order),
+//! (`name`, `response`, `id`; no id: answered by name and order; a
+//! `response` with `error`, or with `status: "error"`, is the call's error),
 //! OpenTelemetry `tool_call_response` (`id`, `response` or `result`),
 //! OpenAI Responses `function_call_output` (`call_id`, `output`). Tool
 //! *messages* (`role: tool`) are [`tool_message`].
@@ -661,9 +662,17 @@ pub fn decode_result(v: &Value) -> Result<ToolResult, CallError> {
             None => Answers::Name(name),
         };
         let response = inner.get("response").filter(|r| !r.is_null()).cloned();
-        // Gemini's convention: `{"error": …}` reports a failed call.
+        // Gemini's convention: `{"error": …}` reports a failed call; so
+        // does ADK's `{"status": "error", "error_message": …}` (the tool
+        // said it failed; its message is the error).
         let error = match response.as_ref().and_then(|r| r.get("error")) {
-            None | Some(Value::Null) => None,
+            None | Some(Value::Null) => response
+                .as_ref()
+                .filter(|r| r.get("status").and_then(Value::as_str) == Some("error"))
+                .map(|r| match r.get("error_message") {
+                    Some(Value::String(s)) if !s.is_empty() => s.clone(),
+                    _ => "the tool reported `status: error`".to_string(),
+                }),
             Some(Value::String(s)) => Some(s.clone()),
             Some(other) => Some(other.to_string()),
         };

@@ -1,6 +1,7 @@
 //! Imports one trace file and prints what it held, with the wall time:
 //! `cargo run --release -p pactum-trace --example count_traces -- FILE [FORMAT] [LEVEL] [MESSAGES_FIELD]`
-//! (FORMAT: auto, pactum, openai, otlp, jaeger, langfuse-otel, openai-agents, inspect; LEVEL: response_only, tool_calls, full).
+//! (FORMAT: auto, pactum, openai, otlp, jaeger, langfuse-otel, openai-agents, inspect,
+//! anthropic, gemini, langfuse, langsmith, langchain; LEVEL: response_only, tool_calls, full).
 //! Used to measure import throughput and peak memory on large files.
 
 use std::ops::ControlFlow;
@@ -13,7 +14,7 @@ use pactum_trace::{read_traces, ImportOptions, Item, TraceFormat};
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.first().map(PathBuf::from) else {
-        eprintln!("usage: count_traces FILE [auto|pactum|openai|otlp|jaeger|langfuse-otel|openai-agents|inspect] [LEVEL] [MESSAGES_FIELD]");
+        eprintln!("usage: count_traces FILE [auto|pactum|openai|otlp|jaeger|langfuse-otel|openai-agents|inspect|anthropic|gemini|langfuse|langsmith|langchain] [LEVEL] [MESSAGES_FIELD]");
         return std::process::ExitCode::from(2);
     };
     let format = match args.get(1).map(String::as_str) {
@@ -24,6 +25,11 @@ fn main() -> std::process::ExitCode {
         Some("langfuse-otel") => TraceFormat::LangfuseOtel,
         Some("openai-agents") => TraceFormat::OpenaiAgents,
         Some("inspect") => TraceFormat::Inspect,
+        Some("anthropic") => TraceFormat::Anthropic,
+        Some("gemini") => TraceFormat::Gemini,
+        Some("langfuse") => TraceFormat::Langfuse,
+        Some("langsmith") => TraceFormat::Langsmith,
+        Some("langchain") => TraceFormat::Langchain,
         _ => TraceFormat::Auto,
     };
     let opts = ImportOptions {

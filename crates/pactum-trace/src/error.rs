@@ -35,7 +35,7 @@ pub enum ImportError {
         source: std::io::Error,
     },
     /// `TraceFormat::Auto` could not tell the file's format.
-    #[error("cannot tell the trace format of `{path}`: {reason}; pass --format (pactum, openai, tabular, otlp, jaeger, langfuse-otel, openai-agents or inspect)")]
+    #[error("cannot tell the trace format of `{path}`: {reason}; pass --format (pactum, openai, tabular, otlp, jaeger, langfuse-otel, openai-agents, inspect, anthropic, gemini, langchain, langfuse or langsmith)")]
     UnknownFormat {
         /// The file.
         path: PathBuf,
@@ -120,6 +120,17 @@ pub enum ImportError {
     /// The document is not JSON before its records start.
     #[error("{path}:{line}: invalid JSON: {message}")]
     Syntax {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A YAML recording (a VCR cassette, a Claude Agent SDK stream) that
+    /// cannot be read as YAML.
+    #[error("{path}:{line}: invalid YAML: {message}")]
+    Yaml {
         /// The file.
         path: PathBuf,
         /// 1-based line.

@@ -486,6 +486,7 @@ fn sample_trace(
         id: None,
         ended_by: Vec::new(),
         error_prefix: None,
+        langchain: false,
     };
     let built = openai::build_turns(chat_msgs, "/messages", ctx, &fields)?;
     // Calls the events record and the messages do not show (an agent

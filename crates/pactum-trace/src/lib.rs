@@ -32,6 +32,9 @@ mod error;
 mod framing;
 mod inputs;
 mod inspect;
+mod langfuse;
+mod langsmith;
+mod messages;
 mod openai;
 mod otel;
 mod pactum;
@@ -99,11 +102,34 @@ pub enum TraceFormat {
     /// trace per sample and epoch (`docs/traces.md`, "Inspect AI").
     /// Samples are read one at a time.
     Inspect,
+    /// Anthropic Messages traffic: a VCR cassette (YAML) of `/v1/messages`
+    /// requests and replies (JSON or streamed), or a Claude Agent SDK
+    /// message stream (YAML `messages:`). The level comes from the data.
+    Anthropic,
+    /// Gemini `generateContent` traffic recorded as a VCR cassette (YAML):
+    /// request `contents`, reply `candidates[0].content`.
+    Gemini,
+    /// A LangSmith run tree (`{post: [run], patch: [run]}`, a run, or
+    /// runs with `child_runs`): `llm` runs are LLM calls, `tool` runs tool
+    /// executions, read as [`TraceFormat::Otlp`] reads spans.
+    Langsmith,
+    /// A Langfuse trace export (`{trace, observations}`) read by its own
+    /// fields: `GENERATION` input/output messages, `TOOL` observations
+    /// (and spans named after a tool), `level: ERROR`. Detected when its
+    /// observations carry no OpenInference attributes (else
+    /// [`TraceFormat::LangfuseOtel`]).
+    Langfuse,
+    /// Conversations of LangChain messages: read as [`TraceFormat::Openai`]
+    /// (same records, flags and rules), every message without `role`
+    /// taken as a LangChain message dict (`type`) or LangChain.js
+    /// constructor (`{lc, type: "constructor", id, kwargs}`).
+    Langchain,
 }
 
 impl TraceFormat {
     /// The `--format` name: `auto`, `pactum`, `openai`, `tabular`, `otlp`,
-    /// `jaeger`, `langfuse-otel`, `openai-agents`, `inspect`.
+    /// `jaeger`, `langfuse-otel`, `openai-agents`, `inspect`, `anthropic`,
+    /// `gemini`, `langsmith`, `langfuse`, `langchain`.
     pub fn as_str(self) -> &'static str {
         match self {
             TraceFormat::Auto => "auto",
@@ -115,6 +141,11 @@ impl TraceFormat {
             TraceFormat::LangfuseOtel => "langfuse-otel",
             TraceFormat::OpenaiAgents => "openai-agents",
             TraceFormat::Inspect => "inspect",
+            TraceFormat::Anthropic => "anthropic",
+            TraceFormat::Gemini => "gemini",
+            TraceFormat::Langsmith => "langsmith",
+            TraceFormat::Langfuse => "langfuse",
+            TraceFormat::Langchain => "langchain",
         }
     }
 }
@@ -367,11 +398,17 @@ pub fn read_traces_with<T: Send>(
             )
         }
         TraceFormat::Pactum => (framing_of(path, &ext, false)?, Plan::Pactum),
-        TraceFormat::Otlp | TraceFormat::Jaeger | TraceFormat::LangfuseOtel => {
+        TraceFormat::Otlp
+        | TraceFormat::Jaeger
+        | TraceFormat::LangfuseOtel
+        | TraceFormat::Langsmith
+        | TraceFormat::Langfuse => {
             otel_options(path, opts)?;
             let which = match opts.format {
                 TraceFormat::Otlp => otel::OtelKind::Otlp,
                 TraceFormat::Jaeger => otel::OtelKind::Jaeger,
+                TraceFormat::Langsmith => otel::OtelKind::Langsmith,
+                TraceFormat::Langfuse => otel::OtelKind::Langfuse,
                 _ => otel::OtelKind::LangfuseOtel,
             };
             let framing = framing_of(path, &ext, false)?;
@@ -399,16 +436,46 @@ pub fn read_traces_with<T: Send>(
             }
             return Ok(emit.stats);
         }
-        TraceFormat::Openai => (
+        TraceFormat::Anthropic | TraceFormat::Gemini => {
+            recording_options(path, opts)?;
+            if matches!(ext.as_str(), "json" | "jsonl" | "ndjson" | "csv") {
+                return Err(ImportError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    reason: format!(
+                        "--format {} reads YAML recordings (VCR cassettes{}); conversations of its messages in JSON are read by --format openai",
+                        opts.format.as_str(),
+                        if opts.format == TraceFormat::Anthropic {
+                            ", Claude Agent SDK streams"
+                        } else {
+                            ""
+                        }
+                    ),
+                });
+            }
+            let provider = if opts.format == TraceFormat::Anthropic {
+                messages::Provider::Anthropic
+            } else {
+                messages::Provider::Gemini
+            };
+            messages::read_yaml(path, Some(provider), opts.observability, &mut emit)?;
+            return Ok(emit.stats);
+        }
+        TraceFormat::Openai | TraceFormat::Langchain => (
             framing_of(path, &ext, false)?,
             Plan::Openai(OpenaiFields {
                 messages: messages.unwrap_or_else(|| Pointer::key("messages")),
                 id: id_field,
                 ended_by: opts.ended_by.clone(),
                 error_prefix: opts.tool_error_prefix.clone(),
+                langchain: opts.format == TraceFormat::Langchain,
             }),
         ),
         TraceFormat::Auto => match ext.as_str() {
+            "yaml" | "yml" => {
+                recording_options(path, opts)?;
+                messages::read_yaml(path, None, opts.observability, &mut emit)?;
+                return Ok(emit.stats);
+            }
             "csv" => {
                 let (map, level) = tabular_setup()?;
                 let file = open(path)?;
@@ -465,7 +532,8 @@ pub fn read_traces_with<T: Send>(
             _ => {
                 return Err(ImportError::UnknownFormat {
                     path: path.to_path_buf(),
-                    reason: "its extension is not .json, .jsonl, .ndjson, .csv or .eval".into(),
+                    reason: "its extension is not .json, .jsonl, .ndjson, .csv, .eval, .yaml or .yml"
+                        .into(),
                 })
             }
         },
@@ -493,6 +561,34 @@ const CASSETTE: &str = "a YAML file: pactum reads the Agents SDK's trace export 
 fn otel_options(path: &Path, opts: &ImportOptions) -> Result<(), ImportError> {
     const PLACED: &str = "OpenTelemetry spans are read by their conventions: the trace id is the conversation, session or trace id";
     const CHAT: &str = "it reads chat-message conversations (the openai format) only; a span's status says whether a call failed, and a trace ends when its spans do";
+    let given = [
+        ("--records-field", opts.records_pointer.is_some(), PLACED),
+        ("--id-field", opts.id_pointer.is_some(), PLACED),
+        ("--messages-field", opts.messages_pointer.is_some(), PLACED),
+        ("--prompt-column", opts.columns.is_some(), PLACED),
+        ("--ended-by", !opts.ended_by.is_empty(), CHAT),
+        (
+            "--tool-error-prefix",
+            opts.tool_error_prefix.is_some(),
+            CHAT,
+        ),
+    ];
+    match given.into_iter().find(|(_, on, _)| *on) {
+        Some((option, _, reason)) => Err(ImportError::UnsupportedOption {
+            path: path.to_path_buf(),
+            option,
+            reason,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Provider recordings say where everything is: the flags that place
+/// things in a record, or read chat conversations, are refused.
+fn recording_options(path: &Path, opts: &ImportOptions) -> Result<(), ImportError> {
+    const PLACED: &str =
+        "a provider recording is read by its API's shape: the request's messages and the reply";
+    const CHAT: &str = "it reads chat-message conversations (the openai format) only";
     let given = [
         ("--records-field", opts.records_pointer.is_some(), PLACED),
         ("--id-field", opts.id_pointer.is_some(), PLACED),
@@ -729,6 +825,7 @@ fn detect(
                 id: id_field.clone(),
                 ended_by: opts.ended_by.clone(),
                 error_prefix: opts.tool_error_prefix.clone(),
+                langchain: opts.format == TraceFormat::Langchain,
             }));
         } else if let Some(c) = columns.as_ref().filter(|c| c.matches(&v)) {
             found = Some(Plan::TabularJson(c.clone()));

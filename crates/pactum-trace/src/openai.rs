@@ -49,6 +49,9 @@ pub(crate) struct OpenaiFields {
     pub ended_by: Vec<EndMarker>,
     /// `--tool-error-prefix`: a text result starting with it is an error.
     pub error_prefix: Option<String>,
+    /// `--format langchain`: every message without `role` is a LangChain
+    /// message. Otherwise only LangChain.js constructors are normalised.
+    pub langchain: bool,
 }
 
 /// Converts one record.
@@ -105,6 +108,22 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) 
     let Some(Value::Array(messages)) = fields.messages.take(&mut record) else {
         return Conv::Error(ctx.error(Some(at), "expected an array of messages"));
     };
+    // LangChain.js serialises messages as constructors; with `--format
+    // langchain`, LangChain dicts too: both become `{role, …}`.
+    let mut normalised = Vec::with_capacity(messages.len());
+    for (i, m) in messages.into_iter().enumerate() {
+        let constructor =
+            m.get("lc").is_some() && m.get("type").and_then(Value::as_str) == Some("constructor");
+        if constructor || (fields.langchain && m.get("role").is_none()) {
+            match crate::messages::langchain::to_role_message(&m, &format!("{at}/{i}")) {
+                Ok(v) => normalised.push(v),
+                Err((field, msg)) => return Conv::Error(ctx.error(Some(&field), msg)),
+            }
+        } else {
+            normalised.push(m);
+        }
+    }
+    let messages = normalised;
     let built = match build_turns(messages, at, ctx, fields) {
         Ok(built) => built,
         Err(e) => return Conv::Error(e),

@@ -10,6 +10,7 @@ mod commands;
 mod example;
 mod exit_codes;
 mod html;
+mod messages;
 mod otel;
 mod output_flags;
 mod parallel;

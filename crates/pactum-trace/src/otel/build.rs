@@ -14,8 +14,8 @@
 //! * **Turns.** LLM calls in start order; a call starts a turn when it is
 //!   the first, when it belongs to another OpenTelemetry trace than the
 //!   previous call, or when its captured input ends with a user or system
-//!   message (a call whose input ends with tool results continues the
-//!   agent loop). The turn's input is that trailing run of user and system
+//!   message that is not only tool results (a call whose input ends with
+//!   tool results continues the agent loop). The turn's input is that trailing run of user and system
 //!   messages.
 //! * **Responses.** Each call's output text (an empty text when it only
 //!   called tools) joined with a blank line; `None` when any call of the
@@ -379,7 +379,13 @@ fn one(
                     .input
                     .as_ref()
                     .and_then(|m| m.last())
-                    .is_some_and(|m| matches!(m.who, Who::User | Who::System));
+                    // A user message that only carries tool results (GenAI
+                    // `tool_call_response` parts, Anthropic `tool_result`
+                    // blocks) continues the agent loop: it is no new input.
+                    .is_some_and(|m| {
+                        matches!(m.who, Who::User | Who::System)
+                            && (m.text.is_some() || m.results.is_empty())
+                    });
                 if b.turns.is_empty() || last_trace != Some(s.trace_id.as_str()) || ends_on_input {
                     let input = llm.input.as_deref().map(trailing_input).unwrap_or_default();
                     b.new_turn(input);

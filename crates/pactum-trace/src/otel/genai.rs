@@ -502,6 +502,9 @@ fn list_of(
 }
 
 fn input(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
+    if let Some(v) = s.attrs.get(crate::langsmith::CHAT_INPUT) {
+        return list_of(v.clone(), "inputs.messages", openai_msg).map(Some);
+    }
     if let Some(v) = s.attrs.get("gen_ai.input.messages") {
         return genai_list(v, "gen_ai.input.messages").map(Some);
     }
@@ -566,6 +569,9 @@ fn event_body(e: &super::span::Event, field: &str) -> Result<Map<String, Value>,
 }
 
 fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
+    if let Some(v) = s.attrs.get(crate::langsmith::CHAT_OUTPUT) {
+        return list_of(v.clone(), "outputs", openai_msg).map(Some);
+    }
     if let Some(v) = s.attrs.get("gen_ai.output.messages") {
         return genai_list(v, "gen_ai.output.messages").map(Some);
     }

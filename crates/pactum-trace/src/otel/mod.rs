@@ -46,6 +46,10 @@ pub(crate) enum OtelKind {
     /// A Langfuse trace export whose observations kept their OpenInference
     /// span attributes (`metadata.attributes`).
     LangfuseOtel,
+    /// A LangSmith run tree (`crate::langsmith`): runs read as spans.
+    Langsmith,
+    /// A Langfuse export read by its own fields (`crate::langfuse`).
+    Langfuse,
 }
 
 impl OtelKind {
@@ -54,6 +58,8 @@ impl OtelKind {
             OtelKind::Otlp => "otlp",
             OtelKind::Jaeger => "jaeger",
             OtelKind::LangfuseOtel => "langfuse-otel",
+            OtelKind::Langsmith => "langsmith",
+            OtelKind::Langfuse => "langfuse",
         }
     }
 }
@@ -100,6 +106,8 @@ pub(crate) fn read<T>(
             OtelKind::Otlp => span::otlp(&doc, line),
             OtelKind::Jaeger => span::jaeger(&doc, line),
             OtelKind::LangfuseOtel => span::langfuse(&doc, line),
+            OtelKind::Langsmith => crate::langsmith::spans(&doc, line),
+            OtelKind::Langfuse => crate::langfuse::spans(&doc, line),
         };
         for e in errors {
             let re = RecordError::new(&display, line, Some(e.field), e.message);
@@ -175,5 +183,10 @@ pub(crate) fn read<T>(
 
 /// Whether a record is an OpenTelemetry export, and which.
 pub(crate) fn sniff(v: &Value) -> Option<OtelKind> {
-    span::sniff(v)
+    if crate::langsmith::sniff(v) {
+        return Some(OtelKind::Langsmith);
+    }
+    // A Langfuse export whose observations kept OpenInference attributes
+    // is read by them (langfuse-otel); any other by its own fields.
+    span::sniff(v).or_else(|| crate::langfuse::sniff(v).then_some(OtelKind::Langfuse))
 }

@@ -86,9 +86,9 @@ pub(crate) struct SpanError {
     pub message: String,
 }
 
-type Found = (Vec<Span>, Vec<SpanError>);
+pub(crate) type Found = (Vec<Span>, Vec<SpanError>);
 
-fn err(trace_id: Option<&str>, field: String, message: impl Into<String>) -> SpanError {
+pub(crate) fn err(trace_id: Option<&str>, field: String, message: impl Into<String>) -> SpanError {
     SpanError {
         trace_id: trace_id.map(str::to_string),
         field,
@@ -217,7 +217,7 @@ fn nanos(v: Option<&Value>) -> Option<u64> {
     }
 }
 
-fn id_str(v: Option<&Value>) -> Option<String> {
+pub(crate) fn id_str(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_ascii_lowercase()),
         _ => None,
