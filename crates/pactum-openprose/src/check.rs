@@ -56,6 +56,8 @@ use std::sync::LazyLock;
 use pactum_core::echo::{only_copied, Echoes, Quoting};
 
 use regex::Regex;
+
+use crate::rendered::{self, meaningful, range_of, render};
 use serde_json::Value;
 
 /// A unit a count applies to.
@@ -691,80 +693,68 @@ pub fn as_json(content: &str) -> Option<Value> {
     pactum_core::json::parse_strict(inner.trim()).ok()
 }
 
-/// The top-level items of each list of `content`, list by list: items
-/// separated only by blank lines, nested lines or lines continuing an
-/// item; a top-level line of other text after a blank line ends the list.
-fn list_blocks(content: &str) -> Vec<Vec<&str>> {
-    let mut out: Vec<Vec<&str>> = Vec::new();
-    let mut open = false;
-    let mut after_blank = false;
-    for l in outside_code(content) {
-        let t = l.trim_start();
-        if pactum_core::text::is_blank(l) {
-            after_blank = true;
-            continue;
-        }
-        if top_level(l) && (bullet(t) || numbered(t)) {
-            if !open {
-                out.push(Vec::new());
-                open = true;
-            }
-            if let Some(b) = out.last_mut() {
-                b.push(l);
-            }
-        } else if top_level(l) && (after_blank || !open || structural(t)) {
-            open = false;
-        }
-        after_blank = false;
-    }
-    out
-}
-
-/// Whether a line is a heading, a table row, a blockquote or a break:
-/// it ends a list even with no blank line before it.
-fn structural(t: &str) -> bool {
-    t.starts_with(['#', '|', '>'])
-        || (t.len() >= 3 && t.chars().all(|c| matches!(c, '-' | '*' | '_' | '=' | ' ')))
-}
-
 /// Whether the output holds a list whose every top-level item is of the
-/// kind `is_kind` tells (a list mixing `1.` and `-` items is neither a
-/// numbered nor a bulleted list).
-fn one_kind_of_list(
-    content: &str,
-    is_kind: fn(&str) -> bool,
-    kind: &str,
-    example: &str,
-) -> Finding {
-    let blocks = list_blocks(content);
-    let pure = blocks
-        .iter()
-        .find(|b| b.iter().all(|l| is_kind(l.trim_start())));
+/// kind `ordered` tells (a list mixing `1.` and `-` items, parted only by
+/// blank lines, is neither a numbered nor a bulleted list), read over
+/// what renders (in a blockquote too).
+fn one_kind_of_list(content: &str, ordered: bool, kind: &str, example: &str) -> Finding {
+    let r = render(content);
+    let pure = (0..r.groups.len())
+        .find(|i| r.group_items[*i] > 0 && r.groups[*i].iter().all(|o| *o == ordered));
     match pure {
-        Some(items) => finding(
+        Some(i) => finding(
             Some(true),
-            format!("a {kind} list of {} item(s)", items.len()),
-            items.first().map(|q| q.trim().to_string()),
+            format!("a {kind} list of {} item(s)", r.group_items[i]),
+            Some(r.group_lines[i].clone()),
         ),
-        None if blocks
-            .iter()
-            .any(|b| b.iter().any(|l| is_kind(l.trim_start()))) =>
-        {
-            finding(
-                Some(false),
-                format!("a list mixing {kind} items ({example}) with items of another kind is no {kind} list"),
-                None,
-            )
-        }
+        None if r.groups.iter().any(|g| g.contains(&ordered)) => finding(
+            Some(false),
+            format!("a list mixing {kind} items ({example}) with items of another kind is no {kind} list"),
+            None,
+        ),
         None => finding(Some(false), format!("no {kind} list item ({example})"), None),
     }
 }
 
-fn list_items(content: &str) -> Vec<&str> {
-    outside_code(content)
-        .into_iter()
-        .filter(|l| top_level(l) && (bullet(l.trim_start()) || numbered(l.trim_start())))
-        .collect()
+/// Whether the format `m` renders anywhere in `content` (an empty item,
+/// heading or header-only table too), for a negated format: `None` when
+/// `m` is no format.
+fn format_renders(m: &Measure, content: &str, json: Option<&Value>) -> Option<(bool, String)> {
+    let r = render(content);
+    let (present, what) = match m {
+        Measure::Headings => (
+            !r.headings.is_empty() || r.html_headings > 0,
+            "a heading renders",
+        ),
+        Measure::Table => (
+            !r.tables.is_empty() || rendered::html_rows(&r),
+            "a table renders",
+        ),
+        Measure::NumberedList => (
+            r.any_ordered || r.tags.contains("ol"),
+            "a numbered list renders",
+        ),
+        Measure::BulletList => (
+            r.any_bullet || r.tags.contains("ul") || r.tags.contains("menu"),
+            "a bulleted list renders",
+        ),
+        Measure::List => (
+            matches!(json, Some(Value::Array(_)))
+                || r.any_ordered
+                || r.any_bullet
+                || rendered::html_items(&r),
+            "a list renders",
+        ),
+        _ => return None,
+    };
+    Some((
+        present,
+        if present {
+            what.to_string()
+        } else {
+            format!("no such format renders ({})", what.replace(" renders", ""))
+        },
+    ))
 }
 
 /// A line's indentation in columns, a tab advancing to the next multiple
@@ -803,39 +793,6 @@ fn numbered(t: &str) -> bool {
         && t[digits..]
             .strip_prefix(['.', ')'])
             .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
-}
-
-/// The headings of `content`, as lines: ATX (`# …`, indented by at most
-/// three spaces), setext (a paragraph line underlined by `===` or `---`)
-/// and HTML (`<h1>`…`<h6>`).
-fn headings(content: &str) -> Vec<&str> {
-    static HTML_HEADING: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<h[1-6](?:\s[^>]*)?>"));
-    let lines = outside_code(content);
-    let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        let t = l.trim_start_matches(' ');
-        let atx = {
-            let h = t.chars().take_while(|c| *c == '#').count();
-            l.len() - t.len() < 4
-                && (1..=6).contains(&h)
-                && t[h..].starts_with([' ', '\t'])
-                && has_content(&t[h..].replace('#', ""))
-        };
-        let setext = lines.get(i + 1).is_some_and(|u| {
-            let u = u.trim();
-            !u.is_empty()
-                && (u.chars().all(|c| c == '=') || u.chars().all(|c| c == '-'))
-                && has_content(l)
-                && !bullet(l.trim_start())
-                && !numbered(l.trim_start())
-                && !l.trim_start().starts_with(['>', '|', '#'])
-                && (i == 0 || pactum_core::text::is_blank(lines[i - 1]))
-        });
-        if atx || setext || HTML_HEADING.is_match(l) {
-            out.push(*l);
-        }
-    }
-    out
 }
 
 /// The lines outside fenced code blocks (```` ``` ```` or `~~~`, closed
@@ -909,33 +866,6 @@ fn tables(content: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
     out
 }
 
-fn paragraphs(content: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur: Vec<&str> = Vec::new();
-    let flush = |cur: &mut Vec<&str>, out: &mut Vec<String>| {
-        if !cur.is_empty() {
-            out.push(cur.join(" "));
-            cur.clear();
-        }
-    };
-    for l in outside_code(content) {
-        let t = l.trim();
-        let structural = t.starts_with('#')
-            || t.starts_with('|')
-            || bullet(t)
-            || numbered(t)
-            || t.starts_with('>')
-            || !has_content(&t.replace(['#', '>', '|', '=', '`', '~'], ""));
-        if t.is_empty() || structural {
-            flush(&mut cur, &mut out);
-        } else {
-            cur.push(t);
-        }
-    }
-    flush(&mut cur, &mut out);
-    out
-}
-
 static URL: LazyLock<Regex> = LazyLock::new(|| re(r#"https?://[^\s)\]>"'|]+"#));
 
 fn urls(content: &str) -> BTreeSet<String> {
@@ -980,6 +910,13 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
+            }
+            if let Some((present, why)) = format_renders(inner, content, json.as_ref()) {
+                return finding(
+                    Some(!present),
+                    format!("the clause negates it, and {why}"),
+                    None,
+                );
             }
             let f = measure_in(inner, content, json.as_ref(), &[]);
             match f.held {
@@ -1291,6 +1228,11 @@ const PLACEHOLDER: &[&str] = &[
     "pending",
 ];
 
+/// Whether `w` (lower case) is a placeholder word ([`PLACEHOLDER`]).
+pub(crate) fn is_placeholder_word(w: &str) -> bool {
+    PLACEHOLDER.contains(&w)
+}
+
 /// Whether an output renders as nothing a reader could use: blank once
 /// hidden content ([`without_hidden`]) and character references are
 /// removed, nothing but Markdown marks (`-`, `#`, `* * *`, `>`, an empty
@@ -1379,65 +1321,82 @@ fn measure_in(
                 Some(first_line(content)),
             ),
         },
-        Measure::Table => match tables(content).first() {
-            Some((h, rows)) if !rows.is_empty() => finding(
-                Some(true),
-                format!(
-                    "a table with {} column(s) and {} row(s)",
-                    h.len(),
-                    rows.len()
+        Measure::Table => {
+            let r = render(content);
+            let best = r.tables.iter().find_map(|t| {
+                let rows = t.rows.iter().filter(|p| meaningful(&p.text)).count();
+                (rows > 0).then_some((t, rows))
+            });
+            match best {
+                Some((t, rows)) => finding(
+                    Some(true),
+                    format!(
+                        "a table with {} column(s) and {rows} row(s)",
+                        t.header.len()
+                    ),
+                    Some(format!("| {} |", t.header.join(" | "))),
                 ),
-                Some(format!("| {} |", h.join(" | "))),
-            ),
-            // An HTML table (seen only where tags are: a negated measure
-            // reads the output as written).
-            _ if HTML_TABLE.is_match(content) => finding(
-                Some(true),
-                "an HTML table (`<table>`)".into(),
-                HTML_TABLE.find(content).map(|m| m.as_str().to_string()),
-            ),
-            _ => finding(
-                Some(false),
-                "no Markdown table (header, `|---|` row, at least one row)".into(),
-                None,
-            ),
-        },
+                // An HTML table (seen only where tags are: a negated measure
+                // reads the output as written).
+                None if HTML_TABLE.is_match(content) => finding(
+                    Some(true),
+                    "an HTML table (`<table>`)".into(),
+                    HTML_TABLE.find(content).map(|m| m.as_str().to_string()),
+                ),
+                None => finding(
+                    Some(false),
+                    "no Markdown table (header, `|---|` row, at least one row)".into(),
+                    None,
+                ),
+            }
+        }
         Measure::NumberedList => html_list_or(
-            one_kind_of_list(content, numbered, "numbered", "`1. …`"),
+            one_kind_of_list(content, true, "numbered", "`1. …`"),
             content,
             &HTML_OL,
         ),
         Measure::BulletList => html_list_or(
-            one_kind_of_list(content, bullet, "bulleted", "`- …`"),
+            one_kind_of_list(content, false, "bulleted", "`- …`"),
             content,
             &HTML_UL,
         ),
-        Measure::List => match (json, list_blocks(content).first()) {
-            (Some(Value::Array(_)), _) => {
-                finding(Some(true), "the output is a JSON array".into(), None)
+        Measure::List => {
+            let r = render(content);
+            let group = r
+                .group_items
+                .iter()
+                .position(|n| *n > 0)
+                .map(|i| (r.group_items[i], r.group_lines[i].clone()));
+            match (json, group) {
+                (Some(Value::Array(_)), _) => {
+                    finding(Some(true), "the output is a JSON array".into(), None)
+                }
+                (_, Some((n, line))) => {
+                    finding(Some(true), format!("a list of {n} item(s)"), Some(line))
+                }
+                _ if HTML_UL.is_match(content) || HTML_OL.is_match(content) => {
+                    finding(Some(true), "an HTML list (`<ul>` / `<ol>`)".into(), None)
+                }
+                _ => finding(
+                    Some(false),
+                    "no list (a Markdown list item `- …` / `1. …`, or a JSON array)".into(),
+                    None,
+                ),
             }
-            (_, Some(items)) => finding(
-                Some(true),
-                format!("a list of {} item(s)", items.len()),
-                items.first().map(|q| q.trim().to_string()),
-            ),
-            _ if HTML_UL.is_match(content) || HTML_OL.is_match(content) => {
-                finding(Some(true), "an HTML list (`<ul>` / `<ol>`)".into(), None)
+        }
+        Measure::Headings => {
+            let r = render(content);
+            let (lo, _, first) = range_of(&r.headings);
+            match first {
+                Some(h) => finding(Some(true), format!("{lo} heading(s)"), Some(h)),
+                None if r.html_headings > 0 => finding(
+                    Some(true),
+                    format!("{} HTML heading(s)", r.html_headings),
+                    None,
+                ),
+                None => finding(Some(false), "no Markdown heading (`# …`)".into(), None),
             }
-            _ => finding(
-                Some(false),
-                "no list (a Markdown list item `- …` / `1. …`, or a JSON array)".into(),
-                None,
-            ),
-        },
-        Measure::Headings => match headings(content).first() {
-            Some(h) => finding(
-                Some(true),
-                format!("{} heading(s)", headings(content).len()),
-                Some(h.trim().to_string()),
-            ),
-            None => finding(Some(false), "no Markdown heading (`# …`)".into(), None),
-        },
+        }
         Measure::Contains(text) => {
             let Ok(r) = regex::RegexBuilder::new(&regex::escape(text))
                 .case_insensitive(true)
@@ -1481,6 +1440,13 @@ fn measure_in(
             }
         }
         Measure::Not(inner) => {
+            if let Some((present, why)) = format_renders(inner, content, json) {
+                return finding(
+                    Some(!present),
+                    format!("the clause negates it, and {why}"),
+                    None,
+                );
+            }
             let f = measure_in(inner, content, json, &[]);
             match f.held {
                 Some(held) => finding(
@@ -1492,62 +1458,98 @@ fn measure_in(
             }
         }
         Measure::Count { unit, min, max } => {
-            let (n, what, quote) = match count(unit, content, json, inputs) {
+            let (lo, hi, what, quote) = match count(unit, content, json, inputs) {
                 Ok(x) => x,
                 Err(why) => return finding(None, why, None),
             };
-            let held = n >= *min && max.is_none_or(|m| n <= m);
             let want = match max {
                 None => format!("at least {min}"),
                 Some(m) if m == min => format!("exactly {min}"),
                 Some(m) if *min == 0 => format!("at most {m}"),
                 Some(m) => format!("{min} to {m}"),
             };
-            finding(
-                Some(held),
-                format!("counted {n} {what}; the clause asks for {want}"),
-                quote,
-            )
+            // Held only when every reading of the count meets the bounds;
+            // broken only when none can.
+            let held = lo >= *min && max.is_none_or(|m| hi.is_some_and(|h| h <= m));
+            let broken = hi.is_some_and(|h| h < *min) || max.is_some_and(|m| lo > m);
+            let verdict = if held {
+                Some(true)
+            } else if broken {
+                Some(false)
+            } else {
+                None
+            };
+            let detail = match hi {
+                Some(h) if h == lo => format!("counted {lo} {what}; the clause asks for {want}"),
+                Some(h) => format!(
+                    "counted {lo} {what} a reader can use, {h} as written (blank, placeholder or repeated ones too); the clause asks for {want}"
+                ),
+                None => format!(
+                    "counted {lo} {what}, and the output holds HTML whose {what} are not counted; the clause asks for {want}"
+                ),
+            };
+            finding(verdict, detail, quote)
         }
         Measure::Each { item, fields } => each(item, fields, content, json),
     }
 }
 
-type Counted = (u64, String, Option<String>);
+/// A count read two ways: the units a reader can use, each once (low),
+/// and every unit as written (high; `None` when HTML the count does not
+/// read may hold more), what was counted, a quote.
+type Counted = (u64, Option<u64>, String, Option<String>);
 
-/// Counts `unit` in `content`. A source is a URL not copied from one of
-/// the `inputs` (SPEC §3.4: copied input is no evidence).
+/// The pages of the URLs in `text` ([`rendered::page`]).
+fn pages(text: &str) -> BTreeSet<String> {
+    urls(text)
+        .iter()
+        .filter_map(|u| rendered::page(u))
+        .collect()
+}
+
+/// Counts `unit` in `content`, over what renders. A source is a page
+/// ([`rendered::page`]) not copied from one of the `inputs` (SPEC §3.4:
+/// copied input is no evidence).
 fn count(
     unit: &Unit,
     content: &str,
     json: Option<&Value>,
     inputs: &[Cow<'_, str>],
 ) -> Result<Counted, String> {
-    let given: BTreeSet<String> = inputs.iter().flat_map(|i| urls(i)).collect();
-    let items = |what: &str| -> Result<Counted, String> {
-        if let Some(Value::Array(a)) = json {
-            // A blank string, `null`, or an array or object of such only,
-            // is no item.
-            return Ok((
-                a.iter().filter(|v| has_value(v)).count() as u64,
-                format!("{what} (JSON array elements holding a value)"),
-                None,
-            ));
-        }
-        if json.is_some() {
-            return Err(format!(
-                "the output is JSON but not an array: its {what} cannot be counted"
-            ));
-        }
-        let l = list_items(content);
-        Ok((
-            l.len() as u64,
-            format!("{what} (list items)"),
-            l.first().map(|q| q.trim().to_string()),
-        ))
-    };
+    let given: BTreeSet<String> = inputs.iter().flat_map(|i| pages(i)).collect();
+    let exact = |n: u64, what: String, quote: Option<String>| Ok((n, Some(n), what, quote));
+    if json.is_some() && !matches!(unit, Unit::Items | Unit::Sources | Unit::Words) {
+        return match unit {
+            Unit::Paragraphs => Err("the output is JSON: it has no paragraphs to count".into()),
+            Unit::Rows => exact(0, "table rows (no table)".into(), None),
+            _ => exact(0, "headings".into(), None),
+        };
+    }
+    let r = render(content);
     match unit {
-        Unit::Items => items("items"),
+        Unit::Items => {
+            if let Some(Value::Array(a)) = json {
+                // A blank string, `null`, or an array or object of such
+                // only, is no item.
+                return exact(
+                    a.iter().filter(|v| has_value(v)).count() as u64,
+                    "items (JSON array elements holding a value)".into(),
+                    None,
+                );
+            }
+            if json.is_some() {
+                return Err(
+                    "the output is JSON but not an array: its items cannot be counted".into(),
+                );
+            }
+            let (lo, hi, first) = rendered::range_of(&r.items);
+            Ok((
+                lo,
+                (!rendered::html_items(&r)).then_some(hi),
+                "items (list items)".into(),
+                first,
+            ))
+        }
         // In a JSON array the sources are its elements: one element
         // holding three URLs is one source, and an element whose URLs all
         // appeared before is none.
@@ -1559,19 +1561,23 @@ fn count(
                     .iter()
                     .filter(|e| {
                         let text = e.to_string();
-                        let mine: Vec<String> = urls(&text)
+                        let mine: Vec<(String, String)> = urls(&text)
                             .into_iter()
-                            .filter(|u| !given.contains(u))
+                            .filter_map(|u| rendered::page(&u).map(|p| (p, u)))
+                            .filter(|(p, _)| !given.contains(p))
                             .collect();
-                        let new = mine.iter().find(|u| !seen.contains(*u)).cloned();
-                        seen.extend(mine);
+                        let new = mine
+                            .iter()
+                            .find(|(p, _)| !seen.contains(p))
+                            .map(|(_, u)| u.clone());
+                        seen.extend(mine.into_iter().map(|(p, _)| p));
                         if first.is_none() {
                             first.clone_from(&new);
                         }
                         new.is_some()
                     })
                     .count();
-                Ok((
+                exact(
                     n as u64,
                     if given.is_empty() {
                         "sources (JSON array elements with a URL not in an earlier one)".into()
@@ -1579,58 +1585,77 @@ fn count(
                         "sources (JSON array elements with a URL not in an earlier one nor in the input)".into()
                     },
                     first,
-                ))
+                )
             }
             _ => {
-                let u: BTreeSet<String> = urls(content)
+                // Each page once, quoted as first written.
+                let mut shown: std::collections::BTreeMap<String, String> = Default::default();
+                for u in &r.urls {
+                    if let Some(p) = rendered::page(u).filter(|p| !given.contains(p)) {
+                        shown
+                            .entry(p)
+                            .or_insert_with(|| u.trim_end_matches(['.', ',', ';']).to_string());
+                    }
+                }
+                let written: BTreeSet<String> = urls(content)
                     .into_iter()
+                    .map(|u| rendered::page(&u).unwrap_or(u))
                     .filter(|u| !given.contains(u))
                     .collect();
+                let lo = shown.len() as u64;
                 Ok((
-                    u.len() as u64,
+                    lo,
+                    Some(lo.max(written.len() as u64)),
                     if given.is_empty() {
                         "sources (distinct URLs)".into()
                     } else {
                         "sources (distinct URLs not copied from the input)".into()
                     },
-                    u.iter().next().cloned(),
+                    shown.values().next().cloned(),
                 ))
             }
         },
         Unit::Paragraphs => {
-            if json.is_some() {
-                return Err("the output is JSON: it has no paragraphs to count".into());
-            }
-            let p = paragraphs(content);
+            let (lo, hi, first) = rendered::range_of(&r.paragraphs);
             Ok((
-                p.len() as u64,
+                lo,
+                (!rendered::html_blocks(&r)).then_some(hi),
                 "paragraphs".into(),
-                p.first().map(|q| first_line(q)),
+                first,
             ))
         }
-        Unit::Words => Ok((
-            content.split_whitespace().count() as u64,
-            "words".into(),
-            None,
-        )),
-        Unit::Rows => {
-            let t = tables(content);
-            if t.is_empty() {
-                return Ok((0, "table rows (no table)".into(), None));
+        Unit::Words => {
+            if json.is_some() {
+                let n = content.split_whitespace().count() as u64;
+                return exact(n, "words".into(), None);
             }
             Ok((
-                t.iter().map(|(_, r)| r.len() as u64).sum(),
+                r.words_lo,
+                Some(r.words_hi.max(r.words_lo)),
+                "words".into(),
+                None,
+            ))
+        }
+        Unit::Rows => {
+            if r.tables.is_empty() && !rendered::html_rows(&r) {
+                return exact(0, "table rows (no table)".into(), None);
+            }
+            let rows: Vec<rendered::Piece> = r
+                .tables
+                .iter()
+                .flat_map(|t| t.rows.iter().cloned())
+                .collect();
+            let (lo, hi, _) = rendered::range_of(&rows);
+            Ok((
+                lo,
+                (!rendered::html_rows(&r)).then_some(hi),
                 "table rows".into(),
                 None,
             ))
         }
         Unit::Headings => {
-            let h = headings(content);
-            Ok((
-                h.len() as u64,
-                "headings".into(),
-                h.first().map(|q| q.trim().to_string()),
-            ))
+            let (lo, hi, first) = rendered::range_of(&r.headings);
+            Ok((lo, Some(hi + r.html_headings), "headings".into(), first))
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod check;
 pub mod contract;
 mod error;
 pub mod grade;
+mod rendered;
 pub mod run;
 
 pub use error::ImportError;

@@ -508,3 +508,154 @@ fn an_underlined_note_keeps_its_sections_clauses() {
         "{g:#?}"
     );
 }
+
+/// Structure that renders is counted wherever it renders: in a
+/// blockquote, a list item, a list indented by up to three spaces, and
+/// HTML a count does not read makes an upper bound undecidable, never met.
+#[test]
+fn counts_see_what_renders() {
+    for (clause, binding) in [
+        ("at most 1 items", "  - a\n  - b\n  - c\n"),
+        ("not a numbered list", "   1. a\n   2. b\n"),
+        ("not a numbered list", "   3. a\n   4. b\n"),
+        ("at most 2 items", "> - a\n> - b\n> - c\n> - d\n"),
+        ("at most 1 paragraphs", "> One.\n>\n> Two.\n>\n> Three.\n"),
+        ("a report without headings", "> # Heading\n\nText.\n"),
+        ("a report without headings", "- # Heading in item\n"),
+        (
+            "a note with no table",
+            "> | a | b |\n> |---|---|\n> | 1 | 2 |\n",
+        ),
+        ("not a numbered list", "> 1. a\n> 2. b\n"),
+        ("not a bulleted list", "> * a\n> * b\n"),
+        (
+            "at most 2 items",
+            "<ul><li>a</li><li>b</li><li>c</li><li>d</li></ul>\n",
+        ),
+        (
+            "at most 2 items",
+            "- a\n- b\n\n<ul>\n<li>c</li>\n<li>d</li>\n</ul>\n",
+        ),
+        (
+            "at most 1 rows",
+            "<table><tr><td>a</td></tr><tr><td>b</td></tr><tr><td>c</td></tr></table>\n",
+        ),
+        (
+            "at most 5 words",
+            "one&nbsp;two&nbsp;three&nbsp;four&nbsp;five&nbsp;six&nbsp;seven&nbsp;eight\n",
+        ),
+        ("at most 3 words", "a<br>b<br>c<br>d<br>e<br>f\n"),
+        ("exactly 2 items", "- a\n- b\n\n> - c\n> - d\n"),
+        ("fewer than 3 headings", "# a\n\n# b\n\n> # c\n\n- # d\n"),
+        ("not a numbered list", "1. a\n\n- b\n"),
+        ("a report with headings", "<pre>\n# x\n</pre>\n"),
+        (
+            "a markdown table",
+            "    | a | b |\n    |---|---|\n    | 1 | 2 |\n",
+        ),
+        (
+            "at least 2 rows",
+            "| a | b |\n|---|---|\n| x | y |\n| &nbsp; | &nbsp; |\n",
+        ),
+    ] {
+        never_green(clause, binding);
+    }
+}
+
+/// Blank, placeholder and repeated units, and one page spelled several
+/// ways, are not counted towards a lower bound.
+#[test]
+fn counts_skip_blank_placeholder_and_repeated_units() {
+    for (clause, binding) in [
+        (
+            "at least 3 paragraphs",
+            "Real text.\n\n&nbsp;\n\n<br>\n\n&#8203;\n",
+        ),
+        (
+            "a numbered list of at least 3 items",
+            "1. real\n2. &nbsp;\n3. <br>\n",
+        ),
+        ("at least 3 items", "- real\n- TODO\n- TBD\n"),
+        (
+            "at least 5 words",
+            "Word <!-- --> &nbsp; &amp; &#8203; — – • ·\n",
+        ),
+        ("at least five items", "- a\n- a\n- a\n- a\n- a\n"),
+        (
+            "at least 3 sources",
+            "https://a.example/x https://a.example:443/x https://a.example/%78\n",
+        ),
+        (
+            "at least 3 sources",
+            "http://a.example/x https://a.example/x https://www.a.example/x\n",
+        ),
+        (
+            "at least 3 sources",
+            "https://a.example/x https://a.example/x#1 https://a.example/x#2\n",
+        ),
+        (
+            "at least 3 sources",
+            "```\nhttps://a.example/ https://b.example/ https://c.example/\n```\n",
+        ),
+        ("at least 3 sources", "https://x https://y https://z\n"),
+        (
+            "a markdown table",
+            "| a | b |\n|---|---|\n| &nbsp; | <br> |\n",
+        ),
+        ("a report with headings", "Text.\n\n## &nbsp;\n"),
+    ] {
+        never_green(clause, binding);
+    }
+    // The input's own URLs re-spelled are no sources found.
+    let d = run_with(
+        "## Ensures\n\n- `summary`: at least 3 sources\n",
+        &[
+            (
+                "bindings/caller/topic.md",
+                "# topic\nbinding: input\nsource: caller\n---\nUse https://a.example/1 https://b.example/2 https://c.example/3\n",
+            ),
+            (
+                "bindings/svc/summary.md",
+                "See https://a.example/1#s https://b.example/2/ https://C.example/3\n",
+            ),
+        ],
+    );
+    assert_ne!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
+    // What is really there is still counted.
+    assert_eq!(
+        one("at least 3 items", "> - a\n> - b\n> - c\n"),
+        Verdict::Satisfied
+    );
+    assert_eq!(one("at most 3 items", "  - a\n  - b\n"), Verdict::Satisfied);
+    assert_eq!(
+        one(
+            "at least 3 sources",
+            "https://a.example/1 https://b.example/2 https://c.example/3\n"
+        ),
+        Verdict::Satisfied
+    );
+    assert_eq!(
+        one("at least 3 words", "one&nbsp;two three\n"),
+        Verdict::Satisfied
+    );
+}
+
+/// Pipe text GFM does not render as a table is no table.
+#[test]
+fn only_gfm_tables_are_tables() {
+    for binding in [
+        "| a | b |\n|---|\n| 1 | 2 |\n",
+        "| a | b |\n|---|---|---|\n| 1 | 2 |\n",
+        "| a | b |\n| :: | -- |\n| 1 | 2 |\n",
+    ] {
+        assert_eq!(
+            one("a markdown table", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
+    }
+    assert_eq!(
+        one("a markdown table", "| a | b |\n| :-: | -- |\n| 1 | 2 |\n"),
+        Verdict::Satisfied
+    );
+}
