@@ -902,6 +902,7 @@ impl Ctx<'_> {
         let path = self.dir.join(rel);
         let json = rel.ends_with(".json");
         let content = if path.is_file() {
+            self.check_is_output(name, &path)?;
             let text = self.read(&path)?;
             Some(if json {
                 text
@@ -924,6 +925,31 @@ impl Ctx<'_> {
     fn read(&self, path: &Path) -> Result<String, ImportError> {
         self.check_real_inside(path)?;
         read_text(path)
+    }
+
+    /// A binding must be an output: followed through any link, a file
+    /// under `bindings/` that is no `__error.md`, never the root, the
+    /// manifest, the log, a `sources/` snapshot or a workspace file.
+    fn check_is_output(&self, name: &str, path: &Path) -> Result<(), ImportError> {
+        let root = std::fs::canonicalize(self.dir).map_err(io(self.dir))?;
+        let real = std::fs::canonicalize(path).map_err(io(path))?;
+        let ok = real
+            .strip_prefix(&root)
+            .ok()
+            .is_some_and(|r| r.starts_with("bindings") && !is_error_file(r));
+        if ok {
+            return Ok(());
+        }
+        let shown_real = real
+            .strip_prefix(&root)
+            .map_or_else(|_| real.display().to_string(), |r| r.display().to_string());
+        Err(ImportError::RunFile {
+            file: path.display().to_string(),
+            line: 0,
+            message: format!(
+                "the binding of output `{name}` leads to {shown_real}, which is no output: a binding is a file under bindings/, never the manifest, root.prose.md, a sources/ snapshot, vm.log.md, a workspace or error file"
+            ),
+        })
     }
 
     /// A file or folder reached through a link must still be inside the

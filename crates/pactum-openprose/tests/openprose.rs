@@ -775,3 +775,35 @@ fn a_huge_manifest_is_refused_and_a_large_one_imports() {
         .count();
     assert_eq!(satisfied, 1);
 }
+
+/// A system's binding that is a link to the manifest or to a contract's
+/// source snapshot is refused, naming the output: neither is what the
+/// service produced.
+#[cfg(unix)]
+#[test]
+fn a_binding_linked_to_the_manifest_or_a_snapshot_is_refused() {
+    for (binding, target) in [
+        (
+            "bindings/researcher/sources.json",
+            "../../forme.manifest.json",
+        ),
+        (
+            "bindings/writer/brief.md",
+            "../../sources/researcher.prose.md",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture("system"), &run);
+        import_run(&run).expect("imports before");
+        std::fs::remove_file(run.join(binding)).expect("rm");
+        std::os::unix::fs::symlink(target, run.join(binding)).expect("link");
+        match import_run(&run) {
+            Err(e) => {
+                assert_eq!(e.code(), "invalid-run", "{binding}: {e}");
+                assert!(e.to_string().contains("no output"), "{binding}: {e}");
+            }
+            Ok(_) => panic!("{binding} → {target}: read as the output"),
+        }
+    }
+}

@@ -659,3 +659,51 @@ fn only_gfm_tables_are_tables() {
         Verdict::Satisfied
     );
 }
+
+/// A binding that is a link to a file of the run that is no output (the
+/// root, the manifest, the log, a source snapshot, a workspace or error
+/// file) is refused, naming the binding.
+#[test]
+fn a_binding_linked_to_a_run_file_is_refused() {
+    for target in [
+        "root.prose.md",
+        "vm.log.md",
+        "sources/other.prose.md",
+        "workspace/svc/notes.md",
+        "bindings/svc/__error.md",
+    ] {
+        let d = run_with(
+            "## Ensures\n\n- `summary`: a markdown report with headings\n",
+            &[
+                (
+                    "sources/other.prose.md",
+                    "# Other\n\n## Ensures\n\n- `x`: a note\n",
+                ),
+                ("workspace/svc/notes.md", "# Notes\n\nText.\n"),
+                ("bindings/svc/__error.md", "# Error\n\nText.\n"),
+            ],
+        );
+        // The error file is there only as a link target.
+        let depth = "../../";
+        std::os::unix::fs::symlink(
+            format!("{depth}{target}"),
+            d.path().join("bindings/svc/summary.md"),
+        )
+        .expect("symlink");
+        if target != "bindings/svc/__error.md" {
+            std::fs::remove_file(d.path().join("bindings/svc/__error.md")).expect("rm");
+        }
+        match import_run(d.path()) {
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(msg.contains("summary"), "{target}: {msg}");
+            }
+            Ok(run) => {
+                let policy = Policy::default();
+                let mut judge = no_judge(policy);
+                let g = grade_run(&run, &policy, &mut judge);
+                panic!("{target}: a link to a run file was read as the output: {g:#?}");
+            }
+        }
+    }
+}
