@@ -1081,15 +1081,25 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
         i += 1;
     }
     // Link reference definitions: unused ones whole, used ones' titles.
-    let lower = text.to_lowercase();
+    // Every `[label]` is counted once, in one pass: a definition is used
+    // when its label is written more often than by the definition itself
+    // (a label holding a bracket is never used: it is hidden).
+    static BRACKETED: LazyLock<Regex> = LazyLock::new(|| re(r"\[([^\[\]\n]+)\]"));
+    let mut written: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    if LINK_DEF.is_match(text) {
+        for c in BRACKETED.captures_iter(text) {
+            if let Some(l) = c.get(1) {
+                *written.entry(l.as_str().to_lowercase()).or_default() += 1;
+            }
+        }
+    }
     for c in LINK_DEF.captures_iter(text) {
         let (Some(m), Some(label)) = (c.get(0), c.get(1)) else {
             continue;
         };
-        let needle = format!("[{}]", label.as_str().to_lowercase());
-        let used = lower
-            .match_indices(&needle)
-            .any(|(at, _)| at != m.start() + (m.as_str().len() - m.as_str().trim_start().len()));
+        let used = written
+            .get(&label.as_str().to_lowercase())
+            .is_some_and(|n| *n > 1);
         match (used, c.get(3)) {
             (false, _) => spans.push((m.start(), m.end())),
             (true, Some(title)) => spans.push((title.start(), title.end())),
