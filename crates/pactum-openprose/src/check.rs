@@ -400,6 +400,23 @@ const VAGUE: &[&str] = &[
 pub fn read(text: &str) -> Reading {
     let mut rest = text.to_string();
     let mut measures: Vec<(String, Measure)> = Vec::new();
+    let mut early_unread: Vec<String> = Vec::new();
+    // A verb before an empty quote (`saying ""`) asks for nothing that can
+    // be found: the judge reads the clause.
+    static EMPTY_QUOTE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r#"(?i)\b(?:saying|says|say|containing|contains|including|includes|mentions|mentioning|reads|stating|states)\s+(?:""|“”|''|‘’)"#,
+        )
+    });
+    if let Some(m) = EMPTY_QUOTE.find(text) {
+        early_unread.push(format!("\"{}\" quotes nothing", m.as_str()));
+    }
+    static EMPTY_EACH: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)\beach\s+[a-z][a-z -]*?\s+(?:has|have|contains|includes)\s*:[\s,]*(?:$|[;.])")
+    });
+    if let Some(m) = EMPTY_EACH.find(text) {
+        early_unread.push(format!("\"{}\" names no field", m.as_str().trim()));
+    }
     let cut = |rest: &mut String, start: usize, end: usize| {
         rest.replace_range(start..end, " ");
     };
@@ -411,6 +428,10 @@ pub fn read(text: &str) -> Reading {
         .and_then(|c| Some((c.get(0)?, c.get(1)?, c.get(2)?)))
     {
         let (fields, unread) = split_fields(fields.as_str());
+        if fields.is_empty() && unread.is_empty() {
+            // `each item has:` naming no field asks nothing measurable.
+            early_unread.push(format!("\"{}\" names no field", m.as_str().trim()));
+        }
         if !fields.is_empty() {
             measures.push((
                 m.as_str().trim().to_string(),
@@ -450,7 +471,7 @@ pub fn read(text: &str) -> Reading {
         }
         cut(&mut rest, negated.unwrap_or(start), end);
     }
-    let mut unread: Vec<String> = Vec::new();
+    let mut unread: Vec<String> = early_unread;
     let mut count_unit: Option<String> = None;
     let mut masked: Vec<String> = Vec::new();
     for (r, form) in COUNTS.iter() {
@@ -757,113 +778,10 @@ fn format_renders(m: &Measure, content: &str, json: Option<&Value>) -> Option<(b
     ))
 }
 
-/// A line's indentation in columns, a tab advancing to the next multiple
-/// of four.
-fn indent(l: &str) -> usize {
-    let mut col = 0;
-    for c in l.chars() {
-        match c {
-            ' ' => col += 1,
-            '\t' => col += 4 - col % 4,
-            _ => break,
-        }
-    }
-    col
-}
-
-/// A list item not nested in another.
-fn top_level(l: &str) -> bool {
-    indent(l) < 2
-}
-
 /// Whether an item's text shows anything besides list and break markers
 /// (`- `, `* * *` and `- - -` are no items).
 fn has_content(s: &str) -> bool {
     !pactum_core::text::is_blank(&s.replace(['-', '*', '+', '_'], ""))
-}
-
-fn bullet(t: &str) -> bool {
-    t.strip_prefix(['-', '*', '+'])
-        .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
-}
-
-fn numbered(t: &str) -> bool {
-    let digits = t.chars().take_while(char::is_ascii_digit).count();
-    digits > 0
-        && t[digits..]
-            .strip_prefix(['.', ')'])
-            .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
-}
-
-/// The lines outside fenced code blocks (```` ``` ```` or `~~~`, closed
-/// by a fence of the same character at least as long; an unclosed fence
-/// runs to the end).
-fn outside_code(content: &str) -> Vec<&str> {
-    let fence = |l: &str| -> Option<(char, usize)> {
-        let t = l.trim_start();
-        let c = t.chars().next().filter(|c| matches!(c, '`' | '~'))?;
-        let n = t.chars().take_while(|x| *x == c).count();
-        (n >= 3).then_some((c, n))
-    };
-    let mut out = Vec::new();
-    let mut open: Option<(char, usize)> = None;
-    for l in content.lines() {
-        match (open, fence(l)) {
-            (None, Some(f)) => open = Some(f),
-            (Some((c, n)), Some((c2, n2)))
-                if c == c2 && n2 >= n && l.trim().chars().all(|x| x == c) =>
-            {
-                open = None;
-            }
-            (None, None) => out.push(l),
-            (Some(_), _) => {}
-        }
-    }
-    out
-}
-
-/// Tables: each a header row, then body rows (delimiter rows and rows of
-/// empty cells dropped).
-fn tables(content: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
-    let lines = outside_code(content);
-    let cells = |l: &str| -> Vec<String> {
-        l.trim()
-            .trim_start_matches('|')
-            .trim_end_matches('|')
-            .split('|')
-            .map(|c| c.trim().to_string())
-            .collect()
-    };
-    let is_delim = |l: &str| {
-        let t = l.trim();
-        t.contains('-') && t.contains('|') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
-    };
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i + 1 < lines.len() {
-        // A GFM table: a header row and a delimiter row, outer pipes
-        // optional (`a | b` then `--- | ---`).
-        if lines[i].contains('|') && is_delim(lines[i + 1]) {
-            let header = cells(lines[i]);
-            let mut rows = Vec::new();
-            let mut j = i + 2;
-            while j < lines.len()
-                && lines[j].contains('|')
-                && !pactum_core::text::is_blank(lines[j])
-            {
-                let row = cells(lines[j]);
-                if !is_delim(lines[j]) && !row.iter().all(|c| pactum_core::text::is_blank(c)) {
-                    rows.push(row);
-                }
-                j += 1;
-            }
-            out.push((header, rows));
-            i = j;
-        } else {
-            i += 1;
-        }
-    }
-    out
 }
 
 static URL: LazyLock<Regex> = LazyLock::new(|| re(r#"https?://[^\s)\]>"'|]+"#));
@@ -1111,6 +1029,19 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
             spans.push((t.start(), t.end()));
         }
     }
+    // Processing instructions, CDATA sections and declarations (HTML
+    // blocks a browser does not show), each to its end or the end of the
+    // text; a Markdown image's alt text.
+    static UNSHOWN: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?s)<\?.*?(?:\?>|\z)|<!\[CDATA\[.*?(?:\]\]>|\z)|<![A-Za-z][^>]*(?:>|\z)")
+    });
+    static IMAGE_ALT: LazyLock<Regex> = LazyLock::new(|| re(r"!\[([^\]\n]*)\][\[(]"));
+    spans.extend(UNSHOWN.find_iter(text).map(|m| (m.start(), m.end())));
+    for c in IMAGE_ALT.captures_iter(text) {
+        if let Some(t) = c.get(1) {
+            spans.push((t.start(), t.end()));
+        }
+    }
     if spans.is_empty() {
         return base;
     }
@@ -1255,9 +1186,16 @@ pub fn renders_nothing(content: &str) -> bool {
             return true;
         }
     }
-    let untagged = TAG.replace_all(&visible, " ");
-    let text = decode_entities(&untagged);
-    if text.to_lowercase().contains("lorem ipsum") {
+    // Terminal escape sequences and control characters show nothing.
+    static ESCAPE: LazyLock<Regex> = LazyLock::new(|| re(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|.)?"));
+    let unescaped = ESCAPE.replace_all(&visible, " ");
+    let untagged = TAG.replace_all(&unescaped, " ");
+    let decoded = decode_entities(&untagged);
+    let text: String = decoded
+        .chars()
+        .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+        .collect();
+    if text.to_lowercase().contains("lorem ipsum") || rendered::placeholder_phrase(&text) {
         return true;
     }
     let words = |t: &str| -> Vec<String> {
@@ -1708,17 +1646,41 @@ fn label_pattern(field: &str) -> Option<Regex> {
     .ok()
 }
 
-/// Whether `block` holds a label of `pattern` with a value that is not
-/// blank.
+/// Whether `block` holds a label of `pattern` with a value ([`a_value`])
+/// before the next label (`title: url: x` gives the title no value).
 fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
+    // A label's colon: followed by a space, emphasis or the end (a URL's
+    // `https:` is none).
+    static COLON: LazyLock<Regex> = LazyLock::new(|| re(r":(?:\s|\*|_|$)"));
     let block = decode_entities(block);
     pattern.is_some_and(|r| {
         r.captures_iter(&block).any(|c| {
             c.get(1).is_some_and(|v| {
-                has_content(&v.as_str().replace(['`', '_'], "")) && !renders_nothing(v.as_str())
+                let v = v.as_str().replace(['`', '_', '*'], "");
+                // Up to the next label, that label's word left out.
+                let v = match COLON.find(&v) {
+                    Some(m) => {
+                        let before = v[..m.start()].trim_end();
+                        before
+                            .rfind(char::is_whitespace)
+                            .map_or("", |i| &before[..i])
+                            .to_string()
+                    }
+                    None => v,
+                };
+                a_value(&v)
             })
         })
     })
+}
+
+/// Whether a field's value shows something: not blank, not only marks,
+/// not a placeholder (`N/A`, `-`, `...`, `TBD`, `TODO`).
+fn a_value(v: &str) -> bool {
+    has_content(v)
+        && !renders_nothing(v)
+        && !rendered::placeholder_phrase(v)
+        && v.chars().any(char::is_alphanumeric)
 }
 
 /// An exact excerpt of `content` around the first of `needles` found in
@@ -1799,62 +1761,52 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 (present, excerpt_of(content, &literals(e)))
             })
             .collect()
-    } else if let Some((header, body)) = tables(content).into_iter().next() {
-        let cols: Vec<Option<usize>> = fields
-            .iter()
-            .map(|f| header.iter().position(|h| norm(h) == norm(f)))
-            .collect();
-        body.iter()
-            .map(|r| {
+    } else {
+        // Every item of every table and every list that renders is an X.
+        let r = render(content);
+        let mut rows: Vec<(Vec<bool>, Option<String>)> = Vec::new();
+        for t in &r.tables {
+            let cols: Vec<Option<usize>> = fields
+                .iter()
+                .map(|f| t.header.iter().position(|h| norm(h) == norm(f)))
+                .collect();
+            for (cells, piece) in t.cells.iter().zip(&t.rows) {
+                if !meaningful(&piece.text) && !piece.text.chars().any(char::is_alphanumeric) {
+                    continue;
+                }
                 let present = cols
                     .iter()
                     .zip(fields)
                     .map(|(c, f)| match c {
-                        Some(i) => r.get(*i).is_some_and(|v| !renders_nothing(v)),
-                        None => is_url_field(f) && r.iter().any(|v| URL.is_match(v)),
+                        Some(i) => cells.get(*i).is_some_and(|v| a_value(v)),
+                        None => is_url_field(f) && cells.iter().any(|v| URL.is_match(v)),
                     })
                     .collect();
-                let cells: Vec<String> = r
-                    .iter()
-                    .filter(|c| !pactum_core::text::is_blank(c))
-                    .cloned()
-                    .collect();
-                (present, excerpt_of(content, &cells))
-            })
-            .collect()
-    } else {
-        let mut blocks: Vec<String> = Vec::new();
-        for l in outside_code(content) {
-            let t = l.trim_start();
-            if top_level(l) && (bullet(t) || numbered(t)) {
-                blocks.push(t.to_string());
-            } else if let Some(b) = blocks.last_mut() {
-                if !l.trim().is_empty() && !top_level(l) {
-                    b.push('\n');
-                    b.push_str(t);
-                }
+                rows.push((present, Some(piece.line.clone())));
             }
         }
-        if blocks.is_empty() {
+        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
+        for it in &r.items {
+            if !it.text.chars().any(char::is_alphanumeric) {
+                continue;
+            }
+            let present = fields
+                .iter()
+                .zip(&patterns)
+                .map(|(f, p)| {
+                    labelled(&it.text, p.as_ref()) || (is_url_field(f) && URL.is_match(&it.text))
+                })
+                .collect();
+            rows.push((present, Some(it.line.clone())));
+        }
+        if rows.is_empty() {
             return finding(
                 None,
                 format!("the output holds no JSON array, table or list of {item}s"),
                 None,
             );
         }
-        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
-        blocks
-            .iter()
-            .map(|b| {
-                let present = fields
-                    .iter()
-                    .zip(&patterns)
-                    .map(|(f, p)| labelled(b, p.as_ref()) || (is_url_field(f) && URL.is_match(b)))
-                    .collect();
-                let first = b.lines().next().unwrap_or("").to_string();
-                (present, excerpt_of(content, &[first]))
-            })
-            .collect()
+        rows
     };
     if rows.is_empty() {
         return finding(Some(false), format!("no {item} found"), None);

@@ -27,6 +27,8 @@ pub(crate) struct Piece {
 pub(crate) struct Table {
     pub header: Vec<String>,
     pub rows: Vec<Piece>,
+    /// Each body row's cells, as rendered.
+    pub cells: Vec<Vec<String>>,
 }
 
 /// What an output renders as. Units are kept as written (blank and
@@ -230,6 +232,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                         r.tables.push(Table {
                             header: Vec::new(),
                             rows: Vec::new(),
+                            cells: Vec::new(),
                         });
                         Open::Other
                     }
@@ -319,10 +322,12 @@ pub(crate) fn render(content: &str) -> Rendered {
                     }),
                     Open::Row { head: false, at } => {
                         if let Some(t) = r.tables.last_mut() {
+                            let row = std::mem::take(&mut cells);
                             t.rows.push(Piece {
-                                text: std::mem::take(&mut cells).join(" "),
+                                text: row.join(" "),
                                 line: source_line(content, at),
                             });
+                            t.cells.push(row);
                         }
                     }
                     _ => {}
@@ -394,7 +399,7 @@ pub(crate) fn render(content: &str) -> Rendered {
 }
 
 /// Placeholders written where content should be (`N/A`, `[insert …]`).
-fn placeholder_phrase(t: &str) -> bool {
+pub(crate) fn placeholder_phrase(t: &str) -> bool {
     let l = t.trim().to_lowercase();
     let l = l.trim_matches(|c: char| matches!(c, '[' | ']' | '<' | '>' | '{' | '}' | '(' | ')'));
     matches!(

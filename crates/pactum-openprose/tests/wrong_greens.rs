@@ -726,3 +726,51 @@ fn link_reference_definitions_are_linear() {
     assert_eq!(one("at least 3 sources", &b), Verdict::Satisfied);
     assert!(t.elapsed().as_secs() < 20, "took {:?}", t.elapsed());
 }
+
+/// `each X has:` — a placeholder, a value that is the next label or a
+/// hidden one is absent; every item of every list and table is checked.
+#[test]
+fn each_has_sees_placeholders_and_every_item() {
+    for binding in [
+        "- title: N/A url: https://a.example/\n- title: - url: https://b.example/\n",
+        "- title: <!-- x --> url: https://a.example/\n",
+        "| title | url |\n|---|---|\n| A | https://a.example/ |\n\n- an item without fields\n- another\n",
+        "- title: ... url: https://a.example/\n",
+        "- title: url: https://b.example\n",
+        "- **title**: **url**: x\n",
+        "> - title: A, url: https://a.example/\n> - no fields here\n",
+    ] {
+        never_green("each item has: title, url", binding);
+    }
+    assert_eq!(
+        one(
+            "each item has: title, url",
+            "- title: A, url: https://a.example/\n- title: B, url: https://b.example/\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// A clause that asks nothing measurable is never met by a count of
+/// nothing.
+#[test]
+fn degenerate_clauses_are_not_met() {
+    never_green("saying \"\"", "Some text.\n");
+    never_green("each item has: ", "- a\n");
+    never_green("each item has: ,,,", "- a\n");
+}
+
+/// An output that renders as nothing, or only a placeholder, was not
+/// produced.
+#[test]
+fn unrendered_and_placeholder_outputs_are_not_produced() {
+    for binding in [
+        "<?php echo 1; ?>\n",
+        "<![CDATA[text]]>\n",
+        "N/A\n",
+        "[insert summary here]\n",
+        "\u{1b}[0m\n",
+    ] {
+        never_green("a summary", binding);
+    }
+}
