@@ -821,7 +821,10 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
             // emphasis inside the word does not hide it.
             if let Measure::Contains(text) = &**inner {
                 let folded = rendered_fold(text);
-                if !folded.is_empty() && rendered_fold(content).contains(&folded) {
+                if !folded.is_empty()
+                    && (rendered_fold(content).contains(&folded)
+                        || rendered_fold(&render(content).plain).contains(&folded))
+                {
                     return finding(
                         Some(false),
                         format!("the clause negates it, and the output contains \"{text}\" as it reads when rendered"),
@@ -1230,10 +1233,43 @@ fn rendered_fold(s: &str) -> String {
                 && (c.is_whitespace() || !pactum_core::text::is_blank(c.encode_utf8(&mut [0; 4])))
         })
         .collect();
-    kept.split_whitespace()
+    use unicode_normalization::UnicodeNormalization;
+    kept.nfkc()
+        .map(lookalike)
+        .collect::<String>()
+        .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
+}
+
+/// The Latin letter a Cyrillic or Greek letter (or a dotless i) is read
+/// as: a forbidden word spelled with lookalikes is still that word.
+fn lookalike(c: char) -> char {
+    match c {
+        'а' | 'α' | 'А' | 'Α' => 'a',
+        'в' | 'В' | 'β' | 'Β' => 'b',
+        'с' | 'С' | 'ϲ' => 'c',
+        'е' | 'Е' | 'ε' | 'Ε' => 'e',
+        'н' | 'Н' | 'Η' => 'h',
+        'і' | 'І' | 'ı' | 'ι' | 'Ι' | 'ӏ' => 'i',
+        'ј' | 'Ј' => 'j',
+        'к' | 'К' | 'κ' | 'Κ' => 'k',
+        'м' | 'М' | 'Μ' => 'm',
+        'о' | 'О' | 'ο' | 'Ο' => 'o',
+        'р' | 'Р' | 'ρ' | 'Ρ' => 'p',
+        'ѕ' | 'Ѕ' => 's',
+        'т' | 'Т' | 'τ' | 'Τ' => 't',
+        'у' | 'У' | 'υ' | 'Υ' => 'y',
+        'х' | 'Х' | 'χ' | 'Χ' => 'x',
+        'ν' | 'Ν' => 'v',
+        'ω' => 'w',
+        'ԁ' => 'd',
+        'ɡ' => 'g',
+        'ⅼ' | 'Ӏ' => 'l',
+        'Ζ' => 'z',
+        _ => c,
+    }
 }
 
 /// [`measure_against`] over the visible `content`, `json` read from the

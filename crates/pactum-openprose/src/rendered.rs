@@ -62,6 +62,9 @@ pub(crate) struct Rendered {
     pub html_headings: u64,
     /// URLs in text outside code, and link destinations.
     pub urls: Vec<String>,
+    /// The text shown, inline markup (a comment, a link, a tag that does
+    /// not break text) joining what is on either side.
+    pub plain: String,
 }
 
 static TAG_NAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -394,6 +397,7 @@ pub(crate) fn render(content: &str) -> Rendered {
         }
     }
     r.words_lo = words(&lo);
+    r.plain = lo;
     r.words_hi = words(&hi) + html_words;
     r
 }

@@ -774,3 +774,30 @@ fn unrendered_and_placeholder_outputs_are_not_produced() {
         never_green("a summary", binding);
     }
 }
+
+/// A forbidden word is found as it renders: split by an empty comment or
+/// a link, written in fullwidth or lookalike letters.
+#[test]
+fn a_forbidden_word_is_found_as_it_renders() {
+    for x in [
+        "Lith<!-- -->ium",
+        "Lith[ium](https://a.example/)",
+        "Ｌｉｔｈｉｕｍ",
+        "Lithiuм",
+        "Lıthıum",
+    ] {
+        let binding = format!("Batteries use {x} cells.\n");
+        assert_eq!(
+            one("a note not mentioning \"lithium\"", &binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
+    }
+    assert_eq!(
+        one(
+            "a note not mentioning \"lithium\"",
+            "Batteries use sodium cells.\n"
+        ),
+        Verdict::Satisfied
+    );
+}
