@@ -1002,6 +1002,22 @@ impl Ctx<'_> {
             field,
             message,
         };
+        // The system's own snapshot must be the root: a clause only in one
+        // of the two would never be graded.
+        if let Some(name) = m
+            .source_path
+            .as_deref()
+            .and_then(|s| Path::new(s).file_name())
+        {
+            let snap = self.dir.join("sources").join(name);
+            if snap.is_file() && self.read(&snap)?.trim_end() != root_text.trim_end() {
+                return Err(ImportError::RunFile {
+                    file: snap.display().to_string(),
+                    line: 0,
+                    message: "the system's source snapshot differs from root.prose.md: which contract the run kept cannot be told".into(),
+                });
+            }
+        }
         let mut files: BTreeMap<String, (ParsedFile, Arc<str>)> = BTreeMap::new();
         let mut contracts = Vec::new();
         let mut node_outputs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();

@@ -807,3 +807,23 @@ fn a_binding_linked_to_the_manifest_or_a_snapshot_is_refused() {
         }
     }
 }
+
+/// The system's snapshot in `sources/` and `root.prose.md` disagreeing is
+/// refused, naming the snapshot: a clause only in one would go ungraded.
+#[test]
+fn a_system_snapshot_that_differs_from_the_root_is_refused() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let run = tmp.path().join("run");
+    copy_dir(&fixture("system"), &run);
+    let snap = run.join("sources/brief.prose.md");
+    let text = std::fs::read_to_string(&snap).expect("read");
+    let text = text.replacen("## Ensures\n", "## Ensures\n\n- `appendix`: a summary\n", 1);
+    std::fs::write(&snap, text).expect("write");
+    match import_run(&run) {
+        Err(e) => {
+            assert_eq!(e.code(), "invalid-run", "{e}");
+            assert!(e.to_string().contains("sources/brief.prose.md"), "{e}");
+        }
+        Ok(_) => panic!("a snapshot that differs from the root was imported"),
+    }
+}
