@@ -703,12 +703,13 @@ fn parse_caller(file: &str, text: &str) -> Result<(String, String), ImportError>
 }
 
 /// An output binding's content without the header OpenProse writes:
-/// `# {name}` (the output's own name), then only `binding:` and `source:`
-/// lines (at least one; blank lines allowed), then `---`, within the first
+/// `# {name}` (the output's own name), then only `binding: output|input`
+/// and `source: {folder}` lines (the node that wrote it, the binding's
+/// `folder`; at least one; blank lines allowed), then `---`, within the first
 /// eight lines. Anything else — a title of another name, other `key:
 /// value` lines — is the output's own content and kept whole: it is never
 /// dropped as a header.
-fn strip_output_header(name: &str, text: &str) -> String {
+fn strip_output_header(name: &str, folder: &str, text: &str) -> String {
     // A byte order mark before the header is no content.
     let lines: Vec<&str> = text
         .strip_prefix('\u{feff}')
@@ -722,11 +723,19 @@ fn strip_output_header(name: &str, text: &str) -> String {
     if own_title {
         if let Some(end) = lines.iter().take(8).position(|l| l.trim_end() == "---") {
             let header = &lines[1..end];
-            let key = |l: &str| {
-                l.split_once(':')
-                    .map(|(k, _)| k.trim().to_ascii_lowercase())
+            // `binding: output|input` and `source: {node}`, as OpenProse
+            // writes them; another value is content.
+            let known = |l: &str| {
+                l.split_once(':').is_some_and(|(k, v)| {
+                    let v = v.trim();
+                    match k.trim().to_ascii_lowercase().as_str() {
+                        "binding" => matches!(v, "output" | "input"),
+                        // The node that wrote it: the binding's folder.
+                        "source" => v.eq_ignore_ascii_case(folder),
+                        _ => false,
+                    }
+                })
             };
-            let known = |l: &str| matches!(key(l).as_deref(), Some("binding" | "source"));
             if header.iter().any(|l| known(l))
                 && header.iter().all(|l| l.trim().is_empty() || known(l))
             {
@@ -907,7 +916,11 @@ impl Ctx<'_> {
             Some(if json {
                 text
             } else {
-                strip_output_header(name, &text)
+                let folder = Path::new(rel)
+                    .parent()
+                    .and_then(Path::file_name)
+                    .map_or(String::new(), |f| f.to_string_lossy().into_owned());
+                strip_output_header(name, &folder, &text)
             })
         } else {
             None
@@ -1716,17 +1729,22 @@ mod tests {
         assert_eq!(
             strip_output_header(
                 "summary",
+                "writer",
                 "# summary\nbinding: output\nsource: writer\n---\nBody\n"
             ),
             "Body"
         );
         assert_eq!(
-            strip_output_header("summary", "\u{feff}# summary\nbinding: output\n---\nBody\n"),
+            strip_output_header(
+                "summary",
+                "writer",
+                "\u{feff}# summary\nbinding: output\n---\nBody\n"
+            ),
             "Body"
         );
         // A heading that is content stays.
         assert_eq!(
-            strip_output_header("report", "# Report\n\nBody\n---\n"),
+            strip_output_header("report", "writer", "# Report\n\nBody\n---\n"),
             "# Report\n\nBody\n---\n"
         );
         // Only OpenProse's own shape is a header: another title, or other
@@ -1736,7 +1754,7 @@ mod tests {
             "# summary\nauthor: me\n---\nBody\n",
             "# summary\nbinding: output\nauthor: me\n---\nBody\n",
         ] {
-            assert_eq!(strip_output_header("summary", text), text);
+            assert_eq!(strip_output_header("summary", "writer", text), text);
         }
     }
 

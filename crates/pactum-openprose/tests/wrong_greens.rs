@@ -801,3 +801,17 @@ fn a_forbidden_word_is_found_as_it_renders() {
         Verdict::Satisfied
     );
 }
+
+/// Only the header OpenProse writes (`binding: output|input`, `source:`
+/// one node name) is stripped: other values stay content.
+#[test]
+fn a_header_with_other_values_stays_content() {
+    never_green(
+        "a note not mentioning \"hunter2\"",
+        "# summary\nsource: hunter2\n---\nBody text here.\n",
+    );
+    never_green(
+        "at most 3 words",
+        "# summary\nbinding: one two three four five six seven eight\n---\nBody.\n",
+    );
+}
