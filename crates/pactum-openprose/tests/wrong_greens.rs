@@ -815,3 +815,27 @@ fn a_header_with_other_values_stays_content() {
         "# summary\nbinding: one two three four five six seven eight\n---\nBody.\n",
     );
 }
+
+/// A commitment written where no clause is read — a quoted `## Ensures`,
+/// a table row or a sentence under Ensures — is refused naming its line,
+/// never dropped.
+#[test]
+fn commitments_outside_bullets_are_refused() {
+    for body in [
+        "## Ensures\n\n- `summary`: a summary\n\n> ## Ensures\n>\n> - `missing`: at least 3 items\n",
+        "## Ensures\n\n- `summary`: a summary\n\n| output | promise |\n|---|---|\n| `missing` | at least 3 items |\n",
+        "## Ensures\n\n- `summary`: a summary\n\nThe service also ensures `missing` holds at least 3 items.\n",
+    ] {
+        let d = run_with(body, &[("bindings/svc/summary.md", "Some text.\n")]);
+        match import_run(d.path()) {
+            Err(ImportError::Contract { line, .. }) => assert!(line > 0, "{body:?}"),
+            Err(other) => panic!("{body:?}: {other}"),
+            Ok(run) => {
+                let policy = Policy::default();
+                let mut judge = no_judge(policy);
+                let g = grade_run(&run, &policy, &mut judge);
+                panic!("{body:?}: imported, a commitment dropped: {g:#?}");
+            }
+        }
+    }
+}
