@@ -352,7 +352,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         // A section heading inside a blockquote renders as one: its
         // clauses would be dropped, so it is refused.
         if trimmed.starts_with('>') {
-            let unquoted = trimmed.trim_start_matches(|c: char| c == '>' || c == ' ' || c == '\t');
+            let unquoted = trimmed.trim_start_matches(['>', ' ', '\t']);
             if let Some((_, title)) = heading(unquoted) {
                 if section_kind(&title).is_some() || reads_like_a_commitment(&title) {
                     return Err(err(
