@@ -924,7 +924,7 @@ static TAG: LazyLock<Regex> = LazyLock::new(|| re(r"(?is)<(/?)([a-z][a-z0-9-]*)(
 /// An attribute that hides an element.
 static HIDING: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)(?:^|\s)(?:hidden|aria-hidden\s*=\s*["']?true)\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0"#,
+        r#"(?i)(?:^|\s)(?:hidden|aria-hidden\s*=\s*["']?true)\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0*(?:\.0*)?\s*(?:[;"']|$)|(?:^|[;\s"'])(?:max-)?(?:height|width)\s*:\s*0|(?:left|top|right|text-indent)\s*:\s*-\d{3,}|clip|(?:^|[;\s"'])color\s*:\s*(?:#fff\b|#ffffff\b|white\b|transparent\b)"#,
     )
 });
 /// A link reference definition (`[label]: url "title"`), never rendered
@@ -963,7 +963,7 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
             let name = c.get(2)?.as_str().to_ascii_lowercase();
             let a = c.get(3)?;
             let hides = !closing
-                && (matches!(name.as_str(), "script" | "style" | "template")
+                && (matches!(name.as_str(), "script" | "style" | "template" | "noscript")
                     || HIDING.is_match(a.as_str()));
             Some((m.start(), (a.start(), a.end()), closing, name, hides))
         })

@@ -839,3 +839,23 @@ fn commitments_outside_bullets_are_refused() {
         }
     }
 }
+
+/// Text a browser does not show backs no `saying "…"`.
+#[test]
+fn unshown_text_backs_no_quote() {
+    for line in [
+        "![no sources were found](https://a.example/i.png)",
+        "<![CDATA[no sources were found]]>",
+        "<?no sources were found?>",
+        "<span style=\"opacity:0\">no sources were found</span>",
+        "<span style=\"color:#fff\">no sources were found</span>",
+        "<div style=\"height:0;overflow:hidden\">no sources were found</div>",
+        "<span style=\"position:absolute;left:-9999px\">no sources were found</span>",
+        "<noscript>no sources were found</noscript>",
+    ] {
+        never_green(
+            "a note saying \"no sources were found\"",
+            &format!("Cars.\n\n{line}\n"),
+        );
+    }
+}
