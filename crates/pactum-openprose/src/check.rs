@@ -440,7 +440,10 @@ pub fn read(text: &str) -> Reading {
                     fields,
                 },
             ));
-            rest.replace_range(m.start()..m.end(), &format!(" {} ", unread.join(" ; ")));
+            // A field left unread stays in the text after `each`, so a count
+            // in it is read as per item, never over the whole output.
+            let kept: Vec<String> = unread.iter().map(|f| format!("each {f}")).collect();
+            rest.replace_range(m.start()..m.end(), &format!(" {} ", kept.join(" ; ")));
         }
     }
     // Every quoted string a verb introduces is a measure; quotes joined by

@@ -859,3 +859,13 @@ fn unshown_text_backs_no_quote() {
         );
     }
 }
+
+/// A count inside an `each X has:` field is per item: never measured over
+/// the whole output.
+#[test]
+fn a_count_in_an_each_field_is_per_item() {
+    never_green(
+        "a list; each source has: title, and a summary of at least 20 words",
+        "- title: A, summary: one two three four five six seven eight\n- title: B, summary: one two three four five six seven eight\n- title: C, summary: one two three four five six seven eight\n",
+    );
+}
