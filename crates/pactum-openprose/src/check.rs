@@ -35,13 +35,17 @@
 //!   without one failing it, quoted; a field of more than three words or
 //!   with a number is left to the judge.
 //!
-//! Nothing inside a fenced code block (```` ``` ```` or `~~~`) is a list
-//! item, heading or table; an item is top level when indented by less
-//! than two columns (a tab is four); an item with no text (`- `) and a
-//! thematic break (`* * *`) are no items; a delimiter row or a row of
-//! empty cells is no table row; a field is present only with a value that
-//! is not blank (`" "`, `[]`, `{}` are absent) under its own name as a
-//! whole word (`subtitle:` is no `title`).
+//! Structure is read as CommonMark with GFM tables renders it
+//! (the `rendered` module): nothing inside a code block is a list item,
+//! heading, table or source; an item is top level when no other list
+//! holds it (in a blockquote too); an item with no text (`- `) and a
+//! thematic break (`* * *`) are no items; a count is decided only where
+//! the units a reader can use (blank, placeholder and repeated ones left
+//! out) and every unit written agree, HTML the count does not read
+//! leaving an upper bound undecided; a field is present only with a
+//! value that is not blank (`" "`, `[]`, `{}` are absent), not a
+//! placeholder and not the next label, under its own name as a whole
+//! word (`subtitle:` is no `title`).
 //!
 //! What the text says beyond those phrasings (filler words and generic
 //! nouns such as "summary" or "report" aside; a quality word such as
