@@ -1331,6 +1331,25 @@ impl Ctx<'_> {
                     )));
                 }
             }
+            // A log that lists steps lists every service that produced an
+            // output: one missing may never have run to its end.
+            if !l.steps.is_empty() {
+                let stepped: BTreeSet<&str> = l.steps.iter().map(|(_, s)| s.as_str()).collect();
+                let produced: BTreeSet<String> = contracts
+                    .iter()
+                    .flat_map(|c| &c.outputs)
+                    .filter(|b| b.content.is_some())
+                    .filter_map(|b| folder_of(&b.path, "bindings"))
+                    .filter(|f| ids.contains(f.as_str()))
+                    .collect();
+                if let Some(svc) = produced.iter().find(|f| !stepped.contains(f.as_str())) {
+                    return Err(ImportError::RunFile {
+                        file: self.dir.join("vm.log.md").display().to_string(),
+                        line: 0,
+                        message: format!("`{svc}` produced outputs but the log has no step line for it (`N→ {svc} ✓`): whether it ran to its end cannot be told"),
+                    });
+                }
+            }
         }
         Ok(())
     }
@@ -1633,6 +1652,20 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
             if &c[1] == "end" {
                 continue;
             }
+        }
+        // The log of this run: its root is `root.prose.md`.
+        if let Some(root) = line.strip_prefix("root:") {
+            if root.trim() != "root.prose.md" {
+                return Err(ImportError::RunFile {
+                    file: file.into(),
+                    line: n,
+                    message: format!(
+                        "the log names the root `{}`, not root.prose.md: it is another run's log",
+                        pactum_core::text::truncate_chars(root.trim(), 80)
+                    ),
+                });
+            }
+            continue;
         }
         if let Some(rest) = line.strip_prefix("# run:") {
             log.id = rest.split_whitespace().next().map(str::to_string);

@@ -827,3 +827,28 @@ fn a_system_snapshot_that_differs_from_the_root_is_refused() {
         Ok(_) => panic!("a snapshot that differs from the root was imported"),
     }
 }
+
+/// A log that lists steps must list every service that produced an
+/// output, and must be this run's log (`root: root.prose.md`).
+#[test]
+fn a_log_missing_a_step_or_naming_another_root_is_refused() {
+    for (from, to) in [
+        ("2→ writer ✓\n", ""),
+        ("root: root.prose.md\n", "root: elsewhere.prose.md\n"),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture("system"), &run);
+        let log = run.join("vm.log.md");
+        let text = std::fs::read_to_string(&log).expect("read");
+        assert!(text.contains(from), "{text}");
+        std::fs::write(&log, text.replace(from, to)).expect("write");
+        match import_run(&run) {
+            Err(e) => {
+                assert_eq!(e.code(), "invalid-run", "{e}");
+                assert!(e.to_string().contains("vm.log.md"), "{e}");
+            }
+            Ok(_) => panic!("{from:?} → {to:?}: imported"),
+        }
+    }
+}
