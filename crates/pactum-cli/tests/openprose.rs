@@ -771,3 +771,25 @@ fn every_key_shape_and_credential_variable_is_redacted() {
         }
     }
 }
+
+/// The same run given twice, or two runs with one run id and service,
+/// would give two results one trace id: refused, exit 2.
+#[test]
+fn two_runs_with_one_trace_id_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for name in ["a", "b"] {
+        let run_dir = dir.path().join(name);
+        write(&run_dir.join("vm.log.md"), ENDED_LOG);
+        write(
+            &run_dir.join("root.prose.md"),
+            "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `summary`: a summary\n",
+        );
+        write(&run_dir.join("bindings/svc/summary.md"), "Some text.\n");
+    }
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for pair in [[&a, &a], [&a, &b]] {
+        let run = pactum(["grade".as_ref(), pair[0].as_os_str(), pair[1].as_os_str()]);
+        assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains("trace id"), "{}", run.stderr);
+    }
+}
