@@ -238,6 +238,13 @@ static PER_ITEM_AFTER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^\s*(?:(?:each|apiece)\s*(?:$|[.;,)])|(?:per|a\s+piece|(?:in|for|of|on)\s+(?:each|every))\b)",
     )
 });
+/// A counted unit followed by `of`, `with`, `having`…, right before a
+/// count ("3 items of at least 5 words"): that count is per unit.
+static OF_COUNTED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:items?|bullets?|points?|entries|entry|steps?|paragraphs?|sources?|rows?|headings?|sections?|citations?|references?|links?)\s+(?:of|with|having|containing|that\s+(?:are|have|has))\s*$",
+    )
+});
 /// Words that offer a choice: measures joined by them cannot all be
 /// required, and which one is meant is the judge's to say.
 static ALTERNATIVE: LazyLock<Regex> =
@@ -518,7 +525,9 @@ pub fn read(text: &str) -> Reading {
             let after = found.as_ref().map_or(String::new(), |(_, to, _)| {
                 format!("{} {}", words[*to..].join(" "), &rest[m.end()..])
             });
-            let per_item = PER_ITEM_BEFORE.is_match(sentence) || PER_ITEM_AFTER.is_match(&after);
+            let per_item = PER_ITEM_BEFORE.is_match(sentence)
+                || PER_ITEM_AFTER.is_match(&after)
+                || OF_COUNTED.is_match(sentence);
             let reversed = *form == "range" && parsed.first() > parsed.get(1);
             let impossible = *form == "lt" && parsed.first() == Some(&0);
             if found.is_some() && (per_item || reversed || impossible) {

@@ -869,3 +869,17 @@ fn a_count_in_an_each_field_is_per_item() {
         "- title: A, summary: one two three four five six seven eight\n- title: B, summary: one two three four five six seven eight\n- title: C, summary: one two three four five six seven eight\n",
     );
 }
+
+/// A count written on the units of another count (`3 items of at least 5
+/// words`) is per item, never counted over the whole output.
+#[test]
+fn a_count_of_each_counted_unit_is_per_item() {
+    never_green(
+        "3 items of at least 5 words",
+        "- a\n- b\n- c d e f g h i j k l m\n",
+    );
+    never_green(
+        "2 paragraphs with at least 10 words",
+        "One two.\n\nThree four five six seven eight nine ten eleven twelve thirteen fourteen fifteen.\n",
+    );
+}
