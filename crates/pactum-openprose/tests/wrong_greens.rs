@@ -883,3 +883,18 @@ fn a_count_of_each_counted_unit_is_per_item() {
         "One two.\n\nThree four five six seven eight nine ten eleven twelve thirteen fourteen fifteen.\n",
     );
 }
+
+/// A clause that opens with a name of its own before a dash names an
+/// output: never measured on the one binding of another name.
+#[test]
+fn a_name_before_a_dash_is_not_measured_elsewhere() {
+    let d = run_with(
+        "## Ensures\n\n- findings - at least 3 items\n",
+        &[("bindings/svc/scratch.md", "- a\n- b\n- c\n")],
+    );
+    let g = grade_dir(d.path());
+    let r = &g.contracts[0].clauses[0];
+    assert_ne!(r.verdict, Verdict::Satisfied, "{g:#?}");
+    // Not measured on scratch.md: a judge could otherwise lean on it.
+    assert!(!r.rationale.contains("counted 3 items"), "{g:#?}");
+}
