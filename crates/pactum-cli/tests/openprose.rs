@@ -698,3 +698,98 @@ fn keys_in_names_and_escaped_keys_are_redacted() {
     }
     assert!(run.stdout.contains("[redacted]"), "{}", run.stdout);
 }
+
+/// Every key shape of the fourth review, and the values of credential
+/// variables in the environment however short, are redacted from the
+/// terminal, the JSON and the HTML report of an OpenProse grade.
+#[test]
+fn every_key_shape_and_credential_variable_is_redacted() {
+    let keys = [
+        "Zq9vLp2wXk7Rt4Yb3Nm8",
+        "hunter2hunter2hunter2",
+        "Pa55w0rdPa55w0rd",
+        "glpat-Ab12Cd34Ef56Gh78Ij90",
+        "xoxa-2-Ab12Cd34Ef56Gh78",
+        "ghs_Ab12Cd34Ef56Gh78Ij90Kl12",
+        "gho_Ab12Cd34Ef56Gh78Ij90Kl12",
+        "npm_Ab12Cd34Ef56Gh78Ij90Kl12",
+        "pypi-AgEIcHlwaS5vcmcAb12Cd34",
+        "rk_live_Ab12Cd34Ef56Gh78Ij90",
+        "SG.Ab12Cd34Ef56Gh78.Ij90Kl12Mn34Op56",
+        "dop_v1_Ab12Cd34Ef56Gh78Ij90Kl12",
+        "shpat_Ab12Cd34Ef56Gh78Ij90Kl12",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "Zx81kLmQ02pWeRt5YuIo",
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
+    // One output per key, each quoting its one item as the counterexample.
+    let mut root = String::from("---\nname: svc\nkind: service\n---\n## Ensures\n\n");
+    for (i, k) in keys.iter().enumerate() {
+        root.push_str(&format!("- `n{i}`: each item has: title, url\n"));
+        let k = match i {
+            13 => format!("aws {k}"),
+            14 => format!("api_key={k} and https://u:{k}@h.example/"),
+            _ => format!("env {k}"),
+        };
+        write(
+            &run_dir.join(format!("bindings/svc/n{i}.md")),
+            &format!("- note: {k}\n"),
+        );
+    }
+    write(&run_dir.join("root.prose.md"), &root);
+    let json = dir.path().join("r.json");
+    let html = dir.path().join("r.html");
+    let run = pactum_env(
+        [
+            "grade".as_ref(),
+            "-v".as_ref(),
+            run_dir.as_os_str(),
+            "--json".as_ref(),
+            json.as_os_str(),
+            "--html".as_ref(),
+            html.as_os_str(),
+        ],
+        &[
+            ("MYAPP_API_KEY", keys[0]),
+            ("SERVICE_TOKEN", keys[1]),
+            ("DB_PASSWORD", keys[2]),
+        ],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = std::fs::read_to_string(&json).expect("json");
+    let html = std::fs::read_to_string(&html).expect("html");
+    for (what, text) in [
+        ("stdout", &run.stdout),
+        ("stderr", &run.stderr),
+        ("json", &json),
+        ("html", &html),
+    ] {
+        for k in keys {
+            assert!(!text.contains(k), "{what} holds {k}: {text}");
+        }
+    }
+}
+
+/// The same run given twice, or two runs with one run id and service,
+/// would give two results one trace id: refused, exit 2.
+#[test]
+fn two_runs_with_one_trace_id_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for name in ["a", "b"] {
+        let run_dir = dir.path().join(name);
+        write(&run_dir.join("vm.log.md"), ENDED_LOG);
+        write(
+            &run_dir.join("root.prose.md"),
+            "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `summary`: a summary\n",
+        );
+        write(&run_dir.join("bindings/svc/summary.md"), "Some text.\n");
+    }
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for pair in [[&a, &a], [&a, &b]] {
+        let run = pactum(["grade".as_ref(), pair[0].as_os_str(), pair[1].as_os_str()]);
+        assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains("trace id"), "{}", run.stderr);
+    }
+}

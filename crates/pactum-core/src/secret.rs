@@ -665,6 +665,15 @@ fn key_tokens_of(text: &str) -> Vec<String> {
             out.push(token.to_string());
         }
     }
+    for v in views {
+        for token in named_credentials(v).into_iter().chain(aws_secrets(v)) {
+            let token = token.trim_end_matches(['.', '-']);
+            // A part of a key already found (its first line) adds nothing.
+            if check_secret(token).is_ok() && !out.iter().any(|t| t.contains(token)) {
+                out.push(token.to_string());
+            }
+        }
+    }
     // A bearer credential: whatever token follows `Bearer ` in an
     // `Authorization` value, of any shape (base64 and `~+/=` included).
     for v in views {
@@ -678,6 +687,39 @@ fn key_tokens_of(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The values written after a credential's name (`api_key=…`,
+/// `access_token=…`, `password: …`, `secret=…`) and the passwords of URL
+/// user info (`https://user:…@host`): a token of at least
+/// [`MIN_SECRET_CHARS`] holding a digit.
+fn named_credentials(text: &str) -> Vec<&str> {
+    use std::sync::LazyLock;
+    static NAMED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?i)(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|pwd)["']?\s*[=:]\s*["']?([A-Za-z0-9._~+/-]{8,})|://[^\s/@:]+:([^\s/@]{6,})@"#,
+        )
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    NAMED
+        .captures_iter(text)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)))
+        .map(|m| m.as_str())
+        .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+        .collect()
+}
+
+/// Tokens written like an AWS secret access key: 40 characters of
+/// letters, digits, `/` and `+`, with upper and lower case and a digit.
+fn aws_secrets(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '/' || c == '+'))
+        .filter(|t| {
+            t.len() == 40
+                && t.chars().any(|c| c.is_ascii_uppercase())
+                && t.chars().any(|c| c.is_ascii_lowercase())
+                && t.chars().any(|c| c.is_ascii_digit())
+        })
+        .collect()
 }
 
 /// Whether `token` is written like a JSON Web Token: three base64url
@@ -864,14 +906,19 @@ pub fn redaction_rule<'a>(
             values.push(v.to_string());
         }
     }
+    let texts: Vec<&str> = texts.into_iter().collect();
     for v in &env.ambient {
         if let Ok(v) = check_secret(v) {
-            if looks_like_key(v) {
+            // A credential variable's value written in the text about to
+            // be shown is that credential, whatever its shape.
+            if looks_like_key(v)
+                || (!v.contains(char::is_whitespace) && texts.iter().any(|t| t.contains(v)))
+            {
                 values.push(v.to_string());
             }
         }
     }
-    for t in texts {
+    for t in &texts {
         values.extend(key_tokens(t));
     }
     Redactor::new(values)?.with(known)

@@ -35,13 +35,17 @@
 //!   without one failing it, quoted; a field of more than three words or
 //!   with a number is left to the judge.
 //!
-//! Nothing inside a fenced code block (```` ``` ```` or `~~~`) is a list
-//! item, heading or table; an item is top level when indented by less
-//! than two columns (a tab is four); an item with no text (`- `) and a
-//! thematic break (`* * *`) are no items; a delimiter row or a row of
-//! empty cells is no table row; a field is present only with a value that
-//! is not blank (`" "`, `[]`, `{}` are absent) under its own name as a
-//! whole word (`subtitle:` is no `title`).
+//! Structure is read as CommonMark with GFM tables renders it
+//! (the `rendered` module): nothing inside a code block is a list item,
+//! heading, table or source; an item is top level when no other list
+//! holds it (in a blockquote too); an item with no text (`- `) and a
+//! thematic break (`* * *`) are no items; a count is decided only where
+//! the units a reader can use (blank, placeholder and repeated ones left
+//! out) and every unit written agree, HTML the count does not read
+//! leaving an upper bound undecided; a field is present only with a
+//! value that is not blank (`" "`, `[]`, `{}` are absent), not a
+//! placeholder and not the next label, under its own name as a whole
+//! word (`subtitle:` is no `title`).
 //!
 //! What the text says beyond those phrasings (filler words and generic
 //! nouns such as "summary" or "report" aside; a quality word such as
@@ -56,6 +60,8 @@ use std::sync::LazyLock;
 use pactum_core::echo::{only_copied, Echoes, Quoting};
 
 use regex::Regex;
+
+use crate::rendered::{self, meaningful, range_of, render};
 use serde_json::Value;
 
 /// A unit a count applies to.
@@ -232,6 +238,13 @@ static PER_ITEM_AFTER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^\s*(?:(?:each|apiece)\s*(?:$|[.;,)])|(?:per|a\s+piece|(?:in|for|of|on)\s+(?:each|every))\b)",
     )
 });
+/// A counted unit followed by `of`, `with`, `having`…, right before a
+/// count ("3 items of at least 5 words"): that count is per unit.
+static OF_COUNTED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:items?|bullets?|points?|entries|entry|steps?|paragraphs?|sources?|rows?|headings?|sections?|citations?|references?|links?)\s+(?:of|with|having|containing|that\s+(?:are|have|has))\s*$",
+    )
+});
 /// Words that offer a choice: measures joined by them cannot all be
 /// required, and which one is meant is the judge's to say.
 static ALTERNATIVE: LazyLock<Regex> =
@@ -398,6 +411,23 @@ const VAGUE: &[&str] = &[
 pub fn read(text: &str) -> Reading {
     let mut rest = text.to_string();
     let mut measures: Vec<(String, Measure)> = Vec::new();
+    let mut early_unread: Vec<String> = Vec::new();
+    // A verb before an empty quote (`saying ""`) asks for nothing that can
+    // be found: the judge reads the clause.
+    static EMPTY_QUOTE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r#"(?i)\b(?:saying|says|say|containing|contains|including|includes|mentions|mentioning|reads|stating|states)\s+(?:""|“”|''|‘’)"#,
+        )
+    });
+    if let Some(m) = EMPTY_QUOTE.find(text) {
+        early_unread.push(format!("\"{}\" quotes nothing", m.as_str()));
+    }
+    static EMPTY_EACH: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?i)\beach\s+[a-z][a-z -]*?\s+(?:has|have|contains|includes)\s*:[\s,]*(?:$|[;.])")
+    });
+    if let Some(m) = EMPTY_EACH.find(text) {
+        early_unread.push(format!("\"{}\" names no field", m.as_str().trim()));
+    }
     let cut = |rest: &mut String, start: usize, end: usize| {
         rest.replace_range(start..end, " ");
     };
@@ -409,6 +439,10 @@ pub fn read(text: &str) -> Reading {
         .and_then(|c| Some((c.get(0)?, c.get(1)?, c.get(2)?)))
     {
         let (fields, unread) = split_fields(fields.as_str());
+        if fields.is_empty() && unread.is_empty() {
+            // `each item has:` naming no field asks nothing measurable.
+            early_unread.push(format!("\"{}\" names no field", m.as_str().trim()));
+        }
         if !fields.is_empty() {
             measures.push((
                 m.as_str().trim().to_string(),
@@ -417,7 +451,10 @@ pub fn read(text: &str) -> Reading {
                     fields,
                 },
             ));
-            rest.replace_range(m.start()..m.end(), &format!(" {} ", unread.join(" ; ")));
+            // A field left unread stays in the text after `each`, so a count
+            // in it is read as per item, never over the whole output.
+            let kept: Vec<String> = unread.iter().map(|f| format!("each {f}")).collect();
+            rest.replace_range(m.start()..m.end(), &format!(" {} ", kept.join(" ; ")));
         }
     }
     // Every quoted string a verb introduces is a measure; quotes joined by
@@ -448,7 +485,7 @@ pub fn read(text: &str) -> Reading {
         }
         cut(&mut rest, negated.unwrap_or(start), end);
     }
-    let mut unread: Vec<String> = Vec::new();
+    let mut unread: Vec<String> = early_unread;
     let mut count_unit: Option<String> = None;
     let mut masked: Vec<String> = Vec::new();
     for (r, form) in COUNTS.iter() {
@@ -488,7 +525,9 @@ pub fn read(text: &str) -> Reading {
             let after = found.as_ref().map_or(String::new(), |(_, to, _)| {
                 format!("{} {}", words[*to..].join(" "), &rest[m.end()..])
             });
-            let per_item = PER_ITEM_BEFORE.is_match(sentence) || PER_ITEM_AFTER.is_match(&after);
+            let per_item = PER_ITEM_BEFORE.is_match(sentence)
+                || PER_ITEM_AFTER.is_match(&after)
+                || OF_COUNTED.is_match(sentence);
             let reversed = *form == "range" && parsed.first() > parsed.get(1);
             let impossible = *form == "lt" && parsed.first() == Some(&0);
             if found.is_some() && (per_item || reversed || impossible) {
@@ -691,249 +730,74 @@ pub fn as_json(content: &str) -> Option<Value> {
     pactum_core::json::parse_strict(inner.trim()).ok()
 }
 
-/// The top-level items of each list of `content`, list by list: items
-/// separated only by blank lines, nested lines or lines continuing an
-/// item; a top-level line of other text after a blank line ends the list.
-fn list_blocks(content: &str) -> Vec<Vec<&str>> {
-    let mut out: Vec<Vec<&str>> = Vec::new();
-    let mut open = false;
-    let mut after_blank = false;
-    for l in outside_code(content) {
-        let t = l.trim_start();
-        if pactum_core::text::is_blank(l) {
-            after_blank = true;
-            continue;
-        }
-        if top_level(l) && (bullet(t) || numbered(t)) {
-            if !open {
-                out.push(Vec::new());
-                open = true;
-            }
-            if let Some(b) = out.last_mut() {
-                b.push(l);
-            }
-        } else if top_level(l) && (after_blank || !open || structural(t)) {
-            open = false;
-        }
-        after_blank = false;
-    }
-    out
-}
-
-/// Whether a line is a heading, a table row, a blockquote or a break:
-/// it ends a list even with no blank line before it.
-fn structural(t: &str) -> bool {
-    t.starts_with(['#', '|', '>'])
-        || (t.len() >= 3 && t.chars().all(|c| matches!(c, '-' | '*' | '_' | '=' | ' ')))
-}
-
 /// Whether the output holds a list whose every top-level item is of the
-/// kind `is_kind` tells (a list mixing `1.` and `-` items is neither a
-/// numbered nor a bulleted list).
-fn one_kind_of_list(
-    content: &str,
-    is_kind: fn(&str) -> bool,
-    kind: &str,
-    example: &str,
-) -> Finding {
-    let blocks = list_blocks(content);
-    let pure = blocks
-        .iter()
-        .find(|b| b.iter().all(|l| is_kind(l.trim_start())));
+/// kind `ordered` tells (a list mixing `1.` and `-` items, parted only by
+/// blank lines, is neither a numbered nor a bulleted list), read over
+/// what renders (in a blockquote too).
+fn one_kind_of_list(content: &str, ordered: bool, kind: &str, example: &str) -> Finding {
+    let r = render(content);
+    let pure = (0..r.groups.len())
+        .find(|i| r.group_items[*i] > 0 && r.groups[*i].iter().all(|o| *o == ordered));
     match pure {
-        Some(items) => finding(
+        Some(i) => finding(
             Some(true),
-            format!("a {kind} list of {} item(s)", items.len()),
-            items.first().map(|q| q.trim().to_string()),
+            format!("a {kind} list of {} item(s)", r.group_items[i]),
+            Some(r.group_lines[i].clone()),
         ),
-        None if blocks
-            .iter()
-            .any(|b| b.iter().any(|l| is_kind(l.trim_start()))) =>
-        {
-            finding(
-                Some(false),
-                format!("a list mixing {kind} items ({example}) with items of another kind is no {kind} list"),
-                None,
-            )
-        }
+        None if r.groups.iter().any(|g| g.contains(&ordered)) => finding(
+            Some(false),
+            format!("a list mixing {kind} items ({example}) with items of another kind is no {kind} list"),
+            None,
+        ),
         None => finding(Some(false), format!("no {kind} list item ({example})"), None),
     }
 }
 
-fn list_items(content: &str) -> Vec<&str> {
-    outside_code(content)
-        .into_iter()
-        .filter(|l| top_level(l) && (bullet(l.trim_start()) || numbered(l.trim_start())))
-        .collect()
-}
-
-/// A line's indentation in columns, a tab advancing to the next multiple
-/// of four.
-fn indent(l: &str) -> usize {
-    let mut col = 0;
-    for c in l.chars() {
-        match c {
-            ' ' => col += 1,
-            '\t' => col += 4 - col % 4,
-            _ => break,
-        }
-    }
-    col
-}
-
-/// A list item not nested in another.
-fn top_level(l: &str) -> bool {
-    indent(l) < 2
+/// Whether the format `m` renders anywhere in `content` (an empty item,
+/// heading or header-only table too), for a negated format: `None` when
+/// `m` is no format.
+fn format_renders(m: &Measure, content: &str, json: Option<&Value>) -> Option<(bool, String)> {
+    let r = render(content);
+    let (present, what) = match m {
+        Measure::Headings => (
+            !r.headings.is_empty() || r.html_headings > 0,
+            "a heading renders",
+        ),
+        Measure::Table => (
+            !r.tables.is_empty() || rendered::html_rows(&r),
+            "a table renders",
+        ),
+        Measure::NumberedList => (
+            r.any_ordered || r.tags.contains("ol"),
+            "a numbered list renders",
+        ),
+        Measure::BulletList => (
+            r.any_bullet || r.tags.contains("ul") || r.tags.contains("menu"),
+            "a bulleted list renders",
+        ),
+        Measure::List => (
+            matches!(json, Some(Value::Array(_)))
+                || r.any_ordered
+                || r.any_bullet
+                || rendered::html_items(&r),
+            "a list renders",
+        ),
+        _ => return None,
+    };
+    Some((
+        present,
+        if present {
+            what.to_string()
+        } else {
+            format!("no such format renders ({})", what.replace(" renders", ""))
+        },
+    ))
 }
 
 /// Whether an item's text shows anything besides list and break markers
 /// (`- `, `* * *` and `- - -` are no items).
 fn has_content(s: &str) -> bool {
     !pactum_core::text::is_blank(&s.replace(['-', '*', '+', '_'], ""))
-}
-
-fn bullet(t: &str) -> bool {
-    t.strip_prefix(['-', '*', '+'])
-        .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
-}
-
-fn numbered(t: &str) -> bool {
-    let digits = t.chars().take_while(char::is_ascii_digit).count();
-    digits > 0
-        && t[digits..]
-            .strip_prefix(['.', ')'])
-            .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
-}
-
-/// The headings of `content`, as lines: ATX (`# …`, indented by at most
-/// three spaces), setext (a paragraph line underlined by `===` or `---`)
-/// and HTML (`<h1>`…`<h6>`).
-fn headings(content: &str) -> Vec<&str> {
-    static HTML_HEADING: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<h[1-6](?:\s[^>]*)?>"));
-    let lines = outside_code(content);
-    let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        let t = l.trim_start_matches(' ');
-        let atx = {
-            let h = t.chars().take_while(|c| *c == '#').count();
-            l.len() - t.len() < 4
-                && (1..=6).contains(&h)
-                && t[h..].starts_with([' ', '\t'])
-                && has_content(&t[h..].replace('#', ""))
-        };
-        let setext = lines.get(i + 1).is_some_and(|u| {
-            let u = u.trim();
-            !u.is_empty()
-                && (u.chars().all(|c| c == '=') || u.chars().all(|c| c == '-'))
-                && has_content(l)
-                && !bullet(l.trim_start())
-                && !numbered(l.trim_start())
-                && !l.trim_start().starts_with(['>', '|', '#'])
-                && (i == 0 || pactum_core::text::is_blank(lines[i - 1]))
-        });
-        if atx || setext || HTML_HEADING.is_match(l) {
-            out.push(*l);
-        }
-    }
-    out
-}
-
-/// The lines outside fenced code blocks (```` ``` ```` or `~~~`, closed
-/// by a fence of the same character at least as long; an unclosed fence
-/// runs to the end).
-fn outside_code(content: &str) -> Vec<&str> {
-    let fence = |l: &str| -> Option<(char, usize)> {
-        let t = l.trim_start();
-        let c = t.chars().next().filter(|c| matches!(c, '`' | '~'))?;
-        let n = t.chars().take_while(|x| *x == c).count();
-        (n >= 3).then_some((c, n))
-    };
-    let mut out = Vec::new();
-    let mut open: Option<(char, usize)> = None;
-    for l in content.lines() {
-        match (open, fence(l)) {
-            (None, Some(f)) => open = Some(f),
-            (Some((c, n)), Some((c2, n2)))
-                if c == c2 && n2 >= n && l.trim().chars().all(|x| x == c) =>
-            {
-                open = None;
-            }
-            (None, None) => out.push(l),
-            (Some(_), _) => {}
-        }
-    }
-    out
-}
-
-/// Tables: each a header row, then body rows (delimiter rows and rows of
-/// empty cells dropped).
-fn tables(content: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
-    let lines = outside_code(content);
-    let cells = |l: &str| -> Vec<String> {
-        l.trim()
-            .trim_start_matches('|')
-            .trim_end_matches('|')
-            .split('|')
-            .map(|c| c.trim().to_string())
-            .collect()
-    };
-    let is_delim = |l: &str| {
-        let t = l.trim();
-        t.contains('-') && t.contains('|') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
-    };
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i + 1 < lines.len() {
-        // A GFM table: a header row and a delimiter row, outer pipes
-        // optional (`a | b` then `--- | ---`).
-        if lines[i].contains('|') && is_delim(lines[i + 1]) {
-            let header = cells(lines[i]);
-            let mut rows = Vec::new();
-            let mut j = i + 2;
-            while j < lines.len()
-                && lines[j].contains('|')
-                && !pactum_core::text::is_blank(lines[j])
-            {
-                let row = cells(lines[j]);
-                if !is_delim(lines[j]) && !row.iter().all(|c| pactum_core::text::is_blank(c)) {
-                    rows.push(row);
-                }
-                j += 1;
-            }
-            out.push((header, rows));
-            i = j;
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-fn paragraphs(content: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur: Vec<&str> = Vec::new();
-    let flush = |cur: &mut Vec<&str>, out: &mut Vec<String>| {
-        if !cur.is_empty() {
-            out.push(cur.join(" "));
-            cur.clear();
-        }
-    };
-    for l in outside_code(content) {
-        let t = l.trim();
-        let structural = t.starts_with('#')
-            || t.starts_with('|')
-            || bullet(t)
-            || numbered(t)
-            || t.starts_with('>')
-            || !has_content(&t.replace(['#', '>', '|', '=', '`', '~'], ""));
-        if t.is_empty() || structural {
-            flush(&mut cur, &mut out);
-        } else {
-            cur.push(t);
-        }
-    }
-    flush(&mut cur, &mut out);
-    out
 }
 
 static URL: LazyLock<Regex> = LazyLock::new(|| re(r#"https?://[^\s)\]>"'|]+"#));
@@ -973,13 +837,23 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
             // emphasis inside the word does not hide it.
             if let Measure::Contains(text) = &**inner {
                 let folded = rendered_fold(text);
-                if !folded.is_empty() && rendered_fold(content).contains(&folded) {
+                if !folded.is_empty()
+                    && (rendered_fold(content).contains(&folded)
+                        || rendered_fold(&render(content).plain).contains(&folded))
+                {
                     return finding(
                         Some(false),
                         format!("the clause negates it, and the output contains \"{text}\" as it reads when rendered"),
                         None,
                     );
                 }
+            }
+            if let Some((present, why)) = format_renders(inner, content, json.as_ref()) {
+                return finding(
+                    Some(!present),
+                    format!("the clause negates it, and {why}"),
+                    None,
+                );
             }
             let f = measure_in(inner, content, json.as_ref(), &[]);
             match f.held {
@@ -1066,7 +940,7 @@ static TAG: LazyLock<Regex> = LazyLock::new(|| re(r"(?is)<(/?)([a-z][a-z0-9-]*)(
 /// An attribute that hides an element.
 static HIDING: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)(?:^|\s)(?:hidden|aria-hidden\s*=\s*["']?true)\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0"#,
+        r#"(?i)(?:^|\s)(?:hidden|aria-hidden\s*=\s*["']?true)\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0*(?:\.0*)?\s*(?:[;"']|$)|(?:^|[;\s"'])(?:max-)?(?:height|width)\s*:\s*0|(?:left|top|right|text-indent)\s*:\s*-\d{3,}|clip|(?:^|[;\s"'])color\s*:\s*(?:#fff\b|#ffffff\b|white\b|transparent\b)"#,
     )
 });
 /// A link reference definition (`[label]: url "title"`), never rendered
@@ -1105,7 +979,7 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
             let name = c.get(2)?.as_str().to_ascii_lowercase();
             let a = c.get(3)?;
             let hides = !closing
-                && (matches!(name.as_str(), "script" | "style" | "template")
+                && (matches!(name.as_str(), "script" | "style" | "template" | "noscript")
                     || HIDING.is_match(a.as_str()));
             Some((m.start(), (a.start(), a.end()), closing, name, hides))
         })
@@ -1144,15 +1018,25 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
         i += 1;
     }
     // Link reference definitions: unused ones whole, used ones' titles.
-    let lower = text.to_lowercase();
+    // Every `[label]` is counted once, in one pass: a definition is used
+    // when its label is written more often than by the definition itself
+    // (a label holding a bracket is never used: it is hidden).
+    static BRACKETED: LazyLock<Regex> = LazyLock::new(|| re(r"\[([^\[\]\n]+)\]"));
+    let mut written: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    if LINK_DEF.is_match(text) {
+        for c in BRACKETED.captures_iter(text) {
+            if let Some(l) = c.get(1) {
+                *written.entry(l.as_str().to_lowercase()).or_default() += 1;
+            }
+        }
+    }
     for c in LINK_DEF.captures_iter(text) {
         let (Some(m), Some(label)) = (c.get(0), c.get(1)) else {
             continue;
         };
-        let needle = format!("[{}]", label.as_str().to_lowercase());
-        let used = lower
-            .match_indices(&needle)
-            .any(|(at, _)| at != m.start() + (m.as_str().len() - m.as_str().trim_start().len()));
+        let used = written
+            .get(&label.as_str().to_lowercase())
+            .is_some_and(|n| *n > 1);
         match (used, c.get(3)) {
             (false, _) => spans.push((m.start(), m.end())),
             (true, Some(title)) => spans.push((title.start(), title.end())),
@@ -1160,6 +1044,19 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
         }
     }
     for c in LINK_TITLE.captures_iter(text) {
+        if let Some(t) = c.get(1) {
+            spans.push((t.start(), t.end()));
+        }
+    }
+    // Processing instructions, CDATA sections and declarations (HTML
+    // blocks a browser does not show), each to its end or the end of the
+    // text; a Markdown image's alt text.
+    static UNSHOWN: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?s)<\?.*?(?:\?>|\z)|<!\[CDATA\[.*?(?:\]\]>|\z)|<![A-Za-z][^>]*(?:>|\z)")
+    });
+    static IMAGE_ALT: LazyLock<Regex> = LazyLock::new(|| re(r"!\[([^\]\n]*)\][\[(]"));
+    spans.extend(UNSHOWN.find_iter(text).map(|m| (m.start(), m.end())));
+    for c in IMAGE_ALT.captures_iter(text) {
         if let Some(t) = c.get(1) {
             spans.push((t.start(), t.end()));
         }
@@ -1291,6 +1188,11 @@ const PLACEHOLDER: &[&str] = &[
     "pending",
 ];
 
+/// Whether `w` (lower case) is a placeholder word ([`PLACEHOLDER`]).
+pub(crate) fn is_placeholder_word(w: &str) -> bool {
+    PLACEHOLDER.contains(&w)
+}
+
 /// Whether an output renders as nothing a reader could use: blank once
 /// hidden content ([`without_hidden`]) and character references are
 /// removed, nothing but Markdown marks (`-`, `#`, `* * *`, `>`, an empty
@@ -1303,9 +1205,16 @@ pub fn renders_nothing(content: &str) -> bool {
             return true;
         }
     }
-    let untagged = TAG.replace_all(&visible, " ");
-    let text = decode_entities(&untagged);
-    if text.to_lowercase().contains("lorem ipsum") {
+    // Terminal escape sequences and control characters show nothing.
+    static ESCAPE: LazyLock<Regex> = LazyLock::new(|| re(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|.)?"));
+    let unescaped = ESCAPE.replace_all(&visible, " ");
+    let untagged = TAG.replace_all(&unescaped, " ");
+    let decoded = decode_entities(&untagged);
+    let text: String = decoded
+        .chars()
+        .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+        .collect();
+    if text.to_lowercase().contains("lorem ipsum") || rendered::placeholder_phrase(&text) {
         return true;
     }
     let words = |t: &str| -> Vec<String> {
@@ -1340,10 +1249,43 @@ fn rendered_fold(s: &str) -> String {
                 && (c.is_whitespace() || !pactum_core::text::is_blank(c.encode_utf8(&mut [0; 4])))
         })
         .collect();
-    kept.split_whitespace()
+    use unicode_normalization::UnicodeNormalization;
+    kept.nfkc()
+        .map(lookalike)
+        .collect::<String>()
+        .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
+}
+
+/// The Latin letter a Cyrillic or Greek letter (or a dotless i) is read
+/// as: a forbidden word spelled with lookalikes is still that word.
+fn lookalike(c: char) -> char {
+    match c {
+        'а' | 'α' | 'А' | 'Α' => 'a',
+        'в' | 'В' | 'β' | 'Β' => 'b',
+        'с' | 'С' | 'ϲ' => 'c',
+        'е' | 'Е' | 'ε' | 'Ε' => 'e',
+        'н' | 'Н' | 'Η' => 'h',
+        'і' | 'І' | 'ı' | 'ι' | 'Ι' | 'ӏ' => 'i',
+        'ј' | 'Ј' => 'j',
+        'к' | 'К' | 'κ' | 'Κ' => 'k',
+        'м' | 'М' | 'Μ' => 'm',
+        'о' | 'О' | 'ο' | 'Ο' => 'o',
+        'р' | 'Р' | 'ρ' | 'Ρ' => 'p',
+        'ѕ' | 'Ѕ' => 's',
+        'т' | 'Т' | 'τ' | 'Τ' => 't',
+        'у' | 'У' | 'υ' | 'Υ' => 'y',
+        'х' | 'Х' | 'χ' | 'Χ' => 'x',
+        'ν' | 'Ν' => 'v',
+        'ω' => 'w',
+        'ԁ' => 'd',
+        'ɡ' => 'g',
+        'ⅼ' | 'Ӏ' => 'l',
+        'Ζ' => 'z',
+        _ => c,
+    }
 }
 
 /// [`measure_against`] over the visible `content`, `json` read from the
@@ -1379,65 +1321,82 @@ fn measure_in(
                 Some(first_line(content)),
             ),
         },
-        Measure::Table => match tables(content).first() {
-            Some((h, rows)) if !rows.is_empty() => finding(
-                Some(true),
-                format!(
-                    "a table with {} column(s) and {} row(s)",
-                    h.len(),
-                    rows.len()
+        Measure::Table => {
+            let r = render(content);
+            let best = r.tables.iter().find_map(|t| {
+                let rows = t.rows.iter().filter(|p| meaningful(&p.text)).count();
+                (rows > 0).then_some((t, rows))
+            });
+            match best {
+                Some((t, rows)) => finding(
+                    Some(true),
+                    format!(
+                        "a table with {} column(s) and {rows} row(s)",
+                        t.header.len()
+                    ),
+                    Some(format!("| {} |", t.header.join(" | "))),
                 ),
-                Some(format!("| {} |", h.join(" | "))),
-            ),
-            // An HTML table (seen only where tags are: a negated measure
-            // reads the output as written).
-            _ if HTML_TABLE.is_match(content) => finding(
-                Some(true),
-                "an HTML table (`<table>`)".into(),
-                HTML_TABLE.find(content).map(|m| m.as_str().to_string()),
-            ),
-            _ => finding(
-                Some(false),
-                "no Markdown table (header, `|---|` row, at least one row)".into(),
-                None,
-            ),
-        },
+                // An HTML table (seen only where tags are: a negated measure
+                // reads the output as written).
+                None if HTML_TABLE.is_match(content) => finding(
+                    Some(true),
+                    "an HTML table (`<table>`)".into(),
+                    HTML_TABLE.find(content).map(|m| m.as_str().to_string()),
+                ),
+                None => finding(
+                    Some(false),
+                    "no Markdown table (header, `|---|` row, at least one row)".into(),
+                    None,
+                ),
+            }
+        }
         Measure::NumberedList => html_list_or(
-            one_kind_of_list(content, numbered, "numbered", "`1. …`"),
+            one_kind_of_list(content, true, "numbered", "`1. …`"),
             content,
             &HTML_OL,
         ),
         Measure::BulletList => html_list_or(
-            one_kind_of_list(content, bullet, "bulleted", "`- …`"),
+            one_kind_of_list(content, false, "bulleted", "`- …`"),
             content,
             &HTML_UL,
         ),
-        Measure::List => match (json, list_blocks(content).first()) {
-            (Some(Value::Array(_)), _) => {
-                finding(Some(true), "the output is a JSON array".into(), None)
+        Measure::List => {
+            let r = render(content);
+            let group = r
+                .group_items
+                .iter()
+                .position(|n| *n > 0)
+                .map(|i| (r.group_items[i], r.group_lines[i].clone()));
+            match (json, group) {
+                (Some(Value::Array(_)), _) => {
+                    finding(Some(true), "the output is a JSON array".into(), None)
+                }
+                (_, Some((n, line))) => {
+                    finding(Some(true), format!("a list of {n} item(s)"), Some(line))
+                }
+                _ if HTML_UL.is_match(content) || HTML_OL.is_match(content) => {
+                    finding(Some(true), "an HTML list (`<ul>` / `<ol>`)".into(), None)
+                }
+                _ => finding(
+                    Some(false),
+                    "no list (a Markdown list item `- …` / `1. …`, or a JSON array)".into(),
+                    None,
+                ),
             }
-            (_, Some(items)) => finding(
-                Some(true),
-                format!("a list of {} item(s)", items.len()),
-                items.first().map(|q| q.trim().to_string()),
-            ),
-            _ if HTML_UL.is_match(content) || HTML_OL.is_match(content) => {
-                finding(Some(true), "an HTML list (`<ul>` / `<ol>`)".into(), None)
+        }
+        Measure::Headings => {
+            let r = render(content);
+            let (lo, _, first) = range_of(&r.headings);
+            match first {
+                Some(h) => finding(Some(true), format!("{lo} heading(s)"), Some(h)),
+                None if r.html_headings > 0 => finding(
+                    Some(true),
+                    format!("{} HTML heading(s)", r.html_headings),
+                    None,
+                ),
+                None => finding(Some(false), "no Markdown heading (`# …`)".into(), None),
             }
-            _ => finding(
-                Some(false),
-                "no list (a Markdown list item `- …` / `1. …`, or a JSON array)".into(),
-                None,
-            ),
-        },
-        Measure::Headings => match headings(content).first() {
-            Some(h) => finding(
-                Some(true),
-                format!("{} heading(s)", headings(content).len()),
-                Some(h.trim().to_string()),
-            ),
-            None => finding(Some(false), "no Markdown heading (`# …`)".into(), None),
-        },
+        }
         Measure::Contains(text) => {
             let Ok(r) = regex::RegexBuilder::new(&regex::escape(text))
                 .case_insensitive(true)
@@ -1481,6 +1440,13 @@ fn measure_in(
             }
         }
         Measure::Not(inner) => {
+            if let Some((present, why)) = format_renders(inner, content, json) {
+                return finding(
+                    Some(!present),
+                    format!("the clause negates it, and {why}"),
+                    None,
+                );
+            }
             let f = measure_in(inner, content, json, &[]);
             match f.held {
                 Some(held) => finding(
@@ -1492,62 +1458,98 @@ fn measure_in(
             }
         }
         Measure::Count { unit, min, max } => {
-            let (n, what, quote) = match count(unit, content, json, inputs) {
+            let (lo, hi, what, quote) = match count(unit, content, json, inputs) {
                 Ok(x) => x,
                 Err(why) => return finding(None, why, None),
             };
-            let held = n >= *min && max.is_none_or(|m| n <= m);
             let want = match max {
                 None => format!("at least {min}"),
                 Some(m) if m == min => format!("exactly {min}"),
                 Some(m) if *min == 0 => format!("at most {m}"),
                 Some(m) => format!("{min} to {m}"),
             };
-            finding(
-                Some(held),
-                format!("counted {n} {what}; the clause asks for {want}"),
-                quote,
-            )
+            // Held only when every reading of the count meets the bounds;
+            // broken only when none can.
+            let held = lo >= *min && max.is_none_or(|m| hi.is_some_and(|h| h <= m));
+            let broken = hi.is_some_and(|h| h < *min) || max.is_some_and(|m| lo > m);
+            let verdict = if held {
+                Some(true)
+            } else if broken {
+                Some(false)
+            } else {
+                None
+            };
+            let detail = match hi {
+                Some(h) if h == lo => format!("counted {lo} {what}; the clause asks for {want}"),
+                Some(h) => format!(
+                    "counted {lo} {what} a reader can use, {h} as written (blank, placeholder or repeated ones too); the clause asks for {want}"
+                ),
+                None => format!(
+                    "counted {lo} {what}, and the output holds HTML whose {what} are not counted; the clause asks for {want}"
+                ),
+            };
+            finding(verdict, detail, quote)
         }
         Measure::Each { item, fields } => each(item, fields, content, json),
     }
 }
 
-type Counted = (u64, String, Option<String>);
+/// A count read two ways: the units a reader can use, each once (low),
+/// and every unit as written (high; `None` when HTML the count does not
+/// read may hold more), what was counted, a quote.
+type Counted = (u64, Option<u64>, String, Option<String>);
 
-/// Counts `unit` in `content`. A source is a URL not copied from one of
-/// the `inputs` (SPEC §3.4: copied input is no evidence).
+/// The pages of the URLs in `text` ([`rendered::page`]).
+fn pages(text: &str) -> BTreeSet<String> {
+    urls(text)
+        .iter()
+        .filter_map(|u| rendered::page(u))
+        .collect()
+}
+
+/// Counts `unit` in `content`, over what renders. A source is a page
+/// ([`rendered::page`]) not copied from one of the `inputs` (SPEC §3.4:
+/// copied input is no evidence).
 fn count(
     unit: &Unit,
     content: &str,
     json: Option<&Value>,
     inputs: &[Cow<'_, str>],
 ) -> Result<Counted, String> {
-    let given: BTreeSet<String> = inputs.iter().flat_map(|i| urls(i)).collect();
-    let items = |what: &str| -> Result<Counted, String> {
-        if let Some(Value::Array(a)) = json {
-            // A blank string, `null`, or an array or object of such only,
-            // is no item.
-            return Ok((
-                a.iter().filter(|v| has_value(v)).count() as u64,
-                format!("{what} (JSON array elements holding a value)"),
-                None,
-            ));
-        }
-        if json.is_some() {
-            return Err(format!(
-                "the output is JSON but not an array: its {what} cannot be counted"
-            ));
-        }
-        let l = list_items(content);
-        Ok((
-            l.len() as u64,
-            format!("{what} (list items)"),
-            l.first().map(|q| q.trim().to_string()),
-        ))
-    };
+    let given: BTreeSet<String> = inputs.iter().flat_map(|i| pages(i)).collect();
+    let exact = |n: u64, what: String, quote: Option<String>| Ok((n, Some(n), what, quote));
+    if json.is_some() && !matches!(unit, Unit::Items | Unit::Sources | Unit::Words) {
+        return match unit {
+            Unit::Paragraphs => Err("the output is JSON: it has no paragraphs to count".into()),
+            Unit::Rows => exact(0, "table rows (no table)".into(), None),
+            _ => exact(0, "headings".into(), None),
+        };
+    }
+    let r = render(content);
     match unit {
-        Unit::Items => items("items"),
+        Unit::Items => {
+            if let Some(Value::Array(a)) = json {
+                // A blank string, `null`, or an array or object of such
+                // only, is no item.
+                return exact(
+                    a.iter().filter(|v| has_value(v)).count() as u64,
+                    "items (JSON array elements holding a value)".into(),
+                    None,
+                );
+            }
+            if json.is_some() {
+                return Err(
+                    "the output is JSON but not an array: its items cannot be counted".into(),
+                );
+            }
+            let (lo, hi, first) = rendered::range_of(&r.items);
+            Ok((
+                lo,
+                (!rendered::html_items(&r)).then_some(hi),
+                "items (list items)".into(),
+                first,
+            ))
+        }
         // In a JSON array the sources are its elements: one element
         // holding three URLs is one source, and an element whose URLs all
         // appeared before is none.
@@ -1559,19 +1561,23 @@ fn count(
                     .iter()
                     .filter(|e| {
                         let text = e.to_string();
-                        let mine: Vec<String> = urls(&text)
+                        let mine: Vec<(String, String)> = urls(&text)
                             .into_iter()
-                            .filter(|u| !given.contains(u))
+                            .filter_map(|u| rendered::page(&u).map(|p| (p, u)))
+                            .filter(|(p, _)| !given.contains(p))
                             .collect();
-                        let new = mine.iter().find(|u| !seen.contains(*u)).cloned();
-                        seen.extend(mine);
+                        let new = mine
+                            .iter()
+                            .find(|(p, _)| !seen.contains(p))
+                            .map(|(_, u)| u.clone());
+                        seen.extend(mine.into_iter().map(|(p, _)| p));
                         if first.is_none() {
                             first.clone_from(&new);
                         }
                         new.is_some()
                     })
                     .count();
-                Ok((
+                exact(
                     n as u64,
                     if given.is_empty() {
                         "sources (JSON array elements with a URL not in an earlier one)".into()
@@ -1579,58 +1585,77 @@ fn count(
                         "sources (JSON array elements with a URL not in an earlier one nor in the input)".into()
                     },
                     first,
-                ))
+                )
             }
             _ => {
-                let u: BTreeSet<String> = urls(content)
+                // Each page once, quoted as first written.
+                let mut shown: std::collections::BTreeMap<String, String> = Default::default();
+                for u in &r.urls {
+                    if let Some(p) = rendered::page(u).filter(|p| !given.contains(p)) {
+                        shown
+                            .entry(p)
+                            .or_insert_with(|| u.trim_end_matches(['.', ',', ';']).to_string());
+                    }
+                }
+                let written: BTreeSet<String> = urls(content)
                     .into_iter()
+                    .map(|u| rendered::page(&u).unwrap_or(u))
                     .filter(|u| !given.contains(u))
                     .collect();
+                let lo = shown.len() as u64;
                 Ok((
-                    u.len() as u64,
+                    lo,
+                    Some(lo.max(written.len() as u64)),
                     if given.is_empty() {
                         "sources (distinct URLs)".into()
                     } else {
                         "sources (distinct URLs not copied from the input)".into()
                     },
-                    u.iter().next().cloned(),
+                    shown.values().next().cloned(),
                 ))
             }
         },
         Unit::Paragraphs => {
-            if json.is_some() {
-                return Err("the output is JSON: it has no paragraphs to count".into());
-            }
-            let p = paragraphs(content);
+            let (lo, hi, first) = rendered::range_of(&r.paragraphs);
             Ok((
-                p.len() as u64,
+                lo,
+                (!rendered::html_blocks(&r)).then_some(hi),
                 "paragraphs".into(),
-                p.first().map(|q| first_line(q)),
+                first,
             ))
         }
-        Unit::Words => Ok((
-            content.split_whitespace().count() as u64,
-            "words".into(),
-            None,
-        )),
-        Unit::Rows => {
-            let t = tables(content);
-            if t.is_empty() {
-                return Ok((0, "table rows (no table)".into(), None));
+        Unit::Words => {
+            if json.is_some() {
+                let n = content.split_whitespace().count() as u64;
+                return exact(n, "words".into(), None);
             }
             Ok((
-                t.iter().map(|(_, r)| r.len() as u64).sum(),
+                r.words_lo,
+                Some(r.words_hi.max(r.words_lo)),
+                "words".into(),
+                None,
+            ))
+        }
+        Unit::Rows => {
+            if r.tables.is_empty() && !rendered::html_rows(&r) {
+                return exact(0, "table rows (no table)".into(), None);
+            }
+            let rows: Vec<rendered::Piece> = r
+                .tables
+                .iter()
+                .flat_map(|t| t.rows.iter().cloned())
+                .collect();
+            let (lo, hi, _) = rendered::range_of(&rows);
+            Ok((
+                lo,
+                (!rendered::html_rows(&r)).then_some(hi),
                 "table rows".into(),
                 None,
             ))
         }
         Unit::Headings => {
-            let h = headings(content);
-            Ok((
-                h.len() as u64,
-                "headings".into(),
-                h.first().map(|q| q.trim().to_string()),
-            ))
+            let (lo, hi, first) = rendered::range_of(&r.headings);
+            Ok((lo, Some(hi + r.html_headings), "headings".into(), first))
         }
     }
 }
@@ -1673,17 +1698,41 @@ fn label_pattern(field: &str) -> Option<Regex> {
     .ok()
 }
 
-/// Whether `block` holds a label of `pattern` with a value that is not
-/// blank.
+/// Whether `block` holds a label of `pattern` with a value ([`a_value`])
+/// before the next label (`title: url: x` gives the title no value).
 fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
+    // A label's colon: followed by a space, emphasis or the end (a URL's
+    // `https:` is none).
+    static COLON: LazyLock<Regex> = LazyLock::new(|| re(r":(?:\s|\*|_|$)"));
     let block = decode_entities(block);
     pattern.is_some_and(|r| {
         r.captures_iter(&block).any(|c| {
             c.get(1).is_some_and(|v| {
-                has_content(&v.as_str().replace(['`', '_'], "")) && !renders_nothing(v.as_str())
+                let v = v.as_str().replace(['`', '_', '*'], "");
+                // Up to the next label, that label's word left out.
+                let v = match COLON.find(&v) {
+                    Some(m) => {
+                        let before = v[..m.start()].trim_end();
+                        before
+                            .rfind(char::is_whitespace)
+                            .map_or("", |i| &before[..i])
+                            .to_string()
+                    }
+                    None => v,
+                };
+                a_value(&v)
             })
         })
     })
+}
+
+/// Whether a field's value shows something: not blank, not only marks,
+/// not a placeholder (`N/A`, `-`, `...`, `TBD`, `TODO`).
+fn a_value(v: &str) -> bool {
+    has_content(v)
+        && !renders_nothing(v)
+        && !rendered::placeholder_phrase(v)
+        && v.chars().any(char::is_alphanumeric)
 }
 
 /// An exact excerpt of `content` around the first of `needles` found in
@@ -1764,62 +1813,52 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 (present, excerpt_of(content, &literals(e)))
             })
             .collect()
-    } else if let Some((header, body)) = tables(content).into_iter().next() {
-        let cols: Vec<Option<usize>> = fields
-            .iter()
-            .map(|f| header.iter().position(|h| norm(h) == norm(f)))
-            .collect();
-        body.iter()
-            .map(|r| {
+    } else {
+        // Every item of every table and every list that renders is an X.
+        let r = render(content);
+        let mut rows: Vec<(Vec<bool>, Option<String>)> = Vec::new();
+        for t in &r.tables {
+            let cols: Vec<Option<usize>> = fields
+                .iter()
+                .map(|f| t.header.iter().position(|h| norm(h) == norm(f)))
+                .collect();
+            for (cells, piece) in t.cells.iter().zip(&t.rows) {
+                if !meaningful(&piece.text) && !piece.text.chars().any(char::is_alphanumeric) {
+                    continue;
+                }
                 let present = cols
                     .iter()
                     .zip(fields)
                     .map(|(c, f)| match c {
-                        Some(i) => r.get(*i).is_some_and(|v| !renders_nothing(v)),
-                        None => is_url_field(f) && r.iter().any(|v| URL.is_match(v)),
+                        Some(i) => cells.get(*i).is_some_and(|v| a_value(v)),
+                        None => is_url_field(f) && cells.iter().any(|v| URL.is_match(v)),
                     })
                     .collect();
-                let cells: Vec<String> = r
-                    .iter()
-                    .filter(|c| !pactum_core::text::is_blank(c))
-                    .cloned()
-                    .collect();
-                (present, excerpt_of(content, &cells))
-            })
-            .collect()
-    } else {
-        let mut blocks: Vec<String> = Vec::new();
-        for l in outside_code(content) {
-            let t = l.trim_start();
-            if top_level(l) && (bullet(t) || numbered(t)) {
-                blocks.push(t.to_string());
-            } else if let Some(b) = blocks.last_mut() {
-                if !l.trim().is_empty() && !top_level(l) {
-                    b.push('\n');
-                    b.push_str(t);
-                }
+                rows.push((present, Some(piece.line.clone())));
             }
         }
-        if blocks.is_empty() {
+        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
+        for it in &r.items {
+            if !it.text.chars().any(char::is_alphanumeric) {
+                continue;
+            }
+            let present = fields
+                .iter()
+                .zip(&patterns)
+                .map(|(f, p)| {
+                    labelled(&it.text, p.as_ref()) || (is_url_field(f) && URL.is_match(&it.text))
+                })
+                .collect();
+            rows.push((present, Some(it.line.clone())));
+        }
+        if rows.is_empty() {
             return finding(
                 None,
                 format!("the output holds no JSON array, table or list of {item}s"),
                 None,
             );
         }
-        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
-        blocks
-            .iter()
-            .map(|b| {
-                let present = fields
-                    .iter()
-                    .zip(&patterns)
-                    .map(|(f, p)| labelled(b, p.as_ref()) || (is_url_field(f) && URL.is_match(b)))
-                    .collect();
-                let first = b.lines().next().unwrap_or("").to_string();
-                (present, excerpt_of(content, &[first]))
-            })
-            .collect()
+        rows
     };
     if rows.is_empty() {
         return finding(Some(false), format!("no {item} found"), None);

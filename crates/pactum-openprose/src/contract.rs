@@ -349,6 +349,19 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             fence = Some((lineno, marker));
             continue;
         }
+        // A section heading inside a blockquote renders as one: its
+        // clauses would be dropped, so it is refused.
+        if trimmed.starts_with('>') {
+            let unquoted = trimmed.trim_start_matches(['>', ' ', '\t']);
+            if let Some((_, title)) = heading(unquoted) {
+                if section_kind(&title).is_some() || reads_like_a_commitment(&title) {
+                    return Err(err(
+                        lineno,
+                        format!("the heading `{title}` is inside a blockquote (`>`): a section that holds clauses is read only as a heading of its own, outside any quote"),
+                    ));
+                }
+            }
+        }
         let setext_level = setext.range((i, 0)..=(i, 2)).next().map(|(_, l)| *l);
         if setext_level.is_some() {
             underline = Some(i + 1);
@@ -421,6 +434,25 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         }
         let was_blank = std::mem::replace(&mut after_blank, false);
         let bullet = bullet_text(trimmed);
+        // A table, a quote, or a sentence naming an output in a section of
+        // clauses would be a commitment no clause holds: refused.
+        if bullet.is_none() && (current.is_none() || (was_blank && indent < 2)) {
+            let what = if trimmed.starts_with('|') {
+                Some("a table row")
+            } else if trimmed.starts_with('>') {
+                Some("a quoted line")
+            } else if matches!(kind, Kind::Commit(_)) && trimmed.contains('`') {
+                Some("a sentence naming an output")
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                return Err(err(
+                    lineno,
+                    format!("{what} in a section of clauses: write each clause as a bullet (`- `output`: …`), or move the text out of the section"),
+                ));
+            }
+        }
         let target = target_mut(&mut main, &mut inline, service);
         match (bullet, current.as_mut()) {
             // A sub-bullet: indented further than its bullet.

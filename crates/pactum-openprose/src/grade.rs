@@ -426,6 +426,7 @@ fn grade_text(
         None if c.outputs.len() == 1 && !opens_like_a_name(&clause.text) => {
             c.outputs.iter().collect()
         }
+        None if c.outputs.len() == 1 => Vec::new(),
         None => produced(c).collect(),
     };
     if let Some(o) = &clause.output {
@@ -520,11 +521,12 @@ fn grade_text(
             "the clause names no output and the contract has {} outputs: its measures cannot be taken",
             targets.len()
         ));
-    } else if targets
-        .iter()
-        .filter_map(|b| b.content.as_deref())
-        .filter(|t| !shows_nothing(t))
-        .all(|t| copied(&crate::check::without_hidden(t)))
+    } else if !targets.is_empty()
+        && targets
+            .iter()
+            .filter_map(|b| b.content.as_deref())
+            .filter(|t| !shows_nothing(t))
+            .all(|t| copied(&crate::check::without_hidden(t)))
     {
         return Pending::Done(settled(
             h,
@@ -578,10 +580,17 @@ fn grade_text(
     }
 }
 
-/// Whether a clause's text opens with a short label and a colon (`Executive
-/// summary: …`, `the report (final): …`): it may name an output.
+/// Whether a clause's text opens with a short label and a colon or a dash
+/// (`Executive summary: …`, `the report (final): …`, `findings - …`): it
+/// may name an output.
 fn opens_like_a_name(text: &str) -> bool {
-    let Some((head, _)) = text.split_once(':') else {
+    // `name: …`, or `name - …` / `name – …` / `name — …`.
+    let colon = text.split_once(':').map(|(h, _)| h);
+    let dash = [" - ", " – ", " — "]
+        .iter()
+        .filter_map(|d| text.split_once(d).map(|(h, _)| h))
+        .min_by_key(|h| h.len());
+    let Some(head) = [colon, dash].into_iter().flatten().min_by_key(|h| h.len()) else {
         return false;
     };
     let words = head.split_whitespace().count();

@@ -8,6 +8,7 @@
 //! | [`run`] | the run-directory importer: layouts, manifests, bindings, errors |
 //! | [`contract`] | the contract sections of a `*.prose.md` file: clauses, conditionals, declared errors |
 //! | [`check`] | which clause phrasings are measured deterministically, and the measurements |
+//! | `rendered` | what a Markdown output renders as (CommonMark with GFM tables): the units counted |
 //! | [`grade`] | clause verdicts, the judge's part, and the grader's scores and report shape |
 //!
 //! Verdicts, scores and statuses are pactum-core's (SPEC §3.3–§3.5); a
@@ -18,6 +19,7 @@ pub mod check;
 pub mod contract;
 mod error;
 pub mod grade;
+mod rendered;
 pub mod run;
 
 pub use error::ImportError;

@@ -703,12 +703,13 @@ fn parse_caller(file: &str, text: &str) -> Result<(String, String), ImportError>
 }
 
 /// An output binding's content without the header OpenProse writes:
-/// `# {name}` (the output's own name), then only `binding:` and `source:`
-/// lines (at least one; blank lines allowed), then `---`, within the first
+/// `# {name}` (the output's own name), then only `binding: output|input`
+/// and `source: {folder}` lines (the node that wrote it, the binding's
+/// `folder`; at least one; blank lines allowed), then `---`, within the first
 /// eight lines. Anything else — a title of another name, other `key:
 /// value` lines — is the output's own content and kept whole: it is never
 /// dropped as a header.
-fn strip_output_header(name: &str, text: &str) -> String {
+fn strip_output_header(name: &str, folder: &str, text: &str) -> String {
     // A byte order mark before the header is no content.
     let lines: Vec<&str> = text
         .strip_prefix('\u{feff}')
@@ -722,11 +723,19 @@ fn strip_output_header(name: &str, text: &str) -> String {
     if own_title {
         if let Some(end) = lines.iter().take(8).position(|l| l.trim_end() == "---") {
             let header = &lines[1..end];
-            let key = |l: &str| {
-                l.split_once(':')
-                    .map(|(k, _)| k.trim().to_ascii_lowercase())
+            // `binding: output|input` and `source: {node}`, as OpenProse
+            // writes them; another value is content.
+            let known = |l: &str| {
+                l.split_once(':').is_some_and(|(k, v)| {
+                    let v = v.trim();
+                    match k.trim().to_ascii_lowercase().as_str() {
+                        "binding" => matches!(v, "output" | "input"),
+                        // The node that wrote it: the binding's folder.
+                        "source" => v.eq_ignore_ascii_case(folder),
+                        _ => false,
+                    }
+                })
             };
-            let known = |l: &str| matches!(key(l).as_deref(), Some("binding" | "source"));
             if header.iter().any(|l| known(l))
                 && header.iter().all(|l| l.trim().is_empty() || known(l))
             {
@@ -902,11 +911,16 @@ impl Ctx<'_> {
         let path = self.dir.join(rel);
         let json = rel.ends_with(".json");
         let content = if path.is_file() {
+            self.check_is_output(name, &path)?;
             let text = self.read(&path)?;
             Some(if json {
                 text
             } else {
-                strip_output_header(name, &text)
+                let folder = Path::new(rel)
+                    .parent()
+                    .and_then(Path::file_name)
+                    .map_or(String::new(), |f| f.to_string_lossy().into_owned());
+                strip_output_header(name, &folder, &text)
             })
         } else {
             None
@@ -924,6 +938,31 @@ impl Ctx<'_> {
     fn read(&self, path: &Path) -> Result<String, ImportError> {
         self.check_real_inside(path)?;
         read_text(path)
+    }
+
+    /// A binding must be an output: followed through any link, a file
+    /// under `bindings/` that is no `__error.md`, never the root, the
+    /// manifest, the log, a `sources/` snapshot or a workspace file.
+    fn check_is_output(&self, name: &str, path: &Path) -> Result<(), ImportError> {
+        let root = std::fs::canonicalize(self.dir).map_err(io(self.dir))?;
+        let real = std::fs::canonicalize(path).map_err(io(path))?;
+        let ok = real
+            .strip_prefix(&root)
+            .ok()
+            .is_some_and(|r| r.starts_with("bindings") && !is_error_file(r));
+        if ok {
+            return Ok(());
+        }
+        let shown_real = real
+            .strip_prefix(&root)
+            .map_or_else(|_| real.display().to_string(), |r| r.display().to_string());
+        Err(ImportError::RunFile {
+            file: path.display().to_string(),
+            line: 0,
+            message: format!(
+                "the binding of output `{name}` leads to {shown_real}, which is no output: a binding is a file under bindings/, never the manifest, root.prose.md, a sources/ snapshot, vm.log.md, a workspace or error file"
+            ),
+        })
     }
 
     /// A file or folder reached through a link must still be inside the
@@ -976,6 +1015,22 @@ impl Ctx<'_> {
             field,
             message,
         };
+        // The system's own snapshot must be the root: a clause only in one
+        // of the two would never be graded.
+        if let Some(name) = m
+            .source_path
+            .as_deref()
+            .and_then(|s| Path::new(s).file_name())
+        {
+            let snap = self.dir.join("sources").join(name);
+            if snap.is_file() && self.read(&snap)?.trim_end() != root_text.trim_end() {
+                return Err(ImportError::RunFile {
+                    file: snap.display().to_string(),
+                    line: 0,
+                    message: "the system's source snapshot differs from root.prose.md: which contract the run kept cannot be told".into(),
+                });
+            }
+        }
         let mut files: BTreeMap<String, (ParsedFile, Arc<str>)> = BTreeMap::new();
         let mut contracts = Vec::new();
         let mut node_outputs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -1274,6 +1329,25 @@ impl Ctx<'_> {
                     return Err(unaccounted(format!(
                         "vm.log.md:{line} logs a step of `{svc}`"
                     )));
+                }
+            }
+            // A log that lists steps lists every service that produced an
+            // output: one missing may never have run to its end.
+            if !l.steps.is_empty() {
+                let stepped: BTreeSet<&str> = l.steps.iter().map(|(_, s)| s.as_str()).collect();
+                let produced: BTreeSet<String> = contracts
+                    .iter()
+                    .flat_map(|c| &c.outputs)
+                    .filter(|b| b.content.is_some())
+                    .filter_map(|b| folder_of(&b.path, "bindings"))
+                    .filter(|f| ids.contains(f.as_str()))
+                    .collect();
+                if let Some(svc) = produced.iter().find(|f| !stepped.contains(f.as_str())) {
+                    return Err(ImportError::RunFile {
+                        file: self.dir.join("vm.log.md").display().to_string(),
+                        line: 0,
+                        message: format!("`{svc}` produced outputs but the log has no step line for it (`N→ {svc} ✓`): whether it ran to its end cannot be told"),
+                    });
                 }
             }
         }
@@ -1579,6 +1653,20 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
                 continue;
             }
         }
+        // The log of this run: its root is `root.prose.md`.
+        if let Some(root) = line.strip_prefix("root:") {
+            if root.trim() != "root.prose.md" {
+                return Err(ImportError::RunFile {
+                    file: file.into(),
+                    line: n,
+                    message: format!(
+                        "the log names the root `{}`, not root.prose.md: it is another run's log",
+                        pactum_core::text::truncate_chars(root.trim(), 80)
+                    ),
+                });
+            }
+            continue;
+        }
         if let Some(rest) = line.strip_prefix("# run:") {
             log.id = rest.split_whitespace().next().map(str::to_string);
             continue;
@@ -1674,17 +1762,22 @@ mod tests {
         assert_eq!(
             strip_output_header(
                 "summary",
+                "writer",
                 "# summary\nbinding: output\nsource: writer\n---\nBody\n"
             ),
             "Body"
         );
         assert_eq!(
-            strip_output_header("summary", "\u{feff}# summary\nbinding: output\n---\nBody\n"),
+            strip_output_header(
+                "summary",
+                "writer",
+                "\u{feff}# summary\nbinding: output\n---\nBody\n"
+            ),
             "Body"
         );
         // A heading that is content stays.
         assert_eq!(
-            strip_output_header("report", "# Report\n\nBody\n---\n"),
+            strip_output_header("report", "writer", "# Report\n\nBody\n---\n"),
             "# Report\n\nBody\n---\n"
         );
         // Only OpenProse's own shape is a header: another title, or other
@@ -1694,7 +1787,7 @@ mod tests {
             "# summary\nauthor: me\n---\nBody\n",
             "# summary\nbinding: output\nauthor: me\n---\nBody\n",
         ] {
-            assert_eq!(strip_output_header("summary", text), text);
+            assert_eq!(strip_output_header("summary", "writer", text), text);
         }
     }
 

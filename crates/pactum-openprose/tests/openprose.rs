@@ -775,3 +775,80 @@ fn a_huge_manifest_is_refused_and_a_large_one_imports() {
         .count();
     assert_eq!(satisfied, 1);
 }
+
+/// A system's binding that is a link to the manifest or to a contract's
+/// source snapshot is refused, naming the output: neither is what the
+/// service produced.
+#[cfg(unix)]
+#[test]
+fn a_binding_linked_to_the_manifest_or_a_snapshot_is_refused() {
+    for (binding, target) in [
+        (
+            "bindings/researcher/sources.json",
+            "../../forme.manifest.json",
+        ),
+        (
+            "bindings/writer/brief.md",
+            "../../sources/researcher.prose.md",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture("system"), &run);
+        import_run(&run).expect("imports before");
+        std::fs::remove_file(run.join(binding)).expect("rm");
+        std::os::unix::fs::symlink(target, run.join(binding)).expect("link");
+        match import_run(&run) {
+            Err(e) => {
+                assert_eq!(e.code(), "invalid-run", "{binding}: {e}");
+                assert!(e.to_string().contains("no output"), "{binding}: {e}");
+            }
+            Ok(_) => panic!("{binding} → {target}: read as the output"),
+        }
+    }
+}
+
+/// The system's snapshot in `sources/` and `root.prose.md` disagreeing is
+/// refused, naming the snapshot: a clause only in one would go ungraded.
+#[test]
+fn a_system_snapshot_that_differs_from_the_root_is_refused() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let run = tmp.path().join("run");
+    copy_dir(&fixture("system"), &run);
+    let snap = run.join("sources/brief.prose.md");
+    let text = std::fs::read_to_string(&snap).expect("read");
+    let text = text.replacen("## Ensures\n", "## Ensures\n\n- `appendix`: a summary\n", 1);
+    std::fs::write(&snap, text).expect("write");
+    match import_run(&run) {
+        Err(e) => {
+            assert_eq!(e.code(), "invalid-run", "{e}");
+            assert!(e.to_string().contains("sources/brief.prose.md"), "{e}");
+        }
+        Ok(_) => panic!("a snapshot that differs from the root was imported"),
+    }
+}
+
+/// A log that lists steps must list every service that produced an
+/// output, and must be this run's log (`root: root.prose.md`).
+#[test]
+fn a_log_missing_a_step_or_naming_another_root_is_refused() {
+    for (from, to) in [
+        ("2→ writer ✓\n", ""),
+        ("root: root.prose.md\n", "root: elsewhere.prose.md\n"),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture("system"), &run);
+        let log = run.join("vm.log.md");
+        let text = std::fs::read_to_string(&log).expect("read");
+        assert!(text.contains(from), "{text}");
+        std::fs::write(&log, text.replace(from, to)).expect("write");
+        match import_run(&run) {
+            Err(e) => {
+                assert_eq!(e.code(), "invalid-run", "{e}");
+                assert!(e.to_string().contains("vm.log.md"), "{e}");
+            }
+            Ok(_) => panic!("{from:?} → {to:?}: imported"),
+        }
+    }
+}

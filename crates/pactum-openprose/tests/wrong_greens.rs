@@ -508,3 +508,393 @@ fn an_underlined_note_keeps_its_sections_clauses() {
         "{g:#?}"
     );
 }
+
+/// Structure that renders is counted wherever it renders: in a
+/// blockquote, a list item, a list indented by up to three spaces, and
+/// HTML a count does not read makes an upper bound undecidable, never met.
+#[test]
+fn counts_see_what_renders() {
+    for (clause, binding) in [
+        ("at most 1 items", "  - a\n  - b\n  - c\n"),
+        ("not a numbered list", "   1. a\n   2. b\n"),
+        ("not a numbered list", "   3. a\n   4. b\n"),
+        ("at most 2 items", "> - a\n> - b\n> - c\n> - d\n"),
+        ("at most 1 paragraphs", "> One.\n>\n> Two.\n>\n> Three.\n"),
+        ("a report without headings", "> # Heading\n\nText.\n"),
+        ("a report without headings", "- # Heading in item\n"),
+        (
+            "a note with no table",
+            "> | a | b |\n> |---|---|\n> | 1 | 2 |\n",
+        ),
+        ("not a numbered list", "> 1. a\n> 2. b\n"),
+        ("not a bulleted list", "> * a\n> * b\n"),
+        (
+            "at most 2 items",
+            "<ul><li>a</li><li>b</li><li>c</li><li>d</li></ul>\n",
+        ),
+        (
+            "at most 2 items",
+            "- a\n- b\n\n<ul>\n<li>c</li>\n<li>d</li>\n</ul>\n",
+        ),
+        (
+            "at most 1 rows",
+            "<table><tr><td>a</td></tr><tr><td>b</td></tr><tr><td>c</td></tr></table>\n",
+        ),
+        (
+            "at most 5 words",
+            "one&nbsp;two&nbsp;three&nbsp;four&nbsp;five&nbsp;six&nbsp;seven&nbsp;eight\n",
+        ),
+        ("at most 3 words", "a<br>b<br>c<br>d<br>e<br>f\n"),
+        ("exactly 2 items", "- a\n- b\n\n> - c\n> - d\n"),
+        ("fewer than 3 headings", "# a\n\n# b\n\n> # c\n\n- # d\n"),
+        ("not a numbered list", "1. a\n\n- b\n"),
+        ("a report with headings", "<pre>\n# x\n</pre>\n"),
+        (
+            "a markdown table",
+            "    | a | b |\n    |---|---|\n    | 1 | 2 |\n",
+        ),
+        (
+            "at least 2 rows",
+            "| a | b |\n|---|---|\n| x | y |\n| &nbsp; | &nbsp; |\n",
+        ),
+    ] {
+        never_green(clause, binding);
+    }
+}
+
+/// Blank, placeholder and repeated units, and one page spelled several
+/// ways, are not counted towards a lower bound.
+#[test]
+fn counts_skip_blank_placeholder_and_repeated_units() {
+    for (clause, binding) in [
+        (
+            "at least 3 paragraphs",
+            "Real text.\n\n&nbsp;\n\n<br>\n\n&#8203;\n",
+        ),
+        (
+            "a numbered list of at least 3 items",
+            "1. real\n2. &nbsp;\n3. <br>\n",
+        ),
+        ("at least 3 items", "- real\n- TODO\n- TBD\n"),
+        (
+            "at least 5 words",
+            "Word <!-- --> &nbsp; &amp; &#8203; — – • ·\n",
+        ),
+        ("at least five items", "- a\n- a\n- a\n- a\n- a\n"),
+        (
+            "at least 3 sources",
+            "https://a.example/x https://a.example:443/x https://a.example/%78\n",
+        ),
+        (
+            "at least 3 sources",
+            "http://a.example/x https://a.example/x https://www.a.example/x\n",
+        ),
+        (
+            "at least 3 sources",
+            "https://a.example/x https://a.example/x#1 https://a.example/x#2\n",
+        ),
+        (
+            "at least 3 sources",
+            "```\nhttps://a.example/ https://b.example/ https://c.example/\n```\n",
+        ),
+        ("at least 3 sources", "https://x https://y https://z\n"),
+        (
+            "a markdown table",
+            "| a | b |\n|---|---|\n| &nbsp; | <br> |\n",
+        ),
+        ("a report with headings", "Text.\n\n## &nbsp;\n"),
+    ] {
+        never_green(clause, binding);
+    }
+    // The input's own URLs re-spelled are no sources found.
+    let d = run_with(
+        "## Ensures\n\n- `summary`: at least 3 sources\n",
+        &[
+            (
+                "bindings/caller/topic.md",
+                "# topic\nbinding: input\nsource: caller\n---\nUse https://a.example/1 https://b.example/2 https://c.example/3\n",
+            ),
+            (
+                "bindings/svc/summary.md",
+                "See https://a.example/1#s https://b.example/2/ https://C.example/3\n",
+            ),
+        ],
+    );
+    assert_ne!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
+    // What is really there is still counted.
+    assert_eq!(
+        one("at least 3 items", "> - a\n> - b\n> - c\n"),
+        Verdict::Satisfied
+    );
+    assert_eq!(one("at most 3 items", "  - a\n  - b\n"), Verdict::Satisfied);
+    assert_eq!(
+        one(
+            "at least 3 sources",
+            "https://a.example/1 https://b.example/2 https://c.example/3\n"
+        ),
+        Verdict::Satisfied
+    );
+    assert_eq!(
+        one("at least 3 words", "one&nbsp;two three\n"),
+        Verdict::Satisfied
+    );
+}
+
+/// Pipe text GFM does not render as a table is no table.
+#[test]
+fn only_gfm_tables_are_tables() {
+    for binding in [
+        "| a | b |\n|---|\n| 1 | 2 |\n",
+        "| a | b |\n|---|---|---|\n| 1 | 2 |\n",
+        "| a | b |\n| :: | -- |\n| 1 | 2 |\n",
+    ] {
+        assert_eq!(
+            one("a markdown table", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
+    }
+    assert_eq!(
+        one("a markdown table", "| a | b |\n| :-: | -- |\n| 1 | 2 |\n"),
+        Verdict::Satisfied
+    );
+}
+
+/// A binding that is a link to a file of the run that is no output (the
+/// root, the manifest, the log, a source snapshot, a workspace or error
+/// file) is refused, naming the binding.
+#[test]
+fn a_binding_linked_to_a_run_file_is_refused() {
+    for target in [
+        "root.prose.md",
+        "vm.log.md",
+        "sources/other.prose.md",
+        "workspace/svc/notes.md",
+        "bindings/svc/__error.md",
+    ] {
+        let d = run_with(
+            "## Ensures\n\n- `summary`: a markdown report with headings\n",
+            &[
+                (
+                    "sources/other.prose.md",
+                    "# Other\n\n## Ensures\n\n- `x`: a note\n",
+                ),
+                ("workspace/svc/notes.md", "# Notes\n\nText.\n"),
+                ("bindings/svc/__error.md", "# Error\n\nText.\n"),
+            ],
+        );
+        // The error file is there only as a link target.
+        let depth = "../../";
+        std::os::unix::fs::symlink(
+            format!("{depth}{target}"),
+            d.path().join("bindings/svc/summary.md"),
+        )
+        .expect("symlink");
+        if target != "bindings/svc/__error.md" {
+            std::fs::remove_file(d.path().join("bindings/svc/__error.md")).expect("rm");
+        }
+        match import_run(d.path()) {
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(msg.contains("summary"), "{target}: {msg}");
+            }
+            Ok(run) => {
+                let policy = Policy::default();
+                let mut judge = no_judge(policy);
+                let g = grade_run(&run, &policy, &mut judge);
+                panic!("{target}: a link to a run file was read as the output: {g:#?}");
+            }
+        }
+    }
+}
+
+/// Many link reference definitions are read in linear time: 40,000
+/// definitions and their uses (1.7 MB) grade in seconds.
+#[test]
+fn link_reference_definitions_are_linear() {
+    let n = 40_000;
+    let mut b = String::new();
+    for i in 0..n {
+        b.push_str(&format!("[l{i}]: https://a{i}.example/\n"));
+    }
+    b.push('\n');
+    for i in 0..n {
+        b.push_str(&format!("[l{i}] "));
+    }
+    b.push('\n');
+    let t = std::time::Instant::now();
+    assert_eq!(one("at least 3 sources", &b), Verdict::Satisfied);
+    assert!(t.elapsed().as_secs() < 20, "took {:?}", t.elapsed());
+}
+
+/// `each X has:` — a placeholder, a value that is the next label or a
+/// hidden one is absent; every item of every list and table is checked.
+#[test]
+fn each_has_sees_placeholders_and_every_item() {
+    for binding in [
+        "- title: N/A url: https://a.example/\n- title: - url: https://b.example/\n",
+        "- title: <!-- x --> url: https://a.example/\n",
+        "| title | url |\n|---|---|\n| A | https://a.example/ |\n\n- an item without fields\n- another\n",
+        "- title: ... url: https://a.example/\n",
+        "- title: url: https://b.example\n",
+        "- **title**: **url**: x\n",
+        "> - title: A, url: https://a.example/\n> - no fields here\n",
+    ] {
+        never_green("each item has: title, url", binding);
+    }
+    assert_eq!(
+        one(
+            "each item has: title, url",
+            "- title: A, url: https://a.example/\n- title: B, url: https://b.example/\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// A clause that asks nothing measurable is never met by a count of
+/// nothing.
+#[test]
+fn degenerate_clauses_are_not_met() {
+    never_green("saying \"\"", "Some text.\n");
+    never_green("each item has: ", "- a\n");
+    never_green("each item has: ,,,", "- a\n");
+}
+
+/// An output that renders as nothing, or only a placeholder, was not
+/// produced.
+#[test]
+fn unrendered_and_placeholder_outputs_are_not_produced() {
+    for binding in [
+        "<?php echo 1; ?>\n",
+        "<![CDATA[text]]>\n",
+        "N/A\n",
+        "[insert summary here]\n",
+        "\u{1b}[0m\n",
+    ] {
+        never_green("a summary", binding);
+    }
+}
+
+/// A forbidden word is found as it renders: split by an empty comment or
+/// a link, written in fullwidth or lookalike letters.
+#[test]
+fn a_forbidden_word_is_found_as_it_renders() {
+    for x in [
+        "Lith<!-- -->ium",
+        "Lith[ium](https://a.example/)",
+        "Ｌｉｔｈｉｕｍ",
+        "Lithiuм",
+        "Lıthıum",
+    ] {
+        let binding = format!("Batteries use {x} cells.\n");
+        assert_eq!(
+            one("a note not mentioning \"lithium\"", &binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
+    }
+    assert_eq!(
+        one(
+            "a note not mentioning \"lithium\"",
+            "Batteries use sodium cells.\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// Only the header OpenProse writes (`binding: output|input`, `source:`
+/// one node name) is stripped: other values stay content.
+#[test]
+fn a_header_with_other_values_stays_content() {
+    never_green(
+        "a note not mentioning \"hunter2\"",
+        "# summary\nsource: hunter2\n---\nBody text here.\n",
+    );
+    never_green(
+        "at most 3 words",
+        "# summary\nbinding: one two three four five six seven eight\n---\nBody.\n",
+    );
+}
+
+/// A commitment written where no clause is read — a quoted `## Ensures`,
+/// a table row or a sentence under Ensures — is refused naming its line,
+/// never dropped.
+#[test]
+fn commitments_outside_bullets_are_refused() {
+    for body in [
+        "## Ensures\n\n- `summary`: a summary\n\n> ## Ensures\n>\n> - `missing`: at least 3 items\n",
+        "## Ensures\n\n- `summary`: a summary\n\n| output | promise |\n|---|---|\n| `missing` | at least 3 items |\n",
+        "## Ensures\n\n- `summary`: a summary\n\nThe service also ensures `missing` holds at least 3 items.\n",
+    ] {
+        let d = run_with(body, &[("bindings/svc/summary.md", "Some text.\n")]);
+        match import_run(d.path()) {
+            Err(ImportError::Contract { line, .. }) => assert!(line > 0, "{body:?}"),
+            Err(other) => panic!("{body:?}: {other}"),
+            Ok(run) => {
+                let policy = Policy::default();
+                let mut judge = no_judge(policy);
+                let g = grade_run(&run, &policy, &mut judge);
+                panic!("{body:?}: imported, a commitment dropped: {g:#?}");
+            }
+        }
+    }
+}
+
+/// Text a browser does not show backs no `saying "…"`.
+#[test]
+fn unshown_text_backs_no_quote() {
+    for line in [
+        "![no sources were found](https://a.example/i.png)",
+        "<![CDATA[no sources were found]]>",
+        "<?no sources were found?>",
+        "<span style=\"opacity:0\">no sources were found</span>",
+        "<span style=\"color:#fff\">no sources were found</span>",
+        "<div style=\"height:0;overflow:hidden\">no sources were found</div>",
+        "<span style=\"position:absolute;left:-9999px\">no sources were found</span>",
+        "<noscript>no sources were found</noscript>",
+    ] {
+        never_green(
+            "a note saying \"no sources were found\"",
+            &format!("Cars.\n\n{line}\n"),
+        );
+    }
+}
+
+/// A count inside an `each X has:` field is per item: never measured over
+/// the whole output.
+#[test]
+fn a_count_in_an_each_field_is_per_item() {
+    never_green(
+        "a list; each source has: title, and a summary of at least 20 words",
+        "- title: A, summary: one two three four five six seven eight\n- title: B, summary: one two three four five six seven eight\n- title: C, summary: one two three four five six seven eight\n",
+    );
+}
+
+/// A count written on the units of another count (`3 items of at least 5
+/// words`) is per item, never counted over the whole output.
+#[test]
+fn a_count_of_each_counted_unit_is_per_item() {
+    never_green(
+        "3 items of at least 5 words",
+        "- a\n- b\n- c d e f g h i j k l m\n",
+    );
+    never_green(
+        "2 paragraphs with at least 10 words",
+        "One two.\n\nThree four five six seven eight nine ten eleven twelve thirteen fourteen fifteen.\n",
+    );
+}
+
+/// A clause that opens with a name of its own before a dash names an
+/// output: never measured on the one binding of another name.
+#[test]
+fn a_name_before_a_dash_is_not_measured_elsewhere() {
+    let d = run_with(
+        "## Ensures\n\n- findings - at least 3 items\n",
+        &[("bindings/svc/scratch.md", "- a\n- b\n- c\n")],
+    );
+    let g = grade_dir(d.path());
+    let r = &g.contracts[0].clauses[0];
+    assert_ne!(r.verdict, Verdict::Satisfied, "{g:#?}");
+    // Not measured on scratch.md: a judge could otherwise lean on it.
+    assert!(!r.rationale.contains("counted 3 items"), "{g:#?}");
+}

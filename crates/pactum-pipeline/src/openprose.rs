@@ -82,6 +82,27 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
         })?;
         runs.push(run);
     }
+    // Each result's trace id is `{run id}/{contract}`: two runs giving one
+    // trace id (the same run twice, or two runs with one id) would have
+    // one result hide the other in every report keyed by it.
+    let mut ids: std::collections::BTreeMap<String, &std::path::Path> = Default::default();
+    for r in &runs {
+        for c in &r.contracts {
+            let id = format!("{}/{}", r.id, c.name);
+            if let Some(first) = ids.insert(id.clone(), &r.dir) {
+                let text = format!(
+                    "invalid-run: {} and {} both give the trace id `{id}`: grade each run once, and runs with different run ids",
+                    first.display(),
+                    r.dir.display()
+                );
+                let text = match Redactor::new(key_tokens(&text)) {
+                    Ok(k) => k.redact_string(text),
+                    Err(_) => "invalid-run".to_string(),
+                };
+                return Err(PipelineError::Invalid(text));
+            }
+        }
+    }
     // The store (`--db`, or the default one a judge opens) inside a run
     // would be read as part of the run by the next grade, and the run's
     // grading would write into it: refused before it is opened.

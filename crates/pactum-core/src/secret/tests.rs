@@ -885,3 +885,66 @@ fn hosted_service_tokens_are_keys() {
         assert!(key_tokens(word).is_empty(), "{word}");
     }
 }
+
+#[test]
+fn named_credentials_aws_secrets_and_url_passwords_are_keys() {
+    for (text, key) in [
+        (
+            "note api_key=Zx81kLmQ02pWeRt5YuIo end",
+            "Zx81kLmQ02pWeRt5YuIo",
+        ),
+        ("?access_token=Zx81kLmQ02pWeRt5&x=1", "Zx81kLmQ02pWeRt5"),
+        ("password: Pa55w0rdPa55w0rd", "Pa55w0rdPa55w0rd"),
+        (
+            "see https://u:Zx81kLmQ02pWeRt5YuIo@h.example/",
+            "Zx81kLmQ02pWeRt5YuIo",
+        ),
+        (
+            "aws wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY here",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
+    ] {
+        assert!(
+            key_tokens(text).contains(&key.to_string()),
+            "{text}: {:?}",
+            key_tokens(text)
+        );
+    }
+    // Names and short or plain values are not.
+    for text in [
+        "the api_key= field",
+        "password: see below",
+        "sort_key=name",
+        "https://example.org/a/b",
+    ] {
+        assert!(
+            key_tokens(text).is_empty(),
+            "{text}: {:?}",
+            key_tokens(text)
+        );
+    }
+}
+
+#[test]
+fn a_credential_variable_written_in_the_text_is_redacted_however_short() {
+    let env = EnvKeys {
+        named: vec![],
+        ambient: vec![
+            "Zq9vLp2wXk7Rt4Yb3Nm8".into(),
+            "hunter2hunter2hunter2".into(),
+            "Pa55w0rdPa55w0rd".into(),
+            "name".into(),
+        ],
+    };
+    let text = "env1 Zq9vLp2wXk7Rt4Yb3Nm8 env2 hunter2hunter2hunter2 env3 Pa55w0rdPa55w0rd name";
+    let r = redaction_rule(&Redactor::default(), &env, [text]).expect("rule");
+    let shown = r.redact(text);
+    for v in [
+        "Zq9vLp2wXk7Rt4Yb3Nm8",
+        "hunter2hunter2hunter2",
+        "Pa55w0rdPa55w0rd",
+    ] {
+        assert!(!shown.contains(v), "{shown}");
+    }
+    assert!(shown.contains("name"), "{shown}");
+}

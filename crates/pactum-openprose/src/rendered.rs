@@ -1,0 +1,525 @@
+//! What a Markdown output renders as, read with a CommonMark/GFM parser
+//! (`pulldown-cmark`, tables on): the list items, headings, paragraphs,
+//! table rows and words a reader sees, wherever they render (in a
+//! blockquote, a list item, a list indented by up to three spaces), and
+//! the HTML the counts do not read. The structural counts of
+//! [`crate::check`] are taken here, each as a range (SPEC §3.4: a count
+//! that cannot be exact over what renders is not decided).
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use regex::Regex;
+
+/// One unit that renders (an item, a heading, a paragraph, a row): its
+/// text as shown and the first source line it starts on, for a quote.
+#[derive(Debug, Clone)]
+pub(crate) struct Piece {
+    /// The rendered text (character references decoded, marks removed).
+    pub text: String,
+    /// The first line of the source it renders from, trimmed.
+    pub line: String,
+}
+
+/// A GFM table: its header cells' texts and its body rows.
+#[derive(Debug, Clone)]
+pub(crate) struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Piece>,
+    /// Each body row's cells, as rendered.
+    pub cells: Vec<Vec<String>>,
+}
+
+/// What an output renders as. Units are kept as written (blank and
+/// placeholder ones too); [`meaningful`] tells which a reader can use.
+#[derive(Debug, Default)]
+pub(crate) struct Rendered {
+    /// Items of lists not nested in another list (in any blockquote).
+    pub items: Vec<Piece>,
+    /// Top-level lists, grouped where only blank lines part them: for
+    /// each group, whether each of its lists is numbered.
+    pub groups: Vec<Vec<bool>>,
+    /// The first item line of each group.
+    pub group_lines: Vec<String>,
+    /// The items of each group with text a reader can use.
+    pub group_items: Vec<usize>,
+    /// A numbered / bulleted list renders anywhere (nested too).
+    pub any_ordered: bool,
+    pub any_bullet: bool,
+    pub headings: Vec<Piece>,
+    /// Paragraphs outside list items.
+    pub paragraphs: Vec<Piece>,
+    pub tables: Vec<Table>,
+    /// Words shown, tags that join text joining it.
+    pub words_lo: u64,
+    /// Words shown with every tag a separator, plus the words of HTML
+    /// blocks (which the parser does not render as Markdown).
+    pub words_hi: u64,
+    /// Lower-case names of the HTML tags written (blocks and inline).
+    pub tags: BTreeSet<String>,
+    /// HTML headings (`<h1>`…`<h6>` opening tags).
+    pub html_headings: u64,
+    /// URLs in text outside code, and link destinations.
+    pub urls: Vec<String>,
+    /// The text shown, inline markup (a comment, a link, a tag that does
+    /// not break text) joining what is on either side.
+    pub plain: String,
+}
+
+static TAG_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)<(/?)([a-z][a-z0-9-]*)").unwrap_or_else(|_| unreachable!("valid pattern"))
+});
+static URL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"https?://[^\s)\]>"'|<]+"#).unwrap_or_else(|_| unreachable!("valid pattern"))
+});
+static ANY_TAG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?s)<[^>]*>").unwrap_or_else(|_| unreachable!("valid pattern")));
+
+/// Tags a renderer breaks text at: words on either side are apart.
+fn breaks_text(name: &str) -> bool {
+    matches!(
+        name,
+        "br" | "p"
+            | "div"
+            | "li"
+            | "td"
+            | "th"
+            | "tr"
+            | "hr"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "table"
+            | "ul"
+            | "ol"
+            | "dt"
+            | "dd"
+            | "blockquote"
+            | "pre"
+            | "img"
+    )
+}
+
+fn words(s: &str) -> u64 {
+    s.split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count() as u64
+}
+
+fn source_line(content: &str, at: usize) -> String {
+    content
+        .get(at..)
+        .and_then(|r| r.lines().next())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// A block being read: what kind, where its text goes.
+enum Open {
+    Item { top: bool, at: usize },
+    Heading(usize),
+    Paragraph { counted: bool, at: usize },
+    Cell,
+    Row { head: bool, at: usize },
+    Other,
+}
+
+/// Reads `content` as CommonMark with GFM tables. Linear in its length.
+pub(crate) fn render(content: &str) -> Rendered {
+    let mut r = Rendered::default();
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_TABLES);
+    opts.insert(Options::ENABLE_STRIKETHROUGH);
+    opts.insert(Options::ENABLE_TASKLISTS);
+    let mut lo = String::new();
+    let mut hi = String::new();
+    let mut html_words = 0u64;
+    // Open blocks, with a text buffer each.
+    let mut stack: Vec<(Open, String)> = Vec::new();
+    let mut list_depth = 0usize;
+    let mut item_depth = 0usize;
+    let mut code = 0usize;
+    let mut image = 0usize;
+    // Per container: whether its last block was a top-level list.
+    let mut last_was_list: Vec<bool> = vec![false];
+    let mut header: Vec<String> = Vec::new();
+    let mut cells: Vec<String> = Vec::new();
+    let push_text = |stack: &mut Vec<(Open, String)>, s: &str| {
+        for (_, buf) in stack.iter_mut() {
+            buf.push_str(s);
+        }
+    };
+    for (ev, range) in Parser::new_ext(content, opts).into_offset_iter() {
+        match ev {
+            Event::Start(tag) => {
+                let block = !matches!(
+                    tag,
+                    Tag::Emphasis
+                        | Tag::Strong
+                        | Tag::Strikethrough
+                        | Tag::Link { .. }
+                        | Tag::Image { .. }
+                        | Tag::Superscript
+                        | Tag::Subscript
+                );
+                if block {
+                    lo.push(' ');
+                    hi.push(' ');
+                }
+                // A block starting in a container other than a top list
+                // parts the lists before it from those after.
+                if block && !matches!(tag, Tag::List(_)) && !matches!(tag, Tag::Item) {
+                    if let Some(l) = last_was_list.last_mut() {
+                        if list_depth == 0 {
+                            *l = false;
+                        }
+                    }
+                }
+                let open = match tag {
+                    Tag::List(start) => {
+                        if start.is_some() {
+                            r.any_ordered = true;
+                        } else {
+                            r.any_bullet = true;
+                        }
+                        if list_depth == 0 {
+                            let adjacent = last_was_list.last().copied().unwrap_or(false);
+                            if adjacent {
+                                if let Some(g) = r.groups.last_mut() {
+                                    g.push(start.is_some());
+                                }
+                            } else {
+                                r.groups.push(vec![start.is_some()]);
+                                r.group_lines.push(source_line(content, range.start));
+                                r.group_items.push(0);
+                            }
+                        }
+                        list_depth += 1;
+                        Open::Other
+                    }
+                    Tag::Item => {
+                        item_depth += 1;
+                        last_was_list.push(false);
+                        Open::Item {
+                            top: list_depth == 1,
+                            at: range.start,
+                        }
+                    }
+                    Tag::BlockQuote(_) | Tag::FootnoteDefinition(_) => {
+                        last_was_list.push(false);
+                        Open::Other
+                    }
+                    Tag::Heading { .. } => Open::Heading(range.start),
+                    Tag::Paragraph => Open::Paragraph {
+                        counted: item_depth == 0,
+                        at: range.start,
+                    },
+                    Tag::CodeBlock(_) => {
+                        code += 1;
+                        Open::Other
+                    }
+                    Tag::Image { .. } => {
+                        image += 1;
+                        Open::Other
+                    }
+                    Tag::Link { dest_url, .. } => {
+                        r.urls.push(dest_url.to_string());
+                        Open::Other
+                    }
+                    Tag::Table(_) => {
+                        r.tables.push(Table {
+                            header: Vec::new(),
+                            rows: Vec::new(),
+                            cells: Vec::new(),
+                        });
+                        Open::Other
+                    }
+                    Tag::TableHead => {
+                        cells.clear();
+                        Open::Row {
+                            head: true,
+                            at: range.start,
+                        }
+                    }
+                    Tag::TableRow => {
+                        cells.clear();
+                        Open::Row {
+                            head: false,
+                            at: range.start,
+                        }
+                    }
+                    Tag::TableCell => Open::Cell,
+                    _ => Open::Other,
+                };
+                stack.push((open, String::new()));
+            }
+            Event::End(end) => {
+                let Some((open, text)) = stack.pop() else {
+                    continue;
+                };
+                let inline = matches!(
+                    end,
+                    TagEnd::Emphasis
+                        | TagEnd::Strong
+                        | TagEnd::Strikethrough
+                        | TagEnd::Link
+                        | TagEnd::Image
+                        | TagEnd::Superscript
+                        | TagEnd::Subscript
+                );
+                if !inline {
+                    lo.push(' ');
+                    hi.push(' ');
+                }
+                match end {
+                    TagEnd::List(_) => {
+                        list_depth = list_depth.saturating_sub(1);
+                        if list_depth == 0 {
+                            if let Some(l) = last_was_list.last_mut() {
+                                *l = true;
+                            }
+                        }
+                    }
+                    TagEnd::Item => {
+                        item_depth = item_depth.saturating_sub(1);
+                        last_was_list.pop();
+                    }
+                    TagEnd::BlockQuote(_) | TagEnd::FootnoteDefinition => {
+                        last_was_list.pop();
+                    }
+                    TagEnd::CodeBlock => code = code.saturating_sub(1),
+                    TagEnd::Image => image = image.saturating_sub(1),
+                    TagEnd::TableCell => cells.push(text.trim().to_string()),
+                    TagEnd::TableHead => header = std::mem::take(&mut cells),
+                    TagEnd::Table => {
+                        if let Some(t) = r.tables.last_mut() {
+                            t.header = std::mem::take(&mut header);
+                        }
+                    }
+                    _ => {}
+                }
+                match open {
+                    Open::Item { top: true, at } => {
+                        if meaningful(&text) {
+                            if let Some(n) = r.group_items.last_mut() {
+                                *n += 1;
+                            }
+                        }
+                        r.items.push(Piece {
+                            text,
+                            line: source_line(content, at),
+                        });
+                    }
+                    Open::Heading(at) => r.headings.push(Piece {
+                        text,
+                        line: source_line(content, at),
+                    }),
+                    Open::Paragraph { counted: true, at } => r.paragraphs.push(Piece {
+                        text,
+                        line: source_line(content, at),
+                    }),
+                    Open::Row { head: false, at } => {
+                        if let Some(t) = r.tables.last_mut() {
+                            let row = std::mem::take(&mut cells);
+                            t.rows.push(Piece {
+                                text: row.join(" "),
+                                line: source_line(content, at),
+                            });
+                            t.cells.push(row);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Text(t) => {
+                if image > 0 {
+                    // Alt text is not shown.
+                    continue;
+                }
+                if code == 0 {
+                    r.urls
+                        .extend(URL.find_iter(&t).map(|m| m.as_str().to_string()));
+                }
+                lo.push_str(&t);
+                hi.push_str(&t);
+                push_text(&mut stack, &t);
+            }
+            Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
+                lo.push_str(&t);
+                hi.push_str(&t);
+                push_text(&mut stack, &t);
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                lo.push(' ');
+                hi.push(' ');
+                push_text(&mut stack, " ");
+            }
+            Event::Rule => {
+                lo.push(' ');
+                hi.push(' ');
+                if let Some(l) = last_was_list.last_mut() {
+                    if list_depth == 0 {
+                        *l = false;
+                    }
+                }
+            }
+            Event::Html(h) | Event::InlineHtml(h) => {
+                let mut breaks = false;
+                for c in TAG_NAME.captures_iter(&h) {
+                    let name = c.get(2).map_or("", |m| m.as_str()).to_ascii_lowercase();
+                    if c.get(1).is_some_and(|m| m.is_empty())
+                        && matches!(name.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+                    {
+                        r.html_headings += 1;
+                    }
+                    breaks |= breaks_text(&name);
+                    r.tags.insert(name);
+                }
+                let stripped = ANY_TAG.replace_all(&h, " ");
+                let decoded = crate::check::decode_entities(&stripped);
+                if decoded.chars().any(char::is_alphanumeric) {
+                    html_words += words(&decoded);
+                    // Text inside HTML is a separate piece of a unit.
+                    push_text(&mut stack, &decoded);
+                }
+                if breaks {
+                    lo.push(' ');
+                    push_text(&mut stack, " ");
+                }
+                hi.push(' ');
+            }
+            Event::FootnoteReference(_) | Event::TaskListMarker(_) => {}
+        }
+    }
+    r.words_lo = words(&lo);
+    r.plain = lo;
+    r.words_hi = words(&hi) + html_words;
+    r
+}
+
+/// Placeholders written where content should be (`N/A`, `[insert …]`).
+pub(crate) fn placeholder_phrase(t: &str) -> bool {
+    let l = t.trim().to_lowercase();
+    let l = l.trim_matches(|c: char| matches!(c, '[' | ']' | '<' | '>' | '{' | '}' | '(' | ')'));
+    matches!(
+        l.trim(),
+        "n/a" | "n.a." | "na" | "-" | "..." | "…" | "tbd." | "todo." | "to do" | "to be done"
+    ) || l.starts_with("insert ")
+        || l.starts_with("your ")
+        || l.starts_with("add ") && l.ends_with(" here")
+        || l.ends_with(" goes here")
+}
+
+/// Whether a unit's rendered text is something a reader can use: a word
+/// with a letter or digit, not only placeholders (`TODO`, `TBD`, `N/A`).
+pub(crate) fn meaningful(text: &str) -> bool {
+    if pactum_core::text::is_blank(text) || placeholder_phrase(text) {
+        return false;
+    }
+    let ws: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    !ws.is_empty() && !ws.iter().all(|w| crate::check::is_placeholder_word(w))
+}
+
+/// `units` counted both ways: those a reader can use, each distinct text
+/// once (low), and every unit that shows a letter or digit (high; a
+/// placeholder or a repeat too, one of marks only not).
+pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
+    let mut seen = BTreeSet::new();
+    let mut first = None;
+    for u in units {
+        if meaningful(&u.text) && seen.insert(norm(&u.text)) && first.is_none() {
+            first = Some(u.line.clone());
+        }
+    }
+    let shown = units
+        .iter()
+        .filter(|u| u.text.chars().any(char::is_alphanumeric))
+        .count();
+    (seen.len() as u64, shown as u64, first)
+}
+
+fn norm(s: &str) -> String {
+    s.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether HTML tags that make items (`<li>`, `<ul>`, `<ol>`, `<dl>`,
+/// `<menu>`) are written.
+pub(crate) fn html_items(r: &Rendered) -> bool {
+    ["li", "ul", "ol", "dl", "dt", "dd", "menu"]
+        .iter()
+        .any(|t| r.tags.contains(*t))
+}
+
+/// Whether HTML table tags are written.
+pub(crate) fn html_rows(r: &Rendered) -> bool {
+    ["table", "tr", "td", "th", "tbody", "thead"]
+        .iter()
+        .any(|t| r.tags.contains(*t))
+}
+
+/// Whether HTML that breaks text into blocks is written (any block tag).
+pub(crate) fn html_blocks(r: &Rendered) -> bool {
+    r.tags
+        .iter()
+        .any(|t| breaks_text(t) || t == "section" || t == "article")
+}
+
+/// A URL as one page: `http` and `https` alike, host lower case without
+/// `www.`, no user info, default port or fragment, unreserved characters
+/// percent-decoded, no trailing `/`. `None` when its host has no dot (no
+/// page on the web).
+pub(crate) fn page(url: &str) -> Option<String> {
+    let u = url.trim_end_matches(['.', ',', ';', ':', '!', '?']);
+    let (_, rest) = u.split_once("://")?;
+    let rest = rest.split('#').next().unwrap_or("");
+    let (auth, path) = match rest.find(['/', '?']) {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, ""),
+    };
+    let host = auth.rsplit('@').next().unwrap_or("").to_lowercase();
+    let host = host
+        .strip_suffix(":80")
+        .or_else(|| host.strip_suffix(":443"))
+        .unwrap_or(&host);
+    let host = host.strip_prefix("www.").unwrap_or(host);
+    let bare = host.split(':').next().unwrap_or("");
+    if !bare.contains('.') || bare.starts_with('.') || bare.ends_with('.') {
+        return None;
+    }
+    let mut p = String::new();
+    let b = path.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
+            if let Some(c) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
+                    p.push(char::from(c));
+                    i += 3;
+                    continue;
+                }
+            }
+        }
+        let ch = path[i..].chars().next().unwrap_or(' ');
+        p.push(ch);
+        i += ch.len_utf8();
+    }
+    let p = match p.split_once('?') {
+        Some((a, q)) => format!("{}?{q}", a.trim_end_matches('/')),
+        None => p.trim_end_matches('/').to_string(),
+    };
+    Some(format!("{host}{p}"))
+}
