@@ -536,7 +536,7 @@ struct PartialSuccess {
     error_message: String,
 }
 
-fn header<'a>(req: &'a Request<Incoming>, name: hyper::header::HeaderName) -> &'a str {
+fn header(req: &Request<Incoming>, name: hyper::header::HeaderName) -> &str {
     req.headers()
         .get(name)
         .and_then(|v| v.to_str().ok())
@@ -661,7 +661,7 @@ async fn respond(shared: &Shared, req: Request<Incoming>) -> Response<Full<Bytes
             if proto {
                 use prost::Message;
                 let resp = ExportTraceServiceResponse {
-                    partial_success: (rejected > 0).then(|| PartialSuccess {
+                    partial_success: (rejected > 0).then_some(PartialSuccess {
                         rejected_spans: rejected,
                         error_message: message,
                     }),

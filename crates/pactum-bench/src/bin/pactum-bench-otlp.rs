@@ -29,7 +29,7 @@ fn body(n: u64) -> String {
         0x5eed_0000_0000_0000_0000_0000_0000_0000u128 + u128::from(n)
     );
     let sid = |k: u64| format!("{:016x}", (n << 8) | k);
-    let tool = if n % 10 == 0 {
+    let tool = if n.is_multiple_of(10) {
         "delete_file"
     } else {
         "list_files"

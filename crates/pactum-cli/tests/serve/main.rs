@@ -66,7 +66,7 @@ fn proto_of(doc: &serde_json::Value) -> Vec<u8> {
         any_value, AnyValue, ExportTraceServiceRequest, KeyValue, ResourceSpans, ScopeSpans, Span,
     };
     use prost::Message;
-    let hexb = |v: &serde_json::Value| v.as_str().map(|s| hex_bytes(s)).unwrap_or_default();
+    let hexb = |v: &serde_json::Value| v.as_str().map(hex_bytes).unwrap_or_default();
     let spans: Vec<Span> = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
         .as_array()
         .expect("spans")
