@@ -290,7 +290,10 @@ impl Server {
                 source,
             })?;
         let addr = listener.local_addr().map_err(ServeError::Server)?;
+        // `tests` is empty: a live session plans no trial, so `show`
+        // finds none missing; every stored trace is a trial of its own.
         let snapshot = json!({
+            "tests": [],
             "serve": {
                 "listen": addr.to_string(),
                 "contract": {"id": loaded.contract.id, "path": cfg.contract.display().to_string(), "digest": loaded.digest},

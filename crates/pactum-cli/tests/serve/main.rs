@@ -434,3 +434,90 @@ fn otel_sdk_exporter_spans_are_graded_and_stored() {
     assert_eq!(end.stored().0, "finished");
     assert_eq!(end.code, 1);
 }
+
+/// A one-thread HTTP sink standing in for a collector: every body POSTed
+/// to it, answered 200.
+fn collector() -> (String, std::sync::mpsc::Receiver<String>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = l.local_addr().expect("addr").to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { return };
+            let mut r = BufReader::new(s.try_clone().expect("clone"));
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; len];
+            let _ = r.read_exact(&mut body);
+            let _ =
+                s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
+            let _ = tx.send(String::from_utf8_lossy(&body).into_owned());
+        }
+    });
+    (addr, rx)
+}
+
+#[test]
+fn verdicts_reach_a_collector_as_evaluation_events_and_the_run_can_be_shown() {
+    let (addr, bodies) = collector();
+    let url = format!("http://{addr}/v1/logs");
+    let srv = Served::start(&["--otlp-endpoint", &url]);
+    assert_eq!(
+        srv.post_json(&doc(agent_trace(
+            BAD,
+            &["delete_file"],
+            "Done.",
+            true,
+            true
+        )))
+        .0,
+        200
+    );
+    srv.wait_graded(1);
+    let body = bodies
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("an export");
+    let end = srv.stop("TERM");
+    let logs: serde_json::Value = serde_json::from_str(&body).expect("OTLP JSON logs");
+    let recs = logs["resourceLogs"][0]["scopeLogs"][0]["logRecords"]
+        .as_array()
+        .expect("records");
+    let delete = recs
+        .iter()
+        .find(|r| r["attributes"].to_string().contains("serve/no-delete"))
+        .expect("the no-delete verdict");
+    assert_eq!(delete["eventName"], "gen_ai.evaluation.result");
+    assert_eq!(delete["traceId"], BAD);
+    assert_eq!(delete["spanId"], format!("{}01", &BAD[..14]));
+    assert!(
+        delete["attributes"].to_string().contains("\"fail\""),
+        "{delete}"
+    );
+    // The stored run reads back like any other.
+    let run_id = end
+        .stdout
+        .split("(run ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .expect("run id")
+        .to_string();
+    let show = std::process::Command::new(env!("CARGO_BIN_EXE_pactum"))
+        .args(["show", &run_id, "--db"])
+        .arg(&end.db)
+        .args(["--json", "-"])
+        .output()
+        .expect("pactum show");
+    let report: serde_json::Value = serde_json::from_slice(&show.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&show.stderr)));
+    assert_eq!(report["results"][0]["trace_id"], BAD, "{report}");
+    assert_eq!(report["results"][0]["status"], "fail");
+}
