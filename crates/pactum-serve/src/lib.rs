@@ -714,6 +714,23 @@ fn refuse(shared: &Shared, why: &str) -> Response<Full<Bytes>> {
     plain(StatusCode::BAD_REQUEST, &why)
 }
 
+/// The most traces stored in one transaction.
+const MAX_BATCH: usize = 1024;
+
+/// A graded trace waiting to be stored with its batch.
+struct Pending {
+    id: String,
+    trace: Option<pactum_core::Trace>,
+    result: TraceResult,
+    started: String,
+    t0: Instant,
+    line: String,
+    /// When its quiet period ended (none for an unreadable trace).
+    due: Option<Instant>,
+    /// Its evaluation records, when there is an endpoint.
+    export: Option<Vec<Value>>,
+}
+
 struct Grader {
     contract: Vec<CompiledContract>,
     snapshot: ContractSnapshot,
@@ -745,15 +762,122 @@ impl Grader {
             .timeout(Duration::from_secs(10))
             .build()
             .ok();
-        while let Ok(batch) = rx.recv() {
-            for b in batch {
-                self.one(b, client.as_ref());
+        while let Ok(mut batch) = rx.recv() {
+            // Under load, catch up in one transaction: what is queued
+            // already joins this batch.
+            while batch.len() < MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(more) => batch.extend(more),
+                    Err(_) => break,
+                }
             }
+            let pending: Vec<Pending> = batch.into_iter().filter_map(|b| self.one(b)).collect();
+            self.flush(pending, client.as_ref());
         }
         self.summary
     }
 
-    fn one(&mut self, b: Built, client: Option<&reqwest::Client>) {
+    /// Stores every pending verdict in one transaction, then prints each
+    /// line and exports each trace's verdicts.
+    fn flush(&mut self, pending: Vec<Pending>, client: Option<&reqwest::Client>) {
+        if pending.is_empty() {
+            return;
+        }
+        let finished = now_rfc3339();
+        let records: Vec<TrialRecord> = pending
+            .iter()
+            .map(|p| self.record(p, 0, &finished))
+            .collect();
+        let writes: Vec<pactum_store::BatchWrite<'_>> = records
+            .iter()
+            .map(pactum_store::BatchWrite::Trial)
+            .collect();
+        let results = self.store.write_batch(&writes);
+        drop(writes);
+        drop(records);
+        for (i, p) in pending.into_iter().enumerate() {
+            let outcome = match &results {
+                Ok(r) => match &r[i] {
+                    Ok(_) => Ok(()),
+                    Err(pactum_store::StoreError::TrialExists { .. }) => self.store_again(&p),
+                    Err(e) => Err(e.to_string()),
+                },
+                Err(e) => Err(e.to_string()),
+            };
+            if let Err(e) = outcome {
+                self.summary.store_failures += 1;
+                (self.say)(Say::Notice(format!(
+                    "trace {}: the verdict could not be stored: {e}",
+                    bounded(&p.id, 40)
+                )));
+            }
+            if let Some(due) = p.due {
+                self.summary
+                    .latencies_ms
+                    .push(Instant::now().saturating_duration_since(due).as_secs_f64() * 1000.0);
+            }
+            (self.say)(Say::Graded(p.line.clone()));
+            if let (Some(records), Some(client)) = (&p.export, client) {
+                self.export(&p.id, records, client);
+            }
+        }
+    }
+
+    fn record(&self, p: &Pending, index: u32, finished: &str) -> TrialRecord {
+        TrialRecord {
+            run_id: self.run.clone(),
+            test_id: p.id.clone(),
+            trial_index: index,
+            contract: p.trace.is_some().then(|| self.snapshot.clone()),
+            result: p.result.clone(),
+            trace: p.trace.clone(),
+            judge_answers: Vec::new(),
+            started_at: p.started.clone(),
+            finished_at: finished.to_string(),
+            duration_ms: p.t0.elapsed().as_millis() as u64,
+        }
+    }
+
+    /// The same trace id graded again (its spans came after it was
+    /// forgotten): a trial of its own, at the next free index.
+    fn store_again(&mut self, p: &Pending) -> Result<(), String> {
+        for index in 1..1000 {
+            let rec = self.record(p, index, &now_rfc3339());
+            match self.store.record_trial(&rec) {
+                Ok(()) => return Ok(()),
+                Err(pactum_store::StoreError::TrialExists { .. }) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Err("1,000 trials of this trace id are stored already".into())
+    }
+
+    fn export(&mut self, id: &str, records: &[Value], client: &reqwest::Client) {
+        let Some(url) = &self.endpoint else { return };
+        let body = pactum_report::otlp::logs_document(records);
+        let sent = self.rt.block_on(async {
+            client
+                .post(url)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+        });
+        let failed = match sent {
+            Ok(r) if r.status().is_success() => None,
+            Ok(r) => Some(format!("HTTP {}", r.status())),
+            Err(e) => Some(bounded(&e.to_string(), 200)),
+        };
+        if let Some(why) = failed {
+            self.summary.export_failures += 1;
+            (self.say)(Say::Notice(format!(
+                "export of trace {}'s verdicts to --otlp-endpoint failed: {why}",
+                bounded(id, 40)
+            )));
+        }
+    }
+
+    fn one(&mut self, b: Built) -> Option<Pending> {
         let started = now_rfc3339();
         let t0 = Instant::now();
         let (mut trace, mut result, last, partial) = match b {
@@ -764,16 +888,16 @@ impl Grader {
                     bounded(&trace_id, 40),
                     bounded(&reason, LINE_CHARS)
                 )));
-                return;
+                return None;
             }
             Built::Error { trace_id, message } => {
                 self.summary.unreadable += 1;
                 let message = self.redactor.redact(&message).into_owned();
-                (self.say)(Say::Graded(format!(
+                let line = format!(
                     "ERR   {}  cannot be read: {}",
                     bounded(&trace_id, 40),
                     bounded(&message, LINE_CHARS)
-                )));
+                );
                 let result = TraceResult {
                     trace_id: trace_id.clone(),
                     source: None,
@@ -784,8 +908,16 @@ impl Grader {
                     overall_score: None,
                     error: Some(message),
                 };
-                self.store(&trace_id, None, result, &started, t0);
-                return;
+                return Some(Pending {
+                    id: trace_id,
+                    trace: None,
+                    result,
+                    started,
+                    t0,
+                    line,
+                    due: None,
+                    export: None,
+                });
             }
             Built::Trace {
                 trace,
@@ -850,82 +982,15 @@ impl Grader {
             bounded(&id, 40),
             bounded(&result.summary, LINE_CHARS)
         );
-        self.store(&id, Some(trace), result, &started, t0);
-        let done = Instant::now();
-        let due = last + self.quiet;
-        self.summary
-            .latencies_ms
-            .push(done.saturating_duration_since(due).as_secs_f64() * 1000.0);
-        (self.say)(Say::Graded(line));
-        if let (Some(url), Some(records), Some(client)) = (&self.endpoint, records, client) {
-            let body = pactum_report::otlp::logs_document(&records);
-            let sent = self.rt.block_on(async {
-                client
-                    .post(url)
-                    .header("content-type", "application/json")
-                    .body(body)
-                    .send()
-                    .await
-            });
-            match sent {
-                Ok(r) if r.status().is_success() => {}
-                Ok(r) => {
-                    self.summary.export_failures += 1;
-                    (self.say)(Say::Notice(format!(
-                        "export of trace {}'s verdicts to --otlp-endpoint: HTTP {}",
-                        bounded(&id, 40),
-                        r.status()
-                    )));
-                }
-                Err(e) => {
-                    self.summary.export_failures += 1;
-                    (self.say)(Say::Notice(format!(
-                        "export of trace {}'s verdicts to --otlp-endpoint failed: {}",
-                        bounded(&id, 40),
-                        bounded(&e.to_string(), 200)
-                    )));
-                }
-            }
-        }
-    }
-
-    fn store(
-        &mut self,
-        id: &str,
-        trace: Option<pactum_core::Trace>,
-        result: TraceResult,
-        started: &str,
-        t0: Instant,
-    ) {
-        let has_contract = trace.is_some();
-        let mut index = 0u32;
-        loop {
-            let rec = TrialRecord {
-                run_id: self.run.clone(),
-                test_id: id.to_string(),
-                trial_index: index,
-                contract: has_contract.then(|| self.snapshot.clone()),
-                result: result.clone(),
-                trace: trace.clone(),
-                judge_answers: Vec::new(),
-                started_at: started.to_string(),
-                finished_at: now_rfc3339(),
-                duration_ms: t0.elapsed().as_millis() as u64,
-            };
-            match self.store.record_trial(&rec) {
-                Ok(()) => return,
-                // The same trace id graded again (spans after it was
-                // forgotten): a trial of its own.
-                Err(pactum_store::StoreError::TrialExists { .. }) if index < 1000 => index += 1,
-                Err(e) => {
-                    self.summary.store_failures += 1;
-                    (self.say)(Say::Notice(format!(
-                        "trace {}: the verdict could not be stored: {e}",
-                        bounded(id, 40)
-                    )));
-                    return;
-                }
-            }
-        }
+        Some(Pending {
+            id,
+            trace: Some(trace),
+            result,
+            started,
+            t0,
+            line,
+            due: Some(last + self.quiet),
+            export: records,
+        })
     }
 }
