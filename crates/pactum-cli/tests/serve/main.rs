@@ -521,3 +521,22 @@ fn verdicts_reach_a_collector_as_evaluation_events_and_the_run_can_be_shown() {
     assert_eq!(report["results"][0]["trace_id"], BAD, "{report}");
     assert_eq!(report["results"][0]["status"], "fail");
 }
+
+#[test]
+fn a_trace_whose_earlier_body_was_refused_never_passes() {
+    let srv = Served::start(&[]);
+    // The first body of the clean trace is refused (a span without a
+    // start time); the rest arrives fine and would pass on its own.
+    let mut spans = agent_trace(CLEAN, &["list_files"], "Here.", true, true);
+    let mut broken = spans.remove(2);
+    broken
+        .as_object_mut()
+        .expect("span")
+        .remove("startTimeUnixNano");
+    assert_eq!(srv.post_json(&doc(vec![broken])).0, 400);
+    assert_eq!(srv.post_json(&doc(spans)).0, 200);
+    srv.wait_graded(1);
+    let end = srv.stop("TERM");
+    assert_eq!(end.status_of(CLEAN), "undetermined", "{}", end.stdout);
+    assert_eq!(end.code, 5);
+}

@@ -124,6 +124,10 @@ pub struct Assembler {
     /// Trace ids built (`false`) or refused (`true`).
     done: HashMap<String, bool>,
     done_order: VecDeque<String>,
+    /// Trace ids named by a refused body before they were open: when they
+    /// open, they are partial from the start.
+    tainted: HashMap<String, String>,
+    tainted_order: VecDeque<String>,
     counters: Counters,
     source: String,
 }
@@ -137,6 +141,8 @@ impl Assembler {
             open: BTreeMap::new(),
             done: HashMap::new(),
             done_order: VecDeque::new(),
+            tainted: HashMap::new(),
+            tainted_order: VecDeque::new(),
             counters: Counters::default(),
             source: source.into(),
         }
@@ -186,11 +192,23 @@ impl Assembler {
                 .map(|s| s.trace_id.as_str())
                 .chain(errors.iter().filter_map(|e| e.trace_id.as_deref()))
                 .collect();
+            let note = format!("a body with its spans was refused ({why})");
             for id in named {
-                if let Some(o) = self.open.get_mut(id) {
-                    o.refused_body.get_or_insert_with(|| {
-                        format!("a body with its spans was refused ({why})")
-                    });
+                match self.open.get_mut(id) {
+                    Some(o) => {
+                        o.refused_body.get_or_insert_with(|| note.clone());
+                    }
+                    None if !self.done.contains_key(id) => {
+                        if self.tainted.insert(id.to_string(), note.clone()).is_none() {
+                            self.tainted_order.push_back(id.to_string());
+                            if self.tainted_order.len() > REMEMBERED {
+                                if let Some(old) = self.tainted_order.pop_front() {
+                                    self.tainted.remove(&old);
+                                }
+                            }
+                        }
+                    }
+                    None => {}
                 }
             }
             return Err(BodyError(why));
@@ -234,11 +252,12 @@ impl Assembler {
             return;
         }
         let max = self.limits.max_spans_per_trace;
+        let tainted = &mut self.tainted;
         let o = self.open.entry(id.clone()).or_insert_with(|| Open {
             t: OtelTrace::default(),
             last: now,
             lost: 0,
-            refused_body: None,
+            refused_body: tainted.remove(&id),
         });
         o.last = now;
         if o.t.spans.len() >= max {
