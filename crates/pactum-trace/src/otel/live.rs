@@ -198,13 +198,13 @@ impl Assembler {
                     Some(o) => {
                         o.refused_body.get_or_insert_with(|| note.clone());
                     }
-                    None if !self.done.contains_key(id) => {
-                        if self.tainted.insert(id.to_string(), note.clone()).is_none() {
-                            self.tainted_order.push_back(id.to_string());
-                            if self.tainted_order.len() > REMEMBERED {
-                                if let Some(old) = self.tainted_order.pop_front() {
-                                    self.tainted.remove(&old);
-                                }
+                    None if !self.done.contains_key(id)
+                        && self.tainted.insert(id.to_string(), note.clone()).is_none() =>
+                    {
+                        self.tainted_order.push_back(id.to_string());
+                        if self.tainted_order.len() > REMEMBERED {
+                            if let Some(old) = self.tainted_order.pop_front() {
+                                self.tainted.remove(&old);
                             }
                         }
                     }
