@@ -890,8 +890,33 @@ impl Grader {
                 )));
                 return None;
             }
+            Built::Refused { trace_id, reason } => {
+                let line = format!("ERR   {}  {}", bounded(&trace_id, 40), reason);
+                let result = TraceResult {
+                    trace_id: trace_id.clone(),
+                    source: None,
+                    observability: ObservabilityLevel::ResponseOnly,
+                    status: TestStatus::Error,
+                    summary: format!("not graded: {reason}"),
+                    contracts: Vec::new(),
+                    overall_score: None,
+                    error: Some(reason),
+                };
+                *self.summary.by_status.entry(TestStatus::Error).or_default() += 1;
+                return Some(Pending {
+                    id: trace_id,
+                    trace: None,
+                    result,
+                    started,
+                    t0,
+                    line,
+                    due: None,
+                    export: None,
+                });
+            }
             Built::Error { trace_id, message } => {
                 self.summary.unreadable += 1;
+                *self.summary.by_status.entry(TestStatus::Error).or_default() += 1;
                 let message = self.redactor.redact(&message).into_owned();
                 let line = format!(
                     "ERR   {}  cannot be read: {}",

@@ -308,10 +308,18 @@ fn traces_past_the_open_trace_cap_are_refused_and_counted() {
         "{}",
         end.stdout
     );
-    // The refused trace is not graded from a part; the held one is.
+    // The refused trace is not graded from a part, but recorded as not
+    // graded; the held one is graded.
     let stored = end.stored().1;
-    assert_eq!(stored.len(), 1);
-    assert_eq!(stored[0].test_id, CLEAN);
+    assert_eq!(stored.len(), 2);
+    assert_eq!(end.status_of(BAD), "error");
+    let bad = stored.iter().find(|s| s.test_id == BAD).expect("stored");
+    assert!(bad.result["summary"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("--max-open-traces"));
+    assert!(bad.trace.is_none());
+    assert_eq!(end.status_of(CLEAN), "undetermined", "cut off at shutdown");
     assert_eq!(end.code, 5);
 }
 

@@ -98,6 +98,14 @@ pub enum Built {
         /// Why.
         reason: String,
     },
+    /// A trace refused for lack of room (`--max-open-traces`): never
+    /// graded, but recorded.
+    Refused {
+        /// The OpenTelemetry trace id.
+        trace_id: String,
+        /// Why.
+        reason: String,
+    },
     /// Spans that cannot be read as a trace (one line).
     Error {
         /// The OpenTelemetry trace id.
@@ -128,6 +136,8 @@ pub struct Assembler {
     /// open, they are partial from the start.
     tainted: HashMap<String, String>,
     tainted_order: VecDeque<String>,
+    /// Traces refused since the last [`Assembler::ready`].
+    refused: Vec<Built>,
     counters: Counters,
     source: String,
 }
@@ -143,6 +153,7 @@ impl Assembler {
             done_order: VecDeque::new(),
             tainted: HashMap::new(),
             tainted_order: VecDeque::new(),
+            refused: Vec::new(),
             counters: Counters::default(),
             source: source.into(),
         }
@@ -248,6 +259,13 @@ impl Assembler {
                 self.limits.max_open_traces
             ));
             said.insert(id.clone());
+            self.refused.push(Built::Refused {
+                trace_id: id.clone(),
+                reason: format!(
+                    "refused: {} traces were open already (--max-open-traces); none of its spans was kept",
+                    self.limits.max_open_traces
+                ),
+            });
             self.remember(id, true);
             return;
         }
@@ -285,8 +303,9 @@ impl Assembler {
             .any(|s| s.parent.is_none() && s.end.is_some())
     }
 
-    /// The traces complete at `now`: root span ended and no span for
-    /// `quiet`. Oldest last span first.
+    /// The traces refused since the last call ([`Built::Refused`]), then
+    /// the traces complete at `now`: root span ended and no span for
+    /// `quiet`, oldest last span first.
     pub fn ready(&mut self, now: Instant, quiet: Duration) -> Vec<Built> {
         let ids: Vec<String> = self
             .open
@@ -294,14 +313,19 @@ impl Assembler {
             .filter(|(_, o)| Self::root_ended(o) && now.saturating_duration_since(o.last) >= quiet)
             .map(|(k, _)| k.clone())
             .collect();
-        self.take(ids, false)
+        let mut out = std::mem::take(&mut self.refused);
+        out.extend(self.take(ids, false));
+        out
     }
 
-    /// Every trace held, complete or not (shutdown): a trace whose root
-    /// span never ended is built incomplete ("cut off").
+    /// The traces refused since the last call, then every trace held,
+    /// complete or not (shutdown): a trace whose root span never ended is
+    /// built incomplete ("cut off").
     pub fn drain(&mut self) -> Vec<Built> {
         let ids: Vec<String> = self.open.keys().cloned().collect();
-        self.take(ids, true)
+        let mut out = std::mem::take(&mut self.refused);
+        out.extend(self.take(ids, true));
+        out
     }
 
     fn take(&mut self, ids: Vec<String>, cut: bool) -> Vec<Built> {
