@@ -410,6 +410,7 @@ fn diagnostics_only(color: bool) -> Result<CliSink, CliError> {
         junit: None,
         html: None,
         markdown: None,
+        otlp_out: None,
         verbose: false,
         quiet: true,
     };

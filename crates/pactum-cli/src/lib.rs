@@ -11,6 +11,7 @@ mod grade;
 mod output;
 mod review;
 mod run;
+mod serve;
 pub(crate) mod sink;
 mod strength;
 mod view;
@@ -75,6 +76,11 @@ pub enum Command {
     /// the run list, each run's HTML report and diffs of two runs.
     #[command(after_help = exit::TABLE)]
     View(ViewArgs),
+    /// Receive OpenTelemetry traces live (OTLP/HTTP on 127.0.0.1:4318),
+    /// grade each as it completes and store the verdicts (one store run
+    /// per session; Ctrl-C or SIGTERM grades what is held and stops).
+    #[command(after_help = exit::TABLE)]
+    Serve(ServeArgs),
     /// Measure a contract's strength: plant probes in clean traces, grade
     /// them in trials, report catch rates per probe class.
     #[command(after_help = exit::TABLE)]
@@ -322,6 +328,12 @@ pub struct ReportArgs {
     /// step summary or a pull-request comment (`-` for stdout).
     #[arg(long, value_name = "PATH")]
     pub markdown: Option<PathBuf>,
+    /// Write each clause verdict as an OpenTelemetry
+    /// `gen_ai.evaluation.result` event here: an OTLP JSON logs document,
+    /// linked to the graded trace's spans when it came from OTLP
+    /// (docs/traces.md; `-` for stdout).
+    #[arg(long = "otlp-out", value_name = "PATH")]
+    pub otlp_out: Option<PathBuf>,
     /// List every passing test too.
     #[arg(short, long)]
     pub verbose: bool,
@@ -335,11 +347,18 @@ pub(crate) const STDOUT: &str = "-";
 
 impl ReportArgs {
     /// Whether a report goes to standard output (`--json -`, `--junit -`,
-    /// `--html -`, `--markdown -`), which then replaces the terminal summary.
+    /// `--html -`, `--markdown -`, `--otlp-out -`), which then replaces the
+    /// terminal summary.
     pub(crate) fn to_stdout(&self) -> bool {
-        [&self.json, &self.junit, &self.html, &self.markdown]
-            .into_iter()
-            .any(|p| p.as_deref().is_some_and(|p| p.as_os_str() == STDOUT))
+        [
+            &self.json,
+            &self.junit,
+            &self.html,
+            &self.markdown,
+            &self.otlp_out,
+        ]
+        .into_iter()
+        .any(|p| p.as_deref().is_some_and(|p| p.as_os_str() == STDOUT))
     }
 }
 
@@ -445,6 +464,48 @@ pub struct ViewArgs {
     /// so.
     #[arg(long, value_name = "ADDR")]
     pub bind: Option<std::net::IpAddr>,
+}
+
+/// `pactum serve` (docs/traces.md, "Receiving traces live").
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The contract every trace is graded against (one contract file).
+    #[arg(short, long, value_name = "CONTRACT")]
+    pub contract: PathBuf,
+    /// The store the verdicts go to (created if missing).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// The address to listen on (loopback by default).
+    #[arg(long, value_name = "ADDR", default_value = pactum_serve::DEFAULT_LISTEN)]
+    pub listen: std::net::SocketAddr,
+    /// How long a trace whose root span ended waits for more spans before
+    /// it is graded (`2s`, `500ms`).
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_duration)]
+    pub quiet_period: std::time::Duration,
+    /// Traces held at once; spans of a new trace past this are refused
+    /// (said, counted, never graded).
+    #[arg(long, value_name = "N", default_value_t = pactum_serve::DEFAULT_LIMITS.max_open_traces)]
+    pub max_open_traces: usize,
+    /// Spans held per trace; later ones are dropped and the trace can no
+    /// longer pass (undetermined at best).
+    #[arg(long, value_name = "N", default_value_t = pactum_serve::DEFAULT_LIMITS.max_spans_per_trace)]
+    pub max_spans_per_trace: usize,
+    /// The largest request body, in bytes (also after gzip): larger ones
+    /// are answered 413.
+    #[arg(long, value_name = "BYTES", default_value_t = pactum_serve::DEFAULT_MAX_BODY)]
+    pub max_body_bytes: usize,
+    /// POST each graded trace's verdicts as `gen_ai.evaluation.result`
+    /// log records (OTLP/HTTP JSON) to this logs endpoint
+    /// (`http://127.0.0.1:4318/v1/logs`).
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
+    /// The severity floor (SPEC §3.5).
+    #[arg(long, value_enum, default_value_t = SeverityArg::Medium)]
+    pub severity_floor: SeverityArg,
+}
+
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(s).map_err(|e| format!("`{s}`: {e} (write e.g. 2s or 500ms)"))
 }
 
 /// `pactum check`.
@@ -575,6 +636,7 @@ pub fn run(cli: Cli) -> Exit {
         Command::Runs(args) => ended(run::runs(args)),
         Command::Show(args) => ended(run::show(args, color)),
         Command::View(args) => ended(view::view(args)),
+        Command::Serve(args) => ended(serve::serve(args)),
         Command::Strength(args) => strength::strength(*args, color),
         Command::Aggregate(args) => strength::aggregate_cmd(args, color),
         Command::Compare(args) => strength::compare_cmd(args, color),

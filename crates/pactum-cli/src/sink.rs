@@ -86,6 +86,7 @@ pub(crate) fn report_request(args: &ReportArgs, color: bool) -> ReportRequest {
         junit: args.junit.clone(),
         html: args.html.clone(),
         markdown: args.markdown.clone(),
+        otlp: args.otlp_out.clone(),
         terminal: (!args.quiet).then_some(TerminalOptions {
             color,
             verbose: args.verbose,

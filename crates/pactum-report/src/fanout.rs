@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use pactum_core::secret::Redactor;
 
+use crate::otlp::OtlpReporter;
 use crate::{
     check_outputs, HtmlReporter, JsonReporter, JunitReporter, MarkdownReporter, Output, Prerender,
     Protected, Redacting, ReportError, ReportFile, Reporter, RunEnd, SharedRedactor,
@@ -26,6 +27,10 @@ pub struct ReportRequest {
     pub html: Option<PathBuf>,
     /// The Markdown summary (`docs/reports.md`): a file, or [`STDOUT`].
     pub markdown: Option<PathBuf>,
+    /// Every clause verdict as an OpenTelemetry `gen_ai.evaluation.result`
+    /// event, in an OTLP JSON logs document ([`crate::otlp`]): a file, or
+    /// [`STDOUT`].
+    pub otlp: Option<PathBuf>,
     /// The terminal summary on stdout, unless `None` (`--quiet`) or a
     /// report goes to stdout (which then replaces it).
     pub terminal: Option<TerminalOptions>,
@@ -36,9 +41,15 @@ impl ReportRequest {
     /// `--html -`, `--markdown -`), which then replaces the terminal
     /// summary.
     pub fn to_stdout(&self) -> bool {
-        [&self.json, &self.junit, &self.html, &self.markdown]
-            .into_iter()
-            .any(|p| p.as_deref().is_some_and(|p| p.as_os_str() == STDOUT))
+        [
+            &self.json,
+            &self.junit,
+            &self.html,
+            &self.markdown,
+            &self.otlp,
+        ]
+        .into_iter()
+        .any(|p| p.as_deref().is_some_and(|p| p.as_os_str() == STDOUT))
     }
 }
 
@@ -49,6 +60,7 @@ enum Format {
     Junit,
     Html,
     Markdown,
+    Otlp,
 }
 
 impl Format {
@@ -59,6 +71,7 @@ impl Format {
             Format::Junit => "JUnit",
             Format::Html => "HTML",
             Format::Markdown => "Markdown",
+            Format::Otlp => "OTLP",
         }
     }
 
@@ -81,6 +94,8 @@ impl Format {
                 Box::new(MarkdownReporter::new(out)?.with_destination(d))
             }
             (Format::Markdown, None) => Box::new(MarkdownReporter::new(out)?),
+            (Format::Otlp, Some(d)) => Box::new(OtlpReporter::new(out).with_destination(d)),
+            (Format::Otlp, None) => Box::new(OtlpReporter::new(out)),
         })
     }
 }
@@ -94,6 +109,7 @@ impl ReportRequest {
             ("--junit", Format::Junit, &self.junit),
             ("--html", Format::Html, &self.html),
             ("--markdown", Format::Markdown, &self.markdown),
+            ("--otlp-out", Format::Otlp, &self.otlp),
         ]
         .into_iter()
         .filter_map(|(flag, format, p)| p.as_deref().map(|p| (flag, format, p)))

@@ -4,7 +4,8 @@
 //! report, JUnit XML, the agreement table (layouts in `docs/reports.md`),
 //! and two reports rendered from the JSON report's own document: the
 //! single-file HTML page ([`html`], `docs/html.md`) and the Markdown
-//! summary.
+//! summary. [`otlp`] writes each clause verdict as an OpenTelemetry
+//! `gen_ai.evaluation.result` event (`--otlp-out`).
 //!
 //! The runner knows nothing of formats: it feeds every [`Reporter`] the same
 //! events, one at a time — [`Reporter::begin`] once, then
@@ -33,6 +34,7 @@ mod junit;
 mod markdown;
 mod model;
 pub mod openprose;
+pub mod otlp;
 pub mod output;
 mod redact;
 mod render;

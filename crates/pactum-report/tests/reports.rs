@@ -534,6 +534,7 @@ fn a_fanout_prerenders_its_own_reports_until_it_redacts() {
         junit: junit.then(|| dir.path().join("r.xml")),
         html: None,
         markdown: None,
+        otlp: None,
         terminal: None,
     };
     for (json, junit) in [(false, false), (true, false), (false, true), (true, true)] {

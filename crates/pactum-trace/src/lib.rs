@@ -46,6 +46,7 @@ mod tally;
 pub use error::{ImportError, RecordError};
 pub use framing::MAX_RECORD_BYTES;
 pub use inputs::{InputNotes, InputWarning};
+pub use otel::live;
 pub use otel::{MAX_SPANS, MAX_SPANS_PER_TRACE};
 pub use parallel::Parallel;
 pub use tally::ChannelTally;

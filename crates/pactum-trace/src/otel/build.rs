@@ -132,6 +132,15 @@ pub(crate) fn build(
     outs.into_iter().map(|(_, _, o)| o).collect()
 }
 
+/// One OpenTelemetry trace received live, built alone (no grouping by
+/// conversation: the pactum trace's id is the OpenTelemetry trace id).
+pub(crate) fn one_live(trace_id: &str, t: OtelTrace, source: &str) -> Out {
+    if let Some(e) = t.errors.first() {
+        return Out::Error(e.clone());
+    }
+    one(trace_id, "trace_id", vec![t], "otlp", source, None)
+}
+
 struct Builder {
     turns: Vec<Turn>,
     texts: Vec<Vec<String>>,
@@ -218,6 +227,19 @@ fn one(
     let otel_ids: Vec<String> = members
         .iter()
         .filter_map(|t| t.spans.first().map(|s| s.trace_id.clone()))
+        .collect();
+    // Each OpenTelemetry trace's root span (the earliest span with no
+    // parent), so verdicts can link back to it; `null` when it has none.
+    let root_ids: Vec<Value> = members
+        .iter()
+        .filter(|t| !t.spans.is_empty())
+        .map(|t| {
+            t.spans
+                .iter()
+                .filter(|s| s.parent.is_none())
+                .min_by(|a, b| (a.start, &a.span_id).cmp(&(b.start, &b.span_id)))
+                .map_or(Value::Null, |s| Value::String(s.span_id.clone()))
+        })
         .collect();
     let mut spans: Vec<Span> = members.into_iter().flat_map(|t| t.spans).collect();
     spans.sort_by(|a, b| {
@@ -516,6 +538,7 @@ fn one(
     metadata.insert("format".into(), json!(format));
     metadata.insert("grouped_by".into(), json!(by));
     metadata.insert("otel_trace_ids".into(), json!(otel_ids));
+    metadata.insert("otel_root_span_ids".into(), Value::Array(root_ids));
     metadata.insert(
         "observed".into(),
         json!({"response": response_observed, "tool_calls": tools_observed, "side_effects": false}),

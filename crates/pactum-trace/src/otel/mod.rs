@@ -29,6 +29,7 @@ use crate::{Emitter, Framing, ImportError};
 
 mod build;
 mod genai;
+pub mod live;
 pub(crate) mod span;
 
 /// Spans held per OpenTelemetry trace.

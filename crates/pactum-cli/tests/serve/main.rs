@@ -1,0 +1,550 @@
+//! `pactum serve` end to end: a real child process receiving OTLP/HTTP
+//! bodies (JSON, protobuf, gzip), grading each trace as it completes,
+//! storing the verdicts in a real SQLite store, refusing what it cannot
+//! read or hold (never silently), and grading what it holds on SIGTERM.
+
+mod support;
+
+use serde_json::json;
+use support::*;
+
+const BAD: &str = "0af7651916cd43dd8448eb211c80319c";
+const CLEAN: &str = "1bf7651916cd43dd8448eb211c80319d";
+const UNSEEN: &str = "2cf7651916cd43dd8448eb211c80319e";
+
+#[test]
+fn a_violating_trace_fails_a_clean_one_passes_and_an_unseen_response_is_undetermined() {
+    let srv = Served::start(&[]);
+    let mut spans = agent_trace(BAD, &["list_files", "delete_file"], "Done.", true, true);
+    spans.extend(agent_trace(
+        CLEAN,
+        &["list_files"],
+        "Here are your files.",
+        true,
+        true,
+    ));
+    assert_eq!(srv.post_json(&doc(spans)).0, 200);
+    // Content capture off: what the agent said was not observed.
+    let (code, _) = srv.post_json(&doc(agent_trace(UNSEEN, &["list_files"], "", false, true)));
+    assert_eq!(code, 200);
+    srv.wait_graded(3);
+    let end = srv.stop("TERM");
+    assert_eq!(
+        end.code, 1,
+        "a failed trace: exit 1\n{}\n{}",
+        end.stdout, end.stderr
+    );
+    let (run, _) = end.stored();
+    assert_eq!(run, "finished");
+    assert_eq!(end.status_of(BAD), "fail");
+    assert_eq!(end.status_of(CLEAN), "pass");
+    assert_eq!(end.status_of(UNSEEN), "undetermined");
+    let stored = end.stored().1;
+    let unseen = stored.iter().find(|s| s.test_id == UNSEEN).expect("unseen");
+    let pw = unseen.result["contracts"][0]["clauses"]
+        .as_array()
+        .expect("clauses")
+        .iter()
+        .find(|c| c["id"] == "no-password")
+        .expect("no-password");
+    assert_eq!(pw["verdict"], "not_evaluable", "{pw}");
+    assert!(
+        end.stdout.contains(&format!("FAIL  {BAD}")),
+        "{}",
+        end.stdout
+    );
+    assert!(
+        end.stdout
+            .contains("3 trace(s) graded (1 pass, 1 fail, 1 undetermined"),
+        "{}",
+        end.stdout
+    );
+}
+
+fn proto_of(doc: &serde_json::Value) -> Vec<u8> {
+    use pactum_serve::proto::{
+        any_value, AnyValue, ExportTraceServiceRequest, KeyValue, ResourceSpans, ScopeSpans, Span,
+    };
+    use prost::Message;
+    let hexb = |v: &serde_json::Value| v.as_str().map(hex_bytes).unwrap_or_default();
+    let spans: Vec<Span> = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array()
+        .expect("spans")
+        .iter()
+        .map(|s| Span {
+            trace_id: hexb(&s["traceId"]),
+            span_id: hexb(&s["spanId"]),
+            parent_span_id: hexb(&s["parentSpanId"]),
+            name: s["name"].as_str().unwrap_or_default().into(),
+            start_time_unix_nano: s["startTimeUnixNano"]
+                .as_str()
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(0),
+            end_time_unix_nano: s["endTimeUnixNano"]
+                .as_str()
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(0),
+            attributes: s["attributes"]
+                .as_array()
+                .expect("attrs")
+                .iter()
+                .map(|a| KeyValue {
+                    key: a["key"].as_str().expect("key").into(),
+                    value: Some(AnyValue {
+                        value: Some(any_value::Value::StringValue(
+                            a["value"]["stringValue"].as_str().expect("string").into(),
+                        )),
+                    }),
+                })
+                .collect(),
+            events: vec![],
+            status: None,
+        })
+        .collect();
+    ExportTraceServiceRequest {
+        resource_spans: vec![ResourceSpans {
+            scope_spans: vec![ScopeSpans { spans }],
+        }],
+    }
+    .encode_to_vec()
+}
+
+fn hex_bytes(s: &str) -> Vec<u8> {
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
+        .collect()
+}
+
+#[test]
+fn protobuf_and_gzip_bodies_are_graded_like_json() {
+    let srv = Served::start(&[]);
+    let bad = proto_of(&doc(agent_trace(
+        BAD,
+        &["delete_file"],
+        "Done.",
+        true,
+        true,
+    )));
+    let (code, body) = srv.post("application/x-protobuf", &[], &bad);
+    assert_eq!(code, 200, "{body}");
+    let clean = doc(agent_trace(CLEAN, &["list_files"], "Here.", true, true)).to_string();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, clean.as_bytes()).expect("gzip");
+    let (code, body) = srv.post(
+        "application/json",
+        &[("Content-Encoding", "gzip")],
+        &gz.finish().expect("gzip"),
+    );
+    assert_eq!(code, 200, "{body}");
+    srv.wait_graded(2);
+    let end = srv.stop("INT");
+    assert_eq!(end.status_of(BAD), "fail", "{}", end.stderr);
+    assert_eq!(end.status_of(CLEAN), "pass");
+    assert_eq!(end.code, 1);
+    // The stored trace keeps the link back to its OpenTelemetry ids.
+    let stored = end.stored().1;
+    let t = stored
+        .iter()
+        .find(|s| s.test_id == BAD)
+        .and_then(|s| s.trace.clone())
+        .expect("trace");
+    assert_eq!(t["metadata"]["otel_trace_ids"], json!([BAD]));
+    assert_eq!(
+        t["metadata"]["otel_root_span_ids"],
+        json!([format!("{}01", &BAD[..14])])
+    );
+}
+
+#[test]
+fn malformed_bodies_are_refused_with_400_and_the_server_keeps_running() {
+    let srv = Served::start(&[]);
+    let (code, body) = srv.post("application/json", &[], b"{\"resourceSpans\": [");
+    assert_eq!(code, 400);
+    assert!(body.starts_with("malformed JSON"), "{body}");
+    assert_eq!(body.trim().lines().count(), 1, "{body}");
+    let (code, body) = srv.post_json(&json!({"hello": 1}));
+    assert_eq!(code, 400);
+    assert!(body.contains("not an OTLP trace document"), "{body}");
+    let (code, body) = srv.post(
+        "application/x-protobuf",
+        &[],
+        &[0xff, 0xff, 0xff, 0x0f, 0x01],
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(body.contains("ExportTraceServiceRequest"), "{body}");
+    let (code, _) = srv.post("text/plain", &[], b"hi");
+    assert_eq!(code, 415);
+    // A span without a start time: the whole body is refused, none kept.
+    let mut spans = agent_trace(BAD, &["delete_file"], "Done.", true, true);
+    spans[2]
+        .as_object_mut()
+        .expect("span")
+        .remove("startTimeUnixNano");
+    let (code, body) = srv.post_json(&doc(spans));
+    assert_eq!(code, 400);
+    assert!(body.contains("start time"), "{body}");
+    // Still serving.
+    let (code, _) = srv.post_json(&doc(agent_trace(
+        CLEAN,
+        &["list_files"],
+        "Here.",
+        true,
+        true,
+    )));
+    assert_eq!(code, 200);
+    srv.wait_graded(1);
+    let end = srv.stop("TERM");
+    assert_eq!(end.status_of(CLEAN), "pass");
+    // Refused bodies make the session partial (5), never a clean pass.
+    assert_eq!(end.code, 5, "{}\n{}", end.stdout, end.stderr);
+    assert!(
+        end.stderr.contains("refused a body (400)"),
+        "{}",
+        end.stderr
+    );
+    assert!(
+        end.stdout.contains("refused: 5 malformed body(ies)"),
+        "{}",
+        end.stdout
+    );
+}
+
+#[test]
+fn an_oversized_body_is_refused_with_413_compressed_or_not() {
+    let srv = Served::start(&["--max-body-bytes", "2000"]);
+    let big = doc(agent_trace(
+        BAD,
+        &["delete_file"],
+        &"x".repeat(5000),
+        true,
+        true,
+    ))
+    .to_string();
+    let (code, _) = srv.post("application/json", &[], big.as_bytes());
+    assert_eq!(code, 413);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut gz, big.as_bytes()).expect("gzip");
+    let small = gz.finish().expect("gzip");
+    assert!(small.len() < 2000);
+    let (code, _) = srv.post("application/json", &[("Content-Encoding", "gzip")], &small);
+    assert_eq!(code, 413, "a small gzip of a large body is still too large");
+    let end = srv.stop("TERM");
+    assert!(end.stdout.contains("2 too large"), "{}", end.stdout);
+    assert_eq!(end.stored().1.len(), 0);
+    assert_ne!(end.code, 0);
+}
+
+#[test]
+fn a_trace_that_lost_spans_never_passes() {
+    // Two spans per trace: each trace's third span (a tool span) is dropped.
+    let srv = Served::start(&["--max-spans-per-trace", "2"]);
+    let clean = agent_trace(CLEAN, &["list_files"], "Here.", true, true);
+    assert_eq!(clean.len(), 3);
+    let (code, body) = srv.post_json(&doc(clean));
+    assert_eq!(code, 200);
+    assert!(body.contains("partialSuccess"), "{body}");
+    // The violation is in the kept chat span's output: still a failure.
+    let (code, _) = srv.post_json(&doc(agent_trace(
+        BAD,
+        &["delete_file"],
+        "Done.",
+        true,
+        true,
+    )));
+    assert_eq!(code, 200);
+    srv.wait_graded(2);
+    let end = srv.stop("TERM");
+    // Every clause of the clean trace holds on what was kept, yet what was
+    // dropped may have been the violation: not a pass.
+    assert_eq!(end.status_of(CLEAN), "undetermined", "{}", end.stdout);
+    assert_eq!(end.status_of(BAD), "fail");
+    assert!(
+        end.stderr.contains("--max-spans-per-trace"),
+        "{}",
+        end.stderr
+    );
+    assert!(end.stdout.contains("dropped: 2 span(s)"), "{}", end.stdout);
+    assert!(
+        end.stdout.contains("(2 trace(s) graded incomplete)"),
+        "{}",
+        end.stdout
+    );
+    assert_eq!(end.code, 5);
+}
+
+#[test]
+fn traces_past_the_open_trace_cap_are_refused_and_counted() {
+    let srv = Served::start(&["--max-open-traces", "1"]);
+    // Roots not ended: both would stay open.
+    assert_eq!(
+        srv.post_json(&doc(agent_trace(
+            CLEAN,
+            &["list_files"],
+            "Here.",
+            true,
+            false
+        )))
+        .0,
+        200
+    );
+    let (code, body) = srv.post_json(&doc(agent_trace(
+        BAD,
+        &["delete_file"],
+        "Done.",
+        true,
+        false,
+    )));
+    assert_eq!(code, 200);
+    assert!(body.contains("--max-open-traces"), "{body}");
+    let end = srv.stop("TERM");
+    assert!(
+        end.stderr.contains("refused, 1 traces are open already"),
+        "{}",
+        end.stderr
+    );
+    assert!(
+        end.stdout
+            .contains("1 trace(s) refused past --max-open-traces"),
+        "{}",
+        end.stdout
+    );
+    // The refused trace is not graded from a part, but recorded as not
+    // graded; the held one is graded.
+    let stored = end.stored().1;
+    assert_eq!(stored.len(), 2);
+    assert_eq!(end.status_of(BAD), "error");
+    let bad = stored.iter().find(|s| s.test_id == BAD).expect("stored");
+    assert!(bad.result["summary"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("--max-open-traces"));
+    assert!(bad.trace.is_none());
+    assert_eq!(end.status_of(CLEAN), "undetermined", "cut off at shutdown");
+    assert_eq!(end.code, 5);
+}
+
+#[test]
+fn sigterm_grades_a_trace_whose_root_never_ended_as_cut_off() {
+    let srv = Served::start(&["--quiet-period", "60s"]);
+    assert_eq!(
+        srv.post_json(&doc(agent_trace(
+            CLEAN,
+            &["list_files"],
+            "Here.",
+            true,
+            false
+        )))
+        .0,
+        200
+    );
+    let end = srv.stop("TERM");
+    let (run, stored) = end.stored();
+    assert_eq!(run, "finished");
+    assert_eq!(stored.len(), 1, "{}\n{}", end.stdout, end.stderr);
+    // Cut off: the absence of a delete is not known.
+    assert_eq!(stored[0].status, "undetermined", "{}", stored[0].result);
+    let trace = stored[0].trace.as_ref().expect("trace");
+    assert!(
+        trace["incomplete"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("cut off"),
+        "{trace}"
+    );
+    assert!(
+        end.stdout.contains("1 trace(s) cut off at shutdown"),
+        "{}",
+        end.stdout
+    );
+    assert_eq!(end.code, 3);
+}
+
+#[test]
+fn a_key_in_a_trace_reaches_neither_the_store_nor_a_line() {
+    let key = "sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678";
+    let srv = Served::start(&[]);
+    let (code, _) = srv.post_json(&doc(agent_trace(
+        BAD,
+        &["delete_file"],
+        &format!("Your key is {key}"),
+        true,
+        true,
+    )));
+    assert_eq!(code, 200);
+    srv.wait_graded(1);
+    let end = srv.stop("TERM");
+    assert!(!end.stdout.contains(key) && !end.stderr.contains(key));
+    let bytes = std::fs::read(&end.db).expect("store");
+    let needle = key.as_bytes();
+    assert!(
+        !bytes.windows(needle.len()).any(|w| w == needle),
+        "the key reached the store file"
+    );
+    assert_eq!(end.status_of(BAD), "fail");
+}
+
+/// The Python virtual environment `.ci/otel` creates with the
+/// OpenTelemetry SDK and its OTLP/HTTP exporter.
+fn otel_python() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/otel-venv/bin/python")
+}
+
+#[test]
+#[ignore = "OpenTelemetry SDK: bash .ci/otel"]
+fn otel_sdk_exporter_spans_are_graded_and_stored() {
+    let python = otel_python();
+    assert!(
+        python.exists(),
+        "the OpenTelemetry SDK is missing: run bash .ci/otel (it creates {})",
+        python.display()
+    );
+    let srv = Served::start(&[]);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/serve/otel_agent.py");
+    let out = std::process::Command::new(&python)
+        .arg(&script)
+        .arg(format!("http://{}/v1/traces", srv.addr))
+        .output()
+        .expect("run the scripted agent");
+    assert!(
+        out.status.success(),
+        "the scripted agent failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ids: serde_json::Value = serde_json::from_slice(&out.stdout).expect("trace ids");
+    srv.wait_graded(3);
+    let end = srv.stop("TERM");
+    let id = |k: &str| ids[k].as_str().expect("id").to_string();
+    assert_eq!(
+        end.status_of(&id("violating")),
+        "fail",
+        "{}\n{}",
+        end.stdout,
+        end.stderr
+    );
+    assert_eq!(end.status_of(&id("clean")), "pass");
+    assert_eq!(end.status_of(&id("capture_off")), "undetermined");
+    let stored = end.stored().1;
+    let off = stored
+        .iter()
+        .find(|s| s.test_id == id("capture_off"))
+        .expect("stored");
+    let pw = off.result["contracts"][0]["clauses"]
+        .as_array()
+        .expect("clauses")
+        .iter()
+        .find(|c| c["id"] == "no-password")
+        .expect("no-password");
+    assert_eq!(pw["verdict"], "not_evaluable", "{pw}");
+    assert_eq!(
+        off.trace.as_ref().expect("trace")["metadata"]["observed"]["response"],
+        false
+    );
+    assert_eq!(end.stored().0, "finished");
+    assert_eq!(end.code, 1);
+}
+
+/// A one-thread HTTP sink standing in for a collector: every body POSTed
+/// to it, answered 200.
+fn collector() -> (String, std::sync::mpsc::Receiver<String>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = l.local_addr().expect("addr").to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { return };
+            let mut r = BufReader::new(s.try_clone().expect("clone"));
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; len];
+            let _ = r.read_exact(&mut body);
+            let _ =
+                s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
+            let _ = tx.send(String::from_utf8_lossy(&body).into_owned());
+        }
+    });
+    (addr, rx)
+}
+
+#[test]
+fn verdicts_reach_a_collector_as_evaluation_events_and_the_run_can_be_shown() {
+    let (addr, bodies) = collector();
+    let url = format!("http://{addr}/v1/logs");
+    let srv = Served::start(&["--otlp-endpoint", &url]);
+    assert_eq!(
+        srv.post_json(&doc(agent_trace(
+            BAD,
+            &["delete_file"],
+            "Done.",
+            true,
+            true
+        )))
+        .0,
+        200
+    );
+    srv.wait_graded(1);
+    let body = bodies
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("an export");
+    let end = srv.stop("TERM");
+    let logs: serde_json::Value = serde_json::from_str(&body).expect("OTLP JSON logs");
+    let recs = logs["resourceLogs"][0]["scopeLogs"][0]["logRecords"]
+        .as_array()
+        .expect("records");
+    let delete = recs
+        .iter()
+        .find(|r| r["attributes"].to_string().contains("serve/no-delete"))
+        .expect("the no-delete verdict");
+    assert_eq!(delete["eventName"], "gen_ai.evaluation.result");
+    assert_eq!(delete["traceId"], BAD);
+    assert_eq!(delete["spanId"], format!("{}01", &BAD[..14]));
+    assert!(
+        delete["attributes"].to_string().contains("\"fail\""),
+        "{delete}"
+    );
+    // The stored run reads back like any other.
+    let run_id = end
+        .stdout
+        .split("(run ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .expect("run id")
+        .to_string();
+    let show = std::process::Command::new(env!("CARGO_BIN_EXE_pactum"))
+        .args(["show", &run_id, "--db"])
+        .arg(&end.db)
+        .args(["--json", "-"])
+        .output()
+        .expect("pactum show");
+    let report: serde_json::Value = serde_json::from_slice(&show.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&show.stderr)));
+    assert_eq!(report["results"][0]["trace_id"], BAD, "{report}");
+    assert_eq!(report["results"][0]["status"], "fail");
+}
+
+#[test]
+fn a_trace_whose_earlier_body_was_refused_never_passes() {
+    let srv = Served::start(&[]);
+    // The first body of the clean trace is refused (a span without a
+    // start time); the rest arrives fine and would pass on its own.
+    let mut spans = agent_trace(CLEAN, &["list_files"], "Here.", true, true);
+    let mut broken = spans.remove(2);
+    broken
+        .as_object_mut()
+        .expect("span")
+        .remove("startTimeUnixNano");
+    assert_eq!(srv.post_json(&doc(vec![broken])).0, 400);
+    assert_eq!(srv.post_json(&doc(spans)).0, 200);
+    srv.wait_graded(1);
+    let end = srv.stop("TERM");
+    assert_eq!(end.status_of(CLEAN), "undetermined", "{}", end.stdout);
+    assert_eq!(end.code, 5);
+}
