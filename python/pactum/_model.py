@@ -59,7 +59,7 @@ class Predicate:
 
     def to_dict(self) -> Dict[str, JSON]:
         """The contract-file form of this check (a fresh copy)."""
-        return json.loads(json.dumps(self._form))
+        return _copy(self._form)
 
     def __and__(self, other: "Predicate") -> "Predicate":
         return all_of(*_flatten("all", self), *_flatten("all", other))
@@ -78,6 +78,11 @@ class Predicate:
 
     def __repr__(self) -> str:
         return f"Predicate({json.dumps(self._form)})"
+
+
+def _copy(v: Dict[str, JSON]) -> Dict[str, JSON]:
+    out: Dict[str, JSON] = json.loads(json.dumps(v))
+    return out
 
 
 def _flatten(op: str, p: Predicate) -> List[Predicate]:
@@ -292,7 +297,7 @@ class Contract:
     def to_dict(self) -> Dict[str, JSON]:
         """The validated model (pointers normalised, defaults filled in),
         itself a valid contract document."""
-        return json.loads(json.dumps(self._model))
+        return _copy(self._model)
 
     def to_yaml(self) -> str:
         """The contract as YAML text that reads back to the same digest."""
@@ -384,7 +389,7 @@ class Trace:
 
     def to_dict(self) -> Dict[str, JSON]:
         """The trace in pactum's own format."""
-        return json.loads(json.dumps(self._record))
+        return _copy(self._record)
 
     def __repr__(self) -> str:
         return f"Trace(id={self.id!r}, observability={self.observability!r})"
@@ -461,9 +466,8 @@ class Evidence:
 
 def _evidence(v: JSON) -> Evidence:
     if isinstance(v, dict):
-        kind = v.get("kind") or v.get("type") or next(iter(v), "evidence")
-        inner = v.get(kind) if isinstance(v.get(kind), dict) else v
-        return Evidence(str(kind), dict(inner))
+        kind = str(v.get("kind", "evidence"))
+        return Evidence(kind, dict(v))
     return Evidence("value", {"value": v})
 
 

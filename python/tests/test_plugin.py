@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 HEADER = '''
+import json
 import pytest
 import pactum
 from pactum import Clause, Contract, Trace, contains, tool_called, side_effect
@@ -22,7 +23,7 @@ def agent(prompt):
     msgs = [{"role": "user", "content": prompt}]
     if "refund" in prompt:
         msgs.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "issue_refund", "arguments": "{\\\\"order\\\\": \\\\"A1\\\\"}"}}]})
+            {"id": "c1", "type": "function", "function": {"name": "issue_refund", "arguments": json.dumps({"order": "A1"})}}]})
         msgs.append({"role": "tool", "tool_call_id": "c1", "content": "ok"})
     msgs.append({"role": "assistant", "content": "Hello! How can I help?"})
     return Trace.from_messages(msgs, observability="tool_calls")
