@@ -177,20 +177,25 @@ def run(
     db: Optional[PathLike] = None,
     jobs: int = 1,
     cache: str = "use",
+    resume: Optional[str] = None,
 ) -> SuiteRun:
     """Runs a suite against its live targets (``pactum run``): every test
-    × trial, stored in ``db`` (default ``.pactum/pactum.db``).
+    × trial, stored in ``db`` (default ``.pactum/pactum.db``). ``resume``
+    (a run id, a unique prefix, or ``"latest"``) goes on with an unfinished
+    run instead of starting one.
 
     :raises InputError: the suite does not validate, or names an unset
         key variable.
     :raises StoreError: the store cannot be opened.
-    :raises RunError: the run cannot start.
+    :raises RunError: the run cannot start (a run to resume that already
+        finished, a target that cannot be built…).
     """
     req = {
         "suite": os.fspath(suite_path),
         "db": os.fspath(db) if db is not None else None,
         "jobs": jobs,
         "cache": cache,
+        "resume": resume,
     }
     out = json.loads(_pactum.run(json.dumps(req)))
     return SuiteRun(

@@ -236,6 +236,10 @@ def test_run_a_suite_against_a_local_agent(tmp_path: pathlib.Path) -> None:
     assert len(run.results) == 2
     assert run.statuses.get("pass") == 2, [r.breakdown() for r in run.results]
     assert run.stopped is None and run.missing == 0
+    # A finished run cannot be resumed: the run pipeline's error, typed.
+    with pytest.raises(pactum.RunError) as e:
+        pactum.run(suite, db=tmp_path / "p.db", resume=run.run_id)
+    assert "already finished" in str(e.value)
 
 
 def test_run_rejects_an_invalid_suite_with_its_line(tmp_path: pathlib.Path) -> None:
@@ -288,6 +292,22 @@ def test_grading_releases_the_gil(tmp_path: pathlib.Path) -> None:
     assert took > 0.2, f"the grade was too short to tell ({took:.3f}s)"
     # With the GIL held the thread would not run at all while Rust grades.
     assert during > 10_000, (during, took)
+
+
+def test_every_error_is_a_pactum_error() -> None:
+    for cls in (
+        pactum.InputError,
+        pactum.ContractError,
+        pactum.StoreError,
+        pactum.RunError,
+        pactum.ReportError,
+        pactum.InternalError,
+    ):
+        assert issubclass(cls, PactumError)
+        e = cls("m", file="f.yaml", line=3, field="/x")
+        assert (e.file, e.line, e.field, e.diagnostics) == ("f.yaml", 3, "/x", [])
+    assert issubclass(pactum.ContractError, InputError)
+    assert issubclass(pactum.ContractViolation, AssertionError)
 
 
 def test_trial_sets_reduce_with_pactums_rule() -> None:

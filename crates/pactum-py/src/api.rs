@@ -361,7 +361,10 @@ impl Collect {
     fn body(&self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("results".into(), Value::Array(self.results.clone()));
-        m.insert("input_errors".into(), Value::Array(self.input_errors.clone()));
+        m.insert(
+            "input_errors".into(),
+            Value::Array(self.input_errors.clone()),
+        );
         m.insert("missing_trials".into(), Value::Array(self.missing.clone()));
         m.insert("warnings".into(), Value::Array(self.warnings.clone()));
         m.insert("messages".into(), Value::Array(self.messages.clone()));
@@ -420,11 +423,9 @@ fn str_field<'a>(req: &'a Value, key: &str) -> Result<Option<&'a str>, ApiError>
     match req.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(ApiError::input(format!("`{key}` must be a string")).at(
-            "",
-            0,
-            Some(key.into()),
-        )),
+        Some(_) => {
+            Err(ApiError::input(format!("`{key}` must be a string")).at("", 0, Some(key.into())))
+        }
     }
 }
 
@@ -435,19 +436,13 @@ fn paths(req: &Value, key: &str) -> Result<Vec<PathBuf>, ApiError> {
             .iter()
             .map(|v| {
                 v.as_str().map(PathBuf::from).ok_or_else(|| {
-                    ApiError::input(format!("`{key}` must list paths")).at(
-                        "",
-                        0,
-                        Some(key.into()),
-                    )
+                    ApiError::input(format!("`{key}` must list paths")).at("", 0, Some(key.into()))
                 })
             })
             .collect(),
-        Some(_) => Err(ApiError::input(format!("`{key}` must be a list")).at(
-            "",
-            0,
-            Some(key.into()),
-        )),
+        Some(_) => {
+            Err(ApiError::input(format!("`{key}` must be a list")).at("", 0, Some(key.into())))
+        }
     }
 }
 
@@ -470,13 +465,12 @@ fn policy_of(req: &Value) -> Result<Policy, ApiError> {
 
 /// What a front end hands the grade pipeline for one inline contract:
 /// its text written to a file of the name it was read under.
-fn write_inline(
-    dir: &Path,
-    index: usize,
-    name: &str,
-    text: &str,
-) -> Result<PathBuf, ApiError> {
-    let ext = if name.ends_with(".json") { "json" } else { "yaml" };
+fn write_inline(dir: &Path, index: usize, name: &str, text: &str) -> Result<PathBuf, ApiError> {
+    let ext = if name.ends_with(".json") {
+        "json"
+    } else {
+        "yaml"
+    };
     let path = dir.join(format!("contract-{index:04}.{ext}"));
     std::fs::write(&path, text).map_err(|e| {
         ApiError::new(
@@ -517,7 +511,12 @@ pub fn grade(request: &str) -> ApiResult {
     })?;
     let mut contracts = Vec::new();
     let mut contract_names: BTreeMap<PathBuf, String> = BTreeMap::new();
-    for (i, c) in req["contracts"].as_array().into_iter().flatten().enumerate() {
+    for (i, c) in req["contracts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         if let Some(f) = c.get("file").and_then(Value::as_str) {
             contracts.push(PathBuf::from(f));
         } else if let Some(inline) = c.get("inline") {
@@ -541,28 +540,29 @@ pub fn grade(request: &str) -> ApiResult {
     let mut traces = Vec::new();
     let mut inline_sources: BTreeMap<String, Vec<Option<Value>>> = BTreeMap::new();
     let mut pending: Vec<&Value> = Vec::new();
-    let mut flush = |pending: &mut Vec<&Value>, traces: &mut Vec<PathBuf>| -> Result<(), ApiError> {
-        if pending.is_empty() {
-            return Ok(());
-        }
-        let path = dir.path().join(format!("traces-{:04}.jsonl", traces.len()));
-        let mut text = String::new();
-        let mut sources = Vec::new();
-        for t in pending.drain(..) {
-            sources.push(t.get("source").cloned());
-            text.push_str(&serde_json::to_string(t).unwrap_or_default());
-            text.push('\n');
-        }
-        std::fs::write(&path, text).map_err(|e| {
-            ApiError::new(
-                ErrorKind::Internal,
-                format!("cannot write {}: {e}", path.display()),
-            )
-        })?;
-        inline_sources.insert(path.display().to_string(), sources);
-        traces.push(path);
-        Ok(())
-    };
+    let mut flush =
+        |pending: &mut Vec<&Value>, traces: &mut Vec<PathBuf>| -> Result<(), ApiError> {
+            if pending.is_empty() {
+                return Ok(());
+            }
+            let path = dir.path().join(format!("traces-{:04}.jsonl", traces.len()));
+            let mut text = String::new();
+            let mut sources = Vec::new();
+            for t in pending.drain(..) {
+                sources.push(t.get("source").cloned());
+                text.push_str(&serde_json::to_string(t).unwrap_or_default());
+                text.push('\n');
+            }
+            std::fs::write(&path, text).map_err(|e| {
+                ApiError::new(
+                    ErrorKind::Internal,
+                    format!("cannot write {}: {e}", path.display()),
+                )
+            })?;
+            inline_sources.insert(path.display().to_string(), sources);
+            traces.push(path);
+            Ok(())
+        };
     for t in req["traces"].as_array().into_iter().flatten() {
         if let Some(f) = t.get("file").and_then(Value::as_str) {
             flush(&mut pending, &mut traces)?;
@@ -689,7 +689,8 @@ fn rename_temp(err: &mut ApiError, names: &BTreeMap<PathBuf, String>) {
 
 /// Runs a suite against its live targets with the run pipeline (`pactum
 /// run`). The request: `suite` (path), `db`, `jobs`, `cache` (`use`,
-/// `bypass`, `refresh`). Returns the results and `{"run_id", "statuses",
+/// `bypass`, `refresh`), `resume` (a run id or prefix, or `latest`: go on
+/// with that unfinished run instead of starting one). Returns the results and `{"run_id", "statuses",
 /// "missing", "interrupted", "stopped"}`.
 ///
 /// # Errors
@@ -725,10 +726,15 @@ pub fn run(request: &str) -> ApiResult {
         jobs: usize::try_from(req["jobs"].as_u64().unwrap_or(1).max(1)).unwrap_or(1),
         db: str_field(&req, "db")?.map(PathBuf::from),
         cache,
-        resume: None,
+        resume: str_field(&req, "resume")?.map(|r| match r {
+            "latest" => pactum_pipeline::run::Resume::Latest,
+            id => pactum_pipeline::run::Resume::Run(id.to_string()),
+        }),
         cancel_on_signals: false,
     };
-    let summary = prepared.run(&rreq, &mut sink).map_err(|e| sink.error(e, &[]))?;
+    let summary = prepared
+        .run(&rreq, &mut sink)
+        .map_err(|e| sink.error(e, &[]))?;
     let mut body = sink.body();
     body.insert("run_id".into(), json!(summary.run_id.as_str()));
     body.insert(
@@ -848,8 +854,13 @@ mod tests {
 
     #[test]
     fn a_conversation_without_a_level_is_refused_naming_the_field() {
-        let e = import_record(r#"{"messages":[{"role":"user","content":"hi"}]}"#, "<m>", "openai", None)
-            .unwrap_err();
+        let e = import_record(
+            r#"{"messages":[{"role":"user","content":"hi"}]}"#,
+            "<m>",
+            "openai",
+            None,
+        )
+        .unwrap_err();
         assert_eq!(e.kind, ErrorKind::Input);
         assert_eq!(e.field.as_deref(), Some("/observability"));
         let ok = import_record(
