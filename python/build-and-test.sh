@@ -36,4 +36,5 @@ rm -rf target/wheels
 # Tests run from outside the source tree, so `import pactum` is the wheel.
 (cd python/tests && PATH="$venv/bin:$PATH" "$venv/bin/python" -m pytest -q -p no:cacheprovider .)
 (cd examples/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider test_agent.py)
+"$venv/bin/python" examples/python/contract_in_python.py >/dev/null
 (cd python && "$venv/bin/mypy" --strict --no-incremental pactum ../examples/python/contract_in_python.py ../examples/python/grade_recording.py ../examples/python/test_agent.py)
