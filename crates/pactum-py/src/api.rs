@@ -630,6 +630,23 @@ pub fn grade(request: &str) -> ApiResult {
     for r in &mut sink.results {
         restore_source(r, &inline_sources);
     }
+    // What the run says about an inline contract names the contract, not
+    // the temporary file it was read from.
+    for (path, name) in &contract_names {
+        let p = path.display().to_string();
+        for w in sink.warnings.iter_mut().chain(sink.messages.iter_mut()) {
+            for key in ["message", "text"] {
+                if let Some(Value::String(t)) = w.get_mut(key) {
+                    *t = t.replace(&p, name);
+                }
+            }
+        }
+        for d in &mut sink.diagnostics {
+            if d.file == *path {
+                d.file = PathBuf::from(name);
+            }
+        }
+    }
     let mut body = sink.body();
     body.insert(
         "outcome".into(),
