@@ -346,3 +346,17 @@ def test_the_rampart_exfiltration_is_undetermined_not_a_pass() -> None:
     with pytest.raises(pactum.ContractViolation) as e:
         pactum.assert_contract(t, c)
     assert "undetermined" in str(e.value).lower()
+
+
+def test_warnings_name_an_inline_contract_not_a_temporary_file() -> None:
+    t = Trace.from_messages(
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+        observability="response_only",
+        id="quiet",
+    )
+    c = Contract("calls", prohibited=[Clause("call", "Call the lookup tool", tool_called("lookup"))])
+    run = pactum.grade([t], [c])
+    texts = [w["message"] for w in run.warnings]
+    assert any(w["code"] == "unobserved-channel" for w in run.warnings), texts
+    assert not any("contract-0000" in m for m in texts), texts
+    assert any("<python>.json" in m for m in texts), texts
