@@ -25,7 +25,9 @@ cargo build --locked --profile "$profile" -p pactum-cli
 bin_dir=$([ "$profile" = dev ] && echo debug || echo "$profile")
 rm -rf python/build
 mkdir -p python/build/pactum.data/scripts
-cp "target/$bin_dir/pactum" python/build/pactum.data/scripts/pactum
+# Without the line tables the release profile keeps (about a tenth of the
+# size); `strip` comes with the linker Rust needs.
+strip -o python/build/pactum.data/scripts/pactum "target/$bin_dir/pactum"
 
 rm -rf target/wheels
 (cd python && "$venv/bin/maturin" build --locked --profile "$profile" --out "$root/target/wheels" --interpreter "$venv/bin/python")
