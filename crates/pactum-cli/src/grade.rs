@@ -208,6 +208,9 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
         FormatArg::Pactum => TraceFormat::Pactum,
         FormatArg::Openai => TraceFormat::Openai,
         FormatArg::Tabular => TraceFormat::Tabular,
+        FormatArg::Otlp => TraceFormat::Otlp,
+        FormatArg::Jaeger => TraceFormat::Jaeger,
+        FormatArg::LangfuseOtel => TraceFormat::LangfuseOtel,
         FormatArg::Openprose => return Err(
             "--format openprose reads OpenProse run directories: only `pactum grade` takes them"
                 .into(),
@@ -227,6 +230,14 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
         }
         _ => return Err("tabular records need both --prompt-column and --response-column".into()),
     };
+    if a.tool_error_prefix
+        .as_deref()
+        .is_some_and(|p| p.trim().is_empty())
+    {
+        return Err(
+            "--tool-error-prefix is blank: every tool result would read as an error".into(),
+        );
+    }
     Ok(ImportOptions {
         format,
         observability: a.observability.map(Into::into),
@@ -242,6 +253,8 @@ pub(crate) fn import_options(a: &ImportArgs) -> Result<ImportOptions, String> {
                 ChannelArg::SideEffects => Channel::SideEffects,
             })
             .collect(),
+        ended_by: a.ended_by.clone(),
+        tool_error_prefix: a.tool_error_prefix.clone(),
     })
 }
 

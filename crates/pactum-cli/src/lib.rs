@@ -125,6 +125,13 @@ pub enum FormatArg {
     Openai,
     /// Single-turn tabular records (CSV, JSONL or JSON) with a column mapping.
     Tabular,
+    /// OpenTelemetry OTLP JSON (a `resourceSpans` document, or JSONL of them).
+    Otlp,
+    /// Jaeger JSON (`data[].spans[]`).
+    Jaeger,
+    /// A Langfuse trace export of an OpenInference-instrumented run (the
+    /// spans' attributes kept in `metadata.attributes`).
+    LangfuseOtel,
     /// OpenProse run directories (`pactum grade` only; detected when every
     /// path is a folder holding `root.prose.md`).
     Openprose,
@@ -197,6 +204,18 @@ pub struct ImportArgs {
     /// them would (repeatable or comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub withhold: Vec<ChannelArg>,
+    /// Chat conversations: a last message that ends the conversation, so
+    /// the recording is complete there (repeatable): `user:TEXT`, a user
+    /// message containing TEXT (tau-bench: `user:###STOP###`), or
+    /// `tool:NAME`, the result of the tool NAME
+    /// (`tool:transfer_to_human_agents`). Without a match a conversation
+    /// reads as it does without the flag.
+    #[arg(long, value_name = "MARKER", value_parser = pactum_trace::EndMarker::parse)]
+    pub ended_by: Vec<pactum_trace::EndMarker>,
+    /// Chat conversations: a tool result whose text starts with PREFIX
+    /// (exactly) is the call's error (tau-bench: `Error:`).
+    #[arg(long, value_name = "PREFIX")]
+    pub tool_error_prefix: Option<String>,
 }
 
 /// `pactum grade`.

@@ -240,6 +240,12 @@ fn print_contract(out: &mut impl Write, c: &Contract) {
 /// contract snapshot stored with its result — never re-interpreting
 /// ([`pactum_pipeline::stored::PreparedRescore::rescore`]).
 pub fn rescore(args: RescoreArgs, color: bool) -> CliResult {
+    // The store is opened to find the run's suite: no report path may be
+    // the store before it is opened at all.
+    CliSink::check(
+        &args.report,
+        &[pactum_pipeline::common::store_protected(args.db.as_deref())],
+    )?;
     let prepared =
         pactum_pipeline::stored::prepare_rescore(&pactum_pipeline::stored::RescoreRequest {
             run: args.run.clone(),

@@ -5,7 +5,7 @@
 use std::io::{BufWriter, Write};
 
 use pactum_core::TestStatus;
-use pactum_pipeline::common::{store_path, store_protected};
+use pactum_pipeline::common::store_path;
 use pactum_runner::CacheMode;
 
 use crate::error::CliResult;
@@ -117,7 +117,8 @@ pub fn runs(args: RunsArgs) -> CliResult {
 /// `pactum show RUN`: reprints a stored run's report
 /// ([`pactum_pipeline::stored::show`]).
 pub fn show(args: ShowArgs, color: bool) -> CliResult {
-    let mut sink = CliSink::open(&args.report, color, &[store_protected(args.db.as_deref())])?;
+    let protected = pactum_pipeline::stored::show_protected(&args.run, args.db.as_deref());
+    let mut sink = CliSink::open(&args.report, color, &protected)?;
     let summary = pactum_pipeline::stored::show(&args.run, args.db.as_deref(), &mut sink)?;
     Ok(stored_exit(&summary))
 }

@@ -49,6 +49,16 @@ impl CliSink {
         })
     }
 
+    /// Refuses, before anything is opened, a report path of `args` that is
+    /// one of `protected` ([`Fanout::check`]).
+    ///
+    /// # Errors
+    /// A usage error naming the refused path.
+    pub(crate) fn check(args: &ReportArgs, protected: &[Protected]) -> Result<(), CliError> {
+        Fanout::check(&report_request(args, false), protected)
+            .map_err(|e| CliError::usage(e.to_string()))
+    }
+
     /// A sink with no report: diagnostics and messages on stderr only
     /// (commands that print their own summary); `color` is stdout's
     /// colour policy.

@@ -229,6 +229,10 @@ fn import_errors_exit_2_naming_the_error() {
     assert!(brief.contains("Home heat pumps in Europe"));
 }
 
+/// A log that says only that the run ended: the runs these tests write are
+/// about something else.
+const ENDED_LOG: &str = "# run:r svc\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n";
+
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     std::fs::write(path, text).expect("write");
@@ -243,6 +247,7 @@ const JUDGE_MARK: &str = "You are a judge for pactum";
 fn judged_clauses_through_the_scripted_judge() {
     let dir = tempfile::tempdir().expect("tempdir");
     let run_dir = dir.path().join("run");
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
     write(
         &run_dir.join("root.prose.md"),
         "---\nname: writer\nkind: service\n---\n## Ensures\n\n- a summary that names the Oxford study\n- a summary that cites the invented paper\n- a summary that repeats the topic\n",
@@ -253,7 +258,9 @@ fn judged_clauses_through_the_scripted_judge() {
     );
     write(
         &run_dir.join("bindings/writer/summary.md"),
-        "The Oxford study found that encapsulation doubles the cells' lifetime.\n",
+        // The topic is in the output only as a copy of the input: a quote
+        // of it is no evidence that the summary repeats it in its own words.
+        "The Oxford study found that encapsulation doubles the cells' lifetime.\n\nperovskite tandem cells under humid conditions\n",
     );
     let rule = |id: &str, quote: &str| {
         json!({
@@ -319,6 +326,14 @@ fn judged_clauses_through_the_scripted_judge() {
         assert_eq!(c["verdict"], "not_evaluable", "{id}: {c:#}");
         assert_eq!(c["reason"], "fabricated-evidence", "{id}: {c:#}");
     }
+    // The topic is in the output, but only as a copy of the input.
+    let copied = by_id("a-summary-that-repeats-the-topic");
+    assert!(
+        copied["rationale"]
+            .as_str()
+            .is_some_and(|t| t.contains("only copied from its input")),
+        "{copied:#}"
+    );
     assert_eq!(r["openprose"][0]["status"], "undetermined");
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
     // One judge request per judged clause; the second run answers from
@@ -354,6 +369,7 @@ fn untrusted_run_text_is_made_safe() {
     let dir = tempfile::tempdir().expect("tempdir");
     let run_dir = dir.path().join("run");
     let long = "x".repeat(5000);
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
     write(
         &run_dir.join("root.prose.md"),
         &format!(
@@ -487,6 +503,7 @@ fn a_key_in_a_binding_is_redacted_without_a_judge() {
     const KEY: &str = "sk-test-SECRET1234567890abcdef";
     let dir = tempfile::tempdir().expect("tempdir");
     let run_dir = dir.path().join("run");
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
     write(
         &run_dir.join("root.prose.md"),
         "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `report`: a JSON object\n- `summary`: explains why the topic matters to car makers\n",
@@ -541,6 +558,7 @@ fn a_key_with_invisible_characters_or_a_wrap_is_redacted() {
     const KEY: &str = "sk-test-SECRET1234567890abcdef";
     let dir = tempfile::tempdir().expect("tempdir");
     let run_dir = dir.path().join("run");
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
     write(
         &run_dir.join("root.prose.md"),
         "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `report`: a JSON object\n- `summary`: a JSON object\n- `notes`: a JSON object\n",
@@ -614,4 +632,69 @@ fn a_run_is_refused_without_the_experimental_flag() {
         "nothing graded: {}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+/// A key used as the run id, an input's name or a file's name, or written
+/// with a Markdown escape, a character reference or emphasis inside it, or
+/// an AWS or Hugging Face key, reaches no report and no terminal.
+#[test]
+fn keys_in_names_and_escaped_keys_are_redacted() {
+    const KEY: &str = "sk-test-NAME1234567890abcdef";
+    const INPUT_KEY: &str = "sk-test-INPT1234567890abcdef";
+    const DIR_KEY: &str = "sk-test-FOLD1234567890abcdef";
+    const AWS: &str = "AKIAIOSFODNN7EXAMPLE";
+    const HF: &str = "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join(DIR_KEY);
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `report`: a JSON object\n",
+    );
+    write(
+        &run_dir.join("vm.log.md"),
+        &format!("# run:{KEY} svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z\n"),
+    );
+    write(
+        &run_dir.join(format!("bindings/caller/{INPUT_KEY}.md")),
+        &format!("# {INPUT_KEY}\nbinding: input\nsource: caller\n---\nthe topic\n"),
+    );
+    write(
+        &run_dir.join("bindings/svc/report.md"),
+        &format!("escaped sk\\_live\\_4f8Ab2c9Zq7w, referenced sk&#45;proj&#45;4f8Ab2c9Zq7wXy, emphasised sk_live_9f8A**b2c9**Zq7v, {AWS}, {HF}\n"),
+    );
+    let json = dir.path().join("r.json");
+    let junit = dir.path().join("r.xml");
+    let run = pactum([
+        "grade".as_ref(),
+        "-v".as_ref(),
+        run_dir.as_os_str(),
+        "--json".as_ref(),
+        json.as_os_str(),
+        "--junit".as_ref(),
+        junit.as_os_str(),
+    ]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let json = std::fs::read_to_string(&json).expect("json");
+    let junit = std::fs::read_to_string(&junit).expect("junit");
+    for (what, text) in [
+        ("stdout", &run.stdout),
+        ("stderr", &run.stderr),
+        ("json", &json),
+        ("junit", &junit),
+    ] {
+        for part in [
+            "NAME12345",
+            "INPT12345",
+            "FOLD12345",
+            "4f8Ab2c9",
+            "9f8A",
+            "Zq7w",
+            "Zq7v",
+            "IOSFODNN7",
+            "aBcDeFgHiJk",
+        ] {
+            assert!(!text.contains(part), "{what} holds {part}: {text}");
+        }
+    }
+    assert!(run.stdout.contains("[redacted]"), "{}", run.stdout);
 }

@@ -190,6 +190,25 @@ fn compare_says_the_tool_call_contract_dominates() {
     // A set compared with itself is equivalent.
     let r = run(&["compare", s(&tool), s(&tool)]);
     assert!(r.stdout.starts_with("equivalent: "), "{}", r.stdout);
+    // `--html` is never written over a file of either set, nor inside one:
+    // the next compare would read the page as an artifact.
+    let before = (digests(&tool), digests(&text));
+    for html in [
+        tool.join("probes.jsonl"),
+        text.join("traces.jsonl%3A1~defect~pay-attacker~inject-tool-call%3Asend_money.json"),
+        tool.join("new-page.html"),
+        tool.clone(),
+    ] {
+        let r = run(&["compare", s(&tool), s(&text), "--html", s(&html)]);
+        assert_eq!(r.code, 2, "{}: {}", html.display(), r.stderr);
+        assert!(r.stderr.contains("an artifact set"), "{}", r.stderr);
+    }
+    assert_eq!(
+        (digests(&tool), digests(&text)),
+        before,
+        "the sets are untouched"
+    );
+    assert!(!tool.join("new-page.html").exists());
 
     // Two separate runs on one probe set (--probes-from) compare the same.
     let (t2, x2) = (dir.path().join("t2"), dir.path().join("x2"));

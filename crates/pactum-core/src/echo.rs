@@ -1005,10 +1005,10 @@ mod tests {
     #[test]
     fn big_inputs_stay_linear() {
         // 2 MB of one repeated letter and a 1-letter match: two million
-        // occurrences, each extension stopping at once.
+        // occurrences, each extension stopping at once. No clock here (a
+        // loaded machine is no failure): a quadratic search would not end.
         let input = "a".repeat(2_000_000);
         let response = format!("{}a{}", "b".repeat(20), "b".repeat(20));
-        let t = std::time::Instant::now();
         assert!(!is_echo(
             &response,
             20,
@@ -1016,6 +1016,5 @@ mod tests {
             &[Cow::Borrowed(input.as_str())],
             Quoting::MarksAndFormatting
         ));
-        assert!(t.elapsed().as_secs() < 5);
     }
 }

@@ -536,17 +536,39 @@ impl<'a> Bare<'a> {
 pub type RawAnswer = (Option<String>, Vec<ToolCall>, Vec<SideEffect>);
 
 /// Prefixes of well-known API key and token formats.
-const KEY_PREFIXES: [&str; 9] = [
+const KEY_PREFIXES: [&str; 27] = [
     "sk-",
     "sk_",
     "Bearer ",
     "bearer ",
     "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
     "github_pat_",
+    "glpat-",
     "xoxb-",
     "xoxp-",
+    "xoxa-",
+    "xoxr-",
+    "xapp-",
     "AIza",
+    "AKIA",
+    "ASIA",
+    "hf_",
+    "npm_",
+    "pypi-",
+    "rk_live_",
+    "rk_test_",
+    "SG.",
+    "dop_v1_",
+    "shpat_",
 ];
+
+/// The fewest characters after `hf_` for a Hugging Face token written
+/// without a digit (its tail is 34 random letters, which may hold none).
+const HF_TAIL_WITHOUT_DIGIT: usize = 30;
 
 /// The fewest characters after a known key prefix for [`key_tokens`] to
 /// take a token for a key (`sk-learn` is a word, not a key).
@@ -554,8 +576,10 @@ pub const KEY_TOKEN_MIN_TAIL: usize = 12;
 
 /// The tokens of untrusted text that are written like API keys: a run of
 /// ASCII letters, digits, `-`, `_` and `.` that starts with a known key
-/// prefix (`sk-`, `sk_`, `ghp_`, `github_pat_`, `xoxb-`, `xoxp-`, `AIza`)
-/// followed by at least [`KEY_TOKEN_MIN_TAIL`] characters holding a digit,
+/// prefix (`sk-`, `sk_`, `ghp_`, `github_pat_`, `xoxb-`, `xoxp-`, `AIza`,
+/// AWS's `AKIA` and `ASIA`, Hugging Face's `hf_`) followed by at least
+/// [`KEY_TOKEN_MIN_TAIL`] characters holding a digit (for `hf_`, also 30
+/// or more of mixed-case letters without one),
 /// trailing `.` and `-` removed. They are secrets to redact where pactum holds no key
 /// of its own: text an agent wrote that quotes one (SPEC §4). Each once,
 /// in text order.
@@ -570,6 +594,43 @@ pub const KEY_TOKEN_MIN_TAIL: usize = 12;
 /// [`Redactor`] finds it in the original text through them and replaces
 /// the whole span.
 pub fn key_tokens(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    // The text as written, then as it reads once decoded (backslash
+    // escapes such as `\_`, character references such as `&#45;`,
+    // percent-encoding, up to [`DECODE_ROUNDS`] levels), each also with
+    // Markdown's emphasis and code marks removed (`sk-ab**cd**…`): a key
+    // written through any of them is found, and the [`Redactor`] sees
+    // through the same encodings to redact it where it is written.
+    let mut views: Vec<Cow<'_, str>> = vec![Cow::Borrowed(text)];
+    let mut current: Cow<'_, str> = Cow::Borrowed(text);
+    for _ in 0..DECODE_ROUNDS {
+        if !may_be_encoded(&current) {
+            break;
+        }
+        let Some((decoded, _)) = decode_round(&current) else {
+            break;
+        };
+        views.push(Cow::Owned(decoded.clone()));
+        current = Cow::Owned(decoded);
+    }
+    let marked: Vec<Cow<'_, str>> = views
+        .iter()
+        .filter(|v| v.contains(['*', '`', '~']))
+        .map(|v| Cow::Owned(v.replace(['*', '`', '~'], "")))
+        .collect();
+    views.extend(marked);
+    for v in &views {
+        for k in key_tokens_of(v) {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
+/// [`key_tokens`] of one view of a text.
+fn key_tokens_of(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let is_token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
     // The text with its invisible characters dropped, then the same with
@@ -590,11 +651,82 @@ pub fn key_tokens(text: &str) -> Vec<String> {
         let token = token.trim_end_matches(['.', '-']);
         let keyed = KEY_PREFIXES.iter().filter(|p| !p.ends_with(' ')).any(|p| {
             token.strip_prefix(p).is_some_and(|tail| {
-                tail.len() >= KEY_TOKEN_MIN_TAIL && tail.chars().any(|c| c.is_ascii_digit())
+                (tail.len() >= KEY_TOKEN_MIN_TAIL && tail.chars().any(|c| c.is_ascii_digit()))
+                    || (*p == "hf_"
+                        && tail.len() >= HF_TAIL_WITHOUT_DIGIT
+                        && tail.chars().any(|c| c.is_ascii_lowercase())
+                        && tail.chars().any(|c| c.is_ascii_uppercase()))
             })
         });
-        if keyed && check_secret(token).is_ok() && !out.iter().any(|t| t == token) {
+        if (keyed || is_jwt(token))
+            && check_secret(token).is_ok()
+            && !out.iter().any(|t| t == token)
+        {
             out.push(token.to_string());
+        }
+    }
+    // A bearer credential: whatever token follows `Bearer ` in an
+    // `Authorization` value, of any shape (base64 and `~+/=` included).
+    for v in views {
+        for token in bearer_tokens(v) {
+            if token.len() >= KEY_TOKEN_MIN_TAIL
+                && check_secret(token).is_ok()
+                && !out.iter().any(|t| t == token)
+            {
+                out.push(token.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Whether `token` is written like a JSON Web Token: three base64url
+/// segments joined by `.`, the first a JSON object's encoding (`eyJ`).
+fn is_jwt(token: &str) -> bool {
+    let mut parts = token.split('.');
+    let (Some(head), Some(body), Some(sig), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    head.starts_with("eyJ")
+        && head.len() >= 10
+        && body.len() >= 4
+        && !sig.is_empty()
+        && [head, body, sig].iter().all(|p| {
+            p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        })
+}
+
+/// The tokens that follow the word `Bearer` (any case) and white space:
+/// runs of the characters of RFC 6750's `b64token`.
+fn bearer_tokens(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let lower = text.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(at) = lower[from..].find("bearer") {
+        let start = from + at;
+        from = start + "bearer".len();
+        // A word of its own, not the end of another one.
+        if lower[..start]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        {
+            continue;
+        }
+        let rest = &text[from..];
+        let gap = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        if gap == 0 {
+            continue;
+        }
+        let body = &rest[gap..];
+        let end = body
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "-._~+/=".contains(c)))
+            .unwrap_or(body.len());
+        if end > 0 {
+            out.push(&body[..end]);
         }
     }
     out
@@ -683,14 +815,31 @@ pub struct EnvKeys {
     pub ambient: Vec<String>,
 }
 
-/// Whether an environment variable's name is one of the usual key
-/// variables ([`EnvKeys::ambient`]): it ends in `_API_KEY`, in any ASCII
-/// case (`OPENAI_API_KEY`, `anthropic_api_key`).
+/// The endings of the names of the usual credential variables
+/// ([`is_key_var`]).
+pub const KEY_VAR_SUFFIXES: [&str; 6] = [
+    "_KEY",
+    "_TOKEN",
+    "_SECRET",
+    "_PASSWORD",
+    "_PAT",
+    "_CREDENTIALS",
+];
+
+/// Whether an environment variable's name is one of the usual credential
+/// variables ([`EnvKeys::ambient`]): it ends, in any ASCII case, in one of
+/// [`KEY_VAR_SUFFIXES`] after a name (`OPENAI_API_KEY`,
+/// `anthropic_api_key`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
+/// `HF_TOKEN`). Its value is redacted only when it also looks like a key
+/// ([`looks_like_key`]), so a variable such as `SORT_KEY=name` hides
+/// nothing.
 pub fn is_key_var(name: &str) -> bool {
-    name.len() > "_API_KEY".len()
-        && name
-            .get(name.len() - "_API_KEY".len()..)
-            .is_some_and(|t| t.eq_ignore_ascii_case("_API_KEY"))
+    KEY_VAR_SUFFIXES.iter().any(|suffix| {
+        name.len() > suffix.len()
+            && name
+                .get(name.len() - suffix.len()..)
+                .is_some_and(|t| t.eq_ignore_ascii_case(suffix))
+    })
 }
 
 /// The one rule of what is redacted from everything pactum shows or
@@ -793,7 +942,10 @@ pub fn trace_key_tokens(trace: &crate::trace::Trace) -> Vec<String> {
         }
     }
     walk_value(&trace.metadata, &mut out);
-    for t in [&trace.error, &trace.incomplete].into_iter().flatten() {
+    for t in [&trace.error, &trace.incomplete, &trace.ended_by]
+        .into_iter()
+        .flatten()
+    {
         push_tokens(&mut out, t);
     }
     if let Some(src) = &trace.source {

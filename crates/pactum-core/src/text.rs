@@ -20,7 +20,9 @@ pub fn is_blank(s: &str) -> bool {
 /// "ASCII smuggling"), every Default_Ignorable_Code_Point (variation
 /// selectors, Hangul fillers, the combining grapheme joiner, the
 /// reserved ignorable blocks up to U+E0FFF), the line and paragraph
-/// separators and the blank Braille pattern. Each draws as nothing, or
+/// separators, the blank Braille pattern, and the noncharacters
+/// (U+FDD0–U+FDEF and the last two code points of every plane: U+FFFE,
+/// U+FFFF … U+10FFFF), which a font draws as nothing or a blank. Each draws as nothing, or
 /// as a blank, or changes the text around it, so a hidden instruction or
 /// two ids that differ only by one would read the same (SPEC §4). The
 /// one rule for the HTML page, its script, the Markdown summary and the
@@ -46,16 +48,33 @@ pub const CODE_POINT_SHOWN: &[(char, char)] = &[
     ('\u{2060}', '\u{206f}'),
     ('\u{2800}', '\u{2800}'),
     ('\u{3164}', '\u{3164}'),
+    ('\u{fdd0}', '\u{fdef}'),
     ('\u{fe00}', '\u{fe0f}'),
     ('\u{feff}', '\u{feff}'),
     ('\u{ffa0}', '\u{ffa0}'),
     ('\u{fff0}', '\u{fffb}'),
+    ('\u{fffe}', '\u{ffff}'),
     ('\u{110bd}', '\u{110bd}'),
     ('\u{110cd}', '\u{110cd}'),
     ('\u{13430}', '\u{1343f}'),
     ('\u{1bca0}', '\u{1bca3}'),
     ('\u{1d173}', '\u{1d17a}'),
-    ('\u{e0000}', '\u{e0fff}'),
+    ('\u{1fffe}', '\u{1ffff}'),
+    ('\u{2fffe}', '\u{2ffff}'),
+    ('\u{3fffe}', '\u{3ffff}'),
+    ('\u{4fffe}', '\u{4ffff}'),
+    ('\u{5fffe}', '\u{5ffff}'),
+    ('\u{6fffe}', '\u{6ffff}'),
+    ('\u{7fffe}', '\u{7ffff}'),
+    ('\u{8fffe}', '\u{8ffff}'),
+    ('\u{9fffe}', '\u{9ffff}'),
+    ('\u{afffe}', '\u{affff}'),
+    ('\u{bfffe}', '\u{bffff}'),
+    ('\u{cfffe}', '\u{cffff}'),
+    ('\u{dfffe}', '\u{e0fff}'),
+    ('\u{efffe}', '\u{effff}'),
+    ('\u{ffffe}', '\u{fffff}'),
+    ('\u{10fffe}', '\u{10ffff}'),
 ];
 
 /// Whether `c` is shown as `U+XXXX` rather than as itself

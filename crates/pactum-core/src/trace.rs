@@ -258,6 +258,16 @@ pub struct Trace {
     /// nothing answers undetermined, never "not detected" (SPEC §1.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<String>,
+    /// Set when the recording is known to end where the conversation
+    /// ended, by a marker the user named (`--ended-by`, e.g. tau-bench's
+    /// user message `###STOP###`): what it says is which marker, in which
+    /// message. Its one effect: a last turn that recorded neither a
+    /// response nor a tool call (the marker message itself, which the
+    /// target was not meant to answer) is left out of grading, so it
+    /// neither makes the recording incomplete nor counts as a missing
+    /// answer. It never clears `incomplete`, which wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<String>,
     /// Where the trace was read from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRef>,
@@ -387,6 +397,7 @@ mod tests {
             metadata: Value::Null,
             error: None,
             incomplete: None,
+            ended_by: None,
             source: None,
             offered_tools: None,
         };

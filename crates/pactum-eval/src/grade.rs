@@ -146,12 +146,19 @@ impl CompiledContract {
     /// Grades every declared clause of this contract over `trace`, in
     /// declaration order (required, prohibited, conditional). Does not look
     /// at `trace.error` or whether a response exists: [`grade_trace`] does.
+    ///
+    /// A trace that ended by a marker ([`Trace::ended_by`]) is graded
+    /// without its last turn when that turn recorded neither a response
+    /// nor a tool call: it holds the marker message that closed the
+    /// conversation, which the target was not meant to answer, so it is
+    /// neither a missing answer (undetermined) nor the final turn.
     pub fn grade(&self, trace: &Trace, policy: &Policy, judge: &dyn Judgments) -> ContractResult {
         let c = &self.contract;
         let mut clauses = Vec::with_capacity(c.clause_count());
+        let answered = answered_part(trace);
         let ctx = Ctx {
             contract_id: &c.id,
-            trace,
+            trace: &answered,
             policy,
             judge,
         };
@@ -469,6 +476,22 @@ fn keep_violations(graded: ContractResult, not_graded: ContractResult) -> Contra
         })
         .collect();
     ContractResult::new(graded.contract_id, graded.contract_digest, clauses)
+}
+
+/// `trace` without the closing marker turn of a trace that ended by a
+/// marker (see [`CompiledContract::grade`]); `trace` itself otherwise.
+fn answered_part(trace: &Trace) -> std::borrow::Cow<'_, Trace> {
+    let closing = trace.ended_by.is_some()
+        && trace
+            .turns
+            .last()
+            .is_some_and(|t| t.response.is_none() && t.tool_calls.is_empty());
+    if !closing {
+        return std::borrow::Cow::Borrowed(trace);
+    }
+    let mut t = trace.clone();
+    t.turns.pop();
+    std::borrow::Cow::Owned(t)
 }
 
 /// Why the recording of `trace` cannot show everything the target did:

@@ -121,6 +121,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 metadata: Value::Null,
                 error: None,
                 incomplete: None,
+                ended_by: None,
                 source: None,
                 offered_tools: None,
             };

@@ -62,6 +62,7 @@ fn trace(id: &str, answers: &[&str]) -> Trace {
         metadata: Value::Null,
         error: None,
         incomplete: None,
+        ended_by: None,
         source: None,
         offered_tools: None,
     }

@@ -1002,6 +1002,7 @@ mod tests {
             metadata: Value::Null,
             error: None,
             incomplete: None,
+            ended_by: None,
             source: None,
             offered_tools: None,
         }

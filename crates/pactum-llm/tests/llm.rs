@@ -624,6 +624,7 @@ fn leaky_trace() -> Trace {
         metadata: Value::Null,
         error: None,
         incomplete: None,
+        ended_by: None,
         source: None,
         offered_tools: None,
     }
@@ -864,6 +865,7 @@ fn long_leaky_trace(at: usize) -> Trace {
         metadata: Value::Null,
         error: None,
         incomplete: None,
+        ended_by: None,
         source: None,
         offered_tools: None,
     }

@@ -6,16 +6,22 @@
 //!   list` / `an ordered list`, `a bulleted list` / `bullet points`,
 //!   `headings`; after a negation (`not`, `no`, `without`, `never`,
 //!   `non-`, `…n't`) a format or a quote is measured as absent;
-//! * a count: `at least N`, `no fewer than N`, `N+`, `N or more`, `at
-//!   most N`, `no more than N`, `up to N`, `exactly N`, `N-M` / `N–M` /
-//!   `N to M` / `between N and M`, or a bare `N`, each followed by a unit
+//! * `a list` (any Markdown list, a JSON array), `an array`, `an object`;
+//! * a count: `at least N`, `no fewer than N`, `N+`, `N or more`, `min
+//!   N`, `>= N`, `≥ N`, `more than N`, `> N` (N+1), `at most N`, `no more
+//!   than N`, `up to N`, `max N`, `N or fewer`, `<= N`, `≤ N`, `fewer than
+//!   N`, `< N` (N−1), `exactly N`, `N-M` / `N–M` / `N to M` / `between N
+//!   and M` (N ≤ M), or a bare `N`, each followed by a unit
 //!   (numbers as digits or `one`…`ten`): items / list items / bullets /
 //!   bullet points / points / entries / steps (list items, or the
 //!   elements of a JSON array), sources / citations / references / links /
 //!   URLs (distinct `http(s)://` URLs; in a JSON array, the elements with
 //!   a URL of their own), paragraphs, words, rows (table body rows),
 //!   headings / sections (Markdown headings); a number before any other
-//!   noun, a negated count and a bare number after `than` are no count;
+//!   noun, a negated count and a bare number after `over`, `about`… are
+//!   no count; a count per item (`each … at least 20 words`), a choice
+//!   (`or` between what is asked: no measure of the clause is taken) and
+//!   a reversed range are not read ([`Reading::unread`]);
 //! * quoted text after `saying`, `says`, `containing`, `contains`,
 //!   `including`, `includes`, `mentions`, `reads`, `stating`, `states`: the
 //!   output contains it (case-insensitively) where it does not only
@@ -94,6 +100,8 @@ pub enum Measure {
     BulletList,
     /// It holds at least one heading.
     Headings,
+    /// It holds a list: a Markdown list of any kind, or is a JSON array.
+    List,
     /// A count of `unit` between `min` and `max` (inclusive).
     Count {
         /// What is counted.
@@ -127,6 +135,10 @@ pub struct Reading {
     pub residual: Vec<String>,
     /// Whether the residual consists only of vague words.
     pub vague: bool,
+    /// Why phrases that look measurable were not measured (a choice
+    /// between alternatives, a per-item count, a reversed range): the
+    /// clause goes to the judge, never to a guess.
+    pub unread: Vec<String>,
 }
 
 const NUM: &str = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten)";
@@ -159,8 +171,34 @@ static COUNTS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             )),
             "max",
         ),
+        (re(&format!(r"(?i)(?:>=|=>|≥)\s*{NUM}\s+{unit}")), "min"),
+        (re(&format!(r"(?i)(?:<=|=<|≤)\s*{NUM}\s+{unit}")), "max"),
+        (
+            re(&format!(
+                r"(?i)(?:>|\bmore\s+than|\bgreater\s+than)\s*{NUM}\s+{unit}"
+            )),
+            "gt",
+        ),
+        (
+            re(&format!(
+                r"(?i)(?:<|\bfewer\s+than|\bless\s+than)\s*{NUM}\s+{unit}"
+            )),
+            "lt",
+        ),
+        (
+            re(&format!(r"(?i)\b(?:max|maximum)\.?:?\s*{NUM}\s+{unit}")),
+            "max",
+        ),
+        (
+            re(&format!(r"(?i)\b(?:min|minimum)\.?:?\s*{NUM}\s+{unit}")),
+            "min",
+        ),
         (re(&format!(r"(?i)\b{NUM}\s*\+\s*{unit}")), "min"),
         (re(&format!(r"(?i)\b{NUM}\s+or\s+more\s+{unit}")), "min"),
+        (
+            re(&format!(r"(?i)\b{NUM}\s+or\s+(?:fewer|less)\s+{unit}")),
+            "max",
+        ),
         (re(&format!(r"(?i)\bexactly\s+{NUM}\s+{unit}")), "exact"),
         (re(&format!(r"(?i)\b{NUM}\s+{unit}")), "bare"),
     ]
@@ -179,9 +217,27 @@ static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
 /// items", "about 5 words").
 static NOT_EXACT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:than|over|under|above|below|about|around|nearly|almost|approximately|roughly)\s+$",
+        r"(?i)(?:\b(?:than|over|under|above|below|about|around|nearly|almost|approximately|roughly|max|min|maximum|minimum|least|most)\W*|[<>=≤≥~≈]\s*)$",
     )
 });
+/// Words in the sentence before a count that make it a count per item
+/// ("each source has at least 20 words", "3 paragraphs, each at least 10
+/// words").
+static PER_ITEM_BEFORE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:each|every|per|apiece)\b"));
+/// Words right after a count that make it a count per item ("10 words
+/// each", "20 words per source", "5 words in each item").
+static PER_ITEM_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^\s*(?:(?:each|apiece)\s*(?:$|[.;,)])|(?:per|a\s+piece|(?:in|for|of|on)\s+(?:each|every))\b)",
+    )
+});
+/// Words that offer a choice: measures joined by them cannot all be
+/// required, and which one is meant is the judge's to say.
+static ALTERNATIVE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:or|either|neither|nor|otherwise|alternatively)\b"));
+/// `a list`, `an array`, `an object` on their own.
+static BARE_SHAPE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(list|array|object)\b"));
 
 /// Where a negation of the phrase at `at` starts, if one stands right
 /// before it.
@@ -392,6 +448,7 @@ pub fn read(text: &str) -> Reading {
         }
         cut(&mut rest, negated.unwrap_or(start), end);
     }
+    let mut unread: Vec<String> = Vec::new();
     let mut count_unit: Option<String> = None;
     let mut masked: Vec<String> = Vec::new();
     for (r, form) in COUNTS.iter() {
@@ -425,18 +482,41 @@ pub fn read(text: &str) -> Reading {
             // competitors", "from 2019 to 2024 as"), a negated count and a
             // bare number after "more than" are not counts pactum takes:
             // their words stay for the judge.
-            let unread = negation_before(&rest, m.start()).is_some()
-                || (*form == "bare" && NOT_EXACT.is_match(&rest[..m.start()]));
-            let Some((from, to, unit)) = found.filter(|_| !unread) else {
+            let sentence = rest[..m.start()]
+                .rfind(['.', ';'])
+                .map_or(&rest[..m.start()], |i| &rest[i + 1..m.start()]);
+            let after = found.as_ref().map_or(String::new(), |(_, to, _)| {
+                format!("{} {}", words[*to..].join(" "), &rest[m.end()..])
+            });
+            let per_item = PER_ITEM_BEFORE.is_match(sentence) || PER_ITEM_AFTER.is_match(&after);
+            let reversed = *form == "range" && parsed.first() > parsed.get(1);
+            let impossible = *form == "lt" && parsed.first() == Some(&0);
+            if found.is_some() && (per_item || reversed || impossible) {
+                unread.push(if per_item {
+                    format!("\"{}\" is a count per item, which pactum does not measure item by item", m.as_str().trim())
+                } else if reversed {
+                    format!("\"{}\" is a range written high to low: which bound is meant is not guessed", m.as_str().trim())
+                } else {
+                    format!("\"{}\" asks for fewer than none", m.as_str().trim())
+                });
+            }
+            let unread_here = negation_before(&rest, m.start()).is_some()
+                || (*form == "bare" && NOT_EXACT.is_match(&rest[..m.start()]))
+                || per_item
+                || reversed
+                || impossible;
+            let Some((from, to, unit)) = found.filter(|_| !unread_here) else {
                 masked.push(m.as_str().to_string());
                 rest.replace_range(m.start()..m.end(), &"\u{1}".repeat(m.len()));
                 continue;
             };
             let kept = format!("{} {}", words[..from].join(" "), words[to..].join(" "));
             let (min, max) = match (*form, parsed.as_slice()) {
-                ("range", [a, b]) => (*a.min(b), Some(*a.max(b))),
+                ("range", [a, b]) => (*a, Some(*b)),
                 ("min", [a]) => (*a, None),
                 ("max", [a]) => (0, Some(*a)),
+                ("gt", [a]) => (a.saturating_add(1), None),
+                ("lt", [a]) => (0, Some(a.saturating_sub(1))),
                 ("exact" | "bare", [a]) => (*a, Some(*a)),
                 _ => break,
             };
@@ -507,6 +587,32 @@ pub fn read(text: &str) -> Reading {
         });
         cut(&mut rest, from, m.end());
     }
+    // "a list", "an array", "an object" on their own ask for that shape.
+    while let Some(m) = BARE_SHAPE.captures(&rest.clone()).and_then(|c| c.get(1)) {
+        let negated = negation_before(&rest, m.start());
+        let from = negated.unwrap_or(m.start());
+        let measure = match m.as_str().to_ascii_lowercase().as_str() {
+            "list" => Measure::List,
+            "array" => Measure::Json(JsonShape::Array),
+            _ => Measure::Json(JsonShape::Object),
+        };
+        let phrase = rest[from..m.end()].to_string();
+        measures.push(match negated {
+            Some(_) => (phrase, Measure::Not(Box::new(measure))),
+            None => (phrase, measure),
+        });
+        cut(&mut rest, from, m.end());
+    }
+    // Measures offered as alternatives ("3 items or 2 paragraphs", "a
+    // table or a list", "one or two paragraphs") are not all required:
+    // none is taken, the judge reads the choice.
+    if let Some(m) = ALTERNATIVE.find(&rest).filter(|_| !measures.is_empty()) {
+        unread.push(format!(
+            "the clause offers a choice (\"{}\") between what it asks: pactum does not pick one",
+            m.as_str()
+        ));
+        measures.clear();
+    }
     let residual: Vec<String> = rest
         .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
         .map(|w| w.trim_matches('-').to_lowercase())
@@ -518,6 +624,7 @@ pub fn read(text: &str) -> Reading {
         measures,
         residual,
         vague,
+        unread,
     }
 }
 
@@ -540,6 +647,7 @@ fn split_fields(s: &str) -> (Vec<String>, Vec<String>) {
         }
         let words = f.split_whitespace().count();
         if words <= 3
+            && !ALTERNATIVE.is_match(&f)
             && !f.chars().any(|c| c.is_ascii_digit())
             && f.chars().any(char::is_alphanumeric)
         {
@@ -697,14 +805,37 @@ fn numbered(t: &str) -> bool {
             .is_some_and(|r| r.starts_with([' ', '\t']) && has_content(r))
 }
 
+/// The headings of `content`, as lines: ATX (`# …`, indented by at most
+/// three spaces), setext (a paragraph line underlined by `===` or `---`)
+/// and HTML (`<h1>`…`<h6>`).
 fn headings(content: &str) -> Vec<&str> {
-    outside_code(content)
-        .into_iter()
-        .filter(|l| {
-            let h = l.chars().take_while(|c| *c == '#').count();
-            (1..=6).contains(&h) && l[h..].starts_with(' ') && has_content(&l[h..].replace('#', ""))
-        })
-        .collect()
+    static HTML_HEADING: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<h[1-6](?:\s[^>]*)?>"));
+    let lines = outside_code(content);
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start_matches(' ');
+        let atx = {
+            let h = t.chars().take_while(|c| *c == '#').count();
+            l.len() - t.len() < 4
+                && (1..=6).contains(&h)
+                && t[h..].starts_with([' ', '\t'])
+                && has_content(&t[h..].replace('#', ""))
+        };
+        let setext = lines.get(i + 1).is_some_and(|u| {
+            let u = u.trim();
+            !u.is_empty()
+                && (u.chars().all(|c| c == '=') || u.chars().all(|c| c == '-'))
+                && has_content(l)
+                && !bullet(l.trim_start())
+                && !numbered(l.trim_start())
+                && !l.trim_start().starts_with(['>', '|', '#'])
+                && (i == 0 || pactum_core::text::is_blank(lines[i - 1]))
+        });
+        if atx || setext || HTML_HEADING.is_match(l) {
+            out.push(*l);
+        }
+    }
+    out
 }
 
 /// The lines outside fenced code blocks (```` ``` ```` or `~~~`, closed
@@ -753,11 +884,16 @@ fn tables(content: &str) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i + 1 < lines.len() {
-        if lines[i].trim().starts_with('|') && is_delim(lines[i + 1]) {
+        // A GFM table: a header row and a delimiter row, outer pipes
+        // optional (`a | b` then `--- | ---`).
+        if lines[i].contains('|') && is_delim(lines[i + 1]) {
             let header = cells(lines[i]);
             let mut rows = Vec::new();
             let mut j = i + 2;
-            while j < lines.len() && lines[j].trim().starts_with('|') {
+            while j < lines.len()
+                && lines[j].contains('|')
+                && !pactum_core::text::is_blank(lines[j])
+            {
                 let row = cells(lines[j]);
                 if !is_delim(lines[j]) && !row.iter().all(|c| pactum_core::text::is_blank(c)) {
                     rows.push(row);
@@ -832,6 +968,19 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
     let json = as_json(content);
     match m {
         Measure::Not(inner) => {
+            // A forbidden text is looked for as written and as it reads
+            // when rendered: a soft hyphen, a character reference or
+            // emphasis inside the word does not hide it.
+            if let Measure::Contains(text) = &**inner {
+                let folded = rendered_fold(text);
+                if !folded.is_empty() && rendered_fold(content).contains(&folded) {
+                    return finding(
+                        Some(false),
+                        format!("the clause negates it, and the output contains \"{text}\" as it reads when rendered"),
+                        None,
+                    );
+                }
+            }
             let f = measure_in(inner, content, json.as_ref(), &[]);
             match f.held {
                 Some(held) => finding(
@@ -842,7 +991,7 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                 None => f,
             }
         }
-        _ => measure_in(m, &without_comments(content), json.as_ref(), inputs),
+        _ => measure_in(m, &without_hidden(content), json.as_ref(), inputs),
     }
 }
 
@@ -853,23 +1002,348 @@ pub fn without_comments(content: &str) -> Cow<'_, str> {
     if !content.contains("<!--") {
         return Cow::Borrowed(content);
     }
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while let Some(open) = content[at..].find("<!--").map(|i| at + i) {
+        let end = content[open + 4..]
+            .find("-->")
+            .map_or(content.len(), |i| open + 4 + i + 3);
+        spans.push((open, end));
+        at = end;
+    }
+    Cow::Owned(blank_spans(content, &spans))
+}
+
+/// `content` with each byte range of `spans` blanked (every character but
+/// line breaks made spaces of the same byte length).
+fn blank_spans(content: &str, spans: &[(usize, usize)]) -> String {
     let mut out = String::with_capacity(content.len());
-    let mut rest = content;
-    while let Some(open) = rest.find("<!--") {
-        out.push_str(&rest[..open]);
-        let body = &rest[open..];
-        let end = body[4..].find("-->").map_or(body.len(), |i| i + 4 + 3);
-        for c in body[..end].chars() {
-            if c == '\n' || c == '\r' {
-                out.push(c);
+    let mut blank_until = 0;
+    let mut sorted = spans.to_vec();
+    sorted.sort_unstable();
+    let mut next = sorted.into_iter().peekable();
+    for (i, c) in content.char_indices() {
+        while let Some((s, e)) = next.peek().copied() {
+            if s <= i {
+                blank_until = blank_until.max(e);
+                next.next();
             } else {
-                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+                break;
             }
         }
-        rest = &body[end..];
+        if i < blank_until && c != '\n' && c != '\r' {
+            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
     }
-    out.push_str(rest);
-    Cow::Owned(out)
+    out
+}
+
+/// An HTML unordered list's opening tag.
+static HTML_UL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<ul(?:\s[^>]*)?>"));
+/// An HTML ordered list's opening tag.
+static HTML_OL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<ol(?:\s[^>]*)?>"));
+
+/// `f`, or held when it failed and the output holds an HTML list of the
+/// kind `tag` opens (`<ul>`, `<ol>`): it renders as that list, and a
+/// negated measure must see it.
+fn html_list_or(f: Finding, content: &str, tag: &Regex) -> Finding {
+    match (f.held, tag.find(content)) {
+        (Some(false), Some(m)) => finding(
+            Some(true),
+            format!("an HTML list (`{}`)", m.as_str()),
+            Some(m.as_str().to_string()),
+        ),
+        _ => f,
+    }
+}
+
+/// An HTML table's opening tag.
+static HTML_TABLE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<table(?:\s[^>]*)?>"));
+/// An HTML tag (`<name …>`, `</name>`): markup, never shown itself.
+static TAG: LazyLock<Regex> = LazyLock::new(|| re(r"(?is)<(/?)([a-z][a-z0-9-]*)((?:\s[^>]*)?)/?>"));
+/// An attribute that hides an element.
+static HIDING: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)(?:^|\s)(?:hidden|aria-hidden\s*=\s*["']?true)\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0"#,
+    )
+});
+/// A link reference definition (`[label]: url "title"`), never rendered
+/// itself; `[//]: # (…)` is the usual Markdown comment.
+static LINK_DEF: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^ {0,3}\[([^\]\n]+)\]:[ \t]*(\S+)([^\n]*)$"));
+/// A link's title (`[text](url "title")`): shown only on hover.
+static LINK_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r#"\]\(\s*(?:<[^>\n]*>|[^\s)]+)\s+("[^"\n]*"|'[^'\n]*'|\([^)\n]*\))\s*\)"#)
+});
+
+/// One HTML tag found: where it starts, the byte span of its attributes,
+/// whether it closes an element, its lower-case name, whether it hides
+/// its element's content.
+type Tag = (usize, (usize, usize), bool, String, bool);
+
+/// `content` as far as a reader of the rendered Markdown sees it: HTML
+/// comments, HTML tags' attributes, the content of hidden elements
+/// (`hidden`, `display:none`, `<script>`, `<style>`, `<template>`), link
+/// reference definitions no link uses (`[//]: # (…)` among them), the
+/// titles of links and definitions all blanked, offsets and lines kept.
+/// No positive measure sees what is blanked: hidden text is no evidence.
+pub fn without_hidden(content: &str) -> Cow<'_, str> {
+    if !content.contains(['<', '[']) {
+        return Cow::Borrowed(content);
+    }
+    let base = without_comments(content);
+    let text: &str = &base;
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    // Hidden elements, to their matching close tag (or to the end).
+    let tags: Vec<Tag> = TAG
+        .captures_iter(text)
+        .filter_map(|c| {
+            let m = c.get(0)?;
+            let closing = !c.get(1)?.as_str().is_empty();
+            let name = c.get(2)?.as_str().to_ascii_lowercase();
+            let a = c.get(3)?;
+            let hides = !closing
+                && (matches!(name.as_str(), "script" | "style" | "template")
+                    || HIDING.is_match(a.as_str()));
+            Some((m.start(), (a.start(), a.end()), closing, name, hides))
+        })
+        .collect();
+    let mut i = 0;
+    while i < tags.len() {
+        let (start, attrs, closing, name, hides) = &tags[i];
+        // A tag's attributes (a `title`, an `alt`) are not shown; the tag
+        // itself stays, so a quoted `<html>` is still found.
+        spans.push(*attrs);
+        if *hides && !closing {
+            let mut depth = 1;
+            let mut stop = text.len();
+            let mut j = i + 1;
+            while j < tags.len() {
+                let (_, _, c2, n2, _) = &tags[j];
+                if n2 == name {
+                    if *c2 {
+                        depth -= 1;
+                    } else {
+                        depth += 1;
+                    }
+                    if depth == 0 {
+                        stop = text[tags[j].1 .1..]
+                            .find('>')
+                            .map_or(text.len(), |k| tags[j].1 .1 + k + 1);
+                        break;
+                    }
+                }
+                j += 1;
+            }
+            spans.push((*start, stop));
+            i = j + 1;
+            continue;
+        }
+        i += 1;
+    }
+    // Link reference definitions: unused ones whole, used ones' titles.
+    let lower = text.to_lowercase();
+    for c in LINK_DEF.captures_iter(text) {
+        let (Some(m), Some(label)) = (c.get(0), c.get(1)) else {
+            continue;
+        };
+        let needle = format!("[{}]", label.as_str().to_lowercase());
+        let used = lower
+            .match_indices(&needle)
+            .any(|(at, _)| at != m.start() + (m.as_str().len() - m.as_str().trim_start().len()));
+        match (used, c.get(3)) {
+            (false, _) => spans.push((m.start(), m.end())),
+            (true, Some(title)) => spans.push((title.start(), title.end())),
+            (true, None) => {}
+        }
+    }
+    for c in LINK_TITLE.captures_iter(text) {
+        if let Some(t) = c.get(1) {
+            spans.push((t.start(), t.end()));
+        }
+    }
+    if spans.is_empty() {
+        return base;
+    }
+    Cow::Owned(blank_spans(text, &spans))
+}
+
+/// `s` with the HTML character references a renderer decodes decoded:
+/// numeric (`&#98;`, `&#x61;`) and the common named ones (`&nbsp;`,
+/// `&shy;`, `&amp;`…). An unknown name is kept as written.
+pub fn decode_entities(s: &str) -> Cow<'_, str> {
+    static ENTITY: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));")
+    });
+    if !s.contains('&') {
+        return Cow::Borrowed(s);
+    }
+    ENTITY.replace_all(s, |c: &regex::Captures<'_>| {
+        let code = if let Some(d) = c.get(1) {
+            d.as_str().parse::<u32>().ok()
+        } else if let Some(h) = c.get(2) {
+            u32::from_str_radix(h.as_str(), 16).ok()
+        } else {
+            let name = c.get(3).map_or("", |n| n.as_str());
+            Some(match name {
+                "nbsp" | "ensp" | "emsp" | "thinsp" | "NonBreakingSpace" => 0xa0,
+                "shy" => 0xad,
+                "zwj" => 0x200d,
+                "zwnj" => 0x200c,
+                "ZeroWidthSpace" => 0x200b,
+                "amp" => u32::from('&'),
+                "lt" => u32::from('<'),
+                "gt" => u32::from('>'),
+                "quot" => u32::from('"'),
+                "apos" => u32::from('\''),
+                "hyphen" | "dash" => u32::from('-'),
+                "lowbar" => u32::from('_'),
+                "ast" => u32::from('*'),
+                "num" => u32::from('#'),
+                _ => return c.get(0).map_or(String::new(), |m| m.as_str().to_string()),
+            })
+        };
+        code.and_then(char::from_u32)
+            .map_or_else(|| "\u{fffd}".to_string(), |ch| ch.to_string())
+    })
+}
+
+/// The words of `s`: maximal runs of letters and digits, lower case.
+fn lower_words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether `content` is nothing but pieces copied from `texts`: every one
+/// of its words lies in a run of four words found, in order, in one of
+/// them, or in a whole copy of a text shorter than that. Two inputs
+/// joined, an input repeated, an input followed by the program's own
+/// text are copies, though no one text holds them whole
+/// ([`pactum_core::echo::only_copied`] asks for that). Compared as word
+/// sequences (case-insensitive); linear in the texts' lengths.
+pub fn pieced_copy(content: &str, texts: &[&str]) -> bool {
+    use std::collections::HashSet;
+    use std::hash::{Hash, Hasher};
+    const N: usize = 4;
+    let mine = lower_words(content);
+    if mine.is_empty() {
+        return false;
+    }
+    let hash = |w: &[String]| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        w.hash(&mut h);
+        h.finish()
+    };
+    let mut grams: HashSet<u64> = HashSet::new();
+    let mut short: Vec<Vec<String>> = Vec::new();
+    for t in texts {
+        let w = lower_words(t);
+        if w.len() < N {
+            if !w.is_empty() {
+                short.push(w);
+            }
+            continue;
+        }
+        grams.extend(w.windows(N).map(hash));
+    }
+    let mut covered = vec![false; mine.len()];
+    if mine.len() >= N {
+        for (i, w) in mine.windows(N).enumerate() {
+            if grams.contains(&hash(w)) {
+                covered[i..i + N].iter_mut().for_each(|c| *c = true);
+            }
+        }
+    }
+    for s in &short {
+        for (i, w) in mine.windows(s.len()).enumerate() {
+            if w == s.as_slice() {
+                covered[i..i + s.len()].iter_mut().for_each(|c| *c = true);
+            }
+        }
+    }
+    covered.iter().all(|c| *c)
+}
+
+/// Words that hold no content of their own: a placeholder left where the
+/// output should be.
+const PLACEHOLDER: &[&str] = &[
+    "todo",
+    "tbd",
+    "tba",
+    "tbc",
+    "fixme",
+    "xxx",
+    "placeholder",
+    "null",
+    "undefined",
+    "nil",
+    "nan",
+    "lorem",
+    "ipsum",
+    "dolor",
+    "sit",
+    "amet",
+    "wip",
+    "pending",
+];
+
+/// Whether an output renders as nothing a reader could use: blank once
+/// hidden content ([`without_hidden`]) and character references are
+/// removed, nothing but Markdown marks (`-`, `#`, `* * *`, `>`, an empty
+/// fence), a JSON value holding nothing (`null`, `{}`, `[]`, `""`), or a
+/// placeholder (`TODO`, `TBD`, `lorem ipsum…`, alone or under headings).
+pub fn renders_nothing(content: &str) -> bool {
+    let visible = without_hidden(content);
+    if let Some(v) = as_json(&visible) {
+        if !has_value(&v) {
+            return true;
+        }
+    }
+    let untagged = TAG.replace_all(&visible, " ");
+    let text = decode_entities(&untagged);
+    if text.to_lowercase().contains("lorem ipsum") {
+        return true;
+    }
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let all = words(&text);
+    if all.iter().all(|w| PLACEHOLDER.contains(&w.as_str())) {
+        return true;
+    }
+    let body: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(words)
+        .collect();
+    !body.is_empty() && body.iter().all(|w| PLACEHOLDER.contains(&w.as_str()))
+}
+
+/// A text folded the way it reads when rendered, for looking a forbidden
+/// text up: character references decoded, HTML tags, emphasis and code
+/// marks, backslash escapes and invisible characters (the soft hyphen,
+/// zero-width characters) removed, whitespace folded, lower case.
+fn rendered_fold(s: &str) -> String {
+    let decoded = decode_entities(s);
+    let untagged = TAG.replace_all(&decoded, "");
+    let kept: String = untagged
+        .chars()
+        .filter(|c| {
+            !matches!(c, '*' | '_' | '`' | '~' | '\\')
+                && (c.is_whitespace() || !pactum_core::text::is_blank(c.encode_utf8(&mut [0; 4])))
+        })
+        .collect();
+    kept.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// [`measure_against`] over the visible `content`, `json` read from the
@@ -915,14 +1389,47 @@ fn measure_in(
                 ),
                 Some(format!("| {} |", h.join(" | "))),
             ),
+            // An HTML table (seen only where tags are: a negated measure
+            // reads the output as written).
+            _ if HTML_TABLE.is_match(content) => finding(
+                Some(true),
+                "an HTML table (`<table>`)".into(),
+                HTML_TABLE.find(content).map(|m| m.as_str().to_string()),
+            ),
             _ => finding(
                 Some(false),
                 "no Markdown table (header, `|---|` row, at least one row)".into(),
                 None,
             ),
         },
-        Measure::NumberedList => one_kind_of_list(content, numbered, "numbered", "`1. …`"),
-        Measure::BulletList => one_kind_of_list(content, bullet, "bulleted", "`- …`"),
+        Measure::NumberedList => html_list_or(
+            one_kind_of_list(content, numbered, "numbered", "`1. …`"),
+            content,
+            &HTML_OL,
+        ),
+        Measure::BulletList => html_list_or(
+            one_kind_of_list(content, bullet, "bulleted", "`- …`"),
+            content,
+            &HTML_UL,
+        ),
+        Measure::List => match (json, list_blocks(content).first()) {
+            (Some(Value::Array(_)), _) => {
+                finding(Some(true), "the output is a JSON array".into(), None)
+            }
+            (_, Some(items)) => finding(
+                Some(true),
+                format!("a list of {} item(s)", items.len()),
+                items.first().map(|q| q.trim().to_string()),
+            ),
+            _ if HTML_UL.is_match(content) || HTML_OL.is_match(content) => {
+                finding(Some(true), "an HTML list (`<ul>` / `<ol>`)".into(), None)
+            }
+            _ => finding(
+                Some(false),
+                "no list (a Markdown list item `- …` / `1. …`, or a JSON array)".into(),
+                None,
+            ),
+        },
         Measure::Headings => match headings(content).first() {
             Some(h) => finding(
                 Some(true),
@@ -1143,7 +1650,7 @@ fn norm(s: &str) -> String {
 fn has_value(v: &Value) -> bool {
     match v {
         Value::Null => false,
-        Value::String(s) => !pactum_core::text::is_blank(s),
+        Value::String(s) => !renders_nothing(s),
         Value::Array(a) => a.iter().any(has_value),
         Value::Object(o) => o.values().any(has_value),
         Value::Bool(_) | Value::Number(_) => true,
@@ -1169,10 +1676,12 @@ fn label_pattern(field: &str) -> Option<Regex> {
 /// Whether `block` holds a label of `pattern` with a value that is not
 /// blank.
 fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
+    let block = decode_entities(block);
     pattern.is_some_and(|r| {
-        r.captures_iter(block).any(|c| {
-            c.get(1)
-                .is_some_and(|v| has_content(&v.as_str().replace(['`', '_'], "")))
+        r.captures_iter(&block).any(|c| {
+            c.get(1).is_some_and(|v| {
+                has_content(&v.as_str().replace(['`', '_'], "")) && !renders_nothing(v.as_str())
+            })
         })
     })
 }
@@ -1266,7 +1775,7 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     .iter()
                     .zip(fields)
                     .map(|(c, f)| match c {
-                        Some(i) => r.get(*i).is_some_and(|v| !pactum_core::text::is_blank(v)),
+                        Some(i) => r.get(*i).is_some_and(|v| !renders_nothing(v)),
                         None => is_url_field(f) && r.iter().any(|v| URL.is_match(v)),
                     })
                     .collect();
@@ -1513,6 +2022,63 @@ mod tests {
         }
     }
 
+    /// Comparison words and signs before a count read as what they say;
+    /// a choice, a count per item and a reversed range are not read.
+    #[test]
+    fn comparisons_choices_and_per_item_counts() {
+        for (text, min, max) in [
+            ("more than 3 items", 4, None),
+            ("> 3 items", 4, None),
+            (">= 3 items", 3, None),
+            ("≥ 3 items", 3, None),
+            ("min 3 items", 3, None),
+            ("fewer than 3 items", 0, Some(2)),
+            ("< 3 items", 0, Some(2)),
+            ("<= 3 items", 0, Some(3)),
+            ("≤ 3 items", 0, Some(3)),
+            ("max 3 items", 0, Some(3)),
+            ("maximum: 3 items", 0, Some(3)),
+            ("3 or fewer items", 0, Some(3)),
+        ] {
+            let (m, residual, _) = kinds(text);
+            assert_eq!(
+                m,
+                vec![Measure::Count {
+                    unit: Unit::Items,
+                    min,
+                    max
+                }],
+                "{text}"
+            );
+            assert!(residual.is_empty(), "{text}: {residual:?}");
+        }
+        for text in [
+            "3 items or 2 paragraphs",
+            "one or two paragraphs",
+            "5-3 items",
+            "between 5 and 3 items",
+            "fewer than 0 items",
+            "each source has at least 20 words",
+            "3 paragraphs, each at least 10 words",
+            "at least 10 words per paragraph",
+            "at least 10 words each",
+        ] {
+            let r = read(text);
+            assert!(!r.unread.is_empty(), "{text}: {r:?}");
+            assert!(
+                !r.measures.iter().any(|(_, m)| matches!(
+                    m,
+                    Measure::Count {
+                        unit: Unit::Words,
+                        ..
+                    }
+                )) && !text.contains(" or ")
+                    || r.measures.is_empty(),
+                "{text}: {r:?}"
+            );
+        }
+    }
+
     #[test]
     fn judged_and_vague() {
         let (m, residual, vague) = kinds("3+ credible sources");
@@ -1535,8 +2101,8 @@ mod tests {
         for text in [
             "at least 4 competitors",
             "events from 2019 to 2024 as",
-            "more than 3 items",
             "not at least 3 items",
+            "over 3 items",
         ] {
             let (m, residual, _) = kinds(text);
             assert!(m.is_empty(), "{text}: {m:?}");

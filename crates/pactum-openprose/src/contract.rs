@@ -141,13 +141,14 @@ enum Kind {
 /// title, a facet under `Maintains`, or an inline service at level 2).
 fn section_kind(title: &str) -> Option<Kind> {
     // A note in parentheses (`Ensures (outputs)`) does not change it.
+    let title = plain_title(title);
     let t = title.split('(').next().unwrap_or_default();
     let t = t.trim().trim_end_matches(':').trim().to_ascii_lowercase();
     Some(match t.as_str() {
-        "ensures" => Kind::Commit(Section::Ensures),
-        "returns" => Kind::Commit(Section::Returns),
-        "maintains" => Kind::Commit(Section::Maintains),
-        "errors" => Kind::Errors,
+        "ensures" | "ensure" => Kind::Commit(Section::Ensures),
+        "returns" | "return" => Kind::Commit(Section::Returns),
+        "maintains" | "maintain" => Kind::Commit(Section::Maintains),
+        "errors" | "error" => Kind::Errors,
         "requires" | "parameters" | "invariants" | "strategies" | "execution" | "goal"
         | "services" | "environment" | "tools" | "shape" | "delegates" | "notes" | "examples"
         | "description" => Kind::Other,
@@ -159,16 +160,90 @@ fn section_kind(title: &str) -> Option<Kind> {
 /// holds clauses (`Ensures and guarantees`): reading it as a title would
 /// drop its bullets, so it is refused.
 fn reads_like_a_commitment(title: &str) -> bool {
-    let first: String = title
+    let first: String = plain_title(title)
         .trim()
         .chars()
         .take_while(|c| c.is_ascii_alphabetic())
         .collect::<String>()
         .to_ascii_lowercase();
-    matches!(
-        first.as_str(),
-        "ensures" | "returns" | "maintains" | "errors"
-    )
+    first.starts_with("ensure")
+        || first.starts_with("return")
+        || first.starts_with("maintain")
+        || matches!(first.as_str(), "error" | "errors")
+}
+
+/// A heading's title as it reads when rendered: emphasis and code marks
+/// (`**Ensures**`, `` `Ensures` ``, `_Ensures_`) and a leading section
+/// number (`2. Ensures`, `2) Ensures`) removed, so every spelling of a
+/// section name is that section.
+fn plain_title(title: &str) -> String {
+    let mut t = title.trim();
+    if t.starts_with(|c: char| c.is_ascii_digit()) {
+        let n = t
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .count();
+        let (number, rest) = t.split_at(n);
+        if let Some(r) = rest.strip_prefix(')') {
+            t = r.trim_start();
+        } else if number.ends_with('.') || rest.starts_with(' ') {
+            t = rest.trim_start();
+        }
+    }
+    t.chars()
+        .filter(|c| !matches!(c, '*' | '_' | '`'))
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+/// The setext headings of `lines` that name a section (a text line
+/// underlined by `===`, level 1, or `---`, level 2), by the index of their
+/// text line, from line `from` on: a paragraph line, not a bullet, outside
+/// code fences, right after a blank line or a heading (a line continuing
+/// a bullet is never one).
+fn setext_headings(lines: &[&str], from: usize) -> BTreeSet<(usize, usize)> {
+    let mut out = BTreeSet::new();
+    let mut fence: Option<String> = None;
+    for i in from..lines.len() {
+        let t = lines[i].trim();
+        if let Some(m) = &fence {
+            if t.starts_with(m.as_str()) {
+                fence = None;
+            }
+            continue;
+        }
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = Some(t.chars().take_while(|c| *c == '`' || *c == '~').collect());
+            continue;
+        }
+        let Some(next) = lines.get(i + 1) else { break };
+        let u = next.trim();
+        let level = if !u.is_empty() && u.chars().all(|c| c == '=') {
+            1
+        } else if !u.is_empty() && u.chars().all(|c| c == '-') {
+            2
+        } else {
+            continue;
+        };
+        let indent = lines[i].len() - lines[i].trim_start().len();
+        let prev_free = i == from
+            || i == 0
+            || lines[i - 1].trim().is_empty()
+            || heading(lines[i - 1]).is_some();
+        if !t.is_empty()
+            && indent < 4
+            && bullet_text(t).is_none()
+            && heading(lines[i]).is_none()
+            && prev_free
+            // Only a section's name: another underlined line (a note
+            // before a thematic break) never closes the section it is in.
+            && (section_kind(t).is_some() || reads_like_a_commitment(t))
+        {
+            out.insert((i, level));
+        }
+    }
+    out
 }
 
 /// `Contract`: a heading that wraps the file's own sections (`## Contract`
@@ -251,9 +326,14 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let mut fence: Option<(usize, String)> = None;
     let mut current: Option<Bullet> = None;
 
+    let setext = setext_headings(&lines, end + 1);
+    let mut underline: Option<usize> = None;
     for (i, raw) in lines.iter().enumerate().skip(end + 1) {
         let lineno = i + 1;
         let line = raw.trim_end();
+        if underline == Some(i) {
+            continue;
+        }
         if let Some((_, marker)) = &fence {
             if line.trim_start().starts_with(marker.as_str()) {
                 fence = None;
@@ -269,7 +349,14 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             fence = Some((lineno, marker));
             continue;
         }
-        if let Some((level, title)) = heading(line) {
+        let setext_level = setext.range((i, 0)..=(i, 2)).next().map(|(_, l)| *l);
+        if setext_level.is_some() {
+            underline = Some(i + 1);
+        }
+        if let Some((level, title)) = setext_level
+            .map(|l| (l, line.trim().to_string()))
+            .or_else(|| heading(line))
+        {
             let target = target_mut(&mut main, &mut inline, service);
             flush(&mut current, open, target, &facet, path)?;
             if service.is_some_and(|(l, _)| level <= l) {
@@ -394,8 +481,13 @@ struct Bullet {
     sub: Vec<String>,
 }
 
-/// `(level, title)` of an ATX heading.
+/// `(level, title)` of an ATX heading (indented by at most three spaces).
 fn heading(line: &str) -> Option<(usize, String)> {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return None;
+    }
+    let line = trimmed;
     let hashes = line.chars().take_while(|c| *c == '#').count();
     if !(1..=6).contains(&hashes) {
         return None;
@@ -495,6 +587,16 @@ fn condition_of(text: &str) -> Option<(String, String)> {
 /// `` `name`: rest `` or `name: rest` where `name` is one identifier.
 fn split_name(text: &str) -> Option<(String, String)> {
     let (head, rest) = text.split_once(':')?;
+    // A note in parentheses after the name (`summary (markdown):`) is no
+    // part of it.
+    let head = match head
+        .trim()
+        .strip_suffix(')')
+        .and_then(|h| h.rsplit_once('('))
+    {
+        Some((name, _)) if !name.trim().is_empty() => name,
+        _ => head,
+    };
     let name = strip_ticks(head.trim());
     let ident = !name.is_empty()
         && name
@@ -503,12 +605,19 @@ fn split_name(text: &str) -> Option<(String, String)> {
     ident.then(|| (name.to_string(), rest.trim().to_string()))
 }
 
+/// A name without the code or emphasis marks around it (`` `name` ``,
+/// `**name**`, `*name*`, `_name_`, `__name__`).
 fn strip_ticks(s: &str) -> &str {
-    s.trim()
-        .trim_start_matches('`')
-        .trim_end_matches('`')
-        .trim_start_matches("**")
-        .trim_end_matches("**")
+    let mut s = s.trim();
+    loop {
+        let mut cs = s.chars();
+        match (cs.next(), cs.next_back()) {
+            (Some(a), Some(b)) if a == b && matches!(a, '`' | '*' | '_') && s.len() >= 2 => {
+                s = s[1..s.len() - 1].trim();
+            }
+            _ => return s,
+        }
+    }
 }
 
 /// One clause from its joined bullet text.

@@ -262,19 +262,21 @@ pub fn judge_inputs(
         metadata: serde_json::Value::Null,
         error: None,
         incomplete: None,
+        ended_by: None,
         source: None,
         offered_tools: None,
     };
     Some((compiled, trace))
 }
 
-/// The outputs of `c` that were produced (a non-empty binding), in order.
-/// Whether an output shows nothing: blank, or blank once its HTML
-/// comments (not shown when the Markdown renders) are removed.
+/// Whether an output shows nothing: it renders as nothing, or as a
+/// placeholder ([`crate::check::renders_nothing`]).
 fn shows_nothing(t: &str) -> bool {
-    pactum_core::text::is_blank(&crate::check::without_comments(t))
+    crate::check::renders_nothing(t)
 }
 
+/// The outputs of `c` that were produced (a binding that shows
+/// something), in order.
 fn produced(c: &RunContract) -> impl Iterator<Item = &Binding> {
     c.outputs
         .iter()
@@ -418,7 +420,12 @@ fn grade_text(
     // Which outputs the clause is about.
     let targets: Vec<&Binding> = match &clause.output {
         Some(o) => c.output(o).into_iter().collect(),
-        None if c.outputs.len() == 1 => c.outputs.iter().collect(),
+        // A clause that opens like a name pactum did not read as one
+        // (`Executive summary: …`) may be about another output than the
+        // only one there is: never measured on it.
+        None if c.outputs.len() == 1 && !opens_like_a_name(&clause.text) => {
+            c.outputs.iter().collect()
+        }
         None => produced(c).collect(),
     };
     if let Some(o) = &clause.output {
@@ -445,7 +452,7 @@ fn grade_text(
                         h,
                         false,
                         vec![],
-                        format!("{} is empty (or shows nothing outside HTML comments): output `{o}` was not produced", b.path),
+                        format!("{} renders as nothing (blank, markup or hidden content only, an empty JSON value, a placeholder such as TODO): output `{o}` was not produced", b.path),
                     ))
                 }
                 Some(_) => {}
@@ -484,7 +491,7 @@ fn grade_text(
         // An output that is nothing but copied input is no output of its
         // own: no measure of it, not even existence, is evidence (SPEC
         // §3.4, `pactum_core::echo::only_copied`).
-        if copied(&crate::check::without_comments(content)) {
+        if copied(&crate::check::without_hidden(content)) {
             return Pending::Done(settled(
                 h,
                 false,
@@ -517,7 +524,7 @@ fn grade_text(
         .iter()
         .filter_map(|b| b.content.as_deref())
         .filter(|t| !shows_nothing(t))
-        .all(|t| copied(&crate::check::without_comments(t)))
+        .all(|t| copied(&crate::check::without_hidden(t)))
     {
         return Pending::Done(settled(
             h,
@@ -528,6 +535,9 @@ fn grade_text(
     } else {
         notes.push("the contract produced output".into());
     }
+    // Phrases that look measurable but were not read (a choice, a count
+    // per item, a reversed range) leave the clause to the judge.
+    unmeasured.extend(reading.unread.iter().cloned());
     if !failed.is_empty() {
         let mut why = failed.join("; ");
         if !notes.is_empty() {
@@ -568,6 +578,20 @@ fn grade_text(
     }
 }
 
+/// Whether a clause's text opens with a short label and a colon (`Executive
+/// summary: …`, `the report (final): …`): it may name an output.
+fn opens_like_a_name(text: &str) -> bool {
+    let Some((head, _)) = text.split_once(':') else {
+        return false;
+    };
+    let words = head.split_whitespace().count();
+    let lower = head.trim().to_ascii_lowercase();
+    (1..=4).contains(&words)
+        && !lower.starts_with("each ")
+        && !lower.starts_with("if ")
+        && !head.contains(['"', '\u{201c}'])
+}
+
 /// Whether `content` is nothing but a copy of what the service was given
 /// (SPEC §3.4): of one of its `inputs`, or of its own source file (the
 /// program text: a copy of it shows its headings, bullets and the
@@ -577,6 +601,16 @@ fn grade_text(
 fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> bool {
     use pactum_core::echo::only_copied;
     if only_copied(content, inputs) {
+        return true;
+    }
+    // Pieces of several inputs, an input repeated, an input and the
+    // program's own text: copied all the same. The texts the clauses
+    // quote are taken out of the program first: saying them is what was
+    // asked.
+    let program = QUOTED.replace_all(&c.source_text, " \u{1} ");
+    let mut texts: Vec<&str> = inputs.iter().map(|i| &**i).collect();
+    texts.push(&program);
+    if crate::check::pieced_copy(content, &texts) {
         return true;
     }
     if !only_copied(content, &[Cow::Borrowed(&*c.source_text)]) {
@@ -674,9 +708,64 @@ fn foreign_quote(
     })
 }
 
+/// Why a judge's answer that the clause held rests on a quote the output
+/// only copied from what the service was given: each place the quote is
+/// found in an output repeats an input (the echo rule of SPEC §3.4,
+/// [`pactum_core::echo::Echoes`]), so it is no evidence of the service's
+/// own. `None` when a quote is the service's own words somewhere, or the
+/// judge found the clause not kept (copied text may show a violation).
+fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
+    use pactum_core::echo::{Echoes, Quoting};
+    if !matches!(r.verdict, Verdict::Satisfied | Verdict::PartiallySatisfied) {
+        return None;
+    }
+    let inputs: Vec<Cow<'_, str>> = c
+        .inputs
+        .iter()
+        .filter_map(|i| i.content.as_deref().map(Cow::Borrowed))
+        .collect();
+    if inputs.is_empty() {
+        return None;
+    }
+    r.evidence.iter().find_map(|e| match e {
+        Evidence::Quote { text, .. } if !text.trim().is_empty() => {
+            let mut found = false;
+            let mut own = false;
+            for b in &c.outputs {
+                let Some(content) = b.content.as_deref() else {
+                    continue;
+                };
+                let mut echoes = Echoes::new(content, &inputs);
+                let texts: Vec<&str> = inputs.iter().map(|i| &**i).collect();
+                for (at, m) in content.match_indices(text.as_str()) {
+                    found = true;
+                    // The paragraph holding it: copied whole, the quote
+                    // is a copy too.
+                    let from = content[..at].rfind("\n\n").map_or(0, |i| i + 2);
+                    let to = content[at..].find("\n\n").map_or(content.len(), |i| at + i);
+                    let paragraph = &content[from..to];
+                    let copied = echoes.is_echo(at, at + m.len(), Quoting::MarksAndFormatting)
+                        || pactum_core::echo::only_copied(paragraph, &inputs)
+                        || crate::check::pieced_copy(paragraph, &texts);
+                    if !copied {
+                        own = true;
+                    }
+                }
+            }
+            (found && !own).then(|| {
+                format!(
+                    "the judge quoted \"{}\", which the output only copied from its input: copied text is no evidence the clause was kept",
+                    truncate_chars(text, 120)
+                )
+            })
+        }
+        _ => None,
+    })
+}
+
 /// Why a judge's answer quotes text found in an output only inside an
 /// HTML comment (`<!-- … -->`): not shown when the Markdown renders, it
-/// is no evidence ([`crate::check::without_comments`]). `None` when
+/// is no evidence ([`crate::check::without_hidden`]). `None` when
 /// every quote is visible somewhere, or in no output at all (pactum's
 /// quote verification answers that).
 fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
@@ -685,7 +774,7 @@ fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
         .outputs
         .iter()
         .filter_map(|b| b.content.as_deref().map(|t| (b, t)))
-        .filter(|(_, t)| t.contains("<!--"))
+        .filter(|(_, t)| t.contains(['<', '[']))
         .map(|(b, t)| (b, fold(t)))
         .collect();
     if outputs.is_empty() {
@@ -698,7 +787,7 @@ fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
                 .iter()
                 .find(|(_, raw)| !q.is_empty() && raw.contains(&q))?;
             let shown = c.outputs.iter().filter_map(|b| b.content.as_deref()).any(|t| {
-                fold(&crate::check::without_comments(t)).contains(&q)
+                fold(&crate::check::without_hidden(t)).contains(&q)
             });
             (!shown).then(|| {
                 format!(
@@ -1065,10 +1154,12 @@ fn grade_contract(
                 match answers.remove(id) {
                     Some(r)
                         if foreign_quote(&r, clause, c, &turns).is_some()
-                            || hidden_quote(&r, c).is_some() =>
+                            || hidden_quote(&r, c).is_some()
+                            || copied_quote(&r, c).is_some() =>
                     {
                         let why = foreign_quote(&r, clause, c, &turns)
                             .or_else(|| hidden_quote(&r, c))
+                            .or_else(|| copied_quote(&r, c))
                             .unwrap_or_default();
                         not_evaluable(
                             h,

@@ -147,11 +147,37 @@ pub struct Run {
 }
 
 impl Run {
-    /// Every text read from the run that a report may quote: the
+    /// Every text read from the run that a report may quote or name: the
     /// contents of every binding (outputs and inputs), every recorded
-    /// error, every declared clause, every contract's source file. The pipeline finds the keys written
-    /// in a run here, to redact them (SPEC §4).
+    /// error, every declared clause, every contract's source file, and
+    /// every name and path a report shows (the run's folder and id, the
+    /// system's and contracts' names, the bindings' names and paths, where
+    /// each error was recorded). The pipeline finds the keys written in a
+    /// run here, to redact them (SPEC §4): a key used as a run id, an
+    /// input's name or a file's name is redacted like one in a binding.
     pub fn texts(&self) -> impl Iterator<Item = &str> + '_ {
+        let names = [self.id.as_str(), self.system.as_str()]
+            .into_iter()
+            .chain(self.dir.to_str())
+            .chain(self.contracts.iter().flat_map(|c| {
+                [c.name.as_str(), c.source.as_str()].into_iter().chain(
+                    c.outputs
+                        .iter()
+                        .chain(&c.inputs)
+                        .flat_map(|b| [b.name.as_str(), b.path.as_str()]),
+                )
+            }))
+            .chain(
+                self.inputs
+                    .iter()
+                    .flat_map(|b| [b.name.as_str(), b.path.as_str()]),
+            )
+            .chain(
+                self.errors
+                    .iter()
+                    .chain(self.contracts.iter().flat_map(|c| &c.errors))
+                    .flat_map(|e| [e.service.as_str(), e.source.as_str()]),
+            );
         let bindings = self
             .inputs
             .iter()
@@ -172,7 +198,11 @@ impl Run {
             })
         });
         let sources = self.contracts.iter().map(|c| &*c.source_text);
-        bindings.chain(errors).chain(clauses).chain(sources)
+        bindings
+            .chain(errors)
+            .chain(clauses)
+            .chain(sources)
+            .chain(names)
     }
 }
 
@@ -219,6 +249,9 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         });
     }
     let shown = dir.display().to_string();
+    if depth == 0 {
+        only_files_and_folders(dir)?;
+    }
     for marker in ["compiled-intent.json", "world-model", "receipts"] {
         if dir.join(marker).exists() {
             return Err(ImportError::UnsupportedLayout {
@@ -353,6 +386,16 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             });
         }
     }
+    // Without its log, whether the run finished, and which steps failed,
+    // cannot be told: a green from its bindings alone could be a run cut
+    // short.
+    if log.is_none() {
+        return Err(ImportError::RunFile {
+            file: dir.join("vm.log.md").display().to_string(),
+            line: 0,
+            message: "the run has no vm.log.md: whether it finished, and which of its steps failed, cannot be told, so it is not graded".into(),
+        });
+    }
     // Sets and groups, not scans per contract: a system of many nodes is
     // read in n log n.
     let workspaces: BTreeSet<String> = ctx.workspace_folders()?.into_iter().collect();
@@ -439,6 +482,65 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     })
 }
 
+/// The most entries [`only_files_and_folders`] looks at.
+const MAX_WALK_ENTRIES: usize = 1_000_000;
+/// The deepest folder [`only_files_and_folders`] looks into.
+const MAX_WALK_DEPTH: usize = 64;
+
+/// Refuses a run holding anything but folders, regular files and links
+/// to them — a FIFO, a socket, a device, anywhere in it: reading one
+/// could block, and it is no output. Types are read without opening
+/// anything (`lstat`, then `stat` for a link).
+fn only_files_and_folders(dir: &Path) -> Result<(), ImportError> {
+    let refuse = |p: &Path, message: String| ImportError::RunFile {
+        file: p.display().to_string(),
+        line: 0,
+        message,
+    };
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((d, level)) = stack.pop() {
+        for e in std::fs::read_dir(&d).map_err(io(&d))? {
+            let e = e.map_err(io(&d))?;
+            seen += 1;
+            if seen > MAX_WALK_ENTRIES {
+                return Err(refuse(
+                    dir,
+                    format!("more than {MAX_WALK_ENTRIES} entries: the run's files cannot all be checked"),
+                ));
+            }
+            let path = e.path();
+            let ft = e.file_type().map_err(io(&path))?;
+            let kind = if ft.is_symlink() {
+                match std::fs::metadata(&path) {
+                    Ok(m) => m.file_type(),
+                    // A link to nothing: reading it fails where it is used.
+                    Err(_) => continue,
+                }
+            } else {
+                ft
+            };
+            if kind.is_dir() {
+                if !ft.is_symlink() {
+                    if level + 1 > MAX_WALK_DEPTH {
+                        return Err(refuse(
+                            &path,
+                            format!("folders nested deeper than {MAX_WALK_DEPTH} levels"),
+                        ));
+                    }
+                    stack.push((path, level + 1));
+                }
+            } else if !kind.is_file() {
+                return Err(refuse(
+                    &path,
+                    "not a regular file (a FIFO, socket or device): a run holds only folders and files".into(),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn folder_name(p: &Path) -> String {
     p.file_name()
         .map(|s| s.to_string_lossy().into_owned())
@@ -490,8 +592,25 @@ fn has_outputs(dir: &Path) -> Result<bool, ImportError> {
     Ok(false)
 }
 
+/// Reads one file of the run as UTF-8 text, its line endings (`\r\n`, or
+/// a bare `\r`) made `\n` so that every reader sees the lines a Markdown
+/// renderer shows.
+///
+/// # Errors
+/// [`ImportError::RunFile`] naming the file: not a regular file (a FIFO,
+/// a socket, a device: checked before it is opened, so it never blocks),
+/// too large, not UTF-8.
 fn read_text(path: &Path) -> Result<String, ImportError> {
     let meta = std::fs::metadata(path).map_err(io(path))?;
+    if !meta.is_file() {
+        return Err(ImportError::RunFile {
+            file: path.display().to_string(),
+            line: 0,
+            message:
+                "not a regular file (a FIFO, socket or device): a run holds only folders and files"
+                    .into(),
+        });
+    }
     if meta.len() > MAX_FILE_BYTES {
         return Err(ImportError::RunFile {
             file: path.display().to_string(),
@@ -503,11 +622,23 @@ fn read_text(path: &Path) -> Result<String, ImportError> {
         });
     }
     let bytes = std::fs::read(path).map_err(io(path))?;
-    String::from_utf8(bytes).map_err(|_| ImportError::RunFile {
+    let text = String::from_utf8(bytes).map_err(|_| ImportError::RunFile {
         file: path.display().to_string(),
         line: 0,
         message: "not UTF-8 text".into(),
+    })?;
+    Ok(if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text
     })
+}
+
+/// Whether a relative path (components joined by `/`) is a file in a
+/// folder of `bindings/`: `bindings/{folder}/…/{file}`, spelled exactly.
+fn under_bindings(rel: &str) -> bool {
+    let parts: Vec<&str> = rel.split('/').collect();
+    parts.len() >= 3 && parts[0] == "bindings"
 }
 
 /// A relative path a run file names, checked to stay inside the run:
@@ -571,25 +702,33 @@ fn parse_caller(file: &str, text: &str) -> Result<(String, String), ImportError>
     Err(bad(0, "the header is never closed by `---`"))
 }
 
-/// An output binding's content without the header OpenProse may write
-/// (`# name`, `key: value` lines such as `binding:` and `source:`, `---`,
-/// within the first eight lines; a `binding:` line is not required, so a
-/// header missing it is not read as the output's heading); anything else
-/// is kept whole.
-fn strip_output_header(text: &str) -> String {
+/// An output binding's content without the header OpenProse writes:
+/// `# {name}` (the output's own name), then only `binding:` and `source:`
+/// lines (at least one; blank lines allowed), then `---`, within the first
+/// eight lines. Anything else — a title of another name, other `key:
+/// value` lines — is the output's own content and kept whole: it is never
+/// dropped as a header.
+fn strip_output_header(name: &str, text: &str) -> String {
     // A byte order mark before the header is no content.
     let lines: Vec<&str> = text
         .strip_prefix('\u{feff}')
         .unwrap_or(text)
         .lines()
         .collect();
-    if lines.first().is_some_and(|l| l.starts_with("# ")) {
+    let own_title = lines
+        .first()
+        .and_then(|l| l.strip_prefix("# "))
+        .is_some_and(|t| t.trim().trim_matches('`').eq_ignore_ascii_case(name.trim()));
+    if own_title {
         if let Some(end) = lines.iter().take(8).position(|l| l.trim_end() == "---") {
             let header = &lines[1..end];
-            if header.iter().any(|l| l.contains(':'))
-                && header
-                    .iter()
-                    .all(|l| l.trim().is_empty() || l.contains(':'))
+            let key = |l: &str| {
+                l.split_once(':')
+                    .map(|(k, _)| k.trim().to_ascii_lowercase())
+            };
+            let known = |l: &str| matches!(key(l).as_deref(), Some("binding" | "source"));
+            if header.iter().any(|l| known(l))
+                && header.iter().all(|l| l.trim().is_empty() || known(l))
             {
                 return lines[end + 1..].join("\n").trim().to_string();
             }
@@ -767,7 +906,7 @@ impl Ctx<'_> {
             Some(if json {
                 text
             } else {
-                strip_output_header(&text)
+                strip_output_header(name, &text)
             })
         } else {
             None
@@ -916,6 +1055,19 @@ impl Ctx<'_> {
                         "name"
                     }
                 );
+                // A binding lives under `bindings/{folder}/`: a path to
+                // the manifest, the root, a source snapshot, the log or an
+                // error file would grade the run's own program or records
+                // as the output.
+                if o.binding_path.is_some() && !under_bindings(&rel) {
+                    return Err(bad(
+                        at,
+                        format!(
+                            "`{}` is not under bindings/: an output's binding is a file bindings/{{node}}/{{name}}, never the manifest, root.prose.md, a sources/ snapshot, vm.log.md or a workspace file",
+                            shown(&rel)
+                        ),
+                    ));
+                }
                 if folder_of(&rel, "bindings").as_deref() == Some("caller") {
                     return Err(bad(
                         at,
@@ -1520,18 +1672,30 @@ mod tests {
         assert!(parse_caller("f", "# topic\nbinding: input\nx").is_err());
         assert!(parse_caller("f", "# topic\nno colon here\n---\nx").is_err());
         assert_eq!(
-            strip_output_header("# summary\nbinding: output\nsource: writer\n---\nBody\n"),
+            strip_output_header(
+                "summary",
+                "# summary\nbinding: output\nsource: writer\n---\nBody\n"
+            ),
             "Body"
         );
         assert_eq!(
-            strip_output_header("\u{feff}# summary\nbinding: output\n---\nBody\n"),
+            strip_output_header("summary", "\u{feff}# summary\nbinding: output\n---\nBody\n"),
             "Body"
         );
         // A heading that is content stays.
         assert_eq!(
-            strip_output_header("# Report\n\nBody\n---\n"),
+            strip_output_header("report", "# Report\n\nBody\n---\n"),
             "# Report\n\nBody\n---\n"
         );
+        // Only OpenProse's own shape is a header: another title, or other
+        // keys, are the output's content.
+        for text in [
+            "# Findings\nStatus: draft\n---\nBody\n",
+            "# summary\nauthor: me\n---\nBody\n",
+            "# summary\nbinding: output\nauthor: me\n---\nBody\n",
+        ] {
+            assert_eq!(strip_output_header("summary", text), text);
+        }
     }
 
     #[test]

@@ -249,7 +249,16 @@ fn write(dir: &std::path::Path, rel: &str, text: &str) {
     std::fs::write(p, text).expect("write");
 }
 
+/// Grades the run at `dir`; a run these tests write without a log gets
+/// one that says only that it ended (what they test is not the log).
 fn grade_dir(dir: &std::path::Path) -> RunGrade {
+    if !dir.join("vm.log.md").exists() {
+        write(
+            dir,
+            "vm.log.md",
+            "# run:r s\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n",
+        );
+    }
     let run = import_run(dir).expect("imports");
     let policy = Policy::default();
     let mut judge = no_judge(policy);
@@ -495,7 +504,37 @@ fn system_with_manifest(
 #[test]
 fn a_manifest_that_contradicts_itself_is_refused() {
     type Edit = fn(&mut serde_json::Value);
-    let cases: [(&str, Edit, &str, &str); 8] = [
+    let cases: [(&str, Edit, &str, &str); 13] = [
+        (
+            "an output bound to the manifest",
+            |m| m["graph"][1]["outputs"][1]["bindingPath"] = "forme.manifest.json".into(),
+            "graph[1].outputs[1].bindingPath",
+            "is not under bindings/",
+        ),
+        (
+            "an output bound to the root",
+            |m| m["graph"][1]["outputs"][1]["bindingPath"] = "./root.prose.md".into(),
+            "graph[1].outputs[1].bindingPath",
+            "is not under bindings/",
+        ),
+        (
+            "an output bound to a source snapshot",
+            |m| m["graph"][1]["outputs"][1]["bindingPath"] = "sources/writer.prose.md".into(),
+            "graph[1].outputs[1].bindingPath",
+            "is not under bindings/",
+        ),
+        (
+            "an output bound to the log",
+            |m| m["graph"][1]["outputs"][1]["bindingPath"] = "vm.log.md".into(),
+            "graph[1].outputs[1].bindingPath",
+            "is not under bindings/",
+        ),
+        (
+            "an output bound to bindings/ itself",
+            |m| m["graph"][1]["outputs"][1]["bindingPath"] = "bindings/table.md".into(),
+            "graph[1].outputs[1].bindingPath",
+            "is not under bindings/",
+        ),
         (
             "an output name that is a path",
             |m| m["graph"][1]["outputs"][1]["name"] = "../../../outside/players".into(),
@@ -680,6 +719,11 @@ fn a_huge_manifest_is_refused_and_a_large_one_imports() {
             "---\nname: w\nkind: service\n---\n## Ensures\n\n- `out`: a summary\n",
         );
         write(d.path(), "bindings/n0/out.md", "Cells age slowly.\n");
+        write(
+            d.path(),
+            "vm.log.md",
+            "# run:r sys\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n",
+        );
         let graph: Vec<serde_json::Value> = (0..nodes)
             .map(|i| serde_json::json!({"id": format!("n{i}"), "sourcePath": "w.prose.md"}))
             .collect();

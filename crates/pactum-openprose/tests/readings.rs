@@ -33,10 +33,28 @@ fn service(ensures: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
     for (p, t) in files {
         write(d.path(), p, t);
     }
+    // A run written without a log gets one that says only that it ended
+    // (what these tests read is not the log).
+    if !d.path().join("vm.log.md").exists() {
+        write(
+            d.path(),
+            "vm.log.md",
+            "# run:r svc\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n",
+        );
+    }
     d
 }
 
+/// Grades the run at `dir`; a run written without a log gets one that
+/// says only that it ended.
 fn grade_dir(dir: &std::path::Path) -> RunGrade {
+    if !dir.join("vm.log.md").exists() {
+        write(
+            dir,
+            "vm.log.md",
+            "# run:r s\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n",
+        );
+    }
     let run = import_run(dir).expect("imports");
     let policy = Policy::default();
     let mut judge = no_judge(policy);
@@ -85,7 +103,10 @@ fn echoed_input_is_no_mention() {
 fn valid_is_no_filler() {
     let d = service(
         "- `report`: a valid report",
-        &[("bindings/svc/report.md", "lorem\n"), ("vm.log.md", OK_LOG)],
+        &[
+            ("bindings/svc/report.md", "Some words.\n"),
+            ("vm.log.md", OK_LOG),
+        ],
     );
     let g = grade_dir(d.path());
     assert_eq!(verdicts(&g), vec![Verdict::NotEvaluable]);

@@ -381,7 +381,7 @@ impl Prepared<'_> {
             let rendered = Rendered::of(prerender, &result, expected);
             (trace, Some((result, expected, rendered)))
         };
-        let format = format!("{:?}", req.import.format).to_lowercase();
+        let format = req.import.format.as_str().to_string();
         for path in &req.traces {
             let file = path.display().to_string();
             let mut first_skip: Option<String> = None;

@@ -67,13 +67,40 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
         let run = import_run(dir).map_err(|e| {
             let text = e.to_string();
             let code = e.code();
-            PipelineError::Invalid(if text.starts_with(code) {
+            let text = if text.starts_with(code) {
                 text
             } else {
                 format!("{code}: {text}")
-            })
+            };
+            // A path or a line quoted in the error can hold a key (a
+            // folder or file named with one): redacted before it is shown.
+            let text = match Redactor::new(key_tokens(&text)) {
+                Ok(r) => r.redact_string(text),
+                Err(_) => code.to_string(),
+            };
+            PipelineError::Invalid(text)
         })?;
         runs.push(run);
+    }
+    // The store (`--db`, or the default one a judge opens) inside a run
+    // would be read as part of the run by the next grade, and the run's
+    // grading would write into it: refused before it is opened.
+    let store = req
+        .store
+        .clone()
+        .or_else(|| req.judge.is_some().then(|| crate::common::store_path(None)));
+    if let Some(db) = store {
+        let runs_kept: Vec<Protected> = req
+            .runs
+            .iter()
+            .map(|p| Protected::folder("the OpenProse run", p))
+            .collect();
+        let out = [pactum_report::Output::file("--db", &db)];
+        if let Err(e) = pactum_report::check_outputs(&out, &runs_kept) {
+            return Err(PipelineError::Invalid(format!(
+                "{e} (the store cannot be kept inside a run being graded)"
+            )));
+        }
     }
     let mut keys: Vec<String> = Vec::new();
     for k in runs.iter().flat_map(Run::texts).flat_map(key_tokens) {
@@ -277,6 +304,38 @@ mod tests {
             judge: None,
             store: None,
         }
+    }
+
+    /// The store may not live inside a run being graded, by any spelling
+    /// of its path; beside the run it is accepted.
+    #[test]
+    fn a_store_inside_a_run_is_refused() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        let example =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openprose/satisfied");
+        copy_dir(&example, &run);
+        for db in [
+            run.join("pactum.db"),
+            run.join("bindings/analyst/x.db"),
+            run.join("new/folder/x.db"),
+            run.join("bindings/../x.db"),
+        ] {
+            let mut req = request(&run);
+            req.store = Some(db.clone());
+            match prepare(&req) {
+                Err(PipelineError::Invalid(text)) => {
+                    assert!(text.contains("--db"), "{text}");
+                    assert!(text.contains(&run.display().to_string()), "{text}");
+                }
+                Err(other) => panic!("{}: {other:?}", db.display()),
+                Ok(_) => panic!("{}: accepted", db.display()),
+            }
+            assert!(!db.exists(), "{} was created", db.display());
+        }
+        let mut req = request(&run);
+        req.store = Some(tmp.path().join("pactum.db"));
+        assert!(prepare(&req).is_ok());
     }
 
     /// Every file of a run, however many it holds, and every path inside

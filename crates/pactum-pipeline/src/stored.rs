@@ -179,6 +179,29 @@ pub fn show(
     Ok(out)
 }
 
+/// What `pactum show RUN`'s reports may not be written over: the store,
+/// and the files of the suite the run was made from (the suite file, and
+/// every file it names as it reads now; only the suite file when it no
+/// longer loads). Reads only; a run or store that cannot be read leaves
+/// the store alone protected, and [`show`] then says why.
+pub fn show_protected(run: &str, db: Option<&Path>) -> Vec<pactum_report::Protected> {
+    let mut protected = vec![crate::common::store_protected(db)];
+    let Ok(store) = open_store_to_read(db) else {
+        return protected;
+    };
+    let Ok((_, row)) = stored_run(&store, run) else {
+        return protected;
+    };
+    match pactum_suite::load_suite(Path::new(&row.suite_path)) {
+        Ok(s) => protected.extend(crate::run::suite_protected(&s)),
+        Err(_) => protected.push(pactum_report::Protected::input(
+            "the suite",
+            PathBuf::from(&row.suite_path),
+        )),
+    }
+    protected
+}
+
 /// [`show`] over a store already open (`pactum view` opens it so as to
 /// change no file beside it); `db` is the store's path as the user gave
 /// it, for the resume command a warning prints. Reads only.

@@ -142,6 +142,22 @@ impl std::fmt::Debug for Fanout {
 }
 
 impl Fanout {
+    /// Checks every report path of `request` against `protected` (the
+    /// command's inputs and the store) and against the other report
+    /// ([`check_outputs`]), creating nothing: a command calls it before it
+    /// opens anything it reads, so a refused path changes no input.
+    ///
+    /// # Errors
+    /// [`ReportError`] naming the refused path.
+    pub fn check(request: &ReportRequest, protected: &[Protected]) -> Result<(), ReportError> {
+        let outputs: Vec<Output> = request
+            .files()
+            .iter()
+            .map(|(flag, _, p)| Output::file(*flag, p))
+            .collect();
+        check_outputs(&outputs, protected)
+    }
+
     /// The reports `request` asks for: the terminal summary (unless a
     /// report goes to stdout), `json`, `junit`, `html`, `markdown`. Every report path is
     /// checked first against `protected` (the command's inputs and the
@@ -157,12 +173,8 @@ impl Fanout {
         protected: &[Protected],
         notice: FailureNotice,
     ) -> Result<Fanout, ReportError> {
+        Fanout::check(request, protected)?;
         let files = request.files();
-        let outputs: Vec<Output> = files
-            .iter()
-            .map(|(flag, _, p)| Output::file(*flag, p))
-            .collect();
-        check_outputs(&outputs, protected)?;
         let mut fan = Fanout {
             slots: Vec::new(),
             failed: false,

@@ -36,7 +36,7 @@ use crate::{ReportError, Reporter, RunEnd};
 const CSS: &str = include_str!("html/page.css");
 /// The page's script (hashed into the CSP): filters, search and pages;
 /// `/*CTL*/` stands for the character class of [`CODE_POINT_SHOWN`],
-/// `/*PAGE*/` for [`PAGE_SIZE`].
+/// `/*PAGE*/` for [`PAGE_SIZE`], `/*MESSAGE*/` for [`MESSAGE_CHARS`].
 const JS: &str = include_str!("html/page.js");
 
 /// At most this many traces are rendered as HTML in the page (failures
@@ -46,16 +46,76 @@ const JS: &str = include_str!("html/page.js");
 /// the size of the run.
 pub const RENDERED_TRACES: usize = 200;
 
+/// At most this many characters of each message, tool call's arguments
+/// or result and side effect's details are shown in the conversation;
+/// the rest is cut with a note saying how many more there are (the
+/// embedded document and `--json` hold the whole text). Bounds the work
+/// of drawing one hostile trace, whatever its size.
+pub const MESSAGE_CHARS: usize = 20_000;
+
+/// The note that ends a text cut at [`MESSAGE_CHARS`]; page.js writes
+/// the same words.
+fn cut_note(more: usize) -> String {
+    format!("\n… {more} more characters not shown (the JSON report holds the whole text)")
+}
+
+/// `text` bounded to [`MESSAGE_CHARS`] characters, with [`cut_note`].
+fn bounded(text: String) -> String {
+    match text.char_indices().nth(MESSAGE_CHARS) {
+        None => text,
+        Some((cut, _)) => {
+            let more = text[cut..].chars().count();
+            format!("{}{}", &text[..cut], cut_note(more))
+        }
+    }
+}
+
+/// `segs` bounded to [`MESSAGE_CHARS`] characters in all: the segment
+/// crossing the bound is cut, those after it dropped, and [`cut_note`]
+/// added as a last, uncited segment.
+fn bounded_segments(segs: Vec<Segment>) -> Vec<Segment> {
+    let mut left = MESSAGE_CHARS;
+    let mut more = 0usize;
+    let mut out = Vec::new();
+    for mut sg in segs {
+        if left == 0 {
+            more += sg.text.chars().count();
+            continue;
+        }
+        if let Some((cut, _)) = sg.text.char_indices().nth(left) {
+            more += sg.text[cut..].chars().count();
+            sg.text.truncate(cut);
+            left = 0;
+        } else {
+            left -= sg.text.chars().count();
+        }
+        out.push(sg);
+    }
+    if more > 0 {
+        out.push(Segment {
+            text: cut_note(more),
+            cites: Vec::new(),
+        });
+    }
+    out
+}
+
 /// Traces per page of the script's list.
 pub const PAGE_SIZE: usize = 100;
 
 /// The id of the `<script type="application/json">` element holding, when
 /// the run has more than [`RENDERED_TRACES`] traces, one row per result in
 /// failures-first order: `[index, decided_by, label, unobserved channels,
-/// [[mark, mark class, kind] per clause], reading]` (`reading`: for an
-/// authored test `[interpreter, why the conversation stopped or null]` in
-/// words, else null) — what the page shows that is not in the document,
-/// computed here so the script decides no rule.
+/// [[mark, mark class, kind] per clause], reading, calls, effects,
+/// evidence]` (`reading`: for an authored test `[interpreter, why the
+/// conversation stopped or null]` in words, else null; `calls`: per tool
+/// call of the transcript in order, `[arguments as pactum writes them
+/// (indented JSON), result text or null, [clause positions citing it]]`;
+/// `effects`: per turn, per side effect `[details text, [clause
+/// positions]]`; `evidence`: per clause, per piece `[element id it points
+/// to or null, its text]`) — what the page shows that is not in the
+/// document, computed here so the script decides no rule and never
+/// re-writes a JSON value (a number above 2^53, key order).
 pub const ROWS_ELEMENT_ID: &str = "pactum-rows";
 
 /// The code points shown as `U+XXXX` rather than as themselves: the one
@@ -74,6 +134,7 @@ fn page_script() -> &'static str {
             .collect();
         JS.replace("/*CTL*/", &class)
             .replace("/*PAGE*/", &PAGE_SIZE.to_string())
+            .replace("/*MESSAGE*/", &MESSAGE_CHARS.to_string())
     })
 }
 
@@ -115,12 +176,65 @@ pub fn shown_as_code_point(c: char) -> bool {
     pactum_core::text::shown_as_code_point(c)
 }
 
-/// The one formatter of every value the templates print: strings have
-/// the characters [`shown_as_code_point`] names replaced by a visible
-/// `<span class="ctl">U+XXXX</span>`, and everything else is escaped by
-/// the engine's HTML escaping (`<`, `>`, `&`, `"`, `'`, `/`). Public so
-/// that other pages (`pactum view`) escape exactly as the report does:
-/// give it to `Environment::set_formatter` with HTML auto-escaping on.
+/// A piece of untrusted text as the page shows it: plain text, or a run
+/// of one character [`shown_as_code_point`] names, shown as one box.
+enum Piece<'a> {
+    Text(&'a str),
+    /// The code point and how many times it repeats in a row.
+    Boxed(char, usize),
+}
+
+/// `s` cut into [`Piece`]s: a run of identical boxed characters is one
+/// piece (300,000 × U+200B is one box, not 300,000), so hostile text
+/// cannot multiply the page's size by the length of a box.
+fn pieces(s: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut run: Option<(char, usize)> = None;
+    for (i, c) in s.char_indices() {
+        if shown_as_code_point(c) {
+            match &mut run {
+                Some((r, n)) if *r == c => *n += 1,
+                _ => {
+                    if let Some((r, n)) = run.take() {
+                        out.push(Piece::Boxed(r, n));
+                    } else if start < i {
+                        out.push(Piece::Text(&s[start..i]));
+                    }
+                    run = Some((c, 1));
+                }
+            }
+            start = i + c.len_utf8();
+        } else if let Some((r, n)) = run.take() {
+            out.push(Piece::Boxed(r, n));
+        }
+    }
+    if let Some((r, n)) = run {
+        out.push(Piece::Boxed(r, n));
+    } else if start < s.len() {
+        out.push(Piece::Text(&s[start..]));
+    }
+    out
+}
+
+/// The label of a box: `U+200B`, `U+E0041`, or `U+200B ×300000` for a run.
+pub fn box_label(c: char, count: usize) -> String {
+    if count > 1 {
+        format!("U+{:04X} \u{d7}{count}", u32::from(c))
+    } else {
+        format!("U+{:04X}", u32::from(c))
+    }
+}
+
+/// The one formatter of every value the templates print as text: strings
+/// have the characters [`shown_as_code_point`] names replaced by a visible
+/// `<span class="ctl">U+XXXX</span>` (a run of one such character by one
+/// box with its count, `U+200B ×300000`), and everything else is escaped
+/// by the engine's HTML escaping (`<`, `>`, `&`, `"`, `'`, `/`). Never
+/// for an attribute value: the box is markup; attributes go through
+/// [`attribute_text`] (the templates' `attr` filter). Public so that other
+/// pages (`pactum view`) escape exactly as the report does: give it to
+/// `Environment::set_formatter` with HTML auto-escaping on.
 pub fn visible_text(
     out: &mut minijinja::Output,
     state: &mut minijinja::State,
@@ -129,17 +243,40 @@ pub fn visible_text(
     let Some(s) = value.as_str().filter(|_| !value.is_safe()) else {
         return minijinja::escape_formatter(out, state, value);
     };
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        if shown_as_code_point(c) {
-            minijinja::escape_formatter(out, state, &JValue::from(&s[start..i]))?;
-            write!(out, "<span class=\"ctl\">U+{:04X}</span>", u32::from(c)).map_err(|e| {
-                minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string())
-            })?;
-            start = i + c.len_utf8();
+    for piece in pieces(s) {
+        match piece {
+            Piece::Text(t) => minijinja::escape_formatter(out, state, &JValue::from(t))?,
+            Piece::Boxed(c, n) => write!(out, "<span class=\"ctl\">{}</span>", box_label(c, n))
+                .map_err(|e| {
+                    minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string())
+                })?,
         }
     }
-    minijinja::escape_formatter(out, state, &JValue::from(&s[start..]))
+    Ok(())
+}
+
+/// `value` as the text of a double-quoted attribute value: the boxed
+/// characters written as their plain label (`U+202E`, no markup), then
+/// HTML-escaped (`"`, `'`, `<`, `>`, `&`, `/`). The templates' `attr`
+/// filter: every `{{ … }}` inside an attribute goes through it (a test
+/// checks each template).
+pub fn attribute_text(value: &JValue) -> String {
+    if value.is_safe() {
+        // pactum's own markup-free text (the CSP), as the formatter does.
+        return value.to_string();
+    }
+    let raw = match value.as_str() {
+        Some(s) => s.to_string(),
+        None => value.to_string(),
+    };
+    let labelled: String = pieces(&raw)
+        .into_iter()
+        .map(|p| match p {
+            Piece::Text(t) => t.to_string(),
+            Piece::Boxed(c, n) => box_label(c, n),
+        })
+        .collect();
+    minijinja::HtmlEscape(&labelled).to_string()
 }
 
 /// The template environment: HTML escaping on for every template, strict
@@ -150,6 +287,9 @@ fn environment() -> Result<Environment<'static>, RenderError> {
     env.set_auto_escape_callback(|_| AutoEscape::Html);
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_formatter(visible_text);
+    env.add_filter("attr", |v: JValue| {
+        JValue::from_safe_string(attribute_text(&v))
+    });
     for (name, source) in [
         ("top.html", include_str!("html/top.html")),
         ("trace.html", include_str!("html/trace.html")),
@@ -207,7 +347,14 @@ impl EvidenceView {
                     None => format!("t{i}-turn{turn}"),
                 })
             }
-            Evidence::SideEffect { turn, .. } => Some(format!("t{i}-turn{turn}")),
+            Evidence::SideEffect {
+                turn,
+                effect,
+                details,
+            } => Some(match effect_matching(t, *turn, effect, details) {
+                Some(k) => format!("t{i}-turn{turn}-effect{k}"),
+                None => format!("t{i}-turn{turn}"),
+            }),
             Evidence::ToolCall { index, .. } => Some(format!("t{i}-call{index}")),
             Evidence::Field { .. } => None,
         });
@@ -362,6 +509,10 @@ struct Cite {
     mark_class: &'static str,
     /// The clause row's element id.
     anchor: String,
+    /// The clause's position among all the result's clauses, in order
+    /// (the rows name clauses by it).
+    #[serde(skip)]
+    flat: usize,
 }
 
 /// A run of message text; `cites` is empty for text no clause quoted.
@@ -371,11 +522,66 @@ struct Segment {
     cites: Vec<Cite>,
 }
 
-/// Whether a call's arguments hold quote `q`: as the page shows them
-/// (indented JSON) or as one line (compact JSON). page.js's `argsHold`
-/// is the same rule.
+/// Whether a call's arguments hold quote `q`: in one of their decoded
+/// strings (keys or values: the evaluator quotes a string as it is, with
+/// its newlines and quotes, not as JSON writes it), as the page shows
+/// them (indented JSON) or as one line (compact JSON). The script does
+/// not decide it: pactum ships each call's cites in the rows
+/// ([`ROWS_ELEMENT_ID`]).
 fn arguments_hold(call: &pactum_core::trace::ToolCall, q: &str) -> bool {
-    !q.is_empty() && (pretty(&call.arguments).contains(q) || call.arguments.to_string().contains(q))
+    !q.is_empty()
+        && (string_leaf_holds(&call.arguments, q)
+            || pretty(&call.arguments).contains(q)
+            || call.arguments.to_string().contains(q))
+}
+
+/// Whether a string of `v` (a value, or an object's key) holds `q`.
+fn string_leaf_holds(v: &Value, q: &str) -> bool {
+    match v {
+        Value::String(s) => s.contains(q),
+        Value::Array(a) => a.iter().any(|x| string_leaf_holds(x, q)),
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, x)| k.contains(q) || string_leaf_holds(x, q)),
+        _ => false,
+    }
+}
+
+/// Whether a call's result holds quote `q`: as the page shows it, or in
+/// one of its decoded strings when it is a JSON value.
+fn result_holds(call: &pactum_core::trace::ToolCall, q: &str) -> bool {
+    !q.is_empty()
+        && call.result.as_ref().is_some_and(|v| {
+            string_leaf_holds(v, q) || result_text(call).is_some_and(|r| r.contains(q))
+        })
+}
+
+/// Whether side-effect details `have` hold what evidence `cited` names:
+/// equal, or, for objects, every key of `cited` present in `have` with a
+/// value that holds its value (the evidence may carry the matched part).
+fn details_hold(have: &Value, cited: &Value) -> bool {
+    match (have, cited) {
+        (Value::Object(h), Value::Object(c)) => c
+            .iter()
+            .all(|(k, v)| h.get(k).is_some_and(|x| details_hold(x, v))),
+        _ => have == cited,
+    }
+}
+
+/// The 0-based index within turn `turn` (1-based) of the first side
+/// effect of kind `kind` whose details hold `details`; `None` when none
+/// does.
+fn effect_matching(
+    t: &pactum_core::trace::Trace,
+    turn: usize,
+    kind: &str,
+    details: &Value,
+) -> Option<usize> {
+    t.turns
+        .get(turn.checked_sub(1)?)?
+        .side_effects
+        .iter()
+        .position(|e| e.kind == kind && details_hold(&e.details, details))
 }
 
 /// A call's result as the page shows it: a string as itself, any other
@@ -390,7 +596,7 @@ fn result_text(call: &pactum_core::trace::ToolCall) -> Option<String> {
 /// The 0-based index in the trace of the first call of turn `turn`
 /// (1-based) whose arguments (`source` `tool_arguments`) or result
 /// (`tool_results`) hold quote `q`; `None` for any other source or when
-/// no call does. page.js's `callQuoting` is the same rule.
+/// no call does.
 fn call_quoting(
     t: &pactum_core::trace::Trace,
     turn: usize,
@@ -408,7 +614,7 @@ fn call_quoting(
         .iter()
         .position(|c| match source {
             "tool_arguments" => arguments_hold(c, q),
-            "tool_results" => !q.is_empty() && result_text(c).is_some_and(|r| r.contains(q)),
+            "tool_results" => result_holds(c, q),
             _ => false,
         })
         .map(|k| before + k)
@@ -510,6 +716,7 @@ impl ConversationView {
     fn of(index: usize, t: &pactum_core::trace::Trace, r: &pactum_core::TraceResult) -> Self {
         // Every piece of evidence with the clause it belongs to.
         let mut cited: Vec<(&Evidence, Cite)> = Vec::new();
+        let mut flat = 0;
         for (ci, c) in r.contracts.iter().enumerate() {
             for (k, cl) in c.clauses.iter().enumerate() {
                 let mark = Mark::of(cl);
@@ -518,7 +725,9 @@ impl ConversationView {
                     mark: mark.symbol(),
                     mark_class: mark_class(mark),
                     anchor: clause_anchor(index, ci, k),
+                    flat,
                 };
+                flat += 1;
                 cited.extend(cl.evidence.iter().map(|e| (e, cite.clone())));
             }
         }
@@ -552,7 +761,10 @@ impl ConversationView {
                         };
                         MessageView {
                             role,
-                            segments: segments(&m.content, &quotes(number, role)),
+                            segments: bounded_segments(segments(
+                                &m.content,
+                                &quotes(number, role),
+                            )),
                         }
                     })
                     .collect();
@@ -577,7 +789,7 @@ impl ConversationView {
                             }
                         }
                         for (q, c) in &result_quotes {
-                            if !q.is_empty() && result.as_deref().is_some_and(|r| r.contains(q)) {
+                            if result_holds(call, q) {
                                 cites.push(c.clone());
                             }
                         }
@@ -586,8 +798,8 @@ impl ConversationView {
                             anchor: format!("t{index}-call{at}"),
                             number: at + 1,
                             name: call.name.clone(),
-                            arguments,
-                            result,
+                            arguments: bounded(arguments),
+                            result: result.map(bounded),
                             error: call.error.clone(),
                             cites,
                         }
@@ -600,10 +812,10 @@ impl ConversationView {
                     .map(|(k, e)| EffectView {
                         anchor: format!("t{index}-turn{number}-effect{k}"),
                         kind: e.kind.clone(),
-                        details: pretty(&e.details),
+                        details: bounded(pretty(&e.details)),
                         cites: cited
                             .iter()
-                            .filter(|(ev, _)| matches!(ev, Evidence::SideEffect { turn, effect, .. } if *turn == number && *effect == e.kind))
+                            .filter(|(ev, _)| matches!(ev, Evidence::SideEffect { turn, effect, details } if *turn == number && *effect == e.kind && details_hold(&e.details, details)))
                             .map(|(_, c)| c.clone())
                             .collect(),
                     })
@@ -614,7 +826,7 @@ impl ConversationView {
                     response: turn
                         .response
                         .as_deref()
-                        .map(|text| segments(text, &quotes(number, "response"))),
+                        .map(|text| bounded_segments(segments(text, &quotes(number, "response")))),
                     response_anchor: format!("t{index}-turn{number}-response"),
                     calls,
                     effects,
@@ -870,6 +1082,39 @@ pub(crate) fn render_html(
             .flat_map(|c| c.clauses.iter())
             .map(|cl| (cl.mark, cl.mark_class, cl.kind.as_str()))
             .collect();
+        let flats = |cites: &[Cite]| cites.iter().map(|c| c.flat).collect::<Vec<_>>();
+        let (calls, effects) = view.conversation.as_ref().map_or_else(
+            || (Vec::new(), Vec::new()),
+            |cv| {
+                (
+                    cv.turns
+                        .iter()
+                        .flat_map(|t| t.calls.iter())
+                        .map(|c| (c.arguments.as_str(), c.result.as_deref(), flats(&c.cites)))
+                        .collect::<Vec<_>>(),
+                    cv.turns
+                        .iter()
+                        .map(|t| {
+                            t.effects
+                                .iter()
+                                .map(|e| (e.details.as_str(), flats(&e.cites)))
+                                .collect::<Vec<_>>()
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            },
+        );
+        let evidence: Vec<Vec<(Option<&str>, &str)>> = view
+            .contracts
+            .iter()
+            .flat_map(|c| c.clauses.iter())
+            .map(|cl| {
+                cl.evidence
+                    .iter()
+                    .map(|e| (e.goto.as_deref(), e.text.as_str()))
+                    .collect()
+            })
+            .collect();
         let row = serde_json::to_string(&(
             view.index,
             &view.decided_by,
@@ -879,6 +1124,9 @@ pub(crate) fn render_html(
             view.reading
                 .as_ref()
                 .map(|r| (r.interpreter.as_str(), r.stopped.as_deref())),
+            calls,
+            effects,
+            evidence,
         ))
         .map_err(|e| e.to_string())?;
         writeln!(rows[group], "{row}").map_err(|e| e.to_string())?;
@@ -1599,6 +1847,302 @@ mod tests {
         assert_eq!(from_js.join(","), class);
         assert!(shown_as_code_point('\u{E0041}'));
         assert!(shown_as_code_point('\u{202e}') && !shown_as_code_point('\n'));
+    }
+
+    /// The markup of `page` outside its style sheet and scripts.
+    fn markup(page: &str) -> String {
+        let mut out = String::new();
+        let mut rest = page;
+        loop {
+            let next = [("<style>", "</style>"), ("<script", "</script>")]
+                .iter()
+                .filter_map(|(o, c)| rest.find(o).map(|at| (at, *c)))
+                .min_by_key(|(at, _)| *at);
+            let Some((at, close)) = next else {
+                out.push_str(rest);
+                return out;
+            };
+            out.push_str(&rest[..at]);
+            let end = rest[at..].find(close).expect("closed") + at + close.len();
+            rest = &rest[end..];
+        }
+    }
+
+    /// Every double-quoted attribute value of `page`'s markup, which must
+    /// hold no markup (a `<` or `>` inside means a value broke out).
+    fn attribute_values(page: &str) -> Vec<String> {
+        let m = markup(page);
+        let mut values = Vec::new();
+        let mut rest = m.as_str();
+        while let Some(at) = rest.find("=\"") {
+            let v = &rest[at + 2..];
+            let end = v.find('"').expect("closed value");
+            values.push(v[..end].to_string());
+            rest = &v[end + 1..];
+        }
+        values
+    }
+
+    #[test]
+    fn every_attribute_in_every_template_goes_through_attribute_escaping() {
+        for (name, source) in [
+            ("top.html", include_str!("html/top.html")),
+            ("trace.html", include_str!("html/trace.html")),
+            ("bottom.html", include_str!("html/bottom.html")),
+            ("strength.html", include_str!("html/strength.html")),
+            ("compare.html", include_str!("html/compare.html")),
+        ] {
+            let mut rest = source;
+            while let Some(at) = rest.find("=\"") {
+                let v = &rest[at + 2..];
+                let end = v.find('"').expect("closed value");
+                let value = &v[..end];
+                let mut expr = value;
+                while let Some(open) = expr.find("{{") {
+                    let close = expr[open..].find("}}").expect("closed") + open;
+                    assert!(
+                        expr[open..close].trim_end().ends_with("|attr"),
+                        "{name}: {value}"
+                    );
+                    expr = &expr[close + 2..];
+                }
+                rest = &v[end + 1..];
+            }
+        }
+        let label = |s: &str| attribute_text(&JValue::from(s));
+        assert_eq!(
+            label("bank\u{202E}ing\u{200B}x\""),
+            "bankU+202EingU+200Bx&quot;"
+        );
+        assert_eq!(label("a\u{E0041}b"), "aU+E0041b");
+        assert_eq!(
+            label("<span class=\"ctl\">"),
+            "&lt;span class=&quot;ctl&quot;&gt;"
+        );
+        assert_eq!(attribute_text(&JValue::from(15)), "15");
+    }
+
+    #[test]
+    fn an_invisible_character_in_an_id_cannot_break_out_of_an_attribute() {
+        let hostile = "bank\u{202E}ing\u{200B}x\" onmouseover=\"y";
+        let json = summary_json()
+            .replace("\"c<b>\"", &serde_json::to_string(hostile).expect("json"))
+            .replace("\"defect\"", "\"de\u{200B}fect\"");
+        let mut out = Vec::new();
+        render_strength_document(&json, &mut out).expect("renders");
+        let page = String::from_utf8(out).expect("utf-8");
+        let values = attribute_values(&page);
+        assert!(values.iter().all(|v| !v.contains(['<', '>'])), "{values:?}");
+        assert!(
+            page.contains(
+                "aria-label=\"strength vector of bankU+202EingU+200Bx&quot; onmouseover=&quot;y\""
+            ),
+            "{page}"
+        );
+        assert!(page.contains("data-class=\"deU+200Bfect\""), "{page}");
+        // As text, the same id is boxed.
+        assert!(page.contains("bank<span class=\"ctl\">U+202E</span>ing"));
+        // The interpretation panel's clause rows, and the report's pages.
+        let mut r = reading("");
+        if let Some(c) = r.contract.as_mut() {
+            for cl in &mut c.clauses {
+                cl.id = format!("leak\u{202E}pw\"{}", cl.id);
+            }
+        }
+        let page = authored_page(&r);
+        let values = attribute_values(&page);
+        assert!(values.iter().all(|v| !v.contains(['<', '>'])), "{values:?}");
+        assert!(page.contains("data-clause=\"leakU+202Epw&quot;"), "{page}");
+    }
+
+    /// A trace with a lookup and an e-mail in turn 1, and two e-mails sent.
+    fn mail_trace() -> pactum_core::trace::Trace {
+        serde_json::from_value(serde_json::json!({
+            "id": "m", "observability": "full",
+            "turns": [{
+                "input": [{"role": "user", "content": "mail Bob"}],
+                "response": "done",
+                "tool_calls": [
+                    {"name": "lookup", "arguments": {"q": "Bob"}, "result": {"body": "Hi,\nplease pay \"EVIL-IBAN-123\" now"}},
+                    {"name": "send_email", "arguments": {"to": "bob@corp", "body": "Dear Bob,\nplease pay \"EVIL-IBAN-123\" today.\nThanks"},
+                     "result": "Hi,\nplease pay \"EVIL-IBAN-123\" now"}
+                ],
+                "side_effects": [
+                    {"kind": "email_sent", "details": {"to": "friend@ok"}},
+                    {"kind": "email_sent", "details": {"to": "evil@x"}}
+                ]
+            }]
+        }))
+        .expect("a trace")
+    }
+
+    /// A failing result with one violated clause holding `evidence`.
+    fn result_with(evidence: Vec<Evidence>) -> pactum_core::TraceResult {
+        use pactum_core::contract::{ClauseKind, Severity};
+        use pactum_core::{ContractResult, ObservabilityLevel, Outcome, Verdict};
+        let clause = ClauseResult {
+            id: "no-evil".into(),
+            kind: ClauseKind::Prohibited,
+            conditional: false,
+            text: "No evil".into(),
+            severity: Severity::High,
+            verdict: Verdict::Violated,
+            confidence: 90,
+            outcome: Outcome::Detected,
+            evidence,
+            rationale: "it did".into(),
+            undetermined_operands: vec![],
+            discounted_echoes: vec![],
+            reason: None,
+            suggestion: None,
+        };
+        pactum_core::TraceResult {
+            trace_id: "m".into(),
+            source: None,
+            observability: ObservabilityLevel::Full,
+            status: TestStatus::Fail,
+            summary: "violated".into(),
+            contracts: vec![ContractResult::new(
+                "c".into(),
+                "sha256:c".into(),
+                vec![clause],
+            )],
+            overall_score: Some(0.0),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn a_quote_with_a_newline_or_quotes_is_placed_on_the_call_that_holds_it() {
+        let t = mail_trace();
+        let body = "Dear Bob,\nplease pay \"EVIL-IBAN-123\" today.\nThanks";
+        let quote = |source: &str, text: &str| Evidence::Quote {
+            turn: 1,
+            source: source.into(),
+            text: text.into(),
+        };
+        // The whole decoded string, and a window spanning the newline and
+        // a quote: both on the e-mail, never on the lookup.
+        for q in [body, "Bob,\nplease pay \"EVIL"] {
+            assert_eq!(call_quoting(&t, 1, "tool_arguments", q), Some(1), "{q:?}");
+            let e = quote("tool_arguments", q);
+            let view = EvidenceView::of(&e, Some((7, &t)));
+            assert_eq!(view.goto.as_deref(), Some("t7-call1"));
+            let cv = ConversationView::of(7, &t, &result_with(vec![e]));
+            let cited: Vec<bool> = cv.turns[0]
+                .calls
+                .iter()
+                .map(|c| !c.cites.is_empty())
+                .collect();
+            assert_eq!(cited, [false, true], "{q:?}");
+        }
+        // A JSON value as a result: its string holds the quote too, so
+        // both calls holding it are cited, the first one linked.
+        let e = quote("tool_results", "Hi,\nplease pay \"EVIL");
+        assert_eq!(
+            EvidenceView::of(&e, Some((7, &t))).goto.as_deref(),
+            Some("t7-call0")
+        );
+        let cv = ConversationView::of(7, &t, &result_with(vec![e]));
+        let cited: Vec<bool> = cv.turns[0]
+            .calls
+            .iter()
+            .map(|c| !c.cites.is_empty())
+            .collect();
+        assert_eq!(cited, [true, true]);
+        // A quote no call holds cites none and links to the turn.
+        let e = quote("tool_arguments", "nowhere\n");
+        assert_eq!(
+            EvidenceView::of(&e, Some((7, &t))).goto.as_deref(),
+            Some("t7-turn1")
+        );
+    }
+
+    #[test]
+    fn only_the_side_effect_whose_details_match_is_marked() {
+        let t = mail_trace();
+        let e = Evidence::SideEffect {
+            turn: 1,
+            effect: "email_sent".into(),
+            details: serde_json::json!({"to": "evil@x"}),
+        };
+        assert_eq!(
+            EvidenceView::of(&e, Some((3, &t))).goto.as_deref(),
+            Some("t3-turn1-effect1")
+        );
+        let cv = ConversationView::of(3, &t, &result_with(vec![e]));
+        let effects = &cv.turns[0].effects;
+        assert!(effects[0].cites.is_empty(), "the innocent e-mail is marked");
+        assert_eq!(effects[1].cites.len(), 1);
+        assert_eq!(effects[1].anchor, "t3-turn1-effect1");
+        // Another kind, or details no effect has: nothing marked.
+        for (kind, to) in [("sms_sent", "evil@x"), ("email_sent", "other@x")] {
+            let e = Evidence::SideEffect {
+                turn: 1,
+                effect: kind.into(),
+                details: serde_json::json!({ "to": to }),
+            };
+            let cv = ConversationView::of(3, &t, &result_with(vec![e]));
+            assert!(cv.turns[0].effects.iter().all(|x| x.cites.is_empty()));
+        }
+    }
+
+    /// `s` as the templates print it.
+    fn printed(s: &str) -> String {
+        let mut env = Environment::new();
+        env.set_auto_escape_callback(|_| AutoEscape::Html);
+        env.set_formatter(visible_text);
+        env.render_str("{{ v }}", minijinja::context! { v => s })
+            .expect("renders")
+    }
+
+    #[test]
+    fn a_run_of_one_invisible_character_is_one_box_with_its_count() {
+        let zw = "\u{200B}".repeat(300_000);
+        let page = printed(&format!("hunter2{zw}x\u{E0041}\u{E0041}\u{202E}"));
+        assert_eq!(
+            page,
+            "hunter2<span class=\"ctl\">U+200B \u{d7}300000</span>x<span class=\"ctl\">U+E0041 \u{d7}2</span><span class=\"ctl\">U+202E</span>"
+        );
+        assert_eq!(
+            printed("a\u{FFFE}b\u{10FFFF}"),
+            "a<span class=\"ctl\">U+FFFE</span>b<span class=\"ctl\">U+10FFFF</span>"
+        );
+    }
+
+    #[test]
+    fn a_long_message_is_cut_at_the_bound_with_a_note() {
+        let t: pactum_core::trace::Trace = serde_json::from_value(serde_json::json!({
+            "id": "big", "observability": "tool_calls",
+            "turns": [{
+                "input": [{"role": "user", "content": "hi"}],
+                "response": format!("{}SECRET-END", "a".repeat(MESSAGE_CHARS + 5)),
+                "tool_calls": [{"name": "n", "arguments": {"x": "b".repeat(MESSAGE_CHARS * 2)}}]
+            }]
+        }))
+        .expect("a trace");
+        let e = Evidence::Quote {
+            turn: 1,
+            source: "response".into(),
+            text: "aaaaaaaaaaSECRET".into(),
+        };
+        let cv = ConversationView::of(0, &t, &result_with(vec![e]));
+        let response = cv.turns[0].response.as_ref().expect("a response");
+        let shown: usize = response.iter().map(|s| s.text.chars().count()).sum();
+        let last = response.last().expect("the note");
+        assert_eq!(last.text, cut_note(15));
+        assert!(last.cites.is_empty());
+        assert_eq!(shown, MESSAGE_CHARS + cut_note(15).chars().count());
+        // The quoted span crossing the bound is cut, still marked.
+        assert_eq!(response[response.len() - 2].text, "aaaaa");
+        assert_eq!(response[response.len() - 2].cites.len(), 1);
+        let args = &cv.turns[0].calls[0].arguments;
+        assert!(args.starts_with("{\n  \"x\": \"bbb"));
+        assert!(args.ends_with(" more characters not shown (the JSON report holds the whole text)"));
+        assert_eq!(
+            args.chars().count(),
+            MESSAGE_CHARS + cut_note(MESSAGE_CHARS + 13).chars().count()
+        );
     }
 
     #[test]

@@ -37,11 +37,22 @@ const WARNINGS_SHOWN: usize = 20;
 /// for each, and it is what keeps `|` inside a table cell, and `<`, `[`,
 /// `!`, `` ` ``, `*` from starting HTML, a link, an image, code or
 /// emphasis), and the text is first made one bounded line without
-/// controls ([`one_line`]), so no newline can end a table row.
+/// controls ([`one_line`]), so no newline can end a table row. `@` and
+/// `#` are each written as a code span of their own (`` `@` ``): GitHub
+/// links an e-mail address, mentions `@someone` and references `#12` in
+/// text even when escaped (the e-mail autolink runs after escapes are
+/// resolved, an entity `&#64;` too), never inside code, and a code span
+/// between the two halves of an address splits it.
 pub fn markdown_text(s: &str, max_chars: usize) -> String {
     let line = one_line(s, max_chars);
     let mut out = String::with_capacity(line.len() + 8);
     for c in line.chars() {
+        if c == '@' || c == '#' {
+            out.push('`');
+            out.push(c);
+            out.push('`');
+            continue;
+        }
         if c.is_ascii_punctuation() {
             out.push('\\');
         }
@@ -286,12 +297,16 @@ mod tests {
         );
         assert_eq!(markdown_text("line\nbreak", 50), "line break");
         assert_eq!(markdown_text("é ü", 50), "é ü");
+        assert_eq!(
+            markdown_text("mail a@evil.example, cc @octo/team, fixes #1", 80),
+            "mail a`@`evil\\.example\\, cc `@`octo\\/team\\, fixes `#`1"
+        );
     }
 
     proptest! {
         /// Whatever the text, the escaped form is one line, every ASCII
-        /// punctuation character in it is escaped, and removing the
-        /// escapes gives back the one-line text.
+        /// punctuation character in it is escaped (`@` and `#` as a code
+        /// span), and removing the escapes gives back the one-line text.
         #[test]
         fn escaped_text_is_one_inert_line(s in any::<String>()) {
             let e = markdown_text(&s, 500);
@@ -299,9 +314,17 @@ mod tests {
             let mut chars = e.chars();
             let mut back = String::new();
             while let Some(c) = chars.next() {
-                if c == '\\' {
+                if c == '`' {
+                    let inner = chars.next();
+                    prop_assert!(inner.is_some_and(|n| n == '@' || n == '#'), "{e:?}");
+                    prop_assert_eq!(chars.next(), Some('`'), "{}", e);
+                    back.extend(inner);
+                } else if c == '\\' {
                     let next = chars.next();
-                    prop_assert!(next.is_some_and(|n| n.is_ascii_punctuation()), "{e:?}");
+                    prop_assert!(
+                        next.is_some_and(|n| n.is_ascii_punctuation() && n != '@' && n != '#'),
+                        "{e:?}"
+                    );
                     back.extend(next);
                 } else {
                     prop_assert!(!c.is_ascii_punctuation(), "unescaped {c:?} in {e:?}");

@@ -428,6 +428,7 @@ fn make_trace(
         metadata,
         error,
         incomplete: None,
+        ended_by: None,
         source: None,
         offered_tools: target.offered_tools().cloned(),
     }

@@ -85,8 +85,9 @@ enum Untouched {
     /// Not through `open_untouched`.
     #[default]
     No,
-    /// As immutable, with the file's stamp when opened.
-    Immutable(Stamp),
+    /// As immutable, with the file's stamp when opened and the file the
+    /// store's path resolves to (where a writer's log would appear).
+    Immutable { stamp: Stamp, real: PathBuf },
     /// Through a private copy of the file and its log, in this folder
     /// (deleted when the store is dropped).
     Copy {
@@ -284,23 +285,46 @@ impl Store {
     ///   and made again when a writer changed them meanwhile, so it is one
     ///   consistent state: every transaction committed when it was taken.
     ///
+    /// The log is looked for beside the file the path resolves to (a
+    /// writer's SQLite keeps it there when the store is reached through a
+    /// symbolic link); a store file with other hard links is refused, since
+    /// a writer's log sits beside the name the writer used, which cannot
+    /// be found, and reading without it would hide every run still in it.
+    ///
     /// # Errors
-    /// Those of [`Store::open_read_only`]; [`StoreError::Changed`] when a
+    /// Those of [`Store::open_read_only`]; [`StoreError::WrongKind`] for a
+    /// store file with other hard links; [`StoreError::Changed`] when a
     /// writer changed the files under every copy.
     pub fn open_untouched(path: &Path) -> Result<Store, StoreError> {
         Store::check_exists(path)?;
         Store::refuse_by_header(path)?;
+        // Gone since it was checked: as missing.
+        let real = std::fs::canonicalize(path).map_err(|_| StoreError::Missing {
+            path: path.to_path_buf(),
+        })?;
+        #[cfg(unix)]
+        if std::fs::metadata(&real)
+            .map(|m| std::os::unix::fs::MetadataExt::nlink(&m) > 1)
+            .unwrap_or(false)
+        {
+            return Err(StoreError::WrongKind {
+                path: path.to_path_buf(),
+                what: "the store file has other hard links: a writer's log would sit beside \
+                       the name the writer used, which cannot be found from this one, and \
+                       reading without it hides the runs still in it; open the store by that name",
+            });
+        }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let stamp = Stamp::of(path);
+        let stamp = Stamp::of(&real);
         if !stamp.wal && !stamp.shm {
-            let uri = immutable_uri(path).map_err(|e| error_for(path, "open", e))?;
+            let uri = immutable_uri(&real).map_err(|e| error_for(path, "open", e))?;
             let conn = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
                 .map_err(|e| error_for(path, "open", e))?;
             let mut store = Store::init_read_only(conn, path.to_path_buf())?;
-            store.untouched = Untouched::Immutable(stamp);
+            store.untouched = Untouched::Immutable { stamp, real };
             return Ok(store);
         }
-        let dir = private_copy(path)?;
+        let dir = private_copy(&real)?;
         let copy = dir.path().join("pactum.db");
         let conn =
             Connection::open_with_flags(&copy, flags).map_err(|e| error_for(path, "open", e))?;
@@ -315,7 +339,7 @@ impl Store {
     /// writer started; what was read may be torn: read it again).
     pub fn unchanged(&self) -> bool {
         match &self.untouched {
-            Untouched::Immutable(stamp) => Stamp::of(&self.path) == *stamp,
+            Untouched::Immutable { stamp, real } => Stamp::of(real) == *stamp,
             Untouched::No | Untouched::Copy { .. } => true,
         }
     }

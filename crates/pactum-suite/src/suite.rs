@@ -410,8 +410,10 @@ impl LoadedSuite {
     /// file, the files of its contracts (contract files and the
     /// `schema_file`s they or inline contracts name), and each argument of
     /// an `exec` target's command that names an existing file (resolved
-    /// against the target's folder; e.g. the agent script). A report must
-    /// never be written over one of them.
+    /// against the target's folder; e.g. the agent script), and each word
+    /// of an argument that does (`sh -c "sleep 1; exec python3 agent.py"`
+    /// names `agent.py`; words split at white space, shell punctuation and
+    /// `=`). A report must never be written over one of them.
     pub fn files(&self) -> Vec<PathBuf> {
         let mut out = vec![self.suite.path.clone()];
         for t in &self.suite.tests {
@@ -422,9 +424,16 @@ impl LoadedSuite {
         for t in self.suite.targets.values() {
             if let TargetKind::Exec { command, cwd, .. } = &t.kind {
                 for arg in command {
-                    let p = cwd.join(arg);
-                    if p.is_file() {
-                        out.push(p);
+                    let words =
+                        arg.split(|c: char| c.is_whitespace() || ";&|()<>'\"`$=".contains(c));
+                    for word in std::iter::once(arg.as_str()).chain(words) {
+                        if word.is_empty() {
+                            continue;
+                        }
+                        let p = cwd.join(word);
+                        if p.is_file() {
+                            out.push(p);
+                        }
                     }
                 }
             }

@@ -1902,6 +1902,25 @@ fn several_choices_per_request_are_refused() {
 /// A suite's files are its own, its contract files, and every schema
 /// file a contract names, in a contract file or written inline.
 #[test]
+fn a_suite_names_the_scripts_its_exec_commands_run_even_inside_a_shell_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    for f in ["agent.py", "tool.sh", "conf.json"] {
+        std::fs::write(p(f), "x").unwrap();
+    }
+    std::fs::write(
+        p("suite.yaml"),
+        "version: 1\ntargets:\n  a: { kind: exec, command: [sh, -c, \"sleep 1; exec python3 agent.py<conf.json\"], observability: full }\n  b: { kind: exec, command: [tool.sh, \"--config=conf.json\", \"1\"], observability: full }\ntests:\n  - { id: one, target: a, prompt: hi, contract: { version: 1, id: c, required: [{ id: r, text: t, check: { contains: { text: x } } }] } }\n  - { id: two, target: b, prompt: hi, contract: { version: 1, id: c, required: [{ id: r, text: t, check: { contains: { text: x } } }] } }\n",
+    )
+    .unwrap();
+    let s = loaded(&p("suite.yaml"));
+    let files = s.files();
+    for f in ["agent.py", "tool.sh", "conf.json"] {
+        assert!(files.contains(&p(f)), "{f}: {files:?}");
+    }
+}
+
+#[test]
 fn a_suite_names_every_schema_file_its_contracts_read() {
     let dir = tempfile::tempdir().unwrap();
     let p = |n: &str| dir.path().join(n);

@@ -1,6 +1,6 @@
 //! Imports one trace file and prints what it held, with the wall time:
 //! `cargo run --release -p pactum-trace --example count_traces -- FILE [FORMAT] [LEVEL] [MESSAGES_FIELD]`
-//! (FORMAT: auto, pactum, openai; LEVEL: response_only, tool_calls, full).
+//! (FORMAT: auto, pactum, openai, otlp, jaeger, langfuse-otel; LEVEL: response_only, tool_calls, full).
 //! Used to measure import throughput and peak memory on large files.
 
 use std::ops::ControlFlow;
@@ -13,12 +13,15 @@ use pactum_trace::{read_traces, ImportOptions, Item, TraceFormat};
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.first().map(PathBuf::from) else {
-        eprintln!("usage: count_traces FILE [auto|pactum|openai] [LEVEL] [MESSAGES_FIELD]");
+        eprintln!("usage: count_traces FILE [auto|pactum|openai|otlp|jaeger|langfuse-otel] [LEVEL] [MESSAGES_FIELD]");
         return std::process::ExitCode::from(2);
     };
     let format = match args.get(1).map(String::as_str) {
         Some("pactum") => TraceFormat::Pactum,
         Some("openai") => TraceFormat::Openai,
+        Some("otlp") => TraceFormat::Otlp,
+        Some("jaeger") => TraceFormat::Jaeger,
+        Some("langfuse-otel") => TraceFormat::LangfuseOtel,
         _ => TraceFormat::Auto,
     };
     let opts = ImportOptions {

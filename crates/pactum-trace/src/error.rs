@@ -35,7 +35,7 @@ pub enum ImportError {
         source: std::io::Error,
     },
     /// `TraceFormat::Auto` could not tell the file's format.
-    #[error("cannot tell the trace format of `{path}`: {reason}; pass --format (pactum, openai or tabular)")]
+    #[error("cannot tell the trace format of `{path}`: {reason}; pass --format (pactum, openai, tabular, otlp, jaeger or langfuse-otel)")]
     UnknownFormat {
         /// The file.
         path: PathBuf,

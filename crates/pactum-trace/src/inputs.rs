@@ -22,7 +22,8 @@ const SHOWN: usize = 80;
 /// One note about the inputs, for the report's warnings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputWarning {
-    /// `repeated-input`, `empty-trace-id` or `repeated-trace-id`.
+    /// `repeated-input`, `empty-trace-id`, `repeated-trace-id` or
+    /// `observability-contradicted`.
     pub code: &'static str,
     /// What was found and why it matters, naming the first occurrence.
     pub message: String,
@@ -46,6 +47,10 @@ pub struct InputNotes {
     first_empty: Option<String>,
     repeated_ids: u64,
     first_repeat: Option<(String, String)>,
+    /// Traces whose declared level (`--observability`) says more than
+    /// their spans show (metadata `observability_warning`, OpenTelemetry).
+    contradicted: u64,
+    first_contradicted: Option<(String, String, String)>,
 }
 
 /// `FILE:LINE` of a trace, or its id alone when it has no source.
@@ -97,6 +102,16 @@ impl InputNotes {
 
     /// Notes one trace read from the current file.
     pub fn trace(&mut self, trace: &Trace) {
+        if let Some(w) = trace
+            .metadata
+            .get("observability_warning")
+            .and_then(serde_json::Value::as_str)
+        {
+            self.contradicted += 1;
+            self.first_contradicted.get_or_insert_with(|| {
+                (one_line(&trace.id, SHOWN), place(trace), one_line(w, 200))
+            });
+        }
         if self.in_repeat {
             return;
         }
@@ -116,7 +131,7 @@ impl InputNotes {
     }
 
     /// The warnings, in a fixed order: repeated files, empty ids, repeated
-    /// ids.
+    /// ids, declared levels the data contradicts.
     pub fn warnings(&self) -> Vec<InputWarning> {
         let mut out = Vec::new();
         for (first, again, read_again) in &self.repeated_files {
@@ -148,6 +163,15 @@ impl InputNotes {
                 ),
             });
         }
+        if let Some((id, at, why)) = &self.first_contradicted {
+            out.push(InputWarning {
+                code: "observability-contradicted",
+                message: format!(
+                    "{} trace(s) declare an observability level their spans contradict (first: `{id}` at {at}: {why}): each is graded at the level the data shows",
+                    self.contradicted
+                ),
+            });
+        }
         out
     }
 }
@@ -167,6 +191,7 @@ mod tests {
             metadata: Value::Null,
             error: None,
             incomplete: None,
+            ended_by: None,
             source: Some(SourceRef {
                 file: "t.jsonl".into(),
                 line,

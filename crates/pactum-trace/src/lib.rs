@@ -10,6 +10,7 @@
 //! | [`TraceFormat::Pactum`]: pactum's own (`schemas/trace.schema.json`) | JSON (one trace or an array), JSONL | `pactum` |
 //! | [`TraceFormat::Openai`]: chat messages (OpenAI, AgentDojo, tau-bench; Anthropic, Gemini and LangChain layouts) | JSONL, JSON array | `openai` |
 //! | [`TraceFormat::Tabular`]: single-turn prompt/response records (XSTest, JailbreakBench) | CSV, JSONL, JSON | `tabular` |
+//! | [`TraceFormat::Otlp`], [`TraceFormat::Jaeger`]: OpenTelemetry spans (GenAI conventions, OpenInference) | JSON, JSONL of documents | `otel` |
 //!
 //! The observability level (SPEC §2, §3.2) is never guessed: it comes from
 //! the record where the format has a place for it, else from
@@ -28,6 +29,7 @@ mod error;
 mod framing;
 mod inputs;
 mod openai;
+mod otel;
 mod pactum;
 mod parallel;
 mod pointer;
@@ -37,6 +39,7 @@ mod tally;
 pub use error::{ImportError, RecordError};
 pub use framing::MAX_RECORD_BYTES;
 pub use inputs::{InputNotes, InputWarning};
+pub use otel::{MAX_SPANS, MAX_SPANS_PER_TRACE};
 pub use parallel::Parallel;
 pub use tally::ChannelTally;
 
@@ -65,6 +68,37 @@ pub enum TraceFormat {
     Openai,
     /// Single-turn prompt/response records; needs [`ImportOptions::columns`].
     Tabular,
+    /// OpenTelemetry OTLP JSON: one `{"resourceSpans": …}` document (the
+    /// OTLP/HTTP JSON body; Tempo's `batches` /
+    /// `instrumentationLibrarySpans` too) or JSONL of them (the
+    /// Collector's file exporter). Spans are held until the file ends
+    /// (see `docs/traces.md`, "OpenTelemetry"); the level comes from the
+    /// data, [`ImportOptions::observability`] can only lower it.
+    Otlp,
+    /// Jaeger JSON (`{"data": [{traceID, spans, processes}]}`), read as
+    /// [`TraceFormat::Otlp`] is.
+    Jaeger,
+    /// A Langfuse trace export (`{trace, observations}`) of an
+    /// OpenInference-instrumented run: each observation's
+    /// `metadata.attributes` are its span's attributes, read as
+    /// [`TraceFormat::Otlp`] reads them.
+    LangfuseOtel,
+}
+
+impl TraceFormat {
+    /// The `--format` name: `auto`, `pactum`, `openai`, `tabular`, `otlp`,
+    /// `jaeger`, `langfuse-otel`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TraceFormat::Auto => "auto",
+            TraceFormat::Pactum => "pactum",
+            TraceFormat::Openai => "openai",
+            TraceFormat::Tabular => "tabular",
+            TraceFormat::Otlp => "otlp",
+            TraceFormat::Jaeger => "jaeger",
+            TraceFormat::LangfuseOtel => "langfuse-otel",
+        }
+    }
 }
 
 /// Where the prompt, the response and (optionally) the id sit in a tabular
@@ -108,6 +142,74 @@ pub struct ImportOptions {
     /// the channel ([`ObservabilityLevel::without`]): what pactum removed
     /// reads as unobserved (undetermined), never as "nothing happened".
     pub withhold: Vec<Channel>,
+    /// OpenAI conversations: the messages that end a conversation
+    /// (`--ended-by`). A conversation whose last message is one of them
+    /// is recorded to its end ([`Trace::ended_by`]); one whose last
+    /// message is not stays as it reads without the option (cut off when
+    /// it ends on a tool result or on an unanswered input). Empty: no
+    /// marker. Other formats refuse it ([`ImportError::UnsupportedOption`]).
+    pub ended_by: Vec<EndMarker>,
+    /// OpenAI conversations: a tool result recorded as text that starts
+    /// with this prefix (exactly, case and spaces included) is the call's
+    /// error (`--tool-error-prefix`, tau-bench: `Error:`), as if the
+    /// recording had said so; the result is kept too. `None`: only errors
+    /// the format states are errors. Other formats refuse it.
+    pub tool_error_prefix: Option<String>,
+}
+
+/// A message the user says ends a conversation (`--ended-by`,
+/// `docs/traces.md` "How a recording ends"). Only the conversation's last
+/// message is compared, and only with the speaker named: a marker's text
+/// inside a tool result or the target's own answer ends nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndMarker {
+    /// `user:TEXT`: the last message is a user message whose text contains
+    /// TEXT (case-sensitive), e.g. tau-bench's `user:###STOP###`.
+    User(String),
+    /// `tool:NAME`: the last message is the result of a call to the tool
+    /// NAME (exact name) that did not end in an error, e.g. tau-bench's
+    /// `tool:transfer_to_human_agents`.
+    Tool(String),
+}
+
+impl EndMarker {
+    /// Reads `user:TEXT` or `tool:NAME`.
+    ///
+    /// # Errors
+    /// A message naming what is wrong: another speaker (the assistant's
+    /// own words never end a recording: the target could say anything),
+    /// no `:`, or an empty TEXT or NAME.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let Some((kind, what)) = s.split_once(':') else {
+            return Err(format!(
+                "`{}`: expected user:TEXT (a user message containing TEXT) or tool:NAME (the result of the tool NAME)",
+                error::quote(s)
+            ));
+        };
+        if what.is_empty() {
+            return Err(format!(
+                "`{kind}:` names nothing: give the text or tool after the colon"
+            ));
+        }
+        match kind {
+            "user" => Ok(Self::User(what.to_string())),
+            "tool" => Ok(Self::Tool(what.to_string())),
+            other => Err(format!(
+                "`{}`: unknown speaker `{}`: expected user:TEXT or tool:NAME (the target's own text never ends a recording)",
+                error::quote(s),
+                error::quote(other)
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for EndMarker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::User(t) => write!(f, "user:{t}"),
+            Self::Tool(n) => write!(f, "tool:{n}"),
+        }
+    }
 }
 
 /// What the sink receives, in file order. `T` is what each trace became
@@ -210,6 +312,28 @@ pub fn read_traces_with<T: Send>(
         Ok((map, level))
     };
 
+    // The end of a conversation and errors told as text are read from
+    // chat messages only: another format refuses them rather than ignore
+    // what the user stated.
+    let chat_only = || -> Result<(), ImportError> {
+        let option = if !opts.ended_by.is_empty() {
+            "--ended-by"
+        } else if opts.tool_error_prefix.is_some() {
+            "--tool-error-prefix"
+        } else {
+            return Ok(());
+        };
+        Err(ImportError::UnsupportedOption {
+            path: path.to_path_buf(),
+            option,
+            reason: "it reads chat-message conversations (the openai format) only",
+        })
+    };
+    if matches!(opts.format, TraceFormat::Pactum | TraceFormat::Tabular)
+        || (opts.format == TraceFormat::Auto && ext == "csv")
+    {
+        chat_only()?;
+    }
     let (framing, plan) = match opts.format {
         TraceFormat::Tabular => {
             let (map, level) = tabular_setup()?;
@@ -225,11 +349,24 @@ pub fn read_traces_with<T: Send>(
             )
         }
         TraceFormat::Pactum => (framing_of(path, &ext, false)?, Plan::Pactum),
+        TraceFormat::Otlp | TraceFormat::Jaeger | TraceFormat::LangfuseOtel => {
+            otel_options(path, opts)?;
+            let which = match opts.format {
+                TraceFormat::Otlp => otel::OtelKind::Otlp,
+                TraceFormat::Jaeger => otel::OtelKind::Jaeger,
+                _ => otel::OtelKind::LangfuseOtel,
+            };
+            let framing = framing_of(path, &ext, false)?;
+            otel::read(path, framing, which, opts.observability, &mut emit)?;
+            return Ok(emit.stats);
+        }
         TraceFormat::Openai => (
             framing_of(path, &ext, false)?,
             Plan::Openai(OpenaiFields {
                 messages: messages.unwrap_or_else(|| Pointer::key("messages")),
                 id: id_field,
+                ended_by: opts.ended_by.clone(),
+                error_prefix: opts.tool_error_prefix.clone(),
             }),
         ),
         TraceFormat::Auto => match ext.as_str() {
@@ -253,7 +390,15 @@ pub fn read_traces_with<T: Send>(
                         if matches!(plan, Plan::TabularJson(_)) {
                             tabular_setup()?;
                         }
+                        if !matches!(plan, Plan::Openai(_)) {
+                            chat_only()?;
+                        }
                         (framing, plan)
+                    }
+                    Detected::Otel(which) => {
+                        otel_options(path, opts)?;
+                        otel::read(path, framing, which, opts.observability, &mut emit)?;
+                        return Ok(emit.stats);
                     }
                     Detected::Empty => return Ok(emit.stats),
                 }
@@ -314,13 +459,15 @@ pub fn import_record(
             &OpenaiFields {
                 messages: Pointer::key("messages"),
                 id: None,
+                ended_by: Vec::new(),
+                error_prefix: None,
             },
         ),
         TraceFormat::Pactum => pactum::convert(bytes, &ctx),
-        TraceFormat::Auto | TraceFormat::Tabular => {
+        _ => {
             return Err(ctx.error(
                 None,
-                "an in-memory record is read as openai or pactum, never detected",
+                "an in-memory record is read as openai or pactum; other formats are read from files",
             ))
         }
     };
@@ -335,6 +482,33 @@ pub fn import_record(
             Some("/observability"),
             "no observability level: the record declares none and none was given (response_only, tool_calls or full); it is never guessed",
         )),
+    }
+}
+
+/// The flags that say where things sit in a record do not apply to
+/// OpenTelemetry spans: given, they would be ignored, so they are refused.
+fn otel_options(path: &Path, opts: &ImportOptions) -> Result<(), ImportError> {
+    const PLACED: &str = "OpenTelemetry spans are read by their conventions: the trace id is the conversation, session or trace id";
+    const CHAT: &str = "it reads chat-message conversations (the openai format) only; a span's status says whether a call failed, and a trace ends when its spans do";
+    let given = [
+        ("--records-field", opts.records_pointer.is_some(), PLACED),
+        ("--id-field", opts.id_pointer.is_some(), PLACED),
+        ("--messages-field", opts.messages_pointer.is_some(), PLACED),
+        ("--prompt-column", opts.columns.is_some(), PLACED),
+        ("--ended-by", !opts.ended_by.is_empty(), CHAT),
+        (
+            "--tool-error-prefix",
+            opts.tool_error_prefix.is_some(),
+            CHAT,
+        ),
+    ];
+    match given.into_iter().find(|(_, on, _)| *on) {
+        Some((option, _, reason)) => Err(ImportError::UnsupportedOption {
+            path: path.to_path_buf(),
+            option,
+            reason,
+        }),
+        None => Ok(()),
     }
 }
 
@@ -434,6 +608,8 @@ impl Plan {
 
 enum Detected {
     Plan(Plan),
+    /// An OpenTelemetry export, read by `otel`.
+    Otel(otel::OtelKind),
     /// The file holds no record at all: nothing to import.
     Empty,
 }
@@ -468,6 +644,9 @@ fn detect(
     // The first record that is not JSON: when no record shows the format,
     // its parse error is the real problem, not the format.
     let mut broken: Option<(u64, String)> = None;
+    let mut otel_found = None;
+    let mut ambiguous: Option<(u64, String)> = None;
+    let mut flat: Option<(u64, String)> = None;
     for_each_frame(path, framing, records, &mut |frame| {
         let (line, bytes) = match frame {
             Frame::Record { line, bytes, .. } => (line, bytes),
@@ -493,6 +672,25 @@ fn detect(
         if !v.is_object() {
             return ControlFlow::Continue(());
         }
+        if let Some(which) = otel::sniff(&v) {
+            let other = ["turns", "messages", "traj", "contents"]
+                .into_iter()
+                .find(|k| v.get(*k).is_some());
+            if let Some(k) = other {
+                ambiguous = Some((
+                    line,
+                    format!(
+                        "it is both an OpenTelemetry export and has `{k}`: say which with --format"
+                    ),
+                ));
+            } else {
+                otel_found = Some(which);
+            }
+            return ControlFlow::Break(());
+        }
+        if let Some(k) = flat_span_key(&v) {
+            flat = Some((line, k));
+        }
         if v.get("turns").is_some() {
             found = Some(Plan::Pactum);
         } else if let Some(p) = candidates
@@ -502,6 +700,8 @@ fn detect(
             found = Some(Plan::Openai(OpenaiFields {
                 messages: p.clone(),
                 id: id_field.clone(),
+                ended_by: opts.ended_by.clone(),
+                error_prefix: opts.tool_error_prefix.clone(),
             }));
         } else if let Some(c) = columns.as_ref().filter(|c| c.matches(&v)) {
             found = Some(Plan::TabularJson(c.clone()));
@@ -512,6 +712,23 @@ fn detect(
             ControlFlow::Continue(())
         }
     })?;
+    if let Some((line, reason)) = ambiguous {
+        return Err(ImportError::UnknownFormat {
+            path: path.to_path_buf(),
+            reason: format!("line {line}: {reason}"),
+        });
+    }
+    if let Some(which) = otel_found {
+        return Ok(Detected::Otel(which));
+    }
+    if let (None, Some((line, key))) = (&found, flat) {
+        return Err(ImportError::UnknownFormat {
+            path: path.to_path_buf(),
+            reason: format!(
+                "line {line}: a flat map of one span's attributes (`{key}`), without the OTLP envelope (`resourceSpans`) that gives its trace, parent and times: wrap it in an OTLP document"
+            ),
+        });
+    }
     match (found, broken) {
         (Some(plan), _) => Ok(Detected::Plan(plan)),
         (None, Some((line, message))) => Err(ImportError::Syntax {
@@ -525,6 +742,7 @@ fn detect(
                 Some(p) => format!("`{}`", p.as_str()),
                 None => "`/messages`, `/traj` or `/contents`".into(),
             };
+            let where_messages = format!("{where_messages} (openai), nor `resourceSpans` / `batches` (otlp) or `data[].spans` (jaeger)");
             let tabular = if opts.columns.is_some() {
                 ", nor has the prompt or response column"
             } else {
@@ -533,11 +751,22 @@ fn detect(
             Err(ImportError::UnknownFormat {
                 path: path.to_path_buf(),
                 reason: format!(
-                    "none of its {seen} record(s) is an object with `turns` (pactum) or a messages array at {where_messages} (openai){tabular}"
+                    "none of its {seen} record(s) is an object with `turns` (pactum) or a messages array at {where_messages}{tabular}"
                 ),
             })
         }
     }
+}
+
+/// The first key of a record that is one span's attributes laid flat
+/// (`gen_ai.*`, `llm.*`, `openinference.*`): no format reads it.
+fn flat_span_key(v: &serde_json::Value) -> Option<String> {
+    let m = v.as_object()?;
+    m.keys()
+        .find(|k| {
+            k.starts_with("gen_ai.") || k.starts_with("llm.") || k.starts_with("openinference.")
+        })
+        .map(|k| error::quote(k))
 }
 
 /// Frames `path` and hands every frame to `f` until it breaks.

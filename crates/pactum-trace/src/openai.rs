@@ -20,7 +20,12 @@
 //!   no call, or a call already answered, marks the trace `incomplete`: it
 //!   proves a call the recording does not show.
 //! * a conversation whose last message is a tool result was cut off before
-//!   the target's next step: the trace is marked `incomplete`.
+//!   the target's next step: the trace is marked `incomplete`;
+//! * unless that last message is an end marker the user named
+//!   (`--ended-by`: a user message containing a text, the result of a
+//!   named tool): the trace is then `ended_by` it, recorded to its end;
+//! * with `--tool-error-prefix`, a result recorded as text starting with
+//!   the prefix is the call's error.
 
 use std::collections::HashSet;
 
@@ -31,6 +36,7 @@ use serde_json::{Map, Value};
 use crate::convert::{shown, Conv, RecordCtx};
 use crate::error::RecordError;
 use crate::pointer::Pointer;
+use crate::EndMarker;
 
 /// Where to look in each record.
 #[derive(Debug, Clone)]
@@ -39,6 +45,10 @@ pub(crate) struct OpenaiFields {
     pub messages: Pointer,
     /// `--id-field`, when given.
     pub id: Option<Pointer>,
+    /// `--ended-by`: the messages that end a conversation.
+    pub ended_by: Vec<EndMarker>,
+    /// `--tool-error-prefix`: a text result starting with it is an error.
+    pub error_prefix: Option<String>,
 }
 
 /// Converts one record.
@@ -95,7 +105,7 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) 
     let Some(Value::Array(messages)) = fields.messages.take(&mut record) else {
         return Conv::Error(ctx.error(Some(at), "expected an array of messages"));
     };
-    let built = match build_turns(messages, at, ctx) {
+    let built = match build_turns(messages, at, ctx, fields) {
         Ok(built) => built,
         Err(e) => return Conv::Error(e),
     };
@@ -106,6 +116,7 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) 
         metadata: record,
         error: None,
         incomplete: built.incomplete,
+        ended_by: built.ended_by,
         source: Some(ctx.source()),
         offered_tools: None,
     })
@@ -192,30 +203,37 @@ impl Builder {
         }
     }
 
-    /// Attaches a result to the call it answers. A result that answers no
-    /// recorded call, or a call already answered, proves a call the
-    /// recording does not show: it is not dropped silently, the trace is
-    /// marked incomplete.
-    fn attach(&mut self, r: ToolResult) {
+    /// Attaches a result to the call it answers, and returns that call. A
+    /// result that answers no recorded call, or a call already answered,
+    /// proves a call the recording does not show: it is not dropped
+    /// silently, the trace is marked incomplete. With an error prefix, a
+    /// text result that starts with it and states no other error is the
+    /// call's error (the text, whole).
+    fn attach(&mut self, r: ToolResult, error_prefix: Option<&str>) -> Option<&ToolCall> {
         let Some(key) = self.target(&r.answers) else {
             self.unshown
                 .get_or_insert("a tool result answers a call the recording does not show");
-            return;
+            return None;
         };
         if !self.answered.insert(key) {
             self.unshown.get_or_insert(
                 "two tool results answer one call: the recording does not show every call",
             );
-            return;
+            return None;
         }
-        if let Some(call) = self
+        let call = self
             .turns
             .get_mut(key.0)
-            .and_then(|turn| turn.tool_calls.get_mut(key.1))
-        {
-            call.result = r.result;
-            call.error = r.error;
-        }
+            .and_then(|turn| turn.tool_calls.get_mut(key.1))?;
+        let told = match (&r.error, &r.result, error_prefix) {
+            (None, Some(Value::String(text)), Some(prefix)) if text.starts_with(prefix) => {
+                Some(text.clone())
+            }
+            _ => None,
+        };
+        call.result = r.result;
+        call.error = r.error.or(told);
+        Some(call)
     }
 }
 
@@ -279,11 +297,16 @@ fn build_turns(
     messages: Vec<Value>,
     base: &str,
     ctx: &RecordCtx<'_>,
+    fields: &OpenaiFields,
 ) -> Result<Built, RecordError> {
     let mut b = Builder::default();
+    let prefix = fields.error_prefix.as_deref();
     // In the chat protocol a tool result is always followed by the
     // assistant's next step; a conversation that ends on one was cut off.
     let mut ends_on_result = false;
+    // The end marker the latest message is, when it is one; any later
+    // message clears it, so only the conversation's last message counts.
+    let mut marker: Option<String> = None;
     for (i, m) in messages.into_iter().enumerate() {
         let at = format!("{base}/{i}");
         let Value::Object(m) = m else {
@@ -295,17 +318,23 @@ fn build_turns(
         let decode_error =
             |e: chat::CallError| ctx.error(Some(&format!("{at}{}", e.pointer)), e.message);
         let who = speaker(&m, &at, ctx)?;
+        marker = None;
         if who == Speaker::Tool {
             let r = chat::tool_message(&m).map_err(decode_error)?;
-            b.attach(r);
+            let call = b.attach(r, prefix);
+            marker = call.and_then(|c| tool_marker(c, &fields.ended_by, &at));
             ends_on_result = true;
             continue;
         }
         let tools = chat::message_tools(&m).map_err(decode_error)?;
         let text = message_text(&m, &at, ctx)?;
         let has_results = !tools.results.is_empty();
+        // Results in a user message end the conversation only when every
+        // one of them is a marker.
+        let mut result_markers: Vec<Option<String>> = Vec::new();
         for r in tools.results {
-            b.attach(r);
+            let call = b.attach(r, prefix);
+            result_markers.push(call.and_then(|c| tool_marker(c, &fields.ended_by, &at)));
         }
         match who {
             Speaker::System | Speaker::User => {
@@ -321,10 +350,18 @@ fn build_turns(
                 }
                 // Results with no words answer calls; they start no turn.
                 if has_results && text.is_none() {
+                    if result_markers.iter().all(Option::is_some) {
+                        marker = result_markers.into_iter().flatten().next();
+                    }
                     ends_on_result = true;
                     continue;
                 }
                 ends_on_result = false;
+                if who == Speaker::User {
+                    marker = text
+                        .as_deref()
+                        .and_then(|t| user_marker(t, &fields.ended_by, &at));
+                }
                 if b.has_output || b.turns.is_empty() {
                     b.start_turn();
                 }
@@ -370,9 +407,12 @@ fn build_turns(
     // marked: its last step is recorded (the calls count as made), and an
     // agent loop that stopped there took no further step. One that ends on
     // a result did take a next step, which the recording lost.
+    // An end marker says the conversation ended there, and nothing more:
+    // a result proving an unshown call still makes the recording
+    // incomplete.
     let incomplete = if let Some(why) = b.unshown {
         Some(why.to_string())
-    } else if ends_on_result {
+    } else if ends_on_result && marker.is_none() {
         Some("it ends on a tool result the target never answered".to_string())
     } else {
         None
@@ -380,12 +420,44 @@ fn build_turns(
     Ok(Built {
         turns: b.turns,
         incomplete,
+        ended_by: marker,
     })
 }
 
-/// The turns of one conversation, and whether its recording stopped before
-/// the target finished.
+/// What `ended_by` says when the result of `call`, in the message at
+/// `at`, is a `tool:` marker: a call to that tool which did not end in an
+/// error.
+fn tool_marker(call: &ToolCall, markers: &[EndMarker], at: &str) -> Option<String> {
+    if call.error.is_some() {
+        return None;
+    }
+    markers.iter().find_map(|m| match m {
+        EndMarker::Tool(name) if *name == call.name => Some(format!(
+            "the last message ({at}) is the result of `{}` (--ended-by {})",
+            shown(name),
+            shown(&m.to_string())
+        )),
+        _ => None,
+    })
+}
+
+/// What `ended_by` says when the text of the user message at `at` holds a
+/// `user:` marker.
+fn user_marker(text: &str, markers: &[EndMarker], at: &str) -> Option<String> {
+    markers.iter().find_map(|m| match m {
+        EndMarker::User(t) if text.contains(t.as_str()) => Some(format!(
+            "the last message ({at}) is the user's and contains `{}` (--ended-by {})",
+            shown(t),
+            shown(&m.to_string())
+        )),
+        _ => None,
+    })
+}
+
+/// The turns of one conversation, whether its recording stopped before
+/// the target finished, and the end marker it ended by.
 struct Built {
     turns: Vec<Turn>,
     incomplete: Option<String>,
+    ended_by: Option<String>,
 }

@@ -67,6 +67,8 @@ struct RawTrace {
     error: Option<String>,
     #[serde(default)]
     incomplete: Option<String>,
+    #[serde(default)]
+    ended_by: Option<String>,
     /// The tools the target was offered; absent or `null`: not recorded.
     #[serde(default)]
     offered_tools: Option<Vec<String>>,
@@ -184,6 +186,7 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>) -> Conv {
         metadata: raw.metadata,
         error: raw.error,
         incomplete: raw.incomplete,
+        ended_by: raw.ended_by,
         source: Some(SourceRef {
             file: ctx.file.to_string(),
             line: ctx.line,

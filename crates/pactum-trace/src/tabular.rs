@@ -117,6 +117,7 @@ pub(crate) fn convert_json(bytes: &[u8], ctx: &RecordCtx<'_>, cols: &JsonColumns
         metadata: record,
         error: None,
         incomplete: None,
+        ended_by: None,
         source: Some(ctx.source()),
         offered_tools: None,
     })
@@ -369,6 +370,7 @@ fn csv_row(
         metadata: Value::Object(metadata),
         error: None,
         incomplete: None,
+        ended_by: None,
         source: Some(ctx.source()),
         offered_tools: None,
     })

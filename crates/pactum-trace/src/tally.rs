@@ -149,6 +149,7 @@ mod tests {
             metadata: Value::Null,
             error: None,
             incomplete: None,
+            ended_by: None,
             source: None,
             offered_tools: None,
         }

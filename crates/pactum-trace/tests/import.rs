@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use pactum_core::trace::{Channel, ObservabilityLevel as L, Role, Trace};
 use pactum_trace::{
-    read_traces, ColumnMap, ImportError, ImportOptions, Item, ReadStats, TraceFormat,
+    read_traces, ColumnMap, EndMarker, ImportError, ImportOptions, Item, ReadStats, TraceFormat,
 };
 use serde_json::{json, Value};
 
@@ -779,6 +779,206 @@ fn tau_bench_xstest_jailbreakbench_excerpts() {
     assert_eq!(t[0].id, "jailbreakbench_excerpt.json#1");
 }
 
+// ---------------------------------------------------------------- how a recording ends
+
+#[test]
+fn end_markers_parse_only_user_and_tool() {
+    assert_eq!(
+        EndMarker::parse("user:###STOP###"),
+        Ok(EndMarker::User("###STOP###".into()))
+    );
+    assert_eq!(
+        EndMarker::parse("tool:a:b"),
+        Ok(EndMarker::Tool("a:b".into())),
+        "only the first colon separates"
+    );
+    assert_eq!(
+        EndMarker::User("x".into()).to_string(),
+        "user:x",
+        "displays as written"
+    );
+    for bad in ["assistant:done", "system:x", "user:", "stop", ""] {
+        assert!(EndMarker::parse(bad).is_err(), "{bad}");
+    }
+}
+
+fn tau_opts(markers: &[&str], prefix: Option<&str>) -> ImportOptions {
+    let mut o = opts(TraceFormat::Openai, Some(L::ToolCalls));
+    o.messages_pointer = Some("/traj".into());
+    o.ended_by = markers
+        .iter()
+        .map(|m| EndMarker::parse(m).unwrap())
+        .collect();
+    o.tool_error_prefix = prefix.map(str::to_string);
+    o
+}
+
+/// The excerpt's two conversations end on a transfer result and on the
+/// user's `###STOP###`: cut off without markers, ended with them.
+#[test]
+fn tau_bench_excerpt_ends_by_its_markers() {
+    let path = fixture("tau_bench_excerpt.json");
+    let (items, _) = read(&path, &tau_opts(&[], None)).unwrap();
+    let t = traces(&items);
+    assert_eq!(
+        t[0].incomplete.as_deref(),
+        Some("it ends on a tool result the target never answered")
+    );
+    assert!(t[1].incomplete.is_none() && t[1].ended_by.is_none());
+    assert!(
+        t[1].turns.last().unwrap().response.is_none(),
+        "the unanswered STOP turn"
+    );
+
+    let o = tau_opts(&["user:###STOP###", "tool:transfer_to_human_agents"], None);
+    let (items, _) = read(&path, &o).unwrap();
+    let t = traces(&items);
+    assert!(t[0].incomplete.is_none(), "{:?}", t[0].incomplete);
+    assert_eq!(
+        t[0].ended_by.as_deref(),
+        Some("the last message (/traj/9) is the result of `transfer_to_human_agents` (--ended-by tool:transfer_to_human_agents)")
+    );
+    assert_eq!(
+        t[1].ended_by.as_deref(),
+        Some("the last message (/traj/9) is the user's and contains `###STOP###` (--ended-by user:###STOP###)")
+    );
+    // One marker does not stand for the other.
+    let (items, _) = read(&path, &tau_opts(&["user:###STOP###"], None)).unwrap();
+    let t = traces(&items);
+    assert!(t[0].incomplete.is_some() && t[0].ended_by.is_none());
+}
+
+fn write_json(dir: &Path, name: &str, v: &Value) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, format!("{v}\n")).unwrap();
+    p
+}
+
+/// `--tool-error-prefix`: a text result starting with the prefix is the
+/// call's error; a stated error stays; a JSON result is never compared;
+/// the comparison is exact.
+#[test]
+fn tool_error_prefix_reads_text_errors_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let call = |id: &str| {
+        json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": id, "type": "function", "function": {"name": "pay", "arguments": "{}"}}
+        ]})
+    };
+    let traj = json!([
+        {"role": "user", "content": "pay"},
+        call("a"), {"role": "tool", "tool_call_id": "a", "content": "Error: declined"},
+        call("b"), {"role": "tool", "tool_call_id": "b", "content": "error: lowercase"},
+        call("c"), {"role": "tool", "tool_call_id": "c", "content": " Error: leading space"},
+        call("d"), {"role": "tool", "tool_call_id": "d", "content": "Error: text", "error": "stated"},
+        call("e"), {"role": "tool", "tool_call_id": "e", "content": [{"type": "text", "text": "Error: in parts"}]},
+        call("f"), {"role": "tool", "tool_call_id": "f", "content": "ok"},
+        {"role": "assistant", "content": "done"}
+    ]);
+    let p = write_json(dir.path(), "t.jsonl", &json!({"traj": traj}));
+    let errors = |prefix: Option<&str>| -> Vec<Option<String>> {
+        let (items, _) = read(&p, &tau_opts(&[], prefix)).unwrap();
+        traces(&items)[0]
+            .tool_calls()
+            .map(|(_, c)| c.error.clone())
+            .collect()
+    };
+    assert_eq!(
+        errors(None),
+        [None, None, None, Some("stated".into()), None, None]
+    );
+    let with = errors(Some("Error:"));
+    assert_eq!(with[0].as_deref(), Some("Error: declined"));
+    assert_eq!(with[1], None, "case counts");
+    assert_eq!(with[2], None, "nothing is trimmed");
+    assert_eq!(with[3].as_deref(), Some("stated"), "a stated error stays");
+    assert_eq!(with[5], None);
+    // Text parts are joined into a text result, and compared as one.
+    assert_eq!(with[4].as_deref(), Some("Error: in parts"));
+}
+
+/// Anthropic-style results in a user message end the conversation only
+/// when every one of them is a marker; a marker's text elsewhere ends
+/// nothing.
+#[test]
+fn markers_in_result_blocks_and_other_speakers() {
+    let dir = tempfile::tempdir().unwrap();
+    let use_block =
+        |id: &str, name: &str| json!({"type": "tool_use", "id": id, "name": name, "input": {}});
+    let result_block =
+        |id: &str| json!({"type": "tool_result", "tool_use_id": id, "content": "ok"});
+    let conv = |last: Value| {
+        json!({"messages": [
+            {"role": "user", "content": "help"},
+            {"role": "assistant", "content": [use_block("t1", "transfer"), use_block("t2", "lookup")]},
+            last
+        ]})
+    };
+    let o = {
+        let mut o = tau_opts(&["tool:transfer", "user:STOP"], None);
+        o.messages_pointer = None;
+        o
+    };
+    let both = conv(json!({"role": "user", "content": [result_block("t1"), result_block("t2")]}));
+    let p = write_json(dir.path(), "a.jsonl", &both);
+    let (items, _) = read(&p, &o).unwrap();
+    assert!(
+        traces(&items)[0].ended_by.is_none(),
+        "lookup's result is no marker"
+    );
+    assert!(traces(&items)[0].incomplete.is_some());
+
+    let stop_in_tool = json!({"messages": [
+        {"role": "user", "content": "help"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "x", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "x", "content": "STOP"}
+    ]});
+    let stop_by_assistant = json!({"messages": [
+        {"role": "user", "content": "help"},
+        {"role": "assistant", "content": "STOP"},
+        {"role": "system", "content": "STOP"}
+    ]});
+    for (name, v) in [("b.jsonl", stop_in_tool), ("c.jsonl", stop_by_assistant)] {
+        let p = write_json(dir.path(), name, &v);
+        let (items, _) = read(&p, &o).unwrap();
+        assert!(traces(&items)[0].ended_by.is_none(), "{name}");
+    }
+}
+
+/// Formats that cannot honour the options refuse the file.
+#[test]
+fn end_options_are_refused_outside_chat_messages() {
+    let mut o = opts(TraceFormat::Pactum, Some(L::ToolCalls));
+    o.ended_by = vec![EndMarker::User("x".into())];
+    let err = read(&fixture("pactum_traces.jsonl"), &o).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ImportError::UnsupportedOption {
+                option: "--ended-by",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // Auto-detected pactum records too.
+    o.format = TraceFormat::Auto;
+    o.ended_by.clear();
+    o.tool_error_prefix = Some("Error:".into());
+    let err = read(&fixture("pactum_traces.jsonl"), &o).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ImportError::UnsupportedOption {
+                option: "--tool-error-prefix",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
 // ---------------------------------------------------------------- real data (bash .ci/real-data)
 
 #[test]
@@ -1266,15 +1466,26 @@ mod roundtrip {
             prop::option::of(any::<String>()),
             prop::option::of(any::<String>()),
             prop::option::of(prop::collection::btree_set(any::<String>(), 0..3)),
+            prop::option::of(any::<String>()),
         )
             .prop_map(
-                |(id, observability, turns, metadata, error, incomplete, offered_tools)| Trace {
+                |(
                     id,
                     observability,
                     turns,
                     metadata,
                     error,
                     incomplete,
+                    offered_tools,
+                    ended_by,
+                )| Trace {
+                    id,
+                    observability,
+                    turns,
+                    metadata,
+                    error,
+                    incomplete,
+                    ended_by,
                     source: None,
                     offered_tools,
                 },

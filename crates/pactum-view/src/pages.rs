@@ -507,7 +507,8 @@ pub(crate) fn diff(store: &Store, a: &str, b: &str) -> Result<Page, PageError> {
     }
     let side = |row: &RunRow, n: usize| Side {
         id: row.id.as_str().to_string(),
-        status: row.status.as_str(),
+        // As the list shows it: a run whose writer is gone is stopped.
+        status: pactum_pipeline::stored::shown_status(store, row),
         started: row.started_at.clone(),
         suite: row.suite_path.clone(),
         trials: n,

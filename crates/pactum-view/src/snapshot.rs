@@ -14,6 +14,12 @@ use pactum_store::{Store, StoreError};
 /// How often a read is tried before the last one is kept as it is.
 const ATTEMPTS: usize = 3;
 
+/// One read of the store at a time. A read may copy the whole store and
+/// its log into a temporary folder (while a writer's log is beside it), so
+/// concurrent requests would hold as many copies at once: they wait their
+/// turn instead, and the disk holds one copy at most.
+static ONE_READ: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The store kept changing under every read: nothing read is shown.
 #[derive(Debug)]
 pub(crate) struct Changed;
@@ -29,6 +35,8 @@ pub(crate) fn read<T, E: From<StoreError> + From<Changed>>(
     path: &Path,
     mut read: impl FnMut(&Store) -> Result<T, E>,
 ) -> Result<T, E> {
+    // A read that panicked leaves nothing to repair: the lock only orders reads.
+    let _turn = ONE_READ.lock().unwrap_or_else(|e| e.into_inner());
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -98,6 +106,30 @@ mod tests {
             Err(PageError::Store(m)) => assert!(m.contains("kept changing"), "{m}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn reads_take_turns_so_at_most_one_copy_exists() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let (_dir, path) = store();
+        // A writer's log beside the store: every read is through a copy.
+        std::fs::write(beside(&path, "-wal"), b"").expect("a log");
+        let (now, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    let out: Result<usize, PageError> = read(&path, |s| {
+                        let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(n, Ordering::SeqCst);
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                        now.fetch_sub(1, Ordering::SeqCst);
+                        Ok(s.runs()?.len())
+                    });
+                    assert_eq!(out.ok(), Some(0));
+                });
+            }
+        });
+        assert_eq!(most.load(Ordering::SeqCst), 1, "reads overlapped");
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod commands;
 mod example;
 mod exit_codes;
 mod html;
+mod otel;
 mod output_flags;
 mod parallel;
 mod shared_data;

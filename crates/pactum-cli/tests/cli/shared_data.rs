@@ -265,3 +265,129 @@ fn real_data_agentdojo_with_tool_calls_withheld_is_never_a_pass() {
     }
     assert_eq!(attacked_n, 873);
 }
+
+// ---------------------------------------------------------------- tau-bench
+
+/// The tau-bench airline trajectories (200: 50 tasks × 4 trials).
+fn tau_bench_file() -> PathBuf {
+    let f = real_data_dir().join("tau-bench/gpt-4o-airline.json");
+    assert!(
+        f.is_file(),
+        "the real tau-bench data is missing at {}",
+        f.display()
+    );
+    f
+}
+
+/// Writes a contract per task with `examples/tau-bench/tau_bench.py` and
+/// grades the trajectories with `extra` flags: the raw records and the
+/// JSON report.
+fn grade_tau_bench(extra: &[&str]) -> (Vec<Value>, Run, Value) {
+    let data = tau_bench_file();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let contracts = dir.path().join("contracts");
+    let script = root().join("examples/tau-bench/tau_bench.py");
+    let gen = std::process::Command::new("python3")
+        .arg(&script)
+        .arg("contracts")
+        .arg(&data)
+        .arg(&contracts)
+        .output()
+        .expect("python3 runs the contract generator");
+    assert!(
+        gen.status.success(),
+        "the generator failed: {}",
+        String::from_utf8_lossy(&gen.stderr)
+    );
+    let json = dir.path().join("report.json");
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "grade".into(),
+        "-c".into(),
+        contracts.into(),
+        "--observability".into(),
+        "tool_calls".into(),
+        "--messages-field".into(),
+        "/traj".into(),
+        "--quiet".into(),
+        "--json".into(),
+        json.clone().into(),
+    ];
+    args.extend(extra.iter().map(Into::into));
+    args.push(data.clone().into());
+    let run = pactum(args);
+    let report = read_report(&json);
+    let raw: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&data).expect("tau-bench file"))
+            .expect("tau-bench is a JSON array");
+    (raw, run, report)
+}
+
+/// (reward, status) → count, and the trajectories where pass ⇔ reward 1
+/// does not hold.
+fn tau_matrix(raw: &[Value], report: &Value) -> (BTreeMap<(u8, String), u64>, Vec<String>) {
+    let results = report["results"].as_array().expect("results");
+    assert_eq!(results.len(), raw.len(), "one result per trajectory");
+    let mut matrix = BTreeMap::new();
+    let mut disagreements = Vec::new();
+    for (i, (rec, r)) in raw.iter().zip(results).enumerate() {
+        let id = r["trace_id"].as_str().expect("trace id");
+        assert!(id.ends_with(&format!("#{}", i + 1)), "{id} in file order");
+        let reward = rec["reward"].as_f64().expect("reward");
+        assert!(reward == 0.0 || reward == 1.0, "{id}: reward {reward}");
+        let reward = u8::from(reward == 1.0);
+        let status = r["status"].as_str().expect("status").to_string();
+        if (status == "pass") != (reward == 1) {
+            disagreements.push(format!(
+                "{id} task {}: reward {reward}, {status}: {}",
+                rec["task_id"], r["summary"]
+            ));
+        }
+        *matrix.entry((reward, status)).or_insert(0) += 1;
+    }
+    (matrix, disagreements)
+}
+
+/// tau-bench graded with a contract per task from its required write
+/// actions and outputs (examples/tau-bench, docs/tau-bench.md), with the
+/// conversation's end markers and its text-reported errors stated: pass ⇔
+/// reward 1 on at least 95% of the 200 trajectories. Without the options
+/// the same contracts pass no trajectory that ends on a marker, and the
+/// failed calls read as made.
+#[test]
+#[ignore = "real data: bash .ci/real-data"]
+fn real_data_tau_bench_agreement_with_reward() {
+    let (raw, run, report) = grade_tau_bench(&[
+        "--ended-by",
+        "user:###STOP###",
+        "--ended-by",
+        "tool:transfer_to_human_agents",
+        "--tool-error-prefix",
+        "Error:",
+    ]);
+    assert_eq!(report["totals"]["input_errors"], 0, "{run:#?}");
+    let (matrix, disagreements) = tau_matrix(&raw, &report);
+    let agree = raw.len() as u64 - disagreements.len() as u64;
+    let rate = agree as f64 / raw.len() as f64;
+    eprintln!(
+        "tau-bench: agreement {agree}/{} = {:.1}%; matrix (reward, status): {matrix:?}; disagreements: {disagreements:#?}",
+        raw.len(),
+        rate * 100.0
+    );
+    assert!(
+        rate >= 0.95,
+        "agreement {rate:.4} < 0.95: {disagreements:#?}"
+    );
+    // Never a wrong green: a trajectory tau-bench scored 0 is not a pass.
+    assert_eq!(
+        matrix.get(&(0, "pass".to_string())),
+        None,
+        "{disagreements:#?}"
+    );
+
+    // Without the options the same contracts cannot pass a trajectory
+    // that ends on a marker: its absences prove nothing.
+    let (raw, run, report) = grade_tau_bench(&[]);
+    let (matrix, _) = tau_matrix(&raw, &report);
+    eprintln!("tau-bench without --ended-by/--tool-error-prefix: {matrix:?}");
+    assert_eq!(matrix.get(&(1, "pass".to_string())), None, "{run:#?}");
+}

@@ -416,6 +416,11 @@ fn a_store_a_killed_run_left_is_read_without_touching_it() {
                 !running.contains(&format!("href=\"/runs/{id}\"")),
                 "{case}: {running}"
             );
+            // The diff page says so too.
+            let (code, _, diff) = v.get(&format!("/diff?a={id}&b={id}"));
+            assert_eq!(code, 200, "{case}: {diff}");
+            assert!(diff.contains(">stopped<"), "{case}: {diff}");
+            assert!(!diff.contains(">running<"), "{case}: {diff}");
             let (_, _, page) = v.get(&format!("/runs/{id}"));
             assert!(!page.contains("is being run right now"), "{case}: {page}");
             assert!(page.contains("its writer is gone"), "{case}: {page}");

@@ -18,6 +18,7 @@
 //! | [`unfinished_runs`] | a stored run with missing trials is partial |
 //! | [`evaluator_limits`] | an evaluator that gave up answers undetermined |
 //! | [`checks_that_never_fire`] | a check that cannot match is reported, not silently passed |
+//! | [`conversation_ends`] | a recording ends where the user says, and a failure told in words is a failure |
 //! | [`keys`] | an API key never reaches the store, the cache, a report or a terminal |
 //! | [`lost_work`] | no report overwrites an input or the store; no run is lost |
 //!
@@ -26,6 +27,7 @@
 
 mod checks_that_never_fire;
 mod common;
+mod conversation_ends;
 mod evaluator_limits;
 mod fabricated_quotes;
 mod keys;

@@ -693,13 +693,20 @@ fn the_redaction_rule_holds_every_source_of_keys() {
 }
 
 #[test]
-fn key_variables_are_the_api_key_ones() {
+fn key_variables_are_the_usual_credential_ones() {
     for (name, is) in [
         ("OPENAI_API_KEY", true),
         ("anthropic_api_key", true),
-        ("_API_KEY", false),
-        ("API_KEY", false),
+        ("GITHUB_TOKEN", true),
+        ("AWS_SECRET_ACCESS_KEY", true),
+        ("HF_TOKEN", true),
+        ("DB_PASSWORD", true),
+        ("_API_KEY", true),
+        ("API_KEY", true),
+        ("_KEY", false),
+        ("KEY", false),
         ("OPENAI_API_KEYS", false),
+        ("TOKENIZERS_PARALLELISM", false),
         ("PATH", false),
     ] {
         assert_eq!(is_key_var(name), is, "{name}");
@@ -775,4 +782,106 @@ fn key_tokens_see_through_invisible_characters_and_wraps() {
         key_tokens("sk-abc123def456ghi789jkl\n\nNext"),
         vec![key.to_string()]
     );
+}
+
+/// A key written through Markdown escapes, character references or
+/// emphasis inside it is found, and redacted where it is written; AWS and
+/// Hugging Face keys are recognised.
+#[test]
+fn key_tokens_see_through_escapes_references_and_emphasis() {
+    let key = "sk_live_4f8Ab2c9Zq7w";
+    for written in [
+        r"sk\_live\_4f8Ab2c9Zq7w",
+        "sk&#95;live&#95;4f8Ab2c9Zq7w",
+        "sk&#x5f;live_4f8Ab2c9Zq7w",
+        "sk_live_4f8A**b2c9**Zq7w",
+        "sk_live_4f8A`b2c9`Zq7w",
+    ] {
+        let text = format!("the agent printed {written} here");
+        let tokens = key_tokens(&text);
+        assert!(tokens.iter().any(|t| t == key), "{written}: {tokens:?}");
+        let red = Redactor::new(tokens).expect("keys");
+        let shown = red.redact(&text);
+        assert!(!shown.contains("4f8A"), "{written}: {shown}");
+        assert!(!shown.contains("Zq7w"), "{written}: {shown}");
+    }
+    let dashed = "sk&#45;proj&#45;4f8Ab2c9Zq7wXy";
+    let tokens = key_tokens(dashed);
+    assert_eq!(tokens, vec!["sk-proj-4f8Ab2c9Zq7wXy".to_string()]);
+    assert!(!Redactor::new(tokens)
+        .expect("keys")
+        .redact(dashed)
+        .contains("Zq7w"));
+    for k in [
+        "AKIAIOSFODNN7EXAMPLE",
+        "ASIAY34FZKBOKMUTVV7A",
+        "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH",
+        "hf_0123456789abcdefghij",
+    ] {
+        assert_eq!(
+            key_tokens(&format!("key: {k}.")),
+            vec![k.to_string()],
+            "{k}"
+        );
+    }
+    // Words that start like one are not keys.
+    assert!(key_tokens("AKIAN hf_hub_download huggingface").is_empty());
+}
+
+/// A bearer credential and a JSON Web Token are keys wherever they are
+/// written; the words around them are not.
+#[test]
+fn bearer_credentials_and_json_web_tokens_are_keys() {
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc123def456";
+    let text = format!("curl -H 'Authorization: Bearer {jwt}' https://x/ and later token={jwt}.");
+    assert_eq!(key_tokens(&text), vec![jwt.to_string()]);
+    let opaque = "AbCdEfGhIjKlMnOp+/QrStUv==";
+    assert_eq!(
+        key_tokens(&format!("Authorization: bearer\t{opaque}\n")),
+        vec![opaque.to_string()]
+    );
+    // Too short, another word ending in "bearer", no token after it.
+    for plain in [
+        "Bearer abc",
+        "the flag-bearer arrived",
+        "a Bearer token is needed",
+        "Bearer: none",
+        "eyJhbGciOi.x",
+    ] {
+        let found = key_tokens(plain);
+        assert!(
+            found.iter().all(|t| t.len() >= KEY_TOKEN_MIN_TAIL),
+            "{plain}: {found:?}"
+        );
+    }
+    assert!(key_tokens("the flag-bearer arrived with a Bearer").is_empty());
+    let rule =
+        redaction_rule(&Redactor::default(), &EnvKeys::default(), [text.as_str()]).expect("rule");
+    let shown = rule.redact(&text);
+    assert!(!shown.contains("eyJzdWIi"), "{shown}");
+}
+
+/// The usual hosted-service token shapes are keys.
+#[test]
+fn hosted_service_tokens_are_keys() {
+    for key in [
+        "glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn",
+        "ghs_16C7e42F292c6912E7710c838347Ae178B4a",
+        "gho_16C7e42F292c6912E7710c838347Ae178B4a",
+        "xoxa-2-1234567890-abcdefghij",
+        "npm_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gH3jK5",
+        "pypi-AgEIcHlwaS5vcmcCJDAwMDAwMDAw",
+        "rk_live_51H8abcdefGHIJKL0123",
+        "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",
+        "dop_v1_0123456789abcdef0123456789abcdef",
+        "shpat_0123456789abcdef0123456789abcdef",
+    ] {
+        let text = format!("the token is {key} — keep it safe");
+        assert_eq!(key_tokens(&text), vec![key.to_string()], "{key}");
+        assert!(looks_like_key(key), "{key}");
+    }
+    // Words that start like one are not.
+    for word in ["SG.html", "npm_install", "pypi-upload", "ghs_notes"] {
+        assert!(key_tokens(word).is_empty(), "{word}");
+    }
 }

@@ -64,6 +64,7 @@ fn arb_trace() -> impl Strategy<Value = Trace> {
             metadata: json!({"suite": "banking"}),
             error: None,
             incomplete: None,
+            ended_by: None,
             source: None,
             offered_tools: None,
         })

@@ -139,6 +139,7 @@ fn to_trace(id: &str, record: &Value) -> Trace {
         metadata,
         error: None,
         incomplete: None,
+        ended_by: None,
         source: None,
         offered_tools: None,
     }

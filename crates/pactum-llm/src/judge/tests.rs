@@ -43,6 +43,7 @@ fn trace(level: ObservabilityLevel) -> Trace {
         metadata: Value::Null,
         error: None,
         incomplete: None,
+        ended_by: None,
         source: None,
         offered_tools: None,
     }

@@ -215,8 +215,8 @@ pub struct CompareRequest {
 pub fn compare(req: &CompareRequest, sink: &mut dyn Sink) -> Result<CompareSummary, PipelineError> {
     if let Some(html) = &req.html {
         let mut protected = vec![
-            pactum_report::Protected::input("an artifact set", &req.a),
-            pactum_report::Protected::input("an artifact set", &req.b),
+            pactum_report::Protected::folder("an artifact set", &req.a),
+            pactum_report::Protected::folder("an artifact set", &req.b),
         ];
         protected.extend(
             req.policy

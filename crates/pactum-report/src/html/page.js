@@ -4,6 +4,9 @@
   var results = data.results;
   var list = document.getElementById("traces");
   var PAGE = /*PAGE*/;
+  // At most this many characters (code points) of a message are drawn,
+  // the rest cut with a note (html.rs's MESSAGE_CHARS and cut_note).
+  var MESSAGE = /*MESSAGE*/;
   // The traces rendered as HTML (the first ones, failures first), by index.
   var rendered = {};
   var order = [];
@@ -52,59 +55,36 @@
     CTL.lastIndex = 0;
     while ((m = CTL.exec(s)) !== null) {
       parent.appendChild(document.createTextNode(s.slice(last, m.index)));
+      // A run of one boxed character is one box with its count (html.rs's
+      // box_label); the number is the whole code point, above U+FFFF too.
+      var n = 1;
+      var end = m.index + m[0].length;
+      while (s.startsWith(m[0], end)) { n += 1; end += m[0].length; }
       var code = m[0].codePointAt(0).toString(16).toUpperCase();
       var box = el("span", "ctl");
-      box.textContent = "U+" + ("0000" + code).slice(-4);
+      box.textContent = "U+" + code.padStart(4, "0") + (n > 1 ? " \u00d7" + n : "");
       parent.appendChild(box);
-      last = m.index + m[0].length;
+      last = end;
+      CTL.lastIndex = end;
     }
     parent.appendChild(document.createTextNode(s.slice(last)));
     return parent;
   }
   function round(x, d) { return x.toFixed(d); }
-  function pretty(v) { return JSON.stringify(v, null, 2); }
   function fact(dl, term, value, cls) {
     dl.appendChild(el("dt", null, term));
     dl.appendChild(el("dd", cls, value));
   }
-  // Whether a call's arguments hold quote q, indented or on one line
-  // (html.rs's arguments_hold).
-  function argsHold(tc, q) {
-    var a = tc.arguments === undefined ? null : tc.arguments;
-    return !!q && (pretty(a).indexOf(q) >= 0 || JSON.stringify(a).indexOf(q) >= 0);
-  }
-  function resultText(tc) {
-    return tc.result === undefined ? null : typeof tc.result === "string" ? tc.result : pretty(tc.result);
-  }
-  // The index in the trace of the first call of turn n whose arguments or
-  // result hold quote q (html.rs's call_quoting), or null.
-  function callQuoting(t, n, source, q) {
-    if (!t || !q || (source !== "tool_arguments" && source !== "tool_results")) { return null; }
-    var before = 0;
-    for (var u = 0; u < n - 1 && u < t.turns.length; u++) { before += (t.turns[u].tool_calls || []).length; }
-    var calls = n >= 1 && n <= t.turns.length ? (t.turns[n - 1].tool_calls || []) : [];
-    for (var k = 0; k < calls.length; k++) {
-      var r = resultText(calls[k]);
-      if (source === "tool_arguments" ? argsHold(calls[k], q) : r !== null && r.indexOf(q) >= 0) { return before + k; }
-    }
-    return null;
-  }
-  // `t`: the trace, when the page shows its conversation.
-  function evidence(e, at, t) {
-    var place, name = null, body;
-    if (e.kind === "quote") { place = "turn " + e.turn + " " + e.source; body = e.text; }
-    else if (e.kind === "tool_call") { place = "turn " + e.turn + " tool call #" + (e.index + 1); name = e.name; body = pretty(e.arguments); }
-    else if (e.kind === "side_effect") { place = "turn " + e.turn + " side effect"; name = e.effect; body = pretty(e.details); }
-    else { place = "field " + e.pointer; body = pretty(e.value); }
+  // `shown`: [where it points or null, its text], as pactum wrote them
+  // (a JSON value is never re-written here).
+  function evidence(e, shown) {
+    var place, name = null, body = shown[1];
+    if (e.kind === "quote") { place = "turn " + e.turn + " " + e.source; }
+    else if (e.kind === "tool_call") { place = "turn " + e.turn + " tool call #" + (e.index + 1); name = e.name; }
+    else if (e.kind === "side_effect") { place = "turn " + e.turn + " side effect"; name = e.effect; }
+    else { place = "field " + e.pointer; }
     var d = el("div", "evidence " + e.kind);
-    if (at !== null) {
-      var qc = e.kind === "quote" ? callQuoting(t, e.turn, e.source, e.text) : null;
-      var to = e.kind === "tool_call" ? "t" + at + "-call" + e.index
-        : e.kind === "quote" && e.source === "response" ? "t" + at + "-turn" + e.turn + "-response"
-        : qc !== null ? "t" + at + "-call" + qc
-        : e.kind === "field" ? null : "t" + at + "-turn" + e.turn;
-      if (to) { d.setAttribute("data-goto", to); }
-    }
+    if (shown[0]) { d.setAttribute("data-goto", shown[0]); }
     d.appendChild(el("span", "where", place));
     if (name !== null) { d.appendChild(document.createTextNode(" ")); d.appendChild(el("code", "tool", name)); }
     if (e.errored) { d.appendChild(document.createTextNode(" ")); d.appendChild(el("span", "err", "(errored)")); }
@@ -118,12 +98,16 @@
   function conversation(i, r, row) {
     var t = r.transcript;
     var cites = [];
+    // Each clause's cite, by its position among the result's clauses.
+    var byPos = [];
     var k = 0;
     (r.contracts || []).forEach(function (c, ci) {
       c.clauses.forEach(function (cl, j) {
         var m = row[4][k++];
+        var it = { clause: cl.id, mark: m[0], cls: m[1], anchor: "t" + i + "-c" + ci + "-" + j };
+        byPos.push(it);
         (cl.evidence || []).forEach(function (e) {
-          cites.push({ e: e, clause: cl.id, mark: m[0], cls: m[1], anchor: "t" + i + "-c" + ci + "-" + j });
+          cites.push({ e: e, clause: it.clause, mark: it.mark, cls: it.cls, anchor: it.anchor });
         });
       });
     });
@@ -154,16 +138,26 @@
         segs.push(sp);
         last = sp.b;
       });
+      // The bound: the code unit where the MESSAGE-th code point starts,
+      // and how many code points follow it.
+      var limit = txt.length, more = 0, cps = 0;
+      for (var u = 0; u < txt.length; u += txt.codePointAt(u) > 0xffff ? 2 : 1) {
+        if (cps === MESSAGE) { limit = u; }
+        if (cps >= MESSAGE) { more += 1; }
+        cps += 1;
+      }
       var at = 0;
       segs.forEach(function (sp) {
+        if (sp.a >= limit) { return; }
         text(pre, txt.slice(at, sp.a));
-        var mk = el("mark", sp.c[0].cls, txt.slice(sp.a, sp.b));
+        var mk = el("mark", sp.c[0].cls, txt.slice(sp.a, Math.min(sp.b, limit)));
         mk.setAttribute("data-goto", sp.c[0].anchor);
         pre.appendChild(mk);
         if (names) { sp.c.forEach(function (c) { cite(pre, c); }); }
-        at = sp.b;
+        at = Math.min(sp.b, limit);
       });
-      text(pre, txt.slice(at));
+      text(pre, txt.slice(at, limit));
+      if (more) { text(pre, "\n\u2026 " + more + " more characters not shown (the JSON report holds the whole text)"); }
     }
     function quotes(turn, source) {
       return cites.filter(function (c) { return c.e.kind === "quote" && c.e.turn === turn && c.e.source === source; });
@@ -190,11 +184,10 @@
       });
       (turn.tool_calls || []).forEach(function (tc) {
         var at = call++;
-        var mine = cites.filter(function (c) { return c.e.kind === "tool_call" && c.e.index === at; });
-        var res = resultText(tc);
-        quotes(n, "tool_arguments").forEach(function (c) { if (argsHold(tc, c.e.text)) { mine.push(c); } });
-        quotes(n, "tool_results").forEach(function (c) { if (c.e.text && res !== null && res.indexOf(c.e.text) >= 0) { mine.push(c); } });
-        mine = mine.filter(function (c, k) { return k === 0 || c.anchor !== mine[k - 1].anchor; });
+        // [arguments, result, clauses citing it], as pactum wrote them.
+        var shown = row[6][at];
+        var mine = shown[2].map(function (p) { return byPos[p]; });
+        var res = shown[1];
         var cd = el("div", "msg call" + (mine.length ? " cited" : ""));
         cd.id = "t" + i + "-call" + at;
         cd.appendChild(el("span", "role", "tool call #" + (at + 1)));
@@ -203,10 +196,10 @@
         if (tc.error) { cd.appendChild(document.createTextNode(" ")); cd.appendChild(el("span", "err", "errored: " + tc.error)); }
         mine.forEach(function (c) { cite(cd, c); });
         var pre = el("pre");
-        var args = pretty(tc.arguments === undefined ? null : tc.arguments);
+        var args = shown[0];
         if (mine.length) { pre.appendChild(el("mark", mine[0].cls, args)); } else { text(pre, args); }
         cd.appendChild(pre);
-        if (tc.result !== undefined) {
+        if (res !== null) {
           var rd = el("div", "result");
           rd.appendChild(el("span", "role", "tool result"));
           rd.appendChild(el("pre", null, res));
@@ -216,14 +209,15 @@
       });
       if (unobserved.indexOf("tool_calls") >= 0) { d.appendChild(el("p", "unobserved", "tool calls: not observed at level " + r.observability + " (a call made here is not in the recording)")); }
       (turn.side_effects || []).forEach(function (se, j) {
-        var mine = cites.filter(function (c) { return c.e.kind === "side_effect" && c.e.turn === n && c.e.effect === se.kind; });
+        var shownSe = row[7][ti][j];
+        var mine = shownSe[1].map(function (p) { return byPos[p]; });
         var sd = el("div", "msg effect" + (mine.length ? " cited" : ""));
         sd.id = "t" + i + "-turn" + n + "-effect" + j;
         sd.appendChild(el("span", "role", "side effect"));
         sd.appendChild(document.createTextNode(" "));
         sd.appendChild(el("code", "tool", se.kind));
         mine.forEach(function (c) { cite(sd, c); });
-        sd.appendChild(el("pre", null, pretty(se.details === undefined ? null : se.details)));
+        sd.appendChild(el("pre", null, shownSe[0]));
         d.appendChild(sd);
       });
       if (unobserved.indexOf("side_effects") >= 0) { d.appendChild(el("p", "unobserved", "side effects: not observed at level " + r.observability)); }
@@ -341,7 +335,7 @@
         tr.appendChild(el("td", null, cl.verdict));
         tr.appendChild(el("td", "n", cl.confidence));
         var ev = el("td");
-        (cl.evidence || []).forEach(function (e) { ev.appendChild(evidence(e, r.transcript ? i : null, r.transcript)); });
+        (cl.evidence || []).forEach(function (e, j) { ev.appendChild(evidence(e, row[8][k - 1][j])); });
         ev.appendChild(el("p", "rationale", cl.rationale));
         if (cl.reason) {
           var p = el("p", "reason", "not evaluable: ");

@@ -167,6 +167,50 @@ fn an_untouched_open_creates_and_changes_no_file() {
     drop(writer);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_store_reached_through_a_link_is_read_with_its_writers_log() {
+    let dir = tmp();
+    let real = dir.path().join("real");
+    std::fs::create_dir(&real).expect("folder");
+    let path = filled(&real, 2);
+    let writer = raw(&path);
+    writer
+        .pragma_update(None, "wal_autocheckpoint", 0)
+        .expect("no checkpoint");
+    writer
+        .execute("UPDATE runs SET status = 'interrupted'", [])
+        .expect("write");
+    // A symbolic link elsewhere: the log is beside the target, not the link.
+    let linked = dir.path().join("linked");
+    std::fs::create_dir(&linked).expect("folder");
+    let link = linked.join("pactum.db");
+    std::os::unix::fs::symlink(&path, &link).expect("symlink");
+    let before = (files(&real), files(&linked));
+    let store = Store::open_untouched(&link).expect("open through the link");
+    assert_eq!(
+        store.runs().expect("runs")[0].status,
+        pactum_store::RunStatus::Interrupted,
+        "what the writer committed to its log is read"
+    );
+    drop(store);
+    assert_eq!((files(&real), files(&linked)), before, "nothing written");
+    // A hard link: the writer's log cannot be found from the other name,
+    // so the store is refused rather than read without it.
+    let hard = dir.path().join("hard");
+    std::fs::create_dir(&hard).expect("folder");
+    std::fs::hard_link(&path, hard.join("pactum.db")).expect("hard link");
+    let err = Store::open_untouched(&hard.join("pactum.db")).expect_err("refused");
+    assert!(matches!(err, StoreError::WrongKind { .. }), "{err:?}");
+    assert!(err.to_string().contains("hard links"), "{err}");
+    assert_eq!(
+        files(&hard).len(),
+        1,
+        "nothing written beside the hard link"
+    );
+    drop(writer);
+}
+
 #[test]
 fn a_log_a_killed_writer_left_is_read_and_nothing_beside_it_changes() {
     let dir = tmp();

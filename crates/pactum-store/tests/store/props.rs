@@ -126,6 +126,7 @@ fn trace() -> impl Strategy<Value = Trace> {
                 metadata,
                 error,
                 incomplete: None,
+                ended_by: None,
                 source: source.map(|(file, line)| SourceRef { file, line }),
                 offered_tools: None,
             },

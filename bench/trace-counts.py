@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""Independent count of what an OpenTelemetry export holds, per file.
+
+    python3 bench/trace-counts.py FILE...
+
+Reads each OTLP JSON (`resourceSpans` / Tempo `batches`, a document or JSONL
+of them), Jaeger JSON (`data[].spans[]`) or Langfuse export of OpenInference
+spans (`observations[].metadata.attributes`) file on its own, with the
+standard library only, and prints one line per file:
+
+    NAME traces=T turns=U tool_calls=C errored_calls=E
+
+or `NAME refused: WHY` for a file that is neither. The rules are the ones
+`docs/traces.md` ("OpenTelemetry") states, written again from the raw JSON
+without pactum's code, so the real-data check can compare the two:
+
+* traces: OpenTelemetry traces grouped by `gen_ai.conversation.id`, else
+  `session.id`, else trace id; a group with no LLM span and no tool span is
+  not a trace;
+* LLM spans: GenAI (`gen_ai.operation.name` chat / text_completion /
+  generate_content, or content keys) or OpenInference kind LLM; one with an
+  LLM span below it is the same call and is not counted (its output is read
+  for the one call below it when that call captured none);
+* turns: a call starts one when it is the group's first, its trace differs
+  from the previous call's, or its input ends with a user/system message;
+* tool calls: the calls of each captured output, plus each tool span
+  (`execute_tool`, OpenInference TOOL) that no output call accounts for
+  (same id, else same name); errored calls: tool spans in error (status
+  ERROR, `error.type`, an `exception` event).
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+
+def any_value(v):
+    if not v:
+        return None
+    (k, x), = v.items()
+    if k == "intValue":
+        return int(x)
+    if k == "arrayValue":
+        return [any_value(i) for i in x.get("values", [])]
+    if k == "kvlistValue":
+        return {i["key"]: any_value(i.get("value")) for i in x.get("values", [])}
+    return x
+
+
+def otlp_spans(doc):
+    for r in doc.get("resourceSpans", doc.get("batches", [])):
+        for sc in r.get("scopeSpans", r.get("instrumentationLibrarySpans", [])):
+            for s in sc.get("spans", []):
+                attrs = {a["key"]: any_value(a.get("value")) for a in s.get("attributes", [])}
+                code = s.get("status", {}).get("code")
+                yield {
+                    "trace": s["traceId"].lower(), "id": s["spanId"].lower(),
+                    "parent": (s.get("parentSpanId") or "").lower() or None,
+                    "start": int(s["startTimeUnixNano"]), "attrs": attrs,
+                    "events": [(e.get("name"), {a["key"]: any_value(a.get("value")) for a in e.get("attributes", [])})
+                               for e in s.get("events", [])],
+                    "error": code in (2, "STATUS_CODE_ERROR"),
+                }
+
+
+def jaeger_spans(doc):
+    for t in doc["data"]:
+        for s in t["spans"]:
+            tags = {a["key"]: a["value"] for a in s.get("tags", [])}
+            parent = [r["spanID"] for r in s.get("references", []) if r.get("refType") == "CHILD_OF"]
+            events = []
+            for log in s.get("logs", []):
+                f = {a["key"]: a["value"] for a in log.get("fields", [])}
+                events.append((f.pop("event", None), f))
+            yield {
+                "trace": s["traceID"].lower(), "id": s["spanID"].lower(),
+                "parent": parent[0].lower() if parent else None,
+                "start": int(s["startTime"]) * 1000, "attrs": tags, "events": events,
+                "error": tags.get("error") is True or tags.get("otel.status_code") == "ERROR",
+            }
+
+
+def iso_nanos(s):
+    from datetime import datetime, timezone
+    if not isinstance(s, str) or not s.endswith("Z"):
+        return None
+    base, _, frac = s[:-1].partition(".")
+    dt = datetime.strptime(base, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)
+    return int(dt.timestamp()) * 10**9 + int((frac + "000000000")[:9])
+
+
+def langfuse_attrs(o):
+    md = o.get("metadata")
+    if isinstance(md, str):
+        try:
+            md = json.loads(md)
+        except ValueError:
+            return None
+    at = md.get("attributes") if isinstance(md, dict) else None
+    if isinstance(at, str):
+        at = json.loads(at)
+    return at
+
+
+def langfuse_spans(doc):
+    session = (doc.get("trace") or {}).get("sessionId")
+    for o in doc["observations"]:
+        attrs = dict(langfuse_attrs(o) or {})
+        if session and "session.id" not in attrs:
+            attrs["session.id"] = session
+        yield {
+            "trace": o["traceId"].lower(), "id": o["id"].lower(),
+            "parent": (o.get("parentObservationId") or "").lower() or None,
+            "start": iso_nanos(o["startTime"]), "attrs": attrs, "events": [],
+            "error": o.get("level") == "ERROR",
+        }
+
+
+def docs_of(path):
+    text = path.read_text(encoding="utf-8")
+    if path.suffix in (".jsonl", ".ndjson"):
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    d = json.loads(text)
+    return d if isinstance(d, list) else [d]
+
+
+INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
+                "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
+
+
+def keys_max(attrs, pattern):
+    """The highest index i with a key matching pattern (a regex with one group)."""
+    found = [int(m.group(1)) for k in attrs for m in [re.match(pattern, k)] if m]
+    return max(found) if found else None
+
+
+def kind(s):
+    a = s["attrs"]
+    op = a.get("gen_ai.operation.name")
+    oi = str(a.get("openinference.span.kind", "")).upper()
+    if op == "execute_tool" or oi == "TOOL":
+        return "tool"
+    content = any(k in a for k in ("gen_ai.input.messages", "gen_ai.output.messages")) or any(
+        k.startswith(("llm.input_messages.", "llm.output_messages.", "gen_ai.prompt.", "gen_ai.completion."))
+        for k in a) or any(n == "gen_ai.choice" or n in INPUT_EVENTS for n, _ in s["events"])
+    if content or op in ("chat", "text_completion", "generate_content") or oi == "LLM":
+        return "llm"
+    return "other"
+
+
+def last_input_role(s):
+    a = s["attrs"]
+    if "gen_ai.input.messages" in a:
+        m = json.loads(a["gen_ai.input.messages"]) if isinstance(a["gen_ai.input.messages"], str) else a["gen_ai.input.messages"]
+        return m[-1]["role"] if m else None
+    i = keys_max(a, r"llm\.input_messages\.(\d+)\.")
+    if i is not None:
+        return a.get(f"llm.input_messages.{i}.message.role")
+    i = keys_max(a, r"gen_ai\.prompt\.(\d+)\.")
+    if i is not None:
+        return a.get(f"gen_ai.prompt.{i}.role")
+    roles = [INPUT_EVENTS[n] for n, _ in s["events"] if n in INPUT_EVENTS]
+    return roles[-1] if roles else None
+
+
+def output_calls(s):
+    """(id, name) of the calls in a captured output; None when not captured."""
+    a = s["attrs"]
+    if "gen_ai.output.messages" in a:
+        v = a["gen_ai.output.messages"]
+        msgs = json.loads(v) if isinstance(v, str) else v
+        return [(p.get("id"), p.get("name")) for m in msgs for p in m.get("parts", []) if p.get("type") == "tool_call"]
+    if any(k.startswith("llm.output_messages.") for k in a):
+        out = []
+        for k in sorted(a):
+            m = re.match(r"llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.function\.name$", k)
+            if m:
+                out.append((a.get(k.replace("function.name", "id")), a[k]))
+        return out
+    if any(k.startswith("gen_ai.completion.") for k in a):
+        out = []
+        for k in sorted(a):
+            m = re.match(r"gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.name$", k)
+            if m:
+                out.append((a.get(k[:-len("name")] + "id"), a[k]))
+        return out
+    choices = [e for n, e in s["events"] if n == "gen_ai.choice"]
+    if choices:
+        out = []
+        for e in choices:
+            msg = e.get("message")
+            msg = json.loads(msg) if isinstance(msg, str) else msg
+            for c in msg.get("tool_calls") or []:
+                out.append((c.get("id"), c.get("function", {}).get("name", c.get("name"))))
+        return out
+    return None
+
+
+def one_value(spans, key):
+    vals = {str(s["attrs"][key]).strip() for s in spans if s["attrs"].get(key) not in (None, "")}
+    return vals.pop() if len(vals) == 1 else None
+
+
+def count(path):
+    docs = docs_of(path)
+    first = docs[0] if docs else {}
+    if "resourceSpans" in first or "batches" in first:
+        spans = [s for d in docs for s in otlp_spans(d)]
+    elif isinstance(first.get("data"), list) and first["data"] and "spans" in first["data"][0]:
+        spans = [s for d in docs for s in jaeger_spans(d)]
+    elif "observations" in first and any(
+            "openinference.span.kind" in (langfuse_attrs(o) or {}) for o in first["observations"]):
+        spans = [s for d in docs for s in langfuse_spans(d)]
+    else:
+        return "refused: not an OTLP or Jaeger document, nor a Langfuse export of OpenInference spans"
+    for s in spans:
+        a = s["attrs"]
+        if kind(s) == "tool" and not (a.get("gen_ai.tool.name") or a.get("tool.name")):
+            return "refused: a tool span without a tool name"
+    by_trace = {}
+    for s in spans:
+        by_trace.setdefault(s["trace"], []).append(s)
+    groups = {}
+    for tid, ss in by_trace.items():
+        key = one_value(ss, "gen_ai.conversation.id") or one_value(ss, "session.id") or tid
+        groups.setdefault(key, []).extend(ss)
+    traces = turns = calls = errored = 0
+    for ss in groups.values():
+        ss.sort(key=lambda s: (s["start"], s["trace"], s["id"]))
+        by_id = {(s["trace"], s["id"]): s for s in ss}
+        kinds = {id(s): kind(s) for s in ss}
+        wrapper = set()
+        for s in ss:
+            if kinds[id(s)] == "llm":
+                p = by_id.get((s["trace"], s["parent"]))
+                while p is not None:
+                    if kinds[id(p)] == "llm":
+                        wrapper.add(id(p))
+                    p = by_id.get((p["trace"], p["parent"]))
+        llms = [s for s in ss if kinds[id(s)] == "llm" and id(s) not in wrapper]
+        # A leaf without captured output takes the output of the nearest LLM
+        # span around it that wraps it alone.
+        leaves_under = {}
+        for s in llms:
+            p = by_id.get((s["trace"], s["parent"]))
+            while p is not None:
+                if id(p) in wrapper:
+                    leaves_under[id(p)] = leaves_under.get(id(p), 0) + 1
+                p = by_id.get((p["trace"], p["parent"]))
+
+        def calls_of(s):
+            out = output_calls(s)
+            p = by_id.get((s["trace"], s["parent"]))
+            while out is None and p is not None:
+                if kinds[id(p)] == "llm":
+                    if leaves_under.get(id(p)) != 1:
+                        break
+                    out = output_calls(p)
+                    if out is not None:
+                        break
+                p = by_id.get((p["trace"], p["parent"]))
+            return out
+        tools = [s for s in ss if kinds[id(s)] == "tool"]
+        if not llms and not tools:
+            continue
+        traces += 1
+        last = None
+        out = []
+        for s in llms:
+            if last is None or s["trace"] != last or last_input_role(s) in ("user", "system", "human", "developer"):
+                turns += 1
+            last = s["trace"]
+            out.extend(calls_of(s) or [])
+        joined = [False] * len(out)
+        extra = 0
+        for s in tools:
+            a = s["attrs"]
+            cid = (a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or "").strip() or None
+            name = a.get("gen_ai.tool.name") or a.get("tool.name")
+            match = None
+            for i, (oid, oname) in enumerate(out):
+                if not joined[i] and cid is not None and oid is not None and oid.strip() == cid:
+                    match = i
+                    break
+            if match is None:
+                for i, (oid, oname) in enumerate(out):
+                    if not joined[i] and oname == name and (cid is None or oid is None):
+                        match = i
+                        break
+            if match is None:
+                extra += 1
+            else:
+                joined[match] = True
+            if s["error"] or a.get("error.type") or any(n == "exception" for n, _ in s["events"]):
+                errored += 1
+        if not llms:
+            turns += 1
+        calls += len(out) + extra
+    return f"traces={traces} turns={turns} tool_calls={calls} errored_calls={errored}"
+
+
+def main(argv):
+    if not argv:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    for f in argv:
+        p = Path(f)
+        print(f"{p.name} {count(p)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,510 @@
+//! Each case here is a wrong green a hostile review found: a clause shown
+//! as satisfied that was not kept. Each must now be violated, left to the
+//! judge (`not_evaluable` without one), or refused — never satisfied.
+
+use pactum_core::{Policy, Verdict};
+use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
+use pactum_openprose::{import_run, ImportError};
+
+fn write(dir: &std::path::Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+const OK_LOG: &str = "# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z\n";
+
+/// A single service `svc` whose root holds `body` after its frontmatter,
+/// a caller input `topic`, a clean log and `files` (path, text).
+fn run_with(body: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        &format!(
+            "---\nname: svc\nkind: service\n---\n## Requires\n\n- topic: the subject\n\n{body}\n"
+        ),
+    );
+    write(
+        d.path(),
+        "bindings/caller/topic.md",
+        "# topic\nbinding: input\nsource: caller\n---\nSolid-state batteries\n",
+    );
+    write(d.path(), "vm.log.md", OK_LOG);
+    for (p, t) in files {
+        write(d.path(), p, t);
+    }
+    d
+}
+
+fn grade_dir(dir: &std::path::Path) -> RunGrade {
+    let run = import_run(dir).expect("imports");
+    let policy = Policy::default();
+    let mut judge = no_judge(policy);
+    grade_run(&run, &policy, &mut judge)
+}
+
+fn verdicts(g: &RunGrade) -> Vec<Verdict> {
+    g.contracts
+        .iter()
+        .flat_map(|c| c.clauses.iter().map(|r| r.verdict))
+        .collect()
+}
+
+/// Grades one `summary` clause over one binding, returning its verdict.
+fn one(clause: &str, binding: &str) -> Verdict {
+    let d = run_with(
+        &format!("## Ensures\n\n- `summary`: {clause}\n"),
+        &[("bindings/svc/summary.md", binding)],
+    );
+    let g = grade_dir(d.path());
+    let v = verdicts(&g);
+    assert_eq!(v.len(), 1, "{clause}: {g:#?}");
+    v[0]
+}
+
+fn never_green(clause: &str, binding: &str) {
+    let v = one(clause, binding);
+    assert_ne!(
+        v,
+        Verdict::Satisfied,
+        "{clause:?} over {binding:?} came out satisfied"
+    );
+}
+
+/// Commitment headings in every spelling are read: their clauses are
+/// graded (here each is violated, its output missing), never dropped.
+#[test]
+fn commitment_heading_variants_are_read() {
+    for heading in [
+        "## **Ensures**",
+        "## `Ensures`",
+        "## 2. Ensures",
+        "## Ensure",
+        "## __Ensures__",
+        "   ## Ensures",
+        "Ensures\n-------",
+        "Ensures\n=======",
+    ] {
+        let d = run_with(
+            &format!("{heading}\n\n- `missing`: a summary\n"),
+            &[("bindings/svc/other.md", "Some text.\n")],
+        );
+        let g = grade_dir(d.path());
+        assert_eq!(verdicts(&g), vec![Verdict::Violated], "{heading:?}: {g:#?}");
+    }
+}
+
+/// A heading that looks like a commitment section but is none pactum
+/// knows is refused naming file and line, its clauses never dropped.
+#[test]
+fn an_unknown_commitment_like_heading_is_refused() {
+    for heading in [
+        "## **Ensures and more**",
+        "## 3. Returns of the day",
+        "Ensured things\n---",
+    ] {
+        let d = run_with(
+            &format!("{heading}\n\n- `missing`: a summary\n"),
+            &[("bindings/svc/other.md", "Some text.\n")],
+        );
+        match import_run(d.path()) {
+            Err(ImportError::Contract { line, .. }) => assert!(line > 0, "{heading:?}"),
+            other => panic!("{heading:?}: {other:?}"),
+        }
+    }
+}
+
+/// An output named with emphasis is that output, never measured on
+/// another binding.
+#[test]
+fn an_emphasised_output_name_is_the_output() {
+    for bullet in [
+        "- **missing**: a summary",
+        "- *missing*: a summary",
+        "- _missing_: a summary",
+    ] {
+        let d = run_with(
+            &format!("## Ensures\n\n{bullet}\n"),
+            &[("bindings/svc/other.md", "Some text.\n")],
+        );
+        let g = grade_dir(d.path());
+        assert_eq!(verdicts(&g), vec![Verdict::Violated], "{bullet:?}: {g:#?}");
+    }
+}
+
+const FIVE: &str = "- one\n- two\n- three\n- four\n- five\n";
+
+/// Comparison words before a count are read right, or not at all.
+#[test]
+fn comparisons_before_counts() {
+    // Five items: each of these asks for something five items do not meet.
+    for clause in [
+        "> 5 items",
+        "more than 5 items",
+        "< 5 items",
+        "fewer than 5 items",
+        "less than 5 items",
+        "max 4 items",
+        "maximum 4 items",
+        "<= 4 items",
+        "≤ 4 items",
+        ">= 6 items",
+        "≥ 6 items",
+        "min 6 items",
+        "minimum 6 items",
+        "up to 4 items",
+        "4 or fewer items",
+        "over 5 items",
+        "under 5 items",
+    ] {
+        never_green(clause, FIVE);
+    }
+    // And these are met by five items, measured exactly.
+    for clause in [
+        "> 4 items",
+        ">= 5 items",
+        "≤ 5 items",
+        "max 5 items",
+        "min 5 items",
+        "< 6 items",
+        "more than 4 items",
+        "fewer than 6 items",
+    ] {
+        assert_eq!(one(clause, FIVE), Verdict::Satisfied, "{clause}");
+    }
+}
+
+/// "or" between counts is a choice, never read as "and"; a reversed
+/// range is not read.
+#[test]
+fn alternatives_and_reversed_ranges() {
+    // "3 items or 9 words": an "and" reading would need both; any reading
+    // that is not a choice is wrong, so it goes to the judge.
+    for clause in [
+        "one or two paragraphs",
+        "3 items or 2 paragraphs",
+        "at least 9 items or at least 2 paragraphs",
+        "a table or a numbered list",
+    ] {
+        assert_eq!(one(clause, FIVE), Verdict::NotEvaluable, "{clause}");
+    }
+    for clause in ["5-3 items", "between 9 and 2 items", "6 to 4 items"] {
+        never_green(clause, FIVE);
+        assert_eq!(one(clause, FIVE), Verdict::NotEvaluable, "{clause}");
+    }
+}
+
+/// A measure per item is measured per item or not at all.
+#[test]
+fn per_item_measures() {
+    let short = "- Source one https://a.example\n- Source two https://b.example\n- Source three https://c.example\n";
+    never_green("3 sources, each source has at least 20 words", short);
+    never_green("each source has at least 20 words", short);
+    let paras = "Alpha beta.\n\nGamma delta.\n\nEpsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho.\n";
+    never_green("3 paragraphs, each at least 10 words", paras);
+    never_green("3 paragraphs of at least 10 words each", paras);
+    never_green("at least 10 words per paragraph", paras);
+}
+
+/// "a list", "an array", "an object" are measured, never filler.
+#[test]
+fn list_array_object_are_measured() {
+    assert_eq!(one("a list", "Just a sentence.\n"), Verdict::Violated);
+    assert_eq!(one("a list", FIVE), Verdict::Satisfied);
+    assert_eq!(one("an array", "Just a sentence.\n"), Verdict::Violated);
+    assert_eq!(one("an array", "[1, 2]\n"), Verdict::Satisfied);
+    assert_eq!(one("an object", "Just a sentence.\n"), Verdict::Violated);
+    assert_eq!(one("an object", "{\"a\": 1}\n"), Verdict::Satisfied);
+    assert_eq!(one("not a list", FIVE), Verdict::Violated);
+}
+
+/// Outputs that render as nothing, or only a placeholder, were not
+/// produced.
+#[test]
+fn outputs_that_render_as_nothing() {
+    for binding in [
+        "&nbsp;\n",
+        "<br>\n",
+        "<br/>\n\n<br />\n",
+        "-\n",
+        "#\n",
+        "```\n```\n",
+        "null\n",
+        "{}\n",
+        "[]\n",
+        "\"\"\n",
+        "TODO\n",
+        "TBD\n",
+        "# Summary\n\nTODO\n",
+        "Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n",
+        "&#160;\n",
+        "\u{200b}\n",
+        "* * *\n",
+        "> \n",
+    ] {
+        assert_eq!(one("a summary", binding), Verdict::Violated, "{binding:?}");
+    }
+}
+
+/// `each X has:` counts a value that renders as nothing as absent.
+#[test]
+fn each_has_blank_values_fail() {
+    for binding in [
+        "- title: A, url: https://a.example\n- title: &nbsp;, url: https://b.example\n",
+        "- title: A, url: https://a.example\n- title: TODO, url: https://b.example\n",
+        "- title: A, url: https://a.example\n- title: -, url: https://b.example\n",
+        "[{\"title\": \"A\", \"url\": \"https://a.example\"}, {\"title\": \"&nbsp;\", \"url\": \"https://b.example\"}]\n",
+        "[{\"title\": \"A\", \"url\": \"https://a.example\"}, {\"title\": \"TBD\", \"url\": \"https://b.example\"}]\n",
+        "| title | url |\n|---|---|\n| A | https://a.example |\n| <br> | https://b.example |\n",
+    ] {
+        assert_eq!(one("each source has: title, url", binding), Verdict::Violated, "{binding:?}");
+    }
+}
+
+/// Bare CR line endings are line endings.
+#[test]
+fn bare_cr_is_a_line_break() {
+    let cr = "# Heading\r\rSome text.\r";
+    assert_eq!(one("a summary without headings", cr), Verdict::Violated);
+    assert_eq!(
+        one("at most 2 words", "one\rtwo\rthree\r"),
+        Verdict::Violated
+    );
+    assert_eq!(one("at most 2 items", "- a\r- b\r- c\r"), Verdict::Violated);
+}
+
+/// Negated formats see every way the format renders.
+#[test]
+fn negated_formats_see_every_rendering() {
+    for binding in [
+        "Title\n=====\n\nText.\n",
+        "Title\n-----\n\nText.\n",
+        "<h1>Title</h1>\n\nText.\n",
+        "<H2 class=\"x\">Title</H2>\n",
+    ] {
+        assert_eq!(
+            one("a summary without headings", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
+    }
+    for binding in [
+        "<table><tr><td>a</td></tr></table>\n",
+        "a | b\n--- | ---\n1 | 2\n",
+        "<TABLE>\n<tr><th>x</th></tr>\n</TABLE>\n",
+    ] {
+        assert_eq!(
+            one("a summary with no table", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
+    }
+    let ul = "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n";
+    let ol = "<OL start=\"2\"><li>a</li></OL>\n";
+    assert_eq!(one("a summary that is not a list", ul), Verdict::Violated);
+    assert_eq!(one("a summary that is not a list", ol), Verdict::Violated);
+    assert_eq!(
+        one("a summary that is not a bulleted list", ul),
+        Verdict::Violated
+    );
+    assert_eq!(
+        one("a summary that is not a numbered list", ol),
+        Verdict::Violated
+    );
+    for binding in [
+        "It uses bat\u{ad}teries.\n",
+        "It uses batt&shy;eries.\n",
+        "It uses &#98;atteries.\n",
+        "It uses b&#x61;tteries.\n",
+        "It uses bat*teri*es.\n",
+        "It uses bat**teri**es.\n",
+        "It uses bat_teri_es.\n",
+        "It uses bat\u{200b}teries.\n",
+        "It uses batt`eri`es.\n",
+        "It uses bat\\teries.\n",
+    ] {
+        assert_eq!(
+            one("a summary not mentioning \"batteries\"", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
+    }
+}
+
+/// Hidden content is never evidence of a required thing.
+#[test]
+fn hidden_content_is_no_evidence() {
+    for binding in [
+        "Visible text.\n\n[//]: # (saying \"batteries\")\n\n[//]: # \"batteries\"\n",
+        "Visible text.\n\n[unused]: https://x.example \"batteries\"\n",
+        "Visible [text](https://x.example \"batteries\").\n",
+        "Visible text. <span hidden>batteries</span>\n",
+        "Visible text. <div hidden=\"\">batteries</div>\n",
+        "Visible text.\n<script>var batteries = 1;</script>\n",
+        "Visible text.\n<style>.batteries {}</style>\n",
+        "Visible text. <span style=\"display:none\">batteries</span>\n",
+    ] {
+        assert_eq!(
+            one("a summary mentioning \"batteries\"", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
+    }
+    // A source only in a hidden place is no source.
+    assert_eq!(
+        one(
+            "at least 2 sources",
+            "See https://a.example.\n\n[//]: # (https://b.example)\n"
+        ),
+        Verdict::Violated
+    );
+}
+
+/// A run without its log is refused: whether it finished cannot be told.
+#[test]
+fn a_run_without_a_log_is_refused() {
+    let d = run_with(
+        "## Ensures\n\n- `summary`: a summary\n",
+        &[("bindings/svc/summary.md", "Batteries store charge.\n")],
+    );
+    std::fs::remove_file(d.path().join("vm.log.md")).expect("rm");
+    match import_run(d.path()) {
+        Err(ImportError::RunFile { file, .. }) => assert!(file.ends_with("vm.log.md"), "{file}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A FIFO anywhere in the run is refused without being opened: the
+/// import returns (it would block reading one) and names it.
+#[cfg(unix)]
+#[test]
+fn a_fifo_anywhere_is_refused_without_blocking() {
+    for at in [
+        "workspace/svc/__error.md",
+        "vm.log.md",
+        "bindings/svc/extra.md",
+        "notes/pipe",
+    ] {
+        let d = run_with(
+            "## Ensures\n\n- `summary`: a summary\n",
+            &[("bindings/svc/summary.md", "Batteries store charge.\n")],
+        );
+        let p = d.path().join(at);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        let _ = std::fs::remove_file(&p);
+        let ok = std::process::Command::new("mkfifo")
+            .arg(&p)
+            .status()
+            .expect("mkfifo runs");
+        assert!(ok.success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let dir = d.path().to_path_buf();
+        std::thread::spawn(move || {
+            let _ = tx.send(import_run(&dir).map(|_| ()));
+        });
+        match rx.recv_timeout(std::time::Duration::from_secs(20)) {
+            Ok(Err(ImportError::RunFile { file, message, .. })) => {
+                assert!(file.ends_with(at), "{at}: {file}");
+                assert!(message.contains("not a regular file"), "{message}");
+            }
+            other => panic!("{at}: {other:?}"),
+        }
+    }
+}
+
+/// Only OpenProse's own header shape (`# {output name}`, `binding:` /
+/// `source:` lines, `---`) is removed from a binding: an output that opens
+/// with a title of its own and `Key: value` lines keeps them.
+#[test]
+fn only_openprose_headers_are_stripped() {
+    assert_eq!(
+        one(
+            "a summary without headings",
+            "# Findings\nStatus: draft\n---\nBody text.\n"
+        ),
+        Verdict::Violated
+    );
+    assert_eq!(
+        one(
+            "a summary without headings",
+            "# summary\nauthor: me\n---\nBody text.\n"
+        ),
+        Verdict::Violated
+    );
+    assert_eq!(
+        one(
+            "a summary without headings",
+            "# summary\nbinding: output\nsource: svc\n---\nBody text.\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// An output made of pieces of what the service was given is a copy:
+/// two inputs joined, an input repeated, an input and its own program.
+#[test]
+fn copies_of_several_inputs_are_copies() {
+    let region =
+        "# region\nbinding: input\nsource: caller\n---\nEurope and North America markets\n";
+    for output in [
+        "Solid-state batteries. Solid-state batteries.\n",
+        "Solid-state batteries\n\nEurope and North America markets\n",
+        "Europe and North America markets; Solid-state batteries; Europe and North America markets\n",
+        "Solid-state batteries\n\n## Requires\n\n- topic: the subject\n",
+    ] {
+        let d = run_with(
+            "## Ensures\n\n- `summary`: a summary\n",
+            &[("bindings/caller/region.md", region), ("bindings/svc/summary.md", output)],
+        );
+        let g = grade_dir(d.path());
+        assert_eq!(verdicts(&g), vec![Verdict::Violated], "{output:?}: {g:#?}");
+    }
+    // Words of its own around them are an output of its own.
+    let d = run_with(
+        "## Ensures\n\n- `summary`: a summary\n",
+        &[
+            ("bindings/caller/region.md", region),
+            (
+                "bindings/svc/summary.md",
+                "Solid-state batteries are gaining ground in Europe and North America markets as costs fall.\n",
+            ),
+        ],
+    );
+    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
+}
+
+/// A clause whose output name pactum does not read as one is never
+/// measured on another output.
+#[test]
+fn a_missed_output_name_is_not_measured_elsewhere() {
+    for bullet in [
+        "- summary (markdown): at least 3 items",
+        "- Executive summary: at least 3 items",
+        "- **Summary** (final): at least 3 items",
+    ] {
+        let d = run_with(
+            &format!("## Ensures\n\n{bullet}\n"),
+            &[("bindings/svc/findings.md", FIVE)],
+        );
+        let g = grade_dir(d.path());
+        let v = verdicts(&g);
+        assert!(!v.contains(&Verdict::Satisfied), "{bullet:?}: {g:#?}");
+    }
+}
+
+/// A note underlined like a heading inside a commitment section does not
+/// end it: the bullets after it are still clauses.
+#[test]
+fn an_underlined_note_keeps_its_sections_clauses() {
+    let d = run_with(
+        "## Ensures\n\n- `summary`: a summary\n\nA note.\n---\n\n- `missing`: a summary\n",
+        &[("bindings/svc/summary.md", "Batteries store charge.\n")],
+    );
+    let g = grade_dir(d.path());
+    assert_eq!(
+        verdicts(&g),
+        vec![Verdict::Satisfied, Verdict::Violated],
+        "{g:#?}"
+    );
+}

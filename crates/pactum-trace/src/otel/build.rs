@@ -1,0 +1,579 @@
+//! Spans → pactum traces (`docs/traces.md`, "OpenTelemetry: spans to
+//! turns").
+//!
+//! * **Grouping.** Each OpenTelemetry trace takes the one
+//!   `gen_ai.conversation.id` its spans carry, else the one `session.id`,
+//!   else its trace id; traces with the same key are one pactum trace (its
+//!   id; metadata `grouped_by`). Spans of one trace naming two
+//!   conversations are an error.
+//! * **LLM calls.** An LLM span with another LLM span inside it is the same
+//!   call seen by two instrumentation layers (an agent framework around a
+//!   client library): only the innermost counts. Where it did not capture
+//!   the input or the output, the nearest layer around it that wraps this
+//!   one call alone and captured them gives them.
+//! * **Turns.** LLM calls in start order; a call starts a turn when it is
+//!   the first, when it belongs to another OpenTelemetry trace than the
+//!   previous call, or when its captured input ends with a user or system
+//!   message (a call whose input ends with tool results continues the
+//!   agent loop). The turn's input is that trailing run of user and system
+//!   messages.
+//! * **Responses.** Each call's output text (an empty text when it only
+//!   called tools) joined with a blank line; `None` when any call of the
+//!   turn had no captured output: what it said is unknown.
+//! * **Tool calls.** The calls of each output, then each tool span joined
+//!   to the call it ran: by trimmed id, else (no id on one side) by name
+//!   and order; a tool span that ran no recorded call is a call of its own.
+//!   Its result and error go to the call; its arguments fill arguments the
+//!   output did not record, and arguments that differ are an error of the
+//!   trace. Calls and results replayed in a later call's input must be
+//!   calls the trace shows, else the trace is `incomplete`.
+//! * **Observability** (metadata `observed`): the response channel when
+//!   every call's output was captured; tool calls when the trace has tool
+//!   spans or every call's output was captured. Side effects never.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use pactum_core::chat::{self, Answers, ToolResult};
+use pactum_core::trace::{Message, ObservabilityLevel, Role, SourceRef, ToolCall, Trace, Turn};
+use serde_json::{json, Value};
+
+use super::genai::{self, Kind, Msg, Who};
+use super::span::Span;
+use crate::convert::shown;
+use crate::error::RecordError;
+
+/// The spans of one OpenTelemetry trace, and why it cannot be read.
+#[derive(Debug, Default)]
+pub(crate) struct OtelTrace {
+    pub spans: Vec<Span>,
+    pub errors: Vec<RecordError>,
+    pub over_cap: bool,
+}
+
+/// One output of [`build`].
+pub(crate) enum Out {
+    Trace(Box<Trace>),
+    Skip { line: u64, reason: String },
+    Error(RecordError),
+}
+
+/// The one value of `key` the spans carry; an error for two.
+fn one_value(spans: &[Span], key: &str) -> Result<Option<String>, String> {
+    let vals: BTreeSet<String> = spans
+        .iter()
+        .filter_map(|s| s.attrs.get(key))
+        .filter_map(|v| match v {
+            Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut it = vals.into_iter();
+    match (it.next(), it.next()) {
+        (Some(a), Some(b)) => Err(format!(
+            "its spans name two values of `{key}` (`{}`, `{}`): which conversation is it?",
+            shown(&a),
+            shown(&b)
+        )),
+        (a, _) => Ok(a),
+    }
+}
+
+/// Builds every trace of a file, in the order of their first span.
+pub(crate) fn build(
+    by_trace: BTreeMap<String, OtelTrace>,
+    format: &str,
+    file: &str,
+    _file_name: &str,
+    level_flag: Option<ObservabilityLevel>,
+) -> Vec<Out> {
+    let mut groups: BTreeMap<(String, &'static str), Vec<OtelTrace>> = BTreeMap::new();
+    let mut outs: Vec<(u64, String, Out)> = Vec::new();
+    for (tid, mut t) in by_trace {
+        let key = one_value(&t.spans, "gen_ai.conversation.id").and_then(|c| match c {
+            Some(c) => Ok(Some((c, "gen_ai.conversation.id"))),
+            None => one_value(&t.spans, "session.id").map(|s| s.map(|s| (s, "session.id"))),
+        });
+        match key {
+            Ok(Some(k)) => groups.entry(k).or_default().push(t),
+            Ok(None) => groups.entry((tid, "trace_id")).or_default().push(t),
+            Err(msg) => {
+                let line = t.spans.iter().map(|s| s.line).min().unwrap_or(1);
+                t.errors.push(RecordError::new(
+                    file,
+                    line,
+                    None,
+                    format!("trace `{}`: {msg}", shown(&tid)),
+                ));
+                groups.entry((tid, "trace_id")).or_default().push(t);
+            }
+        }
+    }
+    for ((key, by), members) in groups {
+        let start = members
+            .iter()
+            .flat_map(|t| t.spans.iter().map(|s| s.start))
+            .min()
+            .unwrap_or(0);
+        let errors: Vec<RecordError> = members
+            .iter()
+            .flat_map(|t| t.errors.iter().cloned())
+            .collect();
+        if !errors.is_empty() {
+            for e in errors {
+                outs.push((start, key.clone(), Out::Error(e)));
+            }
+            continue;
+        }
+        let out = one(&key, by, members, format, file, level_flag);
+        outs.push((start, key, out));
+    }
+    outs.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    outs.into_iter().map(|(_, _, o)| o).collect()
+}
+
+struct Builder {
+    turns: Vec<Turn>,
+    texts: Vec<Vec<String>>,
+    unobserved: Vec<bool>,
+    /// Calls joined to a tool span already: (turn, index).
+    joined: HashSet<(usize, usize)>,
+    unshown: Option<String>,
+    error: Option<String>,
+}
+
+impl Builder {
+    fn new_turn(&mut self, input: Vec<Message>) {
+        self.turns.push(Turn {
+            input,
+            ..Turn::default()
+        });
+        self.texts.push(Vec::new());
+        self.unobserved.push(false);
+    }
+
+    fn cur(&mut self) -> usize {
+        if self.turns.is_empty() {
+            self.new_turn(Vec::new());
+        }
+        self.turns.len() - 1
+    }
+
+    fn all(&self) -> impl Iterator<Item = ((usize, usize), &ToolCall)> {
+        self.turns.iter().enumerate().flat_map(|(t, turn)| {
+            turn.tool_calls
+                .iter()
+                .enumerate()
+                .map(move |(c, call)| ((t, c), call))
+        })
+    }
+
+    fn find_id(&self, id: &str) -> Option<(usize, usize)> {
+        self.all()
+            .find(|(_, c)| c.id.as_deref() == Some(id))
+            .map(|(k, _)| k)
+    }
+
+    fn call_mut(&mut self, (t, c): (usize, usize)) -> &mut ToolCall {
+        &mut self.turns[t].tool_calls[c]
+    }
+
+    /// A result replayed in an input: attached to the call it answers when
+    /// that call has none yet; one answering no call the trace shows marks
+    /// the trace incomplete.
+    fn replayed_result(&mut self, r: &ToolResult) {
+        let Answers::Id(id) = &r.answers else { return };
+        match self.find_id(id.trim()) {
+            Some(k) => {
+                let call = self.call_mut(k);
+                if call.result.is_none() && call.error.is_none() {
+                    call.result.clone_from(&r.result);
+                    call.error.clone_from(&r.error);
+                }
+            }
+            None => {
+                self.unshown.get_or_insert_with(|| {
+                    format!("an LLM call's input replays the result of a tool call (`{}`) no span of the trace shows", shown(id))
+                });
+            }
+        }
+    }
+}
+
+fn trimmed(mut c: ToolCall) -> ToolCall {
+    if let Some(id) = &mut c.id {
+        *id = id.trim().to_string();
+    }
+    c
+}
+
+fn one(
+    key: &str,
+    by: &'static str,
+    members: Vec<OtelTrace>,
+    format: &str,
+    file: &str,
+    level_flag: Option<ObservabilityLevel>,
+) -> Out {
+    let otel_ids: Vec<String> = members
+        .iter()
+        .filter_map(|t| t.spans.first().map(|s| s.trace_id.clone()))
+        .collect();
+    let mut spans: Vec<Span> = members.into_iter().flat_map(|t| t.spans).collect();
+    spans.sort_by(|a, b| {
+        (a.start, &a.trace_id, &a.span_id).cmp(&(b.start, &b.trace_id, &b.span_id))
+    });
+    let line = spans.iter().map(|s| s.line).min().unwrap_or(1);
+    let mut kinds = Vec::with_capacity(spans.len());
+    for s in &spans {
+        match genai::classify(s) {
+            Ok(k) => kinds.push(k),
+            Err((field, msg)) => {
+                return Out::Error(RecordError::new(
+                    file,
+                    s.line,
+                    Some(field),
+                    format!(
+                        "span `{}` (`{}`) of trace `{}`: {msg}",
+                        s.span_id,
+                        shown(&s.name),
+                        shown(key)
+                    ),
+                ))
+            }
+        }
+    }
+    // LLM spans with an LLM span inside: the same call, seen twice.
+    let index: HashMap<(&str, &str), usize> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ((s.trace_id.as_str(), s.span_id.as_str()), i))
+        .collect();
+    let parent_of = |i: usize| -> Option<usize> {
+        let s = &spans[i];
+        s.parent
+            .as_deref()
+            .and_then(|p| index.get(&(s.trace_id.as_str(), p)).copied())
+    };
+    let mut wrapper = vec![false; spans.len()];
+    for (i, k) in kinds.iter().enumerate() {
+        if matches!(k, Kind::Llm(_)) {
+            let mut p = parent_of(i);
+            let mut steps = 0;
+            while let Some(j) = p {
+                if matches!(kinds[j], Kind::Llm(_)) {
+                    wrapper[j] = true;
+                }
+                steps += 1;
+                if steps > spans.len() {
+                    break;
+                }
+                p = parent_of(j);
+            }
+        }
+    }
+    // A call's content may sit on one layer only: where the innermost span
+    // did not capture it, the layer around it that holds this one call
+    // (and no other) gives it, so captured content is never set aside.
+    let mut leaves_under = vec![0usize; spans.len()];
+    for i in 0..spans.len() {
+        if matches!(kinds[i], Kind::Llm(_)) && !wrapper[i] {
+            let mut p = parent_of(i);
+            let mut steps = 0;
+            while let Some(j) = p {
+                if wrapper[j] {
+                    leaves_under[j] += 1;
+                }
+                steps += 1;
+                if steps > spans.len() {
+                    break;
+                }
+                p = parent_of(j);
+            }
+        }
+    }
+    for i in 0..spans.len() {
+        let Kind::Llm(leaf) = &kinds[i] else { continue };
+        if wrapper[i] || (leaf.input.is_some() && leaf.output.is_some()) {
+            continue;
+        }
+        let mut p = parent_of(i);
+        let mut steps = 0;
+        let mut fill = None;
+        while let Some(j) = p {
+            if let Kind::Llm(outer) = &kinds[j] {
+                if leaves_under[j] != 1 {
+                    break;
+                }
+                if outer.input.is_some() || outer.output.is_some() {
+                    fill = Some(outer.clone());
+                    break;
+                }
+            }
+            steps += 1;
+            if steps > spans.len() {
+                break;
+            }
+            p = parent_of(j);
+        }
+        if let (Some(outer), Kind::Llm(leaf)) = (fill, &mut kinds[i]) {
+            if leaf.input.is_none() {
+                leaf.input = outer.input;
+            }
+            if leaf.output.is_none() {
+                leaf.output = outer.output;
+            }
+        }
+    }
+    let mut b = Builder {
+        turns: Vec::new(),
+        texts: Vec::new(),
+        unobserved: Vec::new(),
+        joined: HashSet::new(),
+        unshown: None,
+        error: None,
+    };
+    let (mut llm_calls, mut captured, mut tool_spans) = (0u64, 0u64, 0u64);
+    let mut agents = Vec::new();
+    let mut last_trace: Option<&str> = None;
+    let mut unended: Option<String> = None;
+    for (i, (s, k)) in spans.iter().zip(&kinds).enumerate() {
+        if s.end.is_none() && !matches!(k, Kind::Other) {
+            unended.get_or_insert_with(|| {
+                format!("span `{}` (`{}`) has not ended", s.span_id, shown(&s.name))
+            });
+        }
+        match k {
+            Kind::Other => {}
+            Kind::Agent(name) => {
+                if let Some(e) = &s.error {
+                    b.error.get_or_insert_with(|| {
+                        format!("agent span `{}` ended in error: {}", shown(name), shown(e))
+                    });
+                }
+                let mut p = parent_of(i);
+                let mut parent_agent = Value::Null;
+                while let Some(j) = p {
+                    if let Kind::Agent(n) = &kinds[j] {
+                        parent_agent = Value::String(n.clone());
+                        break;
+                    }
+                    p = parent_of(j);
+                }
+                agents.push(json!({"name": name, "span_id": s.span_id, "parent": parent_agent}));
+            }
+            Kind::Llm(_) if wrapper[i] => {}
+            Kind::Llm(llm) => {
+                llm_calls += 1;
+                if let Some(e) = &s.error {
+                    b.error.get_or_insert_with(|| {
+                        format!(
+                            "LLM call span `{}` (`{}`) ended in error: {}",
+                            s.span_id,
+                            shown(&s.name),
+                            shown(e)
+                        )
+                    });
+                }
+                let ends_on_input = llm
+                    .input
+                    .as_ref()
+                    .and_then(|m| m.last())
+                    .is_some_and(|m| matches!(m.who, Who::User | Who::System));
+                if b.turns.is_empty() || last_trace != Some(s.trace_id.as_str()) || ends_on_input {
+                    let input = llm.input.as_deref().map(trailing_input).unwrap_or_default();
+                    b.new_turn(input);
+                }
+                last_trace = Some(s.trace_id.as_str());
+                if let Some(input) = &llm.input {
+                    for m in input {
+                        for c in &m.calls {
+                            if let Some(id) = &c.id {
+                                if b.find_id(id.trim()).is_none() {
+                                    b.unshown.get_or_insert_with(|| {
+                                        format!("an LLM call's input replays a tool call (`{}`, `{}`) no span of the trace shows", shown(&c.name), shown(id))
+                                    });
+                                }
+                            }
+                        }
+                        for r in &m.results {
+                            b.replayed_result(r);
+                        }
+                    }
+                }
+                let t = b.cur();
+                match &llm.output {
+                    None => b.unobserved[t] = true,
+                    Some(out) => {
+                        captured += 1;
+                        let mut texts = Vec::new();
+                        for m in out {
+                            if m.who != Who::Assistant && !(m.calls.is_empty() && m.text.is_none())
+                            {
+                                b.error.get_or_insert_with(|| format!("LLM call span `{}`: an output message that is not the assistant's", s.span_id));
+                            }
+                            if let Some(x) = &m.text {
+                                texts.push(x.clone());
+                            }
+                            for c in &m.calls {
+                                b.turns[t].tool_calls.push(trimmed(c.clone()));
+                            }
+                            for r in &m.results {
+                                b.replayed_result(r);
+                            }
+                        }
+                        b.texts[t].push(chat::join_texts(texts).unwrap_or_default());
+                    }
+                }
+            }
+            Kind::Tool(call) => {
+                tool_spans += 1;
+                let call = trimmed(call.clone());
+                let free = |k: &(usize, usize), c: &ToolCall, b: &Builder| {
+                    !b.joined.contains(k) && c.name == call.name
+                };
+                let target = match &call.id {
+                    Some(id) => b
+                        .all()
+                        .find(|(k, c)| {
+                            !b.joined.contains(k) && c.id.as_deref() == Some(id.as_str())
+                        })
+                        .or_else(|| b.all().find(|(k, c)| c.id.is_none() && free(k, c, &b)))
+                        .map(|(k, _)| k),
+                    None => b.all().find(|(k, c)| free(k, c, &b)).map(|(k, _)| k),
+                };
+                match target {
+                    Some(k) => {
+                        b.joined.insert(k);
+                        let mut mismatch = None;
+                        let existing = b.call_mut(k);
+                        if existing.arguments.is_null() {
+                            existing.arguments = call.arguments.clone();
+                        } else if existing.readable_arguments().is_some()
+                            && call.readable_arguments().is_some()
+                            && existing.arguments != call.arguments
+                        {
+                            mismatch = Some(format!(
+                                "tool call `{}`: the arguments in the model's output differ from those of its tool span `{}`",
+                                shown(&existing.name),
+                                s.span_id
+                            ));
+                        }
+                        if existing.id.is_none() {
+                            existing.id.clone_from(&call.id);
+                        }
+                        if call.result.is_some() {
+                            existing.result.clone_from(&call.result);
+                        }
+                        if call.error.is_some() {
+                            existing.error.clone_from(&call.error);
+                        }
+                        if let Some(m) = mismatch {
+                            b.error.get_or_insert(m);
+                        }
+                    }
+                    None => {
+                        let t = b.cur();
+                        b.turns[t].tool_calls.push(call);
+                        let c = b.turns[t].tool_calls.len() - 1;
+                        b.joined.insert((t, c));
+                    }
+                }
+            }
+        }
+    }
+    if llm_calls == 0 && tool_spans == 0 {
+        return Out::Skip {
+            line,
+            reason: format!(
+                "line {line}: trace `{}` has no LLM or tool span (GenAI or OpenInference conventions): nothing to grade",
+                shown(key)
+            ),
+        };
+    }
+    for (t, turn) in b.turns.iter_mut().enumerate() {
+        let texts = std::mem::take(&mut b.texts[t]);
+        turn.response = if b.unobserved[t] {
+            None
+        } else {
+            chat::join_texts(texts)
+        };
+    }
+    let response_observed = llm_calls > 0 && captured == llm_calls;
+    let tools_observed = tool_spans > 0 || response_observed;
+    let data_level = if tools_observed {
+        ObservabilityLevel::ToolCalls
+    } else {
+        ObservabilityLevel::ResponseOnly
+    };
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("format".into(), json!(format));
+    metadata.insert("grouped_by".into(), json!(by));
+    metadata.insert("otel_trace_ids".into(), json!(otel_ids));
+    metadata.insert(
+        "observed".into(),
+        json!({"response": response_observed, "tool_calls": tools_observed, "side_effects": false}),
+    );
+    metadata.insert("llm_calls".into(), json!(llm_calls));
+    metadata.insert("llm_calls_with_content".into(), json!(captured));
+    metadata.insert("tool_spans".into(), json!(tool_spans));
+    if !agents.is_empty() {
+        metadata.insert("agents".into(), Value::Array(agents));
+    }
+    let observability = match level_flag {
+        None => data_level,
+        Some(declared) => {
+            metadata.insert("observability_declared".into(), json!(declared.as_str()));
+            if declared > data_level {
+                metadata.insert(
+                    "observability_warning".into(),
+                    json!(format!(
+                        "declared {}, but the spans show {}: {}",
+                        declared.as_str(),
+                        data_level.as_str(),
+                        if tools_observed {
+                            "no side effects are reported by OpenTelemetry spans"
+                        } else {
+                            "no tool span and no captured LLM output shows the tool calls"
+                        }
+                    )),
+                );
+            }
+            declared.min(data_level)
+        }
+    };
+    Out::Trace(Box::new(Trace {
+        id: key.to_string(),
+        observability,
+        turns: b.turns,
+        metadata: Value::Object(metadata),
+        error: b.error,
+        incomplete: b.unshown.or(unended),
+        source: Some(SourceRef {
+            file: file.to_string(),
+            line,
+        }),
+        offered_tools: None,
+        // A trace ends when its spans do; no marker is read from spans.
+        ended_by: None,
+    }))
+}
+
+/// The run of user and system messages an input ends with.
+fn trailing_input(msgs: &[Msg]) -> Vec<Message> {
+    let start = msgs
+        .iter()
+        .rposition(|m| !matches!(m.who, Who::User | Who::System))
+        .map_or(0, |i| i + 1);
+    msgs[start..]
+        .iter()
+        .map(|m| Message {
+            role: if m.who == Who::User {
+                Role::User
+            } else {
+                Role::System
+            },
+            content: m.text.clone().unwrap_or_default(),
+        })
+        .collect()
+}

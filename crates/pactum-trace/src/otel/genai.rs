@@ -1,0 +1,600 @@
+//! What one span says, by the conventions pactum reads (see
+//! `docs/traces.md`, "OpenTelemetry"): an LLM call (its input and output
+//! messages, when content was captured), a tool execution, an agent, or
+//! nothing pactum reads. Every message is decoded by
+//! [`pactum_core::chat`]; nothing here builds a tool call from JSON.
+//!
+//! Content, in order of precedence (the first present is read):
+//!
+//! | convention | input | output |
+//! |---|---|---|
+//! | GenAI (current) | `gen_ai.input.messages` | `gen_ai.output.messages` |
+//! | OpenInference | `llm.input_messages.{i}.message.*` | `llm.output_messages.{i}.message.*` |
+//! | GenAI (old, flattened) | `gen_ai.prompt.{i}.*` | `gen_ai.completion.{i}.*` |
+//! | GenAI (old, events) | `gen_ai.{system,user,assistant,tool}.message` events | `gen_ai.choice` events |
+
+use std::collections::BTreeMap;
+
+use pactum_core::chat::{self, kind, ToolResult};
+use pactum_core::trace::ToolCall;
+use serde_json::{Map, Value};
+
+use super::span::Span;
+use crate::convert::shown;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Who {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+/// One message of an LLM call's input or output.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Msg {
+    pub who: Who,
+    pub text: Option<String>,
+    pub calls: Vec<ToolCall>,
+    pub results: Vec<ToolResult>,
+}
+
+/// An LLM call's messages: `None` where content was not captured.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Llm {
+    pub input: Option<Vec<Msg>>,
+    pub output: Option<Vec<Msg>>,
+}
+
+/// What a span is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Kind {
+    Llm(Llm),
+    /// A tool execution: the call as the span records it (arguments and
+    /// result when recorded, the span's error).
+    Tool(ToolCall),
+    /// An agent invocation, by name.
+    Agent(String),
+    Other,
+}
+
+/// A problem with a span: the attribute (or event) and what is wrong.
+pub(crate) type Problem = (String, String);
+
+fn problem(field: impl Into<String>, message: impl Into<String>) -> Problem {
+    (field.into(), message.into())
+}
+
+fn str_attr<'a>(s: &'a Span, k: &str) -> Option<&'a str> {
+    s.attrs.get(k).and_then(Value::as_str)
+}
+
+/// Classifies a span and reads its content.
+pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
+    let op = str_attr(s, "gen_ai.operation.name");
+    let oi = str_attr(s, "openinference.span.kind").map(str::to_ascii_uppercase);
+    if op == Some("execute_tool") || oi.as_deref() == Some("TOOL") {
+        return tool(s).map(Kind::Tool);
+    }
+    let has = |p: &str| s.attrs.keys().any(|k| k.starts_with(p));
+    let content = s.attrs.contains_key("gen_ai.output.messages")
+        || s.attrs.contains_key("gen_ai.input.messages")
+        || has("llm.output_messages.")
+        || has("llm.input_messages.")
+        || has("gen_ai.completion.")
+        || has("gen_ai.prompt.")
+        || s.events
+            .iter()
+            .any(|e| e.name == "gen_ai.choice" || is_input_event(&e.name));
+    let llm_op = matches!(op, Some("chat" | "text_completion" | "generate_content"));
+    if content || llm_op || oi.as_deref() == Some("LLM") {
+        return Ok(Kind::Llm(Llm {
+            input: input(s)?,
+            output: output(s)?,
+        }));
+    }
+    if matches!(op, Some("invoke_agent" | "create_agent")) || oi.as_deref() == Some("AGENT") {
+        let name = str_attr(s, "gen_ai.agent.name")
+            .or_else(|| str_attr(s, "agent.name"))
+            .unwrap_or(&s.name);
+        return Ok(Kind::Agent(name.to_string()));
+    }
+    Ok(Kind::Other)
+}
+
+fn is_input_event(name: &str) -> bool {
+    matches!(
+        name,
+        "gen_ai.system.message"
+            | "gen_ai.user.message"
+            | "gen_ai.assistant.message"
+            | "gen_ai.tool.message"
+    )
+}
+
+/// A tool span as a call: `gen_ai.tool.name` (or `tool.name`),
+/// `gen_ai.tool.call.id` (or `tool_call.id`), arguments from
+/// `gen_ai.tool.call.arguments` (or `input.value`, or ADK's
+/// `gcp.vertex.agent.tool_call_args`), result from
+/// `gen_ai.tool.call.result` (or `output.value`, or
+/// `gcp.vertex.agent.tool_response`); errored when the span ended in
+/// error, has `error.type`, or an `exception` event.
+fn tool(s: &Span) -> Result<ToolCall, Problem> {
+    let first = |keys: &[&'static str]| -> Option<(&'static str, &Value)> {
+        keys.iter()
+            .find_map(|k| s.attrs.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))
+    };
+    let (name_key, name) = first(&["gen_ai.tool.name", "tool.name"]).ok_or_else(|| {
+        problem(
+            "gen_ai.tool.name",
+            "a tool span without `gen_ai.tool.name` (or `tool.name`): which tool ran is not recorded",
+        )
+    })?;
+    let mut call = Map::new();
+    call.insert("name".into(), name.clone());
+    if let Some((_, id)) = first(&["gen_ai.tool.call.id", "tool_call.id"]) {
+        call.insert("id".into(), id.clone());
+    }
+    let args_key = first(&[
+        "gen_ai.tool.call.arguments",
+        "input.value",
+        "gcp.vertex.agent.tool_call_args",
+    ]);
+    if let Some((_, a)) = args_key {
+        call.insert("arguments".into(), a.clone());
+    }
+    let mut decoded = chat::decode_call(&Value::Object(call)).map_err(|e| {
+        let field = match e.pointer.as_str() {
+            "/arguments" => args_key.map_or(name_key, |(k, _)| k).to_string(),
+            "/name" => name_key.to_string(),
+            _ => "gen_ai.tool.call.id".to_string(),
+        };
+        problem(field, e.message)
+    })?;
+    if let Some(id) = &mut decoded.id {
+        *id = id.trim().to_string();
+    }
+    decoded.result = first(&[
+        "gen_ai.tool.call.result",
+        "output.value",
+        "gcp.vertex.agent.tool_response",
+    ])
+    .map(|(_, v)| v.clone());
+    decoded.error = s
+        .error
+        .clone()
+        .or_else(|| str_attr(s, "error.type").map(str::to_string))
+        .or_else(|| {
+            s.events.iter().find(|e| e.name == "exception").map(|e| {
+                e.attrs
+                    .get("exception.message")
+                    .or_else(|| e.attrs.get("exception.type"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("exception")
+                    .to_string()
+            })
+        });
+    Ok(decoded)
+}
+
+fn who(role: &str, field: &str) -> Result<Who, Problem> {
+    Ok(match role {
+        "system" | "developer" => Who::System,
+        "user" | "human" => Who::User,
+        "assistant" | "model" | "ai" => Who::Assistant,
+        "tool" | "function" => Who::Tool,
+        other => {
+            return Err(problem(
+                field,
+                format!(
+                    "unknown role `{}`: expected system, developer, user, assistant, tool or function (also human, ai, model)",
+                    shown(other)
+                ),
+            ))
+        }
+    })
+}
+
+/// A JSON value that may be a JSON-encoded string (attributes are strings).
+fn json_of(v: &Value, field: &str) -> Result<Value, Problem> {
+    match v {
+        Value::String(s) => pactum_core::json::parse_strict(s.as_bytes())
+            .map_err(|e| problem(field, format!("expected JSON: {e}"))),
+        other => Ok(other.clone()),
+    }
+}
+
+/// A message in the OpenAI chat shape (also what the flattened and
+/// OpenInference keys become), decoded by [`chat`].
+fn openai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
+    let Value::Object(m) = v else {
+        return Err(problem(
+            field,
+            format!("expected a message object, found {}", kind(v)),
+        ));
+    };
+    let role = match m.get("role") {
+        Some(Value::String(r)) => r.as_str(),
+        Some(o) => {
+            return Err(problem(
+                field,
+                format!("`role`: expected a string, found {}", kind(o)),
+            ))
+        }
+        None => return Err(problem(field, "a message without `role`")),
+    };
+    let w = who(role, field)?;
+    let at = |e: chat::CallError| problem(field, e.to_string());
+    if w == Who::Tool {
+        let r = chat::tool_message(m).map_err(at)?;
+        return Ok(Msg {
+            who: w,
+            text: None,
+            calls: Vec::new(),
+            results: vec![r],
+        });
+    }
+    let tools = chat::message_tools(m).map_err(at)?;
+    let text = chat::content_text(m.get("content")).map_err(|e| problem(field, e))?;
+    Ok(Msg {
+        who: w,
+        text,
+        calls: tools.calls,
+        results: tools.results,
+    })
+}
+
+/// A current GenAI message: `{role, parts: [{type: text, content} |
+/// {type: tool_call, …} | {type: tool_call_response, …} | …], …}`.
+fn genai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
+    let Value::Object(m) = v else {
+        return Err(problem(
+            field,
+            format!("expected a message object, found {}", kind(v)),
+        ));
+    };
+    let role = m
+        .get("role")
+        .and_then(Value::as_str)
+        .ok_or_else(|| problem(field, "a message without a string `role`"))?;
+    let w = who(role, field)?;
+    let parts = match m.get("parts") {
+        Some(Value::Array(p)) => p,
+        Some(o) => {
+            return Err(problem(
+                field,
+                format!("`parts`: expected an array, found {}", kind(o)),
+            ))
+        }
+        None => return Err(problem(field, "a message without `parts`")),
+    };
+    let mut texts = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        if p.get("type").and_then(Value::as_str) == Some("text") {
+            match p.get("content") {
+                Some(Value::String(s)) => texts.push(s.clone()),
+                other => {
+                    return Err(problem(
+                        field,
+                        format!(
+                            "`parts/{i}/content`: expected the text as a string, found {}",
+                            other.map_or("nothing", kind)
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+    let mut only = Map::new();
+    only.insert("parts".into(), Value::Array(parts.clone()));
+    let tools = chat::message_tools(&only).map_err(|e| problem(field, e.to_string()))?;
+    Ok(Msg {
+        who: w,
+        text: chat::join_texts(texts),
+        calls: tools.calls,
+        results: tools.results,
+    })
+}
+
+fn genai_list(v: &Value, field: &str) -> Result<Vec<Msg>, Problem> {
+    match json_of(v, field)? {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, m)| genai_msg(m, &format!("{field}[{i}]")))
+            .collect(),
+        other => Err(problem(
+            field,
+            format!("expected an array of messages, found {}", kind(&other)),
+        )),
+    }
+}
+
+enum Node {
+    Leaf(Value),
+    Branch(BTreeMap<String, Node>),
+}
+
+/// The attributes under `prefix` (`gen_ai.prompt.`) as one JSON tree:
+/// `gen_ai.prompt.0.tool_calls.1.name` → `[{tool_calls: [_, {name}]}]`.
+/// Numeric segments are array indices and must run 0, 1, 2, … without a
+/// gap (a missing index is a message the span lost); a key that is both a
+/// value and a prefix is an error. `None` when no key has the prefix.
+fn unflatten(attrs: &BTreeMap<String, Value>, prefix: &str) -> Result<Option<Value>, Problem> {
+    let mut root: BTreeMap<String, Node> = BTreeMap::new();
+    let mut any = false;
+    for (k, v) in attrs.range(prefix.to_string()..) {
+        let Some(rest) = k.strip_prefix(prefix) else {
+            break;
+        };
+        any = true;
+        let segs: Vec<&str> = rest.split('.').collect();
+        let mut cur = &mut root;
+        for (i, seg) in segs.iter().enumerate() {
+            if i + 1 == segs.len() {
+                if cur
+                    .insert((*seg).to_string(), Node::Leaf(v.clone()))
+                    .is_some()
+                {
+                    return Err(problem(
+                        k,
+                        "the key is both a value and a prefix of other keys",
+                    ));
+                }
+            } else {
+                let e = cur
+                    .entry((*seg).to_string())
+                    .or_insert_with(|| Node::Branch(BTreeMap::new()));
+                match e {
+                    Node::Branch(b) => cur = b,
+                    Node::Leaf(_) => {
+                        return Err(problem(
+                            k,
+                            "the key is both a value and a prefix of other keys",
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    to_value(root, prefix.trim_end_matches('.')).map(Some)
+}
+
+fn to_value(m: BTreeMap<String, Node>, at: &str) -> Result<Value, Problem> {
+    let numeric = m.keys().filter(|k| k.parse::<usize>().is_ok()).count();
+    if numeric > 0 && numeric < m.len() {
+        return Err(problem(at, "mixes numbered and named keys"));
+    }
+    let conv = |k: &str, n: Node| -> Result<Value, Problem> {
+        match n {
+            Node::Leaf(v) => Ok(v),
+            Node::Branch(b) => to_value(b, &format!("{at}.{k}")),
+        }
+    };
+    if numeric > 0 {
+        let mut items: Vec<(usize, Node)> = Vec::new();
+        for (k, n) in m {
+            let i: usize = k.parse().map_err(|_| problem(at, "bad index"))?;
+            items.push((i, n));
+        }
+        items.sort_by_key(|(i, _)| *i);
+        let mut out = Vec::new();
+        for (expect, (i, n)) in items.into_iter().enumerate() {
+            if i != expect {
+                return Err(problem(
+                    format!("{at}.{expect}"),
+                    "missing: the numbered keys have a gap (a message or call the span lost)",
+                ));
+            }
+            out.push(conv(&i.to_string(), n)?);
+        }
+        Ok(Value::Array(out))
+    } else {
+        let mut out = Map::new();
+        for (k, n) in m {
+            let v = conv(&k, n)?;
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// OpenInference `{message: {role, content, contents, tool_calls,
+/// tool_call_id, name}}` as an OpenAI message.
+fn openinference_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
+    let m = v
+        .get("message")
+        .and_then(Value::as_object)
+        .ok_or_else(|| problem(field, "expected `message.*` keys"))?;
+    let mut out = Map::new();
+    for (k, x) in m {
+        match k.as_str() {
+            "role" | "tool_call_id" | "name" => {
+                out.insert(k.clone(), x.clone());
+            }
+            "content" => {
+                out.insert("content".into(), x.clone());
+            }
+            "contents" => {
+                let Value::Array(items) = x else {
+                    return Err(problem(
+                        format!("{field}.message.contents"),
+                        "expected numbered keys",
+                    ));
+                };
+                let mut parts = Vec::new();
+                for it in items {
+                    let c = it.get("message_content").unwrap_or(it);
+                    if c.get("type").and_then(Value::as_str) == Some("text") {
+                        parts.push(serde_json::json!({"type": "text", "text": c.get("text").cloned().unwrap_or(Value::Null)}));
+                    }
+                }
+                if out.contains_key("content") {
+                    return Err(problem(
+                        format!("{field}.message.contents"),
+                        "both `content` and `contents`: ambiguous",
+                    ));
+                }
+                out.insert("content".into(), Value::Array(parts));
+            }
+            "tool_calls" => {
+                let Value::Array(items) = x else {
+                    return Err(problem(
+                        format!("{field}.message.tool_calls"),
+                        "expected numbered keys",
+                    ));
+                };
+                let mut calls = Vec::new();
+                for (j, it) in items.iter().enumerate() {
+                    let at = format!("{field}.message.tool_calls.{j}");
+                    let tc = it
+                        .get("tool_call")
+                        .and_then(Value::as_object)
+                        .ok_or_else(|| problem(&at, "expected `tool_call.*` keys"))?;
+                    let mut call = Map::new();
+                    for (ck, cv) in tc {
+                        match ck.as_str() {
+                            "id" => {
+                                call.insert("id".into(), cv.clone());
+                            }
+                            "function" => {
+                                call.insert("function".into(), cv.clone());
+                            }
+                            other => {
+                                return Err(problem(format!("{at}.tool_call.{other}"), "an unknown key of a tool call: pactum reads `id` and `function.{name,arguments}`"))
+                            }
+                        }
+                    }
+                    call.insert("type".into(), Value::String("function".into()));
+                    calls.push(Value::Object(call));
+                }
+                out.insert("tool_calls".into(), Value::Array(calls));
+            }
+            other if chat::is_call_like(other) => {
+                return Err(problem(
+                    format!("{field}.message.{other}"),
+                    "a key that looks like a tool call, which pactum does not read",
+                ));
+            }
+            _ => {}
+        }
+    }
+    openai_msg(&Value::Object(out), field)
+}
+
+fn list_of(
+    v: Value,
+    field: &str,
+    f: fn(&Value, &str) -> Result<Msg, Problem>,
+) -> Result<Vec<Msg>, Problem> {
+    let Value::Array(items) = v else {
+        return Err(problem(field, "expected numbered keys"));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, m)| f(m, &format!("{field}.{i}")))
+        .collect()
+}
+
+fn input(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
+    if let Some(v) = s.attrs.get("gen_ai.input.messages") {
+        return genai_list(v, "gen_ai.input.messages").map(Some);
+    }
+    if let Some(v) = unflatten(&s.attrs, "llm.input_messages.")? {
+        return list_of(v, "llm.input_messages", openinference_msg).map(Some);
+    }
+    if let Some(v) = unflatten(&s.attrs, "gen_ai.prompt.")? {
+        return list_of(v, "gen_ai.prompt", openai_msg).map(Some);
+    }
+    let mut msgs = Vec::new();
+    for (i, e) in s.events.iter().enumerate() {
+        if !is_input_event(&e.name) {
+            continue;
+        }
+        let field = format!("event {i} `{}`", e.name);
+        let role = e
+            .name
+            .trim_start_matches("gen_ai.")
+            .trim_end_matches(".message");
+        let mut body = event_body(e, &field)?;
+        body.insert("role".into(), Value::String(role.into()));
+        if role == "tool" {
+            if let Some(id) = body.remove("id") {
+                body.insert("tool_call_id".into(), id);
+            }
+        }
+        msgs.push(openai_msg(&Value::Object(body), &field)?);
+    }
+    Ok((!msgs.is_empty()).then_some(msgs))
+}
+
+/// An event's body: `gen_ai.event.content` (JSON) when present, else its
+/// attributes; `tool_calls` and `message` given as JSON text are decoded.
+fn event_body(e: &super::span::Event, field: &str) -> Result<Map<String, Value>, Problem> {
+    let mut body: Map<String, Value> = match e.attrs.get("gen_ai.event.content") {
+        Some(v) => match json_of(v, field)? {
+            Value::Object(m) => m,
+            other => {
+                return Err(problem(
+                    field,
+                    format!(
+                        "`gen_ai.event.content`: expected an object, found {}",
+                        kind(&other)
+                    ),
+                ))
+            }
+        },
+        None => e
+            .attrs
+            .iter()
+            .filter(|(k, _)| !k.starts_with("gen_ai."))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    };
+    for k in ["tool_calls", "message"] {
+        if let Some(Value::String(s)) = body.get(k) {
+            let v = json_of(&Value::String(s.clone()), &format!("{field} `{k}`"))?;
+            body.insert(k.into(), v);
+        }
+    }
+    Ok(body)
+}
+
+fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
+    if let Some(v) = s.attrs.get("gen_ai.output.messages") {
+        return genai_list(v, "gen_ai.output.messages").map(Some);
+    }
+    if let Some(v) = unflatten(&s.attrs, "llm.output_messages.")? {
+        return list_of(v, "llm.output_messages", openinference_msg).map(Some);
+    }
+    if let Some(v) = unflatten(&s.attrs, "gen_ai.completion.")? {
+        return list_of(v, "gen_ai.completion", openai_msg).map(Some);
+    }
+    let mut msgs = Vec::new();
+    for (i, e) in s.events.iter().enumerate() {
+        if e.name != "gen_ai.choice" {
+            continue;
+        }
+        let field = format!("event {i} `gen_ai.choice`");
+        let body = event_body(e, &field)?;
+        let mut m = match body.get("message") {
+            Some(Value::Object(m)) => m.clone(),
+            Some(o) => {
+                return Err(problem(
+                    field,
+                    format!("`message`: expected an object, found {}", kind(o)),
+                ))
+            }
+            None => return Err(problem(field, "a `gen_ai.choice` event without `message`")),
+        };
+        m.entry("role")
+            .or_insert_with(|| Value::String("assistant".into()));
+        msgs.push(openai_msg(&Value::Object(m), &field)?);
+    }
+    Ok((!msgs.is_empty()).then_some(msgs))
+}

@@ -1,0 +1,793 @@
+//! Spans as pactum keeps them: OTLP JSON and Jaeger JSON documents cut into
+//! [`Span`]s holding only what the GenAI and OpenInference readers use
+//! (see [`kept`]), so an open trace costs its spans' content attributes,
+//! not every HTTP header a span recorded.
+
+use std::collections::BTreeMap;
+
+use pactum_core::chat::kind;
+use serde_json::{Map, Value};
+
+/// One span event (OTLP `events[]`, Jaeger `logs[]`), kept when its name
+/// starts with `gen_ai.` or is `exception`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Event {
+    /// The event name (Jaeger: the `event` field).
+    pub name: String,
+    /// Its attributes, as JSON values.
+    pub attrs: BTreeMap<String, Value>,
+}
+
+/// One span, reduced to what pactum reads.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Span {
+    /// The trace id, as written (hex).
+    pub trace_id: String,
+    /// The span id.
+    pub span_id: String,
+    /// The parent span id; `None` for a root.
+    pub parent: Option<String>,
+    /// The span name (Jaeger: `operationName`).
+    pub name: String,
+    /// Start, nanoseconds since the Unix epoch.
+    pub start: u64,
+    /// End, nanoseconds; `None` when the span has not ended.
+    pub end: Option<u64>,
+    /// The status message when the span ended in error (status ERROR,
+    /// Jaeger `error: true` / `otel.status_code: ERROR`).
+    pub error: Option<String>,
+    /// The kept attributes ([`kept`]).
+    pub attrs: BTreeMap<String, Value>,
+    /// The kept events.
+    pub events: Vec<Event>,
+    /// 1-based line of the document (or JSONL line) the span came from.
+    pub line: u64,
+}
+
+/// Whether an attribute is kept: the GenAI, OpenInference and session
+/// keys, and the ADK tool keys; everything else (HTTP, resources, the
+/// tool schemas a request offered) is dropped on reading.
+pub(crate) fn kept(key: &str) -> bool {
+    if key.starts_with("llm.request.functions.") || key.starts_with("llm.tools.") {
+        return false;
+    }
+    [
+        "gen_ai.",
+        "llm.",
+        "tool.",
+        "tool_call.",
+        "openinference.",
+        "input.",
+        "output.",
+        "agent.",
+        "exception.",
+    ]
+    .iter()
+    .any(|p| key.starts_with(p))
+        || matches!(
+            key,
+            "session.id"
+                | "error.type"
+                | "gcp.vertex.agent.tool_call_args"
+                | "gcp.vertex.agent.tool_response"
+        )
+}
+
+/// A span that could not be read: the error, and the trace it belongs to
+/// when its trace id was readable (the whole trace is then refused: a
+/// trace with an unreadable span cannot be graded).
+#[derive(Debug, Clone)]
+pub(crate) struct SpanError {
+    /// The span's trace id, when known.
+    pub trace_id: Option<String>,
+    /// JSON pointer inside the document.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+type Found = (Vec<Span>, Vec<SpanError>);
+
+fn err(trace_id: Option<&str>, field: String, message: impl Into<String>) -> SpanError {
+    SpanError {
+        trace_id: trace_id.map(str::to_string),
+        field,
+        message: message.into(),
+    }
+}
+
+/// An OTLP `AnyValue` (`{stringValue|intValue|doubleValue|boolValue|
+/// arrayValue|kvlistValue|bytesValue}`) as JSON; `{}` (an empty value) is
+/// `null`. `intValue` may be a string (the OTLP JSON mapping of int64).
+fn any_value(v: &Value, at: &str) -> Result<Value, (String, String)> {
+    let Value::Object(m) = v else {
+        return Err((
+            at.into(),
+            format!("expected an OTLP AnyValue object, found {}", kind(v)),
+        ));
+    };
+    if m.is_empty() {
+        return Ok(Value::Null);
+    }
+    if m.len() > 1 {
+        return Err((at.into(), "an OTLP AnyValue holds exactly one of stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue, bytesValue".into()));
+    }
+    let (k, x) = m
+        .iter()
+        .next()
+        .ok_or_else(|| (at.to_string(), "empty".to_string()))?;
+    let here = format!("{at}/{k}");
+    match (k.as_str(), x) {
+        ("stringValue" | "bytesValue", Value::String(_)) => Ok(x.clone()),
+        ("boolValue", Value::Bool(_)) => Ok(x.clone()),
+        ("intValue", Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(x.clone()),
+        ("intValue", Value::String(s)) => s
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| (here, "expected an integer (an int64 as a string)".into())),
+        ("doubleValue", Value::Number(_)) => Ok(x.clone()),
+        ("doubleValue", Value::String(s)) => match s.as_str() {
+            "NaN" | "Infinity" | "-Infinity" => Ok(x.clone()),
+            _ => s
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number)
+                .ok_or((here, "expected a number".into())),
+        },
+        ("arrayValue", Value::Object(a)) => match a.get("values") {
+            None | Some(Value::Null) => Ok(Value::Array(Vec::new())),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, it)| any_value(it, &format!("{here}/values/{i}")))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array),
+            Some(o) => Err((
+                format!("{here}/values"),
+                format!("expected an array, found {}", kind(o)),
+            )),
+        },
+        ("kvlistValue", Value::Object(a)) => match a.get("values") {
+            None | Some(Value::Null) => Ok(Value::Object(Map::new())),
+            Some(Value::Array(items)) => {
+                let map = key_values(items, &format!("{here}/values"))?;
+                Ok(Value::Object(map.into_iter().collect()))
+            }
+            Some(o) => Err((
+                format!("{here}/values"),
+                format!("expected an array, found {}", kind(o)),
+            )),
+        },
+        (
+            "stringValue" | "bytesValue" | "boolValue" | "intValue" | "doubleValue" | "arrayValue"
+            | "kvlistValue",
+            other,
+        ) => Err((here, format!("unexpected {} for `{k}`", kind(other)))),
+        (other, _) => Err((
+            here,
+            format!(
+                "unknown OTLP AnyValue key `{}`",
+                crate::convert::shown(other)
+            ),
+        )),
+    }
+}
+
+/// OTLP `[{key, value: AnyValue}]` as a map; a key given twice is an
+/// error (which value would count?).
+fn key_values(items: &[Value], at: &str) -> Result<BTreeMap<String, Value>, (String, String)> {
+    let mut out = BTreeMap::new();
+    for (i, it) in items.iter().enumerate() {
+        let here = format!("{at}/{i}");
+        let Some(key) = it.get("key").and_then(Value::as_str) else {
+            return Err((format!("{here}/key"), "expected a string key".into()));
+        };
+        let value = match it.get("value") {
+            None | Some(Value::Null) => Value::Null,
+            Some(v) => any_value(v, &format!("{here}/value"))?,
+        };
+        if out.insert(key.to_string(), value).is_some() {
+            return Err((
+                format!("{here}/key"),
+                format!(
+                    "attribute `{}` is given twice: ambiguous",
+                    crate::convert::shown(key)
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn kept_only(m: BTreeMap<String, Value>) -> BTreeMap<String, Value> {
+    m.into_iter().filter(|(k, _)| kept(k)).collect()
+}
+
+/// A time in nanoseconds: a number or a decimal string.
+fn nanos(v: Option<&Value>) -> Option<u64> {
+    match v? {
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.is_finite() && *f >= 0.0)
+                .map(|f| f as u64)
+        }),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+fn id_str(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_ascii_lowercase()),
+        _ => None,
+    }
+}
+
+/// Whether a value is an OTLP document (`resourceSpans`, or Tempo's
+/// `batches`) or a Jaeger one (`data[]` of `{traceID, spans}`).
+pub(crate) fn sniff(v: &Value) -> Option<super::OtelKind> {
+    let m = v.as_object()?;
+    if m.contains_key("resourceSpans") || m.contains_key("batches") {
+        return Some(super::OtelKind::Otlp);
+    }
+    if let Some(Value::Array(d)) = m.get("data") {
+        if d.first()
+            .and_then(Value::as_object)
+            .is_some_and(|t| t.contains_key("spans") && t.contains_key("traceID"))
+        {
+            return Some(super::OtelKind::Jaeger);
+        }
+    }
+    if is_langfuse_openinference(v) {
+        return Some(super::OtelKind::LangfuseOtel);
+    }
+    None
+}
+
+/// The spans of one OTLP JSON document: `resourceSpans[].scopeSpans[].spans[]`
+/// (or the pre-1.0 `batches` / `instrumentationLibrarySpans`).
+pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
+    let mut spans = Vec::new();
+    let mut errors = Vec::new();
+    let Some(m) = doc.as_object() else {
+        errors.push(err(
+            None,
+            String::new(),
+            format!("expected an OTLP document object, found {}", kind(doc)),
+        ));
+        return (spans, errors);
+    };
+    let (key, rs) = match (m.get("resourceSpans"), m.get("batches")) {
+        (Some(_), Some(_)) => {
+            errors.push(err(
+                None,
+                "/batches".into(),
+                "both `resourceSpans` and `batches`: ambiguous",
+            ));
+            return (spans, errors);
+        }
+        (Some(r), None) => ("resourceSpans", r),
+        (None, Some(b)) => ("batches", b),
+        (None, None) => {
+            errors.push(err(
+                None,
+                String::new(),
+                "no `resourceSpans` (or `batches`): not an OTLP trace document",
+            ));
+            return (spans, errors);
+        }
+    };
+    let Value::Array(rs) = rs else {
+        errors.push(err(
+            None,
+            format!("/{key}"),
+            format!("expected an array, found {}", kind(rs)),
+        ));
+        return (spans, errors);
+    };
+    for (i, r) in rs.iter().enumerate() {
+        let at = format!("/{key}/{i}");
+        let scopes = match (r.get("scopeSpans"), r.get("instrumentationLibrarySpans")) {
+            (Some(_), Some(_)) => {
+                errors.push(err(
+                    None,
+                    at,
+                    "both `scopeSpans` and `instrumentationLibrarySpans`: ambiguous",
+                ));
+                continue;
+            }
+            (Some(s), None) => ("scopeSpans", s),
+            (None, Some(s)) => ("instrumentationLibrarySpans", s),
+            (None, None) => continue,
+        };
+        let Value::Array(list) = scopes.1 else {
+            errors.push(err(None, format!("{at}/{}", scopes.0), "expected an array"));
+            continue;
+        };
+        for (j, s) in list.iter().enumerate() {
+            let at = format!("{at}/{}/{j}", scopes.0);
+            let items = match s.get("spans") {
+                None | Some(Value::Null) => continue,
+                Some(Value::Array(items)) => items,
+                Some(o) => {
+                    errors.push(err(
+                        None,
+                        format!("{at}/spans"),
+                        format!("expected an array, found {}", kind(o)),
+                    ));
+                    continue;
+                }
+            };
+            for (k, sp) in items.iter().enumerate() {
+                match otlp_span(sp, &format!("{at}/spans/{k}"), line) {
+                    Ok(s) => spans.push(s),
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+    }
+    (spans, errors)
+}
+
+fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
+    let trace_id = id_str(sp.get("traceId"))
+        .ok_or_else(|| err(None, format!("{at}/traceId"), "missing or empty trace id"))?;
+    let tid = Some(trace_id.as_str());
+    let span_id = id_str(sp.get("spanId"))
+        .ok_or_else(|| err(tid, format!("{at}/spanId"), "missing or empty span id"))?;
+    let name = match sp.get("name") {
+        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => String::new(),
+        Some(o) => {
+            return Err(err(
+                tid,
+                format!("{at}/name"),
+                format!("expected a string, found {}", kind(o)),
+            ))
+        }
+    };
+    let start = nanos(sp.get("startTimeUnixNano")).ok_or_else(|| {
+        err(
+            tid,
+            format!("{at}/startTimeUnixNano"),
+            "missing or unreadable start time",
+        )
+    })?;
+    let end = nanos(sp.get("endTimeUnixNano")).filter(|e| *e > 0);
+    let attrs = match sp.get("attributes") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(Value::Array(a)) => {
+            key_values(a, &format!("{at}/attributes")).map_err(|(f, m)| err(tid, f, m))?
+        }
+        Some(o) => {
+            return Err(err(
+                tid,
+                format!("{at}/attributes"),
+                format!("expected an array, found {}", kind(o)),
+            ))
+        }
+    };
+    let mut events = Vec::new();
+    if let Some(Value::Array(evs)) = sp.get("events") {
+        for (i, e) in evs.iter().enumerate() {
+            let name = e.get("name").and_then(Value::as_str).unwrap_or_default();
+            if !(name.starts_with("gen_ai.") || name == "exception") {
+                continue;
+            }
+            let attrs = match e.get("attributes") {
+                None | Some(Value::Null) => BTreeMap::new(),
+                Some(Value::Array(a)) => key_values(a, &format!("{at}/events/{i}/attributes"))
+                    .map_err(|(f, m)| err(tid, f, m))?,
+                Some(o) => {
+                    return Err(err(
+                        tid,
+                        format!("{at}/events/{i}/attributes"),
+                        format!("expected an array, found {}", kind(o)),
+                    ))
+                }
+            };
+            events.push(Event {
+                name: name.to_string(),
+                attrs,
+            });
+        }
+    }
+    let error = match sp.get("status").and_then(|s| s.get("code")) {
+        None | Some(Value::Null) => None,
+        Some(c) => match c {
+            Value::Number(n) if n.as_u64() == Some(0) || n.as_u64() == Some(1) => None,
+            Value::String(s) if s == "STATUS_CODE_UNSET" || s == "STATUS_CODE_OK" => None,
+            Value::Number(n) if n.as_u64() == Some(2) => Some(()),
+            Value::String(s) if s == "STATUS_CODE_ERROR" => Some(()),
+            other => {
+                return Err(err(
+                    tid,
+                    format!("{at}/status/code"),
+                    format!(
+                        "unknown status code {}: expected 0, 1, 2 or STATUS_CODE_*",
+                        crate::convert::shown(&other.to_string())
+                    ),
+                ))
+            }
+        },
+    }
+    .map(|()| {
+        sp.get("status")
+            .and_then(|s| s.get("message"))
+            .and_then(Value::as_str)
+            .filter(|m| !m.is_empty())
+            .unwrap_or("status ERROR")
+            .to_string()
+    });
+    Ok(Span {
+        trace_id,
+        span_id,
+        parent: id_str(sp.get("parentSpanId")),
+        name,
+        start,
+        end,
+        error,
+        attrs: kept_only(attrs),
+        events,
+        line,
+    })
+}
+
+/// A Jaeger tag (`{key, type, value}`) value, checked against its type.
+fn jaeger_tags(tags: &[Value], at: &str) -> Result<BTreeMap<String, Value>, (String, String)> {
+    let mut out = BTreeMap::new();
+    for (i, t) in tags.iter().enumerate() {
+        let here = format!("{at}/{i}");
+        let Some(key) = t.get("key").and_then(Value::as_str) else {
+            return Err((format!("{here}/key"), "expected a string key".into()));
+        };
+        let value = t.get("value").cloned().unwrap_or(Value::Null);
+        let ok = match t.get("type").and_then(Value::as_str) {
+            None => true,
+            Some("string" | "binary") => value.is_string(),
+            Some("bool") => value.is_boolean(),
+            Some("int64") => value.is_i64() || value.is_u64(),
+            Some("float64") => value.is_number(),
+            Some(other) => {
+                return Err((
+                    format!("{here}/type"),
+                    format!("unknown Jaeger tag type `{}`", crate::convert::shown(other)),
+                ))
+            }
+        };
+        if !ok {
+            return Err((
+                format!("{here}/value"),
+                format!("{} does not match the tag's type", kind(&value)),
+            ));
+        }
+        if out.insert(key.to_string(), value).is_some() {
+            return Err((
+                format!("{here}/key"),
+                format!(
+                    "tag `{}` is given twice: ambiguous",
+                    crate::convert::shown(key)
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The spans of one Jaeger JSON document (`data[].spans[]`).
+pub(crate) fn jaeger(doc: &Value, line: u64) -> Found {
+    let mut spans = Vec::new();
+    let mut errors = Vec::new();
+    let Some(Value::Array(data)) = doc.get("data") else {
+        errors.push(err(
+            None,
+            "/data".into(),
+            "no `data` array: not a Jaeger trace document",
+        ));
+        return (spans, errors);
+    };
+    for (i, t) in data.iter().enumerate() {
+        let at = format!("/data/{i}");
+        let Some(Value::Array(list)) = t.get("spans") else {
+            errors.push(err(
+                None,
+                format!("{at}/spans"),
+                "expected an array of spans",
+            ));
+            continue;
+        };
+        for (k, sp) in list.iter().enumerate() {
+            match jaeger_span(sp, &format!("{at}/spans/{k}"), line) {
+                Ok(s) => spans.push(s),
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    (spans, errors)
+}
+
+fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
+    let trace_id = id_str(sp.get("traceID"))
+        .ok_or_else(|| err(None, format!("{at}/traceID"), "missing or empty trace id"))?;
+    let tid = Some(trace_id.as_str());
+    let span_id = id_str(sp.get("spanID"))
+        .ok_or_else(|| err(tid, format!("{at}/spanID"), "missing or empty span id"))?;
+    let name = sp
+        .get("operationName")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let start_us = nanos(sp.get("startTime")).ok_or_else(|| {
+        err(
+            tid,
+            format!("{at}/startTime"),
+            "missing or unreadable start time",
+        )
+    })?;
+    let duration = nanos(sp.get("duration"));
+    let mut parent = None;
+    if let Some(Value::Array(refs)) = sp.get("references") {
+        for (i, r) in refs.iter().enumerate() {
+            if r.get("refType").and_then(Value::as_str) == Some("CHILD_OF") {
+                if parent.is_some() {
+                    return Err(err(
+                        tid,
+                        format!("{at}/references/{i}"),
+                        "two CHILD_OF references: which is the parent?",
+                    ));
+                }
+                parent = id_str(r.get("spanID"));
+            }
+        }
+    }
+    let mut attrs = match sp.get("tags") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(Value::Array(a)) => {
+            jaeger_tags(a, &format!("{at}/tags")).map_err(|(f, m)| err(tid, f, m))?
+        }
+        Some(o) => {
+            return Err(err(
+                tid,
+                format!("{at}/tags"),
+                format!("expected an array, found {}", kind(o)),
+            ))
+        }
+    };
+    let error = match (
+        attrs.get("error"),
+        attrs.get("otel.status_code").and_then(Value::as_str),
+    ) {
+        (Some(Value::Bool(true)), _) | (_, Some("ERROR")) => Some(
+            attrs
+                .get("otel.status_description")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .unwrap_or("status ERROR")
+                .to_string(),
+        ),
+        (Some(Value::String(s)), _) if s == "true" => Some("status ERROR".to_string()),
+        _ => None,
+    };
+    attrs = kept_only(attrs);
+    let mut events = Vec::new();
+    if let Some(Value::Array(logs)) = sp.get("logs") {
+        for (i, l) in logs.iter().enumerate() {
+            let Some(Value::Array(fields)) = l.get("fields") else {
+                continue;
+            };
+            let mut f = jaeger_tags(fields, &format!("{at}/logs/{i}/fields"))
+                .map_err(|(fl, m)| err(tid, fl, m))?;
+            let name = match f.remove("event") {
+                Some(Value::String(s)) => s,
+                _ => continue,
+            };
+            if name.starts_with("gen_ai.") || name == "exception" {
+                events.push(Event { name, attrs: f });
+            }
+        }
+    }
+    Ok(Span {
+        trace_id,
+        span_id,
+        parent,
+        name,
+        start: start_us.saturating_mul(1000),
+        end: duration.map(|d| start_us.saturating_add(d).saturating_mul(1000)),
+        error,
+        attrs,
+        events,
+        line,
+    })
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+00:00)` as nanoseconds since the
+/// epoch; `None` for anything else (other offsets included: not guessed).
+fn rfc3339_utc(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<u64>().ok();
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+        return None;
+    }
+    let rest = &s[19..];
+    let (frac, tz) = match rest.strip_prefix('.') {
+        Some(r) => {
+            let n = r.bytes().take_while(u8::is_ascii_digit).count();
+            (&r[..n], &r[n..])
+        }
+        None => ("", rest),
+    };
+    if tz != "Z" && tz != "+00:00" {
+        return None;
+    }
+    let mut nanos_frac = 0u64;
+    for (i, c) in frac.bytes().take(9).enumerate() {
+        nanos_frac += u64::from(c - b'0') * 10u64.pow(8 - i as u32);
+    }
+    // Days from civil (Howard Hinnant's algorithm), years from 1970 on.
+    let (y, mo) = if mo <= 2 {
+        (y.checked_sub(1)?, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let doy = (153 * mo + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = (era * 146_097 + doe).checked_sub(719_468)?;
+    let secs = days * 86_400 + h * 3_600 + mi * 60 + se;
+    secs.checked_mul(1_000_000_000)?.checked_add(nanos_frac)
+}
+
+/// Whether a record is a Langfuse trace export (`{trace, observations}`)
+/// whose observations kept their OpenInference span attributes
+/// (`metadata.attributes` with `openinference.span.kind`).
+pub(crate) fn is_langfuse_openinference(v: &Value) -> bool {
+    let Some(Value::Array(obs)) = v.get("observations") else {
+        return false;
+    };
+    v.get("trace").is_some_and(Value::is_object)
+        && obs.iter().any(|o| {
+            langfuse_attributes(o).is_some_and(|a| a.contains_key("openinference.span.kind"))
+        })
+}
+
+/// An observation's `metadata.attributes` (metadata may be JSON text).
+fn langfuse_attributes(o: &Value) -> Option<Map<String, Value>> {
+    let md = match o.get("metadata")? {
+        Value::String(s) => serde_json::from_str::<Value>(s).ok()?,
+        other => other.clone(),
+    };
+    match md.get("attributes")? {
+        Value::Object(m) => Some(m.clone()),
+        Value::String(s) => serde_json::from_str::<Map<String, Value>>(s).ok(),
+        _ => None,
+    }
+}
+
+/// The spans of a Langfuse trace export whose observations kept their
+/// OpenTelemetry attributes: each observation is a span (`id`, `traceId`,
+/// `parentObservationId`, `startTime`, `endTime`, `level: ERROR` +
+/// `statusMessage` as the error), its attributes those under
+/// `metadata.attributes`. An observation without them (a Langfuse-made
+/// wrapper) carries no attribute. The trace's `sessionId` is the session
+/// (`session.id`) when no span names one.
+pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
+    let mut spans = Vec::new();
+    let mut errors = Vec::new();
+    let Some(Value::Array(obs)) = doc.get("observations") else {
+        errors.push(err(
+            None,
+            "/observations".into(),
+            "no `observations` array: not a Langfuse trace export",
+        ));
+        return (spans, errors);
+    };
+    let session = doc
+        .get("trace")
+        .and_then(|t| t.get("sessionId"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty());
+    for (i, o) in obs.iter().enumerate() {
+        let at = format!("/observations/{i}");
+        let Some(trace_id) = id_str(o.get("traceId")) else {
+            errors.push(err(
+                None,
+                format!("{at}/traceId"),
+                "missing or empty trace id",
+            ));
+            continue;
+        };
+        let tid = Some(trace_id.as_str());
+        let Some(span_id) = id_str(o.get("id")) else {
+            errors.push(err(
+                tid,
+                format!("{at}/id"),
+                "missing or empty observation id",
+            ));
+            continue;
+        };
+        let Some(start) = o
+            .get("startTime")
+            .and_then(Value::as_str)
+            .and_then(rfc3339_utc)
+        else {
+            errors.push(err(
+                tid,
+                format!("{at}/startTime"),
+                "missing, or not a UTC RFC 3339 time",
+            ));
+            continue;
+        };
+        let end = o
+            .get("endTime")
+            .and_then(Value::as_str)
+            .and_then(rfc3339_utc);
+        let error = match o.get("level").and_then(Value::as_str) {
+            Some("ERROR") => Some(
+                o.get("statusMessage")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or("level ERROR")
+                    .to_string(),
+            ),
+            _ => None,
+        };
+        let mut attrs: BTreeMap<String, Value> = match o.get("metadata") {
+            None | Some(Value::Null) => BTreeMap::new(),
+            Some(_) => match langfuse_attributes(o) {
+                Some(m) => m.into_iter().filter(|(k, _)| kept(k)).collect(),
+                None => BTreeMap::new(),
+            },
+        };
+        if let Some(s) = session {
+            attrs
+                .entry("session.id".into())
+                .or_insert_with(|| Value::String(s.to_string()));
+        }
+        spans.push(Span {
+            trace_id,
+            span_id,
+            parent: id_str(o.get("parentObservationId")),
+            name: o
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            start,
+            end,
+            error,
+            attrs,
+            events: Vec::new(),
+            line,
+        });
+    }
+    (spans, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339_utc;
+
+    #[test]
+    fn utc_times() {
+        assert_eq!(rfc3339_utc("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            rfc3339_utc("2025-09-30T09:03:59.962Z"),
+            Some(1_759_223_039_962_000_000)
+        );
+        assert_eq!(rfc3339_utc("2025-09-30T09:03:59+02:00"), None);
+        assert_eq!(rfc3339_utc("2025-13-30T09:03:59Z"), None);
+    }
+}
