@@ -17,6 +17,10 @@ root=$PWD
 venv="$root/target/py-venv"
 profile=${PACTUM_PY_PROFILE:-release}
 
+if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+  echo "error: python3 cannot create a virtual environment (no venv/ensurepip module): install python3-venv (Debian, Ubuntu) and run again" >&2
+  exit 1
+fi
 rm -rf "$venv"
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-dev.txt
