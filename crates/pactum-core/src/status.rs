@@ -65,6 +65,19 @@ impl TestStatus {
     }
 }
 
+/// Reduces the statuses of a trial set (N runs of the same test, SPEC §2)
+/// to one by strict majority: the status held by strictly more than half
+/// of the trials; `undetermined` when no status has one (a tie, or a
+/// spread) or there are no trials. So a pass needs more passing trials
+/// than all the others together, and a set that cannot agree is never a
+/// pass.
+pub fn reduce_trials(statuses: &[TestStatus]) -> TestStatus {
+    TestStatus::ALL
+        .into_iter()
+        .find(|s| statuses.iter().filter(|t| *t == s).count() * 2 > statuses.len())
+        .unwrap_or(TestStatus::Undetermined)
+}
+
 /// Decides a test's status from its graded contracts (SPEC §3.5):
 ///
 /// * `error` when `error` is set (unusable contract, failed
@@ -508,6 +521,25 @@ mod tests {
                 let fi = Severity::ALL.iter().position(|x| *x == floor).unwrap_or(0);
                 assert_eq!(at_or_above_floor(s, &policy), i >= fi, "{s:?} vs {floor:?}");
             }
+        }
+    }
+
+    #[test]
+    fn trial_sets_reduce_by_strict_majority() {
+        use TestStatus::{Error as E, Fail as F, Pass as P, Undetermined as U};
+        for (set, want) in [
+            (vec![], U),
+            (vec![P], P),
+            (vec![P, P, F], P),
+            (vec![P, F], U),
+            (vec![P, F, U], U),
+            (vec![F, F, P], F),
+            (vec![E, E, P], E),
+            (vec![U, U, P], U),
+            (vec![P, P, F, F], U),
+            (vec![P, P, P, F, F], P),
+        ] {
+            assert_eq!(reduce_trials(&set), want, "{set:?}");
         }
     }
 }

@@ -557,6 +557,66 @@ pub fn read_traces_with<T: Send>(
 /// Why a VCR cassette (`.yaml`) is refused as an Agents SDK export.
 const CASSETTE: &str = "a YAML file: pactum reads the Agents SDK's trace export (the `{\"data\": […]}` ingest bodies, one per line), not a VCR cassette of a test run's HTTP interactions; the response text the export lacks (its `response` spans carry only `response_id`) is not joined from a cassette either, so response checks on such traces answer undetermined";
 
+/// Imports one record held in memory (not a file): an OpenAI-style
+/// conversation (`{"messages": [...], ...}`, [`TraceFormat::Openai`]) or a
+/// trace in pactum's own format ([`TraceFormat::Pactum`]), by the same
+/// converters the file importers use. `name` stands for the file in the
+/// trace's source and in errors (line 1); `observability` is the level for
+/// a record that does not declare one (the record wins where it says).
+///
+/// # Errors
+/// A [`RecordError`] naming `name`, the line and the field: the record is
+/// not valid JSON or not a conversation, holds no messages array, gives no
+/// observability level (and `observability` is `None`), or `format` is
+/// neither `Openai` nor `Pactum`.
+pub fn import_record(
+    bytes: &[u8],
+    name: &str,
+    format: TraceFormat,
+    observability: Option<ObservabilityLevel>,
+) -> Result<Trace, RecordError> {
+    let ctx = RecordCtx {
+        file: name,
+        file_name: name,
+        line: 1,
+        ordinal: None,
+        line_framed: false,
+        level_flag: observability,
+    };
+    let conv = match format {
+        TraceFormat::Openai => openai::convert(
+            bytes,
+            &ctx,
+            &OpenaiFields {
+                messages: Pointer::key("messages"),
+                id: None,
+                ended_by: Vec::new(),
+                error_prefix: None,
+                langchain: false,
+            },
+        ),
+        TraceFormat::Pactum => pactum::convert(bytes, &ctx),
+        _ => {
+            return Err(ctx.error(
+                None,
+                "an in-memory record is read as openai or pactum; other formats are read from files",
+            ))
+        }
+    };
+    match conv {
+        Conv::Trace(t) => Ok(t),
+        Conv::Skip(_) => Err(ctx.error(
+            Some("/messages"),
+            "no messages array: a conversation needs its messages",
+        )),
+        Conv::Error(e) => Err(e),
+        Conv::NoLevel => Err(ctx.error(
+            Some("/observability"),
+            "no observability level: the record declares none and none was given (response_only, tool_calls or full); it is never guessed",
+        )),
+    }
+}
+
 /// The flags that say where things sit in a record do not apply to
 /// OpenTelemetry spans: given, they would be ignored, so they are refused.
 fn otel_options(path: &Path, opts: &ImportOptions) -> Result<(), ImportError> {

@@ -1,0 +1,140 @@
+//! The Python bindings: each function takes text from Python, runs the
+//! [`crate::api`] call with the GIL released (`Python::detach`), and
+//! returns text or raises the `pactum.errors` class the error names.
+//!
+//! PyO3's macros expand to `unsafe` code (the C-API glue); this module
+//! writes none itself, and the rest of the crate denies it.
+#![allow(unsafe_code)]
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::api::{self, ApiError, ApiResult};
+
+/// Raises `err` as its `pactum.errors` class, with `file`, `line`,
+/// `field` and `diagnostics` set.
+fn raise(py: Python<'_>, err: ApiError) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let errors = py.import("pactum.errors")?;
+        let cls = errors.getattr(err.kind.class_name())?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("file", err.file.clone())?;
+        kwargs.set_item("line", err.line)?;
+        kwargs.set_item("field", err.field.clone())?;
+        let diags = serde_json::to_string(&err.diagnostics).unwrap_or_else(|_| "[]".into());
+        kwargs.set_item("diagnostics_json", diags)?;
+        let inst = cls.call((err.message.clone(),), Some(&kwargs))?;
+        Ok(PyErr::from_value(inst))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+fn done(py: Python<'_>, r: ApiResult) -> PyResult<String> {
+    r.map_err(|e| raise(py, e))
+}
+
+/// The pactum version this module was built from.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// One in-memory record (OpenAI conversation or pactum trace) → a trace
+/// in pactum's format, as JSON text.
+#[pyfunction]
+#[pyo3(signature = (record, name, format, observability=None))]
+fn import_record(
+    py: Python<'_>,
+    record: &str,
+    name: &str,
+    format: &str,
+    observability: Option<&str>,
+) -> PyResult<String> {
+    let r = py.detach(|| api::import_record(record, name, format, observability));
+    done(py, r)
+}
+
+/// Every trace of a file, as JSON text.
+#[pyfunction]
+#[pyo3(signature = (path, format, observability=None))]
+fn read_trace_file(
+    py: Python<'_>,
+    path: &str,
+    format: &str,
+    observability: Option<&str>,
+) -> PyResult<String> {
+    let r = py.detach(|| api::read_trace_file(path, format, observability));
+    done(py, r)
+}
+
+/// A contract's text, validated: JSON text.
+#[pyfunction]
+fn parse_contract(py: Python<'_>, text: &str, name: &str) -> PyResult<String> {
+    let r = py.detach(|| api::parse_contract(text, name));
+    done(py, r)
+}
+
+/// A contract file, validated: JSON text.
+#[pyfunction]
+fn load_contract(py: Python<'_>, path: &str) -> PyResult<String> {
+    let r = py.detach(|| api::load_contract(path));
+    done(py, r)
+}
+
+/// JSON text → YAML text.
+#[pyfunction]
+fn to_yaml(py: Python<'_>, json_text: &str) -> PyResult<String> {
+    let r = py.detach(|| api::to_yaml(json_text));
+    done(py, r)
+}
+
+/// The grade pipeline over a JSON request.
+#[pyfunction]
+fn grade(py: Python<'_>, request: &str) -> PyResult<String> {
+    let r = py.detach(|| api::grade(request));
+    done(py, r)
+}
+
+/// The run pipeline over a JSON request.
+#[pyfunction]
+fn run(py: Python<'_>, request: &str) -> PyResult<String> {
+    let r = py.detach(|| api::run(request));
+    done(py, r)
+}
+
+/// The strength pipeline over a JSON request.
+#[pyfunction]
+fn strength(py: Python<'_>, request: &str) -> PyResult<String> {
+    let r = py.detach(|| api::strength(request));
+    done(py, r)
+}
+
+/// SPEC §3.1's operators on outcomes.
+#[pyfunction]
+#[pyo3(signature = (op, a, b=""))]
+fn kleene(py: Python<'_>, op: &str, a: &str, b: &str) -> PyResult<String> {
+    done(py, api::kleene(op, a, b))
+}
+
+/// A trial set's status by strict majority.
+#[pyfunction]
+fn reduce_trials(py: Python<'_>, statuses: Vec<String>) -> PyResult<String> {
+    done(py, api::reduce_trials(&statuses))
+}
+
+/// `pactum._pactum`.
+#[pymodule]
+fn _pactum(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(import_record, m)?)?;
+    m.add_function(wrap_pyfunction!(read_trace_file, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_contract, m)?)?;
+    m.add_function(wrap_pyfunction!(load_contract, m)?)?;
+    m.add_function(wrap_pyfunction!(to_yaml, m)?)?;
+    m.add_function(wrap_pyfunction!(grade, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(strength, m)?)?;
+    m.add_function(wrap_pyfunction!(kleene, m)?)?;
+    m.add_function(wrap_pyfunction!(reduce_trials, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,606 @@
+"""Traces, contracts, predicates and results as Python objects.
+
+Python only *builds* these: a predicate is the contract-file form of a
+check (``docs/predicates.md``), a contract is validated by pactum's
+contract loader, a trace by pactum's importers, and every verdict comes
+from the Rust library (:func:`pactum.grade`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+
+from . import _pactum
+
+__all__ = [
+    "Observability",
+    "Predicate",
+    "tool_called",
+    "tool_sequence",
+    "side_effect",
+    "contains",
+    "icontains",
+    "equals",
+    "regex",
+    "refusal",
+    "field_check",
+    "all_of",
+    "any_of",
+    "not_",
+    "Clause",
+    "Contract",
+    "Trace",
+    "TraceBuilder",
+    "Evidence",
+    "UndeterminedOperand",
+    "ClauseResult",
+    "ContractResult",
+    "Result",
+]
+
+#: An observability level (SPEC §3.2): ``"response_only"``,
+#: ``"tool_calls"`` or ``"full"``. Always given, never defaulted.
+Observability = str
+
+JSON = Any
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Predicate:
+    """A check (``docs/predicates.md``) as a small tree. ``a & b`` is
+    ``all``, ``a | b`` is ``any``, ``~a`` is ``not``: Kleene logic, evaluated
+    by pactum's Rust evaluator, never here."""
+
+    def __init__(self, form: Mapping[str, JSON]) -> None:
+        self._form: Dict[str, JSON] = dict(form)
+
+    def to_dict(self) -> Dict[str, JSON]:
+        """The contract-file form of this check (a fresh copy)."""
+        return _copy(self._form)
+
+    def __and__(self, other: "Predicate") -> "Predicate":
+        return all_of(*_flatten("all", self), *_flatten("all", other))
+
+    def __or__(self, other: "Predicate") -> "Predicate":
+        return any_of(*_flatten("any", self), *_flatten("any", other))
+
+    def __invert__(self) -> "Predicate":
+        return not_(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Predicate) and self._form == other._form
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self._form, sort_keys=True))
+
+    def __repr__(self) -> str:
+        return f"Predicate({json.dumps(self._form)})"
+
+
+def _copy(v: Dict[str, JSON]) -> Dict[str, JSON]:
+    out: Dict[str, JSON] = json.loads(json.dumps(v))
+    return out
+
+
+def _flatten(op: str, p: Predicate) -> List[Predicate]:
+    # `a & b & c` is one `all` of three: the same outcome (Kleene `and` is
+    # associative), and one level of nesting in the contract.
+    inner = p._form.get(op)
+    if len(p._form) == 1 and isinstance(inner, list):
+        return [Predicate(x) for x in inner]
+    return [p]
+
+
+def _check(p: Predicate) -> Dict[str, JSON]:
+    if not isinstance(p, Predicate):
+        raise TypeError(f"expected a pactum predicate, got {type(p).__name__}")
+    return p.to_dict()
+
+
+def _opts(**kw: Any) -> Dict[str, JSON]:
+    out: Dict[str, JSON] = {}
+    for k, v in kw.items():
+        if v is not None:
+            out["in" if k == "in_" else k] = v
+    return out
+
+
+def all_of(*operands: Predicate) -> Predicate:
+    """Kleene AND of ``operands`` (``all``)."""
+    return Predicate({"all": [_check(p) for p in operands]})
+
+
+def any_of(*operands: Predicate) -> Predicate:
+    """Kleene OR of ``operands`` (``any``)."""
+    return Predicate({"any": [_check(p) for p in operands]})
+
+
+def not_(operand: Predicate) -> Predicate:
+    """Kleene NOT of ``operand`` (``not``)."""
+    return Predicate({"not": _check(operand)})
+
+
+def tool_called(
+    name: str,
+    args: Optional[Mapping[str, JSON]] = None,
+    **options: JSON,
+) -> Predicate:
+    """The target called tool ``name`` (``tool_called``); ``args`` maps JSON
+    pointers (``"/recipient"``) to values or value matchers; ``options``
+    are the predicate's other keys (``count``, ``errored``…)."""
+    form: Dict[str, JSON] = {"name": name}
+    if args is not None:
+        form["args"] = dict(args)
+    form.update(options)
+    return Predicate({"tool_called": form})
+
+
+def tool_sequence(*names: str, **options: JSON) -> Predicate:
+    """The target called these tools in this order (``tool_sequence``)."""
+    form: Dict[str, JSON] = {"calls": [{"name": n} for n in names]}
+    form.update(options)
+    return Predicate({"tool_sequence": form})
+
+
+def side_effect(kind: str, details: Optional[Mapping[str, JSON]] = None, **options: JSON) -> Predicate:
+    """The adapter reported a side effect of ``kind`` (``side_effect``)."""
+    form: Dict[str, JSON] = {"kind": kind}
+    if details is not None:
+        form["details"] = dict(details)
+    form.update(options)
+    return Predicate({"side_effect": form})
+
+
+def _text(op: str, key: str, value: str, in_: Optional[str], turns: Optional[str], echo: Optional[str]) -> Predicate:
+    opts = _opts(in_=in_, turns=turns, echo=echo)
+    if not opts:
+        return Predicate({op: value})
+    return Predicate({op: {key: value, **opts}})
+
+
+def contains(text: str, *, in_: Optional[str] = None, turns: Optional[str] = None, echo: Optional[str] = None) -> Predicate:
+    """The text contains ``text`` (``contains``; ``in_`` is the speaker
+    scope, ``turns`` the turn scope)."""
+    return _text("contains", "text", text, in_, turns, echo)
+
+
+def icontains(text: str, *, in_: Optional[str] = None, turns: Optional[str] = None, echo: Optional[str] = None) -> Predicate:
+    """As :func:`contains`, case-insensitively (``icontains``)."""
+    return _text("icontains", "text", text, in_, turns, echo)
+
+
+def equals(text: str, *, in_: Optional[str] = None, turns: Optional[str] = None, echo: Optional[str] = None) -> Predicate:
+    """The whole text, trimmed, equals ``text`` (``equals``)."""
+    return _text("equals", "text", text, in_, turns, echo)
+
+
+def regex(pattern: str, *, in_: Optional[str] = None, turns: Optional[str] = None, echo: Optional[str] = None) -> Predicate:
+    """A Rust ``regex`` pattern matches somewhere (``regex``)."""
+    return _text("regex", "pattern", pattern, in_, turns, echo)
+
+
+def refusal(*, kind: str, turns: Optional[str] = None) -> Predicate:
+    """pactum's refusal detector (``refusal``); ``kind`` (``"full"`` or
+    ``"any"``) is required: there is no default."""
+    return Predicate({"refusal": _opts(kind=kind, turns=turns)})
+
+
+def field_check(pointer: str, **matcher: JSON) -> Predicate:
+    """A metadata field (``field``): ``field_check("/lang", equals="en")``."""
+    return Predicate({"field": {"pointer": pointer, **matcher}})
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One behaviour of a contract: ``id``, ``text`` (named without a
+    negation word), ``check`` and/or ``judge``, ``severity`` (``low``,
+    ``medium``, ``high``, ``critical``; the file format's default,
+    ``medium``, when ``None``)."""
+
+    id: str
+    text: str
+    check: Optional[Predicate] = None
+    severity: Optional[str] = None
+    judge: Optional[Mapping[str, JSON]] = None
+
+    def to_dict(self) -> Dict[str, JSON]:
+        """The contract-file form of this clause."""
+        out: Dict[str, JSON] = {"id": self.id, "text": self.text}
+        if self.severity is not None:
+            out["severity"] = self.severity
+        if self.check is not None:
+            out["check"] = _check(self.check)
+        if self.judge is not None:
+            out["judge"] = dict(self.judge)
+        return out
+
+
+class Contract:
+    """A validated evaluation contract (SPEC §2; ``docs/contracts.md``).
+
+    Build one with :meth:`from_yaml`, :meth:`from_file`, :meth:`from_dict`
+    or the constructor; each is read, validated and linted by pactum's
+    contract loader, and raises :class:`pactum.ContractError` (with every
+    diagnostic, its line and column) when it does not validate.
+    """
+
+    def __init__(
+        self,
+        id: str,
+        *,
+        required: Sequence[Clause] = (),
+        prohibited: Sequence[Clause] = (),
+        description: Optional[str] = None,
+        select: Optional[Mapping[str, JSON]] = None,
+        extra: Optional[Mapping[str, JSON]] = None,
+    ) -> None:
+        doc: Dict[str, JSON] = {"version": 1, "id": id}
+        if description is not None:
+            doc["description"] = description
+        if select is not None:
+            doc["select"] = dict(select)
+        if required:
+            doc["required"] = [c.to_dict() for c in required]
+        if prohibited:
+            doc["prohibited"] = [c.to_dict() for c in prohibited]
+        if extra:
+            doc.update(extra)
+        self._init_text(json.dumps(doc, ensure_ascii=False), "<python>.json", None)
+
+    def _init_text(self, text: str, name: str, path: Optional[str]) -> None:
+        loaded = json.loads(
+            _pactum.load_contract(path) if path is not None else _pactum.parse_contract(text, name)
+        )
+        self._text = text
+        self._name = name
+        self._path = path
+        self._model: Dict[str, JSON] = loaded["model"]
+        self.id: str = loaded["id"]
+        #: ``sha256:…`` of the contract's canonical form: the same contract
+        #: has the same digest whatever its layout.
+        self.digest: str = loaded["digest"]
+        #: The loader's warnings (lint findings), as diagnostic dicts.
+        self.warnings: List[Dict[str, JSON]] = loaded["warnings"]
+
+    @classmethod
+    def _make(cls, text: str, name: str, path: Optional[str]) -> "Contract":
+        c = cls.__new__(cls)
+        c._init_text(text, name, path)
+        return c
+
+    @classmethod
+    def from_yaml(cls, text: str, *, name: str = "<yaml>.yaml") -> "Contract":
+        """A contract from YAML text; ``name`` stands for the file in
+        diagnostics."""
+        return cls._make(text, name, None)
+
+    @classmethod
+    def from_dict(cls, doc: Mapping[str, JSON], *, name: str = "<dict>.json") -> "Contract":
+        """A contract from a dict of the file format."""
+        return cls._make(json.dumps(doc, ensure_ascii=False), name, None)
+
+    @classmethod
+    def from_file(cls, path: PathLike) -> "Contract":
+        """A contract file (``.json`` as JSON, anything else as YAML); its
+        ``schema_file``s resolve against its folder."""
+        p = os.fspath(path)
+        return cls._make("", p, p)
+
+    @property
+    def path(self) -> Optional[str]:
+        """The file it was read from, or ``None``."""
+        return self._path
+
+    def to_dict(self) -> Dict[str, JSON]:
+        """The validated model (pointers normalised, defaults filled in),
+        itself a valid contract document."""
+        return _copy(self._model)
+
+    def to_yaml(self) -> str:
+        """The contract as YAML text that reads back to the same digest."""
+        return _pactum.to_yaml(json.dumps(self._model, ensure_ascii=False))
+
+    def _request_item(self) -> Dict[str, JSON]:
+        if self._path is not None:
+            return {"file": self._path}
+        return {"inline": {"name": self._name, "text": self._text}}
+
+    def __repr__(self) -> str:
+        return f"Contract(id={self.id!r}, digest={self.digest!r})"
+
+
+class Trace:
+    """What the target did in one conversation (SPEC §2), imported and
+    checked by pactum's importers. The observability level is required
+    wherever a trace is built (SPEC §3.2): there is no default."""
+
+    def __init__(self, _record: Dict[str, JSON]) -> None:
+        self._record = _record
+
+    @classmethod
+    def from_messages(
+        cls,
+        messages: Sequence[Mapping[str, JSON]],
+        *,
+        observability: Observability,
+        id: Optional[str] = None,
+        metadata: Optional[Mapping[str, JSON]] = None,
+    ) -> "Trace":
+        """A trace from OpenAI-style chat messages (``role``, ``content``,
+        ``tool_calls``, ``tool_call_id``…), read by pactum's OpenAI
+        importer. ``metadata`` becomes the trace's metadata (what
+        ``select``, ``field`` and expectations read)."""
+        record: Dict[str, JSON] = dict(metadata or {})
+        if id is not None:
+            record["id"] = id
+        record["messages"] = list(messages)
+        out = _pactum.import_record(
+            json.dumps(record, ensure_ascii=False), "<messages>", "openai", observability
+        )
+        return cls(json.loads(out))
+
+    @classmethod
+    def from_dict(cls, record: Mapping[str, JSON], *, observability: Optional[Observability] = None) -> "Trace":
+        """A trace in pactum's own format (``schemas/trace.schema.json``);
+        ``observability`` is required when the record does not declare
+        one."""
+        out = _pactum.import_record(
+            json.dumps(dict(record), ensure_ascii=False), "<dict>", "pactum", observability
+        )
+        return cls(json.loads(out))
+
+    @classmethod
+    def from_file(
+        cls,
+        path: PathLike,
+        *,
+        observability: Optional[Observability] = None,
+        format: str = "auto",
+    ) -> List["Trace"]:
+        """Every trace of a file, by any pactum importer (``format``:
+        ``auto``, ``openai``, ``pactum``; ``docs/traces.md``).
+        ``observability`` is the level for records that declare none.
+
+        :raises InputError: the file cannot be read, or a record cannot
+            (naming its file, line and field).
+        """
+        from .errors import InputError
+
+        out = json.loads(_pactum.read_trace_file(os.fspath(path), format, observability))
+        if out["errors"]:
+            e = out["errors"][0]
+            raise InputError(
+                f"{e['file']}:{e['line']}: {e['message']}", file=e["file"], line=e["line"], field=e.get("field")
+            )
+        return [cls(t) for t in out["traces"]]
+
+    @property
+    def id(self) -> str:
+        """The trace id."""
+        return str(self._record["id"])
+
+    @property
+    def observability(self) -> Observability:
+        """The declared observability level."""
+        return str(self._record["observability"])
+
+    def to_dict(self) -> Dict[str, JSON]:
+        """The trace in pactum's own format."""
+        return _copy(self._record)
+
+    def __repr__(self) -> str:
+        return f"Trace(id={self.id!r}, observability={self.observability!r})"
+
+
+class TraceBuilder:
+    """Builds a trace turn by turn; :meth:`build` hands it to pactum's
+    importer, which checks it."""
+
+    def __init__(self, id: str, *, observability: Observability, metadata: Optional[Mapping[str, JSON]] = None) -> None:
+        self._id = id
+        self._observability = observability
+        self._metadata = dict(metadata) if metadata else None
+        self._turns: List[Dict[str, JSON]] = []
+
+    def turn(
+        self,
+        *,
+        user: Optional[str] = None,
+        system: Optional[str] = None,
+        response: Optional[str] = None,
+        tool_calls: Iterable[Mapping[str, JSON]] = (),
+        side_effects: Iterable[Mapping[str, JSON]] = (),
+    ) -> "TraceBuilder":
+        """Adds one turn: its input messages, the target's response text
+        (``None``: not recorded), its tool calls (``name``, ``arguments``,
+        ``result``, ``error``) and side effects (``kind``, ``details``)."""
+        t: Dict[str, JSON] = {}
+        inputs = []
+        if system is not None:
+            inputs.append({"role": "system", "content": system})
+        if user is not None:
+            inputs.append({"role": "user", "content": user})
+        if inputs:
+            t["input"] = inputs
+        if response is not None:
+            t["response"] = response
+        calls = [dict(c) for c in tool_calls]
+        if calls:
+            t["tool_calls"] = calls
+        effects = [dict(e) for e in side_effects]
+        if effects:
+            t["side_effects"] = effects
+        self._turns.append(t)
+        return self
+
+    def build(self) -> Trace:
+        """The trace, checked by pactum's importer."""
+        record: Dict[str, JSON] = {"id": self._id, "observability": self._observability, "turns": self._turns}
+        if self._metadata is not None:
+            record["metadata"] = self._metadata
+        return Trace.from_dict(record)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One piece of evidence: ``kind`` (``quote``, ``tool_call``,
+    ``side_effect``, ``field``…) and its fields as pactum reports them
+    (``text``, ``turn``, ``source``, ``name``, ``arguments``…)."""
+
+    kind: str
+    data: Dict[str, JSON]
+
+    def describe(self) -> str:
+        """One line for a person: the quote or the call."""
+        d = self.data
+        if "text" in d:
+            where = f"turn {d.get('turn')} {d.get('source', '')}".strip()
+            return f"{where}: {json.dumps(d['text'], ensure_ascii=False)}"
+        if "name" in d:
+            return f"turn {d.get('turn')} tool call {d['name']} {json.dumps(d.get('arguments'), ensure_ascii=False)}"
+        return json.dumps(d, ensure_ascii=False)
+
+
+def _evidence(v: JSON) -> Evidence:
+    if isinstance(v, dict):
+        kind = str(v.get("kind", "evidence"))
+        return Evidence(kind, dict(v))
+    return Evidence("value", {"value": v})
+
+
+@dataclass(frozen=True)
+class UndeterminedOperand:
+    """An operand that came back undetermined, with its reason."""
+
+    predicate: str
+    reason: str
+    data: Dict[str, JSON] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ClauseResult:
+    """The graded state of one clause (SPEC §3.3, §3.5)."""
+
+    id: str
+    kind: str
+    text: str
+    severity: str
+    verdict: str
+    confidence: int
+    outcome: str
+    rationale: str
+    evidence: List[Evidence]
+    undetermined_operands: List[UndeterminedOperand]
+    reason: Optional[str]
+    suggestion: Optional[str]
+    conditional: bool
+
+    @classmethod
+    def _from(cls, d: Dict[str, JSON]) -> "ClauseResult":
+        return cls(
+            id=d["id"],
+            kind=d["kind"],
+            text=d["text"],
+            severity=d["severity"],
+            verdict=d["verdict"],
+            confidence=int(d["confidence"]),
+            outcome=d["outcome"],
+            rationale=d["rationale"],
+            evidence=[_evidence(e) for e in d.get("evidence", [])],
+            undetermined_operands=[
+                UndeterminedOperand(
+                    predicate=str(u.get("predicate", u.get("operand", ""))),
+                    reason=str(u.get("reason", "")),
+                    data=dict(u),
+                )
+                for u in d.get("undetermined_operands", [])
+            ],
+            reason=d.get("reason"),
+            suggestion=d.get("suggestion"),
+            conditional=bool(d.get("conditional", False)),
+        )
+
+
+@dataclass(frozen=True)
+class ContractResult:
+    """One contract graded over one trace."""
+
+    contract_id: str
+    contract_digest: str
+    score: Optional[float]
+    clauses: List[ClauseResult]
+
+
+@dataclass(frozen=True)
+class Result:
+    """The result of grading one trace (one test): ``status`` is
+    ``pass``, ``fail``, ``undetermined`` (WARN) or ``error``."""
+
+    trace_id: str
+    status: str
+    summary: str
+    observability: str
+    overall_score: Optional[float]
+    contracts: List[ContractResult]
+    error: Optional[str]
+    source: Optional[Dict[str, JSON]]
+    expected: Optional[str]
+    raw: Dict[str, JSON] = field(repr=False)
+
+    @classmethod
+    def _from(cls, d: Dict[str, JSON]) -> "Result":
+        return cls(
+            trace_id=d["trace_id"],
+            status=d["status"],
+            summary=d["summary"],
+            observability=d["observability"],
+            overall_score=d.get("overall_score"),
+            contracts=[
+                ContractResult(
+                    contract_id=c["contract_id"],
+                    contract_digest=c["contract_digest"],
+                    score=c.get("score"),
+                    clauses=[ClauseResult._from(x) for x in c["clauses"]],
+                )
+                for c in d.get("contracts", [])
+            ],
+            error=d.get("error"),
+            source=d.get("source"),
+            expected=d.get("expected"),
+            raw=d,
+        )
+
+    @property
+    def passed(self) -> bool:
+        """Whether the status is ``pass`` (a WARN is not)."""
+        return self.status == "pass"
+
+    @property
+    def clauses(self) -> List[ClauseResult]:
+        """Every clause of every contract, in order."""
+        return [c for k in self.contracts for c in k.clauses]
+
+    def breakdown(self) -> str:
+        """The clause breakdown with quoted evidence, as the assertion
+        message of :func:`pactum.assert_contract` shows it."""
+        lines = [f"{self.status.upper()} {self.trace_id}: {self.summary}"]
+        if self.error:
+            lines.append(f"  error: {self.error}")
+        for k in self.contracts:
+            lines.append(f"  contract {k.contract_id}:")
+            for c in k.clauses:
+                mark = {"satisfied": "✓", "violated": "✗", "partially_satisfied": "~"}.get(c.verdict, "?")
+                extra = f" ({c.reason})" if c.reason else ""
+                lines.append(f"    {mark} {c.id}  {c.kind}  {c.severity}  {c.verdict}{extra}: {c.text}")
+                for e in c.evidence:
+                    lines.append(f"        evidence: {e.describe()}")
+                if c.verdict != "satisfied":
+                    lines.append(f"        rationale: {c.rationale}")
+                for u in c.undetermined_operands:
+                    lines.append(f"        undetermined: {u.predicate}: {u.reason}")
+                if c.suggestion:
+                    lines.append(f"        suggestion: {c.suggestion}")
+        return "\n".join(lines)
