@@ -533,8 +533,9 @@ pub fn read_traces_with<T: Send>(
             _ => {
                 return Err(ImportError::UnknownFormat {
                     path: path.to_path_buf(),
-                    reason: "its extension is not .json, .jsonl, .ndjson, .csv, .eval, .yaml or .yml"
-                        .into(),
+                    reason:
+                        "its extension is not .json, .jsonl, .ndjson, .csv, .eval, .yaml or .yml"
+                            .into(),
                 })
             }
         },
@@ -596,12 +597,10 @@ pub fn import_record(
             },
         ),
         TraceFormat::Pactum => pactum::convert(bytes, &ctx),
-        _ => {
-            return Err(ctx.error(
-                None,
-                "an in-memory record is read as openai or pactum; other formats are read from files",
-            ))
-        }
+        _ => return Err(ctx.error(
+            None,
+            "an in-memory record is read as openai or pactum; other formats are read from files",
+        )),
     };
     match conv {
         Conv::Trace(t) => Ok(t),
