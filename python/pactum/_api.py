@@ -4,14 +4,16 @@ released while it works, and returns typed results."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _pactum
-from ._model import Contract, Observability, PathLike, Result, Trace
-from .errors import ContractViolation, InputError
+from ._model import Contract, Observability, PathLike, Result, Trace, _safe
+from .errors import ContractViolation, InputError, PactumWarning
 
 __all__ = [
     "Judge",
@@ -249,13 +251,27 @@ def check(
     policy: Union[None, Mapping[str, Any], PathLike] = None,
     judge: Optional[Judge] = None,
 ) -> Result:
-    """Grades one trace against its contract(s); the :class:`Result`."""
+    """Grades one trace against its contract(s); the :class:`Result`,
+    whose ``warnings`` are the run's (each also issued as a
+    :class:`pactum.PactumWarning`)."""
+    return _check(trace, contract, policy, judge, stacklevel=3)
+
+
+def _check(
+    trace: Trace,
+    contract: Union[Contract, Sequence[Contract]],
+    policy: Union[None, Mapping[str, Any], PathLike],
+    judge: Optional[Judge],
+    stacklevel: int,
+) -> Result:
     if not isinstance(trace, Trace):
         raise TypeError(f"check() takes a pactum.Trace, got {type(trace).__name__}")
     res = grade([trace], _listify(contract), policy=policy, judge=judge)
     if len(res.results) != 1:
         raise InputError(f"expected one result for trace {trace.id}, got {len(res.results)}")
-    result = res.results[0]
+    result = dataclasses.replace(res.results[0], warnings=list(res.warnings))
+    for w in res.warnings:
+        warnings.warn(PactumWarning(_safe(f"pactum {w.get('code')}: {w.get('message')}")), stacklevel=stacklevel)
     if _observers:
         _observers[-1](result)
     return result
@@ -272,7 +288,7 @@ def assert_contract(
     ``AssertionError``) unless it passes: a fail, an error **and an
     undetermined** (WARN) all raise, with the clause breakdown and quoted
     evidence as the message. Returns the passing :class:`Result`."""
-    result = check(trace, contract, policy=policy, judge=judge)
+    result = _check(trace, contract, policy, judge, stacklevel=4)
     if result.status != "pass":
         raise ContractViolation(result.breakdown(), result)
     return result

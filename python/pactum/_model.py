@@ -49,6 +49,53 @@ JSON = Any
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def _safe(text: object) -> str:
+    """Untrusted text made safe for a terminal by pactum's rule (escape
+    sequences and control characters removed, invisible characters
+    named as ``U+XXXX``)."""
+    return _pactum.terminal_safe(str(text))
+
+
+_INT_MIN = -(2**63)
+_INT_MAX = 2**64 - 1
+
+
+def _json_text(value: Any, what: str) -> str:
+    """``value`` as JSON text, refusing what JSON would silently change:
+    a key that is not a string (``{1: …}`` would merge with ``{"1": …}``),
+    an integer beyond 64 bits (read back as an inexact float), NaN or an
+    infinity, and anything that is not JSON."""
+    from .errors import InputError
+
+    def walk(v: Any, at: str) -> None:
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            return
+        if isinstance(v, int):
+            if not _INT_MIN <= v <= _INT_MAX:
+                raise InputError(f"{what}: {at or '/'}: the integer {v} does not fit in 64 bits", field=at or "/")
+            return
+        if isinstance(v, float):
+            if v != v or v in (float("inf"), float("-inf")):
+                raise InputError(f"{what}: {at or '/'}: {v} is not a JSON number", field=at or "/")
+            return
+        if isinstance(v, Mapping):
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    raise InputError(
+                        f"{what}: {at or '/'}: the key {k!r} is not a string (JSON keys are strings)", field=at or "/"
+                    )
+                walk(x, f"{at}/{k.replace('~', '~0').replace('/', '~1')}")
+            return
+        if isinstance(v, (list, tuple)):
+            for i, x in enumerate(v):
+                walk(x, f"{at}/{i}")
+            return
+        raise InputError(f"{what}: {at or '/'}: a {type(v).__name__} is not JSON", field=at or "/")
+
+    walk(value, "")
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
 class Predicate:
     """A check (``docs/predicates.md``) as a small tree. ``a & b`` is
     ``all``, ``a | b`` is ``any``, ``~a`` is ``not``: Kleene logic, evaluated
@@ -69,6 +116,10 @@ class Predicate:
 
     def __invert__(self) -> "Predicate":
         return not_(self)
+
+    def __bool__(self) -> bool:
+        # `a and b` would silently keep only `b`: Kleene logic is `&`, `|`, `~`.
+        raise TypeError("a pactum predicate has no truth value in Python: compose with &, | and ~")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Predicate) and self._form == other._form
@@ -138,11 +189,20 @@ def tool_called(
     return Predicate({"tool_called": form})
 
 
-def tool_sequence(*names: str, **options: JSON) -> Predicate:
-    """The target called these tools in this order (``tool_sequence``)."""
-    form: Dict[str, JSON] = {"calls": [{"name": n} for n in names]}
-    form.update(options)
-    return Predicate({"tool_sequence": form})
+def tool_sequence(*calls: Union[str, Mapping[str, JSON]]) -> Predicate:
+    """The target made these calls in this order (``tool_sequence``), as
+    a subsequence: each is a tool name, or a dict with ``name`` and the
+    ``args``/``status`` of ``tool_called``.
+    ``tool_sequence("read_file", {"name": "send_money", "args": {"/recipient": "US1"}})``."""
+    steps: List[Dict[str, JSON]] = []
+    for c in calls:
+        if isinstance(c, str):
+            steps.append({"name": c})
+        elif isinstance(c, Mapping):
+            steps.append(dict(c))
+        else:
+            raise TypeError(f"tool_sequence() takes tool names or dicts, got {type(c).__name__}")
+    return Predicate({"tool_sequence": steps})
 
 
 def side_effect(kind: str, details: Optional[Mapping[str, JSON]] = None, **options: JSON) -> Predicate:
@@ -248,16 +308,19 @@ class Contract:
             doc["prohibited"] = [c.to_dict() for c in prohibited]
         if extra:
             doc.update(extra)
-        self._init_text(json.dumps(doc, ensure_ascii=False), "<python>.json", None)
+        self._init_text(_json_text(doc, "contract"), "<python>.json", None)
 
     def _init_text(self, text: str, name: str, path: Optional[str]) -> None:
         loaded = json.loads(
             _pactum.load_contract(path) if path is not None else _pactum.parse_contract(text, name)
         )
-        self._text = text
         self._name = name
         self._path = path
         self._model: Dict[str, JSON] = loaded["model"]
+        # What grading reads: the validated model (schema files inlined),
+        # so a contract is the one checked here, whatever happens to its
+        # file or its folder afterwards.
+        self._graded = json.dumps(self._model, ensure_ascii=False)
         self.id: str = loaded["id"]
         #: ``sha256:…`` of the contract's canonical form: the same contract
         #: has the same digest whatever its layout.
@@ -280,12 +343,13 @@ class Contract:
     @classmethod
     def from_dict(cls, doc: Mapping[str, JSON], *, name: str = "<dict>.json") -> "Contract":
         """A contract from a dict of the file format."""
-        return cls._make(json.dumps(doc, ensure_ascii=False), name, None)
+        return cls._make(_json_text(doc, name), name, None)
 
     @classmethod
     def from_file(cls, path: PathLike) -> "Contract":
         """A contract file (``.json`` as JSON, anything else as YAML); its
-        ``schema_file``s resolve against its folder."""
+        ``schema_file``s resolve against its folder. The file is read once,
+        here: grading uses what was read and validated then."""
         p = os.fspath(path)
         return cls._make("", p, p)
 
@@ -304,9 +368,7 @@ class Contract:
         return _pactum.to_yaml(json.dumps(self._model, ensure_ascii=False))
 
     def _request_item(self) -> Dict[str, JSON]:
-        if self._path is not None:
-            return {"file": self._path}
-        return {"inline": {"name": self._name, "text": self._text}}
+        return {"inline": {"name": self._name, "text": self._graded, "json": True}}
 
     def __repr__(self) -> str:
         return f"Contract(id={self.id!r}, digest={self.digest!r})"
@@ -333,13 +395,27 @@ class Trace:
         ``tool_calls``, ``tool_call_id``…), read by pactum's OpenAI
         importer. ``metadata`` becomes the trace's metadata (what
         ``select``, ``field`` and expectations read)."""
+        from .errors import InputError
+
+        if observability is None:
+            raise InputError(
+                "Trace.from_messages: observability is required (response_only, tool_calls or full): "
+                "there is no default (SPEC §3.2)",
+                field="observability",
+            )
         record: Dict[str, JSON] = dict(metadata or {})
+        for key in ("observability", "messages", "id"):
+            if key in record:
+                raise InputError(
+                    f"Trace.from_messages: metadata may not hold `{key}`: it is the `{key}` argument's "
+                    "(a level in metadata would override the one given)",
+                    field=f"metadata/{key}",
+                )
         if id is not None:
             record["id"] = id
         record["messages"] = list(messages)
-        out = _pactum.import_record(
-            json.dumps(record, ensure_ascii=False), "<messages>", "openai", observability
-        )
+        record["observability"] = observability
+        out = _pactum.import_record(_json_text(record, "<messages>"), "<messages>", "openai", observability)
         return cls(json.loads(out))
 
     @classmethod
@@ -347,9 +423,16 @@ class Trace:
         """A trace in pactum's own format (``schemas/trace.schema.json``);
         ``observability`` is required when the record does not declare
         one."""
-        out = _pactum.import_record(
-            json.dumps(dict(record), ensure_ascii=False), "<dict>", "pactum", observability
-        )
+        from .errors import InputError
+
+        declared = record.get("observability")
+        if observability is not None and declared is not None and declared != observability:
+            raise InputError(
+                f"Trace.from_dict: the record declares observability {declared!r} and the argument says "
+                f"{observability!r}: say it once",
+                field="observability",
+            )
+        out = _pactum.import_record(_json_text(dict(record), "<dict>"), "<dict>", "pactum", observability)
         return cls(json.loads(out))
 
     @classmethod
@@ -549,6 +632,9 @@ class Result:
     source: Optional[Dict[str, JSON]]
     expected: Optional[str]
     raw: Dict[str, JSON] = field(repr=False)
+    #: What the run warned about (dicts with ``code`` and ``message``);
+    #: set by :func:`pactum.check`.
+    warnings: List[Dict[str, JSON]] = field(default_factory=list)
 
     @classmethod
     def _from(cls, d: Dict[str, JSON]) -> "Result":
@@ -603,4 +689,8 @@ class Result:
                     lines.append(f"        undetermined: {u.predicate}: {u.reason}")
                 if c.suggestion:
                     lines.append(f"        suggestion: {c.suggestion}")
-        return "\n".join(lines)
+        for w in self.warnings:
+            lines.append(f"  warning {w.get('code')}: {w.get('message')}")
+        # Trace and contract text is untrusted: no escape sequence of it
+        # reaches a terminal (each line is made safe on its own).
+        return "\n".join(_safe(line) for line in lines)

@@ -21,6 +21,7 @@ __all__ = [
     "ReportError",
     "InternalError",
     "ContractViolation",
+    "PactumWarning",
 ]
 
 
@@ -87,3 +88,10 @@ class ContractViolation(AssertionError):
     def __init__(self, message: str, result: Any) -> None:
         super().__init__(message)
         self.result = result
+
+
+class PactumWarning(UserWarning):
+    """What a grading run warned about (a vacuous check, a channel the
+    level never observes, an interrupted input…), issued by
+    :func:`pactum.check` and :func:`pactum.assert_contract` as a Python
+    warning so that pytest lists it."""

@@ -16,11 +16,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+import inspect
+from typing import Any, Dict, Generator, List, Optional, Tuple
 
 import pytest
 
 from . import _api
+from ._model import _safe
 from ._model import Result
 from .errors import ContractViolation
 
@@ -82,7 +84,9 @@ def _options(item: pytest.Item) -> Tuple[int, str, Optional[str]]:
             f"{item.nodeid}: @pytest.mark.pactum: undetermined must be one of {', '.join(_UNDETERMINED_MODES)}, got {mode!r}"
         )
     reason = marker.kwargs.get("reason")
-    if mode != "fail" and not reason:
+    if reason is not None and not isinstance(reason, str):
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.pactum: reason must be a string, got {reason!r}")
+    if mode != "fail" and not (reason and reason.strip()):
         raise pytest.UsageError(
             f"{item.nodeid}: @pytest.mark.pactum(undetermined={mode!r}) needs a reason: say why a WARN is acceptable here"
         )
@@ -100,49 +104,86 @@ def _trial_status(exc: Optional[BaseException]) -> str:
     return "error"
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Optional[bool]:
+def _is_async(func: Any) -> bool:
+    return inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)
+
+
+@pytest.hookimpl(wrapper=True, specname="pytest_pyfunc_call")
+def pytest_pyfunc_call_around(pyfuncitem: pytest.Function) -> Generator[None, Optional[object], Optional[object]]:
+    """Around every test call, whoever makes it (pytest, pytest-asyncio,
+    the trials below): notes which test grades, and turns an undetermined
+    :class:`ContractViolation` into the xfail or skip the marker asks
+    for."""
     state = pyfuncitem.config.stash[_KEY]
-    trials, mode, reason = _options(pyfuncitem)
-    func = pyfuncitem.obj
-    names = pyfuncitem._fixtureinfo.argnames
-    kwargs: Dict[str, Any] = {n: pyfuncitem.funcargs[n] for n in names}
+    _, mode, reason = _options(pyfuncitem)
     state.current = pyfuncitem.nodeid
     try:
-        if trials == 1:
-            try:
-                func(**kwargs)
-            except ContractViolation as e:
-                if e.result.status == "undetermined":
-                    _undetermined(mode, reason)
-                raise
-            return True
-        statuses: List[str] = []
-        failures: List[str] = []
-        for i in range(trials):
-            try:
-                func(**kwargs)
-                exc: Optional[BaseException] = None
-            except (pytest.skip.Exception, pytest.xfail.Exception):
-                raise
-            except Exception as e:  # a trial's failure is counted, not raised
-                exc = e
-            status = _trial_status(exc)
-            statuses.append(status)
-            if exc is not None:
-                failures.append(f"trial {i + 1}: {status}: {exc}")
-        reduced = _api.reduce_trials(statuses)
-        state.trial_sets.append((pyfuncitem.nodeid, reduced, statuses))
-        if reduced == "pass":
-            return True
-        if reduced == "undetermined":
+        return (yield)
+    except ContractViolation as e:
+        if e.result.status == "undetermined":
             _undetermined(mode, reason)
-        detail = "\n".join(failures)
-        raise AssertionError(
-            f"pactum: {trials} trials {statuses} reduce to {reduced} by strict majority (a pass needs more than half)\n{detail}"
-        )
+        raise
     finally:
         state.current = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Optional[bool]:
+    """Calls a test marked ``@pytest.mark.pactum(trials=N)``, N > 1, N
+    times; any other test is left to pytest or the plugin that owns it."""
+    trials, mode, reason = _options(pyfuncitem)
+    if trials == 1:
+        return None
+    if _is_async(pyfuncitem.obj):
+        raise pytest.UsageError(
+            f"{pyfuncitem.nodeid}: @pytest.mark.pactum(trials={trials}) cannot repeat an async test: "
+            "loop over the trials inside the test and reduce them with pactum.reduce_trials"
+        )
+    _trials(pyfuncitem, pyfuncitem.config.stash[_KEY], trials, mode, reason)
+    return True
+
+
+def _trials(item: pytest.Function, state: _Session, trials: int, mode: str, reason: Optional[str]) -> None:
+    func = item.obj
+    kwargs: Dict[str, Any] = {n: item.funcargs[n] for n in item._fixtureinfo.argnames}
+    statuses: List[str] = []
+    failures: List[str] = []
+    for i in range(trials):
+        try:
+            returned = func(**kwargs)
+            exc: Optional[BaseException] = None
+        except (pytest.skip.Exception, pytest.xfail.Exception) as e:
+            if failures:
+                # A skip after a trial that failed must not hide the failure.
+                raise AssertionError(
+                    f"pactum: trial {i + 1} asked to skip or xfail ({e}) after trials that did not pass:\n"
+                    + "\n".join(failures)
+                ) from e
+            raise
+        except Exception as e:  # a trial's failure is counted, not raised
+            exc = e
+        else:
+            if returned is not None:
+                raise pytest.UsageError(
+                    f"{item.nodeid}: trial {i + 1} returned {type(returned).__name__}, not None: "
+                    "a test repeated by @pytest.mark.pactum(trials=…) must run to completion when called"
+                )
+        status = _trial_status(exc)
+        statuses.append(status)
+        if exc is not None:
+            failures.append(f"trial {i + 1}: {status}: {exc}")
+    reduced = _api.reduce_trials(statuses)
+    state.trial_sets.append((item.nodeid, reduced, statuses))
+    if reduced == "pass":
+        return
+    # xfail/skip stands only for undetermined trials: a trial that failed
+    # or errored fails the test whatever the marker says.
+    if reduced == "undetermined" and all(s in ("pass", "undetermined") for s in statuses):
+        _undetermined(mode, reason)
+    detail = "\n".join(failures)
+    raise AssertionError(
+        f"pactum: {trials} trials {statuses} reduce to {reduced} by strict majority (a pass needs more than half)\n{detail}"
+    )
 
 
 def _undetermined(mode: str, reason: Optional[str]) -> None:
@@ -167,6 +208,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     for nodeid, trace_id, status in state.graded:
         if status != "pass":
             label = {"undetermined": "WARN", "error": "ERR"}.get(status, status.upper())
-            tr.write_line(f"  {label:<4} {nodeid}  trace {trace_id}")
+            tr.write_line(f"  {label:<4} {_safe(nodeid)}  trace {_safe(trace_id)}")
     for nodeid, reduced, statuses in state.trial_sets:
-        tr.write_line(f"  trials {nodeid}: {' '.join(statuses)} -> {reduced}")
+        tr.write_line(f"  trials {_safe(nodeid)}: {' '.join(statuses)} -> {reduced}")

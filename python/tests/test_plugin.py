@@ -147,3 +147,89 @@ def test_a_tie_is_no_pass():
     assert "reduce to fail by strict majority" in out
     assert "reduce to undetermined by strict majority" in out
     assert "trials test_trials_reduce_by_strict_majority.py::test_two_of_three_pass: pass pass fail -> pass" in out
+
+
+def test_the_plugin_never_claims_a_test_it_does_not_run(pytester: pytest.Pytester) -> None:
+    # An async test the plugin called and never awaited once passed
+    # without running: now pytest (or its async plugin) owns it.
+    pytester.makepyfile(
+        '''
+import pytest
+
+async def test_async_violation():
+    assert False, "never reached when the coroutine is dropped"
+
+@pytest.mark.pactum(trials=3)
+async def test_async_trials():
+    assert False
+'''
+    )
+    r = pytester.runpytest("-p", "no:asyncio")
+    outcomes = r.parseoutcomes()
+    assert outcomes.get("passed", 0) == 0, r.stdout.str()
+    assert "cannot repeat an async test" in r.stdout.str() + r.stderr.str()
+
+
+def test_xfail_and_skip_never_hide_a_failed_trial(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        HEADER
+        + RAMPART
+        + '''
+import itertools
+mixed = itertools.cycle(["refund", "warn", "hi"])
+skip_later = itertools.cycle(["refund", "skip"])
+
+@pytest.mark.pactum(trials=3, undetermined="xfail", reason="WARN tolerated")
+def test_fail_warn_pass():
+    step = next(mixed)
+    if step == "warn":
+        pactum.assert_contract(exfiltrating_agent(), EXFIL)
+    else:
+        pactum.assert_contract(agent("refund now" if step == "refund" else "hi"), CONTRACT)
+
+@pytest.mark.pactum(trials=2)
+def test_skip_after_a_violation():
+    if next(skip_later) == "skip":
+        pytest.skip("environment went away")
+    pactum.assert_contract(agent("refund now"), CONTRACT)
+
+@pytest.mark.pactum(trials=3, undetermined="skip", reason="WARN tolerated")
+def test_only_warns_may_skip():
+    pactum.assert_contract(exfiltrating_agent(), EXFIL)
+'''
+    )
+    r = pytester.runpytest("-rsx")
+    r.assert_outcomes(failed=2, skipped=1)
+    out = r.stdout.str()
+    assert "asked to skip or xfail" in out
+
+
+def test_a_blank_reason_is_no_reason(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        HEADER
+        + '''
+@pytest.mark.pactum(undetermined="xfail", reason="   ")
+def test_blank():
+    pass
+'''
+    )
+    r = pytester.runpytest()
+    assert r.ret != 0
+    assert "needs a reason" in r.stdout.str() + r.stderr.str()
+
+
+def test_the_summary_carries_no_terminal_escape(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        HEADER
+        + '''
+def test_evil_id():
+    t = Trace.from_messages([{"role": "user", "content": "refund"}, {"role": "assistant", "content": "Hello"}],
+                            observability="tool_calls", id="t\\x1b]0;owned\\x07\\x1b[2J")
+    pactum.check(t, CONTRACT)
+    pactum.assert_contract(agent("please refund"), CONTRACT)
+'''
+    )
+    r = pytester.runpytest()
+    r.assert_outcomes(failed=1)
+    assert "\x1b]0;owned" not in r.stdout.str()
+    assert "\x1b[2J" not in r.stdout.str()

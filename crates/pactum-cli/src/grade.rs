@@ -327,6 +327,7 @@ pub fn grade(args: GradeArgs, color: bool) -> CliResult {
         parallel: args.jobs.map_or_else(Parallel::all_cores, Parallel::new),
         // No terminal summary will show an unreadable file.
         announce_unreadable: args.report.quiet || args.report.to_stdout(),
+        stop: None,
     };
     // Loading shows its diagnostics before any report is opened: a report
     // may not overwrite a file loading found (a contract's schema file).

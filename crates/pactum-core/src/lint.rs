@@ -523,6 +523,19 @@ fn vacuity(
         }
         Predicate::Not(q) => vacuity(id, q, &format!("{ptr}/not"), level, out),
         leaf => {
+            if let Some(what) = matches_any_text(leaf) {
+                out.push(LintFinding {
+                    level: LintLevel::Warning,
+                    code: "vacuous-check".into(),
+                    clause: id.into(),
+                    pointer: ptr.into(),
+                    message: format!(
+                        "clause `{id}`: {what}, so `{}` is detected whenever the text it reads is recorded: the clause checks nothing",
+                        leaf.kind_name()
+                    ),
+                    hint: "state the text or pattern the clause is about".into(),
+                });
+            }
             empty_matchers(id, leaf, ptr, out);
             if let (Some(level), Some(channel)) = (level, leaf.channel()) {
                 if !level.observes(channel) {
@@ -542,6 +555,32 @@ fn vacuity(
                 }
             }
         }
+    }
+}
+
+/// Why a text predicate matches every text, when it does: an empty
+/// `contains`/`icontains` literal, a `regex` that matches the empty string
+/// and an unrelated text alike (`""`, `a*`, `(x)?`), or an empty
+/// `tool_sequence`. A pattern anchored to the empty text (`^$`) is not
+/// vacuous.
+fn matches_any_text(p: &Predicate) -> Option<String> {
+    match p {
+        Predicate::Contains(t) | Predicate::Icontains(t) if t.text.is_empty() => {
+            Some("the text to look for is empty".into())
+        }
+        Predicate::Regex(r) => {
+            let re = regex::Regex::new(&r.pattern).ok()?;
+            (re.is_match("") && re.is_match("\u{1}q \n")).then(|| {
+                format!(
+                    "the pattern `{}` matches an empty text and any other",
+                    crate::text::one_line(&r.pattern, 40)
+                )
+            })
+        }
+        Predicate::ToolSequence(steps) if steps.is_empty() => {
+            Some("the sequence lists no call".into())
+        }
+        _ => None,
     }
 }
 
@@ -920,6 +959,59 @@ mod empty_matcher_tests {
         let v = serde_json::to_value(&c).expect("json");
         for (_, p) in &found {
             assert!(v.pointer(p).is_some(), "{p}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod vacuous_text_tests {
+    use super::*;
+
+    fn vacuous(check: serde_json::Value) -> Vec<String> {
+        let c: Contract = serde_json::from_value(serde_json::json!({
+            "version": 1, "id": "c",
+            "required": [{"id": "r", "text": "Say the code", "check": check}]
+        }))
+        .expect("contract");
+        lint_contract(&c, None)
+            .into_iter()
+            .filter(|f| f.code == "vacuous-check")
+            .map(|f| f.pointer)
+            .collect()
+    }
+
+    #[test]
+    fn a_check_that_matches_every_text_is_named() {
+        for check in [
+            serde_json::json!({"contains": ""}),
+            serde_json::json!({"icontains": {"text": "", "in": "response"}}),
+            serde_json::json!({"regex": ""}),
+            serde_json::json!({"regex": "x*"}),
+            serde_json::json!({"regex": "(code)?"}),
+            serde_json::json!({"tool_sequence": []}),
+        ] {
+            assert_eq!(
+                vacuous(check.clone()),
+                vec!["/required/0/check".to_string()],
+                "{check}"
+            );
+        }
+        assert_eq!(
+            vacuous(serde_json::json!({"not": {"contains": ""}})),
+            vec!["/required/0/check/not".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_check_that_can_fail_is_not() {
+        for check in [
+            serde_json::json!({"contains": " "}),
+            serde_json::json!({"regex": "^$"}),
+            serde_json::json!({"regex": "code+"}),
+            serde_json::json!({"equals": ""}),
+            serde_json::json!({"tool_sequence": [{"name": "a"}]}),
+        ] {
+            assert!(vacuous(check.clone()).is_empty(), "{check}");
         }
     }
 }

@@ -76,6 +76,10 @@ pub struct GradeRequest {
     /// input errors on screen (the CLI with `--quiet` or a report on
     /// stdout).
     pub announce_unreadable: bool,
+    /// Raised by another thread to stop grading (a front end's Ctrl-C):
+    /// seen before each trace, after which no trace is graded; the
+    /// outcome says [`GradeOutcome::interrupted`]. `None`: never stopped.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// How a grading run ended: the totals that decide its exit code.
@@ -90,6 +94,9 @@ pub struct GradeOutcome {
     pub graded: u64,
     /// A requested report could not be written in full.
     pub report_failed: bool,
+    /// [`GradeRequest::stop`] was raised: the traces after it were not
+    /// graded, so the run is partial.
+    pub interrupted: bool,
 }
 
 impl GradeOutcome {
@@ -382,11 +389,23 @@ impl Prepared<'_> {
             (trace, Some((result, expected, rendered)))
         };
         let format = req.import.format.as_str().to_string();
+        let stopped = || {
+            req.stop
+                .as_ref()
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+        };
         for path in &req.traces {
+            if totals.outcome.interrupted {
+                break;
+            }
             let file = path.display().to_string();
             let mut first_skip: Option<String> = None;
             notes.file(path);
             let mut deliver = |item: Item<Read>| {
+                if stopped() {
+                    totals.outcome.interrupted = true;
+                    return ControlFlow::Break(());
+                }
                 match item {
                     Item::Trace((mut trace, graded)) => {
                         notes.trace(&trace);
@@ -503,6 +522,14 @@ impl Prepared<'_> {
             }
         }
 
+        if totals.outcome.interrupted {
+            warnings.push(Warning {
+                code: "interrupted".into(),
+                message:
+                    "grading was interrupted: the traces after the last result were not graded"
+                        .into(),
+            });
+        }
         warnings.extend(secrets.warning());
         if shown.tokens() > 0 {
             warnings.push(Warning {

@@ -95,6 +95,7 @@ fn run_with(
         store: None,
         parallel,
         announce_unreadable: false,
+        stop: None,
     };
     let mut fan = Fanout::open(
         &ReportRequest {

@@ -94,6 +94,42 @@ impl ApiError {
     }
 }
 
+/// `err` with every secret taken out of its message, file, field and
+/// diagnostics (SPEC §4): the environment's key variables and every
+/// key-shaped token of the error's own text, by the one redaction rule
+/// ([`pactum_core::secret::redaction_rule`]). An error quoting a record
+/// never carries the key it quoted; if the rule cannot be built, the
+/// texts are replaced rather than shown.
+pub fn redact_error(mut err: ApiError) -> ApiError {
+    let mut texts: Vec<String> = vec![err.message.clone()];
+    texts.extend(err.file.clone());
+    texts.extend(err.field.clone());
+    texts.extend(err.diagnostics.iter().map(Value::to_string));
+    let rule = pactum_core::secret::redaction_rule(
+        &Redactor::default(),
+        &pactum_runner::env_keys(std::iter::empty()),
+        texts.iter().map(String::as_str),
+    );
+    match rule {
+        Ok(r) => {
+            err.message = r.redact_string(err.message);
+            err.file = err.file.map(|f| r.redact_string(f));
+            err.field = err.field.map(|f| r.redact_string(f));
+            for d in &mut err.diagnostics {
+                r.redact_value(d);
+            }
+        }
+        Err(_) => {
+            err.message =
+                "an error whose text could not be redacted (nothing of it is shown)".into();
+            err.file = None;
+            err.field = None;
+            err.diagnostics.clear();
+        }
+    }
+    err
+}
+
 /// The result of a call: JSON text, or the error to raise.
 pub type ApiResult = Result<String, ApiError>;
 
@@ -192,6 +228,32 @@ pub fn read_trace_file(path: &str, format: &str, observability: Option<&str>) ->
     if let Err(e) = read {
         return Err(ApiError::input(e.to_string()).at(path, 0, None));
     }
+    if traces.is_empty() && errors.is_empty() {
+        // As the grade pipeline says of such an input: never a pass.
+        let why = if skipped > 0 {
+            format!("{path}: holds no trace (its {skipped} record(s) were skipped): an input with no trace is never a pass")
+        } else {
+            format!("{path}: holds no trace: an input with no trace is never a pass")
+        };
+        return Err(ApiError::input(why).at(path, 0, None));
+    }
+    let texts: Vec<String> = errors.iter().map(Value::to_string).collect();
+    if !texts.is_empty() {
+        let rule = pactum_core::secret::redaction_rule(
+            &Redactor::default(),
+            &pactum_runner::env_keys(std::iter::empty()),
+            texts.iter().map(String::as_str),
+        )
+        .map_err(|_| {
+            ApiError::input(format!(
+                "{path}: records could not be read, and their errors could not be redacted"
+            ))
+            .at(path, 0, None)
+        })?;
+        for e in &mut errors {
+            rule.redact_value(e);
+        }
+    }
     to_text(&json!({"traces": traces, "errors": errors, "skipped": skipped}))
 }
 
@@ -260,39 +322,16 @@ pub fn load_contract(path: &str) -> ApiResult {
     contract_json(&loaded)
 }
 
-/// JSON text → the same document as block YAML (keys in their order).
+/// JSON text → the same document as block YAML, by pactum's YAML writer
+/// ([`pactum_suite::to_yaml`]: strings quoted, read back before it is
+/// returned).
 ///
 /// # Errors
-/// `InputError` when `json_text` is not JSON.
+/// `InputError` when `json_text` is not JSON; `InternalError` when the
+/// YAML would not read back to the same document.
 pub fn to_yaml(json_text: &str) -> ApiResult {
     let v = parse_json(json_text, "document")?;
-    let mut out = String::new();
-    let mut emitter = yaml_rust2::YamlEmitter::new(&mut out);
-    emitter
-        .dump(&yaml_of(&v))
-        .map_err(|e| ApiError::new(ErrorKind::Internal, format!("cannot write YAML: {e}")))?;
-    // The emitter opens with a document marker; a contract file has none.
-    let body = out.strip_prefix("---\n").unwrap_or(&out);
-    Ok(format!("{body}\n"))
-}
-
-fn yaml_of(v: &Value) -> yaml_rust2::Yaml {
-    use yaml_rust2::Yaml;
-    match v {
-        Value::Null => Yaml::Null,
-        Value::Bool(b) => Yaml::Boolean(*b),
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => Yaml::Integer(i),
-            None => Yaml::Real(n.to_string()),
-        },
-        Value::String(s) => Yaml::String(s.clone()),
-        Value::Array(a) => Yaml::Array(a.iter().map(yaml_of).collect()),
-        Value::Object(o) => Yaml::Hash(
-            o.iter()
-                .map(|(k, v)| (Yaml::String(k.clone()), yaml_of(v)))
-                .collect(),
-        ),
-    }
+    pactum_suite::to_yaml(&v).map_err(|e| ApiError::new(ErrorKind::Internal, e.to_string()))
 }
 
 /// Everything a pipeline said, kept for Python; every event after
@@ -429,6 +468,22 @@ fn str_field<'a>(req: &'a Value, key: &str) -> Result<Option<&'a str>, ApiError>
     }
 }
 
+/// A count of the request (`jobs`, `trials`): absent or null is `None`;
+/// otherwise an integer from 1 to `max`, never silently replaced.
+fn count_field(req: &Value, key: &str, max: u64) -> Result<Option<u64>, ApiError> {
+    match req.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(n) if (1..=max).contains(&n) => Ok(Some(n)),
+            _ => Err(ApiError::input(format!(
+                "`{key}` must be an integer from 1 to {max}, got {}",
+                pactum_core::text::one_line(&v.to_string(), 40)
+            ))
+            .at("", 0, Some(key.into()))),
+        },
+    }
+}
+
 fn paths(req: &Value, key: &str) -> Result<Vec<PathBuf>, ApiError> {
     match req.get(key) {
         None | Some(Value::Null) => Ok(vec![]),
@@ -464,9 +519,16 @@ fn policy_of(req: &Value) -> Result<Policy, ApiError> {
 }
 
 /// What a front end hands the grade pipeline for one inline contract:
-/// its text written to a file of the name it was read under.
-fn write_inline(dir: &Path, index: usize, name: &str, text: &str) -> Result<PathBuf, ApiError> {
-    let ext = if name.ends_with(".json") {
+/// its text written to a file read as JSON when `json` is set or `name`
+/// ends in `.json`, as YAML otherwise.
+fn write_inline(
+    dir: &Path,
+    index: usize,
+    name: &str,
+    text: &str,
+    json: bool,
+) -> Result<PathBuf, ApiError> {
+    let ext = if json || name.ends_with(".json") {
         "json"
     } else {
         "yaml"
@@ -487,7 +549,8 @@ fn write_inline(dir: &Path, index: usize, name: &str, text: &str) -> Result<Path
 /// * `traces`: in order, each `{"file": PATH}` or `{"inline": TRACE}` (a
 ///   trace in pactum's format, as [`import_record`] gives it);
 /// * `contracts`: each `{"file": PATH}` (a file or folder) or
-///   `{"inline": {"name", "text"}}`;
+///   `{"inline": {"name", "text", "json"}}` (`json`: the text is JSON
+///   whatever the name);
 /// * `observability`, `format`: how to read the trace files;
 /// * `policy` or `policy_file`; `expectations`; `judge` (`url`, `model`,
 ///   `api_key_env`); `store`; `jobs`.
@@ -502,6 +565,18 @@ fn write_inline(dir: &Path, index: usize, name: &str, text: &str) -> Result<Path
 /// As the pipeline's: `ContractError`/`InputError` for rejected files,
 /// `StoreError` when the judge's store cannot open, …
 pub fn grade(request: &str) -> ApiResult {
+    grade_until(request, None)
+}
+
+/// [`grade`], stopped before the next trace once `stop` is raised (a
+/// Ctrl-C in Python): the call then fails with `RunError` `interrupted`.
+///
+/// # Errors
+/// As [`grade`].
+pub fn grade_until(
+    request: &str,
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+) -> ApiResult {
     let req = parse_json(request, "grade request")?;
     let dir = tempfile::tempdir().map_err(|e| {
         ApiError::new(
@@ -528,7 +603,8 @@ pub fn grade(request: &str) -> ApiResult {
                     Some("text".into()),
                 )
             })?;
-            let p = write_inline(dir.path(), i, name, text)?;
+            let json = inline.get("json").and_then(Value::as_bool) == Some(true);
+            let p = write_inline(dir.path(), i, name, text, json)?;
             contract_names.insert(p.clone(), name.to_string());
             contracts.push(p);
         } else {
@@ -574,6 +650,25 @@ pub fn grade(request: &str) -> ApiResult {
         }
     }
     flush(&mut pending, &mut traces)?;
+    // Nothing to grade is never an empty green run.
+    if traces.is_empty() {
+        return Err(
+            ApiError::input("no trace to grade: give at least one trace or trace file").at(
+                "",
+                0,
+                Some("traces".into()),
+            ),
+        );
+    }
+    if contracts.is_empty() {
+        return Err(
+            ApiError::input("no contract to grade against: give at least one contract").at(
+                "",
+                0,
+                Some("contracts".into()),
+            ),
+        );
+    }
     let judge = match req.get("judge") {
         None | Some(Value::Null) => None,
         Some(j) => Some(JudgeConfig {
@@ -587,7 +682,7 @@ pub fn grade(request: &str) -> ApiResult {
         }),
     };
     // As `pactum grade`: every core unless told.
-    let parallel = match req["jobs"].as_u64() {
+    let parallel = match count_field(&req, "jobs", 1024)? {
         None => Parallel::all_cores(),
         Some(n) => Parallel::new(
             usize::try_from(n)
@@ -610,6 +705,7 @@ pub fn grade(request: &str) -> ApiResult {
         store: str_field(&req, "store")?.map(PathBuf::from),
         parallel,
         announce_unreadable: false,
+        stop,
     };
     let mut sink = Collect::default();
     let outcome = pactum_pipeline::grade::grade(&greq, &mut sink);
@@ -625,6 +721,12 @@ pub fn grade(request: &str) -> ApiResult {
         return Err(ApiError::new(
             ErrorKind::Internal,
             "the secrets to redact could not be combined: nothing is shown",
+        ));
+    }
+    if outcome.interrupted {
+        return Err(ApiError::new(
+            ErrorKind::Run,
+            "interrupted: grading stopped before every trace was graded",
         ));
     }
     for r in &mut sink.results {
@@ -740,7 +842,7 @@ pub fn run(request: &str) -> ApiResult {
         }
     };
     let rreq = RunRequest {
-        jobs: usize::try_from(req["jobs"].as_u64().unwrap_or(1).max(1)).unwrap_or(1),
+        jobs: usize::try_from(count_field(&req, "jobs", 1024)?.unwrap_or(1)).unwrap_or(1),
         db: str_field(&req, "db")?.map(PathBuf::from),
         cache,
         resume: str_field(&req, "resume")?.map(|r| match r {
@@ -793,7 +895,8 @@ pub fn strength(request: &str) -> ApiResult {
             ..ImportOptions::default()
         },
         policy: str_field(&req, "policy_file")?.map(PathBuf::from),
-        trials: req["trials"].as_u64().and_then(|t| u32::try_from(t).ok()),
+        trials: count_field(&req, "trials", u64::from(u32::MAX))?
+            .and_then(|t| u32::try_from(t).ok()),
         probes: paths(&req, "probes")?,
         probes_from: str_field(&req, "probes_from")?.map(PathBuf::from),
         out: str_field(&req, "out")?.map(PathBuf::from),
@@ -841,6 +944,13 @@ pub fn kleene(op: &str, a: &str, b: &str) -> ApiResult {
         }
     };
     Ok(r.as_str().to_string())
+}
+
+/// Untrusted text made safe for a terminal
+/// ([`pactum_core::text::strip_terminal_escapes`]): what the pytest
+/// plugin prints of a trace or a contract goes through it.
+pub fn terminal_safe(text: &str) -> String {
+    pactum_core::text::strip_terminal_escapes(text)
 }
 
 /// The status of a trial set ([`pactum_core::status::reduce_trials`]).
@@ -895,6 +1005,91 @@ mod tests {
         let src = r#"{"version":1,"id":"c","prohibited":[{"id":"p","text":"Send money","check":{"all":[{"tool_called":{"name":"send_money","args":{"/recipient":"US1"}}},{"not":{"contains":"ok: yes"}}]}}]}"#;
         let a: Value = serde_json::from_str(&parse_contract(src, "<dict>.json").unwrap()).unwrap();
         let yaml = to_yaml(src).unwrap();
+        let b: Value = serde_json::from_str(&parse_contract(&yaml, "<c>.yaml").unwrap()).unwrap();
+        assert_eq!(a["digest"], b["digest"], "{yaml}");
+    }
+
+    fn example(rel: &str) -> String {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/agentdojo")
+            .join(rel)
+            .display()
+            .to_string()
+    }
+
+    fn agentdojo_request(extra: Value) -> String {
+        let mut req = json!({
+            "traces": [{"file": example("traces.jsonl")}],
+            "contracts": [{"file": example("contracts")}],
+            "observability": "tool_calls",
+        });
+        if let (Value::Object(r), Value::Object(e)) = (&mut req, extra) {
+            r.extend(e);
+        }
+        req.to_string()
+    }
+
+    #[test]
+    fn a_raised_stop_grades_nothing_and_says_interrupted() {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let e = grade_until(&agentdojo_request(json!({})), Some(stop)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Run);
+        assert!(e.message.contains("interrupted"), "{e:?}");
+        let out: Value =
+            serde_json::from_str(&grade(&agentdojo_request(json!({}))).unwrap()).unwrap();
+        assert_eq!(out["results"].as_array().map(Vec::len), Some(24));
+    }
+
+    #[test]
+    fn nothing_to_grade_is_an_error() {
+        let e = grade(
+            &json!({"traces": [], "contracts": [{"file": example("contracts")}]}).to_string(),
+        )
+        .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("traces"));
+        let e = grade(&json!({"traces": [{"file": example("traces.jsonl")}], "contracts": [], "observability": "tool_calls"}).to_string())
+            .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("contracts"));
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("e.jsonl");
+        std::fs::write(&empty, "").unwrap();
+        let e = read_trace_file(&empty.display().to_string(), "auto", Some("full")).unwrap_err();
+        assert!(e.message.contains("holds no trace"), "{e:?}");
+    }
+
+    #[test]
+    fn a_bad_count_is_refused_not_replaced() {
+        for jobs in [json!(0), json!(-1), json!(2.5), json!("2"), json!(5000)] {
+            let e = grade(&agentdojo_request(json!({"jobs": jobs}))).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("jobs"), "{jobs}");
+        }
+        assert!(grade(&agentdojo_request(json!({"jobs": 2}))).is_ok());
+    }
+
+    #[test]
+    fn an_error_never_carries_a_key() {
+        let key = "sk-proj-Abc123Def456Ghi789Jkl012Mno345";
+        let e = import_record(
+            &json!({"observability": "full", "messages": [{"role": key, "content": "x"}]})
+                .to_string(),
+            "<m>",
+            "openai",
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains(key),
+            "the raw error quotes the record: {e:?}"
+        );
+        let shown = redact_error(e);
+        assert!(!format!("{shown:?}").contains(key), "{shown:?}");
+    }
+
+    #[test]
+    fn yaml_keeps_strings_that_look_like_numbers() {
+        let src = r#"{"version":1,"id":"c","prohibited":[{"id":"p","text":"Open the file","check":{"contains":"0o777"}}]}"#;
+        let yaml = to_yaml(src).unwrap();
+        let a: Value = serde_json::from_str(&parse_contract(src, "<d>.json").unwrap()).unwrap();
         let b: Value = serde_json::from_str(&parse_contract(&yaml, "<c>.yaml").unwrap()).unwrap();
         assert_eq!(a["digest"], b["digest"], "{yaml}");
     }

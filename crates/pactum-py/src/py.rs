@@ -14,6 +14,7 @@ use crate::api::{self, ApiError, ApiResult};
 /// Raises `err` as its `pactum.errors` class, with `file`, `line`,
 /// `field` and `diagnostics` set.
 fn raise(py: Python<'_>, err: ApiError) -> PyErr {
+    let err = api::redact_error(err);
     let build = || -> PyResult<PyErr> {
         let errors = py.import("pactum.errors")?;
         let cls = errors.getattr(err.kind.class_name())?;
@@ -88,11 +89,58 @@ fn to_yaml(py: Python<'_>, json_text: &str) -> PyResult<String> {
     done(py, r)
 }
 
-/// The grade pipeline over a JSON request.
+/// The grade pipeline over a JSON request, on a thread of its own so that
+/// a Ctrl-C reaches Python while it works: the signal stops the grading
+/// before its next trace, the thread is joined, and `KeyboardInterrupt`
+/// is raised.
 #[pyfunction]
 fn grade(py: Python<'_>, request: &str) -> PyResult<String> {
-    let r = py.detach(|| api::grade(request));
-    done(py, r)
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc};
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let request = request.to_string();
+    let raised = Arc::clone(&stop);
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(api::grade_until(&request, Some(raised)));
+    });
+    let mut rx = rx;
+    loop {
+        // The receiver moves into the detached wait and back (it is not
+        // `Sync`, so it cannot be borrowed there).
+        let (answer, back) = py.detach(move || {
+            let a = rx.recv_timeout(std::time::Duration::from_millis(50));
+            (a, rx)
+        });
+        rx = back;
+        match answer {
+            Ok(r) => {
+                let _ = py.detach(move || worker.join());
+                return done(py, r);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(signal) = py.check_signals() {
+                    stop.store(true, Ordering::Relaxed);
+                    let _ = py.detach(move || worker.join());
+                    return Err(signal);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let _ = py.detach(move || worker.join());
+                return done(
+                    py,
+                    Err(ApiError {
+                        kind: api::ErrorKind::Internal,
+                        message: "the grading thread stopped without an answer".into(),
+                        file: None,
+                        line: None,
+                        field: None,
+                        diagnostics: vec![],
+                    }),
+                );
+            }
+        }
+    }
 }
 
 /// The run pipeline over a JSON request.
@@ -122,6 +170,13 @@ fn reduce_trials(py: Python<'_>, statuses: Vec<String>) -> PyResult<String> {
     done(py, api::reduce_trials(&statuses))
 }
 
+/// Untrusted text made safe for a terminal (escapes and control
+/// characters removed, invisible characters named).
+#[pyfunction]
+fn terminal_safe(text: &str) -> String {
+    api::terminal_safe(text)
+}
+
 /// `pactum._pactum`.
 #[pymodule]
 fn _pactum(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -136,5 +191,6 @@ fn _pactum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(strength, m)?)?;
     m.add_function(wrap_pyfunction!(kleene, m)?)?;
     m.add_function(wrap_pyfunction!(reduce_trials, m)?)?;
+    m.add_function(wrap_pyfunction!(terminal_safe, m)?)?;
     Ok(())
 }

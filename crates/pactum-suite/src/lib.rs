@@ -40,6 +40,7 @@ pub mod policy;
 mod positions;
 pub mod schema;
 mod suite;
+pub mod write;
 mod yaml;
 
 pub use checked::{is_suite_shape, load_contract_or_suite, CheckedFile};
@@ -58,6 +59,7 @@ pub use suite::{
     RenderError, ResolvedContract, ResponseMap, Retries, Suite, TargetKind, TargetSpec,
     TemplateContext, TestSpec, TurnContext, ENV_ROOT, RUNTIME_NAMES, SUITE_VERSION,
 };
+pub use write::{to_yaml, WriteError};
 
 static CONTRACT_SCHEMA: LazyLock<Value> =
     LazyLock::new(|| committed(include_str!("../../../schemas/contract.schema.json")));
