@@ -326,7 +326,7 @@ class Contract:
         #: has the same digest whatever its layout.
         self.digest: str = loaded["digest"]
         #: The loader's warnings (lint findings), as diagnostic dicts.
-        self.warnings: List[Dict[str, JSON]] = loaded["warnings"]
+        self.warnings: List[Dict[str, JSON]] = json.loads(_pactum.redact(json.dumps(loaded["warnings"])))
 
     @classmethod
     def _make(cls, text: str, name: str, path: Optional[str]) -> "Contract":
@@ -446,6 +446,8 @@ class Trace:
         """Every trace of a file, by any pactum importer (``format``:
         ``auto``, ``openai``, ``pactum``; ``docs/traces.md``).
         ``observability`` is the level for records that declare none.
+        Records that hold no trace are skipped, and a
+        :class:`pactum.PactumWarning` says how many.
 
         :raises InputError: the file cannot be read, or a record cannot
             (naming its file, line and field).
@@ -457,6 +459,20 @@ class Trace:
             e = out["errors"][0]
             raise InputError(
                 f"{e['file']}:{e['line']}: {e['message']}", file=e["file"], line=e["line"], field=e.get("field")
+            )
+        if out.get("skipped"):
+            import warnings
+
+            from .errors import PactumWarning
+
+            warnings.warn(
+                PactumWarning(
+                    _safe(
+                        f"pactum skipped-records: {os.fspath(path)}: skipped {out['skipped']} record(s) that hold no "
+                        f"trace; {len(out['traces'])} trace(s) read"
+                    )
+                ),
+                stacklevel=2,
             )
         return [cls(t) for t in out["traces"]]
 

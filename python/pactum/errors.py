@@ -12,6 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
+def _redact(text: str) -> str:
+    from . import _pactum
+
+    return _pactum.redact(text)
+
+
 __all__ = [
     "PactumError",
     "InputError",
@@ -45,12 +51,14 @@ class PactumError(Exception):
         field: Optional[str] = None,
         diagnostics_json: str = "[]",
     ) -> None:
+        # Whoever raises it (Rust or Python), no error shows a key.
+        message = _redact(message)
         super().__init__(message)
         self.message = message
-        self.file = file or None
+        self.file = _redact(file) if file else None
         self.line = line
-        self.field = field
-        self.diagnostics: List[Dict[str, Any]] = json.loads(diagnostics_json)
+        self.field = _redact(field) if field is not None else None
+        self.diagnostics: List[Dict[str, Any]] = json.loads(_redact(diagnostics_json))
 
 
 class InputError(PactumError):

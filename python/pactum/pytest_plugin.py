@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import inspect
+import unittest
 from typing import Any, Dict, Generator, List, Optional, Tuple
 
 import pytest
@@ -67,30 +68,48 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _options(item: pytest.Item) -> Tuple[int, str, Optional[str]]:
-    marker = item.get_closest_marker("pactum")
-    if marker is None:
+    # Every pactum marker counts (a class's and a method's, or two stacked
+    # on one function): for each option the closest one that sets it.
+    markers = list(item.iter_markers("pactum"))
+    if not markers:
         return 1, "fail", None
-    if marker.args:
-        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.pactum takes keyword arguments only")
-    unknown = set(marker.kwargs) - {"trials", "undetermined", "reason"}
+    kwargs: Dict[str, Any] = {}
+    for marker in markers:
+        if marker.args:
+            raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.pactum takes keyword arguments only")
+        for k, v in marker.kwargs.items():
+            kwargs.setdefault(k, v)
+    unknown = set(kwargs) - {"trials", "undetermined", "reason"}
     if unknown:
         raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.pactum: unknown option(s) {sorted(unknown)}")
-    trials = marker.kwargs.get("trials", 1)
+    trials = kwargs.get("trials", 1)
     if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
         raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.pactum: trials must be an integer ≥ 1, got {trials!r}")
-    mode = marker.kwargs.get("undetermined", "fail")
+    mode = kwargs.get("undetermined", "fail")
     if mode not in _UNDETERMINED_MODES:
         raise pytest.UsageError(
             f"{item.nodeid}: @pytest.mark.pactum: undetermined must be one of {', '.join(_UNDETERMINED_MODES)}, got {mode!r}"
         )
-    reason = marker.kwargs.get("reason")
+    reason = kwargs.get("reason")
     if reason is not None and not isinstance(reason, str):
         raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.pactum: reason must be a string, got {reason!r}")
-    if mode != "fail" and not (reason and reason.strip()):
+    if mode != "fail" and not (reason and reason.strip() and any(c.isprintable() and not c.isspace() for c in reason)):
         raise pytest.UsageError(
             f"{item.nodeid}: @pytest.mark.pactum(undetermined={mode!r}) needs a reason: say why a WARN is acceptable here"
         )
     return trials, mode, reason
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # A unittest.TestCase method is called by unittest, never through the
+    # hooks that repeat trials or map a WARN: its marker would be ignored.
+    cls = getattr(item, "cls", None)
+    if cls is not None and issubclass(cls, unittest.TestCase) and item.get_closest_marker("pactum") is not None:
+        pytest.fail(
+            f"{item.nodeid}: @pytest.mark.pactum does not apply to unittest.TestCase methods "
+            "(their trials and undetermined options would be ignored): write the test as a pytest function",
+            pytrace=False,
+        )
 
 
 def _trial_status(exc: Optional[BaseException]) -> str:

@@ -228,3 +228,27 @@ def test_ctrl_c_stops_a_long_grade(tmp_path: pathlib.Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert len(pactum.grade(TRACES, CONTRACTS, observability="tool_calls")) == 24
+
+
+def test_skipped_records_are_counted_aloud(tmp_path: pathlib.Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_text(json.dumps({"summary": True}) + "\n" + json.dumps({"observability": "tool_calls", "messages": SENDS}) + "\n")
+    with pytest.warns(PactumWarning, match="skipped 1 record"):
+        traces = Trace.from_file(f)
+    assert len(traces) == 1
+
+
+def test_errors_raised_in_python_carry_no_key(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
+    with pytest.raises(InputError) as e:
+        Trace.from_dict({"id": "t", "observability": KEY, "turns": []}, observability="full")
+    assert KEY not in str(e.value)
+    with pytest.raises(InputError) as e:
+        Trace.from_messages(SENDS, observability="tool_calls", metadata={KEY: float("nan")})
+    assert KEY not in str(e.value) and KEY not in str(e.value.field)
+    env_key = "Zq9vR2mK7xL4pW8s"
+    monkeypatch.setenv("MY_SERVICE_API_KEY", env_key)
+    broken = tmp_path / "t.jsonl"
+    broken.write_text(json.dumps({"observability": "full", "messages": [{"role": env_key, "content": "x"}]}) + "\n")
+    with pytest.raises(InputError) as e:
+        pactum.grade(broken, NO_SEND)
+    assert env_key not in str(e.value)

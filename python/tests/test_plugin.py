@@ -233,3 +233,36 @@ def test_evil_id():
     r.assert_outcomes(failed=1)
     assert "\x1b]0;owned" not in r.stdout.str()
     assert "\x1b[2J" not in r.stdout.str()
+
+
+def test_every_pactum_marker_counts(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        HEADER
+        + '''
+import itertools, unittest
+seq_a = itertools.cycle(["hi", "refund now", "refund now"])
+seq_b = itertools.cycle(["hi", "refund now", "refund now"])
+
+@pytest.mark.pactum(trials=3)
+class TestAgent:
+    @pytest.mark.pactum(undetermined="xfail", reason="WARN tolerated")
+    def test_class_trials(self):
+        pactum.assert_contract(agent(next(seq_a)), CONTRACT)
+
+@pytest.mark.pactum(undetermined="xfail", reason="WARN tolerated")
+@pytest.mark.pactum(trials=3)
+def test_stacked():
+    pactum.assert_contract(agent(next(seq_b)), CONTRACT)
+
+class TestUnit(unittest.TestCase):
+    @pytest.mark.pactum(trials=3)
+    def test_unit(self):
+        pass
+'''
+    )
+    r = pytester.runpytest()
+    # The unittest method errors in setup: its marker is refused, not ignored.
+    r.assert_outcomes(failed=2, errors=1)
+    out = r.stdout.str()
+    assert out.count("reduce to fail by strict majority") == 2
+    assert "does not apply to unittest.TestCase methods" in out

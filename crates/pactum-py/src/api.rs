@@ -130,6 +130,21 @@ pub fn redact_error(mut err: ApiError) -> ApiError {
     err
 }
 
+/// `text` with every secret taken out by the one redaction rule (SPEC §4;
+/// the environment's key variables and the key-shaped tokens of `text`):
+/// what an exception raised on the Python side shows. If the rule cannot
+/// be built, nothing of `text` is shown.
+pub fn redact_text(text: &str) -> String {
+    match pactum_core::secret::redaction_rule(
+        &Redactor::default(),
+        &pactum_runner::env_keys(std::iter::empty()),
+        [text],
+    ) {
+        Ok(r) => r.redact(text).into_owned(),
+        Err(_) => "[text that could not be redacted]".into(),
+    }
+}
+
 /// The result of a call: JSON text, or the error to raise.
 pub type ApiResult = Result<String, ApiError>;
 

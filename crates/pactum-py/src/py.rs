@@ -177,6 +177,12 @@ fn terminal_safe(text: &str) -> String {
     api::terminal_safe(text)
 }
 
+/// Text with every secret redacted (pactum's one rule).
+#[pyfunction]
+fn redact(text: &str) -> String {
+    api::redact_text(text)
+}
+
 /// `pactum._pactum`.
 #[pymodule]
 fn _pactum(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -192,5 +198,6 @@ fn _pactum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kleene, m)?)?;
     m.add_function(wrap_pyfunction!(reduce_trials, m)?)?;
     m.add_function(wrap_pyfunction!(terminal_safe, m)?)?;
+    m.add_function(wrap_pyfunction!(redact, m)?)?;
     Ok(())
 }

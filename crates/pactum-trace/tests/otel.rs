@@ -437,3 +437,26 @@ fn real_data_otel_counts_match_the_independent_script() {
     }
     assert!(imported >= 4, "only {imported} files imported");
 }
+
+#[test]
+fn a_tool_span_naming_another_tool_than_its_call_id_refuses_the_trace() {
+    // The output asks for `get_weather` with id `call_1`; a `delete_file`
+    // span carrying the same id must never be folded into the weather call.
+    let text = std::fs::read_to_string(fixture("genai_current.json")).unwrap();
+    let swapped = text.replacen(
+        "\"stringValue\": \"get_weather\"",
+        "\"stringValue\": \"delete_file\"",
+        1,
+    );
+    assert_ne!(swapped, text, "the fixture names the tool in its span");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.json");
+    std::fs::write(&path, swapped).unwrap();
+    let (traces, other) = import(&path, &ImportOptions::default()).unwrap();
+    assert!(other.is_empty(), "{other:?}");
+    let error = traces[0].error.clone().unwrap_or_default();
+    assert!(
+        error.contains("get_weather") && error.contains("delete_file"),
+        "{error}"
+    );
+}

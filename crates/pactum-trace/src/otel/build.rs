@@ -475,6 +475,17 @@ fn one(
                         b.joined.insert(k);
                         let mut mismatch = None;
                         let existing = b.call_mut(k);
+                        if existing.name != call.name {
+                            // One id, two tools: which one ran cannot be told,
+                            // and keeping either could hide the other.
+                            mismatch = Some(format!(
+                                "tool call id `{}`: the model's output names the tool `{}` and its tool span `{}` names `{}`",
+                                shown(call.id.as_deref().unwrap_or_default()),
+                                shown(&existing.name),
+                                s.span_id,
+                                shown(&call.name)
+                            ));
+                        }
                         if existing.arguments.is_null() {
                             existing.arguments = call.arguments.clone();
                         } else if existing.readable_arguments().is_some()
