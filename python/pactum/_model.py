@@ -256,7 +256,8 @@ def field_check(pointer: str, **matcher: JSON) -> Predicate:
 @dataclass(frozen=True)
 class Clause:
     """One behaviour of a contract: ``id``, ``text`` (named without a
-    negation word), ``check`` and/or ``judge``, ``severity`` (``low``,
+    negation word), ``check`` and/or ``judge`` (a rubric string),
+    ``severity`` (``low``,
     ``medium``, ``high``, ``critical``; the file format's default,
     ``medium``, when ``None``)."""
 
@@ -264,7 +265,8 @@ class Clause:
     text: str
     check: Optional[Predicate] = None
     severity: Optional[str] = None
-    judge: Optional[Mapping[str, JSON]] = None
+    #: The rubric a judge grades the clause by (a string, SPEC §3.4).
+    judge: Optional[str] = None
 
     def to_dict(self) -> Dict[str, JSON]:
         """The contract-file form of this clause."""
@@ -274,7 +276,7 @@ class Clause:
         if self.check is not None:
             out["check"] = _check(self.check)
         if self.judge is not None:
-            out["judge"] = dict(self.judge)
+            out["judge"] = self.judge
         return out
 
 

@@ -190,7 +190,7 @@ def _trials(item: pytest.Function, state: _Session, trials: int, mode: str, reas
         status = _trial_status(exc)
         statuses.append(status)
         if exc is not None:
-            failures.append(f"trial {i + 1}: {status}: {exc}")
+            failures.append(_safe(f"trial {i + 1}: {status}: {exc}"))
     reduced = _api.reduce_trials(statuses)
     state.trial_sets.append((item.nodeid, reduced, statuses))
     if reduced == "pass":

@@ -252,3 +252,12 @@ def test_errors_raised_in_python_carry_no_key(monkeypatch: pytest.MonkeyPatch, t
     with pytest.raises(InputError) as e:
         pactum.grade(broken, NO_SEND)
     assert env_key not in str(e.value)
+
+
+def test_a_judged_clause_is_built_in_python() -> None:
+    c = Contract("j", prohibited=[Clause("insult", "Insult the user", judge="The reply insults the user.")])
+    assert c.to_dict()["prohibited"][0]["judge"] == "The reply insults the user."
+    r = pactum.check(Trace.from_messages(SENDS, observability="tool_calls"), c)
+    # No judge configured: not evaluable, never a pass.
+    assert r.status != "pass"
+    assert r.clauses[0].reason == "no-judge"
