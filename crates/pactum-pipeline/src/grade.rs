@@ -389,6 +389,10 @@ impl Prepared<'_> {
             (trace, Some((result, expected, rendered)))
         };
         let format = req.import.format.as_str().to_string();
+        // The digests of the contracts that graded at least one trace: a
+        // contract whose `select` matched none is said aloud, never
+        // silently left out of a green run.
+        let mut selected_any: BTreeSet<String> = BTreeSet::new();
         let stopped = || {
             req.stop
                 .as_ref()
@@ -424,6 +428,11 @@ impl Prepared<'_> {
                                 sink,
                             ),
                         };
+                        for c in &result.contracts {
+                            if !selected_any.contains(&c.contract_digest) {
+                                selected_any.insert(c.contract_digest.clone());
+                            }
+                        }
                         secrets.add(&trace.id, &trace.redactions());
                         names.add(&trace);
                         totals.labelled += u64::from(expected.is_some());
@@ -529,6 +538,21 @@ impl Prepared<'_> {
                     "grading was interrupted: the traces after the last result were not graded"
                         .into(),
             });
+        }
+        if totals.outcome.graded > 0 {
+            for c in &self.loaded {
+                if !selected_any.contains(&c.digest) {
+                    warnings.push(Warning {
+                        code: "contract-selected-nothing".into(),
+                        message: format!(
+                            "{} ({}): its `select` matched none of the {} graded trace(s), so none of its clauses was checked",
+                            c.contract.id,
+                            c.path.display(),
+                            totals.outcome.graded
+                        ),
+                    });
+                }
+            }
         }
         warnings.extend(secrets.warning());
         if shown.tokens() > 0 {
