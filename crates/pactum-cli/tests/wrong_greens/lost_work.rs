@@ -684,6 +684,14 @@ fn a_damaged_truncated_or_newer_store_is_refused_with_nothing_written() {
     let sb = Sandbox::new();
     with_a_run(&sb, &server);
     let db = sb.db();
+    // The whole store in its main file, whatever the log still held: the
+    // copies below must be cut from a complete file.
+    {
+        let c = rusqlite::Connection::open(&db).expect("open");
+        c.pragma_update(None, "journal_mode", "DELETE")
+            .expect("checkpoint");
+    }
+    assert!(companions(&db).is_empty(), "{:?}", companions(&db));
     let good = std::fs::read(&db).expect("read");
     let newer = {
         let c = rusqlite::Connection::open(&db).expect("open");
@@ -722,6 +730,7 @@ fn a_damaged_truncated_or_newer_store_is_refused_with_nothing_written() {
             vec!["show", "r2", "--db", &db_arg],
         ] {
             let r = sb.pactum(&args);
+            eprintln!("case: {what} {args:?}");
             assert_code(&r, 6);
             assert!(
                 r.stderr.contains(says) && r.stderr.contains(&db_arg),
