@@ -647,22 +647,25 @@ fn key_tokens_of(text: &str) -> Vec<String> {
     } else {
         &[&seen, &joined]
     };
-    for token in views.iter().flat_map(|v| v.split(|c: char| !is_token(c))) {
-        let token = token.trim_end_matches(['.', '-']);
-        let keyed = KEY_PREFIXES.iter().filter(|p| !p.ends_with(' ')).any(|p| {
-            token.strip_prefix(p).is_some_and(|tail| {
-                (tail.len() >= KEY_TOKEN_MIN_TAIL && tail.chars().any(|c| c.is_ascii_digit()))
-                    || (*p == "hf_"
-                        && tail.len() >= HF_TAIL_WITHOUT_DIGIT
-                        && tail.chars().any(|c| c.is_ascii_lowercase())
-                        && tail.chars().any(|c| c.is_ascii_uppercase()))
-            })
-        });
-        if (keyed || is_jwt(token))
-            && check_secret(token).is_ok()
-            && !out.iter().any(|t| t == token)
-        {
-            out.push(token.to_string());
+    for whole in views.iter().flat_map(|v| v.split(|c: char| !is_token(c))) {
+        let whole = whole.trim_end_matches(['.', '-']);
+        // A key may sit inside a longer token after a `-`, `_` or `.`
+        // (`conv-sk-proj-…` as a conversation id): the key is the token
+        // from the first such start that begins with a key prefix.
+        let starts = std::iter::once(0).chain(
+            whole
+                .char_indices()
+                .filter(|(_, c)| matches!(c, '-' | '_' | '.'))
+                .map(|(i, _)| i + 1),
+        );
+        let key = starts
+            .map(|i| &whole[i..])
+            .find(|t| is_prefixed_key(t))
+            .or_else(|| is_jwt(whole).then_some(whole));
+        if let Some(token) = key {
+            if check_secret(token).is_ok() && !out.iter().any(|t| t == token) {
+                out.push(token.to_string());
+            }
         }
     }
     for v in views {
@@ -687,6 +690,20 @@ fn key_tokens_of(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether a token starts with a known key prefix followed by a key's tail
+/// ([`key_tokens`]).
+fn is_prefixed_key(token: &str) -> bool {
+    KEY_PREFIXES.iter().filter(|p| !p.ends_with(' ')).any(|p| {
+        token.strip_prefix(p).is_some_and(|tail| {
+            (tail.len() >= KEY_TOKEN_MIN_TAIL && tail.chars().any(|c| c.is_ascii_digit()))
+                || (*p == "hf_"
+                    && tail.len() >= HF_TAIL_WITHOUT_DIGIT
+                    && tail.chars().any(|c| c.is_ascii_lowercase())
+                    && tail.chars().any(|c| c.is_ascii_uppercase()))
+        })
+    })
 }
 
 /// The values written after a credential's name (`api_key=…`,

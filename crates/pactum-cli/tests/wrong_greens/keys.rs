@@ -1203,6 +1203,55 @@ prohibited:
     assert!(report.to_string().contains("redacted-secret"), "{report:#}");
 }
 
+/// A key inside a trace's id (`conv-sk-…`, an id some apps build from a
+/// key) reaches no report, the OTLP verdict file nor the terminal: no 8
+/// characters of it.
+#[test]
+fn a_key_inside_a_trace_id_is_redacted_everywhere() {
+    let k = Keys::fresh();
+    let (_, token) = unnamed_keys(&k);
+    let sb = Sandbox::new();
+    sb.write(
+        "contract.yaml",
+        "version: 1
+id: ids
+required:
+  - id: greets
+    text: Greet the user
+    check: { icontains: hello }
+",
+    );
+    let trace = json!({"id": format!("conv-{token}"), "observability": "full", "turns": [{
+        "input": [{"role": "user", "content": "hi"}], "response": "hello"}]});
+    sb.write("ids.jsonl", &format!("{trace}\n"));
+    let files = ["g.json", "g.xml", "g.html", "g.md", "g.otlp.json"];
+    let run = sb.pactum(&[
+        "grade",
+        "-c",
+        "contract.yaml",
+        "ids.jsonl",
+        "-v",
+        "--json",
+        "g.json",
+        "--junit",
+        "g.xml",
+        "--html",
+        "g.html",
+        "--markdown",
+        "g.md",
+        "--otlp-out",
+        "g.otlp.json",
+    ]);
+    assert_eq!(run.code, 0, "{run:#?}");
+    let mut outputs = outputs_of("grade", &run);
+    for f in files {
+        outputs.push((f.to_string(), std::fs::read(sb.path().join(f)).expect(f)));
+    }
+    assert_no_window(&outputs, &[("the key in the id", &token)]);
+    assert_redacted_in(&outputs, &files);
+    assert!(run.stdout.contains("conv-[redacted]"), "{run:#?}");
+}
+
 /// `run` against a scripted target whose answer holds the environment's
 /// `OPENAI_API_KEY` (no suite names it) and an `sk-…` token, then `show`
 /// and `rescore` of that run: no 8 characters of either reach stdout,

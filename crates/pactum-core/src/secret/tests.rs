@@ -657,6 +657,29 @@ fn key_tokens_in_text() {
     assert!(!red.redact(text).contains("SECRET1234"));
 }
 
+/// A key inside a longer token (an id built from one) is found from the
+/// prefix on; a prefix inside a word is not a start.
+#[test]
+fn key_tokens_inside_ids() {
+    let text = "conv-sk-proj-Abc123Def456Ghi789Jkl012Mno345 run_ghp_ABCdef1234567890xyz.log \
+                trace.AKIAABCDEFGHIJ123456 task-sk-1234567 desk1234567890abcdef";
+    assert_eq!(
+        key_tokens(text),
+        vec![
+            "sk-proj-Abc123Def456Ghi789Jkl012Mno345".to_string(),
+            "ghp_ABCdef1234567890xyz.log".to_string(),
+            "AKIAABCDEFGHIJ123456".to_string(),
+        ]
+    );
+    let red = Redactor::new(key_tokens(text)).expect("keys");
+    let out = red.redact(text);
+    assert!(out.starts_with("conv-[redacted]"), "{out}");
+    assert!(
+        !out.contains("Abc123") && !out.contains("ABCdef12"),
+        "{out}"
+    );
+}
+
 /// The one redaction rule: known secrets, named key variables as they are,
 /// ambient `*_API_KEY` variables only when they look like keys, and the
 /// key-shaped tokens of the text to be shown.
