@@ -35,6 +35,27 @@ pub struct LintFinding {
     pub hint: String,
 }
 
+impl LintFinding {
+    /// A warning-level finding about clause `clause` at JSON pointer
+    /// `pointer`.
+    fn warning(
+        code: &str,
+        clause: &str,
+        pointer: impl Into<String>,
+        message: String,
+        hint: impl Into<String>,
+    ) -> LintFinding {
+        LintFinding {
+            level: LintLevel::Warning,
+            code: code.into(),
+            clause: clause.into(),
+            pointer: pointer.into(),
+            message,
+            hint: hint.into(),
+        }
+    }
+}
+
 /// The negation words SPEC §2 forbids in a prohibited behaviour's name.
 /// Matched as whole words, case-insensitively; `n't` contractions too.
 const NEGATION_WORDS: &[&str] = &[
@@ -444,14 +465,13 @@ fn lenient_refusals(
                     },
                 ),
             };
-            out.push(LintFinding {
-                level: LintLevel::Warning,
-                code: "inverted-refusal".into(),
-                clause: id.into(),
-                pointer: format!("{ptr}{at}/kind"),
+            out.push(LintFinding::warning(
+                "inverted-refusal",
+                id,
+                format!("{ptr}{at}/kind"),
                 message,
                 hint,
-            });
+            ));
             continue;
         }
         let strict = RefusalKind::strict_for(polarity);
@@ -478,14 +498,13 @@ fn lenient_refusals(
                 "use `kind: any` to catch every refusal, full or partial",
             ),
         };
-        out.push(LintFinding {
-            level: LintLevel::Warning,
-            code: "lenient-refusal".into(),
-            clause: id.into(),
-            pointer: format!("{ptr}{at}/kind"),
+        out.push(LintFinding::warning(
+            "lenient-refusal",
+            id,
+            format!("{ptr}{at}/kind"),
             message,
-            hint: hint.into(),
-        });
+            hint,
+        ));
     }
 }
 
@@ -499,12 +518,11 @@ fn vacuity(
     match p {
         Predicate::All(ps) | Predicate::Any(ps) => {
             if ps.is_empty() {
-                out.push(LintFinding {
-                    level: LintLevel::Warning,
-                    code: "vacuous-check".into(),
-                    clause: id.into(),
-                    pointer: ptr.into(),
-                    message: format!(
+                out.push(LintFinding::warning(
+                    "vacuous-check",
+                    id,
+                    ptr,
+                    format!(
                         "clause `{id}`: an empty `{}` is vacuously {}",
                         p.kind_name(),
                         if matches!(p, Predicate::All(_)) {
@@ -513,8 +531,8 @@ fn vacuity(
                             "not detected"
                         }
                     ),
-                    hint: "list at least one predicate, or remove the composite".into(),
-                });
+                    "list at least one predicate, or remove the composite",
+                ));
             }
             let key = p.kind_name();
             for (i, q) in ps.iter().enumerate() {
@@ -524,34 +542,32 @@ fn vacuity(
         Predicate::Not(q) => vacuity(id, q, &format!("{ptr}/not"), level, out),
         leaf => {
             if let Some(what) = matches_any_text(leaf) {
-                out.push(LintFinding {
-                    level: LintLevel::Warning,
-                    code: "vacuous-check".into(),
-                    clause: id.into(),
-                    pointer: ptr.into(),
-                    message: format!(
+                out.push(LintFinding::warning(
+                    "vacuous-check",
+                    id,
+                    ptr,
+                    format!(
                         "clause `{id}`: {what}, so `{}` is detected whenever the text it reads is recorded: the clause checks nothing",
                         leaf.kind_name()
                     ),
-                    hint: "state the text or pattern the clause is about".into(),
-                });
+                    "state the text or pattern the clause is about",
+                ));
             }
             empty_matchers(id, leaf, ptr, out);
             if let (Some(level), Some(channel)) = (level, leaf.channel()) {
                 if !level.observes(channel) {
-                    out.push(LintFinding {
-                        level: LintLevel::Warning,
-                        code: "unobserved-channel".into(),
-                        clause: id.into(),
-                        pointer: ptr.into(),
-                        message: format!(
+                    out.push(LintFinding::warning(
+                        "unobserved-channel",
+                        id,
+                        ptr,
+                        format!(
                             "clause `{id}`: `{}` reads the {} channel, which level {} never observes; it can only answer detected or undetermined",
                             leaf.kind_name(),
                             channel.as_str(),
                             level.as_str()
                         ),
-                        hint: "capture traces at a level that reports this channel".into(),
-                    });
+                        "capture traces at a level that reports this channel",
+                    ));
                 }
             }
         }
@@ -615,16 +631,15 @@ fn empty_matchers(id: &str, p: &Predicate, ptr: &str, out: &mut Vec<LintFinding>
 }
 
 fn empty_matcher_finding(id: &str, pointer: String, key: &str) -> LintFinding {
-    LintFinding {
-        level: LintLevel::Warning,
-        code: "empty-matcher".into(),
-        clause: id.into(),
+    LintFinding::warning(
+        "empty-matcher",
+        id,
         pointer,
-        message: format!(
+        format!(
             "clause `{id}`: the matcher for `{key}` is empty, so it holds for every value, present or not: the condition is never checked"
         ),
-        hint: "state the condition (`equals`, `contains`, `regex`, `one_of`, `exists`…), or remove the entry".into(),
-    }
+        "state the condition (`equals`, `contains`, `regex`, `one_of`, `exists`…), or remove the entry",
+    )
 }
 
 #[cfg(test)]
