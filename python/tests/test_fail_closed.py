@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import pathlib
+import shutil
 import signal
+import subprocess
+import sys
 import time
 import warnings
 
@@ -235,6 +238,53 @@ def test_ctrl_c_stops_a_long_grade(tmp_path: pathlib.Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert len(pactum.grade(TRACES, CONTRACTS, observability="tool_calls")) == 24
+
+
+SLOW_SUITE = """\
+version: 1
+targets:
+  slow:
+    kind: exec
+    observability: full
+    command: ["{python}", "-c", "import time; time.sleep(60)"]
+tests:
+  - id: waits
+    target: slow
+    prompt: "hello"
+    trials: 2
+    contract:
+      version: 1
+      id: c
+      required:
+        - id: answers
+          text: Answer
+          check: {{contains: "x"}}
+"""
+
+
+def test_ctrl_c_stops_a_live_run_and_leaves_it_resumable(tmp_path: pathlib.Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(SLOW_SUITE.format(python=sys.executable))
+    db = tmp_path / "p.db"
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    started = time.perf_counter()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.5, 0.1)
+        with pytest.raises(KeyboardInterrupt):
+            pactum.run(suite, db=db)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    # Long before the agent's 60 s: the run was stopped, not waited out.
+    assert time.perf_counter() - started < 20
+    exe = shutil.which("pactum")
+    assert exe is not None
+    runs = subprocess.run([exe, "runs", "--db", str(db), "--color", "never"], capture_output=True, text=True)
+    assert "interrupted" in runs.stdout, runs
 
 
 def test_skipped_records_are_counted_aloud(tmp_path: pathlib.Path) -> None:

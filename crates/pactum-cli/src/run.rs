@@ -40,6 +40,7 @@ pub fn run(args: RunArgs, color: bool) -> CliResult {
             Some(Some(prefix)) => Some(Resume::Run(prefix.clone())),
         },
         cancel_on_signals: true,
+        stop: None,
     };
     let summary = prepared.run(&req, &mut sink)?;
     let partial = if summary.report_failed {

@@ -46,6 +46,10 @@ pub struct RunRequest {
     pub resume: Option<Resume>,
     /// Stop the run, every finished trial stored, on Ctrl-C and SIGTERM.
     pub cancel_on_signals: bool,
+    /// Stop the run the same way once this flag is raised (a front end
+    /// that watches for signals itself: the Python package). Read every
+    /// 50 ms.
+    pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// How a run ended (it may have been cut short: see `stopped` and
@@ -329,6 +333,21 @@ impl PreparedRun {
                         text: format!("cannot watch for Ctrl-C and SIGTERM: {e}"),
                     });
                 }
+                None
+            } else if let Some(stop) = req.stop.clone() {
+                // The watcher holds the sender until it raises it.
+                tokio::spawn(async move {
+                    let mut tick = tokio::time::interval(std::time::Duration::from_millis(50));
+                    loop {
+                        tick.tick().await;
+                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            let _ = cancel_tx.send(true);
+                            // Held until the run ends: a dropped sender
+                            // must not race the cancellation.
+                            std::future::pending::<()>().await;
+                        }
+                    }
+                });
                 None
             } else {
                 Some(cancel_tx)

@@ -831,6 +831,19 @@ fn rename_temp(err: &mut ApiError, names: &BTreeMap<PathBuf, String>) {
 /// `InputError`/`ContractError` for a rejected suite, `StoreError`,
 /// `RunError` when the run cannot start.
 pub fn run(request: &str) -> ApiResult {
+    run_until(request, None)
+}
+
+/// [`run`], stopped as Ctrl-C stops `pactum run` once `stop` is raised:
+/// every finished trial stored, the run marked interrupted (resumable).
+/// The answer then says `"interrupted": true`.
+///
+/// # Errors
+/// As [`run`]'s.
+pub fn run_until(
+    request: &str,
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+) -> ApiResult {
     let req = parse_json(request, "run request")?;
     let suite = str_field(&req, "suite")?.ok_or_else(|| {
         ApiError::input("run: `suite` is required").at("", 0, Some("suite".into()))
@@ -865,6 +878,7 @@ pub fn run(request: &str) -> ApiResult {
             id => pactum_pipeline::run::Resume::Run(id.to_string()),
         }),
         cancel_on_signals: false,
+        stop,
     };
     let summary = prepared
         .run(&rreq, &mut sink)

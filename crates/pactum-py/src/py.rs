@@ -1,10 +1,14 @@
 //! The Python bindings: each function takes text from Python, runs the
-//! [`crate::api`] call with the GIL released (`Python::detach`), and
-//! returns text or raises the `pactum.errors` class the error names.
+//! [`crate::api`] call with the GIL released (`Python::detach`; the long
+//! ones on a worker thread, so that Ctrl-C is seen), and returns text or
+//! raises the `pactum.errors` class the error names.
 //!
 //! PyO3's macros expand to `unsafe` code (the C-API glue); this module
 //! writes none itself, and the rest of the crate denies it.
 #![allow(unsafe_code)]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -55,7 +59,8 @@ fn import_record(
     done(py, r)
 }
 
-/// Every trace of a file, as JSON text.
+/// Every trace of a file, as JSON text. A Ctrl-C raises
+/// `KeyboardInterrupt` at once (the read only reads).
 #[pyfunction]
 #[pyo3(signature = (path, format, observability=None))]
 fn read_trace_file(
@@ -64,8 +69,11 @@ fn read_trace_file(
     format: &str,
     observability: Option<&str>,
 ) -> PyResult<String> {
-    let r = py.detach(|| api::read_trace_file(path, format, observability));
-    done(py, r)
+    let (path, format) = (path.to_string(), format.to_string());
+    let observability = observability.map(str::to_string);
+    interruptible(py, OnSignal::Leave, move |_| {
+        api::read_trace_file(&path, &format, observability.as_deref())
+    })
 }
 
 /// A contract's text, validated: JSON text.
@@ -89,20 +97,30 @@ fn to_yaml(py: Python<'_>, json_text: &str) -> PyResult<String> {
     done(py, r)
 }
 
-/// The grade pipeline over a JSON request, on a thread of its own so that
-/// a Ctrl-C reaches Python while it works: the signal stops the grading
-/// before its next trace, the thread is joined, and `KeyboardInterrupt`
-/// is raised.
-#[pyfunction]
-fn grade(py: Python<'_>, request: &str) -> PyResult<String> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::{mpsc, Arc};
+/// How a call on a worker thread meets a Ctrl-C.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OnSignal {
+    /// Raise the stop flag and wait for the work to wind down (it stores
+    /// what it finished), then raise `KeyboardInterrupt`.
+    StopAndJoin,
+    /// Raise `KeyboardInterrupt` at once; the work (it only reads) runs
+    /// out on its own and its answer is dropped.
+    Leave,
+}
+
+/// Runs `work` on a thread of its own so that a Ctrl-C reaches Python
+/// while it works: the signals are checked every 50 ms with the GIL held,
+/// the work's answer waited for with it released.
+fn interruptible(
+    py: Python<'_>,
+    on_signal: OnSignal,
+    work: impl FnOnce(Arc<AtomicBool>) -> ApiResult + Send + 'static,
+) -> PyResult<String> {
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
-    let request = request.to_string();
     let raised = Arc::clone(&stop);
     let worker = std::thread::spawn(move || {
-        let _ = tx.send(api::grade_until(&request, Some(raised)));
+        let _ = tx.send(work(raised));
     });
     let mut rx = rx;
     loop {
@@ -121,7 +139,9 @@ fn grade(py: Python<'_>, request: &str) -> PyResult<String> {
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Err(signal) = py.check_signals() {
                     stop.store(true, Ordering::Relaxed);
-                    let _ = py.detach(move || worker.join());
+                    if on_signal == OnSignal::StopAndJoin {
+                        let _ = py.detach(move || worker.join());
+                    }
                     return Err(signal);
                 }
             }
@@ -131,7 +151,7 @@ fn grade(py: Python<'_>, request: &str) -> PyResult<String> {
                     py,
                     Err(ApiError {
                         kind: api::ErrorKind::Internal,
-                        message: "the grading thread stopped without an answer".into(),
+                        message: "the worker thread stopped without an answer".into(),
                         file: None,
                         line: None,
                         field: None,
@@ -143,11 +163,25 @@ fn grade(py: Python<'_>, request: &str) -> PyResult<String> {
     }
 }
 
-/// The run pipeline over a JSON request.
+/// The grade pipeline over a JSON request: a Ctrl-C stops the grading
+/// before its next trace, and `KeyboardInterrupt` is raised.
+#[pyfunction]
+fn grade(py: Python<'_>, request: &str) -> PyResult<String> {
+    let request = request.to_string();
+    interruptible(py, OnSignal::StopAndJoin, move |stop| {
+        api::grade_until(&request, Some(stop))
+    })
+}
+
+/// The run pipeline over a JSON request: a Ctrl-C stops the run as it
+/// stops `pactum run` (every finished trial stored, the run resumable),
+/// then `KeyboardInterrupt` is raised.
 #[pyfunction]
 fn run(py: Python<'_>, request: &str) -> PyResult<String> {
-    let r = py.detach(|| api::run(request));
-    done(py, r)
+    let request = request.to_string();
+    interruptible(py, OnSignal::StopAndJoin, move |stop| {
+        api::run_until(&request, Some(stop))
+    })
 }
 
 /// The strength pipeline over a JSON request.
