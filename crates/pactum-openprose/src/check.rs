@@ -1107,14 +1107,6 @@ pub fn decode_entities(s: &str) -> Cow<'_, str> {
     })
 }
 
-/// The words of `s`: maximal runs of letters and digits, lower case.
-fn lower_words(s: &str) -> Vec<String> {
-    s.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
 /// Whether `content` is nothing but pieces copied from `texts`: every one
 /// of its words lies in a run of four words found, in order, in one of
 /// them, or in a whole copy of a text shorter than that. Two inputs
@@ -1126,7 +1118,7 @@ pub fn pieced_copy(content: &str, texts: &[&str]) -> bool {
     use std::collections::HashSet;
     use std::hash::{Hash, Hasher};
     const N: usize = 4;
-    let mine = lower_words(content);
+    let mine = pactum_core::echo::words(content);
     if mine.is_empty() {
         return false;
     }
@@ -1138,7 +1130,7 @@ pub fn pieced_copy(content: &str, texts: &[&str]) -> bool {
     let mut grams: HashSet<u64> = HashSet::new();
     let mut short: Vec<Vec<String>> = Vec::new();
     for t in texts {
-        let w = lower_words(t);
+        let w = pactum_core::echo::words(t);
         if w.len() < N {
             if !w.is_empty() {
                 short.push(w);

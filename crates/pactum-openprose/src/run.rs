@@ -348,6 +348,22 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         (name, layout, vec![c])
     };
 
+    // The log of this program: a header naming another one is another
+    // run's log, whatever its `root:` line says.
+    if let Some((line, program)) = log.as_ref().and_then(|l| l.program.as_ref()) {
+        if *program != system && *program != root.name {
+            return Err(ImportError::RunFile {
+                file: dir.join("vm.log.md").display().to_string(),
+                line: *line,
+                message: format!(
+                    "the log's header names the program `{}`, not `{}`: it is another run's log",
+                    pactum_core::text::truncate_chars(program, 80),
+                    pactum_core::text::truncate_chars(&system, 80)
+                ),
+            });
+        }
+    }
+
     // Errors: each service's __error.md, the log's ✗ lines, a run-level
     // ---error.
     let mut errors = ctx.workspace_errors()?;
@@ -662,6 +678,8 @@ fn inside(rel: &str) -> Option<PathBuf> {
 /// The log's content that grading uses.
 struct Log {
     id: Option<String>,
+    /// The program the header names, and its line: `# run:{id} {name}`.
+    program: Option<(usize, String)>,
     ok: Vec<String>,
     errors: Vec<RunError>,
     run_error: Option<(usize, String)>,
@@ -1623,6 +1641,7 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
     let mut last = 0;
     let mut log = Log {
         id: None,
+        program: None,
         ok: Vec::new(),
         errors: Vec::new(),
         run_error: None,
@@ -1668,7 +1687,13 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
             continue;
         }
         if let Some(rest) = line.strip_prefix("# run:") {
-            log.id = rest.split_whitespace().next().map(str::to_string);
+            let mut words = rest.trim().splitn(2, char::is_whitespace);
+            log.id = words.next().filter(|w| !w.is_empty()).map(str::to_string);
+            log.program = words
+                .next()
+                .map(str::trim)
+                .filter(|w| !w.is_empty())
+                .map(|w| (n, w.to_string()));
             continue;
         }
         if let Some(rest) = line.strip_prefix("---error") {

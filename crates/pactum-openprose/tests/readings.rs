@@ -52,7 +52,7 @@ fn grade_dir(dir: &std::path::Path) -> RunGrade {
         write(
             dir,
             "vm.log.md",
-            "# run:r s\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n",
+            "# run:r\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n",
         );
     }
     let run = import_run(dir).expect("imports");
@@ -575,6 +575,15 @@ fn copied_input_is_no_evidence_for_counts_or_existence() {
         "Solid-state batteries\n",
     );
     assert_eq!(verdicts(&g), vec![Verdict::Violated], "{g:#?}");
+    // A soft hyphen or a zero-width space inside a word, on either side,
+    // hides no copy.
+    for (input, output) in [
+        ("Solid-state bat\u{ad}teries\n", "Solid-state batteries\n"),
+        ("Solid-state batteries\n", "Solid-state bat\u{200b}teries\n"),
+    ] {
+        let g = with_input("- `summary`: a summary", input, output);
+        assert_eq!(verdicts(&g), vec![Verdict::Violated], "{output:?}: {g:#?}");
+    }
     let urls = "see https://a.example/1 https://b.example/2 https://c.example/3\n";
     let g = with_input("- `summary`: at least 3 sources", urls, urls);
     assert_eq!(verdicts(&g), vec![Verdict::Violated], "{g:#?}");

@@ -375,6 +375,33 @@ fn a_run_without_a_log_is_refused() {
     }
 }
 
+/// A log whose header names another program is another run's log, even
+/// with `root: root.prose.md`: its steps and end are not this run's.
+#[test]
+fn a_log_of_another_program_is_refused() {
+    let d = run_with(
+        "## Ensures\n\n- `summary`: a summary\n",
+        &[("bindings/svc/summary.md", "Batteries store charge.\n")],
+    );
+    write(
+        d.path(),
+        "vm.log.md",
+        "# run:r1 other\nroot: root.prose.md\n1→ other ✓\n---end 2026-12-01T10:15:31Z\n",
+    );
+    match import_run(d.path()) {
+        Err(ImportError::RunFile {
+            file,
+            line,
+            message,
+        }) => {
+            assert!(file.ends_with("vm.log.md"), "{file}");
+            assert_eq!(line, 1);
+            assert!(message.contains("`other`"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 /// A FIFO anywhere in the run is refused without being opened: the
 /// import returns (it would block reading one) and names it.
 #[cfg(unix)]
