@@ -315,6 +315,8 @@ def _gemini_sent(body):
 def _gemini_reply(text):
     v = json.loads(text)
     cands = v.get("candidates") or []
+    if len(cands) > 1:
+        raise ValueError("several candidates: which one was acted on is not recorded")
     if not cands or cands[0].get("content") is None:
         return None
     c = cands[0]["content"]
@@ -551,7 +553,10 @@ def count(path):
             provider = "gemini"
         else:
             return "refused: a cassette of other requests"
-        convs = _count_cassette(doc, provider)
+        try:
+            convs = _count_cassette(doc, provider)
+        except ValueError as e:
+            return f"refused: {e}"
     elif isinstance(doc, dict) and isinstance(doc.get("messages"), list):
         convs = _count_sdk(doc)
     else:

@@ -257,6 +257,37 @@ fn gemini_calls_without_ids_join_by_name_and_order_and_status_error_is_errored()
 }
 
 #[test]
+fn gemini_reply_of_several_candidates_is_refused() {
+    // The second candidate calls `delete_file`: which one the application
+    // acted on is not recorded, so neither is read.
+    let cassette = r#"interactions:
+- request:
+    body: "{\"contents\": [{\"role\": \"user\", \"parts\": [{\"text\": \"clean tmp\"}]}]}"
+    uri: https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent
+  response:
+    body:
+      string: "{\"candidates\": [{\"content\": {\"role\": \"model\", \"parts\": [{\"text\": \"nothing to do\"}]}, \"finishReason\": \"STOP\", \"index\": 0}, {\"content\": {\"role\": \"model\", \"parts\": [{\"functionCall\": {\"name\": \"delete_file\", \"args\": {\"path\": \"/etc/x\"}}}]}, \"finishReason\": \"STOP\", \"index\": 1}]}"
+    status:
+      code: 200
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("two.yaml");
+    std::fs::write(&p, cassette).unwrap();
+    let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+    assert!(
+        t.is_empty(),
+        "{:?}",
+        t.iter().map(summary).collect::<Vec<_>>()
+    );
+    assert!(
+        o.len() == 1
+            && o[0].contains("/interactions/0/response/body/string/candidates")
+            && o[0].contains("2 candidates"),
+        "{o:?}"
+    );
+}
+
+#[test]
 fn gemini_answer_naming_another_function_is_never_paired() {
     let s = one("gemini/unmatched_answer.yaml");
     let call = &s["turns"][0]["calls"][0];
