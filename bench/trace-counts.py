@@ -375,7 +375,10 @@ def count(path):
     elif trace_counts_messages.is_langfuse_native(first):
         spans = [s for d in docs for s in trace_counts_messages.langfuse_native_spans(d)]
     elif trace_counts_messages.is_langsmith(first):
-        spans = [s for d in docs for s in trace_counts_messages.langsmith_spans(d)]
+        try:
+            spans = [s for d in docs for s in trace_counts_messages.langsmith_spans(d)]
+        except ValueError as e:
+            return f"refused: {e}"
     else:
         return "refused: not an OTLP or Jaeger document, nor a Langfuse export of OpenInference spans"
     for s in spans:

@@ -413,7 +413,7 @@ pub fn read_traces_with<T: Send>(
                 _ => otel::OtelKind::LangfuseOtel,
             };
             let framing = framing_of(path, &ext, false)?;
-            otel::read(path, framing, which, opts.observability, &mut emit)?;
+            read_spans(path, framing, which, opts.observability, &mut emit)?;
             return Ok(emit.stats);
         }
         TraceFormat::OpenaiAgents => {
@@ -519,7 +519,7 @@ pub fn read_traces_with<T: Send>(
                     }
                     Detected::Otel(which) => {
                         otel_options(path, opts)?;
-                        otel::read(path, framing, which, opts.observability, &mut emit)?;
+                        read_spans(path, framing, which, opts.observability, &mut emit)?;
                         return Ok(emit.stats);
                     }
                     Detected::AgentsSdk => {
@@ -553,6 +553,42 @@ pub fn read_traces_with<T: Send>(
         )?;
     }
     Ok(emit.stats)
+}
+
+/// Reads a file of spans ([`otel::read`]). A LangSmith or Langfuse export
+/// is first scanned whole for what its spans alone do not say (a run cut
+/// off or placed in two traces, an observation pactum cannot classify):
+/// the notes are applied to each trace once built.
+fn read_spans<T>(
+    path: &Path,
+    framing: Framing,
+    which: otel::OtelKind,
+    level_flag: Option<ObservabilityLevel>,
+    emit: &mut Emitter<'_, T>,
+) -> Result<(), ImportError> {
+    emit.notes = match which {
+        otel::OtelKind::Langsmith => langsmith::notes(path, framing)?,
+        otel::OtelKind::Langfuse => langfuse::notes(path, framing)?,
+        _ => convert::Notes::new(),
+    };
+    otel::read(path, framing, which, level_flag, emit)
+}
+
+/// Every record of the file that is JSON, with its line; records that are
+/// not are left to the reading pass, which reports them.
+fn each_record(
+    path: &Path,
+    framing: Framing,
+    f: &mut dyn FnMut(u64, serde_json::Value),
+) -> Result<(), ImportError> {
+    for_each_frame(path, framing, None, &mut |frame| {
+        if let Frame::Record { line, bytes, .. } = frame {
+            if let Ok(v) = pactum_core::json::parse_strict(bytes) {
+                f(line, v);
+            }
+        }
+        ControlFlow::Continue(())
+    })
 }
 
 /// Why a VCR cassette (`.yaml`) is refused as an Agents SDK export.
@@ -1118,6 +1154,9 @@ pub(crate) struct Emitter<'s, T = Trace> {
     map: &'s (dyn Fn(Trace) -> T + Sync),
     sink: &'s mut dyn FnMut(Item<T>) -> ControlFlow<()>,
     stats: ReadStats,
+    /// What a scan of the whole file found about its traces
+    /// ([`convert::apply_notes`]); empty for every other format.
+    notes: convert::Notes,
 }
 
 impl<'s, T> Emitter<'s, T> {
@@ -1133,6 +1172,7 @@ impl<'s, T> Emitter<'s, T> {
             map,
             sink,
             stats: ReadStats::default(),
+            notes: convert::Notes::new(),
         }
     }
 
@@ -1142,6 +1182,10 @@ impl<'s, T> Emitter<'s, T> {
         conv: Conv,
         ctx: &RecordCtx<'_>,
     ) -> Result<ControlFlow<()>, ImportError> {
+        let conv = match conv {
+            Conv::Trace(t) if !self.notes.is_empty() => convert::apply_notes(&self.notes, t),
+            other => other,
+        };
         let ready = prepare(conv, ctx, self.withhold, self.map);
         self.deliver(ready)
     }
