@@ -981,6 +981,35 @@ fn detect(
     }
 }
 
+/// The trace format a record is recognisably in, other than a chat
+/// conversation: a record of a file of conversations in one of these is
+/// an error, never a summary line passed over. The same tests `detect`
+/// picks a format by.
+pub(crate) fn record_format(v: &serde_json::Value) -> Option<&'static str> {
+    if agents_sdk::sniff(v) {
+        return Some("openai-agents");
+    }
+    if let Some(k) = otel::sniff(v) {
+        return Some(match k {
+            otel::OtelKind::Otlp => "otlp",
+            otel::OtelKind::Jaeger => "jaeger",
+            otel::OtelKind::LangfuseOtel => "langfuse-otel",
+            otel::OtelKind::Langsmith => "langsmith",
+            otel::OtelKind::Langfuse => "langfuse",
+        });
+    }
+    if ["version", "status", "eval"]
+        .iter()
+        .all(|k| v.get(*k).is_some())
+    {
+        return Some("inspect");
+    }
+    if v.get("turns").is_some() {
+        return Some("pactum");
+    }
+    flat_span_key(v).map(|_| "one span's attributes, without the OTLP envelope")
+}
+
 /// The first key of a record that is one span's attributes laid flat
 /// (`gen_ai.*`, `llm.*`, `openinference.*`): no format reads it.
 fn flat_span_key(v: &serde_json::Value) -> Option<String> {
