@@ -581,10 +581,12 @@ pub(crate) fn spans(doc: &Value, line: u64) -> Found {
             parent: id_str(o.get("parentObservationId")),
             name,
             start,
+            // An event is a point in time: it ends where it starts.
             end: o
                 .get("endTime")
                 .and_then(Value::as_str)
-                .and_then(rfc3339_utc),
+                .and_then(rfc3339_utc)
+                .or((ty == "EVENT").then_some(start)),
             error,
             attrs,
             events: Vec::new(),

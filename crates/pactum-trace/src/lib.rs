@@ -70,7 +70,10 @@ pub enum TraceFormat {
     /// `{"data": [{"object": "trace" | "trace.span"}]}` → openai-agents;
     /// OpenTelemetry envelopes → otlp, jaeger, langfuse-otel. A file where no record
     /// fits and one is not JSON is an [`ImportError::Syntax`] naming it;
-    /// anything else is an [`ImportError::UnknownFormat`].
+    /// anything else is an [`ImportError::UnknownFormat`]. In a file read
+    /// as chat conversations, a record without messages is skipped only
+    /// when it is a summary line: one in another trace format, or holding
+    /// messages or tool calls elsewhere, is an [`Item::Error`].
     #[default]
     Auto,
     /// pactum's own format: the serde shape of [`Trace`], strictly.
@@ -983,8 +986,8 @@ fn detect(
 
 /// The trace format a record is recognisably in, other than a chat
 /// conversation: a record of a file of conversations in one of these is
-/// an error, never a summary line passed over. The same tests `detect`
-/// picks a format by.
+/// an error, never a summary line passed over. It asks the sniffers
+/// `detect` picks a format by.
 pub(crate) fn record_format(v: &serde_json::Value) -> Option<&'static str> {
     if agents_sdk::sniff(v) {
         return Some("openai-agents");
