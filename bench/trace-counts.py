@@ -261,8 +261,9 @@ def inspect_sample(s):
     rules: a turn starts at a run of system/user messages (or at the first
     message); calls are assistant `tool_calls` and `tool_use` content parts,
     plus a call for each tool message whose call no assistant message showed,
-    plus each `tool` event whose call the messages do not show; errored calls
-    are tool messages and such events with an `error`."""
+    plus each call the events record that the messages do not show (`tool`
+    events, nested ones too, and model outputs), once per id; errored calls
+    are tool messages and such tool events with an `error`."""
     turns = calls = errored = 0
     has_output = False
     seen = set()
@@ -292,13 +293,31 @@ def inspect_sample(s):
         content = m.get("content")
         if isinstance(content, list):
             calls += sum(1 for p in content if p.get("type") == "tool_use")
-    # Calls only the events record (a scaffold's `submit`) count too.
-    for e in s.get("events") or []:
-        if e.get("event") == "tool" and e.get("id") not in seen:
-            calls += 1
-            errored += e.get("error") is not None
-            if turns == 0:
-                turns += 1
+    # Calls only the events record (a scaffold's `submit`, a sub-agent's
+    # call nested in a tool or subtask event's `events`) count too, and so
+    # does a call a model output asks for that nothing else shows.
+    def walk(events):
+        for e in events or []:
+            if e.get("event") == "tool":
+                yield e.get("id"), e.get("error") is not None
+            elif e.get("event") == "model":
+                for c in model_calls(e.get("output")):
+                    yield c, False
+            yield from walk(e.get("events"))
+
+    def model_calls(output):
+        for choice in (output or {}).get("choices") or []:
+            for c in (choice.get("message") or {}).get("tool_calls") or []:
+                yield c.get("id")
+
+    extra = {}  # id -> errored; a tool event's error wins over the output
+    for cid, err in list(walk(s.get("events"))) + [(c, False) for c in model_calls(s.get("output"))]:
+        if cid not in seen:
+            extra[cid] = extra.get(cid, False) or err
+    if extra and turns == 0:
+        turns += 1
+    calls += len(extra)
+    errored += sum(extra.values())
     return turns, calls, errored
 
 
@@ -356,7 +375,10 @@ def count(path):
     elif trace_counts_messages.is_langfuse_native(first):
         spans = [s for d in docs for s in trace_counts_messages.langfuse_native_spans(d)]
     elif trace_counts_messages.is_langsmith(first):
-        spans = [s for d in docs for s in trace_counts_messages.langsmith_spans(d)]
+        try:
+            spans = [s for d in docs for s in trace_counts_messages.langsmith_spans(d)]
+        except ValueError as e:
+            return f"refused: {e}"
     else:
         return "refused: not an OTLP or Jaeger document, nor a Langfuse export of OpenInference spans"
     for s in spans:

@@ -315,6 +315,8 @@ def _gemini_sent(body):
 def _gemini_reply(text):
     v = json.loads(text)
     cands = v.get("candidates") or []
+    if len(cands) > 1:
+        raise ValueError("several candidates: which one was acted on is not recorded")
     if not cands or cands[0].get("content") is None:
         return None
     c = cands[0]["content"]
@@ -551,7 +553,10 @@ def count(path):
             provider = "gemini"
         else:
             return "refused: a cassette of other requests"
-        convs = _count_cassette(doc, provider)
+        try:
+            convs = _count_cassette(doc, provider)
+        except ValueError as e:
+            return f"refused: {e}"
     elif isinstance(doc, dict) and isinstance(doc.get("messages"), list):
         convs = _count_sdk(doc)
     else:
@@ -644,9 +649,14 @@ def langsmith_spans(doc):
             if isinstance(out, str):
                 out = json.loads(out)
             msg = None
+            if isinstance(out, dict) and len(out.get("choices") or []) > 1:
+                raise ValueError("several choices: which one was acted on is not recorded")
             if isinstance(out, dict) and out.get("choices"):
                 msg = out["choices"][0]["message"]
             elif isinstance(out, dict) and out.get("generations"):
+                gens = out["generations"]
+                if len(gens) > 1 or (isinstance(gens[0], list) and len(gens[0]) > 1):
+                    raise ValueError("several choices: which one was acted on is not recorded")
                 g = out["generations"][0]
                 g = g[0] if isinstance(g, list) else g
                 msg = g.get("message") or {"role": "assistant", "content": g.get("text")}
@@ -683,9 +693,31 @@ def _is_msg(m):
         "human", "ai", "system", "tool", "function", "chat"))
 
 
+def _responses_input(items):
+    """Responses API input items as messages, or None for another item."""
+    out = []
+    for it in items:
+        t = it.get("type") if isinstance(it, dict) else None
+        if t in (None, "message") and isinstance(it, dict) and isinstance(it.get("role"), str):
+            out.append({"role": it["role"], "content": it.get("content")})
+        elif t == "function_call":
+            out.append({"role": "assistant", "content": [it]})
+        elif t == "function_call_output":
+            out.append({"role": "tool", "tool_call_id": it.get("call_id"), "content": it.get("output")})
+        elif t != "reasoning":
+            return None
+    return out
+
+
 def _msgs(v, default_role):
     if isinstance(v, list) and all(_is_msg(m) for m in v):
         return v
+    if isinstance(v, list):
+        return _responses_input(v)
+    if isinstance(v, dict) and v.get("object") == "response":
+        # A Responses API response: its output items, as one message.
+        return [{"role": "assistant", "content": [it for it in v.get("output") or []
+                                                  if it.get("type") == "function_call"]}]
     if isinstance(v, dict):
         if isinstance(v.get("messages"), list) and all(_is_msg(m) for m in v["messages"]):
             return v["messages"]
@@ -719,6 +751,8 @@ def _lf_calls(m):
     for b in (m.get("parts") or []) + (m.get("content") if isinstance(m.get("content"), list) else []):
         if isinstance(b, dict) and (b.get("type") == "tool_call" or str(b.get("type", "")).endswith("tool_use")):
             out.append((b.get("id"), b.get("name")))
+        elif isinstance(b, dict) and b.get("type") == "function_call":
+            out.append((b.get("call_id"), b.get("name")))
     return out
 
 
@@ -747,11 +781,19 @@ def is_langfuse_native(doc):
 def langfuse_native_spans(doc):
     obs = doc["observations"]
     session = (doc["trace"].get("sessionId") or "").strip() or None
+    # The tools generations called or were offered: an observation of any
+    # type but a generation or an agent named after one is its execution.
     requested = set()
     for o in obs:
         if o.get("type") == "GENERATION":
-            for m in _msgs(_decoded(o.get("output")), "assistant") or []:
+            out = _decoded(o.get("output"))
+            for m in _msgs(out, "assistant") or []:
                 requested.update(n for _, n in _lf_calls(m))
+            if isinstance(out, dict):
+                requested.update(t.get("name") for t in out.get("tools") or [] if isinstance(t, dict))
+            ins = _decoded(o.get("input"))
+            if isinstance(ins, list):
+                requested.update(m["content"]["function"]["name"] for m in ins if isinstance(m, dict) and _tool_def(m))
     for o in obs:
         md = _decoded(o.get("metadata"))
         attrs_md = (md.get("attributes") if isinstance(md, dict) else None) or {}
@@ -759,11 +801,11 @@ def langfuse_native_spans(doc):
         name = o.get("name") or ""
         ty = o.get("type")
         error = o.get("level") == "ERROR"
-        tool = attrs_md.get("gen_ai.tool.name")
+        tool = None if ty in ("GENERATION", "AGENT") else attrs_md.get("gen_ai.tool.name")
         bare = name[len("tool."):] if name.startswith("tool.") else name
         if tool is None and ty == "TOOL":
             tool = name
-        if tool is None and ty == "SPAN" and bare in requested:
+        if tool is None and ty not in ("GENERATION", "AGENT") and bare in requested:
             tool = bare
         if ty == "GENERATION":
             attrs["gen_ai.operation.name"] = "chat"
@@ -777,7 +819,7 @@ def langfuse_native_spans(doc):
                 attrs["gen_ai.output.messages"] = [
                     {"role": "assistant", "parts": [{"type": "tool_call", "id": i, "name": n} for i, n in _lf_calls(m)]}
                     for m in _msgs(out, "assistant")]
-        elif ty in ("TOOL", "SPAN") and tool is not None:
+        elif tool is not None:
             attrs["gen_ai.operation.name"] = "execute_tool"
             attrs["gen_ai.tool.name"] = tool
             out = _decoded(o.get("output"))

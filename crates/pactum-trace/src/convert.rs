@@ -3,6 +3,8 @@
 //! [`pactum_core::chat`].
 
 pub(crate) use pactum_core::chat::kind;
+use std::collections::BTreeMap;
+
 use pactum_core::trace::{ObservabilityLevel, SourceRef, Trace};
 use serde_json::error::Category;
 use serde_json::Value;
@@ -21,6 +23,49 @@ pub(crate) enum Conv {
     Error(RecordError),
     /// The record gives no observability level and no flag does.
     NoLevel,
+}
+
+/// What a scan of a whole file found about one trace beyond what its
+/// spans say (a LangSmith run cut off or placed in two traces, a Langfuse
+/// observation pactum cannot classify), applied once the trace is built.
+#[derive(Debug, Clone)]
+pub(crate) enum Note {
+    /// The recording stops before the target finished: why.
+    Incomplete(String),
+    /// The trace cannot be graded.
+    Error(RecordError),
+}
+
+/// Notes by OpenTelemetry trace id (a built trace lists its ids in
+/// metadata `otel_trace_ids`), in the order found.
+pub(crate) type Notes = BTreeMap<String, Vec<Note>>;
+
+/// The trace with the notes of its OpenTelemetry traces applied: the first
+/// error refuses it; else the first reason it is incomplete, unless the
+/// builder found one already.
+pub(crate) fn apply_notes(notes: &Notes, mut trace: Trace) -> Conv {
+    let ids: Vec<&str> = match trace.metadata.get("otel_trace_ids") {
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let mine: Vec<&Note> = ids
+        .iter()
+        .filter_map(|id| notes.get(*id))
+        .flatten()
+        .collect();
+    if let Some(e) = mine.iter().find_map(|n| match n {
+        Note::Error(e) => Some(e.clone()),
+        Note::Incomplete(_) => None,
+    }) {
+        return Conv::Error(e);
+    }
+    if trace.incomplete.is_none() {
+        trace.incomplete = mine.iter().find_map(|n| match n {
+            Note::Incomplete(why) => Some(why.clone()),
+            Note::Error(_) => None,
+        });
+    }
+    Conv::Trace(trace)
 }
 
 /// Where one record sits, and what it inherits from the options.

@@ -10,11 +10,14 @@
 //! `<id>_epoch_<n>`.
 //!
 //! * **Source.** The sample's `messages`: `events` repeat the calls (an
-//!   `event: tool` per call) and are not read again. A call they record
-//!   that the messages do not show (the `submit` an agent scaffold removes
-//!   from the messages, a sub-agent's call) is added to the last turn,
-//!   never missed; when a call the messages show ran after it, its place
-//!   is unknown and the trace is `incomplete`.
+//!   `event: tool` per call) and are not read again. A call the events
+//!   record that the messages do not show (a tool event, nested ones too:
+//!   the `submit` an agent scaffold removes, a sub-agent's call; a model
+//!   output's or an approval's call) is added to the last turn, never
+//!   missed; one that no tool event shows running, or one the messages
+//!   show a call after, makes the trace `incomplete`. An unknown event
+//!   type, an unknown key in an event that holds calls, and a model output
+//!   of several choices are errors.
 //! * **Messages** are turned into chat messages and read by the `openai`
 //!   importer's rules (turns, joining results by `tool_call_id`), every
 //!   call through the one decoder. Content parts: `text` is text;
@@ -489,47 +492,60 @@ fn sample_trace(
         langchain: false,
     };
     let built = openai::build_turns(chat_msgs, "/messages", ctx, &fields)?;
-    // Calls the events record and the messages do not show (an agent
-    // scaffold's `submit`, a sub-agent's call) were made: they are added
-    // to the last turn. When a call the messages show ran after one, its
-    // place in the conversation is unknown: the trace is incomplete.
+    // Calls the events (and the model outputs) record and the messages do
+    // not show were made: they are added to the last turn.
     let mut turns = built.turns;
-    let shown_ids: BTreeSet<String> = turns
-        .iter()
-        .flat_map(|t| t.tool_calls.iter().filter_map(|c| c.id.clone()))
-        .collect();
-    let mut unshown = None;
-    let mut from_events: Vec<(usize, pactum_core::trace::ToolCall)> = Vec::new();
-    if let Some(Value::Array(events)) = s.get("events") {
-        for (i, e) in events.iter().enumerate() {
-            if e.get("event").and_then(Value::as_str) != Some("tool") {
-                continue;
-            }
-            let eid = e.get("id").and_then(crate::convert::id_text);
-            if eid.as_ref().is_some_and(|id| shown_ids.contains(id)) {
-                if let Some((j, c)) = from_events.first() {
-                    unshown.get_or_insert_with(|| {
-                        format!(
-                            "event /events/{j} records a call to `{}` that the messages do not show, made before a call they show: where it belongs in the conversation is unknown",
-                            shown(&c.name)
-                        )
-                    });
-                }
-                continue;
-            }
-            let call = event_call(e)
-                .map_err(|(at, msg)| ctx.error(Some(&format!("/events/{i}{at}")), msg))?;
-            from_events.push((i, call));
+    let in_messages = Shown {
+        ids: turns
+            .iter()
+            .flat_map(|t| t.tool_calls.iter().filter_map(|c| c.id.clone()))
+            .collect(),
+        calls: turns
+            .iter()
+            .flat_map(|t| {
+                t.tool_calls
+                    .iter()
+                    .map(|c| (c.name.clone(), c.arguments.clone()))
+            })
+            .collect(),
+    };
+    let mut seen = Vec::new();
+    let mut walker = Walker {
+        shown: &in_messages,
+        attachments: &attachments,
+        seen: &mut seen,
+    };
+    match s.get("events") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(events)) => walker
+            .events(events, "/events")
+            .map_err(|(at, msg)| ctx.error(Some(&at), msg))?,
+        Some(other) => {
+            return Err(ctx.error(
+                Some("/events"),
+                format!("expected an array of events, found {}", kind(other)),
+            ))
         }
     }
-    if !from_events.is_empty() {
-        s.insert("calls_from_events".into(), json!(from_events.len()));
+    walker
+        .model_output(s.get("output"), "/output")
+        .map_err(|(at, msg)| ctx.error(Some(&at), msg))?;
+    let (extras, unshown) = place(seen);
+    let unran = extras.iter().find(|x| !x.ran).map(|x| {
+        format!(
+            "{}: the model's output asks for a call to `{}`{} that no message or tool event shows running: whether it ran is not recorded",
+            x.at,
+            shown(&x.call.name),
+            x.call.id.as_deref().map(|id| format!(" (`{}`)", shown(id))).unwrap_or_default()
+        )
+    });
+    if !extras.is_empty() {
+        s.insert("calls_from_events".into(), json!(extras.len()));
         if turns.is_empty() {
             turns.push(pactum_core::trace::Turn::default());
         }
         if let Some(last) = turns.last_mut() {
-            last.tool_calls
-                .extend(from_events.into_iter().map(|(_, c)| c));
+            last.tool_calls.extend(extras.into_iter().map(|x| x.call));
         }
     }
     let sample_error = match s.get("error") {
@@ -543,6 +559,7 @@ fn sample_trace(
         Some(other) => Some(other.to_string()),
     };
     let incomplete = unshown
+        .or(unran)
         .or(orphan)
         .or_else(|| {
             sample_error
@@ -871,6 +888,373 @@ fn content(
             ),
         )),
     }
+}
+
+/// The event types Inspect writes (`inspect_ai.event.Event`). Any other
+/// is an error: it may record a call pactum would miss. `branch` (a
+/// trajectory replaying another's prefix) is left out on purpose: which of
+/// its calls ran anew is not read.
+const EVENT_TYPES: [&str; 20] = [
+    "sample_init",
+    "sample_limit",
+    "sandbox",
+    "state",
+    "store",
+    "model",
+    "tool",
+    "approval",
+    "input",
+    "score",
+    "score_edit",
+    "error",
+    "logger",
+    "info",
+    "span_begin",
+    "span_end",
+    "step",
+    "subtask",
+    "compaction",
+    "anchor",
+];
+
+/// Keys every event may carry (Inspect's `BaseEvent`).
+const BASE_KEYS: [&str; 7] = [
+    "event",
+    "uuid",
+    "span_id",
+    "timestamp",
+    "working_start",
+    "metadata",
+    "pending",
+];
+
+/// The keys of the events pactum reads, beside [`BASE_KEYS`]: these hold
+/// calls, so a key pactum does not know may hold one too.
+fn event_keys(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "tool" => &[
+            "type",
+            "id",
+            "function",
+            "arguments",
+            "view",
+            "result",
+            "truncated",
+            "error",
+            "events",
+            "completed",
+            "working_time",
+            "agent",
+            "agent_span_id",
+            "failed",
+            "message_id",
+        ],
+        "subtask" => &[
+            "name",
+            "type",
+            "input",
+            "result",
+            "events",
+            "completed",
+            "working_time",
+        ],
+        "model" => &[
+            "model",
+            "role",
+            "input",
+            "input_refs",
+            "tools",
+            "tool_choice",
+            "config",
+            "output",
+            "retries",
+            "error",
+            "traceback",
+            "traceback_ansi",
+            "cache",
+            "call",
+            "completed",
+            "working_time",
+        ],
+        "approval" => &[
+            "message",
+            "call",
+            "view",
+            "approver",
+            "stage",
+            "decision",
+            "modified",
+            "explanation",
+        ],
+        _ => &[],
+    }
+}
+
+/// The calls the messages show: their ids, and name and arguments (to
+/// recognise a call recorded without an id).
+struct Shown {
+    ids: BTreeSet<String>,
+    calls: Vec<(String, Value)>,
+}
+
+impl Shown {
+    fn has(&self, c: &pactum_core::trace::ToolCall) -> bool {
+        match &c.id {
+            Some(id) => self.ids.contains(id),
+            None => self
+                .calls
+                .iter()
+                .any(|(n, a)| *n == c.name && *a == c.arguments),
+        }
+    }
+}
+
+/// A call the events record beside the messages, in the order written.
+enum Seen {
+    /// One the messages show.
+    Shown,
+    /// One they do not: `ran` when a tool event records it running, not
+    /// when only a model's output (or an approval) asks for it.
+    Extra(Box<Extra>),
+}
+
+struct Extra {
+    at: String,
+    call: pactum_core::trace::ToolCall,
+    ran: bool,
+}
+
+/// Walks a sample's events (nested lists too) and its output.
+struct Walker<'a> {
+    shown: &'a Shown,
+    attachments: &'a Map<String, Value>,
+    seen: &'a mut Vec<Seen>,
+}
+
+impl Walker<'_> {
+    fn events(&mut self, events: &[Value], at: &str) -> Result<(), Fail> {
+        for (i, e) in events.iter().enumerate() {
+            let eat = format!("{at}/{i}");
+            let Some(o) = e.as_object() else {
+                return Err((eat, format!("expected an event object, found {}", kind(e))));
+            };
+            let ty = match o.get("event") {
+                Some(Value::String(t)) => t.as_str(),
+                other => {
+                    return Err((
+                        format!("{eat}/event"),
+                        format!(
+                            "expected the event type (a string), found {}",
+                            other.map_or("nothing", kind)
+                        ),
+                    ))
+                }
+            };
+            if !EVENT_TYPES.contains(&ty) {
+                return Err((
+                    format!("{eat}/event"),
+                    format!(
+                        "unknown event type `{}` (pactum reads {}): it may record a call pactum would miss",
+                        shown(ty),
+                        EVENT_TYPES.join(", ")
+                    ),
+                ));
+            }
+            let extra = event_keys(ty);
+            if !extra.is_empty() {
+                known(
+                    o,
+                    &[&BASE_KEYS[..], extra].concat(),
+                    &format!("an Inspect `{ty}` event"),
+                    &eat,
+                )?;
+            }
+            match ty {
+                "tool" => {
+                    let eid = o.get("id").and_then(crate::convert::id_text);
+                    if eid.as_ref().is_some_and(|id| self.shown.ids.contains(id)) {
+                        self.seen.push(Seen::Shown);
+                    } else {
+                        let mut e = Value::Object(o.clone());
+                        if let Some(m) = e.as_object_mut() {
+                            m.remove("events");
+                        }
+                        resolve(&mut e, self.attachments, &mut eat.clone())?;
+                        let call = event_call(&e).map_err(|(p, m)| (format!("{eat}{p}"), m))?;
+                        self.seen.push(Seen::Extra(Box::new(Extra {
+                            at: eat.clone(),
+                            call,
+                            ran: true,
+                        })));
+                    }
+                    self.nested(o.get("events"), &eat)?;
+                }
+                "subtask" => self.nested(o.get("events"), &eat)?,
+                "model" => self.model_output(o.get("output"), &format!("{eat}/output"))?,
+                "approval" => {
+                    for k in ["call", "modified"] {
+                        match o.get(k) {
+                            None | Some(Value::Null) => {}
+                            Some(c) => {
+                                let cat = format!("{eat}/{k}");
+                                let mut c = c.clone();
+                                resolve(&mut c, self.attachments, &mut cat.clone())?;
+                                let flat = tool_call(&c, &cat)?;
+                                self.requested(&flat, &cat)?;
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The `events` of a tool or subtask event (older logs nest a
+    /// sub-agent's transcript there).
+    fn nested(&mut self, v: Option<&Value>, at: &str) -> Result<(), Fail> {
+        match v {
+            None | Some(Value::Null) => Ok(()),
+            Some(Value::Array(a)) => self.events(a, &format!("{at}/events")),
+            Some(other) => Err((
+                format!("{at}/events"),
+                format!("expected an array of events, found {}", kind(other)),
+            )),
+        }
+    }
+
+    /// A model's output (`{model, choices, …}`): the calls of its one
+    /// choice. Several choices are refused: which one the solver acted on
+    /// is not recorded.
+    fn model_output(&mut self, v: Option<&Value>, at: &str) -> Result<(), Fail> {
+        let o = match v {
+            None | Some(Value::Null) => return Ok(()),
+            Some(Value::Object(o)) => o,
+            Some(other) => {
+                return Err((
+                    at.into(),
+                    format!("expected a model output object, found {}", kind(other)),
+                ))
+            }
+        };
+        known(
+            o,
+            &[
+                "model",
+                "choices",
+                "completion",
+                "usage",
+                "time",
+                "metadata",
+                "error",
+            ],
+            "an Inspect model output",
+            at,
+        )?;
+        let choices = match o.get("choices") {
+            None | Some(Value::Null) => return Ok(()),
+            Some(Value::Array(c)) => c,
+            Some(other) => {
+                return Err((
+                    format!("{at}/choices"),
+                    format!("expected an array of choices, found {}", kind(other)),
+                ))
+            }
+        };
+        if choices.len() > 1 {
+            return Err((
+                format!("{at}/choices"),
+                format!(
+                    "{} choices: which one the solver acted on is not recorded, and reading one would drop the others' calls",
+                    choices.len()
+                ),
+            ));
+        }
+        let Some(choice) = choices.first() else {
+            return Ok(());
+        };
+        let cat = format!("{at}/choices/0");
+        let Some(c) = choice.as_object() else {
+            return Err((
+                cat,
+                format!("expected a choice object, found {}", kind(choice)),
+            ));
+        };
+        known(c, &["message", "stop_reason", "logprobs"], "a choice", &cat)?;
+        let mat = format!("{cat}/message");
+        let mut m = c.get("message").cloned().unwrap_or(Value::Null);
+        resolve(&mut m, self.attachments, &mut mat.clone())?;
+        if m.get("role").and_then(Value::as_str) != Some("assistant") {
+            return Err((
+                format!("{mat}/role"),
+                "a model output's message must be the assistant's".into(),
+            ));
+        }
+        let msg = normalize(&m, &mat)?;
+        if let Some(Value::Array(calls)) = msg.get("tool_calls") {
+            for (i, c) in calls.iter().enumerate() {
+                self.requested(c, &format!("{mat}/tool_calls/{i}"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A call a model asked for (a flat call for the one decoder).
+    fn requested(&mut self, flat: &Value, at: &str) -> Result<(), Fail> {
+        let call =
+            chat::decode_call(flat).map_err(|e| (format!("{at}{}", e.pointer), e.message))?;
+        self.seen.push(if self.shown.has(&call) {
+            Seen::Shown
+        } else {
+            Seen::Extra(Box::new(Extra {
+                at: at.into(),
+                call,
+                ran: false,
+            }))
+        });
+        Ok(())
+    }
+}
+
+/// The calls the events record that the messages do not show, each once
+/// (a tool event that ran a call a model output asked for gives it its
+/// result), and why the trace is incomplete when one of them comes before
+/// a call the messages show: where it belongs is unknown.
+fn place(seen: Vec<Seen>) -> (Vec<Extra>, Option<String>) {
+    let mut extras: Vec<Extra> = Vec::new();
+    let mut unshown = None;
+    for s in seen {
+        match s {
+            Seen::Shown => {
+                if let Some(x) = extras.first() {
+                    unshown.get_or_insert_with(|| {
+                        format!(
+                            "event {} records a call to `{}` that the messages do not show, made before a call they show: where it belongs in the conversation is unknown",
+                            x.at,
+                            shown(&x.call.name)
+                        )
+                    });
+                }
+            }
+            Seen::Extra(x) => {
+                let same = x.call.id.as_ref().and_then(|id| {
+                    extras
+                        .iter()
+                        .position(|e| e.call.id.as_ref() == Some(id) && e.call.name == x.call.name)
+                });
+                match same {
+                    Some(j) if x.ran && !extras[j].ran => {
+                        let at = std::mem::take(&mut extras[j].at);
+                        extras[j] = Extra { at, ..*x };
+                    }
+                    Some(_) => {}
+                    None => extras.push(*x),
+                }
+            }
+        }
+    }
+    (extras, unshown)
 }
 
 /// A `tool` event → the call it records, through the one decoder; its

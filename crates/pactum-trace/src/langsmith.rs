@@ -2,15 +2,17 @@
 //! (`docs/traces.md`, "LangSmith").
 //!
 //! A record is `{post: [run], patch: [run]}` (the create and the update a
-//! client sends), one run, or a run with nested `child_runs`. A patch is
-//! joined to its create by `id`, else by `dotted_order`; its fields win. A
-//! patch that matches no create is read alone. Each run is a span:
+//! client sends), one run, or a run with nested `child_runs` (a nested run
+//! without `parent_run_id` or `trace_id` takes the enclosing run's). A
+//! patch is joined to its create by `id`, else by `dotted_order`; its
+//! fields win. A patch that matches no create is read alone. Each run is a
+//! span:
 //!
 //! * `run_type: llm`: an LLM call; its input is `inputs.messages` (OpenAI
 //!   chat dicts or LangChain messages), its output `outputs` (a chat
-//!   completion's `choices[0].message`, or `outputs.messages`, or LangChain
-//!   `generations[0][0].message`; a JSON string is decoded). Missing:
-//!   not captured (the response is unobserved, never "");
+//!   completion's one choice, or `outputs.messages`, or LangChain's one
+//!   generation; a JSON string is decoded; several choices are an error).
+//!   Missing: not captured (the response is unobserved, never "");
 //! * `run_type: tool`: a tool execution named `name`: arguments `inputs`
 //!   (its `input` when that is the only key), result `outputs` (its
 //!   `output` when that is the only key), id `inputs.tool_call_id` or
@@ -21,15 +23,20 @@
 //!
 //! A run's `error` (a non-empty string) is its span's error: an errored
 //! tool run is an errored call, still made. Runs are grouped by
-//! `trace_id` (else the root run's id): one trace each.
+//! `trace_id` (else the root run's id): one trace each. A run not ended,
+//! or whose parent the file does not hold, cuts its trace off; a parent in
+//! another trace is an error of both ([`notes`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::convert::{kind, shown};
+use crate::convert::{kind, shown, Note, Notes};
+use crate::error::RecordError;
 use crate::messages::langchain;
 use crate::otel::span::{err, id_str, rfc3339_utc, Found, Span};
+use crate::ImportError;
 
 /// The span attributes pactum itself sets for an LLM run's messages (any
 /// shape the chat decoder reads); never read from an OpenTelemetry file.
@@ -95,10 +102,14 @@ fn decoded(v: &Value, at: &str) -> Result<Value, (String, String)> {
     }
 }
 
-/// Flattens runs and their `child_runs`, with the pointer of each.
+/// Flattens runs and their `child_runs`, with the pointer of each. A
+/// nested run without `parent_run_id` or `trace_id` takes the run it is
+/// nested in as its parent, and that run's trace; one naming another
+/// parent is an error (which is it?).
 fn flatten(
     runs: &[Value],
     at: &str,
+    enclosing: Option<(&str, &str)>,
     out: &mut Vec<(String, Map<String, Value>)>,
 ) -> Result<(), (String, String)> {
     for (i, r) in runs.iter().enumerate() {
@@ -107,9 +118,36 @@ fn flatten(
             return Err((rat, format!("expected a run object, found {}", kind(r))));
         };
         let mut m = m.clone();
+        if let Some((parent, trace)) = enclosing {
+            match id_str(m.get("parent_run_id")) {
+                None => {
+                    m.insert("parent_run_id".into(), json!(parent));
+                }
+                Some(p) if p != parent => {
+                    return Err((
+                        format!("{rat}/parent_run_id"),
+                        format!(
+                            "a run nested in run `{}` names another parent run, `{}`: which one it ran in is not recorded consistently",
+                            shown(parent),
+                            shown(&p)
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+            if id_str(m.get("trace_id")).is_none() {
+                m.insert("trace_id".into(), json!(trace));
+            }
+        }
         if let Some(children) = m.remove("child_runs") {
+            let ids = run_ids(&m);
             match children {
-                Value::Array(c) => flatten(&c, &format!("{rat}/child_runs"), out)?,
+                Value::Array(c) => flatten(
+                    &c,
+                    &format!("{rat}/child_runs"),
+                    ids.as_ref().map(|(s, t)| (s.as_str(), t.as_str())),
+                    out,
+                )?,
                 Value::Null => {}
                 other => {
                     return Err((
@@ -124,6 +162,18 @@ fn flatten(
     Ok(())
 }
 
+/// A run's span id (`id`, else `dotted_order`) and trace id (`trace_id`,
+/// else its own id).
+fn run_ids(r: &Map<String, Value>) -> Option<(String, String)> {
+    let id = id_str(r.get("id")).or_else(|| {
+        r.get("dotted_order")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    })?;
+    let trace = id_str(r.get("trace_id")).unwrap_or_else(|| id.clone());
+    Some((id, trace))
+}
+
 /// Runs, each with its JSON pointer in the record.
 type Runs = Vec<(String, Map<String, Value>)>;
 
@@ -132,7 +182,7 @@ fn runs(doc: &Value) -> Result<Runs, (String, String)> {
     let mut posts = Vec::new();
     let mut patches = Vec::new();
     if doc.get("run_type").is_some() {
-        flatten(std::slice::from_ref(doc), "", &mut posts)?;
+        flatten(std::slice::from_ref(doc), "", None, &mut posts)?;
         // The record itself, not an array element.
         for (at, _) in &mut posts {
             *at = at.trim_start_matches("/0").to_string();
@@ -141,7 +191,7 @@ fn runs(doc: &Value) -> Result<Runs, (String, String)> {
         for (key, out) in [("post", &mut posts), ("patch", &mut patches)] {
             match doc.get(key) {
                 None | Some(Value::Null) => {}
-                Some(Value::Array(a)) => flatten(a, &format!("/{key}"), out)?,
+                Some(Value::Array(a)) => flatten(a, &format!("/{key}"), None, out)?,
                 Some(other) => {
                     return Err((
                         format!("/{key}"),
@@ -185,13 +235,23 @@ fn runs(doc: &Value) -> Result<Runs, (String, String)> {
     Ok(posts)
 }
 
-/// The first element of the choices or generations an LLM run output.
+/// Why an output of `n` choices is refused.
+fn several(n: usize) -> String {
+    format!(
+        "{n} choices: which one the application acted on is not recorded, and reading one would drop the others' calls"
+    )
+}
+
+/// The one choice or generation an LLM run output (several are refused).
 fn llm_output(out: &Value, at: &str) -> Result<Option<Value>, (String, String)> {
     let out = decoded(out, at)?;
     if out.is_null() {
         return Ok(None);
     }
     if let Some(Value::Array(choices)) = out.get("choices") {
+        if choices.len() > 1 {
+            return Err((format!("{at}/choices"), several(choices.len())));
+        }
         return match choices.first().and_then(|c| c.get("message")) {
             Some(m) => Ok(Some(json!([m]))),
             None => Err((
@@ -204,6 +264,14 @@ fn llm_output(out: &Value, at: &str) -> Result<Option<Value>, (String, String)> 
         return Ok(Some(Value::Array(msgs.clone())));
     }
     if let Some(Value::Array(gens)) = out.get("generations") {
+        // One list of choices per prompt: an LLM run is one call.
+        let n = match gens.as_slice() {
+            [Value::Array(inner)] => inner.len(),
+            other => other.len(),
+        };
+        if n > 1 {
+            return Err((format!("{at}/generations"), several(n)));
+        }
         let first = gens.first().and_then(|g| match g {
             Value::Array(inner) => inner.first(),
             other => Some(other),
@@ -249,16 +317,10 @@ pub(crate) fn spans(doc: &Value, line: u64) -> Found {
         }
     };
     for (at, r) in runs {
-        let id = id_str(r.get("id")).or_else(|| {
-            r.get("dotted_order")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        });
-        let Some(span_id) = id else {
+        let Some((span_id, trace_id)) = run_ids(&r) else {
             errors.push(err(None, format!("{at}/id"), "a run without `id`"));
             continue;
         };
-        let trace_id = id_str(r.get("trace_id")).unwrap_or_else(|| span_id.clone());
         let tid = Some(trace_id.as_str());
         let Some(start) = time(r.get("start_time")) else {
             errors.push(err(
@@ -382,4 +444,88 @@ pub(crate) fn spans(doc: &Value, line: u64) -> Found {
         });
     }
     (spans, errors)
+}
+
+/// What the spans of a LangSmith file do not say, by trace: a run that has
+/// not ended (no `end_time`: a root chain run included, not only LLM and
+/// tool runs) or whose parent run the file does not hold makes its trace
+/// incomplete (the export stopped early: the agent may have gone on); a
+/// run whose parent run is in another trace makes both traces errors.
+pub(crate) fn notes(path: &Path, framing: crate::Framing) -> Result<Notes, ImportError> {
+    struct Run {
+        at: String,
+        line: u64,
+        id: String,
+        trace: String,
+        parent: Option<String>,
+        name: String,
+        ended: bool,
+    }
+    let mut all = Vec::new();
+    crate::each_record(path, framing, &mut |line, doc| {
+        let Ok(rs) = runs(&doc) else { return };
+        for (at, r) in rs {
+            let Some((id, trace)) = run_ids(&r) else {
+                continue;
+            };
+            all.push(Run {
+                at,
+                line,
+                id,
+                trace,
+                parent: id_str(r.get("parent_run_id")),
+                name: r
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                ended: time(r.get("end_time")).is_some(),
+            });
+        }
+    })?;
+    let by_id: HashMap<&str, &Run> = all.iter().map(|r| (r.id.as_str(), r)).collect();
+    let file = path.display().to_string();
+    let mut notes = Notes::new();
+    for r in &all {
+        let who = format!("run `{}` (`{}`)", shown(&r.name), shown(&r.id));
+        if !r.ended {
+            notes
+                .entry(r.trace.clone())
+                .or_default()
+                .push(Note::Incomplete(format!(
+                    "{who} has not ended (no `end_time`): the recording stops before it finished"
+                )));
+        }
+        let Some(p) = &r.parent else { continue };
+        match by_id.get(p.as_str()) {
+            None => notes.entry(r.trace.clone()).or_default().push(Note::Incomplete(format!(
+                "{who} names a parent run `{}` the file does not hold: part of the trace was not exported",
+                shown(p)
+            ))),
+            Some(pr) if pr.trace != r.trace => {
+                // Both traces are refused: the run may belong to either.
+                let field = Some(format!("{}/parent_run_id", r.at));
+                let child = format!(
+                    "{who} of trace `{}` names a parent run `{}` in trace `{}`: which trace it belongs to is not recorded consistently",
+                    shown(&r.trace),
+                    shown(p),
+                    shown(&pr.trace)
+                );
+                let parent = format!(
+                    "trace `{}`: its run `{}` is named as the parent of {who} of trace `{}`: which trace that run belongs to is not recorded consistently",
+                    shown(&pr.trace),
+                    shown(p),
+                    shown(&r.trace)
+                );
+                for (t, msg) in [(&r.trace, child), (&pr.trace, parent)] {
+                    notes
+                        .entry(t.clone())
+                        .or_default()
+                        .push(Note::Error(RecordError::new(&file, r.line, field.clone(), msg)));
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(notes)
 }

@@ -70,7 +70,10 @@ pub enum TraceFormat {
     /// `{"data": [{"object": "trace" | "trace.span"}]}` → openai-agents;
     /// OpenTelemetry envelopes → otlp, jaeger, langfuse-otel. A file where no record
     /// fits and one is not JSON is an [`ImportError::Syntax`] naming it;
-    /// anything else is an [`ImportError::UnknownFormat`].
+    /// anything else is an [`ImportError::UnknownFormat`]. In a file read
+    /// as chat conversations, a record without messages is skipped only
+    /// when it is a summary line: one in another trace format, or holding
+    /// messages or tool calls elsewhere, is an [`Item::Error`].
     #[default]
     Auto,
     /// pactum's own format: the serde shape of [`Trace`], strictly.
@@ -413,7 +416,7 @@ pub fn read_traces_with<T: Send>(
                 _ => otel::OtelKind::LangfuseOtel,
             };
             let framing = framing_of(path, &ext, false)?;
-            otel::read(path, framing, which, opts.observability, &mut emit)?;
+            read_spans(path, framing, which, opts.observability, &mut emit)?;
             return Ok(emit.stats);
         }
         TraceFormat::OpenaiAgents => {
@@ -519,7 +522,7 @@ pub fn read_traces_with<T: Send>(
                     }
                     Detected::Otel(which) => {
                         otel_options(path, opts)?;
-                        otel::read(path, framing, which, opts.observability, &mut emit)?;
+                        read_spans(path, framing, which, opts.observability, &mut emit)?;
                         return Ok(emit.stats);
                     }
                     Detected::AgentsSdk => {
@@ -553,6 +556,42 @@ pub fn read_traces_with<T: Send>(
         )?;
     }
     Ok(emit.stats)
+}
+
+/// Reads a file of spans ([`otel::read`]). A LangSmith or Langfuse export
+/// is first scanned whole for what its spans alone do not say (a run cut
+/// off or placed in two traces, an observation pactum cannot classify):
+/// the notes are applied to each trace once built.
+fn read_spans<T>(
+    path: &Path,
+    framing: Framing,
+    which: otel::OtelKind,
+    level_flag: Option<ObservabilityLevel>,
+    emit: &mut Emitter<'_, T>,
+) -> Result<(), ImportError> {
+    emit.notes = match which {
+        otel::OtelKind::Langsmith => langsmith::notes(path, framing)?,
+        otel::OtelKind::Langfuse => langfuse::notes(path, framing)?,
+        _ => convert::Notes::new(),
+    };
+    otel::read(path, framing, which, level_flag, emit)
+}
+
+/// Every record of the file that is JSON, with its line; records that are
+/// not are left to the reading pass, which reports them.
+fn each_record(
+    path: &Path,
+    framing: Framing,
+    f: &mut dyn FnMut(u64, serde_json::Value),
+) -> Result<(), ImportError> {
+    for_each_frame(path, framing, None, &mut |frame| {
+        if let Frame::Record { line, bytes, .. } = frame {
+            if let Ok(v) = pactum_core::json::parse_strict(bytes) {
+                f(line, v);
+            }
+        }
+        ControlFlow::Continue(())
+    })
 }
 
 /// Why a VCR cassette (`.yaml`) is refused as an Agents SDK export.
@@ -945,6 +984,35 @@ fn detect(
     }
 }
 
+/// The trace format a record is recognisably in, other than a chat
+/// conversation: a record of a file of conversations in one of these is
+/// an error, never a summary line passed over. It asks the sniffers
+/// `detect` picks a format by.
+pub(crate) fn record_format(v: &serde_json::Value) -> Option<&'static str> {
+    if agents_sdk::sniff(v) {
+        return Some("openai-agents");
+    }
+    if let Some(k) = otel::sniff(v) {
+        return Some(match k {
+            otel::OtelKind::Otlp => "otlp",
+            otel::OtelKind::Jaeger => "jaeger",
+            otel::OtelKind::LangfuseOtel => "langfuse-otel",
+            otel::OtelKind::Langsmith => "langsmith",
+            otel::OtelKind::Langfuse => "langfuse",
+        });
+    }
+    if ["version", "status", "eval"]
+        .iter()
+        .all(|k| v.get(*k).is_some())
+    {
+        return Some("inspect");
+    }
+    if v.get("turns").is_some() {
+        return Some("pactum");
+    }
+    flat_span_key(v).map(|_| "one span's attributes, without the OTLP envelope")
+}
+
 /// The first key of a record that is one span's attributes laid flat
 /// (`gen_ai.*`, `llm.*`, `openinference.*`): no format reads it.
 fn flat_span_key(v: &serde_json::Value) -> Option<String> {
@@ -1118,6 +1186,9 @@ pub(crate) struct Emitter<'s, T = Trace> {
     map: &'s (dyn Fn(Trace) -> T + Sync),
     sink: &'s mut dyn FnMut(Item<T>) -> ControlFlow<()>,
     stats: ReadStats,
+    /// What a scan of the whole file found about its traces
+    /// ([`convert::apply_notes`]); empty for every other format.
+    notes: convert::Notes,
 }
 
 impl<'s, T> Emitter<'s, T> {
@@ -1133,6 +1204,7 @@ impl<'s, T> Emitter<'s, T> {
             map,
             sink,
             stats: ReadStats::default(),
+            notes: convert::Notes::new(),
         }
     }
 
@@ -1142,6 +1214,10 @@ impl<'s, T> Emitter<'s, T> {
         conv: Conv,
         ctx: &RecordCtx<'_>,
     ) -> Result<ControlFlow<()>, ImportError> {
+        let conv = match conv {
+            Conv::Trace(t) if !self.notes.is_empty() => convert::apply_notes(&self.notes, t),
+            other => other,
+        };
         let ready = prepare(conv, ctx, self.withhold, self.map);
         self.deliver(ready)
     }

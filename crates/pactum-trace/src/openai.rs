@@ -54,6 +54,71 @@ pub(crate) struct OpenaiFields {
     pub langchain: bool,
 }
 
+/// Where a record holds a conversation — an array of messages (objects
+/// with a string `role`, LangChain messages) or tool calls (`tool_calls`,
+/// `function_call`, `invalid_tool_calls` holding an array or an object;
+/// a `tool_use` / `tool_call` / `function_call` block; a Gemini
+/// `functionCall`) — and which: such a record is no summary line. `at` is
+/// the pointer of `v`.
+fn conversation_inside(v: &Value, at: &mut String) -> Option<(String, &'static str)> {
+    fn is_message(m: &Value) -> bool {
+        m.get("role").is_some_and(Value::is_string)
+            || (m.get("lc").is_some() && m.get("kwargs").is_some())
+            || (m.get("content").is_some()
+                && m.get("type").and_then(Value::as_str).is_some_and(|t| {
+                    matches!(t, "human" | "ai" | "system" | "tool" | "function" | "chat")
+                }))
+    }
+    match v {
+        Value::Array(items) => {
+            if !items.is_empty() && items.iter().all(is_message) {
+                return Some((at.clone(), "messages"));
+            }
+            for (i, x) in items.iter().enumerate() {
+                let len = at.len();
+                at.push_str(&format!("/{i}"));
+                let found = conversation_inside(x, at);
+                at.truncate(len);
+                if found.is_some() {
+                    return found;
+                }
+            }
+            None
+        }
+        Value::Object(o) => {
+            let block = o.get("type").and_then(Value::as_str).is_some_and(|t| {
+                matches!(
+                    t,
+                    "tool_use" | "server_tool_use" | "mcp_tool_use" | "tool_call" | "function_call"
+                )
+            });
+            if block || o.get("functionCall").is_some_and(Value::is_object) {
+                return Some((at.clone(), "a tool call"));
+            }
+            for (k, x) in o {
+                let len = at.len();
+                at.push('/');
+                at.push_str(&pactum_core::json::escape_pointer_token(k));
+                let calls = matches!(
+                    k.as_str(),
+                    "tool_calls" | "function_call" | "invalid_tool_calls"
+                ) && (x.is_array() || x.is_object());
+                let found = if calls {
+                    Some((at.clone(), "tool calls"))
+                } else {
+                    conversation_inside(x, at)
+                };
+                at.truncate(len);
+                if found.is_some() {
+                    return found;
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
 /// Converts one record.
 pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) -> Conv {
     let mut record: Value = match ctx.strict_value(bytes) {
@@ -64,15 +129,39 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) 
     match fields.messages.get(&record) {
         Some(Value::Array(_)) => {}
         Some(other) => {
-            return Conv::Error(ctx.error(Some(at), format!("expected an array of messages, found {}", kind(other))))
+            return Conv::Error(ctx.error(
+                Some(at),
+                format!("expected an array of messages, found {}", kind(other)),
+            ))
         }
         None if record.is_object() => {
+            if let Some(format) = crate::record_format(&record) {
+                return Conv::Error(ctx.error(
+                    None,
+                    format!(
+                        "a record in another trace format ({format}) in a file of chat conversations: one file holds one format (split it, or pass --format)"
+                    ),
+                ));
+            }
+            if let Some((field, what)) = conversation_inside(&record, &mut String::new()) {
+                return Conv::Error(ctx.error(
+                    Some(&field),
+                    format!(
+                        "no messages array at `{at}`, but the record holds {what} here: it is no summary line (--messages-field says where the messages are)"
+                    ),
+                ));
+            }
             return Conv::Skip(format!(
                 "line {}: no messages array at `{at}` (a summary or header record; --messages-field says where the messages are)",
                 ctx.line
+            ));
+        }
+        None => {
+            return Conv::Error(ctx.error(
+                None,
+                format!("expected a conversation object, found {}", kind(&record)),
             ))
         }
-        None => return Conv::Error(ctx.error(None, format!("expected a conversation object, found {}", kind(&record)))),
     }
     let level = match record.get("observability") {
         None | Some(Value::Null) => ctx.level_flag,

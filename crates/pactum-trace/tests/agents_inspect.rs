@@ -521,6 +521,137 @@ fn inspect_call_only_the_events_record_counts_and_an_unplaceable_one_cuts_off() 
         .contains("a call to `delete_file` that the messages do not show"));
 }
 
+/// A one-sample log whose messages show one `ls` call, with `events` and
+/// the sample's `output`.
+fn inspect_log(events: serde_json::Value, output: serde_json::Value) -> serde_json::Value {
+    json!({"version": 2, "status": "success", "eval": {"task": "t"},
+        "samples": [{"id": 1, "epoch": 1,
+            "messages": [{"role": "user", "content": "hi"},
+                         {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "ls", "arguments": {}}]},
+                         {"role": "tool", "tool_call_id": "c1", "function": "ls", "content": "a b"},
+                         {"role": "assistant", "content": "done"}],
+            "events": events,
+            "output": output}]})
+}
+
+fn model_output(calls: serde_json::Value) -> serde_json::Value {
+    json!({"model": "m", "choices": [{"message": {"role": "assistant", "content": "", "tool_calls": calls}, "stop_reason": "tool_calls"}]})
+}
+
+#[test]
+fn inspect_nested_tool_and_subtask_events_are_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.json");
+    let ls = json!({"event": "tool", "type": "function", "id": "c1", "function": "ls", "arguments": {}, "result": "a b"});
+    let del = json!({"event": "tool", "type": "function", "id": "sub_1", "function": "delete_file", "arguments": {"path": "/etc"}, "result": "ok"});
+    // A sub-agent's call recorded inside the tool event that ran it (older
+    // Inspect logs nest a tool's transcript in its `events`).
+    let mut outer = ls.clone();
+    outer["events"] = json!([del]);
+    // A subtask's transcript in its own `events`.
+    let subtask = json!({"event": "subtask", "name": "helper", "type": "subtask", "input": {}, "result": "ok", "events": [del]});
+    for events in [json!([outer]), json!([ls, subtask])] {
+        std::fs::write(&p, inspect_log(events, serde_json::Value::Null).to_string()).unwrap();
+        let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+        assert!(o.is_empty(), "{o:?}");
+        assert_eq!(
+            calls(&t[0]),
+            vec![
+                json!([1, "ls", "c1", {}, "a b", null]),
+                json!([1, "delete_file", "sub_1", {"path": "/etc"}, "ok", null])
+            ]
+        );
+        assert_eq!(t[0].incomplete, None);
+        assert_eq!(t[0].metadata["calls_from_events"], 1);
+    }
+}
+
+#[test]
+fn inspect_model_output_call_the_messages_lack_counts_and_cuts_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.json");
+    let del = json!([{"id": "m1", "function": "delete_file", "arguments": {"path": "/etc"}, "type": "function"}]);
+    let model = json!({"event": "model", "model": "m", "input": [], "tools": [], "tool_choice": "auto",
+                       "config": {}, "output": model_output(del.clone())});
+    // In a model event, or in the sample's own output: the model asked for
+    // the call, and no message or tool event says whether it ran.
+    for (events, output) in [
+        (json!([model]), serde_json::Value::Null),
+        (json!([]), model_output(del.clone())),
+    ] {
+        std::fs::write(&p, inspect_log(events, output).to_string()).unwrap();
+        let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+        assert!(o.is_empty(), "{o:?}");
+        assert_eq!(
+            calls(&t[0]).last().unwrap(),
+            &json!([1, "delete_file", "m1", {"path": "/etc"}, null, null])
+        );
+        assert!(
+            t[0].incomplete.as_deref().unwrap().contains(
+                "asks for a call to `delete_file` (`m1`) that no message or tool event shows"
+            ),
+            "{:?}",
+            t[0].incomplete
+        );
+    }
+    // A tool event that ran it: one call, with its result, and complete
+    // (the `submit` an agent scaffold keeps out of the messages).
+    let ran = json!({"event": "tool", "id": "m1", "function": "delete_file", "arguments": {"path": "/etc"}, "result": "gone"});
+    std::fs::write(
+        &p,
+        inspect_log(json!([model, ran]), model_output(del)).to_string(),
+    )
+    .unwrap();
+    let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(
+        calls(&t[0]),
+        vec![
+            json!([1, "ls", "c1", {}, "a b", null]),
+            json!([1, "delete_file", "m1", {"path": "/etc"}, "gone", null])
+        ]
+    );
+    assert_eq!(t[0].incomplete, None);
+}
+
+#[test]
+fn inspect_unknown_event_type_or_key_and_several_choices_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.json");
+    let two = json!({"model": "m", "choices": [
+        {"message": {"role": "assistant", "content": "a"}},
+        {"message": {"role": "assistant", "content": "", "tool_calls": [{"id": "x", "function": "delete_file", "arguments": {}}]}}]});
+    let cases = [
+        (
+            json!([{"event": "span_begin", "id": "s"}, {"event": "sandbox_exec_tool", "function": "delete_file"}]),
+            serde_json::Value::Null,
+            "field `/events/1/event`: unknown event type `sandbox_exec_tool`",
+        ),
+        (
+            json!([{"event": "subtask", "name": "h", "input": {}, "events": [{"event": "tool", "id": "t", "function": "f", "arguments": {}, "calls": []}]}]),
+            serde_json::Value::Null,
+            "field `/events/0/events/0/calls`: unknown key `calls` in an Inspect `tool` event",
+        ),
+        (
+            json!([{"function": "f", "arguments": {}}]),
+            serde_json::Value::Null,
+            "field `/events/0/event`: expected the event type",
+        ),
+        (
+            json!([{"event": "model", "model": "m", "input": [], "output": two.clone()}]),
+            serde_json::Value::Null,
+            "field `/events/0/output/choices`: 2 choices",
+        ),
+        (json!([]), two, "field `/output/choices`: 2 choices"),
+    ];
+    for (events, output, want) in cases {
+        std::fs::write(&p, inspect_log(events, output).to_string()).unwrap();
+        let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+        assert!(t.is_empty(), "{want}: {:?}", t.first().map(calls));
+        assert!(o.len() == 1 && o[0].contains(want), "{want}: {o:?}");
+    }
+}
+
 // ---- the independent count ----
 
 /// What pactum imported, in the script's words, or `refused`.

@@ -598,6 +598,58 @@ fn auto_detection() {
 }
 
 #[test]
+fn a_record_in_another_format_or_holding_messages_is_no_summary_line() {
+    let conv = r#"{"id": "c1", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]}"#;
+    let otlp = r#"{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b000000000000001", "name": "chat", "startTimeUnixNano": "1700000000001000000", "endTimeUnixNano": "1700000000002000000", "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}, {"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"tool_call\", \"name\": \"delete_file\", \"arguments\": {}, \"id\": \"c1\"}]}]"}}]}]}]}]}"#;
+    let cases = [
+        (otlp, "mixed.jsonl:2: a record in another trace format (otlp)"),
+        (
+            r#"{"id": "c2", "conversation": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "x", "type": "function", "function": {"name": "delete_file", "arguments": "{}"}}]}]}"#,
+            "field `/conversation`: no messages array at `/messages`, but the record holds messages here",
+        ),
+        (
+            r#"{"id": "c3", "result": {"tool_calls": [{"id": "x", "type": "function", "function": {"name": "delete_file", "arguments": "{}"}}]}}"#,
+            "field `/result/tool_calls`: no messages array at `/messages`, but the record holds tool calls here",
+        ),
+        (
+            r#"{"id": "c4", "observability": "full", "turns": []}"#,
+            "a record in another trace format (pactum)",
+        ),
+        (
+            r#"{"trace": {"id": "t"}, "observations": []}"#,
+            "a record in another trace format (langfuse)",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("mixed.jsonl");
+    for (line, want) in cases {
+        std::fs::write(&p, format!("{conv}\n{line}\n")).unwrap();
+        let (items, stats) = read(&p, &opts(TraceFormat::Auto, Some(L::ToolCalls))).unwrap();
+        assert_eq!(
+            (stats.traces, stats.skipped, stats.errors),
+            (1, 0, 1),
+            "{want}: {:?}",
+            describe(&items)
+        );
+        let got = describe(&items).join("\n");
+        assert!(got.contains(want), "{want}: {got}");
+    }
+    // A summary line, even one naming tool calls in its keys, is skipped.
+    std::fs::write(
+        &p,
+        format!("{{\"metadata\": {{\"benchmark\": \"x\", \"accuracy\": 0.5, \"tool_calls\": 3, \"tools\": [\"delete_file\"]}}}}\n{conv}\n"),
+    )
+    .unwrap();
+    let (items, stats) = read(&p, &opts(TraceFormat::Auto, Some(L::ToolCalls))).unwrap();
+    assert_eq!(
+        (stats.traces, stats.skipped, stats.errors),
+        (1, 1, 0),
+        "{:?}",
+        describe(&items)
+    );
+}
+
+#[test]
 fn explicit_format_on_other_extensions_sniffs_the_framing() {
     let dir = tempfile::tempdir().unwrap();
     let arr = dir.path().join("traces.txt");

@@ -257,6 +257,37 @@ fn gemini_calls_without_ids_join_by_name_and_order_and_status_error_is_errored()
 }
 
 #[test]
+fn gemini_reply_of_several_candidates_is_refused() {
+    // The second candidate calls `delete_file`: which one the application
+    // acted on is not recorded, so neither is read.
+    let cassette = r#"interactions:
+- request:
+    body: "{\"contents\": [{\"role\": \"user\", \"parts\": [{\"text\": \"clean tmp\"}]}]}"
+    uri: https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent
+  response:
+    body:
+      string: "{\"candidates\": [{\"content\": {\"role\": \"model\", \"parts\": [{\"text\": \"nothing to do\"}]}, \"finishReason\": \"STOP\", \"index\": 0}, {\"content\": {\"role\": \"model\", \"parts\": [{\"functionCall\": {\"name\": \"delete_file\", \"args\": {\"path\": \"/etc/x\"}}}]}, \"finishReason\": \"STOP\", \"index\": 1}]}"
+    status:
+      code: 200
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("two.yaml");
+    std::fs::write(&p, cassette).unwrap();
+    let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+    assert!(
+        t.is_empty(),
+        "{:?}",
+        t.iter().map(summary).collect::<Vec<_>>()
+    );
+    assert!(
+        o.len() == 1
+            && o[0].contains("/interactions/0/response/body/string/candidates")
+            && o[0].contains("2 candidates"),
+        "{o:?}"
+    );
+}
+
+#[test]
 fn gemini_answer_naming_another_function_is_never_paired() {
     let s = one("gemini/unmatched_answer.yaml");
     let call = &s["turns"][0]["calls"][0];
@@ -341,12 +372,155 @@ fn langsmith_tool_run_in_error_is_the_errored_call_of_the_llm_run() {
         s["turns"][0]["response"],
         "The transfer failed: transfers are disabled."
     );
+    // Every run ended (the chain and the second LLM run by their patches).
+    assert_eq!(s["incomplete"], serde_json::Value::Null, "{s}");
 }
 
 #[test]
 fn langsmith_fixtures_agree_with_the_independent_count() {
     let files = files_in(&fixture("langsmith"), &["json"]);
     assert_eq!(agree_with_script(&files), files.len());
+}
+
+/// A LangSmith run (`end_time` 1728803138000 unless `end` says otherwise:
+/// `Some(null)` writes `null`, `None` leaves the key out).
+fn ls_run(
+    id: &str,
+    name: &str,
+    run_type: &str,
+    trace: &str,
+    parent: Option<&str>,
+    end: Option<serde_json::Value>,
+) -> serde_json::Value {
+    let mut r = serde_json::json!({"id": id, "name": name, "run_type": run_type, "trace_id": trace,
+        "start_time": 1728803137000_u64, "inputs": {}, "outputs": null});
+    if let Some(p) = parent {
+        r["parent_run_id"] = serde_json::json!(p);
+    }
+    if let Some(e) = end {
+        r["end_time"] = e;
+    }
+    if run_type == "llm" {
+        r["inputs"] = serde_json::json!({"messages": [{"role": "user", "content": "clean tmp"}]});
+        r["outputs"] = serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "Done, nothing deleted."}}]});
+    }
+    r
+}
+
+fn ls_import(post: serde_json::Value) -> (Vec<Trace>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("runs.json");
+    std::fs::write(
+        &p,
+        serde_json::json!({"post": post, "patch": []}).to_string(),
+    )
+    .unwrap();
+    import(&p, &ImportOptions::default()).unwrap()
+}
+
+#[test]
+fn langsmith_run_not_ended_or_parent_not_exported_makes_the_trace_incomplete() {
+    let ended = Some(serde_json::json!(1728803138000_u64));
+    let llm = ls_run("l", "ChatOpenAI", "llm", "t", Some("r"), ended.clone());
+    // Complete: every run ended, every parent present.
+    let (t, o) = ls_import(serde_json::json!([
+        ls_run("r", "Agent", "chain", "t", None, ended.clone()),
+        llm
+    ]));
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t[0].incomplete, None);
+    // The root never ended (`null`, or no key): the agent may have gone on
+    // to call tools after what the file shows.
+    for end in [Some(serde_json::Value::Null), None] {
+        let (t, o) = ls_import(serde_json::json!([
+            ls_run("r", "Agent", "chain", "t", None, end),
+            llm
+        ]));
+        assert!(o.is_empty(), "{o:?}");
+        assert!(
+            t[0].incomplete
+                .as_deref()
+                .is_some_and(|i| i.contains("run `Agent` (`r`) has not ended")),
+            "{:?}",
+            t[0].incomplete
+        );
+    }
+    // The parent run is not in the file: an export that stopped early.
+    let (t, o) = ls_import(serde_json::json!([llm]));
+    assert!(o.is_empty(), "{o:?}");
+    assert!(
+        t[0].incomplete
+            .as_deref()
+            .is_some_and(|i| i.contains("names a parent run `r` the file does not hold")),
+        "{:?}",
+        t[0].incomplete
+    );
+}
+
+#[test]
+fn langsmith_run_whose_parent_is_in_another_trace_is_an_error() {
+    let ended = Some(serde_json::json!(1728803138000_u64));
+    let mut tool = ls_run(
+        "d",
+        "delete_file",
+        "tool",
+        "other",
+        Some("r"),
+        ended.clone(),
+    );
+    tool["inputs"] = serde_json::json!({"path": "/etc"});
+    let (t, o) = ls_import(serde_json::json!([
+        ls_run("r", "Agent", "chain", "t", None, ended.clone()),
+        ls_run("l", "ChatOpenAI", "llm", "t", Some("r"), ended),
+        tool
+    ]));
+    // Neither trace is graded: which one the call belongs to is not known.
+    assert!(
+        t.is_empty(),
+        "{:?}",
+        t.iter().map(summary).collect::<Vec<_>>()
+    );
+    assert_eq!(o.len(), 2, "{o:?}");
+    assert!(
+        o.iter().all(|e| e.contains("/post/2/parent_run_id")),
+        "{o:?}"
+    );
+    assert!(
+        o.iter()
+            .any(|e| e.contains("of trace `other` names a parent run `r` in trace `t`"))
+            && o.iter()
+                .any(|e| e.contains("trace `t`: its run `r` is named as the parent")),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn langsmith_several_choices_or_generations_are_refused() {
+    let ended = Some(serde_json::json!(1728803138000_u64));
+    let del = serde_json::json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "delete_file", "arguments": "{}"}}]});
+    let mut two = ls_run("l", "ChatOpenAI", "llm", "t", Some("r"), ended.clone());
+    two["outputs"] = serde_json::json!({"choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "Done."}},
+        {"index": 1, "message": del}]});
+    let mut gens = ls_run("l", "ChatOpenAI", "llm", "t", Some("r"), ended.clone());
+    gens["outputs"] = serde_json::json!({"generations": [[
+        {"text": "Done."},
+        {"text": "", "message": {"type": "ai", "content": "", "tool_calls": [{"name": "delete_file", "args": {}, "id": "c", "type": "tool_call"}]}}]]});
+    for (llm, want) in [
+        (two, "/post/1/outputs/choices"),
+        (gens, "/post/1/outputs/generations"),
+    ] {
+        let (t, o) = ls_import(serde_json::json!([
+            ls_run("r", "Agent", "chain", "t", None, ended.clone()),
+            llm
+        ]));
+        assert!(t.is_empty(), "{want}");
+        assert!(
+            o.len() == 1 && o[0].contains(want) && o[0].contains("2 choices"),
+            "{want}: {o:?}"
+        );
+    }
 }
 
 #[test]
@@ -400,6 +574,163 @@ fn langfuse_detection_picks_one_reader_and_says_which() {
     };
     let (t, _) = import(&fixture("otel/langfuse_openinference_excerpt.json"), &opts).unwrap();
     assert_eq!(t[0].metadata["format"], "langfuse");
+}
+
+/// `fixtures/langfuse/tool_error.trace.json` with `extra` observations
+/// (under the root span) and, when `defined` is given, one more tool
+/// definition among the first generation's input messages.
+fn lf_import(extra: &[serde_json::Value], defined: Option<&str>) -> (Vec<Trace>, Vec<String>) {
+    let mut doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("langfuse/tool_error.trace.json")).unwrap(),
+    )
+    .unwrap();
+    let obs = doc["observations"].as_array_mut().unwrap();
+    if let Some(name) = defined {
+        let mut input: serde_json::Value =
+            serde_json::from_str(obs[1]["input"].as_str().unwrap()).unwrap();
+        input.as_array_mut().unwrap().push(serde_json::json!(
+            {"role": "tool", "content": {"type": "function", "function": {"name": name, "parameters": {}}}}));
+        obs[1]["input"] = serde_json::json!(input.to_string());
+    }
+    obs.extend(extra.iter().cloned());
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("lf.json");
+    std::fs::write(&p, doc.to_string()).unwrap();
+    let opts = ImportOptions {
+        format: TraceFormat::Langfuse,
+        ..ImportOptions::default()
+    };
+    import(&p, &opts).unwrap()
+}
+
+/// An observation named `delete_file` under the root span, with
+/// arguments and a result.
+fn lf_obs(id: &str, ty: Option<&str>) -> serde_json::Value {
+    let mut o = serde_json::json!({"id": id, "traceId": "lf-tool-error", "parentObservationId": "obs-1",
+        "name": "delete_file", "startTime": "2025-01-01T00:00:01.250Z", "endTime": "2025-01-01T00:00:01.260Z",
+        "level": "DEFAULT", "statusMessage": null,
+        "input": "{\"path\": \"/etc\"}", "output": "\"deleted\"", "metadata": "{}"});
+    if let Some(t) = ty {
+        o["type"] = serde_json::json!(t);
+    }
+    o
+}
+
+fn call_names(t: &Trace) -> Vec<String> {
+    t.tool_calls().map(|(_, c)| c.name.clone()).collect()
+}
+
+#[test]
+fn langfuse_observation_type_pactum_does_not_know_is_an_error() {
+    for ty in [Some("FOO"), Some("tool"), None] {
+        let (t, o) = lf_import(&[lf_obs("obs-9", ty)], None);
+        assert!(t.is_empty(), "{ty:?}: {:?}", t.first().map(call_names));
+        assert!(
+            o.len() == 1
+                && o[0].contains("/observations/4/type")
+                && o[0].contains("observation type"),
+            "{ty:?}: {o:?}"
+        );
+    }
+}
+
+#[test]
+fn langfuse_span_with_a_tool_name_is_a_call_and_an_unnamed_one_cuts_off() {
+    // Named after a tool the generations were offered (or called): the
+    // tool's execution, whatever its observation type.
+    for ty in ["SPAN", "CHAIN", "EVENT", "RETRIEVER", "GUARDRAIL"] {
+        let (t, o) = lf_import(&[lf_obs("obs-9", Some(ty))], Some("delete_file"));
+        assert!(o.is_empty(), "{ty}: {o:?}");
+        assert_eq!(call_names(&t[0]), ["transfer_funds", "delete_file"], "{ty}");
+        assert_eq!(
+            t[0].tool_calls().nth(1).unwrap().1.arguments,
+            serde_json::json!({"path": "/etc"})
+        );
+    }
+    // Named after nothing the trace shows: a generic observation that
+    // recorded arguments and a result may have been a tool: absences
+    // prove nothing.
+    for ty in ["SPAN", "CHAIN", "EVENT"] {
+        let (t, o) = lf_import(&[lf_obs("obs-9", Some(ty))], None);
+        assert!(o.is_empty(), "{ty}: {o:?}");
+        assert_eq!(call_names(&t[0]), ["transfer_funds"], "{ty}");
+        assert!(
+            t[0].incomplete.as_deref().is_some_and(|i| i.contains(
+                "observation `delete_file` (`obs-9`, /observations/4) recorded an input and an output"
+            )),
+            "{ty}: {:?}",
+            t[0].incomplete
+        );
+    }
+    // One that has children is structure (their spans say what ran), and
+    // one whose type says what it is is read as that.
+    let mut parent = lf_obs("obs-9", Some("SPAN"));
+    parent["name"] = serde_json::json!("helper");
+    let mut child = lf_obs("obs-10", Some("SPAN"));
+    child["parentObservationId"] = serde_json::json!("obs-9");
+    child["input"] = serde_json::Value::Null;
+    for (extra, ty) in [
+        (vec![parent, child], "SPAN"),
+        (vec![lf_obs("obs-9", Some("RETRIEVER"))], "RETRIEVER"),
+    ] {
+        let (t, o) = lf_import(&extra, None);
+        assert!(o.is_empty(), "{ty}: {o:?}");
+        assert_eq!(call_names(&t[0]), ["transfer_funds"], "{ty}");
+        assert_eq!(t[0].incomplete, None, "{ty}");
+    }
+}
+
+#[test]
+fn langfuse_reads_responses_api_generations_by_its_own_fields() {
+    let opts = ImportOptions {
+        format: TraceFormat::Langfuse,
+        ..ImportOptions::default()
+    };
+    let (t, o) = import(
+        &fixture("langfuse/openai_agents_responses.trace.json"),
+        &opts,
+    )
+    .unwrap();
+    assert!(o.is_empty(), "{o:?}");
+    let s = summary(&t[0]);
+    assert_eq!(s["format"], "langfuse");
+    assert_eq!(s["incomplete"], serde_json::Value::Null);
+    assert_eq!(s["turns"].as_array().unwrap().len(), 1, "{s}");
+    assert_eq!(s["turns"][0]["input"][0], "What's the weather in Tokyo?");
+    let calls = s["turns"][0]["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{s}");
+    assert_eq!(calls[0][0], "get_weather");
+    assert_eq!(calls[0][1], "call_Kud0j0DxWSmLzv9W5m6qVqXn");
+    assert_eq!(calls[0][2], serde_json::json!({"city": "Tokyo"}));
+    assert_eq!(calls[0][3], "The weather in Tokyo is sunny.");
+    assert!(s["turns"][0]["response"]
+        .as_str()
+        .unwrap()
+        .starts_with("The weather in Tokyo is currently sunny."));
+    // An output item pactum does not read (a hosted tool's call) is an
+    // error, never skipped.
+    let mut doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("langfuse/openai_agents_responses.trace.json")).unwrap(),
+    )
+    .unwrap();
+    let mut out: serde_json::Value =
+        serde_json::from_str(doc["observations"][2]["output"].as_str().unwrap()).unwrap();
+    out["output"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"type": "web_search_call", "id": "ws_1", "status": "completed"}));
+    doc["observations"][2]["output"] = serde_json::json!(out.to_string());
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("lf.json");
+    std::fs::write(&p, doc.to_string()).unwrap();
+    let (t, o) = import(&p, &opts).unwrap();
+    assert!(t.is_empty());
+    assert!(
+        o.len() == 1
+            && o[0].contains("/observations/2/output/output/1/type")
+            && o[0].contains("web_search_call"),
+        "{o:?}"
+    );
 }
 
 #[test]

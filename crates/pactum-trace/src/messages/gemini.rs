@@ -1,6 +1,7 @@
 //! Gemini `generateContent`: a request `{contents: [{role: user|model,
 //! parts}], systemInstruction, tools}` and its reply
-//! (`candidates[0].content.parts`, `finishReason`), Google AI and Vertex
+//! (`candidates[0].content.parts`, `finishReason`; a reply of several
+//! candidates is refused), Google AI and Vertex
 //! AI alike (`docs/traces.md`, "Gemini contents").
 //!
 //! Parts read: `text`, `functionCall {name, args, id?}` (calls),
@@ -189,6 +190,15 @@ pub(crate) fn exchange(it: &Value, at: &str) -> Result<Exchange, Problem> {
             ))
         }
     };
+    if candidates.len() > 1 {
+        return Err((
+            format!("{rat}/candidates"),
+            format!(
+                "{} candidates: which one the application acted on is not recorded, and reading one would drop the others' calls",
+                candidates.len()
+            ),
+        ));
+    }
     let Some(first) = candidates.first() else {
         if let Some(reason) = v.pointer("/promptFeedback/blockReason") {
             ex.failure = Some(format!(
