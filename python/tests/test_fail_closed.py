@@ -287,6 +287,20 @@ def test_ctrl_c_stops_a_live_run_and_leaves_it_resumable(tmp_path: pathlib.Path)
     assert "interrupted" in runs.stdout, runs
 
 
+def test_a_file_without_a_level_names_its_line_field_and_the_argument(tmp_path: pathlib.Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_text(json.dumps({"messages": SENDS}) + "\n")
+    with pytest.raises(InputError) as e:
+        Trace.from_file(f)
+    assert (e.value.file, e.value.line, e.value.field) == (str(f), 1, "/observability")
+    # The Python argument, not the command line's flag.
+    assert "observability=" in str(e.value) and "--observability" not in str(e.value)
+    # An error of the whole file names no line: None, never 0.
+    with pytest.raises(InputError) as e:
+        Trace.from_file(tmp_path / "missing.jsonl")
+    assert e.value.line is None
+
+
 def test_skipped_records_are_counted_aloud(tmp_path: pathlib.Path) -> None:
     f = tmp_path / "t.jsonl"
     f.write_text(json.dumps({"summary": True}) + "\n" + json.dumps({"observability": "tool_calls", "messages": SENDS}) + "\n")

@@ -86,12 +86,22 @@ impl ApiError {
         ApiError::new(ErrorKind::Input, message)
     }
 
+    /// Locates the error; `line` 0 names no line (lines are 1-based).
     fn at(mut self, file: impl Into<String>, line: u64, field: Option<String>) -> Self {
         self.file = Some(file.into());
-        self.line = Some(line);
+        self.line = (line > 0).then_some(line);
         self.field = field;
         self
     }
+}
+
+/// `message` in the Python API's terms: the command line's `--format`
+/// and `--observability` are the `format=` and `observability=`
+/// arguments there.
+pub fn in_python_terms(message: &str) -> String {
+    message
+        .replace("--observability", "observability=")
+        .replace("--format", "format=")
 }
 
 /// `err` with every secret taken out of its message, file, field and
@@ -235,13 +245,15 @@ pub fn read_trace_file(path: &str, format: &str, observability: Option<&str>) ->
             Item::Trace(t) => traces.push(serde_json::to_value(&t).unwrap_or(Value::Null)),
             Item::Skipped { .. } => skipped += 1,
             Item::Error(e) => errors.push(json!({
-                "file": e.file, "line": e.line, "field": e.field, "message": e.message,
+                "file": e.file, "line": e.line, "field": e.field,
+                "message": in_python_terms(&e.message),
             })),
         }
         std::ops::ControlFlow::Continue(())
     });
     if let Err(e) = read {
-        return Err(ApiError::input(e.to_string()).at(path, 0, None));
+        let (line, field) = (e.line().unwrap_or(0), e.field().map(str::to_string));
+        return Err(ApiError::input(e.to_string()).at(path, line, field));
     }
     if traces.is_empty() && errors.is_empty() {
         // As the grade pipeline says of such an input: never a pass.

@@ -18,7 +18,8 @@ use crate::api::{self, ApiError, ApiResult};
 /// Raises `err` as its `pactum.errors` class, with `file`, `line`,
 /// `field` and `diagnostics` set.
 fn raise(py: Python<'_>, err: ApiError) -> PyErr {
-    let err = api::redact_error(err);
+    let mut err = api::redact_error(err);
+    err.message = api::in_python_terms(&err.message);
     let build = || -> PyResult<PyErr> {
         let errors = py.import("pactum.errors")?;
         let cls = errors.getattr(err.kind.class_name())?;

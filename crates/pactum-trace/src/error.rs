@@ -140,6 +140,27 @@ pub enum ImportError {
     },
 }
 
+impl ImportError {
+    /// The 1-based line the error is at, when it names one.
+    pub fn line(&self) -> Option<u64> {
+        match self {
+            ImportError::NoObservability { line, .. }
+            | ImportError::RecordsNotFound { line, .. }
+            | ImportError::Syntax { line, .. }
+            | ImportError::Yaml { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+
+    /// The record member the error is about (a JSON pointer), when one is.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            ImportError::NoObservability { .. } => Some("/observability"),
+            _ => None,
+        }
+    }
+}
+
 /// A record that could not be imported. Reading goes on with the next one.
 ///
 /// Displays as `FILE:LINE: field `F`: MESSAGE`, or `FILE:LINE: MESSAGE`
