@@ -28,7 +28,8 @@ without pactum's code, so the real-data check can compare the two:
   from the previous call's, or its input ends with a user/system message
   that is not only tool results;
 * tool calls: the calls of each captured output, plus each tool span
-  (`execute_tool`, OpenInference TOOL) that no output call accounts for
+  (`execute_tool`, OpenInference TOOL, Traceloop `tool`, or a span with
+  `gen_ai.tool.name` and no other kind) that no output call accounts for
   (same id, else same name); errored calls: tool spans in error (status
   ERROR, `error.type`, an `exception` event).
 """
@@ -141,11 +142,22 @@ def keys_max(attrs, pattern):
     return max(found) if found else None
 
 
+TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "traceloop.entity.name")
+
+
+def tool_name(a):
+    return next((a[k] for k in TOOL_NAMES if a.get(k)), None)
+
+
 def kind(s):
     a = s["attrs"]
     op = a.get("gen_ai.operation.name")
     oi = str(a.get("openinference.span.kind", "")).upper()
-    if op == "execute_tool" or oi == "TOOL":
+    loop = a.get("traceloop.span.kind")
+    if op == "execute_tool" or oi == "TOOL" or loop == "tool":
+        return "tool"
+    # A span that names a tool and says nothing else is one.
+    if "gen_ai.tool.name" in a and op is None and not oi and loop is None:
         return "tool"
     content = any(k in a for k in ("gen_ai.input.messages", "gen_ai.output.messages")) or any(
         k.startswith(("llm.input_messages.", "llm.output_messages.", "gen_ai.prompt.", "gen_ai.completion."))
@@ -361,7 +373,7 @@ def count(path):
         return "refused: not an OTLP or Jaeger document, nor a Langfuse export of OpenInference spans"
     for s in spans:
         a = s["attrs"]
-        if kind(s) == "tool" and not (a.get("gen_ai.tool.name") or a.get("tool.name")):
+        if kind(s) == "tool" and not tool_name(a):
             return "refused: a tool span without a tool name"
     by_trace = {}
     for s in spans:
@@ -422,7 +434,7 @@ def count(path):
         for s in tools:
             a = s["attrs"]
             cid = (a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or "").strip() or None
-            name = a.get("gen_ai.tool.name") or a.get("tool.name")
+            name = tool_name(a)
             match = None
             for i, (oid, oname) in enumerate(out):
                 if not joined[i] and cid is not None and oid is not None and oid.strip() == cid:

@@ -460,3 +460,314 @@ fn a_tool_span_naming_another_tool_than_its_call_id_refuses_the_trace() {
         "{error}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// Spans written inline: each test below is a trace holding a `delete_file`
+// call (or hiding one) that once imported as "captured, no call", so a
+// contract prohibiting `delete_file` passed it.
+
+/// OTLP attributes from a JSON object: strings, integers and arrays of
+/// strings.
+fn kvs(attrs: &serde_json::Value) -> Vec<serde_json::Value> {
+    fn any(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::String(s) => serde_json::json!({"stringValue": s}),
+            serde_json::Value::Number(n) => serde_json::json!({"intValue": n.to_string()}),
+            serde_json::Value::Array(a) => {
+                serde_json::json!({"arrayValue": {"values": a.iter().map(any).collect::<Vec<_>>()}})
+            }
+            other => panic!("no OTLP value for {other}"),
+        }
+    }
+    attrs
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| serde_json::json!({"key": k, "value": any(v)}))
+        .collect()
+}
+
+const TID: &str = "0af7651916cd43dd8448eb211c80319c";
+
+/// One OTLP span of trace [`TID`]: `n` orders the start times.
+fn sp(
+    id: &str,
+    parent: Option<&str>,
+    n: u64,
+    name: &str,
+    attrs: serde_json::Value,
+) -> serde_json::Value {
+    let mut s = serde_json::json!({
+        "traceId": TID, "spanId": id, "name": name,
+        "startTimeUnixNano": (1_700_000_000_000_000_000u64 + n * 1_000_000).to_string(),
+        "endTimeUnixNano": (1_700_000_000_000_000_000u64 + n * 1_000_000 + 500_000).to_string(),
+        "attributes": kvs(&attrs),
+    });
+    if let Some(p) = parent {
+        s["parentSpanId"] = serde_json::json!(p);
+    }
+    s
+}
+
+const ROOT: &str = "a000000000000001";
+
+/// The root `invoke_agent` span every inline trace hangs from.
+fn root() -> serde_json::Value {
+    let mut r = sp(
+        ROOT,
+        None,
+        0,
+        "invoke_agent a",
+        serde_json::json!({"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
+    );
+    r["endTimeUnixNano"] = serde_json::json!("1700000000100000000");
+    r
+}
+
+/// A `chat` span without content (content capture off).
+fn chat_no_content(id: &str, n: u64) -> serde_json::Value {
+    sp(
+        id,
+        Some(ROOT),
+        n,
+        "chat gpt-4o",
+        serde_json::json!({"gen_ai.operation.name": "chat"}),
+    )
+}
+
+fn otlp_of(spans: Vec<serde_json::Value>) -> serde_json::Value {
+    serde_json::json!({"resourceSpans": [{"resource": {}, "scopeSpans": [{"scope": {"name": "t"}, "spans": spans}]}]})
+}
+
+/// Imports `doc` written as `name` (auto-detected).
+fn import_doc(name: &str, doc: &serde_json::Value) -> (Vec<Trace>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(doc).unwrap()).unwrap();
+    import(&path, &ImportOptions::default()).unwrap()
+}
+
+fn call_names(t: &Trace) -> Vec<String> {
+    t.tool_calls().map(|(_, c)| c.name.clone()).collect()
+}
+
+#[test]
+fn a_span_naming_a_tool_without_an_operation_name_is_a_tool_execution() {
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            chat_no_content("b000000000000001", 1),
+            sp(
+                "c000000000000001",
+                Some(ROOT),
+                2,
+                "execute_tool read_file",
+                serde_json::json!({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "read_file"}),
+            ),
+            sp(
+                "c000000000000002",
+                Some(ROOT),
+                3,
+                "delete_file",
+                serde_json::json!({"gen_ai.tool.name": "delete_file", "gen_ai.tool.call.arguments": "{\"path\":\"/\"}"}),
+            ),
+        ]),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(call_names(&t[0]), ["read_file", "delete_file"]);
+    assert_eq!(
+        t[0].turns[0].tool_calls[1].arguments,
+        serde_json::json!({"path": "/"})
+    );
+    assert_eq!(t[0].metadata["tool_spans"], 2);
+}
+
+#[test]
+fn a_traceloop_tool_span_is_a_tool_execution_and_its_python_binding_is_read() {
+    let tool = |id: &str, n: u64, input: &str| {
+        sp(
+            id,
+            Some(ROOT),
+            n,
+            "delete_file.tool",
+            serde_json::json!({
+            "traceloop.span.kind": "tool", "traceloop.entity.name": "delete_file",
+            "traceloop.entity.input": input, "traceloop.entity.output": "\"deleted\""}),
+        )
+    };
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            chat_no_content("b000000000000001", 1),
+            // Keyword arguments only: they are the call's arguments.
+            tool(
+                "c000000000000001",
+                2,
+                r#"{"args": [], "kwargs": {"path": "/etc"}}"#,
+            ),
+            // A positional argument: which parameter it fills is not
+            // recorded, so the arguments are not read (conditions on them
+            // answer undetermined).
+            tool("c000000000000002", 3, r#"{"args": ["/etc"], "kwargs": {}}"#),
+            // Not a binding: the arguments as recorded.
+            tool("c000000000000003", 4, r#"{"path": "/"}"#),
+        ]),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    let calls = &t[0].turns[0].tool_calls;
+    assert_eq!(
+        call_names(&t[0]),
+        ["delete_file", "delete_file", "delete_file"]
+    );
+    assert_eq!(calls[0].arguments, serde_json::json!({"path": "/etc"}));
+    assert_eq!(calls[0].result, Some(serde_json::json!("\"deleted\"")));
+    assert!(
+        calls[1].readable_arguments().is_none(),
+        "{:?}",
+        calls[1].arguments
+    );
+    assert_eq!(calls[2].arguments, serde_json::json!({"path": "/"}));
+}
+
+#[test]
+fn an_openinference_tool_input_wrapped_as_python_kwargs_is_unwrapped_only_when_unambiguous() {
+    let tool = |id: &str, n: u64, input: &str| {
+        sp(
+            id,
+            Some(ROOT),
+            n,
+            "delete_file",
+            serde_json::json!({
+            "openinference.span.kind": "TOOL", "tool.name": "delete_file", "input.value": input}),
+        )
+    };
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            chat_no_content("b000000000000001", 1),
+            // smolagents binds `Tool.__call__(*args, sanitize_inputs_outputs, **kwargs)`.
+            tool(
+                "c000000000000001",
+                2,
+                r#"{"args": [], "sanitize_inputs_outputs": false, "kwargs": {"path": "/etc/passwd"}}"#,
+            ),
+            // `kwargs` alone may be a parameter of that name: not read.
+            tool(
+                "c000000000000002",
+                3,
+                r#"{"kwargs": {"path": "/etc/passwd"}}"#,
+            ),
+        ]),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    let calls = &t[0].turns[0].tool_calls;
+    assert_eq!(
+        calls[0].arguments,
+        serde_json::json!({"path": "/etc/passwd"})
+    );
+    assert!(
+        calls[1].readable_arguments().is_none(),
+        "{:?}",
+        calls[1].arguments
+    );
+}
+
+#[test]
+fn a_span_naming_a_tool_and_saying_it_is_something_else_refuses_the_trace() {
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            sp(
+                "b000000000000001",
+                Some(ROOT),
+                1,
+                "chat",
+                serde_json::json!({
+                "gen_ai.operation.name": "chat", "gen_ai.tool.name": "delete_file"}),
+            ),
+        ]),
+    );
+    assert!(t.is_empty());
+    assert!(
+        o[0].contains("gen_ai.tool.name") && o[0].contains("chat"),
+        "{o:?}"
+    );
+    // A tool span of a convention pactum does not read (the Vercel AI SDK's
+    // `ai.toolCall`) is refused, not passed over.
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            chat_no_content("b000000000000001", 1),
+            sp(
+                "c000000000000001",
+                Some(ROOT),
+                2,
+                "ai.toolCall",
+                serde_json::json!({
+                "operation.name": "ai.toolCall", "ai.toolCall.name": "delete_file"}),
+            ),
+        ]),
+    );
+    assert!(t.is_empty());
+    assert!(o[0].contains("ai.toolCall.name"), "{o:?}");
+}
+
+#[test]
+fn a_trace_without_a_readable_llm_or_tool_span_is_skipped_only_when_it_carries_no_genai_attribute()
+{
+    let tid2 = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    let mut agent_only = sp(
+        ROOT,
+        None,
+        0,
+        "invoke_agent",
+        serde_json::json!({"gen_ai.operation.name": "invoke_agent"}),
+    );
+    agent_only["traceId"] = serde_json::json!(tid2);
+    let mut http = sp(
+        "d000000000000001",
+        None,
+        0,
+        "GET /health",
+        serde_json::json!({"http.method": "GET"}),
+    );
+    http["traceId"] = serde_json::json!("cccccccccccccccccccccccccccccccc");
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            sp(
+                "b000000000000001",
+                Some(ROOT),
+                1,
+                "chat",
+                serde_json::json!({
+                "gen_ai.operation.name": "chat",
+                "gen_ai.output.messages": "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"text\", \"content\": \"ok\"}]}]"}),
+            ),
+            agent_only,
+            http,
+        ]),
+    );
+    assert_eq!(t.len(), 1);
+    assert_eq!(o.len(), 2, "{o:?}");
+    // An agent ran and nothing shows what it did: an error, so the run is
+    // partial, never green.
+    assert!(
+        o.iter().any(|x| x.starts_with("error:")
+            && x.contains(tid2)
+            && x.contains("gen_ai.operation.name")),
+        "{o:?}"
+    );
+    // Spans of no GenAI convention at all (a health check): passed over.
+    assert!(
+        o.iter()
+            .any(|x| x.starts_with("skipped") && x.contains("cccccccc")),
+        "{o:?}"
+    );
+}

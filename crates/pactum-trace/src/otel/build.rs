@@ -522,6 +522,25 @@ fn one(
         }
     }
     if llm_calls == 0 && tool_spans == 0 {
+        // Something of an LLM convention ran and pactum reads none of it:
+        // skipping would let the run show green over calls nobody saw.
+        if let Some((s, marker)) = spans
+            .iter()
+            .find_map(|s| genai::genai_marker(s).map(|k| (s, k)))
+        {
+            return Out::Error(RecordError::new(
+                file,
+                s.line,
+                Some(marker.to_string()),
+                format!(
+                    "trace `{}` has no LLM or tool span pactum reads, yet span `{}` (`{}`) carries `{}`: refused, not skipped (what it ran would go unseen)",
+                    shown(key),
+                    s.span_id,
+                    shown(&s.name),
+                    shown(marker)
+                ),
+            ));
+        }
         return Out::Skip {
             line,
             reason: format!(

@@ -45,8 +45,10 @@ pub(crate) struct Span {
 }
 
 /// Whether an attribute is kept: the GenAI, OpenInference and session
-/// keys, and the ADK tool keys; everything else (HTTP, resources, the
-/// tool schemas a request offered) is dropped on reading.
+/// keys, the ADK and Traceloop tool keys, and the attributes other
+/// conventions mark a tool execution with (such a span is refused, so the
+/// mark must survive); everything else (HTTP, resources, the tool schemas a
+/// request offered) is dropped on reading.
 pub(crate) fn kept(key: &str) -> bool {
     if key.starts_with("llm.request.functions.") || key.starts_with("llm.tools.") {
         return false;
@@ -70,6 +72,13 @@ pub(crate) fn kept(key: &str) -> bool {
                 | "error.type"
                 | "gcp.vertex.agent.tool_call_args"
                 | "gcp.vertex.agent.tool_response"
+                | "traceloop.span.kind"
+                | "traceloop.entity.name"
+                | "traceloop.entity.input"
+                | "traceloop.entity.output"
+                | "ai.toolCall.name"
+                | "langfuse.observation.type"
+                | "mlflow.spanType"
         )
 }
 
