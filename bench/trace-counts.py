@@ -31,7 +31,9 @@ without pactum's code, so the real-data check can compare the two:
   (`execute_tool`, OpenInference TOOL, Traceloop `tool`, or a span with
   `gen_ai.tool.name` and no other kind) that no output call accounts for
   (same id, else same name); errored calls: tool spans in error (status
-  ERROR, `error.type`, an `exception` event).
+  ERROR, `error.type`, an `exception` event); every message convention on
+  a span is read, and a span whose conventions name different calls makes
+  the file refused.
 """
 
 import json
@@ -188,37 +190,51 @@ def last_input_role(s):
     return roles[-1] if roles else None
 
 
+class Disagree(Exception):
+    """Two conventions on one span record different calls."""
+
+
 def output_calls(s):
-    """(id, name) of the calls in a captured output; None when not captured."""
+    """(id, name) of the calls in a captured output; None when not captured.
+    Every convention present is read; they must name the same calls."""
     a = s["attrs"]
+    found = []
     if "gen_ai.output.messages" in a:
         v = a["gen_ai.output.messages"]
         msgs = json.loads(v) if isinstance(v, str) else v
-        return [(p.get("id"), p.get("name")) for m in msgs for p in m.get("parts", []) if p.get("type") == "tool_call"]
+        found.append([(p.get("id"), p.get("name")) for m in msgs for p in m.get("parts", []) if p.get("type") == "tool_call"])
     if any(k.startswith("llm.output_messages.") for k in a):
         out = []
         for k in sorted(a):
             m = re.match(r"llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.function\.name$", k)
             if m:
                 out.append((a.get(k.replace("function.name", "id")), a[k]))
-        return out
+        found.append(out)
     if any(k.startswith("gen_ai.completion.") for k in a):
         out = []
         for k in sorted(a):
             m = re.match(r"gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.name$", k)
             if m:
                 out.append((a.get(k[:-len("name")] + "id"), a[k]))
-        return out
+        found.append(out)
     choices = [e for n, e in s["events"] if n == "gen_ai.choice"]
     if choices:
         out = []
         for e in choices:
-            msg = e.get("message")
+            body = e.get("gen_ai.event.content")
+            body = json.loads(body) if isinstance(body, str) else (body or e)
+            msg = body.get("message")
             msg = json.loads(msg) if isinstance(msg, str) else msg
             for c in msg.get("tool_calls") or []:
                 out.append((c.get("id"), c.get("function", {}).get("name", c.get("name"))))
-        return out
-    return None
+        found.append(out)
+    if not found:
+        return None
+    if any(sorted(n for _, n in f) != sorted(n for _, n in found[0]) for f in found):
+        raise Disagree()
+    # Ids from whichever convention recorded them.
+    return [(next((f[i][0] for f in found if f[i][0] is not None), None), found[0][i][1])
+            for i in range(len(found[0]))]
 
 
 def one_value(spans, key):
@@ -382,6 +398,13 @@ def count(path):
     for tid, ss in by_trace.items():
         key = one_value(ss, "gen_ai.conversation.id") or one_value(ss, "session.id") or tid
         groups.setdefault(key, []).extend(ss)
+    try:
+        return tally(groups)
+    except Disagree:
+        return "refused: two conventions on one span record different calls"
+
+
+def tally(groups):
     traces = turns = calls = errored = 0
     for ss in groups.values():
         ss.sort(key=lambda s: (s["start"], s["trace"], s["id"]))

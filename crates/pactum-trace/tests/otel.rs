@@ -771,3 +771,74 @@ fn a_trace_without_a_readable_llm_or_tool_span_is_skipped_only_when_it_carries_n
         "{o:?}"
     );
 }
+
+const USER_IN: &str =
+    r#"[{"role": "user", "parts": [{"type": "text", "content": "clean up tmp"}]}]"#;
+
+#[test]
+fn two_conventions_on_one_span_are_two_places_of_one_call_and_must_agree() {
+    let text_only = r#"[{"role": "assistant", "parts": [{"type": "text", "content": "Nothing deleted."}], "finish_reason": "stop"}]"#;
+    // The current attributes say text only; the older flattened keys on the
+    // same span record a delete_file call.
+    let flat = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": text_only,
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.tool_calls.0.name": "delete_file",
+        "gen_ai.completion.0.tool_calls.0.arguments": "{\"path\":\"/\"}",
+        "gen_ai.completion.0.tool_calls.0.id": "c3"}),
+    );
+    let (t, o) = import_doc("t.json", &otlp_of(vec![root(), flat]));
+    assert!(
+        t.is_empty(),
+        "{:?}",
+        t.iter().map(summary).collect::<Vec<_>>()
+    );
+    assert!(
+        o[0].contains("gen_ai.completion") && o[0].contains("gen_ai.output.messages"),
+        "{o:?}"
+    );
+    // The same with a `gen_ai.choice` event.
+    let mut ev = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": text_only}),
+    );
+    ev["events"] = serde_json::json!([{"name": "gen_ai.choice", "timeUnixNano": "1700000000001000000",
+        "attributes": kvs(&serde_json::json!({"gen_ai.event.content":
+            r#"{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "tool_calls": [{"id": "c9", "type": "function", "function": {"name": "delete_file", "arguments": "{\"path\":\"/\"}"}}]}}"#}))}]);
+    let (t, o) = import_doc("t.json", &otlp_of(vec![root(), ev]));
+    assert!(t.is_empty());
+    assert!(o[0].contains("gen_ai.choice"), "{o:?}");
+    // Two conventions that agree are one message: the call is read once,
+    // each side filling what the other left out.
+    let same = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": r#"[{"role": "assistant", "parts": [{"type": "tool_call", "id": "c3", "name": "delete_file", "arguments": {"path": "/"}}], "finish_reason": "tool_calls"}]"#,
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.content": "Deleting.",
+        "gen_ai.completion.0.tool_calls.0.name": "delete_file",
+        "gen_ai.completion.0.tool_calls.0.arguments": "{\"path\":\"/\"}"}),
+    );
+    let (t, o) = import_doc("t.json", &otlp_of(vec![root(), same]));
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(
+        summary(&t[0])["turns"][0]["calls"],
+        serde_json::json!([["delete_file", "c3", {"path": "/"}, null, null]])
+    );
+    assert_eq!(t[0].turns[0].response.as_deref(), Some("Deleting."));
+}

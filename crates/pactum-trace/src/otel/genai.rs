@@ -4,7 +4,7 @@
 //! nothing pactum reads. Every message is decoded by
 //! [`pactum_core::chat`]; nothing here builds a tool call from JSON.
 //!
-//! Content, in order of precedence (the first present is read):
+//! Content, in every convention present (they must agree, see [`agree`]):
 //!
 //! | convention | input | output |
 //! |---|---|---|
@@ -146,26 +146,30 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
         .or_else(|| says.iter().find(|x| x.2 == Says::Other));
     let named = s.attrs.contains_key("gen_ai.tool.name");
     match (tool_by, other_by) {
-        (Some(t), Some(o)) if o.2 != Says::Other => return Err(problem(
-            o.0,
-            format!(
+        (Some(t), Some(o)) if o.2 != Says::Other => {
+            return Err(problem(
+                o.0,
+                format!(
                 "`{}: {}` says the span is a tool execution, `{}: {}` that it is not: which is it?",
                 t.0,
                 shown(t.1),
                 o.0,
                 shown(o.1)
             ),
-        )),
+            ))
+        }
         (Some(_), _) => return tool(s).map(Kind::Tool),
         (None, None) if named => return tool(s).map(Kind::Tool),
-        (None, Some(o)) if named => return Err(problem(
-            "gen_ai.tool.name",
-            format!(
+        (None, Some(o)) if named => {
+            return Err(problem(
+                "gen_ai.tool.name",
+                format!(
                 "the span names a tool, but `{}: {}` says it is not a tool execution: which is it?",
                 o.0,
                 shown(o.1)
             ),
-        )),
+            ))
+        }
         _ => {}
     }
     for (key, value, what) in UNREAD_TOOLS {
@@ -708,18 +712,32 @@ fn list_of(
         .collect()
 }
 
+/// What each convention present on a span records for one side of its call
+/// (input or output): where it sits, and its messages.
+type Readings = Vec<(&'static str, Vec<Msg>)>;
+
 fn input(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
+    let mut found: Readings = Vec::new();
     if let Some(v) = s.attrs.get(crate::langsmith::CHAT_INPUT) {
-        return list_of(v.clone(), "inputs.messages", openai_msg).map(Some);
+        found.push((
+            "inputs.messages",
+            list_of(v.clone(), "inputs.messages", openai_msg)?,
+        ));
     }
     if let Some(v) = s.attrs.get("gen_ai.input.messages") {
-        return genai_list(v, "gen_ai.input.messages").map(Some);
+        found.push((
+            "gen_ai.input.messages",
+            genai_list(v, "gen_ai.input.messages")?,
+        ));
     }
     if let Some(v) = unflatten(&s.attrs, "llm.input_messages.")? {
-        return list_of(v, "llm.input_messages", openinference_msg).map(Some);
+        found.push((
+            "llm.input_messages",
+            list_of(v, "llm.input_messages", openinference_msg)?,
+        ));
     }
     if let Some(v) = unflatten(&s.attrs, "gen_ai.prompt.")? {
-        return list_of(v, "gen_ai.prompt", openai_msg).map(Some);
+        found.push(("gen_ai.prompt", list_of(v, "gen_ai.prompt", openai_msg)?));
     }
     let mut msgs = Vec::new();
     for (i, e) in s.events.iter().enumerate() {
@@ -740,7 +758,150 @@ fn input(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
         }
         msgs.push(openai_msg(&Value::Object(body), &field)?);
     }
-    Ok((!msgs.is_empty()).then_some(msgs))
+    if !msgs.is_empty() {
+        found.push(("gen_ai.*.message events", msgs));
+    }
+    agree(found)
+}
+
+/// The one message list the conventions on a span record. Each convention
+/// is another place of the same messages (an instrumentation emitting two
+/// conventions at once): they must agree, message by message, and each
+/// fills what another left out. Reading only the first would drop a call
+/// the second records.
+fn agree(found: Readings) -> Result<Option<Vec<Msg>>, Problem> {
+    let mut it = found.into_iter();
+    let Some((first, mut merged)) = it.next() else {
+        return Ok(None);
+    };
+    for (other, msgs) in it {
+        merged = same_messages(first, merged, other, msgs)?;
+    }
+    Ok(Some(merged))
+}
+
+fn who_name(w: Who) -> &'static str {
+    match w {
+        Who::System => "system",
+        Who::User => "user",
+        Who::Assistant => "assistant",
+        Who::Tool => "tool",
+    }
+}
+
+fn same_messages(
+    a_at: &str,
+    a: Vec<Msg>,
+    b_at: &'static str,
+    b: Vec<Msg>,
+) -> Result<Vec<Msg>, Problem> {
+    let differ = |what: String| {
+        problem(
+            b_at,
+            format!("`{a_at}` and `{b_at}` record the same messages of one call and disagree: {what}; which is it?"),
+        )
+    };
+    if a.len() != b.len() {
+        return Err(differ(format!(
+            "{} message(s) against {}",
+            a.len(),
+            b.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(a.len());
+    for (i, (x, y)) in a.into_iter().zip(b).enumerate() {
+        if x.who != y.who {
+            return Err(differ(format!(
+                "message {i} is the {}'s in one, the {}'s in the other",
+                who_name(x.who),
+                who_name(y.who)
+            )));
+        }
+        let text = match (x.text, y.text) {
+            (Some(p), Some(q)) if p.trim() != q.trim() => {
+                return Err(differ(format!(
+                    "message {i} says `{}` in one and `{}` in the other",
+                    shown(&p),
+                    shown(&q)
+                )))
+            }
+            (p, q) => p.or(q),
+        };
+        if x.calls.len() != y.calls.len() {
+            return Err(differ(format!(
+                "message {i} makes {} tool call(s) in one and {} in the other",
+                x.calls.len(),
+                y.calls.len()
+            )));
+        }
+        let mut calls = Vec::with_capacity(x.calls.len());
+        for (j, (mut c, d)) in x.calls.into_iter().zip(y.calls).enumerate() {
+            let ids_differ = matches!((&c.id, &d.id), (Some(p), Some(q)) if p.trim() != q.trim());
+            let args_differ =
+                !c.arguments.is_null() && !d.arguments.is_null() && c.arguments != d.arguments;
+            if c.name != d.name || ids_differ || args_differ {
+                return Err(differ(format!(
+                    "call {j} of message {i} is `{}` in one and `{}` in the other{}",
+                    shown(&c.name),
+                    shown(&d.name),
+                    if c.name == d.name {
+                        " with other ids or arguments"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+            if c.id.is_none() {
+                c.id = d.id;
+            }
+            if c.arguments.is_null() {
+                c.arguments = d.arguments;
+            }
+            if c.result.is_none() {
+                c.result = d.result;
+            }
+            if c.error.is_none() {
+                c.error = d.error;
+            }
+            calls.push(c);
+        }
+        if x.results.len() != y.results.len() {
+            return Err(differ(format!(
+                "message {i} holds {} tool result(s) in one and {} in the other",
+                x.results.len(),
+                y.results.len()
+            )));
+        }
+        let mut results = Vec::with_capacity(x.results.len());
+        for (j, (mut r, q)) in x.results.into_iter().zip(y.results).enumerate() {
+            if let (chat::Answers::Id(p), chat::Answers::Id(o)) = (&r.answers, &q.answers) {
+                if p.trim() != o.trim() {
+                    return Err(differ(format!(
+                        "result {j} of message {i} answers `{}` in one and `{}` in the other",
+                        shown(p),
+                        shown(o)
+                    )));
+                }
+            }
+            if !matches!(r.answers, chat::Answers::Id(_)) {
+                r.answers = q.answers;
+            }
+            if r.result.is_none() {
+                r.result = q.result;
+            }
+            if r.error.is_none() {
+                r.error = q.error;
+            }
+            results.push(r);
+        }
+        out.push(Msg {
+            who: x.who,
+            text,
+            calls,
+            results,
+        });
+    }
+    Ok(out)
 }
 
 /// An event's body: `gen_ai.event.content` (JSON) when present, else its
@@ -776,17 +937,27 @@ fn event_body(e: &super::span::Event, field: &str) -> Result<Map<String, Value>,
 }
 
 fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
+    let mut found: Readings = Vec::new();
     if let Some(v) = s.attrs.get(crate::langsmith::CHAT_OUTPUT) {
-        return list_of(v.clone(), "outputs", openai_msg).map(Some);
+        found.push(("outputs", list_of(v.clone(), "outputs", openai_msg)?));
     }
     if let Some(v) = s.attrs.get("gen_ai.output.messages") {
-        return genai_list(v, "gen_ai.output.messages").map(Some);
+        found.push((
+            "gen_ai.output.messages",
+            genai_list(v, "gen_ai.output.messages")?,
+        ));
     }
     if let Some(v) = unflatten(&s.attrs, "llm.output_messages.")? {
-        return list_of(v, "llm.output_messages", openinference_msg).map(Some);
+        found.push((
+            "llm.output_messages",
+            list_of(v, "llm.output_messages", openinference_msg)?,
+        ));
     }
     if let Some(v) = unflatten(&s.attrs, "gen_ai.completion.")? {
-        return list_of(v, "gen_ai.completion", openai_msg).map(Some);
+        found.push((
+            "gen_ai.completion",
+            list_of(v, "gen_ai.completion", openai_msg)?,
+        ));
     }
     let mut msgs = Vec::new();
     for (i, e) in s.events.iter().enumerate() {
@@ -809,5 +980,8 @@ fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
             .or_insert_with(|| Value::String("assistant".into()));
         msgs.push(openai_msg(&Value::Object(m), &field)?);
     }
-    Ok((!msgs.is_empty()).then_some(msgs))
+    if !msgs.is_empty() {
+        found.push(("gen_ai.choice events", msgs));
+    }
+    agree(found)
 }
