@@ -842,3 +842,55 @@ fn two_conventions_on_one_span_are_two_places_of_one_call_and_must_agree() {
     );
     assert_eq!(t[0].turns[0].response.as_deref(), Some("Deleting."));
 }
+
+#[test]
+fn an_output_that_asks_for_tools_but_records_none_is_not_captured() {
+    // OpenLLMetry keys: the model stopped to call tools, the calls are not
+    // there (lost, or never written).
+    let flat = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "openai.chat",
+        serde_json::json!({
+        "gen_ai.system": "openai", "gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": "clean",
+        "gen_ai.completion.0.role": "assistant", "gen_ai.completion.0.finish_reason": "tool_calls"}),
+    );
+    // The current form: an empty list of output messages says nothing.
+    let empty = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": "[]"}),
+    );
+    // The span's finish reasons say the same of a text-only output.
+    let reasons = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.response.finish_reasons": ["tool_calls"],
+        "gen_ai.output.messages": r#"[{"role": "assistant", "parts": [{"type": "text", "content": "ok"}]}]"#}),
+    );
+    for (what, span) in [
+        ("flattened", flat),
+        ("empty", empty),
+        ("finish_reasons", reasons),
+    ] {
+        let (t, o) = import_doc("t.json", &otlp_of(vec![root(), span]));
+        assert!(o.is_empty(), "{what}: {o:?}");
+        assert_eq!(t[0].turns[0].response, None, "{what}");
+        assert_eq!(
+            t[0].observability,
+            ObservabilityLevel::ResponseOnly,
+            "{what}"
+        );
+        assert_eq!(t[0].metadata["observed"]["tool_calls"], false, "{what}");
+        assert_eq!(t[0].metadata["llm_calls_with_content"], 0, "{what}");
+    }
+}

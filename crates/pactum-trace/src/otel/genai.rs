@@ -38,6 +38,8 @@ pub(crate) struct Msg {
     pub text: Option<String>,
     pub calls: Vec<ToolCall>,
     pub results: Vec<ToolResult>,
+    /// The finish reason recorded with it (`finish_reason`), if any.
+    pub finish: Option<String>,
 }
 
 /// An LLM call's messages: `None` where content was not captured.
@@ -444,6 +446,7 @@ fn openai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
             text: None,
             calls: Vec::new(),
             results: vec![r],
+            finish: None,
         });
     }
     let tools = chat::message_tools(m).map_err(at)?;
@@ -453,6 +456,7 @@ fn openai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
         text,
         calls: tools.calls,
         results: tools.results,
+        finish: finish_reason(m),
     })
 }
 
@@ -505,6 +509,7 @@ fn genai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
         text: chat::join_texts(texts),
         calls: tools.calls,
         results: tools.results,
+        finish: finish_reason(m),
     })
 }
 
@@ -899,6 +904,12 @@ fn same_messages(
             text,
             calls,
             results,
+            // Either place's reason: a tool-call reason in one is enough
+            // to expect calls.
+            finish: match (x.finish, y.finish) {
+                (Some(p), _) if asks_for_tools(&p) => Some(p),
+                (p, q) => q.or(p),
+            },
         });
     }
     Ok(out)
@@ -978,10 +989,53 @@ fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
         };
         m.entry("role")
             .or_insert_with(|| Value::String("assistant".into()));
-        msgs.push(openai_msg(&Value::Object(m), &field)?);
+        let mut msg = openai_msg(&Value::Object(m), &field)?;
+        if msg.finish.is_none() {
+            msg.finish = finish_reason(&body);
+        }
+        msgs.push(msg);
     }
     if !msgs.is_empty() {
         found.push(("gen_ai.choice events", msgs));
     }
-    agree(found)
+    let Some(msgs) = agree(found)? else {
+        return Ok(None);
+    };
+    // An empty list records no message at all; a model that stopped to call
+    // tools (`finish_reason: tool_calls`, here or in the span's
+    // `gen_ai.response.finish_reasons`) with no call recorded was captured
+    // in part. Either way what it asked for is unknown: not captured, so
+    // neither "said nothing" nor "called nothing" is read from it.
+    let span_asks = match s.attrs.get("gen_ai.response.finish_reasons") {
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).any(asks_for_tools),
+        Some(Value::String(t)) => match serde_json::from_str::<Vec<String>>(t) {
+            Ok(items) => items.iter().any(|r| asks_for_tools(r)),
+            Err(_) => asks_for_tools(t),
+        },
+        _ => false,
+    };
+    let asks = span_asks
+        || msgs
+            .iter()
+            .any(|m| m.finish.as_deref().is_some_and(asks_for_tools));
+    if msgs.is_empty() || (asks && msgs.iter().all(|m| m.calls.is_empty())) {
+        return Ok(None);
+    }
+    Ok(Some(msgs))
+}
+
+/// A message's `finish_reason`, when it is a string.
+fn finish_reason(m: &Map<String, Value>) -> Option<String> {
+    m.get("finish_reason")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Whether a finish reason says the model stopped to call tools (OpenAI
+/// `tool_calls`, legacy `function_call`, Anthropic `tool_use`).
+fn asks_for_tools(reason: &str) -> bool {
+    matches!(
+        reason.trim().to_ascii_lowercase().as_str(),
+        "tool_calls" | "tool_call" | "function_call" | "tool_use"
+    )
 }
