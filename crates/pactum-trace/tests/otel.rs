@@ -894,3 +894,100 @@ fn an_output_that_asks_for_tools_but_records_none_is_not_captured() {
         assert_eq!(t[0].metadata["llm_calls_with_content"], 0, "{what}");
     }
 }
+
+#[test]
+fn a_span_that_lost_attributes_or_events_makes_the_trace_incomplete() {
+    let chat = || {
+        sp(
+            "b000000000000001",
+            Some(ROOT),
+            1,
+            "chat",
+            serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": r#"[{"role": "assistant", "parts": [{"type": "text", "content": "all good"}]}]"#}),
+        )
+    };
+    let mut attrs = chat();
+    attrs["droppedAttributesCount"] = serde_json::json!(12);
+    let mut events = chat();
+    events["droppedEventsCount"] = serde_json::json!("3");
+    let mut event_attrs = chat();
+    event_attrs["events"] = serde_json::json!([{"name": "gen_ai.choice", "droppedAttributesCount": 1,
+        "attributes": kvs(&serde_json::json!({"gen_ai.event.content":
+            r#"{"index": 0, "message": {"role": "assistant", "content": "all good"}}"#}))}]);
+    // Even on a span pactum does not read: what it lost may be what made
+    // it a tool span.
+    let mut other = sp(
+        "d000000000000001",
+        Some(ROOT),
+        2,
+        "work",
+        serde_json::json!({}),
+    );
+    other["droppedAttributesCount"] = serde_json::json!(200);
+    for (what, spans, needle) in [
+        ("attributes", vec![root(), attrs], "12 attribute(s)"),
+        ("events", vec![root(), events], "3 event(s)"),
+        (
+            "event attributes",
+            vec![root(), event_attrs],
+            "attribute(s) of its event",
+        ),
+        (
+            "other span",
+            vec![root(), chat(), other],
+            "200 attribute(s)",
+        ),
+    ] {
+        let (t, o) = import_doc("t.json", &otlp_of(spans));
+        assert!(o.is_empty(), "{what}: {o:?}");
+        let why = t[0].incomplete.clone().unwrap_or_default();
+        assert!(why.contains(needle), "{what}: {why}");
+    }
+    let mut bad = chat();
+    bad["droppedAttributesCount"] = serde_json::json!("many");
+    let (t, o) = import_doc("t.json", &otlp_of(vec![root(), bad]));
+    assert!(t.is_empty());
+    assert!(o[0].contains("droppedAttributesCount"), "{o:?}");
+}
+
+#[test]
+fn a_span_whose_parent_the_file_does_not_hold_makes_the_trace_incomplete() {
+    let chat = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": r#"[{"role": "assistant", "parts": [{"type": "text", "content": "fine"}]}]"#}),
+    );
+    // OTLP: the root (the agent span) was never exported.
+    let (t, o) = import_doc("t.json", &otlp_of(vec![chat.clone()]));
+    assert!(o.is_empty(), "{o:?}");
+    let why = t[0].incomplete.clone().unwrap_or_default();
+    assert!(why.contains(ROOT) && why.contains("cut off"), "{why}");
+    // With it, complete.
+    let (t, _) = import_doc("t.json", &otlp_of(vec![root(), chat]));
+    assert_eq!(t[0].incomplete, None);
+    // Jaeger: the same.
+    let jaeger = serde_json::json!({"data": [{"traceID": TID, "spans": [{
+        "traceID": TID, "spanID": "b000000000000001", "operationName": "chat",
+        "references": [{"refType": "CHILD_OF", "traceID": TID, "spanID": ROOT}],
+        "startTime": 1_700_000_000_000_000u64, "duration": 1000,
+        "tags": [{"key": "gen_ai.operation.name", "type": "string", "value": "chat"},
+                 {"key": "gen_ai.output.messages", "type": "string",
+                  "value": r#"[{"role": "assistant", "parts": [{"type": "text", "content": "fine"}]}]"#}],
+        "logs": [], "processID": "p1"}], "processes": {"p1": {"serviceName": "a", "tags": []}}}]});
+    let (t, o) = import_doc("t.json", &jaeger);
+    assert!(o.is_empty(), "{o:?}");
+    assert!(
+        t[0].incomplete
+            .as_deref()
+            .unwrap_or_default()
+            .contains("cut off"),
+        "{:?}",
+        t[0].incomplete
+    );
+}

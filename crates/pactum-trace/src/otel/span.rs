@@ -97,6 +97,30 @@ pub(crate) struct SpanError {
 
 pub(crate) type Found = (Vec<Span>, Vec<SpanError>);
 
+/// The attribute pactum sets on a span that says it lost attributes or
+/// events (OTLP `droppedAttributesCount`, `droppedEventsCount`, an event's
+/// `droppedAttributesCount`): what was lost, in words. Never read from a
+/// file: `pactum.` keys are not kept ([`kept`]).
+pub(crate) const LOST: &str = "pactum.span.lost";
+
+/// A `dropped*Count`: absent or 0 is nothing lost; a number (or decimal
+/// string) above 0 is how many; anything else is an error, never read as
+/// nothing.
+fn dropped(v: Option<&Value>, at: &str) -> Result<u64, (String, String)> {
+    match v {
+        None | Some(Value::Null) => Ok(0),
+        Some(Value::Number(n)) if n.is_u64() => Ok(n.as_u64().unwrap_or(0)),
+        Some(Value::String(t)) if t.parse::<u64>().is_ok() => Ok(t.parse().unwrap_or(0)),
+        Some(o) => Err((
+            at.to_string(),
+            format!(
+                "expected a count (a non-negative integer), found {}",
+                kind(o)
+            ),
+        )),
+    }
+}
+
 pub(crate) fn err(trace_id: Option<&str>, field: String, message: impl Into<String>) -> SpanError {
     SpanError {
         trace_id: trace_id.map(str::to_string),
@@ -377,10 +401,34 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
             ))
         }
     };
+    // The SDKs cap a span's attributes and events (128 by default) and
+    // OpenLLMetry writes the calls last: what was dropped may be the calls.
+    let mut lost = Vec::new();
+    let count = |k: &str, at: &str| {
+        dropped(sp.get(k), &format!("{at}/{k}")).map_err(|(f, m)| err(tid, f, m))
+    };
+    match count("droppedAttributesCount", at)? {
+        0 => {}
+        n => lost.push(format!("{n} attribute(s) (`droppedAttributesCount`)")),
+    }
+    match count("droppedEventsCount", at)? {
+        0 => {}
+        n => lost.push(format!("{n} event(s) (`droppedEventsCount`)")),
+    }
     let mut events = Vec::new();
     if let Some(Value::Array(evs)) = sp.get("events") {
         for (i, e) in evs.iter().enumerate() {
             let name = e.get("name").and_then(Value::as_str).unwrap_or_default();
+            let here = format!("{at}/events/{i}/droppedAttributesCount");
+            match dropped(e.get("droppedAttributesCount"), &here)
+                .map_err(|(f, m)| err(tid, f, m))?
+            {
+                0 => {}
+                n => lost.push(format!(
+                    "{n} attribute(s) of its event `{}` (`events/{i}/droppedAttributesCount`)",
+                    crate::convert::shown(name)
+                )),
+            }
             if !(name.starts_with("gen_ai.") || name == "exception") {
                 continue;
             }
@@ -429,6 +477,10 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
             .unwrap_or("status ERROR")
             .to_string()
     });
+    let mut attrs = kept_only(attrs);
+    if !lost.is_empty() {
+        attrs.insert(LOST.into(), Value::String(lost.join(", ")));
+    }
     Ok(Span {
         trace_id,
         span_id,
@@ -437,7 +489,7 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
         start,
         end,
         error,
-        attrs: kept_only(attrs),
+        attrs,
         events,
         line,
     })
