@@ -991,3 +991,29 @@ fn a_span_whose_parent_the_file_does_not_hold_makes_the_trace_incomplete() {
         t[0].incomplete
     );
 }
+
+#[test]
+fn an_otlp_id_of_the_wrong_size_is_refused_naming_the_field() {
+    let mut short = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({"gen_ai.operation.name": "chat"}),
+    );
+    short["traceId"] = serde_json::json!("4444444444444444");
+    let (t, o) = import_doc("t.json", &otlp_of(vec![short]));
+    assert!(t.is_empty());
+    assert!(
+        o[0].contains("/spans/0/traceId") && o[0].contains("16 bytes"),
+        "{o:?}"
+    );
+    let mut parent = root();
+    parent["parentSpanId"] = serde_json::json!("abc");
+    let (t, o) = import_doc("t.json", &otlp_of(vec![parent]));
+    assert!(t.is_empty());
+    assert!(
+        o[0].contains("/spans/0/parentSpanId") && o[0].contains("8 bytes"),
+        "{o:?}"
+    );
+}

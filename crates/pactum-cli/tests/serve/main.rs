@@ -647,3 +647,32 @@ fn a_trace_whose_root_span_was_dropped_past_the_span_cap_counts_as_cut_off() {
     );
     assert_eq!(end.code, 5);
 }
+
+#[test]
+fn a_protobuf_span_with_a_short_trace_id_is_refused_naming_the_field() {
+    let srv = Served::start(&[]);
+    let mut body = proto_of(&doc(agent_trace(
+        CLEAN,
+        &["list_files"],
+        "Here.",
+        true,
+        true,
+    )));
+    {
+        use pactum_serve::proto::ExportTraceServiceRequest;
+        use prost::Message;
+        let mut req = ExportTraceServiceRequest::decode(&body[..]).expect("decode");
+        req.resource_spans[0].scope_spans[0].spans[1]
+            .trace_id
+            .truncate(8);
+        body = req.encode_to_vec();
+    }
+    let (code, text) = srv.post("application/x-protobuf", &[], &body);
+    assert_eq!(code, 400, "{text}");
+    assert!(
+        text.contains("traceId") && text.contains("16 bytes"),
+        "{text}"
+    );
+    let end = srv.stop("TERM");
+    assert_eq!(end.code, 5, "{}", end.stdout);
+}

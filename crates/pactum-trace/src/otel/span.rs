@@ -363,12 +363,54 @@ pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
     (spans, errors)
 }
 
+/// An OTLP id as hex: `bytes` bytes (a trace id 16, a span id 8), not all
+/// zero (invalid in OTLP). Another length is refused, never padded or cut:
+/// ids of the wrong size would join spans of different traces.
+fn otlp_id(
+    v: Option<&Value>,
+    bytes: usize,
+    at: String,
+    tid: Option<&str>,
+    what: &str,
+) -> Result<String, SpanError> {
+    let id = id_str(v).ok_or_else(|| err(tid, at.clone(), format!("missing or empty {what}")))?;
+    if id.len() != bytes * 2 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(err(
+            tid,
+            at,
+            format!(
+                "a {what} is {bytes} bytes, written as {} hex digits: found `{}`",
+                bytes * 2,
+                crate::convert::shown(&id)
+            ),
+        ));
+    }
+    if id.bytes().all(|b| b == b'0') {
+        return Err(err(tid, at, format!("an all-zero {what} is invalid")));
+    }
+    Ok(id)
+}
+
 fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
-    let trace_id = id_str(sp.get("traceId"))
-        .ok_or_else(|| err(None, format!("{at}/traceId"), "missing or empty trace id"))?;
+    let trace_id = otlp_id(
+        sp.get("traceId"),
+        16,
+        format!("{at}/traceId"),
+        None,
+        "trace id",
+    )?;
     let tid = Some(trace_id.as_str());
-    let span_id = id_str(sp.get("spanId"))
-        .ok_or_else(|| err(tid, format!("{at}/spanId"), "missing or empty span id"))?;
+    let span_id = otlp_id(sp.get("spanId"), 8, format!("{at}/spanId"), tid, "span id")?;
+    let parent = match id_str(sp.get("parentSpanId")) {
+        None => None,
+        Some(_) => Some(otlp_id(
+            sp.get("parentSpanId"),
+            8,
+            format!("{at}/parentSpanId"),
+            tid,
+            "parent span id",
+        )?),
+    };
     let name = match sp.get("name") {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),
@@ -484,7 +526,7 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
     Ok(Span {
         trace_id,
         span_id,
-        parent: id_str(sp.get("parentSpanId")),
+        parent,
         name,
         start,
         end,
