@@ -113,17 +113,31 @@ def langfuse_attrs(o):
 
 
 def langfuse_spans(doc):
+    """Observations by their attributes; one whose attributes say neither
+    LLM, tool nor agent is read by its own fields (a Langfuse TOOL)."""
     session = (doc.get("trace") or {}).get("sessionId")
+    spans, plain = [], []
     for o in doc["observations"]:
         attrs = dict(langfuse_attrs(o) or {})
         if session and "session.id" not in attrs:
             attrs["session.id"] = session
-        yield {
+        span = {
             "trace": o["traceId"].lower(), "id": o["id"].lower(),
             "parent": (o.get("parentObservationId") or "").lower() or None,
             "start": iso_nanos(o["startTime"]), "attrs": attrs, "events": [],
             "error": o.get("level") == "ERROR",
         }
+        spans.append(span)
+        if kind(span) == "other" and str(attrs.get("openinference.span.kind", "")).upper() != "AGENT":
+            plain.append(o)
+    try:
+        own = {(s["trace"], s["id"]): s for s in trace_counts_messages.langfuse_native_spans(
+            {"trace": doc.get("trace") or {}, "observations": plain})}
+    except (TypeError, AttributeError, KeyError, ValueError):
+        raise Unreadable("an observation neither its attributes nor its own fields explain")
+    for span in spans:
+        n = own.get((span["trace"], span["id"]))
+        yield n if n is not None and kind(n) != "other" else span
 
 
 def docs_of(path):
@@ -192,6 +206,10 @@ def last_input_role(s):
 
 class Disagree(Exception):
     """Two conventions on one span record different calls."""
+
+
+class Unreadable(Exception):
+    """A record neither reading explains."""
 
 
 def output_calls(s):
@@ -380,7 +398,10 @@ def count(path):
         spans = [s for d in docs for s in jaeger_spans(d)]
     elif "observations" in first and any(
             "openinference.span.kind" in (langfuse_attrs(o) or {}) for o in first["observations"]):
-        spans = [s for d in docs for s in langfuse_spans(d)]
+        try:
+            spans = [s for d in docs for s in langfuse_spans(d)]
+        except Unreadable as e:
+            return f"refused: {e}"
     elif trace_counts_messages.is_langfuse_native(first):
         spans = [s for d in docs for s in trace_counts_messages.langfuse_native_spans(d)]
     elif trace_counts_messages.is_langsmith(first):

@@ -992,6 +992,58 @@ fn a_span_whose_parent_the_file_does_not_hold_makes_the_trace_incomplete() {
     );
 }
 
+/// The Langfuse export of OpenInference spans, with `extra` observations.
+fn langfuse_otel_with(extra: Vec<serde_json::Value>) -> serde_json::Value {
+    let text = std::fs::read_to_string(fixture("langfuse_openinference_excerpt.json")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    doc["observations"].as_array_mut().unwrap().extend(extra);
+    doc
+}
+
+fn observation(id: &str, ty: &str, name: &str, metadata: &str) -> serde_json::Value {
+    serde_json::json!({
+        "id": id, "traceId": "fee618f96dc31e0ca38b2f7b26eb8b29", "parentObservationId": "d950b668796240b5",
+        "type": ty, "name": name, "startTime": "2025-09-30T09:04:01.000Z", "endTime": "2025-09-30T09:04:01.000Z",
+        "level": "DEFAULT", "statusMessage": null,
+        "input": "{\"path\": \"/etc/passwd\"}", "output": "deleted", "metadata": metadata})
+}
+
+#[test]
+fn a_langfuse_otel_export_reads_observations_without_openinference_attributes_by_their_own_fields()
+{
+    // A Langfuse SDK tool observation beside OpenInference spans (no
+    // attributes), and one whose attributes name the tool without a kind.
+    for md in [
+        r#"{"resourceAttributes": {}, "scope": {"name": "langfuse-sdk"}}"#,
+        r#"{"attributes": {"gen_ai.tool.name": "delete_file"}}"#,
+    ] {
+        let doc = langfuse_otel_with(vec![observation(
+            "aaaaaaaaaaaaaaa1",
+            "TOOL",
+            "delete_file",
+            md,
+        )]);
+        let (t, o) = import_doc("t.json", &doc);
+        assert!(o.is_empty(), "{o:?}");
+        assert_eq!(t[0].metadata["format"], "langfuse-otel");
+        assert_eq!(call_names(&t[0]), ["get_weather", "delete_file"], "{md}");
+        let c = &t[0].turns[0].tool_calls[1];
+        assert_eq!(c.arguments, serde_json::json!({"path": "/etc/passwd"}));
+    }
+    // An observation neither its attributes nor its own fields explain (a
+    // generation output in no shape pactum reads) is an error.
+    let mut gen = observation(
+        "aaaaaaaaaaaaaaa2",
+        "GENERATION",
+        "llm",
+        r#"{"scope": {"name": "langfuse-sdk"}}"#,
+    );
+    gen["output"] = serde_json::json!(42);
+    let (t, o) = import_doc("t.json", &langfuse_otel_with(vec![gen]));
+    assert!(t.is_empty());
+    assert!(o[0].contains("/observations/5/output"), "{o:?}");
+}
+
 #[test]
 fn an_otlp_id_of_the_wrong_size_is_refused_naming_the_field() {
     let mut short = sp(

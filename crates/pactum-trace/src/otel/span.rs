@@ -783,10 +783,105 @@ fn langfuse_attributes(o: &Value) -> Option<Map<String, Value>> {
 /// OpenTelemetry attributes: each observation is a span (`id`, `traceId`,
 /// `parentObservationId`, `startTime`, `endTime`, `level: ERROR` +
 /// `statusMessage` as the error), its attributes those under
-/// `metadata.attributes`. An observation without them (a Langfuse-made
-/// wrapper) carries no attribute. The trace's `sessionId` is the session
+/// `metadata.attributes`. The trace's `sessionId` is the session
 /// (`session.id`) when no span names one.
+///
+/// An observation whose attributes do not say it is an LLM call, a tool
+/// execution or an agent (none, or only a wrapper's) is read by its own
+/// fields, as `--format langfuse` reads it (`crate::langfuse`): a Langfuse
+/// SDK `TOOL` observation beside OpenInference spans is a tool execution,
+/// and one that reading refuses is an error, never passed over.
 pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
+    use super::genai::{classify, Kind};
+    let (spans, mut errors) = langfuse_by_attributes(doc, line);
+    if spans.is_empty() {
+        return (Vec::new(), errors);
+    }
+    let (native, native_errors) = crate::langfuse::spans(doc, line);
+    let mut by_id: BTreeMap<(String, String), std::collections::VecDeque<Span>> = BTreeMap::new();
+    for n in native {
+        by_id
+            .entry((n.trace_id.clone(), n.span_id.clone()))
+            .or_default()
+            .push_back(n);
+    }
+    // Its errors, by the observation they are about.
+    let mut refused: BTreeMap<usize, Vec<SpanError>> = BTreeMap::new();
+    for e in native_errors {
+        let index = e
+            .field
+            .strip_prefix("/observations/")
+            .map(|r| r.split('/').next().unwrap_or_default())
+            .and_then(|i| i.parse::<usize>().ok());
+        match index {
+            Some(i) => refused.entry(i).or_default().push(e),
+            // Not about one observation: the export as a whole.
+            None => errors.push(e),
+        }
+    }
+    let mut out = Vec::with_capacity(spans.len());
+    for (i, s) in spans {
+        let own = by_id
+            .get_mut(&(s.trace_id.clone(), s.span_id.clone()))
+            .and_then(std::collections::VecDeque::pop_front);
+        let by_attrs = classify(&s);
+        let read = |n: &Span| classify(n).ok();
+        match (by_attrs, own) {
+            // The attributes say what it is; its own type may not say
+            // otherwise about a tool.
+            (Ok(Kind::Llm(_) | Kind::Agent(_)), Some(n))
+                if matches!(read(&n), Some(Kind::Tool(_))) =>
+            {
+                errors.push(err(
+                    Some(&s.trace_id),
+                    format!("/observations/{i}/type"),
+                    "a TOOL observation whose attributes say it is an LLM call or an agent: which is it?",
+                ));
+            }
+            // A tool by its attributes that left out its arguments or
+            // result: its own `input` / `output` give them (the same tool
+            // only), as one more place of the same call.
+            (Ok(Kind::Tool(a)), Some(n)) => {
+                let mut s = s;
+                if let Some(Kind::Tool(b)) = read(&n) {
+                    if a.name == b.name {
+                        for (missing, key) in [
+                            (a.arguments.is_null(), "gen_ai.tool.call.arguments"),
+                            (a.result.is_none(), "gen_ai.tool.call.result"),
+                        ] {
+                            if let (true, Some(v)) = (missing, n.attrs.get(key)) {
+                                s.attrs.insert(key.into(), v.clone());
+                            }
+                        }
+                    }
+                }
+                out.push(s);
+            }
+            (Ok(Kind::Other), own) => match refused.remove(&i) {
+                Some(es) => errors.extend(es),
+                None => match own {
+                    // Kept even when it cannot be classified: the builder
+                    // then refuses the trace, naming why.
+                    Some(mut n) if !matches!(read(&n), Some(Kind::Other)) => {
+                        // Grouping keys its attributes carry still group it.
+                        for k in ["gen_ai.conversation.id", "session.id"] {
+                            if let Some(v) = s.attrs.get(k) {
+                                n.attrs.insert(k.into(), v.clone());
+                            }
+                        }
+                        out.push(n);
+                    }
+                    _ => out.push(s),
+                },
+            },
+            _ => out.push(s),
+        }
+    }
+    (out, errors)
+}
+
+/// [`langfuse`] by attributes alone: each span with its observation's index.
+fn langfuse_by_attributes(doc: &Value, line: u64) -> (Vec<(usize, Span)>, Vec<SpanError>) {
     let mut spans = Vec::new();
     let mut errors = Vec::new();
     let Some(Value::Array(obs)) = doc.get("observations") else {
@@ -859,22 +954,25 @@ pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
                 .entry("session.id".into())
                 .or_insert_with(|| Value::String(s.to_string()));
         }
-        spans.push(Span {
-            trace_id,
-            span_id,
-            parent: id_str(o.get("parentObservationId")),
-            name: o
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-            start,
-            end,
-            error,
-            attrs,
-            events: Vec::new(),
-            line,
-        });
+        spans.push((
+            i,
+            Span {
+                trace_id,
+                span_id,
+                parent: id_str(o.get("parentObservationId")),
+                name: o
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                start,
+                end,
+                error,
+                attrs,
+                events: Vec::new(),
+                line,
+            },
+        ));
     }
     (spans, errors)
 }
