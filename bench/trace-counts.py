@@ -28,9 +28,12 @@ without pactum's code, so the real-data check can compare the two:
   from the previous call's, or its input ends with a user/system message
   that is not only tool results;
 * tool calls: the calls of each captured output, plus each tool span
-  (`execute_tool`, OpenInference TOOL) that no output call accounts for
+  (`execute_tool`, OpenInference TOOL, Traceloop `tool`, or a span with
+  `gen_ai.tool.name` and no other kind) that no output call accounts for
   (same id, else same name); errored calls: tool spans in error (status
-  ERROR, `error.type`, an `exception` event).
+  ERROR, `error.type`, an `exception` event); every message convention on
+  a span is read, and a span whose conventions name different calls makes
+  the file refused.
 """
 
 import json
@@ -110,17 +113,31 @@ def langfuse_attrs(o):
 
 
 def langfuse_spans(doc):
+    """Observations by their attributes; one whose attributes say neither
+    LLM, tool nor agent is read by its own fields (a Langfuse TOOL)."""
     session = (doc.get("trace") or {}).get("sessionId")
+    spans, plain = [], []
     for o in doc["observations"]:
         attrs = dict(langfuse_attrs(o) or {})
         if session and "session.id" not in attrs:
             attrs["session.id"] = session
-        yield {
+        span = {
             "trace": o["traceId"].lower(), "id": o["id"].lower(),
             "parent": (o.get("parentObservationId") or "").lower() or None,
             "start": iso_nanos(o["startTime"]), "attrs": attrs, "events": [],
             "error": o.get("level") == "ERROR",
         }
+        spans.append(span)
+        if kind(span) == "other" and str(attrs.get("openinference.span.kind", "")).upper() != "AGENT":
+            plain.append(o)
+    try:
+        own = {(s["trace"], s["id"]): s for s in trace_counts_messages.langfuse_native_spans(
+            {"trace": doc.get("trace") or {}, "observations": plain})}
+    except (TypeError, AttributeError, KeyError, ValueError):
+        raise Unreadable("an observation neither its attributes nor its own fields explain")
+    for span in spans:
+        n = own.get((span["trace"], span["id"]))
+        yield n if n is not None and kind(n) != "other" else span
 
 
 def docs_of(path):
@@ -141,11 +158,22 @@ def keys_max(attrs, pattern):
     return max(found) if found else None
 
 
+TOOL_NAMES = ("gen_ai.tool.name", "tool.name", "traceloop.entity.name")
+
+
+def tool_name(a):
+    return next((a[k] for k in TOOL_NAMES if a.get(k)), None)
+
+
 def kind(s):
     a = s["attrs"]
     op = a.get("gen_ai.operation.name")
     oi = str(a.get("openinference.span.kind", "")).upper()
-    if op == "execute_tool" or oi == "TOOL":
+    loop = a.get("traceloop.span.kind")
+    if op == "execute_tool" or oi == "TOOL" or loop == "tool":
+        return "tool"
+    # A span that names a tool and says nothing else is one.
+    if "gen_ai.tool.name" in a and op is None and not oi and loop is None:
         return "tool"
     content = any(k in a for k in ("gen_ai.input.messages", "gen_ai.output.messages")) or any(
         k.startswith(("llm.input_messages.", "llm.output_messages.", "gen_ai.prompt.", "gen_ai.completion."))
@@ -176,37 +204,55 @@ def last_input_role(s):
     return roles[-1] if roles else None
 
 
+class Disagree(Exception):
+    """Two conventions on one span record different calls."""
+
+
+class Unreadable(Exception):
+    """A record neither reading explains."""
+
+
 def output_calls(s):
-    """(id, name) of the calls in a captured output; None when not captured."""
+    """(id, name) of the calls in a captured output; None when not captured.
+    Every convention present is read; they must name the same calls."""
     a = s["attrs"]
+    found = []
     if "gen_ai.output.messages" in a:
         v = a["gen_ai.output.messages"]
         msgs = json.loads(v) if isinstance(v, str) else v
-        return [(p.get("id"), p.get("name")) for m in msgs for p in m.get("parts", []) if p.get("type") == "tool_call"]
+        found.append([(p.get("id"), p.get("name")) for m in msgs for p in m.get("parts", []) if p.get("type") == "tool_call"])
     if any(k.startswith("llm.output_messages.") for k in a):
         out = []
         for k in sorted(a):
             m = re.match(r"llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.function\.name$", k)
             if m:
                 out.append((a.get(k.replace("function.name", "id")), a[k]))
-        return out
+        found.append(out)
     if any(k.startswith("gen_ai.completion.") for k in a):
         out = []
         for k in sorted(a):
             m = re.match(r"gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.name$", k)
             if m:
                 out.append((a.get(k[:-len("name")] + "id"), a[k]))
-        return out
+        found.append(out)
     choices = [e for n, e in s["events"] if n == "gen_ai.choice"]
     if choices:
         out = []
         for e in choices:
-            msg = e.get("message")
+            body = e.get("gen_ai.event.content")
+            body = json.loads(body) if isinstance(body, str) else (body or e)
+            msg = body.get("message")
             msg = json.loads(msg) if isinstance(msg, str) else msg
             for c in msg.get("tool_calls") or []:
                 out.append((c.get("id"), c.get("function", {}).get("name", c.get("name"))))
-        return out
-    return None
+        found.append(out)
+    if not found:
+        return None
+    if any(sorted(n for _, n in f) != sorted(n for _, n in found[0]) for f in found):
+        raise Disagree()
+    # Ids from whichever convention recorded them.
+    return [(next((f[i][0] for f in found if f[i][0] is not None), None), found[0][i][1])
+            for i in range(len(found[0]))]
 
 
 def one_value(spans, key):
@@ -371,7 +417,10 @@ def count(path):
         spans = [s for d in docs for s in jaeger_spans(d)]
     elif "observations" in first and any(
             "openinference.span.kind" in (langfuse_attrs(o) or {}) for o in first["observations"]):
-        spans = [s for d in docs for s in langfuse_spans(d)]
+        try:
+            spans = [s for d in docs for s in langfuse_spans(d)]
+        except Unreadable as e:
+            return f"refused: {e}"
     elif trace_counts_messages.is_langfuse_native(first):
         spans = [s for d in docs for s in trace_counts_messages.langfuse_native_spans(d)]
     elif trace_counts_messages.is_langsmith(first):
@@ -383,7 +432,7 @@ def count(path):
         return "refused: not an OTLP or Jaeger document, nor a Langfuse export of OpenInference spans"
     for s in spans:
         a = s["attrs"]
-        if kind(s) == "tool" and not (a.get("gen_ai.tool.name") or a.get("tool.name")):
+        if kind(s) == "tool" and not tool_name(a):
             return "refused: a tool span without a tool name"
     by_trace = {}
     for s in spans:
@@ -392,6 +441,13 @@ def count(path):
     for tid, ss in by_trace.items():
         key = one_value(ss, "gen_ai.conversation.id") or one_value(ss, "session.id") or tid
         groups.setdefault(key, []).extend(ss)
+    try:
+        return tally(groups)
+    except Disagree:
+        return "refused: two conventions on one span record different calls"
+
+
+def tally(groups):
     traces = turns = calls = errored = 0
     for ss in groups.values():
         ss.sort(key=lambda s: (s["start"], s["trace"], s["id"]))
@@ -444,7 +500,7 @@ def count(path):
         for s in tools:
             a = s["attrs"]
             cid = (a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or "").strip() or None
-            name = a.get("gen_ai.tool.name") or a.get("tool.name")
+            name = tool_name(a)
             match = None
             for i, (oid, oname) in enumerate(out):
                 if not joined[i] and cid is not None and oid is not None and oid.strip() == cid:

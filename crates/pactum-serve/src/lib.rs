@@ -947,11 +947,15 @@ impl Grader {
             Built::Trace {
                 trace,
                 partial,
+                cut_off,
                 last_span,
                 ..
             } => {
                 let trace = *trace;
                 let r = grade_trace(&self.contract, &trace, &self.policy, &NoJudge);
+                if cut_off {
+                    self.summary.cut_off += 1;
+                }
                 (trace, r, last_span, partial)
             }
         };
@@ -967,13 +971,6 @@ impl Grader {
                     result.summary
                 );
             }
-        }
-        if trace
-            .incomplete
-            .as_deref()
-            .is_some_and(|w| w.contains("cut off"))
-        {
-            self.summary.cut_off += 1;
         }
         // Redact before anything is stored, printed or exported.
         let tokens = trace_key_tokens(&trace);

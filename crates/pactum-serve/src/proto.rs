@@ -56,9 +56,15 @@ pub struct Span {
     /// Attributes.
     #[prost(message, repeated, tag = "9")]
     pub attributes: Vec<KeyValue>,
+    /// Attributes the SDK dropped (past its limit).
+    #[prost(uint32, tag = "10")]
+    pub dropped_attributes_count: u32,
     /// Span events.
     #[prost(message, repeated, tag = "11")]
     pub events: Vec<Event>,
+    /// Events the SDK dropped.
+    #[prost(uint32, tag = "12")]
+    pub dropped_events_count: u32,
     /// The status.
     #[prost(message, optional, tag = "15")]
     pub status: Option<Status>,
@@ -76,6 +82,9 @@ pub struct Event {
     /// Attributes.
     #[prost(message, repeated, tag = "3")]
     pub attributes: Vec<KeyValue>,
+    /// Attributes the SDK dropped.
+    #[prost(uint32, tag = "4")]
+    pub dropped_attributes_count: u32,
 }
 
 /// `Status`.
@@ -197,15 +206,30 @@ fn span(s: &Span) -> Value {
         );
     }
     m.insert("attributes".into(), Value::Array(kvs(&s.attributes)));
+    // What the SDK dropped may have been the calls: carried over, so the
+    // trace is read as incomplete.
+    if s.dropped_attributes_count > 0 {
+        m.insert(
+            "droppedAttributesCount".into(),
+            json!(s.dropped_attributes_count),
+        );
+    }
+    if s.dropped_events_count > 0 {
+        m.insert("droppedEventsCount".into(), json!(s.dropped_events_count));
+    }
     let events: Vec<Value> = s
         .events
         .iter()
         .map(|e| {
-            json!({
+            let mut ev = json!({
                 "timeUnixNano": e.time_unix_nano.to_string(),
                 "name": e.name,
                 "attributes": kvs(&e.attributes),
-            })
+            });
+            if e.dropped_attributes_count > 0 {
+                ev["droppedAttributesCount"] = json!(e.dropped_attributes_count);
+            }
+            ev
         })
         .collect();
     m.insert("events".into(), Value::Array(events));

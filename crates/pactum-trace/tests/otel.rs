@@ -460,3 +460,612 @@ fn a_tool_span_naming_another_tool_than_its_call_id_refuses_the_trace() {
         "{error}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// Spans written inline: each test below is a trace holding a `delete_file`
+// call (or hiding one) that once imported as "captured, no call", so a
+// contract prohibiting `delete_file` passed it.
+
+/// OTLP attributes from a JSON object: strings, integers and arrays of
+/// strings.
+fn kvs(attrs: &serde_json::Value) -> Vec<serde_json::Value> {
+    fn any(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::String(s) => serde_json::json!({"stringValue": s}),
+            serde_json::Value::Number(n) => serde_json::json!({"intValue": n.to_string()}),
+            serde_json::Value::Array(a) => {
+                serde_json::json!({"arrayValue": {"values": a.iter().map(any).collect::<Vec<_>>()}})
+            }
+            other => panic!("no OTLP value for {other}"),
+        }
+    }
+    attrs
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| serde_json::json!({"key": k, "value": any(v)}))
+        .collect()
+}
+
+const TID: &str = "0af7651916cd43dd8448eb211c80319c";
+
+/// One OTLP span of trace [`TID`]: `n` orders the start times.
+fn sp(
+    id: &str,
+    parent: Option<&str>,
+    n: u64,
+    name: &str,
+    attrs: serde_json::Value,
+) -> serde_json::Value {
+    let mut s = serde_json::json!({
+        "traceId": TID, "spanId": id, "name": name,
+        "startTimeUnixNano": (1_700_000_000_000_000_000u64 + n * 1_000_000).to_string(),
+        "endTimeUnixNano": (1_700_000_000_000_000_000u64 + n * 1_000_000 + 500_000).to_string(),
+        "attributes": kvs(&attrs),
+    });
+    if let Some(p) = parent {
+        s["parentSpanId"] = serde_json::json!(p);
+    }
+    s
+}
+
+const ROOT: &str = "a000000000000001";
+
+/// The root `invoke_agent` span every inline trace hangs from.
+fn root() -> serde_json::Value {
+    let mut r = sp(
+        ROOT,
+        None,
+        0,
+        "invoke_agent a",
+        serde_json::json!({"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
+    );
+    r["endTimeUnixNano"] = serde_json::json!("1700000000100000000");
+    r
+}
+
+/// A `chat` span without content (content capture off).
+fn chat_no_content(id: &str, n: u64) -> serde_json::Value {
+    sp(
+        id,
+        Some(ROOT),
+        n,
+        "chat gpt-4o",
+        serde_json::json!({"gen_ai.operation.name": "chat"}),
+    )
+}
+
+fn otlp_of(spans: Vec<serde_json::Value>) -> serde_json::Value {
+    serde_json::json!({"resourceSpans": [{"resource": {}, "scopeSpans": [{"scope": {"name": "t"}, "spans": spans}]}]})
+}
+
+/// Imports `doc` written as `name` (auto-detected).
+fn import_doc(name: &str, doc: &serde_json::Value) -> (Vec<Trace>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(doc).unwrap()).unwrap();
+    import(&path, &ImportOptions::default()).unwrap()
+}
+
+fn call_names(t: &Trace) -> Vec<String> {
+    t.tool_calls().map(|(_, c)| c.name.clone()).collect()
+}
+
+#[test]
+fn a_span_naming_a_tool_without_an_operation_name_is_a_tool_execution() {
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            chat_no_content("b000000000000001", 1),
+            sp(
+                "c000000000000001",
+                Some(ROOT),
+                2,
+                "execute_tool read_file",
+                serde_json::json!({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "read_file"}),
+            ),
+            sp(
+                "c000000000000002",
+                Some(ROOT),
+                3,
+                "delete_file",
+                serde_json::json!({"gen_ai.tool.name": "delete_file", "gen_ai.tool.call.arguments": "{\"path\":\"/\"}"}),
+            ),
+        ]),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(call_names(&t[0]), ["read_file", "delete_file"]);
+    assert_eq!(
+        t[0].turns[0].tool_calls[1].arguments,
+        serde_json::json!({"path": "/"})
+    );
+    assert_eq!(t[0].metadata["tool_spans"], 2);
+}
+
+#[test]
+fn a_traceloop_tool_span_is_a_tool_execution_and_its_python_binding_is_read() {
+    let tool = |id: &str, n: u64, input: &str| {
+        sp(
+            id,
+            Some(ROOT),
+            n,
+            "delete_file.tool",
+            serde_json::json!({
+            "traceloop.span.kind": "tool", "traceloop.entity.name": "delete_file",
+            "traceloop.entity.input": input, "traceloop.entity.output": "\"deleted\""}),
+        )
+    };
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            chat_no_content("b000000000000001", 1),
+            // Keyword arguments only: they are the call's arguments.
+            tool(
+                "c000000000000001",
+                2,
+                r#"{"args": [], "kwargs": {"path": "/etc"}}"#,
+            ),
+            // A positional argument: which parameter it fills is not
+            // recorded, so the arguments are not read (conditions on them
+            // answer undetermined).
+            tool("c000000000000002", 3, r#"{"args": ["/etc"], "kwargs": {}}"#),
+            // Not a binding: the arguments as recorded.
+            tool("c000000000000003", 4, r#"{"path": "/"}"#),
+        ]),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    let calls = &t[0].turns[0].tool_calls;
+    assert_eq!(
+        call_names(&t[0]),
+        ["delete_file", "delete_file", "delete_file"]
+    );
+    assert_eq!(calls[0].arguments, serde_json::json!({"path": "/etc"}));
+    assert_eq!(calls[0].result, Some(serde_json::json!("\"deleted\"")));
+    assert!(
+        calls[1].readable_arguments().is_none(),
+        "{:?}",
+        calls[1].arguments
+    );
+    assert_eq!(calls[2].arguments, serde_json::json!({"path": "/"}));
+}
+
+#[test]
+fn an_openinference_tool_input_wrapped_as_python_kwargs_is_unwrapped_only_when_unambiguous() {
+    let tool = |id: &str, n: u64, input: &str| {
+        sp(
+            id,
+            Some(ROOT),
+            n,
+            "delete_file",
+            serde_json::json!({
+            "openinference.span.kind": "TOOL", "tool.name": "delete_file", "input.value": input}),
+        )
+    };
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            chat_no_content("b000000000000001", 1),
+            // smolagents binds `Tool.__call__(*args, sanitize_inputs_outputs, **kwargs)`.
+            tool(
+                "c000000000000001",
+                2,
+                r#"{"args": [], "sanitize_inputs_outputs": false, "kwargs": {"path": "/etc/passwd"}}"#,
+            ),
+            // `kwargs` alone may be a parameter of that name: not read.
+            tool(
+                "c000000000000002",
+                3,
+                r#"{"kwargs": {"path": "/etc/passwd"}}"#,
+            ),
+        ]),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    let calls = &t[0].turns[0].tool_calls;
+    assert_eq!(
+        calls[0].arguments,
+        serde_json::json!({"path": "/etc/passwd"})
+    );
+    assert!(
+        calls[1].readable_arguments().is_none(),
+        "{:?}",
+        calls[1].arguments
+    );
+}
+
+#[test]
+fn a_span_naming_a_tool_and_saying_it_is_something_else_refuses_the_trace() {
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            sp(
+                "b000000000000001",
+                Some(ROOT),
+                1,
+                "chat",
+                serde_json::json!({
+                "gen_ai.operation.name": "chat", "gen_ai.tool.name": "delete_file"}),
+            ),
+        ]),
+    );
+    assert!(t.is_empty());
+    assert!(
+        o[0].contains("gen_ai.tool.name") && o[0].contains("chat"),
+        "{o:?}"
+    );
+    // A tool span of a convention pactum does not read (the Vercel AI SDK's
+    // `ai.toolCall`) is refused, not passed over.
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            chat_no_content("b000000000000001", 1),
+            sp(
+                "c000000000000001",
+                Some(ROOT),
+                2,
+                "ai.toolCall",
+                serde_json::json!({
+                "operation.name": "ai.toolCall", "ai.toolCall.name": "delete_file"}),
+            ),
+        ]),
+    );
+    assert!(t.is_empty());
+    assert!(o[0].contains("ai.toolCall.name"), "{o:?}");
+}
+
+#[test]
+fn a_trace_without_a_readable_llm_or_tool_span_is_skipped_only_when_it_carries_no_genai_attribute()
+{
+    let tid2 = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    let mut agent_only = sp(
+        ROOT,
+        None,
+        0,
+        "invoke_agent",
+        serde_json::json!({"gen_ai.operation.name": "invoke_agent"}),
+    );
+    agent_only["traceId"] = serde_json::json!(tid2);
+    let mut http = sp(
+        "d000000000000001",
+        None,
+        0,
+        "GET /health",
+        serde_json::json!({"http.method": "GET"}),
+    );
+    http["traceId"] = serde_json::json!("cccccccccccccccccccccccccccccccc");
+    let (t, o) = import_doc(
+        "t.json",
+        &otlp_of(vec![
+            root(),
+            sp(
+                "b000000000000001",
+                Some(ROOT),
+                1,
+                "chat",
+                serde_json::json!({
+                "gen_ai.operation.name": "chat",
+                "gen_ai.output.messages": "[{\"role\": \"assistant\", \"parts\": [{\"type\": \"text\", \"content\": \"ok\"}]}]"}),
+            ),
+            agent_only,
+            http,
+        ]),
+    );
+    assert_eq!(t.len(), 1);
+    assert_eq!(o.len(), 2, "{o:?}");
+    // An agent ran and nothing shows what it did: an error, so the run is
+    // partial, never green.
+    assert!(
+        o.iter().any(|x| x.starts_with("error:")
+            && x.contains(tid2)
+            && x.contains("gen_ai.operation.name")),
+        "{o:?}"
+    );
+    // Spans of no GenAI convention at all (a health check): passed over.
+    assert!(
+        o.iter()
+            .any(|x| x.starts_with("skipped") && x.contains("cccccccc")),
+        "{o:?}"
+    );
+}
+
+const USER_IN: &str =
+    r#"[{"role": "user", "parts": [{"type": "text", "content": "clean up tmp"}]}]"#;
+
+#[test]
+fn two_conventions_on_one_span_are_two_places_of_one_call_and_must_agree() {
+    let text_only = r#"[{"role": "assistant", "parts": [{"type": "text", "content": "Nothing deleted."}], "finish_reason": "stop"}]"#;
+    // The current attributes say text only; the older flattened keys on the
+    // same span record a delete_file call.
+    let flat = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": text_only,
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.tool_calls.0.name": "delete_file",
+        "gen_ai.completion.0.tool_calls.0.arguments": "{\"path\":\"/\"}",
+        "gen_ai.completion.0.tool_calls.0.id": "c3"}),
+    );
+    let (t, o) = import_doc("t.json", &otlp_of(vec![root(), flat]));
+    assert!(
+        t.is_empty(),
+        "{:?}",
+        t.iter().map(summary).collect::<Vec<_>>()
+    );
+    assert!(
+        o[0].contains("gen_ai.completion") && o[0].contains("gen_ai.output.messages"),
+        "{o:?}"
+    );
+    // The same with a `gen_ai.choice` event.
+    let mut ev = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": text_only}),
+    );
+    ev["events"] = serde_json::json!([{"name": "gen_ai.choice", "timeUnixNano": "1700000000001000000",
+        "attributes": kvs(&serde_json::json!({"gen_ai.event.content":
+            r#"{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "tool_calls": [{"id": "c9", "type": "function", "function": {"name": "delete_file", "arguments": "{\"path\":\"/\"}"}}]}}"#}))}]);
+    let (t, o) = import_doc("t.json", &otlp_of(vec![root(), ev]));
+    assert!(t.is_empty());
+    assert!(o[0].contains("gen_ai.choice"), "{o:?}");
+    // Two conventions that agree are one message: the call is read once,
+    // each side filling what the other left out.
+    let same = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": r#"[{"role": "assistant", "parts": [{"type": "tool_call", "id": "c3", "name": "delete_file", "arguments": {"path": "/"}}], "finish_reason": "tool_calls"}]"#,
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.content": "Deleting.",
+        "gen_ai.completion.0.tool_calls.0.name": "delete_file",
+        "gen_ai.completion.0.tool_calls.0.arguments": "{\"path\":\"/\"}"}),
+    );
+    let (t, o) = import_doc("t.json", &otlp_of(vec![root(), same]));
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(
+        summary(&t[0])["turns"][0]["calls"],
+        serde_json::json!([["delete_file", "c3", {"path": "/"}, null, null]])
+    );
+    assert_eq!(t[0].turns[0].response.as_deref(), Some("Deleting."));
+}
+
+#[test]
+fn an_output_that_asks_for_tools_but_records_none_is_not_captured() {
+    // OpenLLMetry keys: the model stopped to call tools, the calls are not
+    // there (lost, or never written).
+    let flat = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "openai.chat",
+        serde_json::json!({
+        "gen_ai.system": "openai", "gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": "clean",
+        "gen_ai.completion.0.role": "assistant", "gen_ai.completion.0.finish_reason": "tool_calls"}),
+    );
+    // The current form: an empty list of output messages says nothing.
+    let empty = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": "[]"}),
+    );
+    // The span's finish reasons say the same of a text-only output.
+    let reasons = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.response.finish_reasons": ["tool_calls"],
+        "gen_ai.output.messages": r#"[{"role": "assistant", "parts": [{"type": "text", "content": "ok"}]}]"#}),
+    );
+    for (what, span) in [
+        ("flattened", flat),
+        ("empty", empty),
+        ("finish_reasons", reasons),
+    ] {
+        let (t, o) = import_doc("t.json", &otlp_of(vec![root(), span]));
+        assert!(o.is_empty(), "{what}: {o:?}");
+        assert_eq!(t[0].turns[0].response, None, "{what}");
+        assert_eq!(
+            t[0].observability,
+            ObservabilityLevel::ResponseOnly,
+            "{what}"
+        );
+        assert_eq!(t[0].metadata["observed"]["tool_calls"], false, "{what}");
+        assert_eq!(t[0].metadata["llm_calls_with_content"], 0, "{what}");
+    }
+}
+
+#[test]
+fn a_span_that_lost_attributes_or_events_makes_the_trace_incomplete() {
+    let chat = || {
+        sp(
+            "b000000000000001",
+            Some(ROOT),
+            1,
+            "chat",
+            serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": r#"[{"role": "assistant", "parts": [{"type": "text", "content": "all good"}]}]"#}),
+        )
+    };
+    let mut attrs = chat();
+    attrs["droppedAttributesCount"] = serde_json::json!(12);
+    let mut events = chat();
+    events["droppedEventsCount"] = serde_json::json!("3");
+    let mut event_attrs = chat();
+    event_attrs["events"] = serde_json::json!([{"name": "gen_ai.choice", "droppedAttributesCount": 1,
+        "attributes": kvs(&serde_json::json!({"gen_ai.event.content":
+            r#"{"index": 0, "message": {"role": "assistant", "content": "all good"}}"#}))}]);
+    // Even on a span pactum does not read: what it lost may be what made
+    // it a tool span.
+    let mut other = sp(
+        "d000000000000001",
+        Some(ROOT),
+        2,
+        "work",
+        serde_json::json!({}),
+    );
+    other["droppedAttributesCount"] = serde_json::json!(200);
+    for (what, spans, needle) in [
+        ("attributes", vec![root(), attrs], "12 attribute(s)"),
+        ("events", vec![root(), events], "3 event(s)"),
+        (
+            "event attributes",
+            vec![root(), event_attrs],
+            "attribute(s) of its event",
+        ),
+        (
+            "other span",
+            vec![root(), chat(), other],
+            "200 attribute(s)",
+        ),
+    ] {
+        let (t, o) = import_doc("t.json", &otlp_of(spans));
+        assert!(o.is_empty(), "{what}: {o:?}");
+        let why = t[0].incomplete.clone().unwrap_or_default();
+        assert!(why.contains(needle), "{what}: {why}");
+    }
+    let mut bad = chat();
+    bad["droppedAttributesCount"] = serde_json::json!("many");
+    let (t, o) = import_doc("t.json", &otlp_of(vec![root(), bad]));
+    assert!(t.is_empty());
+    assert!(o[0].contains("droppedAttributesCount"), "{o:?}");
+}
+
+#[test]
+fn a_span_whose_parent_the_file_does_not_hold_makes_the_trace_incomplete() {
+    let chat = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({
+        "gen_ai.operation.name": "chat", "gen_ai.input.messages": USER_IN,
+        "gen_ai.output.messages": r#"[{"role": "assistant", "parts": [{"type": "text", "content": "fine"}]}]"#}),
+    );
+    // OTLP: the root (the agent span) was never exported.
+    let (t, o) = import_doc("t.json", &otlp_of(vec![chat.clone()]));
+    assert!(o.is_empty(), "{o:?}");
+    let why = t[0].incomplete.clone().unwrap_or_default();
+    assert!(why.contains(ROOT) && why.contains("cut off"), "{why}");
+    // With it, complete.
+    let (t, _) = import_doc("t.json", &otlp_of(vec![root(), chat]));
+    assert_eq!(t[0].incomplete, None);
+    // Jaeger: the same.
+    let jaeger = serde_json::json!({"data": [{"traceID": TID, "spans": [{
+        "traceID": TID, "spanID": "b000000000000001", "operationName": "chat",
+        "references": [{"refType": "CHILD_OF", "traceID": TID, "spanID": ROOT}],
+        "startTime": 1_700_000_000_000_000u64, "duration": 1000,
+        "tags": [{"key": "gen_ai.operation.name", "type": "string", "value": "chat"},
+                 {"key": "gen_ai.output.messages", "type": "string",
+                  "value": r#"[{"role": "assistant", "parts": [{"type": "text", "content": "fine"}]}]"#}],
+        "logs": [], "processID": "p1"}], "processes": {"p1": {"serviceName": "a", "tags": []}}}]});
+    let (t, o) = import_doc("t.json", &jaeger);
+    assert!(o.is_empty(), "{o:?}");
+    assert!(
+        t[0].incomplete
+            .as_deref()
+            .unwrap_or_default()
+            .contains("cut off"),
+        "{:?}",
+        t[0].incomplete
+    );
+}
+
+/// The Langfuse export of OpenInference spans, with `extra` observations.
+fn langfuse_otel_with(extra: Vec<serde_json::Value>) -> serde_json::Value {
+    let text = std::fs::read_to_string(fixture("langfuse_openinference_excerpt.json")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    doc["observations"].as_array_mut().unwrap().extend(extra);
+    doc
+}
+
+fn observation(id: &str, ty: &str, name: &str, metadata: &str) -> serde_json::Value {
+    serde_json::json!({
+        "id": id, "traceId": "fee618f96dc31e0ca38b2f7b26eb8b29", "parentObservationId": "d950b668796240b5",
+        "type": ty, "name": name, "startTime": "2025-09-30T09:04:01.000Z", "endTime": "2025-09-30T09:04:01.000Z",
+        "level": "DEFAULT", "statusMessage": null,
+        "input": "{\"path\": \"/etc/passwd\"}", "output": "deleted", "metadata": metadata})
+}
+
+#[test]
+fn a_langfuse_otel_export_reads_observations_without_openinference_attributes_by_their_own_fields()
+{
+    // A Langfuse SDK tool observation beside OpenInference spans (no
+    // attributes), and one whose attributes name the tool without a kind.
+    for md in [
+        r#"{"resourceAttributes": {}, "scope": {"name": "langfuse-sdk"}}"#,
+        r#"{"attributes": {"gen_ai.tool.name": "delete_file"}}"#,
+    ] {
+        let doc = langfuse_otel_with(vec![observation(
+            "aaaaaaaaaaaaaaa1",
+            "TOOL",
+            "delete_file",
+            md,
+        )]);
+        let (t, o) = import_doc("t.json", &doc);
+        assert!(o.is_empty(), "{o:?}");
+        assert_eq!(t[0].metadata["format"], "langfuse-otel");
+        assert_eq!(call_names(&t[0]), ["get_weather", "delete_file"], "{md}");
+        let c = &t[0].turns[0].tool_calls[1];
+        assert_eq!(c.arguments, serde_json::json!({"path": "/etc/passwd"}));
+    }
+    // An observation neither its attributes nor its own fields explain (a
+    // generation output in no shape pactum reads) is an error.
+    let mut gen = observation(
+        "aaaaaaaaaaaaaaa2",
+        "GENERATION",
+        "llm",
+        r#"{"scope": {"name": "langfuse-sdk"}}"#,
+    );
+    gen["output"] = serde_json::json!(42);
+    let (t, o) = import_doc("t.json", &langfuse_otel_with(vec![gen]));
+    assert!(t.is_empty());
+    assert!(o[0].contains("/observations/5/output"), "{o:?}");
+}
+
+#[test]
+fn an_otlp_id_of_the_wrong_size_is_refused_naming_the_field() {
+    let mut short = sp(
+        "b000000000000001",
+        Some(ROOT),
+        1,
+        "chat",
+        serde_json::json!({"gen_ai.operation.name": "chat"}),
+    );
+    short["traceId"] = serde_json::json!("4444444444444444");
+    let (t, o) = import_doc("t.json", &otlp_of(vec![short]));
+    assert!(t.is_empty());
+    assert!(
+        o[0].contains("/spans/0/traceId") && o[0].contains("16 bytes"),
+        "{o:?}"
+    );
+    let mut parent = root();
+    parent["parentSpanId"] = serde_json::json!("abc");
+    let (t, o) = import_doc("t.json", &otlp_of(vec![parent]));
+    assert!(t.is_empty());
+    assert!(
+        o[0].contains("/spans/0/parentSpanId") && o[0].contains("8 bytes"),
+        "{o:?}"
+    );
+}

@@ -99,6 +99,7 @@ fn proto_of(doc: &serde_json::Value) -> Vec<u8> {
                 .collect(),
             events: vec![],
             status: None,
+            ..Span::default()
         })
         .collect();
     ExportTraceServiceRequest {
@@ -547,4 +548,131 @@ fn a_trace_whose_earlier_body_was_refused_never_passes() {
     let end = srv.stop("TERM");
     assert_eq!(end.status_of(CLEAN), "undetermined", "{}", end.stdout);
     assert_eq!(end.code, 5);
+}
+
+const OTHER: &str = "3df7651916cd43dd8448eb211c80319f";
+
+#[test]
+fn a_tool_span_without_an_operation_name_is_graded_and_a_trace_pactum_cannot_read_is_never_skipped_green(
+) {
+    let srv = Served::start(&[]);
+    // Only an agent span and a delete_file span that names its tool with
+    // no `gen_ai.operation.name` (it was skipped, exit 0).
+    let root = format!("{}01", &BAD[..14]);
+    let mut spans = agent_trace(BAD, &[], "", false, true);
+    spans.truncate(1);
+    spans.push(json!({
+        "traceId": BAD, "spanId": format!("{}10", &BAD[..14]), "parentSpanId": root,
+        "name": "delete_file.tool", "startTimeUnixNano": "1700000000300000000", "endTimeUnixNano": "1700000000400000000",
+        "attributes": [
+            {"key": "traceloop.span.kind", "value": {"stringValue": "tool"}},
+            {"key": "gen_ai.tool.name", "value": {"stringValue": "delete_file"}}]
+    }));
+    assert_eq!(srv.post_json(&doc(spans)).0, 200);
+    // An agent ran and no span shows what it did: not a skip.
+    let mut agent_only = agent_trace(OTHER, &[], "", false, true);
+    agent_only.truncate(1);
+    assert_eq!(srv.post_json(&doc(agent_only)).0, 200);
+    srv.wait_graded(2);
+    let end = srv.stop("TERM");
+    assert_eq!(end.status_of(BAD), "fail", "{}", end.stdout);
+    assert_eq!(end.status_of(OTHER), "error", "{}", end.stdout);
+    assert!(end.stdout.contains("0 skipped"), "{}", end.stdout);
+    assert_eq!(end.code, 5, "{}\n{}", end.stdout, end.stderr);
+}
+
+#[test]
+fn a_trace_that_lost_attributes_or_a_parent_span_never_passes() {
+    let srv = Served::start(&[]);
+    // The SDK dropped attributes of the chat span (protobuf field 10).
+    let mut lost = proto_of(&doc(agent_trace(
+        CLEAN,
+        &["list_files"],
+        "Here.",
+        true,
+        true,
+    )));
+    {
+        use pactum_serve::proto::ExportTraceServiceRequest;
+        use prost::Message;
+        let mut req = ExportTraceServiceRequest::decode(&lost[..]).expect("decode");
+        req.resource_spans[0].scope_spans[0].spans[1].dropped_attributes_count = 40;
+        lost = req.encode_to_vec();
+    }
+    let (code, body) = srv.post("application/x-protobuf", &[], &lost);
+    assert_eq!(code, 200, "{body}");
+    // The chat span's parent never arrives; the root it names does not
+    // exist, but another root span has ended, so the trace is graded.
+    let mut orphan = agent_trace(OTHER, &["list_files"], "Here.", true, true);
+    orphan[1]["parentSpanId"] = json!(format!("{}99", &OTHER[..14]));
+    assert_eq!(srv.post_json(&doc(orphan)).0, 200);
+    srv.wait_graded(2);
+    let end = srv.stop("TERM");
+    assert_eq!(end.status_of(CLEAN), "undetermined", "{}", end.stdout);
+    assert_eq!(end.status_of(OTHER), "undetermined", "{}", end.stdout);
+    let stored = end.stored().1;
+    let why = |id: &str| {
+        stored
+            .iter()
+            .find(|s| s.test_id == id)
+            .and_then(|s| s.trace.as_ref())
+            .map(|t| t["incomplete"].as_str().unwrap_or_default().to_string())
+            .unwrap_or_default()
+    };
+    assert!(why(CLEAN).contains("40 attribute(s)"), "{}", why(CLEAN));
+    assert!(why(OTHER).contains("cut off"), "{}", why(OTHER));
+    assert!(
+        end.stdout.contains("0 trace(s) cut off at shutdown"),
+        "{}",
+        end.stdout
+    );
+    assert_eq!(end.code, 3);
+}
+
+#[test]
+fn a_trace_whose_root_span_was_dropped_past_the_span_cap_counts_as_cut_off() {
+    let srv = Served::start(&["--max-spans-per-trace", "3"]);
+    // The root comes last (exporters send a span when it ends) and is the
+    // one dropped.
+    let mut spans = agent_trace(BAD, &["list_files", "delete_file"], "Done.", true, true);
+    let root = spans.remove(0);
+    spans.push(root);
+    assert_eq!(srv.post_json(&doc(spans)).0, 200);
+    let end = srv.stop("TERM");
+    assert_eq!(end.status_of(BAD), "fail", "{}", end.stdout);
+    assert!(
+        end.stdout.contains("1 trace(s) cut off at shutdown"),
+        "{}",
+        end.stdout
+    );
+    assert_eq!(end.code, 5);
+}
+
+#[test]
+fn a_protobuf_span_with_a_short_trace_id_is_refused_naming_the_field() {
+    let srv = Served::start(&[]);
+    let mut body = proto_of(&doc(agent_trace(
+        CLEAN,
+        &["list_files"],
+        "Here.",
+        true,
+        true,
+    )));
+    {
+        use pactum_serve::proto::ExportTraceServiceRequest;
+        use prost::Message;
+        let mut req = ExportTraceServiceRequest::decode(&body[..]).expect("decode");
+        req.resource_spans[0].scope_spans[0].spans[1]
+            .trace_id
+            .truncate(8);
+        body = req.encode_to_vec();
+    }
+    let (code, text) = srv.post("application/x-protobuf", &[], &body);
+    assert_eq!(code, 400, "{text}");
+    assert!(
+        text.contains("traceId") && text.contains("16 bytes"),
+        "{text}"
+    );
+    let end = srv.stop("TERM");
+    assert_eq!(end.code, 5, "{}", end.stdout);
 }

@@ -26,7 +26,10 @@
 //!   Its result and error go to the call; its arguments fill arguments the
 //!   output did not record, and arguments that differ are an error of the
 //!   trace. Calls and results replayed in a later call's input must be
-//!   calls the trace shows, else the trace is `incomplete`.
+//!   calls the trace shows, else the trace is `incomplete`; so is a trace
+//!   with a span that has not ended, that lost attributes or events, or
+//!   (OTLP and Jaeger files, and live) that names a parent the spans do not
+//!   include.
 //! * **Observability** (metadata `observed`): the response channel when
 //!   every call's output was captured; tool calls when the trace has tool
 //!   spans or every call's output was captured. Side effects never.
@@ -80,11 +83,13 @@ fn one_value(spans: &[Span], key: &str) -> Result<Option<String>, String> {
 }
 
 /// Builds every trace of a file, in the order of their first span.
+/// `parents_held`: the file is an export of whole traces (OTLP, Jaeger), so
+/// a span naming a parent it does not hold means the trace was cut off.
 pub(crate) fn build(
     by_trace: BTreeMap<String, OtelTrace>,
     format: &str,
     file: &str,
-    _file_name: &str,
+    parents_held: bool,
     level_flag: Option<ObservabilityLevel>,
 ) -> Vec<Out> {
     let mut groups: BTreeMap<(String, &'static str), Vec<OtelTrace>> = BTreeMap::new();
@@ -125,7 +130,7 @@ pub(crate) fn build(
             }
             continue;
         }
-        let out = one(&key, by, members, format, file, level_flag);
+        let out = one(&key, by, members, format, file, parents_held, level_flag);
         outs.push((start, key, out));
     }
     outs.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
@@ -138,7 +143,7 @@ pub(crate) fn one_live(trace_id: &str, t: OtelTrace, source: &str) -> Out {
     if let Some(e) = t.errors.first() {
         return Out::Error(e.clone());
     }
-    one(trace_id, "trace_id", vec![t], "otlp", source, None)
+    one(trace_id, "trace_id", vec![t], "otlp", source, true, None)
 }
 
 struct Builder {
@@ -222,6 +227,7 @@ fn one(
     members: Vec<OtelTrace>,
     format: &str,
     file: &str,
+    parents_held: bool,
     level_flag: Option<ObservabilityLevel>,
 ) -> Out {
     let otel_ids: Vec<String> = members
@@ -359,6 +365,37 @@ fn one(
     let mut agents = Vec::new();
     let mut last_trace: Option<&str> = None;
     let mut unended: Option<String> = None;
+    // Whatever a span lost, or a parent the spans do not include, may have
+    // been a call: the trace is incomplete (absences prove nothing), never
+    // read as "captured, no call".
+    let lost = spans.iter().find_map(|s| {
+        s.attrs.get(super::span::LOST).and_then(Value::as_str).map(|why| {
+            format!(
+                "span `{}` (`{}`) lost {why}: the exporter dropped them, and they may have held a call",
+                s.span_id,
+                shown(&s.name)
+            )
+        })
+    });
+    // An exporter that stopped early lacks the outer spans (each is sent as
+    // it ends, the root last); a span missing from the middle was not
+    // exported either. What it ran cannot be seen: a parent the spans do
+    // not include makes the trace incomplete.
+    let orphan = if parents_held {
+        spans.iter().find_map(|s| {
+            let p = s.parent.as_deref()?;
+            (!index.contains_key(&(s.trace_id.as_str(), p))).then(|| {
+                format!(
+                    "span `{}` (`{}`) names a parent span `{}` the trace's spans do not include: the trace is cut off (an exporter sends each span as it ends, so the spans around it, and what they ran, are missing)",
+                    s.span_id,
+                    shown(&s.name),
+                    shown(p)
+                )
+            })
+        })
+    } else {
+        None
+    };
     for (i, (s, k)) in spans.iter().zip(&kinds).enumerate() {
         if s.end.is_none() && !matches!(k, Kind::Other) {
             unended.get_or_insert_with(|| {
@@ -522,6 +559,25 @@ fn one(
         }
     }
     if llm_calls == 0 && tool_spans == 0 {
+        // Something of an LLM convention ran and pactum reads none of it:
+        // skipping would let the run show green over calls nobody saw.
+        if let Some((s, marker)) = spans
+            .iter()
+            .find_map(|s| genai::genai_marker(s).map(|k| (s, k)))
+        {
+            return Out::Error(RecordError::new(
+                file,
+                s.line,
+                Some(marker.to_string()),
+                format!(
+                    "trace `{}` has no LLM or tool span pactum reads, yet span `{}` (`{}`) carries `{}`: refused, not skipped (what it ran would go unseen)",
+                    shown(key),
+                    s.span_id,
+                    shown(&s.name),
+                    shown(marker)
+                ),
+            ));
+        }
         return Out::Skip {
             line,
             reason: format!(
@@ -588,7 +644,13 @@ fn one(
         turns: b.turns,
         metadata: Value::Object(metadata),
         error: b.error,
-        incomplete: b.unshown.or(unended),
+        incomplete: {
+            let why: Vec<String> = [b.unshown, lost, orphan, unended]
+                .into_iter()
+                .flatten()
+                .collect();
+            (!why.is_empty()).then(|| why.join("; "))
+        },
         source: Some(SourceRef {
             file: file.to_string(),
             line,

@@ -4,7 +4,7 @@
 //! nothing pactum reads. Every message is decoded by
 //! [`pactum_core::chat`]; nothing here builds a tool call from JSON.
 //!
-//! Content, in order of precedence (the first present is read):
+//! Content, in every convention present (they must agree, see [`agree`]):
 //!
 //! | convention | input | output |
 //! |---|---|---|
@@ -38,6 +38,8 @@ pub(crate) struct Msg {
     pub text: Option<String>,
     pub calls: Vec<ToolCall>,
     pub results: Vec<ToolResult>,
+    /// The finish reason recorded with it (`finish_reason`), if any.
+    pub finish: Option<String>,
 }
 
 /// An LLM call's messages: `None` where content was not captured.
@@ -70,13 +72,125 @@ fn str_attr<'a>(s: &'a Span, k: &str) -> Option<&'a str> {
     s.attrs.get(k).and_then(Value::as_str)
 }
 
+/// Tool executions recorded in conventions pactum does not read: the
+/// attribute, and the value that marks a tool (`None`: any value). Such a
+/// span is refused, never passed over: its call would go unseen.
+const UNREAD_TOOLS: [(&str, Option<&str>, &str); 3] = [
+    (
+        "ai.toolCall.name",
+        None,
+        "the Vercel AI SDK's `ai.toolCall`",
+    ),
+    (
+        "langfuse.observation.type",
+        Some("tool"),
+        "the Langfuse SDK's",
+    ),
+    ("mlflow.spanType", Some("tool"), "MLflow's"),
+];
+
+/// What each convention present on a span says it is: (attribute, value,
+/// whether that means a tool execution, an LLM call or an agent).
+fn sayings(s: &Span) -> Vec<(&'static str, &str, Says)> {
+    let mut out = Vec::new();
+    if let Some(op) = str_attr(s, "gen_ai.operation.name") {
+        let says = match op {
+            "execute_tool" => Says::Tool,
+            "chat" | "text_completion" | "generate_content" => Says::Llm,
+            "invoke_agent" | "create_agent" => Says::Agent,
+            _ => Says::Other,
+        };
+        out.push(("gen_ai.operation.name", op, says));
+    }
+    if let Some(k) = str_attr(s, "openinference.span.kind") {
+        let says = match k.to_ascii_uppercase().as_str() {
+            "TOOL" => Says::Tool,
+            "LLM" => Says::Llm,
+            "AGENT" => Says::Agent,
+            _ => Says::Other,
+        };
+        out.push(("openinference.span.kind", k, says));
+    }
+    if let Some(k) = str_attr(s, "traceloop.span.kind") {
+        let says = match k {
+            "tool" => Says::Tool,
+            _ => Says::Other,
+        };
+        out.push(("traceloop.span.kind", k, says));
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Says {
+    Tool,
+    Llm,
+    Agent,
+    Other,
+}
+
 /// Classifies a span and reads its content.
+///
+/// A tool execution is a span that a convention says is one
+/// (`gen_ai.operation.name: execute_tool`, `openinference.span.kind:
+/// TOOL`, Traceloop's `traceloop.span.kind: tool`), or that names a tool
+/// (`gen_ai.tool.name`) and says nothing else. A span that names a tool and
+/// says it is something else, that two conventions call a tool and an LLM
+/// call or agent, or that is a tool execution of a convention pactum does
+/// not read, is an error: which it is cannot be told, and a call passed
+/// over reads as no call.
 pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
+    let says = sayings(s);
+    let tool_by = says.iter().find(|x| x.2 == Says::Tool);
+    let other_by = says
+        .iter()
+        .find(|x| matches!(x.2, Says::Llm | Says::Agent))
+        .or_else(|| says.iter().find(|x| x.2 == Says::Other));
+    let named = s.attrs.contains_key("gen_ai.tool.name");
+    match (tool_by, other_by) {
+        (Some(t), Some(o)) if o.2 != Says::Other => {
+            return Err(problem(
+                o.0,
+                format!(
+                "`{}: {}` says the span is a tool execution, `{}: {}` that it is not: which is it?",
+                t.0,
+                shown(t.1),
+                o.0,
+                shown(o.1)
+            ),
+            ))
+        }
+        (Some(_), _) => return tool(s).map(Kind::Tool),
+        (None, None) if named => return tool(s).map(Kind::Tool),
+        (None, Some(o)) if named => {
+            return Err(problem(
+                "gen_ai.tool.name",
+                format!(
+                "the span names a tool, but `{}: {}` says it is not a tool execution: which is it?",
+                o.0,
+                shown(o.1)
+            ),
+            ))
+        }
+        _ => {}
+    }
+    for (key, value, what) in UNREAD_TOOLS {
+        let hit = match (s.attrs.get(key), value) {
+            (Some(_), None) => true,
+            (Some(Value::String(v)), Some(want)) => v.trim_matches('"').eq_ignore_ascii_case(want),
+            _ => false,
+        };
+        if hit {
+            return Err(problem(
+                key,
+                format!(
+                    "a tool execution recorded in {what} convention, which pactum does not read: its call would go unseen (record GenAI `execute_tool` or OpenInference `TOOL` spans)"
+                ),
+            ));
+        }
+    }
     let op = str_attr(s, "gen_ai.operation.name");
     let oi = str_attr(s, "openinference.span.kind").map(str::to_ascii_uppercase);
-    if op == Some("execute_tool") || oi.as_deref() == Some("TOOL") {
-        return tool(s).map(Kind::Tool);
-    }
     let has = |p: &str| s.attrs.keys().any(|k| k.starts_with(p));
     let content = s.attrs.contains_key("gen_ai.output.messages")
         || s.attrs.contains_key("gen_ai.input.messages")
@@ -103,6 +217,33 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
     Ok(Kind::Other)
 }
 
+/// The first attribute (or event) of a GenAI, OpenInference, Traceloop or
+/// other LLM convention the span carries, if any: a trace whose spans carry
+/// one but that holds no LLM or tool span pactum reads is refused, not
+/// skipped (something ran that pactum cannot see).
+pub(crate) fn genai_marker(s: &Span) -> Option<&str> {
+    const PREFIXES: [&str; 6] = [
+        "gen_ai.",
+        "llm.",
+        "openinference.",
+        "tool.",
+        "tool_call.",
+        "traceloop.",
+    ];
+    s.attrs
+        .keys()
+        .find(|k| {
+            PREFIXES.iter().any(|p| k.starts_with(p)) || UNREAD_TOOLS.iter().any(|(m, _, _)| m == k)
+        })
+        .map(String::as_str)
+        .or_else(|| {
+            s.events
+                .iter()
+                .find(|e| e.name.starts_with("gen_ai."))
+                .map(|e| e.name.as_str())
+        })
+}
+
 fn is_input_event(name: &str) -> bool {
     matches!(
         name,
@@ -113,24 +254,35 @@ fn is_input_event(name: &str) -> bool {
     )
 }
 
-/// A tool span as a call: `gen_ai.tool.name` (or `tool.name`),
+/// A tool span as a call: its name from `gen_ai.tool.name`, `tool.name`
+/// or Traceloop's `traceloop.entity.name` (those present must agree), id
 /// `gen_ai.tool.call.id` (or `tool_call.id`), arguments from
-/// `gen_ai.tool.call.arguments` (or `input.value`, or ADK's
-/// `gcp.vertex.agent.tool_call_args`), result from
-/// `gen_ai.tool.call.result` (or `output.value`, or
-/// `gcp.vertex.agent.tool_response`); errored when the span ended in
-/// error, has `error.type`, or an `exception` event.
+/// `gen_ai.tool.call.arguments` (or `input.value`, Traceloop's
+/// `traceloop.entity.input`, ADK's `gcp.vertex.agent.tool_call_args`),
+/// result from `gen_ai.tool.call.result` (or `output.value`,
+/// `traceloop.entity.output`, `gcp.vertex.agent.tool_response`); errored
+/// when the span ended in error, has `error.type`, or an `exception` event.
 fn tool(s: &Span) -> Result<ToolCall, Problem> {
     let first = |keys: &[&'static str]| -> Option<(&'static str, &Value)> {
         keys.iter()
             .find_map(|k| s.attrs.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))
     };
-    let (name_key, name) = first(&["gen_ai.tool.name", "tool.name"]).ok_or_else(|| {
+    const NAMES: [&str; 3] = ["gen_ai.tool.name", "tool.name", "traceloop.entity.name"];
+    let (name_key, name) = first(&NAMES).ok_or_else(|| {
         problem(
             "gen_ai.tool.name",
-            "a tool span without `gen_ai.tool.name` (or `tool.name`): which tool ran is not recorded",
+            "a tool span without `gen_ai.tool.name` (or `tool.name`, `traceloop.entity.name`): which tool ran is not recorded",
         )
     })?;
+    if let Some(k) = NAMES
+        .iter()
+        .find(|k| s.attrs.get(**k).is_some_and(|v| !v.is_null() && v != name))
+    {
+        return Err(problem(
+            *k,
+            format!("`{name_key}` and `{k}` name different tools: which one ran?"),
+        ));
+    }
     let mut call = Map::new();
     call.insert("name".into(), name.clone());
     if let Some((_, id)) = first(&["gen_ai.tool.call.id", "tool_call.id"]) {
@@ -139,10 +291,22 @@ fn tool(s: &Span) -> Result<ToolCall, Problem> {
     let args_key = first(&[
         "gen_ai.tool.call.arguments",
         "input.value",
+        "traceloop.entity.input",
         "gcp.vertex.agent.tool_call_args",
     ]);
-    if let Some((_, a)) = args_key {
-        call.insert("arguments".into(), a.clone());
+    // Python instrumentations record the tool function's bound parameters,
+    // not the arguments the model gave.
+    let binding = args_key
+        .filter(|(k, _)| matches!(*k, "input.value" | "traceloop.entity.input"))
+        .and_then(|(_, a)| python_binding(a));
+    match (&binding, args_key) {
+        (Some(Binding::Keywords(kw)), _) => {
+            call.insert("arguments".into(), kw.clone());
+        }
+        (Some(Binding::Unread(_)), _) | (None, None) => {}
+        (None, Some((_, a))) => {
+            call.insert("arguments".into(), a.clone());
+        }
     }
     let mut decoded = chat::decode_call(&Value::Object(call)).map_err(|e| {
         let field = match e.pointer.as_str() {
@@ -152,12 +316,16 @@ fn tool(s: &Span) -> Result<ToolCall, Problem> {
         };
         problem(field, e.message)
     })?;
+    if let Some(Binding::Unread(text)) = binding {
+        decoded.arguments = Value::String(text);
+    }
     if let Some(id) = &mut decoded.id {
         *id = id.trim().to_string();
     }
     decoded.result = first(&[
         "gen_ai.tool.call.result",
         "output.value",
+        "traceloop.entity.output",
         "gcp.vertex.agent.tool_response",
     ])
     .map(|(_, v)| v.clone());
@@ -176,6 +344,51 @@ fn tool(s: &Span) -> Result<ToolCall, Problem> {
             })
         });
     Ok(decoded)
+}
+
+/// A Python tool function's bound parameters, as Traceloop
+/// (`{"args": [...], "kwargs": {...}}`) and smolagents (also
+/// `sanitize_inputs_outputs`) record a tool's input.
+enum Binding {
+    /// No positional argument: the keyword arguments are the call's.
+    Keywords(Value),
+    /// A positional argument, or `kwargs` without `args`: which parameter a
+    /// value fills (or whether `kwargs` is itself a parameter) is not
+    /// recorded, so the arguments are the recorded text, unread.
+    Unread(String),
+}
+
+/// The binding a recorded tool input is, if it is one: an object (or its
+/// JSON text) with `kwargs`, and no key but `args`, `kwargs` and
+/// smolagents' `sanitize_inputs_outputs` / `sanitize_inputs_and_outputs`.
+fn python_binding(v: &Value) -> Option<Binding> {
+    let parsed;
+    let obj = match v {
+        Value::Object(m) => m,
+        Value::String(t) => {
+            parsed = pactum_core::json::parse_strict(t.as_bytes()).ok()?;
+            parsed.as_object()?
+        }
+        _ => return None,
+    };
+    let binding_key = |k: &str| {
+        matches!(
+            k,
+            "args" | "kwargs" | "sanitize_inputs_outputs" | "sanitize_inputs_and_outputs"
+        )
+    };
+    if !obj.contains_key("kwargs") || !obj.keys().all(|k| binding_key(k)) {
+        return None;
+    }
+    match (obj.get("args"), obj.get("kwargs")) {
+        (Some(Value::Array(a)), Some(kw @ Value::Object(_))) if a.is_empty() => {
+            Some(Binding::Keywords(kw.clone()))
+        }
+        _ => Some(Binding::Unread(match v {
+            Value::String(t) => t.clone(),
+            other => other.to_string(),
+        })),
+    }
 }
 
 fn who(role: &str, field: &str) -> Result<Who, Problem> {
@@ -233,6 +446,7 @@ fn openai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
             text: None,
             calls: Vec::new(),
             results: vec![r],
+            finish: None,
         });
     }
     let tools = chat::message_tools(m).map_err(at)?;
@@ -242,6 +456,7 @@ fn openai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
         text,
         calls: tools.calls,
         results: tools.results,
+        finish: finish_reason(m),
     })
 }
 
@@ -294,6 +509,7 @@ fn genai_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
         text: chat::join_texts(texts),
         calls: tools.calls,
         results: tools.results,
+        finish: finish_reason(m),
     })
 }
 
@@ -501,18 +717,32 @@ fn list_of(
         .collect()
 }
 
+/// What each convention present on a span records for one side of its call
+/// (input or output): where it sits, and its messages.
+type Readings = Vec<(&'static str, Vec<Msg>)>;
+
 fn input(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
+    let mut found: Readings = Vec::new();
     if let Some(v) = s.attrs.get(crate::langsmith::CHAT_INPUT) {
-        return list_of(v.clone(), "inputs.messages", openai_msg).map(Some);
+        found.push((
+            "inputs.messages",
+            list_of(v.clone(), "inputs.messages", openai_msg)?,
+        ));
     }
     if let Some(v) = s.attrs.get("gen_ai.input.messages") {
-        return genai_list(v, "gen_ai.input.messages").map(Some);
+        found.push((
+            "gen_ai.input.messages",
+            genai_list(v, "gen_ai.input.messages")?,
+        ));
     }
     if let Some(v) = unflatten(&s.attrs, "llm.input_messages.")? {
-        return list_of(v, "llm.input_messages", openinference_msg).map(Some);
+        found.push((
+            "llm.input_messages",
+            list_of(v, "llm.input_messages", openinference_msg)?,
+        ));
     }
     if let Some(v) = unflatten(&s.attrs, "gen_ai.prompt.")? {
-        return list_of(v, "gen_ai.prompt", openai_msg).map(Some);
+        found.push(("gen_ai.prompt", list_of(v, "gen_ai.prompt", openai_msg)?));
     }
     let mut msgs = Vec::new();
     for (i, e) in s.events.iter().enumerate() {
@@ -533,7 +763,156 @@ fn input(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
         }
         msgs.push(openai_msg(&Value::Object(body), &field)?);
     }
-    Ok((!msgs.is_empty()).then_some(msgs))
+    if !msgs.is_empty() {
+        found.push(("gen_ai.*.message events", msgs));
+    }
+    agree(found)
+}
+
+/// The one message list the conventions on a span record. Each convention
+/// is another place of the same messages (an instrumentation emitting two
+/// conventions at once): they must agree, message by message, and each
+/// fills what another left out. Reading only the first would drop a call
+/// the second records.
+fn agree(found: Readings) -> Result<Option<Vec<Msg>>, Problem> {
+    let mut it = found.into_iter();
+    let Some((first, mut merged)) = it.next() else {
+        return Ok(None);
+    };
+    for (other, msgs) in it {
+        merged = same_messages(first, merged, other, msgs)?;
+    }
+    Ok(Some(merged))
+}
+
+fn who_name(w: Who) -> &'static str {
+    match w {
+        Who::System => "system",
+        Who::User => "user",
+        Who::Assistant => "assistant",
+        Who::Tool => "tool",
+    }
+}
+
+fn same_messages(
+    a_at: &str,
+    a: Vec<Msg>,
+    b_at: &'static str,
+    b: Vec<Msg>,
+) -> Result<Vec<Msg>, Problem> {
+    let differ = |what: String| {
+        problem(
+            b_at,
+            format!("`{a_at}` and `{b_at}` record the same messages of one call and disagree: {what}; which is it?"),
+        )
+    };
+    if a.len() != b.len() {
+        return Err(differ(format!(
+            "{} message(s) against {}",
+            a.len(),
+            b.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(a.len());
+    for (i, (x, y)) in a.into_iter().zip(b).enumerate() {
+        if x.who != y.who {
+            return Err(differ(format!(
+                "message {i} is the {}'s in one, the {}'s in the other",
+                who_name(x.who),
+                who_name(y.who)
+            )));
+        }
+        let text = match (x.text, y.text) {
+            (Some(p), Some(q)) if p.trim() != q.trim() => {
+                return Err(differ(format!(
+                    "message {i} says `{}` in one and `{}` in the other",
+                    shown(&p),
+                    shown(&q)
+                )))
+            }
+            (p, q) => p.or(q),
+        };
+        if x.calls.len() != y.calls.len() {
+            return Err(differ(format!(
+                "message {i} makes {} tool call(s) in one and {} in the other",
+                x.calls.len(),
+                y.calls.len()
+            )));
+        }
+        let mut calls = Vec::with_capacity(x.calls.len());
+        for (j, (mut c, d)) in x.calls.into_iter().zip(y.calls).enumerate() {
+            let ids_differ = matches!((&c.id, &d.id), (Some(p), Some(q)) if p.trim() != q.trim());
+            let args_differ =
+                !c.arguments.is_null() && !d.arguments.is_null() && c.arguments != d.arguments;
+            if c.name != d.name || ids_differ || args_differ {
+                return Err(differ(format!(
+                    "call {j} of message {i} is `{}` in one and `{}` in the other{}",
+                    shown(&c.name),
+                    shown(&d.name),
+                    if c.name == d.name {
+                        " with other ids or arguments"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+            if c.id.is_none() {
+                c.id = d.id;
+            }
+            if c.arguments.is_null() {
+                c.arguments = d.arguments;
+            }
+            if c.result.is_none() {
+                c.result = d.result;
+            }
+            if c.error.is_none() {
+                c.error = d.error;
+            }
+            calls.push(c);
+        }
+        if x.results.len() != y.results.len() {
+            return Err(differ(format!(
+                "message {i} holds {} tool result(s) in one and {} in the other",
+                x.results.len(),
+                y.results.len()
+            )));
+        }
+        let mut results = Vec::with_capacity(x.results.len());
+        for (j, (mut r, q)) in x.results.into_iter().zip(y.results).enumerate() {
+            if let (chat::Answers::Id(p), chat::Answers::Id(o)) = (&r.answers, &q.answers) {
+                if p.trim() != o.trim() {
+                    return Err(differ(format!(
+                        "result {j} of message {i} answers `{}` in one and `{}` in the other",
+                        shown(p),
+                        shown(o)
+                    )));
+                }
+            }
+            if !matches!(r.answers, chat::Answers::Id(_)) {
+                r.answers = q.answers;
+            }
+            if r.result.is_none() {
+                r.result = q.result;
+            }
+            if r.error.is_none() {
+                r.error = q.error;
+            }
+            results.push(r);
+        }
+        out.push(Msg {
+            who: x.who,
+            text,
+            calls,
+            results,
+            // Either place's reason: a tool-call reason in one is enough
+            // to expect calls.
+            finish: match (x.finish, y.finish) {
+                (Some(p), _) if asks_for_tools(&p) => Some(p),
+                (p, q) => q.or(p),
+            },
+        });
+    }
+    Ok(out)
 }
 
 /// An event's body: `gen_ai.event.content` (JSON) when present, else its
@@ -569,17 +948,27 @@ fn event_body(e: &super::span::Event, field: &str) -> Result<Map<String, Value>,
 }
 
 fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
+    let mut found: Readings = Vec::new();
     if let Some(v) = s.attrs.get(crate::langsmith::CHAT_OUTPUT) {
-        return list_of(v.clone(), "outputs", openai_msg).map(Some);
+        found.push(("outputs", list_of(v.clone(), "outputs", openai_msg)?));
     }
     if let Some(v) = s.attrs.get("gen_ai.output.messages") {
-        return genai_list(v, "gen_ai.output.messages").map(Some);
+        found.push((
+            "gen_ai.output.messages",
+            genai_list(v, "gen_ai.output.messages")?,
+        ));
     }
     if let Some(v) = unflatten(&s.attrs, "llm.output_messages.")? {
-        return list_of(v, "llm.output_messages", openinference_msg).map(Some);
+        found.push((
+            "llm.output_messages",
+            list_of(v, "llm.output_messages", openinference_msg)?,
+        ));
     }
     if let Some(v) = unflatten(&s.attrs, "gen_ai.completion.")? {
-        return list_of(v, "gen_ai.completion", openai_msg).map(Some);
+        found.push((
+            "gen_ai.completion",
+            list_of(v, "gen_ai.completion", openai_msg)?,
+        ));
     }
     let mut msgs = Vec::new();
     for (i, e) in s.events.iter().enumerate() {
@@ -600,7 +989,53 @@ fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
         };
         m.entry("role")
             .or_insert_with(|| Value::String("assistant".into()));
-        msgs.push(openai_msg(&Value::Object(m), &field)?);
+        let mut msg = openai_msg(&Value::Object(m), &field)?;
+        if msg.finish.is_none() {
+            msg.finish = finish_reason(&body);
+        }
+        msgs.push(msg);
     }
-    Ok((!msgs.is_empty()).then_some(msgs))
+    if !msgs.is_empty() {
+        found.push(("gen_ai.choice events", msgs));
+    }
+    let Some(msgs) = agree(found)? else {
+        return Ok(None);
+    };
+    // An empty list records no message at all; a model that stopped to call
+    // tools (`finish_reason: tool_calls`, here or in the span's
+    // `gen_ai.response.finish_reasons`) with no call recorded was captured
+    // in part. Either way what it asked for is unknown: not captured, so
+    // neither "said nothing" nor "called nothing" is read from it.
+    let span_asks = match s.attrs.get("gen_ai.response.finish_reasons") {
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).any(asks_for_tools),
+        Some(Value::String(t)) => match serde_json::from_str::<Vec<String>>(t) {
+            Ok(items) => items.iter().any(|r| asks_for_tools(r)),
+            Err(_) => asks_for_tools(t),
+        },
+        _ => false,
+    };
+    let asks = span_asks
+        || msgs
+            .iter()
+            .any(|m| m.finish.as_deref().is_some_and(asks_for_tools));
+    if msgs.is_empty() || (asks && msgs.iter().all(|m| m.calls.is_empty())) {
+        return Ok(None);
+    }
+    Ok(Some(msgs))
+}
+
+/// A message's `finish_reason`, when it is a string.
+fn finish_reason(m: &Map<String, Value>) -> Option<String> {
+    m.get("finish_reason")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Whether a finish reason says the model stopped to call tools (OpenAI
+/// `tool_calls`, legacy `function_call`, Anthropic `tool_use`).
+fn asks_for_tools(reason: &str) -> bool {
+    matches!(
+        reason.trim().to_ascii_lowercase().as_str(),
+        "tool_calls" | "tool_call" | "function_call" | "tool_use"
+    )
 }

@@ -88,6 +88,10 @@ pub enum Built {
         /// Whether spans of it were lost (dropped past the cap, or in a
         /// refused body): it must not pass.
         partial: bool,
+        /// Whether it was cut off at shutdown: built by
+        /// [`Assembler::drain`] before its root span had ended (or
+        /// arrived).
+        cut_off: bool,
         /// When its last span arrived.
         last_span: Instant,
     },
@@ -340,31 +344,29 @@ impl Assembler {
             let partial = o.lost > 0 || o.refused_body.is_some();
             let built = match build::one_live(&id, o.t, &self.source) {
                 Out::Trace(mut t) => {
-                    let why = if o.lost > 0 {
-                        Some(format!(
+                    // Every reason is said: a trace that lost spans and was
+                    // also cut off is both.
+                    let mut why: Vec<String> = Vec::new();
+                    if o.lost > 0 {
+                        why.push(format!(
                             "{} span(s) dropped past --max-spans-per-trace: the trace is incomplete",
                             o.lost
-                        ))
-                    } else if let Some(r) = o.refused_body {
-                        Some(r)
-                    } else if unended {
-                        Some(
-                            "its root span had not ended when pactum serve stopped: cut off"
-                                .to_string(),
-                        )
-                    } else {
-                        None
-                    };
-                    if let Some(w) = why {
-                        t.incomplete = Some(match t.incomplete.take() {
-                            Some(prev) => format!("{w}; {prev}"),
-                            None => w,
-                        });
+                        ));
                     }
+                    why.extend(o.refused_body);
+                    if unended {
+                        why.push(
+                            "its root span had not ended (or not arrived) when pactum serve stopped: cut off"
+                                .to_string(),
+                        );
+                    }
+                    why.extend(t.incomplete.take());
+                    t.incomplete = (!why.is_empty()).then(|| why.join("; "));
                     Built::Trace {
                         trace: t,
                         lost_spans: o.lost,
                         partial,
+                        cut_off: unended,
                         last_span: last,
                     }
                 }

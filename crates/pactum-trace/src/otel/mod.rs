@@ -156,7 +156,10 @@ pub(crate) fn read<T>(
             return Ok(());
         }
     }
-    for out in build::build(by_trace, which.name(), &display, &name, level_flag) {
+    // Langfuse and LangSmith hold what an app sent them, often without the
+    // host's own root span: a parent they lack is no sign of a cut-off.
+    let parents_held = matches!(which, OtelKind::Otlp | OtelKind::Jaeger);
+    for out in build::build(by_trace, which.name(), &display, parents_held, level_flag) {
         let flow = match out {
             build::Out::Trace(t) => {
                 let line = t.source.as_ref().map_or(1, |s| s.line);

@@ -45,8 +45,10 @@ pub(crate) struct Span {
 }
 
 /// Whether an attribute is kept: the GenAI, OpenInference and session
-/// keys, and the ADK tool keys; everything else (HTTP, resources, the
-/// tool schemas a request offered) is dropped on reading.
+/// keys, the ADK and Traceloop tool keys, and the attributes other
+/// conventions mark a tool execution with (such a span is refused, so the
+/// mark must survive); everything else (HTTP, resources, the tool schemas a
+/// request offered) is dropped on reading.
 pub(crate) fn kept(key: &str) -> bool {
     if key.starts_with("llm.request.functions.") || key.starts_with("llm.tools.") {
         return false;
@@ -70,6 +72,13 @@ pub(crate) fn kept(key: &str) -> bool {
                 | "error.type"
                 | "gcp.vertex.agent.tool_call_args"
                 | "gcp.vertex.agent.tool_response"
+                | "traceloop.span.kind"
+                | "traceloop.entity.name"
+                | "traceloop.entity.input"
+                | "traceloop.entity.output"
+                | "ai.toolCall.name"
+                | "langfuse.observation.type"
+                | "mlflow.spanType"
         )
 }
 
@@ -87,6 +96,30 @@ pub(crate) struct SpanError {
 }
 
 pub(crate) type Found = (Vec<Span>, Vec<SpanError>);
+
+/// The attribute pactum sets on a span that says it lost attributes or
+/// events (OTLP `droppedAttributesCount`, `droppedEventsCount`, an event's
+/// `droppedAttributesCount`): what was lost, in words. Never read from a
+/// file: `pactum.` keys are not kept ([`kept`]).
+pub(crate) const LOST: &str = "pactum.span.lost";
+
+/// A `dropped*Count`: absent or 0 is nothing lost; a number (or decimal
+/// string) above 0 is how many; anything else is an error, never read as
+/// nothing.
+fn dropped(v: Option<&Value>, at: &str) -> Result<u64, (String, String)> {
+    match v {
+        None | Some(Value::Null) => Ok(0),
+        Some(Value::Number(n)) if n.is_u64() => Ok(n.as_u64().unwrap_or(0)),
+        Some(Value::String(t)) if t.parse::<u64>().is_ok() => Ok(t.parse().unwrap_or(0)),
+        Some(o) => Err((
+            at.to_string(),
+            format!(
+                "expected a count (a non-negative integer), found {}",
+                kind(o)
+            ),
+        )),
+    }
+}
 
 pub(crate) fn err(trace_id: Option<&str>, field: String, message: impl Into<String>) -> SpanError {
     SpanError {
@@ -330,12 +363,54 @@ pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
     (spans, errors)
 }
 
+/// An OTLP id as hex: `bytes` bytes (a trace id 16, a span id 8), not all
+/// zero (invalid in OTLP). Another length is refused, never padded or cut:
+/// ids of the wrong size would join spans of different traces.
+fn otlp_id(
+    v: Option<&Value>,
+    bytes: usize,
+    at: String,
+    tid: Option<&str>,
+    what: &str,
+) -> Result<String, SpanError> {
+    let id = id_str(v).ok_or_else(|| err(tid, at.clone(), format!("missing or empty {what}")))?;
+    if id.len() != bytes * 2 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(err(
+            tid,
+            at,
+            format!(
+                "a {what} is {bytes} bytes, written as {} hex digits: found `{}`",
+                bytes * 2,
+                crate::convert::shown(&id)
+            ),
+        ));
+    }
+    if id.bytes().all(|b| b == b'0') {
+        return Err(err(tid, at, format!("an all-zero {what} is invalid")));
+    }
+    Ok(id)
+}
+
 fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
-    let trace_id = id_str(sp.get("traceId"))
-        .ok_or_else(|| err(None, format!("{at}/traceId"), "missing or empty trace id"))?;
+    let trace_id = otlp_id(
+        sp.get("traceId"),
+        16,
+        format!("{at}/traceId"),
+        None,
+        "trace id",
+    )?;
     let tid = Some(trace_id.as_str());
-    let span_id = id_str(sp.get("spanId"))
-        .ok_or_else(|| err(tid, format!("{at}/spanId"), "missing or empty span id"))?;
+    let span_id = otlp_id(sp.get("spanId"), 8, format!("{at}/spanId"), tid, "span id")?;
+    let parent = match id_str(sp.get("parentSpanId")) {
+        None => None,
+        Some(_) => Some(otlp_id(
+            sp.get("parentSpanId"),
+            8,
+            format!("{at}/parentSpanId"),
+            tid,
+            "parent span id",
+        )?),
+    };
     let name = match sp.get("name") {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),
@@ -368,10 +443,34 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
             ))
         }
     };
+    // The SDKs cap a span's attributes and events (128 by default) and
+    // OpenLLMetry writes the calls last: what was dropped may be the calls.
+    let mut lost = Vec::new();
+    let count = |k: &str, at: &str| {
+        dropped(sp.get(k), &format!("{at}/{k}")).map_err(|(f, m)| err(tid, f, m))
+    };
+    match count("droppedAttributesCount", at)? {
+        0 => {}
+        n => lost.push(format!("{n} attribute(s) (`droppedAttributesCount`)")),
+    }
+    match count("droppedEventsCount", at)? {
+        0 => {}
+        n => lost.push(format!("{n} event(s) (`droppedEventsCount`)")),
+    }
     let mut events = Vec::new();
     if let Some(Value::Array(evs)) = sp.get("events") {
         for (i, e) in evs.iter().enumerate() {
             let name = e.get("name").and_then(Value::as_str).unwrap_or_default();
+            let here = format!("{at}/events/{i}/droppedAttributesCount");
+            match dropped(e.get("droppedAttributesCount"), &here)
+                .map_err(|(f, m)| err(tid, f, m))?
+            {
+                0 => {}
+                n => lost.push(format!(
+                    "{n} attribute(s) of its event `{}` (`events/{i}/droppedAttributesCount`)",
+                    crate::convert::shown(name)
+                )),
+            }
             if !(name.starts_with("gen_ai.") || name == "exception") {
                 continue;
             }
@@ -420,15 +519,19 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
             .unwrap_or("status ERROR")
             .to_string()
     });
+    let mut attrs = kept_only(attrs);
+    if !lost.is_empty() {
+        attrs.insert(LOST.into(), Value::String(lost.join(", ")));
+    }
     Ok(Span {
         trace_id,
         span_id,
-        parent: id_str(sp.get("parentSpanId")),
+        parent,
         name,
         start,
         end,
         error,
-        attrs: kept_only(attrs),
+        attrs,
         events,
         line,
     })
@@ -680,10 +783,105 @@ fn langfuse_attributes(o: &Value) -> Option<Map<String, Value>> {
 /// OpenTelemetry attributes: each observation is a span (`id`, `traceId`,
 /// `parentObservationId`, `startTime`, `endTime`, `level: ERROR` +
 /// `statusMessage` as the error), its attributes those under
-/// `metadata.attributes`. An observation without them (a Langfuse-made
-/// wrapper) carries no attribute. The trace's `sessionId` is the session
+/// `metadata.attributes`. The trace's `sessionId` is the session
 /// (`session.id`) when no span names one.
+///
+/// An observation whose attributes do not say it is an LLM call, a tool
+/// execution or an agent (none, or only a wrapper's) is read by its own
+/// fields, as `--format langfuse` reads it (`crate::langfuse`): a Langfuse
+/// SDK `TOOL` observation beside OpenInference spans is a tool execution,
+/// and one that reading refuses is an error, never passed over.
 pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
+    use super::genai::{classify, Kind};
+    let (spans, mut errors) = langfuse_by_attributes(doc, line);
+    if spans.is_empty() {
+        return (Vec::new(), errors);
+    }
+    let (native, native_errors) = crate::langfuse::spans(doc, line);
+    let mut by_id: BTreeMap<(String, String), std::collections::VecDeque<Span>> = BTreeMap::new();
+    for n in native {
+        by_id
+            .entry((n.trace_id.clone(), n.span_id.clone()))
+            .or_default()
+            .push_back(n);
+    }
+    // Its errors, by the observation they are about.
+    let mut refused: BTreeMap<usize, Vec<SpanError>> = BTreeMap::new();
+    for e in native_errors {
+        let index = e
+            .field
+            .strip_prefix("/observations/")
+            .map(|r| r.split('/').next().unwrap_or_default())
+            .and_then(|i| i.parse::<usize>().ok());
+        match index {
+            Some(i) => refused.entry(i).or_default().push(e),
+            // Not about one observation: the export as a whole.
+            None => errors.push(e),
+        }
+    }
+    let mut out = Vec::with_capacity(spans.len());
+    for (i, s) in spans {
+        let own = by_id
+            .get_mut(&(s.trace_id.clone(), s.span_id.clone()))
+            .and_then(std::collections::VecDeque::pop_front);
+        let by_attrs = classify(&s);
+        let read = |n: &Span| classify(n).ok();
+        match (by_attrs, own) {
+            // The attributes say what it is; its own type may not say
+            // otherwise about a tool.
+            (Ok(Kind::Llm(_) | Kind::Agent(_)), Some(n))
+                if matches!(read(&n), Some(Kind::Tool(_))) =>
+            {
+                errors.push(err(
+                    Some(&s.trace_id),
+                    format!("/observations/{i}/type"),
+                    "a TOOL observation whose attributes say it is an LLM call or an agent: which is it?",
+                ));
+            }
+            // A tool by its attributes that left out its arguments or
+            // result: its own `input` / `output` give them (the same tool
+            // only), as one more place of the same call.
+            (Ok(Kind::Tool(a)), Some(n)) => {
+                let mut s = s;
+                if let Some(Kind::Tool(b)) = read(&n) {
+                    if a.name == b.name {
+                        for (missing, key) in [
+                            (a.arguments.is_null(), "gen_ai.tool.call.arguments"),
+                            (a.result.is_none(), "gen_ai.tool.call.result"),
+                        ] {
+                            if let (true, Some(v)) = (missing, n.attrs.get(key)) {
+                                s.attrs.insert(key.into(), v.clone());
+                            }
+                        }
+                    }
+                }
+                out.push(s);
+            }
+            (Ok(Kind::Other), own) => match refused.remove(&i) {
+                Some(es) => errors.extend(es),
+                None => match own {
+                    // Kept even when it cannot be classified: the builder
+                    // then refuses the trace, naming why.
+                    Some(mut n) if !matches!(read(&n), Some(Kind::Other)) => {
+                        // Grouping keys its attributes carry still group it.
+                        for k in ["gen_ai.conversation.id", "session.id"] {
+                            if let Some(v) = s.attrs.get(k) {
+                                n.attrs.insert(k.into(), v.clone());
+                            }
+                        }
+                        out.push(n);
+                    }
+                    _ => out.push(s),
+                },
+            },
+            _ => out.push(s),
+        }
+    }
+    (out, errors)
+}
+
+/// [`langfuse`] by attributes alone: each span with its observation's index.
+fn langfuse_by_attributes(doc: &Value, line: u64) -> (Vec<(usize, Span)>, Vec<SpanError>) {
     let mut spans = Vec::new();
     let mut errors = Vec::new();
     let Some(Value::Array(obs)) = doc.get("observations") else {
@@ -756,22 +954,25 @@ pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
                 .entry("session.id".into())
                 .or_insert_with(|| Value::String(s.to_string()));
         }
-        spans.push(Span {
-            trace_id,
-            span_id,
-            parent: id_str(o.get("parentObservationId")),
-            name: o
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-            start,
-            end,
-            error,
-            attrs,
-            events: Vec::new(),
-            line,
-        });
+        spans.push((
+            i,
+            Span {
+                trace_id,
+                span_id,
+                parent: id_str(o.get("parentObservationId")),
+                name: o
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                start,
+                end,
+                error,
+                attrs,
+                events: Vec::new(),
+                line,
+            },
+        ));
     }
     (spans, errors)
 }
