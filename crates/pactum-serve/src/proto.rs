@@ -47,6 +47,10 @@ pub struct Span {
     /// The span name.
     #[prost(string, tag = "5")]
     pub name: String,
+    /// The span kind (`SpanKind`: 2 server, 5 consumer: their parent is
+    /// remote).
+    #[prost(int32, tag = "6")]
+    pub kind: i32,
     /// Nanoseconds since the Unix epoch.
     #[prost(fixed64, tag = "7")]
     pub start_time_unix_nano: u64,
@@ -68,6 +72,9 @@ pub struct Span {
     /// The status.
     #[prost(message, optional, tag = "15")]
     pub status: Option<Status>,
+    /// Trace flags; bits 8 and 9 say whether the parent is remote.
+    #[prost(fixed32, tag = "16")]
+    pub flags: u32,
 }
 
 /// `Span.Event`.
@@ -195,6 +202,13 @@ fn span(s: &Span) -> Value {
         m.insert("parentSpanId".into(), json!(hex::encode(&s.parent_span_id)));
     }
     m.insert("name".into(), json!(s.name));
+    // Whether a missing parent is a remote caller or a cut-off trace.
+    if s.kind != 0 {
+        m.insert("kind".into(), json!(s.kind));
+    }
+    if s.flags != 0 {
+        m.insert("flags".into(), json!(s.flags));
+    }
     m.insert(
         "startTimeUnixNano".into(),
         json!(s.start_time_unix_nano.to_string()),

@@ -579,6 +579,7 @@ pub(crate) fn spans(doc: &Value, line: u64) -> Found {
             trace_id,
             span_id,
             parent: id_str(o.get("parentObservationId")),
+            remote_parent: false,
             name,
             start,
             // An event is a point in time: it ends where it starts.

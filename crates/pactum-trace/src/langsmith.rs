@@ -434,6 +434,7 @@ pub(crate) fn spans(doc: &Value, line: u64) -> Found {
             trace_id,
             span_id,
             parent: id_str(r.get("parent_run_id")),
+            remote_parent: false,
             name,
             start,
             end: time(r.get("end_time")),

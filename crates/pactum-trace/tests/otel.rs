@@ -969,8 +969,32 @@ fn a_span_whose_parent_the_file_does_not_hold_makes_the_trace_incomplete() {
     let why = t[0].incomplete.clone().unwrap_or_default();
     assert!(why.contains(ROOT) && why.contains("cut off"), "{why}");
     // With it, complete.
-    let (t, _) = import_doc("t.json", &otlp_of(vec![root(), chat]));
+    let (t, _) = import_doc("t.json", &otlp_of(vec![root(), chat.clone()]));
     assert_eq!(t[0].incomplete, None);
+    // A remote parent (the caller of a SERVER or CONSUMER span, in another
+    // process) is never in the export: no cut-off. Flags that say the
+    // parent is local win over the kind; flags that say remote, over it.
+    for (kind, flags, cut) in [
+        (serde_json::json!("SPAN_KIND_SERVER"), None, false),
+        (serde_json::json!(5), None, false),
+        (serde_json::json!("SPAN_KIND_INTERNAL"), None, true),
+        (serde_json::json!("SPAN_KIND_CLIENT"), Some(0x300), false),
+        (serde_json::json!("SPAN_KIND_SERVER"), Some(0x100), true),
+    ] {
+        let mut entry = chat.clone();
+        entry["kind"] = kind.clone();
+        if let Some(f) = flags {
+            entry["flags"] = serde_json::json!(f);
+        }
+        let (t, o) = import_doc("t.json", &otlp_of(vec![entry]));
+        assert!(o.is_empty(), "{o:?}");
+        assert_eq!(
+            t[0].incomplete.is_some(),
+            cut,
+            "{kind} {flags:?}: {:?}",
+            t[0].incomplete
+        );
+    }
     // Jaeger: the same.
     let jaeger = serde_json::json!({"data": [{"traceID": TID, "spans": [{
         "traceID": TID, "spanID": "b000000000000001", "operationName": "chat",
@@ -990,6 +1014,15 @@ fn a_span_whose_parent_the_file_does_not_hold_makes_the_trace_incomplete() {
         "{:?}",
         t[0].incomplete
     );
+    // A Jaeger server span's caller is remote.
+    let mut server = jaeger.clone();
+    server["data"][0]["spans"][0]["tags"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"key": "span.kind", "type": "string", "value": "server"}));
+    let (t, o) = import_doc("t.json", &server);
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t[0].incomplete, None);
 }
 
 /// The Langfuse export of OpenInference spans, with `extra` observations.

@@ -601,15 +601,36 @@ fn a_trace_that_lost_attributes_or_a_parent_span_never_passes() {
     }
     let (code, body) = srv.post("application/x-protobuf", &[], &lost);
     assert_eq!(code, 200, "{body}");
+    // The root is a SERVER span whose caller is in another process: its
+    // parent is remote, never exported here, and the trace is whole.
+    let mut remote = proto_of(&doc(agent_trace(
+        UNSEEN,
+        &["list_files"],
+        "Here.",
+        true,
+        true,
+    )));
+    {
+        use pactum_serve::proto::ExportTraceServiceRequest;
+        use prost::Message;
+        let mut req = ExportTraceServiceRequest::decode(&remote[..]).expect("decode");
+        let root = &mut req.resource_spans[0].scope_spans[0].spans[0];
+        root.parent_span_id = vec![0x5a; 8];
+        root.kind = 2;
+        remote = req.encode_to_vec();
+    }
+    let (code, body) = srv.post("application/x-protobuf", &[], &remote);
+    assert_eq!(code, 200, "{body}");
     // The chat span's parent never arrives; the root it names does not
     // exist, but another root span has ended, so the trace is graded.
     let mut orphan = agent_trace(OTHER, &["list_files"], "Here.", true, true);
     orphan[1]["parentSpanId"] = json!(format!("{}99", &OTHER[..14]));
     assert_eq!(srv.post_json(&doc(orphan)).0, 200);
-    srv.wait_graded(2);
+    srv.wait_graded(3);
     let end = srv.stop("TERM");
     assert_eq!(end.status_of(CLEAN), "undetermined", "{}", end.stdout);
     assert_eq!(end.status_of(OTHER), "undetermined", "{}", end.stdout);
+    assert_eq!(end.status_of(UNSEEN), "pass", "{}", end.stdout);
     let stored = end.stored().1;
     let why = |id: &str| {
         stored

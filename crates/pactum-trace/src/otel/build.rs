@@ -380,10 +380,11 @@ fn one(
     // An exporter that stopped early lacks the outer spans (each is sent as
     // it ends, the root last); a span missing from the middle was not
     // exported either. What it ran cannot be seen: a parent the spans do
-    // not include makes the trace incomplete.
+    // not include makes the trace incomplete. A remote parent (the caller
+    // of a SERVER span, in another process) is never in this export.
     let orphan = if parents_held {
         spans.iter().find_map(|s| {
-            let p = s.parent.as_deref()?;
+            let p = s.parent.as_deref().filter(|_| !s.remote_parent)?;
             (!index.contains_key(&(s.trace_id.as_str(), p))).then(|| {
                 format!(
                     "span `{}` (`{}`) names a parent span `{}` the trace's spans do not include: the trace is cut off (an exporter sends each span as it ends, so the spans around it, and what they ran, are missing)",

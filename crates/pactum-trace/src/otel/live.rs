@@ -299,12 +299,18 @@ impl Assembler {
         o.t.spans.push(s);
     }
 
-    /// Whether the trace's root span has ended: a span with no parent
-    /// that has an end time.
+    /// Whether the trace's root span has ended: a span with an end time
+    /// and no parent, or a remote parent not among the spans (the entry of
+    /// a call from another process: this process's root).
     fn root_ended(o: &Open) -> bool {
-        o.t.spans
-            .iter()
-            .any(|s| s.parent.is_none() && s.end.is_some())
+        let held = |p: &str| o.t.spans.iter().any(|s| s.span_id == p);
+        o.t.spans.iter().any(|s| {
+            s.end.is_some()
+                && match s.parent.as_deref() {
+                    None => true,
+                    Some(p) => s.remote_parent && !held(p),
+                }
+        })
     }
 
     /// The traces refused since the last call ([`Built::Refused`]), then

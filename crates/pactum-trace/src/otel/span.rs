@@ -27,6 +27,11 @@ pub(crate) struct Span {
     pub span_id: String,
     /// The parent span id; `None` for a root.
     pub parent: Option<String>,
+    /// Whether the parent lives in another process: the span is the entry
+    /// of a remote call (kind SERVER or CONSUMER), or OTLP's `flags` say
+    /// the parent is remote. Such a parent is absent from the export by
+    /// design, and its absence says nothing of a cut-off trace.
+    pub remote_parent: bool,
     /// The span name (Jaeger: `operationName`).
     pub name: String,
     /// Start, nanoseconds since the Unix epoch.
@@ -523,10 +528,12 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
     if !lost.is_empty() {
         attrs.insert(LOST.into(), Value::String(lost.join(", ")));
     }
+    let remote_parent = otlp_remote_parent(sp);
     Ok(Span {
         trace_id,
         span_id,
         parent,
+        remote_parent,
         name,
         start,
         end,
@@ -535,6 +542,30 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
         events,
         line,
     })
+}
+
+/// OTLP's `flags` bits 8 and 9: whether the parent's locality is known,
+/// and whether it is remote.
+const FLAG_HAS_IS_REMOTE: u64 = 0x100;
+const FLAG_IS_REMOTE: u64 = 0x200;
+
+/// Whether an OTLP span's parent is remote: its `flags` say so when they
+/// know (bit 8 set, bit 9 the answer); else its kind does (SERVER and
+/// CONSUMER spans are the entries of calls from another process).
+fn otlp_remote_parent(sp: &Value) -> bool {
+    let flags = match sp.get("flags") {
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => s.parse::<u64>().ok(),
+        _ => None,
+    };
+    if let Some(f) = flags.filter(|f| f & FLAG_HAS_IS_REMOTE != 0) {
+        return f & FLAG_IS_REMOTE != 0;
+    }
+    match sp.get("kind") {
+        Some(Value::Number(n)) => matches!(n.as_u64(), Some(2 | 5)),
+        Some(Value::String(k)) => matches!(k.as_str(), "SPAN_KIND_SERVER" | "SPAN_KIND_CONSUMER"),
+        _ => false,
+    }
 }
 
 /// A Jaeger tag (`{key, type, value}`) value, checked against its type.
@@ -672,6 +703,10 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
         (Some(Value::String(s)), _) if s == "true" => Some("status ERROR".to_string()),
         _ => None,
     };
+    let remote_parent = matches!(
+        attrs.get("span.kind").and_then(Value::as_str),
+        Some("server" | "consumer")
+    );
     attrs = kept_only(attrs);
     let mut events = Vec::new();
     if let Some(Value::Array(logs)) = sp.get("logs") {
@@ -694,6 +729,7 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
         trace_id,
         span_id,
         parent,
+        remote_parent,
         name,
         start: start_us.saturating_mul(1000),
         end: duration.map(|d| start_us.saturating_add(d).saturating_mul(1000)),
@@ -960,6 +996,7 @@ fn langfuse_by_attributes(doc: &Value, line: u64) -> (Vec<(usize, Span)>, Vec<Sp
                 trace_id,
                 span_id,
                 parent: id_str(o.get("parentObservationId")),
+                remote_parent: false,
                 name: o
                     .get("name")
                     .and_then(Value::as_str)
