@@ -231,7 +231,7 @@ fn import_errors_exit_2_naming_the_error() {
 
 /// A log that says only that the run ended: the runs these tests write are
 /// about something else.
-const ENDED_LOG: &str = "# run:r svc\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n";
+const ENDED_LOG: &str = "# run:r\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n";
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
