@@ -566,6 +566,32 @@ const KEY_PREFIXES: [&str; 27] = [
     "shpat_",
 ];
 
+/// Key prefixes no word or identifier holds: a key is found after one
+/// even glued to other characters (`convsk-proj-…`, `123ghp_…`). The
+/// others (`sk-`, `hf_`, `ghs_`, `ASIA`…) are found only at a token's
+/// start or after `-`, `_` or `.`: words hold them (`risk-assessment-2024…`,
+/// `bookshelf_2024…`, `highs_2024…`, `EURASIA_2024…`).
+const GLUED_KEY_PREFIXES: [&str; 18] = [
+    "sk-proj-",
+    "sk-ant-",
+    "sk-svcacct-",
+    "sk-admin-",
+    "sk_live_",
+    "sk_test_",
+    "rk_live_",
+    "ghp_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xoxr-",
+    "xapp-",
+    "AIza",
+    "AKIA",
+    "dop_v1_",
+];
+
 /// The fewest characters after `hf_` for a Hugging Face token written
 /// without a digit (its tail is 34 random letters, which may hold none).
 const HF_TAIL_WITHOUT_DIGIT: usize = 30;
@@ -650,17 +676,19 @@ fn key_tokens_of(text: &str) -> Vec<String> {
     for whole in views.iter().flat_map(|v| v.split(|c: char| !is_token(c))) {
         let whole = whole.trim_end_matches(['.', '-']);
         // A key may sit inside a longer token after a `-`, `_` or `.`
-        // (`conv-sk-proj-…` as a conversation id): the key is the token
-        // from the first such start that begins with a key prefix.
-        let starts = std::iter::once(0).chain(
-            whole
-                .char_indices()
-                .filter(|(_, c)| matches!(c, '-' | '_' | '.'))
-                .map(|(i, _)| i + 1),
-        );
-        let key = starts
-            .map(|i| &whole[i..])
-            .find(|t| is_prefixed_key(t))
+        // (`conv-sk-proj-…` as a conversation id), or glued to anything
+        // when its prefix is one no word holds (`convsk-proj-…`): the key
+        // is the token from the first such start.
+        let key = (0..whole.len())
+            .filter(|&i| whole.is_char_boundary(i))
+            .map(|i| (i, &whole[i..]))
+            .find(|(i, t)| {
+                let after_separator =
+                    *i == 0 || matches!(whole.as_bytes()[i - 1], b'-' | b'_' | b'.');
+                (after_separator || GLUED_KEY_PREFIXES.iter().any(|p| t.starts_with(p)))
+                    && is_prefixed_key(t)
+            })
+            .map(|(_, t)| t)
             .or_else(|| is_jwt(whole).then_some(whole));
         if let Some(token) = key {
             if check_secret(token).is_ok() && !out.iter().any(|t| t == token) {

@@ -1221,9 +1221,19 @@ required:
     check: { icontains: hello }
 ",
     );
-    let trace = json!({"id": format!("conv-{token}"), "observability": "full", "turns": [{
-        "input": [{"role": "user", "content": "hi"}], "response": "hello"}]});
-    sb.write("ids.jsonl", &format!("{trace}\n"));
+    let trace = |id: String| {
+        json!({"id": id, "observability": "full", "turns": [{
+        "input": [{"role": "user", "content": "hi"}], "response": "hello"}]})
+    };
+    // After a separator, and glued to the id's other characters.
+    sb.write(
+        "ids.jsonl",
+        &format!(
+            "{}\n{}\n",
+            trace(format!("conv-{token}")),
+            trace(format!("conv{token}"))
+        ),
+    );
     let files = ["g.json", "g.xml", "g.html", "g.md", "g.otlp.json"];
     let run = sb.pactum(&[
         "grade",
@@ -1250,6 +1260,7 @@ required:
     assert_no_window(&outputs, &[("the key in the id", &token)]);
     assert_redacted_in(&outputs, &files);
     assert!(run.stdout.contains("conv-[redacted]"), "{run:#?}");
+    assert!(run.stdout.contains("conv[redacted]"), "{run:#?}");
 }
 
 /// `run` against a scripted target whose answer holds the environment's

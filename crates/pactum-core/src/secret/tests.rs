@@ -680,6 +680,29 @@ fn key_tokens_inside_ids() {
     );
 }
 
+/// A key glued to other characters is found when its prefix is one no
+/// word holds; a short prefix inside a word is not a key.
+#[test]
+fn key_tokens_glued_to_other_characters() {
+    let text = "convsk-proj-Abc123Def456Ghi789Jkl012Mno345 123ghp_ABCdef1234567890xyz \
+                Chatsk-ant-api03-Zyx987Wvu654Tsr321 \
+                risk-assessment-2024-report-v12345 bookshelf_inventory_2024_version \
+                weekly_highs_2024_summary EURASIA_FOUNDATION_2024_REPORT";
+    assert_eq!(
+        key_tokens(text),
+        vec![
+            "sk-proj-Abc123Def456Ghi789Jkl012Mno345".to_string(),
+            "ghp_ABCdef1234567890xyz".to_string(),
+            "sk-ant-api03-Zyx987Wvu654Tsr321".to_string(),
+        ]
+    );
+    let out = Redactor::new(key_tokens(text))
+        .expect("keys")
+        .redact(text)
+        .into_owned();
+    assert!(out.starts_with("conv[redacted] 123[redacted]"), "{out}");
+}
+
 /// The one redaction rule: known secrets, named key variables as they are,
 /// ambient `*_API_KEY` variables only when they look like keys, and the
 /// key-shaped tokens of the text to be shown.
