@@ -119,6 +119,50 @@ fn conversation_inside(v: &Value, at: &mut String) -> Option<(String, &'static s
     }
 }
 
+/// Where a record with no conversation holds more than a summary line
+/// may: a summary (AgentDojo's `{"metadata": {"benchmark": …, "accuracy":
+/// …}}`) is plain values — numbers, booleans, null, text that is not JSON
+/// (`{…}` or `[…]`), arrays of those — directly or in objects one level
+/// down, and declares no `observability`. Anything else may hide a call
+/// in a shape no reader knows: it is never skipped. `None` for a summary.
+fn beyond_summary(record: &Value) -> Option<String> {
+    fn plain(v: &Value) -> bool {
+        match v {
+            Value::String(s) => {
+                let t = s.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+                !(t.starts_with('{') || t.starts_with('['))
+            }
+            Value::Array(items) => items
+                .iter()
+                .all(|x| !x.is_array() && !x.is_object() && plain(x)),
+            Value::Object(_) => false,
+            _ => true,
+        }
+    }
+    let o = record.as_object()?;
+    if o.contains_key("observability") {
+        return Some("/observability".into());
+    }
+    for (k, v) in o {
+        let at = format!("/{}", pactum_core::json::escape_pointer_token(k));
+        match v {
+            Value::Object(inner) => {
+                for (k2, v2) in inner {
+                    if !plain(v2) {
+                        return Some(format!(
+                            "{at}/{}",
+                            pactum_core::json::escape_pointer_token(k2)
+                        ));
+                    }
+                }
+            }
+            v if !plain(v) => return Some(at),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Converts one record.
 pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) -> Conv {
     let mut record: Value = match ctx.strict_value(bytes) {
@@ -148,6 +192,14 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) 
                     Some(&field),
                     format!(
                         "no messages array at `{at}`, but the record holds {what} here: it is no summary line (--messages-field says where the messages are)"
+                    ),
+                ));
+            }
+            if let Some(field) = beyond_summary(&record) {
+                return Conv::Error(ctx.error(
+                    Some(&field),
+                    format!(
+                        "no messages array at `{at}`, and the record holds more than a summary line's plain values here: it is not skipped (--messages-field says where the messages are)"
                     ),
                 ));
             }

@@ -619,6 +619,35 @@ fn a_record_in_another_format_or_holding_messages_is_no_summary_line() {
             r#"{"trace": {"id": "t"}, "observations": []}"#,
             "a record in another trace format (langfuse)",
         ),
+        // Calls in shapes no reader knows: never a summary line.
+        (
+            r#"{"steps": [{"function": "delete_file", "args": {"path": "/etc"}, "id": "s1"}]}"#,
+            "field `/steps`: no messages array at `/messages`, and the record holds more than a summary line's plain values",
+        ),
+        (
+            r#"{"toolCalls": [{"toolName": "delete_file", "args": {}}]}"#,
+            "field `/toolCalls`",
+        ),
+        (
+            r#"{"messages_json": "[{\"role\": \"assistant\", \"tool_calls\": []}]"}"#,
+            "field `/messages_json`",
+        ),
+        (
+            r#"{"metadata": {"tool_calls": "[{\"name\": \"delete_file\"}]"}}"#,
+            "field `/metadata/tool_calls`",
+        ),
+        (
+            r#"{"span": {"attributes": {"gen_ai.completion.0.tool_calls.0.name": "delete_file"}}}"#,
+            "field `/span/attributes`",
+        ),
+        (
+            r#"{"payload": {"resourceSpans": [{"scopeSpans": []}]}}"#,
+            "field `/payload/resourceSpans`",
+        ),
+        (
+            r#"{"id": "z", "observability": "tool_calls", "metadata": {"k": 1}}"#,
+            "field `/observability`",
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("mixed.jsonl");
