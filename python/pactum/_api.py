@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _pactum
-from ._model import Contract, Observability, PathLike, Result, Trace, _safe
+from ._model import Contract, Observability, PathLike, Result, Trace, _json_text, _safe
 from .errors import ContractViolation, InputError, PactumWarning
 
 __all__ = [
@@ -154,7 +154,7 @@ def grade(
         req["store"] = os.fspath(store)
     if jobs is not None:
         req["jobs"] = jobs
-    out = json.loads(_pactum.grade(json.dumps(req, ensure_ascii=False)))
+    out = json.loads(_pactum.grade(_json_text(req, "grade")))
     if out["input_errors"]:
         e = out["input_errors"][0]
         more = len(out["input_errors"]) - 1
@@ -199,7 +199,7 @@ def run(
         "cache": cache,
         "resume": resume,
     }
-    out = json.loads(_pactum.run(json.dumps(req)))
+    out = json.loads(_pactum.run(_json_text(req, "run")))
     return SuiteRun(
         run_id=out["run_id"],
         results=[Result._from(r) for r in out["results"]],
@@ -239,7 +239,7 @@ def strength(
         "policy_file": os.fspath(policy) if policy is not None else None,
         "format": format,
     }
-    res = json.loads(_pactum.strength(json.dumps(req)))
+    res = json.loads(_pactum.strength(_json_text(req, "strength")))
     summary: Dict[str, Any] = res["summary"]
     return summary
 

@@ -60,6 +60,24 @@ _INT_MIN = -(2**63)
 _INT_MAX = 2**64 - 1
 
 
+def _utf8(text: str, what: str, field: Optional[str] = None) -> str:
+    """``text``, refused with :class:`InputError` when it cannot be UTF-8:
+    a lone surrogate (a file name of undecodable bytes, text cut inside a
+    surrogate pair). pactum reads UTF-8 only; it never guesses a repair."""
+    from .errors import InputError
+
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = text[e.start]
+        raise InputError(
+            f"{what}: not valid Unicode text: a lone surrogate U+{ord(bad):04X} at character {e.start} "
+            "(pactum reads UTF-8; a file name of undecodable bytes cannot be opened by name)",
+            field=field,
+        ) from None
+    return text
+
+
 def _json_text(value: Any, what: str) -> str:
     """``value`` as JSON text, refusing what JSON would silently change:
     a key that is not a string (``{1: …}`` would merge with ``{"1": …}``),
@@ -68,7 +86,10 @@ def _json_text(value: Any, what: str) -> str:
     from .errors import InputError
 
     def walk(v: Any, at: str) -> None:
-        if isinstance(v, bool) or v is None or isinstance(v, str):
+        if isinstance(v, str):
+            _utf8(v, f"{what}: {at or '/'}", at or "/")
+            return
+        if isinstance(v, bool) or v is None:
             return
         if isinstance(v, int):
             if not _INT_MIN <= v <= _INT_MAX:
@@ -84,6 +105,7 @@ def _json_text(value: Any, what: str) -> str:
                     raise InputError(
                         f"{what}: {at or '/'}: the key {k!r} is not a string (JSON keys are strings)", field=at or "/"
                     )
+                _utf8(k, f"{what}: {at or '/'}: a key", at or "/")
                 walk(x, f"{at}/{k.replace('~', '~0').replace('/', '~1')}")
             return
         if isinstance(v, (list, tuple)):
@@ -314,7 +336,9 @@ class Contract:
 
     def _init_text(self, text: str, name: str, path: Optional[str]) -> None:
         loaded = json.loads(
-            _pactum.load_contract(path) if path is not None else _pactum.parse_contract(text, name)
+            _pactum.load_contract(_utf8(path, "the contract path"))
+            if path is not None
+            else _pactum.parse_contract(_utf8(text, name), _utf8(name, "the contract name"))
         )
         self._name = name
         self._path = path
@@ -456,7 +480,7 @@ class Trace:
         """
         from .errors import InputError
 
-        out = json.loads(_pactum.read_trace_file(os.fspath(path), format, observability))
+        out = json.loads(_pactum.read_trace_file(_utf8(os.fspath(path), "the trace path"), format, observability))
         if out["errors"]:
             e = out["errors"][0]
             raise InputError(

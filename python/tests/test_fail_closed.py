@@ -301,6 +301,21 @@ def test_a_file_without_a_level_names_its_line_field_and_the_argument(tmp_path: 
     assert e.value.line is None
 
 
+def test_text_that_is_not_unicode_is_an_input_error_never_a_crash(tmp_path: pathlib.Path) -> None:
+    bad = "hi \udc80"
+    cases = [
+        lambda: Trace.from_messages([{"role": "user", "content": bad}], observability="full"),
+        lambda: Trace.from_file(str(tmp_path / "\udc80.jsonl")),
+        lambda: Contract.from_yaml(f"version: 1\nid: c\nrequired:\n  - id: a\n    text: {bad}\n    check: {{contains: x}}\n"),
+        lambda: pactum.grade(str(tmp_path / "\udc80.jsonl"), NO_SEND),
+        lambda: pactum.run(str(tmp_path / "\udc80.yaml")),
+    ]
+    for case in cases:
+        with pytest.raises(InputError) as e:
+            case()
+        assert "lone surrogate U+DC80" in str(e.value)
+
+
 def test_skipped_records_are_counted_aloud(tmp_path: pathlib.Path) -> None:
     f = tmp_path / "t.jsonl"
     f.write_text(json.dumps({"summary": True}) + "\n" + json.dumps({"observability": "tool_calls", "messages": SENDS}) + "\n")
