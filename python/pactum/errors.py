@@ -2,7 +2,7 @@
 errors (``docs/python.md``, "Errors").
 
 Every one is a :class:`PactumError`; an :class:`InputError` says where:
-``file``, ``line`` (1-based; 0 when the problem has no position) and
+``file``, ``line`` (1-based; ``None`` when the problem has no position) and
 ``field`` (a JSON pointer, a column, an option or a diagnostic code), and
 ``diagnostics`` lists every problem of a rejected file.
 """
@@ -16,6 +16,15 @@ def _redact(text: str) -> str:
     from . import _pactum
 
     return _pactum.redact(text)
+
+
+def _shown(text: str) -> str:
+    """``text`` redacted, then made safe for a terminal (escape sequences
+    dropped, invisible characters shown as ``U+XXXX``): a traceback prints
+    the message as it is."""
+    from . import _pactum
+
+    return _pactum.terminal_safe(_redact(text))
 
 
 __all__ = [
@@ -35,7 +44,7 @@ class PactumError(Exception):
     """Base class of every pactum error.
 
     :ivar file: the file at fault, when known (``None`` otherwise).
-    :ivar line: its 1-based line; 0 when there is no position.
+    :ivar line: its 1-based line; ``None`` when there is no position.
     :ivar field: the field at fault (JSON pointer, column, option, code).
     :ivar diagnostics: every diagnostic of a rejected file, as dicts with
         ``level``, ``code``, ``file``, ``line``, ``column``, ``message``,
@@ -51,13 +60,14 @@ class PactumError(Exception):
         field: Optional[str] = None,
         diagnostics_json: str = "[]",
     ) -> None:
-        # Whoever raises it (Rust or Python), no error shows a key.
-        message = _redact(message)
+        # Whoever raises it (Rust or Python), no error shows a key or
+        # drives the terminal that prints it.
+        message = _shown(message)
         super().__init__(message)
         self.message = message
-        self.file = _redact(file) if file else None
+        self.file = _shown(file) if file else None
         self.line = line
-        self.field = _redact(field) if field is not None else None
+        self.field = _shown(field) if field is not None else None
         self.diagnostics: List[Dict[str, Any]] = json.loads(_redact(diagnostics_json))
 
 

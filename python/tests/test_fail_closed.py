@@ -316,6 +316,15 @@ def test_text_that_is_not_unicode_is_an_input_error_never_a_crash(tmp_path: path
         assert "lone surrogate U+DC80" in str(e.value)
 
 
+def test_an_error_message_cannot_drive_the_terminal() -> None:
+    with pytest.raises(pactum.ContractError) as e:
+        Contract.from_dict(
+            {"version": 1, "id": "c", "\x1b]0;owned\x07x": 1, "required": [{"id": "a", "text": "t", "check": {"contains": "x"}}]}
+        )
+    assert "unknown-key" in str(e.value)
+    assert "\x1b" not in str(e.value) and "\x07" not in str(e.value)
+
+
 def test_skipped_records_are_counted_aloud(tmp_path: pathlib.Path) -> None:
     f = tmp_path / "t.jsonl"
     f.write_text(json.dumps({"summary": True}) + "\n" + json.dumps({"observability": "tool_calls", "messages": SENDS}) + "\n")
