@@ -9,6 +9,10 @@
 //! (entries in name order). One trace per sample × epoch, id
 //! `<id>_epoch_<n>`.
 //!
+//! * **The zip.** An entry outside Inspect's layout, two entries of one
+//!   name, a sample entry whose name is not its content's id and epoch,
+//!   and a sample the summaries (or a finished log's `total_samples`)
+//!   name that has no entry are errors naming the entry: never skipped.
 //! * **Source.** The sample's `messages`: `events` repeat the calls (an
 //!   `event: tool` per call) and are not read again. A call the events
 //!   record that the messages do not show (a tool event, nested ones too:
@@ -41,7 +45,7 @@
 //!   `incomplete`: what it shows counts, an absence proves nothing.
 //!   Scores stay in metadata (`scores`): never a verdict.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::ops::ControlFlow;
@@ -70,6 +74,8 @@ struct Header {
     eval: Value,
     #[serde(default)]
     error: Value,
+    #[serde(default)]
+    results: Value,
 }
 
 /// The header fields a trace carries, and whether the log was cut off.
@@ -344,22 +350,114 @@ pub(crate) fn read_eval<T>(
         }
     };
     let info = log_info(&header).map_err(|m| refuse(format!("an Inspect log: {m}")))?;
-    let mut entries: Vec<String> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     for n in zip.file_names() {
         let n = n.map_err(|e| refuse(format!("an entry name of the zip cannot be read: {e}")))?;
-        if n.starts_with("samples/") && n.ends_with(".json") {
-            entries.push(n.into_owned());
+        names.push(n.into_owned());
+    }
+    names.sort();
+    // The zip reader keeps the last of two entries of one name; Inspect
+    // reads the last too, but the other is a record of the same sample
+    // (an earlier attempt, or an edit): which one to grade is not guessed.
+    let repeated = if zip.has_duplicate_names() {
+        repeated_names(path).map_err(|e| {
+            refuse(format!(
+                "the zip names two entries alike, and which ones cannot be told ({e})"
+            ))
+        })?
+    } else {
+        BTreeMap::new()
+    };
+    if let Some((n, _)) = repeated
+        .iter()
+        .find(|(n, _)| entry_kind(n) != EntryKind::Sample)
+    {
+        return Err(refuse(format!(
+            "the zip holds two entries named `{}`: which one is the log's is ambiguous",
+            shown(n)
+        )));
+    }
+    let entry_error = |entry: &str, message: String| {
+        RecordError::new(&format!("{display}!{entry}"), 1, None, message)
+    };
+    let mut problems: Vec<RecordError> = Vec::new();
+    let mut samples: Vec<String> = Vec::new();
+    let mut summaries: Vec<String> = Vec::new();
+    for n in names {
+        match entry_kind(&n) {
+            EntryKind::Sample => samples.push(n),
+            EntryKind::Summaries => summaries.push(n),
+            EntryKind::Other => {}
+            EntryKind::Unknown => problems.push(entry_error(
+                &n,
+                format!(
+                    "entry `{}` is not one an Inspect log holds (header.json, summaries.json, reductions.json, _journal/…, samples/<id>_epoch_<n>.json): pactum does not read it, and it may hold a sample",
+                    shown(&n)
+                ),
+            )),
         }
     }
-    entries.sort();
-    if entries.is_empty() {
+    // Samples the log names that the zip lost: the run is partial.
+    let mut missing = false;
+    let mut named: BTreeSet<String> = BTreeSet::new();
+    for entry in &summaries {
+        let list = match read_entry(&mut zip, entry) {
+            Ok(Some(bytes)) => summary_keys(&bytes),
+            Ok(None) => continue,
+            Err(msg) => Err(msg),
+        };
+        let list = match list {
+            Ok(l) => l,
+            Err(msg) => {
+                problems.push(entry_error(entry, msg));
+                continue;
+            }
+        };
+        for (id, epoch) in list {
+            let want = sample_entry(&id, &epoch);
+            if samples.binary_search(&want).is_err() && named.insert(want.clone()) {
+                missing = true;
+                problems.push(entry_error(
+                    entry,
+                    format!(
+                        "names sample `{}` epoch {epoch}, but the zip holds no `{}`: the log lost that sample, so the run is partial",
+                        shown(&id),
+                        shown(&want)
+                    ),
+                ));
+            }
+        }
+    }
+    let total = header
+        .results
+        .get("total_samples")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok());
+    if let Some(total) =
+        total.filter(|t| !missing && info.status == "success" && *t > samples.len())
+    {
+        problems.push(entry_error(
+            "header.json",
+            format!(
+                "`results.total_samples` is {total}, but the zip holds {} sample {}: the log lost samples, so the run is partial",
+                samples.len(),
+                if samples.len() == 1 { "entry" } else { "entries" }
+            ),
+        ));
+    }
+    for p in problems {
+        if emit.error(p).is_break() {
+            return Ok(());
+        }
+    }
+    if samples.is_empty() {
         let _ = emit.deliver(crate::Ready::Skip {
             line: 1,
             reason: "the Inspect log holds no `samples/` entry: nothing to grade".into(),
         })?;
         return Ok(());
     }
-    for entry in entries {
+    for entry in samples {
         let file = format!("{display}!{entry}");
         let ctx = RecordCtx {
             file: &file,
@@ -369,19 +467,181 @@ pub(crate) fn read_eval<T>(
             line_framed: false,
             level_flag,
         };
-        let conv = match read_entry(&mut zip, &entry) {
-            Ok(Some(bytes)) => match ctx.strict_value(&bytes) {
-                Ok(v) => convert_sample(v, &info, &ctx, Some(&entry)),
-                Err(e) => Conv::Error(e),
-            },
-            Ok(None) => continue,
-            Err(msg) => Conv::Error(ctx.error(None, msg)),
+        let conv = if let Some(n) = repeated.get(&entry) {
+            Conv::Error(ctx.error(
+                None,
+                format!(
+                    "{n} entries of the zip are named `{}` (Inspect writes a re-run sample's record after the one it replaces): which record to grade is not guessed",
+                    shown(&entry)
+                ),
+            ))
+        } else {
+            match read_entry(&mut zip, &entry) {
+                Ok(Some(bytes)) => match ctx.strict_value(&bytes) {
+                    Ok(v) => convert_sample(v, &info, &ctx, Some(&entry)),
+                    Err(e) => Conv::Error(e),
+                },
+                Ok(None) => continue,
+                Err(msg) => Conv::Error(ctx.error(None, msg)),
+            }
         };
         if emit.conv(conv, &ctx)?.is_break() {
             break;
         }
     }
     Ok(())
+}
+
+/// What an entry of a `.eval` zip is, by its name (Inspect's layout).
+#[derive(Debug, PartialEq, Eq)]
+enum EntryKind {
+    /// `samples/<id>_epoch_<n>.json` (an id may hold `/`).
+    Sample,
+    /// `summaries.json`, `_journal/summaries/<n>.json`: the samples written.
+    Summaries,
+    /// The header, the journal's start and config updates, the
+    /// reductions, and folders: nothing pactum grades.
+    Other,
+    /// Anything else.
+    Unknown,
+}
+
+fn entry_kind(n: &str) -> EntryKind {
+    let json_in = |dir: &str| {
+        n.strip_prefix(dir)
+            .and_then(|r| r.strip_suffix(".json"))
+            .is_some_and(|r| !r.is_empty() && !r.contains('/'))
+    };
+    if n.starts_with("samples/") && n.ends_with(".json") && n.len() > "samples/.json".len() {
+        EntryKind::Sample
+    } else if n == "summaries.json" || json_in("_journal/summaries/") {
+        EntryKind::Summaries
+    } else if n.ends_with('/')
+        || matches!(n, "header.json" | "reductions.json" | "_journal/start.json")
+        || json_in("_journal/config_updates/")
+    {
+        EntryKind::Other
+    } else {
+        EntryKind::Unknown
+    }
+}
+
+/// The `(id, epoch)` of each sample a summaries entry lists.
+fn summary_keys(bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
+    #[derive(Deserialize)]
+    struct Key {
+        id: Value,
+        epoch: Value,
+    }
+    let list: Vec<Key> = serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "expected a list of sample summaries ({{id, epoch, …}}): {}",
+            crate::error::serde_message(&e)
+        )
+    })?;
+    list.into_iter()
+        .enumerate()
+        .map(|(i, k)| match (crate::convert::id_text(&k.id), &k.epoch) {
+            (Some(id), Value::Number(e)) => Ok((id, e.to_string())),
+            _ => Err(format!(
+                "summary {i}: expected a sample id and a numeric epoch, found {} and {}",
+                kind(&k.id),
+                kind(&k.epoch)
+            )),
+        })
+        .collect()
+}
+
+/// The names a zip's central directory lists more than once, with how
+/// many times (the `zip` reader keeps one entry per name and cannot say
+/// which names repeat).
+fn repeated_names(path: &Path) -> Result<BTreeMap<String, usize>, String> {
+    use std::io::{Seek, SeekFrom};
+    const EOCD: &[u8] = b"PK\x05\x06";
+    const MAX_DIR: u64 = 1 << 28;
+    let u16_at = |b: &[u8], i: usize| {
+        b.get(i..i + 2)
+            .map(|x| u64::from(u16::from_le_bytes([x[0], x[1]])))
+    };
+    let u32_at = |b: &[u8], i: usize| {
+        b.get(i..i + 4)
+            .map(|x| u64::from(u32::from_le_bytes([x[0], x[1], x[2], x[3]])))
+    };
+    let u64_at = |b: &[u8], i: usize| {
+        b.get(i..i + 8)
+            .and_then(|x| <[u8; 8]>::try_from(x).ok())
+            .map(u64::from_le_bytes)
+    };
+    let bad = || "its central directory cannot be read".to_string();
+    let mut f = File::open(path).map_err(|e| e.to_string())?;
+    let len = f.seek(SeekFrom::End(0)).map_err(|e| e.to_string())?;
+    let tail_len = len.min(22 + 65_535);
+    let mut tail = vec![0; usize::try_from(tail_len).map_err(|_| bad())?];
+    f.seek(SeekFrom::Start(len - tail_len))
+        .map_err(|e| e.to_string())?;
+    f.read_exact(&mut tail).map_err(|e| e.to_string())?;
+    let at = (0..tail.len().saturating_sub(21))
+        .rev()
+        .find(|&i| tail[i..].starts_with(EOCD))
+        .ok_or_else(bad)?;
+    let eocd_pos = len - tail_len + at as u64;
+    let (mut size, mut offset) = (
+        u32_at(&tail, at + 12).ok_or_else(bad)?,
+        u32_at(&tail, at + 16).ok_or_else(bad)?,
+    );
+    if size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF || u16_at(&tail, at + 10) == Some(0xFFFF) {
+        // ZIP64: the locator just before points at the ZIP64 end record.
+        let loc = at.checked_sub(20).ok_or_else(bad)?;
+        if !tail[loc..].starts_with(b"PK\x06\x07") {
+            return Err(bad());
+        }
+        let rec = u64_at(&tail, loc + 8).ok_or_else(bad)?;
+        let mut r = [0u8; 56];
+        f.seek(SeekFrom::Start(rec)).map_err(|e| e.to_string())?;
+        f.read_exact(&mut r).map_err(|e| e.to_string())?;
+        if !r.starts_with(b"PK\x06\x06") {
+            return Err(bad());
+        }
+        size = u64_at(&r, 40).ok_or_else(bad)?;
+        offset = u64_at(&r, 48).ok_or_else(bad)?;
+    }
+    if size > MAX_DIR || size > eocd_pos {
+        return Err(bad());
+    }
+    // Data before the archive shifts every offset: the directory then
+    // ends where the end record starts.
+    let mut dir = vec![0; usize::try_from(size).map_err(|_| bad())?];
+    f.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
+    if f.read_exact(&mut dir).is_err() || !dir.starts_with(b"PK\x01\x02") {
+        f.seek(SeekFrom::Start(eocd_pos - size))
+            .map_err(|e| e.to_string())?;
+        f.read_exact(&mut dir).map_err(|e| e.to_string())?;
+    }
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    let mut i = 0;
+    while i < dir.len() {
+        if !dir[i..].starts_with(b"PK\x01\x02") {
+            return Err(bad());
+        }
+        let n = usize::try_from(u16_at(&dir, i + 28).ok_or_else(bad)?).map_err(|_| bad())?;
+        let x = usize::try_from(u16_at(&dir, i + 30).ok_or_else(bad)?).map_err(|_| bad())?;
+        let c = usize::try_from(u16_at(&dir, i + 32).ok_or_else(bad)?).map_err(|_| bad())?;
+        let name = dir.get(i + 46..i + 46 + n).ok_or_else(bad)?;
+        *count
+            .entry(String::from_utf8_lossy(name).into_owned())
+            .or_default() += 1;
+        i += 46 + n + x + c;
+    }
+    count.retain(|_, n| *n > 1);
+    if count.is_empty() {
+        return Err(bad());
+    }
+    Ok(count)
+}
+
+/// The entry of a `.eval` zip that holds a sample (Inspect names it so).
+fn sample_entry(id: &str, epoch: &str) -> String {
+    format!("samples/{id}_epoch_{epoch}.json")
 }
 
 /// One sample → one trace.
@@ -425,6 +685,19 @@ fn sample_trace(
             ))
         }
     };
+    if let Some(e) = entry {
+        let named = sample_entry(&id, &epoch);
+        if e != named {
+            return Err(ctx.error(
+                None,
+                format!(
+                    "the entry holds sample `{}` epoch {epoch}, whose entry is `{}`: the name and the content disagree, so which sample this is is not guessed",
+                    shown(&id),
+                    shown(&named)
+                ),
+            ));
+        }
+    }
     let attachments = match s.remove("attachments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,

@@ -652,6 +652,206 @@ fn inspect_unknown_event_type_or_key_and_several_choices_are_errors() {
     }
 }
 
+// ---- Inspect `.eval` zips ----
+
+/// Writes a `.eval` zip of `entries` (stored, in order); `rename` then
+/// renames entries in place (names of one length), which is how a zip
+/// with two entries of one name is made.
+fn write_eval(path: &Path, entries: &[(&str, serde_json::Value)], rename: &[(&str, &str)]) {
+    use std::io::Write;
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, v) in entries {
+        z.start_file(*name, opts).unwrap();
+        z.write_all(v.to_string().as_bytes()).unwrap();
+    }
+    let mut bytes = z.finish().unwrap().into_inner();
+    for (from, to) in rename {
+        assert_eq!(from.len(), to.len());
+        let (from, to) = (from.as_bytes(), to.as_bytes());
+        let mut i = 0;
+        while i + from.len() <= bytes.len() {
+            if &bytes[i..i + from.len()] == from {
+                bytes[i..i + from.len()].copy_from_slice(to);
+            }
+            i += 1;
+        }
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn eval_header(total: Option<u64>) -> serde_json::Value {
+    let mut h = json!({"version": 2, "status": "success", "eval": {"task": "t"}});
+    if let Some(n) = total {
+        h["results"] = json!({"total_samples": n, "completed_samples": n});
+    }
+    h
+}
+
+fn eval_sample(id: &str, epoch: u64, calls: &[&str]) -> serde_json::Value {
+    let calls: Vec<serde_json::Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, f)| json!({"id": format!("c{i}"), "function": f, "arguments": {}}))
+        .collect();
+    json!({"id": id, "epoch": epoch,
+           "messages": [{"role": "user", "content": "hi"},
+                        {"role": "assistant", "content": "", "tool_calls": calls}]})
+}
+
+#[test]
+fn inspect_eval_entries_pactum_does_not_read_or_cannot_tell_apart_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.eval");
+    let import_eval = || import(&p, &ImportOptions::default()).unwrap();
+    // Two entries of one name: which one is the sample is ambiguous.
+    for evil_first in [true, false] {
+        let (a, b) = if evil_first {
+            (
+                eval_sample("s", 1, &["delete_file"]),
+                eval_sample("s", 1, &["ls"]),
+            )
+        } else {
+            (
+                eval_sample("s", 1, &["ls"]),
+                eval_sample("s", 1, &["delete_file"]),
+            )
+        };
+        write_eval(
+            &p,
+            &[
+                ("header.json", eval_header(Some(2))),
+                ("samples/s_epoch_1.json", a),
+                ("samples/s_epoch_1.jsox", b),
+                ("samples/t_epoch_1.json", eval_sample("t", 1, &["ls"])),
+            ],
+            &[("samples/s_epoch_1.jsox", "samples/s_epoch_1.json")],
+        );
+        let (t, o) = import_eval();
+        assert_eq!(
+            t.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(),
+            ["t_epoch_1"]
+        );
+        assert!(
+            o.len() == 1
+                && o[0].contains("log.eval!samples/s_epoch_1.json")
+                && o[0].contains("2 entries of the zip are named `samples/s_epoch_1.json`"),
+            "{o:?}"
+        );
+    }
+    // Entries outside `samples/*.json`, as Inspect names them, are not read
+    // silently: each is named.
+    write_eval(
+        &p,
+        &[
+            ("header.json", eval_header(Some(1))),
+            (
+                "Samples/e_epoch_1.json",
+                eval_sample("e", 1, &["delete_file"]),
+            ),
+            (
+                "samples/f_epoch_1.JSON",
+                eval_sample("f", 1, &["delete_file"]),
+            ),
+            (
+                "./samples/g_epoch_1.json",
+                eval_sample("g", 1, &["delete_file"]),
+            ),
+            ("samples/t_epoch_1.json", eval_sample("t", 1, &["ls"])),
+            ("reductions.json", json!([])),
+            ("_journal/start.json", json!({})),
+        ],
+        &[],
+    );
+    let (t, o) = import_eval();
+    assert_eq!(t.len(), 1);
+    assert_eq!(o.len(), 3, "{o:?}");
+    for name in [
+        "Samples/e_epoch_1.json",
+        "samples/f_epoch_1.JSON",
+        "./samples/g_epoch_1.json",
+    ] {
+        assert!(
+            o.iter()
+                .any(|e| e.contains(&format!("entry `{name}` is not one an Inspect log holds"))),
+            "{name}: {o:?}"
+        );
+    }
+    // An entry whose name is not its sample's.
+    write_eval(
+        &p,
+        &[
+            ("header.json", eval_header(Some(2))),
+            (
+                "samples/s_epoch_1.json",
+                eval_sample("s", 2, &["delete_file"]),
+            ),
+            ("samples/s_epoch_2.json", eval_sample("s", 2, &["ls"])),
+        ],
+        &[],
+    );
+    let (t, o) = import_eval();
+    assert_eq!(t.len(), 1);
+    assert!(
+        o.len() == 1
+            && o[0].contains("log.eval!samples/s_epoch_1.json")
+            && o[0].contains("holds sample `s` epoch 2, whose entry is `samples/s_epoch_2.json`"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn inspect_eval_sample_the_log_names_without_an_entry_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.eval");
+    let summary =
+        |id: &str, epoch: u64| json!({"id": id, "epoch": epoch, "input": "hi", "target": ""});
+    // The summaries (final or journalled) name a sample the zip lost.
+    for (name, list) in [
+        ("summaries.json", json!([summary("s", 1), summary("t", 1)])),
+        ("_journal/summaries/1.json", json!([summary("t", 1)])),
+    ] {
+        write_eval(
+            &p,
+            &[
+                ("header.json", eval_header(None)),
+                ("samples/s_epoch_1.json", eval_sample("s", 1, &["ls"])),
+                ("_journal/summaries/2.json", json!([summary("s", 1)])),
+                (name, list),
+            ],
+            &[],
+        );
+        let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+        assert_eq!(t.len(), 1);
+        assert!(
+            o.len() == 1
+                && o[0].contains(&format!("log.eval!{name}"))
+                && o[0].contains(
+                    "names sample `t` epoch 1, but the zip holds no `samples/t_epoch_1.json`"
+                ),
+            "{o:?}"
+        );
+    }
+    // The header of a finished log counts more samples than the zip holds.
+    write_eval(
+        &p,
+        &[
+            ("header.json", eval_header(Some(2))),
+            ("samples/s_epoch_1.json", eval_sample("s", 1, &["ls"])),
+        ],
+        &[],
+    );
+    let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+    assert_eq!(t.len(), 1);
+    assert!(
+        o.len() == 1
+            && o[0].contains("log.eval!header.json")
+            && o[0].contains("`results.total_samples` is 2, but the zip holds 1 sample entry"),
+        "{o:?}"
+    );
+}
+
 // ---- the independent count ----
 
 /// What pactum imported, in the script's words, or `refused`.
