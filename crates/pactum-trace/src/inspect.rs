@@ -38,8 +38,9 @@
 //!   `function`, arguments unknown (`null`), and the trace is
 //!   `incomplete`.
 //! * **Attachments.** A whole string `attachment://<hash>` is replaced by
-//!   `attachments[<hash>]`; a reference with no attachment is an error,
-//!   never the literal text.
+//!   `attachments[<hash>]`; a reference with no attachment, or to an
+//!   attachment that is itself a reference, is an error, never the
+//!   literal text.
 //! * **Cut off.** A log whose `status` is not `success` (`error`,
 //!   `cancelled`, `started`), or a sample with an `error`, is
 //!   `incomplete`: what it shows counts, an absence proves nothing.
@@ -915,7 +916,8 @@ fn sample_trace(
 const ATTACHMENT: &str = "attachment://";
 
 /// Replaces every whole-string `attachment://<hash>` in `v` by the
-/// attachment; one that names no attachment is an error at its pointer.
+/// attachment; one that names no attachment, or an attachment that is
+/// itself a reference, is an error at its pointer.
 fn resolve(
     v: &mut Value,
     att: &Map<String, Value>,
@@ -925,6 +927,18 @@ fn resolve(
         Value::String(s) => {
             if let Some(hash) = s.strip_prefix(ATTACHMENT) {
                 match att.get(hash) {
+                    // Inspect resolves one level: the text would be the
+                    // literal reference, which was hardly what was meant.
+                    Some(Value::String(text)) if text.starts_with(ATTACHMENT) => {
+                        return Err((
+                            at.clone(),
+                            format!(
+                                "attachment `{}` holds another reference (`{}`): which text is meant is not guessed",
+                                shown(hash),
+                                shown(text)
+                            ),
+                        ))
+                    }
                     Some(Value::String(text)) => *s = text.clone(),
                     Some(other) => {
                         return Err((at.clone(), format!("attachment `{}` is {}, not a text", shown(hash), kind(other))))

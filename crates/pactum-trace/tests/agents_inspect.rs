@@ -652,6 +652,34 @@ fn inspect_unknown_event_type_or_key_and_several_choices_are_errors() {
     }
 }
 
+/// Writes `log` as `log.json` in `dir` and imports it.
+fn import_log(dir: &Path, log: &serde_json::Value) -> (Vec<Trace>, Vec<String>) {
+    let p = dir.join("log.json");
+    std::fs::write(&p, log.to_string()).unwrap();
+    import(&p, &ImportOptions::default()).unwrap()
+}
+
+fn call_names(t: &Trace) -> Vec<String> {
+    t.tool_calls().map(|(_, c)| c.name.clone()).collect()
+}
+
+#[test]
+fn inspect_attachment_holding_another_reference_is_an_error_never_a_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = inspect_log(json!([]), serde_json::Value::Null);
+    let s = &mut log["samples"][0];
+    s["attachments"] = json!({"aa": "attachment://bb", "bb": "delete_file"});
+    s["messages"][1]["tool_calls"][0]["function"] = json!("attachment://aa");
+    let (t, o) = import_log(dir.path(), &log);
+    assert!(t.is_empty(), "{:?}", t.first().map(call_names));
+    assert!(
+        o.len() == 1
+            && o[0].contains("field `/messages/1/tool_calls/0/function`")
+            && o[0].contains("attachment `aa` holds another reference"),
+        "{o:?}"
+    );
+}
+
 // ---- Inspect `.eval` zips ----
 
 /// Writes a `.eval` zip of `entries` (stored, in order); `rename` then
