@@ -664,6 +664,126 @@ fn call_names(t: &Trace) -> Vec<String> {
 }
 
 #[test]
+fn inspect_event_call_under_a_message_call_id_is_compared_never_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let del = |extra: serde_json::Value| {
+        let mut c =
+            json!({"id": "c1", "function": "delete_file", "arguments": {"path": "/etc/passwd"}});
+        c.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        c
+    };
+    let tool = |c: serde_json::Value| {
+        let mut e = json!({"event": "tool", "type": "function", "result": "ok"});
+        e.as_object_mut()
+            .unwrap()
+            .extend(c.as_object().unwrap().clone());
+        e
+    };
+    let ls_ran = tool(json!({"id": "c1", "function": "ls", "arguments": {}}));
+    let model = |calls: serde_json::Value| json!({"event": "model", "model": "m", "input": [], "output": model_output(calls)});
+    // One id, two tools: which one ran is not recorded.
+    let contradictions = [
+        (
+            json!([tool(del(json!({})))]),
+            serde_json::Value::Null,
+            "tool call id `c1`: the messages name the tool `ls` and the tool event /events/0 names `delete_file`",
+        ),
+        (
+            json!([model(json!([del(json!({"type": "function"}))])), ls_ran.clone()]),
+            serde_json::Value::Null,
+            "tool call id `c1`: the messages name the tool `ls` and the model output /events/0/output/choices/0/message/tool_calls/0 names `delete_file`",
+        ),
+        (
+            json!([ls_ran.clone()]),
+            model_output(json!([del(json!({"type": "function"}))])),
+            "tool call id `c1`: the messages name the tool `ls` and the sample's output /output/choices/0/message/tool_calls/0 names `delete_file`",
+        ),
+        (
+            json!([{"event": "approval", "message": "x", "call": del(json!({"type": "function"})),
+                    "approver": "human", "decision": "approve"}, ls_ran.clone()]),
+            serde_json::Value::Null,
+            "tool call id `c1`: the messages name the tool `ls` and the approval /events/0/call names `delete_file`",
+        ),
+        (
+            json!([tool(json!({"id": "c1", "function": "ls", "arguments": {"path": "/"}}))]),
+            serde_json::Value::Null,
+            "tool call `ls` (`c1`): the arguments in the messages differ from those of the tool event /events/0",
+        ),
+    ];
+    for (events, output, want) in contradictions {
+        let (t, o) = import_log(dir.path(), &inspect_log(events, output));
+        assert!(o.is_empty(), "{want}: {o:?}");
+        assert_eq!(t[0].error.as_deref(), Some(want));
+    }
+    // A second tool event under an id the messages' call already ran
+    // under is a call of its own (a reused id), whatever its name.
+    let (t, o) = import_log(
+        dir.path(),
+        &inspect_log(
+            json!([ls_ran.clone(), tool(del(json!({})))]),
+            serde_json::Value::Null,
+        ),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t[0].error, None);
+    assert_eq!(call_names(&t[0]), ["ls", "delete_file"]);
+    // So is a second run of a call only the events record: two runs under
+    // one id are two calls, never one.
+    let sub = |path: &str| {
+        tool(json!({"id": "s1", "function": "delete_file", "arguments": {"path": path}}))
+    };
+    let (t, o) = import_log(
+        dir.path(),
+        &inspect_log(
+            json!([ls_ran.clone(), sub("/a"), sub("/b")]),
+            serde_json::Value::Null,
+        ),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(
+        calls(&t[0])[1..],
+        [
+            json!([1, "delete_file", "s1", {"path": "/a"}, "ok", null]),
+            json!([1, "delete_file", "s1", {"path": "/b"}, "ok", null])
+        ]
+    );
+    // Ids a model reuses across steps: each event joins the call it
+    // repeats, in order, and nothing is an error.
+    let log = json!({"version": 2, "status": "success", "eval": {"task": "t"},
+        "samples": [{"id": 1, "epoch": 1,
+            "messages": [{"role": "user", "content": "hi"},
+                         {"role": "assistant", "content": "", "tool_calls": [{"id": "call_0", "function": "ls", "arguments": {}}]},
+                         {"role": "tool", "tool_call_id": "call_0", "function": "ls", "content": "a"},
+                         {"role": "assistant", "content": "", "tool_calls": [{"id": "call_0", "function": "cat", "arguments": {"f": "a"}}]},
+                         {"role": "tool", "tool_call_id": "call_0", "function": "cat", "content": "x"},
+                         {"role": "assistant", "content": "done"}],
+            "events": [model(json!([{"id": "call_0", "function": "ls", "arguments": {}}])),
+                       tool(json!({"id": "call_0", "function": "ls", "arguments": {}})),
+                       model(json!([{"id": "call_0", "function": "cat", "arguments": {"f": "a"}}])),
+                       tool(json!({"id": "call_0", "function": "cat", "arguments": {"f": "a"}}))]}]});
+    let (t, o) = import_log(dir.path(), &log);
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t[0].error, None);
+    assert_eq!(t[0].incomplete, None);
+    assert_eq!(call_names(&t[0]), ["ls", "cat"]);
+}
+
+#[test]
+fn inspect_tool_message_naming_another_tool_than_its_call_is_a_trace_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = inspect_log(json!([]), serde_json::Value::Null);
+    log["samples"][0]["messages"][2]["function"] = json!("delete_file");
+    let (t, o) = import_log(dir.path(), &log);
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(
+        t[0].error.as_deref(),
+        Some("tool call id `c1`: the messages name the tool `ls` and its result /messages/2 names `delete_file`")
+    );
+}
+
+#[test]
 fn inspect_attachment_holding_another_reference_is_an_error_never_a_name() {
     let dir = tempfile::tempdir().unwrap();
     let mut log = inspect_log(json!([]), serde_json::Value::Null);
@@ -676,6 +796,85 @@ fn inspect_attachment_holding_another_reference_is_an_error_never_a_name() {
         o.len() == 1
             && o[0].contains("field `/messages/1/tool_calls/0/function`")
             && o[0].contains("attachment `aa` holds another reference"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn inspect_history_replaying_a_call_nothing_else_shows_cuts_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let ls_ran =
+        json!({"event": "tool", "id": "c1", "function": "ls", "arguments": {}, "result": "a b"});
+    let history = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "zz1", "function": "delete_file", "arguments": {"path": "/etc"}}]},
+        {"role": "tool", "tool_call_id": "zz1", "function": "delete_file", "content": "deleted"}
+    ]);
+    let model = |input: serde_json::Value| json!({"event": "model", "model": "m", "input": input, "output": model_output(json!([]))});
+    // The history the messages show, replayed to the model: nothing new.
+    let shown = json!([{"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "ls", "arguments": {}}]},
+        {"role": "tool", "tool_call_id": "c1", "function": "ls", "content": "a b"}]);
+    let (t, o) = import_log(
+        dir.path(),
+        &inspect_log(
+            json!([ls_ran.clone(), model(shown)]),
+            serde_json::Value::Null,
+        ),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t[0].incomplete, None);
+    // A call and result only a model's input, or a state change of the
+    // messages, shows: what else the messages lost is unknown.
+    let state = json!({"event": "state", "changes": [
+        {"op": "add", "path": "/messages/4", "value": history[1].clone()}]});
+    let in_place = json!({"event": "state", "changes": [
+        {"op": "replace", "path": "/messages/1/tool_calls/0/function", "value": "delete_file", "replaced": "ls"}]});
+    let cases = [
+        (
+            inspect_log(json!([ls_ran.clone(), model(history.clone())]), serde_json::Value::Null),
+            "/events/1/input/1/tool_calls/0 replays a call to `delete_file` (`zz1`) that no message or event of the sample shows",
+        ),
+        (
+            inspect_log(json!([ls_ran.clone(), state]), serde_json::Value::Null),
+            "/events/1/changes/0/value/tool_calls/0 replays a call to `delete_file` (`zz1`) that no message or event of the sample shows",
+        ),
+        (
+            inspect_log(json!([ls_ran.clone(), in_place]), serde_json::Value::Null),
+            "/events/1/changes/0 changes a tool call of the messages in place",
+        ),
+    ];
+    for (log, want) in cases {
+        let (t, o) = import_log(dir.path(), &log);
+        assert!(o.is_empty(), "{want}: {o:?}");
+        assert!(
+            t[0].incomplete.as_deref().is_some_and(|i| i.contains(want)),
+            "{want}: {:?}",
+            t[0].incomplete
+        );
+    }
+    // Inputs kept in the sample's message pool (`input_refs`, ranges into
+    // `events_data.messages`) are read the same way.
+    let mut log = inspect_log(
+        json!([ls_ran.clone(), {"event": "model", "model": "m", "input": [], "input_refs": [[0, 1], [2, 3]],
+                               "output": model_output(json!([]))}]),
+        serde_json::Value::Null,
+    );
+    log["samples"][0]["events_data"] = json!({"messages": [history[0].clone(), {"role": "user", "content": "x"}, history[1].clone()], "calls": []});
+    let (t, o) = import_log(dir.path(), &log);
+    assert!(o.is_empty(), "{o:?}");
+    assert!(
+        t[0].incomplete.as_deref().is_some_and(|i| i.contains(
+            "/events_data/messages/2/tool_calls/0 replays a call to `delete_file` (`zz1`)"
+        )),
+        "{:?}",
+        t[0].incomplete
+    );
+    log["samples"][0]["events"][1]["input_refs"] = json!([[0, 9]]);
+    let (t, o) = import_log(dir.path(), &log);
+    assert!(t.is_empty());
+    assert!(
+        o.len() == 1 && o[0].contains("field `/events/1/input_refs/0`"),
         "{o:?}"
     );
 }
