@@ -9,15 +9,29 @@
 //! (entries in name order). One trace per sample × epoch, id
 //! `<id>_epoch_<n>`.
 //!
+//! * **The zip.** An entry outside Inspect's layout, two entries of one
+//!   name, a sample entry whose name is not its content's id and epoch,
+//!   and a sample the summaries (or a finished log's `total_samples`)
+//!   name that has no entry are errors naming the entry: never skipped.
 //! * **Source.** The sample's `messages`: `events` repeat the calls (an
-//!   `event: tool` per call) and are not read again. A call the events
-//!   record that the messages do not show (a tool event, nested ones too:
-//!   the `submit` an agent scaffold removes, a sub-agent's call; a model
-//!   output's or an approval's call) is added to the last turn, never
-//!   missed; one that no tool event shows running, or one the messages
-//!   show a call after, makes the trace `incomplete`. An unknown event
-//!   type, an unknown key in an event that holds calls, and a model output
-//!   of several choices are errors.
+//!   `event: tool` per call). Each record of the calls (the tool events,
+//!   the model outputs, the sample's output, the approvals) joins the
+//!   messages' calls one to one, by id (without an id: by name and
+//!   arguments); a joined call naming another tool, or with other
+//!   arguments, is a contradiction the trace's error names, as is a
+//!   tool message naming another tool than the call it answers. A call
+//!   no free message call has (none with its id, or all joined: a reused
+//!   id) is a call of its own: the `submit` an agent scaffold removes, a
+//!   sub-agent's call, a model output's or an approval's call. It is
+//!   added to the last turn, never missed; one that no tool event shows
+//!   running, or one the messages show a call after, makes the trace
+//!   `incomplete`. An unknown event type, an unknown key in an event that
+//!   holds calls, and a model output of several choices are errors.
+//! * **Histories.** A model's input (inline, or ranges of the sample's
+//!   message pool) and the changes `state` and `sample_init` events make
+//!   to the messages replay the conversation: a call or result there that
+//!   no message or event shows, or a call changed in place, makes the
+//!   trace `incomplete` (the messages lost something).
 //! * **Messages** are turned into chat messages and read by the `openai`
 //!   importer's rules (turns, joining results by `tool_call_id`), every
 //!   call through the one decoder. Content parts: `text` is text;
@@ -34,21 +48,22 @@
 //!   `function`, arguments unknown (`null`), and the trace is
 //!   `incomplete`.
 //! * **Attachments.** A whole string `attachment://<hash>` is replaced by
-//!   `attachments[<hash>]`; a reference with no attachment is an error,
-//!   never the literal text.
+//!   `attachments[<hash>]`; a reference with no attachment, or to an
+//!   attachment that is itself a reference, is an error, never the
+//!   literal text.
 //! * **Cut off.** A log whose `status` is not `success` (`error`,
 //!   `cancelled`, `started`), or a sample with an `error`, is
 //!   `incomplete`: what it shows counts, an absence proves nothing.
 //!   Scores stay in metadata (`scores`): never a verdict.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::ops::ControlFlow;
 use std::path::Path;
 
 use pactum_core::chat::{self, kind};
-use pactum_core::trace::{ObservabilityLevel, SourceRef, Trace};
+use pactum_core::trace::{ObservabilityLevel, SourceRef, ToolCall, Trace};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -70,6 +85,8 @@ struct Header {
     eval: Value,
     #[serde(default)]
     error: Value,
+    #[serde(default)]
+    results: Value,
 }
 
 /// The header fields a trace carries, and whether the log was cut off.
@@ -344,22 +361,114 @@ pub(crate) fn read_eval<T>(
         }
     };
     let info = log_info(&header).map_err(|m| refuse(format!("an Inspect log: {m}")))?;
-    let mut entries: Vec<String> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     for n in zip.file_names() {
         let n = n.map_err(|e| refuse(format!("an entry name of the zip cannot be read: {e}")))?;
-        if n.starts_with("samples/") && n.ends_with(".json") {
-            entries.push(n.into_owned());
+        names.push(n.into_owned());
+    }
+    names.sort();
+    // The zip reader keeps the last of two entries of one name; Inspect
+    // reads the last too, but the other is a record of the same sample
+    // (an earlier attempt, or an edit): which one to grade is not guessed.
+    let repeated = if zip.has_duplicate_names() {
+        repeated_names(path).map_err(|e| {
+            refuse(format!(
+                "the zip names two entries alike, and which ones cannot be told ({e})"
+            ))
+        })?
+    } else {
+        BTreeMap::new()
+    };
+    if let Some((n, _)) = repeated
+        .iter()
+        .find(|(n, _)| entry_kind(n) != EntryKind::Sample)
+    {
+        return Err(refuse(format!(
+            "the zip holds two entries named `{}`: which one is the log's is ambiguous",
+            shown(n)
+        )));
+    }
+    let entry_error = |entry: &str, message: String| {
+        RecordError::new(&format!("{display}!{entry}"), 1, None, message)
+    };
+    let mut problems: Vec<RecordError> = Vec::new();
+    let mut samples: Vec<String> = Vec::new();
+    let mut summaries: Vec<String> = Vec::new();
+    for n in names {
+        match entry_kind(&n) {
+            EntryKind::Sample => samples.push(n),
+            EntryKind::Summaries => summaries.push(n),
+            EntryKind::Other => {}
+            EntryKind::Unknown => problems.push(entry_error(
+                &n,
+                format!(
+                    "entry `{}` is not one an Inspect log holds (header.json, summaries.json, reductions.json, _journal/…, samples/<id>_epoch_<n>.json): pactum does not read it, and it may hold a sample",
+                    shown(&n)
+                ),
+            )),
         }
     }
-    entries.sort();
-    if entries.is_empty() {
+    // Samples the log names that the zip lost: the run is partial.
+    let mut missing = false;
+    let mut named: BTreeSet<String> = BTreeSet::new();
+    for entry in &summaries {
+        let list = match read_entry(&mut zip, entry) {
+            Ok(Some(bytes)) => summary_keys(&bytes),
+            Ok(None) => continue,
+            Err(msg) => Err(msg),
+        };
+        let list = match list {
+            Ok(l) => l,
+            Err(msg) => {
+                problems.push(entry_error(entry, msg));
+                continue;
+            }
+        };
+        for (id, epoch) in list {
+            let want = sample_entry(&id, &epoch);
+            if samples.binary_search(&want).is_err() && named.insert(want.clone()) {
+                missing = true;
+                problems.push(entry_error(
+                    entry,
+                    format!(
+                        "names sample `{}` epoch {epoch}, but the zip holds no `{}`: the log lost that sample, so the run is partial",
+                        shown(&id),
+                        shown(&want)
+                    ),
+                ));
+            }
+        }
+    }
+    let total = header
+        .results
+        .get("total_samples")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok());
+    if let Some(total) =
+        total.filter(|t| !missing && info.status == "success" && *t > samples.len())
+    {
+        problems.push(entry_error(
+            "header.json",
+            format!(
+                "`results.total_samples` is {total}, but the zip holds {} sample {}: the log lost samples, so the run is partial",
+                samples.len(),
+                if samples.len() == 1 { "entry" } else { "entries" }
+            ),
+        ));
+    }
+    for p in problems {
+        if emit.error(p).is_break() {
+            return Ok(());
+        }
+    }
+    if samples.is_empty() {
         let _ = emit.deliver(crate::Ready::Skip {
             line: 1,
             reason: "the Inspect log holds no `samples/` entry: nothing to grade".into(),
         })?;
         return Ok(());
     }
-    for entry in entries {
+    for entry in samples {
         let file = format!("{display}!{entry}");
         let ctx = RecordCtx {
             file: &file,
@@ -369,19 +478,181 @@ pub(crate) fn read_eval<T>(
             line_framed: false,
             level_flag,
         };
-        let conv = match read_entry(&mut zip, &entry) {
-            Ok(Some(bytes)) => match ctx.strict_value(&bytes) {
-                Ok(v) => convert_sample(v, &info, &ctx, Some(&entry)),
-                Err(e) => Conv::Error(e),
-            },
-            Ok(None) => continue,
-            Err(msg) => Conv::Error(ctx.error(None, msg)),
+        let conv = if let Some(n) = repeated.get(&entry) {
+            Conv::Error(ctx.error(
+                None,
+                format!(
+                    "{n} entries of the zip are named `{}` (Inspect writes a re-run sample's record after the one it replaces): which record to grade is not guessed",
+                    shown(&entry)
+                ),
+            ))
+        } else {
+            match read_entry(&mut zip, &entry) {
+                Ok(Some(bytes)) => match ctx.strict_value(&bytes) {
+                    Ok(v) => convert_sample(v, &info, &ctx, Some(&entry)),
+                    Err(e) => Conv::Error(e),
+                },
+                Ok(None) => continue,
+                Err(msg) => Conv::Error(ctx.error(None, msg)),
+            }
         };
         if emit.conv(conv, &ctx)?.is_break() {
             break;
         }
     }
     Ok(())
+}
+
+/// What an entry of a `.eval` zip is, by its name (Inspect's layout).
+#[derive(Debug, PartialEq, Eq)]
+enum EntryKind {
+    /// `samples/<id>_epoch_<n>.json` (an id may hold `/`).
+    Sample,
+    /// `summaries.json`, `_journal/summaries/<n>.json`: the samples written.
+    Summaries,
+    /// The header, the journal's start and config updates, the
+    /// reductions, and folders: nothing pactum grades.
+    Other,
+    /// Anything else.
+    Unknown,
+}
+
+fn entry_kind(n: &str) -> EntryKind {
+    let json_in = |dir: &str| {
+        n.strip_prefix(dir)
+            .and_then(|r| r.strip_suffix(".json"))
+            .is_some_and(|r| !r.is_empty() && !r.contains('/'))
+    };
+    if n.starts_with("samples/") && n.ends_with(".json") && n.len() > "samples/.json".len() {
+        EntryKind::Sample
+    } else if n == "summaries.json" || json_in("_journal/summaries/") {
+        EntryKind::Summaries
+    } else if n.ends_with('/')
+        || matches!(n, "header.json" | "reductions.json" | "_journal/start.json")
+        || json_in("_journal/config_updates/")
+    {
+        EntryKind::Other
+    } else {
+        EntryKind::Unknown
+    }
+}
+
+/// The `(id, epoch)` of each sample a summaries entry lists.
+fn summary_keys(bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
+    #[derive(Deserialize)]
+    struct Key {
+        id: Value,
+        epoch: Value,
+    }
+    let list: Vec<Key> = serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "expected a list of sample summaries ({{id, epoch, …}}): {}",
+            crate::error::serde_message(&e)
+        )
+    })?;
+    list.into_iter()
+        .enumerate()
+        .map(|(i, k)| match (crate::convert::id_text(&k.id), &k.epoch) {
+            (Some(id), Value::Number(e)) => Ok((id, e.to_string())),
+            _ => Err(format!(
+                "summary {i}: expected a sample id and a numeric epoch, found {} and {}",
+                kind(&k.id),
+                kind(&k.epoch)
+            )),
+        })
+        .collect()
+}
+
+/// The names a zip's central directory lists more than once, with how
+/// many times (the `zip` reader keeps one entry per name and cannot say
+/// which names repeat).
+fn repeated_names(path: &Path) -> Result<BTreeMap<String, usize>, String> {
+    use std::io::{Seek, SeekFrom};
+    const EOCD: &[u8] = b"PK\x05\x06";
+    const MAX_DIR: u64 = 1 << 28;
+    let u16_at = |b: &[u8], i: usize| {
+        b.get(i..i + 2)
+            .map(|x| u64::from(u16::from_le_bytes([x[0], x[1]])))
+    };
+    let u32_at = |b: &[u8], i: usize| {
+        b.get(i..i + 4)
+            .map(|x| u64::from(u32::from_le_bytes([x[0], x[1], x[2], x[3]])))
+    };
+    let u64_at = |b: &[u8], i: usize| {
+        b.get(i..i + 8)
+            .and_then(|x| <[u8; 8]>::try_from(x).ok())
+            .map(u64::from_le_bytes)
+    };
+    let bad = || "its central directory cannot be read".to_string();
+    let mut f = File::open(path).map_err(|e| e.to_string())?;
+    let len = f.seek(SeekFrom::End(0)).map_err(|e| e.to_string())?;
+    let tail_len = len.min(22 + 65_535);
+    let mut tail = vec![0; usize::try_from(tail_len).map_err(|_| bad())?];
+    f.seek(SeekFrom::Start(len - tail_len))
+        .map_err(|e| e.to_string())?;
+    f.read_exact(&mut tail).map_err(|e| e.to_string())?;
+    let at = (0..tail.len().saturating_sub(21))
+        .rev()
+        .find(|&i| tail[i..].starts_with(EOCD))
+        .ok_or_else(bad)?;
+    let eocd_pos = len - tail_len + at as u64;
+    let (mut size, mut offset) = (
+        u32_at(&tail, at + 12).ok_or_else(bad)?,
+        u32_at(&tail, at + 16).ok_or_else(bad)?,
+    );
+    if size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF || u16_at(&tail, at + 10) == Some(0xFFFF) {
+        // ZIP64: the locator just before points at the ZIP64 end record.
+        let loc = at.checked_sub(20).ok_or_else(bad)?;
+        if !tail[loc..].starts_with(b"PK\x06\x07") {
+            return Err(bad());
+        }
+        let rec = u64_at(&tail, loc + 8).ok_or_else(bad)?;
+        let mut r = [0u8; 56];
+        f.seek(SeekFrom::Start(rec)).map_err(|e| e.to_string())?;
+        f.read_exact(&mut r).map_err(|e| e.to_string())?;
+        if !r.starts_with(b"PK\x06\x06") {
+            return Err(bad());
+        }
+        size = u64_at(&r, 40).ok_or_else(bad)?;
+        offset = u64_at(&r, 48).ok_or_else(bad)?;
+    }
+    if size > MAX_DIR || size > eocd_pos {
+        return Err(bad());
+    }
+    // Data before the archive shifts every offset: the directory then
+    // ends where the end record starts.
+    let mut dir = vec![0; usize::try_from(size).map_err(|_| bad())?];
+    f.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
+    if f.read_exact(&mut dir).is_err() || !dir.starts_with(b"PK\x01\x02") {
+        f.seek(SeekFrom::Start(eocd_pos - size))
+            .map_err(|e| e.to_string())?;
+        f.read_exact(&mut dir).map_err(|e| e.to_string())?;
+    }
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    let mut i = 0;
+    while i < dir.len() {
+        if !dir[i..].starts_with(b"PK\x01\x02") {
+            return Err(bad());
+        }
+        let n = usize::try_from(u16_at(&dir, i + 28).ok_or_else(bad)?).map_err(|_| bad())?;
+        let x = usize::try_from(u16_at(&dir, i + 30).ok_or_else(bad)?).map_err(|_| bad())?;
+        let c = usize::try_from(u16_at(&dir, i + 32).ok_or_else(bad)?).map_err(|_| bad())?;
+        let name = dir.get(i + 46..i + 46 + n).ok_or_else(bad)?;
+        *count
+            .entry(String::from_utf8_lossy(name).into_owned())
+            .or_default() += 1;
+        i += 46 + n + x + c;
+    }
+    count.retain(|_, n| *n > 1);
+    if count.is_empty() {
+        return Err(bad());
+    }
+    Ok(count)
+}
+
+/// The entry of a `.eval` zip that holds a sample (Inspect names it so).
+fn sample_entry(id: &str, epoch: &str) -> String {
+    format!("samples/{id}_epoch_{epoch}.json")
 }
 
 /// One sample → one trace.
@@ -425,6 +696,19 @@ fn sample_trace(
             ))
         }
     };
+    if let Some(e) = entry {
+        let named = sample_entry(&id, &epoch);
+        if e != named {
+            return Err(ctx.error(
+                None,
+                format!(
+                    "the entry holds sample `{}` epoch {epoch}, whose entry is `{}`: the name and the content disagree, so which sample this is is not guessed",
+                    shown(&id),
+                    shown(&named)
+                ),
+            ));
+        }
+    }
     let attachments = match s.remove("attachments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
@@ -447,23 +731,33 @@ fn sample_trace(
             ))
         }
     };
+    // As recorded: a history message equal to one of them shows nothing new.
+    let known: BTreeMap<String, Value> = messages
+        .iter()
+        .filter_map(|m| Some((m.get("id")?.as_str()?.to_string(), m.clone())))
+        .collect();
     for (i, m) in messages.iter_mut().enumerate() {
         resolve(m, &attachments, &mut format!("/messages/{i}"))
             .map_err(|(at, msg)| ctx.error(Some(&at), msg))?;
     }
     let mut chat_msgs = Vec::with_capacity(messages.len());
-    // Ids of the calls the target's messages show so far.
+    // Ids of the calls the target's messages show so far, and the calls
+    // no result has answered yet (id, name).
     let mut seen_calls: BTreeSet<String> = BTreeSet::new();
+    let mut unanswered: Vec<(String, String)> = Vec::new();
     let mut orphan = None;
+    let mut contradiction = None;
     for (i, m) in messages.iter().enumerate() {
         let at = format!("/messages/{i}");
         let msg = normalize(m, &at).map_err(|(at, msg)| ctx.error(Some(&at), msg))?;
         if let Some(Value::Array(calls)) = msg.get("tool_calls") {
-            seen_calls.extend(
-                calls
-                    .iter()
-                    .filter_map(|c| c.get("id").and_then(crate::convert::id_text)),
-            );
+            for c in calls {
+                if let Some(id) = c.get("id").and_then(crate::convert::id_text) {
+                    seen_calls.insert(id.clone());
+                    let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
+                    unanswered.push((id, name.to_string()));
+                }
+            }
         }
         if msg.get("role").and_then(Value::as_str) == Some("tool") {
             let id = msg.get("tool_call_id").and_then(crate::convert::id_text);
@@ -472,7 +766,20 @@ fn sample_trace(
                 .and_then(Value::as_str)
                 .filter(|n| !n.trim().is_empty());
             if let (Some(id), Some(name)) = (id, name) {
-                if seen_calls.insert(id.clone()) {
+                if let Some(k) = unanswered.iter().position(|(c, _)| *c == id) {
+                    let (_, called) = unanswered.remove(k);
+                    if called != name {
+                        // One id, two tools: which one ran is not recorded.
+                        contradiction.get_or_insert_with(|| {
+                            format!(
+                                "tool call id `{}`: the messages name the tool `{}` and its result {at} names `{}`",
+                                shown(&id),
+                                shown(&called),
+                                shown(name)
+                            )
+                        });
+                    }
+                } else if seen_calls.insert(id.clone()) {
                     // A result proves its call was made, though no message
                     // of the target shows it: counted, arguments unknown.
                     orphan.get_or_insert_with(|| {
@@ -495,43 +802,72 @@ fn sample_trace(
     // Calls the events (and the model outputs) record and the messages do
     // not show were made: they are added to the last turn.
     let mut turns = built.turns;
-    let in_messages = Shown {
-        ids: turns
-            .iter()
-            .flat_map(|t| t.tool_calls.iter().filter_map(|c| c.id.clone()))
-            .collect(),
+    let mut in_messages = Shown {
         calls: turns
             .iter()
-            .flat_map(|t| {
-                t.tool_calls
-                    .iter()
-                    .map(|c| (c.name.clone(), c.arguments.clone()))
-            })
+            .flat_map(|t| t.tool_calls.iter().cloned())
             .collect(),
+        joined: BTreeSet::new(),
     };
-    let mut seen = Vec::new();
-    let mut walker = Walker {
-        shown: &in_messages,
-        attachments: &attachments,
-        seen: &mut seen,
-    };
-    match s.get("events") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(events)) => walker
-            .events(events, "/events")
-            .map_err(|(at, msg)| ctx.error(Some(&at), msg))?,
+    // Newer logs keep the models' inputs once, in a pool the events refer to.
+    let pool = match s.get("events_data") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(d)) => match d.get("messages") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(p)) => Some((p, "/events_data/messages")),
+            Some(other) => {
+                return Err(ctx.error(
+                    Some("/events_data/messages"),
+                    format!("expected an array of messages, found {}", kind(other)),
+                ))
+            }
+        },
         Some(other) => {
             return Err(ctx.error(
-                Some("/events"),
-                format!("expected an array of events, found {}", kind(other)),
+                Some("/events_data"),
+                format!("expected an object, found {}", kind(other)),
             ))
         }
-    }
+    };
+    let pool = match (pool, s.get("message_pool")) {
+        (Some(p), _) => Some(p),
+        (None, None | Some(Value::Null)) => None,
+        (None, Some(Value::Array(p))) => Some((p, "/message_pool")),
+        (None, Some(other)) => {
+            return Err(ctx.error(
+                Some("/message_pool"),
+                format!("expected an array of messages, found {}", kind(other)),
+            ))
+        }
+    };
+    let mut walker = Walker {
+        shown: &mut in_messages,
+        attachments: &attachments,
+        known: &known,
+        pooled: BTreeSet::new(),
+        pool_len: pool.map(|(p, _)| p.len()),
+        seen: Vec::new(),
+        replays: Vec::new(),
+        contradiction: None,
+    };
     walker
-        .model_output(s.get("output"), "/output")
+        .sample(&s, pool)
         .map_err(|(at, msg)| ctx.error(Some(&at), msg))?;
+    let Walker {
+        seen,
+        replays,
+        contradiction: event_contradiction,
+        ..
+    } = walker;
+    let contradiction = contradiction.or(event_contradiction);
     let (extras, unshown) = place(seen);
-    let unran = extras.iter().find(|x| !x.ran).map(|x| {
+    let counted: Vec<&ToolCall> = in_messages
+        .calls
+        .iter()
+        .chain(extras.iter().map(|x| &x.call))
+        .collect();
+    let lost = unreplayed(&replays, &counted);
+    let unran = extras.iter().find(|x| !x.ran()).map(|x| {
         format!(
             "{}: the model's output asks for a call to `{}`{} that no message or tool event shows running: whether it ran is not recorded",
             x.at,
@@ -560,6 +896,7 @@ fn sample_trace(
     };
     let incomplete = unshown
         .or(unran)
+        .or(lost)
         .or(orphan)
         .or_else(|| {
             sample_error
@@ -628,7 +965,7 @@ fn sample_trace(
         observability,
         turns,
         metadata: Value::Object(md),
-        error: None,
+        error: contradiction,
         incomplete,
         ended_by: None,
         source: Some(SourceRef {
@@ -642,7 +979,8 @@ fn sample_trace(
 const ATTACHMENT: &str = "attachment://";
 
 /// Replaces every whole-string `attachment://<hash>` in `v` by the
-/// attachment; one that names no attachment is an error at its pointer.
+/// attachment; one that names no attachment, or an attachment that is
+/// itself a reference, is an error at its pointer.
 fn resolve(
     v: &mut Value,
     att: &Map<String, Value>,
@@ -652,6 +990,18 @@ fn resolve(
         Value::String(s) => {
             if let Some(hash) = s.strip_prefix(ATTACHMENT) {
                 match att.get(hash) {
+                    // Inspect resolves one level: the text would be the
+                    // literal reference, which was hardly what was meant.
+                    Some(Value::String(text)) if text.starts_with(ATTACHMENT) => {
+                        return Err((
+                            at.clone(),
+                            format!(
+                                "attachment `{}` holds another reference (`{}`): which text is meant is not guessed",
+                                shown(hash),
+                                shown(text)
+                            ),
+                        ))
+                    }
                     Some(Value::String(text)) => *s = text.clone(),
                     Some(other) => {
                         return Err((at.clone(), format!("attachment `{}` is {}, not a text", shown(hash), kind(other))))
@@ -836,29 +1186,7 @@ fn content(
                     "image" | "audio" | "video" | "document" | "data" if !own => {}
                     "tool_use" if own => {
                         let Some(o) = p.as_object() else { continue };
-                        known(
-                            o,
-                            &[
-                                "type",
-                                "tool_type",
-                                "id",
-                                "name",
-                                "context",
-                                "arguments",
-                                "result",
-                                "error",
-                                "internal",
-                            ],
-                            "a `tool_use` part",
-                            &pat,
-                        )?;
-                        let mut c = Map::new();
-                        for k in ["id", "name", "arguments", "result", "error"] {
-                            if let Some(x) = o.get(k) {
-                                c.insert(k.into(), x.clone());
-                            }
-                        }
-                        calls.push(Value::Object(c));
+                        calls.push(tool_use_call(o, &pat)?);
                     }
                     other => {
                         return Err((
@@ -888,6 +1216,34 @@ fn content(
             ),
         )),
     }
+}
+
+/// A `tool_use` content part (a server-side tool) → a flat call for the
+/// one decoder.
+fn tool_use_call(o: &Map<String, Value>, at: &str) -> Result<Value, Fail> {
+    known(
+        o,
+        &[
+            "type",
+            "tool_type",
+            "id",
+            "name",
+            "context",
+            "arguments",
+            "result",
+            "error",
+            "internal",
+        ],
+        "a `tool_use` part",
+        at,
+    )?;
+    let mut c = Map::new();
+    for k in ["id", "name", "arguments", "result", "error"] {
+        if let Some(x) = o.get(k) {
+            c.insert(k.into(), x.clone());
+        }
+    }
+    Ok(Value::Object(c))
 }
 
 /// The event types Inspect writes (`inspect_ai.event.Event`). Any other
@@ -990,22 +1346,95 @@ fn event_keys(ty: &str) -> &'static [&'static str] {
     }
 }
 
-/// The calls the messages show: their ids, and name and arguments (to
-/// recognise a call recorded without an id).
+/// Which record of the calls an event's call comes from. Each record
+/// repeats the calls the messages show, one event per call, so each joins
+/// them one to one on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    /// A `tool` event: the call ran.
+    Run,
+    /// A `model` event's output: the model asked for the call.
+    ModelOutput,
+    /// The sample's own `output` (a copy of the last model output).
+    SampleOutput,
+    /// An `approval` event's `call`.
+    Approval,
+    /// An `approval` event's `modified` call: the approver changed its
+    /// arguments, so only its name is compared.
+    Modified,
+}
+
+impl Source {
+    fn what(self) -> &'static str {
+        match self {
+            Source::Run => "the tool event",
+            Source::ModelOutput => "the model output",
+            Source::SampleOutput => "the sample's output",
+            Source::Approval => "the approval",
+            Source::Modified => "the approval's modified call",
+        }
+    }
+}
+
+/// The calls the messages show, in order, and which of them each source
+/// has joined.
 struct Shown {
-    ids: BTreeSet<String>,
-    calls: Vec<(String, Value)>,
+    calls: Vec<ToolCall>,
+    joined: BTreeSet<(Source, usize)>,
 }
 
 impl Shown {
-    fn has(&self, c: &pactum_core::trace::ToolCall) -> bool {
-        match &c.id {
-            Some(id) => self.ids.contains(id),
-            None => self
-                .calls
-                .iter()
-                .any(|(n, a)| *n == c.name && *a == c.arguments),
+    /// Joins `c` to the first call of the messages this source has not
+    /// joined yet with its id (without an id: its name and arguments).
+    /// `Ok(true)`: the messages show it; `Ok(false)`: they do not (an id
+    /// no free call has is a call of its own, as when a model reuses
+    /// ids). `Err`: one id with two tools, or two sets of arguments.
+    fn join(&mut self, source: Source, c: &ToolCall, at: &str) -> Result<bool, String> {
+        let free = |i: usize| !self.joined.contains(&(source, i));
+        let found = self.calls.iter().enumerate().position(|(i, m)| {
+            free(i)
+                && match &c.id {
+                    Some(id) => m.id.as_ref() == Some(id),
+                    None => m.name == c.name && m.arguments == c.arguments,
+                }
+        });
+        let Some(i) = found else {
+            return Ok(false);
+        };
+        self.joined.insert((source, i));
+        let m = &self.calls[i];
+        let id = c.id.as_deref().unwrap_or_default();
+        if m.name != c.name {
+            return Err(format!(
+                "tool call id `{}`: the messages name the tool `{}` and {} {at} names `{}`",
+                shown(id),
+                shown(&m.name),
+                source.what(),
+                shown(&c.name)
+            ));
         }
+        if source != Source::Modified
+            && m.readable_arguments().is_some()
+            && c.readable_arguments().is_some()
+            && m.arguments != c.arguments
+        {
+            return Err(format!(
+                "tool call `{}` (`{}`): the arguments in the messages differ from those of {} {at}",
+                shown(&m.name),
+                shown(id),
+                source.what()
+            ));
+        }
+        Ok(true)
+    }
+
+    /// Whether `c` is one of `calls`: the same id and name, or without an
+    /// id the same name and arguments.
+    fn among<'a>(calls: impl IntoIterator<Item = &'a ToolCall>, c: &ToolCall) -> bool {
+        calls.into_iter().any(|m| match &c.id {
+            Some(id) => m.id.as_ref() == Some(id) && m.name == c.name,
+            None => m.name == c.name && m.arguments == c.arguments,
+        })
     }
 }
 
@@ -1013,25 +1442,80 @@ impl Shown {
 enum Seen {
     /// One the messages show.
     Shown,
-    /// One they do not: `ran` when a tool event records it running, not
-    /// when only a model's output (or an approval) asks for it.
+    /// One they do not.
     Extra(Box<Extra>),
 }
 
 struct Extra {
     at: String,
-    call: pactum_core::trace::ToolCall,
-    ran: bool,
+    call: ToolCall,
+    /// The sources that recorded it: a `Run` when a tool event shows it
+    /// running, not when only a model's output (or an approval) asks.
+    sources: BTreeSet<Source>,
+}
+
+impl Extra {
+    fn ran(&self) -> bool {
+        self.sources.contains(&Source::Run)
+    }
+}
+
+/// What a history shows: a model's input, or a change of the messages
+/// in a `state` event (`sample_init` included).
+enum Replayed {
+    Call(ToolCall),
+    /// A tool result: the id of its call, and the tool it names.
+    Result(String, Option<String>),
+    /// A change inside a call or a result (its name, arguments or id).
+    InPlace,
 }
 
 /// Walks a sample's events (nested lists too) and its output.
 struct Walker<'a> {
-    shown: &'a Shown,
+    shown: &'a mut Shown,
     attachments: &'a Map<String, Value>,
-    seen: &'a mut Vec<Seen>,
+    /// The sample's messages by id, as recorded: a history message equal
+    /// to one of them shows nothing new.
+    known: &'a BTreeMap<String, Value>,
+    /// The indices of the sample's message pool (`events_data.messages`)
+    /// a model input refers to.
+    pooled: BTreeSet<usize>,
+    pool_len: Option<usize>,
+    seen: Vec<Seen>,
+    replays: Vec<(String, Replayed)>,
+    /// The first contradiction between the messages and an event.
+    contradiction: Option<String>,
 }
 
 impl Walker<'_> {
+    /// A sample's events, its output, and the pooled messages the models'
+    /// inputs refer to (`pool`: the messages and their pointer).
+    fn sample(
+        &mut self,
+        s: &Map<String, Value>,
+        pool: Option<(&Vec<Value>, &str)>,
+    ) -> Result<(), Fail> {
+        match s.get("events") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(events)) => self.events(events, "/events")?,
+            Some(other) => {
+                return Err((
+                    "/events".to_string(),
+                    format!("expected an array of events, found {}", kind(other)),
+                ))
+            }
+        }
+        self.model_output(s.get("output"), "/output", Source::SampleOutput)?;
+        if let Some((p, base)) = pool {
+            for i in std::mem::take(&mut self.pooled) {
+                if let Some(m) = p.get(i) {
+                    self.replayed(m, &format!("{base}/{i}"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn events(&mut self, events: &[Value], at: &str) -> Result<(), Fail> {
         for (i, e) in events.iter().enumerate() {
             let eat = format!("{at}/{i}");
@@ -1071,28 +1555,27 @@ impl Walker<'_> {
             }
             match ty {
                 "tool" => {
-                    let eid = o.get("id").and_then(crate::convert::id_text);
-                    if eid.as_ref().is_some_and(|id| self.shown.ids.contains(id)) {
-                        self.seen.push(Seen::Shown);
-                    } else {
-                        let mut e = Value::Object(o.clone());
-                        if let Some(m) = e.as_object_mut() {
-                            m.remove("events");
-                        }
-                        resolve(&mut e, self.attachments, &mut eat.clone())?;
-                        let call = event_call(&e).map_err(|(p, m)| (format!("{eat}{p}"), m))?;
-                        self.seen.push(Seen::Extra(Box::new(Extra {
-                            at: eat.clone(),
-                            call,
-                            ran: true,
-                        })));
+                    let mut e = Value::Object(o.clone());
+                    if let Some(m) = e.as_object_mut() {
+                        m.remove("events");
                     }
+                    resolve(&mut e, self.attachments, &mut eat.clone())?;
+                    let call = event_call(&e).map_err(|(p, m)| (format!("{eat}{p}"), m))?;
+                    self.note(Source::Run, call, eat.clone());
                     self.nested(o.get("events"), &eat)?;
                 }
                 "subtask" => self.nested(o.get("events"), &eat)?,
-                "model" => self.model_output(o.get("output"), &format!("{eat}/output"))?,
+                "model" => {
+                    self.model_input(o, &eat)?;
+                    self.model_output(
+                        o.get("output"),
+                        &format!("{eat}/output"),
+                        Source::ModelOutput,
+                    )?;
+                }
                 "approval" => {
-                    for k in ["call", "modified"] {
+                    for (k, source) in [("call", Source::Approval), ("modified", Source::Modified)]
+                    {
                         match o.get(k) {
                             None | Some(Value::Null) => {}
                             Some(c) => {
@@ -1100,8 +1583,16 @@ impl Walker<'_> {
                                 let mut c = c.clone();
                                 resolve(&mut c, self.attachments, &mut cat.clone())?;
                                 let flat = tool_call(&c, &cat)?;
-                                self.requested(&flat, &cat)?;
+                                self.requested(&flat, &cat, source)?;
                             }
+                        }
+                    }
+                }
+                "state" => self.state(o, &eat)?,
+                "sample_init" => {
+                    if let Some(Value::Array(ms)) = o.get("state").and_then(|s| s.get("messages")) {
+                        for (k, m) in ms.iter().enumerate() {
+                            self.replayed(m, &format!("{eat}/state/messages/{k}"))?;
                         }
                     }
                 }
@@ -1124,10 +1615,227 @@ impl Walker<'_> {
         }
     }
 
+    /// Records a call an event holds: joined to the messages' calls, or a
+    /// call of its own.
+    fn note(&mut self, source: Source, call: ToolCall, at: String) {
+        match self.shown.join(source, &call, &at) {
+            Ok(true) => self.seen.push(Seen::Shown),
+            Ok(false) => self.seen.push(Seen::Extra(Box::new(Extra {
+                at,
+                call,
+                sources: BTreeSet::from([source]),
+            }))),
+            Err(m) => {
+                self.contradiction.get_or_insert(m);
+                self.seen.push(Seen::Shown);
+            }
+        }
+    }
+
+    /// A model's input: the history it was sent, inline (`input`) or as
+    /// ranges of the sample's message pool (`input_refs`, read once per
+    /// pooled message after the walk).
+    fn model_input(&mut self, o: &Map<String, Value>, at: &str) -> Result<(), Fail> {
+        match o.get("input") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(ms)) => {
+                for (k, m) in ms.iter().enumerate() {
+                    self.replayed(m, &format!("{at}/input/{k}"))?;
+                }
+            }
+            Some(other) => {
+                return Err((
+                    format!("{at}/input"),
+                    format!("expected an array of messages, found {}", kind(other)),
+                ))
+            }
+        }
+        let refs = match o.get("input_refs") {
+            None | Some(Value::Null) => return Ok(()),
+            Some(Value::Array(r)) => r,
+            Some(other) => {
+                return Err((
+                    format!("{at}/input_refs"),
+                    format!(
+                        "expected an array of [start, end] ranges, found {}",
+                        kind(other)
+                    ),
+                ))
+            }
+        };
+        for (k, r) in refs.iter().enumerate() {
+            let rat = format!("{at}/input_refs/{k}");
+            let Some(len) = self.pool_len else {
+                return Err((
+                    rat,
+                    "a range of the sample's message pool (`events_data.messages`), which the sample does not hold: the model's input is not in the log".into(),
+                ));
+            };
+            let bounds = r.as_array().and_then(|b| match b.as_slice() {
+                [s, e] => Some((s.as_u64()?, e.as_u64()?)),
+                _ => None,
+            });
+            match bounds.and_then(|(s, e)| Some((usize::try_from(s).ok()?, usize::try_from(e).ok()?))) {
+                Some((s, e)) if s <= e && e <= len => self.pooled.extend(s..e),
+                _ => {
+                    return Err((
+                        rat,
+                        format!(
+                            "expected a range [start, end] of the sample's {len} pooled messages, found {}",
+                            shown(&r.to_string())
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The changes a `state` event makes to the messages (JSON Patch
+    /// operations on the task state).
+    fn state(&mut self, o: &Map<String, Value>, at: &str) -> Result<(), Fail> {
+        let changes = match o.get("changes") {
+            None | Some(Value::Null) => return Ok(()),
+            Some(Value::Array(c)) => c,
+            Some(other) => {
+                return Err((
+                    format!("{at}/changes"),
+                    format!("expected an array of changes, found {}", kind(other)),
+                ))
+            }
+        };
+        for (j, ch) in changes.iter().enumerate() {
+            let cat = format!("{at}/changes/{j}");
+            let (Some(op), Some(path)) = (
+                ch.get("op").and_then(Value::as_str),
+                ch.get("path").and_then(Value::as_str),
+            ) else {
+                return Err((
+                    cat,
+                    "expected a JSON Patch operation (`op` and `path` strings)".into(),
+                ));
+            };
+            let segs: Vec<&str> = match path.strip_prefix("/messages") {
+                Some("") => Vec::new(),
+                Some(rest) if rest.starts_with('/') => rest[1..].split('/').collect(),
+                _ => continue,
+            };
+            match op {
+                // What they remove or move was added by an earlier change.
+                "remove" | "move" | "copy" | "test" => continue,
+                "add" | "replace" => {}
+                other => {
+                    return Err((
+                        format!("{cat}/op"),
+                        format!("unknown JSON Patch operation `{}`", shown(other)),
+                    ))
+                }
+            }
+            let value = ch.get("value").unwrap_or(&Value::Null);
+            let vat = format!("{cat}/value");
+            match segs.as_slice() {
+                [] => {
+                    if let Value::Array(ms) = value {
+                        for (k, m) in ms.iter().enumerate() {
+                            self.replayed(m, &format!("{vat}/{k}"))?;
+                        }
+                    }
+                }
+                [_] => self.replayed(value, &vat)?,
+                [_, "tool_calls"] => {
+                    if let Value::Array(cs) = value {
+                        for (k, c) in cs.iter().enumerate() {
+                            self.replayed_call(c, &format!("{vat}/{k}"))?;
+                        }
+                    }
+                }
+                [_, "tool_calls", _] => self.replayed_call(value, &vat)?,
+                [_, "tool_calls", ..] | [_, "function" | "tool_call_id", ..] => {
+                    self.replays.push((cat, Replayed::InPlace));
+                }
+                [_, "content", ..] => {
+                    let parts = match value {
+                        Value::Array(p) => p.iter().collect(),
+                        other => vec![other],
+                    };
+                    for (k, p) in parts.into_iter().enumerate() {
+                        if let Some(o) = p
+                            .as_object()
+                            .filter(|o| o.get("type").and_then(Value::as_str) == Some("tool_use"))
+                        {
+                            let pat = if value.is_array() {
+                                format!("{vat}/{k}")
+                            } else {
+                                vat.clone()
+                            };
+                            let flat = tool_use_call(o, &pat)?;
+                            let call = chat::decode_call(&flat)
+                                .map_err(|e| (format!("{pat}{}", e.pointer), e.message))?;
+                            self.replays.push((pat, Replayed::Call(call)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A message of a history: its calls and the result it holds.
+    fn replayed(&mut self, m: &Value, at: &str) -> Result<(), Fail> {
+        if let Some(id) = m.get("id").and_then(Value::as_str) {
+            if self.known.get(id) == Some(m) {
+                return Ok(());
+            }
+        }
+        let mut m = m.clone();
+        resolve(&mut m, self.attachments, &mut at.to_string())?;
+        let msg = normalize(&m, at)?;
+        if let Some(Value::Array(calls)) = msg.get("tool_calls") {
+            let listed = m
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            for (k, c) in calls.iter().enumerate() {
+                let cat = if k < listed {
+                    format!("{at}/tool_calls/{k}")
+                } else {
+                    format!("{at}/content")
+                };
+                let call =
+                    chat::decode_call(c).map_err(|e| (format!("{cat}{}", e.pointer), e.message))?;
+                self.replays.push((cat, Replayed::Call(call)));
+            }
+        }
+        if msg.get("role").and_then(Value::as_str) == Some("tool") {
+            if let Some(id) = msg.get("tool_call_id").and_then(crate::convert::id_text) {
+                let name = m
+                    .get("function")
+                    .and_then(Value::as_str)
+                    .filter(|n| !n.trim().is_empty())
+                    .map(str::to_string);
+                self.replays
+                    .push((at.to_string(), Replayed::Result(id, name)));
+            }
+        }
+        Ok(())
+    }
+
+    /// An Inspect tool call a history holds.
+    fn replayed_call(&mut self, c: &Value, at: &str) -> Result<(), Fail> {
+        let mut c = c.clone();
+        resolve(&mut c, self.attachments, &mut at.to_string())?;
+        let flat = tool_call(&c, at)?;
+        let call =
+            chat::decode_call(&flat).map_err(|e| (format!("{at}{}", e.pointer), e.message))?;
+        self.replays.push((at.to_string(), Replayed::Call(call)));
+        Ok(())
+    }
+
     /// A model's output (`{model, choices, …}`): the calls of its one
     /// choice. Several choices are refused: which one the solver acted on
     /// is not recorded.
-    fn model_output(&mut self, v: Option<&Value>, at: &str) -> Result<(), Fail> {
+    fn model_output(&mut self, v: Option<&Value>, at: &str, source: Source) -> Result<(), Fail> {
         let o = match v {
             None | Some(Value::Null) => return Ok(()),
             Some(Value::Object(o)) => o,
@@ -1194,33 +1902,27 @@ impl Walker<'_> {
         let msg = normalize(&m, &mat)?;
         if let Some(Value::Array(calls)) = msg.get("tool_calls") {
             for (i, c) in calls.iter().enumerate() {
-                self.requested(c, &format!("{mat}/tool_calls/{i}"))?;
+                self.requested(c, &format!("{mat}/tool_calls/{i}"), source)?;
             }
         }
         Ok(())
     }
 
     /// A call a model asked for (a flat call for the one decoder).
-    fn requested(&mut self, flat: &Value, at: &str) -> Result<(), Fail> {
+    fn requested(&mut self, flat: &Value, at: &str, source: Source) -> Result<(), Fail> {
         let call =
             chat::decode_call(flat).map_err(|e| (format!("{at}{}", e.pointer), e.message))?;
-        self.seen.push(if self.shown.has(&call) {
-            Seen::Shown
-        } else {
-            Seen::Extra(Box::new(Extra {
-                at: at.into(),
-                call,
-                ran: false,
-            }))
-        });
+        self.note(source, call, at.into());
         Ok(())
     }
 }
 
-/// The calls the events record that the messages do not show, each once
-/// (a tool event that ran a call a model output asked for gives it its
-/// result), and why the trace is incomplete when one of them comes before
-/// a call the messages show: where it belongs is unknown.
+/// The calls the events record that the messages do not show, and why
+/// the trace is incomplete when one of them comes before a call the
+/// messages show (where it belongs is unknown). Each source records a
+/// call once: a tool event that runs a call a model output asked for
+/// gives it its result, the sample's output repeats the last model
+/// output, and a second record from one source is a second call.
 fn place(seen: Vec<Seen>) -> (Vec<Extra>, Option<String>) {
     let mut extras: Vec<Extra> = Vec::new();
     let mut unshown = None;
@@ -1238,17 +1940,21 @@ fn place(seen: Vec<Seen>) -> (Vec<Extra>, Option<String>) {
                 }
             }
             Seen::Extra(x) => {
-                let same = x.call.id.as_ref().and_then(|id| {
-                    extras
-                        .iter()
-                        .position(|e| e.call.id.as_ref() == Some(id) && e.call.name == x.call.name)
-                });
+                let Some(&source) = x.sources.first() else {
+                    continue;
+                };
+                let same = extras
+                    .iter()
+                    .position(|e| !e.sources.contains(&source) && Shown::among([&e.call], &x.call));
                 match same {
-                    Some(j) if x.ran && !extras[j].ran => {
-                        let at = std::mem::take(&mut extras[j].at);
-                        extras[j] = Extra { at, ..*x };
+                    Some(j) => {
+                        let e = &mut extras[j];
+                        e.sources.insert(source);
+                        if source == Source::Run {
+                            // What ran: its arguments, result and error.
+                            e.call = x.call;
+                        }
                     }
-                    Some(_) => {}
                     None => extras.push(*x),
                 }
             }
@@ -1257,9 +1963,37 @@ fn place(seen: Vec<Seen>) -> (Vec<Extra>, Option<String>) {
     (extras, unshown)
 }
 
+/// Why the trace is incomplete when a history shows a call or a result
+/// that neither the messages nor an event does: the messages were
+/// rewritten, and what else they lost is unknown.
+fn unreplayed(replays: &[(String, Replayed)], counted: &[&ToolCall]) -> Option<String> {
+    replays.iter().find_map(|(at, r)| match r {
+        Replayed::Call(c) if !Shown::among(counted.iter().copied(), c) => Some(format!(
+            "{at} replays a call to `{}`{} that no message or event of the sample shows: the messages may have lost calls",
+            shown(&c.name),
+            c.id.as_deref().map(|id| format!(" (`{}`)", shown(id))).unwrap_or_default()
+        )),
+        Replayed::Result(id, name)
+            if !counted.iter().any(|m| {
+                m.id.as_ref() == Some(id) && name.as_ref().is_none_or(|n| *n == m.name)
+            }) =>
+        {
+            Some(format!(
+                "{at} replays the result of a call{} (`{}`) that no message or event of the sample shows: the messages may have lost calls",
+                name.as_deref().map(|n| format!(" to `{}`", shown(n))).unwrap_or_default(),
+                shown(id)
+            ))
+        }
+        Replayed::InPlace => Some(format!(
+            "{at} changes a tool call of the messages in place: the calls they show may not be the ones made"
+        )),
+        _ => None,
+    })
+}
+
 /// A `tool` event → the call it records, through the one decoder; its
 /// `error` `{type, message}` is the call's error.
-fn event_call(e: &Value) -> Result<pactum_core::trace::ToolCall, Fail> {
+fn event_call(e: &Value) -> Result<ToolCall, Fail> {
     let name = match e.get("function") {
         Some(Value::String(n)) if !n.trim().is_empty() => n.clone(),
         other => {

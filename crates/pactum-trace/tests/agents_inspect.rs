@@ -652,6 +652,433 @@ fn inspect_unknown_event_type_or_key_and_several_choices_are_errors() {
     }
 }
 
+/// Writes `log` as `log.json` in `dir` and imports it.
+fn import_log(dir: &Path, log: &serde_json::Value) -> (Vec<Trace>, Vec<String>) {
+    let p = dir.join("log.json");
+    std::fs::write(&p, log.to_string()).unwrap();
+    import(&p, &ImportOptions::default()).unwrap()
+}
+
+fn call_names(t: &Trace) -> Vec<String> {
+    t.tool_calls().map(|(_, c)| c.name.clone()).collect()
+}
+
+#[test]
+fn inspect_event_call_under_a_message_call_id_is_compared_never_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let del = |extra: serde_json::Value| {
+        let mut c =
+            json!({"id": "c1", "function": "delete_file", "arguments": {"path": "/etc/passwd"}});
+        c.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        c
+    };
+    let tool = |c: serde_json::Value| {
+        let mut e = json!({"event": "tool", "type": "function", "result": "ok"});
+        e.as_object_mut()
+            .unwrap()
+            .extend(c.as_object().unwrap().clone());
+        e
+    };
+    let ls_ran = tool(json!({"id": "c1", "function": "ls", "arguments": {}}));
+    let model = |calls: serde_json::Value| json!({"event": "model", "model": "m", "input": [], "output": model_output(calls)});
+    // One id, two tools: which one ran is not recorded.
+    let contradictions = [
+        (
+            json!([tool(del(json!({})))]),
+            serde_json::Value::Null,
+            "tool call id `c1`: the messages name the tool `ls` and the tool event /events/0 names `delete_file`",
+        ),
+        (
+            json!([model(json!([del(json!({"type": "function"}))])), ls_ran.clone()]),
+            serde_json::Value::Null,
+            "tool call id `c1`: the messages name the tool `ls` and the model output /events/0/output/choices/0/message/tool_calls/0 names `delete_file`",
+        ),
+        (
+            json!([ls_ran.clone()]),
+            model_output(json!([del(json!({"type": "function"}))])),
+            "tool call id `c1`: the messages name the tool `ls` and the sample's output /output/choices/0/message/tool_calls/0 names `delete_file`",
+        ),
+        (
+            json!([{"event": "approval", "message": "x", "call": del(json!({"type": "function"})),
+                    "approver": "human", "decision": "approve"}, ls_ran.clone()]),
+            serde_json::Value::Null,
+            "tool call id `c1`: the messages name the tool `ls` and the approval /events/0/call names `delete_file`",
+        ),
+        (
+            json!([tool(json!({"id": "c1", "function": "ls", "arguments": {"path": "/"}}))]),
+            serde_json::Value::Null,
+            "tool call `ls` (`c1`): the arguments in the messages differ from those of the tool event /events/0",
+        ),
+    ];
+    for (events, output, want) in contradictions {
+        let (t, o) = import_log(dir.path(), &inspect_log(events, output));
+        assert!(o.is_empty(), "{want}: {o:?}");
+        assert_eq!(t[0].error.as_deref(), Some(want));
+    }
+    // A second tool event under an id the messages' call already ran
+    // under is a call of its own (a reused id), whatever its name.
+    let (t, o) = import_log(
+        dir.path(),
+        &inspect_log(
+            json!([ls_ran.clone(), tool(del(json!({})))]),
+            serde_json::Value::Null,
+        ),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t[0].error, None);
+    assert_eq!(call_names(&t[0]), ["ls", "delete_file"]);
+    // So is a second run of a call only the events record: two runs under
+    // one id are two calls, never one.
+    let sub = |path: &str| {
+        tool(json!({"id": "s1", "function": "delete_file", "arguments": {"path": path}}))
+    };
+    let (t, o) = import_log(
+        dir.path(),
+        &inspect_log(
+            json!([ls_ran.clone(), sub("/a"), sub("/b")]),
+            serde_json::Value::Null,
+        ),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(
+        calls(&t[0])[1..],
+        [
+            json!([1, "delete_file", "s1", {"path": "/a"}, "ok", null]),
+            json!([1, "delete_file", "s1", {"path": "/b"}, "ok", null])
+        ]
+    );
+    // Ids a model reuses across steps: each event joins the call it
+    // repeats, in order, and nothing is an error.
+    let log = json!({"version": 2, "status": "success", "eval": {"task": "t"},
+        "samples": [{"id": 1, "epoch": 1,
+            "messages": [{"role": "user", "content": "hi"},
+                         {"role": "assistant", "content": "", "tool_calls": [{"id": "call_0", "function": "ls", "arguments": {}}]},
+                         {"role": "tool", "tool_call_id": "call_0", "function": "ls", "content": "a"},
+                         {"role": "assistant", "content": "", "tool_calls": [{"id": "call_0", "function": "cat", "arguments": {"f": "a"}}]},
+                         {"role": "tool", "tool_call_id": "call_0", "function": "cat", "content": "x"},
+                         {"role": "assistant", "content": "done"}],
+            "events": [model(json!([{"id": "call_0", "function": "ls", "arguments": {}}])),
+                       tool(json!({"id": "call_0", "function": "ls", "arguments": {}})),
+                       model(json!([{"id": "call_0", "function": "cat", "arguments": {"f": "a"}}])),
+                       tool(json!({"id": "call_0", "function": "cat", "arguments": {"f": "a"}}))]}]});
+    let (t, o) = import_log(dir.path(), &log);
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t[0].error, None);
+    assert_eq!(t[0].incomplete, None);
+    assert_eq!(call_names(&t[0]), ["ls", "cat"]);
+}
+
+#[test]
+fn inspect_tool_message_naming_another_tool_than_its_call_is_a_trace_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = inspect_log(json!([]), serde_json::Value::Null);
+    log["samples"][0]["messages"][2]["function"] = json!("delete_file");
+    let (t, o) = import_log(dir.path(), &log);
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(
+        t[0].error.as_deref(),
+        Some("tool call id `c1`: the messages name the tool `ls` and its result /messages/2 names `delete_file`")
+    );
+}
+
+#[test]
+fn inspect_attachment_holding_another_reference_is_an_error_never_a_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = inspect_log(json!([]), serde_json::Value::Null);
+    let s = &mut log["samples"][0];
+    s["attachments"] = json!({"aa": "attachment://bb", "bb": "delete_file"});
+    s["messages"][1]["tool_calls"][0]["function"] = json!("attachment://aa");
+    let (t, o) = import_log(dir.path(), &log);
+    assert!(t.is_empty(), "{:?}", t.first().map(call_names));
+    assert!(
+        o.len() == 1
+            && o[0].contains("field `/messages/1/tool_calls/0/function`")
+            && o[0].contains("attachment `aa` holds another reference"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn inspect_history_replaying_a_call_nothing_else_shows_cuts_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let ls_ran =
+        json!({"event": "tool", "id": "c1", "function": "ls", "arguments": {}, "result": "a b"});
+    let history = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "zz1", "function": "delete_file", "arguments": {"path": "/etc"}}]},
+        {"role": "tool", "tool_call_id": "zz1", "function": "delete_file", "content": "deleted"}
+    ]);
+    let model = |input: serde_json::Value| json!({"event": "model", "model": "m", "input": input, "output": model_output(json!([]))});
+    // The history the messages show, replayed to the model: nothing new.
+    let shown = json!([{"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "ls", "arguments": {}}]},
+        {"role": "tool", "tool_call_id": "c1", "function": "ls", "content": "a b"}]);
+    let (t, o) = import_log(
+        dir.path(),
+        &inspect_log(
+            json!([ls_ran.clone(), model(shown)]),
+            serde_json::Value::Null,
+        ),
+    );
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t[0].incomplete, None);
+    // A call and result only a model's input, or a state change of the
+    // messages, shows: what else the messages lost is unknown.
+    let state = json!({"event": "state", "changes": [
+        {"op": "add", "path": "/messages/4", "value": history[1].clone()}]});
+    let in_place = json!({"event": "state", "changes": [
+        {"op": "replace", "path": "/messages/1/tool_calls/0/function", "value": "delete_file", "replaced": "ls"}]});
+    let cases = [
+        (
+            inspect_log(json!([ls_ran.clone(), model(history.clone())]), serde_json::Value::Null),
+            "/events/1/input/1/tool_calls/0 replays a call to `delete_file` (`zz1`) that no message or event of the sample shows",
+        ),
+        (
+            inspect_log(json!([ls_ran.clone(), state]), serde_json::Value::Null),
+            "/events/1/changes/0/value/tool_calls/0 replays a call to `delete_file` (`zz1`) that no message or event of the sample shows",
+        ),
+        (
+            inspect_log(json!([ls_ran.clone(), in_place]), serde_json::Value::Null),
+            "/events/1/changes/0 changes a tool call of the messages in place",
+        ),
+    ];
+    for (log, want) in cases {
+        let (t, o) = import_log(dir.path(), &log);
+        assert!(o.is_empty(), "{want}: {o:?}");
+        assert!(
+            t[0].incomplete.as_deref().is_some_and(|i| i.contains(want)),
+            "{want}: {:?}",
+            t[0].incomplete
+        );
+    }
+    // Inputs kept in the sample's message pool (`input_refs`, ranges into
+    // `events_data.messages`) are read the same way.
+    let mut log = inspect_log(
+        json!([ls_ran.clone(), {"event": "model", "model": "m", "input": [], "input_refs": [[0, 1], [2, 3]],
+                               "output": model_output(json!([]))}]),
+        serde_json::Value::Null,
+    );
+    log["samples"][0]["events_data"] = json!({"messages": [history[0].clone(), {"role": "user", "content": "x"}, history[1].clone()], "calls": []});
+    let (t, o) = import_log(dir.path(), &log);
+    assert!(o.is_empty(), "{o:?}");
+    assert!(
+        t[0].incomplete.as_deref().is_some_and(|i| i.contains(
+            "/events_data/messages/2/tool_calls/0 replays a call to `delete_file` (`zz1`)"
+        )),
+        "{:?}",
+        t[0].incomplete
+    );
+    log["samples"][0]["events"][1]["input_refs"] = json!([[0, 9]]);
+    let (t, o) = import_log(dir.path(), &log);
+    assert!(t.is_empty());
+    assert!(
+        o.len() == 1 && o[0].contains("field `/events/1/input_refs/0`"),
+        "{o:?}"
+    );
+}
+
+// ---- Inspect `.eval` zips ----
+
+/// Writes a `.eval` zip of `entries` (stored, in order); `rename` then
+/// renames entries in place (names of one length), which is how a zip
+/// with two entries of one name is made.
+fn write_eval(path: &Path, entries: &[(&str, serde_json::Value)], rename: &[(&str, &str)]) {
+    use std::io::Write;
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, v) in entries {
+        z.start_file(*name, opts).unwrap();
+        z.write_all(v.to_string().as_bytes()).unwrap();
+    }
+    let mut bytes = z.finish().unwrap().into_inner();
+    for (from, to) in rename {
+        assert_eq!(from.len(), to.len());
+        let (from, to) = (from.as_bytes(), to.as_bytes());
+        let mut i = 0;
+        while i + from.len() <= bytes.len() {
+            if &bytes[i..i + from.len()] == from {
+                bytes[i..i + from.len()].copy_from_slice(to);
+            }
+            i += 1;
+        }
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn eval_header(total: Option<u64>) -> serde_json::Value {
+    let mut h = json!({"version": 2, "status": "success", "eval": {"task": "t"}});
+    if let Some(n) = total {
+        h["results"] = json!({"total_samples": n, "completed_samples": n});
+    }
+    h
+}
+
+fn eval_sample(id: &str, epoch: u64, calls: &[&str]) -> serde_json::Value {
+    let calls: Vec<serde_json::Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, f)| json!({"id": format!("c{i}"), "function": f, "arguments": {}}))
+        .collect();
+    json!({"id": id, "epoch": epoch,
+           "messages": [{"role": "user", "content": "hi"},
+                        {"role": "assistant", "content": "", "tool_calls": calls}]})
+}
+
+#[test]
+fn inspect_eval_entries_pactum_does_not_read_or_cannot_tell_apart_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.eval");
+    let import_eval = || import(&p, &ImportOptions::default()).unwrap();
+    // Two entries of one name: which one is the sample is ambiguous.
+    for evil_first in [true, false] {
+        let (a, b) = if evil_first {
+            (
+                eval_sample("s", 1, &["delete_file"]),
+                eval_sample("s", 1, &["ls"]),
+            )
+        } else {
+            (
+                eval_sample("s", 1, &["ls"]),
+                eval_sample("s", 1, &["delete_file"]),
+            )
+        };
+        write_eval(
+            &p,
+            &[
+                ("header.json", eval_header(Some(2))),
+                ("samples/s_epoch_1.json", a),
+                ("samples/s_epoch_1.jsox", b),
+                ("samples/t_epoch_1.json", eval_sample("t", 1, &["ls"])),
+            ],
+            &[("samples/s_epoch_1.jsox", "samples/s_epoch_1.json")],
+        );
+        let (t, o) = import_eval();
+        assert_eq!(
+            t.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(),
+            ["t_epoch_1"]
+        );
+        assert!(
+            o.len() == 1
+                && o[0].contains("log.eval!samples/s_epoch_1.json")
+                && o[0].contains("2 entries of the zip are named `samples/s_epoch_1.json`"),
+            "{o:?}"
+        );
+    }
+    // Entries outside `samples/*.json`, as Inspect names them, are not read
+    // silently: each is named.
+    write_eval(
+        &p,
+        &[
+            ("header.json", eval_header(Some(1))),
+            (
+                "Samples/e_epoch_1.json",
+                eval_sample("e", 1, &["delete_file"]),
+            ),
+            (
+                "samples/f_epoch_1.JSON",
+                eval_sample("f", 1, &["delete_file"]),
+            ),
+            (
+                "./samples/g_epoch_1.json",
+                eval_sample("g", 1, &["delete_file"]),
+            ),
+            ("samples/t_epoch_1.json", eval_sample("t", 1, &["ls"])),
+            ("reductions.json", json!([])),
+            ("_journal/start.json", json!({})),
+        ],
+        &[],
+    );
+    let (t, o) = import_eval();
+    assert_eq!(t.len(), 1);
+    assert_eq!(o.len(), 3, "{o:?}");
+    for name in [
+        "Samples/e_epoch_1.json",
+        "samples/f_epoch_1.JSON",
+        "./samples/g_epoch_1.json",
+    ] {
+        assert!(
+            o.iter()
+                .any(|e| e.contains(&format!("entry `{name}` is not one an Inspect log holds"))),
+            "{name}: {o:?}"
+        );
+    }
+    // An entry whose name is not its sample's.
+    write_eval(
+        &p,
+        &[
+            ("header.json", eval_header(Some(2))),
+            (
+                "samples/s_epoch_1.json",
+                eval_sample("s", 2, &["delete_file"]),
+            ),
+            ("samples/s_epoch_2.json", eval_sample("s", 2, &["ls"])),
+        ],
+        &[],
+    );
+    let (t, o) = import_eval();
+    assert_eq!(t.len(), 1);
+    assert!(
+        o.len() == 1
+            && o[0].contains("log.eval!samples/s_epoch_1.json")
+            && o[0].contains("holds sample `s` epoch 2, whose entry is `samples/s_epoch_2.json`"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn inspect_eval_sample_the_log_names_without_an_entry_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.eval");
+    let summary =
+        |id: &str, epoch: u64| json!({"id": id, "epoch": epoch, "input": "hi", "target": ""});
+    // The summaries (final or journalled) name a sample the zip lost.
+    for (name, list) in [
+        ("summaries.json", json!([summary("s", 1), summary("t", 1)])),
+        ("_journal/summaries/1.json", json!([summary("t", 1)])),
+    ] {
+        write_eval(
+            &p,
+            &[
+                ("header.json", eval_header(None)),
+                ("samples/s_epoch_1.json", eval_sample("s", 1, &["ls"])),
+                ("_journal/summaries/2.json", json!([summary("s", 1)])),
+                (name, list),
+            ],
+            &[],
+        );
+        let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+        assert_eq!(t.len(), 1);
+        assert!(
+            o.len() == 1
+                && o[0].contains(&format!("log.eval!{name}"))
+                && o[0].contains(
+                    "names sample `t` epoch 1, but the zip holds no `samples/t_epoch_1.json`"
+                ),
+            "{o:?}"
+        );
+    }
+    // The header of a finished log counts more samples than the zip holds.
+    write_eval(
+        &p,
+        &[
+            ("header.json", eval_header(Some(2))),
+            ("samples/s_epoch_1.json", eval_sample("s", 1, &["ls"])),
+        ],
+        &[],
+    );
+    let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+    assert_eq!(t.len(), 1);
+    assert!(
+        o.len() == 1
+            && o[0].contains("log.eval!header.json")
+            && o[0].contains("`results.total_samples` is 2, but the zip holds 1 sample entry"),
+        "{o:?}"
+    );
+}
+
 // ---- the independent count ----
 
 /// What pactum imported, in the script's words, or `refused`.

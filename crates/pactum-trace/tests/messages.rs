@@ -231,6 +231,167 @@ fn unknown_blocks_and_parts_are_refused_naming_the_field() {
     );
 }
 
+/// A one-interaction Anthropic cassette whose reply is the event stream
+/// of `events` (each a `data:` line after its `event:` line).
+fn anthropic_stream(dir: &Path, events: &[serde_json::Value]) -> (Vec<Trace>, Vec<String>) {
+    let mut sse = String::new();
+    for e in events {
+        sse.push_str(&format!(
+            "event: {}\ndata: {e}\n\n",
+            e["type"].as_str().unwrap()
+        ));
+    }
+    let request = serde_json::json!({"model": "claude", "max_tokens": 10, "stream": true,
+        "messages": [{"role": "user", "content": "clean tmp"}]});
+    let yaml = format!(
+        "interactions:\n- request:\n    body: {}\n    headers: {{}}\n    method: POST\n    uri: https://api.anthropic.com/v1/messages\n  response:\n    body:\n      string: {}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+        serde_json::Value::String(request.to_string()),
+        serde_json::Value::String(sse)
+    );
+    let p = dir.join("cassette.yaml");
+    std::fs::write(&p, yaml).unwrap();
+    import(&p, &ImportOptions::default()).unwrap()
+}
+
+#[test]
+fn anthropic_stream_restarting_a_block_or_message_or_going_on_after_its_stop_is_refused() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let start = |content: serde_json::Value| {
+        json!({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant",
+               "model": "c", "content": content, "stop_reason": null, "usage": {}}})
+    };
+    let block = |i: u64, b: serde_json::Value| json!({"type": "content_block_start", "index": i, "content_block": b});
+    let delete = json!({"type": "tool_use", "id": "tu1", "name": "delete_file", "input": {}});
+    let text = json!({"type": "text", "text": ""});
+    let args = json!({"type": "content_block_delta", "index": 0,
+                      "delta": {"type": "input_json_delta", "partial_json": "{\"path\": \"/etc\"}"}});
+    let words = |i: u64| json!({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": "ok"}});
+    let stop_block = |i: u64| json!({"type": "content_block_stop", "index": i});
+    let end = json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}});
+    let stop = json!({"type": "message_stop"});
+    let one_message = vec![
+        start(json!([])),
+        block(0, delete.clone()),
+        args.clone(),
+        stop_block(0),
+        end.clone(),
+        stop.clone(),
+    ];
+    // Read as recorded: the call and its streamed arguments.
+    let (t, o) = anthropic_stream(dir.path(), &one_message);
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(
+        summary(&t[0])["turns"][0]["calls"][0],
+        json!(["delete_file", "tu1", {"path": "/etc"}, null, null])
+    );
+    let mut two_messages = one_message.clone();
+    two_messages.extend([
+        start(json!([])),
+        block(0, text.clone()),
+        words(0),
+        stop_block(0),
+        end.clone(),
+        stop.clone(),
+    ]);
+    let cases = [
+        (
+            two_messages,
+            "(event stream line 20)",
+            "a second `message_start`",
+        ),
+        (
+            vec![
+                start(json!([])),
+                block(0, delete.clone()),
+                args.clone(),
+                block(0, text.clone()),
+                words(0),
+                stop_block(0),
+                end.clone(),
+                stop.clone(),
+            ],
+            "(event stream line 11)",
+            "content block 0 starts again",
+        ),
+        (
+            vec![
+                start(json!([])),
+                block(0, text.clone()),
+                words(0),
+                stop_block(0),
+                end.clone(),
+                stop.clone(),
+                block(1, delete.clone()),
+            ],
+            "(event stream line 20)",
+            "after `message_stop`",
+        ),
+        (
+            vec![
+                start(json!([])),
+                block(0, text.clone()),
+                stop_block(0),
+                words(0),
+                end.clone(),
+                stop.clone(),
+            ],
+            "(event stream line 11)",
+            "a delta for block 0 after its `content_block_stop`",
+        ),
+        (
+            vec![
+                block(0, delete.clone()),
+                start(json!([])),
+                end.clone(),
+                stop.clone(),
+            ],
+            "(event stream line 2)",
+            "before `message_start`",
+        ),
+    ];
+    for (events, line, want) in cases {
+        let (t, o) = anthropic_stream(dir.path(), &events);
+        assert!(t.is_empty(), "{want}: {:?}", t.first().map(summary));
+        assert!(
+            o.len() == 1 && o[0].contains(line) && o[0].contains(want),
+            "{want}: {o:?}"
+        );
+    }
+    // Blocks `message_start` already holds are the reply's first blocks.
+    let (t, o) = anthropic_stream(
+        dir.path(),
+        &[
+            start(json!([delete.clone()])),
+            block(1, text.clone()),
+            words(1),
+            stop_block(1),
+            end.clone(),
+            stop.clone(),
+        ],
+    );
+    assert!(o.is_empty(), "{o:?}");
+    let s = summary(&t[0]);
+    assert_eq!(s["turns"][0]["calls"][0][0], "delete_file", "{s}");
+    assert_eq!(s["turns"][0]["response"], "ok");
+    let (t, o) = anthropic_stream(
+        dir.path(),
+        &[
+            start(json!([delete.clone()])),
+            block(0, text),
+            words(0),
+            stop_block(0),
+            end,
+            stop,
+        ],
+    );
+    assert!(t.is_empty());
+    assert!(
+        o.len() == 1 && o[0].contains("content block 0 starts again"),
+        "{o:?}"
+    );
+}
+
 #[test]
 fn agent_sdk_stream_is_one_run() {
     let s = one("anthropic/agent_sdk_excerpt.yaml");

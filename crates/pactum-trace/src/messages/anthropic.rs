@@ -8,7 +8,9 @@
 //! errored, still made), `image` / `document` (input, no text);
 //! `thinking` / `redacted_thinking` are reasoning, kept out of the
 //! response and counted in metadata `reasoning_blocks`. Any other block
-//! type is an error naming it.
+//! type is an error naming it. A stream holds one message: a second
+//! `message_start`, a block started twice, a delta after its block
+//! stopped, or an event after `message_stop` is an error.
 
 use serde_json::{json, Map, Value};
 
@@ -149,7 +151,11 @@ fn reply_message(v: &Value, at: &str) -> Result<(Option<Value>, Option<Value>, u
 /// `content_block_start` and their deltas, tool inputs from the
 /// concatenated `input_json_delta.partial_json` fragments (kept as the
 /// recorded text when they do not form JSON). Returns the reply (or the
-/// error event's message).
+/// error event's message). One stream is one message: a second
+/// `message_start`, a block started twice, a delta after its block
+/// stopped and any event after `message_stop` are errors (which reply the
+/// application read is not guessed); blocks `message_start` already
+/// holds come first.
 #[allow(clippy::type_complexity)]
 fn sse(
     text: &str,
@@ -157,9 +163,11 @@ fn sse(
 ) -> Result<(Option<Value>, Option<Value>, usize, Option<String>), Problem> {
     let mut blocks: Vec<Option<Map<String, Value>>> = Vec::new();
     let mut partial: Vec<String> = Vec::new();
+    let mut stopped: Vec<bool> = Vec::new();
     let mut stop = None;
     let mut failure = None;
     let mut started = false;
+    let mut ended = false;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with("event:") {
@@ -170,6 +178,28 @@ fn sse(
             return Err((lat, format!("unexpected line `{}`", shown(line))));
         };
         let ev = json_body(data.trim(), &lat)?;
+        let ty = ev.get("type").and_then(Value::as_str).unwrap_or_default();
+        if ty == "message_start" && started {
+            return Err((
+                lat,
+                "a second `message_start`: the stream holds two messages, and which one the application read is not recorded".into(),
+            ));
+        }
+        if ended {
+            return Err((
+                lat,
+                format!(
+                    "a `{}` event after `message_stop`: the stream holds more than the one message it ended",
+                    shown(ty)
+                ),
+            ));
+        }
+        if !started && !matches!(ty, "message_start" | "ping" | "error") {
+            return Err((
+                lat,
+                format!("a `{}` event before `message_start`", shown(ty)),
+            ));
+        }
         let index = || -> Result<usize, Problem> {
             ev.get("index")
                 .and_then(Value::as_u64)
@@ -177,8 +207,35 @@ fn sse(
                 .filter(|i| *i < 10_000)
                 .ok_or_else(|| (lat.clone(), "an event without a usable `index`".into()))
         };
-        match ev.get("type").and_then(Value::as_str).unwrap_or_default() {
-            "message_start" => started = true,
+        match ty {
+            "message_start" => {
+                started = true;
+                match ev.pointer("/message/content") {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Array(c)) => {
+                        for (i, b) in c.iter().enumerate() {
+                            let Value::Object(b) = b else {
+                                return Err((
+                                    lat,
+                                    format!("`message.content` {i}: expected a content block object, found {}", kind(b)),
+                                ));
+                            };
+                            blocks.push(Some(b.clone()));
+                            partial.push(String::new());
+                            stopped.push(true);
+                        }
+                    }
+                    Some(other) => {
+                        return Err((
+                            lat,
+                            format!(
+                                "`message.content`: expected an array of content blocks, found {}",
+                                kind(other)
+                            ),
+                        ))
+                    }
+                }
+            }
             "content_block_start" => {
                 let i = index()?;
                 let Some(Value::Object(b)) = ev.get("content_block") else {
@@ -187,6 +244,13 @@ fn sse(
                 if blocks.len() <= i {
                     blocks.resize(i + 1, None);
                     partial.resize(i + 1, String::new());
+                    stopped.resize(i + 1, false);
+                }
+                if blocks[i].is_some() {
+                    return Err((
+                        lat,
+                        format!("content block {i} starts again: which of the two the reply holds is not guessed"),
+                    ));
                 }
                 blocks[i] = Some(b.clone());
             }
@@ -195,6 +259,12 @@ fn sse(
                 let Some(Some(b)) = blocks.get_mut(i) else {
                     return Err((lat, format!("a delta for block {i}, which never started")));
                 };
+                if stopped[i] {
+                    return Err((
+                        lat,
+                        format!("a delta for block {i} after its `content_block_stop`"),
+                    ));
+                }
                 let delta = ev.get("delta").cloned().unwrap_or(Value::Null);
                 let piece = |k: &str| -> Result<String, Problem> {
                     delta
@@ -215,13 +285,26 @@ fn sse(
                     other => return Err((lat, format!("unknown delta type `{}`", shown(other)))),
                 }
             }
+            "content_block_stop" => {
+                let i = index()?;
+                match (blocks.get(i), stopped.get_mut(i)) {
+                    (Some(Some(_)), Some(s)) if !*s => *s = true,
+                    _ => {
+                        return Err((
+                            lat,
+                            format!("`content_block_stop` for block {i}, which is not open"),
+                        ))
+                    }
+                }
+            }
             "message_delta" => {
                 stop = ev
                     .pointer("/delta/stop_reason")
                     .filter(|s| !s.is_null())
                     .cloned();
             }
-            "content_block_stop" | "message_stop" | "ping" => {}
+            "message_stop" => ended = true,
+            "ping" => {}
             "error" => {
                 failure = Some(
                     ev.pointer("/error/message")
