@@ -620,6 +620,25 @@ def _flatten(runs, out):
         out.append(r)
 
 
+def _ls_output(out):
+    """The one message of an llm run's outputs, or None when not recorded."""
+    out = _decoded(out)
+    if not isinstance(out, dict):
+        return None
+    if len(out.get("choices") or []) > 1:
+        raise ValueError("several choices: which one was acted on is not recorded")
+    if out.get("choices"):
+        return out["choices"][0]["message"]
+    if out.get("generations"):
+        gens = out["generations"]
+        if len(gens) > 1 or (isinstance(gens[0], list) and len(gens[0]) > 1):
+            raise ValueError("several choices: which one was acted on is not recorded")
+        g = gens[0]
+        g = g[0] if isinstance(g, list) else g
+        return g.get("message") or {"role": "assistant", "content": g.get("text")}
+    return None
+
+
 def langsmith_spans(doc):
     posts, patches = [], []
     if "run_type" in doc:
@@ -635,9 +654,26 @@ def langsmith_spans(doc):
                 break
         else:
             posts.append(p)
+    # The tools the llm runs called or were offered: a run of another type
+    # named after one is its execution.
+    tools = set()
+    for r in posts:
+        if r.get("run_type") != "llm":
+            continue
+        for src in (_decoded(r.get("inputs")), (r.get("extra") or {}).get("invocation_params")):
+            if isinstance(src, dict):
+                for k in ("tools", "functions"):
+                    for t in src.get(k) or []:
+                        if isinstance(t, dict):
+                            tools.add((t.get("function") or {}).get("name") or t.get("name"))
+        msg = _ls_output(r.get("outputs"))
+        if msg is not None:
+            tools.update(c["name"] for c in _role_msg(msg)["parts"])
     for r in posts:
         rid = (r.get("id") or r.get("dotted_order")).lower()
         attrs = {}
+        name = r.get("name") or ""
+        bare = name[len("tool."):] if name.startswith("tool.") else name
         if r["run_type"] == "llm":
             attrs["gen_ai.operation.name"] = "chat"
             inputs = r.get("inputs") or {}
@@ -645,26 +681,12 @@ def langsmith_spans(doc):
                 inputs = json.loads(inputs)
             if "messages" in inputs:
                 attrs["gen_ai.input.messages"] = [_role_msg(m) for m in inputs["messages"]]
-            out = r.get("outputs")
-            if isinstance(out, str):
-                out = json.loads(out)
-            msg = None
-            if isinstance(out, dict) and len(out.get("choices") or []) > 1:
-                raise ValueError("several choices: which one was acted on is not recorded")
-            if isinstance(out, dict) and out.get("choices"):
-                msg = out["choices"][0]["message"]
-            elif isinstance(out, dict) and out.get("generations"):
-                gens = out["generations"]
-                if len(gens) > 1 or (isinstance(gens[0], list) and len(gens[0]) > 1):
-                    raise ValueError("several choices: which one was acted on is not recorded")
-                g = out["generations"][0]
-                g = g[0] if isinstance(g, list) else g
-                msg = g.get("message") or {"role": "assistant", "content": g.get("text")}
+            msg = _ls_output(r.get("outputs"))
             if msg is not None:
                 attrs["gen_ai.output.messages"] = [_role_msg(msg)]
-        elif r["run_type"] == "tool":
+        elif r["run_type"] == "tool" or bare in tools:
             attrs["gen_ai.operation.name"] = "execute_tool"
-            attrs["gen_ai.tool.name"] = r.get("name")
+            attrs["gen_ai.tool.name"] = name if r["run_type"] == "tool" else bare
             cid = (r.get("inputs") or {}).get("tool_call_id") or (
                 (r.get("extra") or {}).get("metadata") or {}).get("tool_call_id")
             if cid:
@@ -679,12 +701,42 @@ def langsmith_spans(doc):
 
 # --- Langfuse exports read by their own fields ----------------------------
 
-def _decoded(v):
-    if isinstance(v, str) and v.lstrip().startswith(("{", "[", '"')):
-        try:
-            return json.loads(v)
-        except ValueError:
-            return v
+def _strict(text):
+    """JSON text, strictly: a repeated key or NaN is an error."""
+    def pairs(items):
+        keys = [k for k, _ in items]
+        if len(keys) != len(set(keys)):
+            raise ValueError("a repeated key")
+        return dict(items)
+
+    def constant(name):
+        raise ValueError(name)
+    return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+
+
+def _decoded(v, strict=True):
+    """A field that may be JSON text: text that starts like JSON must be
+    strict JSON (else an error, or with strict=False the text as recorded);
+    a JSON string literal is decoded again."""
+    while isinstance(v, str):
+        start = v.lstrip().lstrip("\ufeff")
+        if start.startswith(("{", "[")):
+            try:
+                return _strict(v)
+            except ValueError:
+                if strict:
+                    raise
+                return v
+        if start.startswith('"'):
+            try:
+                inner = _strict(v)
+            except ValueError:
+                return v
+            if not isinstance(inner, str):
+                return v
+            v = inner
+            continue
+        return v
     return v
 
 
@@ -785,6 +837,7 @@ def langfuse_native_spans(doc):
     # type but a generation or an agent named after one is its execution.
     requested = set()
     for o in obs:
+        requested.update(k for k in (o.get("toolDefinitions") or {}) if k.strip())
         if o.get("type") == "GENERATION":
             out = _decoded(o.get("output"))
             for m in _msgs(out, "assistant") or []:
@@ -794,6 +847,9 @@ def langfuse_native_spans(doc):
             ins = _decoded(o.get("input"))
             if isinstance(ins, list):
                 requested.update(m["content"]["function"]["name"] for m in ins if isinstance(m, dict) and _tool_def(m))
+            if isinstance(ins, dict):
+                requested.update((t.get("function") or {}).get("name") or t.get("name")
+                                 for t in ins.get("tools") or [] if isinstance(t, dict))
     for o in obs:
         md = _decoded(o.get("metadata"))
         attrs_md = (md.get("attributes") if isinstance(md, dict) else None) or {}
@@ -822,7 +878,7 @@ def langfuse_native_spans(doc):
         elif tool is not None:
             attrs["gen_ai.operation.name"] = "execute_tool"
             attrs["gen_ai.tool.name"] = tool
-            out = _decoded(o.get("output"))
+            out = _decoded(o.get("output"), strict=False)
             cid = attrs_md.get("gen_ai.tool.call.id") or (out.get("tool_call_id") if isinstance(out, dict) else None)
             if cid:
                 attrs["gen_ai.tool.call.id"] = cid

@@ -823,13 +823,15 @@ fn langfuse_span_with_a_tool_name_is_a_call_and_an_unnamed_one_cuts_off() {
             t[0].incomplete
         );
     }
-    // One that has children is structure (their spans say what ran), and
-    // one whose type says what it is is read as that.
+    // One under which an LLM call ran is structure (the call says what it
+    // did), and one whose type says what it is is read as that.
     let mut parent = lf_obs("obs-9", Some("SPAN"));
     parent["name"] = serde_json::json!("helper");
-    let mut child = lf_obs("obs-10", Some("SPAN"));
+    let mut child = lf_obs("obs-10", Some("GENERATION"));
+    child["name"] = serde_json::json!("ChatOpenAI");
     child["parentObservationId"] = serde_json::json!("obs-9");
-    child["input"] = serde_json::Value::Null;
+    child["input"] = serde_json::json!("Summarise.");
+    child["output"] = serde_json::json!("Nothing to summarise.");
     for (extra, ty) in [
         (vec![parent, child], "SPAN"),
         (vec![lf_obs("obs-9", Some("RETRIEVER"))], "RETRIEVER"),
