@@ -849,6 +849,8 @@ fn sample_trace(
         seen: Vec::new(),
         replays: Vec::new(),
         contradiction: None,
+        tool_spans: Vec::new(),
+        tool_event_functions: Vec::new(),
     };
     walker
         .sample(&s, pool)
@@ -857,8 +859,24 @@ fn sample_trace(
         seen,
         replays,
         contradiction: event_contradiction,
+        tool_spans,
+        mut tool_event_functions,
         ..
     } = walker;
+    // Each tool span has its tool event (one to one, by the tool's name):
+    // a span without one ran a tool the log does not record.
+    let unrecorded = tool_spans.iter().find_map(|(name, at)| {
+        match tool_event_functions.iter().position(|f| f == name) {
+            Some(i) => {
+                tool_event_functions.swap_remove(i);
+                None
+            }
+            None => Some(format!(
+                "{at}: a tool span `{}` has no tool event: the tool it ran is not recorded",
+                shown(name)
+            )),
+        }
+    });
     let contradiction = contradiction.or(event_contradiction);
     let (extras, unshown) = place(seen);
     let counted: Vec<&ToolCall> = in_messages
@@ -896,6 +914,7 @@ fn sample_trace(
     };
     let incomplete = unshown
         .or(unran)
+        .or(unrecorded)
         .or(lost)
         .or(orphan)
         .or_else(|| {
@@ -1485,6 +1504,12 @@ struct Walker<'a> {
     replays: Vec<(String, Replayed)>,
     /// The first contradiction between the messages and an event.
     contradiction: Option<String>,
+    /// The tool spans (`span_begin` of type `tool`): their name and
+    /// pointer. Inspect opens one around each tool it runs (what the tool
+    /// does happens inside it) and writes the tool event beside it.
+    tool_spans: Vec<(String, String)>,
+    /// The function of every tool event, in the order met.
+    tool_event_functions: Vec<String>,
 }
 
 impl Walker<'_> {
@@ -1555,6 +1580,9 @@ impl Walker<'_> {
             }
             match ty {
                 "tool" => {
+                    if let Some(Value::String(f)) = o.get("function") {
+                        self.tool_event_functions.push(f.clone());
+                    }
                     let mut e = Value::Object(o.clone());
                     if let Some(m) = e.as_object_mut() {
                         m.remove("events");
@@ -1565,6 +1593,10 @@ impl Walker<'_> {
                     self.nested(o.get("events"), &eat)?;
                 }
                 "subtask" => self.nested(o.get("events"), &eat)?,
+                "span_begin" if o.get("type").and_then(Value::as_str) == Some("tool") => {
+                    let name = o.get("name").and_then(Value::as_str).unwrap_or_default();
+                    self.tool_spans.push((name.to_string(), eat.clone()));
+                }
                 "model" => {
                     self.model_input(o, &eat)?;
                     self.model_output(

@@ -566,6 +566,43 @@ fn inspect_nested_tool_and_subtask_events_are_calls() {
     }
 }
 
+/// Inspect opens a tool span around each tool it runs and writes the
+/// tool event beside it: a tool span without its tool event ran a tool
+/// the log does not record, so the trace is cut off.
+#[test]
+fn inspect_tool_span_without_its_tool_event_cuts_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.json");
+    let span = |name: &str| json!({"event": "span_begin", "id": format!("s-{name}"), "span_id": format!("s-{name}"), "type": "tool", "name": name});
+    let ls = json!({"event": "tool", "type": "function", "id": "c1", "function": "ls", "arguments": {}, "result": "a b"});
+    // Each span with its event: whole.
+    std::fs::write(
+        &p,
+        inspect_log(json!([span("ls"), ls.clone()]), serde_json::Value::Null).to_string(),
+    )
+    .unwrap();
+    let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(t[0].incomplete, None);
+    // A span for `delete_file` and no event: cut off, naming the span.
+    std::fs::write(
+        &p,
+        inspect_log(
+            json!([span("ls"), ls, span("delete_file")]),
+            serde_json::Value::Null,
+        )
+        .to_string(),
+    )
+    .unwrap();
+    let (t, o) = import(&p, &ImportOptions::default()).unwrap();
+    assert!(o.is_empty(), "{o:?}");
+    let why = t[0].incomplete.clone().unwrap_or_default();
+    assert!(
+        why.contains("/events/2: a tool span `delete_file` has no tool event"),
+        "{why}"
+    );
+}
+
 #[test]
 fn inspect_model_output_call_the_messages_lack_counts_and_cuts_off() {
     let dir = tempfile::tempdir().unwrap();
