@@ -1235,7 +1235,7 @@ required:
         ),
     );
     let files = ["g.json", "g.xml", "g.html", "g.md", "g.otlp.json"];
-    let run = sb.pactum(&[
+    let run = sb.pactum([
         "grade",
         "-c",
         "contract.yaml",
