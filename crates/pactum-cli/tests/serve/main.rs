@@ -697,3 +697,60 @@ fn a_protobuf_span_with_a_short_trace_id_is_refused_naming_the_field() {
     let end = srv.stop("TERM");
     assert_eq!(end.code, 5, "{}", end.stdout);
 }
+
+#[test]
+fn a_key_in_an_unreadable_trace_or_a_refused_body_reaches_no_line_store_or_answer() {
+    let key = "sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678";
+    let srv = Served::start(&[]);
+    let mut answers = Vec::new();
+    // The key as the trace id.
+    let mut spans = agent_trace(BAD, &[], "ok", true, true);
+    for s in &mut spans {
+        s["traceId"] = json!(key);
+    }
+    answers.push(srv.post_json(&doc(spans)));
+    // The key as the name of a span whose conventions conflict.
+    let mut spans = agent_trace(CLEAN, &[], "ok", true, true);
+    spans[1]["name"] = json!(key);
+    spans[1]["attributes"]
+        .as_array_mut()
+        .expect("attributes")
+        .push(json!({"key": "gen_ai.tool.name", "value": {"stringValue": "x"}}));
+    answers.push(srv.post_json(&doc(spans)));
+    // The key as a message role.
+    let mut spans = agent_trace(UNSEEN, &[], "ok", true, true);
+    spans[1]["attributes"][2]["value"]["stringValue"] =
+        json!(json!([{"role": key, "parts": []}]).to_string());
+    answers.push(srv.post_json(&doc(spans)));
+    // The key as a status code, then as a parent span id.
+    let mut spans = agent_trace(OTHER, &[], "ok", true, true);
+    spans[1]["status"] = json!({"code": key});
+    answers.push(srv.post_json(&doc(spans)));
+    let mut spans = agent_trace(OTHER, &[], "ok", true, true);
+    spans[1]["parentSpanId"] = json!(key);
+    answers.push(srv.post_json(&doc(spans)));
+    srv.wait_graded(2);
+    let end = srv.stop("TERM");
+    let lower = key.to_ascii_lowercase();
+    let tail = &key["sk-proj-".len()..];
+    for (what, text) in [("stdout", &end.stdout), ("stderr", &end.stderr)] {
+        for k in [key, lower.as_str(), tail] {
+            assert!(!text.contains(k), "the key reached {what}:\n{text}");
+        }
+    }
+    for (code, body) in &answers {
+        assert!(
+            !body.contains(key) && !body.contains(&lower),
+            "the key reached an answer ({code}): {body}"
+        );
+    }
+    assert!(answers.iter().any(|(c, _)| *c == 400), "{answers:?}");
+    let bytes = std::fs::read(&end.db).expect("store");
+    for k in [key, lower.as_str()] {
+        assert!(
+            !bytes.windows(k.len()).any(|w| w == k.as_bytes()),
+            "the key reached the store file\n{}",
+            end.stdout
+        );
+    }
+}
