@@ -1102,3 +1102,32 @@ fn an_otlp_id_of_the_wrong_size_is_refused_naming_the_field() {
         "{o:?}"
     );
 }
+
+/// Imports a file of `fixtures/otel-review/` (each records a
+/// `delete_file` call somewhere) and asserts that the call is seen, or the
+/// trace is refused or incomplete: never a clean trace without it.
+fn delete_file_seen_or_refused(name: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/otel-review")
+        .join(name);
+    let (traces, other) =
+        import(&path, &ImportOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    if other.iter().any(|o| o.starts_with("error:")) {
+        return;
+    }
+    assert!(!traces.is_empty(), "{name}: {other:?}");
+    for t in &traces {
+        let seen = call_names(t).iter().any(|n| n == "delete_file");
+        assert!(
+            seen || t.error.is_some() || t.incomplete.is_some(),
+            "{name}: the delete_file call vanished: {}",
+            summary(t)
+        );
+    }
+}
+
+#[test]
+fn an_outer_layer_or_agent_span_whose_calls_differ_from_the_calls_inside_it_refuses_the_trace() {
+    delete_file_seen_or_refused("B01_wrapper_disagrees.json");
+    delete_file_seen_or_refused("B02_agent_output_call.json");
+}
