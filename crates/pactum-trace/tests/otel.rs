@@ -1131,3 +1131,31 @@ fn an_outer_layer_or_agent_span_whose_calls_differ_from_the_calls_inside_it_refu
     delete_file_seen_or_refused("B01_wrapper_disagrees.json");
     delete_file_seen_or_refused("B02_agent_output_call.json");
 }
+
+#[test]
+fn a_span_with_tool_or_llm_marks_pactum_cannot_place_refuses_the_trace_whatever_else_it_holds() {
+    for f in [
+        "A01_toolname_only.json",
+        "A02_traceloop_TOOL_upper.json",
+        "A03_traceloop_Tool.json",
+        "A04_op_EXECUTE_TOOL_toolname.json",
+        "A05_op_execute_tool_space.json",
+        "A07_langsmith_kind_tool.json",
+        "A08_agentops_tool.json",
+        "A09_GenAI_upper_key.json",
+        "A10_vercel_no_name.json",
+        "A14_tool_call_id_only.json",
+        "A19_logfire_running_tool.json",
+        "A20_oi_kind_TOOL_with_spaces.json",
+        "A22_only_genai_tool_call_id.json",
+        "A30_tool_in_event.json",
+        "S01_event_gen_ai_attr.json",
+        "S03_langsmith.json",
+        "S04_agentops.json",
+        "S05_upper_key.json",
+        "S08_ai_prefix_vercel.json",
+        "S10_crewai.json",
+    ] {
+        delete_file_seen_or_refused(f);
+    }
+}

@@ -73,13 +73,38 @@ fn str_attr<'a>(s: &'a Span, k: &str) -> Option<&'a str> {
 }
 
 /// Tool executions recorded in conventions pactum does not read: the
-/// attribute, and the value that marks a tool (`None`: any value). Such a
-/// span is refused, never passed over: its call would go unseen.
-const UNREAD_TOOLS: [(&str, Option<&str>, &str); 3] = [
+/// attribute, and the value that marks a tool (`None`: any value; a value
+/// is compared trimmed, in any case). Such a span is refused, never passed
+/// over: its call would go unseen.
+pub(crate) const UNREAD_TOOLS: [(&str, Option<&str>, &str); 11] = [
     (
         "ai.toolCall.name",
         None,
         "the Vercel AI SDK's `ai.toolCall`",
+    ),
+    (
+        "ai.toolCall.args",
+        None,
+        "the Vercel AI SDK's `ai.toolCall`",
+    ),
+    ("ai.toolCall.id", None, "the Vercel AI SDK's `ai.toolCall`"),
+    (
+        "ai.operationId",
+        Some("ai.toolCall"),
+        "the Vercel AI SDK's `ai.toolCall`",
+    ),
+    ("langsmith.span.kind", Some("tool"), "LangSmith's"),
+    ("agentops.span.kind", Some("tool"), "AgentOps'"),
+    ("crewai.tool.name", None, "CrewAI's"),
+    (
+        "tool_arguments",
+        None,
+        "Logfire's (pydantic-ai) `running tool`",
+    ),
+    (
+        "tool_response",
+        None,
+        "Logfire's (pydantic-ai) `running tool`",
     ),
     (
         "langfuse.observation.type",
@@ -89,12 +114,18 @@ const UNREAD_TOOLS: [(&str, Option<&str>, &str); 3] = [
     ("mlflow.spanType", Some("tool"), "MLflow's"),
 ];
 
+/// A convention's kind value as written for comparison: trimmed, in lower
+/// case (`EXECUTE_TOOL`, `Tool`, ` TOOL` are the values they spell).
+fn kind_value(v: &str) -> String {
+    v.trim().to_ascii_lowercase()
+}
+
 /// What each convention present on a span says it is: (attribute, value,
 /// whether that means a tool execution, an LLM call or an agent).
 fn sayings(s: &Span) -> Vec<(&'static str, &str, Says)> {
     let mut out = Vec::new();
     if let Some(op) = str_attr(s, "gen_ai.operation.name") {
-        let says = match op {
+        let says = match kind_value(op).as_str() {
             "execute_tool" => Says::Tool,
             "chat" | "text_completion" | "generate_content" => Says::Llm,
             "invoke_agent" | "create_agent" => Says::Agent,
@@ -103,16 +134,16 @@ fn sayings(s: &Span) -> Vec<(&'static str, &str, Says)> {
         out.push(("gen_ai.operation.name", op, says));
     }
     if let Some(k) = str_attr(s, "openinference.span.kind") {
-        let says = match k.to_ascii_uppercase().as_str() {
-            "TOOL" => Says::Tool,
-            "LLM" => Says::Llm,
-            "AGENT" => Says::Agent,
+        let says = match kind_value(k).as_str() {
+            "tool" => Says::Tool,
+            "llm" => Says::Llm,
+            "agent" => Says::Agent,
             _ => Says::Other,
         };
         out.push(("openinference.span.kind", k, says));
     }
     if let Some(k) = str_attr(s, "traceloop.span.kind") {
-        let says = match k {
+        let says = match kind_value(k).as_str() {
             "tool" => Says::Tool,
             _ => Says::Other,
         };
@@ -177,7 +208,9 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
     for (key, value, what) in UNREAD_TOOLS {
         let hit = match (s.attrs.get(key), value) {
             (Some(_), None) => true,
-            (Some(Value::String(v)), Some(want)) => v.trim_matches('"').eq_ignore_ascii_case(want),
+            (Some(Value::String(v)), Some(want)) => {
+                v.trim().trim_matches('"').trim().eq_ignore_ascii_case(want)
+            }
             _ => false,
         };
         if hit {
@@ -189,8 +222,34 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
             ));
         }
     }
-    let op = str_attr(s, "gen_ai.operation.name");
-    let oi = str_attr(s, "openinference.span.kind").map(str::to_ascii_uppercase);
+    if let Some(k) = s.attrs.keys().find(|k| {
+        k.chars().any(|c| c.is_ascii_uppercase())
+            && !UNREAD_TOOLS.iter().any(|(u, _, _)| u == k)
+            && super::span::kept(&k.to_ascii_lowercase())
+    }) {
+        return Err(problem(
+            k.as_str(),
+            format!(
+                "`{}` is written in another case than the convention's (`{}`): pactum reads the convention's keys as written, and passing this one over could hide a call",
+                shown(k),
+                shown(&k.to_ascii_lowercase())
+            ),
+        ));
+    }
+    let logfire_tool = str_attr(s, "logfire.msg").is_some_and(|m| {
+        m.trim_start()
+            .to_ascii_lowercase()
+            .starts_with("running tool")
+    });
+    if logfire_tool {
+        return Err(problem(
+            "logfire.msg",
+            "a tool execution recorded in Logfire's (pydantic-ai) `running tool` convention, which pactum does not read: its call would go unseen (record GenAI `execute_tool` spans)",
+        ));
+    }
+    let op = str_attr(s, "gen_ai.operation.name").map(kind_value);
+    let op = op.as_deref();
+    let oi = str_attr(s, "openinference.span.kind").map(|k| kind_value(k).to_ascii_uppercase());
     let has = |p: &str| s.attrs.keys().any(|k| k.starts_with(p));
     let content = s.attrs.contains_key("gen_ai.output.messages")
         || s.attrs.contains_key("gen_ai.input.messages")
@@ -214,7 +273,45 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
             .unwrap_or(&s.name);
         return Ok(Kind::Agent(name.to_string()));
     }
+    if let Some(problem) = unplaced_tool(s) {
+        return Err(problem);
+    }
     Ok(Kind::Other)
+}
+
+/// A tool execution's mark on a span that no convention places as one:
+/// an attribute of a tool call (`gen_ai.tool.call.id`, `tool_call.id`,
+/// `tool.name`…) without the name pactum reads a tool by, or an event
+/// carrying one. Something ran that pactum cannot read: refused, in every
+/// trace, never passed over.
+fn unplaced_tool(s: &Span) -> Option<Problem> {
+    let tool_key = |k: &str| {
+        (k.starts_with("gen_ai.tool.") && k != "gen_ai.tool.definitions")
+            || k.starts_with("tool.")
+            || k.starts_with("tool_call.")
+    };
+    if let Some(k) = s.attrs.keys().find(|k| tool_key(k)) {
+        return Some(problem(
+            k.as_str(),
+            format!(
+                "the span carries `{}`, an attribute of a tool execution, but no convention pactum reads says it is one (GenAI `gen_ai.operation.name: execute_tool` with `gen_ai.tool.name`, OpenInference `TOOL`, Traceloop `tool`): its call would go unseen",
+                shown(k)
+            ),
+        ));
+    }
+    s.events.iter().find_map(|e| {
+        let k = e.attrs.keys().find(|k| tool_key(k) || k.starts_with("gen_ai."))?;
+        (!e.name.starts_with("gen_ai.") && e.name != "exception").then(|| {
+            problem(
+                format!("events/{}", e.name),
+                format!(
+                    "its event `{}` carries `{}`, which pactum reads only on the span or a `gen_ai.` event: what it records would go unseen",
+                    shown(&e.name),
+                    shown(k)
+                ),
+            )
+        })
+    })
 }
 
 /// The first attribute (or event) of a GenAI, OpenInference, Traceloop or

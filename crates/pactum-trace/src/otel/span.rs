@@ -58,6 +58,15 @@ pub(crate) fn kept(key: &str) -> bool {
     if key.starts_with("llm.request.functions.") || key.starts_with("llm.tools.") {
         return false;
     }
+    if super::genai::UNREAD_TOOLS.iter().any(|(k, _, _)| *k == key) {
+        return true;
+    }
+    // A convention's key written in another case is kept so that reading
+    // can refuse it (`GEN_AI.TOOL.NAME`).
+    let lower = key.to_ascii_lowercase();
+    if lower != key {
+        return kept(&lower);
+    }
     [
         "gen_ai.",
         "llm.",
@@ -81,9 +90,9 @@ pub(crate) fn kept(key: &str) -> bool {
                 | "traceloop.entity.name"
                 | "traceloop.entity.input"
                 | "traceloop.entity.output"
-                | "ai.toolCall.name"
                 | "langfuse.observation.type"
                 | "mlflow.spanType"
+                | "logfire.msg"
         )
 }
 
@@ -236,6 +245,11 @@ fn key_values(items: &[Value], at: &str) -> Result<BTreeMap<String, Value>, (Str
         }
     }
     Ok(out)
+}
+
+/// A tool execution's attribute on an event not named `gen_ai.*`.
+fn kept_event_mark(k: &str) -> bool {
+    k.starts_with("tool.") || k.starts_with("tool_call.")
 }
 
 fn kept_only(m: BTreeMap<String, Value>) -> BTreeMap<String, Value> {
@@ -476,9 +490,6 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
                     crate::convert::shown(name)
                 )),
             }
-            if !(name.starts_with("gen_ai.") || name == "exception") {
-                continue;
-            }
             let attrs = match e.get("attributes") {
                 None | Some(Value::Null) => BTreeMap::new(),
                 Some(Value::Array(a)) => key_values(a, &format!("{at}/events/{i}/attributes"))
@@ -491,6 +502,16 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
                     ))
                 }
             };
+            // Another event is kept only when it carries a convention's
+            // attribute, so that reading can refuse it.
+            if !(name.starts_with("gen_ai.")
+                || name == "exception"
+                || attrs
+                    .keys()
+                    .any(|k| k.starts_with("gen_ai.") || kept_event_mark(k)))
+            {
+                continue;
+            }
             events.push(Event {
                 name: name.to_string(),
                 attrs,
@@ -720,7 +741,11 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
                 Some(Value::String(s)) => s,
                 _ => continue,
             };
-            if name.starts_with("gen_ai.") || name == "exception" {
+            if name.starts_with("gen_ai.")
+                || name == "exception"
+                || f.keys()
+                    .any(|k| k.starts_with("gen_ai.") || kept_event_mark(k))
+            {
                 events.push(Event { name, attrs: f });
             }
         }
