@@ -1159,3 +1159,24 @@ fn a_span_with_tool_or_llm_marks_pactum_cannot_place_refuses_the_trace_whatever_
         delete_file_seen_or_refused(f);
     }
 }
+
+#[test]
+fn every_place_a_span_records_its_output_in_is_read_or_refused() {
+    for f in [
+        "C01_opdetails_event.json",
+        "C03_completion_exact_key.json",
+        "E12_event_content_and_attrs.json",
+        "E16_oi_contents_toolcall.json",
+    ] {
+        delete_file_seen_or_refused(f);
+    }
+    // The current GenAI event is read as the span's messages.
+    let (t, o) = import(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review/C01_opdetails_event.json"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(call_names(&t[0]), ["delete_file", "read_file"]);
+}

@@ -257,9 +257,10 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
         || has("llm.input_messages.")
         || has("gen_ai.completion.")
         || has("gen_ai.prompt.")
-        || s.events
-            .iter()
-            .any(|e| e.name == "gen_ai.choice" || is_input_event(&e.name));
+        || s.attrs.contains_key("gen_ai.completion")
+        || s.events.iter().any(|e| {
+            e.name == "gen_ai.choice" || e.name == DETAILS_EVENT || is_input_event(&e.name)
+        });
     let llm_op = matches!(op, Some("chat" | "text_completion" | "generate_content"));
     if content || llm_op || oi.as_deref() == Some("LLM") {
         return Ok(Kind::Llm(Llm {
@@ -740,10 +741,21 @@ fn openinference_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
                     ));
                 };
                 let mut parts = Vec::new();
-                for it in items {
+                for (j, it) in items.iter().enumerate() {
                     let c = it.get("message_content").unwrap_or(it);
-                    if c.get("type").and_then(Value::as_str) == Some("text") {
-                        parts.push(serde_json::json!({"type": "text", "text": c.get("text").cloned().unwrap_or(Value::Null)}));
+                    match c.get("type").and_then(Value::as_str) {
+                        Some("text") => parts.push(serde_json::json!({"type": "text", "text": c.get("text").cloned().unwrap_or(Value::Null)})),
+                        // An image holds no text and no call.
+                        Some("image") if c.get("text").is_none() => {}
+                        other => {
+                            return Err(problem(
+                                format!("{field}.message.contents.{j}.message_content.type"),
+                                format!(
+                                    "{}: pactum reads `text` and `image` contents, and another may hold a call or the text",
+                                    other.map_or("no type".to_string(), |t| format!("type `{}`", shown(t)))
+                                ),
+                            ))
+                        }
                     }
                 }
                 if out.contains_key("content") {
@@ -840,6 +852,9 @@ fn input(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
     }
     if let Some(v) = unflatten(&s.attrs, "gen_ai.prompt.")? {
         found.push(("gen_ai.prompt", list_of(v, "gen_ai.prompt", openai_msg)?));
+    }
+    if let Some(msgs) = details_event(s, "gen_ai.input.messages")? {
+        found.push((DETAILS_EVENT, msgs));
     }
     let mut msgs = Vec::new();
     for (i, e) in s.events.iter().enumerate() {
@@ -1012,9 +1027,83 @@ fn same_messages(
     Ok(out)
 }
 
+/// The GenAI event (semantic conventions 1.37 and later) that records a
+/// call's messages in place of the span's attributes.
+pub(crate) const DETAILS_EVENT: &str = "gen_ai.client.inference.operation.details";
+
+/// The messages `key` (`gen_ai.input.messages`, `gen_ai.output.messages`)
+/// of the span's [`DETAILS_EVENT`]s: one more place of them, which must
+/// agree with the others. Two such events recording the key are refused.
+fn details_event(s: &Span, key: &str) -> Result<Option<Vec<Msg>>, Problem> {
+    let mut found = None;
+    for (i, e) in s.events.iter().enumerate() {
+        if e.name != DETAILS_EVENT {
+            continue;
+        }
+        let Some(v) = e.attrs.get(key) else { continue };
+        let field = format!("event {i} `{DETAILS_EVENT}` `{key}`");
+        if found.is_some() {
+            return Err(problem(
+                field,
+                format!("a second `{DETAILS_EVENT}` event recording `{key}`: which is the call's?"),
+            ));
+        }
+        found = Some(genai_list(v, &field)?);
+    }
+    Ok(found)
+}
+
+/// `gen_ai.completion` written as one JSON attribute (LangSmith's
+/// OpenTelemetry export): an OpenAI response (`{"choices": [{"message"}]}`)
+/// or a list of messages; any other shape is refused.
+fn whole_completion(v: &Value) -> Result<Vec<Msg>, Problem> {
+    const F: &str = "gen_ai.completion";
+    match json_of(v, F)? {
+        Value::Object(m) => match m.get("choices") {
+            Some(Value::Array(choices)) => choices
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let at = format!("{F}.choices.{i}");
+                    let msg = c
+                        .get("message")
+                        .ok_or_else(|| problem(&at, "a choice without `message`"))?;
+                    let mut out = openai_msg(msg, &at)?;
+                    if out.finish.is_none() {
+                        out.finish = c.as_object().and_then(finish_reason);
+                    }
+                    Ok(out)
+                })
+                .collect(),
+            _ => Err(problem(
+                F,
+                "an object without `choices`: pactum reads an OpenAI response or a list of messages here",
+            )),
+        },
+        items @ Value::Array(_) => list_of(items, F, openai_msg),
+        other => Err(problem(
+            F,
+            format!("expected JSON of a response or of messages, found {}", kind(&other)),
+        )),
+    }
+}
+
 /// An event's body: `gen_ai.event.content` (JSON) when present, else its
 /// attributes; `tool_calls` and `message` given as JSON text are decoded.
+/// An event holding `gen_ai.event.content` and other attributes records
+/// its body in two places: refused, since pactum would read one only.
 fn event_body(e: &super::span::Event, field: &str) -> Result<Map<String, Value>, Problem> {
+    if e.attrs.contains_key("gen_ai.event.content") {
+        if let Some(k) = e.attrs.keys().find(|k| !k.starts_with("gen_ai.")) {
+            return Err(problem(
+                field,
+                format!(
+                    "both `gen_ai.event.content` and `{}`: the event records its body in two places",
+                    shown(k)
+                ),
+            ));
+        }
+    }
     let mut body: Map<String, Value> = match e.attrs.get("gen_ai.event.content") {
         Some(v) => match json_of(v, field)? {
             Value::Object(m) => m,
@@ -1066,6 +1155,12 @@ fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
             "gen_ai.completion",
             list_of(v, "gen_ai.completion", openai_msg)?,
         ));
+    }
+    if let Some(v) = s.attrs.get("gen_ai.completion") {
+        found.push(("gen_ai.completion", whole_completion(v)?));
+    }
+    if let Some(msgs) = details_event(s, "gen_ai.output.messages")? {
+        found.push((DETAILS_EVENT, msgs));
     }
     let mut msgs = Vec::new();
     for (i, e) in s.events.iter().enumerate() {
