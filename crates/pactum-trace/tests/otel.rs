@@ -1180,3 +1180,14 @@ fn every_place_a_span_records_its_output_in_is_read_or_refused() {
     assert!(o.is_empty(), "{o:?}");
     assert_eq!(call_names(&t[0]), ["delete_file", "read_file"]);
 }
+
+#[test]
+fn a_langfuse_observation_whose_own_record_conflicts_with_its_attributes_refuses_the_trace() {
+    for f in [
+        "K05_tool_attrs_oi_tool_other_name.json",
+        "K06_gen_attrs_tool.json",
+        "K07_tool_attrs_llm_noname.json",
+    ] {
+        delete_file_seen_or_refused(f);
+    }
+}

@@ -887,37 +887,14 @@ pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
             .and_then(std::collections::VecDeque::pop_front);
         let by_attrs = classify(&s);
         let read = |n: &Span| classify(n).ok();
+        let conflict = |why: &str| {
+            err(
+                Some(&s.trace_id),
+                format!("/observations/{i}/type"),
+                format!("{why}: which is it?"),
+            )
+        };
         match (by_attrs, own) {
-            // The attributes say what it is; its own type may not say
-            // otherwise about a tool.
-            (Ok(Kind::Llm(_) | Kind::Agent(_)), Some(n))
-                if matches!(read(&n), Some(Kind::Tool(_))) =>
-            {
-                errors.push(err(
-                    Some(&s.trace_id),
-                    format!("/observations/{i}/type"),
-                    "a TOOL observation whose attributes say it is an LLM call or an agent: which is it?",
-                ));
-            }
-            // A tool by its attributes that left out its arguments or
-            // result: its own `input` / `output` give them (the same tool
-            // only), as one more place of the same call.
-            (Ok(Kind::Tool(a)), Some(n)) => {
-                let mut s = s;
-                if let Some(Kind::Tool(b)) = read(&n) {
-                    if a.name == b.name {
-                        for (missing, key) in [
-                            (a.arguments.is_null(), "gen_ai.tool.call.arguments"),
-                            (a.result.is_none(), "gen_ai.tool.call.result"),
-                        ] {
-                            if let (true, Some(v)) = (missing, n.attrs.get(key)) {
-                                s.attrs.insert(key.into(), v.clone());
-                            }
-                        }
-                    }
-                }
-                out.push(s);
-            }
             (Ok(Kind::Other), own) => match refused.remove(&i) {
                 Some(es) => errors.extend(es),
                 None => match own {
@@ -935,10 +912,97 @@ pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
                     _ => out.push(s),
                 },
             },
+            // The attributes say what it is; its own record (type, name,
+            // output) is one more place of it and may not say otherwise,
+            // nor may it be one that reading refuses.
+            (Ok(by), own) => {
+                let own_type = doc
+                    .pointer(&format!("/observations/{i}/type"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                // A TOOL observation ran a tool, however its own record
+                // reads: attributes that say otherwise are a conflict even
+                // when that record is refused (a TOOL without a name).
+                if own_type == "TOOL" && !matches!(by, Kind::Tool(_)) {
+                    errors.push(conflict(
+                        "a TOOL observation whose attributes say it is an LLM call or an agent",
+                    ));
+                    continue;
+                }
+                let refused_own = refused.remove(&i);
+                let mine = match &own {
+                    None => None,
+                    Some(n) => match classify(n) {
+                        Ok(k) => Some(k),
+                        Err((field, msg)) => {
+                            errors.push(err(
+                                Some(&s.trace_id),
+                                format!("/observations/{i} ({field})"),
+                                msg,
+                            ));
+                            continue;
+                        }
+                    },
+                };
+                // A tool by its attributes whose own record is refused:
+                // which tool it was, or what it did, cannot be told.
+                if let (Kind::Tool(_), Some(es)) = (&by, refused_own) {
+                    errors.extend(es);
+                    continue;
+                }
+                match (by, mine, own) {
+                    (Kind::Llm(_) | Kind::Agent(_), Some(Kind::Tool(_)), _) => errors.push(conflict(
+                        "a TOOL observation whose attributes say it is an LLM call or an agent",
+                    )),
+                    (Kind::Tool(_), Some(Kind::Llm(_) | Kind::Agent(_)), _) => errors.push(conflict(
+                        "an LLM call or agent observation whose attributes say it is a tool execution",
+                    )),
+                    (Kind::Tool(a), Some(Kind::Tool(b)), _) if a.name != b.name => {
+                        errors.push(conflict(&format!(
+                            "a TOOL observation named `{}` whose attributes name the tool `{}`",
+                            crate::convert::shown(&b.name),
+                            crate::convert::shown(&a.name)
+                        )));
+                    }
+                    // A tool by its attributes that left out its arguments
+                    // or result: its own `input` / `output` give them, as
+                    // one more place of the same call.
+                    (Kind::Tool(a), Some(Kind::Tool(_)), Some(n)) => {
+                        let mut s = s;
+                        for (missing, key) in [
+                            (a.arguments.is_null(), "gen_ai.tool.call.arguments"),
+                            (a.result.is_none(), "gen_ai.tool.call.result"),
+                        ] {
+                            if let (true, Some(v)) = (missing, n.attrs.get(key)) {
+                                s.attrs.insert(key.into(), v.clone());
+                            }
+                        }
+                        out.push(s);
+                    }
+                    (Kind::Llm(a), Some(Kind::Llm(b)), _)
+                        if calls_of(a.output.as_deref()) != calls_of(b.output.as_deref())
+                            && a.output.is_some()
+                            && b.output.is_some() =>
+                    {
+                        errors.push(conflict(
+                            "a GENERATION observation whose own output records other calls than its attributes",
+                        ));
+                    }
+                    _ => out.push(s),
+                }
+            }
             _ => out.push(s),
         }
     }
     (out, errors)
+}
+
+/// The names of the calls an output records, in order.
+fn calls_of(out: Option<&[super::genai::Msg]>) -> Vec<String> {
+    out.unwrap_or_default()
+        .iter()
+        .flat_map(|m| m.calls.iter().map(|c| c.name.clone()))
+        .collect()
 }
 
 /// [`langfuse`] by attributes alone: each span with its observation's index.
