@@ -1191,3 +1191,47 @@ fn a_langfuse_observation_whose_own_record_conflicts_with_its_attributes_refuses
         delete_file_seen_or_refused(f);
     }
 }
+
+#[test]
+fn a_parent_id_that_is_not_an_id_or_a_jaeger_reference_pactum_cannot_read_is_an_error_or_read() {
+    for f in [
+        "H22_parent_number.json",
+        "H23_parent_ws.json",
+        "H24_parent_obj.json",
+        "H25_parent_bool.json",
+        "JG06_reftype_lower.json",
+        "JG09_refs_null_spanid.json",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review")
+            .join(f);
+        let (t, o) = import(&path, &ImportOptions::default()).unwrap();
+        assert!(
+            t.is_empty(),
+            "{f}: {:?}",
+            t.iter().map(summary).collect::<Vec<_>>()
+        );
+        assert!(
+            o.iter()
+                .any(|e| e.contains("parentSpanId") || e.contains("references")),
+            "{f}: {o:?}"
+        );
+    }
+    // FOLLOWS_FROM and the deprecated `parentSpanID` name the parent: one
+    // the file lacks makes the trace cut off.
+    for f in ["JG01_follows_from.json", "JG04_parentSpanID_field.json"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review")
+            .join(f);
+        let (t, o) = import(&path, &ImportOptions::default()).unwrap();
+        assert!(o.is_empty(), "{f}: {o:?}");
+        assert!(
+            t[0].incomplete
+                .as_deref()
+                .unwrap_or_default()
+                .contains("cut off"),
+            "{f}: {}",
+            summary(&t[0])
+        );
+    }
+}

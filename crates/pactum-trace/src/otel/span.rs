@@ -392,6 +392,13 @@ fn otlp_id(
     tid: Option<&str>,
     what: &str,
 ) -> Result<String, SpanError> {
+    if let Some(o) = v.filter(|v| !v.is_string() && !v.is_null()) {
+        return Err(err(
+            tid,
+            at,
+            format!("a {what} is a string of hex digits, found {}", kind(o)),
+        ));
+    }
     let id = id_str(v).ok_or_else(|| err(tid, at.clone(), format!("missing or empty {what}")))?;
     if id.len() != bytes * 2 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(err(
@@ -420,8 +427,12 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
     )?;
     let tid = Some(trace_id.as_str());
     let span_id = otlp_id(sp.get("spanId"), 8, format!("{at}/spanId"), tid, "span id")?;
-    let parent = match id_str(sp.get("parentSpanId")) {
-        None => None,
+    // Only an absent, null or empty `parentSpanId` makes a root; anything
+    // else (blank, a number, an object) must be an id, or the span is
+    // refused: read as a root, it would hide a cut-off.
+    let parent = match sp.get("parentSpanId") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(p)) if p.is_empty() => None,
         Some(_) => Some(otlp_id(
             sp.get("parentSpanId"),
             8,
@@ -589,6 +600,90 @@ fn otlp_remote_parent(sp: &Value) -> bool {
     }
 }
 
+/// A Jaeger span's parent: its `CHILD_OF` reference, else (as Jaeger's
+/// own model reads it) its first `FOLLOWS_FROM` reference, else the
+/// deprecated `parentSpanID` field (empty or all zeros: none); the two
+/// places must agree. Another `refType`, a reference without a span id, or
+/// two `CHILD_OF` references are errors naming the field: read as a root,
+/// the span would hide a cut-off.
+fn jaeger_parent(sp: &Value, at: &str, tid: Option<&str>) -> Result<Option<String>, SpanError> {
+    let (mut child_of, mut follows) = (None, None);
+    match sp.get("references") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(refs)) => {
+            for (i, r) in refs.iter().enumerate() {
+                let here = format!("{at}/references/{i}");
+                let id = || {
+                    id_str(r.get("spanID")).ok_or_else(|| {
+                        err(
+                            tid,
+                            format!("{here}/spanID"),
+                            "a reference without a span id: which span is the parent?",
+                        )
+                    })
+                };
+                match r.get("refType").and_then(Value::as_str) {
+                    Some("CHILD_OF") => {
+                        if child_of.is_some() {
+                            return Err(err(
+                                tid,
+                                here,
+                                "two CHILD_OF references: which is the parent?",
+                            ));
+                        }
+                        child_of = Some(id()?);
+                    }
+                    Some("FOLLOWS_FROM") => {
+                        let id = id()?;
+                        follows.get_or_insert(id);
+                    }
+                    other => {
+                        return Err(err(
+                            tid,
+                            format!("{here}/refType"),
+                            format!(
+                                "unknown reference type {}: expected CHILD_OF or FOLLOWS_FROM",
+                                other.map_or("(none)".to_string(), crate::convert::shown)
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+        Some(o) => {
+            return Err(err(
+                tid,
+                format!("{at}/references"),
+                format!("expected an array, found {}", kind(o)),
+            ))
+        }
+    }
+    let by_ref = child_of.or(follows);
+    let old = match sp.get("parentSpanID") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(p)) if p.trim().bytes().all(|b| b == b'0') => None,
+        Some(v) => Some(id_str(Some(v)).ok_or_else(|| {
+            err(
+                tid,
+                format!("{at}/parentSpanID"),
+                format!("expected a span id, found {}", kind(v)),
+            )
+        })?),
+    };
+    match (by_ref, old) {
+        (Some(a), Some(b)) if a != b => Err(err(
+            tid,
+            format!("{at}/parentSpanID"),
+            format!(
+                "names the parent `{}` and the references `{}`: which is it?",
+                crate::convert::shown(&b),
+                crate::convert::shown(&a)
+            ),
+        )),
+        (a, b) => Ok(a.or(b)),
+    }
+}
+
 /// A Jaeger tag (`{key, type, value}`) value, checked against its type.
 fn jaeger_tags(tags: &[Value], at: &str) -> Result<BTreeMap<String, Value>, (String, String)> {
     let mut out = BTreeMap::new();
@@ -681,21 +776,7 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
         )
     })?;
     let duration = nanos(sp.get("duration"));
-    let mut parent = None;
-    if let Some(Value::Array(refs)) = sp.get("references") {
-        for (i, r) in refs.iter().enumerate() {
-            if r.get("refType").and_then(Value::as_str) == Some("CHILD_OF") {
-                if parent.is_some() {
-                    return Err(err(
-                        tid,
-                        format!("{at}/references/{i}"),
-                        "two CHILD_OF references: which is the parent?",
-                    ));
-                }
-                parent = id_str(r.get("spanID"));
-            }
-        }
-    }
+    let parent = jaeger_parent(sp, at, tid)?;
     let mut attrs = match sp.get("tags") {
         None | Some(Value::Null) => BTreeMap::new(),
         Some(Value::Array(a)) => {
