@@ -1235,3 +1235,39 @@ fn a_parent_id_that_is_not_an_id_or_a_jaeger_reference_pactum_cannot_read_is_an_
         );
     }
 }
+
+#[test]
+fn flags_that_are_not_a_32_bit_integer_are_an_error_and_a_remote_parent_excuses_no_cut_off_beside_a_true_root(
+) {
+    let review = |f: &str| {
+        import(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/otel-review")
+                .join(f),
+            &ImportOptions::default(),
+        )
+        .unwrap()
+    };
+    for f in [
+        "H07_flags_hexstr_server_local.json",
+        "H08_flags_float.json",
+        "H09_flags_huge.json",
+        "H10_flags_neg.json",
+    ] {
+        let (t, o) = review(f);
+        assert!(t.is_empty(), "{f}");
+        assert!(o.iter().any(|e| e.contains("flags")), "{f}: {o:?}");
+    }
+    // The trace's true root is in the file: it was exported whole, so a
+    // SERVER span's missing parent is a span the export lost.
+    let (t, o) = review("H21_middle_missing_server.json");
+    assert!(o.is_empty(), "{o:?}");
+    assert!(
+        t[0].incomplete
+            .as_deref()
+            .unwrap_or_default()
+            .contains("cut off"),
+        "{}",
+        summary(&t[0])
+    );
+}

@@ -405,10 +405,23 @@ fn one(
     // it ends, the root last); a span missing from the middle was not
     // exported either. What it ran cannot be seen: a parent the spans do
     // not include makes the trace incomplete. A remote parent (the caller
-    // of a SERVER span, in another process) is never in this export.
+    // of a SERVER span, in another process) is not in this export. But
+    // where the trace's own root is here, the trace was exported whole from
+    // its start, and an LLM call or a tool execution (what is graded) whose
+    // parent is missing lost it in the export, whatever its kind says; a
+    // transport span (an HTTP server span a remote client called, as in a
+    // Tempo export of several services) stays excused.
+    let rooted: HashSet<&str> = spans
+        .iter()
+        .filter(|s| s.parent.is_none())
+        .map(|s| s.trace_id.as_str())
+        .collect();
     let orphan = if parents_held {
-        spans.iter().find_map(|s| {
-            let p = s.parent.as_deref().filter(|_| !s.remote_parent)?;
+        spans.iter().zip(&kinds).find_map(|(s, k)| {
+            let excused = s.remote_parent
+                && !(rooted.contains(s.trace_id.as_str())
+                    && matches!(k, Kind::Llm(_) | Kind::Tool(_)));
+            let p = s.parent.as_deref().filter(|_| !excused)?;
             (!index.contains_key(&(s.trace_id.as_str(), p))).then(|| {
                 format!(
                     "span `{}` (`{}`) names a parent span `{}` the trace's spans do not include: the trace is cut off (an exporter sends each span as it ends, so the spans around it, and what they ran, are missing)",

@@ -300,9 +300,17 @@ impl Assembler {
     }
 
     /// Whether the trace's root span has ended: a span with an end time
-    /// and no parent, or a remote parent not among the spans (the entry of
-    /// a call from another process: this process's root).
+    /// and no parent, or, while no span without a parent has arrived, one
+    /// whose remote parent is not among the spans (the entry of a call
+    /// from another process: this process's root).
     fn root_ended(o: &Open) -> bool {
+        if o.t.spans.iter().any(|s| s.parent.is_none()) {
+            return o
+                .t
+                .spans
+                .iter()
+                .any(|s| s.parent.is_none() && s.end.is_some());
+        }
         let held = |p: &str| o.t.spans.iter().any(|s| s.span_id == p);
         o.t.spans.iter().any(|s| {
             s.end.is_some()

@@ -560,7 +560,7 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
     if !lost.is_empty() {
         attrs.insert(LOST.into(), Value::String(lost.join(", ")));
     }
-    let remote_parent = otlp_remote_parent(sp);
+    let remote_parent = otlp_remote_parent(sp, at, tid)?;
     Ok(Span {
         trace_id,
         span_id,
@@ -584,20 +584,44 @@ const FLAG_IS_REMOTE: u64 = 0x200;
 /// Whether an OTLP span's parent is remote: its `flags` say so when they
 /// know (bit 8 set, bit 9 the answer); else its kind does (SERVER and
 /// CONSUMER spans are the entries of calls from another process).
-fn otlp_remote_parent(sp: &Value) -> bool {
+///
+/// `flags` is a `fixed32`: an integer from 0 to 2³²−1 (a decimal string
+/// too, as JSON encoders may write integers); anything else is an error
+/// naming the field, never ignored (ignored, it would let the kind decide).
+fn otlp_remote_parent(sp: &Value, at: &str, tid: Option<&str>) -> Result<bool, SpanError> {
     let flags = match sp.get("flags") {
-        Some(Value::Number(n)) => n.as_u64(),
-        Some(Value::String(s)) => s.parse::<u64>().ok(),
-        _ => None,
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            let n = match v {
+                Value::Number(n) => n.as_u64(),
+                Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+                    s.parse::<u64>().ok()
+                }
+                _ => None,
+            };
+            match n.filter(|n| *n <= u64::from(u32::MAX)) {
+                Some(n) => Some(n),
+                None => {
+                    return Err(err(
+                        tid,
+                        format!("{at}/flags"),
+                        format!(
+                            "`flags` is a 32-bit unsigned integer, found {}",
+                            crate::convert::shown(&v.to_string())
+                        ),
+                    ))
+                }
+            }
+        }
     };
     if let Some(f) = flags.filter(|f| f & FLAG_HAS_IS_REMOTE != 0) {
-        return f & FLAG_IS_REMOTE != 0;
+        return Ok(f & FLAG_IS_REMOTE != 0);
     }
-    match sp.get("kind") {
+    Ok(match sp.get("kind") {
         Some(Value::Number(n)) => matches!(n.as_u64(), Some(2 | 5)),
         Some(Value::String(k)) => matches!(k.as_str(), "SPAN_KIND_SERVER" | "SPAN_KIND_CONSUMER"),
         _ => false,
-    }
+    })
 }
 
 /// A Jaeger span's parent: its `CHILD_OF` reference, else (as Jaeger's
