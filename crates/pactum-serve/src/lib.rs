@@ -455,7 +455,10 @@ impl Server {
             .latencies_ms
             .sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
         let store = Store::open(&cfg.store)?;
-        let status = if summary.store_failures > 0 || served.is_err() {
+        // A session that lost anything (late or dropped spans, refused
+        // bodies, unreadable traces) is no clean finish: the stored run
+        // must not read as one.
+        let status = if summary.store_failures > 0 || served.is_err() || summary.lost_anything() {
             RunStatus::Interrupted
         } else {
             RunStatus::Finished
@@ -952,6 +955,33 @@ impl Grader {
                     error: Some(reason),
                 };
                 *self.summary.by_status.entry(TestStatus::Error).or_default() += 1;
+                return Some(Pending {
+                    id: trace_id,
+                    trace: None,
+                    result,
+                    started,
+                    t0,
+                    line,
+                    due: None,
+                    export: None,
+                });
+            }
+            Built::Late { trace_id, spans } => {
+                let (trace_id, _) = self.redacted(&trace_id, "");
+                let why = format!(
+                    "{spans} span(s) arrived after this trace was graded and were dropped: the verdict stored for it before them does not stand (what arrived may be the violation)"
+                );
+                let line = format!("ERR   {}  {why}", bounded(&trace_id, 40));
+                let result = TraceResult {
+                    trace_id: trace_id.clone(),
+                    source: None,
+                    observability: ObservabilityLevel::ResponseOnly,
+                    status: TestStatus::Error,
+                    summary: format!("spans arrived after grading: {why}"),
+                    contracts: Vec::new(),
+                    overall_score: None,
+                    error: Some(why),
+                };
                 return Some(Pending {
                     id: trace_id,
                     trace: None,

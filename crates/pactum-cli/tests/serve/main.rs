@@ -754,3 +754,35 @@ fn a_key_in_an_unreadable_trace_or_a_refused_body_reaches_no_line_store_or_answe
         );
     }
 }
+
+#[test]
+fn spans_arriving_after_a_trace_was_graded_leave_no_stored_pass_and_no_clean_run() {
+    let srv = Served::start(&[]);
+    let mut spans = agent_trace(CLEAN, &["delete_file"], "Here.", true, true);
+    // The delete_file tool span and the call in the output come later.
+    let late = spans.pop().expect("tool span");
+    spans[1] = agent_trace(CLEAN, &[], "Here.", true, true)[1].clone();
+    assert_eq!(srv.post_json(&doc(spans)).0, 200);
+    srv.wait_graded(1);
+    assert_eq!(srv.post_json(&doc(vec![late])).0, 200);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let end = srv.stop("TERM");
+    assert_eq!(end.code, 5, "{}\n{}", end.stdout, end.stderr);
+    let (run, stored) = end.stored();
+    assert_ne!(
+        run, "finished",
+        "a run that dropped spans reads as a clean finish"
+    );
+    let mine: Vec<&Stored> = stored.iter().filter(|s| s.test_id == CLEAN).collect();
+    assert!(
+        mine.iter().any(|s| s.status == "error"
+            && s.result["summary"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("after")),
+        "{:?}",
+        mine.iter()
+            .map(|s| (&s.status, &s.result))
+            .collect::<Vec<_>>()
+    );
+}
