@@ -1271,3 +1271,31 @@ fn flags_that_are_not_a_32_bit_integer_are_an_error_and_a_remote_parent_excuses_
         summary(&t[0])
     );
 }
+
+#[test]
+fn an_output_that_asks_for_tools_in_any_spelling_or_place_or_holds_an_empty_message_is_not_captured(
+) {
+    for f in [
+        "D01_tool-calls_hyphen.json",
+        "D03_finish_array_in_msg.json",
+        "D06_span_reasons_pyrepr.json",
+        "D07_span_reason_singular.json",
+        "D09_no_finish_empty_parts.json",
+        "D10_STOP_gemini_empty.json",
+        "D11_function_calls_plural.json",
+        "D14_two_msgs_one_call_one_ask.json",
+        "D16_openllmetry_flat_reason_on_prompt.json",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review")
+            .join(f);
+        let (t, o) = import(&path, &ImportOptions::default()).unwrap();
+        assert!(o.is_empty(), "{f}: {o:?}");
+        assert_eq!(
+            t[0].metadata["observed"]["response"],
+            false,
+            "{f}: {}",
+            summary(&t[0])
+        );
+    }
+}

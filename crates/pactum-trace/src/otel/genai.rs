@@ -1198,36 +1198,116 @@ fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
     // `gen_ai.response.finish_reasons`) with no call recorded was captured
     // in part. Either way what it asked for is unknown: not captured, so
     // neither "said nothing" nor "called nothing" is read from it.
-    let span_asks = match s.attrs.get("gen_ai.response.finish_reasons") {
-        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).any(asks_for_tools),
-        Some(Value::String(t)) => match serde_json::from_str::<Vec<String>>(t) {
-            Ok(items) => items.iter().any(|r| asks_for_tools(r)),
-            Err(_) => asks_for_tools(t),
-        },
-        _ => false,
-    };
-    let asks = span_asks
-        || msgs
+    //
+    // The span's reasons sit under the plural key or the singular one, as
+    // an array, JSON text or a Python tuple's text (`('tool_calls',)`).
+    let span_reasons: Vec<String> = [
+        "gen_ai.response.finish_reasons",
+        "gen_ai.response.finish_reason",
+    ]
+    .iter()
+    .filter_map(|k| s.attrs.get(*k))
+    .flat_map(reasons_of)
+    .collect();
+    let span_asks = span_reasons.iter().any(|r| asks_for_tools(r));
+    // A message with nothing in it (`parts: []`) is as empty as no list,
+    // and a message that stopped to call tools with none recorded was
+    // captured in part: either way, not captured.
+    let partial = msgs.iter().any(|m| {
+        (m.text.is_none() && m.calls.is_empty() && m.results.is_empty())
+            || (m.calls.is_empty() && m.finish.as_deref().is_some_and(asks_for_tools))
+    });
+    let said_nothing = msgs
+        .iter()
+        .all(|m| m.calls.is_empty() && m.text.as_deref().map_or(true, |t| t.trim().is_empty()));
+    // An output that said nothing and called nothing, with a reason that
+    // is not one pactum knows ends a turn, may be a call in another
+    // spelling: not read as "called nothing".
+    let unknown_reason = said_nothing
+        && span_reasons
             .iter()
-            .any(|m| m.finish.as_deref().is_some_and(asks_for_tools));
-    if msgs.is_empty() || (asks && msgs.iter().all(|m| m.calls.is_empty())) {
+            .map(String::as_str)
+            .chain(msgs.iter().filter_map(|m| m.finish.as_deref()))
+            .any(|r| !ends_turn(r));
+    if msgs.is_empty()
+        || partial
+        || unknown_reason
+        || (span_asks && msgs.iter().all(|m| m.calls.is_empty()))
+    {
         return Ok(None);
     }
     Ok(Some(msgs))
 }
 
-/// A message's `finish_reason`, when it is a string.
+/// The finish reasons a value records: a string (JSON text of an array,
+/// a Python tuple's or list's text, or one reason), or an array of them.
+fn reasons_of(v: &Value) -> Vec<String> {
+    match v {
+        Value::Array(items) => items.iter().flat_map(reasons_of).collect(),
+        Value::String(t) => match serde_json::from_str::<Vec<String>>(t) {
+            Ok(items) => items,
+            Err(_) => t
+                .trim()
+                .trim_start_matches(['(', '['])
+                .trim_end_matches([')', ']'])
+                .split(',')
+                .map(|r| r.trim().trim_matches(['\'', '"']).trim().to_string())
+                .filter(|r| !r.is_empty())
+                .collect(),
+        },
+        // Not a reason pactum reads: kept as text, so it counts as unknown.
+        other => vec![other.to_string()],
+    }
+}
+
+/// Whether a finish reason is one that ends a turn without a tool call
+/// (OpenAI, Anthropic, Gemini, Bedrock spellings, any case).
+fn ends_turn(reason: &str) -> bool {
+    matches!(
+        reason
+            .trim()
+            .to_ascii_lowercase()
+            .replace('-', "_")
+            .as_str(),
+        "stop"
+            | "end_turn"
+            | "length"
+            | "max_tokens"
+            | "content_filter"
+            | "stop_sequence"
+            | "eos"
+            | "end"
+            | "complete"
+            | "safety"
+            | "recitation"
+            | "finish_reason_unspecified"
+            | "guardrail_intervened"
+    )
+}
+
+/// A message's `finish_reason`: a string, or of an array the first that
+/// asks for tools, else the first; any other value as its text (an
+/// unknown reason).
 fn finish_reason(m: &Map<String, Value>) -> Option<String> {
-    m.get("finish_reason")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    let v = m.get("finish_reason").filter(|v| !v.is_null())?;
+    let reasons = reasons_of(v);
+    reasons
+        .iter()
+        .find(|r| asks_for_tools(r))
+        .or_else(|| reasons.first())
+        .cloned()
 }
 
 /// Whether a finish reason says the model stopped to call tools (OpenAI
 /// `tool_calls`, legacy `function_call`, Anthropic `tool_use`).
+/// Hyphens are read as underscores (the Vercel AI SDK's `tool-calls`).
 fn asks_for_tools(reason: &str) -> bool {
     matches!(
-        reason.trim().to_ascii_lowercase().as_str(),
-        "tool_calls" | "tool_call" | "function_call" | "tool_use"
+        reason
+            .trim()
+            .to_ascii_lowercase()
+            .replace('-', "_")
+            .as_str(),
+        "tool_calls" | "tool_call" | "function_call" | "function_calls" | "tool_use"
     )
 }
