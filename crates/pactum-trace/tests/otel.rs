@@ -1299,3 +1299,29 @@ fn an_output_that_asks_for_tools_in_any_spelling_or_place_or_holds_an_empty_mess
         );
     }
 }
+
+#[test]
+fn a_python_binding_that_is_not_exactly_args_and_kwargs_leaves_the_arguments_unread() {
+    for f in [
+        "I04_extra_key.json",
+        "I08_kwargs_nested.json",
+        "I11_no_kwargs_args_only.json",
+        "I14_extra_key_other_path.json",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review")
+            .join(f);
+        let (t, o) = import(&path, &ImportOptions::default()).unwrap();
+        assert!(o.is_empty(), "{f}: {o:?}");
+        let call = t[0]
+            .tool_calls()
+            .find(|(_, c)| c.name == "delete_file")
+            .map(|(_, c)| c.clone())
+            .unwrap_or_else(|| panic!("{f}: {}", summary(&t[0])));
+        assert!(
+            call.readable_arguments().is_none(),
+            "{f}: {:?}",
+            call.arguments
+        );
+    }
+}

@@ -457,8 +457,9 @@ enum Binding {
 }
 
 /// The binding a recorded tool input is, if it is one: an object (or its
-/// JSON text) with `kwargs`, and no key but `args`, `kwargs` and
-/// smolagents' `sanitize_inputs_outputs` / `sanitize_inputs_and_outputs`.
+/// JSON text) with `args` or `kwargs`. It is read ([`Binding::Keywords`])
+/// only with no key but `args`, `kwargs` and smolagents'
+/// `sanitize_inputs_outputs` / `sanitize_inputs_and_outputs`.
 fn python_binding(v: &Value) -> Option<Binding> {
     let parsed;
     let obj = match v {
@@ -475,11 +476,18 @@ fn python_binding(v: &Value) -> Option<Binding> {
             "args" | "kwargs" | "sanitize_inputs_outputs" | "sanitize_inputs_and_outputs"
         )
     };
-    if !obj.contains_key("kwargs") || !obj.keys().all(|k| binding_key(k)) {
+    // `args` or `kwargs` make it a binding: read only when it is exactly
+    // one (no other key, `args` empty, `kwargs` an object that is not a
+    // binding itself); any other shape is unread, never taken for the
+    // arguments themselves.
+    if !obj.contains_key("kwargs") && !obj.contains_key("args") {
         return None;
     }
+    let nested = |kw: &Map<String, Value>| kw.contains_key("kwargs") || kw.contains_key("args");
     match (obj.get("args"), obj.get("kwargs")) {
-        (Some(Value::Array(a)), Some(kw @ Value::Object(_))) if a.is_empty() => {
+        (Some(Value::Array(a)), Some(kw @ Value::Object(m)))
+            if a.is_empty() && !nested(m) && obj.keys().all(|k| binding_key(k)) =>
+        {
             Some(Binding::Keywords(kw.clone()))
         }
         _ => Some(Binding::Unread(match v {
