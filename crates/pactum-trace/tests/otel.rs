@@ -1325,3 +1325,33 @@ fn a_python_binding_that_is_not_exactly_args_and_kwargs_leaves_the_arguments_unr
         );
     }
 }
+
+#[test]
+fn a_snake_case_span_field_is_an_error_and_a_resource_that_lost_attributes_makes_the_trace_incomplete(
+) {
+    let review = |f: &str| {
+        import(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/otel-review")
+                .join(f),
+            &ImportOptions::default(),
+        )
+        .unwrap()
+    };
+    let (t, o) = review("G16_snake_case.json");
+    assert!(t.is_empty());
+    assert!(
+        o.iter().any(|e| e.contains("dropped_attributes_count")),
+        "{o:?}"
+    );
+    let (t, o) = review("G17_resource_dropped.json");
+    assert!(o.is_empty(), "{o:?}");
+    assert!(
+        t[0].incomplete
+            .as_deref()
+            .unwrap_or_default()
+            .contains("resource"),
+        "{}",
+        summary(&t[0])
+    );
+}

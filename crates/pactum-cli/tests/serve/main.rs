@@ -104,6 +104,7 @@ fn proto_of(doc: &serde_json::Value) -> Vec<u8> {
         .collect();
     ExportTraceServiceRequest {
         resource_spans: vec![ResourceSpans {
+            resource: None,
             scope_spans: vec![ScopeSpans { spans }],
         }],
     }
@@ -785,4 +786,30 @@ fn spans_arriving_after_a_trace_was_graded_leave_no_stored_pass_and_no_clean_run
             .map(|s| (&s.status, &s.result))
             .collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn a_protobuf_resource_that_lost_attributes_keeps_its_trace_from_passing() {
+    let srv = Served::start(&[]);
+    let mut body = proto_of(&doc(agent_trace(
+        CLEAN,
+        &["list_files"],
+        "Here.",
+        true,
+        true,
+    )));
+    {
+        use pactum_serve::proto::{ExportTraceServiceRequest, Resource};
+        use prost::Message;
+        let mut req = ExportTraceServiceRequest::decode(&body[..]).expect("decode");
+        req.resource_spans[0].resource = Some(Resource {
+            dropped_attributes_count: 2,
+        });
+        body = req.encode_to_vec();
+    }
+    let (code, text) = srv.post("application/x-protobuf", &[], &body);
+    assert_eq!(code, 200, "{text}");
+    srv.wait_graded(1);
+    let end = srv.stop("TERM");
+    assert_eq!(end.status_of(CLEAN), "undetermined", "{}", end.stdout);
 }

@@ -340,6 +340,29 @@ pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
     };
     for (i, r) in rs.iter().enumerate() {
         let at = format!("/{key}/{i}");
+        // A resource that lost attributes may have lost what said which
+        // process ran the spans: every span of it is incomplete.
+        let resource_lost = match r.get("resource").map(|res| {
+            if res.get("dropped_attributes_count").is_some() {
+                return Err(err(
+                    None,
+                    format!("{at}/resource/dropped_attributes_count"),
+                    "`dropped_attributes_count`: pactum reads OTLP/JSON's lowerCamelCase field names (`droppedAttributesCount`)",
+                ));
+            }
+            dropped(
+                res.get("droppedAttributesCount"),
+                &format!("{at}/resource/droppedAttributesCount"),
+            )
+            .map_err(|(f, m)| err(None, f, m))
+        }) {
+            None => 0,
+            Some(Ok(n)) => n,
+            Some(Err(e)) => {
+                errors.push(e);
+                continue;
+            }
+        };
         let scopes = match (r.get("scopeSpans"), r.get("instrumentationLibrarySpans")) {
             (Some(_), Some(_)) => {
                 errors.push(err(
@@ -373,13 +396,56 @@ pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
             };
             for (k, sp) in items.iter().enumerate() {
                 match otlp_span(sp, &format!("{at}/spans/{k}"), line) {
-                    Ok(s) => spans.push(s),
+                    Ok(mut s) => {
+                        if resource_lost > 0 {
+                            let note = format!(
+                                "{resource_lost} attribute(s) of its resource (`resource/droppedAttributesCount`)"
+                            );
+                            let why = match s.attrs.get(LOST).and_then(Value::as_str) {
+                                Some(w) => format!("{w}, {note}"),
+                                None => note,
+                            };
+                            s.attrs.insert(LOST.into(), Value::String(why));
+                        }
+                        spans.push(s)
+                    }
                     Err(e) => errors.push(e),
                 }
             }
         }
     }
     (spans, errors)
+}
+
+/// A span's and its events' fields in their proto spelling.
+const SNAKE_FIELDS: [&str; 10] = [
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "trace_state",
+    "start_time_unix_nano",
+    "end_time_unix_nano",
+    "dropped_attributes_count",
+    "dropped_events_count",
+    "dropped_links_count",
+    "time_unix_nano",
+];
+
+/// `snake_case` as `lowerCamelCase`.
+fn camel(k: &str) -> String {
+    let mut out = String::new();
+    let mut up = false;
+    for c in k.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.push(c.to_ascii_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// An OTLP id as hex: `bytes` bytes (a trace id 16, a span id 8), not all
@@ -426,6 +492,19 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
         "trace id",
     )?;
     let tid = Some(trace_id.as_str());
+    // Proto field names are another spelling OTLP/JSON readers may meet;
+    // pactum reads the lowerCamelCase ones, so one of these passed over
+    // (a parent, a dropped count) would change what the span says.
+    if let Some(k) = SNAKE_FIELDS.iter().find(|k| sp.get(**k).is_some()) {
+        return Err(err(
+            tid,
+            format!("{at}/{k}"),
+            format!(
+                "`{k}`: pactum reads OTLP/JSON's lowerCamelCase field names (`{}`)",
+                camel(k)
+            ),
+        ));
+    }
     let span_id = otlp_id(sp.get("spanId"), 8, format!("{at}/spanId"), tid, "span id")?;
     // Only an absent, null or empty `parentSpanId` makes a root; anything
     // else (blank, a number, an object) must be an id, or the span is
@@ -491,6 +570,16 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
     if let Some(Value::Array(evs)) = sp.get("events") {
         for (i, e) in evs.iter().enumerate() {
             let name = e.get("name").and_then(Value::as_str).unwrap_or_default();
+            if let Some(k) = SNAKE_FIELDS.iter().find(|k| e.get(**k).is_some()) {
+                return Err(err(
+                    tid,
+                    format!("{at}/events/{i}/{k}"),
+                    format!(
+                        "`{k}`: pactum reads OTLP/JSON's lowerCamelCase field names (`{}`)",
+                        camel(k)
+                    ),
+                ));
+            }
             let here = format!("{at}/events/{i}/droppedAttributesCount");
             match dropped(e.get("droppedAttributesCount"), &here)
                 .map_err(|(f, m)| err(tid, f, m))?
