@@ -1227,7 +1227,7 @@ fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
     });
     let said_nothing = msgs
         .iter()
-        .all(|m| m.calls.is_empty() && m.text.as_deref().map_or(true, |t| t.trim().is_empty()));
+        .all(|m| m.calls.is_empty() && m.text.as_deref().is_none_or(|t| t.trim().is_empty()));
     // An output that said nothing and called nothing, with a reason that
     // is not one pactum knows ends a turn, may be a call in another
     // spelling: not read as "called nothing".
