@@ -1355,3 +1355,30 @@ fn a_snake_case_span_field_is_an_error_and_a_resource_that_lost_attributes_makes
         summary(&t[0])
     );
 }
+
+#[test]
+fn a_padded_otlp_id_or_a_jaeger_id_that_is_not_hex_is_an_error_and_a_resource_genai_mark_is_never_skipped(
+) {
+    let review = |f: &str| {
+        import(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/otel-review")
+                .join(f),
+            &ImportOptions::default(),
+        )
+        .unwrap()
+    };
+    let (t, o) = review("J02_ws.json");
+    assert!(t.is_empty());
+    assert!(o.iter().any(|e| e.contains("traceId")), "{o:?}");
+    let (t, o) = review("JG08_spanid_bad.json");
+    assert!(t.is_empty());
+    assert!(o.iter().any(|e| e.contains("spanID")), "{o:?}");
+    let (t, o) = review("S02_resource_gen_ai.json");
+    assert!(t.is_empty());
+    assert!(
+        o.iter()
+            .any(|e| e.starts_with("error:") && e.contains("gen_ai.")),
+        "{o:?}"
+    );
+}

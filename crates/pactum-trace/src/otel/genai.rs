@@ -340,6 +340,11 @@ pub(crate) fn genai_marker(s: &Span) -> Option<&str> {
                 .find(|e| e.name.starts_with("gen_ai."))
                 .map(|e| e.name.as_str())
         })
+        .or_else(|| {
+            s.attrs
+                .get(super::span::RESOURCE_MARK)
+                .and_then(Value::as_str)
+        })
 }
 
 fn is_input_event(name: &str) -> bool {

@@ -117,6 +117,11 @@ pub(crate) type Found = (Vec<Span>, Vec<SpanError>);
 /// file: `pactum.` keys are not kept ([`kept`]).
 pub(crate) const LOST: &str = "pactum.span.lost";
 
+/// The first `gen_ai.*` attribute of a span's resource, if any: a trace
+/// of spans pactum cannot read whose resource says GenAI is refused, not
+/// skipped. Never read from a file, like [`LOST`].
+pub(crate) const RESOURCE_MARK: &str = "pactum.resource.genai";
+
 /// A `dropped*Count`: absent or 0 is nothing lost; a number (or decimal
 /// string) above 0 is how many; anything else is an error, never read as
 /// nothing.
@@ -363,6 +368,17 @@ pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
                 continue;
             }
         };
+        let resource_mark = r
+            .pointer("/resource/attributes")
+            .and_then(Value::as_array)
+            .and_then(|a| {
+                a.iter().find_map(|kv| {
+                    kv.get("key")
+                        .and_then(Value::as_str)
+                        .filter(|k| k.to_ascii_lowercase().starts_with("gen_ai."))
+                })
+            })
+            .map(str::to_string);
         let scopes = match (r.get("scopeSpans"), r.get("instrumentationLibrarySpans")) {
             (Some(_), Some(_)) => {
                 errors.push(err(
@@ -397,6 +413,12 @@ pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
             for (k, sp) in items.iter().enumerate() {
                 match otlp_span(sp, &format!("{at}/spans/{k}"), line) {
                     Ok(mut s) => {
+                        if let Some(k) = &resource_mark {
+                            s.attrs.insert(
+                                RESOURCE_MARK.into(),
+                                Value::String(format!("resource {k}")),
+                            );
+                        }
                         if resource_lost > 0 {
                             let note = format!(
                                 "{resource_lost} attribute(s) of its resource (`resource/droppedAttributesCount`)"
@@ -464,6 +486,18 @@ fn otlp_id(
             at,
             format!("a {what} is a string of hex digits, found {}", kind(o)),
         ));
+    }
+    if let Some(Value::String(raw)) = v {
+        if raw.trim() != raw && !raw.trim().is_empty() {
+            return Err(err(
+                tid,
+                at,
+                format!(
+                    "a {what} with spaces around it (`{}`): ids are written as hex digits only",
+                    crate::convert::shown(raw)
+                ),
+            ));
+        }
     }
     let id = id_str(v).ok_or_else(|| err(tid, at.clone(), format!("missing or empty {what}")))?;
     if id.len() != bytes * 2 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -870,12 +904,40 @@ pub(crate) fn jaeger(doc: &Value, line: u64) -> Found {
     (spans, errors)
 }
 
+/// A Jaeger id: hex digits, at most `max` of them (Jaeger drops leading
+/// zeros), not all zero; anything else is an error naming the field.
+fn jaeger_id(
+    v: Option<&Value>,
+    max: usize,
+    at: String,
+    tid: Option<&str>,
+    what: &str,
+) -> Result<String, SpanError> {
+    let id = id_str(v).ok_or_else(|| err(tid, at.clone(), format!("missing or empty {what}")))?;
+    if id.len() > max || !id.bytes().all(|b| b.is_ascii_hexdigit()) || id.bytes().all(|b| b == b'0')
+    {
+        return Err(err(
+            tid,
+            at,
+            format!(
+                "a {what} is up to {max} hex digits, not all zero: found `{}`",
+                crate::convert::shown(&id)
+            ),
+        ));
+    }
+    Ok(id)
+}
+
 fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
-    let trace_id = id_str(sp.get("traceID"))
-        .ok_or_else(|| err(None, format!("{at}/traceID"), "missing or empty trace id"))?;
+    let trace_id = jaeger_id(
+        sp.get("traceID"),
+        32,
+        format!("{at}/traceID"),
+        None,
+        "trace id",
+    )?;
     let tid = Some(trace_id.as_str());
-    let span_id = id_str(sp.get("spanID"))
-        .ok_or_else(|| err(tid, format!("{at}/spanID"), "missing or empty span id"))?;
+    let span_id = jaeger_id(sp.get("spanID"), 16, format!("{at}/spanID"), tid, "span id")?;
     let name = sp
         .get("operationName")
         .and_then(Value::as_str)
