@@ -813,3 +813,23 @@ fn a_protobuf_resource_that_lost_attributes_keeps_its_trace_from_passing() {
     let end = srv.stop("TERM");
     assert_eq!(end.status_of(CLEAN), "undetermined", "{}", end.stdout);
 }
+
+#[test]
+fn a_server_span_is_not_the_root_of_a_trace_whose_parentless_root_has_arrived() {
+    let srv = Served::start(&[]);
+    // The root (no parent) has not ended; a SERVER chat span below a
+    // parent that never arrives has.
+    let mut spans = agent_trace(BAD, &["delete_file"], "Done.", true, false);
+    let tool = spans.pop().expect("tool span");
+    // The call shows only in the tool span, which comes later.
+    spans[1] = agent_trace(BAD, &[], "Done.", true, false)[1].clone();
+    spans[1]["kind"] = json!("SPAN_KIND_SERVER");
+    spans[1]["parentSpanId"] = json!(format!("{}77", &BAD[..14]));
+    assert_eq!(srv.post_json(&doc(spans)).0, 200);
+    std::thread::sleep(std::time::Duration::from_millis(900));
+    // Nothing graded yet: the trace's root is still open.
+    assert_eq!(srv.post_json(&doc(vec![tool])).0, 200);
+    let end = srv.stop("TERM");
+    assert_eq!(end.status_of(BAD), "fail", "{}\n{}", end.stdout, end.stderr);
+    assert!(!end.stdout.contains("PASS "), "{}", end.stdout);
+}
