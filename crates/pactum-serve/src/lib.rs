@@ -47,7 +47,7 @@ use std::time::{Duration, Instant, SystemTime};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
-use pactum_core::secret::{trace_key_tokens, EnvKeys, Redactor};
+use pactum_core::secret::{redaction_rule, trace_key_tokens, EnvKeys, Redactor};
 use pactum_core::{ObservabilityLevel, Policy, TestStatus, TraceResult};
 use pactum_eval::{grade_trace, CompiledContract, NoJudge};
 use pactum_store::{CacheMode, ContractSnapshot, NewRun, RunId, RunStatus, Store, TrialRecord};
@@ -240,6 +240,34 @@ impl std::fmt::Debug for Server {
     }
 }
 
+/// The one redaction rule (SPEC §4) as serve applies it to untrusted
+/// text: the keys it knows (the environment's) and every key-shaped token
+/// of the text about to be printed, stored or answered.
+#[derive(Clone)]
+struct Keys {
+    base: Redactor,
+    env: EnvKeys,
+}
+
+/// What is shown instead of a text whose keys could not be searched for.
+const WITHHELD: &str = "[withheld: the keys in this text cannot be searched for]";
+
+impl Keys {
+    /// The redactor for `texts`, or `None` when it cannot be built (the
+    /// texts are then withheld whole: nothing unredacted is shown).
+    fn rule<'a>(&self, texts: impl IntoIterator<Item = &'a str>) -> Option<Redactor> {
+        redaction_rule(&self.base, &self.env, texts).ok()
+    }
+
+    /// `text` redacted by the rule built from `text` itself.
+    fn redact(&self, text: &str) -> String {
+        match self.rule([text]) {
+            Some(r) => r.redact(text).into_owned(),
+            None => WITHHELD.to_string(),
+        }
+    }
+}
+
 fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }
@@ -365,6 +393,10 @@ impl Server {
         } = self;
         let shared = Arc::new(Shared {
             asm: Mutex::new(Assembler::new(cfg.limits, format!("otlp://{addr}"))),
+            keys: Keys {
+                base: redactor.clone(),
+                env: cfg.env_keys.clone(),
+            },
             closed: AtomicBool::new(false),
             max_body: cfg.max_body_bytes,
             bodies: AtomicU64::new(0),
@@ -379,7 +411,10 @@ impl Server {
             store,
             run: run.clone(),
             policy: cfg.policy,
-            redactor,
+            keys: Keys {
+                base: redactor,
+                env: cfg.env_keys.clone(),
+            },
             quiet: cfg.quiet_period,
             endpoint: cfg.otlp_endpoint.clone(),
             rt: rt.handle().clone(),
@@ -420,7 +455,10 @@ impl Server {
             .latencies_ms
             .sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
         let store = Store::open(&cfg.store)?;
-        let status = if summary.store_failures > 0 || served.is_err() {
+        // A session that lost anything (late or dropped spans, refused
+        // bodies, unreadable traces) is no clean finish: the stored run
+        // must not read as one.
+        let status = if summary.store_failures > 0 || served.is_err() || summary.lost_anything() {
             RunStatus::Interrupted
         } else {
             RunStatus::Finished
@@ -433,6 +471,7 @@ impl Server {
 
 struct Shared {
     asm: Mutex<Assembler>,
+    keys: Keys,
     closed: AtomicBool,
     max_body: usize,
     bodies: AtomicU64,
@@ -656,11 +695,12 @@ async fn respond(shared: &Shared, req: Request<Incoming>) -> Response<Full<Bytes
         Err(e) => refuse(shared, &e.0),
         Ok(a) => {
             shared.bodies.fetch_add(1, Ordering::SeqCst);
-            for n in &a.notices {
+            let notices: Vec<String> = a.notices.iter().map(|n| shared.keys.redact(n)).collect();
+            for n in &notices {
                 (shared.say)(Say::Notice(n.clone()));
             }
             let rejected = i64::try_from(a.rejected).unwrap_or(i64::MAX);
-            let message = a.notices.first().cloned().unwrap_or_default();
+            let message = notices.first().cloned().unwrap_or_default();
             if proto {
                 use prost::Message;
                 let resp = ExportTraceServiceResponse {
@@ -709,7 +749,8 @@ fn bounded(s: &str, n: usize) -> String {
 
 fn refuse(shared: &Shared, why: &str) -> Response<Full<Bytes>> {
     shared.refused.fetch_add(1, Ordering::SeqCst);
-    let why = bounded(why, 300);
+    // Redact, then bound, then answer and print.
+    let why = bounded(&shared.keys.redact(why), 300);
     (shared.say)(Say::Notice(format!("refused a body (400): {why}")));
     plain(StatusCode::BAD_REQUEST, &why)
 }
@@ -737,7 +778,7 @@ struct Grader {
     store: Store,
     run: RunId,
     policy: Policy,
-    redactor: Redactor,
+    keys: Keys,
     quiet: Duration,
     endpoint: Option<String>,
     rt: tokio::runtime::Handle,
@@ -877,12 +918,22 @@ impl Grader {
         }
     }
 
+    /// A trace id and a message about it, redacted by the rule built
+    /// from both (the id itself may be key-shaped).
+    fn redacted(&self, trace_id: &str, text: &str) -> (String, String) {
+        match self.keys.rule([trace_id, text]) {
+            Some(r) => (r.redact(trace_id).into_owned(), r.redact(text).into_owned()),
+            None => (WITHHELD.to_string(), WITHHELD.to_string()),
+        }
+    }
+
     fn one(&mut self, b: Built) -> Option<Pending> {
         let started = now_rfc3339();
         let t0 = Instant::now();
         let (mut trace, mut result, last, partial) = match b {
             Built::Skip { trace_id, reason } => {
                 self.summary.skipped += 1;
+                let (trace_id, reason) = self.redacted(&trace_id, &reason);
                 (self.say)(Say::Notice(format!(
                     "SKIP  {}: {}",
                     bounded(&trace_id, 40),
@@ -891,6 +942,7 @@ impl Grader {
                 return None;
             }
             Built::Refused { trace_id, reason } => {
+                let (trace_id, reason) = self.redacted(&trace_id, &reason);
                 let line = format!("ERR   {}  {}", bounded(&trace_id, 40), reason);
                 let result = TraceResult {
                     trace_id: trace_id.clone(),
@@ -914,10 +966,37 @@ impl Grader {
                     export: None,
                 });
             }
+            Built::Late { trace_id, spans } => {
+                let (trace_id, _) = self.redacted(&trace_id, "");
+                let why = format!(
+                    "{spans} span(s) arrived after this trace was graded and were dropped: the verdict stored for it before them does not stand (what arrived may be the violation)"
+                );
+                let line = format!("ERR   {}  {why}", bounded(&trace_id, 40));
+                let result = TraceResult {
+                    trace_id: trace_id.clone(),
+                    source: None,
+                    observability: ObservabilityLevel::ResponseOnly,
+                    status: TestStatus::Error,
+                    summary: format!("spans arrived after grading: {why}"),
+                    contracts: Vec::new(),
+                    overall_score: None,
+                    error: Some(why),
+                };
+                return Some(Pending {
+                    id: trace_id,
+                    trace: None,
+                    result,
+                    started,
+                    t0,
+                    line,
+                    due: None,
+                    export: None,
+                });
+            }
             Built::Error { trace_id, message } => {
                 self.summary.unreadable += 1;
                 *self.summary.by_status.entry(TestStatus::Error).or_default() += 1;
-                let message = self.redactor.redact(&message).into_owned();
+                let (trace_id, message) = self.redacted(&trace_id, &message);
                 let line = format!(
                     "ERR   {}  cannot be read: {}",
                     bounded(&trace_id, 40),
@@ -974,12 +1053,12 @@ impl Grader {
         }
         // Redact before anything is stored, printed or exported.
         let tokens = trace_key_tokens(&trace);
-        let red = if tokens.is_empty() {
-            self.redactor.clone()
-        } else {
-            Redactor::new(tokens)
-                .and_then(|t| self.redactor.with(&t))
-                .unwrap_or_else(|_| self.redactor.clone())
+        let Some(red) = self.keys.rule(tokens.iter().map(String::as_str)) else {
+            // Nothing of a trace whose keys cannot be found is kept.
+            return self.one(Built::Error {
+                trace_id: trace.id.clone(),
+                message: WITHHELD.to_string(),
+            });
         };
         red.redact_trace(&mut trace);
         result = redact_result(&red, result);

@@ -16,12 +16,24 @@ pub struct ExportTraceServiceRequest {
     pub resource_spans: Vec<ResourceSpans>,
 }
 
-/// `ResourceSpans` (the resource itself is not read).
+/// `ResourceSpans` (of the resource, only its dropped count is read).
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct ResourceSpans {
+    /// `resource = 1`.
+    #[prost(message, optional, tag = "1")]
+    pub resource: Option<Resource>,
     /// `scope_spans = 2`.
     #[prost(message, repeated, tag = "2")]
     pub scope_spans: Vec<ScopeSpans>,
+}
+
+/// `Resource`: its dropped count only (a resource that lost attributes
+/// makes its spans incomplete, as in OTLP JSON).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Resource {
+    /// `dropped_attributes_count = 2`.
+    #[prost(uint32, tag = "2")]
+    pub dropped_attributes_count: u32,
 }
 
 /// `ScopeSpans` (the scope itself is not read).
@@ -269,7 +281,16 @@ pub fn to_json(req: &ExportTraceServiceRequest) -> Value {
                 .iter()
                 .map(|s| json!({"spans": s.spans.iter().map(span).collect::<Vec<_>>()}))
                 .collect();
-            json!({"scopeSpans": ss})
+            let mut out = json!({"scopeSpans": ss});
+            if let Some(n) = r
+                .resource
+                .as_ref()
+                .map(|res| res.dropped_attributes_count)
+                .filter(|n| *n > 0)
+            {
+                out["resource"] = json!({"droppedAttributesCount": n});
+            }
+            out
         })
         .collect();
     json!({"resourceSpans": rs})

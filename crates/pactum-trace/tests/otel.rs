@@ -1102,3 +1102,283 @@ fn an_otlp_id_of_the_wrong_size_is_refused_naming_the_field() {
         "{o:?}"
     );
 }
+
+/// Imports a file of `fixtures/otel-review/` (each records a
+/// `delete_file` call somewhere) and asserts that the call is seen, or the
+/// trace is refused or incomplete: never a clean trace without it.
+fn delete_file_seen_or_refused(name: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/otel-review")
+        .join(name);
+    let (traces, other) =
+        import(&path, &ImportOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    if other.iter().any(|o| o.starts_with("error:")) {
+        return;
+    }
+    assert!(!traces.is_empty(), "{name}: {other:?}");
+    for t in &traces {
+        let seen = call_names(t).iter().any(|n| n == "delete_file");
+        assert!(
+            seen || t.error.is_some() || t.incomplete.is_some(),
+            "{name}: the delete_file call vanished: {}",
+            summary(t)
+        );
+    }
+}
+
+#[test]
+fn an_outer_layer_or_agent_span_whose_calls_differ_from_the_calls_inside_it_refuses_the_trace() {
+    delete_file_seen_or_refused("B01_wrapper_disagrees.json");
+    delete_file_seen_or_refused("B02_agent_output_call.json");
+}
+
+#[test]
+fn a_span_with_tool_or_llm_marks_pactum_cannot_place_refuses_the_trace_whatever_else_it_holds() {
+    for f in [
+        "A01_toolname_only.json",
+        "A02_traceloop_TOOL_upper.json",
+        "A03_traceloop_Tool.json",
+        "A04_op_EXECUTE_TOOL_toolname.json",
+        "A05_op_execute_tool_space.json",
+        "A07_langsmith_kind_tool.json",
+        "A08_agentops_tool.json",
+        "A09_GenAI_upper_key.json",
+        "A10_vercel_no_name.json",
+        "A14_tool_call_id_only.json",
+        "A19_logfire_running_tool.json",
+        "A20_oi_kind_TOOL_with_spaces.json",
+        "A22_only_genai_tool_call_id.json",
+        "A30_tool_in_event.json",
+        "S01_event_gen_ai_attr.json",
+        "S03_langsmith.json",
+        "S04_agentops.json",
+        "S05_upper_key.json",
+        "S08_ai_prefix_vercel.json",
+        "S10_crewai.json",
+    ] {
+        delete_file_seen_or_refused(f);
+    }
+}
+
+#[test]
+fn every_place_a_span_records_its_output_in_is_read_or_refused() {
+    for f in [
+        "C01_opdetails_event.json",
+        "C03_completion_exact_key.json",
+        "E12_event_content_and_attrs.json",
+        "E16_oi_contents_toolcall.json",
+    ] {
+        delete_file_seen_or_refused(f);
+    }
+    // The current GenAI event is read as the span's messages.
+    let (t, o) = import(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review/C01_opdetails_event.json"),
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    assert!(o.is_empty(), "{o:?}");
+    assert_eq!(call_names(&t[0]), ["delete_file", "read_file"]);
+}
+
+#[test]
+fn a_langfuse_observation_whose_own_record_conflicts_with_its_attributes_refuses_the_trace() {
+    for f in [
+        "K05_tool_attrs_oi_tool_other_name.json",
+        "K06_gen_attrs_tool.json",
+        "K07_tool_attrs_llm_noname.json",
+    ] {
+        delete_file_seen_or_refused(f);
+    }
+}
+
+#[test]
+fn a_parent_id_that_is_not_an_id_or_a_jaeger_reference_pactum_cannot_read_is_an_error_or_read() {
+    for f in [
+        "H22_parent_number.json",
+        "H23_parent_ws.json",
+        "H24_parent_obj.json",
+        "H25_parent_bool.json",
+        "JG06_reftype_lower.json",
+        "JG09_refs_null_spanid.json",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review")
+            .join(f);
+        let (t, o) = import(&path, &ImportOptions::default()).unwrap();
+        assert!(
+            t.is_empty(),
+            "{f}: {:?}",
+            t.iter().map(summary).collect::<Vec<_>>()
+        );
+        assert!(
+            o.iter()
+                .any(|e| e.contains("parentSpanId") || e.contains("references")),
+            "{f}: {o:?}"
+        );
+    }
+    // FOLLOWS_FROM and the deprecated `parentSpanID` name the parent: one
+    // the file lacks makes the trace cut off.
+    for f in ["JG01_follows_from.json", "JG04_parentSpanID_field.json"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review")
+            .join(f);
+        let (t, o) = import(&path, &ImportOptions::default()).unwrap();
+        assert!(o.is_empty(), "{f}: {o:?}");
+        assert!(
+            t[0].incomplete
+                .as_deref()
+                .unwrap_or_default()
+                .contains("cut off"),
+            "{f}: {}",
+            summary(&t[0])
+        );
+    }
+}
+
+#[test]
+fn flags_that_are_not_a_32_bit_integer_are_an_error_and_a_remote_parent_excuses_no_cut_off_beside_a_true_root(
+) {
+    let review = |f: &str| {
+        import(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/otel-review")
+                .join(f),
+            &ImportOptions::default(),
+        )
+        .unwrap()
+    };
+    for f in [
+        "H07_flags_hexstr_server_local.json",
+        "H08_flags_float.json",
+        "H09_flags_huge.json",
+        "H10_flags_neg.json",
+    ] {
+        let (t, o) = review(f);
+        assert!(t.is_empty(), "{f}");
+        assert!(o.iter().any(|e| e.contains("flags")), "{f}: {o:?}");
+    }
+    // The trace's true root is in the file: it was exported whole, so a
+    // SERVER span's missing parent is a span the export lost.
+    let (t, o) = review("H21_middle_missing_server.json");
+    assert!(o.is_empty(), "{o:?}");
+    assert!(
+        t[0].incomplete
+            .as_deref()
+            .unwrap_or_default()
+            .contains("cut off"),
+        "{}",
+        summary(&t[0])
+    );
+}
+
+#[test]
+fn an_output_that_asks_for_tools_in_any_spelling_or_place_or_holds_an_empty_message_is_not_captured(
+) {
+    for f in [
+        "D01_tool-calls_hyphen.json",
+        "D03_finish_array_in_msg.json",
+        "D06_span_reasons_pyrepr.json",
+        "D07_span_reason_singular.json",
+        "D09_no_finish_empty_parts.json",
+        "D10_STOP_gemini_empty.json",
+        "D11_function_calls_plural.json",
+        "D14_two_msgs_one_call_one_ask.json",
+        "D16_openllmetry_flat_reason_on_prompt.json",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review")
+            .join(f);
+        let (t, o) = import(&path, &ImportOptions::default()).unwrap();
+        assert!(o.is_empty(), "{f}: {o:?}");
+        assert_eq!(
+            t[0].metadata["observed"]["response"],
+            false,
+            "{f}: {}",
+            summary(&t[0])
+        );
+    }
+}
+
+#[test]
+fn a_python_binding_that_is_not_exactly_args_and_kwargs_leaves_the_arguments_unread() {
+    for f in [
+        "I04_extra_key.json",
+        "I08_kwargs_nested.json",
+        "I11_no_kwargs_args_only.json",
+        "I14_extra_key_other_path.json",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review")
+            .join(f);
+        let (t, o) = import(&path, &ImportOptions::default()).unwrap();
+        assert!(o.is_empty(), "{f}: {o:?}");
+        let call = t[0]
+            .tool_calls()
+            .find(|(_, c)| c.name == "delete_file")
+            .map(|(_, c)| c.clone())
+            .unwrap_or_else(|| panic!("{f}: {}", summary(&t[0])));
+        assert!(
+            call.readable_arguments().is_none(),
+            "{f}: {:?}",
+            call.arguments
+        );
+    }
+}
+
+#[test]
+fn a_snake_case_span_field_is_an_error_and_a_resource_that_lost_attributes_makes_the_trace_incomplete(
+) {
+    let review = |f: &str| {
+        import(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/otel-review")
+                .join(f),
+            &ImportOptions::default(),
+        )
+        .unwrap()
+    };
+    let (t, o) = review("G16_snake_case.json");
+    assert!(t.is_empty());
+    assert!(
+        o.iter().any(|e| e.contains("dropped_attributes_count")),
+        "{o:?}"
+    );
+    let (t, o) = review("G17_resource_dropped.json");
+    assert!(o.is_empty(), "{o:?}");
+    assert!(
+        t[0].incomplete
+            .as_deref()
+            .unwrap_or_default()
+            .contains("resource"),
+        "{}",
+        summary(&t[0])
+    );
+}
+
+#[test]
+fn a_padded_otlp_id_or_a_jaeger_id_that_is_not_hex_is_an_error_and_a_resource_genai_mark_is_never_skipped(
+) {
+    let review = |f: &str| {
+        import(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/otel-review")
+                .join(f),
+            &ImportOptions::default(),
+        )
+        .unwrap()
+    };
+    let (t, o) = review("J02_ws.json");
+    assert!(t.is_empty());
+    assert!(o.iter().any(|e| e.contains("traceId")), "{o:?}");
+    let (t, o) = review("JG08_spanid_bad.json");
+    assert!(t.is_empty());
+    assert!(o.iter().any(|e| e.contains("spanID")), "{o:?}");
+    let (t, o) = review("S02_resource_gen_ai.json");
+    assert!(t.is_empty());
+    assert!(
+        o.iter()
+            .any(|e| e.starts_with("error:") && e.contains("gen_ai.")),
+        "{o:?}"
+    );
+}

@@ -104,6 +104,7 @@ fn proto_of(doc: &serde_json::Value) -> Vec<u8> {
         .collect();
     ExportTraceServiceRequest {
         resource_spans: vec![ResourceSpans {
+            resource: None,
             scope_spans: vec![ScopeSpans { spans }],
         }],
     }
@@ -696,4 +697,139 @@ fn a_protobuf_span_with_a_short_trace_id_is_refused_naming_the_field() {
     );
     let end = srv.stop("TERM");
     assert_eq!(end.code, 5, "{}", end.stdout);
+}
+
+#[test]
+fn a_key_in_an_unreadable_trace_or_a_refused_body_reaches_no_line_store_or_answer() {
+    let key = "sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678";
+    let srv = Served::start(&[]);
+    let mut answers = Vec::new();
+    // The key as the trace id.
+    let mut spans = agent_trace(BAD, &[], "ok", true, true);
+    for s in &mut spans {
+        s["traceId"] = json!(key);
+    }
+    answers.push(srv.post_json(&doc(spans)));
+    // The key as the name of a span whose conventions conflict.
+    let mut spans = agent_trace(CLEAN, &[], "ok", true, true);
+    spans[1]["name"] = json!(key);
+    spans[1]["attributes"]
+        .as_array_mut()
+        .expect("attributes")
+        .push(json!({"key": "gen_ai.tool.name", "value": {"stringValue": "x"}}));
+    answers.push(srv.post_json(&doc(spans)));
+    // The key as a message role.
+    let mut spans = agent_trace(UNSEEN, &[], "ok", true, true);
+    spans[1]["attributes"][2]["value"]["stringValue"] =
+        json!(json!([{"role": key, "parts": []}]).to_string());
+    answers.push(srv.post_json(&doc(spans)));
+    // The key as a status code, then as a parent span id.
+    let mut spans = agent_trace(OTHER, &[], "ok", true, true);
+    spans[1]["status"] = json!({"code": key});
+    answers.push(srv.post_json(&doc(spans)));
+    let mut spans = agent_trace(OTHER, &[], "ok", true, true);
+    spans[1]["parentSpanId"] = json!(key);
+    answers.push(srv.post_json(&doc(spans)));
+    srv.wait_graded(2);
+    let end = srv.stop("TERM");
+    let lower = key.to_ascii_lowercase();
+    let tail = &key["sk-proj-".len()..];
+    for (what, text) in [("stdout", &end.stdout), ("stderr", &end.stderr)] {
+        for k in [key, lower.as_str(), tail] {
+            assert!(!text.contains(k), "the key reached {what}:\n{text}");
+        }
+    }
+    for (code, body) in &answers {
+        assert!(
+            !body.contains(key) && !body.contains(&lower),
+            "the key reached an answer ({code}): {body}"
+        );
+    }
+    assert!(answers.iter().any(|(c, _)| *c == 400), "{answers:?}");
+    let bytes = std::fs::read(&end.db).expect("store");
+    for k in [key, lower.as_str()] {
+        assert!(
+            !bytes.windows(k.len()).any(|w| w == k.as_bytes()),
+            "the key reached the store file\n{}",
+            end.stdout
+        );
+    }
+}
+
+#[test]
+fn spans_arriving_after_a_trace_was_graded_leave_no_stored_pass_and_no_clean_run() {
+    let srv = Served::start(&[]);
+    let mut spans = agent_trace(CLEAN, &["delete_file"], "Here.", true, true);
+    // The delete_file tool span and the call in the output come later.
+    let late = spans.pop().expect("tool span");
+    spans[1] = agent_trace(CLEAN, &[], "Here.", true, true)[1].clone();
+    assert_eq!(srv.post_json(&doc(spans)).0, 200);
+    srv.wait_graded(1);
+    assert_eq!(srv.post_json(&doc(vec![late])).0, 200);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let end = srv.stop("TERM");
+    assert_eq!(end.code, 5, "{}\n{}", end.stdout, end.stderr);
+    let (run, stored) = end.stored();
+    assert_ne!(
+        run, "finished",
+        "a run that dropped spans reads as a clean finish"
+    );
+    let mine: Vec<&Stored> = stored.iter().filter(|s| s.test_id == CLEAN).collect();
+    assert!(
+        mine.iter().any(|s| s.status == "error"
+            && s.result["summary"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("after")),
+        "{:?}",
+        mine.iter()
+            .map(|s| (&s.status, &s.result))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_protobuf_resource_that_lost_attributes_keeps_its_trace_from_passing() {
+    let srv = Served::start(&[]);
+    let mut body = proto_of(&doc(agent_trace(
+        CLEAN,
+        &["list_files"],
+        "Here.",
+        true,
+        true,
+    )));
+    {
+        use pactum_serve::proto::{ExportTraceServiceRequest, Resource};
+        use prost::Message;
+        let mut req = ExportTraceServiceRequest::decode(&body[..]).expect("decode");
+        req.resource_spans[0].resource = Some(Resource {
+            dropped_attributes_count: 2,
+        });
+        body = req.encode_to_vec();
+    }
+    let (code, text) = srv.post("application/x-protobuf", &[], &body);
+    assert_eq!(code, 200, "{text}");
+    srv.wait_graded(1);
+    let end = srv.stop("TERM");
+    assert_eq!(end.status_of(CLEAN), "undetermined", "{}", end.stdout);
+}
+
+#[test]
+fn a_server_span_is_not_the_root_of_a_trace_whose_parentless_root_has_arrived() {
+    let srv = Served::start(&[]);
+    // The root (no parent) has not ended; a SERVER chat span below a
+    // parent that never arrives has.
+    let mut spans = agent_trace(BAD, &["delete_file"], "Done.", true, false);
+    let tool = spans.pop().expect("tool span");
+    // The call shows only in the tool span, which comes later.
+    spans[1] = agent_trace(BAD, &[], "Done.", true, false)[1].clone();
+    spans[1]["kind"] = json!("SPAN_KIND_SERVER");
+    spans[1]["parentSpanId"] = json!(format!("{}77", &BAD[..14]));
+    assert_eq!(srv.post_json(&doc(spans)).0, 200);
+    std::thread::sleep(std::time::Duration::from_millis(900));
+    // Nothing graded yet: the trace's root is still open.
+    assert_eq!(srv.post_json(&doc(vec![tool])).0, 200);
+    let end = srv.stop("TERM");
+    assert_eq!(end.status_of(BAD), "fail", "{}\n{}", end.stdout, end.stderr);
+    assert!(!end.stdout.contains("PASS "), "{}", end.stdout);
 }

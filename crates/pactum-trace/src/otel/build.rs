@@ -10,7 +10,8 @@
 //!   call seen by two instrumentation layers (an agent framework around a
 //!   client library): only the innermost counts. Where it did not capture
 //!   the input or the output, the nearest layer around it that wraps this
-//!   one call alone and captured them gives them.
+//!   one call alone and captured them gives them. Two layers that both
+//!   captured the output must agree, else the trace is refused.
 //! * **Turns.** LLM calls in start order; a call starts a turn when it is
 //!   the first, when it belongs to another OpenTelemetry trace than the
 //!   previous call, or when its captured input ends with a user or system
@@ -353,6 +354,29 @@ fn one(
             }
         }
     }
+    // Two layers that both captured a call's output are two places of it
+    // and must agree, as two conventions on one span must: a call on the
+    // outer layer (an LLM span, or an agent span's output messages) that
+    // no span inside it shows would otherwise be set aside unread.
+    for j in 0..spans.len() {
+        if !wrapper[j] {
+            continue;
+        }
+        if let Err(msg) = layers_agree(j, &kinds, &wrapper, leaves_under[j], &parent_of) {
+            let s = &spans[j];
+            return Out::Error(RecordError::new(
+                file,
+                s.line,
+                Some("output messages".to_string()),
+                format!(
+                    "span `{}` (`{}`) of trace `{}`: {msg}: refused (two layers of one call must agree)",
+                    s.span_id,
+                    shown(&s.name),
+                    shown(key)
+                ),
+            ));
+        }
+    }
     let mut b = Builder {
         turns: Vec::new(),
         texts: Vec::new(),
@@ -381,10 +405,23 @@ fn one(
     // it ends, the root last); a span missing from the middle was not
     // exported either. What it ran cannot be seen: a parent the spans do
     // not include makes the trace incomplete. A remote parent (the caller
-    // of a SERVER span, in another process) is never in this export.
+    // of a SERVER span, in another process) is not in this export. But
+    // where the trace's own root is here, the trace was exported whole from
+    // its start, and an LLM call or a tool execution (what is graded) whose
+    // parent is missing lost it in the export, whatever its kind says; a
+    // transport span (an HTTP server span a remote client called, as in a
+    // Tempo export of several services) stays excused.
+    let rooted: HashSet<&str> = spans
+        .iter()
+        .filter(|s| s.parent.is_none())
+        .map(|s| s.trace_id.as_str())
+        .collect();
     let orphan = if parents_held {
-        spans.iter().find_map(|s| {
-            let p = s.parent.as_deref().filter(|_| !s.remote_parent)?;
+        spans.iter().zip(&kinds).find_map(|(s, k)| {
+            let excused = s.remote_parent
+                && !(rooted.contains(s.trace_id.as_str())
+                    && matches!(k, Kind::Llm(_) | Kind::Tool(_)));
+            let p = s.parent.as_deref().filter(|_| !excused)?;
             (!index.contains_key(&(s.trace_id.as_str(), p))).then(|| {
                 format!(
                     "span `{}` (`{}`) names a parent span `{}` the trace's spans do not include: the trace is cut off (an exporter sends each span as it ends, so the spans around it, and what they ran, are missing)",
@@ -660,6 +697,110 @@ fn one(
         // A trace ends when its spans do; no marker is read from spans.
         ended_by: None,
     }))
+}
+
+/// Whether span `j` (an LLM span with LLM spans inside it) agrees with
+/// what is inside it. Its output's calls must each be a distinct call of
+/// an LLM span or a tool span inside it (same name; same arguments where
+/// both are readable). When it wraps one call only and both captured the
+/// output, the two outputs must hold the same calls in the same order and
+/// the same text.
+fn layers_agree(
+    j: usize,
+    kinds: &[Kind],
+    wrapper: &[bool],
+    leaves: usize,
+    parent_of: &dyn Fn(usize) -> Option<usize>,
+) -> Result<(), String> {
+    let Kind::Llm(outer) = &kinds[j] else {
+        return Ok(());
+    };
+    let Some(out) = &outer.output else {
+        return Ok(());
+    };
+    let under = |i: usize| {
+        let mut p = parent_of(i);
+        let mut steps = 0;
+        while let Some(k) = p {
+            if k == j {
+                return true;
+            }
+            steps += 1;
+            if steps > kinds.len() {
+                return false;
+            }
+            p = parent_of(k);
+        }
+        false
+    };
+    let mut inside: Vec<&ToolCall> = Vec::new();
+    let mut leaf_out: Option<&Vec<Msg>> = None;
+    for (i, k) in kinds.iter().enumerate() {
+        if i == j || !under(i) {
+            continue;
+        }
+        match k {
+            Kind::Llm(l) if !wrapper[i] => {
+                if let Some(o) = &l.output {
+                    inside.extend(o.iter().flat_map(|m| m.calls.iter()));
+                    leaf_out = Some(o);
+                }
+            }
+            Kind::Tool(c) => inside.push(c),
+            _ => {}
+        }
+    }
+    let same = |a: &ToolCall, b: &ToolCall| {
+        a.name == b.name
+            && (a.readable_arguments().is_none()
+                || b.readable_arguments().is_none()
+                || a.arguments == b.arguments)
+    };
+    let mut used = vec![false; inside.len()];
+    for c in out.iter().flat_map(|m| m.calls.iter()) {
+        match (0..inside.len()).find(|&k| !used[k] && same(c, inside[k])) {
+            Some(k) => used[k] = true,
+            None => {
+                return Err(format!(
+                    "its output records a call of `{}` that no span inside it shows",
+                    shown(&c.name)
+                ))
+            }
+        }
+    }
+    if let (1, Some(inner)) = (leaves, leaf_out) {
+        let names = |o: &[Msg]| -> Vec<String> {
+            o.iter()
+                .flat_map(|m| m.calls.iter().map(|c| c.name.clone()))
+                .collect()
+        };
+        let text = |o: &[Msg]| -> String {
+            chat::join_texts(o.iter().filter_map(|m| m.text.clone()).collect())
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        };
+        if names(out) != names(inner) {
+            return Err(format!(
+                "its output records the calls [{}] and the LLM span inside it [{}]",
+                names(out)
+                    .iter()
+                    .map(|n| shown(n))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                names(inner)
+                    .iter()
+                    .map(|n| shown(n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        let (a, b) = (text(out), text(inner));
+        if !a.is_empty() && !b.is_empty() && a != b {
+            return Err("its output text differs from that of the LLM span inside it".into());
+        }
+    }
+    Ok(())
 }
 
 /// The run of user and system messages an input ends with.

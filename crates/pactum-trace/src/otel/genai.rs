@@ -73,13 +73,38 @@ fn str_attr<'a>(s: &'a Span, k: &str) -> Option<&'a str> {
 }
 
 /// Tool executions recorded in conventions pactum does not read: the
-/// attribute, and the value that marks a tool (`None`: any value). Such a
-/// span is refused, never passed over: its call would go unseen.
-const UNREAD_TOOLS: [(&str, Option<&str>, &str); 3] = [
+/// attribute, and the value that marks a tool (`None`: any value; a value
+/// is compared trimmed, in any case). Such a span is refused, never passed
+/// over: its call would go unseen.
+pub(crate) const UNREAD_TOOLS: [(&str, Option<&str>, &str); 11] = [
     (
         "ai.toolCall.name",
         None,
         "the Vercel AI SDK's `ai.toolCall`",
+    ),
+    (
+        "ai.toolCall.args",
+        None,
+        "the Vercel AI SDK's `ai.toolCall`",
+    ),
+    ("ai.toolCall.id", None, "the Vercel AI SDK's `ai.toolCall`"),
+    (
+        "ai.operationId",
+        Some("ai.toolCall"),
+        "the Vercel AI SDK's `ai.toolCall`",
+    ),
+    ("langsmith.span.kind", Some("tool"), "LangSmith's"),
+    ("agentops.span.kind", Some("tool"), "AgentOps'"),
+    ("crewai.tool.name", None, "CrewAI's"),
+    (
+        "tool_arguments",
+        None,
+        "Logfire's (pydantic-ai) `running tool`",
+    ),
+    (
+        "tool_response",
+        None,
+        "Logfire's (pydantic-ai) `running tool`",
     ),
     (
         "langfuse.observation.type",
@@ -89,12 +114,18 @@ const UNREAD_TOOLS: [(&str, Option<&str>, &str); 3] = [
     ("mlflow.spanType", Some("tool"), "MLflow's"),
 ];
 
+/// A convention's kind value as written for comparison: trimmed, in lower
+/// case (`EXECUTE_TOOL`, `Tool`, ` TOOL` are the values they spell).
+fn kind_value(v: &str) -> String {
+    v.trim().to_ascii_lowercase()
+}
+
 /// What each convention present on a span says it is: (attribute, value,
 /// whether that means a tool execution, an LLM call or an agent).
 fn sayings(s: &Span) -> Vec<(&'static str, &str, Says)> {
     let mut out = Vec::new();
     if let Some(op) = str_attr(s, "gen_ai.operation.name") {
-        let says = match op {
+        let says = match kind_value(op).as_str() {
             "execute_tool" => Says::Tool,
             "chat" | "text_completion" | "generate_content" => Says::Llm,
             "invoke_agent" | "create_agent" => Says::Agent,
@@ -103,16 +134,16 @@ fn sayings(s: &Span) -> Vec<(&'static str, &str, Says)> {
         out.push(("gen_ai.operation.name", op, says));
     }
     if let Some(k) = str_attr(s, "openinference.span.kind") {
-        let says = match k.to_ascii_uppercase().as_str() {
-            "TOOL" => Says::Tool,
-            "LLM" => Says::Llm,
-            "AGENT" => Says::Agent,
+        let says = match kind_value(k).as_str() {
+            "tool" => Says::Tool,
+            "llm" => Says::Llm,
+            "agent" => Says::Agent,
             _ => Says::Other,
         };
         out.push(("openinference.span.kind", k, says));
     }
     if let Some(k) = str_attr(s, "traceloop.span.kind") {
-        let says = match k {
+        let says = match kind_value(k).as_str() {
             "tool" => Says::Tool,
             _ => Says::Other,
         };
@@ -177,7 +208,9 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
     for (key, value, what) in UNREAD_TOOLS {
         let hit = match (s.attrs.get(key), value) {
             (Some(_), None) => true,
-            (Some(Value::String(v)), Some(want)) => v.trim_matches('"').eq_ignore_ascii_case(want),
+            (Some(Value::String(v)), Some(want)) => {
+                v.trim().trim_matches('"').trim().eq_ignore_ascii_case(want)
+            }
             _ => false,
         };
         if hit {
@@ -189,8 +222,34 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
             ));
         }
     }
-    let op = str_attr(s, "gen_ai.operation.name");
-    let oi = str_attr(s, "openinference.span.kind").map(str::to_ascii_uppercase);
+    if let Some(k) = s.attrs.keys().find(|k| {
+        k.chars().any(|c| c.is_ascii_uppercase())
+            && !UNREAD_TOOLS.iter().any(|(u, _, _)| u == k)
+            && super::span::kept(&k.to_ascii_lowercase())
+    }) {
+        return Err(problem(
+            k.as_str(),
+            format!(
+                "`{}` is written in another case than the convention's (`{}`): pactum reads the convention's keys as written, and passing this one over could hide a call",
+                shown(k),
+                shown(&k.to_ascii_lowercase())
+            ),
+        ));
+    }
+    let logfire_tool = str_attr(s, "logfire.msg").is_some_and(|m| {
+        m.trim_start()
+            .to_ascii_lowercase()
+            .starts_with("running tool")
+    });
+    if logfire_tool {
+        return Err(problem(
+            "logfire.msg",
+            "a tool execution recorded in Logfire's (pydantic-ai) `running tool` convention, which pactum does not read: its call would go unseen (record GenAI `execute_tool` spans)",
+        ));
+    }
+    let op = str_attr(s, "gen_ai.operation.name").map(kind_value);
+    let op = op.as_deref();
+    let oi = str_attr(s, "openinference.span.kind").map(|k| kind_value(k).to_ascii_uppercase());
     let has = |p: &str| s.attrs.keys().any(|k| k.starts_with(p));
     let content = s.attrs.contains_key("gen_ai.output.messages")
         || s.attrs.contains_key("gen_ai.input.messages")
@@ -198,9 +257,10 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
         || has("llm.input_messages.")
         || has("gen_ai.completion.")
         || has("gen_ai.prompt.")
-        || s.events
-            .iter()
-            .any(|e| e.name == "gen_ai.choice" || is_input_event(&e.name));
+        || s.attrs.contains_key("gen_ai.completion")
+        || s.events.iter().any(|e| {
+            e.name == "gen_ai.choice" || e.name == DETAILS_EVENT || is_input_event(&e.name)
+        });
     let llm_op = matches!(op, Some("chat" | "text_completion" | "generate_content"));
     if content || llm_op || oi.as_deref() == Some("LLM") {
         return Ok(Kind::Llm(Llm {
@@ -214,7 +274,45 @@ pub(crate) fn classify(s: &Span) -> Result<Kind, Problem> {
             .unwrap_or(&s.name);
         return Ok(Kind::Agent(name.to_string()));
     }
+    if let Some(problem) = unplaced_tool(s) {
+        return Err(problem);
+    }
     Ok(Kind::Other)
+}
+
+/// A tool execution's mark on a span that no convention places as one:
+/// an attribute of a tool call (`gen_ai.tool.call.id`, `tool_call.id`,
+/// `tool.name`…) without the name pactum reads a tool by, or an event
+/// carrying one. Something ran that pactum cannot read: refused, in every
+/// trace, never passed over.
+fn unplaced_tool(s: &Span) -> Option<Problem> {
+    let tool_key = |k: &str| {
+        (k.starts_with("gen_ai.tool.") && k != "gen_ai.tool.definitions")
+            || k.starts_with("tool.")
+            || k.starts_with("tool_call.")
+    };
+    if let Some(k) = s.attrs.keys().find(|k| tool_key(k)) {
+        return Some(problem(
+            k.as_str(),
+            format!(
+                "the span carries `{}`, an attribute of a tool execution, but no convention pactum reads says it is one (GenAI `gen_ai.operation.name: execute_tool` with `gen_ai.tool.name`, OpenInference `TOOL`, Traceloop `tool`): its call would go unseen",
+                shown(k)
+            ),
+        ));
+    }
+    s.events.iter().find_map(|e| {
+        let k = e.attrs.keys().find(|k| tool_key(k) || k.starts_with("gen_ai."))?;
+        (!e.name.starts_with("gen_ai.") && e.name != "exception").then(|| {
+            problem(
+                format!("events/{}", e.name),
+                format!(
+                    "its event `{}` carries `{}`, which pactum reads only on the span or a `gen_ai.` event: what it records would go unseen",
+                    shown(&e.name),
+                    shown(k)
+                ),
+            )
+        })
+    })
 }
 
 /// The first attribute (or event) of a GenAI, OpenInference, Traceloop or
@@ -241,6 +339,11 @@ pub(crate) fn genai_marker(s: &Span) -> Option<&str> {
                 .iter()
                 .find(|e| e.name.starts_with("gen_ai."))
                 .map(|e| e.name.as_str())
+        })
+        .or_else(|| {
+            s.attrs
+                .get(super::span::RESOURCE_MARK)
+                .and_then(Value::as_str)
         })
 }
 
@@ -359,8 +462,9 @@ enum Binding {
 }
 
 /// The binding a recorded tool input is, if it is one: an object (or its
-/// JSON text) with `kwargs`, and no key but `args`, `kwargs` and
-/// smolagents' `sanitize_inputs_outputs` / `sanitize_inputs_and_outputs`.
+/// JSON text) with `args` or `kwargs`. It is read ([`Binding::Keywords`])
+/// only with no key but `args`, `kwargs` and smolagents'
+/// `sanitize_inputs_outputs` / `sanitize_inputs_and_outputs`.
 fn python_binding(v: &Value) -> Option<Binding> {
     let parsed;
     let obj = match v {
@@ -377,11 +481,18 @@ fn python_binding(v: &Value) -> Option<Binding> {
             "args" | "kwargs" | "sanitize_inputs_outputs" | "sanitize_inputs_and_outputs"
         )
     };
-    if !obj.contains_key("kwargs") || !obj.keys().all(|k| binding_key(k)) {
+    // `args` or `kwargs` make it a binding: read only when it is exactly
+    // one (no other key, `args` empty, `kwargs` an object that is not a
+    // binding itself); any other shape is unread, never taken for the
+    // arguments themselves.
+    if !obj.contains_key("kwargs") && !obj.contains_key("args") {
         return None;
     }
+    let nested = |kw: &Map<String, Value>| kw.contains_key("kwargs") || kw.contains_key("args");
     match (obj.get("args"), obj.get("kwargs")) {
-        (Some(Value::Array(a)), Some(kw @ Value::Object(_))) if a.is_empty() => {
+        (Some(Value::Array(a)), Some(kw @ Value::Object(m)))
+            if a.is_empty() && !nested(m) && obj.keys().all(|k| binding_key(k)) =>
+        {
             Some(Binding::Keywords(kw.clone()))
         }
         _ => Some(Binding::Unread(match v {
@@ -643,10 +754,21 @@ fn openinference_msg(v: &Value, field: &str) -> Result<Msg, Problem> {
                     ));
                 };
                 let mut parts = Vec::new();
-                for it in items {
+                for (j, it) in items.iter().enumerate() {
                     let c = it.get("message_content").unwrap_or(it);
-                    if c.get("type").and_then(Value::as_str) == Some("text") {
-                        parts.push(serde_json::json!({"type": "text", "text": c.get("text").cloned().unwrap_or(Value::Null)}));
+                    match c.get("type").and_then(Value::as_str) {
+                        Some("text") => parts.push(serde_json::json!({"type": "text", "text": c.get("text").cloned().unwrap_or(Value::Null)})),
+                        // An image holds no text and no call.
+                        Some("image") if c.get("text").is_none() => {}
+                        other => {
+                            return Err(problem(
+                                format!("{field}.message.contents.{j}.message_content.type"),
+                                format!(
+                                    "{}: pactum reads `text` and `image` contents, and another may hold a call or the text",
+                                    other.map_or("no type".to_string(), |t| format!("type `{}`", shown(t)))
+                                ),
+                            ))
+                        }
                     }
                 }
                 if out.contains_key("content") {
@@ -743,6 +865,9 @@ fn input(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
     }
     if let Some(v) = unflatten(&s.attrs, "gen_ai.prompt.")? {
         found.push(("gen_ai.prompt", list_of(v, "gen_ai.prompt", openai_msg)?));
+    }
+    if let Some(msgs) = details_event(s, "gen_ai.input.messages")? {
+        found.push((DETAILS_EVENT, msgs));
     }
     let mut msgs = Vec::new();
     for (i, e) in s.events.iter().enumerate() {
@@ -915,9 +1040,83 @@ fn same_messages(
     Ok(out)
 }
 
+/// The GenAI event (semantic conventions 1.37 and later) that records a
+/// call's messages in place of the span's attributes.
+pub(crate) const DETAILS_EVENT: &str = "gen_ai.client.inference.operation.details";
+
+/// The messages `key` (`gen_ai.input.messages`, `gen_ai.output.messages`)
+/// of the span's [`DETAILS_EVENT`]s: one more place of them, which must
+/// agree with the others. Two such events recording the key are refused.
+fn details_event(s: &Span, key: &str) -> Result<Option<Vec<Msg>>, Problem> {
+    let mut found = None;
+    for (i, e) in s.events.iter().enumerate() {
+        if e.name != DETAILS_EVENT {
+            continue;
+        }
+        let Some(v) = e.attrs.get(key) else { continue };
+        let field = format!("event {i} `{DETAILS_EVENT}` `{key}`");
+        if found.is_some() {
+            return Err(problem(
+                field,
+                format!("a second `{DETAILS_EVENT}` event recording `{key}`: which is the call's?"),
+            ));
+        }
+        found = Some(genai_list(v, &field)?);
+    }
+    Ok(found)
+}
+
+/// `gen_ai.completion` written as one JSON attribute (LangSmith's
+/// OpenTelemetry export): an OpenAI response (`{"choices": [{"message"}]}`)
+/// or a list of messages; any other shape is refused.
+fn whole_completion(v: &Value) -> Result<Vec<Msg>, Problem> {
+    const F: &str = "gen_ai.completion";
+    match json_of(v, F)? {
+        Value::Object(m) => match m.get("choices") {
+            Some(Value::Array(choices)) => choices
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let at = format!("{F}.choices.{i}");
+                    let msg = c
+                        .get("message")
+                        .ok_or_else(|| problem(&at, "a choice without `message`"))?;
+                    let mut out = openai_msg(msg, &at)?;
+                    if out.finish.is_none() {
+                        out.finish = c.as_object().and_then(finish_reason);
+                    }
+                    Ok(out)
+                })
+                .collect(),
+            _ => Err(problem(
+                F,
+                "an object without `choices`: pactum reads an OpenAI response or a list of messages here",
+            )),
+        },
+        items @ Value::Array(_) => list_of(items, F, openai_msg),
+        other => Err(problem(
+            F,
+            format!("expected JSON of a response or of messages, found {}", kind(&other)),
+        )),
+    }
+}
+
 /// An event's body: `gen_ai.event.content` (JSON) when present, else its
 /// attributes; `tool_calls` and `message` given as JSON text are decoded.
+/// An event holding `gen_ai.event.content` and other attributes records
+/// its body in two places: refused, since pactum would read one only.
 fn event_body(e: &super::span::Event, field: &str) -> Result<Map<String, Value>, Problem> {
+    if e.attrs.contains_key("gen_ai.event.content") {
+        if let Some(k) = e.attrs.keys().find(|k| !k.starts_with("gen_ai.")) {
+            return Err(problem(
+                field,
+                format!(
+                    "both `gen_ai.event.content` and `{}`: the event records its body in two places",
+                    shown(k)
+                ),
+            ));
+        }
+    }
     let mut body: Map<String, Value> = match e.attrs.get("gen_ai.event.content") {
         Some(v) => match json_of(v, field)? {
             Value::Object(m) => m,
@@ -970,6 +1169,12 @@ fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
             list_of(v, "gen_ai.completion", openai_msg)?,
         ));
     }
+    if let Some(v) = s.attrs.get("gen_ai.completion") {
+        found.push(("gen_ai.completion", whole_completion(v)?));
+    }
+    if let Some(msgs) = details_event(s, "gen_ai.output.messages")? {
+        found.push((DETAILS_EVENT, msgs));
+    }
     let mut msgs = Vec::new();
     for (i, e) in s.events.iter().enumerate() {
         if e.name != "gen_ai.choice" {
@@ -1006,36 +1211,116 @@ fn output(s: &Span) -> Result<Option<Vec<Msg>>, Problem> {
     // `gen_ai.response.finish_reasons`) with no call recorded was captured
     // in part. Either way what it asked for is unknown: not captured, so
     // neither "said nothing" nor "called nothing" is read from it.
-    let span_asks = match s.attrs.get("gen_ai.response.finish_reasons") {
-        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).any(asks_for_tools),
-        Some(Value::String(t)) => match serde_json::from_str::<Vec<String>>(t) {
-            Ok(items) => items.iter().any(|r| asks_for_tools(r)),
-            Err(_) => asks_for_tools(t),
-        },
-        _ => false,
-    };
-    let asks = span_asks
-        || msgs
+    //
+    // The span's reasons sit under the plural key or the singular one, as
+    // an array, JSON text or a Python tuple's text (`('tool_calls',)`).
+    let span_reasons: Vec<String> = [
+        "gen_ai.response.finish_reasons",
+        "gen_ai.response.finish_reason",
+    ]
+    .iter()
+    .filter_map(|k| s.attrs.get(*k))
+    .flat_map(reasons_of)
+    .collect();
+    let span_asks = span_reasons.iter().any(|r| asks_for_tools(r));
+    // A message with nothing in it (`parts: []`) is as empty as no list,
+    // and a message that stopped to call tools with none recorded was
+    // captured in part: either way, not captured.
+    let partial = msgs.iter().any(|m| {
+        (m.text.is_none() && m.calls.is_empty() && m.results.is_empty())
+            || (m.calls.is_empty() && m.finish.as_deref().is_some_and(asks_for_tools))
+    });
+    let said_nothing = msgs
+        .iter()
+        .all(|m| m.calls.is_empty() && m.text.as_deref().is_none_or(|t| t.trim().is_empty()));
+    // An output that said nothing and called nothing, with a reason that
+    // is not one pactum knows ends a turn, may be a call in another
+    // spelling: not read as "called nothing".
+    let unknown_reason = said_nothing
+        && span_reasons
             .iter()
-            .any(|m| m.finish.as_deref().is_some_and(asks_for_tools));
-    if msgs.is_empty() || (asks && msgs.iter().all(|m| m.calls.is_empty())) {
+            .map(String::as_str)
+            .chain(msgs.iter().filter_map(|m| m.finish.as_deref()))
+            .any(|r| !ends_turn(r));
+    if msgs.is_empty()
+        || partial
+        || unknown_reason
+        || (span_asks && msgs.iter().all(|m| m.calls.is_empty()))
+    {
         return Ok(None);
     }
     Ok(Some(msgs))
 }
 
-/// A message's `finish_reason`, when it is a string.
+/// The finish reasons a value records: a string (JSON text of an array,
+/// a Python tuple's or list's text, or one reason), or an array of them.
+fn reasons_of(v: &Value) -> Vec<String> {
+    match v {
+        Value::Array(items) => items.iter().flat_map(reasons_of).collect(),
+        Value::String(t) => match serde_json::from_str::<Vec<String>>(t) {
+            Ok(items) => items,
+            Err(_) => t
+                .trim()
+                .trim_start_matches(['(', '['])
+                .trim_end_matches([')', ']'])
+                .split(',')
+                .map(|r| r.trim().trim_matches(['\'', '"']).trim().to_string())
+                .filter(|r| !r.is_empty())
+                .collect(),
+        },
+        // Not a reason pactum reads: kept as text, so it counts as unknown.
+        other => vec![other.to_string()],
+    }
+}
+
+/// Whether a finish reason is one that ends a turn without a tool call
+/// (OpenAI, Anthropic, Gemini, Bedrock spellings, any case).
+fn ends_turn(reason: &str) -> bool {
+    matches!(
+        reason
+            .trim()
+            .to_ascii_lowercase()
+            .replace('-', "_")
+            .as_str(),
+        "stop"
+            | "end_turn"
+            | "length"
+            | "max_tokens"
+            | "content_filter"
+            | "stop_sequence"
+            | "eos"
+            | "end"
+            | "complete"
+            | "safety"
+            | "recitation"
+            | "finish_reason_unspecified"
+            | "guardrail_intervened"
+    )
+}
+
+/// A message's `finish_reason`: a string, or of an array the first that
+/// asks for tools, else the first; any other value as its text (an
+/// unknown reason).
 fn finish_reason(m: &Map<String, Value>) -> Option<String> {
-    m.get("finish_reason")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    let v = m.get("finish_reason").filter(|v| !v.is_null())?;
+    let reasons = reasons_of(v);
+    reasons
+        .iter()
+        .find(|r| asks_for_tools(r))
+        .or_else(|| reasons.first())
+        .cloned()
 }
 
 /// Whether a finish reason says the model stopped to call tools (OpenAI
 /// `tool_calls`, legacy `function_call`, Anthropic `tool_use`).
+/// Hyphens are read as underscores (the Vercel AI SDK's `tool-calls`).
 fn asks_for_tools(reason: &str) -> bool {
     matches!(
-        reason.trim().to_ascii_lowercase().as_str(),
-        "tool_calls" | "tool_call" | "function_call" | "tool_use"
+        reason
+            .trim()
+            .to_ascii_lowercase()
+            .replace('-', "_")
+            .as_str(),
+        "tool_calls" | "tool_call" | "function_call" | "function_calls" | "tool_use"
     )
 }

@@ -110,6 +110,16 @@ pub enum Built {
         /// Why.
         reason: String,
     },
+    /// Spans that arrived after their trace was built and handed out:
+    /// dropped, so the verdict given to it does not stand (what arrived
+    /// may be the violation). Handed out once no more came for the quiet
+    /// period, and at [`Assembler::drain`].
+    Late {
+        /// The OpenTelemetry trace id.
+        trace_id: String,
+        /// How many spans were dropped.
+        spans: u64,
+    },
     /// Spans that cannot be read as a trace (one line).
     Error {
         /// The OpenTelemetry trace id.
@@ -142,6 +152,9 @@ pub struct Assembler {
     tainted_order: VecDeque<String>,
     /// Traces refused since the last [`Assembler::ready`].
     refused: Vec<Built>,
+    /// Graded traces with spans that arrived since: how many, and when the
+    /// last one did.
+    late: BTreeMap<String, (u64, Instant)>,
     counters: Counters,
     source: String,
 }
@@ -158,6 +171,7 @@ impl Assembler {
             tainted: HashMap::new(),
             tainted_order: VecDeque::new(),
             refused: Vec::new(),
+            late: BTreeMap::new(),
             counters: Counters::default(),
             source: source.into(),
         }
@@ -245,6 +259,12 @@ impl Assembler {
                 return;
             }
             self.counters.late_spans += 1;
+            // Bounded like the ids remembered; past that, still counted.
+            if self.late.len() < REMEMBERED || self.late.contains_key(&id) {
+                let e = self.late.entry(id.clone()).or_insert((0, now));
+                e.0 += 1;
+                e.1 = now;
+            }
             if said.insert(id.clone()) {
                 out.notices.push(format!(
                     "trace {}: a span arrived after the trace was graded or refused: dropped",
@@ -300,9 +320,17 @@ impl Assembler {
     }
 
     /// Whether the trace's root span has ended: a span with an end time
-    /// and no parent, or a remote parent not among the spans (the entry of
-    /// a call from another process: this process's root).
+    /// and no parent, or, while no span without a parent has arrived, one
+    /// whose remote parent is not among the spans (the entry of a call
+    /// from another process: this process's root).
     fn root_ended(o: &Open) -> bool {
+        if o.t.spans.iter().any(|s| s.parent.is_none()) {
+            return o
+                .t
+                .spans
+                .iter()
+                .any(|s| s.parent.is_none() && s.end.is_some());
+        }
         let held = |p: &str| o.t.spans.iter().any(|s| s.span_id == p);
         o.t.spans.iter().any(|s| {
             s.end.is_some()
@@ -325,7 +353,26 @@ impl Assembler {
             .collect();
         let mut out = std::mem::take(&mut self.refused);
         out.extend(self.take(ids, false));
+        let quiet_late: Vec<String> = self
+            .late
+            .iter()
+            .filter(|(_, (_, last))| now.saturating_duration_since(*last) >= quiet)
+            .map(|(k, _)| k.clone())
+            .collect();
+        out.extend(self.take_late(quiet_late));
         out
+    }
+
+    fn take_late(&mut self, ids: Vec<String>) -> Vec<Built> {
+        ids.into_iter()
+            .filter_map(|id| {
+                let (spans, _) = self.late.remove(&id)?;
+                Some(Built::Late {
+                    trace_id: id,
+                    spans,
+                })
+            })
+            .collect()
     }
 
     /// The traces refused since the last call, then every trace held,
@@ -335,6 +382,8 @@ impl Assembler {
         let ids: Vec<String> = self.open.keys().cloned().collect();
         let mut out = std::mem::take(&mut self.refused);
         out.extend(self.take(ids, true));
+        let late: Vec<String> = self.late.keys().cloned().collect();
+        out.extend(self.take_late(late));
         out
     }
 

@@ -58,6 +58,15 @@ pub(crate) fn kept(key: &str) -> bool {
     if key.starts_with("llm.request.functions.") || key.starts_with("llm.tools.") {
         return false;
     }
+    if super::genai::UNREAD_TOOLS.iter().any(|(k, _, _)| *k == key) {
+        return true;
+    }
+    // A convention's key written in another case is kept so that reading
+    // can refuse it (`GEN_AI.TOOL.NAME`).
+    let lower = key.to_ascii_lowercase();
+    if lower != key {
+        return kept(&lower);
+    }
     [
         "gen_ai.",
         "llm.",
@@ -81,9 +90,9 @@ pub(crate) fn kept(key: &str) -> bool {
                 | "traceloop.entity.name"
                 | "traceloop.entity.input"
                 | "traceloop.entity.output"
-                | "ai.toolCall.name"
                 | "langfuse.observation.type"
                 | "mlflow.spanType"
+                | "logfire.msg"
         )
 }
 
@@ -107,6 +116,11 @@ pub(crate) type Found = (Vec<Span>, Vec<SpanError>);
 /// `droppedAttributesCount`): what was lost, in words. Never read from a
 /// file: `pactum.` keys are not kept ([`kept`]).
 pub(crate) const LOST: &str = "pactum.span.lost";
+
+/// The first `gen_ai.*` attribute of a span's resource, if any: a trace
+/// of spans pactum cannot read whose resource says GenAI is refused, not
+/// skipped. Never read from a file, like [`LOST`].
+pub(crate) const RESOURCE_MARK: &str = "pactum.resource.genai";
 
 /// A `dropped*Count`: absent or 0 is nothing lost; a number (or decimal
 /// string) above 0 is how many; anything else is an error, never read as
@@ -238,6 +252,11 @@ fn key_values(items: &[Value], at: &str) -> Result<BTreeMap<String, Value>, (Str
     Ok(out)
 }
 
+/// A tool execution's attribute on an event not named `gen_ai.*`.
+fn kept_event_mark(k: &str) -> bool {
+    k.starts_with("tool.") || k.starts_with("tool_call.")
+}
+
 fn kept_only(m: BTreeMap<String, Value>) -> BTreeMap<String, Value> {
     m.into_iter().filter(|(k, _)| kept(k)).collect()
 }
@@ -326,6 +345,40 @@ pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
     };
     for (i, r) in rs.iter().enumerate() {
         let at = format!("/{key}/{i}");
+        // A resource that lost attributes may have lost what said which
+        // process ran the spans: every span of it is incomplete.
+        let resource_lost = match r.get("resource").map(|res| {
+            if res.get("dropped_attributes_count").is_some() {
+                return Err(err(
+                    None,
+                    format!("{at}/resource/dropped_attributes_count"),
+                    "`dropped_attributes_count`: pactum reads OTLP/JSON's lowerCamelCase field names (`droppedAttributesCount`)",
+                ));
+            }
+            dropped(
+                res.get("droppedAttributesCount"),
+                &format!("{at}/resource/droppedAttributesCount"),
+            )
+            .map_err(|(f, m)| err(None, f, m))
+        }) {
+            None => 0,
+            Some(Ok(n)) => n,
+            Some(Err(e)) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let resource_mark = r
+            .pointer("/resource/attributes")
+            .and_then(Value::as_array)
+            .and_then(|a| {
+                a.iter().find_map(|kv| {
+                    kv.get("key")
+                        .and_then(Value::as_str)
+                        .filter(|k| k.to_ascii_lowercase().starts_with("gen_ai."))
+                })
+            })
+            .map(str::to_string);
         let scopes = match (r.get("scopeSpans"), r.get("instrumentationLibrarySpans")) {
             (Some(_), Some(_)) => {
                 errors.push(err(
@@ -359,13 +412,62 @@ pub(crate) fn otlp(doc: &Value, line: u64) -> Found {
             };
             for (k, sp) in items.iter().enumerate() {
                 match otlp_span(sp, &format!("{at}/spans/{k}"), line) {
-                    Ok(s) => spans.push(s),
+                    Ok(mut s) => {
+                        if let Some(k) = &resource_mark {
+                            s.attrs.insert(
+                                RESOURCE_MARK.into(),
+                                Value::String(format!("resource {k}")),
+                            );
+                        }
+                        if resource_lost > 0 {
+                            let note = format!(
+                                "{resource_lost} attribute(s) of its resource (`resource/droppedAttributesCount`)"
+                            );
+                            let why = match s.attrs.get(LOST).and_then(Value::as_str) {
+                                Some(w) => format!("{w}, {note}"),
+                                None => note,
+                            };
+                            s.attrs.insert(LOST.into(), Value::String(why));
+                        }
+                        spans.push(s)
+                    }
                     Err(e) => errors.push(e),
                 }
             }
         }
     }
     (spans, errors)
+}
+
+/// A span's and its events' fields in their proto spelling.
+const SNAKE_FIELDS: [&str; 10] = [
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "trace_state",
+    "start_time_unix_nano",
+    "end_time_unix_nano",
+    "dropped_attributes_count",
+    "dropped_events_count",
+    "dropped_links_count",
+    "time_unix_nano",
+];
+
+/// `snake_case` as `lowerCamelCase`.
+fn camel(k: &str) -> String {
+    let mut out = String::new();
+    let mut up = false;
+    for c in k.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.push(c.to_ascii_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// An OTLP id as hex: `bytes` bytes (a trace id 16, a span id 8), not all
@@ -378,6 +480,25 @@ fn otlp_id(
     tid: Option<&str>,
     what: &str,
 ) -> Result<String, SpanError> {
+    if let Some(o) = v.filter(|v| !v.is_string() && !v.is_null()) {
+        return Err(err(
+            tid,
+            at,
+            format!("a {what} is a string of hex digits, found {}", kind(o)),
+        ));
+    }
+    if let Some(Value::String(raw)) = v {
+        if raw.trim() != raw && !raw.trim().is_empty() {
+            return Err(err(
+                tid,
+                at,
+                format!(
+                    "a {what} with spaces around it (`{}`): ids are written as hex digits only",
+                    crate::convert::shown(raw)
+                ),
+            ));
+        }
+    }
     let id = id_str(v).ok_or_else(|| err(tid, at.clone(), format!("missing or empty {what}")))?;
     if id.len() != bytes * 2 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(err(
@@ -405,9 +526,26 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
         "trace id",
     )?;
     let tid = Some(trace_id.as_str());
+    // Proto field names are another spelling OTLP/JSON readers may meet;
+    // pactum reads the lowerCamelCase ones, so one of these passed over
+    // (a parent, a dropped count) would change what the span says.
+    if let Some(k) = SNAKE_FIELDS.iter().find(|k| sp.get(**k).is_some()) {
+        return Err(err(
+            tid,
+            format!("{at}/{k}"),
+            format!(
+                "`{k}`: pactum reads OTLP/JSON's lowerCamelCase field names (`{}`)",
+                camel(k)
+            ),
+        ));
+    }
     let span_id = otlp_id(sp.get("spanId"), 8, format!("{at}/spanId"), tid, "span id")?;
-    let parent = match id_str(sp.get("parentSpanId")) {
-        None => None,
+    // Only an absent, null or empty `parentSpanId` makes a root; anything
+    // else (blank, a number, an object) must be an id, or the span is
+    // refused: read as a root, it would hide a cut-off.
+    let parent = match sp.get("parentSpanId") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(p)) if p.is_empty() => None,
         Some(_) => Some(otlp_id(
             sp.get("parentSpanId"),
             8,
@@ -466,6 +604,16 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
     if let Some(Value::Array(evs)) = sp.get("events") {
         for (i, e) in evs.iter().enumerate() {
             let name = e.get("name").and_then(Value::as_str).unwrap_or_default();
+            if let Some(k) = SNAKE_FIELDS.iter().find(|k| e.get(**k).is_some()) {
+                return Err(err(
+                    tid,
+                    format!("{at}/events/{i}/{k}"),
+                    format!(
+                        "`{k}`: pactum reads OTLP/JSON's lowerCamelCase field names (`{}`)",
+                        camel(k)
+                    ),
+                ));
+            }
             let here = format!("{at}/events/{i}/droppedAttributesCount");
             match dropped(e.get("droppedAttributesCount"), &here)
                 .map_err(|(f, m)| err(tid, f, m))?
@@ -475,9 +623,6 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
                     "{n} attribute(s) of its event `{}` (`events/{i}/droppedAttributesCount`)",
                     crate::convert::shown(name)
                 )),
-            }
-            if !(name.starts_with("gen_ai.") || name == "exception") {
-                continue;
             }
             let attrs = match e.get("attributes") {
                 None | Some(Value::Null) => BTreeMap::new(),
@@ -491,6 +636,16 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
                     ))
                 }
             };
+            // Another event is kept only when it carries a convention's
+            // attribute, so that reading can refuse it.
+            if !(name.starts_with("gen_ai.")
+                || name == "exception"
+                || attrs
+                    .keys()
+                    .any(|k| k.starts_with("gen_ai.") || kept_event_mark(k)))
+            {
+                continue;
+            }
             events.push(Event {
                 name: name.to_string(),
                 attrs,
@@ -528,7 +683,7 @@ fn otlp_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
     if !lost.is_empty() {
         attrs.insert(LOST.into(), Value::String(lost.join(", ")));
     }
-    let remote_parent = otlp_remote_parent(sp);
+    let remote_parent = otlp_remote_parent(sp, at, tid)?;
     Ok(Span {
         trace_id,
         span_id,
@@ -552,19 +707,127 @@ const FLAG_IS_REMOTE: u64 = 0x200;
 /// Whether an OTLP span's parent is remote: its `flags` say so when they
 /// know (bit 8 set, bit 9 the answer); else its kind does (SERVER and
 /// CONSUMER spans are the entries of calls from another process).
-fn otlp_remote_parent(sp: &Value) -> bool {
+///
+/// `flags` is a `fixed32`: an integer from 0 to 2³²−1 (a decimal string
+/// too, as JSON encoders may write integers); anything else is an error
+/// naming the field, never ignored (ignored, it would let the kind decide).
+fn otlp_remote_parent(sp: &Value, at: &str, tid: Option<&str>) -> Result<bool, SpanError> {
     let flags = match sp.get("flags") {
-        Some(Value::Number(n)) => n.as_u64(),
-        Some(Value::String(s)) => s.parse::<u64>().ok(),
-        _ => None,
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            let n = match v {
+                Value::Number(n) => n.as_u64(),
+                Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+                    s.parse::<u64>().ok()
+                }
+                _ => None,
+            };
+            match n.filter(|n| *n <= u64::from(u32::MAX)) {
+                Some(n) => Some(n),
+                None => {
+                    return Err(err(
+                        tid,
+                        format!("{at}/flags"),
+                        format!(
+                            "`flags` is a 32-bit unsigned integer, found {}",
+                            crate::convert::shown(&v.to_string())
+                        ),
+                    ))
+                }
+            }
+        }
     };
     if let Some(f) = flags.filter(|f| f & FLAG_HAS_IS_REMOTE != 0) {
-        return f & FLAG_IS_REMOTE != 0;
+        return Ok(f & FLAG_IS_REMOTE != 0);
     }
-    match sp.get("kind") {
+    Ok(match sp.get("kind") {
         Some(Value::Number(n)) => matches!(n.as_u64(), Some(2 | 5)),
         Some(Value::String(k)) => matches!(k.as_str(), "SPAN_KIND_SERVER" | "SPAN_KIND_CONSUMER"),
         _ => false,
+    })
+}
+
+/// A Jaeger span's parent: its `CHILD_OF` reference, else (as Jaeger's
+/// own model reads it) its first `FOLLOWS_FROM` reference, else the
+/// deprecated `parentSpanID` field (empty or all zeros: none); the two
+/// places must agree. Another `refType`, a reference without a span id, or
+/// two `CHILD_OF` references are errors naming the field: read as a root,
+/// the span would hide a cut-off.
+fn jaeger_parent(sp: &Value, at: &str, tid: Option<&str>) -> Result<Option<String>, SpanError> {
+    let (mut child_of, mut follows) = (None, None);
+    match sp.get("references") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(refs)) => {
+            for (i, r) in refs.iter().enumerate() {
+                let here = format!("{at}/references/{i}");
+                let id = || {
+                    id_str(r.get("spanID")).ok_or_else(|| {
+                        err(
+                            tid,
+                            format!("{here}/spanID"),
+                            "a reference without a span id: which span is the parent?",
+                        )
+                    })
+                };
+                match r.get("refType").and_then(Value::as_str) {
+                    Some("CHILD_OF") => {
+                        if child_of.is_some() {
+                            return Err(err(
+                                tid,
+                                here,
+                                "two CHILD_OF references: which is the parent?",
+                            ));
+                        }
+                        child_of = Some(id()?);
+                    }
+                    Some("FOLLOWS_FROM") => {
+                        let id = id()?;
+                        follows.get_or_insert(id);
+                    }
+                    other => {
+                        return Err(err(
+                            tid,
+                            format!("{here}/refType"),
+                            format!(
+                                "unknown reference type {}: expected CHILD_OF or FOLLOWS_FROM",
+                                other.map_or("(none)".to_string(), crate::convert::shown)
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
+        Some(o) => {
+            return Err(err(
+                tid,
+                format!("{at}/references"),
+                format!("expected an array, found {}", kind(o)),
+            ))
+        }
+    }
+    let by_ref = child_of.or(follows);
+    let old = match sp.get("parentSpanID") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(p)) if p.trim().bytes().all(|b| b == b'0') => None,
+        Some(v) => Some(id_str(Some(v)).ok_or_else(|| {
+            err(
+                tid,
+                format!("{at}/parentSpanID"),
+                format!("expected a span id, found {}", kind(v)),
+            )
+        })?),
+    };
+    match (by_ref, old) {
+        (Some(a), Some(b)) if a != b => Err(err(
+            tid,
+            format!("{at}/parentSpanID"),
+            format!(
+                "names the parent `{}` and the references `{}`: which is it?",
+                crate::convert::shown(&b),
+                crate::convert::shown(&a)
+            ),
+        )),
+        (a, b) => Ok(a.or(b)),
     }
 }
 
@@ -641,12 +904,40 @@ pub(crate) fn jaeger(doc: &Value, line: u64) -> Found {
     (spans, errors)
 }
 
+/// A Jaeger id: hex digits, at most `max` of them (Jaeger drops leading
+/// zeros), not all zero; anything else is an error naming the field.
+fn jaeger_id(
+    v: Option<&Value>,
+    max: usize,
+    at: String,
+    tid: Option<&str>,
+    what: &str,
+) -> Result<String, SpanError> {
+    let id = id_str(v).ok_or_else(|| err(tid, at.clone(), format!("missing or empty {what}")))?;
+    if id.len() > max || !id.bytes().all(|b| b.is_ascii_hexdigit()) || id.bytes().all(|b| b == b'0')
+    {
+        return Err(err(
+            tid,
+            at,
+            format!(
+                "a {what} is up to {max} hex digits, not all zero: found `{}`",
+                crate::convert::shown(&id)
+            ),
+        ));
+    }
+    Ok(id)
+}
+
 fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
-    let trace_id = id_str(sp.get("traceID"))
-        .ok_or_else(|| err(None, format!("{at}/traceID"), "missing or empty trace id"))?;
+    let trace_id = jaeger_id(
+        sp.get("traceID"),
+        32,
+        format!("{at}/traceID"),
+        None,
+        "trace id",
+    )?;
     let tid = Some(trace_id.as_str());
-    let span_id = id_str(sp.get("spanID"))
-        .ok_or_else(|| err(tid, format!("{at}/spanID"), "missing or empty span id"))?;
+    let span_id = jaeger_id(sp.get("spanID"), 16, format!("{at}/spanID"), tid, "span id")?;
     let name = sp
         .get("operationName")
         .and_then(Value::as_str)
@@ -660,21 +951,7 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
         )
     })?;
     let duration = nanos(sp.get("duration"));
-    let mut parent = None;
-    if let Some(Value::Array(refs)) = sp.get("references") {
-        for (i, r) in refs.iter().enumerate() {
-            if r.get("refType").and_then(Value::as_str) == Some("CHILD_OF") {
-                if parent.is_some() {
-                    return Err(err(
-                        tid,
-                        format!("{at}/references/{i}"),
-                        "two CHILD_OF references: which is the parent?",
-                    ));
-                }
-                parent = id_str(r.get("spanID"));
-            }
-        }
-    }
+    let parent = jaeger_parent(sp, at, tid)?;
     let mut attrs = match sp.get("tags") {
         None | Some(Value::Null) => BTreeMap::new(),
         Some(Value::Array(a)) => {
@@ -720,7 +997,11 @@ fn jaeger_span(sp: &Value, at: &str, line: u64) -> Result<Span, SpanError> {
                 Some(Value::String(s)) => s,
                 _ => continue,
             };
-            if name.starts_with("gen_ai.") || name == "exception" {
+            if name.starts_with("gen_ai.")
+                || name == "exception"
+                || f.keys()
+                    .any(|k| k.starts_with("gen_ai.") || kept_event_mark(k))
+            {
                 events.push(Event { name, attrs: f });
             }
         }
@@ -862,37 +1143,14 @@ pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
             .and_then(std::collections::VecDeque::pop_front);
         let by_attrs = classify(&s);
         let read = |n: &Span| classify(n).ok();
+        let conflict = |why: &str| {
+            err(
+                Some(&s.trace_id),
+                format!("/observations/{i}/type"),
+                format!("{why}: which is it?"),
+            )
+        };
         match (by_attrs, own) {
-            // The attributes say what it is; its own type may not say
-            // otherwise about a tool.
-            (Ok(Kind::Llm(_) | Kind::Agent(_)), Some(n))
-                if matches!(read(&n), Some(Kind::Tool(_))) =>
-            {
-                errors.push(err(
-                    Some(&s.trace_id),
-                    format!("/observations/{i}/type"),
-                    "a TOOL observation whose attributes say it is an LLM call or an agent: which is it?",
-                ));
-            }
-            // A tool by its attributes that left out its arguments or
-            // result: its own `input` / `output` give them (the same tool
-            // only), as one more place of the same call.
-            (Ok(Kind::Tool(a)), Some(n)) => {
-                let mut s = s;
-                if let Some(Kind::Tool(b)) = read(&n) {
-                    if a.name == b.name {
-                        for (missing, key) in [
-                            (a.arguments.is_null(), "gen_ai.tool.call.arguments"),
-                            (a.result.is_none(), "gen_ai.tool.call.result"),
-                        ] {
-                            if let (true, Some(v)) = (missing, n.attrs.get(key)) {
-                                s.attrs.insert(key.into(), v.clone());
-                            }
-                        }
-                    }
-                }
-                out.push(s);
-            }
             (Ok(Kind::Other), own) => match refused.remove(&i) {
                 Some(es) => errors.extend(es),
                 None => match own {
@@ -910,10 +1168,97 @@ pub(crate) fn langfuse(doc: &Value, line: u64) -> Found {
                     _ => out.push(s),
                 },
             },
+            // The attributes say what it is; its own record (type, name,
+            // output) is one more place of it and may not say otherwise,
+            // nor may it be one that reading refuses.
+            (Ok(by), own) => {
+                let own_type = doc
+                    .pointer(&format!("/observations/{i}/type"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                // A TOOL observation ran a tool, however its own record
+                // reads: attributes that say otherwise are a conflict even
+                // when that record is refused (a TOOL without a name).
+                if own_type == "TOOL" && !matches!(by, Kind::Tool(_)) {
+                    errors.push(conflict(
+                        "a TOOL observation whose attributes say it is an LLM call or an agent",
+                    ));
+                    continue;
+                }
+                let refused_own = refused.remove(&i);
+                let mine = match &own {
+                    None => None,
+                    Some(n) => match classify(n) {
+                        Ok(k) => Some(k),
+                        Err((field, msg)) => {
+                            errors.push(err(
+                                Some(&s.trace_id),
+                                format!("/observations/{i} ({field})"),
+                                msg,
+                            ));
+                            continue;
+                        }
+                    },
+                };
+                // A tool by its attributes whose own record is refused:
+                // which tool it was, or what it did, cannot be told.
+                if let (Kind::Tool(_), Some(es)) = (&by, refused_own) {
+                    errors.extend(es);
+                    continue;
+                }
+                match (by, mine, own) {
+                    (Kind::Llm(_) | Kind::Agent(_), Some(Kind::Tool(_)), _) => errors.push(conflict(
+                        "a TOOL observation whose attributes say it is an LLM call or an agent",
+                    )),
+                    (Kind::Tool(_), Some(Kind::Llm(_) | Kind::Agent(_)), _) => errors.push(conflict(
+                        "an LLM call or agent observation whose attributes say it is a tool execution",
+                    )),
+                    (Kind::Tool(a), Some(Kind::Tool(b)), _) if a.name != b.name => {
+                        errors.push(conflict(&format!(
+                            "a TOOL observation named `{}` whose attributes name the tool `{}`",
+                            crate::convert::shown(&b.name),
+                            crate::convert::shown(&a.name)
+                        )));
+                    }
+                    // A tool by its attributes that left out its arguments
+                    // or result: its own `input` / `output` give them, as
+                    // one more place of the same call.
+                    (Kind::Tool(a), Some(Kind::Tool(_)), Some(n)) => {
+                        let mut s = s;
+                        for (missing, key) in [
+                            (a.arguments.is_null(), "gen_ai.tool.call.arguments"),
+                            (a.result.is_none(), "gen_ai.tool.call.result"),
+                        ] {
+                            if let (true, Some(v)) = (missing, n.attrs.get(key)) {
+                                s.attrs.insert(key.into(), v.clone());
+                            }
+                        }
+                        out.push(s);
+                    }
+                    (Kind::Llm(a), Some(Kind::Llm(b)), _)
+                        if calls_of(a.output.as_deref()) != calls_of(b.output.as_deref())
+                            && a.output.is_some()
+                            && b.output.is_some() =>
+                    {
+                        errors.push(conflict(
+                            "a GENERATION observation whose own output records other calls than its attributes",
+                        ));
+                    }
+                    _ => out.push(s),
+                }
+            }
             _ => out.push(s),
         }
     }
     (out, errors)
+}
+
+/// The names of the calls an output records, in order.
+fn calls_of(out: Option<&[super::genai::Msg]>) -> Vec<String> {
+    out.unwrap_or_default()
+        .iter()
+        .flat_map(|m| m.calls.iter().map(|c| c.name.clone()))
+        .collect()
 }
 
 /// [`langfuse`] by attributes alone: each span with its observation's index.
