@@ -29,7 +29,8 @@
 //! * `TOOL`, and any other observation but a generation or an agent that
 //!   names a tool (its `metadata.attributes` say `gen_ai.tool.name`, or its
 //!   name, without a `tool.` prefix, is a tool a generation called or was
-//!   offered): a tool execution. Name: `gen_ai.tool.name` else the
+//!   offered): a tool execution. Name: `gen_ai.tool.name` (a `TOOL`
+//!   whose own one-word name names another tool is an error) else the
 //!   observation's name; id: `gen_ai.tool.call.id`, else the output's
 //!   `tool_call_id`; arguments: `input` (`x` for `{input: x}` when a
 //!   requested call of that id, else name, has `x` as arguments); result:
@@ -451,22 +452,43 @@ fn tools_of(obs: &[Value]) -> (Vec<ToolCall>, BTreeSet<String>) {
 /// execution (never a generation or an agent): `gen_ai.tool.name`; else,
 /// for a `TOOL`, its name; else its name when it names one of the trace's
 /// `tools` ([`tool_named`]).
+///
+/// # Errors
+/// A `TOOL` whose own name (one word, or `execute_tool` and one word)
+/// and `gen_ai.tool.name` name two tools: which one ran is not recorded.
 fn tool_name(
     ty: &str,
     name: &str,
     md: &Map<String, Value>,
     tools: &BTreeSet<String>,
-) -> Option<String> {
+    at: &str,
+) -> Result<Option<String>, Problem> {
     if matches!(ty, "GENERATION" | "AGENT") {
-        return None;
+        return Ok(None);
     }
     if let Some(n) = md.get("gen_ai.tool.name").and_then(Value::as_str) {
-        return Some(n.to_string());
+        // A name that is one word names a tool (the GenAI span name
+        // `execute_tool {gen_ai.tool.name}` names it after the prefix); a
+        // longer one (`running tool: x`) describes the step.
+        let own = name.trim();
+        let own = own.strip_prefix("execute_tool ").unwrap_or(own).trim();
+        let names_a_tool = !own.is_empty() && !own.contains(char::is_whitespace);
+        if ty == "TOOL" && names_a_tool && own != n.trim() {
+            return Err((
+                format!("{at}/name"),
+                format!(
+                    "the TOOL observation is named `{}` and its attributes name the tool `{}`: which one ran is not recorded",
+                    shown(name),
+                    shown(n)
+                ),
+            ));
+        }
+        return Ok(Some(n.to_string()));
     }
-    match ty {
+    Ok(match ty {
         "TOOL" => Some(name.to_string()),
         _ => tool_named(name, tools),
-    }
+    })
 }
 
 /// A call Langfuse lists among an observation's `toolCalls` /
@@ -754,7 +776,7 @@ fn read(
     tool_definitions(o, at)?;
     let listed = listed_calls(o, at)?;
     let mut attrs: BTreeMap<String, Value> = BTreeMap::new();
-    let tool_name = tool_name(ty, &name, &md, tools);
+    let tool_name = tool_name(ty, &name, &md, tools, at)?;
     match ty {
         "GENERATION" => {
             attrs.insert("gen_ai.operation.name".into(), json!("chat"));
@@ -906,7 +928,8 @@ pub(crate) fn notes(path: &Path, framing: crate::Framing) -> Result<Notes, Impor
             let part = match ty {
                 "GENERATION" => Part::Llm,
                 "AGENT" => Part::Agent,
-                _ if tool_name(ty, &name, &md, &tools).is_some() => Part::Tool,
+                // A conflict is reported where the observation is read.
+                _ if !matches!(tool_name(ty, &name, &md, &tools, ""), Ok(None)) => Part::Tool,
                 t if GENERIC.contains(&t) => Part::Generic,
                 _ => Part::Other,
             };

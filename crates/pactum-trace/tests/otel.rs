@@ -1187,6 +1187,7 @@ fn a_langfuse_observation_whose_own_record_conflicts_with_its_attributes_refuses
         "K05_tool_attrs_oi_tool_other_name.json",
         "K06_gen_attrs_tool.json",
         "K07_tool_attrs_llm_noname.json",
+        "K12_tool_attrs_genai_tool_differs.json",
     ] {
         delete_file_seen_or_refused(f);
     }
