@@ -403,6 +403,8 @@ impl Prepared<'_> {
                 break;
             }
             let file = path.display().to_string();
+            // The file's name is shown in its errors and warnings.
+            shown.text(&file, sink);
             let mut first_skip: Option<String> = None;
             notes.file(path);
             let mut deliver = |item: Item<Read>| {
@@ -452,7 +454,12 @@ impl Prepared<'_> {
                     }
                     Item::Error(e) => {
                         totals.outcome.input_errors += 1;
+                        // Its field is shown too: a pointer through a
+                        // record's keys.
                         shown.text(&e.message, sink);
+                        if let Some(f) = &e.field {
+                            shown.text(f, sink);
+                        }
                         sink.input_error(&InputError {
                             file: e.file,
                             line: e.line,

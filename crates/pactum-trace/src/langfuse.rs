@@ -454,8 +454,9 @@ fn tools_of(obs: &[Value]) -> (Vec<ToolCall>, BTreeSet<String>) {
 /// `tools` ([`tool_named`]).
 ///
 /// # Errors
-/// A `TOOL` whose own name (one word, or `execute_tool` and one word)
-/// and `gen_ai.tool.name` name two tools: which one ran is not recorded.
+/// An observation whose own name (one word, or `execute_tool` and one
+/// word, any white space and case) and `gen_ai.tool.name` name two
+/// tools: which one ran is not recorded.
 fn tool_name(
     ty: &str,
     name: &str,
@@ -470,14 +471,22 @@ fn tool_name(
         // A name that is one word names a tool (the GenAI span name
         // `execute_tool {gen_ai.tool.name}` names it after the prefix); a
         // longer one (`running tool: x`) describes the step.
-        let own = name.trim();
-        let own = own.strip_prefix("execute_tool ").unwrap_or(own).trim();
-        let names_a_tool = !own.is_empty() && !own.contains(char::is_whitespace);
-        if ty == "TOOL" && names_a_tool && own != n.trim() {
+        let words: Vec<&str> = name
+            .split(|c: char| c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let own = match words.as_slice() {
+            [one] => Some(*one),
+            [prefix, one] if prefix.eq_ignore_ascii_case("execute_tool") => Some(*one),
+            _ => None,
+        };
+        // `tool.HelloTool` (koog) names `HelloTool` under a namespace.
+        let last = |o: &str| o.rsplit(['.', '/', ':']).next().unwrap_or(o).to_string();
+        if own.is_some_and(|o| o != n.trim() && last(o) != n.trim()) {
             return Err((
                 format!("{at}/name"),
                 format!(
-                    "the TOOL observation is named `{}` and its attributes name the tool `{}`: which one ran is not recorded",
+                    "the {ty} observation is named `{}` and its attributes name the tool `{}`: which one ran is not recorded",
                     shown(name),
                     shown(n)
                 ),

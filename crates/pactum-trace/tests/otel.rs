@@ -1188,6 +1188,10 @@ fn a_langfuse_observation_whose_own_record_conflicts_with_its_attributes_refuses
         "K06_gen_attrs_tool.json",
         "K07_tool_attrs_llm_noname.json",
         "K12_tool_attrs_genai_tool_differs.json",
+        "L01_tool_name_tab_prefix.json",
+        "L02_tool_name_nbsp_prefix.json",
+        "L03_tool_name_prefix_case.json",
+        "L04_span_named_other_tool.json",
     ] {
         delete_file_seen_or_refused(f);
     }

@@ -1225,13 +1225,15 @@ required:
         json!({"id": id, "observability": "full", "turns": [{
         "input": [{"role": "user", "content": "hi"}], "response": "hello"}]})
     };
-    // After a separator, and glued to the id's other characters.
+    // After a separator, and glued to the id's other characters; and a
+    // record whose error names a field through a key (its pointer).
     sb.write(
         "ids.jsonl",
         &format!(
-            "{}\n{}\n",
+            "{}\n{}\n{}\n",
             trace(format!("conv-{token}")),
-            trace(format!("conv{token}"))
+            trace(format!("conv{token}")),
+            json!({"metadata": {token.clone(): {"a": 1}}})
         ),
     );
     let files = ["g.json", "g.xml", "g.html", "g.md", "g.otlp.json"];
@@ -1252,7 +1254,7 @@ required:
         "--otlp-out",
         "g.otlp.json",
     ]);
-    assert_eq!(run.code, 0, "{run:#?}");
+    assert_eq!(run.code, 5, "{run:#?}");
     let mut outputs = outputs_of("grade", &run);
     for f in files {
         outputs.push((f.to_string(), std::fs::read(sb.path().join(f)).expect(f)));
