@@ -571,7 +571,7 @@ const KEY_PREFIXES: [&str; 27] = [
 /// others (`sk-`, `hf_`, `ghs_`, `ASIA`…) are found only at a token's
 /// start or after `-`, `_` or `.`: words hold them (`risk-assessment-2024…`,
 /// `bookshelf_2024…`, `highs_2024…`, `EURASIA_2024…`).
-const GLUED_KEY_PREFIXES: [&str; 18] = [
+const GLUED_KEY_PREFIXES: [&str; 19] = [
     "sk-proj-",
     "sk-ant-",
     "sk-svcacct-",
@@ -590,7 +590,38 @@ const GLUED_KEY_PREFIXES: [&str; 18] = [
     "AIza",
     "AKIA",
     "dop_v1_",
+    "sk-or-v1-",
 ];
+
+/// Key prefixes that words hold too (`highs_…`, `EURASIA_…`, `risk-…`),
+/// found glued to other characters only when a key's run of letters and
+/// digits follows, at least this long: GitHub's `gh?_` and npm's tokens
+/// have 36, Shopify's 32, Hugging Face's 34, AWS's `ASIA` ids 16, the
+/// older OpenAI keys 48.
+const GLUED_IF_LONG: [(&str, usize); 11] = [
+    ("gho_", 30),
+    ("ghs_", 30),
+    ("ghu_", 30),
+    ("ghr_", 30),
+    ("npm_", 30),
+    ("shpat_", 30),
+    ("hf_", 30),
+    ("pypi-", 40),
+    ("ASIA", 16),
+    ("rk_test_", 20),
+    ("sk-", 40),
+];
+
+/// Whether `t` starts with a key that may be glued to what precedes it
+/// ([`GLUED_KEY_PREFIXES`], [`GLUED_IF_LONG`]).
+fn glued_key(t: &str) -> bool {
+    GLUED_KEY_PREFIXES.iter().any(|p| t.starts_with(p))
+        || GLUED_IF_LONG.iter().any(|(p, n)| {
+            t.strip_prefix(p).is_some_and(|tail| {
+                tail.chars().take_while(char::is_ascii_alphanumeric).count() >= *n
+            })
+        })
+}
 
 /// The fewest characters after `hf_` for a Hugging Face token written
 /// without a digit (its tail is 34 random letters, which may hold none).
@@ -685,8 +716,7 @@ fn key_tokens_of(text: &str) -> Vec<String> {
             .find(|(i, t)| {
                 let after_separator =
                     *i == 0 || matches!(whole.as_bytes()[i - 1], b'-' | b'_' | b'.');
-                (after_separator || GLUED_KEY_PREFIXES.iter().any(|p| t.starts_with(p)))
-                    && is_prefixed_key(t)
+                (after_separator || glued_key(t)) && is_prefixed_key(t)
             })
             .map(|(_, t)| t)
             .or_else(|| is_jwt(whole).then_some(whole));

@@ -1593,7 +1593,11 @@ impl Walker<'_> {
                     self.nested(o.get("events"), &eat)?;
                 }
                 "subtask" => self.nested(o.get("events"), &eat)?,
-                "span_begin" if o.get("type").and_then(Value::as_str) == Some("tool") => {
+                "span_begin"
+                    if o.get("type")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| t.trim().eq_ignore_ascii_case("tool")) =>
+                {
                     let name = o.get("name").and_then(Value::as_str).unwrap_or_default();
                     self.tool_spans.push((name.to_string(), eat.clone()));
                 }

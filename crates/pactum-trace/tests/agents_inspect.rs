@@ -601,6 +601,18 @@ fn inspect_tool_span_without_its_tool_event_cuts_off() {
         why.contains("/events/2: a tool span `delete_file` has no tool event"),
         "{why}"
     );
+    // The span's type in another case or with white space is the same.
+    for ty in ["Tool", "tool ", " TOOL"] {
+        let mut del = span("delete_file");
+        del["type"] = json!(ty);
+        std::fs::write(
+            &p,
+            inspect_log(json!([del]), serde_json::Value::Null).to_string(),
+        )
+        .unwrap();
+        let (t, _) = import(&p, &ImportOptions::default()).unwrap();
+        assert!(t[0].incomplete.is_some(), "{ty:?}");
+    }
 }
 
 #[test]

@@ -701,6 +701,15 @@ fn key_tokens_glued_to_other_characters() {
         .redact(text)
         .into_owned();
     assert!(out.starts_with("conv[redacted] 123[redacted]"), "{out}");
+    // Prefixes words hold too, glued only with a key's long tail.
+    let gho = format!("gho_{}", "aB3".repeat(12));
+    let asia = "ASIA2B3C4D5E6F7G8H9J".to_string();
+    let legacy = format!("sk-{}", "Ab1".repeat(16));
+    let router = "sk-or-v1-0123456789abcdef0123".to_string();
+    let text = format!(
+        "id{gho} x{asia} conv{legacy} r{router} highs_2024_summary_v1 EURASIA_2024_REPORT_X"
+    );
+    assert_eq!(key_tokens(&text), vec![gho, asia, legacy, router]);
 }
 
 /// The one redaction rule: known secrets, named key variables as they are,
