@@ -122,14 +122,19 @@ fn conversation_inside(v: &Value, at: &mut String) -> Option<(String, &'static s
 /// Where a record with no conversation holds more than a summary line
 /// may: a summary (AgentDojo's `{"metadata": {"benchmark": …, "accuracy":
 /// …}}`) is plain values — numbers, booleans, null, text that is not JSON
-/// (`{…}` or `[…]`), arrays of those — directly or in objects one level
-/// down, and declares no `observability`. Anything else may hide a call
-/// in a shape no reader knows: it is never skipped. `None` for a summary.
+/// (`{…}` or `[…]`, invisible characters before it included), arrays of
+/// those — at its top or in its `metadata` object, under keys that name
+/// no message or call (`role`, `function_call`, `tool`, `action`… holding
+/// text; `gen_ai.*`, `llm.*`, `openinference.*` keys), and declares no
+/// `observability`. Anything else may hide a call in a shape no reader
+/// knows: it is never skipped. `None` for a summary.
 fn beyond_summary(record: &Value) -> Option<String> {
     fn plain(v: &Value) -> bool {
         match v {
             Value::String(s) => {
-                let t = s.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+                let t = s.trim_start_matches(|c: char| {
+                    c.is_whitespace() || pactum_core::text::shown_as_code_point(c)
+                });
                 !(t.starts_with('{') || t.starts_with('['))
             }
             Value::Array(items) => items
@@ -139,6 +144,27 @@ fn beyond_summary(record: &Value) -> Option<String> {
             _ => true,
         }
     }
+    /// A key that names a message or a call when it holds text, or a
+    /// span attribute of a convention pactum reads.
+    fn telling(k: &str, v: &Value) -> bool {
+        let lower = k.to_ascii_lowercase();
+        ["gen_ai.", "llm.", "openinference.", "tool_call.", "tool."]
+            .iter()
+            .any(|p| lower.starts_with(p))
+            || (v.is_string()
+                && matches!(
+                    lower.as_str(),
+                    "role"
+                        | "function_call"
+                        | "function"
+                        | "tool_call"
+                        | "tool_calls"
+                        | "tool"
+                        | "tool_name"
+                        | "action"
+                        | "content"
+                ))
+    }
     let o = record.as_object()?;
     if o.contains_key("observability") {
         return Some("/observability".into());
@@ -146,9 +172,9 @@ fn beyond_summary(record: &Value) -> Option<String> {
     for (k, v) in o {
         let at = format!("/{}", pactum_core::json::escape_pointer_token(k));
         match v {
-            Value::Object(inner) => {
+            Value::Object(inner) if k == "metadata" => {
                 for (k2, v2) in inner {
-                    if !plain(v2) {
+                    if !plain(v2) || telling(k2, v2) {
                         return Some(format!(
                             "{at}/{}",
                             pactum_core::json::escape_pointer_token(k2)
@@ -156,7 +182,7 @@ fn beyond_summary(record: &Value) -> Option<String> {
                     }
                 }
             }
-            v if !plain(v) => return Some(at),
+            v if !plain(v) || telling(k, v) => return Some(at),
             _ => {}
         }
     }

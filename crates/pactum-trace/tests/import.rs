@@ -638,15 +638,32 @@ fn a_record_in_another_format_or_holding_messages_is_no_summary_line() {
         ),
         (
             r#"{"span": {"attributes": {"gen_ai.completion.0.tool_calls.0.name": "delete_file"}}}"#,
-            "field `/span/attributes`",
+            "field `/span`",
         ),
         (
             r#"{"payload": {"resourceSpans": [{"scopeSpans": []}]}}"#,
-            "field `/payload/resourceSpans`",
+            "field `/payload`",
         ),
         (
             r#"{"id": "z", "observability": "tool_calls", "metadata": {"k": 1}}"#,
             "field `/observability`",
+        ),
+        // One message per line, a call named in text, an object other than
+        // `metadata`, span attributes one level down, JSON behind an
+        // invisible character.
+        (
+            r#"{"role": "tool", "name": "delete_file", "tool_call_id": "c1", "content": "deleted"}"#,
+            "field `/role`",
+        ),
+        (r#"{"function_call": "delete_file"}"#, "field `/function_call`"),
+        (r#"{"step": {"action": "delete_file"}}"#, "field `/step`"),
+        (
+            r#"{"metadata": {"gen_ai.tool.name": "delete_file"}}"#,
+            "field `/metadata/gen_ai.tool.name`",
+        ),
+        (
+            "{\"metadata\": {\"calls\": \"\u{200b}[{\\\"name\\\": \\\"delete_file\\\"}]\"}}",
+            "field `/metadata/calls`",
         ),
     ];
     let dir = tempfile::tempdir().unwrap();
