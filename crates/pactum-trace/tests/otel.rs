@@ -1387,3 +1387,26 @@ fn a_padded_otlp_id_or_a_jaeger_id_that_is_not_hex_is_an_error_and_a_resource_ge
         "{o:?}"
     );
 }
+
+/// An LLM, tool or agent span may enter a trace from a remote caller
+/// once; two such entries, or one beside the trace's own root, hide lost
+/// spans between them: the trace is cut off.
+#[test]
+fn a_second_remote_entry_or_one_beside_the_root_is_a_cut_off() {
+    let read = |f: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/otel-review")
+            .join(f);
+        let (t, o) = import(&path, &ImportOptions::default()).unwrap();
+        assert!(o.is_empty(), "{f}: {o:?}");
+        t[0].incomplete.clone()
+    };
+    for f in [
+        "R01_two_remote_entries.json",
+        "R02_remote_agent_beside_root.json",
+    ] {
+        let why = read(f).unwrap_or_default();
+        assert!(why.contains("cut off"), "{f}: {why}");
+    }
+    assert_eq!(read("R03_one_remote_entry.json"), None);
+}

@@ -416,11 +416,25 @@ fn one(
         .filter(|s| s.parent.is_none())
         .map(|s| s.trace_id.as_str())
         .collect();
+    // One LLM, tool or agent span may enter the trace from a remote
+    // caller (the agent behind a gateway); a second such entry, or one
+    // beside the trace's own root, means spans between them were lost.
+    let genai = |k: &Kind| matches!(k, Kind::Llm(_) | Kind::Tool(_) | Kind::Agent(_));
+    let genai_orphans = spans
+        .iter()
+        .zip(&kinds)
+        .filter(|(s, k)| {
+            genai(k)
+                && s.parent
+                    .as_deref()
+                    .is_some_and(|p| !index.contains_key(&(s.trace_id.as_str(), p)))
+        })
+        .count();
     let orphan = if parents_held {
         spans.iter().zip(&kinds).find_map(|(s, k)| {
             let excused = s.remote_parent
-                && !(rooted.contains(s.trace_id.as_str())
-                    && matches!(k, Kind::Llm(_) | Kind::Tool(_)));
+                && !(genai(k)
+                    && (rooted.contains(s.trace_id.as_str()) || genai_orphans > 1));
             let p = s.parent.as_deref().filter(|_| !excused)?;
             (!index.contains_key(&(s.trace_id.as_str(), p))).then(|| {
                 format!(
