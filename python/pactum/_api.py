@@ -93,13 +93,13 @@ def _listify(x: Any) -> List[Any]:
 def _trace_item(t: TraceInput) -> Dict[str, Any]:
     if isinstance(t, Trace):
         return {"inline": t._record}
-    return {"file": os.fspath(t)}
+    return {"file": os.fsdecode(t)}
 
 
 def _contract_item(c: ContractInput) -> Dict[str, Any]:
     if isinstance(c, Contract):
         return c._request_item()
-    return {"file": os.fspath(c)}
+    return {"file": os.fsdecode(c)}
 
 
 def _policy(req: Dict[str, Any], policy: Union[None, Mapping[str, Any], PathLike]) -> None:
@@ -108,7 +108,7 @@ def _policy(req: Dict[str, Any], policy: Union[None, Mapping[str, Any], PathLike
     if isinstance(policy, Mapping):
         req["policy"] = dict(policy)
     else:
-        req["policy_file"] = os.fspath(policy)
+        req["policy_file"] = os.fsdecode(policy)
 
 
 def grade(
@@ -149,9 +149,9 @@ def grade(
     if judge is not None:
         req["judge"] = {"url": judge.url, "model": judge.model, "api_key_env": judge.api_key_env}
     if expectations is not None:
-        req["expectations"] = os.fspath(expectations)
+        req["expectations"] = os.fsdecode(expectations)
     if store is not None:
-        req["store"] = os.fspath(store)
+        req["store"] = os.fsdecode(store)
     if jobs is not None:
         req["jobs"] = jobs
     out = json.loads(_pactum.grade(_json_text(req, "grade")))
@@ -193,8 +193,8 @@ def run(
         finished, a target that cannot be built…).
     """
     req = {
-        "suite": os.fspath(suite_path),
-        "db": os.fspath(db) if db is not None else None,
+        "suite": os.fsdecode(suite_path),
+        "db": os.fsdecode(db) if db is not None else None,
         "jobs": jobs,
         "cache": cache,
         "resume": resume,
@@ -230,13 +230,13 @@ def strength(
     :raises ContractError: a contract does not validate.
     """
     req = {
-        "contracts": [os.fspath(c) for c in _listify(contracts)],
-        "traces": [os.fspath(t) for t in _listify(traces)],
+        "contracts": [os.fsdecode(c) for c in _listify(contracts)],
+        "traces": [os.fsdecode(t) for t in _listify(traces)],
         "observability": observability,
         "trials": trials,
-        "probes": [os.fspath(p) for p in probes],
-        "out": os.fspath(out) if out is not None else None,
-        "policy_file": os.fspath(policy) if policy is not None else None,
+        "probes": [os.fsdecode(p) for p in probes],
+        "out": os.fsdecode(out) if out is not None else None,
+        "policy_file": os.fsdecode(policy) if policy is not None else None,
         "format": format,
     }
     res = json.loads(_pactum.strength(_json_text(req, "strength")))

@@ -376,7 +376,7 @@ class Contract:
         """A contract file (``.json`` as JSON, anything else as YAML); its
         ``schema_file``s resolve against its folder. The file is read once,
         here: grading uses what was read and validated then."""
-        p = os.fspath(path)
+        p = os.fsdecode(path)
         return cls._make("", p, p)
 
     @property
@@ -480,7 +480,7 @@ class Trace:
         """
         from .errors import InputError
 
-        out = json.loads(_pactum.read_trace_file(_utf8(os.fspath(path), "the trace path"), format, observability))
+        out = json.loads(_pactum.read_trace_file(_utf8(os.fsdecode(path), "the trace path"), format, observability))
         if out["errors"]:
             e = out["errors"][0]
             raise InputError(
@@ -494,7 +494,7 @@ class Trace:
             warnings.warn(
                 PactumWarning(
                     _safe(
-                        f"pactum skipped-records: {os.fspath(path)}: skipped {out['skipped']} record(s) that hold no "
+                        f"pactum skipped-records: {os.fsdecode(path)}: skipped {out['skipped']} record(s) that hold no "
                         f"trace; {len(out['traces'])} trace(s) read"
                     )
                 ),

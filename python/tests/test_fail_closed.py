@@ -314,6 +314,11 @@ def test_text_that_is_not_unicode_is_an_input_error_never_a_crash(tmp_path: path
         with pytest.raises(InputError) as e:
             case()
         assert "lone surrogate U+DC80" in str(e.value)
+    # A path given as bytes is a path.
+    with pytest.raises(InputError, match="cannot"):
+        Contract.from_file(str(tmp_path / "none.yaml").encode())
+    with pytest.raises(InputError, match="cannot open"):
+        Trace.from_file(str(tmp_path / "none.jsonl").encode())
 
 
 def test_an_error_message_cannot_drive_the_terminal() -> None:
