@@ -772,6 +772,39 @@ struct Pending {
     export: Option<Vec<Value>>,
 }
 
+/// A trace that is not graded (refused, or its verdict overtaken by late
+/// spans): an `error` result whose summary and reason are already
+/// redacted, and its `ERR` line.
+fn error_pending(
+    trace_id: String,
+    summary: String,
+    reason: String,
+    started: String,
+    t0: Instant,
+) -> Pending {
+    let line = format!("ERR   {}  {reason}", bounded(&trace_id, 40));
+    let result = TraceResult {
+        trace_id: trace_id.clone(),
+        source: None,
+        observability: ObservabilityLevel::ResponseOnly,
+        status: TestStatus::Error,
+        summary,
+        contracts: Vec::new(),
+        overall_score: None,
+        error: Some(reason),
+    };
+    Pending {
+        id: trace_id,
+        trace: None,
+        result,
+        started,
+        t0,
+        line,
+        due: None,
+        export: None,
+    }
+}
+
 struct Grader {
     contract: Vec<CompiledContract>,
     snapshot: ContractSnapshot,
@@ -943,55 +976,17 @@ impl Grader {
             }
             Built::Refused { trace_id, reason } => {
                 let (trace_id, reason) = self.redacted(&trace_id, &reason);
-                let line = format!("ERR   {}  {}", bounded(&trace_id, 40), reason);
-                let result = TraceResult {
-                    trace_id: trace_id.clone(),
-                    source: None,
-                    observability: ObservabilityLevel::ResponseOnly,
-                    status: TestStatus::Error,
-                    summary: format!("not graded: {reason}"),
-                    contracts: Vec::new(),
-                    overall_score: None,
-                    error: Some(reason),
-                };
                 *self.summary.by_status.entry(TestStatus::Error).or_default() += 1;
-                return Some(Pending {
-                    id: trace_id,
-                    trace: None,
-                    result,
-                    started,
-                    t0,
-                    line,
-                    due: None,
-                    export: None,
-                });
+                let summary = format!("not graded: {reason}");
+                return Some(error_pending(trace_id, summary, reason, started, t0));
             }
             Built::Late { trace_id, spans } => {
                 let (trace_id, _) = self.redacted(&trace_id, "");
                 let why = format!(
                     "{spans} span(s) arrived after this trace was graded and were dropped: the verdict stored for it before them does not stand (what arrived may be the violation)"
                 );
-                let line = format!("ERR   {}  {why}", bounded(&trace_id, 40));
-                let result = TraceResult {
-                    trace_id: trace_id.clone(),
-                    source: None,
-                    observability: ObservabilityLevel::ResponseOnly,
-                    status: TestStatus::Error,
-                    summary: format!("spans arrived after grading: {why}"),
-                    contracts: Vec::new(),
-                    overall_score: None,
-                    error: Some(why),
-                };
-                return Some(Pending {
-                    id: trace_id,
-                    trace: None,
-                    result,
-                    started,
-                    t0,
-                    line,
-                    due: None,
-                    export: None,
-                });
+                let summary = format!("spans arrived after grading: {why}");
+                return Some(error_pending(trace_id, summary, why, started, t0));
             }
             Built::Error { trace_id, message } => {
                 self.summary.unreadable += 1;

@@ -109,6 +109,21 @@ fn obs_type(o: &Value, at: &str) -> Result<&'static str, Problem> {
     }
 }
 
+/// Why an observation failed: its `statusMessage` when its `level` is
+/// `ERROR` (`level ERROR` when it gives none); `None` otherwise.
+pub(crate) fn observation_error(o: &Value) -> Option<String> {
+    match o.get("level").and_then(Value::as_str) {
+        Some("ERROR") => Some(
+            o.get("statusMessage")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .unwrap_or("level ERROR")
+                .to_string(),
+        ),
+        _ => None,
+    }
+}
+
 /// Whether a record is a Langfuse trace export.
 pub(crate) fn sniff(v: &Value) -> bool {
     v.get("trace").is_some_and(Value::is_object)
@@ -770,16 +785,7 @@ fn read(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    let error = match o.get("level").and_then(Value::as_str) {
-        Some("ERROR") => Some(
-            o.get("statusMessage")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .unwrap_or("level ERROR")
-                .to_string(),
-        ),
-        _ => None,
-    };
+    let error = observation_error(o);
     let ty = obs_type(o, at)?;
     let md = attributes(o, at)?;
     tool_definitions(o, at)?;

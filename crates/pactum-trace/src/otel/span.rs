@@ -1313,16 +1313,7 @@ fn langfuse_by_attributes(doc: &Value, line: u64) -> (Vec<(usize, Span)>, Vec<Sp
             .get("endTime")
             .and_then(Value::as_str)
             .and_then(rfc3339_utc);
-        let error = match o.get("level").and_then(Value::as_str) {
-            Some("ERROR") => Some(
-                o.get("statusMessage")
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty())
-                    .unwrap_or("level ERROR")
-                    .to_string(),
-            ),
-            _ => None,
-        };
+        let error = crate::langfuse::observation_error(o);
         let mut attrs: BTreeMap<String, Value> = match o.get("metadata") {
             None | Some(Value::Null) => BTreeMap::new(),
             Some(_) => match langfuse_attributes(o) {
