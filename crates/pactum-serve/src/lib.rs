@@ -997,26 +997,11 @@ impl Grader {
                     bounded(&trace_id, 40),
                     bounded(&message, LINE_CHARS)
                 );
-                let result = TraceResult {
-                    trace_id: trace_id.clone(),
-                    source: None,
-                    observability: ObservabilityLevel::ResponseOnly,
-                    status: TestStatus::Error,
-                    summary: format!("the spans cannot be read as a trace: {message}"),
-                    contracts: Vec::new(),
-                    overall_score: None,
-                    error: Some(message),
-                };
-                return Some(Pending {
-                    id: trace_id,
-                    trace: None,
-                    result,
-                    started,
-                    t0,
-                    line,
-                    due: None,
-                    export: None,
-                });
+                let summary = format!("the spans cannot be read as a trace: {message}");
+                let mut pending = error_pending(trace_id, summary, message, started, t0);
+                // Its line bounds the message, which may be long.
+                pending.line = line;
+                return Some(pending);
             }
             Built::Trace {
                 trace,
