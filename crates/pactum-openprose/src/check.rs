@@ -1157,6 +1157,85 @@ pub fn pieced_copy(content: &str, texts: &[&str]) -> bool {
     covered.iter().all(|c| *c)
 }
 
+/// The body of an output as a reader sees it: its paragraphs, list items
+/// and table rows, without its headings, table headers, link
+/// destinations, alt text or code blocks. Copies are looked for here: a
+/// heading written over a copy, or a copy made link text, is still a
+/// copy. Leaving text out only makes an output look more copied, so a
+/// part this misses never clears one.
+pub(crate) fn body_text(content: &str) -> String {
+    let r = render(&without_hidden(content));
+    let mut out = String::new();
+    let pieces = r
+        .paragraphs
+        .iter()
+        .chain(&r.items)
+        .chain(r.tables.iter().flat_map(|t| &t.rows));
+    for p in pieces {
+        out.push_str(&p.text);
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether `body` ([`body_text`]) is the given text rearranged: fewer than
+/// one in ten of its words are new (found in none of `inputs` nor in
+/// `program`, the service's own source), and it holds at least half of
+/// the distinct words of one input. Reordered input, or input with the
+/// program's own words added, says nothing of the service's own; a
+/// selection of a few of an input's items is not caught. A ranking of
+/// every item is, and is left to the judge: words alone cannot tell it
+/// from a shuffled copy (SPEC §3.4, copied input is no evidence).
+pub fn rearranged_copy(body: &str, inputs: &[&str], program: &str) -> bool {
+    use std::collections::HashSet;
+    let mine = pactum_core::echo::words(body);
+    if mine.is_empty() {
+        return false;
+    }
+    let given: Vec<HashSet<String>> = inputs
+        .iter()
+        .map(|t| pactum_core::echo::words(t).into_iter().collect())
+        .collect();
+    let own_source: HashSet<String> = pactum_core::echo::words(program).into_iter().collect();
+    let new = mine
+        .iter()
+        .filter(|w| !own_source.contains(*w) && !given.iter().any(|g| g.contains(*w)))
+        .count();
+    if new * 10 >= mine.len() {
+        return false;
+    }
+    let used: HashSet<&String> = mine.iter().collect();
+    given
+        .iter()
+        .any(|g| !g.is_empty() && g.iter().filter(|w| used.contains(w)).count() * 2 >= g.len())
+}
+
+/// Why what held over `content` is not evidence enough on its own, when
+/// a reader would not see it as measured: part of it folded in
+/// `<details>` (shown only on a click), or nothing shown but images
+/// (which pactum cannot see). A measure that failed still fails.
+pub(crate) fn unseen_part(content: &str) -> Option<&'static str> {
+    let visible = without_hidden(content);
+    let r = render(&visible);
+    if r.tags.contains("details") {
+        return Some("part of the output is folded in <details>, shown only on a click: what a reader sees of it is for the judge");
+    }
+    static IMAGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)!\[|<img\b"));
+    let shown = r.plain.chars().any(char::is_alphanumeric)
+        || r.headings
+            .iter()
+            .chain(&r.items)
+            .chain(&r.paragraphs)
+            .any(|p| meaningful(&p.text))
+        || r.tables
+            .iter()
+            .any(|t| !t.rows.is_empty() || !t.header.is_empty());
+    if !shown && IMAGE.is_match(&visible) {
+        return Some("the output shows nothing but images, which pactum cannot see: what they show is for the judge");
+    }
+    None
+}
+
 /// Words that hold no content of their own: a placeholder left where the
 /// output should be.
 const PLACEHOLDER: &[&str] = &[

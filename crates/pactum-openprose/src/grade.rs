@@ -516,6 +516,9 @@ fn grade_text(
                 None => unmeasured.push(format!("\"{phrase}\": {detail}")),
             }
         }
+        if let Some(why) = unseen(content, &inputs, c) {
+            unmeasured.push(format!("{}: {why}", b.path));
+        }
     } else if !reading.measures.is_empty() {
         unmeasured.push(format!(
             "the clause names no output and the contract has {} outputs: its measures cannot be taken",
@@ -536,6 +539,11 @@ fn grade_text(
         ));
     } else {
         notes.push("the contract produced output".into());
+        for b in &targets {
+            if let Some(why) = b.content.as_deref().and_then(|t| unseen(t, &inputs, c)) {
+                unmeasured.push(format!("{}: {why}", b.path));
+            }
+        }
     }
     // Phrases that look measurable but were not read (a choice, a count
     // per item, a reversed range) leave the clause to the judge.
@@ -635,6 +643,26 @@ fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) ->
         .map(|m| Cow::Owned(m.as_str().to_string()))
         .collect();
     !only_copied(content, &asked)
+}
+
+/// Why an output's measures holding is no evidence on their own
+/// (they still fail it when they fail): a part a reader does not see
+/// ([`crate::check::unseen_part`]), or a body ([`crate::check::body_text`])
+/// that only repeats what the service was given, under a heading of its
+/// own, as link text, or reordered ([`crate::check::rearranged_copy`]).
+/// The clause goes to the judge, or is not evaluable without one.
+fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<String> {
+    if let Some(why) = crate::check::unseen_part(content) {
+        return Some(why.to_string());
+    }
+    let body = crate::check::body_text(content);
+    if pactum_core::echo::words(&body).is_empty() {
+        return None;
+    }
+    let program = QUOTED.replace_all(&c.source_text, " \u{1} ");
+    let texts: Vec<&str> = inputs.iter().map(|i| &**i).collect();
+    (only_copied_input(&body, inputs, c) || crate::check::rearranged_copy(&body, &texts, &program))
+        .then(|| "its text only repeats what the service was given (copied under a heading or as link text, reordered, or with the program's own words added): whether it is the service's own work is for the judge".to_string())
 }
 
 /// A text in straight or curly double quotes.
@@ -753,9 +781,14 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
                     let from = content[..at].rfind("\n\n").map_or(0, |i| i + 2);
                     let to = content[at..].find("\n\n").map_or(content.len(), |i| at + i);
                     let paragraph = &content[from..to];
+                    // And the sentence(s) holding it: a quote inside a
+                    // whole copied sentence is a copy, however short.
+                    let sentence = sentence_around(paragraph, at - from, at - from + m.len());
                     let copied = echoes.is_echo(at, at + m.len(), Quoting::MarksAndFormatting)
                         || pactum_core::echo::only_copied(paragraph, &inputs)
-                        || crate::check::pieced_copy(paragraph, &texts);
+                        || crate::check::pieced_copy(paragraph, &texts)
+                        || pactum_core::echo::only_copied(sentence, &inputs)
+                        || crate::check::pieced_copy(sentence, &texts);
                     if !copied {
                         own = true;
                     }
@@ -770,6 +803,31 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
         }
         _ => None,
     })
+}
+
+/// The sentence(s) of `text` holding `[s, e)`: from after the last
+/// sentence end (`.`, `!`, `?`, `;` or a line break, then white space)
+/// before `s` to the first one after `e`. Byte offsets on char
+/// boundaries.
+fn sentence_around(text: &str, s: usize, e: usize) -> &str {
+    let ends = |c: char| matches!(c, '.' | '!' | '?' | ';' | '\n' | '\u{3002}');
+    let mut from = 0;
+    let mut prev: Option<char> = None;
+    for (i, c) in text[..s].char_indices() {
+        if prev.is_some_and(ends) && c.is_whitespace() {
+            from = i;
+        }
+        prev = Some(c);
+    }
+    let mut to = text.len();
+    let mut chars = text[e..].char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if ends(c) && chars.peek().is_none_or(|(_, n)| n.is_whitespace()) {
+            to = e + i + c.len_utf8();
+            break;
+        }
+    }
+    &text[from..to]
 }
 
 /// Why a judge's answer quotes text found in an output only inside an

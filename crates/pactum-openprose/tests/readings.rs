@@ -900,3 +900,74 @@ fn a_comment_neither_makes_a_copy_original_nor_an_output() {
         assert_eq!(verdicts(&g), vec![Verdict::Violated], "{out}: {g:#?}");
     }
 }
+
+/// A judge's quote that lies inside a whole sentence the output copied
+/// from its input backs nothing, however short the sentence, even when
+/// the rest of the paragraph is the service's own.
+#[test]
+fn a_judge_quote_inside_a_copied_sentence_backs_nothing() {
+    for output in [
+        "Solid-state batteries. Makers expect the first cars to ship with them within three years.\n",
+        "Makers expect the first cars within three years; Solid-state batteries.\n",
+    ] {
+        let d = service(
+            "- `summary`: names the subject and says when cars will use it",
+            &[("bindings/svc/summary.md", output), ("vm.log.md", OK_LOG)],
+        );
+        let run = import_run(d.path()).expect("imports");
+        let policy = Policy::default();
+        let mut judge =
+            |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
+                let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
+                for cl in &mut r.clauses {
+                    cl.verdict = Verdict::Satisfied;
+                    cl.reason = None;
+                    cl.confidence = 95;
+                    cl.evidence = vec![Evidence::Quote {
+                        turn: 1,
+                        source: "response".into(),
+                        text: "Solid-state batteries".into(),
+                    }];
+                }
+                r
+            };
+        let g = grade_run(&run, &policy, &mut judge);
+        let summary = &g.contracts[0].clauses[0];
+        assert_eq!(summary.verdict, Verdict::NotEvaluable, "{output:?}: {summary:#?}");
+        assert!(summary.rationale.contains("only copied from its input"), "{summary:#?}");
+        assert_ne!(g.status, TestStatus::Pass);
+    }
+    // The same words inside a sentence of the service's own back it.
+    let d = service(
+        "- `summary`: names the subject and says when cars will use it",
+        &[
+            (
+                "bindings/svc/summary.md",
+                "Makers expect Solid-state batteries in the first cars within three years.\n",
+            ),
+            ("vm.log.md", OK_LOG),
+        ],
+    );
+    let run = import_run(d.path()).expect("imports");
+    let policy = Policy::default();
+    let mut judge = |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
+        let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
+        for cl in &mut r.clauses {
+            cl.verdict = Verdict::Satisfied;
+            cl.reason = None;
+            cl.confidence = 95;
+            cl.evidence = vec![Evidence::Quote {
+                turn: 1,
+                source: "response".into(),
+                text: "Solid-state batteries".into(),
+            }];
+        }
+        r
+    };
+    let g = grade_run(&run, &policy, &mut judge);
+    assert_eq!(
+        g.contracts[0].clauses[0].verdict,
+        Verdict::Satisfied,
+        "{g:#?}"
+    );
+}

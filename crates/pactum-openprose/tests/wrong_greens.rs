@@ -925,3 +925,106 @@ fn a_name_before_a_dash_is_not_measured_elsewhere() {
     // Not measured on scratch.md: a judge could otherwise lean on it.
     assert!(!r.rationale.contains("counted 3 items"), "{g:#?}");
 }
+
+/// An input longer than a topic, for the copies below.
+const ARTICLE: &str = "# article\nbinding: input\nsource: caller\n---\nSales of home heat pumps fell in 2024 after two record years, as subsidies were cut in several large markets and gas prices eased.\n";
+
+/// Grades one `summary` clause with the `article` input beside the topic.
+fn with_article(clause: &str, binding: &str) -> RunGrade {
+    let d = run_with(
+        &format!("## Ensures\n\n- `summary`: {clause}\n"),
+        &[
+            ("bindings/caller/article.md", ARTICLE),
+            ("bindings/svc/summary.md", binding),
+        ],
+    );
+    grade_dir(d.path())
+}
+
+/// An output that only rearranges what the service was given (its
+/// words reordered, a heading of its own over a copy, a copy made link
+/// text, the program's own words after the input) is no evidence of the
+/// service's own work: left to the judge (here none: not evaluable),
+/// never satisfied, and a measure it fails still fails it.
+#[test]
+fn rearranged_copies_are_left_to_the_judge() {
+    let copy = "Sales of home heat pumps fell in 2024 after two record years, as subsidies were cut in several large markets and gas prices eased.";
+    let reordered = "Gas prices eased and subsidies were cut in several large markets, as sales of home heat pumps fell in 2024 after two record years.";
+    for (clause, output) in [
+        ("a summary", reordered.to_string()),
+        ("a summary", format!("# Executive overview prepared today\n\n{copy}\n")),
+        ("a summary", format!("[{copy}](https://example.com/report/2024)\n")),
+        ("a summary", format!("## Findings\n\n[{copy}](https://example.com/a)\n")),
+        ("a summary", format!("{copy} Solid-state batteries the subject.\n")),
+        ("a summary", "Solid-state batteries the subject\n".to_string()),
+        (
+            "a summary in 2 paragraphs",
+            "Gas prices eased and subsidies were cut in several large markets.\n\nSales of home heat pumps fell in 2024 after two record years.\n".to_string(),
+        ),
+        (
+            "a numbered list of 3 items",
+            "1. gas prices eased\n2. subsidies were cut in several large markets\n3. sales of home heat pumps fell in 2024\n".to_string(),
+        ),
+    ] {
+        let g = with_article(clause, &output);
+        let c = &g.contracts[0].clauses[0];
+        assert_eq!(c.verdict, Verdict::NotEvaluable, "{clause:?} over {output:?}: {c:#?}");
+        assert!(c.rationale.contains("only repeats what the service was given") || c.rationale.contains("copied"), "{c:#?}");
+    }
+    // A measure the copy fails still fails it.
+    let g = with_article("a markdown table with at least 3 rows", reordered);
+    assert_eq!(verdicts(&g), vec![Verdict::Violated], "{g:#?}");
+    // Words of its own, and a selection of a few of the input's words,
+    // are an output of its own.
+    for output in [
+        "Heat pump sales dropped when subsidies ended; cheaper gas made boilers attractive again, so installers expect a slow 2025.\n",
+        "# Heat pumps\n\nSubsidy cuts hurt sales; recovery is likely once programmes restart.\n",
+        "Two record years ended in 2024.\n\nInstallers now expect programmes to restart soon and demand to recover.\n",
+    ] {
+        let g = with_article("a summary", output);
+        assert_eq!(verdicts(&g), vec![Verdict::Satisfied], "{output:?}: {g:#?}");
+    }
+}
+
+/// What a reader does not see without a click (content folded in
+/// `<details>`), or cannot be read at all (nothing but images), is no
+/// evidence on its own: left to the judge, never satisfied.
+#[test]
+fn folded_and_image_only_outputs_are_left_to_the_judge() {
+    for output in [
+        "<details>\n<summary>Summary</summary>\n\nBatteries with solid electrolytes are safer and denser.\n\n</details>\n",
+        "<DETAILS open>\n\nBatteries with solid electrolytes are safer and denser.\n\n</DETAILS>\n",
+        "Intro.\n\n<details><summary>More</summary>\n\n1. one point\n2. two points\n\n</details>\n",
+        "![](chart.png)\n",
+        "![](https://example.com/chart.png)\n",
+        "![Chart of battery density](chart.png)\n",
+    ] {
+        assert_eq!(one("a summary", output), Verdict::NotEvaluable, "{output:?}");
+        // A count over it is left to the judge, or fails where nothing
+        // it counts is shown.
+        never_green("a summary with at least 1 paragraph", output);
+    }
+    // An HTML image alone is markup only: it renders as no output.
+    for output in [
+        "<img src=\"chart.png\">\n",
+        "<p><img src=\"chart.png\" alt=\"\"></p>\n",
+    ] {
+        assert_eq!(one("a summary", output), Verdict::Violated, "{output:?}");
+    }
+    // The same text shown plainly is measured as ever.
+    assert_eq!(
+        one(
+            "a summary",
+            "Batteries with solid electrolytes are safer and denser.\n"
+        ),
+        Verdict::Satisfied
+    );
+    // An image beside text of its own is measured on the text.
+    assert_eq!(
+        one(
+            "a summary",
+            "![](chart.png)\n\nBatteries with solid electrolytes are safer and denser.\n"
+        ),
+        Verdict::Satisfied
+    );
+}
