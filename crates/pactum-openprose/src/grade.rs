@@ -783,7 +783,7 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
                     let paragraph = &content[from..to];
                     // And the sentence(s) holding it: a quote inside a
                     // whole copied sentence is a copy, however short.
-                    let sentence = sentence_around(paragraph, at - from, at - from + m.len());
+                    let sentence = sentence_around(content, at, at + m.len());
                     let copied = echoes.is_echo(at, at + m.len(), Quoting::MarksAndFormatting)
                         || pactum_core::echo::only_copied(paragraph, &inputs)
                         || crate::check::pieced_copy(paragraph, &texts)
@@ -810,6 +810,9 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
 /// before `s` to the first one after `e`. Byte offsets on char
 /// boundaries.
 fn sentence_around(text: &str, s: usize, e: usize) -> &str {
+    if s > e || e > text.len() || !text.is_char_boundary(s) || !text.is_char_boundary(e) {
+        return text;
+    }
     let ends = |c: char| matches!(c, '.' | '!' | '?' | ';' | '\n' | '\u{3002}');
     let mut from = 0;
     let mut prev: Option<char> = None;

@@ -937,6 +937,35 @@ fn a_judge_quote_inside_a_copied_sentence_backs_nothing() {
         assert!(summary.rationale.contains("only copied from its input"), "{summary:#?}");
         assert_ne!(g.status, TestStatus::Pass);
     }
+    // A quote across a blank line is looked up whole (no panic).
+    let d = service(
+        "- `summary`: names the subject and says when cars will use it",
+        &[
+            (
+                "bindings/svc/summary.md",
+                "Solid-state batteries.\n\nMakers expect the first cars within three years.\n",
+            ),
+            ("vm.log.md", OK_LOG),
+        ],
+    );
+    let run = import_run(d.path()).expect("imports");
+    let policy = Policy::default();
+    let mut judge = |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
+        let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
+        for cl in &mut r.clauses {
+            cl.verdict = Verdict::Satisfied;
+            cl.reason = None;
+            cl.confidence = 95;
+            cl.evidence = vec![Evidence::Quote {
+                turn: 1,
+                source: "response".into(),
+                text: "batteries.\n\nMakers expect".into(),
+            }];
+        }
+        r
+    };
+    let g = grade_run(&run, &policy, &mut judge);
+    assert_eq!(g.contracts[0].clauses.len(), 1, "{g:#?}");
     // The same words inside a sentence of the service's own back it.
     let d = service(
         "- `summary`: names the subject and says when cars will use it",
