@@ -312,9 +312,16 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         ..ParsedContract::default()
     };
     let mut inline: Vec<ParsedContract> = Vec::new();
-    // (level, kind) of the open section; (level, index) of the open
+    // The open sections, outermost first, each (level, kind): a known
+    // heading nested in a section (`### Examples` under `## Ensures`)
+    // closes at its next sibling and the section around it goes on. The
+    // innermost is `open`. (level, index) of the open
     // inline service.
+    let mut sections: Vec<(usize, Kind)> = Vec::new();
     let mut open: Option<(usize, Kind)> = None;
+    // The lines of the bullets read (clauses, sub-bullets, errors), for
+    // the check against a Markdown renderer's reading.
+    let mut read_items: BTreeSet<usize> = BTreeSet::new();
     let mut service: Option<(usize, usize)> = None;
     let mut facet: Option<(usize, String)> = None;
     // (level, name, line) of a `## name` heading not yet known to be an
@@ -335,17 +342,13 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             continue;
         }
         if let Some((_, marker)) = &fence {
-            if line.trim_start().starts_with(marker.as_str()) {
+            if closes_fence(line, marker) {
                 fence = None;
             }
             continue;
         }
         let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            let marker: String = trimmed
-                .chars()
-                .take_while(|c| *c == '`' || *c == '~')
-                .collect();
+        if let Some(marker) = opens_fence(line) {
             fence = Some((lineno, marker));
             continue;
         }
@@ -382,7 +385,10 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 pending_service = None;
             }
             if open.is_some_and(|(l, _)| level <= l) {
-                open = None;
+                while sections.last().is_some_and(|(l, _)| level <= *l) {
+                    sections.pop();
+                }
+                open = sections.last().copied();
                 facet = None;
             }
             if facet.as_ref().is_some_and(|(l, _)| level <= *l) {
@@ -405,6 +411,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                         });
                         service = Some((l, inline.len() - 1));
                     }
+                    sections.push((level, k));
                     open = Some((level, k));
                     if let Kind::Commit(_) = k {
                         target_mut(&mut main, &mut inline, service).has_commitments = true;
@@ -456,10 +463,14 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         let target = target_mut(&mut main, &mut inline, service);
         match (bullet, current.as_mut()) {
             // A sub-bullet: indented further than its bullet.
-            (Some(text), Some(b)) if indent > b.indent + 1 => b.sub.push(text.to_string()),
+            (Some(text), Some(b)) if indent > b.indent + 1 => {
+                read_items.insert(lineno);
+                b.sub.push(text.to_string());
+            }
             // A bullet: a clause, however indented (after prose or a
             // heading an indented bullet is still one).
             (Some(text), _) => {
+                read_items.insert(lineno);
                 flush(&mut current, open, target, &facet, path)?;
                 current = Some(Bullet {
                     line: lineno,
@@ -475,8 +486,31 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 last.push(' ');
                 last.push_str(trimmed);
             }
-            // Plain prose: not a clause, and it ends the bullet before it.
-            (None, _) => flush(&mut current, open, target, &facet, path)?,
+            // Plain prose in a section of clauses: a sentence there may
+            // be a commitment, so it is read as a clause of its own (one
+            // that says nothing measurable goes to the judge); a line
+            // ending in `:` introduces the bullets after it.
+            (None, _) => {
+                flush(&mut current, open, target, &facet, path)?;
+                // A line underlined like a heading, or a thematic break,
+                // is no sentence.
+                let underlined = lines.get(i + 1).is_some_and(|n| {
+                    let u = n.trim();
+                    !u.is_empty() && (u.chars().all(|c| c == '=') || u.chars().all(|c| c == '-'))
+                });
+                if matches!(kind, Kind::Commit(_))
+                    && !trimmed.ends_with(':')
+                    && !underlined
+                    && !is_thematic_break(trimmed)
+                {
+                    current = Some(Bullet {
+                        line: lineno,
+                        indent,
+                        text: trimmed.to_string(),
+                        sub: Vec::new(),
+                    });
+                }
+            }
         }
     }
     if let Some((line, _)) = fence {
@@ -484,6 +518,12 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     }
     let target = target_mut(&mut main, &mut inline, service);
     flush(&mut current, open, target, &facet, path)?;
+    if let Some(line) = unread_item(text, &read_items) {
+        return Err(err(
+            line,
+            "this line renders as a list item of a section that holds clauses, but pactum did not read it as a clause (a code fence, heading or section read differently from a Markdown renderer): write the file so each clause is a bullet right under its section".into(),
+        ));
+    }
     inline.retain(|c| c.has_commitments || !c.clauses.is_empty());
     Ok(ParsedFile {
         name,
@@ -513,6 +553,103 @@ struct Bullet {
     sub: Vec<String>,
 }
 
+/// The marker of a code fence `line` opens (CommonMark §4.5): three or
+/// more backticks or tildes, indented by at most three spaces; a backtick
+/// fence's info string holds no backtick (```` ```json``` ```` is a code
+/// span, not a fence).
+fn opens_fence(line: &str) -> Option<String> {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return None;
+    }
+    let c = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+    let n = trimmed.chars().take_while(|x| *x == c).count();
+    if n < 3 || (c == '`' && trimmed[n..].contains('`')) {
+        return None;
+    }
+    Some(trimmed[..n].to_string())
+}
+
+/// Whether `line` closes the fence opened by `marker`: the same
+/// character at least as many times, indented by at most three spaces,
+/// and nothing after it but white space.
+fn closes_fence(line: &str, marker: &str) -> bool {
+    let trimmed = line.trim_start_matches(' ');
+    let Some(c) = marker.chars().next() else {
+        return false;
+    };
+    let n = trimmed.chars().take_while(|x| *x == c).count();
+    line.len() - trimmed.len() <= 3 && n >= marker.len() && trimmed[n..].trim().is_empty()
+}
+
+/// The first line (1-based) of `text` that a CommonMark renderer
+/// (`pulldown-cmark`) shows as a list item inside a section that holds
+/// clauses, by the headings it sees, and that the line reader did not
+/// read (`read`, the lines of the bullets it read). A file read two ways
+/// is refused rather than a clause dropped.
+fn unread_item(text: &str, read: &BTreeSet<usize>) -> Option<usize> {
+    use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+    // The frontmatter is no Markdown: blanked, its lines kept.
+    let mut lines = text.split_inclusive('\n');
+    let mut body = String::with_capacity(text.len());
+    if let Some(first) = lines.next() {
+        body.extend(std::iter::repeat_n(
+            '\n',
+            usize::from(first.ends_with('\n')),
+        ));
+        for l in lines.by_ref() {
+            body.push_str(if l.ends_with('\n') { "\n" } else { "" });
+            if l.trim_end() == "---" {
+                break;
+            }
+        }
+    }
+    body.extend(lines);
+    let line_of = |at: usize| body[..at].bytes().filter(|b| *b == b'\n').count() + 1;
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_TABLES);
+    // (level, kind) of each open heading, outermost first.
+    let mut stack: Vec<(usize, Option<Kind>)> = Vec::new();
+    let mut heading: Option<(usize, String)> = None;
+    for (ev, range) in Parser::new_ext(&body, opts).into_offset_iter() {
+        match ev {
+            Event::Start(Tag::Heading { level, .. }) => {
+                let l = match level {
+                    HeadingLevel::H1 => 1,
+                    HeadingLevel::H2 => 2,
+                    HeadingLevel::H3 => 3,
+                    HeadingLevel::H4 => 4,
+                    HeadingLevel::H5 => 5,
+                    HeadingLevel::H6 => 6,
+                };
+                heading = Some((l, String::new()));
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, title)) = heading.as_mut() {
+                    title.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((l, title)) = heading.take() {
+                    while stack.last().is_some_and(|(x, _)| *x >= l) {
+                        stack.pop();
+                    }
+                    stack.push((l, section_kind(&title)));
+                }
+            }
+            Event::Start(Tag::Item) => {
+                let kind = stack.iter().rev().find_map(|(_, k)| *k);
+                let line = line_of(range.start);
+                if matches!(kind, Some(Kind::Commit(_))) && !read.contains(&line) {
+                    return Some(line);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// `(level, title)` of an ATX heading (indented by at most three spaces).
 fn heading(line: &str) -> Option<(usize, String)> {
     let trimmed = line.trim_start_matches(' ');
@@ -525,15 +662,31 @@ fn heading(line: &str) -> Option<(usize, String)> {
         return None;
     }
     let rest = &line[hashes..];
-    if !rest.is_empty() && !rest.starts_with(' ') {
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
         return None;
     }
     Some((hashes, rest.trim().trim_end_matches('#').trim().to_string()))
 }
 
+/// Whether a line is a thematic break (CommonMark §4.1): three or more
+/// `-`, `*` or `_`, the same one, spaces between them allowed.
+fn is_thematic_break(trimmed: &str) -> bool {
+    let compact: Vec<char> = trimmed
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '\t'))
+        .collect();
+    compact.len() >= 3
+        && ['-', '*', '_']
+            .iter()
+            .any(|m| compact.iter().all(|c| c == m))
+}
+
 /// The text of a bullet line (`- `, `* `, `+ `, or numbered `1. `,
 /// `1) `), without its marker.
 fn bullet_text(trimmed: &str) -> Option<&str> {
+    if is_thematic_break(trimmed) {
+        return None;
+    }
     let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
     let rest = if (1..=9).contains(&digits) {
         trimmed[digits..]
@@ -790,6 +943,8 @@ mod tests {
                     Some("summary"),
                     Some("search-failed")
                 ),
+                // Prose in a section of clauses may be a commitment.
+                ("Some prose here, not a clause.", None, None),
                 ("each source has: title, url, date", None, None),
                 (
                     "a short note",
@@ -814,6 +969,7 @@ mod tests {
                 "findings",
                 "summary",
                 "if-search-failed",
+                "some-prose-here-not-a-clause",
                 "each-source-has-title-url-date",
                 "if-the-search-tool-failed"
             ]
@@ -939,7 +1095,8 @@ mod tests {
     }
 
     /// An unindented line right after a bullet continues it (a lazy
-    /// continuation line); after a blank line it is prose.
+    /// continuation line); after a blank line it is prose, read as a
+    /// clause of its own (it may be a commitment).
     #[test]
     fn unindented_continuation_lines_join_their_bullet() {
         let f = parse(&format!(
@@ -947,10 +1104,13 @@ mod tests {
         ));
         assert_eq!(
             outputs_and_texts(&f),
-            vec![(
-                Some("summary".to_string()),
-                "a summary saying \"batteries\" and at most 5 words".to_string()
-            )]
+            vec![
+                (
+                    Some("summary".to_string()),
+                    "a summary saying \"batteries\" and at most 5 words".to_string()
+                ),
+                (None, "Prose, not a clause.".to_string())
+            ]
         );
     }
 

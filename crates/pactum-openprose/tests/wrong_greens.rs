@@ -1028,3 +1028,132 @@ fn folded_and_image_only_outputs_are_left_to_the_judge() {
         Verdict::Satisfied
     );
 }
+
+/// The verdicts of the clauses of the run at `d`, by clause id.
+fn by_id(g: &RunGrade) -> Vec<(String, Verdict)> {
+    g.contracts
+        .iter()
+        .flat_map(|c| c.clauses.iter().map(|r| (r.id.clone(), r.verdict)))
+        .collect()
+}
+
+/// A sentence in a section of clauses may be a commitment: it is graded
+/// as a clause of its own, never dropped (here measured and violated).
+#[test]
+fn prose_in_a_section_of_clauses_is_graded() {
+    for body in [
+        "## Ensures\n\n- `out`: a summary\n\n**out** must also be valid JSON.\n",
+        "## Ensures\n\nThe output must be valid JSON.\n\n- `out`: a summary\n",
+        "## Ensures\n\nThe output must be valid JSON\nand hold at least 3 items.\n",
+    ] {
+        let d = run_with(body, &[("bindings/svc/out.md", "hello world text\n")]);
+        let g = grade_dir(d.path());
+        let v = by_id(&g);
+        assert!(
+            v.iter()
+                .any(|(id, v)| id.contains("json") && *v == Verdict::Violated),
+            "{body:?}: {v:?}"
+        );
+        assert_ne!(g.status, pactum_core::TestStatus::Pass, "{body:?}");
+    }
+    // A line that introduces the bullets, a note underlined as a heading
+    // and a thematic break are no clauses.
+    let d = run_with(
+        "## Ensures\n\nThe service returns:\n\n- `out`: a summary\n\n* * *\n",
+        &[("bindings/svc/out.md", "hello world text\n")],
+    );
+    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
+}
+
+/// Only what CommonMark renders as a code fence hides clauses: a line
+/// of code spans (```` ```json``` ````) opens none, and a fence closes
+/// only on a line of its marker alone.
+#[test]
+fn only_real_code_fences_hide_bullets() {
+    let d = run_with(
+        "## Ensures\n\n- `out`: a summary\n\n```json``` and ```yaml``` are the formats below.\n\n- `data`: valid JSON\n- `out`: at least 5 items\n\n```text``` ends the list.\n",
+        &[("bindings/svc/out.md", "hello world text\n")],
+    );
+    // A sentence of code spans there may name an output: refused, never
+    // read as a fence that hides the bullets after it.
+    match import_run(d.path()) {
+        Err(ImportError::Contract { line: 13, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    let d = run_with(
+        "## Ensures\n\n- `out`: a summary\n```json``` is the format\n- `data`: valid JSON\n- `out`: at least 5 items\n",
+        &[("bindings/svc/out.md", "hello world text\n")],
+    );
+    let g = grade_dir(d.path());
+    let v = by_id(&g);
+    assert!(
+        v.contains(&("data".to_string(), Verdict::Violated)),
+        "{v:?}"
+    );
+    assert_eq!(g.status, pactum_core::TestStatus::Fail);
+    // A fence holding a line that starts with its marker and more text
+    // goes on to its real close.
+    let d = run_with(
+        "## Ensures\n\n- `out`: a summary\n\n```\n```python\n- `data`: valid JSON\n```\n\n- `more`: a summary\n",
+        &[("bindings/svc/out.md", "hello world text\n")],
+    );
+    let v = by_id(&grade_dir(d.path()));
+    assert_eq!(
+        v,
+        vec![
+            ("out".to_string(), Verdict::Satisfied),
+            ("more".to_string(), Verdict::Violated)
+        ]
+    );
+}
+
+/// A known section nested in a section of clauses (`### Examples` under
+/// `## Ensures`) closes at its next sibling heading; the clauses under
+/// that sibling are still the outer section's.
+#[test]
+fn a_nested_known_section_does_not_close_its_parent() {
+    for body in [
+        "## Ensures\n\n- `out`: a summary\n\n### Examples\n\n- an example: hello\n\n### Format\n\n- `out`: valid JSON\n- `data`: at least 3 items\n",
+        "## Maintains\n\n- `out`: a summary\n\n### Notes\n\n- a note\n\n### Quality\n\n- `out`: valid JSON\n- `data`: at least 3 items\n",
+    ] {
+        let d = run_with(body, &[("bindings/svc/out.md", "hello world text\n")]);
+        let g = grade_dir(d.path());
+        let v = by_id(&g);
+        assert_eq!(v.len(), 3, "{body:?}: {v:?}");
+        assert!(v.contains(&("data".to_string(), Verdict::Violated)), "{v:?}");
+        assert_eq!(g.status, pactum_core::TestStatus::Fail, "{body:?}");
+    }
+}
+
+/// An ATX heading may have a tab after its hashes (CommonMark §4.2).
+#[test]
+fn a_heading_with_a_tab_is_a_heading() {
+    let d = run_with(
+        "## Ensures\n\n- `out`: a summary\n\n## Notes\n\nSome notes.\n\n##\tEnsures\n\n- `data`: valid JSON\n",
+        &[("bindings/svc/out.md", "hello world text\n")],
+    );
+    let v = by_id(&grade_dir(d.path()));
+    assert!(
+        v.contains(&("data".to_string(), Verdict::Violated)),
+        "{v:?}"
+    );
+}
+
+/// A list item a Markdown renderer shows in a section of clauses, which
+/// the reader did not take for a clause, refuses the file (naming its
+/// line) rather than dropping a commitment.
+#[test]
+fn an_item_read_two_ways_is_refused() {
+    // A quoted list right after a bullet: the reader would join it to
+    // the bullet; CommonMark renders a blockquote holding an item.
+    let body = "## Ensures\n\n- `out`: a summary\n> - `data`: valid JSON\n";
+    let d = run_with(body, &[("bindings/svc/out.md", "hello world text\n")]);
+    match import_run(d.path()) {
+        Err(ImportError::Contract {
+            line: 12, message, ..
+        }) => {
+            assert!(message.contains("renders as a list item"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
