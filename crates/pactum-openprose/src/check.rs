@@ -876,9 +876,15 @@ pub fn without_comments(content: &str) -> Cow<'_, str> {
     if !content.contains("<!--") {
         return Cow::Borrowed(content);
     }
+    let code = Literal::of(content);
     let mut spans = Vec::new();
     let mut at = 0;
     while let Some(open) = content[at..].find("<!--").map(|i| at + i) {
+        // Inside code, or escaped, `<!--` is shown as written.
+        if code.holds(open) {
+            at = open + 4;
+            continue;
+        }
         let end = content[open + 4..]
             .find("-->")
             .map_or(content.len(), |i| open + 4 + i + 3);
@@ -936,7 +942,9 @@ fn html_list_or(f: Finding, content: &str, tag: &Regex) -> Finding {
 /// An HTML table's opening tag.
 static HTML_TABLE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)<table(?:\s[^>]*)?>"));
 /// An HTML tag (`<name …>`, `</name>`): markup, never shown itself.
-static TAG: LazyLock<Regex> = LazyLock::new(|| re(r"(?is)<(/?)([a-z][a-z0-9-]*)((?:\s[^>]*)?)/?>"));
+/// A quoted attribute value may hold `>`.
+static TAG: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"(?is)<(/?)([a-z][a-z0-9-]*)((?:\s(?:[^>"']|"[^"]*"|'[^']*')*)?)/?>"#));
 /// An attribute that hides an element.
 static HIDING: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -951,6 +959,255 @@ static LINK_DEF: LazyLock<Regex> =
 static LINK_TITLE: LazyLock<Regex> = LazyLock::new(|| {
     re(r#"\]\(\s*(?:<[^>\n]*>|[^\s)]+)\s+("[^"\n]*"|'[^'\n]*'|\([^)\n]*\))\s*\)"#)
 });
+
+/// Where Markdown shows `<` and `[` as written, so no HTML or link
+/// syntax starts there: code spans and code blocks (as `pulldown-cmark`
+/// reads them) and a backslash-escaped character. Byte ranges, sorted.
+pub(crate) struct Literal(Vec<(usize, usize)>);
+
+impl Literal {
+    pub(crate) fn of(content: &str) -> Self {
+        use pulldown_cmark::{Event, Options, Parser, Tag as MdTag};
+        let mut spans = Vec::new();
+        if content.contains(['`', '~']) || content.contains("    ") || content.contains('\t') {
+            for (ev, range) in Parser::new_ext(content, Options::ENABLE_TABLES).into_offset_iter() {
+                if matches!(ev, Event::Code(_) | Event::Start(MdTag::CodeBlock(_))) {
+                    spans.push((range.start, range.end));
+                }
+            }
+        }
+        let bytes = content.as_bytes();
+        for (i, b) in bytes.iter().enumerate() {
+            if *b == b'\\' && i + 1 < bytes.len() {
+                let run = bytes[..=i]
+                    .iter()
+                    .rev()
+                    .take_while(|c| **c == b'\\')
+                    .count();
+                if run % 2 == 1 {
+                    spans.push((i + 1, i + 2));
+                }
+            }
+        }
+        spans.sort_unstable();
+        // Merged, so one look-up finds the range holding a byte.
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+        for (s, e) in spans {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        Self(merged)
+    }
+
+    /// Whether byte `at` is shown as written.
+    pub(crate) fn holds(&self, at: usize) -> bool {
+        let i = self.0.partition_point(|(s, _)| *s <= at);
+        i > 0 && at < self.0[i - 1].1
+    }
+}
+
+/// Elements a browser does not render (their content is not shown), by
+/// default or as replaced content: `<dialog>` only when not `open`.
+const UNRENDERED: &[&str] = &[
+    "script", "style", "template", "noscript", "title", "datalist", "noembed", "noframes", "video",
+    "audio", "canvas", "object", "iframe", "svg", "math", "head", "select",
+];
+
+/// Whether a tag's attributes (as written) hide its element: the
+/// attribute text with character references decoded and CSS comments
+/// dropped is matched against [`HIDING`]; a CSS escape (`\6e`) is read as
+/// hiding, never decoded.
+fn attrs_hide(name: &str, attrs: &str) -> bool {
+    static CSS_COMMENT: LazyLock<Regex> = LazyLock::new(|| re(r"(?s)/\*.*?(?:\*/|\z)"));
+    let decoded = decode_entities(attrs);
+    let plain = CSS_COMMENT.replace_all(&decoded, "");
+    static OPEN: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)(?:^|\s)open\b"));
+    let open = OPEN.is_match(&plain);
+    UNRENDERED.contains(&name)
+        || (name == "dialog" && !open)
+        || HIDING.is_match(&plain)
+        || (plain.contains('\\') && plain.to_ascii_lowercase().contains("style"))
+}
+
+/// HTML elements that show their content as it is written (text
+/// formatting and document structure), when written with no attribute
+/// but [`PLAIN_ATTRS`]. Any other raw HTML may hide text in ways pactum
+/// does not read (a style, a class, an element a browser does not
+/// render).
+const PLAIN_TAGS: &[&str] = &[
+    "a",
+    "abbr",
+    "article",
+    "aside",
+    "b",
+    "big",
+    "blockquote",
+    "body",
+    "br",
+    "caption",
+    "center",
+    "cite",
+    "code",
+    "dd",
+    "del",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "figcaption",
+    "figure",
+    "footer",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "html",
+    "i",
+    "img",
+    "ins",
+    "kbd",
+    "li",
+    "main",
+    "mark",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "q",
+    "s",
+    "samp",
+    "section",
+    "small",
+    "span",
+    "strike",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "tr",
+    "tt",
+    "u",
+    "ul",
+    "var",
+    "wbr",
+];
+/// Attributes that hide nothing.
+const PLAIN_ATTRS: &[&str] = &[
+    "href", "title", "alt", "src", "colspan", "rowspan", "align", "start", "type", "lang",
+];
+
+/// Whether a tag (its lower-case name and its attributes as written) is
+/// one of [`PLAIN_TAGS`] with only [`PLAIN_ATTRS`].
+fn plain_tag(name: &str, attrs: &str) -> bool {
+    static ATTR: LazyLock<Regex> = LazyLock::new(|| {
+        re(r#"([A-Za-z_:][-A-Za-z0-9_:.]*)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?"#)
+    });
+    if !PLAIN_TAGS.contains(&name) {
+        return false;
+    }
+    let mut rest = attrs.to_string();
+    for c in ATTR.captures_iter(attrs) {
+        let Some(n) = c.get(1) else { continue };
+        if !PLAIN_ATTRS.contains(&n.as_str().to_ascii_lowercase().as_str()) {
+            return false;
+        }
+        if let Some(m) = c.get(0) {
+            rest = rest.replacen(m.as_str(), "", 1);
+        }
+    }
+    rest.trim().trim_end_matches('/').trim().is_empty()
+}
+
+/// The first raw HTML tag of `content` that renders as HTML (not in code,
+/// not escaped) and is not [`plain_tag`], as written (at most 80
+/// characters). HTML comments are read by [`without_hidden`].
+pub(crate) fn unplain_html(content: &str) -> Option<String> {
+    use pulldown_cmark::{Event, Options, Parser};
+    if !content.contains('<') {
+        return None;
+    }
+    for (ev, _) in Parser::new_ext(content, Options::ENABLE_TABLES).into_offset_iter() {
+        let (Event::Html(h) | Event::InlineHtml(h)) = ev else {
+            continue;
+        };
+        let h = without_comments(&h).into_owned();
+        for c in TAG.captures_iter(&h) {
+            let name = c.get(2).map_or("", |m| m.as_str()).to_ascii_lowercase();
+            let attrs = c.get(3).map_or("", |m| m.as_str());
+            if !plain_tag(&name, attrs) {
+                return c
+                    .get(0)
+                    .map(|m| pactum_core::text::truncate_chars(m.as_str(), 80));
+            }
+        }
+        // A tag the pattern does not read (`<span style="…` unclosed)
+        // may hide the rest.
+        let opened = h.matches('<').count();
+        let read = TAG.find_iter(&h).count();
+        if opened > read {
+            return Some(pactum_core::text::truncate_chars(h.trim(), 80));
+        }
+    }
+    None
+}
+
+/// `content` as [`without_hidden`] shows it, with the content of every
+/// element whose tag is not [`plain_tag`] blanked too (to its matching
+/// close, or to the end): the text a judge's quote must be found in when
+/// raw HTML might hide it. Offsets and lines kept.
+pub(crate) fn shown_strictly(content: &str) -> String {
+    let shown = without_hidden(content).into_owned();
+    if unplain_html(content).is_none() {
+        return shown;
+    }
+    let code = Literal::of(content);
+    let tags: Vec<Tag> = TAG
+        .captures_iter(content)
+        .filter_map(|c| {
+            let m = c.get(0)?;
+            if code.holds(m.start()) {
+                return None;
+            }
+            let closing = !c.get(1)?.as_str().is_empty();
+            let name = c.get(2)?.as_str().to_ascii_lowercase();
+            let a = c.get(3)?;
+            let hides = !closing && !plain_tag(&name, a.as_str());
+            Some((m.start(), (a.start(), a.end()), closing, name, hides))
+        })
+        .collect();
+    let mut spans = Vec::new();
+    for (i, (start, _, closing, name, hides)) in tags.iter().enumerate() {
+        if !hides || *closing {
+            continue;
+        }
+        let mut depth = 1;
+        let mut stop = content.len();
+        for (_, (_, ae), c2, n2, _) in &tags[i + 1..] {
+            if n2 == name {
+                depth += if *c2 { -1 } else { 1 };
+                if depth == 0 {
+                    stop = content[*ae..]
+                        .find('>')
+                        .map_or(content.len(), |k| ae + k + 1);
+                    break;
+                }
+            }
+        }
+        spans.push((*start, stop));
+    }
+    blank_spans(&shown, &spans)
+}
 
 /// One HTML tag found: where it starts, the byte span of its attributes,
 /// whether it closes an element, its lower-case name, whether it hides
@@ -969,18 +1226,21 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
     }
     let base = without_comments(content);
     let text: &str = &base;
+    let code = Literal::of(content);
     let mut spans: Vec<(usize, usize)> = Vec::new();
-    // Hidden elements, to their matching close tag (or to the end).
+    // Hidden elements, to their matching close tag (or to the end); a
+    // tag inside code, or escaped, is text.
     let tags: Vec<Tag> = TAG
         .captures_iter(text)
         .filter_map(|c| {
             let m = c.get(0)?;
+            if code.holds(m.start()) {
+                return None;
+            }
             let closing = !c.get(1)?.as_str().is_empty();
             let name = c.get(2)?.as_str().to_ascii_lowercase();
             let a = c.get(3)?;
-            let hides = !closing
-                && (matches!(name.as_str(), "script" | "style" | "template" | "noscript")
-                    || HIDING.is_match(a.as_str()));
+            let hides = !closing && attrs_hide(&name, a.as_str());
             Some((m.start(), (a.start(), a.end()), closing, name, hides))
         })
         .collect();
@@ -1064,6 +1324,7 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
     if spans.is_empty() {
         return base;
     }
+    spans.retain(|(s, _)| !code.holds(*s));
     Cow::Owned(blank_spans(text, &spans))
 }
 
@@ -1214,11 +1475,14 @@ pub fn rearranged_copy(body: &str, inputs: &[&str], program: &str) -> bool {
 /// a reader would not see it as measured: part of it folded in
 /// `<details>` (shown only on a click), or nothing shown but images
 /// (which pactum cannot see). A measure that failed still fails.
-pub(crate) fn unseen_part(content: &str) -> Option<&'static str> {
+pub(crate) fn unseen_part(content: &str) -> Option<String> {
     let visible = without_hidden(content);
     let r = render(&visible);
     if r.tags.contains("details") {
-        return Some("part of the output is folded in <details>, shown only on a click: what a reader sees of it is for the judge");
+        return Some("part of the output is folded in <details>, shown only on a click: what a reader sees of it is for the judge".into());
+    }
+    if let Some(tag) = unplain_html(content) {
+        return Some(format!("the output holds raw HTML (`{tag}`) that may hide text in ways pactum does not read: what a reader sees of it is for the judge"));
     }
     static IMAGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)!\[|<img\b"));
     let shown = r.plain.chars().any(char::is_alphanumeric)
@@ -1231,7 +1495,7 @@ pub(crate) fn unseen_part(content: &str) -> Option<&'static str> {
             .iter()
             .any(|t| !t.rows.is_empty() || !t.header.is_empty());
     if !shown && IMAGE.is_match(&visible) {
-        return Some("the output shows nothing but images, which pactum cannot see: what they show is for the judge");
+        return Some("the output shows nothing but images, which pactum cannot see: what they show is for the judge".into());
     }
     None
 }

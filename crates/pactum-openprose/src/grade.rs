@@ -653,7 +653,7 @@ fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) ->
 /// The clause goes to the judge, or is not evaluable without one.
 fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<String> {
     if let Some(why) = crate::check::unseen_part(content) {
-        return Some(why.to_string());
+        return Some(why);
     }
     let body = crate::check::body_text(content);
     if pactum_core::echo::words(&body).is_empty() {
@@ -856,12 +856,14 @@ fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
             let hidden_in = outputs
                 .iter()
                 .find(|(_, raw)| !q.is_empty() && raw.contains(&q))?;
-            let shown = c.outputs.iter().filter_map(|b| b.content.as_deref()).any(|t| {
-                fold(&crate::check::without_hidden(t)).contains(&q)
-            });
+            let shown = c
+                .outputs
+                .iter()
+                .filter_map(|b| b.content.as_deref())
+                .any(|t| fold(&crate::check::shown_strictly(t)).contains(&q));
             (!shown).then(|| {
                 format!(
-                    "the judge quoted text inside an HTML comment of {}, which is not shown when the Markdown renders: \"{}\" is no evidence",
+                    "the judge quoted text of {} that is not shown when the Markdown renders (inside an HTML comment, a hidden element or raw HTML pactum does not read): \"{}\" is no evidence",
                     hidden_in.0.path,
                     truncate_chars(text, 120)
                 )

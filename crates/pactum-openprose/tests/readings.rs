@@ -1000,3 +1000,46 @@ fn a_judge_quote_inside_a_copied_sentence_backs_nothing() {
         "{g:#?}"
     );
 }
+
+/// A judge's quote found only inside raw HTML that hides it (however the
+/// hiding is spelled) backs nothing.
+#[test]
+fn a_judge_quote_from_hidden_html_backs_nothing() {
+    for hidden in [
+        "<span title=\">\" style=\"display:none\">Daikin, Vaillant and Viessmann lead the market.</span>",
+        "<dialog>Daikin, Vaillant and Viessmann lead the market.</dialog>",
+        "<span class=\"sr-only\">Daikin, Vaillant and Viessmann lead the market.</span>",
+    ] {
+        let d = service(
+            "- `summary`: names the three largest manufacturers",
+            &[
+                (
+                    "bindings/svc/summary.md",
+                    &format!("The market is led by three firms. {hidden}\n"),
+                ),
+                ("vm.log.md", OK_LOG),
+            ],
+        );
+        let run = import_run(d.path()).expect("imports");
+        let policy = Policy::default();
+        let mut judge =
+            |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
+                let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
+                for cl in &mut r.clauses {
+                    cl.verdict = Verdict::Satisfied;
+                    cl.reason = None;
+                    cl.confidence = 95;
+                    cl.evidence = vec![Evidence::Quote {
+                        turn: 1,
+                        source: "response".into(),
+                        text: "Daikin, Vaillant and Viessmann lead the market.".into(),
+                    }];
+                }
+                r
+            };
+        let g = grade_run(&run, &policy, &mut judge);
+        let summary = &g.contracts[0].clauses[0];
+        assert_eq!(summary.verdict, Verdict::NotEvaluable, "{hidden}: {summary:#?}");
+        assert_ne!(g.status, TestStatus::Pass);
+    }
+}

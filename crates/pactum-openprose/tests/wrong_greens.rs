@@ -1157,3 +1157,77 @@ fn an_item_read_two_ways_is_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Text HTML hides is no evidence, however the hiding is spelled: a `>`
+/// inside an earlier quoted attribute, a character reference or a CSS
+/// comment or escape in the style, an element a browser does not render.
+/// Raw HTML pactum does not read leaves a measure that held to the judge.
+#[test]
+fn html_that_hides_text_is_no_evidence() {
+    let q = "no sources were found";
+    for tpl in [
+        "<span style=\"display:none\">QQ</span>",
+        "<span title=\">\" style=\"display:none\">QQ</span>",
+        "<span data-x=\">\" style=\"display:none\">QQ</span>",
+        "<span style=\"display:&#110;one\">QQ</span>",
+        "<span style=\"dis&#112;lay:none\">QQ</span>",
+        "<span style=\"display:/**/none\">QQ</span>",
+        "<span style=\"display:\\6e one\">QQ</span>",
+        "<span style=\"visibility: collapse\">QQ</span>",
+        "<span style=\"transform:scale(0);display:inline-block\">QQ</span>",
+        "<dialog>QQ</dialog>",
+        "<title>QQ</title>",
+        "<svg><title>QQ</title></svg>",
+        "<datalist><option>QQ</option></datalist>",
+        "<video>QQ</video>",
+        "<noembed>QQ</noembed>",
+    ] {
+        let out = format!(
+            "The search finished early.\n\n{}\n\nNothing else to add here.\n",
+            tpl.replace("QQ", q)
+        );
+        never_green(&format!("saying \"{q}\""), &out);
+    }
+    for open in ["<div title=\">\" style=\"display:none\">", "<dialog>"] {
+        let close = if open == "<dialog>" {
+            "</dialog>"
+        } else {
+            "</div>"
+        };
+        let out = format!("- alpha\n\n{open}\n\n- beta\n- gamma\n- delta\n- epsilon\n\n{close}\n");
+        never_green("at least 5 items", &out);
+    }
+    // Plain formatting HTML is read as ever.
+    assert_eq!(
+        one(
+            &format!("saying \"{q}\""),
+            &format!("The search finished early: <b>{q}</b>.<br>\n")
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// `<!--`, `<script>`, `<style>` or `<template>` written in code, or
+/// escaped, is shown as written and hides nothing after it.
+#[test]
+fn markup_in_code_hides_nothing() {
+    for pre in [
+        "Use the `<!--` marker to open a comment.",
+        "Wrap code in a `<script>` tag.",
+        "A `<template>` holds markup.",
+        "A `<style>` block.",
+        "```\n<!--\n```",
+        "Escape it: \\<!-- like this.",
+    ] {
+        let out = format!("- one\n\n{pre}\n\n- two\n- three\n- four\n- five\n- six\n");
+        assert_eq!(one("at most 3 items", &out), Verdict::Violated, "{pre:?}");
+    }
+    // Indented under a list item, `<script>` is raw HTML (it hides what
+    // follows): never met either way.
+    never_green(
+        "at most 3 items",
+        "- one\n\n    <script>\n\n- two\n- three\n- four\n- five\n- six\n",
+    );
+    let out = "First paragraph about cells.\n\nSecond paragraph: use the `<!--` marker for comments.\n\nThird paragraph.\n\nFourth paragraph.\n";
+    assert_eq!(one("exactly 2 paragraphs", out), Verdict::Violated);
+}
