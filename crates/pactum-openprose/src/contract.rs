@@ -143,33 +143,87 @@ fn section_kind(title: &str) -> Option<Kind> {
     // A note in parentheses (`Ensures (outputs)`) does not change it.
     let title = plain_title(title);
     let t = title.split('(').next().unwrap_or_default();
-    let t = t.trim().trim_end_matches(':').trim().to_ascii_lowercase();
-    Some(match t.as_str() {
-        "ensures" | "ensure" => Kind::Commit(Section::Ensures),
-        "returns" | "return" => Kind::Commit(Section::Returns),
-        "maintains" | "maintain" => Kind::Commit(Section::Maintains),
-        "errors" | "error" => Kind::Errors,
-        "requires" | "parameters" | "invariants" | "strategies" | "execution" | "goal"
-        | "services" | "environment" | "tools" | "shape" | "delegates" | "notes" | "examples"
-        | "description" => Kind::Other,
-        _ => return None,
-    })
+    let t = folded(t.trim().trim_end_matches(':').trim());
+    const NAMES: &[(&str, Kind)] = &[
+        ("ensures", Kind::Commit(Section::Ensures)),
+        ("ensure", Kind::Commit(Section::Ensures)),
+        ("returns", Kind::Commit(Section::Returns)),
+        ("return", Kind::Commit(Section::Returns)),
+        ("maintains", Kind::Commit(Section::Maintains)),
+        ("maintain", Kind::Commit(Section::Maintains)),
+        ("errors", Kind::Errors),
+        ("error", Kind::Errors),
+        ("requires", Kind::Other),
+        ("parameters", Kind::Other),
+        ("invariants", Kind::Other),
+        ("strategies", Kind::Other),
+        ("execution", Kind::Other),
+        ("goal", Kind::Other),
+        ("services", Kind::Other),
+        ("environment", Kind::Other),
+        ("tools", Kind::Other),
+        ("shape", Kind::Other),
+        ("delegates", Kind::Other),
+        ("notes", Kind::Other),
+        ("examples", Kind::Other),
+        ("description", Kind::Other),
+    ];
+    NAMES.iter().find(|(n, _)| folded(n) == t).map(|(_, k)| *k)
+}
+
+/// Sections whose bullets are never clauses, wherever they are: inputs
+/// (`Requires`, `Parameters`) and how the work is done (`Invariants`,
+/// `Strategies`, `Execution`). Any other known name nested under a
+/// section of clauses (`### Examples` under `## Ensures`, `### Tools`
+/// under `## Maintains`) is a sub-heading or facet of it.
+fn never_clauses(title: &str) -> bool {
+    let plain = plain_title(title);
+    let t = folded(
+        plain
+            .split('(')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .trim_end_matches(':')
+            .trim(),
+    );
+    [
+        "requires",
+        "parameters",
+        "invariants",
+        "strategies",
+        "execution",
+    ]
+    .iter()
+    .any(|n| folded(n) == t)
+}
+
+/// A title as a reader takes it: invisible characters (those pactum shows
+/// as `U+XXXX`) dropped, NFKC and case folded, and lookalike letters
+/// mapped to their UTS #39 skeleton, so `Еnsures` with a Cyrillic `Е`,
+/// a fullwidth `Ｅnsures` and `\u{200b}Ensures` all read `ensures`.
+fn folded(t: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let visible: String = t
+        .chars()
+        .filter(|c| !pactum_core::text::shown_as_code_point(*c))
+        .nfkc()
+        .collect::<String>()
+        .to_lowercase();
+    unicode_security::confusable_detection::skeleton(&visible).collect()
 }
 
 /// Whether an unknown heading starts with the name of a section that
 /// holds clauses (`Ensures and guarantees`): reading it as a title would
 /// drop its bullets, so it is refused.
 fn reads_like_a_commitment(title: &str) -> bool {
-    let first: String = plain_title(title)
-        .trim()
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic())
-        .collect::<String>()
-        .to_ascii_lowercase();
-    first.starts_with("ensure")
-        || first.starts_with("return")
-        || first.starts_with("maintain")
-        || matches!(first.as_str(), "error" | "errors")
+    let plain = folded(plain_title(title).trim());
+    let first: String = plain.chars().take_while(|c| c.is_alphabetic()).collect();
+    ["ensure", "return", "maintain"]
+        .iter()
+        .any(|w| first.starts_with(&folded(w)))
+        || first == folded("error")
+        || first == folded("errors")
 }
 
 /// A heading's title as it reads when rendered: emphasis and code marks
@@ -394,7 +448,17 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             if facet.as_ref().is_some_and(|(l, _)| level <= *l) {
                 facet = None;
             }
-            let kind = section_kind(&title);
+            // Under a section of clauses, a deeper heading is a facet or a
+            // sub-heading whatever its name (`### Environment` under
+            // `## Maintains`): its bullets stay clauses.
+            let kind = match (section_kind(&title), open) {
+                (Some(Kind::Other), Some((l, Kind::Commit(_))))
+                    if level > l && !never_clauses(&title) =>
+                {
+                    None
+                }
+                (k, _) => k,
+            };
             if kind.is_none() && reads_like_a_commitment(&title) {
                 return Err(err(
                     lineno,
@@ -634,7 +698,14 @@ fn unread_item(text: &str, read: &BTreeSet<usize>) -> Option<usize> {
                     while stack.last().is_some_and(|(x, _)| *x >= l) {
                         stack.pop();
                     }
-                    stack.push((l, section_kind(&title)));
+                    let inner = stack.iter().rev().find_map(|(_, k)| *k);
+                    let kind = match (section_kind(&title), inner) {
+                        (Some(Kind::Other), Some(Kind::Commit(_))) if !never_clauses(&title) => {
+                            None
+                        }
+                        (k, _) => k,
+                    };
+                    stack.push((l, kind));
                 }
             }
             Event::Start(Tag::Item) => {
@@ -738,7 +809,14 @@ fn flush(
             let mut subs = Vec::new();
             let mut kept = Vec::new();
             for s in &clause.sub {
-                if condition_of(s).is_some() {
+                // A sub-bullet naming another output in code or emphasis
+                // (`` - `note`: at least 3 items ``) is a clause on that
+                // output, never measured on this one's binding.
+                let other_output = s.trim_start().starts_with(['`', '*', '_'])
+                    && split_name(s).is_some_and(|(n, _)| output.as_deref() != Some(n.as_str()));
+                if other_output {
+                    subs.push(declared(b.line, section, facet.clone(), s, Vec::new()));
+                } else if condition_of(s).is_some() {
                     let mut c = declared(b.line, section, facet.clone(), s, Vec::new());
                     if c.output.is_none() {
                         c.output.clone_from(&output);

@@ -1119,7 +1119,9 @@ fn a_nested_known_section_does_not_close_its_parent() {
         let d = run_with(body, &[("bindings/svc/out.md", "hello world text\n")]);
         let g = grade_dir(d.path());
         let v = by_id(&g);
-        assert_eq!(v.len(), 3, "{body:?}: {v:?}");
+        // The example under `### Examples` is a clause too: under a
+        // section of clauses a deeper heading is a sub-heading.
+        assert_eq!(v.len(), 4, "{body:?}: {v:?}");
         assert!(v.contains(&("data".to_string(), Verdict::Violated)), "{v:?}");
         assert_eq!(g.status, pactum_core::TestStatus::Fail, "{body:?}");
     }
@@ -1230,4 +1232,110 @@ fn markup_in_code_hides_nothing() {
     );
     let out = "First paragraph about cells.\n\nSecond paragraph: use the `<!--` marker for comments.\n\nThird paragraph.\n\nFourth paragraph.\n";
     assert_eq!(one("exactly 2 paragraphs", out), Verdict::Violated);
+}
+
+/// Under `## Maintains` a deeper heading is a facet whatever its name
+/// (`### Environment`, `### Tools`): its clauses are graded.
+#[test]
+fn a_facet_named_like_another_section_keeps_its_clauses() {
+    let d = run_with(
+        "## Maintains\n\n### Freshness\n\n- `out`: a summary\n\n### Environment\n\n- `out`: at least 5 items\n- `status`: valid JSON\n\n### Tools\n\n- `out`: not mentioning \"rm -rf\"\n",
+        &[("bindings/svc/out.md", "Run rm -rf to clean.\n")],
+    );
+    let g = grade_dir(d.path());
+    let v = by_id(&g);
+    assert_eq!(v.len(), 4, "{v:?}");
+    assert_eq!(
+        v.iter().filter(|(_, v)| *v == Verdict::Violated).count(),
+        3,
+        "{v:?}"
+    );
+}
+
+/// A heading inside an HTML comment or an HTML block of the contract is
+/// no heading: the clauses after it are never dropped (read, or the file
+/// refused).
+#[test]
+fn a_heading_in_html_does_not_end_a_section() {
+    for body in [
+        "## Ensures\n\n- `out`: a summary\n<!--\n## Notes\nold notes\n-->\n- `data`: valid JSON\n- `out`: at least 5 items\n",
+        "## Ensures\n\n- `out`: a summary\n\n<div>\n## Notes\n</div>\n\n- `data`: valid JSON\n",
+    ] {
+        let d = run_with(body, &[("bindings/svc/out.md", "hello world text\n")]);
+        match import_run(d.path()) {
+            Err(ImportError::Contract { line, .. }) => assert!(line > 0),
+            Err(other) => panic!("{body:?}: {other}"),
+            Ok(run) => {
+                let policy = Policy::default();
+                let mut judge = no_judge(policy);
+                let g = grade_run(&run, &policy, &mut judge);
+                assert!(
+                    by_id(&g).contains(&("data".to_string(), Verdict::Violated)),
+                    "{body:?}: {g:#?}"
+                );
+            }
+        }
+    }
+}
+
+/// A section name written with an invisible or lookalike character reads
+/// as that section, as it does to a reader.
+#[test]
+fn a_section_name_with_lookalikes_is_that_section() {
+    for heading in [
+        "## \u{200b}Ensures",
+        "## \u{2060}Ensures",
+        "## \u{ad}Ensures",
+        "## \u{415}nsures",
+        "## \u{ff25}nsures",
+    ] {
+        let d = run_with(
+            &format!("## Ensures\n\n- `out`: a summary\n\n{heading}\n\n- `data`: valid JSON\n"),
+            &[("bindings/svc/out.md", "hello world text\n")],
+        );
+        let v = by_id(&grade_dir(d.path()));
+        assert!(
+            v.contains(&("data".to_string(), Verdict::Violated)),
+            "{heading:?}: {v:?}"
+        );
+    }
+}
+
+/// A sub-bullet naming another output in code is a clause on that output:
+/// a missing binding is violated, never measured on the parent's.
+#[test]
+fn a_sub_bullet_naming_another_output_is_its_clause() {
+    let d = run_with(
+        "## Ensures\n\n- `report`: a report\n  - `summary`: valid JSON\n  - `note`: at least 3 items\n",
+        &[("bindings/svc/report.md", "[\"alpha\", \"beta\", \"gamma\"]\n")],
+    );
+    let v = by_id(&grade_dir(d.path()));
+    assert!(
+        v.contains(&("summary".to_string(), Verdict::Violated)),
+        "{v:?}"
+    );
+    assert!(
+        v.contains(&("note".to_string(), Verdict::Violated)),
+        "{v:?}"
+    );
+}
+
+/// Clauses written as an HTML list in a section of clauses are refused
+/// or graded, never dropped.
+#[test]
+fn an_html_list_of_clauses_is_not_dropped() {
+    let d = run_with(
+        "## Ensures\n\n- `out`: a summary\n\n<ul>\n<li><code>out</code>: valid JSON</li>\n<li><code>data</code>: at least 3 items</li>\n</ul>\n",
+        &[("bindings/svc/out.md", "hello world text\n")],
+    );
+    match import_run(d.path()) {
+        Err(ImportError::Contract { line, .. }) => assert!(line > 0),
+        Err(other) => panic!("{other}"),
+        Ok(run) => {
+            let policy = Policy::default();
+            let mut judge = no_judge(policy);
+            let g = grade_run(&run, &policy, &mut judge);
+            assert_ne!(g.status, pactum_core::TestStatus::Pass, "{g:#?}");
+        }
+    }
 }
