@@ -1294,6 +1294,10 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
         let (Some(m), Some(label)) = (c.get(0), c.get(1)) else {
             continue;
         };
+        // `[^1]: …` is a footnote: shown, at the end of the page.
+        if label.as_str().starts_with('^') {
+            continue;
+        }
         let used = written
             .get(&label.as_str().to_lowercase())
             .is_some_and(|n| *n > 1);
@@ -1865,12 +1869,29 @@ fn count(
         Unit::Items => {
             if let Some(Value::Array(a)) = json {
                 // A blank string, `null`, or an array or object of such
-                // only, is no item.
-                return exact(
-                    a.iter().filter(|v| has_value(v)).count() as u64,
-                    "items (JSON array elements holding a value)".into(),
+                // only, is no item; an element repeating an earlier one
+                // (as a reader reads it: case, white space and invisible
+                // characters aside) counts once in the first reading.
+                let held: Vec<&Value> = a.iter().filter(|v| has_value(v)).collect();
+                let distinct: BTreeSet<String> = held
+                    .iter()
+                    .map(|v| {
+                        let text = match v {
+                            Value::String(t) => t.clone(),
+                            Value::Number(n) => {
+                                n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string())
+                            }
+                            other => other.to_string(),
+                        };
+                        pactum_core::echo::words(&text).join(" ")
+                    })
+                    .collect();
+                return Ok((
+                    distinct.len() as u64,
+                    Some(held.len() as u64),
+                    "items (JSON array elements holding a value, each distinct one once)".into(),
                     None,
-                );
+                ));
             }
             if json.is_some() {
                 return Err(
@@ -1880,7 +1901,7 @@ fn count(
             let (lo, hi, first) = rendered::range_of(&r.items);
             Ok((
                 lo,
-                (!rendered::html_items(&r)).then_some(hi),
+                (!rendered::html_items(&r) && !r.footnotes).then_some(hi),
                 "items (list items)".into(),
                 first,
             ))
@@ -1952,9 +1973,11 @@ fn count(
         },
         Unit::Paragraphs => {
             let (lo, hi, first) = rendered::range_of(&r.paragraphs);
+            // Paragraphs inside list items count in the second reading:
+            // prose wrapped under one `- ` is still paragraphs shown.
             Ok((
                 lo,
-                (!rendered::html_blocks(&r)).then_some(hi),
+                (!rendered::html_blocks(&r) && !r.footnotes).then_some(hi + r.item_paragraphs),
                 "paragraphs".into(),
                 first,
             ))
@@ -1966,7 +1989,7 @@ fn count(
             }
             Ok((
                 r.words_lo,
-                Some(r.words_hi.max(r.words_lo)),
+                (!r.footnotes).then_some(r.words_hi.max(r.words_lo)),
                 "words".into(),
                 None,
             ))
@@ -1983,14 +2006,19 @@ fn count(
             let (lo, hi, _) = rendered::range_of(&rows);
             Ok((
                 lo,
-                (!rendered::html_rows(&r)).then_some(hi),
+                (!rendered::html_rows(&r) && !r.footnotes).then_some(hi),
                 "table rows".into(),
                 None,
             ))
         }
         Unit::Headings => {
             let (lo, hi, first) = rendered::range_of(&r.headings);
-            Ok((lo, Some(hi + r.html_headings), "headings".into(), first))
+            Ok((
+                lo,
+                (!r.footnotes).then_some(hi + r.html_headings),
+                "headings".into(),
+                first,
+            ))
         }
     }
 }
@@ -2733,9 +2761,12 @@ mod tests {
         assert_eq!(held(items(1, None), fake), Some(false));
         assert_eq!(held(M::BulletList, fake), Some(false));
         assert_eq!(held(M::NumberedList, fake), Some(false));
-        // Empty rows, repeated delimiter rows and a lone `|` are not rows.
+        // Empty rows and a lone `|` are not rows; a repeated delimiter
+        // row renders as a row of dashes: no row a reader can use, but
+        // shown, so an upper bound of one is not decided.
         let table = "| a | b |\n|---|---|\n| 1 | 2 |\n| | |\n|---|---|\n|\n| \u{200b} |\n";
-        assert_eq!(held(rows(1, Some(1)), table), Some(true));
+        assert_eq!(held(rows(1, Some(1)), table), None);
+        assert_eq!(held(rows(1, Some(2)), table), Some(true));
         assert_eq!(held(M::Table, "| a |\n|---|\n| |\n|\n"), Some(false));
     }
 

@@ -62,6 +62,11 @@ pub(crate) struct Rendered {
     pub html_headings: u64,
     /// URLs in text outside code, and link destinations.
     pub urls: Vec<String>,
+    /// A footnote definition renders (at the end of the page): its
+    /// content is not placed in the counts, so no upper bound is decided.
+    pub footnotes: bool,
+    /// Paragraphs inside list items (not in `paragraphs`).
+    pub item_paragraphs: u64,
     /// The text shown, inline markup (a comment, a link, a tag that does
     /// not break text) joining what is on either side.
     pub plain: String,
@@ -136,6 +141,7 @@ pub(crate) fn render(content: &str) -> Rendered {
     opts.insert(Options::ENABLE_TABLES);
     opts.insert(Options::ENABLE_STRIKETHROUGH);
     opts.insert(Options::ENABLE_TASKLISTS);
+    opts.insert(Options::ENABLE_FOOTNOTES);
     let mut lo = String::new();
     let mut hi = String::new();
     let mut html_words = 0u64;
@@ -211,6 +217,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                         }
                     }
                     Tag::BlockQuote(_) | Tag::FootnoteDefinition(_) => {
+                        r.footnotes |= matches!(tag, Tag::FootnoteDefinition(_));
                         last_was_list.push(false);
                         Open::Other
                     }
@@ -319,6 +326,11 @@ pub(crate) fn render(content: &str) -> Rendered {
                         text,
                         line: source_line(content, at),
                     }),
+                    Open::Paragraph { counted: false, .. } => {
+                        if text.chars().any(|c| !c.is_whitespace()) {
+                            r.item_paragraphs += 1;
+                        }
+                    }
                     Open::Paragraph { counted: true, at } => r.paragraphs.push(Piece {
                         text,
                         line: source_line(content, at),
@@ -430,8 +442,9 @@ pub(crate) fn meaningful(text: &str) -> bool {
 }
 
 /// `units` counted both ways: those a reader can use, each distinct text
-/// once (low), and every unit that shows a letter or digit (high; a
-/// placeholder or a repeat too, one of marks only not).
+/// once (low), and every unit that shows anything (high: a placeholder,
+/// a repeat, an emoji or a mark too; only a blank one, or one of
+/// invisible characters, not).
 pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
     let mut seen = BTreeSet::new();
     let mut first = None;
@@ -442,7 +455,11 @@ pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
     }
     let shown = units
         .iter()
-        .filter(|u| u.text.chars().any(char::is_alphanumeric))
+        .filter(|u| {
+            u.text
+                .chars()
+                .any(|c| !c.is_whitespace() && !pactum_core::text::shown_as_code_point(c))
+        })
         .count();
     (seen.len() as u64, shown as u64, first)
 }

@@ -1339,3 +1339,67 @@ fn an_html_list_of_clauses_is_not_dropped() {
         }
     }
 }
+
+/// Upper and exact bounds see every unit that shows anything (an emoji
+/// or a mark too), paragraphs inside list items, and footnotes: never met
+/// over more than they allow.
+#[test]
+fn upper_bounds_see_every_unit_shown() {
+    for (clause, out) in [
+        ("at most 3 items", "- alpha\n- beta\n- gamma\n- 🔥\n- 🚀\n- ✅\n- ★\n- →\n".to_string()),
+        ("exactly 2 paragraphs", "First paragraph.\n\nSecond paragraph.\n\n🔥🔥🔥\n\n→ → →\n\n★\n".to_string()),
+        (
+            "a markdown table with at most 2 rows",
+            "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n| ✅ | ❌ |\n| ✅ | ✅ |\n| — | — |\n".to_string(),
+        ),
+        (
+            "a markdown report with headings and 2-3 paragraphs",
+            format!(
+                "# Report\n\nFirst paragraph.\n\nSecond paragraph.\n\n- Details:\n\n{}",
+                (0..12)
+                    .map(|i| format!("  Paragraph {i} of the appendix, a full paragraph of prose.\n\n"))
+                    .collect::<String>()
+            ),
+        ),
+        (
+            "at most 2 paragraphs",
+            "First paragraph about cells.[^1]\n\nSecond paragraph about costs.\n\n[^1]: Third paragraph, in a footnote.\n\n    Fourth paragraph, still in the footnote.\n".to_string(),
+        ),
+        (
+            "at most 20 words",
+            format!(
+                "Short note.[^1]\n\n[^1]: {}\n",
+                (0..60).map(|i| format!("word{i}")).collect::<Vec<_>>().join(" ")
+            ),
+        ),
+        ("at most 2 items", "- one[^n]\n- two\n\n[^n]: Details:\n\n    - three\n    - four\n    - five\n".to_string()),
+        ("a report without headings", "Text.[^n]\n\n[^n]: note\n\n    # Big heading\n".to_string()),
+    ] {
+        never_green(clause, &out);
+    }
+}
+
+/// Repeated elements of a JSON array count once toward a lower bound, as
+/// repeated Markdown items do.
+#[test]
+fn repeated_json_elements_count_once() {
+    for out in [
+        r#"["Paris","Paris","Paris"]"#,
+        r#"[{"name":"Paris"},{"name":"Paris"},{"name":"Paris"}]"#,
+        "[\"x\", \"x\u{200b}\", \"\u{200b}x\"]",
+        r#"[1, 1.0, 1e0]"#,
+        r#"["a", "A", "a "]"#,
+    ] {
+        let d = run_with(
+            "## Ensures\n\n- `out`: at least 3 items\n",
+            &[("bindings/svc/out.json", out)],
+        );
+        let v = verdicts(&grade_dir(d.path()));
+        assert_ne!(v, vec![Verdict::Satisfied], "{out}");
+    }
+    let d = run_with(
+        "## Ensures\n\n- `out`: at least 3 items\n",
+        &[("bindings/svc/out.json", r#"["Paris","Rome","Oslo"]"#)],
+    );
+    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
+}
