@@ -326,10 +326,10 @@ pub(crate) fn render(content: &str) -> Rendered {
                         text,
                         line: source_line(content, at),
                     }),
-                    Open::Paragraph { counted: false, .. } => {
-                        if text.chars().any(|c| !c.is_whitespace()) {
-                            r.item_paragraphs += 1;
-                        }
+                    Open::Paragraph { counted: false, .. }
+                        if text.chars().any(|c| !c.is_whitespace()) =>
+                    {
+                        r.item_paragraphs += 1;
                     }
                     Open::Paragraph { counted: true, at } => r.paragraphs.push(Piece {
                         text,
