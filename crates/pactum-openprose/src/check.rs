@@ -1031,6 +1031,75 @@ fn attrs_hide(name: &str, attrs: &str) -> bool {
         || (plain.contains('\\') && plain.to_ascii_lowercase().contains("style"))
 }
 
+/// The byte span of a YAML front matter block opening `text` (`---`,
+/// `key: value` lines, `---` or `...`): metadata a renderer shows as a
+/// table or not at all, never a heading or a paragraph of the output.
+fn front_matter(text: &str) -> Option<(usize, usize)> {
+    static KEY: LazyLock<Regex> = LazyLock::new(|| re(r"^[A-Za-z0-9_][A-Za-z0-9_ -]*:(\s|$)"));
+    let mut lines = text.split_inclusive('\n');
+    let first = lines.next()?;
+    if first.trim_end() != "---" {
+        return None;
+    }
+    let mut at = first.len();
+    let mut keys = 0;
+    for l in lines.take(200) {
+        let t = l.trim_end();
+        at += l.len();
+        if t == "---" || t == "..." {
+            return (keys > 0).then_some((0, at));
+        }
+        if KEY.is_match(t) {
+            keys += 1;
+        } else if !(t.is_empty() || t.starts_with([' ', '\t', '-', '#'])) {
+            return None;
+        }
+    }
+    None
+}
+
+/// `content` with what a link does not show blanked (offsets kept): an
+/// inline link's destination (`[text](dest)`, `[text](<dest with
+/// spaces>)`) and the label of a full reference link (`[text][label]`)
+/// whose label is defined. Not in code.
+pub(crate) fn without_destinations(content: &str) -> Cow<'_, str> {
+    static DEST: LazyLock<Regex> = LazyLock::new(|| re(r"\]\(\s*(<[^>\n]*>|[^\s)]+)"));
+    static LABEL: LazyLock<Regex> = LazyLock::new(|| re(r"\]\[([^\]\n]+)\]"));
+    if !content.contains(']') {
+        return Cow::Borrowed(content);
+    }
+    let code = Literal::of(content);
+    let defined: BTreeSet<String> = LINK_DEF
+        .captures_iter(content)
+        .filter_map(|c| c.get(1).map(|l| l.as_str().to_lowercase()))
+        .collect();
+    let mut spans = Vec::new();
+    for c in DEST.captures_iter(content) {
+        if let (Some(m), Some(d)) = (c.get(0), c.get(1)) {
+            if !code.holds(m.start()) {
+                spans.push((d.start(), d.end()));
+            }
+        }
+    }
+    // A definition (`[label]: url`) is never shown itself.
+    for m in LINK_DEF.find_iter(content) {
+        if !code.holds(m.start()) {
+            spans.push((m.start(), m.end()));
+        }
+    }
+    for c in LABEL.captures_iter(content) {
+        if let (Some(m), Some(l)) = (c.get(0), c.get(1)) {
+            if !code.holds(m.start()) && defined.contains(&l.as_str().to_lowercase()) {
+                spans.push((l.start(), l.end()));
+            }
+        }
+    }
+    if spans.is_empty() {
+        return Cow::Borrowed(content);
+    }
+    Cow::Owned(blank_spans(content, &spans))
+}
+
 /// HTML elements that show their content as it is written (text
 /// formatting and document structure), when written with no attribute
 /// but [`PLAIN_ATTRS`]. Any other raw HTML may hide text in ways pactum
@@ -1221,13 +1290,13 @@ type Tag = (usize, (usize, usize), bool, String, bool);
 /// titles of links and definitions all blanked, offsets and lines kept.
 /// No positive measure sees what is blanked: hidden text is no evidence.
 pub fn without_hidden(content: &str) -> Cow<'_, str> {
-    if !content.contains(['<', '[']) {
+    if !content.contains(['<', '[']) && !content.starts_with("---") {
         return Cow::Borrowed(content);
     }
     let base = without_comments(content);
     let text: &str = &base;
     let code = Literal::of(content);
-    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut spans: Vec<(usize, usize)> = front_matter(text).into_iter().collect();
     // Hidden elements, to their matching close tag (or to the end); a
     // tag inside code, or escaped, is text.
     let tags: Vec<Tag> = TAG
@@ -1549,9 +1618,12 @@ pub fn renders_nothing(content: &str) -> bool {
     let unescaped = ESCAPE.replace_all(&visible, " ");
     let untagged = TAG.replace_all(&unescaped, " ");
     let decoded = decode_entities(&untagged);
+    // Invisible characters (a Hangul filler, a zero-width space) show
+    // nothing either.
     let text: String = decoded
         .chars()
         .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+        .filter(|c| *c == '\n' || !pactum_core::text::shown_as_code_point(*c))
         .collect();
     if text.to_lowercase().contains("lorem ipsum") || rendered::placeholder_phrase(&text) {
         return true;
@@ -1737,6 +1809,10 @@ fn measure_in(
             }
         }
         Measure::Contains(text) => {
+            // A link's destination and a reference link's label are not
+            // shown: never what the output says.
+            let unlinked = without_destinations(content);
+            let content: &str = &unlinked;
             let Ok(r) = regex::RegexBuilder::new(&regex::escape(text))
                 .case_insensitive(true)
                 .build()
@@ -2095,7 +2171,32 @@ fn a_value(v: &str) -> bool {
     has_content(v)
         && !renders_nothing(v)
         && !rendered::placeholder_phrase(v)
+        && !non_answer(v)
         && v.chars().any(char::is_alphanumeric)
+}
+
+/// A field value that says there is none (`unknown`, `none`, `not
+/// available`, `see below`): the field is absent, as with `N/A`.
+fn non_answer(v: &str) -> bool {
+    let l = v.trim().trim_end_matches(['.', '!']).trim().to_lowercase();
+    matches!(
+        l.as_str(),
+        "unknown"
+            | "none"
+            | "not available"
+            | "not found"
+            | "not applicable"
+            | "see below"
+            | "see above"
+            | "?"
+            | "??"
+            | "???"
+            | "null"
+            | "nil"
+            | "tba"
+            | "tbc"
+            | "missing"
+    )
 }
 
 /// An exact excerpt of `content` around the first of `needles` found in
@@ -2167,7 +2268,12 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     .as_object()
                     .map(|o| {
                         o.iter()
-                            .filter(|(_, v)| has_value(v))
+                            .filter(|(k, v)| {
+                                has_value(v)
+                                    && !v.as_str().is_some_and(non_answer)
+                                    && (!is_url_field(k)
+                                        || literals(v).iter().any(|s| URL.is_match(s)))
+                            })
                             .map(|(k, _)| norm(k))
                             .collect()
                     })
@@ -2193,7 +2299,9 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     .iter()
                     .zip(fields)
                     .map(|(c, f)| match c {
-                        Some(i) => cells.get(*i).is_some_and(|v| a_value(v)),
+                        Some(i) => cells
+                            .get(*i)
+                            .is_some_and(|v| a_value(v) && (!is_url_field(f) || URL.is_match(v))),
                         None => is_url_field(f) && cells.iter().any(|v| URL.is_match(v)),
                     })
                     .collect();
@@ -2209,7 +2317,12 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 .iter()
                 .zip(&patterns)
                 .map(|(f, p)| {
-                    labelled(&it.text, p.as_ref()) || (is_url_field(f) && URL.is_match(&it.text))
+                    // A `url` field is there only where the item shows a URL.
+                    if is_url_field(f) {
+                        URL.is_match(&it.text)
+                    } else {
+                        labelled(&it.text, p.as_ref())
+                    }
                 })
                 .collect();
             rows.push((present, Some(it.line.clone())));
@@ -2814,8 +2927,11 @@ mod tests {
         assert_eq!(f.quote.as_deref(), Some(json_part), "{f:?}");
         let json_none = r#"[{"x": 1}]"#;
         assert_eq!(measure(&m, json_none).held, Some(false));
-        let wrapped = r#"{"sources": [{"title": "A", "url": "u"}]}"#;
+        let wrapped = r#"{"sources": [{"title": "A", "url": "https://u.example"}]}"#;
         assert_eq!(measure(&m, wrapped).held, Some(true));
+        // A `url` field holding no URL is no URL.
+        let no_url = r#"{"sources": [{"title": "A", "url": "u"}]}"#;
+        assert_eq!(measure(&m, no_url).held, Some(false));
         assert_eq!(measure(&m, "[]").held, Some(false));
         let table = "| title | url |\n|---|---|\n| A | https://a |\n| B | |";
         let f = measure(&m, table);

@@ -151,6 +151,8 @@ pub(crate) fn render(content: &str) -> Rendered {
     let mut item_depth = 0usize;
     let mut code = 0usize;
     let mut image = 0usize;
+    // Inside a link: a URL written as its text is not where it leads.
+    let mut link = 0usize;
     // Per container: whether its last block was a top-level list.
     let mut last_was_list: Vec<bool> = vec![false];
     let mut header: Vec<String> = Vec::new();
@@ -235,6 +237,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                         Open::Other
                     }
                     Tag::Link { dest_url, .. } => {
+                        link += 1;
                         r.urls.push(dest_url.to_string());
                         Open::Other
                     }
@@ -301,6 +304,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                     }
                     TagEnd::CodeBlock => code = code.saturating_sub(1),
                     TagEnd::Image => image = image.saturating_sub(1),
+                    TagEnd::Link => link = link.saturating_sub(1),
                     TagEnd::TableCell => cells.push(text.trim().to_string()),
                     TagEnd::TableHead => header = std::mem::take(&mut cells),
                     TagEnd::Table => {
@@ -353,7 +357,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                     // Alt text is not shown.
                     continue;
                 }
-                if code == 0 {
+                if code == 0 && link == 0 {
                     r.urls
                         .extend(URL.find_iter(&t).map(|m| m.as_str().to_string()));
                 }

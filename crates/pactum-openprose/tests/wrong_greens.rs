@@ -1403,3 +1403,57 @@ fn repeated_json_elements_count_once() {
     );
     assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
 }
+
+/// What a link does not show (its destination, a reference label) says
+/// nothing; a URL written as a link's text is not a source.
+#[test]
+fn what_a_link_does_not_show_is_no_evidence() {
+    for out in [
+        "The search ended. [See the log](<https://x.org/no sources were found>) for details.\n",
+        "The search ended. [See the log][no sources were found] for details.\n\n[no sources were found]: https://x.org/log\n",
+    ] {
+        never_green("saying \"no sources were found\"", out);
+    }
+    never_green(
+        "at least 3 sources",
+        "See [https://a.org/1](https://x.org/same), [https://b.org/2](https://x.org/same) and [https://c.org/3](https://x.org/same).\n",
+    );
+}
+
+/// Metadata, non-answers and invisible letters are no content: YAML
+/// front matter is no heading, a `url` field of `unknown` is no URL, and
+/// an output of Hangul fillers shows nothing.
+#[test]
+fn metadata_and_non_answers_are_no_content() {
+    never_green(
+        "a markdown report with headings",
+        "---\ntitle: Solid-state battery report\nauthor: svc\n---\nSolid-state cells improve energy density but remain costly to make.\n",
+    );
+    for out in [
+        "- title: A\n  url: https://a.org/x\n- title: B\n  url: unknown\n",
+        "- title: A\n  url: https://a.org/x\n- title: B\n  url: see below\n",
+        "| title | url |\n|---|---|\n| A | https://a.org/x |\n| B | none |\n",
+    ] {
+        let d = run_with(
+            "## Ensures\n\n- each source has: title, url\n",
+            &[("bindings/svc/out.md", out)],
+        );
+        assert_ne!(
+            verdicts(&grade_dir(d.path())),
+            vec![Verdict::Satisfied],
+            "{out}"
+        );
+    }
+    let d = run_with(
+        "## Ensures\n\n- `sources`: a JSON array\n- each source has: title, url, year\n",
+        &[(
+            "bindings/svc/sources.json",
+            r#"[{"title":"A","url":"https://a.org/x","year":2024},{"title":"B","url":"none","year":2024}]"#,
+        )],
+    );
+    assert!(verdicts(&grade_dir(d.path())).contains(&Verdict::Violated));
+    assert_eq!(
+        one("a summary", "\u{3164}\u{3164}\u{3164}\n"),
+        Verdict::Violated
+    );
+}
