@@ -1626,37 +1626,45 @@ fn count(
         // appeared before is none.
         Unit::Sources => match json {
             Some(Value::Array(a)) => {
-                let mut seen = BTreeSet::new();
-                let mut first = None;
-                let n = a
-                    .iter()
-                    .filter(|e| {
-                        let text = e.to_string();
-                        let mine: Vec<(String, String)> = urls(&text)
-                            .into_iter()
-                            .filter_map(|u| rendered::page(&u).map(|p| (p, u)))
-                            .filter(|(p, _)| !given.contains(p))
-                            .collect();
-                        let new = mine
-                            .iter()
-                            .find(|(p, _)| !seen.contains(p))
-                            .map(|(_, u)| u.clone());
-                        seen.extend(mine.into_iter().map(|(p, _)| p));
-                        if first.is_none() {
-                            first.clone_from(&new);
-                        }
-                        new.is_some()
-                    })
-                    .count();
-                exact(
-                    n as u64,
+                // Counted with a `ref` parameter dropped (low) and kept
+                // (high): it may be all that tells two pages apart.
+                let elements = |page: fn(&str) -> Option<String>| {
+                    let mut seen = BTreeSet::new();
+                    let mut first = None;
+                    let n = a
+                        .iter()
+                        .filter(|e| {
+                            let text = e.to_string();
+                            let mine: Vec<(String, String)> = urls(&text)
+                                .into_iter()
+                                .filter_map(|u| page(&u).map(|p| (p, u)))
+                                .filter(|(p, _)| !given.contains(p))
+                                .collect();
+                            let new = mine
+                                .iter()
+                                .find(|(p, _)| !seen.contains(p))
+                                .map(|(_, u)| u.clone());
+                            seen.extend(mine.into_iter().map(|(p, _)| p));
+                            if first.is_none() {
+                                first.clone_from(&new);
+                            }
+                            new.is_some()
+                        })
+                        .count() as u64;
+                    (n, first)
+                };
+                let (lo, first) = elements(rendered::page);
+                let (hi, _) = elements(rendered::page_as_written);
+                Ok((
+                    lo,
+                    Some(hi.max(lo)),
                     if given.is_empty() {
                         "sources (JSON array elements with a URL not in an earlier one)".into()
                     } else {
                         "sources (JSON array elements with a URL not in an earlier one nor in the input)".into()
                     },
                     first,
-                )
+                ))
             }
             _ => {
                 // Each page once, quoted as first written.
@@ -1670,7 +1678,7 @@ fn count(
                 }
                 let written: BTreeSet<String> = urls(content)
                     .into_iter()
-                    .map(|u| rendered::page(&u).unwrap_or(u))
+                    .map(|u| rendered::page_as_written(&u).unwrap_or(u))
                     .filter(|u| !given.contains(u))
                     .collect();
                 let lo = shown.len() as u64;

@@ -479,9 +479,91 @@ pub(crate) fn html_blocks(r: &Rendered) -> bool {
 
 /// A URL as one page: `http` and `https` alike, host lower case without
 /// `www.`, no user info, default port or fragment, unreserved characters
-/// percent-decoded, no trailing `/`. `None` when its host has no dot (no
-/// page on the web).
+/// percent-decoded (in the host too), dot segments removed (RFC 3986
+/// §5.2.4), no trailing `/`, and no tracking parameter in the query
+/// (`utm_…`, `ref`, `fbclid`, `gclid`). `None` when its host has no dot
+/// (no page on the web).
 pub(crate) fn page(url: &str) -> Option<String> {
+    page_of(url, true)
+}
+
+/// [`page`] with a `ref` parameter kept: it may name a branch or a
+/// revision of the page (`?ref=main`), so an upper bound counts pages
+/// this way.
+pub(crate) fn page_as_written(url: &str) -> Option<String> {
+    page_of(url, false)
+}
+
+/// A query parameter that names where a reader came from, not a page
+/// (`ref` too unless `strict`).
+fn tracking(param: &str, strict: bool) -> bool {
+    let name = param.split('=').next().unwrap_or("").to_ascii_lowercase();
+    name.starts_with("utm_")
+        || matches!(name.as_str(), "fbclid" | "gclid")
+        || !strict && name == "ref"
+}
+
+/// `s` with each percent-encoded unreserved character decoded.
+fn decode_unreserved(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let c = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .filter(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~'));
+            if let Some(c) = c {
+                out.push(char::from(c));
+                i += 3;
+                continue;
+            }
+        }
+        let Some(ch) = s.get(i..).and_then(|r| r.chars().next()) else {
+            break;
+        };
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// A path with its `.` and `..` segments removed (RFC 3986 §5.2.4).
+fn remove_dot_segments(path: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path.split('/').collect();
+    let last = segments.len().saturating_sub(1);
+    // Whether the path ends in a directory (`/`, `/.`, `/..`).
+    let mut dir = false;
+    for (i, seg) in segments.iter().enumerate() {
+        if i == 0 && seg.is_empty() {
+            continue;
+        }
+        match *seg {
+            "." => dir = i == last,
+            ".." => {
+                out.pop();
+                dir = i == last;
+            }
+            s => {
+                out.push(s);
+                dir = false;
+            }
+        }
+    }
+    let mut p = String::new();
+    for s in &out {
+        p.push('/');
+        p.push_str(s);
+    }
+    if dir || p.is_empty() && path.starts_with('/') {
+        p.push('/');
+    }
+    p
+}
+
+fn page_of(url: &str, drop_ref: bool) -> Option<String> {
     let u = url.trim_end_matches(['.', ',', ';', ':', '!', '?']);
     let (_, rest) = u.split_once("://")?;
     let rest = rest.split('#').next().unwrap_or("");
@@ -489,7 +571,7 @@ pub(crate) fn page(url: &str) -> Option<String> {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
-    let host = auth.rsplit('@').next().unwrap_or("").to_lowercase();
+    let host = decode_unreserved(auth.rsplit('@').next().unwrap_or("")).to_lowercase();
     let host = host
         .strip_suffix(":80")
         .or_else(|| host.strip_suffix(":443"))
@@ -499,27 +581,21 @@ pub(crate) fn page(url: &str) -> Option<String> {
     if !bare.contains('.') || bare.starts_with('.') || bare.ends_with('.') {
         return None;
     }
-    let mut p = String::new();
-    let b = path.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
-            if let Some(c) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
-                    p.push(char::from(c));
-                    i += 3;
-                    continue;
-                }
-            }
-        }
-        let ch = path[i..].chars().next().unwrap_or(' ');
-        p.push(ch);
-        i += ch.len_utf8();
-    }
-    let p = match p.split_once('?') {
-        Some((a, q)) => format!("{}?{q}", a.trim_end_matches('/')),
-        None => p.trim_end_matches('/').to_string(),
+    let p = decode_unreserved(path);
+    let (p, query) = match p.split_once('?') {
+        Some((a, q)) => (a.to_string(), Some(q.to_string())),
+        None => (p, None),
     };
-    Some(format!("{host}{p}"))
+    let p = remove_dot_segments(&p);
+    let p = p.trim_end_matches('/');
+    let query = query.map(|q| {
+        q.split('&')
+            .filter(|kv| !kv.is_empty() && !tracking(kv, !drop_ref))
+            .collect::<Vec<_>>()
+            .join("&")
+    });
+    Some(match query {
+        Some(q) if !q.is_empty() => format!("{host}{p}?{q}"),
+        _ => format!("{host}{p}"),
+    })
 }

@@ -1028,3 +1028,40 @@ fn folded_and_image_only_outputs_are_left_to_the_judge() {
         Verdict::Satisfied
     );
 }
+
+/// One page spelled with dot segments, a percent-encoded host or a
+/// tracking parameter is one source, never several.
+#[test]
+fn one_page_respelled_is_one_source() {
+    for binding in [
+        "See https://example.org/a and https://example.org/./a and https://example.org/b/../a for details.\n",
+        "See https://example.org/a and https://ex%61mple.org/a and https://exampl%65.org/a for details.\n",
+        "See https://example.org/a/b https://example.org/a/./c/../b https://EXAMPLE.org/a/%2E/b/ now.\n",
+        "See https://example.org/a https://example.org/a?utm_source=x https://example.org/a?fbclid=1&gclid=2 now.\n",
+        "See https://example.org/a?id=1 https://example.org/a?id=1&ref=hn https://example.org/a?utm_medium=m&id=1 now.\n",
+    ] {
+        assert_eq!(
+            one("at least 3 sources", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
+    }
+    // `ref` may be all that tells two pages apart (a branch, a
+    // revision): an upper bound is not met while it might.
+    never_green(
+        "at most 1 source",
+        "See https://example.org/a?ref=main https://example.org/a?ref=dev now.\n",
+    );
+    // Distinct pages are still distinct.
+    for binding in [
+        "See https://example.org/a https://example.org/b https://example.org/a/b now.\n",
+        "See https://example.org/a?id=1 https://example.org/a?id=2 https://example.org/a?id=3 now.\n",
+        "See https://example.org/../a https://example.org/b/.. https://example.org/c/./d now.\n",
+    ] {
+        assert_eq!(
+            one("at least 3 sources", binding),
+            Verdict::Satisfied,
+            "{binding:?}"
+        );
+    }
+}
