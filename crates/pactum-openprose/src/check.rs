@@ -1268,7 +1268,9 @@ pub(crate) fn is_placeholder_word(w: &str) -> bool {
 /// hidden content ([`without_hidden`]) and character references are
 /// removed, nothing but Markdown marks (`-`, `#`, `* * *`, `>`, an empty
 /// fence), a JSON value holding nothing (`null`, `{}`, `[]`, `""`), or a
-/// placeholder (`TODO`, `TBD`, `lorem ipsum…`, alone or under headings).
+/// placeholder (`TODO`, `TBD`, `N/A.`, `lorem ipsum…`, alone, under
+/// headings or after labels: `Summary: TBD`), or a note that it is still
+/// to be written (`TODO: write summary`) — every line one of these.
 pub fn renders_nothing(content: &str) -> bool {
     let visible = without_hidden(content);
     if let Some(v) = as_json(&visible) {
@@ -1298,12 +1300,100 @@ pub fn renders_nothing(content: &str) -> bool {
     if all.iter().all(|w| PLACEHOLDER.contains(&w.as_str())) {
         return true;
     }
-    let body: Vec<String> = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .flat_map(words)
-        .collect();
-    !body.is_empty() && body.iter().all(|w| PLACEHOLDER.contains(&w.as_str()))
+    // Nothing but headings, labels and placeholders, one placeholder at
+    // least: a heading or a label alone is a (short) output of its own.
+    let mut placeholder = false;
+    for line in text.lines() {
+        match line_kind(line) {
+            Line::Content => return false,
+            Line::Placeholder => placeholder = true,
+            Line::Heading | Line::Marks => {}
+        }
+    }
+    placeholder
+}
+
+/// What one line of an output holds, for [`renders_nothing`].
+enum Line {
+    /// No letter or digit.
+    Marks,
+    /// A heading (`# …`) or a label alone (`Summary:`).
+    Heading,
+    /// A placeholder ([`PLACEHOLDER`], [`rendered::placeholder_phrase`]),
+    /// alone or after a label (`Summary: TBD`), or a note that the
+    /// content is still to be written (`TODO:`, `FIXME:` or `TBD:` and a
+    /// verb of [`TO_WRITE`]: `TODO: write summary`).
+    Placeholder,
+    Content,
+}
+
+/// Verbs that open a to-do note about content not written yet (`TODO:
+/// write summary`); a note about anything else (`TODO: call the
+/// supplier`) is content.
+const TO_WRITE: &[&str] = &[
+    "write",
+    "add",
+    "fill",
+    "insert",
+    "complete",
+    "finish",
+    "draft",
+    "expand",
+    "provide",
+    "populate",
+    "summarise",
+    "summarize",
+    "describe",
+    "document",
+    "update",
+];
+
+fn line_kind(line: &str) -> Line {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let placeholder = |t: &str| {
+        let ws = words(t);
+        rendered::placeholder_phrase(t)
+            || (!ws.is_empty() && ws.iter().all(|w| PLACEHOLDER.contains(&w.as_str())))
+    };
+    let marks = |c: char| matches!(c, '*' | '_' | '>' | '-' | '+') || c.is_whitespace();
+    let s = line.trim_start_matches(marks);
+    if s.starts_with('#') {
+        return Line::Heading;
+    }
+    if words(s).is_empty() {
+        return Line::Marks;
+    }
+    if placeholder(s.trim_end_matches(marks)) {
+        return Line::Placeholder;
+    }
+    // A label: up to four words before a colon (emphasis around it too).
+    if let Some((label, value)) = s.split_once(':') {
+        let label = label.trim_matches(marks);
+        let value = value.trim_matches(marks);
+        let is_label = !label.is_empty()
+            && label.split_whitespace().count() <= 4
+            && label.chars().all(|c| c.is_alphanumeric() || c == ' ');
+        if is_label {
+            let first = |t: &str| t.split_whitespace().next().unwrap_or("").to_lowercase();
+            if matches!(first(label).as_str(), "todo" | "fixme" | "tbd")
+                && TO_WRITE.contains(&first(value).as_str())
+            {
+                return Line::Placeholder;
+            }
+            if words(value).is_empty() {
+                return Line::Heading;
+            }
+            if placeholder(value) {
+                return Line::Placeholder;
+            }
+        }
+    }
+    Line::Content
 }
 
 /// A text folded the way it reads when rendered, for looking a forbidden

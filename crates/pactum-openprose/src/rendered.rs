@@ -402,14 +402,22 @@ pub(crate) fn render(content: &str) -> Rendered {
     r
 }
 
-/// Placeholders written where content should be (`N/A`, `[insert …]`).
+/// Placeholders written where content should be (`N/A`, `N/A.`,
+/// `[insert …]`).
 pub(crate) fn placeholder_phrase(t: &str) -> bool {
     let l = t.trim().to_lowercase();
     let l = l.trim_matches(|c: char| matches!(c, '[' | ']' | '<' | '>' | '{' | '}' | '(' | ')'));
-    matches!(
-        l.trim(),
-        "n/a" | "n.a." | "na" | "-" | "..." | "…" | "tbd." | "todo." | "to do" | "to be done"
-    ) || l.starts_with("insert ")
+    // A full stop or an exclamation mark after it changes nothing.
+    let bare = l.trim_end_matches(['.', '!']).trim();
+    let phrase = |p: &str| {
+        matches!(
+            p,
+            "n/a" | "n.a." | "na" | "-" | "..." | "…" | "tbd." | "todo." | "to do" | "to be done"
+        )
+    };
+    phrase(l.trim())
+        || (!bare.is_empty() && phrase(bare))
+        || l.starts_with("insert ")
         || l.starts_with("your ")
         || l.starts_with("add ") && l.ends_with(" here")
         || l.ends_with(" goes here")

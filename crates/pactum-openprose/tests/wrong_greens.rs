@@ -1065,3 +1065,34 @@ fn one_page_respelled_is_one_source() {
         );
     }
 }
+
+/// A placeholder after a label or with a full stop, or a to-do note in
+/// place of the output, is no output.
+#[test]
+fn labelled_and_punctuated_placeholders_are_not_produced() {
+    for binding in [
+        "N/A.\n",
+        "n/a!\n",
+        "Summary: TBD\n",
+        "Summary: N/A\n",
+        "**Summary:** TBD\n",
+        "Key findings: TODO.\n",
+        "Summary:\n\nN/A\n",
+        "TODO: write summary\n",
+        "FIXME: fill in the findings\n",
+        "# Summary\n\nTODO: write it\n",
+    ] {
+        assert_eq!(one("a summary", binding), Verdict::Violated, "{binding:?}");
+    }
+    // A label with something after it, a to-do note beside content, or
+    // one about anything but writing the output, is content.
+    for binding in [
+        "Summary: sales fell 10%\n",
+        "Summary: N/A for Europe; sales rose in Asia.\n",
+        "Sales fell 10%.\n\nTODO: add the chart\n",
+        "TODO: call the supplier about cell prices\n",
+        "Note: see https://example.org/report\n",
+    ] {
+        assert_eq!(one("a summary", binding), Verdict::Satisfied, "{binding:?}");
+    }
+}
