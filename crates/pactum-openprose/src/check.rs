@@ -847,6 +847,15 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
+                // A bidirectional control shows text in another order
+                // than written: what it shows is not looked up.
+                if has_bidi_control(content) {
+                    return finding(
+                        None,
+                        format!("the clause negates \"{text}\", and the output holds a bidirectional override, embedding or isolate control, which shows text in another order than it is written: whether it shows \"{text}\" is for the judge"),
+                        None,
+                    );
+                }
             }
             if let Some((present, why)) = format_renders(inner, content, json.as_ref()) {
                 return finding(
@@ -867,6 +876,15 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
         }
         _ => measure_in(m, &without_hidden(content), json.as_ref(), inputs),
     }
+}
+
+/// Whether `content` holds a bidirectional override, embedding or
+/// isolate control (U+202A–U+202E, U+2066–U+2069), as a character or a
+/// character reference.
+fn has_bidi_control(content: &str) -> bool {
+    decode_entities(content)
+        .chars()
+        .any(|c| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
 }
 
 /// `content` with every HTML comment (`<!--` to the next `-->`, or to the

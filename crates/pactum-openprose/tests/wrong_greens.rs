@@ -1096,3 +1096,44 @@ fn labelled_and_punctuated_placeholders_are_not_produced() {
         assert_eq!(one("a summary", binding), Verdict::Satisfied, "{binding:?}");
     }
 }
+
+/// A bidirectional control shows text in another order than written: a
+/// forbidden word written reversed under a right-to-left override is not
+/// looked for as it shows, so the negation is left to the judge.
+#[test]
+fn a_bidirectional_override_leaves_a_negation_to_the_judge() {
+    for binding in [
+        "Cells use \u{202e}muihtil\u{202c} anodes and sulfide electrolytes.\n",
+        "Cells use &#x202E;muihtil&#x202C; anodes and sulfide electrolytes.\n",
+        "Cells use &#8238;muihtil&#8236; anodes and sulfide electrolytes.\n",
+        "Cells use \u{2067}muihtil\u{2069} anodes.\n",
+    ] {
+        for clause in [
+            "a summary not mentioning \"lithium\"",
+            "a summary not containing \"lithium\"",
+            "a summary that never says \"lithium\"",
+        ] {
+            assert_eq!(
+                one(clause, binding),
+                Verdict::NotEvaluable,
+                "{clause:?} over {binding:?}"
+            );
+        }
+    }
+    // The word written as it reads is found whatever control is there.
+    assert_eq!(
+        one(
+            "a summary not mentioning \"lithium\"",
+            "Cells use \u{202d}lithium\u{202c} anodes.\n"
+        ),
+        Verdict::Violated
+    );
+    // Without a bidirectional control the negation is measured as ever.
+    assert_eq!(
+        one(
+            "a summary not mentioning \"lithium\"",
+            "Cells use sodium anodes and sulfide electrolytes.\n"
+        ),
+        Verdict::Satisfied
+    );
+}
