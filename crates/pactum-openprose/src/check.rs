@@ -1660,6 +1660,9 @@ fn measure_in(
             };
             let detail = match hi {
                 Some(h) if h == lo => format!("counted {lo} {what}; the clause asks for {want}"),
+                Some(h) if matches!(unit, Unit::Words) => format!(
+                    "counted {lo} {what} as spaces part them, {h} parting them at every hyphen, slash, dot or other mark and counting each character of a script written without spaces (Chinese, Japanese, Thai…) as a word; the clause asks for {want}"
+                ),
                 Some(h) => format!(
                     "counted {lo} {what} a reader can use, {h} as written (blank, placeholder or repeated ones too); the clause asks for {want}"
                 ),
@@ -1814,7 +1817,12 @@ fn count(
         Unit::Words => {
             if json.is_some() {
                 let n = content.split_whitespace().count() as u64;
-                return exact(n, "words".into(), None);
+                return Ok((
+                    n,
+                    Some(rendered::words_high(content).max(n)),
+                    "words".into(),
+                    None,
+                ));
             }
             Ok((
                 r.words_lo,

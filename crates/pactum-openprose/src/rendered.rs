@@ -53,8 +53,9 @@ pub(crate) struct Rendered {
     pub tables: Vec<Table>,
     /// Words shown, tags that join text joining it.
     pub words_lo: u64,
-    /// Words shown with every tag a separator, plus the words of HTML
-    /// blocks (which the parser does not render as Markdown).
+    /// Words shown with every tag a separator, counted high
+    /// ([`words_high`]), plus the words of HTML blocks (which the parser
+    /// does not render as Markdown).
     pub words_hi: u64,
     /// Lower-case names of the HTML tags written (blocks and inline).
     pub tags: BTreeSet<String>,
@@ -104,10 +105,65 @@ fn breaks_text(name: &str) -> bool {
     )
 }
 
+/// Words as spaces part them (the low count): a run of non-space
+/// characters with a letter or digit.
 fn words(s: &str) -> u64 {
     s.split_whitespace()
         .filter(|w| w.chars().any(char::is_alphanumeric))
         .count() as u64
+}
+
+/// A character of a script written without spaces between words (Han,
+/// kana, Hangul, Thai, Lao, Khmer, Myanmar, Tibetan, Yi…): each is
+/// counted as a word in the high count.
+pub(crate) fn unspaced_script(c: char) -> bool {
+    matches!(c,
+        '\u{0e00}'..='\u{0eff}' // Thai, Lao
+        | '\u{0f00}'..='\u{0fff}' // Tibetan
+        | '\u{1000}'..='\u{109f}' // Myanmar
+        | '\u{1100}'..='\u{11ff}' // Hangul Jamo
+        | '\u{1780}'..='\u{17ff}' // Khmer
+        | '\u{19e0}'..='\u{19ff}' // Khmer symbols
+        | '\u{1a20}'..='\u{1aaf}' // Tai Tham
+        | '\u{2e80}'..='\u{2fdf}' // CJK radicals
+        | '\u{3040}'..='\u{31ff}' // kana, Bopomofo, Hangul compatibility Jamo
+        | '\u{3400}'..='\u{4dbf}' // CJK extension A
+        | '\u{4e00}'..='\u{9fff}' // CJK unified ideographs
+        | '\u{a000}'..='\u{a4cf}' // Yi
+        | '\u{a960}'..='\u{a97f}' // Hangul Jamo extended
+        | '\u{aa60}'..='\u{aa7f}' // Myanmar extended
+        | '\u{ac00}'..='\u{d7ff}' // Hangul syllables
+        | '\u{f900}'..='\u{faff}' // CJK compatibility ideographs
+        | '\u{ff66}'..='\u{ffdc}' // half-width kana and Hangul
+        | '\u{1b000}'..='\u{1b16f}' // kana supplement
+        | '\u{20000}'..='\u{3134f}' // CJK extensions B–H
+    )
+}
+
+/// Words counted high: every character of a script written without
+/// spaces a word ([`unspaced_script`]), and other runs of letters and
+/// digits split at every other character (a hyphen, a slash, a dot, an
+/// underscore, an apostrophe, a word joiner), combining marks part of
+/// the letter before them.
+pub(crate) fn words_high(s: &str) -> u64 {
+    let mut n = 0u64;
+    let mut in_word = false;
+    for c in s.chars() {
+        if unspaced_script(c) {
+            if c.is_alphanumeric() {
+                n += 1;
+            }
+            in_word = false;
+        } else if c.is_alphanumeric() {
+            if !in_word {
+                n += 1;
+            }
+            in_word = true;
+        } else if !(in_word && unicode_normalization::char::is_combining_mark(c)) {
+            in_word = false;
+        }
+    }
+    n
 }
 
 fn source_line(content: &str, at: usize) -> String {
@@ -383,7 +439,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                 let stripped = ANY_TAG.replace_all(&h, " ");
                 let decoded = crate::check::decode_entities(&stripped);
                 if decoded.chars().any(char::is_alphanumeric) {
-                    html_words += words(&decoded);
+                    html_words += words_high(&decoded);
                     // Text inside HTML is a separate piece of a unit.
                     push_text(&mut stack, &decoded);
                 }
@@ -398,7 +454,7 @@ pub(crate) fn render(content: &str) -> Rendered {
     }
     r.words_lo = words(&lo);
     r.plain = lo;
-    r.words_hi = words(&hi) + html_words;
+    r.words_hi = words_high(&hi) + html_words;
     r
 }
 

@@ -1137,3 +1137,51 @@ fn a_bidirectional_override_leaves_a_negation_to_the_judge() {
         Verdict::Satisfied
     );
 }
+
+/// Words are not only what spaces part: a script written without spaces,
+/// and words joined by a hyphen, a slash, a dot, an underscore or a word
+/// joiner, meet an upper bound only if counted every way they can be.
+#[test]
+fn words_without_spaces_meet_no_upper_bound() {
+    let chinese = "固态电池使用固体电解质代替液体电解质。它们的能量密度更高，安全性更好，但是制造成本仍然很高，而且大规模生产还面临许多技术挑战。多家汽车制造商计划在二零二七年以后推出搭载固态电池的车型。\n";
+    let japanese = "全固体電池は液体の電解質を使わないので安全性が高く、エネルギー密度も高いと言われています。\n";
+    let thai = "แบตเตอรี่โซลิดสเตตใช้อิเล็กโทรไลต์ที่เป็นของแข็งแทนของเหลว\n";
+    let unbroken = "电".repeat(400) + "\n";
+    let joined = |sep: &str| {
+        (0..50)
+            .map(|i| format!("word{i}"))
+            .collect::<Vec<_>>()
+            .join(sep)
+            + "\n"
+    };
+    for binding in [
+        chinese.to_string(),
+        japanese.to_string(),
+        thai.to_string(),
+        unbroken,
+        joined("-"),
+        joined("/"),
+        joined("."),
+        joined("_"),
+        joined("\u{2060}"),
+    ] {
+        never_green("at most 10 words", &binding);
+        never_green("fewer than 20 words", &binding);
+    }
+    // What spaces already part beyond the bound is over it.
+    assert_eq!(
+        one("at most 2 words", "固态 电池 使用 固体\n"),
+        Verdict::Violated
+    );
+    // Plain text is counted as ever.
+    assert_eq!(
+        one("at most 10 words", "Solid electrolytes make cells safer.\n"),
+        Verdict::Satisfied
+    );
+    assert_eq!(
+        one("at least 3 words", "Solid electrolytes make cells safer.\n"),
+        Verdict::Satisfied
+    );
+    // A few characters are within a bound any count meets.
+    assert_eq!(one("at most 10 words", "固态电池。\n"), Verdict::Satisfied);
+}
