@@ -847,6 +847,15 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
+                // A bidirectional control shows text in another order
+                // than written: what it shows is not looked up.
+                if has_bidi_control(content) {
+                    return finding(
+                        None,
+                        format!("the clause negates \"{text}\", and the output holds a bidirectional override, embedding or isolate control, which shows text in another order than it is written: whether it shows \"{text}\" is for the judge"),
+                        None,
+                    );
+                }
             }
             if let Some((present, why)) = format_renders(inner, content, json.as_ref()) {
                 return finding(
@@ -867,6 +876,15 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
         }
         _ => measure_in(m, &without_hidden(content), json.as_ref(), inputs),
     }
+}
+
+/// Whether `content` holds a bidirectional override, embedding or
+/// isolate control (U+202A–U+202E, U+2066–U+2069), as a character or a
+/// character reference.
+fn has_bidi_control(content: &str) -> bool {
+    decode_entities(content)
+        .chars()
+        .any(|c| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
 }
 
 /// `content` with every HTML comment (`<!--` to the next `-->`, or to the
@@ -1605,7 +1623,9 @@ pub(crate) fn is_placeholder_word(w: &str) -> bool {
 /// hidden content ([`without_hidden`]) and character references are
 /// removed, nothing but Markdown marks (`-`, `#`, `* * *`, `>`, an empty
 /// fence), a JSON value holding nothing (`null`, `{}`, `[]`, `""`), or a
-/// placeholder (`TODO`, `TBD`, `lorem ipsum…`, alone or under headings).
+/// placeholder (`TODO`, `TBD`, `N/A.`, `lorem ipsum…`, alone, under
+/// headings or after labels: `Summary: TBD`), or a note that it is still
+/// to be written (`TODO: write summary`) — every line one of these.
 pub fn renders_nothing(content: &str) -> bool {
     let visible = without_hidden(content);
     if let Some(v) = as_json(&visible) {
@@ -1638,12 +1658,100 @@ pub fn renders_nothing(content: &str) -> bool {
     if all.iter().all(|w| PLACEHOLDER.contains(&w.as_str())) {
         return true;
     }
-    let body: Vec<String> = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .flat_map(words)
-        .collect();
-    !body.is_empty() && body.iter().all(|w| PLACEHOLDER.contains(&w.as_str()))
+    // Nothing but headings, labels and placeholders, one placeholder at
+    // least: a heading or a label alone is a (short) output of its own.
+    let mut placeholder = false;
+    for line in text.lines() {
+        match line_kind(line) {
+            Line::Content => return false,
+            Line::Placeholder => placeholder = true,
+            Line::Heading | Line::Marks => {}
+        }
+    }
+    placeholder
+}
+
+/// What one line of an output holds, for [`renders_nothing`].
+enum Line {
+    /// No letter or digit.
+    Marks,
+    /// A heading (`# …`) or a label alone (`Summary:`).
+    Heading,
+    /// A placeholder ([`PLACEHOLDER`], [`rendered::placeholder_phrase`]),
+    /// alone or after a label (`Summary: TBD`), or a note that the
+    /// content is still to be written (`TODO:`, `FIXME:` or `TBD:` and a
+    /// verb of [`TO_WRITE`]: `TODO: write summary`).
+    Placeholder,
+    Content,
+}
+
+/// Verbs that open a to-do note about content not written yet (`TODO:
+/// write summary`); a note about anything else (`TODO: call the
+/// supplier`) is content.
+const TO_WRITE: &[&str] = &[
+    "write",
+    "add",
+    "fill",
+    "insert",
+    "complete",
+    "finish",
+    "draft",
+    "expand",
+    "provide",
+    "populate",
+    "summarise",
+    "summarize",
+    "describe",
+    "document",
+    "update",
+];
+
+fn line_kind(line: &str) -> Line {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let placeholder = |t: &str| {
+        let ws = words(t);
+        rendered::placeholder_phrase(t)
+            || (!ws.is_empty() && ws.iter().all(|w| PLACEHOLDER.contains(&w.as_str())))
+    };
+    let marks = |c: char| matches!(c, '*' | '_' | '>' | '-' | '+') || c.is_whitespace();
+    let s = line.trim_start_matches(marks);
+    if s.starts_with('#') {
+        return Line::Heading;
+    }
+    if words(s).is_empty() {
+        return Line::Marks;
+    }
+    if placeholder(s.trim_end_matches(marks)) {
+        return Line::Placeholder;
+    }
+    // A label: up to four words before a colon (emphasis around it too).
+    if let Some((label, value)) = s.split_once(':') {
+        let label = label.trim_matches(marks);
+        let value = value.trim_matches(marks);
+        let is_label = !label.is_empty()
+            && label.split_whitespace().count() <= 4
+            && label.chars().all(|c| c.is_alphanumeric() || c == ' ');
+        if is_label {
+            let first = |t: &str| t.split_whitespace().next().unwrap_or("").to_lowercase();
+            if matches!(first(label).as_str(), "todo" | "fixme" | "tbd")
+                && TO_WRITE.contains(&first(value).as_str())
+            {
+                return Line::Placeholder;
+            }
+            if words(value).is_empty() {
+                return Line::Heading;
+            }
+            if placeholder(value) {
+                return Line::Placeholder;
+            }
+        }
+    }
+    Line::Content
 }
 
 /// A text folded the way it reads when rendered, for looking a forbidden
@@ -1896,6 +2004,9 @@ fn measure_in(
             };
             let detail = match hi {
                 Some(h) if h == lo => format!("counted {lo} {what}; the clause asks for {want}"),
+                Some(h) if matches!(unit, Unit::Words) => format!(
+                    "counted {lo} {what} as spaces part them, {h} parting them at every hyphen, slash, dot or other mark and counting each character of a script written without spaces (Chinese, Japanese, Thai…) as a word; the clause asks for {want}"
+                ),
                 Some(h) => format!(
                     "counted {lo} {what} a reader can use, {h} as written (blank, placeholder or repeated ones too); the clause asks for {want}"
                 ),
@@ -1987,37 +2098,45 @@ fn count(
         // appeared before is none.
         Unit::Sources => match json {
             Some(Value::Array(a)) => {
-                let mut seen = BTreeSet::new();
-                let mut first = None;
-                let n = a
-                    .iter()
-                    .filter(|e| {
-                        let text = e.to_string();
-                        let mine: Vec<(String, String)> = urls(&text)
-                            .into_iter()
-                            .filter_map(|u| rendered::page(&u).map(|p| (p, u)))
-                            .filter(|(p, _)| !given.contains(p))
-                            .collect();
-                        let new = mine
-                            .iter()
-                            .find(|(p, _)| !seen.contains(p))
-                            .map(|(_, u)| u.clone());
-                        seen.extend(mine.into_iter().map(|(p, _)| p));
-                        if first.is_none() {
-                            first.clone_from(&new);
-                        }
-                        new.is_some()
-                    })
-                    .count();
-                exact(
-                    n as u64,
+                // Counted with a `ref` parameter dropped (low) and kept
+                // (high): it may be all that tells two pages apart.
+                let elements = |page: fn(&str) -> Option<String>| {
+                    let mut seen = BTreeSet::new();
+                    let mut first = None;
+                    let n = a
+                        .iter()
+                        .filter(|e| {
+                            let text = e.to_string();
+                            let mine: Vec<(String, String)> = urls(&text)
+                                .into_iter()
+                                .filter_map(|u| page(&u).map(|p| (p, u)))
+                                .filter(|(p, _)| !given.contains(p))
+                                .collect();
+                            let new = mine
+                                .iter()
+                                .find(|(p, _)| !seen.contains(p))
+                                .map(|(_, u)| u.clone());
+                            seen.extend(mine.into_iter().map(|(p, _)| p));
+                            if first.is_none() {
+                                first.clone_from(&new);
+                            }
+                            new.is_some()
+                        })
+                        .count() as u64;
+                    (n, first)
+                };
+                let (lo, first) = elements(rendered::page);
+                let (hi, _) = elements(rendered::page_as_written);
+                Ok((
+                    lo,
+                    Some(hi.max(lo)),
                     if given.is_empty() {
                         "sources (JSON array elements with a URL not in an earlier one)".into()
                     } else {
                         "sources (JSON array elements with a URL not in an earlier one nor in the input)".into()
                     },
                     first,
-                )
+                ))
             }
             _ => {
                 // Each page once, quoted as first written.
@@ -2031,7 +2150,7 @@ fn count(
                 }
                 let written: BTreeSet<String> = urls(content)
                     .into_iter()
-                    .map(|u| rendered::page(&u).unwrap_or(u))
+                    .map(|u| rendered::page_as_written(&u).unwrap_or(u))
                     .filter(|u| !given.contains(u))
                     .collect();
                 let lo = shown.len() as u64;
@@ -2061,7 +2180,12 @@ fn count(
         Unit::Words => {
             if json.is_some() {
                 let n = content.split_whitespace().count() as u64;
-                return exact(n, "words".into(), None);
+                return Ok((
+                    n,
+                    Some(rendered::words_high(content).max(n)),
+                    "words".into(),
+                    None,
+                ));
             }
             Ok((
                 r.words_lo,

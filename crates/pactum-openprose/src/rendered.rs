@@ -53,8 +53,9 @@ pub(crate) struct Rendered {
     pub tables: Vec<Table>,
     /// Words shown, tags that join text joining it.
     pub words_lo: u64,
-    /// Words shown with every tag a separator, plus the words of HTML
-    /// blocks (which the parser does not render as Markdown).
+    /// Words shown with every tag a separator, counted high
+    /// ([`words_high`]), plus the words of HTML blocks (which the parser
+    /// does not render as Markdown).
     pub words_hi: u64,
     /// Lower-case names of the HTML tags written (blocks and inline).
     pub tags: BTreeSet<String>,
@@ -109,10 +110,65 @@ fn breaks_text(name: &str) -> bool {
     )
 }
 
+/// Words as spaces part them (the low count): a run of non-space
+/// characters with a letter or digit.
 fn words(s: &str) -> u64 {
     s.split_whitespace()
         .filter(|w| w.chars().any(char::is_alphanumeric))
         .count() as u64
+}
+
+/// A character of a script written without spaces between words (Han,
+/// kana, Hangul, Thai, Lao, Khmer, Myanmar, Tibetan, Yi…): each is
+/// counted as a word in the high count.
+pub(crate) fn unspaced_script(c: char) -> bool {
+    matches!(c,
+        '\u{0e00}'..='\u{0eff}' // Thai, Lao
+        | '\u{0f00}'..='\u{0fff}' // Tibetan
+        | '\u{1000}'..='\u{109f}' // Myanmar
+        | '\u{1100}'..='\u{11ff}' // Hangul Jamo
+        | '\u{1780}'..='\u{17ff}' // Khmer
+        | '\u{19e0}'..='\u{19ff}' // Khmer symbols
+        | '\u{1a20}'..='\u{1aaf}' // Tai Tham
+        | '\u{2e80}'..='\u{2fdf}' // CJK radicals
+        | '\u{3040}'..='\u{31ff}' // kana, Bopomofo, Hangul compatibility Jamo
+        | '\u{3400}'..='\u{4dbf}' // CJK extension A
+        | '\u{4e00}'..='\u{9fff}' // CJK unified ideographs
+        | '\u{a000}'..='\u{a4cf}' // Yi
+        | '\u{a960}'..='\u{a97f}' // Hangul Jamo extended
+        | '\u{aa60}'..='\u{aa7f}' // Myanmar extended
+        | '\u{ac00}'..='\u{d7ff}' // Hangul syllables
+        | '\u{f900}'..='\u{faff}' // CJK compatibility ideographs
+        | '\u{ff66}'..='\u{ffdc}' // half-width kana and Hangul
+        | '\u{1b000}'..='\u{1b16f}' // kana supplement
+        | '\u{20000}'..='\u{3134f}' // CJK extensions B–H
+    )
+}
+
+/// Words counted high: every character of a script written without
+/// spaces a word ([`unspaced_script`]), and other runs of letters and
+/// digits split at every other character (a hyphen, a slash, a dot, an
+/// underscore, an apostrophe, a word joiner), combining marks part of
+/// the letter before them.
+pub(crate) fn words_high(s: &str) -> u64 {
+    let mut n = 0u64;
+    let mut in_word = false;
+    for c in s.chars() {
+        if unspaced_script(c) {
+            if c.is_alphanumeric() {
+                n += 1;
+            }
+            in_word = false;
+        } else if c.is_alphanumeric() {
+            if !in_word {
+                n += 1;
+            }
+            in_word = true;
+        } else if !(in_word && unicode_normalization::char::is_combining_mark(c)) {
+            in_word = false;
+        }
+    }
+    n
 }
 
 fn source_line(content: &str, at: usize) -> String {
@@ -399,7 +455,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                 let stripped = ANY_TAG.replace_all(&h, " ");
                 let decoded = crate::check::decode_entities(&stripped);
                 if decoded.chars().any(char::is_alphanumeric) {
-                    html_words += words(&decoded);
+                    html_words += words_high(&decoded);
                     // Text inside HTML is a separate piece of a unit.
                     push_text(&mut stack, &decoded);
                 }
@@ -414,18 +470,26 @@ pub(crate) fn render(content: &str) -> Rendered {
     }
     r.words_lo = words(&lo);
     r.plain = lo;
-    r.words_hi = words(&hi) + html_words;
+    r.words_hi = words_high(&hi) + html_words;
     r
 }
 
-/// Placeholders written where content should be (`N/A`, `[insert …]`).
+/// Placeholders written where content should be (`N/A`, `N/A.`,
+/// `[insert …]`).
 pub(crate) fn placeholder_phrase(t: &str) -> bool {
     let l = t.trim().to_lowercase();
     let l = l.trim_matches(|c: char| matches!(c, '[' | ']' | '<' | '>' | '{' | '}' | '(' | ')'));
-    matches!(
-        l.trim(),
-        "n/a" | "n.a." | "na" | "-" | "..." | "…" | "tbd." | "todo." | "to do" | "to be done"
-    ) || l.starts_with("insert ")
+    // A full stop or an exclamation mark after it changes nothing.
+    let bare = l.trim_end_matches(['.', '!']).trim();
+    let phrase = |p: &str| {
+        matches!(
+            p,
+            "n/a" | "n.a." | "na" | "-" | "..." | "…" | "tbd." | "todo." | "to do" | "to be done"
+        )
+    };
+    phrase(l.trim())
+        || (!bare.is_empty() && phrase(bare))
+        || l.starts_with("insert ")
         || l.starts_with("your ")
         || l.starts_with("add ") && l.ends_with(" here")
         || l.ends_with(" goes here")
@@ -500,9 +564,91 @@ pub(crate) fn html_blocks(r: &Rendered) -> bool {
 
 /// A URL as one page: `http` and `https` alike, host lower case without
 /// `www.`, no user info, default port or fragment, unreserved characters
-/// percent-decoded, no trailing `/`. `None` when its host has no dot (no
-/// page on the web).
+/// percent-decoded (in the host too), dot segments removed (RFC 3986
+/// §5.2.4), no trailing `/`, and no tracking parameter in the query
+/// (`utm_…`, `ref`, `fbclid`, `gclid`). `None` when its host has no dot
+/// (no page on the web).
 pub(crate) fn page(url: &str) -> Option<String> {
+    page_of(url, true)
+}
+
+/// [`page`] with a `ref` parameter kept: it may name a branch or a
+/// revision of the page (`?ref=main`), so an upper bound counts pages
+/// this way.
+pub(crate) fn page_as_written(url: &str) -> Option<String> {
+    page_of(url, false)
+}
+
+/// A query parameter that names where a reader came from, not a page
+/// (`ref` too unless `strict`).
+fn tracking(param: &str, strict: bool) -> bool {
+    let name = param.split('=').next().unwrap_or("").to_ascii_lowercase();
+    name.starts_with("utm_")
+        || matches!(name.as_str(), "fbclid" | "gclid")
+        || !strict && name == "ref"
+}
+
+/// `s` with each percent-encoded unreserved character decoded.
+fn decode_unreserved(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let c = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .filter(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~'));
+            if let Some(c) = c {
+                out.push(char::from(c));
+                i += 3;
+                continue;
+            }
+        }
+        let Some(ch) = s.get(i..).and_then(|r| r.chars().next()) else {
+            break;
+        };
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// A path with its `.` and `..` segments removed (RFC 3986 §5.2.4).
+fn remove_dot_segments(path: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path.split('/').collect();
+    let last = segments.len().saturating_sub(1);
+    // Whether the path ends in a directory (`/`, `/.`, `/..`).
+    let mut dir = false;
+    for (i, seg) in segments.iter().enumerate() {
+        if i == 0 && seg.is_empty() {
+            continue;
+        }
+        match *seg {
+            "." => dir = i == last,
+            ".." => {
+                out.pop();
+                dir = i == last;
+            }
+            s => {
+                out.push(s);
+                dir = false;
+            }
+        }
+    }
+    let mut p = String::new();
+    for s in &out {
+        p.push('/');
+        p.push_str(s);
+    }
+    if dir || p.is_empty() && path.starts_with('/') {
+        p.push('/');
+    }
+    p
+}
+
+fn page_of(url: &str, drop_ref: bool) -> Option<String> {
     let u = url.trim_end_matches(['.', ',', ';', ':', '!', '?']);
     let (_, rest) = u.split_once("://")?;
     let rest = rest.split('#').next().unwrap_or("");
@@ -510,7 +656,7 @@ pub(crate) fn page(url: &str) -> Option<String> {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
-    let host = auth.rsplit('@').next().unwrap_or("").to_lowercase();
+    let host = decode_unreserved(auth.rsplit('@').next().unwrap_or("")).to_lowercase();
     let host = host
         .strip_suffix(":80")
         .or_else(|| host.strip_suffix(":443"))
@@ -520,27 +666,21 @@ pub(crate) fn page(url: &str) -> Option<String> {
     if !bare.contains('.') || bare.starts_with('.') || bare.ends_with('.') {
         return None;
     }
-    let mut p = String::new();
-    let b = path.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
-            if let Some(c) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
-                    p.push(char::from(c));
-                    i += 3;
-                    continue;
-                }
-            }
-        }
-        let ch = path[i..].chars().next().unwrap_or(' ');
-        p.push(ch);
-        i += ch.len_utf8();
-    }
-    let p = match p.split_once('?') {
-        Some((a, q)) => format!("{}?{q}", a.trim_end_matches('/')),
-        None => p.trim_end_matches('/').to_string(),
+    let p = decode_unreserved(path);
+    let (p, query) = match p.split_once('?') {
+        Some((a, q)) => (a.to_string(), Some(q.to_string())),
+        None => (p, None),
     };
-    Some(format!("{host}{p}"))
+    let p = remove_dot_segments(&p);
+    let p = p.trim_end_matches('/');
+    let query = query.map(|q| {
+        q.split('&')
+            .filter(|kv| !kv.is_empty() && !tracking(kv, !drop_ref))
+            .collect::<Vec<_>>()
+            .join("&")
+    });
+    Some(match query {
+        Some(q) if !q.is_empty() => format!("{host}{p}?{q}"),
+        _ => format!("{host}{p}"),
+    })
 }

@@ -1457,3 +1457,160 @@ fn metadata_and_non_answers_are_no_content() {
         Verdict::Violated
     );
 }
+
+/// One page spelled with dot segments, a percent-encoded host or a
+/// tracking parameter is one source, never several.
+#[test]
+fn one_page_respelled_is_one_source() {
+    for binding in [
+        "See https://example.org/a and https://example.org/./a and https://example.org/b/../a for details.\n",
+        "See https://example.org/a and https://ex%61mple.org/a and https://exampl%65.org/a for details.\n",
+        "See https://example.org/a/b https://example.org/a/./c/../b https://EXAMPLE.org/a/%2E/b/ now.\n",
+        "See https://example.org/a https://example.org/a?utm_source=x https://example.org/a?fbclid=1&gclid=2 now.\n",
+        "See https://example.org/a?id=1 https://example.org/a?id=1&ref=hn https://example.org/a?utm_medium=m&id=1 now.\n",
+    ] {
+        assert_eq!(
+            one("at least 3 sources", binding),
+            Verdict::Violated,
+            "{binding:?}"
+        );
+    }
+    // `ref` may be all that tells two pages apart (a branch, a
+    // revision): an upper bound is not met while it might.
+    never_green(
+        "at most 1 source",
+        "See https://example.org/a?ref=main https://example.org/a?ref=dev now.\n",
+    );
+    // Distinct pages are still distinct.
+    for binding in [
+        "See https://example.org/a https://example.org/b https://example.org/a/b now.\n",
+        "See https://example.org/a?id=1 https://example.org/a?id=2 https://example.org/a?id=3 now.\n",
+        "See https://example.org/../a https://example.org/b/.. https://example.org/c/./d now.\n",
+    ] {
+        assert_eq!(
+            one("at least 3 sources", binding),
+            Verdict::Satisfied,
+            "{binding:?}"
+        );
+    }
+}
+
+/// A placeholder after a label or with a full stop, or a to-do note in
+/// place of the output, is no output.
+#[test]
+fn labelled_and_punctuated_placeholders_are_not_produced() {
+    for binding in [
+        "N/A.\n",
+        "n/a!\n",
+        "Summary: TBD\n",
+        "Summary: N/A\n",
+        "**Summary:** TBD\n",
+        "Key findings: TODO.\n",
+        "Summary:\n\nN/A\n",
+        "TODO: write summary\n",
+        "FIXME: fill in the findings\n",
+        "# Summary\n\nTODO: write it\n",
+    ] {
+        assert_eq!(one("a summary", binding), Verdict::Violated, "{binding:?}");
+    }
+    // A label with something after it, a to-do note beside content, or
+    // one about anything but writing the output, is content.
+    for binding in [
+        "Summary: sales fell 10%\n",
+        "Summary: N/A for Europe; sales rose in Asia.\n",
+        "Sales fell 10%.\n\nTODO: add the chart\n",
+        "TODO: call the supplier about cell prices\n",
+        "Note: see https://example.org/report\n",
+    ] {
+        assert_eq!(one("a summary", binding), Verdict::Satisfied, "{binding:?}");
+    }
+}
+
+/// A bidirectional control shows text in another order than written: a
+/// forbidden word written reversed under a right-to-left override is not
+/// looked for as it shows, so the negation is left to the judge.
+#[test]
+fn a_bidirectional_override_leaves_a_negation_to_the_judge() {
+    for binding in [
+        "Cells use \u{202e}muihtil\u{202c} anodes and sulfide electrolytes.\n",
+        "Cells use &#x202E;muihtil&#x202C; anodes and sulfide electrolytes.\n",
+        "Cells use &#8238;muihtil&#8236; anodes and sulfide electrolytes.\n",
+        "Cells use \u{2067}muihtil\u{2069} anodes.\n",
+    ] {
+        for clause in [
+            "a summary not mentioning \"lithium\"",
+            "a summary not containing \"lithium\"",
+            "a summary that never says \"lithium\"",
+        ] {
+            assert_eq!(
+                one(clause, binding),
+                Verdict::NotEvaluable,
+                "{clause:?} over {binding:?}"
+            );
+        }
+    }
+    // The word written as it reads is found whatever control is there.
+    assert_eq!(
+        one(
+            "a summary not mentioning \"lithium\"",
+            "Cells use \u{202d}lithium\u{202c} anodes.\n"
+        ),
+        Verdict::Violated
+    );
+    // Without a bidirectional control the negation is measured as ever.
+    assert_eq!(
+        one(
+            "a summary not mentioning \"lithium\"",
+            "Cells use sodium anodes and sulfide electrolytes.\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// Words are not only what spaces part: a script written without spaces,
+/// and words joined by a hyphen, a slash, a dot, an underscore or a word
+/// joiner, meet an upper bound only if counted every way they can be.
+#[test]
+fn words_without_spaces_meet_no_upper_bound() {
+    let chinese = "固态电池使用固体电解质代替液体电解质。它们的能量密度更高，安全性更好，但是制造成本仍然很高，而且大规模生产还面临许多技术挑战。多家汽车制造商计划在二零二七年以后推出搭载固态电池的车型。\n";
+    let japanese = "全固体電池は液体の電解質を使わないので安全性が高く、エネルギー密度も高いと言われています。\n";
+    let thai = "แบตเตอรี่โซลิดสเตตใช้อิเล็กโทรไลต์ที่เป็นของแข็งแทนของเหลว\n";
+    let unbroken = "电".repeat(400) + "\n";
+    let joined = |sep: &str| {
+        (0..50)
+            .map(|i| format!("word{i}"))
+            .collect::<Vec<_>>()
+            .join(sep)
+            + "\n"
+    };
+    for binding in [
+        chinese.to_string(),
+        japanese.to_string(),
+        thai.to_string(),
+        unbroken,
+        joined("-"),
+        joined("/"),
+        joined("."),
+        joined("_"),
+        joined("\u{2060}"),
+    ] {
+        never_green("at most 10 words", &binding);
+        never_green("fewer than 20 words", &binding);
+    }
+    // What spaces already part beyond the bound is over it.
+    assert_eq!(
+        one("at most 2 words", "固态 电池 使用 固体\n"),
+        Verdict::Violated
+    );
+    // Plain text is counted as ever.
+    assert_eq!(
+        one("at most 10 words", "Solid electrolytes make cells safer.\n"),
+        Verdict::Satisfied
+    );
+    assert_eq!(
+        one("at least 3 words", "Solid electrolytes make cells safer.\n"),
+        Verdict::Satisfied
+    );
+    // A few characters are within a bound any count meets.
+    assert_eq!(one("at most 10 words", "固态电池。\n"), Verdict::Satisfied);
+}
