@@ -1259,8 +1259,14 @@ pub(crate) fn shown_strictly(content: &str) -> String {
         return shown;
     }
     let code = Literal::of(content);
-    let tags: Vec<Tag> = TAG
-        .captures_iter(content)
+    let tags = tags_in(content, &code, |name, attrs| !plain_tag(name, attrs));
+    blank_spans(&shown, &hidden_elements(content, &tags))
+}
+
+/// The HTML tags of `text` outside code and escapes (`code`), each
+/// opening one marked hiding when `hides(name, attributes)` says so.
+fn tags_in(text: &str, code: &Literal, hides: impl Fn(&str, &str) -> bool) -> Vec<Tag> {
+    TAG.captures_iter(text)
         .filter_map(|c| {
             let m = c.get(0)?;
             if code.holds(m.start()) {
@@ -1269,31 +1275,48 @@ pub(crate) fn shown_strictly(content: &str) -> String {
             let closing = !c.get(1)?.as_str().is_empty();
             let name = c.get(2)?.as_str().to_ascii_lowercase();
             let a = c.get(3)?;
-            let hides = !closing && !plain_tag(&name, a.as_str());
-            Some((m.start(), (a.start(), a.end()), closing, name, hides))
+            let hidden = !closing && hides(&name, a.as_str());
+            Some((m.start(), (a.start(), a.end()), closing, name, hidden))
         })
-        .collect();
+        .collect()
+}
+
+/// The byte spans of the elements `tags` marks hiding, each from its tag
+/// to its matching close tag (or the end of `text`). The tags inside one
+/// are passed over, so the work is linear in the tags.
+fn hidden_elements(text: &str, tags: &[Tag]) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
-    for (i, (start, _, closing, name, hides)) in tags.iter().enumerate() {
-        if !hides || *closing {
+    let mut i = 0;
+    while i < tags.len() {
+        let (start, _, closing, name, hides) = &tags[i];
+        if !*hides || *closing {
+            i += 1;
             continue;
         }
-        let mut depth = 1;
-        let mut stop = content.len();
-        for (_, (_, ae), c2, n2, _) in &tags[i + 1..] {
+        let mut depth = 1usize;
+        let mut stop = text.len();
+        let mut j = i + 1;
+        while j < tags.len() {
+            let (_, (_, attrs_end), c2, n2, _) = &tags[j];
             if n2 == name {
-                depth += if *c2 { -1 } else { 1 };
+                if *c2 {
+                    depth -= 1;
+                } else {
+                    depth += 1;
+                }
                 if depth == 0 {
-                    stop = content[*ae..]
+                    stop = text[*attrs_end..]
                         .find('>')
-                        .map_or(content.len(), |k| ae + k + 1);
+                        .map_or(text.len(), |k| attrs_end + k + 1);
                     break;
                 }
             }
+            j += 1;
         }
         spans.push((*start, stop));
+        i = j + 1;
     }
-    blank_spans(&shown, &spans)
+    spans
 }
 
 /// One HTML tag found: where it starts, the byte span of its attributes,
@@ -1316,54 +1339,12 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
     let code = Literal::of(content);
     let mut spans: Vec<(usize, usize)> = front_matter(text).into_iter().collect();
     // Hidden elements, to their matching close tag (or to the end); a
-    // tag inside code, or escaped, is text.
-    let tags: Vec<Tag> = TAG
-        .captures_iter(text)
-        .filter_map(|c| {
-            let m = c.get(0)?;
-            if code.holds(m.start()) {
-                return None;
-            }
-            let closing = !c.get(1)?.as_str().is_empty();
-            let name = c.get(2)?.as_str().to_ascii_lowercase();
-            let a = c.get(3)?;
-            let hides = !closing && attrs_hide(&name, a.as_str());
-            Some((m.start(), (a.start(), a.end()), closing, name, hides))
-        })
-        .collect();
-    let mut i = 0;
-    while i < tags.len() {
-        let (start, attrs, closing, name, hides) = &tags[i];
-        // A tag's attributes (a `title`, an `alt`) are not shown; the tag
-        // itself stays, so a quoted `<html>` is still found.
-        spans.push(*attrs);
-        if *hides && !closing {
-            let mut depth = 1;
-            let mut stop = text.len();
-            let mut j = i + 1;
-            while j < tags.len() {
-                let (_, _, c2, n2, _) = &tags[j];
-                if n2 == name {
-                    if *c2 {
-                        depth -= 1;
-                    } else {
-                        depth += 1;
-                    }
-                    if depth == 0 {
-                        stop = text[tags[j].1 .1..]
-                            .find('>')
-                            .map_or(text.len(), |k| tags[j].1 .1 + k + 1);
-                        break;
-                    }
-                }
-                j += 1;
-            }
-            spans.push((*start, stop));
-            i = j + 1;
-            continue;
-        }
-        i += 1;
-    }
+    // tag inside code, or escaped, is text. A tag's attributes (a
+    // `title`, an `alt`) are not shown; the tag itself stays, so a quoted
+    // `<html>` is still found.
+    let tags = tags_in(text, &code, attrs_hide);
+    spans.extend(tags.iter().map(|t| t.1));
+    spans.extend(hidden_elements(text, &tags));
     // Link reference definitions: unused ones whole, used ones' titles.
     // Every `[label]` is counted once, in one pass: a definition is used
     // when its label is written more often than by the definition itself
