@@ -960,25 +960,37 @@ impl Ctx<'_> {
 
     /// A binding must be an output: followed through any link, a file
     /// under `bindings/` that is no `__error.md`, never the root, the
-    /// manifest, the log, a `sources/` snapshot or a workspace file.
+    /// manifest, the log, a `sources/` snapshot or a workspace file; and
+    /// its own file: a link to another binding (a caller input, another
+    /// output) would grade that binding as this one.
     fn check_is_output(&self, name: &str, path: &Path) -> Result<(), ImportError> {
         let root = std::fs::canonicalize(self.dir).map_err(io(self.dir))?;
         let real = std::fs::canonicalize(path).map_err(io(path))?;
-        let ok = real
-            .strip_prefix(&root)
-            .ok()
-            .is_some_and(|r| r.starts_with("bindings") && !is_error_file(r));
-        if ok {
+        let real_rel = real.strip_prefix(&root).ok();
+        let ok = real_rel.is_some_and(|r| r.starts_with("bindings") && !is_error_file(r));
+        let shown_real =
+            real_rel.map_or_else(|| real.display().to_string(), |r| r.display().to_string());
+        if !ok {
+            return Err(ImportError::RunFile {
+                file: path.display().to_string(),
+                line: 0,
+                message: format!(
+                    "the binding of output `{name}` leads to {shown_real}, which is no output: a binding is a file under bindings/, never the manifest, root.prose.md, a sources/ snapshot, vm.log.md, a workspace or error file"
+                ),
+            });
+        }
+        // Its own file: the path as named, no link on the way.
+        if path
+            .strip_prefix(self.dir)
+            .is_ok_and(|r| root.join(r) == real)
+        {
             return Ok(());
         }
-        let shown_real = real
-            .strip_prefix(&root)
-            .map_or_else(|_| real.display().to_string(), |r| r.display().to_string());
         Err(ImportError::RunFile {
             file: path.display().to_string(),
             line: 0,
             message: format!(
-                "the binding of output `{name}` leads to {shown_real}, which is no output: a binding is a file under bindings/, never the manifest, root.prose.md, a sources/ snapshot, vm.log.md, a workspace or error file"
+                "the binding of output `{name}` is a link to {shown_real}, another binding: a caller input, another output or another service's would be graded as this output, so an output's binding is its own file"
             ),
         })
     }

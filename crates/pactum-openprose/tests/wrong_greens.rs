@@ -1231,3 +1231,41 @@ fn markup_in_code_hides_nothing() {
     let out = "First paragraph about cells.\n\nSecond paragraph: use the `<!--` marker for comments.\n\nThird paragraph.\n\nFourth paragraph.\n";
     assert_eq!(one("exactly 2 paragraphs", out), Verdict::Violated);
 }
+
+/// An output's binding that is a link to another binding — the caller's
+/// input, another output of the service, another service's output — is
+/// refused naming the output: it is that binding, not the service's own
+/// output. A link is the evidence of nothing but the file it leads to.
+#[test]
+fn a_binding_linked_to_another_binding_is_refused() {
+    for target in ["../caller/topic.md", "notes.md", "../other/summary.md"] {
+        let d = run_with(
+            "## Ensures\n\n- `summary`: a summary\n",
+            &[
+                (
+                    "bindings/svc/notes.md",
+                    "A real summary of solid-state cells.\n",
+                ),
+                (
+                    "bindings/other/summary.md",
+                    "A real summary of solid-state cells.\n",
+                ),
+            ],
+        );
+        std::os::unix::fs::symlink(target, d.path().join("bindings/svc/summary.md"))
+            .expect("symlink");
+        match import_run(d.path()) {
+            Err(e) => {
+                let msg = e.to_string();
+                assert_eq!(e.code(), "invalid-run", "{target}: {msg}");
+                assert!(msg.contains("`summary`"), "{target}: {msg}");
+            }
+            Ok(run) => {
+                let policy = Policy::default();
+                let mut judge = no_judge(policy);
+                let g = grade_run(&run, &policy, &mut judge);
+                panic!("{target}: a link to another binding was read as the output: {g:#?}");
+            }
+        }
+    }
+}
