@@ -299,7 +299,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         .and_then(|l| l.id.clone())
         .unwrap_or_else(|| folder_name(dir));
 
-    let (system, layout, mut contracts) = if has_manifest {
+    let (system, layout, mut contracts, owners) = if has_manifest {
         ctx.system(
             &manifest_path,
             (&root, &root_text),
@@ -345,7 +345,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             errors: Vec::new(),
             completed: None,
         };
-        (name, layout, vec![c])
+        (name, layout, vec![c], None)
     };
 
     // The log of this program: a header naming another one is another
@@ -366,7 +366,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
 
     // Errors: each service's __error.md, the log's ✗ lines, a run-level
     // ---error.
-    let mut errors = ctx.workspace_errors()?;
+    let mut errors = ctx.workspace_errors(owners.as_deref())?;
     if let Some(l) = &log {
         errors.extend(l.errors.iter().cloned());
         if let Some((line, msg)) = &l.run_error {
@@ -686,6 +686,15 @@ struct Log {
     /// Every step line: (1-based line, service).
     steps: Vec<(usize, String)>,
 }
+
+/// A system's name, layout and contracts, and where each node's
+/// workspace is (folder → node id).
+type SystemContracts = (
+    String,
+    Layout,
+    Vec<RunContract>,
+    Option<Vec<(PathBuf, String)>>,
+);
 
 struct Ctx<'a> {
     dir: &'a Path,
@@ -1018,7 +1027,7 @@ impl Ctx<'_> {
         inputs: &[Binding],
         prefix: &str,
         log: Option<&Log>,
-    ) -> Result<(String, Layout, Vec<RunContract>), ImportError> {
+    ) -> Result<SystemContracts, ImportError> {
         let file = manifest_path.display().to_string();
         let text = self.read(manifest_path)?;
         if text.len() > MAX_MANIFEST_BYTES {
@@ -1282,7 +1291,16 @@ impl Ctx<'_> {
             );
         }
         self.accounted_for(&file, &m, &contracts, log)?;
-        Ok((m.system_name, Layout::System, contracts))
+        // Where each node's workspace is: `workspace/{id}/`, and the
+        // folder its `workspacePath` names.
+        let mut owners: Vec<(PathBuf, String)> = Vec::new();
+        for node in &m.graph {
+            owners.push((Path::new("workspace").join(&node.id), node.id.clone()));
+            if let Some(w) = node.workspace_path.as_deref().and_then(inside) {
+                owners.push((w, node.id.clone()));
+            }
+        }
+        Ok((m.system_name, Layout::System, contracts, Some(owners)))
     }
 
     /// Refuses a manifest that does not account for the folder: a folder
@@ -1420,32 +1438,77 @@ impl Ctx<'_> {
             .collect())
     }
 
-    /// Every `__error.md` under `workspace/` (any case of the name), each
-    /// an error of the service whose folder holds it, however deep
-    /// (`workspace/svc/sub/__error.md` is `svc`'s). One right under
-    /// `workspace/` belongs to no service and is refused.
-    fn workspace_errors(&self) -> Result<Vec<RunError>, ImportError> {
+    /// Every `__error.md` under `workspace/` (any case of the name), and,
+    /// in a system, under each folder the manifest names as a node's
+    /// workspace (`owners`: folder → node id, the default
+    /// `workspace/{id}` among them), each an error of the service whose
+    /// folder holds it, however deep (`workspace/svc/sub/__error.md` is
+    /// `svc`'s). In a system the node whose folder is the nearest holds
+    /// it (every node naming that folder); one in no node's folder is
+    /// refused. Without a manifest the folder right under `workspace/`
+    /// names the service; one right under `workspace/` belongs to no
+    /// service and is refused.
+    fn workspace_errors(
+        &self,
+        owners: Option<&[(PathBuf, String)]>,
+    ) -> Result<Vec<RunError>, ImportError> {
         let mut out = Vec::new();
+        let mut files: Vec<PathBuf> = Vec::new();
         let w = self.dir.join("workspace");
-        if !w.is_dir() {
-            return Ok(out);
+        if w.is_dir() {
+            files.extend(
+                sorted_entries(&w)?
+                    .into_iter()
+                    .filter(|p| !p.is_dir() && is_error_file(p)),
+            );
+            for svc in self.workspace_folders()? {
+                let mut seen = 0usize;
+                self.error_files_in(&w.join(&svc), 0, &mut seen, &mut |f| files.push(f))?;
+            }
         }
-        if let Some(f) = sorted_entries(&w)?
-            .into_iter()
-            .find(|p| !p.is_dir() && is_error_file(p))
-        {
-            return Err(ImportError::RunFile {
+        for (rel, _) in owners.unwrap_or_default() {
+            let d = self.dir.join(rel);
+            // A folder under `workspace/` was looked through above.
+            if d.is_dir() && !rel.starts_with("workspace") {
+                self.check_real_inside(&d)?;
+                let mut seen = 0usize;
+                self.error_files_in(&d, 0, &mut seen, &mut |f| files.push(f))?;
+            }
+        }
+        let mut read: BTreeSet<String> = BTreeSet::new();
+        let mut found: Vec<(String, PathBuf)> = Vec::new();
+        for f in files {
+            let rel = self.rel(&f);
+            if !read.insert(rel.clone()) {
+                continue;
+            }
+            let no_owner = |message: &str| ImportError::RunFile {
                 file: f.display().to_string(),
                 line: 0,
-                message: "an error file right under workspace/ names no service: it belongs in workspace/{service}/".into(),
-            });
-        }
-        let mut found = Vec::new();
-        for svc in self.workspace_folders()? {
-            let mut seen = 0usize;
-            self.error_files_in(&w.join(&svc), 0, &mut seen, &mut |f| {
-                found.push((svc.clone(), f));
-            })?;
+                message: message.into(),
+            };
+            match owners {
+                Some(owners) => {
+                    let at = Path::new(&rel);
+                    let nearest = owners
+                        .iter()
+                        .filter(|(o, _)| at.starts_with(o))
+                        .map(|(o, _)| o.components().count())
+                        .max()
+                        .ok_or_else(|| no_owner("an error file in no node's workspace (`workspace/{node id}/`, or the node's workspacePath): whose error it is cannot be told"))?;
+                    for (o, id) in owners {
+                        if at.starts_with(o) && o.components().count() == nearest {
+                            found.push((id.clone(), f.clone()));
+                        }
+                    }
+                }
+                None => {
+                    let svc = folder_of(&rel, "workspace")
+                        .filter(|_| Path::new(&rel).components().count() > 2)
+                        .ok_or_else(|| no_owner("an error file right under workspace/ names no service: it belongs in workspace/{service}/"))?;
+                    found.push((svc, f.clone()));
+                }
+            }
         }
         for (svc, f) in found {
             let text = self.read(&f)?;

@@ -852,3 +852,53 @@ fn a_log_missing_a_step_or_naming_another_root_is_refused() {
         }
     }
 }
+
+/// An `__error.md` in the folder the manifest names as a node's
+/// workspace (`workspacePath`) is that node's error, wherever the folder
+/// is in the run: the crashed service fails.
+#[test]
+fn an_error_in_a_manifest_workspace_is_the_nodes() {
+    for ws in [
+        "workspace/research-ws/",
+        "workspace/r/deep",
+        "scratch/researcher",
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = system_with_manifest(tmp.path(), |m| {
+            m["graph"][0]["workspacePath"] = ws.into();
+        });
+        std::fs::remove_dir_all(run.join("workspace/researcher")).expect("rm");
+        write(
+            &run,
+            &format!("{}/__error.md", ws.trim_end_matches('/')),
+            "# Error: crashed\n\nsegfault\n",
+        );
+        let g = grade_dir(&run);
+        let researcher = g
+            .contracts
+            .iter()
+            .find(|c| c.name == "researcher")
+            .expect("researcher");
+        assert_eq!(researcher.status, TestStatus::Fail, "{ws}: {g:#?}");
+        assert!(
+            researcher.errors.iter().any(|e| e.name == "crashed"
+                && e.source == format!("{}/__error.md", ws.trim_end_matches('/'))),
+            "{ws}: {:#?}",
+            researcher.errors
+        );
+        assert_ne!(g.status, TestStatus::Pass, "{ws}");
+    }
+    // One in a folder of no node's workspace is nobody's: refused.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let run = system_with_manifest(tmp.path(), |m| {
+        m["graph"][0]["workspacePath"] = "workspace/r/deep".into();
+    });
+    write(&run, "workspace/r/other/__error.md", "# Error: crashed\n");
+    match import_run(&run) {
+        Err(e) => {
+            assert_eq!(e.code(), "invalid-run", "{e}");
+            assert!(e.to_string().contains("workspace/r/other"), "{e}");
+        }
+        Ok(_) => panic!("an error file in no node's workspace was imported"),
+    }
+}
