@@ -1290,6 +1290,40 @@ impl Ctx<'_> {
                 },
             );
         }
+        // Every inline service of the root, and of each snapshot a node's
+        // contract was read from, is a node: one the graph leaves out
+        // would never be graded.
+        let system_snap = m
+            .source_path
+            .as_deref()
+            .and_then(|s| Path::new(s).file_name())
+            .map(|n| format!("sources/{}", n.to_string_lossy()));
+        let same_file = |a: &str, b: &str| {
+            a == b
+                || [a, b].contains(&"root.prose.md")
+                    && [a, b].contains(&system_snap.as_deref().unwrap_or("root.prose.md"))
+        };
+        for (rel, parsed) in std::iter::once(("root.prose.md", root))
+            .chain(files.iter().map(|(f, (p, _))| (f.as_str(), p)))
+        {
+            for svc in &parsed.inline {
+                let graded = contracts.iter().any(|c| {
+                    same_file(&c.source, rel)
+                        && c.declared.name == svc.name
+                        && c.declared.line == svc.line
+                });
+                if !graded {
+                    return Err(bad(
+                        "graph".into(),
+                        format!(
+                            "{rel}:{} declares the inline service `{}`, not a node of the graph: the manifest does not account for it, and its clauses would never be graded",
+                            svc.line,
+                            shown(&svc.name)
+                        ),
+                    ));
+                }
+            }
+        }
         self.accounted_for(&file, &m, &contracts, log)?;
         // Where each node's workspace is: `workspace/{id}/`, and the
         // folder its `workspacePath` names.

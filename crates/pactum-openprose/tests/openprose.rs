@@ -902,3 +902,55 @@ fn an_error_in_a_manifest_workspace_is_the_nodes() {
         Ok(_) => panic!("an error file in no node's workspace was imported"),
     }
 }
+
+/// Every inline service with clauses of the root, or of a snapshot a
+/// node's contract is read from, is a node of the graph: one the manifest
+/// leaves out would never be graded, so the run is refused naming it.
+#[test]
+fn an_inline_service_missing_from_the_graph_is_refused() {
+    let audit = "\n## audit\n\n### Ensures\n\n- `audit-log`: at least 10 items\n";
+    for (files, line) in [
+        (&["root.prose.md", "sources/pipeline.prose.md"][..], 21),
+        (&["sources/pipeline.prose.md"][..], 21),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture("inline"), &run);
+        let mut m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(run.join("forme.manifest.json")).expect("read"),
+        )
+        .expect("json");
+        if files.len() == 1 {
+            // The root is another file: the nodes' snapshot alone declares
+            // the service.
+            m["sourcePath"] = "other.prose.md".into();
+            std::fs::write(
+                run.join("root.prose.md"),
+                "---\nname: pipeline\nkind: system\n---\n\n# Pipeline\n",
+            )
+            .expect("write");
+        }
+        std::fs::write(
+            run.join("forme.manifest.json"),
+            serde_json::to_string_pretty(&m).expect("json"),
+        )
+        .expect("write");
+        for f in files {
+            let p = run.join(f);
+            let text = std::fs::read_to_string(&p).expect("read");
+            std::fs::write(&p, format!("{text}{audit}")).expect("write");
+        }
+        match import_run(&run) {
+            Err(e) => {
+                let msg = e.to_string();
+                assert_eq!(e.code(), "invalid-manifest", "{files:?}: {msg}");
+                assert!(msg.contains("`audit`"), "{files:?}: {msg}");
+                assert!(msg.contains(&format!(":{line}")), "{files:?}: {msg}");
+            }
+            Ok(r) => panic!(
+                "{files:?}: imported without `audit`: {:?}",
+                r.contracts.iter().map(|c| &c.name).collect::<Vec<_>>()
+            ),
+        }
+    }
+}
