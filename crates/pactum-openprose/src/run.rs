@@ -1226,7 +1226,9 @@ impl Ctx<'_> {
             });
         }
         // The system contract: the root's own clauses over what the caller
-        // receives.
+        // receives. A run that ended in error (`---error`) has one even
+        // when the root declares no clause: the error is the system's, and
+        // something must answer for it.
         let mut returns = Vec::new();
         if let Some(caller) = &m.caller {
             for (k, r) in caller.returns.iter().enumerate() {
@@ -1252,7 +1254,10 @@ impl Ctx<'_> {
                 returns.push(self.binding_at(&r.name, &rel)?);
             }
         }
-        if root.main.has_commitments || !root.main.clauses.is_empty() {
+        // (A node named like the system already answers for it.)
+        let ended_in_error = log.is_some_and(|l| l.run_error.is_some())
+            && !m.graph.iter().any(|n| n.id == m.system_name);
+        if root.main.has_commitments || !root.main.clauses.is_empty() || ended_in_error {
             if let Some(i) = m.graph.iter().position(|n| n.id == m.system_name) {
                 return Err(bad(
                     "systemName".into(),

@@ -954,3 +954,60 @@ fn an_inline_service_missing_from_the_graph_is_refused() {
         }
     }
 }
+
+/// A system run whose log ends `---error` is never green, whether or not
+/// the root declares clauses of its own: the system answers for its
+/// run-level error, and the error's message is quoted in its summary.
+#[test]
+fn a_system_run_that_ended_in_error_is_never_green() {
+    for root_clauses in [false, true] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture("system"), &run);
+        if !root_clauses {
+            let text = std::fs::read_to_string(run.join("root.prose.md")).expect("read");
+            let own = text.split("## Ensures").next().expect("head").to_string();
+            write(&run, "root.prose.md", &own);
+            write(&run, "sources/brief.prose.md", &own);
+        }
+        let log = std::fs::read_to_string(run.join("vm.log.md")).expect("read");
+        let log = log.replace(
+            "---end 2026-03-17T14:31:02Z",
+            "---error 2026-03-17T14:31:02Z run aborted: budget exceeded",
+        );
+        write(&run, "vm.log.md", &log);
+        let g = grade_dir(&run);
+        assert_ne!(g.status, TestStatus::Pass, "{root_clauses}: {g:#?}");
+        assert_ne!(
+            g.overall_verdict,
+            Some(pactum_core::score::OverallVerdict::Satisfied),
+            "{root_clauses}: {g:#?}"
+        );
+        let brief = g
+            .contracts
+            .iter()
+            .find(|c| c.name == "brief")
+            .unwrap_or_else(|| panic!("{root_clauses}: no system contract: {g:#?}"));
+        assert_ne!(brief.status, TestStatus::Pass, "{root_clauses}");
+        let shown = format!(
+            "{} {}",
+            brief.summary,
+            brief
+                .clauses
+                .iter()
+                .map(|r| r.rationale.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        assert!(shown.contains("budget exceeded"), "{root_clauses}: {shown}");
+        if !root_clauses {
+            // No clause carries it: the summaries say it.
+            assert!(
+                brief.summary.contains("budget exceeded"),
+                "{}",
+                brief.summary
+            );
+            assert!(g.summary.contains("budget exceeded"), "{}", g.summary);
+        }
+    }
+}
