@@ -474,12 +474,23 @@ fn grade_text(
                 Some(_) => {}
             },
         }
-    } else if targets.is_empty() || produced(c).next().is_none() {
+    } else if produced(c).next().is_none() {
         return Pending::Done(settled(
             h,
             false,
             vec![],
             "the contract produced no output at all".into(),
+        ));
+    } else if targets.is_empty() {
+        let head = name_head(&clause.text).unwrap_or_default();
+        return Pending::Done(settled(
+            h,
+            false,
+            vec![],
+            format!(
+                "the clause opens like an output name (`{}`) that pactum does not read as one (a name is letters, digits, `_`, `-` and `.`): it may be about another output than the one produced, so it is measured on none",
+                truncate_chars(head.trim().trim_matches('`'), 80)
+            ),
         ));
     }
     let single = match targets.as_slice() {
@@ -607,13 +618,7 @@ fn grade_text(
 /// (`Executive summary: …`, `the report (final): …`, `findings - …`): it
 /// may name an output.
 fn opens_like_a_name(text: &str) -> bool {
-    // `name: …`, or `name - …` / `name – …` / `name — …`.
-    let colon = text.split_once(':').map(|(h, _)| h);
-    let dash = [" - ", " – ", " — "]
-        .iter()
-        .filter_map(|d| text.split_once(d).map(|(h, _)| h))
-        .min_by_key(|h| h.len());
-    let Some(head) = [colon, dash].into_iter().flatten().min_by_key(|h| h.len()) else {
+    let Some(head) = name_head(text) else {
         return false;
     };
     let words = head.split_whitespace().count();
@@ -622,6 +627,17 @@ fn opens_like_a_name(text: &str) -> bool {
         && !lower.starts_with("each ")
         && !lower.starts_with("if ")
         && !head.contains(['"', '\u{201c}'])
+}
+
+/// What a clause opens with before `name: …`, or `name - …` / `name –
+/// …` / `name — …`: the shortest such head.
+fn name_head(text: &str) -> Option<&str> {
+    let colon = text.split_once(':').map(|(h, _)| h);
+    let dash = [" - ", " – ", " — "]
+        .iter()
+        .filter_map(|d| text.split_once(d).map(|(h, _)| h))
+        .min_by_key(|h| h.len());
+    [colon, dash].into_iter().flatten().min_by_key(|h| h.len())
 }
 
 /// Whether `content` is nothing but a copy of what the service was given

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::contract::{parse_file, ParsedContract, ParsedFile};
+use crate::contract::{output_name, parse_file, ParsedContract, ParsedFile};
 use crate::error::ImportError;
 
 /// The largest binding, input or contract file read, in bytes: a larger
@@ -880,7 +880,7 @@ impl Ctx<'_> {
                 if !f.is_file() {
                     continue;
                 }
-                if let Some(stem) = f.file_stem().map(|s| s.to_string_lossy().into_owned()) {
+                if let Some(stem) = f.file_stem().map(|s| output_name(&s.to_string_lossy())) {
                     if known.insert(stem.clone()) {
                         names.push(stem);
                     }
@@ -927,7 +927,10 @@ impl Ctx<'_> {
             return Ok(None);
         }
         for f in sorted_entries(&dir)? {
-            if f.is_file() && f.file_stem().is_some_and(|s| s.to_string_lossy() == name) {
+            if f.is_file()
+                && f.file_stem()
+                    .is_some_and(|s| output_name(&s.to_string_lossy()) == output_name(name))
+            {
                 return Ok(Some(self.rel(&f)));
             }
         }

@@ -1269,3 +1269,45 @@ fn a_binding_linked_to_another_binding_is_refused() {
         }
     }
 }
+
+/// An output name of Unicode letters is read as a name, and found in its
+/// binding whichever normal form the file name is written in; a clause
+/// whose name is not read never says the contract produced nothing.
+#[test]
+fn unicode_output_names_are_read() {
+    for file in [
+        "bindings/svc/résumé.md",
+        "bindings/svc/re\u{301}sume\u{301}.md",
+    ] {
+        for (clause, want) in [
+            ("at most 3 words", Verdict::Satisfied),
+            ("at least 5 words", Verdict::Violated),
+        ] {
+            let d = run_with(
+                &format!("## Ensures\n\n- `résumé`: {clause}\n"),
+                &[(file, "Solid-state cells, summarised.\n")],
+            );
+            let g = grade_dir(d.path());
+            assert_eq!(
+                by_id(&g),
+                vec![("résumé".to_string(), want)],
+                "{file}: {g:#?}"
+            );
+            let outputs: Vec<_> = g.contracts[0]
+                .outputs
+                .iter()
+                .map(|o| o.name.as_str())
+                .collect();
+            assert_eq!(outputs, vec!["résumé"], "{file}");
+        }
+    }
+    // A name pactum does not read as one is named as such.
+    let d = run_with(
+        "## Ensures\n\n- `r+s`: at most 3 words\n",
+        &[("bindings/svc/r+s.md", "Solid-state cells, summarised.\n")],
+    );
+    let g = grade_dir(d.path());
+    let r = &g.contracts[0].clauses[0];
+    assert!(!r.rationale.contains("no output at all"), "{}", r.rationale);
+    assert!(r.rationale.contains("r+s"), "{}", r.rationale);
+}
