@@ -1339,7 +1339,9 @@ impl Ctx<'_> {
         for node in &m.graph {
             owners.push((Path::new("workspace").join(&node.id), node.id.clone()));
             if let Some(w) = node.workspace_path.as_deref().and_then(inside) {
-                owners.push((w, node.id.clone()));
+                if !owners.contains(&(w.clone(), node.id.clone())) {
+                    owners.push((w, node.id.clone()));
+                }
             }
         }
         Ok((m.system_name, Layout::System, contracts, Some(owners)))
