@@ -861,11 +861,20 @@ fn split_name(text: &str) -> Option<(String, String)> {
         _ => head,
     };
     let name = strip_ticks(head.trim());
+    // Letters and digits of any script (`résumé`), in one normal form: a
+    // file name may be written in either.
     let ident = !name.is_empty()
         && name
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
-    ident.then(|| (name.to_string(), rest.trim().to_string()))
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.');
+    ident.then(|| (output_name(name), rest.trim().to_string()))
+}
+
+/// An output name as pactum compares it: composed (NFC), so that a name
+/// and a file name written in another normal form are one name.
+pub fn output_name(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfc().collect()
 }
 
 /// A name without the code or emphasis marks around it (`` `name` ``,
@@ -898,7 +907,7 @@ fn declared(
         let named = then
             .strip_prefix('`')
             .and_then(|r| r.split_once('`'))
-            .map(|(n, rest)| (n.to_string(), rest));
+            .map(|(n, rest)| (output_name(n), rest));
         let (output, description) = match named {
             Some((n, rest)) => {
                 let rest = rest.trim_start_matches(':').trim_start();

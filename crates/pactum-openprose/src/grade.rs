@@ -40,7 +40,7 @@ use pactum_core::outcome::{Evaluation, Evidence, Outcome};
 use pactum_core::result::{ContractResult, VerdictCounts};
 use pactum_core::score::{run_scores, OverallVerdict};
 use pactum_core::status::decide;
-use pactum_core::text::truncate_chars;
+use pactum_core::text::{one_line, truncate_chars};
 use pactum_core::trace::{Message, ObservabilityLevel, Role, Trace, Turn};
 use pactum_core::verdict::{grade_clause, ClauseHead, ClauseResult, NotEvaluableReason, Verdict};
 use pactum_core::{Policy, TestStatus};
@@ -359,6 +359,27 @@ fn not_triggered(h: ClauseHead<'_>, why: String) -> ClauseResult {
     }
 }
 
+/// Recorded errors as a report names them: each one's name, where it was
+/// recorded, and its message, one line and bounded.
+fn recorded(errors: &[&RunError]) -> String {
+    errors
+        .iter()
+        .map(|e| {
+            let message = one_line(&e.message, 200);
+            if message.is_empty() || message == e.name {
+                format!("`{}` ({})", truncate_chars(&e.name, 80), e.source)
+            } else {
+                format!(
+                    "`{}` ({}: \"{message}\")",
+                    truncate_chars(&e.name, 80),
+                    e.source
+                )
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The verdict of an ordinary clause of a contract that did not finish:
 /// `crashed` are the recorded errors it does not declare (a crash, an
 /// aborted run): failing outside its declared errors breaks the contract,
@@ -372,13 +393,7 @@ fn unfinished(
     crashed: &[&RunError],
     unhandled: &[&RunError],
 ) -> Option<ClauseResult> {
-    let list = |errors: &[&RunError]| {
-        errors
-            .iter()
-            .map(|e| format!("`{}` ({})", truncate_chars(&e.name, 80), e.source))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let list = |errors: &[&RunError]| recorded(errors);
     if !crashed.is_empty() {
         return Some(settled(
             h,
@@ -459,12 +474,23 @@ fn grade_text(
                 Some(_) => {}
             },
         }
-    } else if targets.is_empty() || produced(c).next().is_none() {
+    } else if produced(c).next().is_none() {
         return Pending::Done(settled(
             h,
             false,
             vec![],
             "the contract produced no output at all".into(),
+        ));
+    } else if targets.is_empty() {
+        let head = name_head(&clause.text).unwrap_or_default();
+        return Pending::Done(settled(
+            h,
+            false,
+            vec![],
+            format!(
+                "the clause opens like an output name (`{}`) that pactum does not read as one (a name is letters, digits, `_`, `-` and `.`): it may be about another output than the one produced, so it is measured on none",
+                truncate_chars(head.trim().trim_matches('`'), 80)
+            ),
         ));
     }
     let single = match targets.as_slice() {
@@ -592,13 +618,7 @@ fn grade_text(
 /// (`Executive summary: …`, `the report (final): …`, `findings - …`): it
 /// may name an output.
 fn opens_like_a_name(text: &str) -> bool {
-    // `name: …`, or `name - …` / `name – …` / `name — …`.
-    let colon = text.split_once(':').map(|(h, _)| h);
-    let dash = [" - ", " – ", " — "]
-        .iter()
-        .filter_map(|d| text.split_once(d).map(|(h, _)| h))
-        .min_by_key(|h| h.len());
-    let Some(head) = [colon, dash].into_iter().flatten().min_by_key(|h| h.len()) else {
+    let Some(head) = name_head(text) else {
         return false;
     };
     let words = head.split_whitespace().count();
@@ -607,6 +627,17 @@ fn opens_like_a_name(text: &str) -> bool {
         && !lower.starts_with("each ")
         && !lower.starts_with("if ")
         && !head.contains(['"', '\u{201c}'])
+}
+
+/// What a clause opens with before `name: …`, or `name - …` / `name –
+/// …` / `name — …`: the shortest such head.
+fn name_head(text: &str) -> Option<&str> {
+    let colon = text.split_once(':').map(|(h, _)| h);
+    let dash = [" - ", " – ", " — "]
+        .iter()
+        .filter_map(|d| text.split_once(d).map(|(h, _)| h))
+        .min_by_key(|h| h.len());
+    [colon, dash].into_iter().flatten().min_by_key(|h| h.len())
 }
 
 /// Whether `content` is nothing but a copy of what the service was given
@@ -952,6 +983,17 @@ fn own_errors(c: &RunContract) -> Vec<&RunError> {
         .collect()
 }
 
+/// A status and summary with unanswered errors (`note`) taken in: a
+/// failure stays one, naming them too; anything else is `undetermined`,
+/// saying why.
+fn unanswered_status(status: TestStatus, summary: &str, note: &str) -> (TestStatus, String) {
+    if status == TestStatus::Fail {
+        (status, format!("{summary}; also {note}"))
+    } else {
+        (TestStatus::Undetermined, format!("undetermined: {note}"))
+    }
+}
+
 /// Grades every contract of `run`; `judge` grades the clauses only a judge
 /// can (see [`JudgeFn`]). Every declared clause of every contract is in
 /// the result exactly once.
@@ -959,10 +1001,17 @@ pub fn grade_run(run: &Run, policy: &Policy, judge: &mut JudgeFn<'_>) -> RunGrad
     let mut contracts = Vec::new();
     let mut results = Vec::new();
     let mut conditionals = Vec::new();
+    let mut unanswered = Vec::new();
     for c in &run.contracts {
-        let (result, conds, outputs) = grade_contract(c, judge);
+        let (result, conds, outputs, note) = grade_contract(c, judge);
         conditionals.extend(conds);
-        let (status, summary) = decide(std::slice::from_ref(&result), None, policy);
+        let (mut status, mut summary) = decide(std::slice::from_ref(&result), None, policy);
+        // A run that did not end as the contract describes is never a
+        // pass, even with no clause to violate.
+        if let Some(note) = note {
+            (status, summary) = unanswered_status(status, &summary, &note);
+            unanswered.push(format!("{}: {note}", c.name));
+        }
         contracts.push(ContractGrade {
             name: c.name.clone(),
             source: c.source.clone(),
@@ -978,7 +1027,10 @@ pub fn grade_run(run: &Run, policy: &Policy, judge: &mut JudgeFn<'_>) -> RunGrad
         results.push(result);
     }
     let scores = run_scores(&results, policy);
-    let (status, summary) = decide(&results, None, policy);
+    let (mut status, mut summary) = decide(&results, None, policy);
+    if !unanswered.is_empty() {
+        (status, summary) = unanswered_status(status, &summary, &unanswered.join("; "));
+    }
     let mut unevaluable = Vec::new();
     let mut recommendations = Vec::new();
     let mut untested = Vec::new();
@@ -1034,10 +1086,17 @@ pub fn grade_run(run: &Run, policy: &Policy, judge: &mut JudgeFn<'_>) -> RunGrad
     }
 }
 
-fn grade_contract(
-    c: &RunContract,
-    judge: &mut JudgeFn<'_>,
-) -> (ContractResult, Vec<ConditionalGrade>, Vec<OutputInfo>) {
+/// What [`grade_contract`] gives: the result, its conditional clauses,
+/// its outputs, and the errors of a contract that did not finish that no
+/// clause answers for (it has no ordinary clause to be violated).
+type Graded = (
+    ContractResult,
+    Vec<ConditionalGrade>,
+    Vec<OutputInfo>,
+    Option<String>,
+);
+
+fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
     let ids = clause_ids(&c.declared.clauses);
     let turns: BTreeMap<String, usize> = produced(c)
         .enumerate()
@@ -1278,9 +1337,21 @@ fn grade_contract(
             .map(|d| d.text.as_str())
             .collect::<Vec<_>>(),
     );
+    // With no ordinary clause, nothing above shows an error the contract
+    // did not answer: the contract says it.
+    let unanswered = (!unhandled.is_empty()
+        && c.declared.clauses.iter().all(|d| d.condition.is_some()))
+    .then(|| {
+        format!(
+            "the run recorded {}, which no clause of `{}` answers: it did not end as its contract describes",
+            recorded(&unhandled),
+            c.name
+        )
+    });
     (
         ContractResult::new(c.name.clone(), digest, clauses),
         conditionals,
         outputs,
+        unanswered,
     )
 }

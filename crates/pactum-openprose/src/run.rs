@@ -23,7 +23,7 @@ use std::sync::Arc;
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::contract::{parse_file, ParsedContract, ParsedFile};
+use crate::contract::{output_name, parse_file, ParsedContract, ParsedFile};
 use crate::error::ImportError;
 
 /// The largest binding, input or contract file read, in bytes: a larger
@@ -299,7 +299,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         .and_then(|l| l.id.clone())
         .unwrap_or_else(|| folder_name(dir));
 
-    let (system, layout, mut contracts) = if has_manifest {
+    let (system, layout, mut contracts, owners) = if has_manifest {
         ctx.system(
             &manifest_path,
             (&root, &root_text),
@@ -345,7 +345,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             errors: Vec::new(),
             completed: None,
         };
-        (name, layout, vec![c])
+        (name, layout, vec![c], None)
     };
 
     // The log of this program: a header naming another one is another
@@ -366,7 +366,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
 
     // Errors: each service's __error.md, the log's ✗ lines, a run-level
     // ---error.
-    let mut errors = ctx.workspace_errors()?;
+    let mut errors = ctx.workspace_errors(owners.as_deref())?;
     if let Some(l) = &log {
         errors.extend(l.errors.iter().cloned());
         if let Some((line, msg)) = &l.run_error {
@@ -687,6 +687,15 @@ struct Log {
     steps: Vec<(usize, String)>,
 }
 
+/// A system's name, layout and contracts, and where each node's
+/// workspace is (folder → node id).
+type SystemContracts = (
+    String,
+    Layout,
+    Vec<RunContract>,
+    Option<Vec<(PathBuf, String)>>,
+);
+
 struct Ctx<'a> {
     dir: &'a Path,
 }
@@ -871,7 +880,7 @@ impl Ctx<'_> {
                 if !f.is_file() {
                     continue;
                 }
-                if let Some(stem) = f.file_stem().map(|s| s.to_string_lossy().into_owned()) {
+                if let Some(stem) = f.file_stem().map(|s| output_name(&s.to_string_lossy())) {
                     if known.insert(stem.clone()) {
                         names.push(stem);
                     }
@@ -918,7 +927,10 @@ impl Ctx<'_> {
             return Ok(None);
         }
         for f in sorted_entries(&dir)? {
-            if f.is_file() && f.file_stem().is_some_and(|s| s.to_string_lossy() == name) {
+            if f.is_file()
+                && f.file_stem()
+                    .is_some_and(|s| output_name(&s.to_string_lossy()) == output_name(name))
+            {
                 return Ok(Some(self.rel(&f)));
             }
         }
@@ -960,25 +972,37 @@ impl Ctx<'_> {
 
     /// A binding must be an output: followed through any link, a file
     /// under `bindings/` that is no `__error.md`, never the root, the
-    /// manifest, the log, a `sources/` snapshot or a workspace file.
+    /// manifest, the log, a `sources/` snapshot or a workspace file; and
+    /// its own file: a link to another binding (a caller input, another
+    /// output) would grade that binding as this one.
     fn check_is_output(&self, name: &str, path: &Path) -> Result<(), ImportError> {
         let root = std::fs::canonicalize(self.dir).map_err(io(self.dir))?;
         let real = std::fs::canonicalize(path).map_err(io(path))?;
-        let ok = real
-            .strip_prefix(&root)
-            .ok()
-            .is_some_and(|r| r.starts_with("bindings") && !is_error_file(r));
-        if ok {
+        let real_rel = real.strip_prefix(&root).ok();
+        let ok = real_rel.is_some_and(|r| r.starts_with("bindings") && !is_error_file(r));
+        let shown_real =
+            real_rel.map_or_else(|| real.display().to_string(), |r| r.display().to_string());
+        if !ok {
+            return Err(ImportError::RunFile {
+                file: path.display().to_string(),
+                line: 0,
+                message: format!(
+                    "the binding of output `{name}` leads to {shown_real}, which is no output: a binding is a file under bindings/, never the manifest, root.prose.md, a sources/ snapshot, vm.log.md, a workspace or error file"
+                ),
+            });
+        }
+        // Its own file: the path as named, no link on the way.
+        if path
+            .strip_prefix(self.dir)
+            .is_ok_and(|r| root.join(r) == real)
+        {
             return Ok(());
         }
-        let shown_real = real
-            .strip_prefix(&root)
-            .map_or_else(|_| real.display().to_string(), |r| r.display().to_string());
         Err(ImportError::RunFile {
             file: path.display().to_string(),
             line: 0,
             message: format!(
-                "the binding of output `{name}` leads to {shown_real}, which is no output: a binding is a file under bindings/, never the manifest, root.prose.md, a sources/ snapshot, vm.log.md, a workspace or error file"
+                "the binding of output `{name}` is a link to {shown_real}, another binding: a caller input, another output or another service's would be graded as this output, so an output's binding is its own file"
             ),
         })
     }
@@ -1006,7 +1030,7 @@ impl Ctx<'_> {
         inputs: &[Binding],
         prefix: &str,
         log: Option<&Log>,
-    ) -> Result<(String, Layout, Vec<RunContract>), ImportError> {
+    ) -> Result<SystemContracts, ImportError> {
         let file = manifest_path.display().to_string();
         let text = self.read(manifest_path)?;
         if text.len() > MAX_MANIFEST_BYTES {
@@ -1205,7 +1229,9 @@ impl Ctx<'_> {
             });
         }
         // The system contract: the root's own clauses over what the caller
-        // receives.
+        // receives. A run that ended in error (`---error`) has one even
+        // when the root declares no clause: the error is the system's, and
+        // something must answer for it.
         let mut returns = Vec::new();
         if let Some(caller) = &m.caller {
             for (k, r) in caller.returns.iter().enumerate() {
@@ -1231,7 +1257,10 @@ impl Ctx<'_> {
                 returns.push(self.binding_at(&r.name, &rel)?);
             }
         }
-        if root.main.has_commitments || !root.main.clauses.is_empty() {
+        // (A node named like the system already answers for it.)
+        let ended_in_error = log.is_some_and(|l| l.run_error.is_some())
+            && !m.graph.iter().any(|n| n.id == m.system_name);
+        if root.main.has_commitments || !root.main.clauses.is_empty() || ended_in_error {
             if let Some(i) = m.graph.iter().position(|n| n.id == m.system_name) {
                 return Err(bad(
                     "systemName".into(),
@@ -1269,8 +1298,53 @@ impl Ctx<'_> {
                 },
             );
         }
+        // Every inline service of the root, and of each snapshot a node's
+        // contract was read from, is a node: one the graph leaves out
+        // would never be graded.
+        let system_snap = m
+            .source_path
+            .as_deref()
+            .and_then(|s| Path::new(s).file_name())
+            .map(|n| format!("sources/{}", n.to_string_lossy()));
+        let same_file = |a: &str, b: &str| {
+            a == b
+                || [a, b].contains(&"root.prose.md")
+                    && [a, b].contains(&system_snap.as_deref().unwrap_or("root.prose.md"))
+        };
+        for (rel, parsed) in std::iter::once(("root.prose.md", root))
+            .chain(files.iter().map(|(f, (p, _))| (f.as_str(), p)))
+        {
+            for svc in &parsed.inline {
+                let graded = contracts.iter().any(|c| {
+                    same_file(&c.source, rel)
+                        && c.declared.name == svc.name
+                        && c.declared.line == svc.line
+                });
+                if !graded {
+                    return Err(bad(
+                        "graph".into(),
+                        format!(
+                            "{rel}:{} declares the inline service `{}`, not a node of the graph: the manifest does not account for it, and its clauses would never be graded",
+                            svc.line,
+                            shown(&svc.name)
+                        ),
+                    ));
+                }
+            }
+        }
         self.accounted_for(&file, &m, &contracts, log)?;
-        Ok((m.system_name, Layout::System, contracts))
+        // Where each node's workspace is: `workspace/{id}/`, and the
+        // folder its `workspacePath` names.
+        let mut owners: Vec<(PathBuf, String)> = Vec::new();
+        for node in &m.graph {
+            owners.push((Path::new("workspace").join(&node.id), node.id.clone()));
+            if let Some(w) = node.workspace_path.as_deref().and_then(inside) {
+                if !owners.contains(&(w.clone(), node.id.clone())) {
+                    owners.push((w, node.id.clone()));
+                }
+            }
+        }
+        Ok((m.system_name, Layout::System, contracts, Some(owners)))
     }
 
     /// Refuses a manifest that does not account for the folder: a folder
@@ -1408,32 +1482,77 @@ impl Ctx<'_> {
             .collect())
     }
 
-    /// Every `__error.md` under `workspace/` (any case of the name), each
-    /// an error of the service whose folder holds it, however deep
-    /// (`workspace/svc/sub/__error.md` is `svc`'s). One right under
-    /// `workspace/` belongs to no service and is refused.
-    fn workspace_errors(&self) -> Result<Vec<RunError>, ImportError> {
+    /// Every `__error.md` under `workspace/` (any case of the name), and,
+    /// in a system, under each folder the manifest names as a node's
+    /// workspace (`owners`: folder → node id, the default
+    /// `workspace/{id}` among them), each an error of the service whose
+    /// folder holds it, however deep (`workspace/svc/sub/__error.md` is
+    /// `svc`'s). In a system the node whose folder is the nearest holds
+    /// it (every node naming that folder); one in no node's folder is
+    /// refused. Without a manifest the folder right under `workspace/`
+    /// names the service; one right under `workspace/` belongs to no
+    /// service and is refused.
+    fn workspace_errors(
+        &self,
+        owners: Option<&[(PathBuf, String)]>,
+    ) -> Result<Vec<RunError>, ImportError> {
         let mut out = Vec::new();
+        let mut files: Vec<PathBuf> = Vec::new();
         let w = self.dir.join("workspace");
-        if !w.is_dir() {
-            return Ok(out);
+        if w.is_dir() {
+            files.extend(
+                sorted_entries(&w)?
+                    .into_iter()
+                    .filter(|p| !p.is_dir() && is_error_file(p)),
+            );
+            for svc in self.workspace_folders()? {
+                let mut seen = 0usize;
+                self.error_files_in(&w.join(&svc), 0, &mut seen, &mut |f| files.push(f))?;
+            }
         }
-        if let Some(f) = sorted_entries(&w)?
-            .into_iter()
-            .find(|p| !p.is_dir() && is_error_file(p))
-        {
-            return Err(ImportError::RunFile {
+        for (rel, _) in owners.unwrap_or_default() {
+            let d = self.dir.join(rel);
+            // A folder under `workspace/` was looked through above.
+            if d.is_dir() && !rel.starts_with("workspace") {
+                self.check_real_inside(&d)?;
+                let mut seen = 0usize;
+                self.error_files_in(&d, 0, &mut seen, &mut |f| files.push(f))?;
+            }
+        }
+        let mut read: BTreeSet<String> = BTreeSet::new();
+        let mut found: Vec<(String, PathBuf)> = Vec::new();
+        for f in files {
+            let rel = self.rel(&f);
+            if !read.insert(rel.clone()) {
+                continue;
+            }
+            let no_owner = |message: &str| ImportError::RunFile {
                 file: f.display().to_string(),
                 line: 0,
-                message: "an error file right under workspace/ names no service: it belongs in workspace/{service}/".into(),
-            });
-        }
-        let mut found = Vec::new();
-        for svc in self.workspace_folders()? {
-            let mut seen = 0usize;
-            self.error_files_in(&w.join(&svc), 0, &mut seen, &mut |f| {
-                found.push((svc.clone(), f));
-            })?;
+                message: message.into(),
+            };
+            match owners {
+                Some(owners) => {
+                    let at = Path::new(&rel);
+                    let nearest = owners
+                        .iter()
+                        .filter(|(o, _)| at.starts_with(o))
+                        .map(|(o, _)| o.components().count())
+                        .max()
+                        .ok_or_else(|| no_owner("an error file in no node's workspace (`workspace/{node id}/`, or the node's workspacePath): whose error it is cannot be told"))?;
+                    for (o, id) in owners {
+                        if at.starts_with(o) && o.components().count() == nearest {
+                            found.push((id.clone(), f.clone()));
+                        }
+                    }
+                }
+                None => {
+                    let svc = folder_of(&rel, "workspace")
+                        .filter(|_| Path::new(&rel).components().count() > 2)
+                        .ok_or_else(|| no_owner("an error file right under workspace/ names no service: it belongs in workspace/{service}/"))?;
+                    found.push((svc, f.clone()));
+                }
+            }
         }
         for (svc, f) in found {
             let text = self.read(&f)?;

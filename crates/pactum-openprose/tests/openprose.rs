@@ -852,3 +852,166 @@ fn a_log_missing_a_step_or_naming_another_root_is_refused() {
         }
     }
 }
+
+/// An `__error.md` in the folder the manifest names as a node's
+/// workspace (`workspacePath`) is that node's error, wherever the folder
+/// is in the run: the crashed service fails.
+#[test]
+fn an_error_in_a_manifest_workspace_is_the_nodes() {
+    for ws in [
+        "workspace/research-ws/",
+        "workspace/r/deep",
+        "scratch/researcher",
+        "workspace/researcher/",
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = system_with_manifest(tmp.path(), |m| {
+            m["graph"][0]["workspacePath"] = ws.into();
+        });
+        std::fs::remove_dir_all(run.join("workspace/researcher")).expect("rm");
+        write(
+            &run,
+            &format!("{}/__error.md", ws.trim_end_matches('/')),
+            "# Error: crashed\n\nsegfault\n",
+        );
+        let g = grade_dir(&run);
+        let researcher = g
+            .contracts
+            .iter()
+            .find(|c| c.name == "researcher")
+            .expect("researcher");
+        assert_eq!(researcher.status, TestStatus::Fail, "{ws}: {g:#?}");
+        // Read once, wherever the manifest and the default both say.
+        let crashed: Vec<_> = researcher
+            .errors
+            .iter()
+            .filter(|e| e.name == "crashed")
+            .map(|e| e.source.as_str())
+            .collect();
+        let at = format!("{}/__error.md", ws.trim_end_matches('/'));
+        assert_eq!(crashed, vec![at.as_str()], "{ws}");
+        assert_ne!(g.status, TestStatus::Pass, "{ws}");
+    }
+    // One in a folder of no node's workspace is nobody's: refused.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let run = system_with_manifest(tmp.path(), |m| {
+        m["graph"][0]["workspacePath"] = "workspace/r/deep".into();
+    });
+    write(&run, "workspace/r/other/__error.md", "# Error: crashed\n");
+    match import_run(&run) {
+        Err(e) => {
+            assert_eq!(e.code(), "invalid-run", "{e}");
+            assert!(e.to_string().contains("workspace/r/other"), "{e}");
+        }
+        Ok(_) => panic!("an error file in no node's workspace was imported"),
+    }
+}
+
+/// Every inline service with clauses of the root, or of a snapshot a
+/// node's contract is read from, is a node of the graph: one the manifest
+/// leaves out would never be graded, so the run is refused naming it.
+#[test]
+fn an_inline_service_missing_from_the_graph_is_refused() {
+    let audit = "\n## audit\n\n### Ensures\n\n- `audit-log`: at least 10 items\n";
+    for (files, line) in [
+        (&["root.prose.md", "sources/pipeline.prose.md"][..], 21),
+        (&["sources/pipeline.prose.md"][..], 21),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture("inline"), &run);
+        let mut m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(run.join("forme.manifest.json")).expect("read"),
+        )
+        .expect("json");
+        if files.len() == 1 {
+            // The root is another file: the nodes' snapshot alone declares
+            // the service.
+            m["sourcePath"] = "other.prose.md".into();
+            std::fs::write(
+                run.join("root.prose.md"),
+                "---\nname: pipeline\nkind: system\n---\n\n# Pipeline\n",
+            )
+            .expect("write");
+        }
+        std::fs::write(
+            run.join("forme.manifest.json"),
+            serde_json::to_string_pretty(&m).expect("json"),
+        )
+        .expect("write");
+        for f in files {
+            let p = run.join(f);
+            let text = std::fs::read_to_string(&p).expect("read");
+            std::fs::write(&p, format!("{text}{audit}")).expect("write");
+        }
+        match import_run(&run) {
+            Err(e) => {
+                let msg = e.to_string();
+                assert_eq!(e.code(), "invalid-manifest", "{files:?}: {msg}");
+                assert!(msg.contains("`audit`"), "{files:?}: {msg}");
+                assert!(msg.contains(&format!(":{line}")), "{files:?}: {msg}");
+            }
+            Ok(r) => panic!(
+                "{files:?}: imported without `audit`: {:?}",
+                r.contracts.iter().map(|c| &c.name).collect::<Vec<_>>()
+            ),
+        }
+    }
+}
+
+/// A system run whose log ends `---error` is never green, whether or not
+/// the root declares clauses of its own: the system answers for its
+/// run-level error, and the error's message is quoted in its summary.
+#[test]
+fn a_system_run_that_ended_in_error_is_never_green() {
+    for root_clauses in [false, true] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        copy_dir(&fixture("system"), &run);
+        if !root_clauses {
+            let text = std::fs::read_to_string(run.join("root.prose.md")).expect("read");
+            let own = text.split("## Ensures").next().expect("head").to_string();
+            write(&run, "root.prose.md", &own);
+            write(&run, "sources/brief.prose.md", &own);
+        }
+        let log = std::fs::read_to_string(run.join("vm.log.md")).expect("read");
+        let log = log.replace(
+            "---end 2026-03-17T14:31:02Z",
+            "---error 2026-03-17T14:31:02Z run aborted: budget exceeded",
+        );
+        write(&run, "vm.log.md", &log);
+        let g = grade_dir(&run);
+        assert_ne!(g.status, TestStatus::Pass, "{root_clauses}: {g:#?}");
+        assert_ne!(
+            g.overall_verdict,
+            Some(pactum_core::score::OverallVerdict::Satisfied),
+            "{root_clauses}: {g:#?}"
+        );
+        let brief = g
+            .contracts
+            .iter()
+            .find(|c| c.name == "brief")
+            .unwrap_or_else(|| panic!("{root_clauses}: no system contract: {g:#?}"));
+        assert_ne!(brief.status, TestStatus::Pass, "{root_clauses}");
+        let shown = format!(
+            "{} {}",
+            brief.summary,
+            brief
+                .clauses
+                .iter()
+                .map(|r| r.rationale.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        assert!(shown.contains("budget exceeded"), "{root_clauses}: {shown}");
+        if !root_clauses {
+            // No clause carries it: the summaries say it.
+            assert!(
+                brief.summary.contains("budget exceeded"),
+                "{}",
+                brief.summary
+            );
+            assert!(g.summary.contains("budget exceeded"), "{}", g.summary);
+        }
+    }
+}
