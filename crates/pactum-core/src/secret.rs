@@ -711,7 +711,12 @@ fn key_tokens_of(text: &str) -> Vec<String> {
         // when its prefix is one no word holds (`convsk-proj-…`): the key
         // is the token from the first such start.
         let key = (0..whole.len())
-            .filter(|&i| whole.is_char_boundary(i))
+            .filter(|&i| {
+                let b = whole.as_bytes();
+                i + 1 < b.len()
+                    && STARTS_A_PREFIX[usize::from(b[i]) << 8 | usize::from(b[i + 1])]
+                    && whole.is_char_boundary(i)
+            })
             .map(|i| (i, &whole[i..]))
             .find(|(i, t)| {
                 let after_separator =
@@ -749,6 +754,20 @@ fn key_tokens_of(text: &str) -> Vec<String> {
     }
     out
 }
+
+/// The first two bytes of [`KEY_PREFIXES`] (all are longer), by
+/// `first << 8 | second`: a key starts only where they are, so
+/// [`key_tokens`] passes over every other position of a token without
+/// comparing prefixes (most of the cost of reading a trace before).
+static STARTS_A_PREFIX: std::sync::LazyLock<Box<[bool]>> = std::sync::LazyLock::new(|| {
+    let mut t = vec![false; 1 << 16];
+    for p in KEY_PREFIXES {
+        if let [a, b, ..] = p.as_bytes() {
+            t[usize::from(*a) << 8 | usize::from(*b)] = true;
+        }
+    }
+    t.into_boxed_slice()
+});
 
 /// Whether a token starts with a known key prefix followed by a key's tail
 /// ([`key_tokens`]).
@@ -1282,8 +1301,12 @@ fn percent_decoded(s: &str) -> String {
 
 /// Whether `text` has anything [`decode_round`] would change.
 fn may_be_encoded(text: &str) -> bool {
-    text.bytes()
-        .any(|b| matches!(b, b'\\' | b'%' | b'&' | 0x7f) || !(0x20..0x80).contains(&b))
+    let mut wide = false;
+    let marked = text.bytes().any(|b| {
+        wide |= !b.is_ascii();
+        matches!(b, b'\\' | b'%' | b'&') || (b.is_ascii() && is_invisible(char::from(b)))
+    });
+    marked || (wide && text.chars().any(is_invisible))
 }
 
 /// Characters a reader does not see, dropped from the decoded view: every

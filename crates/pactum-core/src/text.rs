@@ -80,6 +80,11 @@ pub const CODE_POINT_SHOWN: &[(char, char)] = &[
 /// Whether `c` is shown as `U+XXXX` rather than as itself
 /// ([`CODE_POINT_SHOWN`]).
 pub fn shown_as_code_point(c: char) -> bool {
+    // ASCII, the most text by far, without the search: its controls but
+    // tab and line feed (the table's first three ranges).
+    if c.is_ascii() {
+        return matches!(c, '\0'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}');
+    }
     CODE_POINT_SHOWN
         .binary_search_by(|(a, b)| {
             if *b < c {
@@ -223,6 +228,16 @@ fn middle_cut(s: &str, max: usize, mark: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The ASCII shortcut of `shown_as_code_point` answers as the table.
+    #[test]
+    fn ascii_shortcut_agrees_with_the_table() {
+        for b in 0u8..0x80 {
+            let c = char::from(b);
+            let in_table = CODE_POINT_SHOWN.iter().any(|(a, z)| *a <= c && c <= *z);
+            assert_eq!(super::shown_as_code_point(c), in_table, "{b:#x}");
+        }
+    }
+
     use super::*;
 
     #[test]
