@@ -903,9 +903,16 @@ pub fn without_comments(content: &str) -> Cow<'_, str> {
             at = open + 4;
             continue;
         }
-        let end = content[open + 4..]
-            .find("-->")
-            .map_or(content.len(), |i| open + 4 + i + 3);
+        // `<!-->` and `<!--->` are whole (empty) comments.
+        let end = if content[open..].starts_with("<!-->") {
+            open + 5
+        } else if content[open..].starts_with("<!--->") {
+            open + 6
+        } else {
+            content[open + 4..]
+                .find("-->")
+                .map_or(content.len(), |i| open + 4 + i + 3)
+        };
         spans.push((open, end));
         at = end;
     }
@@ -1902,7 +1909,21 @@ fn measure_in(
             // shown: never what the output says.
             let unlinked = without_destinations(content);
             let content: &str = &unlinked;
-            let Ok(r) = regex::RegexBuilder::new(&regex::escape(text))
+            // A quoted word is a word: "safe" is not found in "unsafe".
+            let edge = |c: Option<char>| {
+                if c.is_some_and(char::is_alphanumeric) {
+                    r"\b"
+                } else {
+                    ""
+                }
+            };
+            let pattern = format!(
+                "{}{}{}",
+                edge(text.chars().next()),
+                regex::escape(text),
+                edge(text.chars().next_back())
+            );
+            let Ok(r) = regex::RegexBuilder::new(&pattern)
                 .case_insensitive(true)
                 .build()
             else {

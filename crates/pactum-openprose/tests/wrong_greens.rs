@@ -1696,3 +1696,19 @@ fn unicode_output_names_are_read() {
     assert!(!r.rationale.contains("no output at all"), "{}", r.rationale);
     assert!(r.rationale.contains("r+s"), "{}", r.rationale);
 }
+
+/// `<!-->` and `<!--->` are whole empty comments: they hide nothing after
+/// them; a quoted word is found only as a word.
+#[test]
+fn empty_comments_and_quoted_words() {
+    for c in ["<!-->", "<!--->"] {
+        let out = format!("- one\n\n{c}\n\n- two\n- three\n- four\n- five\n");
+        assert_eq!(one("at most 3 items", &out), Verdict::Violated, "{c}");
+    }
+    never_green("saying \"safe\"", "The reactor is unsafe.\n");
+    never_green("saying \"100\"", "It costs 1000 dollars.\n");
+    assert_eq!(
+        one("saying \"safe\"", "The reactor is safe.\n"),
+        Verdict::Satisfied
+    );
+}
