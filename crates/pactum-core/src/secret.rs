@@ -698,7 +698,13 @@ fn key_tokens_of(text: &str) -> Vec<String> {
     } else {
         Cow::Borrowed(text)
     };
-    let joined = joined_tokens(&seen, is_token);
+    // A wrap is undone only after a token that starts like a key: a text
+    // with no key prefix anywhere is its own joined view (no copy).
+    let joined = if has_prefix_pair(&seen) {
+        joined_tokens(&seen, is_token)
+    } else {
+        Cow::Borrowed(&*seen)
+    };
     let views: &[&str] = if joined == seen {
         &[&seen]
     } else {
@@ -768,6 +774,14 @@ static STARTS_A_PREFIX: std::sync::LazyLock<Box<[bool]>> = std::sync::LazyLock::
     }
     t.into_boxed_slice()
 });
+
+/// Whether two bytes that start a key prefix ([`STARTS_A_PREFIX`]) are
+/// anywhere in `text`.
+fn has_prefix_pair(text: &str) -> bool {
+    text.as_bytes()
+        .windows(2)
+        .any(|w| STARTS_A_PREFIX[usize::from(w[0]) << 8 | usize::from(w[1])])
+}
 
 /// Whether a token starts with a known key prefix followed by a key's tail
 /// ([`key_tokens`]).
@@ -839,6 +853,14 @@ fn is_jwt(token: &str) -> bool {
 /// runs of the characters of RFC 6750's `b64token`.
 fn bearer_tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
+    // Most texts name no bearer: no lower-case copy of them.
+    if !text
+        .as_bytes()
+        .windows(6)
+        .any(|w| w.eq_ignore_ascii_case(b"bearer"))
+    {
+        return out;
+    }
     let lower = text.to_ascii_lowercase();
     let mut from = 0;
     while let Some(at) = lower[from..].find("bearer") {
