@@ -297,7 +297,11 @@ pub(crate) fn judge_setup<'a>(
 /// One trace as the reader hands it over: graded already, its report
 /// fragments rendered (no judge), or to be judged and graded in input
 /// order.
-type Read = (Trace, Option<(TraceResult, Option<TestStatus>, Rendered)>);
+type Read = (
+    Trace,
+    Vec<String>,
+    Option<(TraceResult, Option<TestStatus>, Rendered)>,
+);
 
 /// Run-wide state kept while the traces stream by.
 #[derive(Default)]
@@ -379,14 +383,18 @@ impl Prepared<'_> {
         // The fragments the sink's reports write, rendered where the trace
         // is graded: the thread delivering in input order only appends them.
         let prerender = sink.prerender();
+        // Its key-shaped tokens are found there too (the costliest read of
+        // a trace); the delivering thread learns them before anything of
+        // the trace is shown.
         let map = |trace: Trace| -> Read {
+            let keys = pactum_core::secret::trace_key_tokens(&trace);
             if judge.is_some() {
-                return (trace, None);
+                return (trace, keys, None);
             }
             let result = grade_trace(contracts, &trace, policy, &NoJudge);
             let expected = expectations.and_then(|e| e.expected(&trace));
             let rendered = Rendered::of(prerender, &result, expected);
-            (trace, Some((result, expected, rendered)))
+            (trace, keys, Some((result, expected, rendered)))
         };
         let format = req.import.format.as_str().to_string();
         // The digests of the contracts that graded at least one trace: a
@@ -413,10 +421,10 @@ impl Prepared<'_> {
                     return ControlFlow::Break(());
                 }
                 match item {
-                    Item::Trace((mut trace, graded)) => {
+                    Item::Trace((mut trace, keys, graded)) => {
                         notes.trace(&trace);
                         // Before anything of the trace is shown or judged.
-                        shown.trace(&trace, sink);
+                        shown.found(keys, sink);
                         let (result, expected, rendered) = match graded {
                             Some(g) => g,
                             None => judge_and_grade(

@@ -60,6 +60,12 @@ impl Shown {
         self.learn(trace_key_tokens(trace), sink)
     }
 
+    /// As [`Self::trace`], with the trace's tokens found already
+    /// ([`trace_key_tokens`], on the thread that read it).
+    pub(crate) fn found(&mut self, tokens: Vec<String>, sink: &mut dyn Sink) -> bool {
+        self.learn(tokens, sink)
+    }
+
     /// As [`Self::trace`], for untrusted text about to be shown that is no
     /// trace (an input error quoting a record that could not be read).
     pub(crate) fn text(&mut self, text: &str, sink: &mut dyn Sink) -> bool {
