@@ -914,24 +914,7 @@ fn a_judge_quote_inside_a_copied_sentence_backs_nothing() {
             "- `summary`: names the subject and says when cars will use it",
             &[("bindings/svc/summary.md", output), ("vm.log.md", OK_LOG)],
         );
-        let run = import_run(d.path()).expect("imports");
-        let policy = Policy::default();
-        let mut judge =
-            |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
-                let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
-                for cl in &mut r.clauses {
-                    cl.verdict = Verdict::Satisfied;
-                    cl.reason = None;
-                    cl.confidence = 95;
-                    cl.evidence = vec![Evidence::Quote {
-                        turn: 1,
-                        source: "response".into(),
-                        text: "Solid-state batteries".into(),
-                    }];
-                }
-                r
-            };
-        let g = grade_run(&run, &policy, &mut judge);
+        let g = judged_satisfied(d.path(), "Solid-state batteries");
         let summary = &g.contracts[0].clauses[0];
         assert_eq!(summary.verdict, Verdict::NotEvaluable, "{output:?}: {summary:#?}");
         assert!(summary.rationale.contains("only copied from its input"), "{summary:#?}");
@@ -948,23 +931,7 @@ fn a_judge_quote_inside_a_copied_sentence_backs_nothing() {
             ("vm.log.md", OK_LOG),
         ],
     );
-    let run = import_run(d.path()).expect("imports");
-    let policy = Policy::default();
-    let mut judge = |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
-        let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
-        for cl in &mut r.clauses {
-            cl.verdict = Verdict::Satisfied;
-            cl.reason = None;
-            cl.confidence = 95;
-            cl.evidence = vec![Evidence::Quote {
-                turn: 1,
-                source: "response".into(),
-                text: "batteries.\n\nMakers expect".into(),
-            }];
-        }
-        r
-    };
-    let g = grade_run(&run, &policy, &mut judge);
+    let g = judged_satisfied(d.path(), "batteries.\n\nMakers expect");
     assert_eq!(g.contracts[0].clauses.len(), 1, "{g:#?}");
     // The same words inside a sentence of the service's own back it.
     let d = service(
@@ -977,23 +944,7 @@ fn a_judge_quote_inside_a_copied_sentence_backs_nothing() {
             ("vm.log.md", OK_LOG),
         ],
     );
-    let run = import_run(d.path()).expect("imports");
-    let policy = Policy::default();
-    let mut judge = |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
-        let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
-        for cl in &mut r.clauses {
-            cl.verdict = Verdict::Satisfied;
-            cl.reason = None;
-            cl.confidence = 95;
-            cl.evidence = vec![Evidence::Quote {
-                turn: 1,
-                source: "response".into(),
-                text: "Solid-state batteries".into(),
-            }];
-        }
-        r
-    };
-    let g = grade_run(&run, &policy, &mut judge);
+    let g = judged_satisfied(d.path(), "Solid-state batteries");
     assert_eq!(
         g.contracts[0].clauses[0].verdict,
         Verdict::Satisfied,
@@ -1020,26 +971,31 @@ fn a_judge_quote_from_hidden_html_backs_nothing() {
                 ("vm.log.md", OK_LOG),
             ],
         );
-        let run = import_run(d.path()).expect("imports");
-        let policy = Policy::default();
-        let mut judge =
-            |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
-                let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
-                for cl in &mut r.clauses {
-                    cl.verdict = Verdict::Satisfied;
-                    cl.reason = None;
-                    cl.confidence = 95;
-                    cl.evidence = vec![Evidence::Quote {
-                        turn: 1,
-                        source: "response".into(),
-                        text: "Daikin, Vaillant and Viessmann lead the market.".into(),
-                    }];
-                }
-                r
-            };
-        let g = grade_run(&run, &policy, &mut judge);
+        let g = judged_satisfied(d.path(), "Daikin, Vaillant and Viessmann lead the market.");
         let summary = &g.contracts[0].clauses[0];
         assert_eq!(summary.verdict, Verdict::NotEvaluable, "{hidden}: {summary:#?}");
         assert_ne!(g.status, TestStatus::Pass);
     }
+}
+
+/// Grades the run at `dir` with a judge that answers every clause
+/// satisfied (confidence 95), quoting `quote` from the first output.
+fn judged_satisfied(dir: &std::path::Path, quote: &str) -> RunGrade {
+    let run = import_run(dir).expect("imports");
+    let policy = Policy::default();
+    let mut judge = |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
+        let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
+        for cl in &mut r.clauses {
+            cl.verdict = Verdict::Satisfied;
+            cl.reason = None;
+            cl.confidence = 95;
+            cl.evidence = vec![Evidence::Quote {
+                turn: 1,
+                source: "response".into(),
+                text: quote.into(),
+            }];
+        }
+        r
+    };
+    grade_run(&run, &policy, &mut judge)
 }
