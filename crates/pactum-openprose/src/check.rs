@@ -894,7 +894,15 @@ pub fn without_comments(content: &str) -> Cow<'_, str> {
     if !content.contains("<!--") {
         return Cow::Borrowed(content);
     }
-    let code = Literal::of(content);
+    comments_blanked(content, &Literal::of(content))
+}
+
+/// [`without_comments`], with where `content` shows text as written
+/// (`code`) already read.
+fn comments_blanked<'a>(content: &'a str, code: &Literal) -> Cow<'a, str> {
+    if !content.contains("<!--") {
+        return Cow::Borrowed(content);
+    }
     let mut spans = Vec::new();
     let mut at = 0;
     while let Some(open) = content[at..].find("<!--").map(|i| at + i) {
@@ -1341,9 +1349,10 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
     if !content.contains(['<', '[']) && !content.starts_with("---") {
         return Cow::Borrowed(content);
     }
-    let base = without_comments(content);
-    let text: &str = &base;
+    // One reading of the code spans serves comments and tags.
     let code = Literal::of(content);
+    let base = comments_blanked(content, &code);
+    let text: &str = &base;
     let mut spans: Vec<(usize, usize)> = front_matter(text).into_iter().collect();
     // Hidden elements, to their matching close tag (or to the end); a
     // tag inside code, or escaped, is text. A tag's attributes (a
