@@ -658,26 +658,26 @@ pub fn key_tokens(text: &str) -> Vec<String> {
     // Markdown's emphasis and code marks removed (`sk-ab**cd**…`): a key
     // written through any of them is found, and the [`Redactor`] sees
     // through the same encodings to redact it where it is written.
-    let mut views: Vec<Cow<'_, str>> = vec![Cow::Borrowed(text)];
-    let mut current: Cow<'_, str> = Cow::Borrowed(text);
+    let mut views: Vec<(Cow<'_, str>, u8)> = vec![(Cow::Borrowed(text), classes(text))];
     for _ in 0..DECODE_ROUNDS {
-        if !may_be_encoded(&current) {
+        let (current, cls) = &views[views.len() - 1];
+        if cls & (DECODES | WIDE) == 0 {
             break;
         }
-        let Some((decoded, _)) = decode_round(&current) else {
+        let Some(decoded) = decoded_once(current) else {
             break;
         };
-        views.push(Cow::Owned(decoded.clone()));
-        current = Cow::Owned(decoded);
+        let cls = classes(&decoded);
+        views.push((Cow::Owned(decoded), cls));
     }
-    let marked: Vec<Cow<'_, str>> = views
+    let marked: Vec<(Cow<'_, str>, u8)> = views
         .iter()
-        .filter(|v| v.contains(['*', '`', '~']))
-        .map(|v| Cow::Owned(v.replace(['*', '`', '~'], "")))
+        .filter(|(_, cls)| cls & MARK != 0)
+        .map(|(v, cls)| (Cow::Owned(v.replace(['*', '`', '~'], "")), cls & !MARK))
         .collect();
     views.extend(marked);
-    for v in &views {
-        for k in key_tokens_of(v) {
+    for (v, cls) in &views {
+        for k in key_tokens_of(v, *cls) {
             if !out.contains(&k) {
                 out.push(k);
             }
@@ -686,59 +686,51 @@ pub fn key_tokens(text: &str) -> Vec<String> {
     out
 }
 
-/// [`key_tokens`] of one view of a text.
-fn key_tokens_of(text: &str) -> Vec<String> {
+/// [`key_tokens`] of one view of a text, whose bytes' [`classes`] are
+/// `cls` (or more).
+fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let is_token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
     // The text with its invisible characters dropped, then the same with
     // a key's wraps undone too (a key at a line's start is found by the
     // first).
-    let seen: Cow<'_, str> = if text.chars().any(unseen) {
+    let seen: Cow<'_, str> = if cls & UNSEEN != 0 || (cls & WIDE != 0 && text.chars().any(unseen)) {
         Cow::Owned(text.chars().filter(|c| !unseen(*c)).collect())
     } else {
         Cow::Borrowed(text)
     };
-    // A wrap is undone only after a token that starts like a key: a text
-    // with no key prefix anywhere is its own joined view (no copy).
-    let joined = if has_prefix_pair(&seen) {
-        joined_tokens(&seen, is_token)
+    let joined = if cls & NEWLINE != 0 {
+        joined_tokens(&seen)
     } else {
         Cow::Borrowed(&*seen)
     };
-    let views: &[&str] = if joined == seen {
-        &[&seen]
-    } else {
-        &[&seen, &joined]
+    let views: &[&str] = match &joined {
+        Cow::Borrowed(_) => &[&seen],
+        Cow::Owned(j) => &[&seen, j],
     };
-    for whole in views.iter().flat_map(|v| v.split(|c: char| !is_token(c))) {
-        let whole = whole.trim_end_matches(['.', '-']);
-        // A key may sit inside a longer token after a `-`, `_` or `.`
-        // (`conv-sk-proj-…` as a conversation id), or glued to anything
-        // when its prefix is one no word holds (`convsk-proj-…`): the key
-        // is the token from the first such start.
-        let key = (0..whole.len())
-            .filter(|&i| {
-                let b = whole.as_bytes();
-                i + 1 < b.len()
-                    && STARTS_A_PREFIX[usize::from(b[i]) << 8 | usize::from(b[i + 1])]
-                    && whole.is_char_boundary(i)
-            })
-            .map(|i| (i, &whole[i..]))
-            .find(|(i, t)| {
-                let after_separator =
-                    *i == 0 || matches!(whole.as_bytes()[i - 1], b'-' | b'_' | b'.');
-                (after_separator || glued_key(t)) && is_prefixed_key(t)
-            })
-            .map(|(_, t)| t)
-            .or_else(|| is_jwt(whole).then_some(whole));
-        if let Some(token) = key {
-            if check_secret(token).is_ok() && !out.iter().any(|t| t == token) {
-                out.push(token.to_string());
+    // Tokens are ASCII: they are cut over bytes, not decoded characters,
+    // in one pass over the runs of bytes either kind of token may hold (a
+    // run shorter than the shortest key is passed over whole).
+    let mut aws: Vec<Vec<&str>> = vec![Vec::new(); views.len()];
+    for (n, v) in views.iter().enumerate() {
+        for run in runs(v, TOKEN | AWS).filter(|r| r.len() >= KEY_TOKEN_MIN_TAIL + 2) {
+            for whole in runs(run, TOKEN) {
+                if let Some(token) = prefixed_key_in(whole) {
+                    if check_secret(token).is_ok() && !out.iter().any(|t| t == token) {
+                        out.push(token.to_string());
+                    }
+                }
             }
+            aws[n].extend(aws_secrets(run));
         }
     }
-    for v in views {
-        for token in named_credentials(v).into_iter().chain(aws_secrets(v)) {
+    for (n, v) in views.iter().enumerate() {
+        // Both forms of a named credential hold a `=` or a `:`.
+        let named = if memchr::memchr2(b'=', b':', v.as_bytes()).is_some() {
+            named_credentials(v)
+        } else {
+            Vec::new()
+        };
+        for token in named.into_iter().chain(aws[n].iter().copied()) {
             let token = token.trim_end_matches(['.', '-']);
             // A part of a key already found (its first line) adds nothing.
             if check_secret(token).is_ok() && !out.iter().any(|t| t.contains(token)) {
@@ -761,6 +753,106 @@ fn key_tokens_of(text: &str) -> Vec<String> {
     out
 }
 
+/// The key in a token ([`is_token_byte`] run) of [`key_tokens`], if any:
+/// from a known prefix that starts the token or follows a `-`, `_` or `.`
+/// (`conv-sk-proj-…` as a conversation id), or is glued to anything when
+/// no word holds it (`convsk-proj-…`); else the whole token when it is a
+/// JSON Web Token. Trailing `.` and `-` are not part of it.
+fn prefixed_key_in(whole: &str) -> Option<&str> {
+    let whole = whole.trim_end_matches(['.', '-']);
+    // The shortest key: a prefix of two bytes and its tail.
+    if whole.len() < KEY_TOKEN_MIN_TAIL + 2 {
+        return None;
+    }
+    let b = whole.as_bytes();
+    (0..b.len() - 1)
+        .filter(|&i| STARTS_A_PREFIX[usize::from(b[i]) << 8 | usize::from(b[i + 1])])
+        .map(|i| (i, &whole[i..]))
+        .find(|(i, t)| {
+            let after_separator = *i == 0 || matches!(b[i - 1], b'-' | b'_' | b'.');
+            (after_separator || glued_key(t)) && is_prefixed_key(t)
+        })
+        .map(|(_, t)| t)
+        .or_else(|| is_jwt(whole).then_some(whole))
+}
+
+/// Whether `b` may be part of a key token ([`key_tokens`]): an ASCII
+/// letter or digit, `-`, `_` or `.`.
+fn is_token_byte(b: u8) -> bool {
+    BYTE_CLASS[usize::from(b)] & TOKEN != 0
+}
+
+/// [`BYTE_CLASS`] bit of a key token's bytes ([`is_token_byte`]).
+const TOKEN: u8 = 1;
+/// [`BYTE_CLASS`] bit of an AWS secret's bytes ([`aws_secrets`]).
+const AWS: u8 = 2;
+/// [`BYTE_CLASS`] bit of the ASCII bytes a round of decoding may change
+/// ([`decode_unit`]): `\`, `%`, `&` and the invisible controls.
+const DECODES: u8 = 4;
+/// [`BYTE_CLASS`] bit of Markdown's emphasis and code marks: `*`, `` ` ``
+/// and `~`.
+const MARK: u8 = 8;
+/// [`BYTE_CLASS`] bit of the line feed.
+const NEWLINE: u8 = 16;
+/// [`BYTE_CLASS`] bit of the bytes of non-ASCII characters.
+const WIDE: u8 = 32;
+/// [`BYTE_CLASS`] bit of the ASCII characters [`unseen`] drops: the
+/// controls but tab, line feed and carriage return.
+const UNSEEN: u8 = 64;
+
+/// The [`BYTE_CLASS`] bits of every byte of `text`, together: one pass
+/// that tells which of [`key_tokens`]'s views and searches a text needs.
+fn classes(text: &str) -> u8 {
+    // Without an early exit, so that the loop has no branch.
+    text.as_bytes()
+        .iter()
+        .fold(0, |acc, &b| acc | BYTE_CLASS[usize::from(b)])
+}
+
+/// The classes of each byte value, a table so that the passes over every
+/// byte of a text cost one load a byte.
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            t[b] = TOKEN | AWS;
+        } else if matches!(c, b'-' | b'_' | b'.') {
+            t[b] = TOKEN;
+        } else if matches!(c, b'/' | b'+') {
+            t[b] = AWS;
+        } else if matches!(c, b'\\' | b'%' | b'&') {
+            t[b] = DECODES;
+        } else if c == 0x7f || (c < 0x20 && !matches!(c, b'\n' | b'\t' | b'\r')) {
+            t[b] = DECODES | UNSEEN;
+        } else if matches!(c, b'*' | b'`' | b'~') {
+            t[b] = MARK;
+        } else if c == b'\n' {
+            t[b] = NEWLINE;
+        } else if !c.is_ascii() {
+            t[b] = WIDE;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The maximal non-empty runs of `text`'s bytes of a [`BYTE_CLASS`]
+/// class (all ASCII), as slices of `text` (a run starts and ends at ASCII bytes, so
+/// at character boundaries).
+fn runs(text: &str, class: u8) -> impl Iterator<Item = &str> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let keep = move |x: u8| BYTE_CLASS[usize::from(x)] & class != 0;
+    std::iter::from_fn(move || {
+        i += b.get(i..)?.iter().position(|&x| keep(x))?;
+        let start = i;
+        i += b[i..].iter().position(|&x| !keep(x)).unwrap_or(b.len() - i);
+        text.get(start..i)
+    })
+}
+
 /// The first two bytes of [`KEY_PREFIXES`] (all are longer), by
 /// `first << 8 | second`: a key starts only where they are, so
 /// [`key_tokens`] passes over every other position of a token without
@@ -774,14 +866,6 @@ static STARTS_A_PREFIX: std::sync::LazyLock<Box<[bool]>> = std::sync::LazyLock::
     }
     t.into_boxed_slice()
 });
-
-/// Whether two bytes that start a key prefix ([`STARTS_A_PREFIX`]) are
-/// anywhere in `text`.
-fn has_prefix_pair(text: &str) -> bool {
-    text.as_bytes()
-        .windows(2)
-        .any(|w| STARTS_A_PREFIX[usize::from(w[0]) << 8 | usize::from(w[1])])
-}
 
 /// Whether a token starts with a known key prefix followed by a key's tail
 /// ([`key_tokens`]).
@@ -820,7 +904,7 @@ fn named_credentials(text: &str) -> Vec<&str> {
 /// Tokens written like an AWS secret access key: 40 characters of
 /// letters, digits, `/` and `+`, with upper and lower case and a digit.
 fn aws_secrets(text: &str) -> Vec<&str> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '/' || c == '+'))
+    runs(text, AWS)
         .filter(|t| {
             t.len() == 40
                 && t.chars().any(|c| c.is_ascii_uppercase())
@@ -854,10 +938,9 @@ fn is_jwt(token: &str) -> bool {
 fn bearer_tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     // Most texts name no bearer: no lower-case copy of them.
-    if !text
-        .as_bytes()
-        .windows(6)
-        .any(|w| w.eq_ignore_ascii_case(b"bearer"))
+    let b = text.as_bytes();
+    if !(0..b.len().saturating_sub(5))
+        .any(|i| b[i] | 0x20 == b'b' && b[i..i + 6].eq_ignore_ascii_case(b"bearer"))
     {
         return out;
     }
@@ -900,9 +983,20 @@ fn unseen(c: char) -> bool {
 /// `text` without a line break (and the indentation after it) that ends
 /// a line whose last token starts with a key prefix and is followed by a
 /// token character: a key wrapped over two lines, made whole. Borrowed
-/// when there is no line break.
-fn joined_tokens(text: &str, is_token: impl Fn(char) -> bool) -> Cow<'_, str> {
-    if !text.contains('\n') {
+/// when no break is undone.
+fn joined_tokens(text: &str) -> Cow<'_, str> {
+    // The common case, no key wrapped, is found without a copy: the first
+    // break undone is one where the text as written is wrapped like a key.
+    let b = text.as_bytes();
+    let wrapped = memchr::memchr_iter(b'\n', b).any(|j| {
+        let end = if j > 0 && b[j - 1] == b'\r' { j - 1 } else { j };
+        let start = b[..end]
+            .iter()
+            .rposition(|&c| !is_token_byte(c))
+            .map_or(0, |p| p + 1);
+        keyed(&b[start..end]) && continues_token(&b[j + 1..])
+    });
+    if !wrapped {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -916,23 +1010,17 @@ fn joined_tokens(text: &str, is_token: impl Fn(char) -> bool) -> Cow<'_, str> {
             0
         };
         if brk > 0 {
-            // The token the line ends with, and where the next line's
-            // text starts.
-            let tail = out.len()
-                - out
-                    .chars()
-                    .rev()
-                    .take_while(|x| is_token(*x))
-                    .map(char::len_utf8)
-                    .sum::<usize>();
-            let keyed = KEY_PREFIXES
+            // The token the line ends with (a key joined before included).
+            let o = out.as_bytes();
+            let tail = o
                 .iter()
-                .any(|p| !p.ends_with(' ') && out[tail..].starts_with(p));
+                .rposition(|&x| !is_token_byte(x))
+                .map_or(0, |p| p + 1);
             let rest = &text[i + brk..];
-            let k = rest
-                .find(|x: char| !matches!(x, ' ' | '\t'))
-                .unwrap_or(rest.len());
-            if keyed && rest[k..].chars().next().is_some_and(&is_token) {
+            if keyed(&o[tail..]) && continues_token(rest.as_bytes()) {
+                let k = rest
+                    .find(|x: char| !matches!(x, ' ' | '\t'))
+                    .unwrap_or(rest.len());
                 i += brk + k;
                 continue;
             }
@@ -941,6 +1029,25 @@ fn joined_tokens(text: &str, is_token: impl Fn(char) -> bool) -> Cow<'_, str> {
         i += c.len_utf8();
     }
     Cow::Owned(out)
+}
+
+/// Whether a token starts with a known key prefix ([`KEY_PREFIXES`]).
+fn keyed(token: &[u8]) -> bool {
+    let [a, b, ..] = token else {
+        return false;
+    };
+    STARTS_A_PREFIX[usize::from(*a) << 8 | usize::from(*b)]
+        && KEY_PREFIXES
+            .iter()
+            .any(|p| !p.ends_with(' ') && token.starts_with(p.as_bytes()))
+}
+
+/// Whether a line's text, after its indentation (spaces and tabs), starts
+/// with a token character ([`is_token_byte`]).
+fn continues_token(rest: &[u8]) -> bool {
+    rest.iter()
+        .find(|&&x| !matches!(x, b' ' | b'\t'))
+        .is_some_and(|&x| is_token_byte(x))
 }
 
 /// Whether `s` looks like a key rather than a name or a word: a known key
@@ -1342,30 +1449,93 @@ pub(crate) fn is_invisible(c: char) -> bool {
 /// its end, the offset in `src` of the unit it came from. `None` when the
 /// round changes nothing.
 fn decode_round(src: &str) -> Option<(String, Vec<usize>)> {
+    let first = first_decoded(src)?;
+    let mut origin: Vec<usize> = Vec::with_capacity(src.len() + 1);
+    origin.extend(0..first);
+    let out = decode_from(src, first, Some(&mut origin));
+    origin.push(src.len());
+    Some((out, origin))
+}
+
+/// [`decode_round`]'s text alone, without the offsets.
+fn decoded_once(src: &str) -> Option<String> {
+    let first = first_decoded(src)?;
+    Some(decode_from(src, first, None))
+}
+
+/// `src` decoded by one round from `first` on (the bytes before it kept
+/// as they are), recording each output byte's source offset in `origin`
+/// when given.
+fn decode_from(src: &str, first: usize, mut origin: Option<&mut Vec<usize>>) -> String {
     let mut out = String::with_capacity(src.len());
-    let mut origin = Vec::with_capacity(src.len() + 1);
-    let mut changed = false;
-    let mut i = 0;
+    out.push_str(&src[..first]);
+    let mut i = first;
+    let b = src.as_bytes();
     while let Some(c) = src[i..].chars().next() {
-        let (decoded, len) = match c {
-            '\\' => backslash(src, i),
-            '%' => percent(src, i),
-            '&' => reference(src, i),
-            '\u{1b}' => (None, escape_len(src, i).max(1)),
-            c if is_invisible(c) => (None, c.len_utf8()),
-            c => (Some(c), c.len_utf8()),
-        };
-        if decoded != Some(c) || len != c.len_utf8() {
-            changed = true;
+        // A span of plain ASCII is its own decoding: copied whole.
+        let plain = b[i..]
+            .iter()
+            .position(|&x| !x.is_ascii() || BYTE_CLASS[usize::from(x)] & DECODES != 0)
+            .unwrap_or(b.len() - i);
+        if plain > 0 {
+            out.push_str(&src[i..i + plain]);
+            if let Some(o) = origin.as_deref_mut() {
+                o.extend(i..i + plain);
+            }
+            i += plain;
+            continue;
         }
+        let (decoded, len) = decode_unit(src, i, c);
         if let Some(d) = decoded {
             out.push(d);
-            origin.extend(std::iter::repeat_n(i, d.len_utf8()));
+            if let Some(o) = origin.as_deref_mut() {
+                o.extend(std::iter::repeat_n(i, d.len_utf8()));
+            }
         }
         i += len;
     }
-    origin.push(src.len());
-    changed.then_some((out, origin))
+    out
+}
+
+/// The character that the unit of `src` at `i` (whose first character is
+/// `c`) decodes to, if any, and the unit's length in bytes.
+fn decode_unit(src: &str, i: usize, c: char) -> (Option<char>, usize) {
+    match c {
+        '\\' => backslash(src, i),
+        '%' => percent(src, i),
+        '&' => reference(src, i),
+        '\u{1b}' => (None, escape_len(src, i).max(1)),
+        c if is_invisible(c) => (None, c.len_utf8()),
+        c => (Some(c), c.len_utf8()),
+    }
+}
+
+/// The offset of the first unit of `src` that a round of decoding
+/// changes, without a copy: most texts have none.
+fn first_decoded(src: &str) -> Option<usize> {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        i += b[i..]
+            .iter()
+            .position(|&x| !x.is_ascii() || BYTE_CLASS[usize::from(x)] & DECODES != 0)?;
+        let x = b[i];
+        if x.is_ascii() {
+            let c = char::from(x);
+            let (decoded, len) = decode_unit(src, i, c);
+            if decoded != Some(c) || len != 1 {
+                return Some(i);
+            }
+            i += 1;
+        } else {
+            let c = src[i..].chars().next()?;
+            if is_invisible(c) {
+                return Some(i);
+            }
+            i += c.len_utf8();
+        }
+    }
+    None
 }
 
 fn hex_at(src: &str, at: usize, digits: usize) -> Option<u32> {
