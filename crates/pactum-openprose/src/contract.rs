@@ -402,9 +402,16 @@ fn only_markup(html: &str) -> bool {
         let close = if lower[open..].starts_with("<!--") {
             lower[open + 4..].find("-->").map(|e| open + 4 + e + 3)
         } else if lower[open..].starts_with("<summary") {
-            lower[open..]
-                .find("</summary>")
-                .map(|e| open + e + "</summary>".len())
+            let end = lower[open..].find("</summary>").map(|e| open + e);
+            // A label that may state a commitment is kept, to be read.
+            let label = html
+                .get(open..end.unwrap_or(html.len()))
+                .unwrap_or_default();
+            let label = label.split_once('>').map_or("", |(_, l)| l);
+            if states_commitment(label) {
+                return false;
+            }
+            end.map(|e| e + "</summary>".len())
         } else {
             match lower[open..].find('>') {
                 Some(e) => Some(open + e + 1),
@@ -1043,7 +1050,6 @@ fn states_measure(text: &str) -> bool {
         "least",
         "most",
         "exactly",
-        "more",
         "fewer",
         "less",
         "than",

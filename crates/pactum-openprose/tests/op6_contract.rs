@@ -153,6 +153,7 @@ fn commented_out_clauses_are_not_graded() {
         "## Ensures\n\n- `out`: a list\n\n<!-- - `out`: at least 5 items -->\n\n## Errors\n\n- boom: it broke",
         "## Ensures\n\n<!-- a note -->\n- `out`: a list",
         "## Ensures\n\n- `out`: a list <!-- at least 5 items -->",
+        "## Ensures\n\n<!--\n```\n-->\n\n- `out`: a list\n\n<!--\n```\n-->",
     ] {
         let d = run_root(&root(body));
         let g = grade_dir(d.path());
@@ -163,6 +164,14 @@ fn commented_out_clauses_are_not_graded() {
     ));
     let g = grade_dir(d.path());
     assert_eq!(by_text(&g), one, "{g:#?}");
+}
+
+/// A `<summary>` label that may state a commitment is read, never hidden.
+#[test]
+fn a_summary_label_stating_a_measure_is_read() {
+    five_items_not_dropped(
+        "## Ensures\n\n- `out`: a list\n\n<details>\n<summary>`out`: at least 5 items</summary>\n\n</details>",
+    );
 }
 
 /// A comment that a renderer ends early, or never opens, hides nothing.
