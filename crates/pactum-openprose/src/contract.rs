@@ -103,6 +103,10 @@ pub struct ParsedContract {
     /// 1-based line of an inline service's heading; 0 for a file's top
     /// level.
     pub line: usize,
+    /// Sentences of a commitment section read as notes, not clauses:
+    /// each states no commitment, names no output of the contract and
+    /// points elsewhere ("See the README for details.").
+    pub notes: Vec<DeclaredClause>,
 }
 
 /// A parsed `*.prose.md` file.
@@ -143,7 +147,7 @@ fn section_kind(title: &str) -> Option<Kind> {
     // A note in parentheses (`Ensures (outputs)`) does not change it.
     let title = plain_title(title);
     let t = title.split('(').next().unwrap_or_default();
-    let t = folded(t.trim().trim_end_matches(':').trim());
+    let t = t.trim().trim_end_matches(':').trim();
     const NAMES: &[(&str, Kind)] = &[
         ("ensures", Kind::Commit(Section::Ensures)),
         ("ensure", Kind::Commit(Section::Ensures)),
@@ -168,7 +172,7 @@ fn section_kind(title: &str) -> Option<Kind> {
         ("examples", Kind::Other),
         ("description", Kind::Other),
     ];
-    NAMES.iter().find(|(n, _)| folded(n) == t).map(|(_, k)| *k)
+    NAMES.iter().find(|(n, _)| same_name(t, n)).map(|(_, k)| *k)
 }
 
 /// Sections whose bullets are never clauses, wherever they are: inputs
@@ -178,15 +182,13 @@ fn section_kind(title: &str) -> Option<Kind> {
 /// under `## Maintains`) is a sub-heading or facet of it.
 fn never_clauses(title: &str) -> bool {
     let plain = plain_title(title);
-    let t = folded(
-        plain
-            .split('(')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .trim_end_matches(':')
-            .trim(),
-    );
+    let t = plain
+        .split('(')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .trim_end_matches(':')
+        .trim();
     [
         "requires",
         "parameters",
@@ -195,7 +197,7 @@ fn never_clauses(title: &str) -> bool {
         "execution",
     ]
     .iter()
-    .any(|n| folded(n) == t)
+    .any(|n| same_name(t, n))
 }
 
 /// A title as a reader takes it: invisible characters (those pactum shows
@@ -213,25 +215,63 @@ fn folded(t: &str) -> String {
     unicode_security::confusable_detection::skeleton(&visible).collect()
 }
 
-/// Whether an unknown heading starts with the name of a section that
-/// holds clauses (`Ensures and guarantees`): reading it as a title would
-/// drop its bullets, so it is refused.
+/// The same title folded from upper case: NFKC, upper case, UTS #39
+/// skeleton. Lookalikes whose lower case has no skeleton of its own
+/// (Cherokee `Ꭼ` lowers to `ꭼ`) are caught here.
+fn folded_upper(t: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let visible: String = t
+        .chars()
+        .filter(|c| !pactum_core::text::shown_as_code_point(*c))
+        .nfkc()
+        .collect::<String>()
+        .to_uppercase();
+    unicode_security::confusable_detection::skeleton(&visible).collect()
+}
+
+/// Whether `title` reads as the section name `name`, by either fold.
+fn same_name(title: &str, name: &str) -> bool {
+    folded(title) == folded(name) || folded_upper(title) == folded_upper(name)
+}
+
+/// Whether an unknown heading reads as naming a section that holds
+/// clauses: it starts with one's name (`Ensures and guarantees`, `Errors
+/// raised`), or, spaces, symbols and every other word aside, holds
+/// `ensure`, `return` or `maintain` (`Part 2: Ensures`, `More ensures`,
+/// `E n s u r e s`). Reading it as a title would drop its bullets, so it
+/// is refused.
 fn reads_like_a_commitment(title: &str) -> bool {
-    let plain = folded(plain_title(title).trim());
-    let first: String = plain.chars().take_while(|c| c.is_alphabetic()).collect();
-    ["ensure", "return", "maintain"]
-        .iter()
-        .any(|w| first.starts_with(&folded(w)))
-        || first == folded("error")
+    let plain = plain_title(title);
+    let plain = plain.trim();
+    let first: String = folded(plain)
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    let compact = |f: String| {
+        f.chars()
+            .filter(|c| c.is_alphanumeric())
+            .collect::<String>()
+    };
+    let (lower, upper) = (compact(folded(plain)), compact(folded_upper(plain)));
+    ["ensure", "return", "maintain"].iter().any(|w| {
+        first.starts_with(&folded(w))
+            || lower.contains(&compact(folded(w)))
+            || upper.contains(&compact(folded_upper(w)))
+    }) || first == folded("error")
         || first == folded("errors")
 }
 
 /// A heading's title as it reads when rendered: emphasis and code marks
 /// (`**Ensures**`, `` `Ensures` ``, `_Ensures_`) and a leading section
-/// number (`2. Ensures`, `2) Ensures`) removed, so every spelling of a
+/// number (`2. Ensures`, `2) Ensures`) and symbols before the name
+/// (`✅ Ensures`) removed, so every spelling of a
 /// section name is that section.
 fn plain_title(title: &str) -> String {
-    let mut t = title.trim();
+    // A symbol or emoji before the name (`✅ Ensures`) is a decoration.
+    let mut t = title
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric() && !matches!(c, '*' | '_' | '`'))
+        .trim();
     if t.starts_with(|c: char| c.is_ascii_digit()) {
         let n = t
             .chars()
@@ -300,6 +340,92 @@ fn setext_headings(lines: &[&str], from: usize) -> BTreeSet<(usize, usize)> {
     out
 }
 
+/// The lines of a file after its frontmatter (`end`, the line closing
+/// it) as a CommonMark renderer (`pulldown-cmark`) shows them, one line
+/// per line: the frontmatter is blank, and so are HTML comments
+/// (inline, and HTML blocks as CommonMark ends them — an empty `<!-->`
+/// at once, one inside a list item with the item, one never closed at
+/// the end of the file) and HTML blocks holding only tags and comments
+/// (`<details>`, `<summary>…</summary>`). An HTML block showing any
+/// text is kept as written.
+fn shown_lines(lines: &[&str], end: usize) -> String {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let mut body = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i > end {
+            body.push_str(l);
+        }
+        body.push('\n');
+    }
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_TABLES);
+    let mut hidden: Vec<std::ops::Range<usize>> = Vec::new();
+    for (ev, range) in Parser::new_ext(&body, opts).into_offset_iter() {
+        match ev {
+            Event::Start(Tag::HtmlBlock) if body.get(range.clone()).is_some_and(only_markup) => {
+                hidden.push(range);
+            }
+            Event::InlineHtml(h) if h.starts_with("<!--") => hidden.push(range),
+            _ => {}
+        }
+    }
+    if hidden.is_empty() {
+        return body;
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut next = hidden.iter().peekable();
+    for (at, c) in body.char_indices() {
+        while next.peek().is_some_and(|r| r.end <= at) {
+            next.next();
+        }
+        let inside = next.peek().is_some_and(|r| r.start <= at);
+        out.push(if inside && c != '\n' { ' ' } else { c });
+    }
+    out
+}
+
+/// Whether HTML shows no text but a disclosure label: once its comments
+/// (`<!-- … -->`, one left open running to the end), `<summary>…
+/// </summary>` labels and tags (`<…>`) are removed, only white space is
+/// left.
+fn only_markup(html: &str) -> bool {
+    // ASCII lower case keeps every byte offset.
+    let lower = html.to_ascii_lowercase();
+    let mut at = 0;
+    loop {
+        let Some(open) = lower[at..].find('<').map(|o| at + o) else {
+            return lower[at..].trim().is_empty();
+        };
+        if !lower[at..open].trim().is_empty() {
+            return false;
+        }
+        let close = if lower[open..].starts_with("<!--") {
+            lower[open + 4..].find("-->").map(|e| open + 4 + e + 3)
+        } else if lower[open..].starts_with("<summary") {
+            let end = lower[open..].find("</summary>").map(|e| open + e);
+            // A label that may state a commitment is kept, to be read.
+            let label = html
+                .get(open..end.unwrap_or(html.len()))
+                .unwrap_or_default();
+            let label = label.split_once('>').map_or("", |(_, l)| l);
+            if states_commitment(label) {
+                return false;
+            }
+            end.map(|e| e + "</summary>".len())
+        } else {
+            match lower[open..].find('>') {
+                Some(e) => Some(open + e + 1),
+                None => return false,
+            }
+        };
+        match close {
+            Some(c) => at = c,
+            // A comment or label left open runs to the end.
+            None => return true,
+        }
+    }
+}
+
 /// `Contract`: a heading that wraps the file's own sections (`## Contract`
 /// then `### Ensures`), never an inline service.
 fn is_wrapper(title: &str) -> bool {
@@ -361,6 +487,12 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let name = field("name").ok_or_else(|| err(1, "frontmatter field `name` is missing".into()))?;
     let kind = field("kind").ok_or_else(|| err(1, "frontmatter field `kind` is missing".into()))?;
 
+    // The file as a renderer shows it: comments and tag-only HTML blocks
+    // blanked (lines kept), so a commented-out clause is no clause.
+    let shown = shown_lines(&lines, end);
+    let lines: Vec<&str> = shown.lines().collect();
+    let text = shown.as_str();
+
     let mut main = ParsedContract {
         name: name.clone(),
         ..ParsedContract::default()
@@ -417,6 +549,21 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                         format!("the heading `{title}` is inside a blockquote (`>`): a section that holds clauses is read only as a heading of its own, outside any quote"),
                     ));
                 }
+            }
+        }
+        // A heading indented to a list item's content belongs to the
+        // item (CommonMark): part of its clause, never a section boundary.
+        let in_item = current
+            .as_ref()
+            .and_then(|b| b.content)
+            .is_some_and(|c| line.len() - trimmed.len() >= c);
+        if in_item {
+            if let (Some((_, title)), Some(b)) = (heading(trimmed), current.as_mut()) {
+                let last = b.sub.last_mut().unwrap_or(&mut b.text);
+                last.push(' ');
+                last.push_str(&title);
+                after_blank = false;
+                continue;
             }
         }
         let setext_level = setext.range((i, 0)..=(i, 2)).next().map(|(_, l)| *l);
@@ -539,6 +686,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 current = Some(Bullet {
                     line: lineno,
                     indent,
+                    content: Some(indent + content_offset(trimmed)),
                     text: text.to_string(),
                     sub: Vec::new(),
                 });
@@ -562,14 +710,24 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                     let u = n.trim();
                     !u.is_empty() && (u.chars().all(|c| c == '=') || u.chars().all(|c| c == '-'))
                 });
+                // A line ending in `:` introduces the list after it; one
+                // that no list follows, or that states a commitment
+                // itself, is a sentence like any other.
+                let lead_in = trimmed.ends_with(':')
+                    && !states_measure(trimmed)
+                    && lines[i + 1..]
+                        .iter()
+                        .find(|l| !l.trim().is_empty())
+                        .is_some_and(|l| bullet_text(l.trim()).is_some());
                 if matches!(kind, Kind::Commit(_))
-                    && !trimmed.ends_with(':')
+                    && !lead_in
                     && !underlined
                     && !is_thematic_break(trimmed)
                 {
                     current = Some(Bullet {
                         line: lineno,
                         indent,
+                        content: None,
                         text: trimmed.to_string(),
                         sub: Vec::new(),
                     });
@@ -588,6 +746,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             "this line renders as a list item of a section that holds clauses, but pactum did not read it as a clause (a code fence, heading or section read differently from a Markdown renderer): write the file so each clause is a bullet right under its section".into(),
         ));
     }
+    for c in std::iter::once(&mut main).chain(inline.iter_mut()) {
+        notes_naming_no_output(c);
+    }
     inline.retain(|c| c.has_commitments || !c.clauses.is_empty());
     Ok(ParsedFile {
         name,
@@ -595,6 +756,35 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         main,
         inline,
     })
+}
+
+/// Puts back among the clauses, at its place, every note that names an
+/// output of the contract as a word (`out` in "The out is below."): it
+/// may be a commitment on it.
+fn notes_naming_no_output(c: &mut ParsedContract) {
+    let outputs: BTreeSet<String> = c
+        .clauses
+        .iter()
+        .filter_map(|k| k.output.as_ref())
+        .map(|o| o.to_lowercase())
+        .collect();
+    let mut back = Vec::new();
+    for note in std::mem::take(&mut c.notes) {
+        let names_one = note
+            .text
+            .split(|ch: char| !(ch.is_alphanumeric() || matches!(ch, '_' | '-' | '.')))
+            .any(|w| outputs.contains(&w.trim_matches('.').to_lowercase()));
+        if names_one {
+            back.push(note);
+        } else {
+            c.notes.push(note);
+        }
+    }
+    if !back.is_empty() {
+        c.clauses.extend(back);
+        // Stable: clauses of one bullet keep their order.
+        c.clauses.sort_by_key(|k| k.line);
+    }
 }
 
 fn target_mut<'a>(
@@ -613,6 +803,9 @@ struct Bullet {
     line: usize,
     /// Columns before its marker.
     indent: usize,
+    /// The column its content starts at, for a list item (a line
+    /// indented this far belongs to it); `None` for a prose sentence.
+    content: Option<usize>,
     text: String,
     sub: Vec<String>,
 }
@@ -646,37 +839,43 @@ fn closes_fence(line: &str, marker: &str) -> bool {
     line.len() - trimmed.len() <= 3 && n >= marker.len() && trimmed[n..].trim().is_empty()
 }
 
-/// The first line (1-based) of `text` that a CommonMark renderer
+/// The first line (1-based) of `text` (the file as [`shown_lines`] gives
+/// it) that a CommonMark renderer
 /// (`pulldown-cmark`) shows as a list item inside a section that holds
 /// clauses, by the headings it sees, and that the line reader did not
 /// read (`read`, the lines of the bullets it read). A file read two ways
 /// is refused rather than a clause dropped.
 fn unread_item(text: &str, read: &BTreeSet<usize>) -> Option<usize> {
     use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
-    // The frontmatter is no Markdown: blanked, its lines kept.
-    let mut lines = text.split_inclusive('\n');
-    let mut body = String::with_capacity(text.len());
-    if let Some(first) = lines.next() {
-        body.extend(std::iter::repeat_n(
-            '\n',
-            usize::from(first.ends_with('\n')),
-        ));
-        for l in lines.by_ref() {
-            body.push_str(if l.ends_with('\n') { "\n" } else { "" });
-            if l.trim_end() == "---" {
-                break;
-            }
-        }
-    }
-    body.extend(lines);
-    let line_of = |at: usize| body[..at].bytes().filter(|b| *b == b'\n').count() + 1;
+    // `text` is the file as shown, its frontmatter already blank.
+    let body = text;
+    // Items come in file order: lines are counted on from the last one,
+    // so the check stays linear in the file.
+    let mut counted = (0usize, 1usize);
+    let mut line_of = |at: usize| {
+        let (from, base) = if at >= counted.0 { counted } else { (0, 1) };
+        let n = base
+            + body
+                .get(from..at)
+                .map_or(0, |t| t.bytes().filter(|b| *b == b'\n').count());
+        counted = (at, n);
+        n
+    };
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_TABLES);
     // (level, kind) of each open heading, outermost first.
     let mut stack: Vec<(usize, Option<Kind>)> = Vec::new();
     let mut heading: Option<(usize, String)> = None;
-    for (ev, range) in Parser::new_ext(&body, opts).into_offset_iter() {
+    // Lists and quotes the parser is inside: a heading there is part of
+    // its item or quote, never a section of the file.
+    let mut nested = 0usize;
+    for (ev, range) in Parser::new_ext(body, opts).into_offset_iter() {
         match ev {
+            Event::Start(Tag::Heading { .. }) if nested > 0 => {}
+            Event::End(TagEnd::Heading(_)) if nested > 0 => {}
+            Event::Start(Tag::BlockQuote(_)) => nested += 1,
+            Event::End(TagEnd::BlockQuote(_)) => nested = nested.saturating_sub(1),
+            Event::End(TagEnd::Item) => nested = nested.saturating_sub(1),
             Event::Start(Tag::Heading { level, .. }) => {
                 let l = match level {
                     HeadingLevel::H1 => 1,
@@ -709,6 +908,7 @@ fn unread_item(text: &str, read: &BTreeSet<usize>) -> Option<usize> {
                 }
             }
             Event::Start(Tag::Item) => {
+                nested += 1;
                 let kind = stack.iter().rev().find_map(|(_, k)| *k);
                 let line = line_of(range.start);
                 if matches!(kind, Some(Kind::Commit(_))) && !read.contains(&line) {
@@ -750,6 +950,190 @@ fn is_thematic_break(trimmed: &str) -> bool {
         && ['-', '*', '_']
             .iter()
             .any(|m| compact.iter().all(|c| c == m))
+}
+
+/// How many columns a bullet line's marker and the spaces after it take
+/// (CommonMark §5.2: one to four spaces; more, and the content starts one
+/// column after the marker).
+fn content_offset(trimmed: &str) -> usize {
+    let marker = trimmed.chars().take_while(char::is_ascii_digit).count() + 1;
+    let spaces = trimmed
+        .get(marker..)
+        .map_or(0, |r| r.chars().take_while(|c| *c == ' ').count());
+    if (1..=4).contains(&spaces) {
+        marker + spaces
+    } else {
+        marker + 1
+    }
+}
+
+/// Whether a sentence of a section of clauses may state a commitment: a
+/// commitment word (`is`, `has`, `guarantees`…) or a measure
+/// ([`states_measure`]). Reading stays on the safe side: such a sentence
+/// is a clause.
+fn states_commitment(text: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "need",
+        "needs",
+        "require",
+        "requires",
+        "ensure",
+        "ensures",
+        "guarantee",
+        "guarantees",
+        "return",
+        "returns",
+        "is",
+        "are",
+        "be",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "contain",
+        "contains",
+        "include",
+        "includes",
+        "hold",
+        "holds",
+        "list",
+        "lists",
+        "say",
+        "says",
+        "saying",
+        "mention",
+        "mentions",
+        "mentioning",
+        "cite",
+        "cites",
+        "valid",
+        "sorted",
+        "unique",
+        "empty",
+        "if",
+        "unless",
+        "when",
+    ];
+    states_measure(text) || has_word(text, WORDS)
+}
+
+/// Whether a line states a measure or an obligation itself: a digit, a
+/// quote, a name in code or emphasis, a modal word (`must`, `never`), a
+/// quantity (`at least`, `each`, `no`), a unit (`words`, `items`), or a
+/// word outside ASCII (a language these lists do not know).
+fn states_measure(text: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "must",
+        "shall",
+        "should",
+        "will",
+        "would",
+        "can",
+        "cannot",
+        "can't",
+        "may",
+        "might",
+        "won't",
+        "never",
+        "always",
+        "only",
+        "each",
+        "every",
+        "all",
+        "any",
+        "no",
+        "not",
+        "none",
+        "nor",
+        "without",
+        "least",
+        "most",
+        "exactly",
+        "fewer",
+        "less",
+        "than",
+        "between",
+        "under",
+        "over",
+        "within",
+        "up",
+        "once",
+        "twice",
+        "word",
+        "words",
+        "item",
+        "items",
+        "source",
+        "sources",
+        "paragraph",
+        "paragraphs",
+        "sentence",
+        "sentences",
+        "row",
+        "rows",
+        "line",
+        "lines",
+        "character",
+        "characters",
+        "heading",
+        "headings",
+        "bullet",
+        "bullets",
+        "link",
+        "links",
+        "table",
+        "tables",
+        "json",
+        "url",
+        "urls",
+        "field",
+        "fields",
+    ];
+    text.chars().any(|c| {
+        c.is_ascii_digit()
+            || matches!(
+                c,
+                '`' | '*' | '_' | '"' | '\'' | '“' | '‘' | '«' | '<' | '|'
+            )
+    }) || has_word(text, WORDS)
+        || text
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| !w.is_ascii())
+}
+
+/// Whether `text` holds one of `words` as a whole word, in any case.
+fn has_word(text: &str, words: &[&str]) -> bool {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .any(|w| words.contains(&w.to_lowercase().as_str()))
+}
+
+/// Whether a prose sentence of a section of clauses is only a note: it
+/// states no commitment ([`states_commitment`]) and points elsewhere
+/// (`see`, `described below`, `for details`). Anything else stays a
+/// clause.
+fn is_note(text: &str) -> bool {
+    const POINTERS: &[&str] = &[
+        "see",
+        "described",
+        "below",
+        "above",
+        "following",
+        "details",
+        "detail",
+        "readme",
+        "documentation",
+        "docs",
+        "explained",
+        "note",
+        "notes",
+        "overview",
+    ];
+    !states_commitment(text)
+        && text
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| POINTERS.contains(&w.to_lowercase().as_str()))
 }
 
 /// The text of a bullet line (`- `, `* `, `+ `, or numbered `1. `,
@@ -804,6 +1188,12 @@ fn flush(
                 });
             }
             let facet = facet.as_ref().map(|(_, f)| f.clone());
+            if b.content.is_none() && b.sub.is_empty() && is_note(&b.text) {
+                target
+                    .notes
+                    .push(declared(b.line, section, facet, &b.text, Vec::new()));
+                return Ok(());
+            }
             let clause = declared(b.line, section, facet.clone(), &b.text, b.sub.clone());
             let output = clause.output.clone();
             let mut subs = Vec::new();
@@ -969,6 +1359,9 @@ pub fn slug(text: &str) -> String {
 /// text; a repeated id gets `-2`, `-3`…
 pub fn clause_ids(clauses: &[DeclaredClause]) -> Vec<String> {
     let mut seen = BTreeSet::new();
+    // The next suffix to try for each base: many clauses on one output
+    // are numbered in linear time.
+    let mut next: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     clauses
         .iter()
         .map(|c| {
@@ -979,10 +1372,10 @@ pub fn clause_ids(clauses: &[DeclaredClause]) -> Vec<String> {
                 (None, None, None) => slug(&c.text),
             };
             let mut id = base.clone();
-            let mut n = 2;
+            let n = next.entry(base.clone()).or_insert(2);
             while !seen.insert(id.clone()) {
                 id = format!("{base}-{n}");
-                n += 1;
+                *n += 1;
             }
             id
         })

@@ -426,11 +426,50 @@ fn unfinished(
 
 /// Grades one clause's text over its target outputs (steps 1–3 of the
 /// module docs); a clause needing the judge comes back `Pending::Judge`.
+/// What is found once per output of a contract, whatever the clause:
+/// whether its shown text is only a copy, and why its measures are no
+/// evidence on their own (each reads the whole program, so finding them
+/// again for every clause would be quadratic in the clauses).
+#[derive(Default)]
+struct Memo {
+    copied: BTreeMap<String, bool>,
+    unseen: BTreeMap<String, Option<String>>,
+}
+
+impl Memo {
+    fn copied(
+        &mut self,
+        b: &Binding,
+        content: &str,
+        inputs: &[Cow<'_, str>],
+        c: &RunContract,
+    ) -> bool {
+        *self
+            .copied
+            .entry(b.path.clone())
+            .or_insert_with(|| only_copied_input(&crate::check::without_hidden(content), inputs, c))
+    }
+
+    fn unseen(
+        &mut self,
+        b: &Binding,
+        content: &str,
+        inputs: &[Cow<'_, str>],
+        c: &RunContract,
+    ) -> Option<String> {
+        self.unseen
+            .entry(b.path.clone())
+            .or_insert_with(|| unseen(content, inputs, c))
+            .clone()
+    }
+}
+
 fn grade_text(
     h: ClauseHead<'_>,
     c: &RunContract,
     clause: &DeclaredClause,
     turns: &BTreeMap<String, usize>,
+    memo: &mut Memo,
 ) -> Pending {
     // Which outputs the clause is about.
     let targets: Vec<&Binding> = match &clause.output {
@@ -512,13 +551,12 @@ fn grade_text(
         .iter()
         .filter_map(|i| i.content.as_deref().map(Cow::Borrowed))
         .collect();
-    let copied = |t: &str| only_copied_input(t, &inputs, c);
     if let Some((b, content)) = single {
         notes.push(format!("{} exists", b.path));
         // An output that is nothing but copied input is no output of its
         // own: no measure of it, not even existence, is evidence (SPEC
         // §3.4, `pactum_core::echo::only_copied`).
-        if copied(&crate::check::without_hidden(content)) {
+        if memo.copied(b, content, &inputs, c) {
             return Pending::Done(settled(
                 h,
                 false,
@@ -542,7 +580,7 @@ fn grade_text(
                 None => unmeasured.push(format!("\"{phrase}\": {detail}")),
             }
         }
-        if let Some(why) = unseen(content, &inputs, c) {
+        if let Some(why) = memo.unseen(b, content, &inputs, c) {
             unmeasured.push(format!("{}: {why}", b.path));
         }
     } else if !reading.measures.is_empty() {
@@ -553,9 +591,9 @@ fn grade_text(
     } else if !targets.is_empty()
         && targets
             .iter()
-            .filter_map(|b| b.content.as_deref())
-            .filter(|t| !shows_nothing(t))
-            .all(|t| copied(&crate::check::without_hidden(t)))
+            .filter_map(|b| b.content.as_deref().map(|t| (*b, t)))
+            .filter(|(_, t)| !shows_nothing(t))
+            .all(|(b, t)| memo.copied(b, t, &inputs, c))
     {
         return Pending::Done(settled(
             h,
@@ -566,7 +604,11 @@ fn grade_text(
     } else {
         notes.push("the contract produced output".into());
         for b in &targets {
-            if let Some(why) = b.content.as_deref().and_then(|t| unseen(t, &inputs, c)) {
+            if let Some(why) = b
+                .content
+                .as_deref()
+                .and_then(|t| memo.unseen(b, t, &inputs, c))
+            {
                 unmeasured.push(format!("{}: {why}", b.path));
             }
         }
@@ -1166,6 +1208,7 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
 
     let mut pending: Vec<Pending> = Vec::new();
     let mut conditionals = Vec::new();
+    let mut memo = Memo::default();
     for ((clause, id), state) in c.declared.clauses.iter().zip(&ids).zip(&cond_state) {
         let text = clause.text.as_str();
         match state {
@@ -1189,7 +1232,7 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                     ))),
                     None => pending.push(match unfinished(h, c, &crashed, &unhandled) {
                         Some(r) => Pending::Done(r),
-                        None => grade_text(h, c, clause, &turns),
+                        None => grade_text(h, c, clause, &turns, &mut memo),
                     }),
                 }
             }
@@ -1210,7 +1253,7 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                             Some(b) => b.content.as_deref().is_some_and(|t| !shows_nothing(t)),
                             None => produced(c).next().is_some(),
                         };
-                        let mut p = grade_text(h, c, clause, &turns);
+                        let mut p = grade_text(h, c, clause, &turns, &mut memo);
                         if let Pending::Done(r) = &mut p {
                             r.rationale = format!("error `{e}` occurred; {}", r.rationale);
                         }
@@ -1325,9 +1368,11 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
         };
         clauses.push(r);
     }
+    let verdicts: BTreeMap<&str, Verdict> =
+        clauses.iter().map(|r| (r.id.as_str(), r.verdict)).collect();
     for cg in &mut conditionals {
-        if let Some(r) = clauses.iter().find(|r| r.id == cg.clause) {
-            cg.verdict = r.verdict;
+        if let Some(v) = verdicts.get(cg.clause.as_str()) {
+            cg.verdict = *v;
         }
     }
     let digest = pactum_core::digest::digest_of(

@@ -367,6 +367,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     // Errors: each service's __error.md, the log's ✗ lines, a run-level
     // ---error.
     let mut errors = ctx.workspace_errors(owners.as_deref())?;
+    ctx.no_stray_error_files(owners.as_deref())?;
     if let Some(l) = &log {
         errors.extend(l.errors.iter().cloned());
         if let Some((line, msg)) = &l.run_error {
@@ -1564,30 +1565,96 @@ impl Ctx<'_> {
                     message: "an error file starts with `# Error: {error-name}`".into(),
                 });
             };
-            let name = pactum_core::text::truncate_chars(name.trim(), 200);
-            if name.is_empty() {
+            if name.trim().is_empty() {
                 return Err(ImportError::RunFile {
                     file: f.display().to_string(),
                     line: 1,
                     message: "`# Error:` names no error".into(),
                 });
             }
-            let message: String = text
-                .lines()
-                .skip_while(|l| !l.trim_start().starts_with("# Error:"))
-                .skip(1)
-                .collect::<Vec<_>>()
-                .join("\n")
-                .trim()
-                .to_string();
-            out.push(RunError {
-                service: svc.clone(),
-                name,
-                message: pactum_core::text::truncate_chars(&message, MAX_ERROR_CHARS),
-                source: self.rel(&f),
-            });
+            // Every error line of the file is an error, each with the
+            // lines after it as its message: a second one is never
+            // dropped behind the first.
+            let mut recorded: Vec<(String, Vec<&str>)> = Vec::new();
+            for (i, l) in text.lines().enumerate() {
+                match error_line(l) {
+                    Some("") => {
+                        return Err(ImportError::RunFile {
+                            file: f.display().to_string(),
+                            line: i + 1,
+                            message: "`# Error:` names no error".into(),
+                        });
+                    }
+                    Some(n) => recorded.push((n.to_string(), Vec::new())),
+                    None => {
+                        if let Some((_, m)) = recorded.last_mut() {
+                            m.push(l);
+                        }
+                    }
+                }
+            }
+            for (name, message) in recorded {
+                let message = message.join("\n");
+                out.push(RunError {
+                    service: svc.clone(),
+                    name: pactum_core::text::truncate_chars(&name, 200),
+                    message: pactum_core::text::truncate_chars(message.trim(), MAX_ERROR_CHARS),
+                    source: self.rel(&f),
+                });
+            }
         }
         Ok(out)
+    }
+
+    /// Refuses an `__error.md` (any case of the name) outside every
+    /// folder [`Ctx::workspace_errors`] reads — the run's root,
+    /// `bindings/`, an output folder, `sources/`: an error recorded
+    /// there is never ignored. `workspace/` and `imports/` (read as runs
+    /// of their own) are not looked through here; links to folders are
+    /// not followed.
+    fn no_stray_error_files(
+        &self,
+        owners: Option<&[(PathBuf, String)]>,
+    ) -> Result<(), ImportError> {
+        let owned = |rel: &Path| {
+            owners
+                .unwrap_or_default()
+                .iter()
+                .any(|(o, _)| rel.starts_with(o))
+        };
+        let mut stack = vec![(self.dir.to_path_buf(), 0usize)];
+        let mut seen = 0usize;
+        while let Some((d, level)) = stack.pop() {
+            for p in sorted_entries(&d)? {
+                seen += 1;
+                if seen > MAX_WALK_ENTRIES {
+                    return Err(ImportError::RunFile {
+                        file: self.dir.display().to_string(),
+                        line: 0,
+                        message: format!("more than {MAX_WALK_ENTRIES} entries: the run's files cannot all be checked for an __error.md"),
+                    });
+                }
+                let rel = PathBuf::from(self.rel(&p));
+                if level == 0 && (rel == Path::new("workspace") || rel == Path::new("imports")) {
+                    continue;
+                }
+                if owned(&rel) {
+                    continue;
+                }
+                let ft = std::fs::symlink_metadata(&p).map_err(io(&p))?.file_type();
+                if is_error_file(&p) {
+                    return Err(ImportError::RunFile {
+                        file: p.display().to_string(),
+                        line: 0,
+                        message: "an error file outside every service's workspace (`workspace/{service}/`, or a node's workspacePath): whose error it is cannot be told, and it is never ignored".into(),
+                    });
+                }
+                if ft.is_dir() && level < MAX_WALK_DEPTH {
+                    stack.push((p, level + 1));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Calls `found` with each error file below `dir`, sorted, the
@@ -1637,6 +1704,20 @@ impl Ctx<'_> {
         }
         Ok(())
     }
+}
+
+/// The error name of a line recording one in an error file: an ATX
+/// heading (`#` to `######`) whose text starts `Error:`, in any case.
+fn error_line(line: &str) -> Option<&str> {
+    let t = line.trim();
+    let hashes = t.chars().take_while(|c| *c == '#').count();
+    if !(1..=6).contains(&hashes) {
+        return None;
+    }
+    let rest = t[hashes..].strip_prefix([' ', '\t'])?.trim_start();
+    let head = rest.get(..6)?;
+    head.eq_ignore_ascii_case("error:")
+        .then(|| rest[6..].trim())
 }
 
 /// Whether `p` is named `__error.md`, in any case.
@@ -1747,7 +1828,8 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
     #[allow(clippy::unwrap_used)] // a constant pattern
     let step = Regex::new(r"^(\d+)\s*→\s*(\S+)\s+(✓|✗)(?:\s+(.*))?$").unwrap();
     #[allow(clippy::unwrap_used)] // a constant pattern
-    let end_line = Regex::new(r"^---(end|error)[ \t]+\d{4}-\d{2}-\d{2}T\S+(?:[ \t]+.*)?$").unwrap();
+    let end_line =
+        Regex::new(r"^---(end|error)[ \t]+\d{4}-\d{2}-\d{2}T\S+(?:[ \t]+(.*))?$").unwrap();
     let bad_end = |n: usize, why: &str| {
         ImportError::RunFile {
         file: file.into(),
@@ -1788,6 +1870,11 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
             };
             end = Some(n);
             if &c[1] == "end" {
+                // A clean end is its time alone: anything after it
+                // (`run aborted: …`) says the run did not end cleanly.
+                if c.get(2).is_some_and(|m| !m.as_str().trim().is_empty()) {
+                    return Err(bad_end(n, "an end line with more after its time"));
+                }
                 continue;
             }
         }

@@ -828,7 +828,7 @@ fn a_header_only_or_empty_log_is_refused() {
         ("# run:r svc\nroot: root.prose.md\n\n\n", 2),
         ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---  end 2026-12-01T10:15:31Z\n", 4),
         ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---error\n", 4),
-        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z extra\n---end 2026-12-01T10:15:32Z\n", 5),
+        ("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z extra\n---end 2026-12-01T10:15:32Z\n", 4),
     ] {
         let d = service(
             "- `summary`: a summary",
