@@ -874,7 +874,24 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                 None => f,
             }
         }
-        _ => measure_in(m, &without_hidden(content), json.as_ref(), inputs),
+        _ => {
+            let most = without_hidden(content);
+            let f = measure_in(m, &most, json.as_ref(), inputs);
+            let least = without_hidden_least(content);
+            if least == most {
+                return f;
+            }
+            // Held only where it holds in both readings.
+            let g = measure_in(m, &least, json.as_ref(), inputs);
+            match (f.held, g.held) {
+                (Some(false), _) | (Some(true), Some(true)) => f,
+                (_, Some(false)) => Finding {
+                    detail: format!("{}, reading an HTML comment, processing instruction or declaration left open where its block ends as ending there (as a CommonMark renderer does)", g.detail),
+                    ..g
+                },
+                _ => finding(None, f.detail, None),
+            }
+        }
     }
 }
 
@@ -894,12 +911,19 @@ pub fn without_comments(content: &str) -> Cow<'_, str> {
     if !content.contains("<!--") {
         return Cow::Borrowed(content);
     }
-    comments_blanked(content, &Literal::of(content))
+    comments_blanked(content, &Literal::of(content), true)
 }
 
 /// [`without_comments`], with where `content` shows text as written
 /// (`code`) already read.
-fn comments_blanked<'a>(content: &'a str, code: &Literal) -> Cow<'a, str> {
+///
+/// Readers differ over a comment left open where its block ends: a
+/// CommonMark parser reads an inline `<!--` left open in its block as
+/// text, and ends a comment block with its container (a list item); a
+/// renderer passing it on as HTML hides the rest. The `most` reading
+/// hides to the next `-->`; the other shows the text and ends a block's
+/// comment with the block.
+fn comments_blanked<'a>(content: &'a str, code: &Literal, most: bool) -> Cow<'a, str> {
     if !content.contains("<!--") {
         return Cow::Borrowed(content);
     }
@@ -920,6 +944,14 @@ fn comments_blanked<'a>(content: &'a str, code: &Literal) -> Cow<'a, str> {
             content[open + 4..]
                 .find("-->")
                 .map_or(content.len(), |i| open + 4 + i + 3)
+        };
+        let end = match (most, code.html_end(open)) {
+            (true, _) => end,
+            (false, Some(block_end)) => end.min(block_end),
+            (false, None) => {
+                at = open + 4;
+                continue;
+            }
         };
         spans.push((open, end));
         at = end;
@@ -996,18 +1028,36 @@ static LINK_TITLE: LazyLock<Regex> = LazyLock::new(|| {
 /// Where Markdown shows `<` and `[` as written, so no HTML or link
 /// syntax starts there: code spans and code blocks (as `pulldown-cmark`
 /// reads them) and a backslash-escaped character. Byte ranges, sorted.
-pub(crate) struct Literal(Vec<(usize, usize)>);
+/// Also where it reads raw HTML: each HTML block whole, each run of
+/// inline HTML (a comment, a processing instruction…) within its block.
+pub(crate) struct Literal(Vec<(usize, usize)>, Vec<(usize, usize)>);
 
 impl Literal {
     pub(crate) fn of(content: &str) -> Self {
         use pulldown_cmark::{Event, Options, Parser, Tag as MdTag};
         let mut spans = Vec::new();
-        if content.contains(['`', '~']) || content.contains("    ") || content.contains('\t') {
+        let mut html: Vec<(usize, usize)> = Vec::new();
+        let with_code =
+            content.contains(['`', '~']) || content.contains("    ") || content.contains('\t');
+        if with_code || content.contains('<') {
+            // Inline HTML split over lines is one run.
+            let mut inline_run = false;
             for (ev, range) in Parser::new_ext(content, Options::ENABLE_TABLES).into_offset_iter() {
-                if matches!(ev, Event::Code(_) | Event::Start(MdTag::CodeBlock(_))) {
-                    spans.push((range.start, range.end));
+                match ev {
+                    Event::Code(_) | Event::Start(MdTag::CodeBlock(_)) => {
+                        spans.push((range.start, range.end));
+                    }
+                    Event::Start(MdTag::HtmlBlock) => html.push((range.start, range.end)),
+                    Event::InlineHtml(_) => match html.last_mut() {
+                        Some(last) if inline_run => last.1 = last.1.max(range.end),
+                        _ => html.push((range.start, range.end)),
+                    },
+                    Event::SoftBreak if inline_run => continue,
+                    _ => {}
                 }
+                inline_run = matches!(ev, Event::InlineHtml(_));
             }
+            html.sort_unstable();
         }
         let bytes = content.as_bytes();
         for (i, b) in bytes.iter().enumerate() {
@@ -1031,7 +1081,15 @@ impl Literal {
                 _ => merged.push((s, e)),
             }
         }
-        Self(merged)
+        Self(merged, html)
+    }
+
+    /// Where raw HTML that starts at byte `at` ends for the parser (its
+    /// block's or its inline run's end); `None` when `at` starts no raw
+    /// HTML (it is text, shown as written).
+    pub(crate) fn html_end(&self, at: usize) -> Option<usize> {
+        let i = self.1.partition_point(|(s, _)| *s <= at);
+        (i > 0 && at < self.1[i - 1].1).then(|| self.1[i - 1].1)
     }
 
     /// Whether byte `at` is shown as written.
@@ -1345,13 +1403,30 @@ type Tag = (usize, (usize, usize), bool, String, bool);
 /// reference definitions no link uses (`[//]: # (…)` among them), the
 /// titles of links and definitions all blanked, offsets and lines kept.
 /// No positive measure sees what is blanked: hidden text is no evidence.
+///
+/// Where readers differ (a comment left open where its HTML block ends),
+/// this is the reading that hides the most; [`without_hidden_least`] the
+/// one that hides the least.
 pub fn without_hidden(content: &str) -> Cow<'_, str> {
+    hidden_blanked(content, true)
+}
+
+/// [`without_hidden`], reading a comment, processing instruction, CDATA
+/// section or declaration as a CommonMark parser does: one left open in
+/// a paragraph, item, heading or quote is text, and one ends with its
+/// HTML block. What a browser given the rendered HTML may still hide is
+/// shown here, so a measure holds only where it holds in both readings.
+pub fn without_hidden_least(content: &str) -> Cow<'_, str> {
+    hidden_blanked(content, false)
+}
+
+fn hidden_blanked(content: &str, most: bool) -> Cow<'_, str> {
     if !content.contains(['<', '[']) && !content.starts_with("---") {
         return Cow::Borrowed(content);
     }
     // One reading of the code spans serves comments and tags.
     let code = Literal::of(content);
-    let base = comments_blanked(content, &code);
+    let base = comments_blanked(content, &code, most);
     let text: &str = &base;
     let mut spans: Vec<(usize, usize)> = front_matter(text).into_iter().collect();
     // Hidden elements, to their matching close tag (or to the end); a
@@ -1403,7 +1478,15 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
         re(r"(?s)<\?.*?(?:\?>|\z)|<!\[CDATA\[.*?(?:\]\]>|\z)|<![A-Za-z][^>]*(?:>|\z)")
     });
     static IMAGE_ALT: LazyLock<Regex> = LazyLock::new(|| re(r"!\[([^\]\n]*)\][\[(]"));
-    spans.extend(UNSHOWN.find_iter(text).map(|m| (m.start(), m.end())));
+    // Read as for comments: in the reading hiding the least, only where
+    // the parser reads raw HTML, to its block's end.
+    spans.extend(UNSHOWN.find_iter(text).filter_map(|m| {
+        if most {
+            return Some((m.start(), m.end()));
+        }
+        let block_end = code.html_end(m.start())?;
+        Some((m.start(), m.end().min(block_end)))
+    }));
     for c in IMAGE_ALT.captures_iter(text) {
         if let Some(t) = c.get(1) {
             spans.push((t.start(), t.end()));

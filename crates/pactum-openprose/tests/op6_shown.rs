@@ -4,6 +4,8 @@
 //! to the judge (`not_evaluable` without one), or undetermined — never
 //! satisfied.
 
+use pactum_core::{Policy, Verdict};
+use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
 use pactum_openprose::import_run;
 
 fn write(dir: &std::path::Path, rel: &str, text: &str) {
@@ -35,6 +37,38 @@ fn run_with(body: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
         write(d.path(), p, t);
     }
     d
+}
+
+fn grade_dir(dir: &std::path::Path) -> RunGrade {
+    let run = import_run(dir).expect("imports");
+    let policy = Policy::default();
+    let mut judge = no_judge(policy);
+    grade_run(&run, &policy, &mut judge)
+}
+
+/// Grades one `summary` clause over one binding, returning its verdict.
+fn one(clause: &str, binding: &str) -> Verdict {
+    let d = run_with(
+        &format!("## Ensures\n\n- `summary`: {clause}\n"),
+        &[("bindings/svc/summary.md", binding)],
+    );
+    let g = grade_dir(d.path());
+    let v: Vec<Verdict> = g
+        .contracts
+        .iter()
+        .flat_map(|c| c.clauses.iter().map(|r| r.verdict))
+        .collect();
+    assert_eq!(v.len(), 1, "{clause}: {g:#?}");
+    v[0]
+}
+
+fn never_green(clause: &str, binding: &str) {
+    let v = one(clause, binding);
+    assert_ne!(
+        v,
+        Verdict::Satisfied,
+        "{clause:?} over {binding:?} came out satisfied"
+    );
 }
 
 /// A key split by a tag, a character reference or a link reads whole on
@@ -71,4 +105,46 @@ fn keys_split_by_markup_are_found_in_a_run() {
             "{split}"
         );
     }
+}
+
+/// Inline HTML cannot span blocks: a comment, processing instruction,
+/// CDATA section or declaration left open in a paragraph, list item,
+/// heading or quote is text, and the blocks after it render. A comment
+/// block in a list item ends with the item for a CommonMark reader.
+#[test]
+fn markup_left_open_in_a_block_hides_no_later_block() {
+    for out in [
+        "- alpha <!--\n- beta\n- gamma\n- delta -->\n",
+        "Intro text <!--\n\n- beta\n- gamma\n- delta\n\nend -->\n",
+        "> quote <!--\n\n- beta\n- gamma\n- delta\n\n-->\n",
+        "# Head <!--\n\n- beta\n- gamma\n- delta\n\n-->\n",
+        "Intro text <?\n\n- beta\n- gamma\n- delta\n\nend ?>\n",
+        "Intro text <![CDATA[\n\n- beta\n- gamma\n- delta\n\nend ]]>\n",
+        "Intro text <!DOCTYPE\n\n- beta\n- gamma\n- delta\n\nend >\n",
+        "1. alpha\n   <!--\n2. beta\n3. gamma\n4. delta\n-->\n",
+    ] {
+        never_green("at most 1 items", out);
+    }
+    // Shown text, so an upper bound over it is violated outright.
+    assert_eq!(
+        one(
+            "at most 1 items",
+            "- alpha <!--\n- beta\n- gamma\n- delta -->\n"
+        ),
+        Verdict::Violated
+    );
+    // A browser may hide what follows a comment block a list item ends:
+    // no lower bound holds over it either.
+    never_green(
+        "at least 3 items",
+        "1. alpha\n   <!--\n2. beta\n3. gamma\n4. delta\n-->\n",
+    );
+    // Closed comments, inline or as blocks, still hide what they hold.
+    assert_eq!(
+        one(
+            "at most 1 items",
+            "- alpha <!-- hidden -->\n\n<!--\n- beta\n- gamma\n-->\n"
+        ),
+        Verdict::Satisfied
+    );
 }
