@@ -1099,6 +1099,62 @@ impl Literal {
     }
 }
 
+/// Link reference definitions as `pulldown-cmark` reads them: a line
+/// written like one is text where it continues a paragraph, an item or a
+/// table, and a definition's title may stand on the next line.
+struct LinkDefs {
+    /// Each definition: its lower-case label, its byte span, and where
+    /// its title starts when it has one (after its destination).
+    spans: Vec<(String, (usize, usize), Option<usize>)>,
+    /// The start of each run of text the parser shows, sorted.
+    text: Vec<usize>,
+}
+
+impl LinkDefs {
+    fn of(content: &str) -> Self {
+        use pulldown_cmark::{Event, Options, Parser};
+        let mut out = LinkDefs {
+            spans: Vec::new(),
+            text: Vec::new(),
+        };
+        if !content.contains("]:") {
+            return out;
+        }
+        let parser = Parser::new_ext(content, Options::ENABLE_TABLES);
+        for (label, def) in parser.reference_definitions().iter() {
+            let (start, end) = (def.span.start, def.span.end);
+            let Some(written) = content.get(start..end) else {
+                continue;
+            };
+            // The title follows the destination as written (the label
+            // and its colon first); unfound (escaped), the rest is kept.
+            let after_label = written.find("]:").map_or(0, |i| i + 2);
+            let title_from = def.title.as_ref().and_then(|_| {
+                let dest = def.dest.as_ref();
+                (!dest.is_empty())
+                    .then(|| written[after_label..].find(dest))
+                    .flatten()
+                    .map(|i| start + after_label + i + dest.len())
+            });
+            out.spans
+                .push((label.to_lowercase(), (start, end), title_from));
+        }
+        for (ev, r) in parser.into_offset_iter() {
+            if matches!(ev, Event::Text(_) | Event::Code(_)) {
+                out.text.push(r.start);
+            }
+        }
+        out.text.sort_unstable();
+        out
+    }
+
+    /// Whether the parser shows text starting in `start..end`.
+    fn text_in(&self, start: usize, end: usize) -> bool {
+        let i = self.text.partition_point(|t| *t < start);
+        self.text.get(i).is_some_and(|t| *t < end)
+    }
+}
+
 /// Elements a browser does not render (their content is not shown), by
 /// default or as replaced content: `<dialog>` only when not `open`.
 const UNRENDERED: &[&str] = &[
@@ -1442,19 +1498,31 @@ fn hidden_blanked(content: &str, most: bool) -> Cow<'_, str> {
     // (a label holding a bracket is never used: it is hidden).
     static BRACKETED: LazyLock<Regex> = LazyLock::new(|| re(r"\[([^\[\]\n]+)\]"));
     let mut written: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    if LINK_DEF.is_match(text) {
+    let defs = LinkDefs::of(text);
+    if LINK_DEF.is_match(text) || !defs.spans.is_empty() {
         for c in BRACKETED.captures_iter(text) {
             if let Some(l) = c.get(1) {
                 *written.entry(l.as_str().to_lowercase()).or_default() += 1;
             }
         }
     }
+    // The definitions the parser read (a title on the next line too).
+    for (label, span, title_from) in &defs.spans {
+        let used = written.get(label).is_some_and(|n| *n > 1);
+        match (used, title_from) {
+            (false, _) => spans.push(*span),
+            (true, Some(from)) => spans.push((*from, span.1)),
+            (true, None) => {}
+        }
+    }
     for c in LINK_DEF.captures_iter(text) {
         let (Some(m), Some(label)) = (c.get(0), c.get(1)) else {
             continue;
         };
-        // `[^1]: …` is a footnote: shown, at the end of the page.
-        if label.as_str().starts_with('^') {
+        // `[^1]: …` is a footnote: shown, at the end of the page. A line
+        // the parser reads as text (continuing a paragraph, an item, a
+        // table) is no definition.
+        if label.as_str().starts_with('^') || defs.text_in(m.start(), m.end()) {
             continue;
         }
         let used = written

@@ -148,3 +148,39 @@ fn markup_left_open_in_a_block_hides_no_later_block() {
         Verdict::Satisfied
     );
 }
+
+/// A line written like a link reference definition that continues a
+/// paragraph, an item or a table is text (a definition cannot interrupt
+/// a paragraph): its words are shown, and counted.
+#[test]
+fn a_definition_line_continuing_a_paragraph_is_text() {
+    for out in [
+        "Intro.\n[x]: /u \"solid state batteries replace liquid electrolytes with ceramics which raises density and safety\"\n",
+        "- Intro.\n  [x]: /u \"solid state batteries replace liquid electrolytes with ceramics which raises density\"\n",
+        "| a |\n|---|\n| b |\n[x]: /u \"solid state batteries replace liquid electrolytes with ceramics which raises density\"\n",
+    ] {
+        assert_eq!(one("at most 5 words", out), Verdict::Violated, "{out}");
+    }
+    // The same line where a paragraph may start is a definition: hidden.
+    assert_eq!(
+        one(
+            "at most 5 words",
+            "Intro.\n\n[x]: /u \"solid state batteries replace liquid electrolytes with ceramics\"\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// A definition's title is never shown, on the definition's line or on
+/// the next: a quote found only there is no evidence.
+#[test]
+fn a_definition_title_on_the_next_line_is_hidden() {
+    for out in [
+        "Intro text.\n\n[x]: /u\n  \"solid electrolytes are safer\"\n",
+        "Intro text.\n\n[x]: /u\n\"solid electrolytes are safer\"\n",
+        "Intro text.\n\n[x]:\n/u\n'solid electrolytes are safer'\n",
+        "Intro text [x].\n\n[x]: /u\n  \"solid electrolytes are safer\"\n",
+    ] {
+        never_green("saying \"solid electrolytes are safer\"", out);
+    }
+}
