@@ -886,7 +886,7 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
             match (f.held, g.held) {
                 (Some(false), _) | (Some(true), Some(true)) => f,
                 (_, Some(false)) => Finding {
-                    detail: format!("{}, reading an HTML comment, processing instruction or declaration left open where its block ends as ending there (as a CommonMark renderer does)", g.detail),
+                    detail: format!("{}, reading as shown what only some renderers hide (YAML front matter; an HTML comment, processing instruction or declaration left open where its block ends)", g.detail),
                     ..g
                 },
                 _ => finding(None, f.detail, None),
@@ -1179,8 +1179,8 @@ fn attrs_hide(name: &str, attrs: &str) -> bool {
 }
 
 /// The byte span of a YAML front matter block opening `text` (`---`,
-/// `key: value` lines, `---` or `...`): metadata a renderer shows as a
-/// table or not at all, never a heading or a paragraph of the output.
+/// `key: value` lines, `---` or `...`): metadata GitHub shows as a table,
+/// a CommonMark renderer as text, and others not at all.
 fn front_matter(text: &str) -> Option<(usize, usize)> {
     static KEY: LazyLock<Regex> = LazyLock::new(|| re(r"^[A-Za-z0-9_][A-Za-z0-9_ -]*:(\s|$)"));
     let mut lines = text.split_inclusive('\n');
@@ -1460,7 +1460,8 @@ type Tag = (usize, (usize, usize), bool, String, bool);
 /// titles of links and definitions all blanked, offsets and lines kept.
 /// No positive measure sees what is blanked: hidden text is no evidence.
 ///
-/// Where readers differ (a comment left open where its HTML block ends),
+/// Where readers differ (front matter, a comment left open where its
+/// HTML block ends),
 /// this is the reading that hides the most; [`without_hidden_least`] the
 /// one that hides the least.
 pub fn without_hidden(content: &str) -> Cow<'_, str> {
@@ -1470,8 +1471,9 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
 /// [`without_hidden`], reading a comment, processing instruction, CDATA
 /// section or declaration as a CommonMark parser does: one left open in
 /// a paragraph, item, heading or quote is text, and one ends with its
-/// HTML block. What a browser given the rendered HTML may still hide is
-/// shown here, so a measure holds only where it holds in both readings.
+/// HTML block; and YAML front matter is shown (GitHub shows it as a
+/// table). What some renderers hide is shown here, so a measure holds
+/// only where it holds in both readings.
 pub fn without_hidden_least(content: &str) -> Cow<'_, str> {
     hidden_blanked(content, false)
 }
@@ -1484,7 +1486,13 @@ fn hidden_blanked(content: &str, most: bool) -> Cow<'_, str> {
     let code = Literal::of(content);
     let base = comments_blanked(content, &code, most);
     let text: &str = &base;
-    let mut spans: Vec<(usize, usize)> = front_matter(text).into_iter().collect();
+    // Front matter: GitHub shows it as a table, a CommonMark renderer as
+    // text; other renderers drop it. Hidden in the `most` reading only.
+    let mut spans: Vec<(usize, usize)> = if most {
+        front_matter(text).into_iter().collect()
+    } else {
+        Vec::new()
+    };
     // Hidden elements, to their matching close tag (or to the end); a
     // tag inside code, or escaped, is text. A tag's attributes (a
     // `title`, an `alt`) are not shown; the tag itself stays, so a quoted

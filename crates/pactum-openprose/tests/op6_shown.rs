@@ -184,3 +184,16 @@ fn a_definition_title_on_the_next_line_is_hidden() {
         never_green("saying \"solid electrolytes are safer\"", out);
     }
 }
+
+/// YAML front matter is shown by GitHub (a table) and CommonMark (text):
+/// an upper bound counts its words; a lower bound is not met by them.
+#[test]
+fn front_matter_counts_for_upper_bounds_only() {
+    let fm = "---\nsummary: Solid state batteries replace the liquid electrolyte with a ceramic or polymer separator which raises energy density and safety\nverdict: promising but expensive and years from volume production in cars\n---\nShort body here.\n";
+    assert_eq!(one("at most 10 words", fm), Verdict::Violated);
+    never_green("at least 20 words", fm);
+    assert_eq!(
+        one("at most 10 words", "Short body here.\n"),
+        Verdict::Satisfied
+    );
+}
