@@ -875,15 +875,63 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
             }
         }
         _ => {
-            let most = without_hidden(content);
-            let f = measure_in(m, &most, json.as_ref(), inputs);
-            let least = without_hidden_least(content);
-            if least == most {
+            let f = measure_both(m, content, json.as_ref(), inputs);
+            if f.held != Some(true) {
                 return f;
             }
-            // Held only where it holds in both readings.
-            let g = measure_in(m, &least, json.as_ref(), inputs);
-            match (f.held, g.held) {
+            // A bidirectional control shows text in another order than
+            // written: a quote found as written may not be shown.
+            if matches!(m, Measure::Contains(_)) && has_bidi_control(content) {
+                return finding(
+                    None,
+                    format!("{}, but the output holds a bidirectional override, embedding or isolate control, which shows text in another order than it is written: whether it shows it is for the judge", f.detail),
+                    None,
+                );
+            }
+            // GitHub's math rendering can hide text (`\phantom`, a white
+            // `\color`): what held there may not be shown.
+            if hiding_math(content) {
+                return finding(
+                    None,
+                    format!("{}, but the output holds math with a command that can hide text (`\\phantom`, `\\color`…): whether it is shown is for the judge", f.detail),
+                    None,
+                );
+            }
+            f
+        }
+    }
+}
+
+/// Whether `content` holds a TeX command that can hide text when GitHub
+/// renders math (`$…$`, `$$…$$`, a `math` fence): phantoms, colours,
+/// overlaps and smashes.
+fn hiding_math(content: &str) -> bool {
+    static HIDING_TEX: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"\\(?:[hv]?phantom|(?:text|math|page)?color|colorbox|fcolorbox|smash|[lrc]lap|mathrlap|mathllap|mathclap|style|class|cssId|href|raise|lower|kern|mkern|hspace|hskip|mskip)\b",
+        )
+    });
+    (content.contains('$') || content.contains("math")) && HIDING_TEX.is_match(content)
+}
+
+/// [`measure_in`] over what the output shows, held only where it holds
+/// both where what only some renderers hide is hidden
+/// ([`without_hidden`]) and where it is shown ([`without_hidden_least`]).
+fn measure_both(
+    m: &Measure,
+    content: &str,
+    json: Option<&Value>,
+    inputs: &[Cow<'_, str>],
+) -> Finding {
+    let most = without_hidden(content);
+    let f = measure_in(m, &most, json, inputs);
+    let least = without_hidden_least(content);
+    if least == most {
+        return f;
+    }
+    // Held only where it holds in both readings.
+    let g = measure_in(m, &least, json, inputs);
+    match (f.held, g.held) {
                 (Some(false), _) | (Some(true), Some(true)) => f,
                 (_, Some(false)) => Finding {
                     detail: format!("{}, reading as shown what only some renderers hide (YAML front matter; an HTML comment, processing instruction or declaration left open where its block ends)", g.detail),
@@ -891,8 +939,6 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                 },
                 _ => finding(None, f.detail, None),
             }
-        }
-    }
 }
 
 /// Whether `content` holds a bidirectional override, embedding or

@@ -197,3 +197,43 @@ fn front_matter_counts_for_upper_bounds_only() {
         Verdict::Satisfied
     );
 }
+
+/// A right-to-left override shows text reversed: a quote found as
+/// written in an output holding a bidirectional control is for the judge.
+#[test]
+fn a_quote_in_text_with_a_bidi_control_is_for_the_judge() {
+    let says = "saying \"solid electrolytes are safer\"";
+    for out in [
+        "Our finding: \u{202e}solid electrolytes are safer\u{202c} overall.\n",
+        "Our finding: &#x202E;solid electrolytes are safer&#x202C; overall.\n",
+        "Our finding: \u{2067}solid electrolytes are safer\u{2069} overall.\n",
+    ] {
+        never_green(says, out);
+    }
+    assert_eq!(
+        one(says, "Our finding: solid electrolytes are safer overall.\n"),
+        Verdict::Satisfied
+    );
+}
+
+/// GitHub's math rendering can hide text (`\phantom`, a white `\color`):
+/// what held over an output holding such math is for the judge.
+#[test]
+fn text_hidden_by_math_is_for_the_judge() {
+    never_green(
+        "saying \"solid electrolytes are safer\"",
+        "Our finding is below.\n\n$$\\phantom{solid electrolytes are safer}$$\n",
+    );
+    never_green(
+        "saying \"solid electrolytes are safer\"",
+        "Our finding: $\\color{white}{\\text{solid electrolytes are safer}}$\n",
+    );
+    never_green(
+        "at least 20 words",
+        "Our finding is below.\n\n$$\\phantom{a b c d e f g h i j k l m n o p q r s t u v w x y z}$$\n",
+    );
+    assert_eq!(
+        one("at least 3 words", "Energy is $E = mc^2$ here.\n"),
+        Verdict::Satisfied
+    );
+}
