@@ -1274,9 +1274,11 @@ pub(crate) fn without_destinations(content: &str) -> Cow<'_, str> {
             }
         }
     }
-    // A definition (`[label]: url`) is never shown itself.
+    // A definition (`[label]: url`) is never shown itself; a line written
+    // like one that the parser reads as text (continuing a paragraph) is.
+    let defs = LinkDefs::of(content);
     for m in LINK_DEF.find_iter(content) {
-        if !code.holds(m.start()) {
+        if !code.holds(m.start()) && !defs.text_in(m.start(), m.end()) {
             spans.push((m.start(), m.end()));
         }
     }

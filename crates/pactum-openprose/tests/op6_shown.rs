@@ -161,6 +161,14 @@ fn a_definition_line_continuing_a_paragraph_is_text() {
     ] {
         assert_eq!(one("at most 5 words", out), Verdict::Violated, "{out}");
     }
+    // Its text is shown: a quote there is found.
+    assert_eq!(
+        one(
+            "saying \"solid electrolytes are safer\"",
+            "Intro.\n[x]: /u \"solid electrolytes are safer\"\n"
+        ),
+        Verdict::Satisfied
+    );
     // The same line where a paragraph may start is a definition: hidden.
     assert_eq!(
         one(
