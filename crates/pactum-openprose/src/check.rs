@@ -974,6 +974,9 @@ fn comments_blanked<'a>(content: &'a str, code: &Literal, most: bool) -> Cow<'a,
         return Cow::Borrowed(content);
     }
     let mut spans = Vec::new();
+    // Every `-->`, found once: a comment read as ending with its block
+    // must not search the rest of the text again for each one.
+    let closes: Vec<usize> = content.match_indices("-->").map(|(i, _)| i).collect();
     let mut at = 0;
     while let Some(open) = content[at..].find("<!--").map(|i| at + i) {
         // Inside code, or escaped, `<!--` is shown as written.
@@ -987,9 +990,8 @@ fn comments_blanked<'a>(content: &'a str, code: &Literal, most: bool) -> Cow<'a,
         } else if content[open..].starts_with("<!--->") {
             open + 6
         } else {
-            content[open + 4..]
-                .find("-->")
-                .map_or(content.len(), |i| open + 4 + i + 3)
+            let i = closes.partition_point(|c| *c < open + 4);
+            closes.get(i).map_or(content.len(), |c| c + 3)
         };
         let end = match (most, code.html_end(open)) {
             (true, _) => end,

@@ -123,12 +123,8 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
             )));
         }
     }
-    let mut keys: Vec<String> = Vec::new();
-    for k in runs.iter().flat_map(Run::texts).flat_map(key_tokens) {
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
+    let mut keys: std::collections::HashSet<String> = std::collections::HashSet::new();
+    keys.extend(runs.iter().flat_map(Run::texts).flat_map(key_tokens));
     // Keys that read whole only once the Markdown renders (split by a
     // tag, a character reference or a link), and the text each renders
     // from: redacted as written keys are.
@@ -138,11 +134,7 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
         rendered.keys.extend(found.keys);
         rendered.sources.extend(found.sources);
     }
-    for k in &rendered.keys {
-        if !keys.contains(k) {
-            keys.push(k.clone());
-        }
-    }
+    keys.extend(rendered.keys.iter().cloned());
     let keys_in_runs = keys.len();
     let (judge, shown) = judge_setup(
         req.judge.as_ref(),
