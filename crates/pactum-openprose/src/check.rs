@@ -874,8 +874,71 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                 None => f,
             }
         }
-        _ => measure_in(m, &without_hidden(content), json.as_ref(), inputs),
+        _ => {
+            let f = measure_both(m, content, json.as_ref(), inputs);
+            if f.held != Some(true) {
+                return f;
+            }
+            // A bidirectional control shows text in another order than
+            // written: a quote found as written may not be shown.
+            if matches!(m, Measure::Contains(_)) && has_bidi_control(content) {
+                return finding(
+                    None,
+                    format!("{}, but the output holds a bidirectional override, embedding or isolate control, which shows text in another order than it is written: whether it shows it is for the judge", f.detail),
+                    None,
+                );
+            }
+            // GitHub's math rendering can hide text (`\phantom`, a white
+            // `\color`): what held there may not be shown.
+            if hiding_math(content) {
+                return finding(
+                    None,
+                    format!("{}, but the output holds math with a command that can hide text (`\\phantom`, `\\color`…): whether it is shown is for the judge", f.detail),
+                    None,
+                );
+            }
+            f
+        }
     }
+}
+
+/// Whether `content` holds a TeX command that can hide text when GitHub
+/// renders math (`$…$`, `$$…$$`, a `math` fence): phantoms, colours,
+/// overlaps and smashes.
+fn hiding_math(content: &str) -> bool {
+    static HIDING_TEX: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"\\(?:[hv]?phantom|(?:text|math|page)?color|colorbox|fcolorbox|smash|[lrc]lap|mathrlap|mathllap|mathclap|style|class|cssId|href|raise|lower|kern|mkern|hspace|hskip|mskip)\b",
+        )
+    });
+    (content.contains('$') || content.contains("math")) && HIDING_TEX.is_match(content)
+}
+
+/// [`measure_in`] over what the output shows, held only where it holds
+/// both where what only some renderers hide is hidden
+/// ([`without_hidden`]) and where it is shown ([`without_hidden_least`]).
+fn measure_both(
+    m: &Measure,
+    content: &str,
+    json: Option<&Value>,
+    inputs: &[Cow<'_, str>],
+) -> Finding {
+    let most = without_hidden(content);
+    let f = measure_in(m, &most, json, inputs);
+    let least = without_hidden_least(content);
+    if least == most {
+        return f;
+    }
+    // Held only where it holds in both readings.
+    let g = measure_in(m, &least, json, inputs);
+    match (f.held, g.held) {
+                (Some(false), _) | (Some(true), Some(true)) => f,
+                (_, Some(false)) => Finding {
+                    detail: format!("{}, reading as shown what only some renderers hide (YAML front matter; an HTML comment, processing instruction or declaration left open where its block ends)", g.detail),
+                    ..g
+                },
+                _ => finding(None, f.detail, None),
+            }
 }
 
 /// Whether `content` holds a bidirectional override, embedding or
@@ -894,16 +957,26 @@ pub fn without_comments(content: &str) -> Cow<'_, str> {
     if !content.contains("<!--") {
         return Cow::Borrowed(content);
     }
-    comments_blanked(content, &Literal::of(content))
+    comments_blanked(content, &Literal::of(content), true)
 }
 
 /// [`without_comments`], with where `content` shows text as written
 /// (`code`) already read.
-fn comments_blanked<'a>(content: &'a str, code: &Literal) -> Cow<'a, str> {
+///
+/// Readers differ over a comment left open where its block ends: a
+/// CommonMark parser reads an inline `<!--` left open in its block as
+/// text, and ends a comment block with its container (a list item); a
+/// renderer passing it on as HTML hides the rest. The `most` reading
+/// hides to the next `-->`; the other shows the text and ends a block's
+/// comment with the block.
+fn comments_blanked<'a>(content: &'a str, code: &Literal, most: bool) -> Cow<'a, str> {
     if !content.contains("<!--") {
         return Cow::Borrowed(content);
     }
     let mut spans = Vec::new();
+    // Every `-->`, found once: a comment read as ending with its block
+    // must not search the rest of the text again for each one.
+    let closes: Vec<usize> = content.match_indices("-->").map(|(i, _)| i).collect();
     let mut at = 0;
     while let Some(open) = content[at..].find("<!--").map(|i| at + i) {
         // Inside code, or escaped, `<!--` is shown as written.
@@ -917,9 +990,16 @@ fn comments_blanked<'a>(content: &'a str, code: &Literal) -> Cow<'a, str> {
         } else if content[open..].starts_with("<!--->") {
             open + 6
         } else {
-            content[open + 4..]
-                .find("-->")
-                .map_or(content.len(), |i| open + 4 + i + 3)
+            let i = closes.partition_point(|c| *c < open + 4);
+            closes.get(i).map_or(content.len(), |c| c + 3)
+        };
+        let end = match (most, code.html_end(open)) {
+            (true, _) => end,
+            (false, Some(block_end)) => end.min(block_end),
+            (false, None) => {
+                at = open + 4;
+                continue;
+            }
         };
         spans.push((open, end));
         at = end;
@@ -996,18 +1076,36 @@ static LINK_TITLE: LazyLock<Regex> = LazyLock::new(|| {
 /// Where Markdown shows `<` and `[` as written, so no HTML or link
 /// syntax starts there: code spans and code blocks (as `pulldown-cmark`
 /// reads them) and a backslash-escaped character. Byte ranges, sorted.
-pub(crate) struct Literal(Vec<(usize, usize)>);
+/// Also where it reads raw HTML: each HTML block whole, each run of
+/// inline HTML (a comment, a processing instruction…) within its block.
+pub(crate) struct Literal(Vec<(usize, usize)>, Vec<(usize, usize)>);
 
 impl Literal {
     pub(crate) fn of(content: &str) -> Self {
         use pulldown_cmark::{Event, Options, Parser, Tag as MdTag};
         let mut spans = Vec::new();
-        if content.contains(['`', '~']) || content.contains("    ") || content.contains('\t') {
+        let mut html: Vec<(usize, usize)> = Vec::new();
+        let with_code =
+            content.contains(['`', '~']) || content.contains("    ") || content.contains('\t');
+        if with_code || content.contains('<') {
+            // Inline HTML split over lines is one run.
+            let mut inline_run = false;
             for (ev, range) in Parser::new_ext(content, Options::ENABLE_TABLES).into_offset_iter() {
-                if matches!(ev, Event::Code(_) | Event::Start(MdTag::CodeBlock(_))) {
-                    spans.push((range.start, range.end));
+                match ev {
+                    Event::Code(_) | Event::Start(MdTag::CodeBlock(_)) => {
+                        spans.push((range.start, range.end));
+                    }
+                    Event::Start(MdTag::HtmlBlock) => html.push((range.start, range.end)),
+                    Event::InlineHtml(_) => match html.last_mut() {
+                        Some(last) if inline_run => last.1 = last.1.max(range.end),
+                        _ => html.push((range.start, range.end)),
+                    },
+                    Event::SoftBreak if inline_run => continue,
+                    _ => {}
                 }
+                inline_run = matches!(ev, Event::InlineHtml(_));
             }
+            html.sort_unstable();
         }
         let bytes = content.as_bytes();
         for (i, b) in bytes.iter().enumerate() {
@@ -1031,13 +1129,77 @@ impl Literal {
                 _ => merged.push((s, e)),
             }
         }
-        Self(merged)
+        Self(merged, html)
+    }
+
+    /// Where raw HTML that starts at byte `at` ends for the parser (its
+    /// block's or its inline run's end); `None` when `at` starts no raw
+    /// HTML (it is text, shown as written).
+    pub(crate) fn html_end(&self, at: usize) -> Option<usize> {
+        let i = self.1.partition_point(|(s, _)| *s <= at);
+        (i > 0 && at < self.1[i - 1].1).then(|| self.1[i - 1].1)
     }
 
     /// Whether byte `at` is shown as written.
     pub(crate) fn holds(&self, at: usize) -> bool {
         let i = self.0.partition_point(|(s, _)| *s <= at);
         i > 0 && at < self.0[i - 1].1
+    }
+}
+
+/// Link reference definitions as `pulldown-cmark` reads them: a line
+/// written like one is text where it continues a paragraph, an item or a
+/// table, and a definition's title may stand on the next line.
+struct LinkDefs {
+    /// Each definition: its lower-case label, its byte span, and where
+    /// its title starts when it has one (after its destination).
+    spans: Vec<(String, (usize, usize), Option<usize>)>,
+    /// The start of each run of text the parser shows, sorted.
+    text: Vec<usize>,
+}
+
+impl LinkDefs {
+    fn of(content: &str) -> Self {
+        use pulldown_cmark::{Event, Options, Parser};
+        let mut out = LinkDefs {
+            spans: Vec::new(),
+            text: Vec::new(),
+        };
+        if !content.contains("]:") {
+            return out;
+        }
+        let parser = Parser::new_ext(content, Options::ENABLE_TABLES);
+        for (label, def) in parser.reference_definitions().iter() {
+            let (start, end) = (def.span.start, def.span.end);
+            let Some(written) = content.get(start..end) else {
+                continue;
+            };
+            // The title follows the destination as written (the label
+            // and its colon first); unfound (escaped), the rest is kept.
+            let after_label = written.find("]:").map_or(0, |i| i + 2);
+            let title_from = def.title.as_ref().and_then(|_| {
+                let dest = def.dest.as_ref();
+                (!dest.is_empty())
+                    .then(|| written[after_label..].find(dest))
+                    .flatten()
+                    .map(|i| start + after_label + i + dest.len())
+            });
+            out.spans
+                .push((label.to_lowercase(), (start, end), title_from));
+        }
+        for (ev, r) in parser.into_offset_iter() {
+            if matches!(ev, Event::Text(_) | Event::Code(_)) {
+                out.text.push(r.start);
+            }
+        }
+        out.text.sort_unstable();
+        out
+    }
+
+    /// Whether the parser shows text starting in `start..end`.
+    fn text_in(&self, start: usize, end: usize) -> bool {
+        let i = self.text.partition_point(|t| *t < start);
+        self.text.get(i).is_some_and(|t| *t < end)
     }
 }
 
@@ -1065,8 +1227,8 @@ fn attrs_hide(name: &str, attrs: &str) -> bool {
 }
 
 /// The byte span of a YAML front matter block opening `text` (`---`,
-/// `key: value` lines, `---` or `...`): metadata a renderer shows as a
-/// table or not at all, never a heading or a paragraph of the output.
+/// `key: value` lines, `---` or `...`): metadata GitHub shows as a table,
+/// a CommonMark renderer as text, and others not at all.
 fn front_matter(text: &str) -> Option<(usize, usize)> {
     static KEY: LazyLock<Regex> = LazyLock::new(|| re(r"^[A-Za-z0-9_][A-Za-z0-9_ -]*:(\s|$)"));
     let mut lines = text.split_inclusive('\n');
@@ -1114,9 +1276,11 @@ pub(crate) fn without_destinations(content: &str) -> Cow<'_, str> {
             }
         }
     }
-    // A definition (`[label]: url`) is never shown itself.
+    // A definition (`[label]: url`) is never shown itself; a line written
+    // like one that the parser reads as text (continuing a paragraph) is.
+    let defs = LinkDefs::of(content);
     for m in LINK_DEF.find_iter(content) {
-        if !code.holds(m.start()) {
+        if !code.holds(m.start()) && !defs.text_in(m.start(), m.end()) {
             spans.push((m.start(), m.end()));
         }
     }
@@ -1345,15 +1509,40 @@ type Tag = (usize, (usize, usize), bool, String, bool);
 /// reference definitions no link uses (`[//]: # (…)` among them), the
 /// titles of links and definitions all blanked, offsets and lines kept.
 /// No positive measure sees what is blanked: hidden text is no evidence.
+///
+/// Where readers differ (front matter, a comment left open where its
+/// HTML block ends),
+/// this is the reading that hides the most; [`without_hidden_least`] the
+/// one that hides the least.
 pub fn without_hidden(content: &str) -> Cow<'_, str> {
+    hidden_blanked(content, true)
+}
+
+/// [`without_hidden`], reading a comment, processing instruction, CDATA
+/// section or declaration as a CommonMark parser does: one left open in
+/// a paragraph, item, heading or quote is text, and one ends with its
+/// HTML block; and YAML front matter is shown (GitHub shows it as a
+/// table). What some renderers hide is shown here, so a measure holds
+/// only where it holds in both readings.
+pub fn without_hidden_least(content: &str) -> Cow<'_, str> {
+    hidden_blanked(content, false)
+}
+
+fn hidden_blanked(content: &str, most: bool) -> Cow<'_, str> {
     if !content.contains(['<', '[']) && !content.starts_with("---") {
         return Cow::Borrowed(content);
     }
     // One reading of the code spans serves comments and tags.
     let code = Literal::of(content);
-    let base = comments_blanked(content, &code);
+    let base = comments_blanked(content, &code, most);
     let text: &str = &base;
-    let mut spans: Vec<(usize, usize)> = front_matter(text).into_iter().collect();
+    // Front matter: GitHub shows it as a table, a CommonMark renderer as
+    // text; other renderers drop it. Hidden in the `most` reading only.
+    let mut spans: Vec<(usize, usize)> = if most {
+        front_matter(text).into_iter().collect()
+    } else {
+        Vec::new()
+    };
     // Hidden elements, to their matching close tag (or to the end); a
     // tag inside code, or escaped, is text. A tag's attributes (a
     // `title`, an `alt`) are not shown; the tag itself stays, so a quoted
@@ -1367,19 +1556,31 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
     // (a label holding a bracket is never used: it is hidden).
     static BRACKETED: LazyLock<Regex> = LazyLock::new(|| re(r"\[([^\[\]\n]+)\]"));
     let mut written: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    if LINK_DEF.is_match(text) {
+    let defs = LinkDefs::of(text);
+    if LINK_DEF.is_match(text) || !defs.spans.is_empty() {
         for c in BRACKETED.captures_iter(text) {
             if let Some(l) = c.get(1) {
                 *written.entry(l.as_str().to_lowercase()).or_default() += 1;
             }
         }
     }
+    // The definitions the parser read (a title on the next line too).
+    for (label, span, title_from) in &defs.spans {
+        let used = written.get(label).is_some_and(|n| *n > 1);
+        match (used, title_from) {
+            (false, _) => spans.push(*span),
+            (true, Some(from)) => spans.push((*from, span.1)),
+            (true, None) => {}
+        }
+    }
     for c in LINK_DEF.captures_iter(text) {
         let (Some(m), Some(label)) = (c.get(0), c.get(1)) else {
             continue;
         };
-        // `[^1]: …` is a footnote: shown, at the end of the page.
-        if label.as_str().starts_with('^') {
+        // `[^1]: …` is a footnote: shown, at the end of the page. A line
+        // the parser reads as text (continuing a paragraph, an item, a
+        // table) is no definition.
+        if label.as_str().starts_with('^') || defs.text_in(m.start(), m.end()) {
             continue;
         }
         let used = written
@@ -1403,7 +1604,15 @@ pub fn without_hidden(content: &str) -> Cow<'_, str> {
         re(r"(?s)<\?.*?(?:\?>|\z)|<!\[CDATA\[.*?(?:\]\]>|\z)|<![A-Za-z][^>]*(?:>|\z)")
     });
     static IMAGE_ALT: LazyLock<Regex> = LazyLock::new(|| re(r"!\[([^\]\n]*)\][\[(]"));
-    spans.extend(UNSHOWN.find_iter(text).map(|m| (m.start(), m.end())));
+    // Read as for comments: in the reading hiding the least, only where
+    // the parser reads raw HTML, to its block's end.
+    spans.extend(UNSHOWN.find_iter(text).filter_map(|m| {
+        if most {
+            return Some((m.start(), m.end()));
+        }
+        let block_end = code.html_end(m.start())?;
+        Some((m.start(), m.end().min(block_end)))
+    }));
     for c in IMAGE_ALT.captures_iter(text) {
         if let Some(t) = c.get(1) {
             spans.push((t.start(), t.end()));

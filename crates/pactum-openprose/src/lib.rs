@@ -10,6 +10,7 @@
 //! | [`check`] | which clause phrasings are measured deterministically, and the measurements |
 //! | `rendered` | what a Markdown output renders as (CommonMark with GFM tables): the units counted |
 //! | [`grade`] | clause verdicts, the judge's part, and the grader's scores and report shape |
+//! | [`keys`] | keys a reader sees once the Markdown renders, and the source each renders from |
 //!
 //! Verdicts, scores and statuses are pactum-core's (SPEC §3.3–§3.5); a
 //! judged clause goes through pactum-eval's grading, so it passes the same
@@ -19,6 +20,7 @@ pub mod check;
 pub mod contract;
 mod error;
 pub mod grade;
+pub mod keys;
 mod rendered;
 pub mod run;
 

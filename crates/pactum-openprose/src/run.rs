@@ -206,6 +206,31 @@ impl Run {
     }
 }
 
+impl Run {
+    /// The keys a reader sees once [`Self::texts`] render as Markdown but
+    /// that are not written as key-shaped tokens (split by a tag, a
+    /// character reference or a link), and the source each renders from
+    /// ([`crate::keys::shown_keys`]): the pipeline redacts both.
+    pub fn shown_keys(&self) -> crate::keys::ShownKeys {
+        let mut out = crate::keys::ShownKeys::default();
+        let mut seen = std::collections::HashSet::new();
+        for t in self.texts() {
+            let found = crate::keys::shown_keys(t);
+            for k in found.keys {
+                if seen.insert(k.clone()) {
+                    out.keys.push(k);
+                }
+            }
+            for s in found.sources {
+                if seen.insert(s.clone()) {
+                    out.sources.push(s);
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Whether `dir` looks like an OpenProse run: a folder holding
 /// `root.prose.md`, or, with it missing, something only a run holds
 /// (`forme.manifest.json`, `vm.log.md`, `compiled-intent.json`, a

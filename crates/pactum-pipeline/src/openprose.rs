@@ -123,19 +123,27 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
             )));
         }
     }
-    let mut keys: Vec<String> = Vec::new();
-    for k in runs.iter().flat_map(Run::texts).flat_map(key_tokens) {
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
+    let mut keys: std::collections::HashSet<String> = std::collections::HashSet::new();
+    keys.extend(runs.iter().flat_map(Run::texts).flat_map(key_tokens));
+    // Keys that read whole only once the Markdown renders (split by a
+    // tag, a character reference or a link), and the text each renders
+    // from: redacted as written keys are.
+    let mut rendered = pactum_openprose::keys::ShownKeys::default();
+    for r in &runs {
+        let found = r.shown_keys();
+        rendered.keys.extend(found.keys);
+        rendered.sources.extend(found.sources);
     }
+    keys.extend(rendered.keys.iter().cloned());
     let keys_in_runs = keys.len();
     let (judge, shown) = judge_setup(
         req.judge.as_ref(),
         req.store.as_deref(),
         runs.iter().flat_map(Run::texts),
     )?;
-    let redactor = shown.redactor().clone();
+    let redactor = Redactor::new(rendered.secrets())
+        .and_then(|r| r.with(shown.redactor()))
+        .map_err(|e| PipelineError::Invalid(format!("the keys to redact {e}")))?;
     Ok(Prepared {
         req,
         runs,

@@ -1,0 +1,84 @@
+//! `pactum grade RUN_DIR…`: a key that reads whole only once the Markdown
+//! renders (split by an HTML tag, a character reference or a link) reaches
+//! no report and no terminal.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+const ENDED_LOG: &str = "# run:r\nroot: root.prose.md\n---end 2026-12-01T10:15:31Z\n";
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// Every report and the terminal, for a run whose one output is `out`
+/// under a clause it violates (its evidence quotes the first paragraph).
+fn graded(out: &str) -> Vec<(&'static str, String)> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: at most 1 paragraph\n",
+    );
+    write(&run_dir.join("bindings/svc/out.md"), out);
+    let json = dir.path().join("r.json");
+    let junit = dir.path().join("r.xml");
+    let output = Command::cargo_bin("pactum")
+        .expect("the pactum binary is built")
+        .env("NO_COLOR", "1")
+        .arg("grade")
+        .arg("--experimental-openprose")
+        .arg("-v")
+        .arg(&run_dir)
+        .arg("--json")
+        .arg(&json)
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .expect("pactum runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("redacted-secret"), "{stdout}");
+    vec![
+        ("stdout", stdout),
+        ("stderr", stderr),
+        ("json", std::fs::read_to_string(&json).expect("json")),
+        ("junit", std::fs::read_to_string(&junit).expect("junit")),
+    ]
+}
+
+#[test]
+fn a_key_split_by_markup_is_redacted_from_every_report() {
+    const HEAD: &str = "sk-proj-ABCDEF";
+    const TAIL: &str = "0123456789abcdef0123456789";
+    for split in [
+        format!("{HEAD}<wbr>{TAIL}"),
+        format!("{HEAD}<span>{TAIL}</span>"),
+        format!("{HEAD}<b></b>{TAIL}"),
+        format!("{HEAD}&shy;{TAIL}"),
+        format!("{HEAD}[{TAIL}](x)"),
+        format!("{HEAD}<br>{TAIL}"),
+        // Every piece shorter than a fragment the redactor finds alone.
+        "sk-pro<b></b>j-ABCD<b></b>EF0123<b></b>456789<b></b>abcdef<b></b>012345<b></b>6789"
+            .to_string(),
+    ] {
+        let out = format!("Key {split} end.\n\nSecond paragraph here.\n");
+        for (what, text) in graded(&out) {
+            // Markup removed, as a reader recovers the key.
+            let bare: String = text
+                .replace("<b></b>", "")
+                .replace("<wbr>", "")
+                .replace("<br>", "")
+                .replace("<span>", "")
+                .replace("&shy;", "")
+                .replace('[', "");
+            for part in [HEAD, "ABCDEF0123", &TAIL[..10], &TAIL[TAIL.len() - 10..]] {
+                assert!(!bare.contains(part), "{split}: {what} holds {part}: {text}");
+            }
+        }
+    }
+}
