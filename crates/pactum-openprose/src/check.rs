@@ -719,7 +719,8 @@ fn finding(held: Option<bool>, detail: String, quote: Option<String>) -> Finding
 }
 
 /// The output as JSON: a `.json` binding, or a Markdown one that is one
-/// JSON value (optionally in one fenced block).
+/// JSON value (optionally in one fenced block, of backticks or tildes,
+/// untagged or tagged `json`, with nothing else shown around it).
 pub fn as_json(content: &str) -> Option<Value> {
     let t = content.trim();
     let inner = t
@@ -727,7 +728,40 @@ pub fn as_json(content: &str) -> Option<Value> {
         .or_else(|| t.strip_prefix("```"))
         .and_then(|r| r.strip_suffix("```"))
         .unwrap_or(t);
-    pactum_core::json::parse_strict(inner.trim()).ok()
+    pactum_core::json::parse_strict(inner.trim())
+        .ok()
+        .or_else(|| fenced_json(content))
+}
+
+/// The JSON value of the one fenced code block that is all `content`
+/// shows (CommonMark fences: three or more backticks or tildes; hidden
+/// content such as a comment around it aside), its info string empty or
+/// `json`.
+fn fenced_json(content: &str) -> Option<Value> {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+    if !content.contains("```") && !content.contains("~~~") {
+        return None;
+    }
+    let visible = without_hidden(content);
+    let mut body: Option<String> = None;
+    let mut inside = false;
+    for ev in Parser::new(&visible) {
+        match ev {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) if body.is_none() => {
+                let lang = info.split_whitespace().next().unwrap_or("");
+                if !(lang.is_empty() || lang.eq_ignore_ascii_case("json")) {
+                    return None;
+                }
+                inside = true;
+                body = Some(String::new());
+            }
+            Event::Text(t) if inside => body.get_or_insert_with(String::new).push_str(&t),
+            Event::End(TagEnd::CodeBlock) if inside => inside = false,
+            Event::Html(h) | Event::InlineHtml(h) if !rendered::shows_something(&h) => {}
+            _ => return None,
+        }
+    }
+    pactum_core::json::parse_strict(body?.trim()).ok()
 }
 
 /// Whether the output holds a list whose every top-level item is of the
@@ -802,10 +836,41 @@ fn has_content(s: &str) -> bool {
 
 static URL: LazyLock<Regex> = LazyLock::new(|| re(r#"https?://[^\s)\]>"'|]+"#));
 
+/// A `www.` host GFM links without a scheme (not one a `//` precedes).
+static WWW: LazyLock<Regex> = LazyLock::new(|| re(r#"(?i)(?:^|[^\w./@-])(www\.[^\s)\]>"'|<]+)"#));
+
+/// The URLs written in `content`: with a scheme, or `www.` ones (read
+/// as `http://www.…`).
 fn urls(content: &str) -> BTreeSet<String> {
+    let trim = |u: &str| u.trim_end_matches(['.', ',', ';']).to_string();
     URL.find_iter(content)
-        .map(|m| m.as_str().trim_end_matches(['.', ',', ';']).to_string())
+        .map(|m| trim(m.as_str()))
+        .chain(
+            WWW.captures_iter(content)
+                .filter_map(|c| c.get(1))
+                .map(|m| format!("http://{}", trim(m.as_str()))),
+        )
         .collect()
+}
+
+/// The URLs of the `href` attributes of `raw`'s HTML tags (comments
+/// aside; `//host` read as `https://host`).
+fn html_links(raw: &str) -> impl Iterator<Item = String> {
+    static HREF: LazyLock<Regex> =
+        LazyLock::new(|| re(r#"(?i)<[a-z][^>]*?\shref\s*=\s*["']?\s*((?:https?:)?//[^\s"'<>]+)"#));
+    let visible = without_comments(raw);
+    HREF.captures_iter(&visible)
+        .filter_map(|c| c.get(1))
+        .map(|m| {
+            let u = m.as_str();
+            if u.starts_with("//") {
+                format!("https:{u}")
+            } else {
+                u.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 fn first_line(s: &str) -> String {
@@ -837,13 +902,29 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
             // emphasis inside the word does not hide it.
             if let Measure::Contains(text) = &**inner {
                 let folded = rendered_fold(text);
-                if !folded.is_empty()
-                    && (rendered_fold(content).contains(&folded)
-                        || rendered_fold(&render(content).plain).contains(&folded))
-                {
+                let written = rendered_fold(content);
+                let plain = render(content).plain;
+                let shown = rendered_fold(&plain);
+                if !folded.is_empty() && (written.contains(&folded) || shown.contains(&folded)) {
                     return finding(
                         Some(false),
                         format!("the clause negates it, and the output contains \"{text}\" as it reads when rendered"),
+                        None,
+                    );
+                }
+                // Spelled with other lookalikes (a Cherokee `Ꮮ`, a digit
+                // `1` for `l`), it may read the same: for the judge. Read
+                // in its own case too: a lower-case form may look like no
+                // Latin letter.
+                let skeleton = rendered::lookalike_fold(&folded);
+                if rendered::shows_something(&skeleton)
+                    && [content, &plain, &written, &shown]
+                        .iter()
+                        .any(|t| rendered::lookalike_fold(t).contains(&skeleton))
+                {
+                    return finding(
+                        None,
+                        format!("the clause negates \"{text}\", and the output holds text that reads like it once lookalike letters are read as the letters they look like: whether it says \"{text}\" is for the judge"),
                         None,
                     );
                 }
@@ -864,7 +945,7 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                     None,
                 );
             }
-            let f = measure_in(inner, content, json.as_ref(), &[]);
+            let f = measure_in(inner, content, content, json.as_ref(), &[]);
             match f.held {
                 Some(held) => finding(
                     Some(!held),
@@ -924,13 +1005,13 @@ fn measure_both(
     inputs: &[Cow<'_, str>],
 ) -> Finding {
     let most = without_hidden(content);
-    let f = measure_in(m, &most, json, inputs);
+    let f = measure_in(m, &most, content, json, inputs);
     let least = without_hidden_least(content);
     if least == most {
         return f;
     }
     // Held only where it holds in both readings.
-    let g = measure_in(m, &least, json, inputs);
+    let g = measure_in(m, &least, content, json, inputs);
     match (f.held, g.held) {
                 (Some(false), _) | (Some(true), Some(true)) => f,
                 (_, Some(false)) => Finding {
@@ -1831,8 +1912,18 @@ pub(crate) fn is_placeholder_word(w: &str) -> bool {
 /// fence), a JSON value holding nothing (`null`, `{}`, `[]`, `""`), or a
 /// placeholder (`TODO`, `TBD`, `N/A.`, `lorem ipsum…`, alone, under
 /// headings or after labels: `Summary: TBD`), or a note that it is still
-/// to be written (`TODO: write summary`) — every line one of these.
+/// to be written (`TODO: write summary`) — every line one of these; or
+/// whose rendering shows nothing (links with empty text, list markers
+/// with no item text: `1.`), no image and no HTML.
 pub fn renders_nothing(content: &str) -> bool {
+    nothing_written(content) || {
+        let r = render(&without_hidden(content));
+        !rendered::shows_something(&r.plain) && r.images == 0 && r.tags.is_empty()
+    }
+}
+
+/// [`renders_nothing`] as written: blank, marks or placeholders only.
+fn nothing_written(content: &str) -> bool {
     let visible = without_hidden(content);
     if let Some(v) = as_json(&visible) {
         if !has_value(&v) {
@@ -1867,11 +1958,34 @@ pub fn renders_nothing(content: &str) -> bool {
     // Nothing but headings, labels and placeholders, one placeholder at
     // least: a heading or a label alone is a (short) output of its own.
     let mut placeholder = false;
-    for line in text.lines() {
-        match line_kind(line) {
-            Line::Content => return false,
-            Line::Placeholder => placeholder = true,
-            Line::Heading | Line::Marks => {}
+    // A table's header is its heading; its body cells are read one by
+    // one (`| TBD |` is a placeholder).
+    let delimiter =
+        |l: &str| l.contains('-') && l.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'));
+    let lines: Vec<&str> = text.lines().collect();
+    let mut in_table = false;
+    for (i, line) in lines.iter().enumerate() {
+        if pactum_core::text::is_blank(line) {
+            in_table = false;
+        }
+        let header = line.contains('|')
+            && lines
+                .get(i + 1)
+                .is_some_and(|n| n.contains('|') && delimiter(n.trim()));
+        let kinds: Vec<Line> = if header {
+            in_table = true;
+            vec![Line::Heading]
+        } else if in_table && line.contains('|') {
+            line.split('|').map(line_kind).collect()
+        } else {
+            vec![line_kind(line)]
+        };
+        for kind in kinds {
+            match kind {
+                Line::Content => return false,
+                Line::Placeholder => placeholder = true,
+                Line::Heading | Line::Marks => {}
+            }
         }
     }
     placeholder
@@ -1935,8 +2049,15 @@ fn line_kind(line: &str) -> Line {
     if placeholder(s.trim_end_matches(marks)) {
         return Line::Placeholder;
     }
-    // A label: up to four words before a colon (emphasis around it too).
-    if let Some((label, value)) = s.split_once(':') {
+    // A label: up to four words before a colon or a dash (emphasis
+    // around it too).
+    let split = s.split_once(':').or_else(|| {
+        [" - ", " – ", " — "]
+            .iter()
+            .filter_map(|d| s.split_once(d))
+            .min_by_key(|(l, _)| l.len())
+    });
+    if let Some((label, value)) = split {
         let label = label.trim_matches(marks);
         let value = value.trim_matches(marks);
         let is_label = !label.is_empty()
@@ -2014,10 +2135,11 @@ fn lookalike(c: char) -> char {
 }
 
 /// [`measure_against`] over the visible `content`, `json` read from the
-/// raw one.
+/// `raw` one (whose HTML links an upper bound on sources counts).
 fn measure_in(
     m: &Measure,
     content: &str,
+    raw: &str,
     json: Option<&Value>,
     inputs: &[Cow<'_, str>],
 ) -> Finding {
@@ -2190,7 +2312,7 @@ fn measure_in(
                     None,
                 );
             }
-            let f = measure_in(inner, content, json, &[]);
+            let f = measure_in(inner, content, raw, json, &[]);
             match f.held {
                 Some(held) => finding(
                     Some(!held),
@@ -2201,7 +2323,7 @@ fn measure_in(
             }
         }
         Measure::Count { unit, min, max } => {
-            let (lo, hi, what, quote) = match count(unit, content, json, inputs) {
+            let (lo, hi, what, quote) = match count(unit, content, raw, json, inputs) {
                 Ok(x) => x,
                 Err(why) => return finding(None, why, None),
             };
@@ -2255,10 +2377,12 @@ fn pages(text: &str) -> BTreeSet<String> {
 
 /// Counts `unit` in `content`, over what renders. A source is a page
 /// ([`rendered::page`]) not copied from one of the `inputs` (SPEC §3.4:
-/// copied input is no evidence).
+/// copied input is no evidence); the high count of sources takes in the
+/// pages HTML links (`<a href>`) of the `raw` output lead to.
 fn count(
     unit: &Unit,
     content: &str,
+    raw: &str,
     json: Option<&Value>,
     inputs: &[Cow<'_, str>],
 ) -> Result<Counted, String> {
@@ -2277,22 +2401,10 @@ fn count(
             if let Some(Value::Array(a)) = json {
                 // A blank string, `null`, or an array or object of such
                 // only, is no item; an element repeating an earlier one
-                // (as a reader reads it: case, white space and invisible
-                // characters aside) counts once in the first reading.
+                // (as a reader reads it: [`json_key`]) counts once in the
+                // first reading.
                 let held: Vec<&Value> = a.iter().filter(|v| has_value(v)).collect();
-                let distinct: BTreeSet<String> = held
-                    .iter()
-                    .map(|v| {
-                        let text = match v {
-                            Value::String(t) => t.clone(),
-                            Value::Number(n) => {
-                                n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string())
-                            }
-                            other => other.to_string(),
-                        };
-                        pactum_core::echo::words(&text).join(" ")
-                    })
-                    .collect();
+                let distinct: BTreeSet<String> = held.iter().map(|v| json_key(v)).collect();
                 return Ok((
                     distinct.len() as u64,
                     Some(held.len() as u64),
@@ -2370,6 +2482,7 @@ fn count(
                 }
                 let written: BTreeSet<String> = urls(content)
                     .into_iter()
+                    .chain(html_links(raw))
                     .map(|u| rendered::page_as_written(&u).unwrap_or(u))
                     .filter(|u| !given.contains(u))
                     .collect();
@@ -2398,6 +2511,12 @@ fn count(
             ))
         }
         Unit::Words => {
+            if let Some(c) = rendered::unparted_letter(content) {
+                return Err(format!(
+                    "the output holds text in a script pactum cannot part into words (U+{:04X}): its word count is for the judge",
+                    u32::from(c)
+                ));
+            }
             if json.is_some() {
                 let n = content.split_whitespace().count() as u64;
                 return Ok((
@@ -2443,6 +2562,35 @@ fn count(
     }
 }
 
+/// A JSON value as a reader tells values apart: a string by its words
+/// once case, white space, invisible characters and lookalike letters
+/// are folded ([`rendered::lookalike_fold`]), a number by its value (`1`
+/// and `1.0` alike, and alike the string `"1"`), an object by its fields
+/// in key order, a field holding no value ([`has_value`]) left out, an
+/// array element by element.
+fn json_key(v: &Value) -> String {
+    let text = |t: &str| pactum_core::echo::words(&rendered::lookalike_fold(t)).join(" ");
+    match v {
+        Value::String(t) => text(t),
+        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string()),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => String::new(),
+        Value::Array(a) => {
+            let parts: Vec<String> = a.iter().map(json_key).collect();
+            format!("[{}]", parts.join(","))
+        }
+        Value::Object(o) => {
+            let mut fields: Vec<String> = o
+                .iter()
+                .filter(|(_, v)| has_value(v))
+                .map(|(k, v)| format!("{}:{}", text(k), json_key(v)))
+                .collect();
+            fields.sort();
+            format!("{{{}}}", fields.join(","))
+        }
+    }
+}
+
 fn norm(s: &str) -> String {
     s.to_lowercase()
         .chars()
@@ -2458,7 +2606,7 @@ fn norm(s: &str) -> String {
 fn has_value(v: &Value) -> bool {
     match v {
         Value::Null => false,
-        Value::String(s) => !renders_nothing(s),
+        Value::String(s) => !nothing_written(s),
         Value::Array(a) => a.iter().any(has_value),
         Value::Object(o) => o.values().any(has_value),
         Value::Bool(_) | Value::Number(_) => true,
@@ -2513,7 +2661,7 @@ fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
 /// not a placeholder (`N/A`, `-`, `...`, `TBD`, `TODO`).
 fn a_value(v: &str) -> bool {
     has_content(v)
-        && !renders_nothing(v)
+        && !nothing_written(v)
         && !rendered::placeholder_phrase(v)
         && !non_answer(v)
         && v.chars().any(char::is_alphanumeric)

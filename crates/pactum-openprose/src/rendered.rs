@@ -61,8 +61,12 @@ pub(crate) struct Rendered {
     pub tags: BTreeSet<String>,
     /// HTML headings (`<h1>`…`<h6>` opening tags).
     pub html_headings: u64,
-    /// URLs in text outside code, and link destinations.
+    /// URLs in text outside code (`www.` autolinks too), and the
+    /// destinations of links whose text shows something (a link with
+    /// empty or invisible text is nothing a reader can click).
     pub urls: Vec<String>,
+    /// Images that render (Markdown `![…](…)`).
+    pub images: u64,
     /// A footnote definition renders (at the end of the page): its
     /// content is not placed in the counts, so no upper bound is decided.
     pub footnotes: bool,
@@ -79,6 +83,31 @@ static TAG_NAME: LazyLock<Regex> = LazyLock::new(|| {
 static URL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"https?://[^\s)\]>"'|<]+"#).unwrap_or_else(|_| unreachable!("valid pattern"))
 });
+/// A GFM extended autolink: `www.` after a line start, a space or an
+/// opening mark, and what follows up to a space or a closing mark.
+static WWW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)(?:^|[\s*_~(])(www\.[^\s)\]>"'|<]+)"#)
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+});
+
+/// The URLs GFM links in `text` outside code and links: those with a
+/// scheme, and `www.` ones (read as `http://www.…`).
+fn text_urls(text: &str) -> impl Iterator<Item = String> + '_ {
+    URL.find_iter(text).map(|m| m.as_str().to_string()).chain(
+        WWW.captures_iter(text)
+            .filter_map(|c| c.get(1))
+            .map(|m| format!("http://{}", m.as_str())),
+    )
+}
+
+/// Whether `s` shows anything: a character that is neither white space
+/// nor one pactum shows as a code point (a zero-width space, a soft
+/// hyphen draws as nothing).
+pub(crate) fn shows_something(s: &str) -> bool {
+    s.chars()
+        .any(|c| !c.is_whitespace() && !pactum_core::text::shown_as_code_point(c))
+}
+
 static ANY_TAG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?s)<[^>]*>").unwrap_or_else(|_| unreachable!("valid pattern")));
 
@@ -145,6 +174,46 @@ pub(crate) fn unspaced_script(c: char) -> bool {
     )
 }
 
+/// A letter of a script whose words spaces (or marks) part: Latin,
+/// Greek, Cyrillic, Armenian, Hebrew, Arabic, Syriac, Thaana, N'Ko, the
+/// Indic scripts of India and Sri Lanka, Georgian, Ethiopic, Cherokee,
+/// Canadian syllabics, Mongolian, Tifinagh, Coptic, Glagolitic, and
+/// their compatibility and mathematical forms.
+fn spaced_script(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{7ff}' // Latin to N'Ko
+        | '\u{860}'..='\u{dff}' // Syriac, Arabic extensions, Indic
+        | '\u{10a0}'..='\u{10ff}' // Georgian
+        | '\u{1200}'..='\u{139f}' // Ethiopic
+        | '\u{13a0}'..='\u{18ff}' // Cherokee, syllabics, Ogham, Runic, Mongolian
+        | '\u{1c80}'..='\u{1cbf}' // Cyrillic C, Georgian extended
+        | '\u{1d00}'..='\u{1fff}' // phonetic, Latin and Greek extended
+        | '\u{2070}'..='\u{218f}' // super- and subscripts, letterlike, number forms
+        | '\u{2460}'..='\u{24ff}' // enclosed letters
+        | '\u{2c00}'..='\u{2d7f}' // Glagolitic, Latin C, Coptic, Georgian, Tifinagh
+        | '\u{2de0}'..='\u{2dff}' // Cyrillic A
+        | '\u{3000}'..='\u{303f}' // CJK symbols (the iteration mark 々)
+        | '\u{a640}'..='\u{a69f}' // Cyrillic B
+        | '\u{a720}'..='\u{a7ff}' // Latin D
+        | '\u{a8e0}'..='\u{a8ff}' // Devanagari extended
+        | '\u{ab30}'..='\u{abbf}' // Latin E, Cherokee supplement
+        | '\u{fb00}'..='\u{fdff}' // presentation forms
+        | '\u{fe70}'..='\u{feff}' // Arabic presentation forms B
+        | '\u{ff00}'..='\u{ff65}' // fullwidth forms
+        | '\u{1d400}'..='\u{1d7ff}' // mathematical letters
+        | '\u{1f100}'..='\u{1f1ff}' // enclosed letters supplement
+    )
+}
+
+/// The first letter of `s` whose script pactum cannot part into words:
+/// written without spaces ([`unspaced_script`] lists those it splits) or
+/// unknown (Javanese, Balinese, Buginese…). A word count over such text
+/// is not decided.
+pub(crate) fn unparted_letter(s: &str) -> Option<char> {
+    s.chars()
+        .find(|c| c.is_alphabetic() && !spaced_script(*c) && !unspaced_script(*c))
+}
+
 /// Words counted high: every character of a script written without
 /// spaces a word ([`unspaced_script`]), and other runs of letters and
 /// digits split at every other character (a hyphen, a slash, a dot, an
@@ -209,6 +278,8 @@ pub(crate) fn render(content: &str) -> Rendered {
     let mut image = 0usize;
     // Inside a link: a URL written as its text is not where it leads.
     let mut link = 0usize;
+    // Open links: each destination, and whether its text shows anything.
+    let mut links: Vec<(String, bool)> = Vec::new();
     // Per container: whether its last block was a top-level list.
     let mut last_was_list: Vec<bool> = vec![false];
     let mut header: Vec<String> = Vec::new();
@@ -290,11 +361,14 @@ pub(crate) fn render(content: &str) -> Rendered {
                     }
                     Tag::Image { .. } => {
                         image += 1;
+                        r.images += 1;
+                        // An image is something to click.
+                        links.iter_mut().for_each(|l| l.1 = true);
                         Open::Other
                     }
                     Tag::Link { dest_url, .. } => {
                         link += 1;
-                        r.urls.push(dest_url.to_string());
+                        links.push((dest_url.to_string(), false));
                         Open::Other
                     }
                     Tag::Table(_) => {
@@ -360,7 +434,12 @@ pub(crate) fn render(content: &str) -> Rendered {
                     }
                     TagEnd::CodeBlock => code = code.saturating_sub(1),
                     TagEnd::Image => image = image.saturating_sub(1),
-                    TagEnd::Link => link = link.saturating_sub(1),
+                    TagEnd::Link => {
+                        link = link.saturating_sub(1);
+                        if let Some((dest, true)) = links.pop() {
+                            r.urls.push(dest);
+                        }
+                    }
                     TagEnd::TableCell => cells.push(text.trim().to_string()),
                     TagEnd::TableHead => header = std::mem::take(&mut cells),
                     TagEnd::Table => {
@@ -414,14 +493,19 @@ pub(crate) fn render(content: &str) -> Rendered {
                     continue;
                 }
                 if code == 0 && link == 0 {
-                    r.urls
-                        .extend(URL.find_iter(&t).map(|m| m.as_str().to_string()));
+                    r.urls.extend(text_urls(&t));
+                }
+                if !links.is_empty() && shows_something(&t) {
+                    links.iter_mut().for_each(|l| l.1 = true);
                 }
                 lo.push_str(&t);
                 hi.push_str(&t);
                 push_text(&mut stack, &t);
             }
             Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
+                if !links.is_empty() && shows_something(&t) {
+                    links.iter_mut().for_each(|l| l.1 = true);
+                }
                 lo.push_str(&t);
                 hi.push_str(&t);
                 push_text(&mut stack, &t);
@@ -442,6 +526,7 @@ pub(crate) fn render(content: &str) -> Rendered {
             }
             Event::Html(h) | Event::InlineHtml(h) => {
                 let mut breaks = false;
+                let mut img = false;
                 for c in TAG_NAME.captures_iter(&h) {
                     let name = c.get(2).map_or("", |m| m.as_str()).to_ascii_lowercase();
                     if c.get(1).is_some_and(|m| m.is_empty())
@@ -450,10 +535,15 @@ pub(crate) fn render(content: &str) -> Rendered {
                         r.html_headings += 1;
                     }
                     breaks |= breaks_text(&name);
+                    img |= name == "img";
                     r.tags.insert(name);
                 }
                 let stripped = ANY_TAG.replace_all(&h, " ");
                 let decoded = crate::check::decode_entities(&stripped);
+                // HTML in a link's text (an `<img>`, text) may show it.
+                if !links.is_empty() && (img || shows_something(&decoded)) {
+                    links.iter_mut().for_each(|l| l.1 = true);
+                }
                 if decoded.chars().any(char::is_alphanumeric) {
                     html_words += words_high(&decoded);
                     // Text inside HTML is a separate piece of a unit.
@@ -484,7 +574,25 @@ pub(crate) fn placeholder_phrase(t: &str) -> bool {
     let phrase = |p: &str| {
         matches!(
             p,
-            "n/a" | "n.a." | "na" | "-" | "..." | "…" | "tbd." | "todo." | "to do" | "to be done"
+            "n/a"
+                | "n.a."
+                | "na"
+                | "-"
+                | "..."
+                | "…"
+                | "tbd."
+                | "todo."
+                | "to do"
+                | "to be done"
+                | "to be determined"
+                | "to be decided"
+                | "to be confirmed"
+                | "to be announced"
+                | "to be added"
+                | "to be written"
+                | "to come"
+                | "coming soon"
+                | "more to come"
         )
     };
     phrase(l.trim())
@@ -532,8 +640,28 @@ pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
     (seen.len() as u64, shown as u64, first)
 }
 
+/// `s` as a reader tells texts apart: invisible characters dropped,
+/// NFKC-folded (fullwidth and mathematical letters are letters), each
+/// lookalike letter mapped to its UTS #39 skeleton (a Greek `Α` or a
+/// Cyrillic `А` is an `A`, a Cherokee `Ꮮ` or a digit `1` an `l`), case
+/// folded; `i` and `l` are one letter, as a capital `I` is both.
+pub(crate) fn lookalike_fold(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let visible: String = s
+        .chars()
+        .filter(|c| !pactum_core::text::shown_as_code_point(*c))
+        .nfkc()
+        .collect();
+    let skeleton = |t: &str| -> String {
+        unicode_security::confusable_detection::skeleton(t)
+            .collect::<String>()
+            .to_lowercase()
+    };
+    skeleton(&skeleton(&visible)).replace('i', "l")
+}
+
 fn norm(s: &str) -> String {
-    s.to_lowercase()
+    lookalike_fold(s)
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
@@ -562,12 +690,14 @@ pub(crate) fn html_blocks(r: &Rendered) -> bool {
         .any(|t| breaks_text(t) || t == "section" || t == "article")
 }
 
-/// A URL as one page: `http` and `https` alike, host lower case without
-/// `www.`, no user info, default port or fragment, unreserved characters
-/// percent-decoded (in the host too), dot segments removed (RFC 3986
-/// §5.2.4), no trailing `/`, and no tracking parameter in the query
-/// (`utm_…`, `ref`, `fbclid`, `gclid`). `None` when its host has no dot
-/// (no page on the web).
+/// A URL as one page: read as a browser reads it (the WHATWG URL
+/// parser: the host IDNA-mapped to ASCII, `\` a `/`, non-ASCII in the
+/// path and query percent-encoded, the port a number), then `http` and
+/// `https` alike, host without `www.`, no user info, port 80 or 443 or
+/// fragment, unreserved characters percent-decoded and other escapes
+/// upper case, dot segments removed (RFC 3986 §5.2.4), no trailing `/`,
+/// and no tracking parameter in the query (`utm_…`, `ref`, `fbclid`,
+/// `gclid`). `None` when its host has no dot (no page on the web).
 pub(crate) fn page(url: &str) -> Option<String> {
     page_of(url, true)
 }
@@ -648,8 +778,45 @@ fn remove_dot_segments(path: &str) -> String {
     p
 }
 
+/// Upper-case hex digits in every percent escape of `s`.
+fn upper_escapes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut after = 0usize;
+    for c in s.chars() {
+        if c == '%' {
+            after = 2;
+            out.push(c);
+        } else if after > 0 {
+            after -= 1;
+            out.push(c.to_ascii_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn page_of(url: &str, drop_ref: bool) -> Option<String> {
     let u = url.trim_end_matches(['.', ',', ';', ':', '!', '?']);
+    // Read as a browser reads it; a URL it cannot read is read as written.
+    let parsed = url::Url::parse(u)
+        .ok()
+        .filter(|p| matches!(p.scheme(), "http" | "https") && p.host_str().is_some());
+    let whatwg;
+    let u = match &parsed {
+        Some(p) => {
+            let host = p.host_str().unwrap_or("");
+            let port = p
+                .port()
+                .filter(|n| *n != 80 && *n != 443)
+                .map(|n| format!(":{n}"))
+                .unwrap_or_default();
+            let query = p.query().map(|q| format!("?{q}")).unwrap_or_default();
+            whatwg = format!("http://{host}{port}{}{query}", upper_escapes(p.path()));
+            whatwg.as_str()
+        }
+        None => u,
+    };
     let (_, rest) = u.split_once("://")?;
     let rest = rest.split('#').next().unwrap_or("");
     let (auth, path) = match rest.find(['/', '?']) {
