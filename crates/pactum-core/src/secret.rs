@@ -712,7 +712,7 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
     // run shorter than the shortest key is passed over whole).
     let mut aws: Vec<Vec<&str>> = vec![Vec::new(); views.len()];
     for (n, v) in views.iter().enumerate() {
-        for run in runs(v, TOKEN | AWS).filter(|r| r.len() >= KEY_TOKEN_MIN_TAIL + 2) {
+        for run in long_runs(v, TOKEN | AWS, KEY_TOKEN_MIN_TAIL + 2) {
             for whole in runs(run, TOKEN) {
                 if let Some(token) = prefixed_key_in(whole) {
                     if check_secret(token).is_ok() && !out.iter().any(|t| t == token) {
@@ -774,6 +774,37 @@ fn prefixed_key_in(whole: &str) -> Option<&str> {
         })
         .map(|(_, t)| t)
         .or_else(|| is_jwt(whole).then_some(whole))
+}
+
+/// The maximal runs of `text`'s bytes of a [`BYTE_CLASS`] class that are
+/// at least `min` bytes long (`min` ≥ 1), in text order.
+fn long_runs(text: &str, class: u8, min: usize) -> Vec<&str> {
+    let b = text.as_bytes();
+    let keep = |x: u8| BYTE_CLASS[usize::from(x)] & class != 0;
+    // A run of `min` bytes holds a whole block of `k` aligned at a
+    // multiple of `k`: only blocks are tested, without a branch a byte,
+    // and a run is looked for only around a block that is all of it.
+    let k = min.div_ceil(2).max(1);
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut done = 0;
+    while at + k <= b.len() {
+        if at >= done && b[at..at + k].iter().fold(true, |all, &x| all & keep(x)) {
+            let start = b[..at].iter().rposition(|&x| !keep(x)).map_or(0, |p| p + 1);
+            let end = b[at..]
+                .iter()
+                .position(|&x| !keep(x))
+                .map_or(b.len(), |p| at + p);
+            if end - start >= min {
+                if let Some(run) = text.get(start..end) {
+                    out.push(run);
+                }
+            }
+            done = end;
+        }
+        at += k;
+    }
+    out
 }
 
 /// Whether `b` may be part of a key token ([`key_tokens`]): an ASCII
@@ -939,9 +970,10 @@ fn bearer_tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     // Most texts name no bearer: no lower-case copy of them.
     let b = text.as_bytes();
-    if !(0..b.len().saturating_sub(5))
-        .any(|i| b[i] | 0x20 == b'b' && b[i..i + 6].eq_ignore_ascii_case(b"bearer"))
-    {
+    if !memchr::memchr2_iter(b'b', b'B', b).any(|i| {
+        b.get(i..i + 6)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"bearer"))
+    }) {
         return out;
     }
     let lower = text.to_ascii_lowercase();
