@@ -1003,3 +1003,21 @@ fn a_credential_variable_written_in_the_text_is_redacted_however_short() {
     }
     assert!(shown.contains("name"), "{shown}");
 }
+
+/// The runs found a block at a time are those of a plain scan, for every
+/// text of up to 12 bytes of token and other bytes and every length bound
+/// up to 8.
+#[test]
+fn long_runs_are_every_run_that_long() {
+    for len in 0..=12u32 {
+        for bits in 0..(1u32 << len) {
+            let text: String = (0..len)
+                .map(|i| if bits >> i & 1 == 1 { 'a' } else { ' ' })
+                .collect();
+            for min in 1..=8 {
+                let plain: Vec<&str> = runs(&text, TOKEN).filter(|r| r.len() >= min).collect();
+                assert_eq!(long_runs(&text, TOKEN, min), plain, "{text:?} {min}");
+            }
+        }
+    }
+}
