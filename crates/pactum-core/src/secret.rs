@@ -724,8 +724,7 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
         }
     }
     for (n, v) in views.iter().enumerate() {
-        // Both forms of a named credential hold a `=` or a `:`.
-        let named = if memchr::memchr2(b'=', b':', v.as_bytes()).is_some() {
+        let named = if may_name_credential(v) {
             named_credentials(v)
         } else {
             Vec::new()
@@ -930,6 +929,23 @@ fn named_credentials(text: &str) -> Vec<&str> {
         .map(|m| m.as_str())
         .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
         .collect()
+}
+
+/// Whether [`named_credentials`] may find anything in `text`: a `=` or
+/// `:` after a word that ends like a credential's name (`…key`, `…token`,
+/// `…secret`, `…passwd`, `…pwd`: its last letter, in any case), white
+/// space and a quote between them allowed, or a `://`. Most texts have
+/// neither, and are spared the search.
+fn may_name_credential(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr2_iter(b'=', b':', b).any(|i| {
+        if b[i] == b':' && b[i + 1..].starts_with(b"//") {
+            return true;
+        }
+        let before = text[..i].trim_end_matches(char::is_whitespace);
+        let before = before.strip_suffix(['"', '\'']).unwrap_or(before);
+        before.ends_with(['y', 'Y', 'n', 'N', 't', 'T', 'd', 'D'])
+    })
 }
 
 /// Tokens written like an AWS secret access key: 40 characters of
