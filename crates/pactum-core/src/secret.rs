@@ -651,7 +651,6 @@ pub const KEY_TOKEN_MIN_TAIL: usize = 12;
 /// [`Redactor`] finds it in the original text through them and replaces
 /// the whole span.
 pub fn key_tokens(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
     // The text as written, then as it reads once decoded (backslash
     // escapes such as `\_`, character references such as `&#45;`,
     // percent-encoding, up to [`DECODE_ROUNDS`] levels), each also with
@@ -676,20 +675,85 @@ pub fn key_tokens(text: &str) -> Vec<String> {
         .map(|(v, cls)| (Cow::Owned(v.replace(['*', '`', '~'], "")), cls & !MARK))
         .collect();
     views.extend(marked);
+    let mut found = Found::default();
     for (v, cls) in &views {
         for k in key_tokens_of(v, *cls) {
-            if !out.contains(&k) {
-                out.push(k);
-            }
+            found.push(k);
         }
     }
-    out
+    found.keys
+}
+
+/// Key tokens, each once, in the order found: a text may quote thousands
+/// of keys, so whether one is found already is not a pass over them all.
+#[derive(Default)]
+struct Found {
+    keys: Vec<String>,
+    set: std::collections::HashSet<String>,
+}
+
+impl Found {
+    /// Adds `key` unless found already.
+    fn push(&mut self, key: String) {
+        if !self.set.contains(&key) {
+            self.set.insert(key.clone());
+            self.keys.push(key);
+        }
+    }
+
+    /// Adds each of `candidates`, in order, that no key found so far (the
+    /// candidates added before it included) holds: a part of a key
+    /// already found (its first line) adds nothing.
+    fn push_unheld(&mut self, candidates: Vec<&str>) {
+        // Few candidates: each compared with every key. Many: which key
+        // holds which candidate is found in one Aho-Corasick pass over
+        // the keys, so that the cost is not their product.
+        if candidates.len() <= 16 {
+            for c in candidates {
+                if !self.keys.iter().any(|t| t.contains(c)) {
+                    self.push(c.to_string());
+                }
+            }
+            return;
+        }
+        let Ok(ac) = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .build(&candidates)
+        else {
+            // Unreachable in practice (the automaton fits): one by one.
+            for c in candidates {
+                if !self.keys.iter().any(|t| t.contains(c)) {
+                    self.push(c.to_string());
+                }
+            }
+            return;
+        };
+        let mut held = vec![false; candidates.len()];
+        let mark = |text: &str, from: usize, held: &mut [bool]| {
+            for m in ac.find_overlapping_iter(text) {
+                let j = m.pattern().as_usize();
+                if j >= from {
+                    held[j] = true;
+                }
+            }
+        };
+        for k in &self.keys {
+            mark(k, 0, &mut held);
+        }
+        for j in 0..candidates.len() {
+            if held[j] {
+                continue;
+            }
+            self.push(candidates[j].to_string());
+            mark(candidates[j], j + 1, &mut held);
+        }
+    }
 }
 
 /// [`key_tokens`] of one view of a text, whose bytes' [`classes`] are
 /// `cls` (or more).
 fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    let mut out = Found::default();
     // The text with its invisible characters dropped, then the same with
     // a key's wraps undone too (a key at a line's start is found by the
     // first).
@@ -715,7 +779,7 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
         for run in long_runs(v, TOKEN | AWS, KEY_TOKEN_MIN_TAIL + 2) {
             for whole in runs(run, TOKEN) {
                 if let Some(token) = prefixed_key_in(whole) {
-                    if check_secret(token).is_ok() && !out.iter().any(|t| t == token) {
+                    if check_secret(token).is_ok() {
                         out.push(token.to_string());
                     }
                 }
@@ -723,33 +787,32 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
             aws[n].extend(aws_secrets(run));
         }
     }
+    let mut candidates: Vec<&str> = Vec::new();
     for (n, v) in views.iter().enumerate() {
         let named = if may_name_credential(v) {
             named_credentials(v)
         } else {
             Vec::new()
         };
-        for token in named.into_iter().chain(aws[n].iter().copied()) {
-            let token = token.trim_end_matches(['.', '-']);
-            // A part of a key already found (its first line) adds nothing.
-            if check_secret(token).is_ok() && !out.iter().any(|t| t.contains(token)) {
-                out.push(token.to_string());
-            }
-        }
+        candidates.extend(
+            named
+                .into_iter()
+                .chain(aws[n].iter().copied())
+                .map(|t| t.trim_end_matches(['.', '-']))
+                .filter(|t| check_secret(t).is_ok()),
+        );
     }
+    out.push_unheld(candidates);
     // A bearer credential: whatever token follows `Bearer ` in an
     // `Authorization` value, of any shape (base64 and `~+/=` included).
     for v in views {
         for token in bearer_tokens(v) {
-            if token.len() >= KEY_TOKEN_MIN_TAIL
-                && check_secret(token).is_ok()
-                && !out.iter().any(|t| t == token)
-            {
+            if token.len() >= KEY_TOKEN_MIN_TAIL && check_secret(token).is_ok() {
                 out.push(token.to_string());
             }
         }
     }
-    out
+    out.keys
 }
 
 /// The key in a token ([`is_token_byte`] run) of [`key_tokens`], if any:
@@ -1198,12 +1261,12 @@ pub fn redaction_rule<'a>(
 /// The key-shaped tokens ([`key_tokens`]) of every string of a JSON
 /// value, object keys included. Each once, in the order found.
 pub fn json_key_tokens(v: &Value) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = Found::default();
     walk_value(v, &mut out);
-    out
+    out.keys
 }
 
-fn walk_value(v: &Value, out: &mut Vec<String>) {
+fn walk_value(v: &Value, out: &mut Found) {
     match v {
         Value::String(s) => push_tokens(out, s),
         Value::Array(a) => a.iter().for_each(|x| walk_value(x, out)),
@@ -1218,11 +1281,9 @@ fn walk_value(v: &Value, out: &mut Vec<String>) {
 }
 
 /// Adds the key-shaped tokens of `text` not in `out` yet.
-fn push_tokens(out: &mut Vec<String>, text: &str) {
+fn push_tokens(out: &mut Found, text: &str) {
     for t in key_tokens(text) {
-        if !out.contains(&t) {
-            out.push(t);
-        }
+        out.push(t);
     }
 }
 
@@ -1232,7 +1293,7 @@ fn push_tokens(out: &mut Vec<String>, text: &str) {
 /// details), its metadata, error, incompleteness note, source file and
 /// offered tools' names. Each once, in the order found.
 pub fn trace_key_tokens(trace: &crate::trace::Trace) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = Found::default();
     push_tokens(&mut out, &trace.id);
     for turn in &trace.turns {
         for m in &turn.input {
@@ -1272,7 +1333,7 @@ pub fn trace_key_tokens(trace: &crate::trace::Trace) -> Vec<String> {
     for t in trace.offered_tools.iter().flatten() {
         push_tokens(&mut out, t);
     }
-    out
+    out.keys
 }
 
 /// Whether a URL query parameter's name marks its value as a credential

@@ -1021,3 +1021,55 @@ fn long_runs_are_every_run_that_long() {
         }
     }
 }
+
+/// Many candidates (found through one automaton) are kept exactly as
+/// comparing each with every key before it keeps them: nested, repeated
+/// and overlapping ones included.
+#[test]
+fn many_candidates_are_kept_as_one_by_one() {
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..200 {
+        let pool: Vec<String> = (0..40)
+            .map(|_| {
+                let len = 8 + (next() % 10) as usize;
+                (0..len)
+                    .map(|_| ['a', 'b', '1'][(next() % 3) as usize])
+                    .collect()
+            })
+            .collect();
+        let keys: Vec<String> = pool.iter().take((next() % 5) as usize).cloned().collect();
+        let candidates: Vec<&str> = (0..17 + (next() % 30) as usize)
+            .map(|_| pool[(next() % pool.len() as u64) as usize].as_str())
+            .collect();
+        let mut naive: Vec<String> = keys.clone();
+        for c in &candidates {
+            if !naive.iter().any(|t| t.contains(c)) {
+                naive.push(c.to_string());
+            }
+        }
+        let mut found = Found::default();
+        for k in keys {
+            found.push(k);
+        }
+        found.push_unheld(candidates);
+        assert_eq!(found.keys, naive);
+    }
+}
+
+/// A text quoting many distinct keys has each found once, the named
+/// ones too.
+#[test]
+fn many_keys_are_each_found_once() {
+    let text: String = (0..5_000)
+        .map(|i| format!("sk-proj-{i:06}abcdefghijkl api_key={i:06}zzzzzzzz9 "))
+        .collect();
+    let keys = key_tokens(&text);
+    assert_eq!(keys.len(), 10_000);
+    assert_eq!(keys[0], "sk-proj-000000abcdefghijkl");
+}
