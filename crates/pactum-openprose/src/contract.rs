@@ -705,8 +705,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         }
         let target = target_mut(&mut main, &mut inline, service);
         match (bullet, current.as_mut()) {
-            // A sub-bullet: indented further than its bullet.
-            (Some(text), Some(b)) if indent > b.indent + 1 => {
+            // A sub-bullet: indented further than its bullet (a prose
+            // sentence has none: a list interrupts it).
+            (Some(text), Some(b)) if b.content.is_some() && indent > b.indent + 1 => {
                 read_items.insert(lineno);
                 b.sub.push(text.to_string());
             }

@@ -236,3 +236,24 @@ fn errors_in_quotes_lists_and_free_log_lines_are_read() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The list after a lead-in that is a clause of its own holds clauses of
+/// their own, however indented: none is folded into the lead-in's text.
+#[test]
+fn a_list_after_a_lead_in_clause_keeps_its_clauses() {
+    for body in [
+        "## Ensures\n\nEverything below is written in French:\n  - `out`: at least 5 items",
+        "## Ensures\n\nEverything below is written in French:\n  - out: at least 5 items",
+        "## Ensures\n\nEverything below is written in French:\n\n  - out: at least 5 items",
+    ] {
+        let d = run_root(&root(body));
+        let g = grade_dir(d.path());
+        let clauses = by_text(&g);
+        assert!(
+            clauses
+                .iter()
+                .any(|(t, v)| t.ends_with("at least 5 items") && *v == Verdict::Violated),
+            "{body}: {clauses:#?}"
+        );
+    }
+}
