@@ -1137,7 +1137,15 @@ fn is_note(text: &str) -> bool {
     let target = |rest: &[&str]| {
         !rest.is_empty()
             && !states_measure(&rest.join(" "))
-            && !has_word(&rest.join(" "), &["that", "to", "it"])
+            // Nothing joined to the pointer (`See the README and write
+            // in French`).
+            && !has_word(
+                &rest.join(" "),
+                &[
+                    "that", "to", "it", "and", "or", "but", "then", "also", "so", "which",
+                    "while", "where", "who", "when", "if",
+                ],
+            )
     };
     match words.as_slice() {
         ["see", rest @ ..] | ["refer", "to", rest @ ..] => target(rest),

@@ -83,6 +83,7 @@ fn a_sentence_with_a_pointer_word_is_still_a_clause() {
         "## Ensures\n\n- `out`: a list\n\n## Maintains\n\n### Tone\n\nPolite and formal towards customers; see the style guide.",
         "## Ensures\n\n- `out`: a list\n\nThe service writes one output, described below.",
         "## Ensures\n\n- `out`: a list\n\nSee that it is in French.",
+        "## Ensures\n\n- `out`: a list\n\nSee the README and write in French.",
         "## Ensures\n\nEverything below is written in French:\n\n- `out`: a list",
         "## Ensures\n\n- `out`: a list\n\n<details><summary>Written in French</summary></details>",
     ] {
