@@ -144,10 +144,8 @@ enum Kind {
 /// Known section names; any other heading opens no section (it is a
 /// title, a facet under `Maintains`, or an inline service at level 2).
 fn section_kind(title: &str) -> Option<Kind> {
-    // A note in parentheses (`Ensures (outputs)`) does not change it.
-    let title = plain_title(title);
-    let t = title.split('(').next().unwrap_or_default();
-    let t = t.trim().trim_end_matches(':').trim();
+    let t = bare_title(title);
+    let t = t.as_str();
     const NAMES: &[(&str, Kind)] = &[
         ("ensures", Kind::Commit(Section::Ensures)),
         ("ensure", Kind::Commit(Section::Ensures)),
@@ -175,20 +173,29 @@ fn section_kind(title: &str) -> Option<Kind> {
     NAMES.iter().find(|(n, _)| same_name(t, n)).map(|(_, k)| *k)
 }
 
+/// A heading's name without its decoration: a note in parentheses
+/// (`Ensures (outputs)`) or after a spaced dash (`Ensures — outputs`),
+/// and trailing `:`, `.` or `!` (`Ensures.`), do not change it.
+fn bare_title(title: &str) -> String {
+    let plain = plain_title(title);
+    let t = plain.split('(').next().unwrap_or_default();
+    let t = [" — ", " – ", " - "]
+        .iter()
+        .fold(t, |t, dash| t.split(dash).next().unwrap_or_default());
+    t.trim()
+        .trim_end_matches([':', '.', '!'])
+        .trim()
+        .to_string()
+}
+
 /// Sections whose bullets are never clauses, wherever they are: inputs
 /// (`Requires`, `Parameters`) and how the work is done (`Invariants`,
 /// `Strategies`, `Execution`). Any other known name nested under a
 /// section of clauses (`### Examples` under `## Ensures`, `### Tools`
 /// under `## Maintains`) is a sub-heading or facet of it.
 fn never_clauses(title: &str) -> bool {
-    let plain = plain_title(title);
-    let t = plain
-        .split('(')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .trim_end_matches(':')
-        .trim();
+    let t = bare_title(title);
+    let t = t.as_str();
     [
         "requires",
         "parameters",
@@ -399,16 +406,23 @@ fn only_markup(html: &str) -> bool {
         if !lower[at..open].trim().is_empty() {
             return false;
         }
-        let close = if lower[open..].starts_with("<!--") {
+        // An empty comment (`<!-->`, `<!--->`) closes at once, as HTML
+        // and CommonMark end it.
+        let close = if lower[open..].starts_with("<!-->") {
+            Some(open + 5)
+        } else if lower[open..].starts_with("<!--->") {
+            Some(open + 6)
+        } else if lower[open..].starts_with("<!--") {
             lower[open + 4..].find("-->").map(|e| open + 4 + e + 3)
         } else if lower[open..].starts_with("<summary") {
             let end = lower[open..].find("</summary>").map(|e| open + e);
-            // A label that may state a commitment is kept, to be read.
+            // A label other than a generic disclosure word may state a
+            // commitment: kept, to be read.
             let label = html
                 .get(open..end.unwrap_or(html.len()))
                 .unwrap_or_default();
             let label = label.split_once('>').map_or("", |(_, l)| l);
-            if states_commitment(label) {
+            if !generic_label(label) {
                 return false;
             }
             end.map(|e| e + "</summary>".len())
@@ -424,6 +438,20 @@ fn only_markup(html: &str) -> bool {
             None => return true,
         }
     }
+}
+
+/// Whether a `<summary>` label is only a disclosure word (`more`,
+/// `Details`, `Click to expand`, `Examples`), nothing a commitment could
+/// be read from.
+fn generic_label(label: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "more", "details", "detail", "show", "hide", "click", "to", "expand", "examples",
+        "example", "notes", "note", "read", "the", "full", "output", "outputs", "format",
+    ];
+    label
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| WORDS.contains(&w.to_lowercase().as_str()))
 }
 
 /// `Contract`: a heading that wraps the file's own sections (`## Contract`
@@ -508,6 +536,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     // The lines of the bullets read (clauses, sub-bullets, errors), for
     // the check against a Markdown renderer's reading.
     let mut read_items: BTreeSet<usize> = BTreeSet::new();
+    // The lines read as text of a section of clauses (not code, not a
+    // heading): a paragraph a renderer shows there must start on one.
+    let mut seen_lines: BTreeSet<usize> = BTreeSet::new();
     let mut service: Option<(usize, usize)> = None;
     let mut facet: Option<(usize, String)> = None;
     // (level, name, line) of a `## name` heading not yet known to be an
@@ -645,6 +676,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         if !matches!(kind, Kind::Commit(_) | Kind::Errors) {
             continue;
         }
+        seen_lines.insert(lineno);
         let indent = line.len() - trimmed.len();
         if trimmed.is_empty() {
             after_blank = true;
@@ -673,8 +705,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         }
         let target = target_mut(&mut main, &mut inline, service);
         match (bullet, current.as_mut()) {
-            // A sub-bullet: indented further than its bullet.
-            (Some(text), Some(b)) if indent > b.indent + 1 => {
+            // A sub-bullet: indented further than its bullet (a prose
+            // sentence has none: a list interrupts it).
+            (Some(text), Some(b)) if b.content.is_some() && indent > b.indent + 1 => {
                 read_items.insert(lineno);
                 b.sub.push(text.to_string());
             }
@@ -715,6 +748,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 // itself, is a sentence like any other.
                 let lead_in = trimmed.ends_with(':')
                     && !states_measure(trimmed)
+                    && is_generic_lead_in(trimmed)
                     && lines[i + 1..]
                         .iter()
                         .find(|l| !l.trim().is_empty())
@@ -740,11 +774,16 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     }
     let target = target_mut(&mut main, &mut inline, service);
     flush(&mut current, open, target, &facet, path)?;
-    if let Some(line) = unread_item(text, &read_items) {
-        return Err(err(
+    match unread_item(text, &read_items, &seen_lines) {
+        Some((line, Unread::Item)) => return Err(err(
             line,
             "this line renders as a list item of a section that holds clauses, but pactum did not read it as a clause (a code fence, heading or section read differently from a Markdown renderer): write the file so each clause is a bullet right under its section".into(),
-        ));
+        )),
+        Some((line, Unread::Paragraph)) => return Err(err(
+            line,
+            "this line renders as text of a section that holds clauses, but pactum did not read it (a code fence, heading or section read differently from a Markdown renderer): close each code fence inside the bullet that opens it, or move the text out of the section".into(),
+        )),
+        None => {}
     }
     for c in std::iter::once(&mut main).chain(inline.iter_mut()) {
         notes_naming_no_output(c);
@@ -839,13 +878,25 @@ fn closes_fence(line: &str, marker: &str) -> bool {
     line.len() - trimmed.len() <= 3 && n >= marker.len() && trimmed[n..].trim().is_empty()
 }
 
+/// What a renderer shows that the line reader did not read.
+enum Unread {
+    /// A list item.
+    Item,
+    /// A paragraph.
+    Paragraph,
+}
+
 /// The first line (1-based) of `text` (the file as [`shown_lines`] gives
 /// it) that a CommonMark renderer
 /// (`pulldown-cmark`) shows as a list item inside a section that holds
 /// clauses, by the headings it sees, and that the line reader did not
 /// read (`read`, the lines of the bullets it read). A file read two ways
 /// is refused rather than a clause dropped.
-fn unread_item(text: &str, read: &BTreeSet<usize>) -> Option<usize> {
+fn unread_item(
+    text: &str,
+    read: &BTreeSet<usize>,
+    seen: &BTreeSet<usize>,
+) -> Option<(usize, Unread)> {
     use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
     // `text` is the file as shown, its frontmatter already blank.
     let body = text;
@@ -912,7 +963,16 @@ fn unread_item(text: &str, read: &BTreeSet<usize>) -> Option<usize> {
                 let kind = stack.iter().rev().find_map(|(_, k)| *k);
                 let line = line_of(range.start);
                 if matches!(kind, Some(Kind::Commit(_))) && !read.contains(&line) {
-                    return Some(line);
+                    return Some((line, Unread::Item));
+                }
+            }
+            // A paragraph of the section itself (one in an item or a
+            // quote is the item's or the quote's).
+            Event::Start(Tag::Paragraph) if nested == 0 => {
+                let kind = stack.iter().rev().find_map(|(_, k)| *k);
+                let line = line_of(range.start);
+                if matches!(kind, Some(Kind::Commit(_))) && !seen.contains(&line) {
+                    return Some((line, Unread::Paragraph));
                 }
             }
             _ => {}
@@ -965,57 +1025,6 @@ fn content_offset(trimmed: &str) -> usize {
     } else {
         marker + 1
     }
-}
-
-/// Whether a sentence of a section of clauses may state a commitment: a
-/// commitment word (`is`, `has`, `guarantees`…) or a measure
-/// ([`states_measure`]). Reading stays on the safe side: such a sentence
-/// is a clause.
-fn states_commitment(text: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "need",
-        "needs",
-        "require",
-        "requires",
-        "ensure",
-        "ensures",
-        "guarantee",
-        "guarantees",
-        "return",
-        "returns",
-        "is",
-        "are",
-        "be",
-        "was",
-        "were",
-        "has",
-        "have",
-        "had",
-        "contain",
-        "contains",
-        "include",
-        "includes",
-        "hold",
-        "holds",
-        "list",
-        "lists",
-        "say",
-        "says",
-        "saying",
-        "mention",
-        "mentions",
-        "mentioning",
-        "cite",
-        "cites",
-        "valid",
-        "sorted",
-        "unique",
-        "empty",
-        "if",
-        "unless",
-        "when",
-    ];
-    states_measure(text) || has_word(text, WORDS)
 }
 
 /// Whether a line states a measure or an obligation itself: a digit, a
@@ -1109,31 +1118,98 @@ fn has_word(text: &str, words: &[&str]) -> bool {
         .any(|w| words.contains(&w.to_lowercase().as_str()))
 }
 
-/// Whether a prose sentence of a section of clauses is only a note: it
-/// states no commitment ([`states_commitment`]) and points elsewhere
-/// (`see`, `described below`, `for details`). Anything else stays a
-/// clause.
+/// Whether a prose sentence of a section of clauses is only a note: a
+/// pure pointer elsewhere and nothing else — `See …`, `Refer to …`,
+/// `For (more) details(,) see …`, `Details below.`, or `The outputs are
+/// described below.` with a generic subject. Anything else may state a
+/// commitment, so it stays a clause.
 fn is_note(text: &str) -> bool {
-    const POINTERS: &[&str] = &[
-        "see",
-        "described",
-        "below",
-        "above",
+    let t = text.trim().trim_end_matches(['.', '!']).trim();
+    let lower = t.to_lowercase();
+    // One sentence only, no clause joined to the pointer.
+    if lower.is_empty() || lower.contains([';', ':', '.', '!', '?']) {
+        return false;
+    }
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let target = |rest: &[&str]| {
+        !rest.is_empty()
+            && !states_measure(&rest.join(" "))
+            // Nothing joined to the pointer (`See the README and write
+            // in French`).
+            && !has_word(
+                &rest.join(" "),
+                &[
+                    "that", "to", "it", "and", "or", "but", "then", "also", "so", "which",
+                    "while", "where", "who", "when", "if",
+                ],
+            )
+    };
+    match words.as_slice() {
+        ["see", rest @ ..] | ["refer", "to", rest @ ..] => target(rest),
+        ["for", "details", "see", rest @ ..] | ["for", "more", "details", "see", rest @ ..] => {
+            target(rest)
+        }
+        ["details", "below" | "above"] => true,
+        ["details", "in", rest @ ..] => target(rest),
+        [subject @ .., "is" | "are", "described", "below" | "above"] => matches!(
+            subject,
+            ["the", "output" | "outputs" | "format"]
+                | ["the" | "its", "output", "format"]
+                | ["details"]
+                | ["the", "details"]
+        ),
+        _ => false,
+    }
+}
+
+/// Whether a line ending in `:` only introduces the list after it: a few
+/// generic words (`The service guarantees:`, `Also:`, `Each output
+/// has:`), nothing a commitment could be read from.
+fn is_generic_lead_in(trimmed: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "the",
+        "this",
+        "it",
+        "its",
+        "service",
+        "program",
+        "agent",
+        "output",
+        "outputs",
+        "return",
+        "returns",
+        "ensure",
+        "ensures",
+        "guarantee",
+        "guarantees",
         "following",
-        "details",
-        "detail",
-        "readme",
-        "documentation",
-        "docs",
-        "explained",
-        "note",
-        "notes",
-        "overview",
+        "below",
+        "each",
+        "are",
+        "is",
+        "has",
+        "have",
+        "with",
+        "contains",
+        "also",
+        "and",
+        "here",
+        "these",
+        "clauses",
+        "commitments",
+        "we",
+        "they",
     ];
-    !states_commitment(text)
-        && text
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| POINTERS.contains(&w.to_lowercase().as_str()))
+    let words: Vec<String> = trimmed
+        .trim_end_matches(':')
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    !words.is_empty() && words.len() <= 4 && words.iter().all(|w| WORDS.contains(&w.as_str()))
 }
 
 /// The text of a bullet line (`- `, `* `, `+ `, or numbered `1. `,

@@ -902,11 +902,25 @@ impl Ctx<'_> {
         }
         let dir = self.dir.join(folder);
         if dir.is_dir() {
+            // Two files that could bind one output (`out.md` and `out.txt`,
+            // `out.MD`, `résumé` in NFC and NFD): which was meant cannot be
+            // told, so the run is refused.
+            let mut seen: BTreeMap<String, String> = BTreeMap::new();
             for f in sorted_entries(&dir)? {
                 if !f.is_file() {
                     continue;
                 }
                 if let Some(stem) = f.file_stem().map(|s| output_name(&s.to_string_lossy())) {
+                    let rel = self.rel(&f);
+                    if let Some(first) = seen.insert(stem.to_lowercase(), rel.clone()) {
+                        return Err(ImportError::RunFile {
+                            file: self.dir.join(&first).display().to_string(),
+                            line: 0,
+                            message: format!(
+                                "output `{stem}` is bound twice: {first} and {rel} (one output, one file)"
+                            ),
+                        });
+                    }
                     if known.insert(stem.clone()) {
                         names.push(stem);
                     }
@@ -1734,7 +1748,25 @@ impl Ctx<'_> {
 /// The error name of a line recording one in an error file: an ATX
 /// heading (`#` to `######`) whose text starts `Error:`, in any case.
 fn error_line(line: &str) -> Option<&str> {
-    let t = line.trim();
+    // A heading in a quote or a list item (`> # Error: x`, `- # Error:
+    // x`) renders as one too.
+    let mut t = line.trim();
+    loop {
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        let marker = if t.starts_with('>')
+            || (t.starts_with(['-', '*', '+']) && t[1..].starts_with([' ', '\t']))
+        {
+            1
+        } else if (1..=9).contains(&digits)
+            && t[digits..].starts_with(['.', ')'])
+            && t[digits + 1..].starts_with([' ', '\t'])
+        {
+            digits + 1
+        } else {
+            break;
+        };
+        t = t[marker..].trim_start();
+    }
     let hashes = t.chars().take_while(|c| *c == '#').count();
     if !(1..=6).contains(&hashes) {
         return None;
@@ -1975,6 +2007,14 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
                 message: "a step line that cannot be read (expected `N→ service ✓` or `N→ service ✗ error`)".into(),
             });
         }
+        // Any other line (`ERROR: svc crashed`) may record what went
+        // wrong in a form this reader does not know: refused, never
+        // skipped.
+        return Err(ImportError::RunFile {
+            file: file.into(),
+            line: n,
+            message: "a log line that cannot be read (expected `# run:{id} {program}`, `root: root.prose.md`, `N→ service ✓`, `N→ service ✗ error`, or the end line)".into(),
+        });
     }
     if end.is_none() {
         return Err(bad_end(last.max(1), "the log has no end line"));

@@ -198,7 +198,7 @@ fn a_comment_hides_only_what_a_renderer_hides() {
 fn an_explanatory_sentence_is_no_clause() {
     let one = vec![("`out`: a list".to_string(), Verdict::Satisfied)];
     for body in [
-        "## Ensures\n\nThe service writes one output, described below.\n\n- `out`: a list",
+        "## Ensures\n\nThe outputs are described below.\n\n- `out`: a list",
         "## Ensures\n\n- `out`: a list\n\nSee the README for details.",
     ] {
         let d = run_root(&root(body));
