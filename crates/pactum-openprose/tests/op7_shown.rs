@@ -194,6 +194,8 @@ fn struck_text_meets_no_positive_measure() {
         "at least 3 items",
         "- ~~alpha~~\n- ~~beta~~\n- ~~gamma~~\n- delta\n",
     );
+    // An upper bound still counts struck words.
+    never_green("at most 3 words", "One two ~~three four five six~~.\n");
     assert_eq!(
         one("saying \"rejected\"", "Status: ~~approved~~ rejected.\n"),
         Verdict::Satisfied
