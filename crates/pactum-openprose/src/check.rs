@@ -983,6 +983,29 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
     }
 }
 
+/// Whether the match `start..end` of `content` is part of a longer word
+/// or number: a letter or digit at its edge is joined to one outside it,
+/// directly or by a `-`, `.` or `,` (`un-safe`, `1,100`, `100.5`). A
+/// sentence's own `.` or `,` is followed by no letter or digit.
+fn joined(content: &str, start: usize, end: usize) -> bool {
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    let joiner = |c: Option<char>| matches!(c, Some('-' | '.' | ','));
+    let (Some(before), Some(after), Some(inside)) = (
+        content.get(..start),
+        content.get(end..),
+        content.get(start..end),
+    ) else {
+        return false;
+    };
+    let mut back = before.chars().rev();
+    let mut ahead = after.chars();
+    let (b1, a1) = (back.next(), ahead.next());
+    let left = word(inside.chars().next()) && (word(b1) || (joiner(b1) && word(back.next())));
+    let right =
+        word(inside.chars().next_back()) && (word(a1) || (joiner(a1) && word(ahead.next())));
+    left || right
+}
+
 /// Whether `content` holds a TeX command that can hide text when GitHub
 /// renders math (`$…$`, `$$…$$`, a `math` fence): phantoms, colours,
 /// overlaps and smashes.
@@ -1523,6 +1546,36 @@ pub(crate) fn shown_strictly(content: &str) -> String {
     blank_spans(&shown, &hidden_elements(content, &tags))
 }
 
+/// What `content` shows, read the strictest way for a judge's quote:
+/// [`shown_strictly`] with link destinations and reference labels
+/// blanked ([`without_destinations`]), and cut where text may be shown
+/// otherwise than written: at the first bidirectional control (or
+/// numeric character reference, which may write one), and at the first
+/// math when it holds a command that can hide text.
+pub(crate) fn shown_for_quotes(content: &str) -> String {
+    let shown = shown_strictly(content);
+    let mut shown = without_destinations(&shown).into_owned();
+    let mut cut = shown.len();
+    if has_bidi_control(content) {
+        let control = shown
+            .char_indices()
+            .find(|(_, c)| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+            .map(|(i, _)| i);
+        cut = [control, shown.find("&#")]
+            .into_iter()
+            .flatten()
+            .fold(cut, usize::min);
+    }
+    if hiding_math(content) {
+        cut = [shown.find('$'), shown.find("math")]
+            .into_iter()
+            .flatten()
+            .fold(cut, usize::min);
+    }
+    shown.truncate(cut);
+    shown
+}
+
 /// The HTML tags of `text` outside code and escapes (`code`), each
 /// opening one marked hiding when `hides(name, attributes)` says so.
 fn tags_in(text: &str, code: &Literal, hides: impl Fn(&str, &str) -> bool) -> Vec<Tag> {
@@ -1610,7 +1663,7 @@ pub fn without_hidden_least(content: &str) -> Cow<'_, str> {
 }
 
 fn hidden_blanked(content: &str, most: bool) -> Cow<'_, str> {
-    if !content.contains(['<', '[']) && !content.starts_with("---") {
+    if !content.contains(['<', '[', '~']) && !content.starts_with("---") {
         return Cow::Borrowed(content);
     }
     // One reading of the code spans serves comments and tags.
@@ -1628,9 +1681,15 @@ fn hidden_blanked(content: &str, most: bool) -> Cow<'_, str> {
     // tag inside code, or escaped, is text. A tag's attributes (a
     // `title`, an `alt`) are not shown; the tag itself stays, so a quoted
     // `<html>` is still found.
-    let tags = tags_in(text, &code, attrs_hide);
+    // Struck-through text is shown as withdrawn: hidden in the `most`
+    // reading only, so a negated or upper measure still counts it.
+    let struck = |name: &str| most && matches!(name, "del" | "s" | "strike");
+    let tags = tags_in(text, &code, |n, a| attrs_hide(n, a) || struck(n));
     spans.extend(tags.iter().map(|t| t.1));
     spans.extend(hidden_elements(text, &tags));
+    if most {
+        spans.extend(struck_or_unreferenced(text));
+    }
     // Link reference definitions: unused ones whole, used ones' titles.
     // Every `[label]` is counted once, in one pass: a definition is used
     // when its label is written more often than by the definition itself
@@ -1654,6 +1713,11 @@ fn hidden_blanked(content: &str, most: bool) -> Cow<'_, str> {
             (true, None) => {}
         }
     }
+    // Looked up once per definition line, so kept sorted and hashed.
+    let def_labels: std::collections::HashSet<&str> =
+        defs.spans.iter().map(|(l, _, _)| l.as_str()).collect();
+    let mut def_spans: Vec<(usize, usize)> = defs.spans.iter().map(|(_, sp, _)| *sp).collect();
+    def_spans.sort_unstable();
     for c in LINK_DEF.captures_iter(text) {
         let (Some(m), Some(label)) = (c.get(0), c.get(1)) else {
             continue;
@@ -1662,6 +1726,32 @@ fn hidden_blanked(content: &str, most: bool) -> Cow<'_, str> {
         // the parser reads as text (continuing a paragraph, an item, a
         // table) is no definition.
         if label.as_str().starts_with('^') || defs.text_in(m.start(), m.end()) {
+            continue;
+        }
+        // A second definition of a defined label is ignored by the
+        // parser, whole: its title on the next lines too.
+        let key = label.as_str().to_lowercase();
+        let i = def_spans.partition_point(|sp| sp.0 <= m.start());
+        let inside = i > 0 && m.start() < def_spans[i - 1].1;
+        if def_labels.contains(key.as_str()) && !inside {
+            let mut end = m.end();
+            while let Some(line) = text.get(end..).and_then(|r| r.strip_prefix('\n')) {
+                let len = line.find('\n').unwrap_or(line.len());
+                let (from, to) = (end + 1, end + 1 + len);
+                // A title's lines only: another definition's line (each
+                // line is then passed over once) or shown text ends it.
+                let t = line[..len].trim_start();
+                let title = if end == m.end() {
+                    t.starts_with(['"', '\'', '('])
+                } else {
+                    !t.starts_with('[')
+                };
+                if !title || t.trim().is_empty() || defs.text_in(from, to) {
+                    break;
+                }
+                end = to;
+            }
+            spans.push((m.start(), end));
             continue;
         }
         let used = written
@@ -1704,6 +1794,39 @@ fn hidden_blanked(content: &str, most: bool) -> Cow<'_, str> {
     }
     spans.retain(|(s, _)| !code.holds(*s));
     Cow::Owned(blank_spans(text, &spans))
+}
+
+/// The byte spans of struck-through text (`~~…~~`) and of footnote
+/// definitions no footnote reference uses (GitHub does not render them),
+/// as `pulldown-cmark` reads them.
+fn struck_or_unreferenced(text: &str) -> Vec<(usize, usize)> {
+    use pulldown_cmark::{Event, Options, Parser, Tag as MdTag};
+    if !text.contains('~') && !text.contains("[^") {
+        return Vec::new();
+    }
+    let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES;
+    let mut spans = Vec::new();
+    let mut notes: Vec<(String, (usize, usize))> = Vec::new();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    for (ev, r) in Parser::new_ext(text, opts).into_offset_iter() {
+        match ev {
+            Event::Start(MdTag::Strikethrough) => spans.push((r.start, r.end)),
+            Event::Start(MdTag::FootnoteDefinition(l)) => {
+                notes.push((l.to_lowercase(), (r.start, r.end)));
+            }
+            Event::FootnoteReference(l) => {
+                used.insert(l.to_lowercase());
+            }
+            _ => {}
+        }
+    }
+    spans.extend(
+        notes
+            .into_iter()
+            .filter(|(l, _)| !used.contains(l))
+            .map(|(_, sp)| sp),
+    );
+    spans
 }
 
 /// `s` with the HTML character references a renderer decodes decoded:
@@ -2276,6 +2399,9 @@ fn measure_in(
             let all_copied = !inputs.is_empty() && only_copied(content, inputs);
             let mut index: Option<Echoes<'_>> = None;
             for f in r.find_iter(content) {
+                if joined(content, f.start(), f.end()) {
+                    continue;
+                }
                 if all_copied
                     || (!inputs.is_empty()
                         && index

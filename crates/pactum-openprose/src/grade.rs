@@ -906,18 +906,19 @@ fn sentence_around(text: &str, s: usize, e: usize) -> &str {
     &text[from..to]
 }
 
-/// Why a judge's answer quotes text found in an output only inside an
-/// HTML comment (`<!-- … -->`): not shown when the Markdown renders, it
-/// is no evidence ([`crate::check::without_hidden`]). `None` when
-/// every quote is visible somewhere, or in no output at all (pactum's
-/// quote verification answers that).
+/// Why a judge's answer quotes text found in an output only where it is
+/// not shown as written (an HTML comment, a hidden element, a link's
+/// destination, an unreferenced footnote, text after a bidirectional
+/// control or in math that can hide it): no evidence
+/// ([`crate::check::shown_for_quotes`]). `None` when every quote is
+/// shown somewhere, or in no output at all (pactum's quote verification
+/// answers that).
 fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
     let fold = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let outputs: Vec<(&Binding, String)> = c
         .outputs
         .iter()
         .filter_map(|b| b.content.as_deref().map(|t| (b, t)))
-        .filter(|(_, t)| t.contains(['<', '[']))
         .map(|(b, t)| (b, fold(t)))
         .collect();
     if outputs.is_empty() {
@@ -933,10 +934,10 @@ fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
                 .outputs
                 .iter()
                 .filter_map(|b| b.content.as_deref())
-                .any(|t| fold(&crate::check::shown_strictly(t)).contains(&q));
+                .any(|t| fold(&crate::check::shown_for_quotes(t)).contains(&q));
             (!shown).then(|| {
                 format!(
-                    "the judge quoted text of {} that is not shown when the Markdown renders (inside an HTML comment, a hidden element or raw HTML pactum does not read): \"{}\" is no evidence",
+                    "the judge quoted text of {} that is not shown when the Markdown renders (inside an HTML comment, a hidden element or raw HTML pactum does not read; a link's destination or label; an unreferenced footnote; after a bidirectional control; in math that can hide text): \"{}\" is no evidence",
                     hidden_in.0.path,
                     truncate_chars(text, 120)
                 )
