@@ -928,6 +928,21 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
+                // Split by a dash, a hard line break or letter spacing,
+                // or with a combining mark inside, it may still read as
+                // the word: for the judge, never satisfied nor violated.
+                let loose = rendered::loose_fold(text);
+                if rendered::shows_something(&loose)
+                    && [content, &plain]
+                        .iter()
+                        .any(|t| rendered::loose_fold(t).contains(&loose))
+                {
+                    return finding(
+                        None,
+                        format!("the clause negates \"{text}\", and the output holds text that may read like it once combining marks, dashes, line breaks or letter spacing inside a word are read through: whether it says \"{text}\" is for the judge"),
+                        None,
+                    );
+                }
                 // A bidirectional control shows text in another order
                 // than written: what it shows is not looked up.
                 if has_bidi_control(content) {
@@ -2480,9 +2495,12 @@ fn count(
                             .or_insert_with(|| u.trim_end_matches(['.', ',', ';']).to_string());
                     }
                 }
+                // Links of any scheme or host count towards the high
+                // count: a reader may take them for sources.
                 let written: BTreeSet<String> = urls(content)
                     .into_iter()
                     .chain(html_links(raw))
+                    .chain(r.urls.iter().cloned())
                     .map(|u| rendered::page_as_written(&u).unwrap_or(u))
                     .filter(|u| !given.contains(u))
                     .collect();
@@ -2670,7 +2688,13 @@ fn a_value(v: &str) -> bool {
 /// A field value that says there is none (`unknown`, `none`, `not
 /// available`, `see below`): the field is absent, as with `N/A`.
 fn non_answer(v: &str) -> bool {
-    let l = v.trim().trim_end_matches(['.', '!']).trim().to_lowercase();
+    let l = v
+        .trim()
+        .trim_matches(['(', ')', '[', ']'])
+        .trim()
+        .trim_end_matches(['.', '!'])
+        .trim()
+        .to_lowercase();
     matches!(
         l.as_str(),
         "unknown"
@@ -2688,6 +2712,12 @@ fn non_answer(v: &str) -> bool {
             | "tba"
             | "tbc"
             | "missing"
+            | "untitled"
+            | "not yet available"
+            | "not available yet"
+            | "t.b.d"
+            | "t.b.a"
+            | "t.b.c"
     )
 }
 
