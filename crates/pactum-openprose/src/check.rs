@@ -764,6 +764,49 @@ fn fenced_json(content: &str) -> Option<Value> {
     pactum_core::json::parse_strict(body?.trim()).ok()
 }
 
+/// Whether `content` shows one short line of prose (a paragraph with no
+/// line break, "Here is the result:") and then one fenced block, its info
+/// string empty or `json`, holding one JSON value, and nothing else.
+fn lead_in_json(content: &str) -> bool {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+    if !content.contains("```") && !content.contains("~~~") {
+        return false;
+    }
+    let visible = without_hidden(content);
+    // 0: before the paragraph, 1: in it, 2: after it, 3: in the fence,
+    // 4: after the fence.
+    let mut state = 0;
+    let mut lead = String::new();
+    let mut body = String::new();
+    for ev in Parser::new(&visible) {
+        match (state, ev) {
+            (_, Event::Html(h) | Event::InlineHtml(h)) if !rendered::shows_something(&h) => {}
+            (0, Event::Start(Tag::Paragraph)) => state = 1,
+            (1, Event::End(TagEnd::Paragraph)) => state = 2,
+            (1, Event::SoftBreak | Event::HardBreak) => return false,
+            (1, Event::Text(t) | Event::Code(t)) => lead.push_str(&t),
+            (
+                1,
+                Event::Start(Tag::Emphasis | Tag::Strong)
+                | Event::End(TagEnd::Emphasis | TagEnd::Strong),
+            ) => {}
+            (2, Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))) => {
+                let lang = info.split_whitespace().next().unwrap_or("");
+                if !(lang.is_empty() || lang.eq_ignore_ascii_case("json")) {
+                    return false;
+                }
+                state = 3;
+            }
+            (3, Event::Text(t)) => body.push_str(&t),
+            (3, Event::End(TagEnd::CodeBlock)) => state = 4,
+            _ => return false,
+        }
+    }
+    state == 4
+        && lead.chars().count() <= 200
+        && pactum_core::json::parse_strict(body.trim()).is_ok()
+}
+
 /// Whether the output holds a list whose every top-level item is of the
 /// kind `ordered` tells (a list mixing `1.` and `-` items, parted only by
 /// blank lines, is neither a numbered nor a bulleted list), read over
@@ -1937,6 +1980,39 @@ pub fn renders_nothing(content: &str) -> bool {
     }
 }
 
+/// What an output that [`renders_nothing`] may still be: an answer that
+/// is empty or short by design.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sparse {
+    /// A valid JSON value holding nothing but empty values (`[]`, `{}`,
+    /// `null`, `""`, `{"errors": []}`): an empty result may be the answer.
+    EmptyJson,
+    /// `N/A` or `Pending` alone: a real value in some outputs (a status,
+    /// a discount code that does not apply).
+    ShortValue,
+}
+
+/// Whether an output that [`renders_nothing`] may still be an answer
+/// ([`Sparse`]); `None` when it is clearly nothing (blank, marks, `TODO`,
+/// `TBD`, lorem ipsum, a placeholder string inside JSON).
+pub fn sparse_answer(content: &str) -> Option<Sparse> {
+    fn empty(v: &Value) -> bool {
+        match v {
+            Value::Null => true,
+            Value::String(s) => s.trim().is_empty(),
+            Value::Array(a) => a.iter().all(empty),
+            Value::Object(o) => o.values().all(empty),
+            Value::Bool(_) | Value::Number(_) => false,
+        }
+    }
+    let visible = without_hidden(content);
+    if as_json(&visible).is_some_and(|v| empty(&v)) {
+        return Some(Sparse::EmptyJson);
+    }
+    let l = visible.trim().trim_end_matches('.').trim().to_lowercase();
+    matches!(l.as_str(), "n/a" | "n.a" | "pending").then_some(Sparse::ShortValue)
+}
+
 /// [`renders_nothing`] as written: blank, marks or placeholders only.
 fn nothing_written(content: &str) -> bool {
     let visible = without_hidden(content);
@@ -2175,6 +2251,11 @@ fn measure_in(
                         "an array"
                     }
                 ),
+                None,
+            ),
+            (None, _) if lead_in_json(content) => finding(
+                None,
+                "the output is one line of prose and then one fenced block holding one JSON value: whether that is the JSON output asked for is for the judge".into(),
                 None,
             ),
             (None, _) => finding(

@@ -169,3 +169,104 @@ fn placeholders_and_non_answers_are_nothing() {
         "- title: Battery report\n  url: https://a.org/1\n",
     )]);
 }
+
+/// A valid empty JSON value, or `N/A` or `Pending` alone, may be the
+/// answer: never "not produced", though a lower bound on it still fails.
+#[test]
+fn empty_values_are_produced() {
+    let not_violated = [
+        (
+            "a JSON array of the errors found (empty if none)",
+            "bindings/svc/summary.md",
+            "[]\n",
+        ),
+        ("a JSON object", "bindings/svc/summary.md", "{}\n"),
+        ("valid JSON", "bindings/svc/summary.md", "null\n"),
+        ("valid JSON", "bindings/svc/summary.md", "\"\"\n"),
+        ("the order status", "bindings/svc/summary.md", "Pending\n"),
+        (
+            "the discount code applied, if any",
+            "bindings/svc/summary.md",
+            "N/A\n",
+        ),
+        (
+            "a JSON array of the errors found (empty if none)",
+            "bindings/svc/summary.json",
+            "[]\n",
+        ),
+    ];
+    for (clause, path, binding) in not_violated {
+        assert_ne!(
+            one_at(clause, path, binding),
+            Verdict::Violated,
+            "{clause:?} over {binding:?} at {path}"
+        );
+    }
+    // An empty array in a JSON file is a JSON array.
+    assert_eq!(
+        one_at("a JSON array", "bindings/svc/summary.json", "[]\n"),
+        Verdict::Satisfied
+    );
+    // Nothing shown: no answer to the judge alone.
+    for (clause, path, binding) in [
+        ("the order status", "bindings/svc/summary.md", "Pending\n"),
+        ("a summary", "bindings/svc/summary.md", "{}\n"),
+        ("a summary", "bindings/svc/summary.json", "{}\n"),
+    ] {
+        assert_ne!(
+            one_at(clause, path, binding),
+            Verdict::Satisfied,
+            "{clause:?} over {binding:?}"
+        );
+    }
+    // A lower bound still fails, and placeholders are still nothing.
+    for (clause, path, binding) in [
+        (
+            "a JSON array of at least 3 items",
+            "bindings/svc/summary.json",
+            "[]\n",
+        ),
+        ("at least 2 items", "bindings/svc/summary.md", "[]\n"),
+        ("a summary", "bindings/svc/summary.md", "TODO\n"),
+        (
+            "a summary",
+            "bindings/svc/summary.json",
+            "{\"summary\": \"TODO\"}\n",
+        ),
+    ] {
+        assert_eq!(
+            one_at(clause, path, binding),
+            Verdict::Violated,
+            "{clause:?} over {binding:?}"
+        );
+    }
+}
+
+/// One line of prose before one fenced JSON block is for the judge, not
+/// "not JSON"; more prose is still not JSON.
+#[test]
+fn a_lead_in_before_fenced_json_is_for_the_judge() {
+    let c = "a JSON array";
+    let lead = "Here is the result:\n\n```json\n[1, 2]\n```\n";
+    assert_ne!(one(c, lead), Verdict::Violated);
+    assert_ne!(one(c, lead), Verdict::Satisfied);
+    assert_eq!(one(c, "```json\n[1, 2]\n```\n"), Verdict::Satisfied);
+    assert_eq!(
+        one(
+            c,
+            "Here is the result:\n\n```json\n[1, 2]\n```\n\nHope this helps.\n"
+        ),
+        Verdict::Violated
+    );
+    assert_eq!(
+        one(
+            c,
+            "Here is the result:\nas asked.\n\n```json\n[1, 2]\n```\n"
+        ),
+        Verdict::Violated
+    );
+    assert_eq!(
+        one(c, "Here is the result:\n\n```python\n[1, 2]\n```\n"),
+        Verdict::Violated
+    );
+}

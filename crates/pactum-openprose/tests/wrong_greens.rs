@@ -230,10 +230,6 @@ fn outputs_that_render_as_nothing() {
         "-\n",
         "#\n",
         "```\n```\n",
-        "null\n",
-        "{}\n",
-        "[]\n",
-        "\"\"\n",
         "TODO\n",
         "TBD\n",
         "# Summary\n\nTODO\n",
@@ -244,6 +240,15 @@ fn outputs_that_render_as_nothing() {
         "> \n",
     ] {
         assert_eq!(one("a summary", binding), Verdict::Violated, "{binding:?}");
+    }
+    // An empty JSON value may be the answer: never satisfied, but for the
+    // judge rather than "not produced".
+    for binding in ["null\n", "{}\n", "[]\n", "\"\"\n"] {
+        assert_eq!(
+            one("a summary", binding),
+            Verdict::NotEvaluable,
+            "{binding:?}"
+        );
     }
 }
 
@@ -1501,8 +1506,9 @@ fn one_page_respelled_is_one_source() {
 /// place of the output, is no output.
 #[test]
 fn labelled_and_punctuated_placeholders_are_not_produced() {
+    // `N/A.` alone may be the answer: for the judge.
+    assert_eq!(one("a summary", "N/A.\n"), Verdict::NotEvaluable);
     for binding in [
-        "N/A.\n",
         "n/a!\n",
         "Summary: TBD\n",
         "Summary: N/A\n",
