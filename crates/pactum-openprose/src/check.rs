@@ -3295,11 +3295,13 @@ mod tests {
             min: 3,
             max: None,
         };
-        let one = r#"[{"url": "https://a.example", "notes": "see https://b.example and https://c.example"}]"#;
+        let one = r#"[{"url": "https://a.net", "notes": "see https://b.net and https://c.net"}]"#;
         assert_eq!(held(m.clone(), one), Some(false));
-        let dup = r#"[{"url": "https://a.example"}, {"url": "https://a.example"}, {"url": "https://b.example"}]"#;
+        let dup =
+            r#"[{"url": "https://a.net"}, {"url": "https://a.net"}, {"url": "https://b.net"}]"#;
         assert_eq!(held(m.clone(), dup), Some(false));
-        let three = r#"[{"url": "https://a.example"}, {"url": "https://b.example"}, {"u": "https://c.example"}]"#;
+        let three =
+            r#"[{"url": "https://a.net"}, {"url": "https://b.net"}, {"u": "https://c.net"}]"#;
         assert_eq!(held(m, three), Some(true));
     }
 
@@ -3530,7 +3532,7 @@ mod tests {
         assert_eq!(f.quote.as_deref(), Some(json_part), "{f:?}");
         let json_none = r#"[{"x": 1}]"#;
         assert_eq!(measure(&m, json_none).held, Some(false));
-        let wrapped = r#"{"sources": [{"title": "A", "url": "https://u.example"}]}"#;
+        let wrapped = r#"{"sources": [{"title": "A", "url": "https://u.net"}]}"#;
         assert_eq!(measure(&m, wrapped).held, Some(true));
         // A `url` field holding no URL is no URL.
         let no_url = r#"{"sources": [{"title": "A", "url": "u"}]}"#;

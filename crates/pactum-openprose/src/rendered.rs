@@ -803,7 +803,9 @@ pub(crate) fn html_blocks(r: &Rendered) -> bool {
 ///
 /// Only an `http` or `https` URL on a public host is a page: a `file:`,
 /// `ftp:` or made-up scheme, and a loopback, private or local host
-/// (`localhost`, `127.0.0.1`, `10.…`, `….local`) are not on the web.
+/// (`localhost`, `127.0.0.1`, `10.…`, `….local`), and a name reserved
+/// for examples (`example.org`, `a.example`, `….test`), are not on the
+/// web.
 pub(crate) fn page(url: &str) -> Option<String> {
     let scheme = url
         .trim_start()
@@ -817,7 +819,8 @@ pub(crate) fn page(url: &str) -> Option<String> {
 
 /// Whether the host of a [`page_of`] page (`host[:port]/path…`) may be
 /// on the public web: not a loopback, private, link-local or
-/// documentation address, not an IPv6 literal, not a local name.
+/// documentation address, not an IPv6 literal, not a local name, not a
+/// name reserved for examples (`example.com`, `….test`).
 fn public_host(page: &str) -> bool {
     let host = page.split(['/', '?']).next().unwrap_or("");
     if host.starts_with('[') {
@@ -835,7 +838,18 @@ fn public_host(page: &str) -> bool {
             || ip.octets()[0] >= 224
             || (ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1])));
     }
+    // Reserved for documentation and testing (RFC 2606, RFC 6761): no
+    // page there is a source.
+    if ["example.com", "example.net", "example.org"]
+        .iter()
+        .any(|r| host == *r || host.strip_suffix(r).is_some_and(|h| h.ends_with('.')))
+    {
+        return false;
+    }
     let local = [
+        "example",
+        "test",
+        "invalid",
         "localhost",
         "localdomain",
         "local",

@@ -270,3 +270,22 @@ fn a_lead_in_before_fenced_json_is_for_the_judge() {
         Verdict::Violated
     );
 }
+
+/// Hosts reserved for examples and tests are no sources for a lower bound.
+#[test]
+fn reserved_hosts_are_no_sources() {
+    never_green(&[
+        (
+            "at least 3 sources",
+            "See https://example.com/1 https://www.example.org/2 https://x.test/3 https://a.example/4 https://b.invalid/5 https://news.example.net/6.\n",
+        ),
+        (
+            "at least 1 source",
+            "- title: A report\n  url: https://example.com/a\n",
+        ),
+    ]);
+    green(&[(
+        "at least 2 sources",
+        "See https://examples.org/1 and https://contest.org/2.\n",
+    )]);
+}
