@@ -896,6 +896,16 @@ fn urls(content: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// Whether `u` opens with a URL scheme (`ftp:`, `x-y:`): a link away
+/// from the output, not an anchor or a relative path in it.
+fn has_scheme(u: &str) -> bool {
+    u.split_once(':').is_some_and(|(s, _)| {
+        s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
+}
+
 /// The URLs of the `href` attributes of `raw`'s HTML tags (comments
 /// aside; `//host` read as `https://host`).
 fn html_links(raw: &str) -> impl Iterator<Item = String> {
@@ -2581,7 +2591,7 @@ fn count(
                 let written: BTreeSet<String> = urls(content)
                     .into_iter()
                     .chain(html_links(raw))
-                    .chain(r.urls.iter().cloned())
+                    .chain(r.urls.iter().filter(|u| has_scheme(u)).cloned())
                     .map(|u| rendered::page_as_written(&u).unwrap_or(u))
                     .filter(|u| !given.contains(u))
                     .collect();

@@ -145,6 +145,10 @@ fn only_public_web_pages_are_sources() {
             "at most 2 sources",
             "Intro [a](https://a.org/1) [b](https://b.org/2).\n",
         ),
+        (
+            "at most 2 sources",
+            "Intro [a](https://a.org/1) [b](#part-two) [c](./notes.md) [d](/about).\n",
+        ),
     ]);
 }
 
