@@ -764,6 +764,49 @@ fn fenced_json(content: &str) -> Option<Value> {
     pactum_core::json::parse_strict(body?.trim()).ok()
 }
 
+/// Whether `content` shows one short line of prose (a paragraph with no
+/// line break, "Here is the result:") and then one fenced block, its info
+/// string empty or `json`, holding one JSON value, and nothing else.
+fn lead_in_json(content: &str) -> bool {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+    if !content.contains("```") && !content.contains("~~~") {
+        return false;
+    }
+    let visible = without_hidden(content);
+    // 0: before the paragraph, 1: in it, 2: after it, 3: in the fence,
+    // 4: after the fence.
+    let mut state = 0;
+    let mut lead = String::new();
+    let mut body = String::new();
+    for ev in Parser::new(&visible) {
+        match (state, ev) {
+            (_, Event::Html(h) | Event::InlineHtml(h)) if !rendered::shows_something(&h) => {}
+            (0, Event::Start(Tag::Paragraph)) => state = 1,
+            (1, Event::End(TagEnd::Paragraph)) => state = 2,
+            (1, Event::SoftBreak | Event::HardBreak) => return false,
+            (1, Event::Text(t) | Event::Code(t)) => lead.push_str(&t),
+            (
+                1,
+                Event::Start(Tag::Emphasis | Tag::Strong)
+                | Event::End(TagEnd::Emphasis | TagEnd::Strong),
+            ) => {}
+            (2, Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))) => {
+                let lang = info.split_whitespace().next().unwrap_or("");
+                if !(lang.is_empty() || lang.eq_ignore_ascii_case("json")) {
+                    return false;
+                }
+                state = 3;
+            }
+            (3, Event::Text(t)) => body.push_str(&t),
+            (3, Event::End(TagEnd::CodeBlock)) => state = 4,
+            _ => return false,
+        }
+    }
+    state == 4
+        && lead.chars().count() <= 200
+        && pactum_core::json::parse_strict(body.trim()).is_ok()
+}
+
 /// Whether the output holds a list whose every top-level item is of the
 /// kind `ordered` tells (a list mixing `1.` and `-` items, parted only by
 /// blank lines, is neither a numbered nor a bulleted list), read over
@@ -853,6 +896,16 @@ fn urls(content: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// Whether `u` opens with a URL scheme (`ftp:`, `x-y:`): a link away
+/// from the output, not an anchor or a relative path in it.
+fn has_scheme(u: &str) -> bool {
+    u.split_once(':').is_some_and(|(s, _)| {
+        s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
+}
+
 /// The URLs of the `href` attributes of `raw`'s HTML tags (comments
 /// aside; `//host` read as `https://host`).
 fn html_links(raw: &str) -> impl Iterator<Item = String> {
@@ -925,6 +978,21 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                     return finding(
                         None,
                         format!("the clause negates \"{text}\", and the output holds text that reads like it once lookalike letters are read as the letters they look like: whether it says \"{text}\" is for the judge"),
+                        None,
+                    );
+                }
+                // Split by a dash, a hard line break or letter spacing,
+                // or with a combining mark inside, it may still read as
+                // the word: for the judge, never satisfied nor violated.
+                let loose = rendered::loose_fold(text);
+                if rendered::shows_something(&loose)
+                    && [content, &plain]
+                        .iter()
+                        .any(|t| rendered::loose_fold(t).contains(&loose))
+                {
+                    return finding(
+                        None,
+                        format!("the clause negates \"{text}\", and the output holds text that may read like it once combining marks, dashes, line breaks or letter spacing inside a word are read through: whether it says \"{text}\" is for the judge"),
                         None,
                     );
                 }
@@ -2045,6 +2113,39 @@ pub fn renders_nothing(content: &str) -> bool {
     }
 }
 
+/// What an output that [`renders_nothing`] may still be: an answer that
+/// is empty or short by design.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sparse {
+    /// A valid JSON value holding nothing but empty values (`[]`, `{}`,
+    /// `null`, `""`, `{"errors": []}`): an empty result may be the answer.
+    EmptyJson,
+    /// `N/A` or `Pending` alone: a real value in some outputs (a status,
+    /// a discount code that does not apply).
+    ShortValue,
+}
+
+/// Whether an output that [`renders_nothing`] may still be an answer
+/// ([`Sparse`]); `None` when it is clearly nothing (blank, marks, `TODO`,
+/// `TBD`, lorem ipsum, a placeholder string inside JSON).
+pub fn sparse_answer(content: &str) -> Option<Sparse> {
+    fn empty(v: &Value) -> bool {
+        match v {
+            Value::Null => true,
+            Value::String(s) => s.trim().is_empty(),
+            Value::Array(a) => a.iter().all(empty),
+            Value::Object(o) => o.values().all(empty),
+            Value::Bool(_) | Value::Number(_) => false,
+        }
+    }
+    let visible = without_hidden(content);
+    if as_json(&visible).is_some_and(|v| empty(&v)) {
+        return Some(Sparse::EmptyJson);
+    }
+    let l = visible.trim().trim_end_matches('.').trim().to_lowercase();
+    matches!(l.as_str(), "n/a" | "n.a" | "pending").then_some(Sparse::ShortValue)
+}
+
 /// [`renders_nothing`] as written: blank, marks or placeholders only.
 fn nothing_written(content: &str) -> bool {
     let visible = without_hidden(content);
@@ -2283,6 +2384,11 @@ fn measure_in(
                         "an array"
                     }
                 ),
+                None,
+            ),
+            (None, _) if lead_in_json(content) => finding(
+                None,
+                "the output is one line of prose and then one fenced block holding one JSON value: whether that is the JSON output asked for is for the judge".into(),
                 None,
             ),
             (None, _) => finding(
@@ -2606,9 +2712,12 @@ fn count(
                             .or_insert_with(|| u.trim_end_matches(['.', ',', ';']).to_string());
                     }
                 }
+                // Links of any scheme or host count towards the high
+                // count: a reader may take them for sources.
                 let written: BTreeSet<String> = urls(content)
                     .into_iter()
                     .chain(html_links(raw))
+                    .chain(r.urls.iter().filter(|u| has_scheme(u)).cloned())
                     .map(|u| rendered::page_as_written(&u).unwrap_or(u))
                     .filter(|u| !given.contains(u))
                     .collect();
@@ -2796,7 +2905,13 @@ fn a_value(v: &str) -> bool {
 /// A field value that says there is none (`unknown`, `none`, `not
 /// available`, `see below`): the field is absent, as with `N/A`.
 fn non_answer(v: &str) -> bool {
-    let l = v.trim().trim_end_matches(['.', '!']).trim().to_lowercase();
+    let l = v
+        .trim()
+        .trim_matches(['(', ')', '[', ']'])
+        .trim()
+        .trim_end_matches(['.', '!'])
+        .trim()
+        .to_lowercase();
     matches!(
         l.as_str(),
         "unknown"
@@ -2814,6 +2929,12 @@ fn non_answer(v: &str) -> bool {
             | "tba"
             | "tbc"
             | "missing"
+            | "untitled"
+            | "not yet available"
+            | "not available yet"
+            | "t.b.d"
+            | "t.b.a"
+            | "t.b.c"
     )
 }
 
@@ -3310,11 +3431,13 @@ mod tests {
             min: 3,
             max: None,
         };
-        let one = r#"[{"url": "https://a.example", "notes": "see https://b.example and https://c.example"}]"#;
+        let one = r#"[{"url": "https://a.net", "notes": "see https://b.net and https://c.net"}]"#;
         assert_eq!(held(m.clone(), one), Some(false));
-        let dup = r#"[{"url": "https://a.example"}, {"url": "https://a.example"}, {"url": "https://b.example"}]"#;
+        let dup =
+            r#"[{"url": "https://a.net"}, {"url": "https://a.net"}, {"url": "https://b.net"}]"#;
         assert_eq!(held(m.clone(), dup), Some(false));
-        let three = r#"[{"url": "https://a.example"}, {"url": "https://b.example"}, {"u": "https://c.example"}]"#;
+        let three =
+            r#"[{"url": "https://a.net"}, {"url": "https://b.net"}, {"u": "https://c.net"}]"#;
         assert_eq!(held(m, three), Some(true));
     }
 
@@ -3545,7 +3668,7 @@ mod tests {
         assert_eq!(f.quote.as_deref(), Some(json_part), "{f:?}");
         let json_none = r#"[{"x": 1}]"#;
         assert_eq!(measure(&m, json_none).held, Some(false));
-        let wrapped = r#"{"sources": [{"title": "A", "url": "https://u.example"}]}"#;
+        let wrapped = r#"{"sources": [{"title": "A", "url": "https://u.net"}]}"#;
         assert_eq!(measure(&m, wrapped).held, Some(true));
         // A `url` field holding no URL is no URL.
         let no_url = r#"{"sources": [{"title": "A", "url": "u"}]}"#;

@@ -47,7 +47,7 @@ use pactum_core::{Policy, TestStatus};
 use pactum_eval::CompiledContract;
 use serde::{Deserialize, Serialize};
 
-use crate::check::{measure_against, read, suggest_rewrite, Finding};
+use crate::check::{measure_against, read, suggest_rewrite, Finding, Sparse};
 use crate::contract::{clause_ids, error_key, DeclaredClause};
 use crate::run::{Binding, Layout, Run, RunContract, RunError};
 
@@ -483,6 +483,7 @@ fn grade_text(
         None if c.outputs.len() == 1 => Vec::new(),
         None => produced(c).collect(),
     };
+    let mut sparse = None;
     if let Some(o) = &clause.output {
         match c.output(o) {
             None => {
@@ -503,12 +504,18 @@ fn grade_text(
                     ))
                 }
                 Some(t) if shows_nothing(t) => {
-                    return Pending::Done(settled(
-                        h,
-                        false,
-                        vec![],
-                        format!("{} renders as nothing (blank, markup or hidden content only, an empty JSON value, a placeholder such as TODO): output `{o}` was not produced", b.path),
-                    ))
+                    // An empty JSON value or `N/A` alone may be the
+                    // answer: measured, and else left to the judge.
+                    if let Some(kind) = crate::check::sparse_answer(t) {
+                        sparse = Some((kind, b.path.to_ascii_lowercase().ends_with(".json")));
+                    } else {
+                        return Pending::Done(settled(
+                            h,
+                            false,
+                            vec![],
+                            format!("{} renders as nothing (blank, markup or hidden content only, an empty JSON value, a placeholder such as TODO): output `{o}` was not produced", b.path),
+                        ));
+                    }
                 }
                 Some(_) => {}
             },
@@ -565,6 +572,7 @@ fn grade_text(
             ));
         }
         let turn = turns.get(&b.name).copied().unwrap_or(1);
+        let mut held_any = false;
         for (phrase, m) in &reading.measures {
             let Finding {
                 held,
@@ -575,13 +583,30 @@ fn grade_text(
                 evidence.push(quote(turn, &q));
             }
             match held {
-                Some(true) => notes.push(format!("\"{phrase}\": {detail}")),
+                Some(true) => {
+                    held_any = true;
+                    notes.push(format!("\"{phrase}\": {detail}"));
+                }
                 Some(false) => failed.push(format!("\"{phrase}\": {detail}")),
                 None => unmeasured.push(format!("\"{phrase}\": {detail}")),
             }
         }
         if let Some(why) = memo.unseen(b, content, &inputs, c) {
             unmeasured.push(format!("{}: {why}", b.path));
+        }
+        // An empty JSON file is produced; what it measured is evidence.
+        // Anything else this sparse is an answer only the judge can tell.
+        match sparse {
+            Some((Sparse::EmptyJson, true)) if held_any => {}
+            Some((kind, _)) => unmeasured.push(format!(
+                "{} holds {}: whether that is the output the clause asks for is for the judge",
+                b.path,
+                match kind {
+                    Sparse::EmptyJson => "only an empty JSON value",
+                    Sparse::ShortValue => "only a short value such as N/A or Pending",
+                }
+            )),
+            None => {}
         }
     } else if !reading.measures.is_empty() {
         unmeasured.push(format!(

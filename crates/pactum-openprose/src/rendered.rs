@@ -593,6 +593,12 @@ pub(crate) fn placeholder_phrase(t: &str) -> bool {
                 | "to come"
                 | "coming soon"
                 | "more to come"
+                | "t.b.d"
+                | "t.b.a"
+                | "t.b.c"
+                | "not yet available"
+                | "not available yet"
+                | "not yet written"
         )
     };
     phrase(l.trim())
@@ -651,6 +657,7 @@ pub(crate) fn lookalike_fold(s: &str) -> String {
         .chars()
         .filter(|c| !pactum_core::text::shown_as_code_point(*c))
         .nfkc()
+        .map(small_capital)
         .collect();
     let skeleton = |t: &str| -> String {
         unicode_security::confusable_detection::skeleton(t)
@@ -658,6 +665,101 @@ pub(crate) fn lookalike_fold(s: &str) -> String {
             .to_lowercase()
     };
     skeleton(&skeleton(&visible)).replace('i', "l")
+}
+
+/// The letter a small capital (`ᴀ`, `ʟ`) reads as; other characters as
+/// they are.
+fn small_capital(c: char) -> char {
+    match c {
+        '\u{1D00}' => 'a',
+        '\u{0299}' => 'b',
+        '\u{1D04}' => 'c',
+        '\u{1D05}' => 'd',
+        '\u{1D07}' => 'e',
+        '\u{A730}' => 'f',
+        '\u{0262}' => 'g',
+        '\u{029C}' => 'h',
+        '\u{026A}' => 'i',
+        '\u{1D0A}' => 'j',
+        '\u{1D0B}' => 'k',
+        '\u{029F}' => 'l',
+        '\u{1D0D}' => 'm',
+        '\u{0274}' => 'n',
+        '\u{1D0F}' => 'o',
+        '\u{1D18}' => 'p',
+        '\u{A7AF}' => 'q',
+        '\u{0280}' => 'r',
+        '\u{A731}' => 's',
+        '\u{1D1B}' => 't',
+        '\u{1D1C}' => 'u',
+        '\u{1D20}' => 'v',
+        '\u{1D21}' => 'w',
+        '\u{028F}' => 'y',
+        '\u{1D22}' => 'z',
+        _ => c,
+    }
+}
+
+/// `s` read loosely, for a forbidden text only: [`lookalike_fold`] with
+/// combining marks dropped, dashes between letters and hard line breaks
+/// removed, and letter-spaced runs (`l i t h`) joined. A match here only
+/// ever leaves the clause to the judge.
+pub(crate) fn loose_fold(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let unmarked: String = s
+        .nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .collect();
+    let chars: Vec<char> = unmarked.chars().collect();
+    let dash = |c: char| matches!(c, '-' | '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{00AD}');
+    let mut joined = String::with_capacity(unmarked.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let prev_alnum = joined
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric);
+        // A hard line break (`\` or two spaces before the newline)
+        // inside a word.
+        if prev_alnum && (c == '\\' || c == ' ') {
+            let mut j = i;
+            if c == '\\' {
+                j += 1;
+            } else {
+                while chars.get(j) == Some(&' ') {
+                    j += 1;
+                }
+            }
+            let spaces = j - i;
+            if chars.get(j) == Some(&'\n')
+                && (c == '\\' || spaces >= 2)
+                && chars.get(j + 1).is_some_and(|n| n.is_alphanumeric())
+            {
+                i = j + 1;
+                continue;
+            }
+        }
+        if prev_alnum && dash(c) && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric()) {
+            i += 1;
+            continue;
+        }
+        joined.push(c);
+        i += 1;
+    }
+    // Letter-spaced runs: single letters separated by spaces are one word.
+    let mut out = String::with_capacity(joined.len());
+    let mut single_run = false;
+    for w in joined.split_whitespace() {
+        let single = w.chars().count() == 1 && w.chars().all(char::is_alphanumeric);
+        let joins = single && single_run;
+        if !joins && !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+        single_run = single;
+    }
+    lookalike_fold(&out)
 }
 
 fn norm(s: &str) -> String {
@@ -698,8 +800,67 @@ pub(crate) fn html_blocks(r: &Rendered) -> bool {
 /// upper case, dot segments removed (RFC 3986 §5.2.4), no trailing `/`,
 /// and no tracking parameter in the query (`utm_…`, `ref`, `fbclid`,
 /// `gclid`). `None` when its host has no dot (no page on the web).
+///
+/// Only an `http` or `https` URL on a public host is a page: a `file:`,
+/// `ftp:` or made-up scheme, and a loopback, private or local host
+/// (`localhost`, `127.0.0.1`, `10.…`, `….local`), and a name reserved
+/// for examples (`example.org`, `a.example`, `….test`), are not on the
+/// web.
 pub(crate) fn page(url: &str) -> Option<String> {
-    page_of(url, true)
+    let scheme = url
+        .trim_start()
+        .split_once("://")
+        .map(|(s, _)| s.to_ascii_lowercase());
+    if !matches!(scheme.as_deref(), Some("http" | "https")) {
+        return None;
+    }
+    page_of(url, true).filter(|p| public_host(p))
+}
+
+/// Whether the host of a [`page_of`] page (`host[:port]/path…`) may be
+/// on the public web: not a loopback, private, link-local or
+/// documentation address, not an IPv6 literal, not a local name, not a
+/// name reserved for examples (`example.com`, `….test`).
+fn public_host(page: &str) -> bool {
+    let host = page.split(['/', '?']).next().unwrap_or("");
+    if host.starts_with('[') {
+        return false;
+    }
+    let host = host.split(':').next().unwrap_or("");
+    if let Ok(ip) = host.parse::<std::net::Ipv4Addr>() {
+        return !(ip.is_loopback()
+            || ip.is_private()
+            || ip.is_link_local()
+            || ip.is_unspecified()
+            || ip.is_broadcast()
+            || ip.is_documentation()
+            || ip.octets()[0] == 0
+            || ip.octets()[0] >= 224
+            || (ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1])));
+    }
+    // Reserved for documentation and testing (RFC 2606, RFC 6761): no
+    // page there is a source.
+    if ["example.com", "example.net", "example.org"]
+        .iter()
+        .any(|r| host == *r || host.strip_suffix(r).is_some_and(|h| h.ends_with('.')))
+    {
+        return false;
+    }
+    let local = [
+        "example",
+        "test",
+        "invalid",
+        "localhost",
+        "localdomain",
+        "local",
+        "internal",
+        "lan",
+        "home.arpa",
+        "arpa",
+    ];
+    !local
+        .iter()
+        .any(|l| host == *l || host.strip_suffix(*l).is_some_and(|h| h.ends_with('.')))
 }
 
 /// [`page`] with a `ref` parameter kept: it may name a branch or a

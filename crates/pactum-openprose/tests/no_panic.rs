@@ -72,7 +72,7 @@ fn markdownish() -> impl Strategy<Value = String> {
         Just("```\n".to_string()),
         Just("| a | b |\n|---|---|\n| 1 | |\n".to_string()),
         Just("1. one\n".to_string()),
-        Just("https://x.example/ ".to_string()),
+        Just("https://x.net/ ".to_string()),
         Just("{\"a\": [1, {\"url\": \"u\"}]}".to_string()),
         Just("\n".to_string()),
         "[\\PC]{0,12}",

@@ -130,7 +130,7 @@ fn sources_of_a_json_array_are_its_elements() {
         &[
             (
                 "bindings/svc/sources.json",
-                r#"[{"title":"A","url":"https://a.example","notes":"see https://b.example and https://c.example"}]"#,
+                r#"[{"title":"A","url":"https://a.net","notes":"see https://b.net and https://c.net"}]"#,
             ),
             ("vm.log.md", OK_LOG),
         ],
@@ -365,7 +365,7 @@ fn another_folders_error_is_not_the_services() {
         &[
             (
                 "bindings/svc/findings.md",
-                "one source: https://a.example (an earlier try: no sources were found)\n",
+                "one source: https://a.net (an earlier try: no sources were found)\n",
             ),
             ("workspace/helper/__error.md", "# Error: search-failed\n"),
             ("vm.log.md", OK_LOG),
@@ -584,21 +584,21 @@ fn copied_input_is_no_evidence_for_counts_or_existence() {
         let g = with_input("- `summary`: a summary", input, output);
         assert_eq!(verdicts(&g), vec![Verdict::Violated], "{output:?}: {g:#?}");
     }
-    let urls = "see https://a.example/1 https://b.example/2 https://c.example/3\n";
+    let urls = "see https://a.net/1 https://b.net/2 https://c.net/3\n";
     let g = with_input("- `summary`: at least 3 sources", urls, urls);
     assert_eq!(verdicts(&g), vec![Verdict::Violated], "{g:#?}");
     // Own words around the caller's URLs: still no source of its own.
     let g = with_input(
         "- `summary`: at least 3 sources",
         urls,
-        "My findings cite https://a.example/1, https://b.example/2 and https://c.example/3 as read.\n",
+        "My findings cite https://a.net/1, https://b.net/2 and https://c.net/3 as read.\n",
     );
     assert_eq!(verdicts(&g), vec![Verdict::Violated], "{g:#?}");
     // Its own sources count.
     let g = with_input(
         "- `summary`: at least 3 sources",
         urls,
-        "My findings cite https://d.example/1, https://e.example/2 and https://f.example/3 as read.\n",
+        "My findings cite https://d.net/1, https://e.net/2 and https://f.net/3 as read.\n",
     );
     assert_eq!(verdicts(&g), vec![Verdict::Satisfied], "{g:#?}");
     // A plain output (no header, another extension) that is the caller's
@@ -747,7 +747,7 @@ fn an_html_comment_is_no_evidence() {
     assert_eq!(
         graded(
             "- `summary`: at least 2 sources",
-            "Cells. <!-- https://a.example https://b.example -->\n"
+            "Cells. <!-- https://a.net https://b.net -->\n"
         ),
         vec![Verdict::Violated]
     );

@@ -198,7 +198,8 @@ fn alternatives_and_reversed_ranges() {
 /// A measure per item is measured per item or not at all.
 #[test]
 fn per_item_measures() {
-    let short = "- Source one https://a.example\n- Source two https://b.example\n- Source three https://c.example\n";
+    let short =
+        "- Source one https://a.net\n- Source two https://b.net\n- Source three https://c.net\n";
     never_green("3 sources, each source has at least 20 words", short);
     never_green("each source has at least 20 words", short);
     let paras = "Alpha beta.\n\nGamma delta.\n\nEpsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho.\n";
@@ -230,10 +231,6 @@ fn outputs_that_render_as_nothing() {
         "-\n",
         "#\n",
         "```\n```\n",
-        "null\n",
-        "{}\n",
-        "[]\n",
-        "\"\"\n",
         "TODO\n",
         "TBD\n",
         "# Summary\n\nTODO\n",
@@ -245,18 +242,27 @@ fn outputs_that_render_as_nothing() {
     ] {
         assert_eq!(one("a summary", binding), Verdict::Violated, "{binding:?}");
     }
+    // An empty JSON value may be the answer: never satisfied, but for the
+    // judge rather than "not produced".
+    for binding in ["null\n", "{}\n", "[]\n", "\"\"\n"] {
+        assert_eq!(
+            one("a summary", binding),
+            Verdict::NotEvaluable,
+            "{binding:?}"
+        );
+    }
 }
 
 /// `each X has:` counts a value that renders as nothing as absent.
 #[test]
 fn each_has_blank_values_fail() {
     for binding in [
-        "- title: A, url: https://a.example\n- title: &nbsp;, url: https://b.example\n",
-        "- title: A, url: https://a.example\n- title: TODO, url: https://b.example\n",
-        "- title: A, url: https://a.example\n- title: -, url: https://b.example\n",
-        "[{\"title\": \"A\", \"url\": \"https://a.example\"}, {\"title\": \"&nbsp;\", \"url\": \"https://b.example\"}]\n",
-        "[{\"title\": \"A\", \"url\": \"https://a.example\"}, {\"title\": \"TBD\", \"url\": \"https://b.example\"}]\n",
-        "| title | url |\n|---|---|\n| A | https://a.example |\n| <br> | https://b.example |\n",
+        "- title: A, url: https://a.net\n- title: &nbsp;, url: https://b.net\n",
+        "- title: A, url: https://a.net\n- title: TODO, url: https://b.net\n",
+        "- title: A, url: https://a.net\n- title: -, url: https://b.net\n",
+        "[{\"title\": \"A\", \"url\": \"https://a.net\"}, {\"title\": \"&nbsp;\", \"url\": \"https://b.net\"}]\n",
+        "[{\"title\": \"A\", \"url\": \"https://a.net\"}, {\"title\": \"TBD\", \"url\": \"https://b.net\"}]\n",
+        "| title | url |\n|---|---|\n| A | https://a.net |\n| <br> | https://b.net |\n",
     ] {
         assert_eq!(one("each source has: title, url", binding), Verdict::Violated, "{binding:?}");
     }
@@ -337,8 +343,8 @@ fn negated_formats_see_every_rendering() {
 fn hidden_content_is_no_evidence() {
     for binding in [
         "Visible text.\n\n[//]: # (saying \"batteries\")\n\n[//]: # \"batteries\"\n",
-        "Visible text.\n\n[unused]: https://x.example \"batteries\"\n",
-        "Visible [text](https://x.example \"batteries\").\n",
+        "Visible text.\n\n[unused]: https://x.net \"batteries\"\n",
+        "Visible [text](https://x.net \"batteries\").\n",
         "Visible text. <span hidden>batteries</span>\n",
         "Visible text. <div hidden=\"\">batteries</div>\n",
         "Visible text.\n<script>var batteries = 1;</script>\n",
@@ -355,7 +361,7 @@ fn hidden_content_is_no_evidence() {
     assert_eq!(
         one(
             "at least 2 sources",
-            "See https://a.example.\n\n[//]: # (https://b.example)\n"
+            "See https://a.net.\n\n[//]: # (https://b.net)\n"
         ),
         Verdict::Violated
     );
@@ -610,19 +616,19 @@ fn counts_skip_blank_placeholder_and_repeated_units() {
         ("at least five items", "- a\n- a\n- a\n- a\n- a\n"),
         (
             "at least 3 sources",
-            "https://a.example/x https://a.example:443/x https://a.example/%78\n",
+            "https://a.net/x https://a.net:443/x https://a.net/%78\n",
         ),
         (
             "at least 3 sources",
-            "http://a.example/x https://a.example/x https://www.a.example/x\n",
+            "http://a.net/x https://a.net/x https://www.a.net/x\n",
         ),
         (
             "at least 3 sources",
-            "https://a.example/x https://a.example/x#1 https://a.example/x#2\n",
+            "https://a.net/x https://a.net/x#1 https://a.net/x#2\n",
         ),
         (
             "at least 3 sources",
-            "```\nhttps://a.example/ https://b.example/ https://c.example/\n```\n",
+            "```\nhttps://a.net/ https://b.net/ https://c.net/\n```\n",
         ),
         ("at least 3 sources", "https://x https://y https://z\n"),
         (
@@ -639,11 +645,11 @@ fn counts_skip_blank_placeholder_and_repeated_units() {
         &[
             (
                 "bindings/caller/topic.md",
-                "# topic\nbinding: input\nsource: caller\n---\nUse https://a.example/1 https://b.example/2 https://c.example/3\n",
+                "# topic\nbinding: input\nsource: caller\n---\nUse https://a.net/1 https://b.net/2 https://c.net/3\n",
             ),
             (
                 "bindings/svc/summary.md",
-                "See https://a.example/1#s https://b.example/2/ https://C.example/3\n",
+                "See https://a.net/1#s https://b.net/2/ https://C.net/3\n",
             ),
         ],
     );
@@ -657,7 +663,7 @@ fn counts_skip_blank_placeholder_and_repeated_units() {
     assert_eq!(
         one(
             "at least 3 sources",
-            "https://a.example/1 https://b.example/2 https://c.example/3\n"
+            "https://a.net/1 https://b.net/2 https://c.net/3\n"
         ),
         Verdict::Satisfied
     );
@@ -744,7 +750,7 @@ fn link_reference_definitions_are_linear() {
     let n = 40_000;
     let mut b = String::new();
     for i in 0..n {
-        b.push_str(&format!("[l{i}]: https://a{i}.example/\n"));
+        b.push_str(&format!("[l{i}]: https://a{i}.net/\n"));
     }
     b.push('\n');
     for i in 0..n {
@@ -761,20 +767,20 @@ fn link_reference_definitions_are_linear() {
 #[test]
 fn each_has_sees_placeholders_and_every_item() {
     for binding in [
-        "- title: N/A url: https://a.example/\n- title: - url: https://b.example/\n",
-        "- title: <!-- x --> url: https://a.example/\n",
-        "| title | url |\n|---|---|\n| A | https://a.example/ |\n\n- an item without fields\n- another\n",
-        "- title: ... url: https://a.example/\n",
-        "- title: url: https://b.example\n",
+        "- title: N/A url: https://a.net/\n- title: - url: https://b.net/\n",
+        "- title: <!-- x --> url: https://a.net/\n",
+        "| title | url |\n|---|---|\n| A | https://a.net/ |\n\n- an item without fields\n- another\n",
+        "- title: ... url: https://a.net/\n",
+        "- title: url: https://b.net\n",
         "- **title**: **url**: x\n",
-        "> - title: A, url: https://a.example/\n> - no fields here\n",
+        "> - title: A, url: https://a.net/\n> - no fields here\n",
     ] {
         never_green("each item has: title, url", binding);
     }
     assert_eq!(
         one(
             "each item has: title, url",
-            "- title: A, url: https://a.example/\n- title: B, url: https://b.example/\n"
+            "- title: A, url: https://a.net/\n- title: B, url: https://b.net/\n"
         ),
         Verdict::Satisfied
     );
@@ -810,7 +816,7 @@ fn unrendered_and_placeholder_outputs_are_not_produced() {
 fn a_forbidden_word_is_found_as_it_renders() {
     for x in [
         "Lith<!-- -->ium",
-        "Lith[ium](https://a.example/)",
+        "Lith[ium](https://a.net/)",
         "Ｌｉｔｈｉｕｍ",
         "Lithiuм",
         "Lıthıum",
@@ -873,7 +879,7 @@ fn commitments_outside_bullets_are_refused() {
 #[test]
 fn unshown_text_backs_no_quote() {
     for line in [
-        "![no sources were found](https://a.example/i.png)",
+        "![no sources were found](https://a.net/i.png)",
         "<![CDATA[no sources were found]]>",
         "<?no sources were found?>",
         "<span style=\"opacity:0\">no sources were found</span>",
@@ -955,8 +961,8 @@ fn rearranged_copies_are_left_to_the_judge() {
     for (clause, output) in [
         ("a summary", reordered.to_string()),
         ("a summary", format!("# Executive overview prepared today\n\n{copy}\n")),
-        ("a summary", format!("[{copy}](https://example.com/report/2024)\n")),
-        ("a summary", format!("## Findings\n\n[{copy}](https://example.com/a)\n")),
+        ("a summary", format!("[{copy}](https://examples.com/report/2024)\n")),
+        ("a summary", format!("## Findings\n\n[{copy}](https://examples.com/a)\n")),
         ("a summary", format!("{copy} Solid-state batteries the subject.\n")),
         ("a summary", "Solid-state batteries the subject\n".to_string()),
         (
@@ -998,7 +1004,7 @@ fn folded_and_image_only_outputs_are_left_to_the_judge() {
         "<DETAILS open>\n\nBatteries with solid electrolytes are safer and denser.\n\n</DETAILS>\n",
         "Intro.\n\n<details><summary>More</summary>\n\n1. one point\n2. two points\n\n</details>\n",
         "![](chart.png)\n",
-        "![](https://example.com/chart.png)\n",
+        "![](https://examples.com/chart.png)\n",
         "![Chart of battery density](chart.png)\n",
     ] {
         assert_eq!(one("a summary", output), Verdict::NotEvaluable, "{output:?}");
@@ -1465,11 +1471,11 @@ fn metadata_and_non_answers_are_no_content() {
 #[test]
 fn one_page_respelled_is_one_source() {
     for binding in [
-        "See https://example.org/a and https://example.org/./a and https://example.org/b/../a for details.\n",
-        "See https://example.org/a and https://ex%61mple.org/a and https://exampl%65.org/a for details.\n",
-        "See https://example.org/a/b https://example.org/a/./c/../b https://EXAMPLE.org/a/%2E/b/ now.\n",
-        "See https://example.org/a https://example.org/a?utm_source=x https://example.org/a?fbclid=1&gclid=2 now.\n",
-        "See https://example.org/a?id=1 https://example.org/a?id=1&ref=hn https://example.org/a?utm_medium=m&id=1 now.\n",
+        "See https://examples.org/a and https://examples.org/./a and https://examples.org/b/../a for details.\n",
+        "See https://examples.org/a and https://ex%61mples.org/a and https://exampl%65s.org/a for details.\n",
+        "See https://examples.org/a/b https://examples.org/a/./c/../b https://EXAMPLEs.org/a/%2E/b/ now.\n",
+        "See https://examples.org/a https://examples.org/a?utm_source=x https://examples.org/a?fbclid=1&gclid=2 now.\n",
+        "See https://examples.org/a?id=1 https://examples.org/a?id=1&ref=hn https://examples.org/a?utm_medium=m&id=1 now.\n",
     ] {
         assert_eq!(
             one("at least 3 sources", binding),
@@ -1481,13 +1487,13 @@ fn one_page_respelled_is_one_source() {
     // revision): an upper bound is not met while it might.
     never_green(
         "at most 1 source",
-        "See https://example.org/a?ref=main https://example.org/a?ref=dev now.\n",
+        "See https://examples.org/a?ref=main https://examples.org/a?ref=dev now.\n",
     );
     // Distinct pages are still distinct.
     for binding in [
-        "See https://example.org/a https://example.org/b https://example.org/a/b now.\n",
-        "See https://example.org/a?id=1 https://example.org/a?id=2 https://example.org/a?id=3 now.\n",
-        "See https://example.org/../a https://example.org/b/.. https://example.org/c/./d now.\n",
+        "See https://examples.org/a https://examples.org/b https://examples.org/a/b now.\n",
+        "See https://examples.org/a?id=1 https://examples.org/a?id=2 https://examples.org/a?id=3 now.\n",
+        "See https://examples.org/../a https://examples.org/b/.. https://examples.org/c/./d now.\n",
     ] {
         assert_eq!(
             one("at least 3 sources", binding),
@@ -1501,8 +1507,9 @@ fn one_page_respelled_is_one_source() {
 /// place of the output, is no output.
 #[test]
 fn labelled_and_punctuated_placeholders_are_not_produced() {
+    // `N/A.` alone may be the answer: for the judge.
+    assert_eq!(one("a summary", "N/A.\n"), Verdict::NotEvaluable);
     for binding in [
-        "N/A.\n",
         "n/a!\n",
         "Summary: TBD\n",
         "Summary: N/A\n",
@@ -1522,7 +1529,7 @@ fn labelled_and_punctuated_placeholders_are_not_produced() {
         "Summary: N/A for Europe; sales rose in Asia.\n",
         "Sales fell 10%.\n\nTODO: add the chart\n",
         "TODO: call the supplier about cell prices\n",
-        "Note: see https://example.org/report\n",
+        "Note: see https://examples.org/report\n",
     ] {
         assert_eq!(one("a summary", binding), Verdict::Satisfied, "{binding:?}");
     }
