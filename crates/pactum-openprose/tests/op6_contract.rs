@@ -3,71 +3,11 @@
 //! a commitment is not graded, every recorded error is read, and reading
 //! a large contract stays linear.
 
-use pactum_core::{Policy, Verdict};
-use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
+use pactum_core::Verdict;
 use pactum_openprose::{import_run, ImportError};
 
-fn write(dir: &std::path::Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
-}
-
-const OK_LOG: &str = "# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z\n";
-
-/// A single service `svc` whose root is `root` whole, a caller input
-/// `topic`, a clean log, and `out.md` holding a one-item list.
-fn run_root(root: &str) -> tempfile::TempDir {
-    let d = tempfile::tempdir().expect("tempdir");
-    write(d.path(), "root.prose.md", root);
-    write(
-        d.path(),
-        "bindings/caller/topic.md",
-        "# topic\nbinding: input\nsource: caller\n---\nSolid-state batteries\n",
-    );
-    write(d.path(), "vm.log.md", OK_LOG);
-    write(d.path(), "bindings/svc/out.md", "- only one\n");
-    d
-}
-
-/// The root `svc` with `body` after its frontmatter.
-fn root(body: &str) -> String {
-    format!("---\nname: svc\nkind: service\n---\n\n{body}\n")
-}
-
-fn grade_dir(dir: &std::path::Path) -> RunGrade {
-    let run = import_run(dir).expect("imports");
-    let policy = Policy::default();
-    let mut judge = no_judge(policy);
-    grade_run(&run, &policy, &mut judge)
-}
-
-fn by_text(g: &RunGrade) -> Vec<(String, Verdict)> {
-    g.contracts
-        .iter()
-        .flat_map(|c| c.clauses.iter().map(|r| (r.text.clone(), r.verdict)))
-        .collect()
-}
-
-/// Either the contract is refused naming a line, or a clause saying "at
-/// least 5 items" is graded and not satisfied (the output has one item).
-fn five_items_not_dropped(body: &str) {
-    let d = run_root(&root(body));
-    match import_run(d.path()) {
-        Err(ImportError::Contract { line, .. }) => assert!(line > 0, "{body}"),
-        Err(e) => panic!("{body}: {e:?}"),
-        Ok(_) => {
-            let g = grade_dir(d.path());
-            let clauses = by_text(&g);
-            assert!(
-                clauses
-                    .iter()
-                    .any(|(t, v)| t.contains("at least 5 items") && *v != Verdict::Satisfied),
-                "{body}: {clauses:#?}"
-            );
-        }
-    }
-}
+mod common;
+use common::*;
 
 /// A heading inside a clause's list item belongs to that item: it ends
 /// no section, and the bullets after it are still clauses.

@@ -4,72 +4,11 @@
 //! to the judge (`not_evaluable` without one), or undetermined — never
 //! satisfied.
 
-use pactum_core::{Policy, Verdict};
-use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
+use pactum_core::Verdict;
 use pactum_openprose::import_run;
 
-fn write(dir: &std::path::Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
-}
-
-const OK_LOG: &str = "# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z\n";
-
-/// A single service `svc` whose root holds `body` after its frontmatter,
-/// a caller input `topic`, a clean log and `files` (path, text).
-fn run_with(body: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
-    let d = tempfile::tempdir().expect("tempdir");
-    write(
-        d.path(),
-        "root.prose.md",
-        &format!(
-            "---\nname: svc\nkind: service\n---\n## Requires\n\n- topic: the subject\n\n{body}\n"
-        ),
-    );
-    write(
-        d.path(),
-        "bindings/caller/topic.md",
-        "# topic\nbinding: input\nsource: caller\n---\nSolid-state batteries\n",
-    );
-    write(d.path(), "vm.log.md", OK_LOG);
-    for (p, t) in files {
-        write(d.path(), p, t);
-    }
-    d
-}
-
-fn grade_dir(dir: &std::path::Path) -> RunGrade {
-    let run = import_run(dir).expect("imports");
-    let policy = Policy::default();
-    let mut judge = no_judge(policy);
-    grade_run(&run, &policy, &mut judge)
-}
-
-/// Grades one `summary` clause over one binding, returning its verdict.
-fn one(clause: &str, binding: &str) -> Verdict {
-    let d = run_with(
-        &format!("## Ensures\n\n- `summary`: {clause}\n"),
-        &[("bindings/svc/summary.md", binding)],
-    );
-    let g = grade_dir(d.path());
-    let v: Vec<Verdict> = g
-        .contracts
-        .iter()
-        .flat_map(|c| c.clauses.iter().map(|r| r.verdict))
-        .collect();
-    assert_eq!(v.len(), 1, "{clause}: {g:#?}");
-    v[0]
-}
-
-fn never_green(clause: &str, binding: &str) {
-    let v = one(clause, binding);
-    assert_ne!(
-        v,
-        Verdict::Satisfied,
-        "{clause:?} over {binding:?} came out satisfied"
-    );
-}
+mod common;
+use common::*;
 
 /// A key split by a tag, a character reference or a link reads whole on
 /// the page: the run names it, and the source text it renders from, for

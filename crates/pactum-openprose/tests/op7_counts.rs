@@ -4,47 +4,10 @@
 //! green must be violated or left to the judge; each false red is no
 //! longer violated.
 
-use pactum_core::{Policy, Verdict};
-use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
-use pactum_openprose::import_run;
+use pactum_core::Verdict;
 
-fn write(dir: &std::path::Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
-}
-
-const OK_LOG: &str = "# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z\n";
-
-/// A single service `svc` whose root holds `body` after its frontmatter,
-/// a caller input `topic`, a clean log and `files` (path, text).
-fn run_with(body: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
-    let d = tempfile::tempdir().expect("tempdir");
-    write(
-        d.path(),
-        "root.prose.md",
-        &format!(
-            "---\nname: svc\nkind: service\n---\n## Requires\n\n- topic: the subject\n\n{body}\n"
-        ),
-    );
-    write(
-        d.path(),
-        "bindings/caller/topic.md",
-        "# topic\nbinding: input\nsource: caller\n---\nSolid-state batteries\n",
-    );
-    write(d.path(), "vm.log.md", OK_LOG);
-    for (p, t) in files {
-        write(d.path(), p, t);
-    }
-    d
-}
-
-fn grade_dir(dir: &std::path::Path) -> RunGrade {
-    let run = import_run(dir).expect("imports");
-    let policy = Policy::default();
-    let mut judge = no_judge(policy);
-    grade_run(&run, &policy, &mut judge)
-}
+mod common;
+use common::*;
 
 /// Grades one `summary` clause over one binding, returning its verdict.
 /// Grades one `summary` clause over one binding at `path`, returning its
@@ -74,16 +37,6 @@ fn never_green(cases: &[(&str, &str)]) {
             one(clause, binding),
             Verdict::Satisfied,
             "{clause:?} over {binding:?} came out satisfied"
-        );
-    }
-}
-
-fn green(cases: &[(&str, &str)]) {
-    for (clause, binding) in cases {
-        assert_eq!(
-            one(clause, binding),
-            Verdict::Satisfied,
-            "{clause:?} over {binding:?}"
         );
     }
 }

@@ -10,13 +10,8 @@ use pactum_eval::CompiledContract;
 use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
 use pactum_openprose::import_run;
 
-fn write(dir: &std::path::Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-    std::fs::write(p, text).expect("write");
-}
-
-const OK_LOG: &str = "# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z\n";
+mod common;
+use common::*;
 
 /// A single service `svc` whose Ensures is `- `summary`: {clause}`, with
 /// `binding` as its output.

@@ -1,0 +1,129 @@
+//! Helpers shared by the test files that build OpenProse runs in a
+//! temporary folder and grade them without a judge.
+
+#![allow(dead_code)]
+
+use pactum_core::{Policy, Verdict};
+use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
+use pactum_openprose::{import_run, ImportError};
+
+pub fn write(dir: &std::path::Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+pub const OK_LOG: &str =
+    "# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end 2026-12-01T10:15:31Z\n";
+
+/// A single service `svc` whose root holds `body` after its frontmatter,
+/// a caller input `topic`, a clean log and `files` (path, text).
+pub fn run_with(body: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().expect("tempdir");
+    write(
+        d.path(),
+        "root.prose.md",
+        &format!(
+            "---\nname: svc\nkind: service\n---\n## Requires\n\n- topic: the subject\n\n{body}\n"
+        ),
+    );
+    write(
+        d.path(),
+        "bindings/caller/topic.md",
+        "# topic\nbinding: input\nsource: caller\n---\nSolid-state batteries\n",
+    );
+    write(d.path(), "vm.log.md", OK_LOG);
+    for (p, t) in files {
+        write(d.path(), p, t);
+    }
+    d
+}
+
+/// A single service `svc` whose root is `root` whole, a caller input
+/// `topic`, a clean log, and `out.md` holding a one-item list.
+pub fn run_root(root: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().expect("tempdir");
+    write(d.path(), "root.prose.md", root);
+    write(
+        d.path(),
+        "bindings/caller/topic.md",
+        "# topic\nbinding: input\nsource: caller\n---\nSolid-state batteries\n",
+    );
+    write(d.path(), "vm.log.md", OK_LOG);
+    write(d.path(), "bindings/svc/out.md", "- only one\n");
+    d
+}
+
+/// The root `svc` with `body` after its frontmatter.
+pub fn root(body: &str) -> String {
+    format!("---\nname: svc\nkind: service\n---\n\n{body}\n")
+}
+
+pub fn grade_dir(dir: &std::path::Path) -> RunGrade {
+    let run = import_run(dir).expect("imports");
+    let policy = Policy::default();
+    let mut judge = no_judge(policy);
+    grade_run(&run, &policy, &mut judge)
+}
+
+pub fn by_text(g: &RunGrade) -> Vec<(String, Verdict)> {
+    g.contracts
+        .iter()
+        .flat_map(|c| c.clauses.iter().map(|r| (r.text.clone(), r.verdict)))
+        .collect()
+}
+
+/// Grades one `summary` clause over one binding, returning its verdict.
+pub fn one(clause: &str, binding: &str) -> Verdict {
+    let d = run_with(
+        &format!("## Ensures\n\n- `summary`: {clause}\n"),
+        &[("bindings/svc/summary.md", binding)],
+    );
+    let g = grade_dir(d.path());
+    let v: Vec<Verdict> = g
+        .contracts
+        .iter()
+        .flat_map(|c| c.clauses.iter().map(|r| r.verdict))
+        .collect();
+    assert_eq!(v.len(), 1, "{clause}: {g:#?}");
+    v[0]
+}
+
+pub fn never_green(clause: &str, binding: &str) {
+    let v = one(clause, binding);
+    assert_ne!(
+        v,
+        Verdict::Satisfied,
+        "{clause:?} over {binding:?} came out satisfied"
+    );
+}
+
+pub fn green(cases: &[(&str, &str)]) {
+    for (clause, binding) in cases {
+        assert_eq!(
+            one(clause, binding),
+            Verdict::Satisfied,
+            "{clause:?} over {binding:?}"
+        );
+    }
+}
+
+/// Either the contract is refused naming a line, or a clause saying "at
+/// least 5 items" is graded and not satisfied (the output has one item).
+pub fn five_items_not_dropped(body: &str) {
+    let d = run_root(&root(body));
+    match import_run(d.path()) {
+        Err(ImportError::Contract { line, .. }) => assert!(line > 0, "{body}"),
+        Err(e) => panic!("{body}: {e:?}"),
+        Ok(_) => {
+            let g = grade_dir(d.path());
+            let clauses = by_text(&g);
+            assert!(
+                clauses
+                    .iter()
+                    .any(|(t, v)| t.contains("at least 5 items") && *v != Verdict::Satisfied),
+                "{body}: {clauses:#?}"
+            );
+        }
+    }
+}
