@@ -1134,18 +1134,21 @@ fn is_note(text: &str) -> bool {
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty())
         .collect();
+    // Where a pointer may point: a closed list, so that nothing else
+    // (`Refer to the customer by name`, `Details in French`) reads as one.
     let target = |rest: &[&str]| {
-        !rest.is_empty()
-            && !states_measure(&rest.join(" "))
-            // Nothing joined to the pointer (`See the README and write
-            // in French`).
-            && !has_word(
-                &rest.join(" "),
-                &[
-                    "that", "to", "it", "and", "or", "but", "then", "also", "so", "which",
-                    "while", "where", "who", "when", "if",
-                ],
-            )
+        let rest = match rest {
+            [r @ .., "for", "details"] | [r @ .., "for", "more", "details"] => r,
+            r => r,
+        };
+        let rest = match rest {
+            ["the" | "our" | "its" | "this", r @ ..] => r,
+            r => r,
+        };
+        matches!(
+            rest,
+            ["readme" | "documentation" | "docs" | "below" | "above" | "appendix"]
+        )
     };
     match words.as_slice() {
         ["see", rest @ ..] | ["refer", "to", rest @ ..] => target(rest),

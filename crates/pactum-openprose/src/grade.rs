@@ -936,9 +936,9 @@ fn sentence_around(text: &str, s: usize, e: usize) -> &str {
 /// destination, an unreferenced footnote, text after a bidirectional
 /// control or in math that can hide it): no evidence
 /// ([`crate::check::shown_for_quotes`]). `None` when every quote is
-/// shown somewhere, or in no output at all (pactum's quote verification
+/// shown by the output the clause is about, or in no output at all (pactum's quote verification
 /// answers that).
-fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
+fn hidden_quote(r: &ClauseResult, clause: &DeclaredClause, c: &RunContract) -> Option<String> {
     let fold = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let outputs: Vec<(&Binding, String)> = c
         .outputs
@@ -955,9 +955,12 @@ fn hidden_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
             let hidden_in = outputs
                 .iter()
                 .find(|(_, raw)| !q.is_empty() && raw.contains(&q))?;
+            // Shown by the output the clause is about (any output when it
+            // names none): words another output shows back nothing here.
             let shown = c
                 .outputs
                 .iter()
+                .filter(|b| clause.output.as_ref().is_none_or(|o| *o == b.name))
                 .filter_map(|b| b.content.as_deref())
                 .any(|t| fold(&crate::check::shown_for_quotes(t)).contains(&q));
             (!shown).then(|| {
@@ -1354,11 +1357,11 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                 match answers.remove(id) {
                     Some(r)
                         if foreign_quote(&r, clause, c, &turns).is_some()
-                            || hidden_quote(&r, c).is_some()
+                            || hidden_quote(&r, clause, c).is_some()
                             || copied_quote(&r, c).is_some() =>
                     {
                         let why = foreign_quote(&r, clause, c, &turns)
-                            .or_else(|| hidden_quote(&r, c))
+                            .or_else(|| hidden_quote(&r, clause, c))
                             .or_else(|| copied_quote(&r, c))
                             .unwrap_or_default();
                         not_evaluable(

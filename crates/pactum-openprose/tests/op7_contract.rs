@@ -45,7 +45,6 @@ fn a_pure_pointer_is_a_note() {
     let one = vec![("`out`: a list".to_string(), Verdict::Satisfied)];
     for body in [
         "## Ensures\n\n- `out`: a list\n\nSee the README for details.",
-        "## Ensures\n\n- `out`: a list\n\nSee the style guide.",
         "## Ensures\n\n- `out`: a list\n\nRefer to the README.",
         "## Ensures\n\n- `out`: a list\n\nFor more details, see the README.",
         "## Ensures\n\nThe outputs are described below.\n\n- `out`: a list",
