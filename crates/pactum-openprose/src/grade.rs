@@ -507,7 +507,7 @@ fn grade_text(
                     // An empty JSON value or `N/A` alone may be the
                     // answer: measured, and else left to the judge.
                     if let Some(kind) = crate::check::sparse_answer(t) {
-                        sparse = Some((kind, b.path.to_ascii_lowercase().ends_with(".json")));
+                        sparse = Some(kind);
                     } else {
                         return Pending::Done(settled(
                             h,
@@ -572,7 +572,6 @@ fn grade_text(
             ));
         }
         let turn = turns.get(&b.name).copied().unwrap_or(1);
-        let mut held_any = false;
         for (phrase, m) in &reading.measures {
             let Finding {
                 held,
@@ -583,10 +582,7 @@ fn grade_text(
                 evidence.push(quote(turn, &q));
             }
             match held {
-                Some(true) => {
-                    held_any = true;
-                    notes.push(format!("\"{phrase}\": {detail}"));
-                }
+                Some(true) => notes.push(format!("\"{phrase}\": {detail}")),
                 Some(false) => failed.push(format!("\"{phrase}\": {detail}")),
                 None => unmeasured.push(format!("\"{phrase}\": {detail}")),
             }
@@ -594,19 +590,19 @@ fn grade_text(
         if let Some(why) = memo.unseen(b, content, &inputs, c) {
             unmeasured.push(format!("{}: {why}", b.path));
         }
-        // An empty JSON file is produced; what it measured is evidence.
-        // Anything else this sparse is an answer only the judge can tell.
-        match sparse {
-            Some((Sparse::EmptyJson, true)) if held_any => {}
-            Some((kind, _)) => unmeasured.push(format!(
+        // An output this sparse is produced, but whether it is the
+        // answer the clause asks for ("a JSON object with the report"
+        // over `{}`) only the judge can tell: a measure that held over it
+        // backs no green.
+        if let Some(kind) = sparse {
+            unmeasured.push(format!(
                 "{} holds {}: whether that is the output the clause asks for is for the judge",
                 b.path,
                 match kind {
                     Sparse::EmptyJson => "only an empty JSON value",
                     Sparse::ShortValue => "only a short value such as N/A or Pending",
                 }
-            )),
-            None => {}
+            ));
         }
     } else if !reading.measures.is_empty() {
         unmeasured.push(format!(

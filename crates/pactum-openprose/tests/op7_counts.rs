@@ -159,11 +159,33 @@ fn empty_values_are_produced() {
             "{clause:?} over {binding:?} at {path}"
         );
     }
-    // An empty array in a JSON file is a JSON array.
-    assert_eq!(
-        one_at("a JSON array", "bindings/svc/summary.json", "[]\n"),
-        Verdict::Satisfied
-    );
+    // An empty value is produced, but whether it is the answer asked for
+    // is the judge's: a shape that held over it backs no green ("a JSON
+    // object with the report" over `{}`).
+    for (clause, path, binding) in [
+        ("a JSON array", "bindings/svc/summary.json", "[]\n"),
+        (
+            "a JSON object with the report",
+            "bindings/svc/summary.json",
+            "{}\n",
+        ),
+        (
+            "a JSON object with the report",
+            "bindings/svc/summary.json",
+            "{\"report\": null}\n",
+        ),
+        (
+            "a JSON array of the summaries",
+            "bindings/svc/summary.md",
+            "[]\n",
+        ),
+    ] {
+        assert_eq!(
+            one_at(clause, path, binding),
+            Verdict::NotEvaluable,
+            "{clause:?} over {binding:?}"
+        );
+    }
     // Nothing shown: no answer to the judge alone.
     for (clause, path, binding) in [
         ("the order status", "bindings/svc/summary.md", "Pending\n"),
