@@ -3,10 +3,7 @@
 //! written. Each wrong green here must now be violated, left to the judge
 //! (`not_evaluable` without one), or undetermined — never satisfied.
 
-use pactum_core::outcome::Evidence;
-use pactum_core::result::ContractResult;
 use pactum_core::{NotEvaluableReason, Policy, Verdict};
-use pactum_eval::CompiledContract;
 use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
 use pactum_openprose::import_run;
 
@@ -68,20 +65,7 @@ fn judged(binding: &str, quote: &str) -> (Verdict, Option<NotEvaluableReason>) {
     let d = run_with("a persuasive summary", binding);
     let run = import_run(d.path()).expect("imports");
     let policy = Policy::default();
-    let mut judge = |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
-        let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
-        for cl in &mut r.clauses {
-            cl.verdict = Verdict::Satisfied;
-            cl.reason = None;
-            cl.confidence = 95;
-            cl.evidence = vec![Evidence::Quote {
-                turn: 1,
-                source: "response".into(),
-                text: quote.into(),
-            }];
-        }
-        r
-    };
+    let mut judge = satisfied_quoting(&policy, 1, quote);
     let g = grade_run(&run, &policy, &mut judge);
     let c = &g.contracts[0].clauses[0];
     (c.verdict, c.reason)

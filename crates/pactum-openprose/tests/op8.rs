@@ -1,10 +1,7 @@
 //! Wrong greens the eighth hostile review found: a commitment read as a
 //! pointer note, and a judge's quote another output shows.
 
-use pactum_core::outcome::Evidence;
-use pactum_core::result::ContractResult;
 use pactum_core::{NotEvaluableReason, Policy, Verdict};
-use pactum_eval::CompiledContract;
 use pactum_openprose::grade::grade_run;
 use pactum_openprose::import_run;
 
@@ -70,20 +67,7 @@ fn judged_two(a: &str, b: &str, quote: &str) -> (Verdict, Option<NotEvaluableRea
     write(d.path(), "bindings/svc/b.md", b);
     let run = import_run(d.path()).expect("imports");
     let policy = Policy::default();
-    let mut judge = |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
-        let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
-        for cl in &mut r.clauses {
-            cl.verdict = Verdict::Satisfied;
-            cl.reason = None;
-            cl.confidence = 95;
-            cl.evidence = vec![Evidence::Quote {
-                turn: 1,
-                source: "response".into(),
-                text: quote.into(),
-            }];
-        }
-        r
-    };
+    let mut judge = satisfied_quoting(&policy, 1, quote);
     let g = grade_run(&run, &policy, &mut judge);
     let c = g.contracts[0]
         .clauses

@@ -8,6 +8,9 @@ use pactum_eval::CompiledContract;
 use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
 use pactum_openprose::{import_run, ImportError};
 
+mod common;
+use common::*;
+
 fn write(dir: &std::path::Path, rel: &str, text: &str) {
     let p = dir.join(rel);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
@@ -469,20 +472,7 @@ fn a_judge_quote_from_another_output_backs_nothing() {
     // A judge that answers satisfied, quoting the other output: the quote
     // is a real one of the transcript (turn 2), located as pactum's quote
     // verification would.
-    let mut judge = |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
-        let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
-        for cl in &mut r.clauses {
-            cl.verdict = Verdict::Satisfied;
-            cl.reason = None;
-            cl.confidence = 95;
-            cl.evidence = vec![Evidence::Quote {
-                turn: 2,
-                source: "response".into(),
-                text: "The CEO is Jane Doe".into(),
-            }];
-        }
-        r
-    };
+    let mut judge = satisfied_quoting(&policy, 2, "The CEO is Jane Doe");
     let g = grade_run(&run, &policy, &mut judge);
     let summary = &g.contracts[0].clauses[0];
     assert_eq!(summary.verdict, Verdict::NotEvaluable, "{summary:#?}");
@@ -983,19 +973,6 @@ fn a_judge_quote_from_hidden_html_backs_nothing() {
 fn judged_satisfied(dir: &std::path::Path, quote: &str) -> RunGrade {
     let run = import_run(dir).expect("imports");
     let policy = Policy::default();
-    let mut judge = |c: &CompiledContract, t: &pactum_core::trace::Trace| -> ContractResult {
-        let mut r = c.grade(t, &policy, &pactum_eval::NoJudge);
-        for cl in &mut r.clauses {
-            cl.verdict = Verdict::Satisfied;
-            cl.reason = None;
-            cl.confidence = 95;
-            cl.evidence = vec![Evidence::Quote {
-                turn: 1,
-                source: "response".into(),
-                text: quote.into(),
-            }];
-        }
-        r
-    };
+    let mut judge = satisfied_quoting(&policy, 1, quote);
     grade_run(&run, &policy, &mut judge)
 }

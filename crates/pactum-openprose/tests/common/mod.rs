@@ -3,7 +3,11 @@
 
 #![allow(dead_code)]
 
+use pactum_core::outcome::Evidence;
+use pactum_core::result::ContractResult;
+use pactum_core::trace::Trace;
 use pactum_core::{Policy, Verdict};
+use pactum_eval::CompiledContract;
 use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
 use pactum_openprose::{import_run, ImportError};
 
@@ -125,5 +129,29 @@ pub fn five_items_not_dropped(body: &str) {
                 "{body}: {clauses:#?}"
             );
         }
+    }
+}
+
+/// A judge that answers satisfied for every clause it is asked about,
+/// quoting `quote` (found at `turn` of the transcript) as its only
+/// evidence: what pactum does with a quote is then all that decides.
+pub fn satisfied_quoting<'a>(
+    policy: &'a Policy,
+    turn: usize,
+    quote: &'a str,
+) -> impl FnMut(&CompiledContract, &Trace) -> ContractResult + 'a {
+    move |c: &CompiledContract, t: &Trace| {
+        let mut r = c.grade(t, policy, &pactum_eval::NoJudge);
+        for cl in &mut r.clauses {
+            cl.verdict = Verdict::Satisfied;
+            cl.reason = None;
+            cl.confidence = 95;
+            cl.evidence = vec![Evidence::Quote {
+                turn,
+                source: "response".into(),
+                text: quote.into(),
+            }];
+        }
+        r
     }
 }
