@@ -7,7 +7,7 @@ use pactum_core::secret::Redactor;
 use pactum_core::{TestStatus, TraceResult};
 use pactum_pipeline::{Message, MessageLevel, Progress, Sink};
 use pactum_report::{
-    Fanout, InputError, MissingTrial, Prerender, Protected, Rendered, ReportRequest, RunEnd,
+    Ahead, Fanout, InputError, MissingTrial, Prerender, Protected, Rendered, ReportRequest, RunEnd,
     RunInfo, TerminalOptions,
 };
 use pactum_suite::Diagnostic;
@@ -117,6 +117,9 @@ impl Sink for CliSink {
     }
     fn prerender(&self) -> Prerender {
         self.fan.prerender()
+    }
+    fn ahead(&self) -> Ahead {
+        self.fan.ahead()
     }
     fn result_rendered(
         &mut self,

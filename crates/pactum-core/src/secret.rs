@@ -217,6 +217,17 @@ impl Redactor {
         self.inner.is_none()
     }
 
+    /// Whether `other` is this very redactor or a clone of it (so it
+    /// redacts exactly alike), not merely one that holds the same secrets:
+    /// a constant-time check for a redaction done ahead on another thread.
+    pub fn is_same(&self, other: &Redactor) -> bool {
+        match (&self.inner, &other.inner) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
     /// How many secrets it knows.
     pub fn len(&self) -> usize {
         self.inner.as_ref().map_or(0, |i| i.secrets.len())
@@ -994,21 +1005,87 @@ fn named_credentials(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Whether [`named_credentials`] may find anything in `text`: a `=` or
-/// `:` after a word that ends like a credential's name (`…key`, `…token`,
-/// `…secret`, `…passwd`, `…pwd`: its last letter, in any case), white
-/// space and a quote between them allowed, or a `://`. Most texts have
-/// neither, and are spared the search.
+/// Whether [`named_credentials`] may find anything in `text`: somewhere
+/// its pattern could match with a value holding a digit. Either a `=` or
+/// `:` after a credential's name (in any case, the Kelvin sign and the
+/// long s included, as `(?i)` folds them; a quote and white space
+/// between), followed by white space, a quote and at least 8 value
+/// bytes holding a digit; or a `://`, a user
+/// name, `:` and at least 6 characters holding a digit before an `@`.
+/// Most texts have neither, and are spared the search; the search itself
+/// still decides what is found.
 fn may_name_credential(text: &str) -> bool {
     let b = text.as_bytes();
     memchr::memchr2_iter(b'=', b':', b).any(|i| {
-        if b[i] == b':' && b[i + 1..].starts_with(b"//") {
+        if b[i] == b':' && b[i + 1..].starts_with(b"//") && url_password_at(&text[i + 3..]) {
             return true;
         }
         let before = text[..i].trim_end_matches(char::is_whitespace);
         let before = before.strip_suffix(['"', '\'']).unwrap_or(before);
-        before.ends_with(['y', 'Y', 'n', 'N', 't', 'T', 'd', 'D'])
+        ends_with_credential_name(before) && credential_value_at(&text[i + 1..])
     })
+}
+
+/// Whether `before` ends with a name [`named_credentials`] reads
+/// (`api_key`, `token`, `secret`, `password`, `passwd`, `pwd`…), folded
+/// as its `(?i)` folds them: ASCII case, `K` (U+212A) as `k`, `ſ` (U+017F)
+/// as `s`.
+fn ends_with_credential_name(before: &str) -> bool {
+    const NAMES: [&[u8]; 8] = [
+        b"token",
+        b"secret",
+        b"password",
+        b"passwd",
+        b"pwd",
+        b"apikey",
+        b"api_key",
+        b"api-key",
+    ];
+    let mut tail = [0u8; 8];
+    let mut n = 0;
+    for c in before.chars().rev().take(tail.len()) {
+        let folded = match c {
+            '\u{212A}' => b'k',
+            '\u{17F}' => b's',
+            c if c.is_ascii() => c.to_ascii_lowercase() as u8,
+            _ => break,
+        };
+        n += 1;
+        tail[tail.len() - n] = folded;
+    }
+    let tail = &tail[tail.len() - n..];
+    NAMES.iter().any(|name| tail.ends_with(name))
+}
+
+/// Whether `after` (what follows a `=` or `:`) starts as the value of a
+/// named credential does: white space, a quote, then at least 8 of `A-Za-z0-9._~+/-` holding a digit.
+fn credential_value_at(after: &str) -> bool {
+    let after = after.trim_start_matches(char::is_whitespace);
+    let after = after.strip_prefix(['"', '\'']).unwrap_or(after);
+    // Its `(?i)` folds the Kelvin sign and the long s into `A-Za-z`.
+    let value = |c: char| c.is_ascii_alphanumeric() || "._~+/-\u{212A}\u{17F}".contains(c);
+    let end = after.find(|c: char| !value(c)).unwrap_or(after.len());
+    // The pattern's `{8,}`, in characters.
+    after[..end].chars().count() >= 8 && after[..end].bytes().any(|c| c.is_ascii_digit())
+}
+
+/// Whether `after` (what follows a `://`) is `user:password@` as
+/// [`named_credentials`] reads it: a user name of characters other than
+/// white space, `/`, `@` and `:`, then `:`, then at least 6 characters
+/// other than white space, `/` and `@`, holding a digit, then `@`.
+fn url_password_at(after: &str) -> bool {
+    let stop = |c: char| c.is_whitespace() || matches!(c, '/' | '@');
+    let user_end = after
+        .find(|c: char| stop(c) || c == ':')
+        .unwrap_or(after.len());
+    if user_end == 0 || !after[user_end..].starts_with(':') {
+        return false;
+    }
+    let rest = &after[user_end + 1..];
+    let end = rest.find(stop).unwrap_or(rest.len());
+    rest[end..].starts_with('@')
+        && rest[..end].chars().count() >= 6
+        && rest[..end].bytes().any(|c| c.is_ascii_digit())
 }
 
 /// Tokens written like an AWS secret access key: 40 characters of

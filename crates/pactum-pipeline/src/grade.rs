@@ -380,9 +380,10 @@ impl Prepared<'_> {
         let mut names = pactum_eval::NameWarnings::new(self.loaded.iter().map(|c| &c.contract));
         // Without a judge a trace is graded where it is parsed; with one it
         // is judged below, one at a time in input order.
-        // The fragments the sink's reports write, rendered where the trace
-        // is graded: the thread delivering in input order only appends them.
-        let prerender = sink.prerender();
+        // The fragments the sink's reports write, rendered (of the result
+        // redacted as the reports redact) where the trace is graded: the
+        // thread delivering in input order only appends them.
+        let ahead = sink.ahead();
         // Its key-shaped tokens are found there too (the costliest read of
         // a trace); the delivering thread learns them before anything of
         // the trace is shown.
@@ -393,7 +394,7 @@ impl Prepared<'_> {
             }
             let result = grade_trace(contracts, &trace, policy, &NoJudge);
             let expected = expectations.and_then(|e| e.expected(&trace));
-            let rendered = Rendered::of(prerender, &result, expected);
+            let rendered = ahead.render(&result, expected);
             (trace, keys, Some((result, expected, rendered)))
         };
         let format = req.import.format.as_str().to_string();

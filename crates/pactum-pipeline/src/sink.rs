@@ -2,7 +2,9 @@
 
 use pactum_core::secret::Redactor;
 use pactum_core::{TestStatus, TraceResult};
-use pactum_report::{Fanout, InputError, MissingTrial, Prerender, Rendered, RunEnd, RunInfo};
+use pactum_report::{
+    Ahead, Fanout, InputError, MissingTrial, Prerender, Rendered, RunEnd, RunInfo,
+};
 use pactum_suite::Diagnostic;
 
 /// How much a [`Message`] matters.
@@ -56,6 +58,12 @@ pub trait Sink {
     /// thread that made it, for [`Sink::result_rendered`]; by default none.
     fn prerender(&self) -> Prerender {
         Prerender::default()
+    }
+    /// What a pipeline may do ahead on the threads that grade
+    /// ([`Ahead::render`]); by default, render [`Sink::prerender`]'s
+    /// fragments of the result as it is.
+    fn ahead(&self) -> Ahead {
+        Ahead::from(self.prerender())
     }
     /// [`Sink::result`], with fragments of `r` rendered ahead
     /// ([`Rendered::of`]); by default they are ignored.
@@ -112,6 +120,9 @@ impl Sink for Fanout {
     }
     fn prerender(&self) -> Prerender {
         Fanout::prerender(self)
+    }
+    fn ahead(&self) -> Ahead {
+        Fanout::ahead(self)
     }
     fn result_rendered(
         &mut self,

@@ -7,8 +7,8 @@ use pactum_core::secret::Redactor;
 
 use crate::otlp::OtlpReporter;
 use crate::{
-    check_outputs, HtmlReporter, JsonReporter, JunitReporter, MarkdownReporter, Output, Prerender,
-    Protected, Redacting, ReportError, ReportFile, Reporter, RunEnd, SharedRedactor,
+    check_outputs, Ahead, HtmlReporter, JsonReporter, JunitReporter, MarkdownReporter, Output,
+    Prerender, Protected, Redacting, ReportError, ReportFile, Reporter, RunEnd, SharedRedactor,
     TerminalOptions, TerminalReporter,
 };
 
@@ -137,12 +137,18 @@ pub struct Fanout {
     slots: Vec<Slot>,
     failed: bool,
     notice: FailureNotice,
-    /// The fragments its own JSON and JUnit reporters write, while nothing
-    /// is redacted.
+    /// The fragments its own JSON and JUnit reporters write.
     prerender: Prerender,
-    /// The secrets every reporter redacts, once [`Fanout::redact_with`]
-    /// was called: later calls add to it rather than wrap again.
-    redactor: Option<SharedRedactor>,
+    /// The secrets every reporter redacts: empty until
+    /// [`Fanout::redact_with`] is first called, which wraps every reporter
+    /// in it; later calls add to it. [`Fanout::ahead`] redacts with it.
+    primary: SharedRedactor,
+    /// Whether the reporters are wrapped in [`Self::primary`] yet.
+    wrapped: bool,
+    /// The secrets the outermost wrapper redacts, when secrets that could
+    /// not be searched for together with the primary's got a wrapper of
+    /// their own.
+    outer: Option<SharedRedactor>,
 }
 
 impl std::fmt::Debug for Fanout {
@@ -199,7 +205,9 @@ impl Fanout {
                 json: request.json.is_some(),
                 junit: request.junit.is_some(),
             },
-            redactor: None,
+            primary: SharedRedactor::default(),
+            wrapped: false,
+            outer: None,
         };
         if let Some(options) = &request.terminal {
             if !request.to_stdout() {
@@ -248,7 +256,9 @@ impl Fanout {
             failed: false,
             notice,
             prerender: Prerender::default(),
-            redactor: None,
+            primary: SharedRedactor::default(),
+            wrapped: false,
+            outer: None,
         }
     }
 
@@ -259,17 +269,26 @@ impl Fanout {
         if redactor.is_empty() {
             return;
         }
-        self.prerender = Prerender::default();
         // Secrets learnt as the run goes on (a key in the next trace) join
         // the ones every reporter already redacts: one wrapper each, not
         // one per call. Secrets that cannot be searched for together get
         // a wrapper of their own.
-        if let Some(shared) = &self.redactor {
-            if shared.add(redactor).is_ok() {
-                return;
+        let latest = self.outer.as_ref().unwrap_or(&self.primary);
+        if latest.add(redactor).is_ok() {
+            if !self.wrapped {
+                self.wrapped = true;
+                let shared = self.primary.clone();
+                self.wrap(&shared);
             }
+            return;
         }
         let shared = SharedRedactor::new(redactor.clone());
+        self.wrap(&shared);
+        self.outer = Some(shared);
+    }
+
+    /// Wraps every reporter in a [`Redacting`] over `shared`.
+    fn wrap(&mut self, shared: &SharedRedactor) {
         for slot in &mut self.slots {
             let inner = std::mem::replace(
                 &mut slot.reporter,
@@ -277,7 +296,13 @@ impl Fanout {
             );
             slot.reporter = Box::new(Redacting::shared(inner, shared.clone()));
         }
-        self.redactor = Some(shared);
+    }
+
+    /// What a pipeline may do ahead, on the threads that grade
+    /// ([`Ahead::render`]): render [`Fanout::prerender`]'s fragments, of
+    /// each result redacted as the reports redact it at that moment.
+    pub fn ahead(&self) -> Ahead {
+        Ahead::new(self.prerender, Some(self.primary.clone()))
     }
 
     /// Whether some report shows transcripts (the HTML page).
@@ -318,7 +343,7 @@ impl Fanout {
 
     /// The fragments worth rendering ahead for these reports
     /// ([`crate::Rendered::of`]): those of the JSON and JUnit reports being
-    /// written; none once results are redacted ([`Fanout::redact_with`]).
+    /// written.
     pub fn prerender(&self) -> Prerender {
         self.prerender
     }

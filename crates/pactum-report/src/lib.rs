@@ -57,7 +57,7 @@ pub use model::{
 };
 pub use output::{check_outputs, Output, OutputFolder, Protected, ReportFile};
 pub use redact::{Redacting, SharedRedactor};
-pub use rendered::{Prerender, Rendered};
+pub use rendered::{Ahead, Prerender, Rendered};
 pub use secrets::RedactedSecrets;
 pub use terminal::{TerminalOptions, TerminalReporter};
 pub use totals::Totals;

@@ -65,6 +65,24 @@ impl SharedRedactor {
     }
 }
 
+/// `value` with every string in it (keys included) redacted by
+/// `redactor`: the one way a report event is redacted, on whichever
+/// thread.
+///
+/// # Errors
+/// [`ReportError::Redaction`] naming `what` when `value` does not come
+/// back from JSON.
+pub(crate) fn redacted_copy<T: Serialize + DeserializeOwned>(
+    redactor: &Redactor,
+    what: &'static str,
+    value: &T,
+) -> Result<T, ReportError> {
+    let lost = || ReportError::Redaction { what };
+    let mut v = serde_json::to_value(value).map_err(|_| lost())?;
+    redactor.redact_value(&mut v);
+    serde_json::from_value(v).map_err(|_| lost())
+}
+
 impl<R: Reporter> Redacting<R> {
     /// `inner`, redacting `redactor`'s secrets.
     pub fn new(inner: R, redactor: Redactor) -> Self {
@@ -79,17 +97,13 @@ impl<R: Reporter> Redacting<R> {
         Redacting { inner, redactor }
     }
 
-    /// `value` with every string in it redacted; borrowed back when there
-    /// is nothing to redact.
-    fn clean<T: Serialize + DeserializeOwned + Clone>(
+    /// `value` with every string in it redacted.
+    fn clean<T: Serialize + DeserializeOwned>(
         &self,
         what: &'static str,
         value: &T,
     ) -> Result<T, ReportError> {
-        let lost = || ReportError::Redaction { what };
-        let mut v = serde_json::to_value(value).map_err(|_| lost())?;
-        self.redactor.current().redact_value(&mut v);
-        serde_json::from_value(v).map_err(|_| lost())
+        redacted_copy(&self.redactor.current(), what, value)
     }
 
     fn text(&self, s: &str) -> String {
@@ -133,18 +147,28 @@ impl<R: Reporter> Reporter for Redacting<R> {
         self.inner.result(&r, expected)
     }
 
-    /// Fragments rendered ahead are of the unredacted result: they pass
-    /// only when there is nothing to redact.
+    /// Fragments rendered ahead pass when there is nothing to redact, or
+    /// when they are of a copy redacted ahead by this very redactor as it
+    /// is now ([`crate::Ahead`]); otherwise the result is redacted here.
     fn result_rendered(
         &mut self,
         r: &TraceResult,
         expected: Option<TestStatus>,
         rendered: &Rendered,
     ) -> Result<(), ReportError> {
-        if self.redactor.is_empty() {
+        let current = self.redactor.current();
+        if current.is_empty() {
             return self.inner.result_rendered(r, expected, rendered);
         }
-        self.result(r, expected)
+        if let Some(ahead) = &rendered.redacted {
+            if ahead.under.is_same(&current) {
+                return self
+                    .inner
+                    .result_rendered(&ahead.result, expected, rendered);
+            }
+        }
+        let r = redacted_copy(&current, "a result", r)?;
+        self.inner.result(&r, expected)
     }
     fn wants_transcripts(&self) -> bool {
         self.inner.wants_transcripts()

@@ -527,7 +527,7 @@ fn a_redacting_reporter_never_writes_fragments_rendered_ahead() {
 }
 
 #[test]
-fn a_fanout_prerenders_its_own_reports_until_it_redacts() {
+fn a_fanout_prerenders_its_own_reports_whether_or_not_it_redacts() {
     let dir = tempfile::tempdir().expect("tempdir");
     let request = |json: bool, junit: bool| pactum_report::ReportRequest {
         json: json.then(|| dir.path().join("r.json")),
@@ -545,7 +545,85 @@ fn a_fanout_prerenders_its_own_reports_until_it_redacts() {
         fan.redact_with(&empty);
         assert_eq!(fan.prerender(), Prerender { json, junit });
         fan.redact_with(&pactum_core::secret::Redactor::new([KEY]).expect("key"));
-        assert_eq!(fan.prerender(), Prerender::default());
+        assert_eq!(fan.prerender(), Prerender { json, junit });
+    }
+}
+
+/// A second key, planted in the results after the first.
+const LATER_KEY: &str = "sk-later-Zq9vLp2wXk7Rt4Yb3Nm8";
+
+/// The JSON and JUnit reports a fanout writes of `results`, each
+/// rendered ahead by the fanout's own [`pactum_report::Ahead`] before
+/// `learn` more secrets (the key a later trace holds) reach the fanout,
+/// or, with `ahead` false, written by the fanout alone.
+fn fanout_reports(
+    results: &[(TraceResult, Option<TestStatus>)],
+    ahead: bool,
+    learn: &[&str],
+) -> (String, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (jp, xp) = (dir.path().join("r.json"), dir.path().join("r.xml"));
+    let request = pactum_report::ReportRequest {
+        json: Some(jp.clone()),
+        junit: Some(xp.clone()),
+        html: None,
+        markdown: None,
+        otlp: None,
+        terminal: None,
+    };
+    let mut fan = pactum_report::Fanout::open(&request, &[], Box::new(|_| {})).expect("open");
+    fan.redact_with(&pactum_core::secret::Redactor::new([KEY]).expect("key"));
+    fan.each(|r| r.begin(&run_info(true)));
+    let before = fan.ahead();
+    for (i, (r, expected)) in results.iter().enumerate() {
+        let rendered = if ahead {
+            before.render(r, *expected)
+        } else {
+            Rendered::none()
+        };
+        // Secrets learnt between rendering ahead and writing: the third
+        // result's fragments are stale.
+        if i == 2 {
+            for k in learn {
+                fan.redact_with(&pactum_core::secret::Redactor::new([*k]).expect("key"));
+            }
+        }
+        fan.each(|rep| rep.result_rendered(r, *expected, &rendered));
+    }
+    fan.finish(&run_end());
+    (
+        std::fs::read_to_string(&jp).expect("json"),
+        std::fs::read_to_string(&xp).expect("junit"),
+    )
+}
+
+/// Rendering ahead with the reports' redactor writes the same bytes as
+/// redacting on the writing thread, and a secret learnt after a result
+/// was rendered ahead is still redacted from it.
+#[test]
+fn results_redacted_ahead_are_the_ones_the_reports_would_write() {
+    let mut results = leaky_results();
+    for (r, _) in results.iter_mut() {
+        r.summary = format!("{} then {LATER_KEY}", r.summary);
+    }
+    for learn in [&[][..], &[LATER_KEY][..]] {
+        let (j_ahead, x_ahead) = fanout_reports(&results, true, learn);
+        let (j_alone, x_alone) = fanout_reports(&results, false, learn);
+        assert_eq!(j_ahead, j_alone);
+        assert_eq!(x_ahead, x_alone);
+        for out in [&j_ahead, &x_ahead] {
+            assert!(!out.contains(KEY), "{out}");
+            assert!(out.contains("[redacted"), "{out}");
+        }
+        // The later key is redacted from every result written once it is
+        // known, the third included, though its fragments were rendered
+        // before.
+        let shown = j_ahead.matches(LATER_KEY).count();
+        if learn.is_empty() {
+            assert_eq!(shown, results.len(), "{j_ahead}");
+        } else {
+            assert_eq!(shown, 2, "{j_ahead}");
+        }
     }
 }
 

@@ -1073,3 +1073,90 @@ fn many_keys_are_each_found_once() {
     assert_eq!(keys.len(), 10_000);
     assert_eq!(keys[0], "sk-proj-000000abcdefghijkl");
 }
+
+/// The gate folds only ASCII case, `K` and `ſ`: no other character is
+/// the same letter as one of the credential names' under `(?i)`.
+#[test]
+fn credential_names_fold_only_ascii_kelvin_and_long_s() {
+    let letters = regex::Regex::new(r"(?i)^[apikeytonscrwd]$").unwrap();
+    let odd: Vec<char> = (0..=0x10FFFFu32)
+        .filter_map(char::from_u32)
+        .filter(|c| !c.is_ascii() && letters.is_match(c.encode_utf8(&mut [0; 4])))
+        .collect();
+    assert_eq!(odd, vec!['\u{17F}', '\u{212A}']);
+}
+
+/// Texts built from the pieces the named-credential pattern reads.
+fn credential_text() -> impl Strategy<Value = String> {
+    let piece = prop::sample::select(vec![
+        "token",
+        "TOKEN",
+        "api",
+        "_",
+        "-",
+        "key",
+        "\u{212A}ey",
+        "secret",
+        "pa",
+        "\u{17F}\u{17F}wd",
+        "password",
+        "pwd",
+        "=",
+        ":",
+        "://",
+        "@",
+        "/",
+        "\"",
+        "'",
+        " ",
+        "\t",
+        "\u{3000}",
+        "\n",
+        "a1b2c3d4",
+        "x",
+        "9",
+        "Zx81kLmQ",
+        ".",
+        "~",
+        "+",
+        "é",
+        "user",
+        "\u{212A}",
+        "\u{17F}",
+    ]);
+    prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+    /// The gate never spares a text in which the pattern finds a value.
+    #[test]
+    fn the_named_credential_gate_spares_only_texts_without_one(text in credential_text()) {
+        if !super::may_name_credential(&text) {
+            prop_assert!(super::named_credentials(&text).is_empty(), "{text:?}");
+        }
+    }
+}
+
+#[test]
+fn the_named_credential_gate_passes_each_spelling() {
+    for text in [
+        "api_key=Zx81kLmQ02",
+        "API-KEY : 'Zx81kLmQ02'",
+        "my\u{212A}ey... no; pa\u{17F}\u{17F}word\t=\u{3000}\"Zx81kLmQ02\"",
+        "x://user:pa55w0rd@host",
+        "TOKEN\"=Zx81kLmQ02",
+    ] {
+        assert!(super::may_name_credential(text), "{text:?}");
+        assert!(!super::named_credentials(text).is_empty(), "{text:?}");
+    }
+    for text in [
+        "Amount: 12345678",
+        "https://example.org:8080/a",
+        "token=abcdefghijk",
+        "Date: 2024-01-01T00:00",
+    ] {
+        assert!(!super::may_name_credential(text), "{text:?}");
+    }
+}
