@@ -672,6 +672,26 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             }
             continue;
         }
+        // A label naming a section of clauses (`Ensures:`, `**Returns:**`)
+        // opens none: the bullets after it, under whatever heading, would
+        // be dropped. Only a lead-in to a list inside such a section is
+        // left to the reading below.
+        if bullet_text(trimmed).is_none()
+            && (current.is_none() || after_blank)
+            && trimmed.trim_end_matches(['*', '_', '`']).ends_with(':')
+            && matches!(section_kind(trimmed), Some(Kind::Commit(_)))
+        {
+            let list_follows = lines[i + 1..]
+                .iter()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| bullet_text(l.trim_start()).is_some());
+            if !(matches!(open, Some((_, Kind::Commit(_)))) && list_follows) {
+                return Err(err(
+                    lineno,
+                    format!("`{}` is a label, not a section heading: the bullets after it would be read as no clause; write it as a heading (`## Ensures`)", trimmed.trim()),
+                ));
+            }
+        }
         let Some((_, kind)) = open else { continue };
         if !matches!(kind, Kind::Commit(_) | Kind::Errors) {
             continue;
