@@ -904,8 +904,8 @@ impl Ctx<'_> {
         let dir = self.dir.join(folder);
         if dir.is_dir() {
             // Two files that could bind one output (`out.md` and `out.txt`,
-            // `out.MD`, `résumé` in NFC and NFD): which was meant cannot be
-            // told, so the run is refused.
+            // `out.MD`, `résumé` in NFC and NFD, `o\u{200B}ut.md`): which
+            // was meant cannot be told, so the run is refused.
             let mut seen: BTreeMap<String, String> = BTreeMap::new();
             for f in sorted_entries(&dir)? {
                 if !f.is_file() {
@@ -913,7 +913,10 @@ impl Ctx<'_> {
                 }
                 if let Some(stem) = f.file_stem().map(|s| output_name(&s.to_string_lossy())) {
                     let rel = self.rel(&f);
-                    if let Some(first) = seen.insert(stem.to_lowercase(), rel.clone()) {
+                    // Read as a reader tells names apart: a zero-width
+                    // space, a soft hyphen or lookalike letters make no
+                    // other output.
+                    if let Some(first) = seen.insert(rendered::lookalike_fold(&stem), rel.clone()) {
                         return Err(ImportError::RunFile {
                             file: self.dir.join(&first).display().to_string(),
                             line: 0,

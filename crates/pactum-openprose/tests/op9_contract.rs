@@ -21,3 +21,26 @@ fn bullets_under_notes_after_an_ensures_label_are_not_dropped() {
         five_items_not_dropped(body);
     }
 }
+
+/// A second file for one output whose name only looks the same — a
+/// zero-width space, a soft hyphen, fullwidth or lookalike letters in
+/// it — is refused like two files of one name, never ignored.
+#[test]
+fn one_output_two_files_that_look_alike_is_refused() {
+    for b in [
+        "o\u{200B}ut.md",
+        "ou\u{AD}t.md",
+        "\u{FF4F}\u{FF55}\u{FF54}.md",
+        "\u{043E}ut.md",
+        "out\u{2060}.md",
+    ] {
+        let d = run_root(&root("## Ensures\n\n- `out`: a list"));
+        write(d.path(), &format!("bindings/svc/{b}"), "- two\n");
+        match pactum_openprose::import_run(d.path()) {
+            Err(pactum_openprose::ImportError::RunFile { message, .. }) => {
+                assert!(message.contains("bound twice"), "{b:?}: {message}");
+            }
+            other => panic!("{b:?}: {other:?}"),
+        }
+    }
+}
