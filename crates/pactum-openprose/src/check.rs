@@ -736,16 +736,30 @@ pub fn as_json(content: &str) -> Option<Value> {
 /// The JSON value of the one fenced code block that is all `content`
 /// shows (CommonMark fences: three or more backticks or tildes; hidden
 /// content such as a comment around it aside), its info string empty or
-/// `json`.
+/// `json`. What only some renderers hide (front matter, struck text, an
+/// unreferenced footnote) is read both ways: the fence must be all the
+/// output shows in both.
 fn fenced_json(content: &str) -> Option<Value> {
-    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
     if !content.contains("```") && !content.contains("~~~") {
         return None;
     }
-    let visible = without_hidden(content);
+    let most = fenced_json_of(&without_hidden(content))?;
+    (fenced_json_of(&without_hidden_least(content)).as_ref() == Some(&most)).then_some(most)
+}
+
+/// Whether `content` is one fenced JSON block only where what some
+/// renderers hide is hidden: JSON or not is then for the judge.
+fn fenced_json_one_reading(content: &str) -> bool {
+    (content.contains("```") || content.contains("~~~"))
+        && fenced_json_of(&without_hidden(content)).is_some()
+}
+
+/// [`fenced_json`] over one reading of the output, `visible`.
+fn fenced_json_of(visible: &str) -> Option<Value> {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
     let mut body: Option<String> = None;
     let mut inside = false;
-    for ev in Parser::new(&visible) {
+    for ev in Parser::new(visible) {
         match ev {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) if body.is_none() => {
                 let lang = info.split_whitespace().next().unwrap_or("");
@@ -2384,6 +2398,11 @@ fn measure_in(
                         "an array"
                     }
                 ),
+                None,
+            ),
+            (None, _) if fenced_json_one_reading(content) => finding(
+                None,
+                "the output is one fenced JSON block only where front matter, struck text or an unreferenced footnote around it is hidden (some renderers show it): whether it is the JSON output asked for is for the judge".into(),
                 None,
             ),
             (None, _) if lead_in_json(content) => finding(

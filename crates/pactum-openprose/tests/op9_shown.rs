@@ -1,0 +1,30 @@
+//! The ninth round: what an output shows, read as every renderer may
+//! show it.
+
+use pactum_core::Verdict;
+
+mod common;
+use common::*;
+
+/// A fenced JSON block with front matter, struck text or an unreferenced
+/// footnote around it is JSON only where those are hidden: never
+/// satisfied by the measure, left to the judge.
+#[test]
+fn json_beside_what_some_renderers_show_is_not_measured() {
+    for b in [
+        "---\ntitle: x\n---\n```json\n{\"a\": 1}\n```\n",
+        "```json\n{\"a\": 1}\n```\n\n~~not json~~\n",
+        "~~not json~~\n```json\n{\"a\": 1}\n```\n",
+        "```json\n{\"a\": 1}\n```\n\n[^1]: a footnote\n",
+        "[^1]: a footnote\n\n```json\n{\"a\": 1}\n```\n",
+        "<del>x</del>\n\n```json\n{\"a\": 1}\n```\n",
+    ] {
+        for c in ["valid JSON", "a JSON object", "JSON"] {
+            assert_eq!(one(c, b), Verdict::NotEvaluable, "{c} over {b:?}");
+        }
+    }
+    green(&[
+        ("valid JSON", "```json\n{\"a\": 1}\n```\n"),
+        ("valid JSON", "<!-- note -->\n```json\n{\"a\": 1}\n```\n"),
+    ]);
+}
