@@ -28,3 +28,21 @@ fn json_beside_what_some_renderers_show_is_not_measured() {
         ("valid JSON", "<!-- note -->\n```json\n{\"a\": 1}\n```\n"),
     ]);
 }
+
+/// A benchmark address (`198.18.0.0/15`) and an `.alt` name (RFC 9476)
+/// are no public page: never sources.
+#[test]
+fn benchmark_addresses_and_alt_names_are_no_sources() {
+    for b in [
+        "- [a](https://198.18.0.1/a)\n- [b](https://198.19.255.254/b)\n",
+        "- [a](https://news.alt/a)\n- [b](https://b.onion.alt/b)\n",
+        "- [a](https://198.18.0.1/a)\n- [b](https://x.alt./b)\n",
+        "- [a](https://192.0.0.8/a)\n- [b](https://x.ALT/b)\n",
+    ] {
+        never_green("at least 2 sources", b);
+    }
+    green(&[(
+        "at least 2 sources",
+        "- [a](https://198.20.0.1/a)\n- [b](https://alt.org/b)\n",
+    )]);
+}
