@@ -1010,6 +1010,19 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
+                // A number written in digit groups (`1’100`, `1 100`)
+                // reads as the number: for the judge.
+                if folded.chars().any(char::is_numeric)
+                    && [content, &plain]
+                        .iter()
+                        .any(|t| rendered_fold(&ungrouped(t)).contains(&folded))
+                {
+                    return finding(
+                        None,
+                        format!("the clause negates \"{text}\", and the output holds a number that reads like it once its digit group separators are read through: whether it says \"{text}\" is for the judge"),
+                        None,
+                    );
+                }
                 // A bidirectional control shows text in another order
                 // than written: what it shows is not looked up.
                 if has_bidi_control(content) {
@@ -1051,6 +1064,20 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                     None,
                 );
             }
+            // Found as written, a quoted word may render joined to
+            // another (`un*safe*`, a soft hyphen): not said there. A quote
+            // of markup (`<html>`) is sought as written only.
+            if let Measure::Contains(text) = m {
+                let markup =
+                    text.contains(['<', '>', '&', '*', '_', '`', '~', '[', ']', '\\', '|', '#']);
+                if !markup && shown_only_joined(content, text) {
+                    return finding(
+                        None,
+                        format!("{}, but where the output renders, \"{text}\" is never a word of its own (emphasis, a tag, a soft hyphen, a hyphen or a digit group separator joins it to the text beside it): whether it says it is for the judge", f.detail),
+                        None,
+                    );
+                }
+            }
             // GitHub's math rendering can hide text (`\phantom`, a white
             // `\color`): what held there may not be shown.
             if hiding_math(content) {
@@ -1071,7 +1098,17 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
 /// sentence's own `.` or `,` is followed by no letter or digit.
 fn joined(content: &str, start: usize, end: usize) -> bool {
     let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-    let joiner = |c: Option<char>| matches!(c, Some('-' | '.' | ','));
+    let digit = |c: Option<char>| c.is_some_and(|c| c.is_numeric());
+    // Hyphens, Unicode's too (U+2010, U+2011), join words.
+    let joiner = |c: Option<char>| matches!(c, Some('-' | '.' | ',' | '\u{2010}' | '\u{2011}'));
+    // A digit group separator (`1’100`, `1 100` with a no-break space)
+    // joins digits.
+    let grouping = |c: Option<char>| {
+        matches!(
+            c,
+            Some('\'' | '\u{2019}' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\u{2007}')
+        )
+    };
     let (Some(before), Some(after), Some(inside)) = (
         content.get(..start),
         content.get(end..),
@@ -1082,10 +1119,63 @@ fn joined(content: &str, start: usize, end: usize) -> bool {
     let mut back = before.chars().rev();
     let mut ahead = after.chars();
     let (b1, a1) = (back.next(), ahead.next());
-    let left = word(inside.chars().next()) && (word(b1) || (joiner(b1) && word(back.next())));
-    let right =
-        word(inside.chars().next_back()) && (word(a1) || (joiner(a1) && word(ahead.next())));
+    let (b2, a2) = (back.next(), ahead.next());
+    let (first, last) = (inside.chars().next(), inside.chars().next_back());
+    let left = word(first)
+        && (word(b1) || (joiner(b1) && word(b2)) || (digit(first) && grouping(b1) && digit(b2)));
+    let right = word(last)
+        && (word(a1) || (joiner(a1) && word(a2)) || (digit(last) && grouping(a1) && digit(a2)));
     left || right
+}
+
+/// Whether `text`, where the rendered output shows it, is only ever
+/// joined to a word or number beside it: emphasis, tags and invisible
+/// characters such as a soft hyphen join what is on either side
+/// (`un*safe*` shows `unsafe`). Text the rendered reading does not hold
+/// at all is left to the other readings.
+fn shown_only_joined(content: &str, text: &str) -> bool {
+    let plain: String = render(content)
+        .plain
+        .chars()
+        .filter(|c| c.is_whitespace() || !pactum_core::text::shown_as_code_point(*c))
+        .collect();
+    let Ok(r) = regex::RegexBuilder::new(&regex::escape(text))
+        .case_insensitive(true)
+        .build()
+    else {
+        return false;
+    };
+    let mut found = false;
+    for f in r.find_iter(&plain) {
+        if !joined(&plain, f.start(), f.end()) {
+            return false;
+        }
+        found = true;
+    }
+    found
+}
+
+/// `s` with character references decoded and digit group separators
+/// between digits (`,`, `.`, `'`, `’`, a no-break, thin or figure space)
+/// removed: `1’100` reads `1100`.
+fn ungrouped(s: &str) -> String {
+    let decoded = decode_entities(s);
+    let chars: Vec<char> = decoded.chars().collect();
+    let mut out = String::with_capacity(decoded.len());
+    for (i, c) in chars.iter().enumerate() {
+        let between =
+            i > 0 && chars[i - 1].is_numeric() && chars.get(i + 1).is_some_and(|n| n.is_numeric());
+        if between
+            && matches!(
+                c,
+                ',' | '.' | '\'' | '\u{2019}' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\u{2007}'
+            )
+        {
+            continue;
+        }
+        out.push(*c);
+    }
+    out
 }
 
 /// Whether `content` holds a TeX command that can hide text when GitHub

@@ -46,3 +46,44 @@ fn benchmark_addresses_and_alt_names_are_no_sources() {
         "- [a](https://198.20.0.1/a)\n- [b](https://alt.org/b)\n",
     )]);
 }
+
+/// A quoted word is said only where the output shows it as a word of its
+/// own: not where it renders joined to another (`un*safe*`, a soft
+/// hyphen, a Unicode hyphen, a digit group separator).
+#[test]
+fn a_quote_joined_to_a_word_when_rendered_is_not_said() {
+    for (c, b) in [
+        ("saying \"safe\"", "The plan is un*safe*.\n"),
+        ("saying \"safe\"", "The plan is un**safe**.\n"),
+        ("saying \"safe\"", "The plan is un`safe`.\n"),
+        ("saying \"safe\"", "The plan is un<b>safe</b>.\n"),
+        ("saying \"safe\"", "The plan is un&shy;safe.\n"),
+        ("saying \"safe\"", "The plan is un\u{AD}safe.\n"),
+        ("saying \"safe\"", "The plan is un\u{2010}safe.\n"),
+        ("saying \"safe\"", "The plan is un\u{2011}safe.\n"),
+        ("saying \"un\"", "The plan is un*safe*.\n"),
+        ("saying \"100\"", "We sold 1\u{2019}100 units.\n"),
+        ("saying \"100\"", "We sold 1'100 units.\n"),
+        ("saying \"100\"", "We sold 1\u{A0}100 units.\n"),
+        ("saying \"100\"", "We sold 1&nbsp;100 units.\n"),
+        ("saying \"100\"", "We sold 1\u{202F}100 units.\n"),
+        ("saying \"100\"", "We sold 1&#8239;100 units.\n"),
+        // A negated quote that the rendered text shows, digit groups read
+        // through, is never satisfied.
+        ("not mentioning \"1100\"", "We sold 1\u{2019}100 units.\n"),
+        ("not mentioning \"1100\"", "We sold 1\u{A0}100 units.\n"),
+        ("not mentioning \"1100\"", "We sold 1&nbsp;100 units.\n"),
+        ("not mentioning \"1100\"", "We sold 1,100 units.\n"),
+        ("not mentioning \"unsafe\"", "The plan is un*safe*.\n"),
+        ("not mentioning \"unsafe\"", "The plan is un&shy;safe.\n"),
+        ("not mentioning \"unsafe\"", "The plan is un\u{2011}safe.\n"),
+    ] {
+        never_green(c, b);
+    }
+    green(&[
+        ("saying \"safe\"", "The plan is *safe*.\n"),
+        ("saying \"safe\"", "The plan is safe, and cheap.\n"),
+        ("saying \"100\"", "We sold 100 units, of 1 000.\n"),
+        ("not mentioning \"1100\"", "We sold 100 units.\n"),
+    ]);
+}
