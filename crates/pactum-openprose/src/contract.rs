@@ -55,6 +55,10 @@ pub struct DeclaredClause {
     pub sub: Vec<String>,
     /// For a conditional clause (`- if {condition}: {then}`): the condition.
     pub condition: Option<String>,
+    /// Whether its output name opens a sentence (not a bullet) and no
+    /// bullet names it (`Format: in French.`): it may be a label, not an
+    /// output.
+    pub label: bool,
 }
 
 /// A declared error (`Errors` section: `- name: description`).
@@ -549,6 +553,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let mut after_blank = false;
     let mut fence: Option<(usize, String)> = None;
     let mut current: Option<Bullet> = None;
+    // The lines of sentences opening with a bare `name:`.
+    let mut labelled: BTreeSet<usize> = BTreeSet::new();
 
     let setext = setext_headings(&lines, end + 1);
     let mut underline: Option<usize> = None;
@@ -711,7 +717,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 Some("a table row")
             } else if trimmed.starts_with('>') {
                 Some("a quoted line")
-            } else if matches!(kind, Kind::Commit(_)) && trimmed.contains('`') {
+            } else if matches!(kind, Kind::Commit(_)) && names_in_code(trimmed) {
                 Some("a sentence naming an output")
             } else {
                 None
@@ -778,6 +784,11 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                     && !underlined
                     && !is_thematic_break(trimmed)
                 {
+                    // `Format: …` opening a sentence may be a label, not
+                    // an output: decided once every clause is read.
+                    if !trimmed.starts_with(['`', '*', '_']) && split_name(trimmed).is_some() {
+                        labelled.insert(lineno);
+                    }
                     current = Some(Bullet {
                         line: lineno,
                         indent,
@@ -806,6 +817,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         None => {}
     }
     for c in std::iter::once(&mut main).chain(inline.iter_mut()) {
+        labels_naming_no_output(c, &labelled);
         notes_naming_no_output(c);
     }
     inline.retain(|c| c.has_commitments || !c.clauses.is_empty());
@@ -815,6 +827,30 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         main,
         inline,
     })
+}
+
+/// A sentence opening with a bare `name:` (`Format: in French.`) that no
+/// bullet of the contract names is marked [`DeclaredClause::label`]: it
+/// may be a label rather than an output, so an output of that name not
+/// produced is no evidence against it.
+fn labels_naming_no_output(c: &mut ParsedContract, labelled: &BTreeSet<usize>) {
+    let named: BTreeSet<String> = c
+        .clauses
+        .iter()
+        .filter(|k| !labelled.contains(&k.line))
+        .filter_map(|k| k.output.as_ref())
+        .map(|o| o.to_lowercase())
+        .collect();
+    for k in &mut c.clauses {
+        if labelled.contains(&k.line)
+            && k.condition.is_none()
+            && k.output
+                .as_ref()
+                .is_some_and(|o| !named.contains(&o.to_lowercase()))
+        {
+            k.label = true;
+        }
+    }
 }
 
 /// Puts back among the clauses, at its place, every note that names an
@@ -1366,6 +1402,19 @@ pub fn output_name(name: &str) -> String {
     name.nfc().collect()
 }
 
+/// Whether a line holds a code span that could name an output (letters,
+/// digits, `_`, `-`, `.`): a path or a URL (`` `docs/style.md` ``) names
+/// none.
+fn names_in_code(line: &str) -> bool {
+    line.split('`').skip(1).step_by(2).any(|span| {
+        let span = span.trim();
+        !span.is_empty()
+            && span
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    }) || line.matches('`').count() == 1
+}
+
 /// A name without the code or emphasis marks around it (`` `name` ``,
 /// `**name**`, `*name*`, `_name_`, `__name__`).
 fn strip_ticks(s: &str) -> &str {
@@ -1414,6 +1463,7 @@ fn declared(
             text,
             sub,
             condition: Some(cond),
+            label: false,
         };
     }
     let lower = text.to_ascii_lowercase();
@@ -1434,6 +1484,7 @@ fn declared(
         text,
         sub,
         condition: None,
+        label: false,
     }
 }
 

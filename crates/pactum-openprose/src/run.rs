@@ -894,7 +894,9 @@ impl Ctx<'_> {
         let mut names: Vec<String> = declared.keys().cloned().collect();
         // A set beside the list: a node of many outputs stays n log n.
         let mut known: BTreeSet<String> = names.iter().cloned().collect();
-        for c in &contract.clauses {
+        // A sentence's label (`Format: …`) is an output only where a file
+        // or the manifest says so.
+        for c in contract.clauses.iter().filter(|c| !c.label) {
             if let Some(o) = &c.output {
                 if known.insert(o.clone()) {
                     names.push(o.clone());

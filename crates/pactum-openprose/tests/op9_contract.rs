@@ -44,3 +44,59 @@ fn one_output_two_files_that_look_alike_is_refused() {
         }
     }
 }
+
+/// A sentence that opens with a label naming no output (`Format:`), or
+/// that points to a URL or a path in code, is a clause left to the
+/// judge: never `violated` as an output not produced, never refused.
+#[test]
+fn labels_urls_and_paths_in_sentences_are_no_outputs() {
+    for (body, sentence) in [
+        (
+            "## Ensures\n\n- `out`: a list\n\nFormat:\nThe output is in French.",
+            "Format: The output is in French.",
+        ),
+        (
+            "## Ensures\n\nNote:\nThe output is in French.\n\n- `out`: a list",
+            "Note: The output is in French.",
+        ),
+        (
+            "## Ensures\n\n- `out`: a list\n\nSee https://example.org/style.",
+            "See https://example.org/style.",
+        ),
+        (
+            "## Ensures\n\n- `out`: a list\n\nSee https://example.org/style for details.",
+            "See https://example.org/style for details.",
+        ),
+        (
+            "## Ensures\n\n- `out`: a list\n\nSee `docs/style.md`.",
+            "See `docs/style.md`.",
+        ),
+    ] {
+        let d = run_root(&root(body));
+        let g = grade_dir(d.path());
+        let texts = by_text(&g);
+        assert!(
+            texts
+                .iter()
+                .any(|(t, v)| t == sentence && *v == pactum_core::Verdict::NotEvaluable),
+            "{body:?}: {texts:?}"
+        );
+    }
+    // A sentence on an output a bullet names is still that output's.
+    let d = run_root(&root(
+        "## Ensures\n\n- `out`: a list\n\nout: at least 5 items.",
+    ));
+    let texts = by_text(&grade_dir(d.path()));
+    assert!(
+        texts
+            .iter()
+            .any(|(t, v)| t.starts_with("out: at least 5") && *v == pactum_core::Verdict::Violated),
+        "{texts:?}"
+    );
+    // A sentence naming an output in code is still refused.
+    let d = run_root(&root("## Ensures\n\n- `out`: a list\n\nSee `out`."));
+    assert!(matches!(
+        pactum_openprose::import_run(d.path()),
+        Err(pactum_openprose::ImportError::Contract { .. })
+    ));
+}
