@@ -2664,6 +2664,19 @@ fn measure_in(
             }
         }
         Measure::Count { unit, min, max } => {
+            // A fenced JSON value that may or may not be the output (a
+            // lead-in line before it, front matter around it): its
+            // elements are items only in one reading, for the judge.
+            if json.is_none()
+                && matches!(unit, Unit::Items | Unit::Sources)
+                && (lead_in_json(raw) || fenced_json_one_reading(raw))
+            {
+                return finding(
+                    None,
+                    "the output is a fenced JSON value with prose or front matter around it: whether its elements are the items counted is for the judge".into(),
+                    None,
+                );
+            }
             let (lo, hi, what, quote) = match count(unit, content, raw, json, inputs) {
                 Ok(x) => x,
                 Err(why) => return finding(None, why, None),

@@ -87,3 +87,38 @@ fn a_quote_joined_to_a_word_when_rendered_is_not_said() {
         ("not mentioning \"1100\"", "We sold 100 units.\n"),
     ]);
 }
+
+/// A lead-in line before a fenced JSON array leaves a count of its items
+/// to the judge: neither violated as no items nor met as few enough.
+#[test]
+fn a_lead_in_before_a_fenced_array_leaves_counts_to_the_judge() {
+    for (c, b) in [
+        (
+            "at least 3 items",
+            "Here is the list:\n\n```json\n[1, 2, 3]\n```\n",
+        ),
+        (
+            "at least 3 items",
+            "Here is the list:\n```json\n[1, 2, 3]\n```\n",
+        ),
+        (
+            "exactly 3 items",
+            "Here is the list:\n\n```json\n[1, 2, 3]\n```\n",
+        ),
+        (
+            "at most 3 items",
+            "Here is the list:\n\n```json\n[1, 2, 3, 4, 5]\n```\n",
+        ),
+        (
+            "at most 3 items",
+            "---\nt: x\n---\n```json\n[1, 2, 3, 4, 5]\n```\n",
+        ),
+        (
+            "at most 1 source",
+            "Sources:\n\n```json\n[\"https://a.org/x\", \"https://b.org/y\"]\n```\n",
+        ),
+    ] {
+        assert_eq!(one(c, b), Verdict::NotEvaluable, "{c} over {b:?}");
+    }
+    green(&[("at least 3 items", "```json\n[1, 2, 3]\n```\n")]);
+}
