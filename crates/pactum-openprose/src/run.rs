@@ -1756,6 +1756,10 @@ fn read_error_file(text: &str) -> Result<Vec<(String, String)>, (usize, String)>
                     h.push_str(&t);
                 }
             }
+            // A comment or tag inside a heading is not scanned as a line.
+            Event::InlineHtml(t) if heading.is_some() && reads_like_error(&t, true) => {
+                return Err((line_of(r.start) + 1, "an error inside HTML in a heading (`<!-- Error: x -->`): whether it records one cannot be told".into()));
+            }
             Event::SoftBreak | Event::HardBreak => {
                 if let Some((_, _, h)) = heading.as_mut() {
                     h.push(' ');
@@ -1922,7 +1926,14 @@ fn reads_like_error(line: &str, raw: bool) -> bool {
             && (marked
                 || after.is_empty()
                 || after.starts_with([':', '-', '\u{2013}', '\u{2014}', ']', ')', '=']));
-        let lead = bare.split(':').next().unwrap_or("");
+        // The sentence the colon ends (`It failed; error: x`).
+        let lead = bare
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .rsplit(['.', '!', '?', ';'])
+            .next()
+            .unwrap_or("");
         let labelled = bare.contains(':')
             && lead.split_whitespace().count() <= 3
             && lead.split_whitespace().last().is_some_and(|w| {

@@ -69,6 +69,9 @@ fn a_second_error_written_another_way_is_never_dropped() {
         "- Error: crashed\n",
         "# Fatal error: crashed\n",
         "# Error crashed\n",
+        "It failed again; error: crashed\n",
+        "<details><summary>Error: crashed</summary></details>\n",
+        "`Error: crashed`\n",
     ] {
         second_error_counts(&format!(
             "# Error: search-failed\n\nThe search tool timed out.\n\n{second}"
@@ -84,6 +87,8 @@ fn headings_starting_with_error_are_errors_and_code_is_not() {
     let run = import_run(d.path()).expect("imports");
     assert_eq!(run.errors.len(), 1, "{:?}", run.errors);
     assert_eq!(run.errors[0].name, "search-failed");
+
+    second_error_counts("# Error: search-failed <!-- Error: crashed -->\n");
 
     let d = degraded("# Error: search-failed\n\n# Error crashed\n");
     let run = import_run(d.path()).expect("imports");
