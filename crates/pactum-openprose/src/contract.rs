@@ -682,9 +682,14 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         // opens none: the bullets after it, under whatever heading, would
         // be dropped. Only a lead-in to a list inside such a section is
         // left to the reading below.
+        // A bold line alone (`**Ensures**`) is such a label too.
+        let emphasised = trimmed.len() > 2
+            && ["**", "__", "*", "_"]
+                .iter()
+                .any(|m| trimmed.starts_with(m) && trimmed.trim_end_matches(':').ends_with(m));
         if bullet_text(trimmed).is_none()
             && (current.is_none() || after_blank)
-            && trimmed.trim_end_matches(['*', '_', '`']).ends_with(':')
+            && (trimmed.trim_end_matches(['*', '_', '`']).ends_with(':') || emphasised)
             && matches!(section_kind(trimmed), Some(Kind::Commit(_)))
         {
             let list_follows = lines[i + 1..]

@@ -17,6 +17,10 @@ fn bullets_under_notes_after_an_ensures_label_are_not_dropped() {
         "## Ensures\n\n- `out`: a list\n\nEnsures:\n\n## Notes\n\n- `out`: at least 5 items",
         "Ensures:\n\n### Details\n\n- `out`: at least 5 items",
         "Ensures:\n\n## Notes\n\n1. `out`: at least 5 items",
+        "**Ensures**\n\n## Notes\n\n- `out`: at least 5 items",
+        "**Ensures**:\n\n## Notes\n\n- `out`: at least 5 items",
+        "_Returns_\n\n- `out`: at least 5 items",
+        "Ensures (outputs):\n\n## Notes\n\n- `out`: at least 5 items",
     ] {
         five_items_not_dropped(body);
     }
