@@ -1757,7 +1757,7 @@ fn read_error_file(text: &str) -> Result<Vec<(String, String)>, (usize, String)>
                 }
             }
             // A comment or tag inside a heading is not scanned as a line.
-            Event::InlineHtml(t) if heading.is_some() && reads_like_error(&t, true) => {
+            Event::InlineHtml(t) if heading.is_some() && reads_like_error(&t) => {
                 return Err((line_of(r.start) + 1, "an error inside HTML in a heading (`<!-- Error: x -->`): whether it records one cannot be told".into()));
             }
             Event::SoftBreak | Event::HardBreak => {
@@ -1799,7 +1799,7 @@ fn read_error_file(text: &str) -> Result<Vec<(String, String)>, (usize, String)>
             return Err((first + 1, "an `Errors` heading: write each error as a heading of its own, `# Error: {error-name}`".into()));
         }
         if word != "error" {
-            if reads_like_error(&shown, false) {
+            if reads_like_error(&shown) {
                 return Err((first + 1, "a heading that reads like an error but does not start `Error:` (`# Error: {error-name}`): whether it records one cannot be told".into()));
             }
             continue;
@@ -1847,7 +1847,7 @@ fn read_error_file(text: &str) -> Result<Vec<(String, String)>, (usize, String)>
         ));
     }
     for (i, l) in lines.iter().enumerate() {
-        if !done[i] && reads_like_error(l, true) {
+        if !done[i] && reads_like_error(l) {
             return Err((i + 1, "a line that reads like an error but is not an `Error:` heading (`# Error: {error-name}`): whether it records a second error cannot be told".into()));
         }
     }
@@ -1877,38 +1877,17 @@ fn visible(s: &str) -> String {
 /// then a mark (`Error: x`, `ERROR - x`, `[ERROR] x`, `**Error** x`), or
 /// whose text before its first `:` is up to three words ending in
 /// `error` (`Fatal error: x`). `Error handling retried` is prose.
-fn reads_like_error(line: &str, raw: bool) -> bool {
+fn reads_like_error(line: &str) -> bool {
     let shown = visible(line);
-    let mut parts: Vec<String> = vec![String::new()];
-    let mut rest = shown.as_str();
-    while let Some(c) = rest.chars().next() {
-        let tag = if raw && rest.starts_with("<!--") {
-            Some(4)
-        } else if raw && rest.starts_with("-->") {
-            Some(3)
-        } else if raw
-            && c == '<'
-            && rest[1..].starts_with(|n: char| n.is_ascii_alphabetic() || n == '/')
-        {
-            rest.find('>').map(|e| e + 1)
-        } else {
-            None
-        };
-        match tag {
-            Some(n) => {
-                parts.push(String::new());
-                rest = &rest[n..];
-            }
-            None => {
-                if raw && c == '|' {
-                    parts.push(String::new());
-                } else if let Some(p) = parts.last_mut() {
-                    p.push(c);
-                }
-                rest = &rest[c.len_utf8()..];
-            }
-        }
-    }
+    // Each part between marks that may set text apart (a table cell, a
+    // tag or comment, a quoted title or attribute, brackets) is read on
+    // its own: `<abbr title="Error: x">` too.
+    let parts: Vec<&str> = shown
+        .split([
+            '|', '<', '>', '"', '(', ')', '[', ']', '{', '}', '=', '\u{201c}', '\u{201d}',
+            '\u{ab}', '\u{bb}',
+        ])
+        .collect();
     parts.iter().enumerate().any(|(k, p)| {
         let mut t = p.trim_start();
         let list_number = t.chars().take_while(char::is_ascii_digit).count();

@@ -72,6 +72,9 @@ fn a_second_error_written_another_way_is_never_dropped() {
         "It failed again; error: crashed\n",
         "<details><summary>Error: crashed</summary></details>\n",
         "`Error: crashed`\n",
+        "[a]: # \"Error: crashed\"\n",
+        "See <abbr title=\"Error: crashed\">this</abbr>.\n",
+        "It stopped (error: crashed).\n",
     ] {
         second_error_counts(&format!(
             "# Error: search-failed\n\nThe search tool timed out.\n\n{second}"
