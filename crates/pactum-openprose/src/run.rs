@@ -318,6 +318,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     if !has_outputs(dir)? {
         return Err(ImportError::NoOutputs { dir: shown });
     }
+    no_lookalike_folders(&dir.join("bindings"))?;
     let inputs = ctx.caller_inputs()?;
     let log = ctx.read_log()?;
     let id = log
@@ -616,6 +617,28 @@ pub fn is_os_metadata(name: &str) -> bool {
     name.starts_with('.')
         || name.eq_ignore_ascii_case("Thumbs.db")
         || name.eq_ignore_ascii_case("desktop.ini")
+}
+
+/// Refuses two folders of `bindings/` whose names only look different
+/// (`svc` and `SVC`, `s\u{200B}vc`, fullwidth `ｓｖｃ`): which one holds a
+/// service's outputs cannot be told.
+fn no_lookalike_folders(b: &Path) -> Result<(), ImportError> {
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for f in sorted_entries(b)?.into_iter().filter(|p| p.is_dir()) {
+        let name = folder_name(&f);
+        if let Some(first) = seen.insert(rendered::lookalike_fold(&output_name(&name)), f.clone()) {
+            return Err(ImportError::RunFile {
+                file: first.display().to_string(),
+                line: 0,
+                message: format!(
+                    "two binding folders for one service: {} and {} (names that only look different)",
+                    shown(&folder_name(&first)),
+                    shown(&name)
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Whether `bindings/` holds any file outside `bindings/caller/`.

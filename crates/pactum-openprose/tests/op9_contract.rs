@@ -104,3 +104,24 @@ fn labels_urls_and_paths_in_sentences_are_no_outputs() {
         Err(pactum_openprose::ImportError::Contract { .. })
     ));
 }
+
+/// Two binding folders whose names only look different (a case, a
+/// zero-width space, fullwidth letters) are refused: which holds the
+/// service's outputs cannot be told.
+#[test]
+fn two_binding_folders_that_look_alike_are_refused() {
+    for f in [
+        "bindings/s\u{200B}vc/out.md",
+        "bindings/SVC/out.md",
+        "bindings/\u{FF53}\u{FF56}\u{FF43}/out.md",
+    ] {
+        let d = run_root(&root("## Ensures\n\n- `out`: a list"));
+        write(d.path(), f, "- two\n");
+        match pactum_openprose::import_run(d.path()) {
+            Err(pactum_openprose::ImportError::RunFile { message, .. }) => {
+                assert!(message.contains("two binding folders"), "{f:?}: {message}");
+            }
+            other => panic!("{f:?}: {other:?}"),
+        }
+    }
+}

@@ -38,6 +38,8 @@ fn benchmark_addresses_and_alt_names_are_no_sources() {
         "- [a](https://news.alt/a)\n- [b](https://b.onion.alt/b)\n",
         "- [a](https://198.18.0.1/a)\n- [b](https://x.alt./b)\n",
         "- [a](https://192.0.0.8/a)\n- [b](https://x.ALT/b)\n",
+        "- [a](https://3323068417/a)\n- [b](https://0xC6.0x13.0.1/b)\n",
+        "- [a](https://198.18.1/a)\n- [b](https://x.alt:8443/b)\n",
     ] {
         never_green("at least 2 sources", b);
     }
