@@ -687,6 +687,18 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             && ["**", "__", "*", "_"]
                 .iter()
                 .any(|m| trimmed.starts_with(m) && trimmed.trim_end_matches(':').ends_with(m));
+        // A list item that is such a label (`- Ensures:`) outside a
+        // section of clauses: the items under it would be dropped.
+        let item_label = bullet_text(trimmed).is_some_and(|t| {
+            t.trim_end_matches(['*', '_', '`']).ends_with(':')
+                && matches!(section_kind(t), Some(Kind::Commit(_)))
+        }) && !matches!(open, Some((_, Kind::Commit(_))));
+        if item_label {
+            return Err(err(
+                lineno,
+                format!("`{}` is a list item, not a section heading: the items under it would be read as no clause; write it as a heading (`## Ensures`)", trimmed.trim()),
+            ));
+        }
         if bullet_text(trimmed).is_none()
             && (current.is_none() || after_blank)
             && (trimmed.trim_end_matches(['*', '_', '`']).ends_with(':') || emphasised)

@@ -21,6 +21,8 @@ fn bullets_under_notes_after_an_ensures_label_are_not_dropped() {
         "**Ensures**:\n\n## Notes\n\n- `out`: at least 5 items",
         "_Returns_\n\n- `out`: at least 5 items",
         "Ensures (outputs):\n\n## Notes\n\n- `out`: at least 5 items",
+        "## Notes\n\n- Ensures:\n  - `out`: at least 5 items",
+        "- **Returns:**\n  - `out`: at least 5 items",
     ] {
         five_items_not_dropped(body);
     }
