@@ -846,10 +846,10 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     })
 }
 
-/// A sentence opening with a bare `name:` (`Format: in French.`) that no
-/// bullet of the contract names is marked [`DeclaredClause::label`]: it
-/// may be a label rather than an output, so an output of that name not
-/// produced is no evidence against it.
+/// A sentence opening with a bare capitalised word and a colon (`Format:
+/// in French.`) that no bullet of the contract names is marked
+/// [`DeclaredClause::label`]: it may be a label rather than an output, so
+/// an output of that name not produced is no evidence against it.
 fn labels_naming_no_output(c: &mut ParsedContract, labelled: &BTreeSet<usize>) {
     let named: BTreeSet<String> = c
         .clauses
@@ -858,9 +858,16 @@ fn labels_naming_no_output(c: &mut ParsedContract, labelled: &BTreeSet<usize>) {
         .filter_map(|k| k.output.as_ref())
         .map(|o| o.to_lowercase())
         .collect();
+    // A label reads like a word of prose (`Format`, `Tone`); a name like
+    // an identifier (`summary`, `key_points`) stays an output's.
+    let prose_word = |o: &str| {
+        let mut cs = o.chars();
+        cs.next().is_some_and(char::is_uppercase) && cs.all(char::is_lowercase)
+    };
     for k in &mut c.clauses {
         if labelled.contains(&k.line)
             && k.condition.is_none()
+            && k.output.as_deref().is_some_and(prose_word)
             && k.output
                 .as_ref()
                 .is_some_and(|o| !named.contains(&o.to_lowercase()))

@@ -88,6 +88,17 @@ fn labels_urls_and_paths_in_sentences_are_no_outputs() {
             "{body:?}: {texts:?}"
         );
     }
+    // A name like an identifier stays an output's: not produced, violated.
+    let d = run_root(&root(
+        "## Ensures\n\n- `out`: a list\n\nsummary: at least 3 items.",
+    ));
+    let texts = by_text(&grade_dir(d.path()));
+    assert!(
+        texts
+            .iter()
+            .any(|(t, v)| t.starts_with("summary:") && *v == pactum_core::Verdict::Violated),
+        "{texts:?}"
+    );
     // A sentence on an output a bullet names is still that output's.
     let d = run_root(&root(
         "## Ensures\n\n- `out`: a list\n\nout: at least 5 items.",
