@@ -736,16 +736,30 @@ pub fn as_json(content: &str) -> Option<Value> {
 /// The JSON value of the one fenced code block that is all `content`
 /// shows (CommonMark fences: three or more backticks or tildes; hidden
 /// content such as a comment around it aside), its info string empty or
-/// `json`.
+/// `json`. What only some renderers hide (front matter, struck text, an
+/// unreferenced footnote) is read both ways: the fence must be all the
+/// output shows in both.
 fn fenced_json(content: &str) -> Option<Value> {
-    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
     if !content.contains("```") && !content.contains("~~~") {
         return None;
     }
-    let visible = without_hidden(content);
+    let most = fenced_json_of(&without_hidden(content))?;
+    (fenced_json_of(&without_hidden_least(content)).as_ref() == Some(&most)).then_some(most)
+}
+
+/// Whether `content` is one fenced JSON block only where what some
+/// renderers hide is hidden: JSON or not is then for the judge.
+fn fenced_json_one_reading(content: &str) -> bool {
+    (content.contains("```") || content.contains("~~~"))
+        && fenced_json_of(&without_hidden(content)).is_some()
+}
+
+/// [`fenced_json`] over one reading of the output, `visible`.
+fn fenced_json_of(visible: &str) -> Option<Value> {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
     let mut body: Option<String> = None;
     let mut inside = false;
-    for ev in Parser::new(&visible) {
+    for ev in Parser::new(visible) {
         match ev {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) if body.is_none() => {
                 let lang = info.split_whitespace().next().unwrap_or("");
@@ -996,6 +1010,19 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
+                // A number written in digit groups (`1’100`, `1 100`)
+                // reads as the number: for the judge.
+                if folded.chars().any(char::is_numeric)
+                    && [content, &plain]
+                        .iter()
+                        .any(|t| rendered_fold(&ungrouped(t)).contains(&folded))
+                {
+                    return finding(
+                        None,
+                        format!("the clause negates \"{text}\", and the output holds a number that reads like it once its digit group separators are read through: whether it says \"{text}\" is for the judge"),
+                        None,
+                    );
+                }
                 // A bidirectional control shows text in another order
                 // than written: what it shows is not looked up.
                 if has_bidi_control(content) {
@@ -1037,6 +1064,20 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                     None,
                 );
             }
+            // Found as written, a quoted word may render joined to
+            // another (`un*safe*`, a soft hyphen): not said there. A quote
+            // of markup (`<html>`) is sought as written only.
+            if let Measure::Contains(text) = m {
+                let markup =
+                    text.contains(['<', '>', '&', '*', '_', '`', '~', '[', ']', '\\', '|', '#']);
+                if !markup && shown_only_joined(content, text) {
+                    return finding(
+                        None,
+                        format!("{}, but where the output renders, \"{text}\" is never a word of its own (emphasis, a tag, a soft hyphen, a hyphen or a digit group separator joins it to the text beside it): whether it says it is for the judge", f.detail),
+                        None,
+                    );
+                }
+            }
             // GitHub's math rendering can hide text (`\phantom`, a white
             // `\color`): what held there may not be shown.
             if hiding_math(content) {
@@ -1057,7 +1098,17 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
 /// sentence's own `.` or `,` is followed by no letter or digit.
 fn joined(content: &str, start: usize, end: usize) -> bool {
     let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-    let joiner = |c: Option<char>| matches!(c, Some('-' | '.' | ','));
+    let digit = |c: Option<char>| c.is_some_and(|c| c.is_numeric());
+    // Hyphens, Unicode's too (U+2010, U+2011), join words.
+    let joiner = |c: Option<char>| matches!(c, Some('-' | '.' | ',' | '\u{2010}' | '\u{2011}'));
+    // A digit group separator (`1’100`, `1 100` with a no-break space)
+    // joins digits.
+    let grouping = |c: Option<char>| {
+        matches!(
+            c,
+            Some('\'' | '\u{2019}' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\u{2007}')
+        )
+    };
     let (Some(before), Some(after), Some(inside)) = (
         content.get(..start),
         content.get(end..),
@@ -1068,10 +1119,63 @@ fn joined(content: &str, start: usize, end: usize) -> bool {
     let mut back = before.chars().rev();
     let mut ahead = after.chars();
     let (b1, a1) = (back.next(), ahead.next());
-    let left = word(inside.chars().next()) && (word(b1) || (joiner(b1) && word(back.next())));
-    let right =
-        word(inside.chars().next_back()) && (word(a1) || (joiner(a1) && word(ahead.next())));
+    let (b2, a2) = (back.next(), ahead.next());
+    let (first, last) = (inside.chars().next(), inside.chars().next_back());
+    let left = word(first)
+        && (word(b1) || (joiner(b1) && word(b2)) || (digit(first) && grouping(b1) && digit(b2)));
+    let right = word(last)
+        && (word(a1) || (joiner(a1) && word(a2)) || (digit(last) && grouping(a1) && digit(a2)));
     left || right
+}
+
+/// Whether `text`, where the rendered output shows it, is only ever
+/// joined to a word or number beside it: emphasis, tags and invisible
+/// characters such as a soft hyphen join what is on either side
+/// (`un*safe*` shows `unsafe`). Text the rendered reading does not hold
+/// at all is left to the other readings.
+fn shown_only_joined(content: &str, text: &str) -> bool {
+    let plain: String = render(content)
+        .plain
+        .chars()
+        .filter(|c| c.is_whitespace() || !pactum_core::text::shown_as_code_point(*c))
+        .collect();
+    let Ok(r) = regex::RegexBuilder::new(&regex::escape(text))
+        .case_insensitive(true)
+        .build()
+    else {
+        return false;
+    };
+    let mut found = false;
+    for f in r.find_iter(&plain) {
+        if !joined(&plain, f.start(), f.end()) {
+            return false;
+        }
+        found = true;
+    }
+    found
+}
+
+/// `s` with character references decoded and digit group separators
+/// between digits (`,`, `.`, `'`, `’`, a no-break, thin or figure space)
+/// removed: `1’100` reads `1100`.
+fn ungrouped(s: &str) -> String {
+    let decoded = decode_entities(s);
+    let chars: Vec<char> = decoded.chars().collect();
+    let mut out = String::with_capacity(decoded.len());
+    for (i, c) in chars.iter().enumerate() {
+        let between =
+            i > 0 && chars[i - 1].is_numeric() && chars.get(i + 1).is_some_and(|n| n.is_numeric());
+        if between
+            && matches!(
+                c,
+                ',' | '.' | '\'' | '\u{2019}' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\u{2007}'
+            )
+        {
+            continue;
+        }
+        out.push(*c);
+    }
+    out
 }
 
 /// Whether `content` holds a TeX command that can hide text when GitHub
@@ -2386,6 +2490,11 @@ fn measure_in(
                 ),
                 None,
             ),
+            (None, _) if fenced_json_one_reading(content) => finding(
+                None,
+                "the output is one fenced JSON block only where front matter, struck text or an unreferenced footnote around it is hidden (some renderers show it): whether it is the JSON output asked for is for the judge".into(),
+                None,
+            ),
             (None, _) if lead_in_json(content) => finding(
                 None,
                 "the output is one line of prose and then one fenced block holding one JSON value: whether that is the JSON output asked for is for the judge".into(),
@@ -2555,6 +2664,19 @@ fn measure_in(
             }
         }
         Measure::Count { unit, min, max } => {
+            // A fenced JSON value that may or may not be the output (a
+            // lead-in line before it, front matter around it): its
+            // elements are items only in one reading, for the judge.
+            if json.is_none()
+                && matches!(unit, Unit::Items | Unit::Sources)
+                && (lead_in_json(raw) || fenced_json_one_reading(raw))
+            {
+                return finding(
+                    None,
+                    "the output is a fenced JSON value with prose or front matter around it: whether its elements are the items counted is for the judge".into(),
+                    None,
+                );
+            }
             let (lo, hi, what, quote) = match count(unit, content, raw, json, inputs) {
                 Ok(x) => x,
                 Err(why) => return finding(None, why, None),

@@ -55,6 +55,10 @@ pub struct DeclaredClause {
     pub sub: Vec<String>,
     /// For a conditional clause (`- if {condition}: {then}`): the condition.
     pub condition: Option<String>,
+    /// Whether its output name opens a sentence (not a bullet) and no
+    /// bullet names it (`Format: in French.`): it may be a label, not an
+    /// output.
+    pub label: bool,
 }
 
 /// A declared error (`Errors` section: `- name: description`).
@@ -549,6 +553,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let mut after_blank = false;
     let mut fence: Option<(usize, String)> = None;
     let mut current: Option<Bullet> = None;
+    // The lines of sentences opening with a bare `name:`.
+    let mut labelled: BTreeSet<usize> = BTreeSet::new();
 
     let setext = setext_headings(&lines, end + 1);
     let mut underline: Option<usize> = None;
@@ -672,6 +678,43 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             }
             continue;
         }
+        // A label naming a section of clauses (`Ensures:`, `**Returns:**`)
+        // opens none: the bullets after it, under whatever heading, would
+        // be dropped. Only a lead-in to a list inside such a section is
+        // left to the reading below.
+        // A bold line alone (`**Ensures**`) is such a label too.
+        let emphasised = trimmed.len() > 2
+            && ["**", "__", "*", "_"]
+                .iter()
+                .any(|m| trimmed.starts_with(m) && trimmed.trim_end_matches(':').ends_with(m));
+        // A list item that is such a label (`- Ensures:`) outside a
+        // section of clauses: the items under it would be dropped.
+        let item_label = bullet_text(trimmed).is_some_and(|t| {
+            t.trim_end_matches(['*', '_', '`']).ends_with(':')
+                && matches!(section_kind(t), Some(Kind::Commit(_)))
+        }) && !matches!(open, Some((_, Kind::Commit(_))));
+        if item_label {
+            return Err(err(
+                lineno,
+                format!("`{}` is a list item, not a section heading: the items under it would be read as no clause; write it as a heading (`## Ensures`)", trimmed.trim()),
+            ));
+        }
+        if bullet_text(trimmed).is_none()
+            && (current.is_none() || after_blank)
+            && (trimmed.trim_end_matches(['*', '_', '`']).ends_with(':') || emphasised)
+            && matches!(section_kind(trimmed), Some(Kind::Commit(_)))
+        {
+            let list_follows = lines[i + 1..]
+                .iter()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| bullet_text(l.trim_start()).is_some());
+            if !(matches!(open, Some((_, Kind::Commit(_)))) && list_follows) {
+                return Err(err(
+                    lineno,
+                    format!("`{}` is a label, not a section heading: the bullets after it would be read as no clause; write it as a heading (`## Ensures`)", trimmed.trim()),
+                ));
+            }
+        }
         let Some((_, kind)) = open else { continue };
         if !matches!(kind, Kind::Commit(_) | Kind::Errors) {
             continue;
@@ -691,7 +734,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 Some("a table row")
             } else if trimmed.starts_with('>') {
                 Some("a quoted line")
-            } else if matches!(kind, Kind::Commit(_)) && trimmed.contains('`') {
+            } else if matches!(kind, Kind::Commit(_)) && names_in_code(trimmed) {
                 Some("a sentence naming an output")
             } else {
                 None
@@ -758,6 +801,11 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                     && !underlined
                     && !is_thematic_break(trimmed)
                 {
+                    // `Format: …` opening a sentence may be a label, not
+                    // an output: decided once every clause is read.
+                    if !trimmed.starts_with(['`', '*', '_']) && split_name(trimmed).is_some() {
+                        labelled.insert(lineno);
+                    }
                     current = Some(Bullet {
                         line: lineno,
                         indent,
@@ -786,6 +834,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         None => {}
     }
     for c in std::iter::once(&mut main).chain(inline.iter_mut()) {
+        labels_naming_no_output(c, &labelled);
         notes_naming_no_output(c);
     }
     inline.retain(|c| c.has_commitments || !c.clauses.is_empty());
@@ -795,6 +844,37 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         main,
         inline,
     })
+}
+
+/// A sentence opening with a bare capitalised word and a colon (`Format:
+/// in French.`) that no bullet of the contract names is marked
+/// [`DeclaredClause::label`]: it may be a label rather than an output, so
+/// an output of that name not produced is no evidence against it.
+fn labels_naming_no_output(c: &mut ParsedContract, labelled: &BTreeSet<usize>) {
+    let named: BTreeSet<String> = c
+        .clauses
+        .iter()
+        .filter(|k| !labelled.contains(&k.line))
+        .filter_map(|k| k.output.as_ref())
+        .map(|o| o.to_lowercase())
+        .collect();
+    // A label reads like a word of prose (`Format`, `Tone`); a name like
+    // an identifier (`summary`, `key_points`) stays an output's.
+    let prose_word = |o: &str| {
+        let mut cs = o.chars();
+        cs.next().is_some_and(char::is_uppercase) && cs.all(char::is_lowercase)
+    };
+    for k in &mut c.clauses {
+        if labelled.contains(&k.line)
+            && k.condition.is_none()
+            && k.output.as_deref().is_some_and(prose_word)
+            && k.output
+                .as_ref()
+                .is_some_and(|o| !named.contains(&o.to_lowercase()))
+        {
+            k.label = true;
+        }
+    }
 }
 
 /// Puts back among the clauses, at its place, every note that names an
@@ -1346,6 +1426,19 @@ pub fn output_name(name: &str) -> String {
     name.nfc().collect()
 }
 
+/// Whether a line holds a code span that could name an output (letters,
+/// digits, `_`, `-`, `.`): a path or a URL (`` `docs/style.md` ``) names
+/// none.
+fn names_in_code(line: &str) -> bool {
+    line.split('`').skip(1).step_by(2).any(|span| {
+        let span = span.trim();
+        !span.is_empty()
+            && span
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    }) || line.matches('`').count() == 1
+}
+
 /// A name without the code or emphasis marks around it (`` `name` ``,
 /// `**name**`, `*name*`, `_name_`, `__name__`).
 fn strip_ticks(s: &str) -> &str {
@@ -1394,6 +1487,7 @@ fn declared(
             text,
             sub,
             condition: Some(cond),
+            label: false,
         };
     }
     let lower = text.to_ascii_lowercase();
@@ -1414,6 +1508,7 @@ fn declared(
         text,
         sub,
         condition: None,
+        label: false,
     }
 }
 

@@ -486,6 +486,14 @@ fn grade_text(
     let mut sparse = None;
     if let Some(o) = &clause.output {
         match c.output(o) {
+            // `Format: …` opening a sentence may be a label: left to the
+            // judge over what was produced, never measured.
+            None if clause.label && produced(c).next().is_some() => {
+                return Pending::Judge {
+                    rubric: format!("The outputs satisfy: {}", clause.text),
+                    note: format!("the sentence opens with `{o}:`, which names no output of the contract: a label, not measured"),
+                };
+            }
             None => {
                 return Pending::Done(settled(
                     h,
@@ -695,7 +703,11 @@ fn opens_like_a_name(text: &str) -> bool {
 /// What a clause opens with before `name: …`, or `name - …` / `name –
 /// …` / `name — …`: the shortest such head.
 fn name_head(text: &str) -> Option<&str> {
-    let colon = text.split_once(':').map(|(h, _)| h);
+    // A URL's scheme (`See https://…`) is no label.
+    let colon = text
+        .match_indices(':')
+        .find(|(i, _)| !text[i + 1..].starts_with("//"))
+        .map(|(i, _)| &text[..i]);
     let dash = [" - ", " – ", " — "]
         .iter()
         .filter_map(|d| text.split_once(d).map(|(h, _)| h))

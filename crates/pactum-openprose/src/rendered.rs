@@ -819,8 +819,9 @@ pub(crate) fn page(url: &str) -> Option<String> {
 
 /// Whether the host of a [`page_of`] page (`host[:port]/path…`) may be
 /// on the public web: not a loopback, private, link-local or
-/// documentation address, not an IPv6 literal, not a local name, not a
-/// name reserved for examples (`example.com`, `….test`).
+/// documentation or benchmarking address, not an IPv6 literal, not a
+/// local name, not a name reserved for examples (`example.com`,
+/// `….test`) or outside the DNS (`….alt`).
 fn public_host(page: &str) -> bool {
     let host = page.split(['/', '?']).next().unwrap_or("");
     if host.starts_with('[') {
@@ -836,7 +837,10 @@ fn public_host(page: &str) -> bool {
             || ip.is_documentation()
             || ip.octets()[0] == 0
             || ip.octets()[0] >= 224
-            || (ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1])));
+            || (ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1]))
+            // Benchmarking (RFC 2544) and protocol assignments (RFC 6890).
+            || (ip.octets()[0] == 198 && (18..20).contains(&ip.octets()[1]))
+            || ip.octets()[..3] == [192, 0, 0]);
     }
     // Reserved for documentation and testing (RFC 2606, RFC 6761): no
     // page there is a source.
@@ -857,6 +861,8 @@ fn public_host(page: &str) -> bool {
         "lan",
         "home.arpa",
         "arpa",
+        // Outside the DNS (RFC 9476).
+        "alt",
     ];
     !local
         .iter()

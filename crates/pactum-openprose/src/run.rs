@@ -25,6 +25,7 @@ use serde::Deserialize;
 
 use crate::contract::{output_name, parse_file, ParsedContract, ParsedFile};
 use crate::error::ImportError;
+use crate::rendered;
 
 /// The largest binding, input or contract file read, in bytes: a larger
 /// one is an error, never silently cut.
@@ -317,6 +318,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     if !has_outputs(dir)? {
         return Err(ImportError::NoOutputs { dir: shown });
     }
+    no_lookalike_folders(&dir.join("bindings"))?;
     let inputs = ctx.caller_inputs()?;
     let log = ctx.read_log()?;
     let id = log
@@ -617,6 +619,28 @@ pub fn is_os_metadata(name: &str) -> bool {
         || name.eq_ignore_ascii_case("desktop.ini")
 }
 
+/// Refuses two folders of `bindings/` whose names only look different
+/// (`svc` and `SVC`, `s\u{200B}vc`, fullwidth `ｓｖｃ`): which one holds a
+/// service's outputs cannot be told.
+fn no_lookalike_folders(b: &Path) -> Result<(), ImportError> {
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for f in sorted_entries(b)?.into_iter().filter(|p| p.is_dir()) {
+        let name = folder_name(&f);
+        if let Some(first) = seen.insert(rendered::lookalike_fold(&output_name(&name)), f.clone()) {
+            return Err(ImportError::RunFile {
+                file: first.display().to_string(),
+                line: 0,
+                message: format!(
+                    "two binding folders for one service: {} and {} (names that only look different)",
+                    shown(&folder_name(&first)),
+                    shown(&name)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Whether `bindings/` holds any file outside `bindings/caller/`.
 fn has_outputs(dir: &Path) -> Result<bool, ImportError> {
     let b = dir.join("bindings");
@@ -893,7 +917,9 @@ impl Ctx<'_> {
         let mut names: Vec<String> = declared.keys().cloned().collect();
         // A set beside the list: a node of many outputs stays n log n.
         let mut known: BTreeSet<String> = names.iter().cloned().collect();
-        for c in &contract.clauses {
+        // A sentence's label (`Format: …`) is an output only where a file
+        // or the manifest says so.
+        for c in contract.clauses.iter().filter(|c| !c.label) {
             if let Some(o) = &c.output {
                 if known.insert(o.clone()) {
                     names.push(o.clone());
@@ -903,8 +929,8 @@ impl Ctx<'_> {
         let dir = self.dir.join(folder);
         if dir.is_dir() {
             // Two files that could bind one output (`out.md` and `out.txt`,
-            // `out.MD`, `résumé` in NFC and NFD): which was meant cannot be
-            // told, so the run is refused.
+            // `out.MD`, `résumé` in NFC and NFD, `o\u{200B}ut.md`): which
+            // was meant cannot be told, so the run is refused.
             let mut seen: BTreeMap<String, String> = BTreeMap::new();
             for f in sorted_entries(&dir)? {
                 if !f.is_file() {
@@ -912,7 +938,10 @@ impl Ctx<'_> {
                 }
                 if let Some(stem) = f.file_stem().map(|s| output_name(&s.to_string_lossy())) {
                     let rel = self.rel(&f);
-                    if let Some(first) = seen.insert(stem.to_lowercase(), rel.clone()) {
+                    // Read as a reader tells names apart: a zero-width
+                    // space, a soft hyphen or lookalike letters make no
+                    // other output.
+                    if let Some(first) = seen.insert(rendered::lookalike_fold(&stem), rel.clone()) {
                         return Err(ImportError::RunFile {
                             file: self.dir.join(&first).display().to_string(),
                             line: 0,
@@ -1596,44 +1625,13 @@ impl Ctx<'_> {
         }
         for (svc, f) in found {
             let text = self.read(&f)?;
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            let Some(name) = first.trim().strip_prefix("# Error:") else {
-                return Err(ImportError::RunFile {
+            let recorded =
+                read_error_file(&text).map_err(|(line, message)| ImportError::RunFile {
                     file: f.display().to_string(),
-                    line: 1,
-                    message: "an error file starts with `# Error: {error-name}`".into(),
-                });
-            };
-            if name.trim().is_empty() {
-                return Err(ImportError::RunFile {
-                    file: f.display().to_string(),
-                    line: 1,
-                    message: "`# Error:` names no error".into(),
-                });
-            }
-            // Every error line of the file is an error, each with the
-            // lines after it as its message: a second one is never
-            // dropped behind the first.
-            let mut recorded: Vec<(String, Vec<&str>)> = Vec::new();
-            for (i, l) in text.lines().enumerate() {
-                match error_line(l) {
-                    Some("") => {
-                        return Err(ImportError::RunFile {
-                            file: f.display().to_string(),
-                            line: i + 1,
-                            message: "`# Error:` names no error".into(),
-                        });
-                    }
-                    Some(n) => recorded.push((n.to_string(), Vec::new())),
-                    None => {
-                        if let Some((_, m)) = recorded.last_mut() {
-                            m.push(l);
-                        }
-                    }
-                }
-            }
+                    line,
+                    message,
+                })?;
             for (name, message) in recorded {
-                let message = message.join("\n");
                 out.push(RunError {
                     service: svc.clone(),
                     name: pactum_core::text::truncate_chars(&name, 200),
@@ -1745,36 +1743,207 @@ impl Ctx<'_> {
     }
 }
 
-/// The error name of a line recording one in an error file: an ATX
-/// heading (`#` to `######`) whose text starts `Error:`, in any case.
-fn error_line(line: &str) -> Option<&str> {
-    // A heading in a quote or a list item (`> # Error: x`, `- # Error:
-    // x`) renders as one too.
-    let mut t = line.trim();
-    loop {
-        let digits = t.chars().take_while(char::is_ascii_digit).count();
-        let marker = if t.starts_with('>')
-            || (t.starts_with(['-', '*', '+']) && t[1..].starts_with([' ', '\t']))
-        {
-            1
-        } else if (1..=9).contains(&digits)
-            && t[digits..].starts_with(['.', ')'])
-            && t[digits + 1..].starts_with([' ', '\t'])
-        {
-            digits + 1
-        } else {
-            break;
+/// The errors an `__error.md` records, each `(name, message)`, read as
+/// the file renders: every heading starting with the word `Error`
+/// (`# Error: x`, `# Error x`, `Error: x` underlined, in a quote or a
+/// list item, emphasis and invisible characters aside) is one, its
+/// message the lines up to the next. A line outside code that reads like
+/// an error written another way (`**Error:** x`, a table cell, an HTML
+/// heading or comment, `#Error:`, `# Errors:`) is refused with its line:
+/// an error there is never dropped. The file must open with an error.
+fn read_error_file(text: &str) -> Result<Vec<(String, String)>, (usize, String)> {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |at: usize| starts.partition_point(|s| *s <= at).max(1) - 1;
+    let lines: Vec<&str> = text.split('\n').collect();
+    // Lines read already: code (the message's, never an error) and headings.
+    let mut done = vec![false; lines.len() + 1];
+    // (first line, last line, level, text) of every heading.
+    let mut headings: Vec<(usize, usize, usize, String)> = Vec::new();
+    let mut heading: Option<(usize, usize, String)> = None;
+    for (ev, r) in Parser::new_ext(text, Options::ENABLE_TABLES).into_offset_iter() {
+        match ev {
+            Event::Start(Tag::CodeBlock(_)) => {
+                let last = line_of(r.end.saturating_sub(1).max(r.start));
+                for d in &mut done[line_of(r.start)..=last] {
+                    *d = true;
+                }
+            }
+            Event::Start(Tag::Heading { level, .. }) => {
+                heading = Some((r.start, level as usize, String::new()));
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, _, h)) = heading.as_mut() {
+                    h.push_str(&t);
+                }
+            }
+            // A comment or tag inside a heading is not scanned as a line.
+            Event::InlineHtml(t) if heading.is_some() && reads_like_error(&t) => {
+                return Err((line_of(r.start) + 1, "an error inside HTML in a heading (`<!-- Error: x -->`): whether it records one cannot be told".into()));
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some((_, _, h)) = heading.as_mut() {
+                    h.push(' ');
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((start, level, h)) = heading.take() {
+                    let (first, last) =
+                        (line_of(start), line_of(r.end.saturating_sub(1).max(start)));
+                    for d in &mut done[first..=last] {
+                        *d = true;
+                    }
+                    headings.push((first, last, level, h));
+                }
+            }
+            _ => {}
+        }
+    }
+    // (first line, last line, name) of each error heading.
+    let mut errors: Vec<(usize, usize, String)> = Vec::new();
+    let mut first_level = None;
+    for (first, last, level, h) in headings {
+        // Control characters stay for `error_key` to strip whole escapes.
+        let shown: String = {
+            use unicode_normalization::UnicodeNormalization;
+            h.chars()
+                .filter(|c| c.is_control() || !pactum_core::text::shown_as_code_point(*c))
+                .nfkc()
+                .collect()
         };
-        t = t[marker..].trim_start();
+        let t = shown.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let word_len = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+        let word = rendered::lookalike_fold(&t[..word_len]);
+        let rest = t[word_len..].trim_start();
+        let colon = rest.starts_with(':');
+        if word == "errors" {
+            return Err((first + 1, "an `Errors` heading: write each error as a heading of its own, `# Error: {error-name}`".into()));
+        }
+        if word != "error" {
+            if reads_like_error(&shown) {
+                return Err((first + 1, "a heading that reads like an error but does not start `Error:` (`# Error: {error-name}`): whether it records one cannot be told".into()));
+            }
+            continue;
+        }
+        let name = rest
+            .trim_start_matches([':', '-', '\u{2013}', '\u{2014}'])
+            .trim();
+        // A heading under an error naming a part of its message (`##
+        // Error details`) is the message's.
+        let part = !colon
+            && first_level.is_some_and(|l| level > l)
+            && matches!(
+                rendered::lookalike_fold(name).as_str(),
+                "detalls"
+                    | "message"
+                    | "messages"
+                    | "trace"
+                    | "stack"
+                    | "stacktrace"
+                    | "stack trace"
+                    | "log"
+                    | "logs"
+                    | "output"
+                    | "context"
+                    | "lnfo"
+                    | "lnformatlon"
+                    | "descrlptlon"
+                    | "report"
+                    | "text"
+            );
+        if part {
+            continue;
+        }
+        if name.is_empty() {
+            return Err((first + 1, "`# Error:` names no error".into()));
+        }
+        first_level.get_or_insert(level);
+        errors.push((first, last, name.to_string()));
     }
-    let hashes = t.chars().take_while(|c| *c == '#').count();
-    if !(1..=6).contains(&hashes) {
-        return None;
+    let opening = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0);
+    if errors.first().is_none_or(|(first, _, _)| *first != opening) {
+        return Err((
+            opening + 1,
+            "an error file starts with `# Error: {error-name}`".into(),
+        ));
     }
-    let rest = t[hashes..].strip_prefix([' ', '\t'])?.trim_start();
-    let head = rest.get(..6)?;
-    head.eq_ignore_ascii_case("error:")
-        .then(|| rest[6..].trim())
+    for (i, l) in lines.iter().enumerate() {
+        if !done[i] && reads_like_error(l) {
+            return Err((i + 1, "a line that reads like an error but is not an `Error:` heading (`# Error: {error-name}`): whether it records a second error cannot be told".into()));
+        }
+    }
+    let mut out = Vec::new();
+    for (k, (_, last, name)) in errors.iter().enumerate() {
+        let until = errors.get(k + 1).map_or(lines.len(), |(f, _, _)| *f);
+        let message = lines[(last + 1).min(until)..until].join("\n");
+        out.push((name.clone(), message));
+    }
+    Ok(out)
+}
+
+/// `s` as a reader sees its letters: character references decoded,
+/// invisible characters dropped, NFKC-folded.
+fn visible(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    crate::check::decode_entities(s)
+        .chars()
+        .filter(|c| !pactum_core::text::shown_as_code_point(*c))
+        .nfkc()
+        .collect()
+}
+
+/// Whether a line (or a heading's text) reads like an error declared in
+/// it: a part of it (table cells, text between HTML tags or comment
+/// marks) that, markup aside, starts with the word `Error` or `Errors`
+/// then a mark (`Error: x`, `ERROR - x`, `[ERROR] x`, `**Error** x`), or
+/// whose text before its first `:` is up to three words ending in
+/// `error` (`Fatal error: x`). `Error handling retried` is prose.
+fn reads_like_error(line: &str) -> bool {
+    let shown = visible(line);
+    // Each part between marks that may set text apart (a table cell, a
+    // tag or comment, a quoted title or attribute, brackets) is read on
+    // its own: `<abbr title="Error: x">` too.
+    let parts: Vec<&str> = shown
+        .split([
+            '|', '<', '>', '"', '(', ')', '[', ']', '{', '}', '=', '\u{201c}', '\u{201d}',
+            '\u{ab}', '\u{bb}',
+        ])
+        .collect();
+    parts.iter().enumerate().any(|(k, p)| {
+        let mut t = p.trim_start();
+        let list_number = t.chars().take_while(char::is_ascii_digit).count();
+        if list_number > 0 && t[list_number..].starts_with(['.', ')']) {
+            t = &t[list_number + 1..];
+        }
+        let bare = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let marked = k > 0 || bare.len() != p.trim_start().len();
+        let word_len = bare
+            .find(|c: char| !c.is_alphabetic())
+            .unwrap_or(bare.len());
+        let word = rendered::lookalike_fold(&bare[..word_len]);
+        let after = bare[word_len..].trim_start();
+        let starts = (word == "error" || word == "errors")
+            && (marked
+                || after.is_empty()
+                || after.starts_with([':', '-', '\u{2013}', '\u{2014}', ']', ')', '=']));
+        // The sentence the colon ends (`It failed; error: x`).
+        let lead = bare
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .rsplit(['.', '!', '?', ';'])
+            .next()
+            .unwrap_or("");
+        let labelled = bare.contains(':')
+            && lead.split_whitespace().count() <= 3
+            && lead.split_whitespace().last().is_some_and(|w| {
+                let w = rendered::lookalike_fold(w.trim_matches(|c: char| !c.is_alphanumeric()));
+                w == "error" || w == "errors"
+            });
+        starts || labelled
+    })
 }
 
 /// Whether `p` is named `__error.md`, in any case.

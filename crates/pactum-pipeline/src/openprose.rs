@@ -74,11 +74,7 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
             };
             // A path or a line quoted in the error can hold a key (a
             // folder or file named with one): redacted before it is shown.
-            let text = match Redactor::new(key_tokens(&text)) {
-                Ok(r) => r.redact_string(text),
-                Err(_) => code.to_string(),
-            };
-            PipelineError::Invalid(text)
+            PipelineError::Invalid(redact_message(text, code))
         })?;
         runs.push(run);
     }
@@ -95,11 +91,7 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
                     first.display(),
                     r.dir.display()
                 );
-                let text = match Redactor::new(key_tokens(&text)) {
-                    Ok(k) => k.redact_string(text),
-                    Err(_) => "invalid-run".to_string(),
-                };
-                return Err(PipelineError::Invalid(text));
+                return Err(PipelineError::Invalid(redact_message(text, "invalid-run")));
             }
         }
     }
@@ -309,6 +301,50 @@ impl Prepared<'_> {
     }
 }
 
+/// An error message with every key written in it (a path or a line
+/// quoted from the run) replaced by `[redacted]`, or `code` alone when it
+/// cannot be. A key written as it is found, in any ASCII case, is
+/// replaced whole, and so is a copy of its first eight characters or
+/// more (a key cut short where the message is bounded): the words beside
+/// it stay whole, where a redactor's fragment matching would cut
+/// `root.prose.md` beside a key ending `.prose.md`. A key found only
+/// through an encoding is left to the redactor.
+fn redact_message(text: String, code: &str) -> String {
+    const SHORTEST: usize = 8;
+    let mut tokens = key_tokens(&text);
+    if tokens.is_empty() {
+        return text;
+    }
+    tokens.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    let mut plain = text.clone();
+    for t in &tokens {
+        let lower = t.to_ascii_lowercase();
+        let (mut k, mut from) = (lower.len(), 0);
+        while k >= SHORTEST {
+            if !lower.is_char_boundary(k) {
+                k -= 1;
+                continue;
+            }
+            // Each replacement moves on past itself: this ends.
+            match plain.to_ascii_lowercase()[from..].find(&lower[..k]) {
+                Some(at) => {
+                    let at = from + at;
+                    plain.replace_range(at..at + k, pactum_core::secret::REDACTED);
+                    from = at + pactum_core::secret::REDACTED.len();
+                }
+                None => (k, from) = (k - 1, 0),
+            }
+        }
+    }
+    if key_tokens(&plain).is_empty() {
+        return plain;
+    }
+    match Redactor::new(key_tokens(&text)) {
+        Ok(r) => r.redact_string(text),
+        Err(_) => code.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,6 +368,40 @@ mod tests {
             policy: Policy::default(),
             judge: None,
             store: None,
+        }
+    }
+
+    /// A key quoted in an import error is redacted as a whole token: the
+    /// words around it that share a few characters with it
+    /// (`root.prose.md` beside a key ending `.prose.md`) are kept whole.
+    #[test]
+    fn an_import_error_redacts_the_key_not_the_words_beside_it() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let run = tmp.path().join("run");
+        let example =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openprose/degraded");
+        copy_dir(&example, &run);
+        let key = "sk-live-abcdef1234567890.prose.md";
+        let log = std::fs::read_to_string(run.join("vm.log.md")).expect("log");
+        let log: String = log
+            .lines()
+            .map(|l| {
+                if l.starts_with("root:") {
+                    format!("root: {key}\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        std::fs::write(run.join("vm.log.md"), log).expect("write");
+        match prepare(&request(&run)) {
+            Err(PipelineError::Invalid(text)) => {
+                assert!(!text.contains("abcdef1234567890"), "{text}");
+                assert!(text.contains("[redacted]"), "{text}");
+                assert!(text.contains("not root.prose.md"), "{text}");
+            }
+            Err(other) => panic!("{other:?}"),
+            Ok(_) => panic!("accepted"),
         }
     }
 
