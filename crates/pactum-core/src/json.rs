@@ -347,23 +347,29 @@ impl<'de> Visitor<'de> for Strict<'_> {
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if out.contains_key(&key) {
-                *self.found = Some(Duplicate {
-                    reversed: vec![key.clone()],
-                    key,
-                });
-                // The message is replaced by `DuplicateKey`; serde_json
-                // adds the position.
-                return Err(de::Error::custom("duplicate key"));
-            }
+            // One lookup a key: the slot is kept while its value is read.
+            let slot = match out.entry(key) {
+                serde_json::map::Entry::Vacant(slot) => slot,
+                serde_json::map::Entry::Occupied(taken) => {
+                    let key = taken.key().clone();
+                    *self.found = Some(Duplicate {
+                        reversed: vec![key.clone()],
+                        key,
+                    });
+                    // The message is replaced by `DuplicateKey`; serde_json
+                    // adds the position.
+                    return Err(de::Error::custom("duplicate key"));
+                }
+            };
             let value = map.next_value_seed(Strict {
                 found: &mut *self.found,
             });
             match value {
                 Ok(v) => {
-                    out.insert(key, v);
+                    slot.insert(v);
                 }
                 Err(e) => {
+                    let key = slot.key().clone();
                     self.locate(|| key);
                     return Err(e);
                 }

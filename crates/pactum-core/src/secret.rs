@@ -493,6 +493,55 @@ pub fn is_separator(c: char) -> bool {
         )
 }
 
+/// Whether each ASCII byte is an [`is_separator`] character: a table, so
+/// that most bytes of a text cost one load.
+static ASCII_SEPARATOR: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        t[b] = c.is_ascii_whitespace()
+            || c == 0x0b
+            || c.is_ascii_control()
+            || matches!(c, b'*' | b'_' | b'~' | b'`' | b'|' | b'>' | b'-');
+        b += 1;
+    }
+    t
+};
+
+/// The byte length of the [`is_separator`] character at byte `at` of
+/// `text` (a character boundary), or `None` when there is none there.
+fn separator_len_at(text: &str, at: usize) -> Option<usize> {
+    let &b = text.as_bytes().get(at)?;
+    if b.is_ascii() {
+        return ASCII_SEPARATOR[usize::from(b)].then_some(1);
+    }
+    let c = text[at..].chars().next()?;
+    is_separator(c).then(|| c.len_utf8())
+}
+
+/// The offset of the first [`is_separator`] character of `text` at or
+/// after byte `from` (a character boundary).
+fn next_separator(text: &str, from: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = from;
+    while i < b.len() {
+        if b[i].is_ascii() {
+            if ASCII_SEPARATOR[usize::from(b[i])] {
+                return Some(i);
+            }
+            i += 1;
+        } else {
+            let c = text[i..].chars().next()?;
+            if is_separator(c) {
+                return Some(i);
+            }
+            i += c.len_utf8();
+        }
+    }
+    None
+}
+
 /// A text with its separators removed, and where each of its bytes was.
 struct Bare<'a> {
     text: Cow<'a, str>,
@@ -504,25 +553,36 @@ struct Bare<'a> {
 
 impl<'a> Bare<'a> {
     fn of(src: &'a str) -> Bare<'a> {
-        if !src.chars().any(is_separator) {
+        let Some(first) = next_separator(src, 0) else {
             return Bare {
                 text: Cow::Borrowed(src),
                 jumps: Vec::new(),
             };
-        }
+        };
         let mut text = String::with_capacity(src.len());
         let mut jumps = Vec::new();
-        let mut skipped = false;
-        for (i, c) in src.char_indices() {
-            if is_separator(c) {
-                skipped = true;
-                continue;
+        // Runs of kept characters are copied whole; a jump is recorded at
+        // the start of each run that follows a removed separator.
+        let mut kept = 0;
+        let mut sep = first;
+        loop {
+            text.push_str(&src[kept..sep]);
+            let mut after = sep;
+            while let Some(len) = separator_len_at(src, after) {
+                after += len;
             }
-            if skipped {
-                jumps.push((text.len(), i));
-                skipped = false;
+            if after == src.len() {
+                break;
             }
-            text.push(c);
+            jumps.push((text.len(), after));
+            kept = after;
+            match next_separator(src, after) {
+                Some(next) => sep = next,
+                None => {
+                    text.push_str(&src[kept..]);
+                    break;
+                }
+            }
         }
         Bare {
             text: Cow::Owned(text),
@@ -1019,6 +1079,19 @@ fn may_name_credential(text: &str) -> bool {
     memchr::memchr2_iter(b'=', b':', b).any(|i| {
         if b[i] == b':' && b[i + 1..].starts_with(b"//") && url_password_at(&text[i + 3..]) {
             return true;
+        }
+        // Every name ends in `n`, `t`, `d` or `y`: most `:` follow
+        // another letter, and are passed over at one byte's cost.
+        if i > 0
+            && b[i - 1].is_ascii()
+            && !matches!(
+                b[i - 1],
+                b'n' | b't' | b'd' | b'y' | b'N' | b'T' | b'D' | b'Y' | b'"' | b'\''
+            )
+            && !b[i - 1].is_ascii_whitespace()
+            && b[i - 1] != 0x0b
+        {
+            return false;
         }
         let before = text[..i].trim_end_matches(char::is_whitespace);
         let before = before.strip_suffix(['"', '\'']).unwrap_or(before);

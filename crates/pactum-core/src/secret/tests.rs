@@ -1160,3 +1160,53 @@ fn the_named_credential_gate_passes_each_spelling() {
         assert!(!super::may_name_credential(text), "{text:?}");
     }
 }
+
+/// The separator table is [`is_separator`] over ASCII.
+#[test]
+fn the_ascii_separator_table_is_is_separator() {
+    for b in 0u8..128 {
+        assert_eq!(
+            super::ASCII_SEPARATOR[usize::from(b)],
+            super::is_separator(char::from(b)),
+            "{b:#x}"
+        );
+    }
+}
+
+/// The bare text as it was built a character at a time.
+fn bare_by_chars(src: &str) -> (String, Vec<(usize, usize)>) {
+    let mut text = String::new();
+    let mut jumps = Vec::new();
+    let mut skipped = false;
+    for (i, c) in src.char_indices() {
+        if super::is_separator(c) {
+            skipped = true;
+            continue;
+        }
+        if skipped {
+            jumps.push((text.len(), i));
+            skipped = false;
+        }
+        text.push(c);
+    }
+    (text, jumps)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(5_000))]
+
+    /// Copying runs of kept characters whole builds the same bare text
+    /// and jumps as a character at a time.
+    #[test]
+    fn a_bare_text_is_its_characters_without_separators(
+        src in prop::collection::vec(prop::sample::select(vec![
+            "a", "sk", "-", "_", "*", " ", "\n", "\u{200b}", "\u{2013}", "é", "\u{3000}",
+            "\u{7f}", "|", ">", "9", "\u{180e}", "\u{34f}", "`", "~",
+        ]), 0..30).prop_map(|p| p.concat())
+    ) {
+        let bare = super::Bare::of(&src);
+        let (text, jumps) = bare_by_chars(&src);
+        prop_assert_eq!(bare.text.as_ref(), text.as_str());
+        prop_assert_eq!(bare.jumps, jumps);
+    }
+}
