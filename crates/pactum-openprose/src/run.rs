@@ -1871,7 +1871,7 @@ fn read_error_file(text: &str) -> Result<Vec<(String, String)>, (usize, String)>
     }
     for (i, l) in lines.iter().enumerate() {
         if !done[i] && reads_like_error(l) {
-            return Err((i + 1, "a line that reads like an error but is not an `Error:` heading (`# Error: {error-name}`): whether it records a second error cannot be told".into()));
+            return Err((i + 1, "a line that reads like an error but is not an `Error:` heading (`# Error: {error-name}`): whether it records a second error cannot be told (a tool's output quoted in the message goes in a fenced code block, which is read as the message)".into()));
         }
     }
     let mut out = Vec::new();
