@@ -697,13 +697,11 @@ fn a_binding_linked_to_a_run_file_is_refused() {
     }
 }
 
-/// Many link reference definitions are read in linear time: 40,000
-/// definitions and their uses (1.7 MB) grade in seconds (about 8 s of
-/// CPU in a debug build; a quadratic reading takes many minutes, so the
-/// generous bound holds on a loaded machine and still catches one).
+/// Many link reference definitions and their uses are all read (their
+/// cost, linear in their number, is measured by `bench/openprose.sh`).
 #[test]
-fn link_reference_definitions_are_linear() {
-    let n = 40_000;
+fn many_link_reference_definitions_are_read() {
+    let n = 4_000;
     let mut b = String::new();
     for i in 0..n {
         b.push_str(&format!("[l{i}]: https://a{i}.net/\n"));
@@ -713,9 +711,8 @@ fn link_reference_definitions_are_linear() {
         b.push_str(&format!("[l{i}] "));
     }
     b.push('\n');
-    let t = std::time::Instant::now();
     assert_eq!(one("at least 3 sources", &b), Verdict::Satisfied);
-    assert!(t.elapsed().as_secs() < 90, "took {:?}", t.elapsed());
+    assert_eq!(one("at most 3 sources", &b), Verdict::Violated);
 }
 
 /// `each X has:` — a placeholder, a value that is the next label or a
