@@ -82,3 +82,23 @@ fn a_key_split_by_markup_is_redacted_from_every_report() {
         }
     }
 }
+
+#[test]
+fn a_key_written_in_lookalike_characters_is_redacted_from_every_report() {
+    const TAIL: &str = "ABCDEF0123456789abcdef0123456789";
+    for prefix in [
+        "\u{FF53}\u{FF4B}-proj-",
+        "sk\u{2010}proj\u{2010}",
+        "\u{FF53}\u{FF4B}\u{FF0D}proj\u{2212}",
+    ] {
+        let out = format!("Key {prefix}{TAIL} end.\n\nSecond paragraph here.\n");
+        for (what, text) in graded(&out) {
+            for part in ["ABCDEF0123", &TAIL[10..20], &TAIL[TAIL.len() - 10..]] {
+                assert!(
+                    !text.contains(part),
+                    "{prefix}: {what} holds {part}: {text}"
+                );
+            }
+        }
+    }
+}

@@ -1694,7 +1694,11 @@ fn may_be_encoded(text: &str) -> bool {
         wide |= !b.is_ascii();
         matches!(b, b'\\' | b'%' | b'&') || (b.is_ascii() && is_invisible(char::from(b)))
     });
-    marked || (wide && text.chars().any(is_invisible))
+    marked
+        || (wide
+            && text
+                .chars()
+                .any(|c| is_invisible(c) || ascii_lookalike(c).is_some()))
 }
 
 /// Characters a reader does not see, dropped from the decoded view: every
@@ -1765,7 +1769,19 @@ fn decode_unit(src: &str, i: usize, c: char) -> (Option<char>, usize) {
         '&' => reference(src, i),
         '\u{1b}' => (None, escape_len(src, i).max(1)),
         c if is_invisible(c) => (None, c.len_utf8()),
-        c => (Some(c), c.len_utf8()),
+        c => (Some(ascii_lookalike(c).unwrap_or(c)), c.len_utf8()),
+    }
+}
+
+/// The ASCII character a reader takes `c` for, when `c` is a fullwidth
+/// form (`ｓｋ` for `sk`, U+FF01–U+FF5E) or a hyphen or minus drawn like
+/// `-` (U+2010–U+2015, U+2212, U+FE58, U+FE63): a key written with them
+/// reads as the key, so its decoded view is the key.
+fn ascii_lookalike(c: char) -> Option<char> {
+    match c {
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(u32::from(c) - 0xFEE0),
+        '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' => Some('-'),
+        _ => None,
     }
 }
 
@@ -1788,7 +1804,7 @@ fn first_decoded(src: &str) -> Option<usize> {
             i += 1;
         } else {
             let c = src[i..].chars().next()?;
-            if is_invisible(c) {
+            if is_invisible(c) || ascii_lookalike(c).is_some() {
                 return Some(i);
             }
             i += c.len_utf8();

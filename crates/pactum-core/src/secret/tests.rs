@@ -1210,3 +1210,29 @@ proptest! {
         prop_assert_eq!(bare.jumps, jumps);
     }
 }
+
+/// A key whose prefix (or any of it) is written in fullwidth letters or
+/// with a hyphen drawn like `-` reads as the key: it is found, and
+/// redacted where it is written.
+#[test]
+fn a_key_written_in_lookalike_characters_is_found_and_redacted() {
+    let key = "sk-proj-Zx81kLmQ02pWeRt5YuIoAbCd";
+    for text in [
+        "key \u{FF53}\u{FF4B}-proj-Zx81kLmQ02pWeRt5YuIoAbCd end",
+        "key sk\u{2010}proj\u{2011}Zx81kLmQ02pWeRt5YuIoAbCd end",
+        "key sk\u{2212}proj-Zx81kLmQ02pWeRt5YuIoAbCd end",
+        "key \u{FF53}\u{FF4B}\u{FF0D}\u{FF50}\u{FF52}\u{FF4F}\u{FF4A}-Zx81kLmQ02pWeRt5YuIoAbCd end",
+    ] {
+        let found = key_tokens(text);
+        assert!(found.contains(&key.to_string()), "{text}: {found:?}");
+        let r = Redactor::new(&found).expect("key");
+        let shown = r.redact(text);
+        assert!(!shown.contains("Zx81kLmQ"), "{shown}");
+        assert!(
+            shown.starts_with("key ") && shown.ends_with(" end"),
+            "{shown}"
+        );
+    }
+    // Prose with dashes and fullwidth punctuation holds no key.
+    assert!(key_tokens("a range 2010\u{2013}2020 \u{FF08}note\u{FF09}").is_empty());
+}
