@@ -1,8 +1,10 @@
 //! The `pactum` binary: parses arguments and exits with the documented code.
 
-/// mimalloc rather than the system allocator: grading allocates many
-/// small, short-lived values (parsed records, results) on several threads,
-/// where glibc's malloc took about a sixth of the CPU.
+/// mimalloc (its v2, transparent huge pages off) rather than glibc's
+/// malloc: grading on several threads frees on one thread what another
+/// allocated, where glibc's arenas cost about a fifth of the CPU; v2
+/// keeps the peak memory of a long `run` nearer glibc's than v3 does
+/// (`bench/README.md`, "Allocator").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
