@@ -406,6 +406,17 @@ fn unfinished(
             ),
         ));
     }
+    if let Some(end) = unhandled.iter().find(|r| r.ends_run) {
+        return Some(not_evaluable(
+            h,
+            NotEvaluableReason::Undetermined,
+            format!(
+                "the run did not end cleanly: its log ends with an error ({}); a run that did not end is never satisfied, whatever degraded output it left",
+                list(&[end])
+            ),
+            Some("keep the run's vm.log.md and workspace/ folders, and grade a run that ended (`---end`)".into()),
+        ));
+    }
     if !unhandled.is_empty() {
         return Some(not_evaluable(
             h,
@@ -1237,9 +1248,11 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
             .iter()
             .any(|d| error_key(&d.name) == error_key(&r.name))
     };
+    // The run's own `---error` end line is never answered: a run that did
+    // not end cleanly is never satisfied, whatever degraded output it left.
     let unhandled: Vec<&RunError> = own_errors(c)
         .into_iter()
-        .filter(|r| !handled.contains(&error_key(&r.name)))
+        .filter(|r| r.ends_run || !handled.contains(&error_key(&r.name)))
         .collect();
     let crashed: Vec<&RunError> = unhandled.iter().copied().filter(|r| !declared(r)).collect();
 

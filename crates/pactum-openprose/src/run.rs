@@ -92,6 +92,11 @@ pub struct RunError {
     pub message: String,
     /// Where it was read: `workspace/svc/__error.md` or `vm.log.md:N`.
     pub source: String,
+    /// Whether it is the run's own `---error` end line: the run did not
+    /// end cleanly, which no conditional clause answers. Not in reports
+    /// (its `source` says where it was read).
+    #[serde(skip)]
+    pub ends_run: bool,
 }
 
 /// One contract of the run, with what it produced.
@@ -408,6 +413,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
                 name,
                 message: msg.clone(),
                 source: format!("vm.log.md:{line}"),
+                ends_run: true,
             });
         }
     }
@@ -1637,6 +1643,7 @@ impl Ctx<'_> {
                     name: pactum_core::text::truncate_chars(&name, 200),
                     message: pactum_core::text::truncate_chars(message.trim(), MAX_ERROR_CHARS),
                     source: self.rel(&f),
+                    ends_run: false,
                 });
             }
         }
@@ -1946,10 +1953,21 @@ fn reads_like_error(line: &str) -> bool {
     })
 }
 
-/// Whether `p` is named `__error.md`, in any case.
+/// Whether `p` is named like `__error.md` as a reader sees the name: in
+/// any case, with any extension or none (`__error.txt`, `__error`), and
+/// through invisible characters, white space before the extension and
+/// look-alike letters (`__еrror.md` with a Cyrillic `е`). A file a reader
+/// takes for an error file is never passed over.
 fn is_error_file(p: &Path) -> bool {
-    p.file_name()
-        .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("__error.md"))
+    p.file_name().is_some_and(|n| {
+        let name = n.to_string_lossy();
+        let stem = name.split('.').next().unwrap_or_default();
+        let stem: String = stem
+            .chars()
+            .filter(|c| !pactum_core::text::shown_as_code_point(*c))
+            .collect();
+        rendered::lookalike_fold(stem.trim()) == rendered::lookalike_fold("__error")
+    })
 }
 
 /// The folder right under `top` that the relative path `rel` lies in
@@ -2165,6 +2183,7 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
                     name,
                     message: pactum_core::text::truncate_chars(&msg, MAX_ERROR_CHARS),
                     source: format!("vm.log.md:{n}"),
+                    ends_run: false,
                 });
             }
             continue;

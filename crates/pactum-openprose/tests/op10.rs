@@ -1,0 +1,63 @@
+//! The tenth round: an error file whose name only looks like
+//! `__error.md` is read as one.
+
+use pactum_openprose::import_run;
+
+mod common;
+use common::*;
+
+#[test]
+fn an_error_file_named_like_error_md_is_read() {
+    for name in [
+        "__error\u{200b}.md",
+        "__\u{435}rror.md",
+        "__error .md",
+        "__error.txt",
+        "__error.markdown",
+        "__error",
+        "__ERROR.MD",
+    ] {
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        write(d.path(), "bindings/svc/out.md", "- a\n");
+        write(
+            d.path(),
+            &format!("workspace/svc/{name}"),
+            "# Error: crashed\n\nThe service crashed.\n",
+        );
+        let run = import_run(d.path()).unwrap_or_else(|e| panic!("{name:?}: {e:?}"));
+        assert!(
+            run.errors.iter().any(|e| e.name == "crashed"),
+            "{name:?}: {:?}",
+            run.errors
+        );
+    }
+}
+
+/// A run whose log ends `---error` never passes, even when the error is
+/// named like a declared one whose degraded output is there.
+#[test]
+fn a_run_ending_in_an_error_is_never_satisfied() {
+    for end in [
+        "---error 2026-12-01T10:15:31Z search-failed: then the VM crashed and the run was aborted",
+        "---error 2026-12-01T10:15:31Z search-failed",
+        "---error 2026-12-01T10:15:31Z Search-Failed: OOM",
+    ] {
+        let d = run_root(&root(
+            "## Ensures\n\n- `out`: at least 3 items\n- `other`: at least 3 items\n- if search-failed: `out` says \"no sources\"\n\n## Errors\n\n- search-failed: the search tool failed",
+        ));
+        write(d.path(), "bindings/svc/out.md", "no sources\n");
+        write(d.path(), "bindings/svc/other.md", "- 1\n- 2\n- 3\n");
+        write(
+            d.path(),
+            "vm.log.md",
+            &format!("# run:r1 svc\nroot: root.prose.md\n1→ svc ✓\n{end}\n"),
+        );
+        let g = grade_dir(d.path());
+        assert_ne!(g.status, pactum_core::TestStatus::Pass, "{end}: {g:#?}");
+        assert_ne!(
+            g.overall_verdict,
+            Some(pactum_core::score::OverallVerdict::Satisfied),
+            "{end}: {g:#?}"
+        );
+    }
+}
