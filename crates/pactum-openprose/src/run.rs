@@ -1866,6 +1866,10 @@ fn read_error_file(text: &str) -> Result<Vec<(String, String)>, (usize, String)>
         if name.is_empty() {
             return Err((first + 1, "`# Error:` names no error".into()));
         }
+        // `# Error: x (Error: y)`: a second error inside the first's name.
+        if reads_like_error(name) {
+            return Err((first + 1, "an error heading whose name holds another error (`# Error: x (Error: y)`): write each error as a heading of its own".into()));
+        }
         first_level.get_or_insert(level);
         errors.push((first, last, name.to_string()));
     }
@@ -1908,6 +1912,28 @@ fn visible(s: &str) -> String {
 /// whose text before its first `:` is up to three words ending in
 /// `error` (`Fatal error: x`). `Error handling retried` is prose.
 fn reads_like_error(line: &str) -> bool {
+    reads_like_error_as_written(line) || reads_like_error_as_written(&inline_marks_removed(line))
+}
+
+/// `line` as it reads once rendered inline: comments and tags dropped, a
+/// link's target dropped (its text kept), and emphasis, code and
+/// bracket marks removed, so `Err**or**: x`, `Er<!-- -->ror: x` and
+/// `[Err](x)or: x` read `Error: x`.
+fn inline_marks_removed(line: &str) -> String {
+    use std::sync::LazyLock;
+    static MARKUP: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"<!--.*?-->|<[^<>]*>|\]\([^()]*\)")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    MARKUP
+        .replace_all(line, "")
+        .chars()
+        .filter(|c| !matches!(c, '*' | '_' | '`' | '~' | '[' | ']'))
+        .collect()
+}
+
+/// [`reads_like_error`] of `line` as written.
+fn reads_like_error_as_written(line: &str) -> bool {
     let shown = visible(line);
     // Each part between marks that may set text apart (a table cell, a
     // tag or comment, a quoted title or attribute, brackets) is read on
@@ -1931,9 +1957,22 @@ fn reads_like_error(line: &str) -> bool {
             .unwrap_or(bare.len());
         let word = rendered::lookalike_fold(&bare[..word_len]);
         let after = bare[word_len..].trim_start();
+        // `Error 2: x`, `Error #2 - x`: a numbered error.
+        let numbered = after
+            .trim_start_matches('#')
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start();
+        let is_numbered = after
+            .trim_start_matches('#')
+            .starts_with(|c: char| c.is_ascii_digit())
+            && numbered.starts_with([':', '-', '\u{2013}', '\u{2014}', ')', ']']);
+        // `ERROR crashed`: the word in capitals opening the line.
+        let shouted = k == 0 && bare[..word_len].chars().all(|c| c.is_uppercase()) && word_len > 1;
         let starts = (word == "error" || word == "errors")
             && (marked
                 || after.is_empty()
+                || is_numbered
+                || shouted
                 || after.starts_with([':', '-', '\u{2013}', '\u{2014}', ']', ')', '=']));
         // The sentence the colon ends (`It failed; error: x`).
         let lead = bare

@@ -61,3 +61,58 @@ fn a_run_ending_in_an_error_is_never_satisfied() {
         );
     }
 }
+
+/// A second error written with markup inside the word, numbered, in
+/// capitals, or inside the first error's name is never dropped.
+#[test]
+fn a_second_error_through_markup_or_numbered_is_never_dropped() {
+    for second in [
+        "Err**or**: crashed\n",
+        "Er<!-- -->ror: crashed\n",
+        "[Err](x)or: crashed\n",
+        "E*rror*: crashed\n",
+        "_Err_or: crashed\n",
+        "> Err**or**: crashed\n",
+        "- Err**or**: crashed\n",
+        "Error 2: crashed\n",
+        "Error #2: crashed\n",
+        "ERROR crashed\n",
+    ] {
+        let d = run_root(&root(
+            "## Ensures\n\n- `out`: at least 3 items\n- if search-failed: `out` says \"no sources were found\"\n\n## Errors\n\n- search-failed: the search tool failed",
+        ));
+        write(d.path(), "bindings/svc/out.md", "No sources were found.\n");
+        write(
+            d.path(),
+            "workspace/svc/__error.md",
+            &format!("# Error: search-failed\n\nThe search tool timed out.\n\n{second}"),
+        );
+        match import_run(d.path()) {
+            Err(pactum_openprose::ImportError::RunFile { file, .. }) => {
+                assert!(file.ends_with("__error.md"), "{second:?}: {file}")
+            }
+            Err(e) => panic!("{second:?}: {e:?}"),
+            Ok(run) => panic!("{second:?}: read as {:?}", run.errors),
+        }
+    }
+    // The name of an error holding another error.
+    let d = run_root(&root("## Ensures\n\n- `out`: at least 3 items"));
+    write(d.path(), "bindings/svc/out.md", "- a\n- b\n- c\n");
+    write(
+        d.path(),
+        "workspace/svc/__error.md",
+        "# Error: search-failed (Error: crashed)\n\nText.\n",
+    );
+    assert!(import_run(d.path()).is_err());
+    // Prose about errors is still a message.
+    let d = run_root(&root(
+        "## Ensures\n\n- `out`: at least 3 items\n- if search-failed: `out` says \"no sources were found\"\n\n## Errors\n\n- search-failed: the search tool failed",
+    ));
+    write(d.path(), "bindings/svc/out.md", "No sources were found.\n");
+    write(
+        d.path(),
+        "workspace/svc/__error.md",
+        "# Error: search-failed\n\nError handling retried twice, then gave up.\n",
+    );
+    assert!(import_run(d.path()).is_ok());
+}
