@@ -277,6 +277,22 @@ fn reads_like_a_commitment(title: &str) -> bool {
 /// number (`2. Ensures`, `2) Ensures`) and symbols before the name
 /// (`✅ Ensures`) removed, so every spelling of a
 /// section name is that section.
+/// Whether a heading's title shows a letter or digit once rendered:
+/// comments and tags dropped, character references decoded, invisible
+/// and filler characters (U+3164, U+115F…) set aside.
+fn shows_a_name(title: &str) -> bool {
+    use std::sync::LazyLock;
+    static MARKUP: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"<!--.*?-->|<[^<>]*>").unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    let bare = MARKUP.replace_all(title, "");
+    crate::check::decode_entities(&bare).chars().any(|c| {
+        c.is_alphanumeric()
+            && !pactum_core::text::shown_as_code_point(c)
+            && !matches!(c, '\u{3164}' | '\u{115F}' | '\u{1160}' | '\u{FFA0}')
+    })
+}
+
 fn plain_title(title: &str) -> String {
     // A symbol or emoji before the name (`✅ Ensures`) is a decoration.
     let mut t = title
@@ -611,6 +627,17 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             .map(|l| (l, line.trim().to_string()))
             .or_else(|| heading(line))
         {
+            // A heading that shows nothing (`##`, `## <!-- -->`, `## &nbsp;`)
+            // would close a section of clauses unseen: the bullets after
+            // it would read, to anyone, as more of the section's.
+            if open.is_some_and(|(l, k)| level <= l && matches!(k, Kind::Commit(_)))
+                && !shows_a_name(&title)
+            {
+                return Err(err(
+                    lineno,
+                    "a heading that shows no name closes the section of clauses above it: the bullets after it would be dropped; name the section it starts, or remove it".to_string(),
+                ));
+            }
             let target = target_mut(&mut main, &mut inline, service);
             flush(&mut current, open, target, &facet, path)?;
             if service.is_some_and(|(l, _)| level <= l) {

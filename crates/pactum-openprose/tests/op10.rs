@@ -116,3 +116,33 @@ fn a_second_error_through_markup_or_numbered_is_never_dropped() {
     );
     assert!(import_run(d.path()).is_ok());
 }
+
+/// A heading that shows no name never closes a section of clauses
+/// unseen: the contract is refused, naming its line.
+#[test]
+fn a_heading_that_shows_nothing_inside_ensures_is_refused() {
+    for empty in [
+        "##",
+        "#",
+        "## <!-- -->",
+        "# \u{200b}",
+        "## \u{3164}",
+        "## &nbsp;",
+        "## **",
+    ] {
+        let d = run_root(&root(&format!(
+            "## Ensures\n\n- `out`: a list\n\n{empty}\n\n- `out`: at least 5 items"
+        )));
+        write(d.path(), "bindings/svc/out.md", "- only one\n");
+        match import_run(d.path()) {
+            Err(e) => assert!(format!("{e}").contains("shows no name"), "{empty:?}: {e}"),
+            Ok(_) => panic!("{empty:?}: read"),
+        }
+    }
+    // A deeper empty heading keeps the section; a named one closes it.
+    let d = run_root(&root(
+        "## Ensures\n\n- `out`: a list\n\n### Details\n\n- `out`: at least 5 items",
+    ));
+    write(d.path(), "bindings/svc/out.md", "- only one\n");
+    assert!(import_run(d.path()).is_ok());
+}
