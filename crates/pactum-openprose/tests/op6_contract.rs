@@ -183,21 +183,6 @@ fn many_clauses_are_linear() {
     assert_eq!(by_text(&g).len(), 1);
 }
 
-/// A service `svc` with a degraded path for `search-failed`, its output
-/// the degraded note, and `error` as its `__error.md`.
-fn degraded(error: &str) -> tempfile::TempDir {
-    let d = run_root(&root(
-        "## Ensures\n\n- `out`: at least 3 items\n- if search-failed: `out` says \"no sources were found\"\n\n## Errors\n\n- search-failed: the search tool failed",
-    ));
-    write(
-        d.path(),
-        "bindings/svc/out.md",
-        "No sources were found for this topic.\n",
-    );
-    write(d.path(), "workspace/svc/__error.md", error);
-    d
-}
-
 /// Every `# Error:` line of an error file is an error: an undeclared one
 /// after a declared one is never dropped.
 #[test]

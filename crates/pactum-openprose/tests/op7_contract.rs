@@ -127,21 +127,6 @@ fn one_output_two_files_is_refused() {
     }
 }
 
-/// A service `svc` with a degraded path for `search-failed`, its output
-/// the degraded note, and `error` as its `__error.md`.
-fn degraded(error: &str) -> tempfile::TempDir {
-    let d = run_root(&root(
-        "## Ensures\n\n- `out`: at least 3 items\n- if search-failed: `out` says \"no sources were found\"\n\n## Errors\n\n- search-failed: the search tool failed",
-    ));
-    write(
-        d.path(),
-        "bindings/svc/out.md",
-        "No sources were found for this topic.\n",
-    );
-    write(d.path(), "workspace/svc/__error.md", error);
-    d
-}
-
 /// An `Error:` heading in a quote or a list item of an error file is an
 /// error too; a log line of no known form is refused.
 #[test]

@@ -155,3 +155,18 @@ pub fn satisfied_quoting<'a>(
         r
     }
 }
+
+/// A service `svc` with a degraded path for `search-failed`, its output
+/// the degraded note, and `error` as its `__error.md`.
+pub fn degraded(error: &str) -> tempfile::TempDir {
+    let d = run_root(&root(
+        "## Ensures\n\n- `out`: at least 3 items\n- if search-failed: `out` says \"no sources were found\"\n\n## Errors\n\n- search-failed: the search tool failed",
+    ));
+    write(
+        d.path(),
+        "bindings/svc/out.md",
+        "No sources were found for this topic.\n",
+    );
+    write(d.path(), "workspace/svc/__error.md", error);
+    d
+}
