@@ -781,6 +781,42 @@ fn fenced_json_of(visible: &str) -> Option<Value> {
 /// Whether `content` shows one short line of prose (a paragraph with no
 /// line break, "Here is the result:") and then one fenced block, its info
 /// string empty or `json`, holding one JSON value, and nothing else.
+/// Whether a fenced code block of `content` (whatever its info string,
+/// wherever it is) holds one JSON array or object: its elements may be
+/// the items or sources a clause counts, which the Markdown count does
+/// not see inside code.
+fn fences_json_list(content: &str) -> bool {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    if !content.contains("```") && !content.contains("~~~") {
+        return false;
+    }
+    let mut body: Option<String> = None;
+    for ev in Parser::new(content) {
+        match ev {
+            Event::Start(Tag::CodeBlock(pulldown_cmark::CodeBlockKind::Fenced(_))) => {
+                body = Some(String::new());
+            }
+            Event::Text(t) => {
+                if let Some(b) = body.as_mut() {
+                    b.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some(b) = body.take() {
+                    if matches!(
+                        pactum_core::json::parse_strict(b.trim()),
+                        Ok(serde_json::Value::Array(_) | serde_json::Value::Object(_))
+                    ) {
+                        return true;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 fn lead_in_json(content: &str) -> bool {
     use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
     if !content.contains("```") && !content.contains("~~~") {
@@ -2669,7 +2705,7 @@ fn measure_in(
             // elements are items only in one reading, for the judge.
             if json.is_none()
                 && matches!(unit, Unit::Items | Unit::Sources)
-                && (lead_in_json(raw) || fenced_json_one_reading(raw))
+                && (lead_in_json(raw) || fenced_json_one_reading(raw) || fences_json_list(raw))
             {
                 return finding(
                     None,

@@ -132,3 +132,25 @@ fn a_heading_that_shows_nothing_inside_ensures_is_refused() {
     write(d.path(), "bindings/svc/out.md", "- only one\n");
     assert!(import_run(d.path()).is_ok());
 }
+
+/// A bound on items over a fenced JSON list, whatever surrounds the
+/// fence, is the judge's: the Markdown count sees nothing inside code.
+#[test]
+fn a_count_over_fenced_json_anywhere_is_the_judges() {
+    let array = "[\"a\",\"b\",\"c\",\"d\",\"e\"]";
+    for output in [
+        format!("# Items\n\n```json\n{array}\n```\n"),
+        format!("```json\n{array}\n```\n\nDone.\n"),
+        format!("Here is\nthe result:\n\n```json\n{array}\n```\n"),
+        format!("Here is the result:\n\n```jsonc\n{array}\n```\n\nDone.\n"),
+        format!("- one\n\n```js\n{array}\n```\n"),
+    ] {
+        for clause in ["at most 2 items", "at least 3 items", "exactly 5 items"] {
+            assert_eq!(
+                one(clause, &output),
+                pactum_core::Verdict::NotEvaluable,
+                "{clause} over {output:?}"
+            );
+        }
+    }
+}
