@@ -801,7 +801,8 @@ pub(crate) fn html_blocks(r: &Rendered) -> bool {
 /// and no tracking parameter in the query (`utm_…`, `ref`, `fbclid`,
 /// `gclid`). `None` when its host has no dot (no page on the web).
 ///
-/// Only an `http` or `https` URL on a public host is a page: a `file:`,
+/// Only an `http` or `https` URL that the WHATWG parser reads, on a
+/// public host, is a page: one it cannot read, a `file:`,
 /// `ftp:` or made-up scheme, and a loopback, private or local host
 /// (`localhost`, `127.0.0.1`, `10.…`, `….local`), and a name reserved
 /// for examples (`example.org`, `a.example`, `….test`), are not on the
@@ -812,6 +813,13 @@ pub(crate) fn page(url: &str) -> Option<String> {
         .split_once("://")
         .map(|(s, _)| s.to_ascii_lowercase());
     if !matches!(scheme.as_deref(), Some("http" | "https")) {
+        return None;
+    }
+    // A link no browser can open (a port out of range, a NUL in the host,
+    // a host ending in a number that is no IPv4 address) is no page.
+    let opens = url::Url::parse(url.trim_end_matches(['.', ',', ';', ':', '!', '?']))
+        .is_ok_and(|p| matches!(p.scheme(), "http" | "https") && p.host_str().is_some());
+    if !opens {
         return None;
     }
     page_of(url, true).filter(|p| public_host(p))

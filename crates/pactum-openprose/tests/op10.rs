@@ -154,3 +154,24 @@ fn a_count_over_fenced_json_anywhere_is_the_judges() {
         }
     }
 }
+
+/// A link no browser can open is no source for a lower bound.
+#[test]
+fn links_no_browser_can_open_are_no_sources() {
+    for host in ["a.org:99999", "%00.org", "a.123"] {
+        let output =
+            format!("- [a](https://{host}/x)\n- [b](https://{host}/y)\n- [c](https://{host}/z)\n");
+        assert_ne!(
+            one("at least 3 sources", &output),
+            pactum_core::Verdict::Satisfied,
+            "{output}"
+        );
+    }
+    assert_eq!(
+        one(
+            "at least 3 sources",
+            "- [a](https://a.org/x)\n- [b](https://b.org/y)\n- [c](https://c.org/z)\n"
+        ),
+        pactum_core::Verdict::Satisfied
+    );
+}
