@@ -1998,6 +1998,7 @@ fn reads_like_error_as_written(line: &str) -> bool {
 /// look-alike letters (`__еrror.md` with a Cyrillic `е`). A file a reader
 /// takes for an error file is never passed over.
 fn is_error_file(p: &Path) -> bool {
+    use std::sync::LazyLock;
     p.file_name().is_some_and(|n| {
         let name = n.to_string_lossy();
         let stem = name.split('.').next().unwrap_or_default();
@@ -2005,7 +2006,8 @@ fn is_error_file(p: &Path) -> bool {
             .chars()
             .filter(|c| !pactum_core::text::shown_as_code_point(*c))
             .collect();
-        rendered::lookalike_fold(stem.trim()) == rendered::lookalike_fold("__error")
+        static ERROR_STEM: LazyLock<String> = LazyLock::new(|| rendered::lookalike_fold("__error"));
+        rendered::lookalike_fold(stem.trim()) == *ERROR_STEM
     })
 }
 

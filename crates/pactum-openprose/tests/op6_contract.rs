@@ -192,19 +192,7 @@ fn every_error_line_of_an_error_file_is_read() {
         "# Error: search-failed\n\n# Error: out-of-memory\n",
         "# Error: search-failed\n## Error: crashed\n",
     ] {
-        let d = degraded(error);
-        match import_run(d.path()) {
-            Err(ImportError::RunFile { .. }) => {}
-            Err(e) => panic!("{error}: {e:?}"),
-            Ok(run) => {
-                assert!(run.errors.len() >= 2, "{error}: {:?}", run.errors);
-                let g = grade_dir(d.path());
-                assert!(
-                    by_text(&g).iter().any(|(_, v)| *v == Verdict::Violated),
-                    "{error}: {g:#?}"
-                );
-            }
-        }
+        second_error_counts(error);
     }
     // One declared error: the degraded path holds.
     let d = degraded("# Error: search-failed\ntimeout\n");

@@ -10,21 +10,11 @@ use pactum_core::Verdict;
 mod common;
 use common::*;
 
-fn never_green(cases: &[(&str, &str)]) {
-    for (clause, binding) in cases {
-        assert_ne!(
-            one(clause, binding),
-            Verdict::Satisfied,
-            "{clause:?} over {binding:?} came out satisfied"
-        );
-    }
-}
-
 /// A link whose text shows nothing is nothing to click: no source, and
 /// an output of empty links or empty numbered items shows nothing.
 #[test]
 fn links_nobody_can_see_are_no_sources() {
-    never_green(&[
+    none_green(&[
         (
             "at least 3 sources",
             "See [](https://a.org/x) [](https://b.org/y) [](https://c.org/z) here.\n",
@@ -65,7 +55,7 @@ fn links_nobody_can_see_are_no_sources() {
 /// An upper bound on sources counts HTML links and `www.` autolinks.
 #[test]
 fn html_and_www_links_count_for_an_upper_bound() {
-    never_green(&[
+    none_green(&[
         (
             "at most 1 source",
             "See <a href=\"https://a.org/x\">A</a>, <a href=\"https://b.org/y\">B</a> and <a href=\"https://c.org/z\">C</a>.\n",
@@ -126,7 +116,7 @@ fn one_page_spelled_two_ways_is_one_source() {
 /// a `null` field added is the same item.
 #[test]
 fn repeated_json_objects_are_one_item() {
-    never_green(&[
+    none_green(&[
         (
             "at least 3 items",
             "[{\"t\":\"a\",\"u\":1},{\"u\":1,\"t\":\"a\"},{\"t\":\"b\"}]",
@@ -157,7 +147,7 @@ fn repeated_json_objects_are_one_item() {
 /// A repeat spelled with lookalike letters is a repeat.
 #[test]
 fn lookalike_repeats_are_repeats() {
-    never_green(&[
+    none_green(&[
         (
             "at least 3 items",
             "- Alpha\n- \u{391}lpha\n- \u{410}lpha\n",
@@ -205,7 +195,7 @@ fn fenced_json_is_json() {
         ("a JSON array", "```JSON\n[\"Sodium\"]\n```\n"),
         ("at least 3 items", "~~~json\n[\"a\",\"b\",\"c\"]\n~~~\n"),
     ]);
-    never_green(&[
+    none_green(&[
         ("a JSON array", "Intro.\n\n~~~json\n[\"a\"]\n~~~\n"),
         (
             "a JSON array",
@@ -219,7 +209,7 @@ fn fenced_json_is_json() {
 /// A placeholder after a dash, in a table, or spelled out is nothing.
 #[test]
 fn spelled_out_placeholders_are_nothing() {
-    never_green(&[
+    none_green(&[
         ("a summary", "Summary - TBD\n"),
         ("a summary", "Summary — TBD\n"),
         ("a summary", "**Summary** – N/A\n"),
@@ -244,7 +234,7 @@ fn spelled_out_placeholders_are_nothing() {
 /// A forbidden word spelled with any UTS #39 lookalike is not green.
 #[test]
 fn negated_quotes_see_every_lookalike() {
-    never_green(&[
+    none_green(&[
         ("not mentioning \"lithium\"", "We use \u{13de}ithium.\n"),
         ("not mentioning \"lithium\"", "We use 1ithium.\n"),
         ("not mentioning \"lithium\"", "We use L\u{456}thium.\n"),
@@ -260,7 +250,7 @@ fn negated_quotes_see_every_lookalike() {
 /// spaces that pactum does not split.
 #[test]
 fn unspaced_scripts_leave_word_bounds_to_the_judge() {
-    never_green(&[
+    none_green(&[
         ("at most 5 words", "ꦱꦼꦭꦱꦺꦴꦭꦶꦢ꧀ꦱ꧀ꦠꦺꦠ꧀ꦧꦠꦼꦫꦻꦏꦁꦲꦤꦾꦂꦏꦁꦮꦼꦤꦁꦲꦶꦁꦏꦁ\n"),
         ("at most 5 words", "ᬲᬸᬭᬵᬢ᭄ᬲᬬᬸᬓᬢᬸᬭᬶᬭᬶᬓᬵᬦ᭄ᬦᬶᬂᬩᬲᬵᬩᬮᬶᬲᬩᬢ᭄ᬢᬸᬭᬶ\n"),
         ("at most 3 words", "ᨠᨛᨑᨛᨈᨛᨊᨆᨙᨕᨗᨔᨗᨊᨀᨚᨊᨛᨑᨆᨛ\n"),

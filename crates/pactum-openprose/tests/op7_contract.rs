@@ -136,19 +136,7 @@ fn errors_in_quotes_lists_and_free_log_lines_are_read() {
         "# Error: search-failed\n\n- # Error: crashed\n",
         "# Error: search-failed\n\n1. ## Error: crashed\n",
     ] {
-        let d = degraded(error);
-        match import_run(d.path()) {
-            Err(ImportError::RunFile { .. }) => {}
-            Err(e) => panic!("{error}: {e:?}"),
-            Ok(run) => {
-                assert!(run.errors.len() >= 2, "{error}: {:?}", run.errors);
-                let g = grade_dir(d.path());
-                assert!(
-                    by_text(&g).iter().any(|(_, v)| *v == Verdict::Violated),
-                    "{error}: {g:#?}"
-                );
-            }
-        }
+        second_error_counts(error);
     }
     let d = run_root(&root("## Ensures\n\n- `out`: a list"));
     write(

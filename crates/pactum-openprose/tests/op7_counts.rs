@@ -9,45 +9,13 @@ use pactum_core::Verdict;
 mod common;
 use common::*;
 
-/// Grades one `summary` clause over one binding, returning its verdict.
-/// Grades one `summary` clause over one binding at `path`, returning its
-/// verdict.
-fn one_at(clause: &str, path: &str, binding: &str) -> Verdict {
-    let d = run_with(
-        &format!("## Ensures\n\n- `summary`: {clause}\n"),
-        &[(path, binding)],
-    );
-    let g = grade_dir(d.path());
-    let v: Vec<Verdict> = g
-        .contracts
-        .iter()
-        .flat_map(|c| c.clauses.iter().map(|r| r.verdict))
-        .collect();
-    assert_eq!(v.len(), 1, "{clause}: {g:#?}");
-    v[0]
-}
-
-fn one(clause: &str, binding: &str) -> Verdict {
-    one_at(clause, "bindings/svc/summary.md", binding)
-}
-
-fn never_green(cases: &[(&str, &str)]) {
-    for (clause, binding) in cases {
-        assert_ne!(
-            one(clause, binding),
-            Verdict::Satisfied,
-            "{clause:?} over {binding:?} came out satisfied"
-        );
-    }
-}
-
 /// A forbidden word spelled with small capitals, a combining mark inside,
 /// hyphenated, letter-spaced or broken by a hard line break still reads
 /// as that word: for the judge at least.
 #[test]
 fn negated_quotes_see_splits_and_marks() {
     let c = "a note not mentioning \"lithium\"";
-    never_green(&[
+    none_green(&[
         (c, "We use ʟithium cells.\n"),
         (c, "We use Li-thium cells.\n"),
         (c, "We use l i t h i u m cells.\n"),
@@ -67,7 +35,7 @@ fn negated_quotes_see_splits_and_marks() {
 /// bound; other links still count towards an upper bound.
 #[test]
 fn only_public_web_pages_are_sources() {
-    never_green(&[
+    none_green(&[
         (
             "at least 3 sources",
             "Intro [a](ftp://a.org/1) [b](file://b.org/2) [c](sftp://c.org/3) [d](chrome://d.org/3).\n",
@@ -109,7 +77,7 @@ fn only_public_web_pages_are_sources() {
 /// a field's value.
 #[test]
 fn placeholders_and_non_answers_are_nothing() {
-    never_green(&[
+    none_green(&[
         ("a summary", "T.B.D.\n"),
         ("a summary", "Not yet available.\n"),
         (
@@ -253,7 +221,7 @@ fn a_lead_in_before_fenced_json_is_for_the_judge() {
 /// Hosts reserved for examples and tests are no sources for a lower bound.
 #[test]
 fn reserved_hosts_are_no_sources() {
-    never_green(&[
+    none_green(&[
         (
             "at least 3 sources",
             "See https://example.com/1 https://www.example.org/2 https://x.test/3 https://a.example/4 https://b.invalid/5 https://news.example.net/6.\n",

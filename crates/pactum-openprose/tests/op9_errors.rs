@@ -2,28 +2,16 @@
 //! way than `# Error: name` is read or refused, never dropped.
 
 use pactum_core::Verdict;
-use pactum_openprose::{import_run, ImportError};
+use pactum_openprose::import_run;
 
 mod common;
 use common::*;
 
 /// Either the run is refused naming the error file, or the second error
 /// is read and the contract is not a pass.
-fn second_error_counts(error: &str) {
-    let d = degraded(error);
-    match import_run(d.path()) {
-        Err(ImportError::RunFile { file, .. }) => {
-            assert!(file.ends_with("__error.md"), "{error:?}: {file}")
-        }
-        Err(e) => panic!("{error:?}: {e:?}"),
-        Ok(run) => {
-            assert!(run.errors.len() >= 2, "{error:?}: {:?}", run.errors);
-            let g = grade_dir(d.path());
-            assert!(
-                by_text(&g).iter().any(|(_, v)| *v == Verdict::Violated),
-                "{error:?}: {g:#?}"
-            );
-        }
+fn second_error_counted(error: &str) {
+    if let Some(file) = second_error_counts(error) {
+        assert!(file.ends_with("__error.md"), "{error:?}: {file}");
     }
 }
 
@@ -61,7 +49,7 @@ fn a_second_error_written_another_way_is_never_dropped() {
         "See <abbr title=\"Error: crashed\">this</abbr>.\n",
         "It stopped (error: crashed).\n",
     ] {
-        second_error_counts(&format!(
+        second_error_counted(&format!(
             "# Error: search-failed\n\nThe search tool timed out.\n\n{second}"
         ));
     }
@@ -76,7 +64,7 @@ fn headings_starting_with_error_are_errors_and_code_is_not() {
     assert_eq!(run.errors.len(), 1, "{:?}", run.errors);
     assert_eq!(run.errors[0].name, "search-failed");
 
-    second_error_counts("# Error: search-failed <!-- Error: crashed -->\n");
+    second_error_counted("# Error: search-failed <!-- Error: crashed -->\n");
 
     let d = degraded("# Error: search-failed\n\n# Error crashed\n");
     let run = import_run(d.path()).expect("imports");

@@ -16,18 +16,6 @@ fn verdicts(g: &RunGrade) -> Vec<Verdict> {
         .collect()
 }
 
-/// Grades one `summary` clause over one binding, returning its verdict.
-fn one(clause: &str, binding: &str) -> Verdict {
-    let d = run_with(
-        &format!("## Ensures\n\n- `summary`: {clause}\n"),
-        &[("bindings/svc/summary.md", binding)],
-    );
-    let g = grade_dir(d.path());
-    let v = verdicts(&g);
-    assert_eq!(v.len(), 1, "{clause}: {g:#?}");
-    v[0]
-}
-
 /// Commitment headings in every spelling are read: their clauses are
 /// graded (here each is violated, its output missing), never dropped.
 #[test]

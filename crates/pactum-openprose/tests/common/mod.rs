@@ -79,9 +79,15 @@ pub fn by_text(g: &RunGrade) -> Vec<(String, Verdict)> {
 
 /// Grades one `summary` clause over one binding, returning its verdict.
 pub fn one(clause: &str, binding: &str) -> Verdict {
+    one_at(clause, "bindings/svc/summary.md", binding)
+}
+
+/// Grades one `summary` clause over one binding at `path`, returning its
+/// verdict.
+pub fn one_at(clause: &str, path: &str, binding: &str) -> Verdict {
     let d = run_with(
         &format!("## Ensures\n\n- `summary`: {clause}\n"),
-        &[("bindings/svc/summary.md", binding)],
+        &[(path, binding)],
     );
     let g = grade_dir(d.path());
     let v: Vec<Verdict> = g
@@ -100,6 +106,13 @@ pub fn never_green(clause: &str, binding: &str) {
         Verdict::Satisfied,
         "{clause:?} over {binding:?} came out satisfied"
     );
+}
+
+/// [`never_green`] of each `(clause, binding)`.
+pub fn none_green(cases: &[(&str, &str)]) {
+    for (clause, binding) in cases {
+        never_green(clause, binding);
+    }
 }
 
 pub fn green(cases: &[(&str, &str)]) {
@@ -169,4 +182,24 @@ pub fn degraded(error: &str) -> tempfile::TempDir {
     );
     write(d.path(), "workspace/svc/__error.md", error);
     d
+}
+
+/// Either the run with `error` as its `__error.md` ([`degraded`]) is
+/// refused (`Some(the file named)`), or the second error is read and the
+/// contract is not a pass (`None`).
+pub fn second_error_counts(error: &str) -> Option<String> {
+    let d = degraded(error);
+    match import_run(d.path()) {
+        Err(ImportError::RunFile { file, .. }) => Some(file),
+        Err(e) => panic!("{error:?}: {e:?}"),
+        Ok(run) => {
+            assert!(run.errors.len() >= 2, "{error:?}: {:?}", run.errors);
+            let g = grade_dir(d.path());
+            assert!(
+                by_text(&g).iter().any(|(_, v)| *v == Verdict::Violated),
+                "{error:?}: {g:#?}"
+            );
+            None
+        }
+    }
 }
