@@ -129,7 +129,19 @@ const V6: &str = "
 ALTER TABLE runs ADD COLUMN cache_mode TEXT CHECK (cache_mode IN ('use', 'bypass', 'refresh'));
 ";
 
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
+/// Version 7: a run's suite snapshot in a table of its own, as the last
+/// column of its row, where SQLite can make room for it and have it
+/// written straight into its pages: in the `runs` row a snapshot (as
+/// large as the suite's tests) was copied whole twice while written. A
+/// run started from here on stores `''` in `runs.suite_snapshot`.
+const V7: &str = "
+CREATE TABLE suite_snapshots (
+    run_id   TEXT PRIMARY KEY NOT NULL REFERENCES runs (id),
+    snapshot BLOB NOT NULL
+);
+";
+
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 /// The oldest schema version a read-only store can be read at as it is:
 /// reading runs uses the index version 4 adds.

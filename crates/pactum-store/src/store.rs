@@ -10,7 +10,7 @@ use pactum_core::secret::Redactor;
 use pactum_core::{Contract, Policy, Trace, TraceResult};
 use rusqlite::types::FromSql;
 use rusqlite::{
-    params, Connection, ErrorCode, OpenFlags, OptionalExtension, Row, TransactionBehavior,
+    params, Connection, ErrorCode, OpenFlags, OptionalExtension, Row, TransactionBehavior, MAIN_DB,
 };
 use serde::de::DeserializeOwned;
 
@@ -592,12 +592,11 @@ impl Store {
             tx.execute(
                 "INSERT INTO runs (id, suite_path, suite_digest, suite_snapshot, policy, policy_digest,
                                    started_at, finished_at, status, pactum_version, cache_mode)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, 'running', ?8, ?9)",
+                 VALUES (?1, ?2, ?3, '', ?4, ?5, ?6, NULL, 'running', ?7, ?8)",
                 params![
                     id,
                     suite_path,
                     new.suite_digest,
-                    suite,
                     policy,
                     policy_digest,
                     new.started_at,
@@ -606,6 +605,21 @@ impl Store {
                 ],
             )
             .map_err(self.err(op))?;
+            // The snapshot is as large as the suite's tests: its row is
+            // made with room for it (the last column, so SQLite does not
+            // fill it in memory), then the text is written straight into
+            // the database's pages, never copied whole.
+            let size = i64::try_from(suite.len())
+                .map_err(|_| self.invalid("suite snapshot", "too large to store".into()))?;
+            tx.execute(
+                "INSERT INTO suite_snapshots (run_id, snapshot) VALUES (?1, zeroblob(?2))",
+                params![id, size],
+            )
+            .map_err(self.err(op))?;
+            let row = tx.last_insert_rowid();
+            tx.blob_open(MAIN_DB, "suite_snapshots", "snapshot", row, false)
+                .and_then(|mut blob| blob.write_at(suite.as_bytes(), 0))
+                .map_err(self.err(op))?;
             tx.commit().map_err(self.err(op))?;
             return Ok(RunId::new(id));
         }
@@ -787,7 +801,8 @@ impl Store {
     /// # Errors
     /// [`StoreError::BadRow`] when the stored JSON does not parse.
     pub fn suite_snapshot(&self, run: &RunId) -> Result<Option<serde_json::Value>, StoreError> {
-        let text: Option<String> = self
+        let op = "read suite snapshot";
+        let mut text: Option<String> = self
             .conn
             .query_row(
                 "SELECT suite_snapshot FROM runs WHERE id = ?1",
@@ -795,7 +810,25 @@ impl Store {
                 |r| r.get(0),
             )
             .optional()
-            .map_err(self.err("read suite snapshot"))?;
+            .map_err(self.err(op))?;
+        // Empty: in its own table (schema version 7 on), as a blob.
+        if text.as_deref() == Some("") {
+            text = self
+                .conn
+                .query_row(
+                    "SELECT CAST(snapshot AS TEXT) FROM suite_snapshots WHERE run_id = ?1",
+                    [run.as_str()],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(self.err(op))?;
+            if text.is_none() {
+                return Err(RowCtx::new(self, "runs", run.to_string()).bad(
+                    "suite_snapshot",
+                    "empty, and no row in suite_snapshots".into(),
+                ));
+            }
+        }
         text.map(|t| self.json("runs", run.as_str(), "suite_snapshot", &t))
             .transpose()
     }

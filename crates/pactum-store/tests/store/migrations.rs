@@ -44,6 +44,7 @@ fn a_new_file_gets_the_latest_schema() {
             "judge_answers",
             "leases",
             "runs",
+            "suite_snapshots",
             "trials"
         ]
     );

@@ -480,3 +480,59 @@ fn a_batch_on_a_finished_run_keeps_nothing_and_says_so_per_write() {
     assert!(matches!(results[0], Err(StoreError::RunState { .. })));
     assert!(store.finished_trials(&run).expect("set").is_empty());
 }
+
+#[test]
+fn a_large_suite_snapshot_is_stored_byte_for_byte() {
+    // Many pages of it, with text of several bytes per character: written
+    // into the row's pages, it must read back as the very same text.
+    let (dir, store) = file_store();
+    let mut new = new_run("banking", T0);
+    let tests: Vec<_> = (0..40_000)
+        .map(|i| json!({"id": format!("t{i:06}"), "turns": [format!("question {i} — ĉu ✓")]}))
+        .collect();
+    new.suite_snapshot =
+        serde_json::to_string(&json!({"tests": tests, "version": 1})).expect("json");
+    assert!(new.suite_snapshot.len() > 2_000_000);
+    let id = store.create_run(&new).expect("create");
+    drop(store);
+    let stored: String = raw(&dir.path().join(".pactum/pactum.db"))
+        .query_row(
+            "SELECT CAST(snapshot AS TEXT) FROM suite_snapshots WHERE run_id = ?1",
+            [id.as_str()],
+            |r| r.get(0),
+        )
+        .expect("row");
+    assert_eq!(stored, new.suite_snapshot);
+    let store = Store::open(&dir.path().join(".pactum/pactum.db")).expect("reopen");
+    assert_eq!(
+        store.suite_snapshot(&id).expect("snapshot"),
+        Some(serde_json::from_str(&new.suite_snapshot).expect("json"))
+    );
+}
+
+#[test]
+fn a_run_whose_snapshot_row_is_gone_is_a_bad_row_not_an_empty_suite() {
+    let (dir, store) = file_store();
+    let id = store.create_run(&new_run("banking", T0)).expect("create");
+    drop(store);
+    let path = dir.path().join(".pactum/pactum.db");
+    raw(&path)
+        .execute(
+            "DELETE FROM suite_snapshots WHERE run_id = ?1",
+            [id.as_str()],
+        )
+        .expect("delete");
+    let store = Store::open(&path).expect("reopen");
+    let err = store.suite_snapshot(&id).expect_err("no snapshot to read");
+    assert!(
+        matches!(
+            &err,
+            StoreError::BadRow {
+                table: "runs",
+                column: "suite_snapshot",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}

@@ -374,6 +374,9 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
         }
     }
     let (errors, warnings) = l.finish();
+    // What is left of the document (its positions, the emptied list of
+    // tests) goes before the snapshot, as large as the tests, is written.
+    drop(doc);
     match suite {
         Some(suite) if errors.is_empty() => {
             let (snapshot, digest) = snapshot_of(&suite);
