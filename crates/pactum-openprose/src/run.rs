@@ -366,6 +366,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         let name = root.name.clone();
         let folder = format!("bindings/{name}");
         let outputs = ctx.outputs_in(&folder, &declared, &BTreeMap::new())?;
+        no_unread_folders(&dir.join("bindings"), &name)?;
         let c = RunContract {
             name: format!("{prefix}{name}"),
             source: "root.prose.md".into(),
@@ -632,7 +633,7 @@ fn no_lookalike_folders(b: &Path) -> Result<(), ImportError> {
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
     for f in sorted_entries(b)?.into_iter().filter(|p| p.is_dir()) {
         let name = folder_name(&f);
-        if let Some(first) = seen.insert(rendered::lookalike_fold(&output_name(&name)), f.clone()) {
+        if let Some(first) = seen.insert(binding_key(&name), f.clone()) {
             return Err(ImportError::RunFile {
                 file: first.display().to_string(),
                 line: 0,
@@ -643,6 +644,64 @@ fn no_lookalike_folders(b: &Path) -> Result<(), ImportError> {
                 ),
             });
         }
+    }
+    Ok(())
+}
+
+/// The extensions a binding may be written with, as [`binding_key`]
+/// strips them once more from a name (`out.md.md`).
+const BINDING_EXTENSIONS: [&str; 10] = [
+    "md", "markdown", "mdx", "json", "txt", "text", "html", "htm", "yaml", "yml",
+];
+
+/// A binding's name (a file's stem, a folder's name) as a reader tells
+/// binding names apart: read by [`rendered::lookalike_fold`], with white
+/// space anywhere dropped (`out .md`, ` out.md`, an ideographic space),
+/// dots at either end dropped (`out..md`, `.svc`) and an extension a
+/// binding is written with stripped again (`out.md.md`, `out.json.md`).
+/// Two names with one key are one binding written twice.
+fn binding_key(name: &str) -> String {
+    let folded: String = rendered::lookalike_fold(&output_name(name))
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut key = folded.as_str();
+    loop {
+        key = key.trim_matches('.');
+        match key.rsplit_once('.') {
+            Some((stem, ext))
+                if BINDING_EXTENSIONS
+                    .iter()
+                    .any(|e| rendered::lookalike_fold(e) == ext) =>
+            {
+                key = stem;
+            }
+            _ => return key.to_string(),
+        }
+    }
+}
+
+/// In a run of one service (or function) whose outputs are in
+/// `bindings/{name}/`, refuses any other folder of `bindings/` but the
+/// caller's that holds anything: its outputs would never be graded.
+fn no_unread_folders(b: &Path, name: &str) -> Result<(), ImportError> {
+    if !b.is_dir() {
+        return Ok(());
+    }
+    for f in sorted_entries(b)?.into_iter().filter(|p| p.is_dir()) {
+        let folder = folder_name(&f);
+        if folder == "caller" || folder == name || sorted_entries(&f)?.is_empty() {
+            continue;
+        }
+        return Err(ImportError::RunFile {
+            file: f.display().to_string(),
+            line: 0,
+            message: format!(
+                "a binding folder {} beside the service's `{}`: a run of one service has no other outputs, and these would never be graded",
+                shown(&folder),
+                shown(name)
+            ),
+        });
     }
     Ok(())
 }
@@ -947,7 +1006,7 @@ impl Ctx<'_> {
                     // Read as a reader tells names apart: a zero-width
                     // space, a soft hyphen or lookalike letters make no
                     // other output.
-                    if let Some(first) = seen.insert(rendered::lookalike_fold(&stem), rel.clone()) {
+                    if let Some(first) = seen.insert(binding_key(&stem), rel.clone()) {
                         return Err(ImportError::RunFile {
                             file: self.dir.join(&first).display().to_string(),
                             line: 0,

@@ -1,0 +1,56 @@
+//! The eleventh round: wrong greens the ninth hostile review found that
+//! the tenth left open, each shown here before it was fixed.
+
+use pactum_openprose::{import_run, ImportError};
+
+mod common;
+use common::*;
+
+/// A second file for one output whose name differs only by white space
+/// (before, inside or after the name, an ideographic space) or by a
+/// repeated extension (`out.md.md`, `out..md`) is refused like two files
+/// of one name, never read as another output no clause names.
+#[test]
+fn one_output_two_files_differing_by_spaces_or_extensions_is_refused() {
+    for b in [
+        "out .md",
+        " out.md",
+        "out\u{3000}.md",
+        "out.md.md",
+        "out..md",
+        "o ut.md",
+        "out.json.md",
+    ] {
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        write(d.path(), &format!("bindings/svc/{b}"), "- two\n");
+        match import_run(d.path()) {
+            Err(ImportError::RunFile { message, .. }) => {
+                assert!(message.contains("bound twice"), "{b:?}: {message}");
+            }
+            other => panic!("{b:?}: {other:?}"),
+        }
+    }
+}
+
+/// Binding folders whose names differ only by white space or a leading
+/// dot are refused as two folders for one service; in a single-service
+/// run, a folder under `bindings/` other than the service's that holds a
+/// file is refused: its outputs would never be graded.
+#[test]
+fn binding_folders_differing_by_spaces_or_unread_are_refused() {
+    for f in [
+        "bindings/svc /out.md",
+        "bindings/ svc/out.md",
+        "bindings/.svc/out.md",
+        "bindings/other/out.md",
+    ] {
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        write(d.path(), f, "- two\n");
+        match import_run(d.path()) {
+            Err(ImportError::RunFile { file, .. }) => {
+                assert!(file.contains("bindings"), "{f:?}: {file}");
+            }
+            other => panic!("{f:?}: {other:?}"),
+        }
+    }
+}
