@@ -2182,8 +2182,8 @@ pub fn rearranged_copy(body: &str, inputs: &[&str], program: &str) -> bool {
 
 /// Why what held over `content` is not evidence enough on its own, when
 /// a reader would not see it as measured: part of it folded in
-/// `<details>` (shown only on a click), or nothing shown but images
-/// (which pactum cannot see). A measure that failed still fails.
+/// `<details>` (shown only on a click), an unfilled template slot shown
+/// (`{{body}}`), or nothing shown but images (which pactum cannot see). A measure that failed still fails.
 pub(crate) fn unseen_part(content: &str) -> Option<String> {
     let visible = without_hidden(content);
     let r = render(&visible);
@@ -2192,6 +2192,9 @@ pub(crate) fn unseen_part(content: &str) -> Option<String> {
     }
     if let Some(tag) = unplain_html(content) {
         return Some(format!("the output holds raw HTML (`{tag}`) that may hide text in ways pactum does not read: what a reader sees of it is for the judge"));
+    }
+    if rendered::holds_template_slot(&r.plain) {
+        return Some("the output shows an unfilled template slot (`{{…}}`): whether it was filled in is for the judge".into());
     }
     static IMAGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)!\[|<img\b"));
     let shown = r.plain.chars().any(char::is_alphanumeric)
@@ -2423,6 +2426,10 @@ fn line_kind(line: &str) -> Line {
     });
     if let Some((label, value)) = split {
         let label = label.trim_matches(marks);
+        // A blank to fill in (`____`) or marks standing for a value
+        // (`...`, `???`) after a label are a placeholder, not the label
+        // alone.
+        let written = value.trim();
         let value = value.trim_matches(marks);
         let is_label = !label.is_empty()
             && label.split_whitespace().count() <= 4
@@ -2432,6 +2439,9 @@ fn line_kind(line: &str) -> Line {
             if matches!(first(label).as_str(), "todo" | "fixme" | "tbd")
                 && TO_WRITE.contains(&first(value).as_str())
             {
+                return Line::Placeholder;
+            }
+            if !written.is_empty() && placeholder(written) {
                 return Line::Placeholder;
             }
             if words(value).is_empty() {
@@ -3093,6 +3103,19 @@ fn non_answer(v: &str) -> bool {
             | "t.b.d"
             | "t.b.a"
             | "t.b.c"
+            | "not specified"
+            | "unspecified"
+            | "not given"
+            | "not provided"
+            | "not stated"
+            | "n.d"
+            | "blank"
+            | "empty"
+            | "yyyy"
+            | "yyyy-mm-dd"
+            | "mm/dd/yyyy"
+            | "dd/mm/yyyy"
+            | "xxxx"
     )
 }
 
@@ -3196,9 +3219,13 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     .iter()
                     .zip(fields)
                     .map(|(c, f)| match c {
-                        Some(i) => cells
-                            .get(*i)
-                            .is_some_and(|v| a_value(v) && (!is_url_field(f) || URL.is_match(v))),
+                        // A cell repeating its column's header is a row
+                        // left unfilled.
+                        Some(i) => cells.get(*i).is_some_and(|v| {
+                            a_value(v)
+                                && norm(v) != norm(&t.header[*i])
+                                && (!is_url_field(f) || URL.is_match(v))
+                        }),
                         None => is_url_field(f) && cells.iter().any(|v| URL.is_match(v)),
                     })
                     .collect();

@@ -564,9 +564,36 @@ pub(crate) fn render(content: &str) -> Rendered {
     r
 }
 
+/// An unfilled template slot, as template engines write one: `{{name}}`,
+/// `{{ name }}`, `{% … %}`.
+static TEMPLATE_SLOT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{\{[^{}\n]{0,80}\}\}|\{%[^%\n]{0,80}%\}")
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+});
+
+/// A slot alone ([`TEMPLATE_SLOT`], `${name}`, `{name}`), or a fill-in
+/// blank (`____`).
+static SLOT_ALONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:\{\{[^{}\n]{0,80}\}\}|\{%[^%\n]{0,80}%\}|\$\{[^{}\n]{1,80}\}|\{[\p{L}_][\p{L}\p{N}_ .-]{0,40}\}|_{3,})$",
+    )
+    .unwrap_or_else(|_| unreachable!("valid pattern"))
+});
+
+/// Whether `t` holds an unfilled template slot (`{{body}}`, `{% if %}`)
+/// anywhere: a template, or part of one, left unfilled.
+pub(crate) fn holds_template_slot(t: &str) -> bool {
+    TEMPLATE_SLOT.is_match(t)
+}
+
 /// Placeholders written where content should be (`N/A`, `N/A.`,
-/// `[insert …]`).
+/// `[insert …]`, `???`, `not specified`), an unfilled template slot
+/// alone (`{{body}}`, `{{ title }}`, `${name}`, `{name}`) or a fill-in
+/// blank (`____`).
 pub(crate) fn placeholder_phrase(t: &str) -> bool {
+    if SLOT_ALONE.is_match(t.trim()) {
+        return true;
+    }
     let l = t.trim().to_lowercase();
     let l = l.trim_matches(|c: char| matches!(c, '[' | ']' | '<' | '>' | '{' | '}' | '(' | ')'));
     // A full stop or an exclamation mark after it changes nothing.
@@ -599,6 +626,14 @@ pub(crate) fn placeholder_phrase(t: &str) -> bool {
                 | "not yet available"
                 | "not available yet"
                 | "not yet written"
+                | "?"
+                | "??"
+                | "???"
+                | "not specified"
+                | "unspecified"
+                | "not given"
+                | "not provided"
+                | "not stated"
         )
     };
     phrase(l.trim())

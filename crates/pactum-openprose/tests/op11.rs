@@ -1,6 +1,7 @@
 //! The eleventh round: wrong greens the ninth hostile review found that
 //! the tenth left open, each shown here before it was fixed.
 
+use pactum_core::Verdict;
 use pactum_openprose::{import_run, ImportError};
 
 mod common;
@@ -53,4 +54,55 @@ fn binding_folders_differing_by_spaces_or_unread_are_refused() {
             other => panic!("{f:?}: {other:?}"),
         }
     }
+}
+
+/// An unfilled template is no output: a template slot (`{{body}}`), a
+/// fill-in blank or `...`/`???` after a label, or a non-answer (`not
+/// specified`) never satisfies a clause, and a template slot anywhere in
+/// what is shown leaves the clause to the judge.
+#[test]
+fn an_unfilled_template_is_no_output() {
+    for binding in [
+        "{{body}}\n",
+        "{{ content }}\n",
+        "Text: {{body}}\n",
+        "Text: _______\n",
+        "Text: ...\n",
+        "Text: ???\n",
+        "Text: not specified\n",
+        "Sales of heat pumps rose.\n\n{{details}}\n",
+    ] {
+        never_green("a summary", binding);
+    }
+    // A text of its own is still a summary.
+    green(&[("a summary", "Sales of heat pumps rose 10% in 2025.\n")]);
+}
+
+/// In an `each` clause, a template slot, the column's header repeated,
+/// a date mask (`YYYY`) or a non-answer (`not specified`, `n.d.`,
+/// `(blank)`) is no value: the field is absent.
+#[test]
+fn a_template_slot_or_the_header_repeated_is_no_field_value() {
+    let table = |a: &str, b: &str| {
+        format!("| title | year |\n|---|---|\n| Heat pump sales | 2024 |\n| {a} | {b} |\n")
+    };
+    for (a, b) in [
+        ("{{title}}", "2025"),
+        ("title", "year"),
+        ("Subsidies", "YYYY"),
+        ("Subsidies", "not specified"),
+        ("Subsidies", "n.d."),
+        ("Subsidies", "(blank)"),
+        ("Subsidies", "{{ year }}"),
+    ] {
+        assert_eq!(
+            one("each source has: title, year", &table(a, b)),
+            Verdict::Violated,
+            "| {a} | {b} |"
+        );
+    }
+    assert_eq!(
+        one("each source has: title, year", &table("Subsidies", "2025")),
+        Verdict::Satisfied
+    );
 }
