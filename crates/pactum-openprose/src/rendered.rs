@@ -20,6 +20,9 @@ pub(crate) struct Piece {
     pub text: String,
     /// The first line of the source it renders from, trimmed.
     pub line: String,
+    /// It shows an image (Markdown `![…](…)` or `<img>`): something is
+    /// shown, whatever its text.
+    pub image: bool,
 }
 
 /// A GFM table: its header cells' texts and its body rows.
@@ -270,8 +273,9 @@ pub(crate) fn render(content: &str) -> Rendered {
     let mut lo = String::new();
     let mut hi = String::new();
     let mut html_words = 0u64;
-    // Open blocks, with a text buffer each.
-    let mut stack: Vec<(Open, String)> = Vec::new();
+    // Open blocks, with a text buffer each and whether an image shows
+    // in it.
+    let mut stack: Vec<(Open, String, bool)> = Vec::new();
     let mut list_depth = 0usize;
     let mut item_depth = 0usize;
     let mut code = 0usize;
@@ -284,8 +288,8 @@ pub(crate) fn render(content: &str) -> Rendered {
     let mut last_was_list: Vec<bool> = vec![false];
     let mut header: Vec<String> = Vec::new();
     let mut cells: Vec<String> = Vec::new();
-    let push_text = |stack: &mut Vec<(Open, String)>, s: &str| {
-        for (_, buf) in stack.iter_mut() {
+    let push_text = |stack: &mut Vec<(Open, String, bool)>, s: &str| {
+        for (_, buf, _) in stack.iter_mut() {
             buf.push_str(s);
         }
     };
@@ -362,6 +366,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                     Tag::Image { .. } => {
                         image += 1;
                         r.images += 1;
+                        stack.iter_mut().for_each(|(_, _, img)| *img = true);
                         // An image is something to click.
                         links.iter_mut().for_each(|l| l.1 = true);
                         Open::Other
@@ -396,10 +401,10 @@ pub(crate) fn render(content: &str) -> Rendered {
                     Tag::TableCell => Open::Cell,
                     _ => Open::Other,
                 };
-                stack.push((open, String::new()));
+                stack.push((open, String::new(), false));
             }
             Event::End(end) => {
-                let Some((open, text)) = stack.pop() else {
+                let Some((open, text, image_shown)) = stack.pop() else {
                     continue;
                 };
                 let inline = matches!(
@@ -459,11 +464,13 @@ pub(crate) fn render(content: &str) -> Rendered {
                         r.items.push(Piece {
                             text,
                             line: source_line(content, at),
+                            image: image_shown,
                         });
                     }
                     Open::Heading(at) => r.headings.push(Piece {
                         text,
                         line: source_line(content, at),
+                        image: image_shown,
                     }),
                     Open::Paragraph { counted: false, .. }
                         if text.chars().any(|c| !c.is_whitespace()) =>
@@ -473,6 +480,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                     Open::Paragraph { counted: true, at } => r.paragraphs.push(Piece {
                         text,
                         line: source_line(content, at),
+                        image: image_shown,
                     }),
                     Open::Row { head: false, at } => {
                         if let Some(t) = r.tables.last_mut() {
@@ -480,6 +488,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                             t.rows.push(Piece {
                                 text: row.join(" "),
                                 line: source_line(content, at),
+                                image: image_shown,
                             });
                             t.cells.push(row);
                         }
@@ -537,6 +546,9 @@ pub(crate) fn render(content: &str) -> Rendered {
                     breaks |= breaks_text(&name);
                     img |= name == "img";
                     r.tags.insert(name);
+                }
+                if img {
+                    stack.iter_mut().for_each(|(_, _, shown)| *shown = true);
                 }
                 let stripped = ANY_TAG.replace_all(&h, " ");
                 let decoded = crate::check::decode_entities(&stripped);
@@ -660,8 +672,8 @@ pub(crate) fn meaningful(text: &str) -> bool {
 
 /// `units` counted both ways: those a reader can use, each distinct text
 /// once (low), and every unit that shows anything (high: a placeholder,
-/// a repeat, an emoji or a mark too; only a blank one, or one of
-/// invisible characters, not).
+/// a repeat, an emoji, a mark or an image too; only a blank one, or one
+/// of invisible characters, not).
 pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
     let mut seen = BTreeSet::new();
     let mut first = None;
@@ -673,9 +685,10 @@ pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
     let shown = units
         .iter()
         .filter(|u| {
-            u.text
-                .chars()
-                .any(|c| !c.is_whitespace() && !pactum_core::text::shown_as_code_point(c))
+            u.image
+                || u.text
+                    .chars()
+                    .any(|c| !c.is_whitespace() && !pactum_core::text::shown_as_code_point(c))
         })
         .count();
     (seen.len() as u64, shown as u64, first)

@@ -106,3 +106,38 @@ fn a_template_slot_or_the_header_repeated_is_no_field_value() {
         Verdict::Satisfied
     );
 }
+
+/// A unit that shows only an image (Markdown or `<img>`) shows
+/// something: an upper or exact bound is never met over more units than
+/// it allows, images among them.
+#[test]
+fn image_only_units_count_for_upper_bounds() {
+    none_green(&[
+        (
+            "exactly 2 items",
+            "- Daikin\n- Vaillant\n- ![Viessmann logo](viessmann.png)\n",
+        ),
+        (
+            "at most 2 items",
+            "- Daikin\n- Vaillant\n- ![Viessmann logo](viessmann.png)\n",
+        ),
+        (
+            "at most 2 items",
+            "- Daikin\n- Vaillant\n- <img src=\"v.png\" alt=\"Viessmann\">\n",
+        ),
+        (
+            "at most 2 rows",
+            "| maker |\n|---|\n| Daikin |\n| Vaillant |\n| ![Viessmann](v.png) |\n",
+        ),
+        (
+            "at most 1 paragraphs",
+            "Sales rose.\n\n![chart of sales](chart.png)\n",
+        ),
+        (
+            "at most 1 headings",
+            "# Sales\n\n# ![Outlook](outlook.png)\n",
+        ),
+    ]);
+    // Units of text alone are counted as ever.
+    green(&[("at most 2 items", "- Daikin\n- Vaillant\n")]);
+}
