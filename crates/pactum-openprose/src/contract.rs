@@ -538,6 +538,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     // The file as a renderer shows it: comments and tag-only HTML blocks
     // blanked (lines kept), so a commented-out clause is no clause.
     let shown = shown_lines(&lines, end);
+    // The lines as written, for what blanking a comment inside a word
+    // (`En<!-- -->sures:`) would part.
+    let written = lines;
     let lines: Vec<&str> = shown.lines().collect();
     let text = shown.as_str();
 
@@ -709,17 +712,21 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         // opens none: the bullets after it, under whatever heading, would
         // be dropped. Only a lead-in to a list inside such a section is
         // left to the reading below.
-        // A bold line alone (`**Ensures**`) is such a label too.
-        let emphasised = trimmed.len() > 2
-            && ["**", "__", "*", "_"]
-                .iter()
-                .any(|m| trimmed.starts_with(m) && trimmed.trim_end_matches(':').ends_with(m));
-        // A list item that is such a label (`- Ensures:`) outside a
-        // section of clauses: the items under it would be dropped.
-        let item_label = bullet_text(trimmed).is_some_and(|t| {
-            t.trim_end_matches(['*', '_', '`']).ends_with(':')
-                && matches!(section_kind(t), Some(Kind::Commit(_)))
-        }) && !matches!(open, Some((_, Kind::Commit(_))));
+        // Read as it renders, with or without a colon (`Ensures`,
+        // `**Ensures**`, `Ensures.`, `<b>Ensures</b>`, `[Ensures](#x)`,
+        // `Ensure&#115;`, `En<!-- -->sures`).
+        let as_written = written
+            .get(i)
+            .map(|w| w.trim())
+            .filter(|_| !trimmed.is_empty())
+            .unwrap_or_default();
+        let label = |t: &str| is_section_label(t);
+        // A list item that is such a label (`- Ensures:`, `- Ensures`,
+        // `- ## Ensures`) outside a section of clauses: the items under it
+        // would be dropped.
+        let item_label = (bullet_text(trimmed).is_some_and(label)
+            || bullet_text(as_written).is_some_and(label))
+            && !matches!(open, Some((_, Kind::Commit(_))));
         if item_label {
             return Err(err(
                 lineno,
@@ -728,8 +735,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         }
         if bullet_text(trimmed).is_none()
             && (current.is_none() || after_blank)
-            && (trimmed.trim_end_matches(['*', '_', '`']).ends_with(':') || emphasised)
-            && matches!(section_kind(trimmed), Some(Kind::Commit(_)))
+            && (label(trimmed) || label(as_written))
         {
             let list_follows = lines[i + 1..]
                 .iter()
@@ -1320,6 +1326,34 @@ fn is_generic_lead_in(trimmed: &str) -> bool {
         .map(str::to_lowercase)
         .collect();
     !words.is_empty() && words.len() <= 4 && words.iter().all(|w| WORDS.contains(&w.as_str()))
+}
+
+/// Whether a line (or a list item's text) reads, once rendered, as the
+/// name of a section of clauses written as a label: comments and tags
+/// dropped (`En<!-- -->sures`, `<b>Ensures</b>`, `<h2>Ensures</h2>`), a
+/// link's text kept without where it leads (`[Ensures](#x)`), character
+/// references decoded (`Ensure&#115;`), backslashes and heading marks
+/// (`## Ensures` inside an item) set aside, then read by
+/// [`section_kind`]: with or without a trailing `:`, `.` or `!`, in
+/// emphasis or not.
+fn is_section_label(line: &str) -> bool {
+    use std::sync::LazyLock;
+    static MARKUP: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"<!--.*?-->|<[^<>]*>").unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    static LINK: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    let bare = MARKUP.replace_all(line, "");
+    let bare = LINK.replace_all(&bare, "$1");
+    let decoded = crate::check::decode_entities(&bare).replace('\\', "");
+    let t = decoded
+        .trim()
+        .trim_start_matches('#')
+        .trim_end_matches('#')
+        .trim();
+    !t.is_empty() && matches!(section_kind(t), Some(Kind::Commit(_)))
 }
 
 /// The text of a bullet line (`- `, `* `, `+ `, or numbered `1. `,

@@ -141,3 +141,46 @@ fn image_only_units_count_for_upper_bounds() {
     // Units of text alone are counted as ever.
     green(&[("at most 2 items", "- Daikin\n- Vaillant\n")]);
 }
+
+/// A section name written as a label in any way a reader sees it —
+/// without a colon, with a full stop, through a comment, a character
+/// reference, HTML tags, a link, an HTML heading or `<summary>`, or as a
+/// list item (a heading inside it too) — never drops the bullets after
+/// it: the contract is refused naming the line.
+#[test]
+fn ensures_written_as_a_label_in_any_spelling_is_refused() {
+    for label in [
+        "Ensures",
+        "Ensures\n",
+        "ENSURES\n",
+        "Ensures.",
+        "Ensures!\n",
+        "En<!-- -->sures:",
+        "Ensure&#115;:",
+        "<b>Ensures:</b>\n",
+        "[Ensures](#x):",
+        "Ensures:<br>",
+        "<h2>Ensures</h2>\n",
+        "<details open><summary>Ensures</summary>\n",
+    ] {
+        five_items_not_dropped(&format!(
+            "## Ensures\n\n- `out`: a list\n\n## Notes\n\n{label}\n- `out`: at least 5 items"
+        ));
+    }
+    for item in [
+        "- **Ensures**\n  - `out`: at least 5 items",
+        "- Ensures\n  - `out`: at least 5 items",
+        "- ## Ensures\n  - `out`: at least 5 items",
+        "1. ## Ensures\n   - `out`: at least 5 items",
+        "- Ensures\n  ---\n  - `out`: at least 5 items",
+    ] {
+        five_items_not_dropped(&format!(
+            "## Ensures\n\n- `out`: a list\n\n## Notes\n\n{item}"
+        ));
+    }
+    // A sentence that starts with the word is no label.
+    let d = run_root(&root(
+        "## Ensures\n\n- `out`: a list\n\n## Notes\n\nEnsures that the list is kept short.",
+    ));
+    assert!(import_run(d.path()).is_ok());
+}
