@@ -1046,12 +1046,14 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
-                // A number written in digit groups (`1’100`, `1 100`)
-                // reads as the number: for the judge.
+                // A number written in digit groups (`1’100`, `1 100`,
+                // `1，100`, `1٬100`), or in digits other than ASCII ones
+                // (`١١٠٠`), may read as the number: for the judge.
                 if folded.chars().any(char::is_numeric)
-                    && [content, &plain]
-                        .iter()
-                        .any(|t| rendered_fold(&ungrouped(t)).contains(&folded))
+                    && [content, &plain].iter().any(|t| {
+                        rendered_fold(&ungrouped(t)).contains(&folded)
+                            || t.chars().any(|c| c.is_numeric() && !c.is_ascii_digit())
+                    })
                 {
                     return finding(
                         None,
@@ -1128,15 +1130,56 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
     }
 }
 
+/// Whether `c` joins the words or digits on either side of it: `-`, `.`
+/// or `,` in any form NFKC reads as one (fullwidth `－`, `．`, `，`, the
+/// small forms), every Unicode hyphen that joins (U+2010, U+2011, the
+/// figure dash, the Armenian and Hebrew hyphens, U+2E17, U+30A0…; not
+/// the en and em dashes, which part), and the Arabic decimal and
+/// thousands separators.
+fn joiner(c: char) -> bool {
+    use unicode_normalization::UnicodeNormalization;
+    matches!(
+        c,
+        '\u{058A}'
+            | '\u{05BE}'
+            | '\u{066B}'
+            | '\u{066C}'
+            | '\u{1400}'
+            | '\u{1806}'
+            | '\u{2010}'
+            | '\u{2011}'
+            | '\u{2012}'
+            | '\u{2E17}'
+            | '\u{2E1A}'
+            | '\u{2E40}'
+            | '\u{2E5D}'
+            | '\u{30A0}'
+            | '\u{10EAD}'
+    ) || {
+        let mut folded = std::iter::once(c).nfkc();
+        matches!(
+            (folded.next(), folded.next()),
+            (Some('-' | '.' | ','), None)
+        )
+    }
+}
+
+/// Whether `c` is a minus sign before a number (`-100`, `−100`): a
+/// negative number is not the number.
+fn minus(c: char) -> bool {
+    use unicode_normalization::UnicodeNormalization;
+    matches!(c, '\u{2212}' | '\u{2012}') || std::iter::once(c).nfkc().eq(std::iter::once('-'))
+}
+
 /// Whether the match `start..end` of `content` is part of a longer word
 /// or number: a letter or digit at its edge is joined to one outside it,
-/// directly or by a `-`, `.` or `,` (`un-safe`, `1,100`, `100.5`). A
-/// sentence's own `.` or `,` is followed by no letter or digit.
+/// directly or by a [`joiner`] (`un-safe`, `un－safe`, `1,100`, `1٬100`,
+/// `100.5`), or a number follows a minus sign (`-100`). A sentence's own
+/// `.` or `,` is followed by no letter or digit.
 fn joined(content: &str, start: usize, end: usize) -> bool {
     let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
     let digit = |c: Option<char>| c.is_some_and(|c| c.is_numeric());
-    // Hyphens, Unicode's too (U+2010, U+2011), join words.
-    let joiner = |c: Option<char>| matches!(c, Some('-' | '.' | ',' | '\u{2010}' | '\u{2011}'));
+    let joiner = |c: Option<char>| c.is_some_and(joiner);
     // A digit group separator (`1’100`, `1 100` with a no-break space)
     // joins digits.
     let grouping = |c: Option<char>| {
@@ -1158,7 +1201,10 @@ fn joined(content: &str, start: usize, end: usize) -> bool {
     let (b2, a2) = (back.next(), ahead.next());
     let (first, last) = (inside.chars().next(), inside.chars().next_back());
     let left = word(first)
-        && (word(b1) || (joiner(b1) && word(b2)) || (digit(first) && grouping(b1) && digit(b2)));
+        && (word(b1)
+            || (joiner(b1) && word(b2))
+            || (digit(first) && grouping(b1) && digit(b2))
+            || (digit(first) && b1.is_some_and(minus)));
     let right = word(last)
         && (word(a1) || (joiner(a1) && word(a2)) || (digit(last) && grouping(a1) && digit(a2)));
     left || right
@@ -1202,10 +1248,10 @@ fn ungrouped(s: &str) -> String {
         let between =
             i > 0 && chars[i - 1].is_numeric() && chars.get(i + 1).is_some_and(|n| n.is_numeric());
         if between
-            && matches!(
+            && (matches!(
                 c,
                 ',' | '.' | '\'' | '\u{2019}' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\u{2007}'
-            )
+            ) || (joiner(*c) && !minus(*c)))
         {
             continue;
         }

@@ -184,3 +184,36 @@ fn ensures_written_as_a_label_in_any_spelling_is_refused() {
     ));
     assert!(import_run(d.path()).is_ok());
 }
+
+/// A quoted word or number joined to the text beside it by any hyphen
+/// (fullwidth, small, Hebrew maqaf, other Unicode dashes that join), a
+/// fullwidth or Arabic digit separator, or a minus sign before it, is
+/// not said as a word of its own; a negated number written with such
+/// separators or in other digits is the judge's.
+#[test]
+fn quoted_words_joined_by_other_hyphens_or_separators_are_not_said() {
+    none_green(&[
+        ("saying \"safe\"", "The battery is un\u{FF0D}safe today.\n"),
+        ("saying \"safe\"", "The battery is un\u{FE63}safe today.\n"),
+        ("saying \"safe\"", "The battery is un\u{05BE}safe today.\n"),
+        ("saying \"safe\"", "The battery is un\u{2E17}safe today.\n"),
+        ("saying \"safe\"", "The battery is un\u{30A0}safe today.\n"),
+        ("saying \"100\"", "It costs 1\u{FF0C}100 dollars.\n"),
+        ("saying \"100\"", "It costs 1\u{FF0E}100 dollars.\n"),
+        ("saying \"100\"", "It costs 1\u{066C}100 dollars.\n"),
+        ("saying \"100\"", "It costs 1\u{066B}100 dollars.\n"),
+        ("saying \"100\"", "The balance is -100 dollars.\n"),
+        ("saying \"100\"", "The balance is \u{2212}100 dollars.\n"),
+        ("not mentioning \"1100\"", "We sold 1\u{FF0C}100 units.\n"),
+        ("not mentioning \"1100\"", "We sold 1\u{066C}100 units.\n"),
+        (
+            "not mentioning \"1100\"",
+            "We sold \u{0661}\u{0661}\u{0660}\u{0660} units.\n",
+        ),
+    ]);
+    green(&[
+        ("saying \"safe\"", "The battery is safe today.\n"),
+        ("saying \"100\"", "It costs 100 dollars.\n"),
+        ("saying \"100\"", "It costs 100 - 120 dollars.\n"),
+    ]);
+}
