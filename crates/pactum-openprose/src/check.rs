@@ -1115,6 +1115,15 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
+                let rendered =
+                    renders_words(&without_hidden(content), text) && renders_words(content, text);
+                if !markup && !rendered {
+                    return finding(
+                        None,
+                        format!("{}, but the output, rendered, does not show \"{text}\" (a table cell beyond its header's count, a code fence's info string, a footnote's label or a list number is not shown as written): whether it says it is for the judge", f.detail),
+                        None,
+                    );
+                }
             }
             // GitHub's math rendering can hide text (`\phantom`, a white
             // `\color`): what held there may not be shown.
@@ -1208,6 +1217,23 @@ fn joined(content: &str, start: usize, end: usize) -> bool {
     let right = word(last)
         && (word(a1) || (joiner(a1) && word(a2)) || (digit(last) && grouping(a1) && digit(a2)));
     left || right
+}
+
+/// Whether the words of `quote` (character references decoded) occur, in
+/// order and adjacent, among the words `shown` renders to: its text, code
+/// and raw HTML's text. A table cell beyond the header's count, a fence's
+/// info string, a footnote's label and a list's numbers after the first
+/// render no words of theirs, so a quote found only there is not shown.
+/// A quote of no word is not looked for (`true`).
+pub(crate) fn renders_words(shown: &str, quote: &str) -> bool {
+    let want = pactum_core::echo::words(&decode_entities(quote));
+    if want.is_empty() {
+        return true;
+    }
+    let r = render(shown);
+    let mut have = pactum_core::echo::words(&r.plain);
+    have.extend(pactum_core::echo::words(&r.html_text));
+    have.windows(want.len()).any(|w| w == want.as_slice())
 }
 
 /// Whether `text`, where the rendered output shows it, is only ever

@@ -953,7 +953,8 @@ fn sentence_around(text: &str, s: usize, e: usize) -> &str {
 /// Why a judge's answer quotes text found in an output only where it is
 /// not shown as written (an HTML comment, a hidden element, a link's
 /// destination, an unreferenced footnote, text after a bidirectional
-/// control or in math that can hide it): no evidence
+/// control or in math that can hide it, a table cell beyond its header's
+/// count, a fence's info string, a footnote's label): no evidence
 /// ([`crate::check::shown_for_quotes`]). `None` when every quote is
 /// shown by the output the clause is about, or in no output at all (pactum's quote verification
 /// answers that).
@@ -981,10 +982,19 @@ fn hidden_quote(r: &ClauseResult, clause: &DeclaredClause, c: &RunContract) -> O
                 .iter()
                 .filter(|b| clause.output.as_ref().is_none_or(|o| *o == b.name))
                 .filter_map(|b| b.content.as_deref())
-                .any(|t| fold(&crate::check::shown_for_quotes(t)).contains(&q));
+                .any(|t| {
+                    // Rendered both as written and with what is hidden
+                    // blanked (which may change what the rest renders
+                    // as: a footnote's definition blanked leaves its
+                    // label shown).
+                    let shown = crate::check::shown_for_quotes(t);
+                    fold(&shown).contains(&q)
+                        && crate::check::renders_words(&shown, text)
+                        && crate::check::renders_words(t, text)
+                });
             (!shown).then(|| {
                 format!(
-                    "the judge quoted text of {} that is not shown when the Markdown renders (inside an HTML comment, a hidden element or raw HTML pactum does not read; a link's destination or label; an unreferenced footnote; after a bidirectional control; in math that can hide text): \"{}\" is no evidence",
+                    "the judge quoted text of {} that is not shown when the Markdown renders (inside an HTML comment, a hidden element or raw HTML pactum does not read; a link's destination or label; an unreferenced footnote; after a bidirectional control; in math that can hide text; a table cell beyond its header's count, a fence's info string or a footnote's label): \"{}\" is no evidence",
                     hidden_in.0.path,
                     truncate_chars(text, 120)
                 )

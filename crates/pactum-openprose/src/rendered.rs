@@ -78,6 +78,9 @@ pub(crate) struct Rendered {
     /// The text shown, inline markup (a comment, a link, a tag that does
     /// not break text) joining what is on either side.
     pub plain: String,
+    /// The text of raw HTML (blocks and inline), tags removed and
+    /// character references decoded: shown by a browser, not in `plain`.
+    pub html_text: String,
 }
 
 static TAG_NAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -557,6 +560,8 @@ pub(crate) fn render(content: &str) -> Rendered {
                     links.iter_mut().for_each(|l| l.1 = true);
                 }
                 if decoded.chars().any(char::is_alphanumeric) {
+                    r.html_text.push_str(&decoded);
+                    r.html_text.push(' ');
                     html_words += words_high(&decoded);
                     // Text inside HTML is a separate piece of a unit.
                     push_text(&mut stack, &decoded);

@@ -1,7 +1,8 @@
 //! The eleventh round: wrong greens the ninth hostile review found that
 //! the tenth left open, each shown here before it was fixed.
 
-use pactum_core::Verdict;
+use pactum_core::{NotEvaluableReason, Policy, Verdict};
+use pactum_openprose::grade::grade_run;
 use pactum_openprose::{import_run, ImportError};
 
 mod common;
@@ -216,4 +217,87 @@ fn quoted_words_joined_by_other_hyphens_or_separators_are_not_said() {
         ("saying \"100\"", "It costs 100 dollars.\n"),
         ("saying \"100\"", "It costs 100 - 120 dollars.\n"),
     ]);
+}
+
+/// A quoted text found only where Markdown shows nothing of it — a table
+/// cell beyond the header's count, a fence's info string, a footnote's
+/// label, a list marker after the first — is not said.
+#[test]
+fn a_quote_only_in_unrendered_text_is_not_said() {
+    none_green(&[
+        (
+            "saying \"lithium-free\"",
+            "| cell | note |\n|---|---|\n| Batteries | Cobalt | The cells are lithium-free |\n",
+        ),
+        (
+            "saying \"lithium-free\"",
+            "Text\n\n| a |\n|---|\n| b | lithium-free |\n",
+        ),
+        (
+            "saying \"lithium-free\"",
+            "The cells use a new chemistry.\n\n```text lithium-free\nsolid electrolyte\n```\n",
+        ),
+        (
+            "saying \"lithium-free\"",
+            "The cells use a new chemistry.[^lithium-free]\n\n[^lithium-free]: Solid electrolyte.\n",
+        ),
+        (
+            "saying \"2024\"",
+            "Timeline of the product:\n\n1. Launch\n2024. Recall\n",
+        ),
+    ]);
+    green(&[
+        (
+            "saying \"lithium-free\"",
+            "| cell | note |\n|---|---|\n| Batteries | The cells are lithium-free |\n",
+        ),
+        (
+            "saying \"lithium-free\"",
+            "<p>The cells are lithium-free.</p>\n",
+        ),
+    ]);
+}
+
+/// The judge answers satisfied for a judged clause over `binding`,
+/// quoting `quote`.
+fn judged(binding: &str, quote: &str) -> (Verdict, Option<NotEvaluableReason>) {
+    let d = run_with(
+        "## Ensures\n\n- `out`: written in French\n",
+        &[("bindings/svc/out.md", binding)],
+    );
+    let run = import_run(d.path()).expect("imports");
+    let policy = Policy::default();
+    let mut judge = satisfied_quoting(&policy, 1, quote);
+    let g = grade_run(&run, &policy, &mut judge);
+    let c = &g.contracts[0].clauses[0];
+    (c.verdict, c.reason)
+}
+
+const FR: &str = "Les batteries sont prometteuses et durables";
+
+/// A judge's quote found only where Markdown shows nothing of it — a
+/// table cell beyond the header's count, a fence's info string, a
+/// footnote's label — is `fabricated-evidence`.
+#[test]
+fn a_judge_quote_only_in_unrendered_text_backs_nothing() {
+    let e = "The batteries are promising and durable.\n\n";
+    // A footnote's label holds no space.
+    let label = FR.replace(' ', "-");
+    for (out, quote) in [
+        (format!("{e}| a |\n|---|\n| b | {FR} |\n"), FR),
+        (format!("{e}```text {FR}\ncode\n```\n"), FR),
+        (format!("{e}See note.[^{label}]\n\n[^{label}]: x\n"), &label),
+    ] {
+        assert_eq!(
+            judged(&out, quote),
+            (
+                Verdict::NotEvaluable,
+                Some(NotEvaluableReason::FabricatedEvidence)
+            ),
+            "{out:?}"
+        );
+    }
+    // Shown, it stands.
+    let (v, _) = judged(&format!("{e}{FR}.\n"), FR);
+    assert_eq!(v, Verdict::Satisfied);
 }
