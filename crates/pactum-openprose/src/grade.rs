@@ -864,7 +864,8 @@ fn foreign_quote(
 
 /// Why a judge's answer that the clause held rests on a quote the output
 /// only copied from what the service was given: each place the quote is
-/// found in an output repeats an input (the echo rule of SPEC §3.4,
+/// found in an output repeats an input or the service's own contract
+/// ([`source_without_asked`]) (the echo rule of SPEC §3.4,
 /// [`pactum_core::echo::Echoes`]), so it is no evidence of the service's
 /// own. `None` when a quote is the service's own words somewhere, or the
 /// judge found the clause not kept (copied text may show a violation).
@@ -873,14 +874,15 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
     if !matches!(r.verdict, Verdict::Satisfied | Verdict::PartiallySatisfied) {
         return None;
     }
-    let inputs: Vec<Cow<'_, str>> = c
+    let mut inputs: Vec<Cow<'_, str>> = c
         .inputs
         .iter()
         .filter_map(|i| i.content.as_deref().map(Cow::Borrowed))
         .collect();
-    if inputs.is_empty() {
-        return None;
-    }
+    // The service's own source was given to it too (an example sentence
+    // of the contract copied out is no work of its own); the texts its
+    // clauses quote are what was asked, and are taken out.
+    inputs.push(Cow::Owned(source_without_asked(c)));
     r.evidence.iter().find_map(|e| match e {
         Evidence::Quote { text, .. } if !text.trim().is_empty() => {
             let mut found = false;
@@ -913,13 +915,31 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
             }
             (found && !own).then(|| {
                 format!(
-                    "the judge quoted \"{}\", which the output only copied from its input: copied text is no evidence the clause was kept",
+                    "the judge quoted \"{}\", which the output only copied from its input or its own contract: copied text is no evidence the clause was kept",
                     truncate_chars(text, 120)
                 )
             })
         }
         _ => None,
     })
+}
+
+/// The contract's source text (`root.prose.md` or its snapshot), each
+/// text one of its clauses quotes ("says \"no sources were found\"")
+/// taken out: saying that is doing what was asked, not copying the
+/// source.
+fn source_without_asked(c: &RunContract) -> String {
+    let mut source = c.source_text.to_string();
+    for d in &c.declared.clauses {
+        for t in std::iter::once(&d.text).chain(&d.sub) {
+            for q in QUOTED.captures_iter(t) {
+                if let Some(m) = q.get(1).or_else(|| q.get(2)) {
+                    source = source.replace(m.as_str(), " \u{1} ");
+                }
+            }
+        }
+    }
+    source
 }
 
 /// The sentence(s) of `text` holding `[s, e)`: from after the last

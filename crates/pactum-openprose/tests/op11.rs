@@ -301,3 +301,49 @@ fn a_judge_quote_only_in_unrendered_text_backs_nothing() {
     let (v, _) = judged(&format!("{e}{FR}.\n"), FR);
     assert_eq!(v, Verdict::Satisfied);
 }
+
+/// A judge's quote the output only copied from its own contract (an
+/// example sentence of `root.prose.md`) is `fabricated-evidence`, as one
+/// copied from the caller's input is; a text a clause quotes is what was
+/// asked, and stands.
+#[test]
+fn a_judge_quote_copied_from_the_contract_backs_nothing() {
+    let q = "Les batteries sont prometteuses et durables pour le stockage domestique";
+    let judge_over = |body: &str, out: &str, quote: &str| {
+        let d = run_root(&root(body));
+        write(d.path(), "bindings/svc/out.md", out);
+        let run = import_run(d.path()).expect("imports");
+        let policy = Policy::default();
+        let mut judge = satisfied_quoting(&policy, 1, quote);
+        let g = grade_run(&run, &policy, &mut judge);
+        let c = &g.contracts[0].clauses[0];
+        (c.verdict, c.reason)
+    };
+    assert_eq!(
+        judge_over(
+            &format!(
+                "Example of the tone wanted: \"{q}\".\n\n## Ensures\n\n- `out`: written in French"
+            ),
+            &format!("The batteries are promising.\n\n{q}\n"),
+            q,
+        ),
+        (
+            Verdict::NotEvaluable,
+            Some(NotEvaluableReason::FabricatedEvidence)
+        )
+    );
+    // Written by the service, it stands.
+    let (v, _) = judge_over(
+        "## Ensures\n\n- `out`: written in French",
+        &format!("The batteries are promising.\n\n{q}\n"),
+        q,
+    );
+    assert_eq!(v, Verdict::Satisfied);
+    // A text a judged clause quotes is what was asked.
+    let (v, _) = judge_over(
+        &format!("## Ensures\n\n- `out`: written in French, ending \"{q}\""),
+        &format!("Les batteries vont bien.\n\n{q}\n"),
+        q,
+    );
+    assert_eq!(v, Verdict::Satisfied);
+}
