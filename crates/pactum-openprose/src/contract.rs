@@ -574,6 +574,10 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let mut current: Option<Bullet> = None;
     // The lines of sentences opening with a bare `name:`.
     let mut labelled: BTreeSet<usize> = BTreeSet::new();
+    // Bullets naming a name (`` - `out`: … ``) outside every section of
+    // clauses: (line, name, inline service), refused once every clause is
+    // read if the name is one of the contract's outputs.
+    let mut outside: Vec<(usize, String, Option<usize>)> = Vec::new();
 
     let setext = setext_headings(&lines, end + 1);
     let mut underline: Option<usize> = None;
@@ -748,6 +752,11 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 ));
             }
         }
+        if !matches!(open, Some((_, Kind::Commit(_) | Kind::Errors))) {
+            if let Some((name, _)) = bullet_text(trimmed).and_then(split_name) {
+                outside.push((lineno, name, service.map(|(_, i)| i)));
+            }
+        }
         let Some((_, kind)) = open else { continue };
         if !matches!(kind, Kind::Commit(_) | Kind::Errors) {
             continue;
@@ -865,6 +874,26 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             "this line renders as text of a section that holds clauses, but pactum did not read it (a code fence, heading or section read differently from a Markdown renderer): close each code fence inside the bullet that opens it, or move the text out of the section".into(),
         )),
         None => {}
+    }
+    // A bullet on an output in a section that holds no clause (`## Output
+    // details`, the section a note like "See below." points to) reads as
+    // a commitment on it that would never be graded.
+    for (line, name, svc) in &outside {
+        let contract = svc.map_or(Some(&main), |i| inline.get(i));
+        let is_output = contract.is_some_and(|c| {
+            c.clauses.iter().any(|k| {
+                !labelled.contains(&k.line)
+                    && k.output
+                        .as_ref()
+                        .is_some_and(|o| o.to_lowercase() == name.to_lowercase())
+            })
+        });
+        if is_output {
+            return Err(err(
+                *line,
+                format!("a bullet on the output `{name}` in a section that holds no clause: it reads as a commitment on `{name}` that would never be graded; move it under `Ensures` (or `Returns`, `Maintains`), or write it as prose"),
+            ));
+        }
     }
     for c in std::iter::once(&mut main).chain(inline.iter_mut()) {
         labels_naming_no_output(c, &labelled);

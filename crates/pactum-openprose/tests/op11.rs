@@ -347,3 +347,33 @@ fn a_judge_quote_copied_from_the_contract_backs_nothing() {
     );
     assert_eq!(v, Verdict::Satisfied);
 }
+
+/// A bullet naming an output of the contract in a section that holds no
+/// clause (`## Output details`, `## Appendix`, the one a pointer note in
+/// `Ensures` points to) is refused naming its line: it reads as a
+/// commitment on that output, and would never be graded.
+#[test]
+fn a_bullet_naming_an_output_outside_the_clauses_is_refused() {
+    for (note, section) in [
+        ("The outputs are described below.", "Output details"),
+        ("See below.", "Details"),
+        ("Refer to the appendix.", "Appendix"),
+        ("", "Notes"),
+    ] {
+        for bullet in ["- `out`: at least 5 items", "- **out**: at least 5 items"] {
+            let body =
+                format!("## Ensures\n\n- `out`: a list\n\n{note}\n\n## {section}\n\n{bullet}");
+            five_items_not_dropped(&body);
+            let d = run_root(&root(&body));
+            assert!(
+                matches!(import_run(d.path()), Err(ImportError::Contract { .. })),
+                "{body}"
+            );
+        }
+    }
+    // A bullet naming no output of the contract is a note of its own.
+    let d = run_root(&root(
+        "## Ensures\n\n- `out`: a list\n\n## Notes\n\n- `style`: plain English",
+    ));
+    assert!(import_run(d.path()).is_ok());
+}
