@@ -878,11 +878,37 @@ pub(crate) fn page(url: &str) -> Option<String> {
     page_of(url, true).filter(|p| public_host(p))
 }
 
+/// The top-level domains of the DNS root zone (`tlds.txt`), each as a
+/// browser writes it in a host (IDN ones in their `xn--` form) and as
+/// written in Unicode.
+static TOP_LEVEL_DOMAINS: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
+    let mut set = BTreeSet::new();
+    for tld in include_str!("tlds.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        if let Some(ascii) = url::Url::parse(&format!("http://a.{tld}/"))
+            .ok()
+            .and_then(|u| {
+                u.host_str()
+                    .and_then(|h| h.rsplit('.').next())
+                    .map(str::to_string)
+            })
+        {
+            set.insert(ascii);
+        }
+        set.insert(tld.to_lowercase());
+    }
+    set
+});
+
 /// Whether the host of a [`page_of`] page (`host[:port]/path…`) may be
 /// on the public web: not a loopback, private, link-local or
 /// documentation or benchmarking address, not an IPv6 literal, not a
 /// local name, not a name reserved for examples (`example.com`,
-/// `….test`) or outside the DNS (`….alt`).
+/// `….test`) or outside the DNS (`….alt`, `….onion`), and under a
+/// top-level domain that exists ([`TOP_LEVEL_DOMAINS`]).
 fn public_host(page: &str) -> bool {
     let host = page.split(['/', '?']).next().unwrap_or("");
     if host.starts_with('[') {
@@ -922,12 +948,16 @@ fn public_host(page: &str) -> bool {
         "lan",
         "home.arpa",
         "arpa",
-        // Outside the DNS (RFC 9476).
+        // Outside the DNS (RFC 9476), or reached only through Tor
+        // (RFC 7686).
         "alt",
+        "onion",
     ];
-    !local
-        .iter()
-        .any(|l| host == *l || host.strip_suffix(*l).is_some_and(|h| h.ends_with('.')))
+    let tld = host.rsplit('.').next().unwrap_or_default().to_lowercase();
+    TOP_LEVEL_DOMAINS.contains(&tld)
+        && !local
+            .iter()
+            .any(|l| host == *l || host.strip_suffix(*l).is_some_and(|h| h.ends_with('.')))
 }
 
 /// [`page`] with a `ref` parameter kept: it may name a branch or a

@@ -377,3 +377,24 @@ fn a_bullet_naming_an_output_outside_the_clauses_is_refused() {
     ));
     assert!(import_run(d.path()).is_ok());
 }
+
+/// A host under a top-level domain that does not exist (or one a browser
+/// cannot reach, `.onion`) is no source for a lower bound; hosts under
+/// real ones, IDN ones too, are.
+#[test]
+fn hosts_under_no_real_top_level_domain_are_no_sources() {
+    let three = |host: &str| {
+        format!("- [a](https://a.{host}/x)\n- [b](https://b.{host}/y)\n- [c](https://c.{host}/z)\n")
+    };
+    none_green(&[
+        ("at least 3 sources", &three("zzzzznotatld")),
+        ("at least 3 sources", &three("onion")),
+    ]);
+    green(&[
+        ("at least 3 sources", &three("org")),
+        ("at least 3 sources", &three("co.uk")),
+        ("at least 3 sources", &three("\u{440}\u{444}")),
+        ("at least 3 sources", &three("xn--p1ai")),
+        ("at least 3 sources", &three("ORG")),
+    ]);
+}
