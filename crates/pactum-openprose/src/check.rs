@@ -2501,7 +2501,19 @@ fn line_kind(line: &str) -> Line {
         // A blank to fill in (`____`) or marks standing for a value
         // (`...`, `???`) after a label are a placeholder, not the label
         // alone.
-        let written = value.trim();
+        // The label's closing emphasis (`**Text:** ___`) set aside.
+        let written = ["**", "__"]
+            .iter()
+            .fold(value.trim(), |v, m| {
+                v.strip_prefix(m).map_or(v, |r| {
+                    if r.starts_with(char::is_whitespace) {
+                        r.trim_start()
+                    } else {
+                        v
+                    }
+                })
+            })
+            .trim();
         let value = value.trim_matches(marks);
         let is_label = !label.is_empty()
             && label.split_whitespace().count() <= 4

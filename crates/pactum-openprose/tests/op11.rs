@@ -72,6 +72,9 @@ fn an_unfilled_template_is_no_output() {
         "Text: ???\n",
         "Text: not specified\n",
         "Sales of heat pumps rose.\n\n{{details}}\n",
+        "**Text:** _______\n",
+        "**Text:** ...\n",
+        "__Text:__ ???\n",
     ] {
         never_green("a summary", binding);
     }
