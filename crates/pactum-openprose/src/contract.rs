@@ -753,7 +753,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             }
         }
         if !matches!(open, Some((_, Kind::Commit(_) | Kind::Errors))) {
-            if let Some((name, _)) = bullet_text(trimmed).and_then(split_name) {
+            if let Some(name) = bullet_text(trimmed).and_then(head_name) {
                 outside.push((lineno, name, service.map(|(_, i)| i)));
             }
         }
@@ -1484,6 +1484,30 @@ fn condition_of(text: &str) -> Option<(String, String)> {
     }
     let (cond, then) = text[3..].split_once(':')?;
     Some((cond.trim().to_string(), then.trim().to_string()))
+}
+
+/// The name a bullet's text opens with, as a clause on an output would:
+/// [`split_name`]'s, or one in code or emphasis however the rest follows
+/// (`` `out` — … ``, `**out** …`, `` `out` `` alone), or a bare one
+/// before a spaced dash or alone (`out - …`).
+fn head_name(text: &str) -> Option<String> {
+    use std::sync::LazyLock;
+    static HEAD: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"^(?:`([^`\n]+)`|\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\n]+)\*|_([^_\n]+)_|([\p{L}\p{N}_.-]+)\s*(?:$|\s[-–—]\s))",
+        )
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    if let Some((name, _)) = split_name(text) {
+        return Some(name);
+    }
+    let c = HEAD.captures(text.trim())?;
+    let name = (1..=6).find_map(|i| c.get(i))?.as_str().trim();
+    let ident = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    ident.then(|| output_name(name))
 }
 
 /// `` `name`: rest `` or `name: rest` where `name` is one identifier.

@@ -401,3 +401,29 @@ fn hosts_under_no_real_top_level_domain_are_no_sources() {
         ("at least 3 sources", &three("ORG")),
     ]);
 }
+
+/// A bullet outside the sections of clauses that opens with an output's
+/// name however it is parted from the rest (a dash, nothing, a line
+/// break) is refused too.
+#[test]
+fn a_bullet_opening_with_an_output_name_outside_the_clauses_is_refused() {
+    for bullet in [
+        "- `out` — at least 5 items",
+        "- out - at least 5 items",
+        "- `out`\n  at least 5 items",
+        "- **out** at least 5 items",
+        "- `out` (markdown) – at least 5 items",
+    ] {
+        let body = format!("## Ensures\n\n- `out`: a list\n\n## Notes\n\n{bullet}");
+        let d = run_root(&root(&body));
+        assert!(
+            matches!(import_run(d.path()), Err(ImportError::Contract { .. })),
+            "{body}"
+        );
+    }
+    // A word that is not the output's name is no such bullet.
+    let d = run_root(&root(
+        "## Ensures\n\n- `out`: a list\n\n## Notes\n\n- outline - a sketch first",
+    ));
+    assert!(import_run(d.path()).is_ok());
+}
