@@ -427,3 +427,55 @@ fn a_bullet_opening_with_an_output_name_outside_the_clauses_is_refused() {
     ));
     assert!(import_run(d.path()).is_ok());
 }
+
+/// Copies the folder `from` into `to`, every file and folder.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).expect("copy");
+        }
+    }
+}
+
+/// A file named like an output in a folder below the output's folder
+/// (`bindings/svc/sub/out.md`, a hidden `.old/` too) is refused as the
+/// output bound twice, in a system too; in a single-service run any
+/// folder there that holds something is refused (nothing in it is read).
+#[test]
+fn an_output_named_again_in_a_folder_below_is_refused() {
+    for f in [
+        "bindings/svc/sub/out.md",
+        "bindings/svc/.old/out.md",
+        "bindings/svc/sub/notes.md",
+    ] {
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        write(d.path(), f, "- two\n");
+        match import_run(d.path()) {
+            Err(ImportError::RunFile { file, .. }) => {
+                assert!(file.contains("bindings"), "{f:?}: {file}");
+            }
+            other => panic!("{f:?}: {other:?}"),
+        }
+    }
+    let d = tempfile::tempdir().expect("tempdir");
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openprose/satisfied");
+    copy_dir(&example, d.path());
+    assert!(import_run(d.path()).is_ok());
+    write(
+        d.path(),
+        "bindings/analyst/sub/players.md",
+        "| a | b |\n|---|---|\n| x | y |\n",
+    );
+    match import_run(d.path()) {
+        Err(ImportError::RunFile { message, .. }) => {
+            assert!(message.contains("bound twice"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
