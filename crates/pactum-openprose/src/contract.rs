@@ -753,7 +753,14 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             }
         }
         if !matches!(open, Some((_, Kind::Commit(_) | Kind::Errors))) {
-            if let Some(name) = bullet_text(trimmed).and_then(head_name) {
+            // A table row's first cell opens it as a bullet's text does.
+            let head = bullet_text(trimmed).or_else(|| {
+                trimmed
+                    .strip_prefix('|')
+                    .and_then(|r| r.split('|').next())
+                    .map(str::trim)
+            });
+            if let Some(name) = head.and_then(head_name) {
                 outside.push((lineno, name, service.map(|(_, i)| i)));
             }
         }
@@ -875,9 +882,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         )),
         None => {}
     }
-    // A bullet on an output in a section that holds no clause (`## Output
-    // details`, the section a note like "See below." points to) reads as
-    // a commitment on it that would never be graded.
+    // A bullet or table row on an output in a section that holds no
+    // clause (`## Output details`, the section a note like "See below."
+    // points to) reads as a commitment on it that would never be graded.
     for (line, name, svc) in &outside {
         let contract = svc.map_or(Some(&main), |i| inline.get(i));
         let is_output = contract.is_some_and(|c| {
@@ -891,7 +898,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         if is_output {
             return Err(err(
                 *line,
-                format!("a bullet on the output `{name}` in a section that holds no clause: it reads as a commitment on `{name}` that would never be graded; move it under `Ensures` (or `Returns`, `Maintains`), or write it as prose"),
+                format!("a bullet or table row on the output `{name}` in a section that holds no clause: it reads as a commitment on `{name}` that would never be graded; move it under `Ensures` (or `Returns`, `Maintains`), or write it as prose"),
             ));
         }
     }

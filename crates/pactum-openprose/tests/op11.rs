@@ -413,6 +413,8 @@ fn a_bullet_opening_with_an_output_name_outside_the_clauses_is_refused() {
         "- `out`\n  at least 5 items",
         "- **out** at least 5 items",
         "- `out` (markdown) – at least 5 items",
+        "| output | requirement |\n|---|---|\n| `out` | at least 5 items |",
+        "| output | requirement |\n|---|---|\n| out | at least 5 items |",
     ] {
         let body = format!("## Ensures\n\n- `out`: a list\n\n## Notes\n\n{bullet}");
         let d = run_root(&root(&body));
