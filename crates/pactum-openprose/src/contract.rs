@@ -578,6 +578,10 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     // clauses: (line, name, inline service), refused once every clause is
     // read if the name is one of the contract's outputs.
     let mut outside: Vec<(usize, String, Option<usize>)> = Vec::new();
+    // Names in code or emphasis (`` `out` ``, `**out**`) on lines outside
+    // every section of clauses: (line, name, inline service), refused if a
+    // note of the contract points below to them.
+    let mut mentions: Vec<(usize, String, Option<usize>)> = Vec::new();
 
     let setext = setext_headings(&lines, end + 1);
     let mut underline: Option<usize> = None;
@@ -753,16 +757,29 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             }
         }
         if !matches!(open, Some((_, Kind::Commit(_) | Kind::Errors))) {
-            // A table row's first cell opens it as a bullet's text does.
-            let head = bullet_text(trimmed).or_else(|| {
-                trimmed
-                    .strip_prefix('|')
-                    .and_then(|r| r.split('|').next())
-                    .map(str::trim)
-            });
-            if let Some(name) = head.and_then(head_name) {
-                outside.push((lineno, name, service.map(|(_, i)| i)));
+            // A quoted line is read as what it quotes; a table row's first
+            // cell opens it as a bullet's text does; a line opening with a
+            // name in code or emphasis and a colon is a label too.
+            let unquoted = trimmed.trim_start_matches(['>', ' ', '\t']);
+            let svc = service.map(|(_, i)| i);
+            let head = bullet_text(unquoted)
+                .and_then(head_name)
+                .or_else(|| {
+                    unquoted
+                        .strip_prefix('|')
+                        .and_then(|r| r.split('|').next())
+                        .and_then(|c| head_name(c.trim()))
+                })
+                .or_else(|| {
+                    unquoted
+                        .starts_with(['`', '*', '_'])
+                        .then(|| split_name(unquoted).map(|(n, _)| n))
+                        .flatten()
+                });
+            if let Some(name) = head {
+                outside.push((lineno, name, svc));
             }
+            mentions.extend(names_marked(unquoted).into_iter().map(|n| (lineno, n, svc)));
         }
         let Some((_, kind)) = open else { continue };
         if !matches!(kind, Kind::Commit(_) | Kind::Errors) {
@@ -905,6 +922,38 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     for c in std::iter::once(&mut main).chain(inline.iter_mut()) {
         labels_naming_no_output(c, &labelled);
         notes_naming_no_output(c);
+    }
+    // A note pointing below ("See below.", "Refer to the appendix.") to
+    // text outside the sections of clauses that names an output: what it
+    // points to may commit, and would never be graded.
+    for (svc, c) in
+        std::iter::once((None, &main)).chain(inline.iter().enumerate().map(|(i, c)| (Some(i), c)))
+    {
+        let Some(note) = c
+            .notes
+            .iter()
+            .filter(|n| points_below(&n.text))
+            .map(|n| n.line)
+            .min()
+        else {
+            continue;
+        };
+        let outputs: BTreeSet<String> = c
+            .clauses
+            .iter()
+            .filter(|k| !k.label)
+            .filter_map(|k| k.output.as_ref())
+            .map(|o| o.to_lowercase())
+            .collect();
+        if let Some((line, name, _)) = mentions
+            .iter()
+            .find(|(l, n, s)| *s == svc && *l > note && outputs.contains(&n.to_lowercase()))
+        {
+            return Err(err(
+                *line,
+                format!("this line names the output `{name}` outside the sections of clauses, and the note on line {note} points below to it: what it says of `{name}` would never be graded; move it under `Ensures` (or `Returns`, `Maintains`), or remove the note"),
+            ));
+        }
     }
     inline.retain(|c| c.has_commitments || !c.clauses.is_empty());
     Ok(ParsedFile {
@@ -1491,6 +1540,52 @@ fn condition_of(text: &str) -> Option<(String, String)> {
     }
     let (cond, then) = text[3..].split_once(':')?;
     Some((cond.trim().to_string(), then.trim().to_string()))
+}
+
+/// The names written in code or emphasis in `line` (`` `out` ``,
+/// `**out**`, `*out*`, `_out_`) that could be an output's: letters,
+/// digits, `_`, `-` and `.`.
+fn names_marked(line: &str) -> Vec<String> {
+    use std::sync::LazyLock;
+    static MARKED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"`([^`\n]+)`|\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\n]+)\*|_([^_\n]+)_")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    MARKED
+        .captures_iter(line)
+        .filter_map(|c| (1..=5).find_map(|i| c.get(i)))
+        .map(|m| m.as_str().trim())
+        .filter(|n| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        })
+        .map(output_name)
+        .collect()
+}
+
+/// Whether a note points to a later part of the file ("See below.",
+/// "Refer to the appendix.", "described in the next section").
+fn points_below(note: &str) -> bool {
+    let words: Vec<String> = note
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "below"
+                | "following"
+                | "next"
+                | "appendix"
+                | "later"
+                | "beneath"
+                | "underneath"
+                | "further"
+                | "after"
+        )
+    })
 }
 
 /// The name a bullet's text opens with, as a clause on an output would:

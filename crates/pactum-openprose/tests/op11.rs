@@ -481,3 +481,36 @@ fn an_output_named_again_in_a_folder_below_is_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+/// What a pointer note in a section of clauses points to below it is
+/// never dropped when it names an output: a sentence on the output
+/// there, a label line, a quoted bullet, is refused naming its line.
+#[test]
+fn a_pointer_note_to_text_naming_an_output_below_is_refused() {
+    for (note, text) in [
+        ("See below.", "`out`: at least 5 items."),
+        ("See below.", "**out**: at least 5 items."),
+        ("See below.", "The `out` output has at least 5 items."),
+        (
+            "The outputs are described below.",
+            "> - `out`: at least 5 items",
+        ),
+        (
+            "Refer to the appendix.",
+            "The *out* list has at least 5 items.",
+        ),
+    ] {
+        let body = format!("## Ensures\n\n- `out`: a list\n\n{note}\n\n## Details\n\n{text}");
+        let d = run_root(&root(&body));
+        assert!(
+            matches!(import_run(d.path()), Err(ImportError::Contract { .. })),
+            "{body}"
+        );
+    }
+    // Without a note pointing below, prose naming an output elsewhere is
+    // a description.
+    let d = run_root(&root(
+        "The service writes `out` as a list.\n\n## Ensures\n\n- `out`: a list\n\n## Details\n\nThe `out` output is written last.",
+    ));
+    assert!(import_run(d.path()).is_ok());
+}
