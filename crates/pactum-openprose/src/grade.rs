@@ -1303,8 +1303,9 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                     })
                     .and_then(|o| triggered_outputs.get(o).map(|by| (o, by)))
                     // An undeclared error (a crash) is answered by no
-                    // conditional: the clause does not stand aside.
-                    .filter(|_| crashed.is_empty());
+                    // conditional, nor is a run that did not end (its log
+                    // ends `---error`): the clause does not stand aside.
+                    .filter(|_| crashed.is_empty() && !unhandled.iter().any(|r| r.ends_run));
                 match by {
                     Some((o, by)) => pending.push(Pending::Done(not_triggered(
                         h,

@@ -514,3 +514,55 @@ fn a_pointer_note_to_text_naming_an_output_below_is_refused() {
     ));
     assert!(import_run(d.path()).is_ok());
 }
+
+/// A run whose log ends `---error` naming a declared error is never a
+/// pass, even when every ordinary clause is on the output the degraded
+/// path answers for: the clause does not stand aside for the
+/// conditional, the run did not end. In a system too (the ninth review's
+/// system variant: every node `✓`, the brief holding the degraded note).
+#[test]
+fn a_run_ending_in_a_declared_error_is_never_a_pass_whatever_stands_aside() {
+    let d = run_root(&root(
+        "## Ensures\n\n- `out`: at least 3 items\n- if search-failed: `out` says \"no sources\"\n\n## Errors\n\n- search-failed: the search tool failed",
+    ));
+    write(d.path(), "bindings/svc/out.md", "no sources\n");
+    write(
+        d.path(),
+        "vm.log.md",
+        "# run:r1 svc\nroot: root.prose.md\n1→ svc ✓\n---error 2026-12-01T10:15:31Z search-failed: then the VM crashed\n",
+    );
+    let g = grade_dir(d.path());
+    assert_ne!(g.status, pactum_core::TestStatus::Pass, "{g:#?}");
+
+    let d = tempfile::tempdir().expect("tempdir");
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openprose/satisfied");
+    copy_dir(&example, d.path());
+    let log = std::fs::read_to_string(d.path().join("vm.log.md")).expect("log");
+    let log: String = log
+        .lines()
+        .map(|l| {
+            if l.starts_with("---end") {
+                "---error 2026-12-01T09:16:40Z research-failed: the VM ran out of budget, run aborted"
+                    .to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    write(d.path(), "vm.log.md", &format!("{log}\n"));
+    let brief = std::fs::read_to_string(d.path().join("bindings/analyst/brief.md")).expect("brief");
+    write(
+        d.path(),
+        "bindings/analyst/brief.md",
+        &format!("{brief}\nNo sources were found for the last quarter.\n"),
+    );
+    let g = grade_dir(d.path());
+    assert_ne!(g.status, pactum_core::TestStatus::Pass, "{g:#?}");
+    assert_ne!(
+        g.overall_verdict,
+        Some(pactum_core::score::OverallVerdict::Satisfied),
+        "{g:#?}"
+    );
+}
