@@ -574,9 +574,10 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let mut current: Option<Bullet> = None;
     // The lines of sentences opening with a bare `name:`.
     let mut labelled: BTreeSet<usize> = BTreeSet::new();
-    // Bullets naming a name (`` - `out`: … ``) outside every section of
-    // clauses: (line, name, inline service), refused once every clause is
-    // read if the name is one of the contract's outputs.
+    // Bullets, table rows and label lines opening with a name (`` -
+    // `out`: … ``, `` | `out` | … ``) outside every section of clauses:
+    // (line, name, inline service), refused once every clause is read if
+    // the name is one of the contract's outputs.
     let mut outside: Vec<(usize, String, Option<usize>)> = Vec::new();
     // Names in code or emphasis (`` `out` ``, `**out**`) on lines outside
     // every section of clauses: (line, name, inline service), refused if a
@@ -728,7 +729,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             .map(|w| w.trim())
             .filter(|_| !trimmed.is_empty())
             .unwrap_or_default();
-        let label = |t: &str| is_section_label(t);
+        let label = is_section_label;
         // A list item that is such a label (`- Ensures:`, `- Ensures`,
         // `- ## Ensures`) outside a section of clauses: the items under it
         // would be dropped.
