@@ -579,9 +579,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     // (line, name, inline service), refused once every clause is read if
     // the name is one of the contract's outputs.
     let mut outside: Vec<(usize, String, Option<usize>)> = Vec::new();
-    // Names in code or emphasis (`` `out` ``, `**out**`) on lines outside
-    // every section of clauses: (line, name, inline service), refused if a
-    // note of the contract points below to them.
+    // Names on lines outside every section of clauses, in code, emphasis
+    // or as words (`` `out` ``, `**out**`, `out`): (line, name, inline
+    // service), refused if a note of the contract points below to them.
     let mut mentions: Vec<(usize, String, Option<usize>)> = Vec::new();
 
     let setext = setext_headings(&lines, end + 1);
@@ -780,7 +780,18 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             if let Some(name) = head {
                 outside.push((lineno, name, svc));
             }
-            mentions.extend(names_marked(unquoted).into_iter().map(|n| (lineno, n, svc)));
+            mentions.extend(
+                names_marked(unquoted)
+                    .into_iter()
+                    .chain(
+                        unquoted
+                            .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+                            .map(|w| w.trim_matches('.'))
+                            .filter(|w| !w.is_empty())
+                            .map(output_name),
+                    )
+                    .map(|n| (lineno, n, svc)),
+            );
         }
         let Some((_, kind)) = open else { continue };
         if !matches!(kind, Kind::Commit(_) | Kind::Errors) {
@@ -930,9 +941,20 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     for (svc, c) in
         std::iter::once((None, &main)).chain(inline.iter().enumerate().map(|(i, c)| (Some(i), c)))
     {
+        // A pointer read as a clause of no output ("See the following
+        // section.") points below all the same.
         let Some(note) = c
             .notes
             .iter()
+            .chain(c.clauses.iter().filter(|k| {
+                let first = k
+                    .text
+                    .split(|ch: char| !ch.is_alphanumeric())
+                    .find(|w| !w.is_empty())
+                    .unwrap_or_default()
+                    .to_lowercase();
+                k.output.is_none() && matches!(first.as_str(), "see" | "refer" | "for" | "as")
+            }))
             .filter(|n| points_below(&n.text))
             .map(|n| n.line)
             .min()

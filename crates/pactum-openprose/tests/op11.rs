@@ -499,6 +499,11 @@ fn a_pointer_note_to_text_naming_an_output_below_is_refused() {
             "Refer to the appendix.",
             "The *out* list has at least 5 items.",
         ),
+        ("See below.", "The out list has at least 5 items."),
+        (
+            "See the following section.",
+            "- The out list has at least 5 items.",
+        ),
     ] {
         let body = format!("## Ensures\n\n- `out`: a list\n\n{note}\n\n## Details\n\n{text}");
         let d = run_root(&root(&body));
