@@ -1046,12 +1046,14 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
-                // A number written in digit groups (`1’100`, `1 100`)
-                // reads as the number: for the judge.
+                // A number written in digit groups (`1’100`, `1 100`,
+                // `1，100`, `1٬100`), or in digits other than ASCII ones
+                // (`١١٠٠`), may read as the number: for the judge.
                 if folded.chars().any(char::is_numeric)
-                    && [content, &plain]
-                        .iter()
-                        .any(|t| rendered_fold(&ungrouped(t)).contains(&folded))
+                    && [content, &plain].iter().any(|t| {
+                        rendered_fold(&ungrouped(t)).contains(&folded)
+                            || t.chars().any(|c| c.is_numeric() && !c.is_ascii_digit())
+                    })
                 {
                     return finding(
                         None,
@@ -1113,6 +1115,15 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
+                let rendered =
+                    renders_words(&without_hidden(content), text) && renders_words(content, text);
+                if !markup && !rendered {
+                    return finding(
+                        None,
+                        format!("{}, but the output, rendered, does not show \"{text}\" (a table cell beyond its header's count, a code fence's info string, a footnote's label or a list number is not shown as written): whether it says it is for the judge", f.detail),
+                        None,
+                    );
+                }
             }
             // GitHub's math rendering can hide text (`\phantom`, a white
             // `\color`): what held there may not be shown.
@@ -1128,15 +1139,56 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
     }
 }
 
+/// Whether `c` joins the words or digits on either side of it: `-`, `.`
+/// or `,` in any form NFKC reads as one (fullwidth `－`, `．`, `，`, the
+/// small forms), every Unicode hyphen that joins (U+2010, U+2011, the
+/// figure dash, the Armenian and Hebrew hyphens, U+2E17, U+30A0…; not
+/// the en and em dashes, which part), and the Arabic decimal and
+/// thousands separators.
+fn joiner(c: char) -> bool {
+    use unicode_normalization::UnicodeNormalization;
+    matches!(
+        c,
+        '\u{058A}'
+            | '\u{05BE}'
+            | '\u{066B}'
+            | '\u{066C}'
+            | '\u{1400}'
+            | '\u{1806}'
+            | '\u{2010}'
+            | '\u{2011}'
+            | '\u{2012}'
+            | '\u{2E17}'
+            | '\u{2E1A}'
+            | '\u{2E40}'
+            | '\u{2E5D}'
+            | '\u{30A0}'
+            | '\u{10EAD}'
+    ) || {
+        let mut folded = std::iter::once(c).nfkc();
+        matches!(
+            (folded.next(), folded.next()),
+            (Some('-' | '.' | ','), None)
+        )
+    }
+}
+
+/// Whether `c` is a minus sign before a number (`-100`, `−100`): a
+/// negative number is not the number.
+fn minus(c: char) -> bool {
+    use unicode_normalization::UnicodeNormalization;
+    matches!(c, '\u{2212}' | '\u{2012}') || std::iter::once(c).nfkc().eq(std::iter::once('-'))
+}
+
 /// Whether the match `start..end` of `content` is part of a longer word
 /// or number: a letter or digit at its edge is joined to one outside it,
-/// directly or by a `-`, `.` or `,` (`un-safe`, `1,100`, `100.5`). A
-/// sentence's own `.` or `,` is followed by no letter or digit.
+/// directly or by a [`joiner`] (`un-safe`, `un－safe`, `1,100`, `1٬100`,
+/// `100.5`), or a number follows a minus sign (`-100`). A sentence's own
+/// `.` or `,` is followed by no letter or digit.
 fn joined(content: &str, start: usize, end: usize) -> bool {
     let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
     let digit = |c: Option<char>| c.is_some_and(|c| c.is_numeric());
-    // Hyphens, Unicode's too (U+2010, U+2011), join words.
-    let joiner = |c: Option<char>| matches!(c, Some('-' | '.' | ',' | '\u{2010}' | '\u{2011}'));
+    let joiner = |c: Option<char>| c.is_some_and(joiner);
     // A digit group separator (`1’100`, `1 100` with a no-break space)
     // joins digits.
     let grouping = |c: Option<char>| {
@@ -1158,10 +1210,30 @@ fn joined(content: &str, start: usize, end: usize) -> bool {
     let (b2, a2) = (back.next(), ahead.next());
     let (first, last) = (inside.chars().next(), inside.chars().next_back());
     let left = word(first)
-        && (word(b1) || (joiner(b1) && word(b2)) || (digit(first) && grouping(b1) && digit(b2)));
+        && (word(b1)
+            || (joiner(b1) && word(b2))
+            || (digit(first) && grouping(b1) && digit(b2))
+            || (digit(first) && b1.is_some_and(minus)));
     let right = word(last)
         && (word(a1) || (joiner(a1) && word(a2)) || (digit(last) && grouping(a1) && digit(a2)));
     left || right
+}
+
+/// Whether the words of `quote` (character references decoded) occur, in
+/// order and adjacent, among the words `shown` renders to: its text, code
+/// and raw HTML's text. A table cell beyond the header's count, a fence's
+/// info string, a footnote's label and a list's numbers after the first
+/// render no words of theirs, so a quote found only there is not shown.
+/// A quote of no word is not looked for (`true`).
+pub(crate) fn renders_words(shown: &str, quote: &str) -> bool {
+    let want = pactum_core::echo::words(&decode_entities(quote));
+    if want.is_empty() {
+        return true;
+    }
+    let r = render(shown);
+    let mut have = pactum_core::echo::words(&r.plain);
+    have.extend(pactum_core::echo::words(&r.html_text));
+    have.windows(want.len()).any(|w| w == want.as_slice())
 }
 
 /// Whether `text`, where the rendered output shows it, is only ever
@@ -1202,10 +1274,10 @@ fn ungrouped(s: &str) -> String {
         let between =
             i > 0 && chars[i - 1].is_numeric() && chars.get(i + 1).is_some_and(|n| n.is_numeric());
         if between
-            && matches!(
+            && (matches!(
                 c,
                 ',' | '.' | '\'' | '\u{2019}' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\u{2007}'
-            )
+            ) || (joiner(*c) && !minus(*c)))
         {
             continue;
         }
@@ -2182,8 +2254,8 @@ pub fn rearranged_copy(body: &str, inputs: &[&str], program: &str) -> bool {
 
 /// Why what held over `content` is not evidence enough on its own, when
 /// a reader would not see it as measured: part of it folded in
-/// `<details>` (shown only on a click), or nothing shown but images
-/// (which pactum cannot see). A measure that failed still fails.
+/// `<details>` (shown only on a click), an unfilled template slot shown
+/// (`{{body}}`), or nothing shown but images (which pactum cannot see). A measure that failed still fails.
 pub(crate) fn unseen_part(content: &str) -> Option<String> {
     let visible = without_hidden(content);
     let r = render(&visible);
@@ -2192,6 +2264,9 @@ pub(crate) fn unseen_part(content: &str) -> Option<String> {
     }
     if let Some(tag) = unplain_html(content) {
         return Some(format!("the output holds raw HTML (`{tag}`) that may hide text in ways pactum does not read: what a reader sees of it is for the judge"));
+    }
+    if rendered::holds_template_slot(&r.plain) {
+        return Some("the output shows an unfilled template slot (`{{…}}`): whether it was filled in is for the judge".into());
     }
     static IMAGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)!\[|<img\b"));
     let shown = r.plain.chars().any(char::is_alphanumeric)
@@ -2423,6 +2498,22 @@ fn line_kind(line: &str) -> Line {
     });
     if let Some((label, value)) = split {
         let label = label.trim_matches(marks);
+        // A blank to fill in (`____`) or marks standing for a value
+        // (`...`, `???`) after a label are a placeholder, not the label
+        // alone.
+        // The label's closing emphasis (`**Text:** ___`) set aside.
+        let written = ["**", "__"]
+            .iter()
+            .fold(value.trim(), |v, m| {
+                v.strip_prefix(m).map_or(v, |r| {
+                    if r.starts_with(char::is_whitespace) {
+                        r.trim_start()
+                    } else {
+                        v
+                    }
+                })
+            })
+            .trim();
         let value = value.trim_matches(marks);
         let is_label = !label.is_empty()
             && label.split_whitespace().count() <= 4
@@ -2432,6 +2523,9 @@ fn line_kind(line: &str) -> Line {
             if matches!(first(label).as_str(), "todo" | "fixme" | "tbd")
                 && TO_WRITE.contains(&first(value).as_str())
             {
+                return Line::Placeholder;
+            }
+            if !written.is_empty() && placeholder(written) {
                 return Line::Placeholder;
             }
             if words(value).is_empty() {
@@ -3093,6 +3187,19 @@ fn non_answer(v: &str) -> bool {
             | "t.b.d"
             | "t.b.a"
             | "t.b.c"
+            | "not specified"
+            | "unspecified"
+            | "not given"
+            | "not provided"
+            | "not stated"
+            | "n.d"
+            | "blank"
+            | "empty"
+            | "yyyy"
+            | "yyyy-mm-dd"
+            | "mm/dd/yyyy"
+            | "dd/mm/yyyy"
+            | "xxxx"
     )
 }
 
@@ -3196,9 +3303,13 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     .iter()
                     .zip(fields)
                     .map(|(c, f)| match c {
-                        Some(i) => cells
-                            .get(*i)
-                            .is_some_and(|v| a_value(v) && (!is_url_field(f) || URL.is_match(v))),
+                        // A cell repeating its column's header is a row
+                        // left unfilled.
+                        Some(i) => cells.get(*i).is_some_and(|v| {
+                            a_value(v)
+                                && norm(v) != norm(&t.header[*i])
+                                && (!is_url_field(f) || URL.is_match(v))
+                        }),
                         None => is_url_field(f) && cells.iter().any(|v| URL.is_match(v)),
                     })
                     .collect();

@@ -538,6 +538,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     // The file as a renderer shows it: comments and tag-only HTML blocks
     // blanked (lines kept), so a commented-out clause is no clause.
     let shown = shown_lines(&lines, end);
+    // The lines as written, for what blanking a comment inside a word
+    // (`En<!-- -->sures:`) would part.
+    let written = lines;
     let lines: Vec<&str> = shown.lines().collect();
     let text = shown.as_str();
 
@@ -571,6 +574,15 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let mut current: Option<Bullet> = None;
     // The lines of sentences opening with a bare `name:`.
     let mut labelled: BTreeSet<usize> = BTreeSet::new();
+    // Bullets, table rows and label lines opening with a name (`` -
+    // `out`: … ``, `` | `out` | … ``) outside every section of clauses:
+    // (line, name, inline service), refused once every clause is read if
+    // the name is one of the contract's outputs.
+    let mut outside: Vec<(usize, String, Option<usize>)> = Vec::new();
+    // Names on lines outside every section of clauses, in code, emphasis
+    // or as words (`` `out` ``, `**out**`, `out`): (line, name, inline
+    // service), refused if a note of the contract points below to them.
+    let mut mentions: Vec<(usize, String, Option<usize>)> = Vec::new();
 
     let setext = setext_headings(&lines, end + 1);
     let mut underline: Option<usize> = None;
@@ -709,17 +721,21 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         // opens none: the bullets after it, under whatever heading, would
         // be dropped. Only a lead-in to a list inside such a section is
         // left to the reading below.
-        // A bold line alone (`**Ensures**`) is such a label too.
-        let emphasised = trimmed.len() > 2
-            && ["**", "__", "*", "_"]
-                .iter()
-                .any(|m| trimmed.starts_with(m) && trimmed.trim_end_matches(':').ends_with(m));
-        // A list item that is such a label (`- Ensures:`) outside a
-        // section of clauses: the items under it would be dropped.
-        let item_label = bullet_text(trimmed).is_some_and(|t| {
-            t.trim_end_matches(['*', '_', '`']).ends_with(':')
-                && matches!(section_kind(t), Some(Kind::Commit(_)))
-        }) && !matches!(open, Some((_, Kind::Commit(_))));
+        // Read as it renders, with or without a colon (`Ensures`,
+        // `**Ensures**`, `Ensures.`, `<b>Ensures</b>`, `[Ensures](#x)`,
+        // `Ensure&#115;`, `En<!-- -->sures`).
+        let as_written = written
+            .get(i)
+            .map(|w| w.trim())
+            .filter(|_| !trimmed.is_empty())
+            .unwrap_or_default();
+        let label = is_section_label;
+        // A list item that is such a label (`- Ensures:`, `- Ensures`,
+        // `- ## Ensures`) outside a section of clauses: the items under it
+        // would be dropped.
+        let item_label = (bullet_text(trimmed).is_some_and(label)
+            || bullet_text(as_written).is_some_and(label))
+            && !matches!(open, Some((_, Kind::Commit(_))));
         if item_label {
             return Err(err(
                 lineno,
@@ -728,8 +744,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         }
         if bullet_text(trimmed).is_none()
             && (current.is_none() || after_blank)
-            && (trimmed.trim_end_matches(['*', '_', '`']).ends_with(':') || emphasised)
-            && matches!(section_kind(trimmed), Some(Kind::Commit(_)))
+            && (label(trimmed) || label(as_written))
         {
             let list_follows = lines[i + 1..]
                 .iter()
@@ -741,6 +756,42 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                     format!("`{}` is a label, not a section heading: the bullets after it would be read as no clause; write it as a heading (`## Ensures`)", trimmed.trim()),
                 ));
             }
+        }
+        if !matches!(open, Some((_, Kind::Commit(_) | Kind::Errors))) {
+            // A quoted line is read as what it quotes; a table row's first
+            // cell opens it as a bullet's text does; a line opening with a
+            // name in code or emphasis and a colon is a label too.
+            let unquoted = trimmed.trim_start_matches(['>', ' ', '\t']);
+            let svc = service.map(|(_, i)| i);
+            let head = bullet_text(unquoted)
+                .and_then(head_name)
+                .or_else(|| {
+                    unquoted
+                        .strip_prefix('|')
+                        .and_then(|r| r.split('|').next())
+                        .and_then(|c| head_name(c.trim()))
+                })
+                .or_else(|| {
+                    unquoted
+                        .starts_with(['`', '*', '_'])
+                        .then(|| split_name(unquoted).map(|(n, _)| n))
+                        .flatten()
+                });
+            if let Some(name) = head {
+                outside.push((lineno, name, svc));
+            }
+            mentions.extend(
+                names_marked(unquoted)
+                    .into_iter()
+                    .chain(
+                        unquoted
+                            .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+                            .map(|w| w.trim_matches('.'))
+                            .filter(|w| !w.is_empty())
+                            .map(output_name),
+                    )
+                    .map(|n| (lineno, n, svc)),
+            );
         }
         let Some((_, kind)) = open else { continue };
         if !matches!(kind, Kind::Commit(_) | Kind::Errors) {
@@ -860,9 +911,72 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         )),
         None => {}
     }
+    // A bullet or table row on an output in a section that holds no
+    // clause (`## Output details`, the section a note like "See below."
+    // points to) reads as a commitment on it that would never be graded.
+    for (line, name, svc) in &outside {
+        let contract = svc.map_or(Some(&main), |i| inline.get(i));
+        let is_output = contract.is_some_and(|c| {
+            c.clauses.iter().any(|k| {
+                !labelled.contains(&k.line)
+                    && k.output
+                        .as_ref()
+                        .is_some_and(|o| o.to_lowercase() == name.to_lowercase())
+            })
+        });
+        if is_output {
+            return Err(err(
+                *line,
+                format!("a bullet or table row on the output `{name}` in a section that holds no clause: it reads as a commitment on `{name}` that would never be graded; move it under `Ensures` (or `Returns`, `Maintains`), or write it as prose"),
+            ));
+        }
+    }
     for c in std::iter::once(&mut main).chain(inline.iter_mut()) {
         labels_naming_no_output(c, &labelled);
         notes_naming_no_output(c);
+    }
+    // A note pointing below ("See below.", "Refer to the appendix.") to
+    // text outside the sections of clauses that names an output: what it
+    // points to may commit, and would never be graded.
+    for (svc, c) in
+        std::iter::once((None, &main)).chain(inline.iter().enumerate().map(|(i, c)| (Some(i), c)))
+    {
+        // A pointer read as a clause of no output ("See the following
+        // section.") points below all the same.
+        let Some(note) = c
+            .notes
+            .iter()
+            .chain(c.clauses.iter().filter(|k| {
+                let first = k
+                    .text
+                    .split(|ch: char| !ch.is_alphanumeric())
+                    .find(|w| !w.is_empty())
+                    .unwrap_or_default()
+                    .to_lowercase();
+                k.output.is_none() && matches!(first.as_str(), "see" | "refer" | "for" | "as")
+            }))
+            .filter(|n| points_below(&n.text))
+            .map(|n| n.line)
+            .min()
+        else {
+            continue;
+        };
+        let outputs: BTreeSet<String> = c
+            .clauses
+            .iter()
+            .filter(|k| !k.label)
+            .filter_map(|k| k.output.as_ref())
+            .map(|o| o.to_lowercase())
+            .collect();
+        if let Some((line, name, _)) = mentions
+            .iter()
+            .find(|(l, n, s)| *s == svc && *l > note && outputs.contains(&n.to_lowercase()))
+        {
+            return Err(err(
+                *line,
+                format!("this line names the output `{name}` outside the sections of clauses, and the note on line {note} points below to it: what it says of `{name}` would never be graded; move it under `Ensures` (or `Returns`, `Maintains`), or remove the note"),
+            ));
+        }
     }
     inline.retain(|c| c.has_commitments || !c.clauses.is_empty());
     Ok(ParsedFile {
@@ -1322,6 +1436,34 @@ fn is_generic_lead_in(trimmed: &str) -> bool {
     !words.is_empty() && words.len() <= 4 && words.iter().all(|w| WORDS.contains(&w.as_str()))
 }
 
+/// Whether a line (or a list item's text) reads, once rendered, as the
+/// name of a section of clauses written as a label: comments and tags
+/// dropped (`En<!-- -->sures`, `<b>Ensures</b>`, `<h2>Ensures</h2>`), a
+/// link's text kept without where it leads (`[Ensures](#x)`), character
+/// references decoded (`Ensure&#115;`), backslashes and heading marks
+/// (`## Ensures` inside an item) set aside, then read by
+/// [`section_kind`]: with or without a trailing `:`, `.` or `!`, in
+/// emphasis or not.
+fn is_section_label(line: &str) -> bool {
+    use std::sync::LazyLock;
+    static MARKUP: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"<!--.*?-->|<[^<>]*>").unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    static LINK: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    let bare = MARKUP.replace_all(line, "");
+    let bare = LINK.replace_all(&bare, "$1");
+    let decoded = crate::check::decode_entities(&bare).replace('\\', "");
+    let t = decoded
+        .trim()
+        .trim_start_matches('#')
+        .trim_end_matches('#')
+        .trim();
+    !t.is_empty() && matches!(section_kind(t), Some(Kind::Commit(_)))
+}
+
 /// The text of a bullet line (`- `, `* `, `+ `, or numbered `1. `,
 /// `1) `), without its marker.
 fn bullet_text(trimmed: &str) -> Option<&str> {
@@ -1421,6 +1563,76 @@ fn condition_of(text: &str) -> Option<(String, String)> {
     }
     let (cond, then) = text[3..].split_once(':')?;
     Some((cond.trim().to_string(), then.trim().to_string()))
+}
+
+/// The names written in code or emphasis in `line` (`` `out` ``,
+/// `**out**`, `*out*`, `_out_`) that could be an output's: letters,
+/// digits, `_`, `-` and `.`.
+fn names_marked(line: &str) -> Vec<String> {
+    use std::sync::LazyLock;
+    static MARKED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"`([^`\n]+)`|\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\n]+)\*|_([^_\n]+)_")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    MARKED
+        .captures_iter(line)
+        .filter_map(|c| (1..=5).find_map(|i| c.get(i)))
+        .map(|m| m.as_str().trim())
+        .filter(|n| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        })
+        .map(output_name)
+        .collect()
+}
+
+/// Whether a note points to a later part of the file ("See below.",
+/// "Refer to the appendix.", "described in the next section").
+fn points_below(note: &str) -> bool {
+    let words: Vec<String> = note
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "below"
+                | "following"
+                | "next"
+                | "appendix"
+                | "later"
+                | "beneath"
+                | "underneath"
+                | "further"
+                | "after"
+        )
+    })
+}
+
+/// The name a bullet's text opens with, as a clause on an output would:
+/// [`split_name`]'s, or one in code or emphasis however the rest follows
+/// (`` `out` — … ``, `**out** …`, `` `out` `` alone), or a bare one
+/// before a spaced dash or alone (`out - …`).
+fn head_name(text: &str) -> Option<String> {
+    use std::sync::LazyLock;
+    static HEAD: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"^(?:`([^`\n]+)`|\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\n]+)\*|_([^_\n]+)_|([\p{L}\p{N}_.-]+)\s*(?:$|\s[-–—]\s))",
+        )
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    if let Some((name, _)) = split_name(text) {
+        return Some(name);
+    }
+    let c = HEAD.captures(text.trim())?;
+    let name = (1..=6).find_map(|i| c.get(i))?.as_str().trim();
+    let ident = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    ident.then(|| output_name(name))
 }
 
 /// `` `name`: rest `` or `name: rest` where `name` is one identifier.

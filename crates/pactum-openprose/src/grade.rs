@@ -864,7 +864,8 @@ fn foreign_quote(
 
 /// Why a judge's answer that the clause held rests on a quote the output
 /// only copied from what the service was given: each place the quote is
-/// found in an output repeats an input (the echo rule of SPEC §3.4,
+/// found in an output repeats an input or the service's own contract
+/// ([`source_without_asked`]) (the echo rule of SPEC §3.4,
 /// [`pactum_core::echo::Echoes`]), so it is no evidence of the service's
 /// own. `None` when a quote is the service's own words somewhere, or the
 /// judge found the clause not kept (copied text may show a violation).
@@ -873,14 +874,15 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
     if !matches!(r.verdict, Verdict::Satisfied | Verdict::PartiallySatisfied) {
         return None;
     }
-    let inputs: Vec<Cow<'_, str>> = c
+    let mut inputs: Vec<Cow<'_, str>> = c
         .inputs
         .iter()
         .filter_map(|i| i.content.as_deref().map(Cow::Borrowed))
         .collect();
-    if inputs.is_empty() {
-        return None;
-    }
+    // The service's own source was given to it too (an example sentence
+    // of the contract copied out is no work of its own); the texts its
+    // clauses quote are what was asked, and are taken out.
+    inputs.push(Cow::Owned(source_without_asked(c)));
     r.evidence.iter().find_map(|e| match e {
         Evidence::Quote { text, .. } if !text.trim().is_empty() => {
             let mut found = false;
@@ -913,13 +915,31 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
             }
             (found && !own).then(|| {
                 format!(
-                    "the judge quoted \"{}\", which the output only copied from its input: copied text is no evidence the clause was kept",
+                    "the judge quoted \"{}\", which the output only copied from its input or its own contract: copied text is no evidence the clause was kept",
                     truncate_chars(text, 120)
                 )
             })
         }
         _ => None,
     })
+}
+
+/// The contract's source text (`root.prose.md` or its snapshot), each
+/// text one of its clauses quotes ("says \"no sources were found\"")
+/// taken out: saying that is doing what was asked, not copying the
+/// source.
+fn source_without_asked(c: &RunContract) -> String {
+    let mut source = c.source_text.to_string();
+    for d in &c.declared.clauses {
+        for t in std::iter::once(&d.text).chain(&d.sub) {
+            for q in QUOTED.captures_iter(t) {
+                if let Some(m) = q.get(1).or_else(|| q.get(2)) {
+                    source = source.replace(m.as_str(), " \u{1} ");
+                }
+            }
+        }
+    }
+    source
 }
 
 /// The sentence(s) of `text` holding `[s, e)`: from after the last
@@ -953,7 +973,8 @@ fn sentence_around(text: &str, s: usize, e: usize) -> &str {
 /// Why a judge's answer quotes text found in an output only where it is
 /// not shown as written (an HTML comment, a hidden element, a link's
 /// destination, an unreferenced footnote, text after a bidirectional
-/// control or in math that can hide it): no evidence
+/// control or in math that can hide it, a table cell beyond its header's
+/// count, a fence's info string, a footnote's label): no evidence
 /// ([`crate::check::shown_for_quotes`]). `None` when every quote is
 /// shown by the output the clause is about, or in no output at all (pactum's quote verification
 /// answers that).
@@ -981,10 +1002,19 @@ fn hidden_quote(r: &ClauseResult, clause: &DeclaredClause, c: &RunContract) -> O
                 .iter()
                 .filter(|b| clause.output.as_ref().is_none_or(|o| *o == b.name))
                 .filter_map(|b| b.content.as_deref())
-                .any(|t| fold(&crate::check::shown_for_quotes(t)).contains(&q));
+                .any(|t| {
+                    // Rendered both as written and with what is hidden
+                    // blanked (which may change what the rest renders
+                    // as: a footnote's definition blanked leaves its
+                    // label shown).
+                    let shown = crate::check::shown_for_quotes(t);
+                    fold(&shown).contains(&q)
+                        && crate::check::renders_words(&shown, text)
+                        && crate::check::renders_words(t, text)
+                });
             (!shown).then(|| {
                 format!(
-                    "the judge quoted text of {} that is not shown when the Markdown renders (inside an HTML comment, a hidden element or raw HTML pactum does not read; a link's destination or label; an unreferenced footnote; after a bidirectional control; in math that can hide text): \"{}\" is no evidence",
+                    "the judge quoted text of {} that is not shown when the Markdown renders (inside an HTML comment, a hidden element or raw HTML pactum does not read; a link's destination or label; an unreferenced footnote; after a bidirectional control; in math that can hide text; a table cell beyond its header's count, a fence's info string or a footnote's label): \"{}\" is no evidence",
                     hidden_in.0.path,
                     truncate_chars(text, 120)
                 )
@@ -1273,8 +1303,9 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                     })
                     .and_then(|o| triggered_outputs.get(o).map(|by| (o, by)))
                     // An undeclared error (a crash) is answered by no
-                    // conditional: the clause does not stand aside.
-                    .filter(|_| crashed.is_empty());
+                    // conditional, nor is a run that did not end (its log
+                    // ends `---error`): the clause does not stand aside.
+                    .filter(|_| crashed.is_empty() && !unhandled.iter().any(|r| r.ends_run));
                 match by {
                     Some((o, by)) => pending.push(Pending::Done(not_triggered(
                         h,

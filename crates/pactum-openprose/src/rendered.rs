@@ -20,6 +20,9 @@ pub(crate) struct Piece {
     pub text: String,
     /// The first line of the source it renders from, trimmed.
     pub line: String,
+    /// It shows an image (Markdown `![…](…)` or `<img>`): something is
+    /// shown, whatever its text.
+    pub image: bool,
 }
 
 /// A GFM table: its header cells' texts and its body rows.
@@ -75,6 +78,9 @@ pub(crate) struct Rendered {
     /// The text shown, inline markup (a comment, a link, a tag that does
     /// not break text) joining what is on either side.
     pub plain: String,
+    /// The text of raw HTML (blocks and inline), tags removed and
+    /// character references decoded: shown by a browser, not in `plain`.
+    pub html_text: String,
 }
 
 static TAG_NAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -270,8 +276,9 @@ pub(crate) fn render(content: &str) -> Rendered {
     let mut lo = String::new();
     let mut hi = String::new();
     let mut html_words = 0u64;
-    // Open blocks, with a text buffer each.
-    let mut stack: Vec<(Open, String)> = Vec::new();
+    // Open blocks, with a text buffer each and whether an image shows
+    // in it.
+    let mut stack: Vec<(Open, String, bool)> = Vec::new();
     let mut list_depth = 0usize;
     let mut item_depth = 0usize;
     let mut code = 0usize;
@@ -284,8 +291,8 @@ pub(crate) fn render(content: &str) -> Rendered {
     let mut last_was_list: Vec<bool> = vec![false];
     let mut header: Vec<String> = Vec::new();
     let mut cells: Vec<String> = Vec::new();
-    let push_text = |stack: &mut Vec<(Open, String)>, s: &str| {
-        for (_, buf) in stack.iter_mut() {
+    let push_text = |stack: &mut Vec<(Open, String, bool)>, s: &str| {
+        for (_, buf, _) in stack.iter_mut() {
             buf.push_str(s);
         }
     };
@@ -362,6 +369,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                     Tag::Image { .. } => {
                         image += 1;
                         r.images += 1;
+                        stack.iter_mut().for_each(|(_, _, img)| *img = true);
                         // An image is something to click.
                         links.iter_mut().for_each(|l| l.1 = true);
                         Open::Other
@@ -396,10 +404,10 @@ pub(crate) fn render(content: &str) -> Rendered {
                     Tag::TableCell => Open::Cell,
                     _ => Open::Other,
                 };
-                stack.push((open, String::new()));
+                stack.push((open, String::new(), false));
             }
             Event::End(end) => {
-                let Some((open, text)) = stack.pop() else {
+                let Some((open, text, image_shown)) = stack.pop() else {
                     continue;
                 };
                 let inline = matches!(
@@ -459,11 +467,13 @@ pub(crate) fn render(content: &str) -> Rendered {
                         r.items.push(Piece {
                             text,
                             line: source_line(content, at),
+                            image: image_shown,
                         });
                     }
                     Open::Heading(at) => r.headings.push(Piece {
                         text,
                         line: source_line(content, at),
+                        image: image_shown,
                     }),
                     Open::Paragraph { counted: false, .. }
                         if text.chars().any(|c| !c.is_whitespace()) =>
@@ -473,6 +483,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                     Open::Paragraph { counted: true, at } => r.paragraphs.push(Piece {
                         text,
                         line: source_line(content, at),
+                        image: image_shown,
                     }),
                     Open::Row { head: false, at } => {
                         if let Some(t) = r.tables.last_mut() {
@@ -480,6 +491,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                             t.rows.push(Piece {
                                 text: row.join(" "),
                                 line: source_line(content, at),
+                                image: image_shown,
                             });
                             t.cells.push(row);
                         }
@@ -538,6 +550,9 @@ pub(crate) fn render(content: &str) -> Rendered {
                     img |= name == "img";
                     r.tags.insert(name);
                 }
+                if img {
+                    stack.iter_mut().for_each(|(_, _, shown)| *shown = true);
+                }
                 let stripped = ANY_TAG.replace_all(&h, " ");
                 let decoded = crate::check::decode_entities(&stripped);
                 // HTML in a link's text (an `<img>`, text) may show it.
@@ -545,6 +560,8 @@ pub(crate) fn render(content: &str) -> Rendered {
                     links.iter_mut().for_each(|l| l.1 = true);
                 }
                 if decoded.chars().any(char::is_alphanumeric) {
+                    r.html_text.push_str(&decoded);
+                    r.html_text.push(' ');
                     html_words += words_high(&decoded);
                     // Text inside HTML is a separate piece of a unit.
                     push_text(&mut stack, &decoded);
@@ -564,9 +581,36 @@ pub(crate) fn render(content: &str) -> Rendered {
     r
 }
 
+/// An unfilled template slot, as template engines write one: `{{name}}`,
+/// `{{ name }}`, `{% … %}`.
+static TEMPLATE_SLOT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\{\{[^{}\n]{0,80}\}\}|\{%[^%\n]{0,80}%\}")
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+});
+
+/// A slot alone ([`TEMPLATE_SLOT`], `${name}`, `{name}`), or a fill-in
+/// blank (`____`).
+static SLOT_ALONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:\{\{[^{}\n]{0,80}\}\}|\{%[^%\n]{0,80}%\}|\$\{[^{}\n]{1,80}\}|\{[\p{L}_][\p{L}\p{N}_ .-]{0,40}\}|_{3,})$",
+    )
+    .unwrap_or_else(|_| unreachable!("valid pattern"))
+});
+
+/// Whether `t` holds an unfilled template slot (`{{body}}`, `{% if %}`)
+/// anywhere: a template, or part of one, left unfilled.
+pub(crate) fn holds_template_slot(t: &str) -> bool {
+    TEMPLATE_SLOT.is_match(t)
+}
+
 /// Placeholders written where content should be (`N/A`, `N/A.`,
-/// `[insert …]`).
+/// `[insert …]`, `???`, `not specified`), an unfilled template slot
+/// alone (`{{body}}`, `{{ title }}`, `${name}`, `{name}`) or a fill-in
+/// blank (`____`).
 pub(crate) fn placeholder_phrase(t: &str) -> bool {
+    if SLOT_ALONE.is_match(t.trim()) {
+        return true;
+    }
     let l = t.trim().to_lowercase();
     let l = l.trim_matches(|c: char| matches!(c, '[' | ']' | '<' | '>' | '{' | '}' | '(' | ')'));
     // A full stop or an exclamation mark after it changes nothing.
@@ -599,6 +643,14 @@ pub(crate) fn placeholder_phrase(t: &str) -> bool {
                 | "not yet available"
                 | "not available yet"
                 | "not yet written"
+                | "?"
+                | "??"
+                | "???"
+                | "not specified"
+                | "unspecified"
+                | "not given"
+                | "not provided"
+                | "not stated"
         )
     };
     phrase(l.trim())
@@ -625,8 +677,8 @@ pub(crate) fn meaningful(text: &str) -> bool {
 
 /// `units` counted both ways: those a reader can use, each distinct text
 /// once (low), and every unit that shows anything (high: a placeholder,
-/// a repeat, an emoji or a mark too; only a blank one, or one of
-/// invisible characters, not).
+/// a repeat, an emoji, a mark or an image too; only a blank one, or one
+/// of invisible characters, not).
 pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
     let mut seen = BTreeSet::new();
     let mut first = None;
@@ -638,9 +690,10 @@ pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
     let shown = units
         .iter()
         .filter(|u| {
-            u.text
-                .chars()
-                .any(|c| !c.is_whitespace() && !pactum_core::text::shown_as_code_point(c))
+            u.image
+                || u.text
+                    .chars()
+                    .any(|c| !c.is_whitespace() && !pactum_core::text::shown_as_code_point(c))
         })
         .count();
     (seen.len() as u64, shown as u64, first)
@@ -825,11 +878,37 @@ pub(crate) fn page(url: &str) -> Option<String> {
     page_of(url, true).filter(|p| public_host(p))
 }
 
+/// The top-level domains of the DNS root zone (`tlds.txt`), each as a
+/// browser writes it in a host (IDN ones in their `xn--` form) and as
+/// written in Unicode.
+static TOP_LEVEL_DOMAINS: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
+    let mut set = BTreeSet::new();
+    for tld in include_str!("tlds.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        if let Some(ascii) = url::Url::parse(&format!("http://a.{tld}/"))
+            .ok()
+            .and_then(|u| {
+                u.host_str()
+                    .and_then(|h| h.rsplit('.').next())
+                    .map(str::to_string)
+            })
+        {
+            set.insert(ascii);
+        }
+        set.insert(tld.to_lowercase());
+    }
+    set
+});
+
 /// Whether the host of a [`page_of`] page (`host[:port]/path…`) may be
 /// on the public web: not a loopback, private, link-local or
 /// documentation or benchmarking address, not an IPv6 literal, not a
 /// local name, not a name reserved for examples (`example.com`,
-/// `….test`) or outside the DNS (`….alt`).
+/// `….test`) or outside the DNS (`….alt`, `….onion`), and under a
+/// top-level domain that exists ([`TOP_LEVEL_DOMAINS`]).
 fn public_host(page: &str) -> bool {
     let host = page.split(['/', '?']).next().unwrap_or("");
     if host.starts_with('[') {
@@ -869,12 +948,16 @@ fn public_host(page: &str) -> bool {
         "lan",
         "home.arpa",
         "arpa",
-        // Outside the DNS (RFC 9476).
+        // Outside the DNS (RFC 9476), or reached only through Tor
+        // (RFC 7686).
         "alt",
+        "onion",
     ];
-    !local
-        .iter()
-        .any(|l| host == *l || host.strip_suffix(*l).is_some_and(|h| h.ends_with('.')))
+    let tld = host.rsplit('.').next().unwrap_or_default().to_lowercase();
+    TOP_LEVEL_DOMAINS.contains(&tld)
+        && !local
+            .iter()
+            .any(|l| host == *l || host.strip_suffix(*l).is_some_and(|h| h.ends_with('.')))
 }
 
 /// [`page`] with a `ref` parameter kept: it may name a branch or a

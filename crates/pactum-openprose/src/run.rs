@@ -400,6 +400,11 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     // ---error.
     let mut errors = ctx.workspace_errors(owners.as_deref())?;
     ctx.no_stray_error_files(owners.as_deref())?;
+    // A single service's or function's other binding folders, once a
+    // stray error file among them has been named.
+    if layout != Layout::System {
+        no_unread_folders(&dir.join("bindings"), &root.name)?;
+    }
     if let Some(l) = &log {
         errors.extend(l.errors.iter().cloned());
         if let Some((line, msg)) = &l.run_error {
@@ -632,7 +637,7 @@ fn no_lookalike_folders(b: &Path) -> Result<(), ImportError> {
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
     for f in sorted_entries(b)?.into_iter().filter(|p| p.is_dir()) {
         let name = folder_name(&f);
-        if let Some(first) = seen.insert(rendered::lookalike_fold(&output_name(&name)), f.clone()) {
+        if let Some(first) = seen.insert(binding_key(&name), f.clone()) {
             return Err(ImportError::RunFile {
                 file: first.display().to_string(),
                 line: 0,
@@ -643,6 +648,124 @@ fn no_lookalike_folders(b: &Path) -> Result<(), ImportError> {
                 ),
             });
         }
+    }
+    Ok(())
+}
+
+/// The extensions a binding may be written with, as [`binding_key`]
+/// strips them once more from a name (`out.md.md`).
+const BINDING_EXTENSIONS: [&str; 10] = [
+    "md", "markdown", "mdx", "json", "txt", "text", "html", "htm", "yaml", "yml",
+];
+
+/// A binding's name (a file's stem, a folder's name) as a reader tells
+/// binding names apart: read by [`rendered::lookalike_fold`], with white
+/// space anywhere dropped (`out .md`, ` out.md`, an ideographic space),
+/// dots at either end dropped (`out..md`, `.svc`) and an extension a
+/// binding is written with stripped again (`out.md.md`, `out.json.md`).
+/// Two names with one key are one binding written twice.
+fn binding_key(name: &str) -> String {
+    let folded: String = rendered::lookalike_fold(&output_name(name))
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut key = folded.as_str();
+    loop {
+        key = key.trim_matches('.');
+        match key.rsplit_once('.') {
+            Some((stem, ext))
+                if BINDING_EXTENSIONS
+                    .iter()
+                    .any(|e| rendered::lookalike_fold(e) == ext) =>
+            {
+                key = stem;
+            }
+            _ => return key.to_string(),
+        }
+    }
+}
+
+/// The files in the folders below `dir` (not `dir`'s own files), at most
+/// [`MAX_WORKSPACE_DEPTH`] levels and [`MAX_WORKSPACE_ENTRIES`] entries
+/// down: more is refused, never skipped.
+fn files_below(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(PathBuf, usize)> = sorted_entries(dir)?
+        .into_iter()
+        .filter(|p| p.is_dir())
+        .map(|p| (p, 1))
+        .collect();
+    let mut seen = 0usize;
+    let refuse = |at: &Path, why: String| ImportError::RunFile {
+        file: at.display().to_string(),
+        line: 0,
+        message: why,
+    };
+    while let Some((d, depth)) = stack.pop() {
+        if depth > MAX_WORKSPACE_DEPTH {
+            return Err(refuse(
+                &d,
+                format!("folders nested deeper than {MAX_WORKSPACE_DEPTH} levels in an output folder: pactum cannot look through them for a second binding of an output"),
+            ));
+        }
+        for e in sorted_entries(&d)? {
+            seen += 1;
+            if seen > MAX_WORKSPACE_ENTRIES {
+                return Err(refuse(
+                    dir,
+                    format!("more than {MAX_WORKSPACE_ENTRIES} entries below an output folder: pactum cannot look through them for a second binding of an output"),
+                ));
+            }
+            if e.is_dir() {
+                stack.push((e, depth + 1));
+            } else if e.is_file() {
+                out.push(e);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// In a run of one service (or function) whose outputs are in
+/// `bindings/{name}/`, refuses any other folder of `bindings/` but the
+/// caller's, and any folder inside the service's own, that holds
+/// anything: its outputs would never be graded.
+fn no_unread_folders(b: &Path, name: &str) -> Result<(), ImportError> {
+    if !b.is_dir() {
+        return Ok(());
+    }
+    let own = b.join(name);
+    if own.is_dir() {
+        if let Some(f) = sorted_entries(&own)?
+            .into_iter()
+            .filter(|p| p.is_dir())
+            .find(|p| sorted_entries(p).is_ok_and(|e| !e.is_empty()))
+        {
+            return Err(ImportError::RunFile {
+                file: f.display().to_string(),
+                line: 0,
+                message: format!(
+                    "a folder {} inside the service's binding folder `{}`: a run of one service reads its outputs from that folder alone, and these would never be graded",
+                    shown(&folder_name(&f)),
+                    shown(name)
+                ),
+            });
+        }
+    }
+    for f in sorted_entries(b)?.into_iter().filter(|p| p.is_dir()) {
+        let folder = folder_name(&f);
+        if folder == "caller" || folder == name || sorted_entries(&f)?.is_empty() {
+            continue;
+        }
+        return Err(ImportError::RunFile {
+            file: f.display().to_string(),
+            line: 0,
+            message: format!(
+                "a binding folder {} beside the service's `{}`: a run of one service has no other outputs, and these would never be graded",
+                shown(&folder),
+                shown(name)
+            ),
+        });
     }
     Ok(())
 }
@@ -947,7 +1070,7 @@ impl Ctx<'_> {
                     // Read as a reader tells names apart: a zero-width
                     // space, a soft hyphen or lookalike letters make no
                     // other output.
-                    if let Some(first) = seen.insert(rendered::lookalike_fold(&stem), rel.clone()) {
+                    if let Some(first) = seen.insert(binding_key(&stem), rel.clone()) {
                         return Err(ImportError::RunFile {
                             file: self.dir.join(&first).display().to_string(),
                             line: 0,
@@ -959,6 +1082,29 @@ impl Ctx<'_> {
                     if known.insert(stem.clone()) {
                         names.push(stem);
                     }
+                }
+            }
+            // A file in a folder below named like an output (`sub/out.md`,
+            // `.old/out.md`) is that output bound twice, unless it is the
+            // binding the manifest names.
+            let keys: Vec<(String, &String)> = names.iter().map(|n| (binding_key(n), n)).collect();
+            for f in files_below(&dir)? {
+                let rel = self.rel(&f);
+                let Some(stem) = f.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+                    continue;
+                };
+                let key = binding_key(&stem);
+                if let Some((_, n)) = keys
+                    .iter()
+                    .find(|(k, n)| *k == key && declared.get(*n) != Some(&rel))
+                {
+                    return Err(ImportError::RunFile {
+                        file: self.dir.join(&rel).display().to_string(),
+                        line: 0,
+                        message: format!(
+                            "output `{n}` is bound twice: {folder}/ and {rel}, in a folder below it (one output, one file)"
+                        ),
+                    });
                 }
             }
         }
