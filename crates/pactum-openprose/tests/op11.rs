@@ -430,20 +430,6 @@ fn a_bullet_opening_with_an_output_name_outside_the_clauses_is_refused() {
     assert!(import_run(d.path()).is_ok());
 }
 
-/// Copies the folder `from` into `to`, every file and folder.
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read_dir") {
-        let e = e.expect("entry");
-        let target = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).expect("copy");
-        }
-    }
-}
-
 /// A file named like an output in a folder below the output's folder
 /// (`bindings/svc/sub/out.md`, a hidden `.old/` too) is refused as the
 /// output bound twice, in a system too; in a single-service run any

@@ -6,6 +6,9 @@ use pactum_core::{Policy, TestStatus, Verdict};
 use pactum_openprose::grade::{grade_run, no_judge, RunGrade};
 use pactum_openprose::{import_run, ImportError};
 
+mod common;
+use common::copy_dir;
+
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
@@ -366,19 +369,6 @@ fn invisible_bindings_and_headers_are_no_content() {
     let g = grade_dir(d.path());
     for (_, id, v) in verdicts(&g) {
         assert_eq!(v, Verdict::Violated, "{id}");
-    }
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read_dir") {
-        let e = e.expect("entry");
-        let target = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).expect("copy");
-        }
     }
 }
 
