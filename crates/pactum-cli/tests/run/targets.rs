@@ -260,7 +260,7 @@ fn exec_target_runs_one_process_per_conversation_and_records_every_channel() {
     assert_eq!(pid(first), pid(last));
 }
 
-/// A new run's row holds the suite's snapshot exactly as loading made it
+/// A new run stores the suite's snapshot exactly as loading made it
 /// (handed to the store, not rebuilt, cut or left empty) and its digest.
 #[test]
 fn a_new_run_stores_the_suite_snapshot_as_loaded() {
@@ -274,11 +274,15 @@ fn a_new_run_stores_the_suite_snapshot_as_loaded() {
     let run = sb.run(&suite, &["-q"]);
     assert_code(&run, 1);
     let loaded = pactum_suite::load_suite(&suite).expect("the suite loads");
-    let (text, digest): (String, String) = open_db(&sb.db())
-        .query_row("SELECT suite_snapshot, suite_digest FROM runs", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .expect("one run");
+    let (in_row, text, digest): (String, String, String) = open_db(&sb.db())
+        .query_row(
+            "SELECT r.suite_snapshot, CAST(s.snapshot AS TEXT), r.suite_digest
+             FROM runs r JOIN suite_snapshots s ON s.run_id = r.id",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("one run, its snapshot in a row of its own");
+    assert_eq!(in_row, "", "the snapshot is kept once, in suite_snapshots");
     assert_eq!(digest, loaded.digest);
     assert!(
         text == loaded.snapshot,

@@ -558,7 +558,11 @@ fn no_secret_reaches_the_store_the_cache_a_report_or_a_terminal() {
     assert_eq!(tool["turns"][0]["tool_calls"][0]["name"], "[redacted]");
     // The snapshot stored with the run keeps the URL without credentials.
     let snapshot: String = open_db(&db)
-        .query_row("SELECT suite_snapshot FROM runs", [], |r| r.get(0))
+        .query_row(
+            "SELECT CAST(s.snapshot AS TEXT) FROM runs r JOIN suite_snapshots s ON s.run_id = r.id",
+            [],
+            |r| r.get(0),
+        )
         .expect("the run record");
     assert!(
         snapshot.contains("http://[redacted]@127.0.0.1"),
@@ -935,7 +939,7 @@ tests:
     // The snapshot stored with the run holds `[redacted]` in their place.
     let snapshot: Value = serde_json::from_str(
         &open_db(&db)
-            .query_row("SELECT suite_snapshot FROM runs", [], |r| {
+            .query_row("SELECT CAST(s.snapshot AS TEXT) FROM runs r JOIN suite_snapshots s ON s.run_id = r.id", [], |r| {
                 r.get::<_, String>(0)
             })
             .expect("the run record"),
