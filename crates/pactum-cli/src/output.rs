@@ -56,6 +56,12 @@ pub fn eprint_styled(msg: &str) {
         Some(r) => r.redact(msg),
         None => std::borrow::Cow::Borrowed(msg),
     };
+    // A key written in an argument (a path named after one) is redacted
+    // too, before any pipeline has read an input and learnt it (SPEC §4).
+    let msg = pactum_pipeline::redact_message(
+        msg.into_owned(),
+        "error: a message that holds a key was withheld",
+    );
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(msg.as_bytes());
     if !msg.ends_with('\n') {

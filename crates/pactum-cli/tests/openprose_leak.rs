@@ -102,3 +102,62 @@ fn a_key_written_in_lookalike_characters_is_redacted_from_every_report() {
         }
     }
 }
+
+/// A key in a path given on the command line (a run folder named after
+/// one) is redacted from every refusal, printed before any input is read:
+/// a report inside the run, a run that does not exist, a report path that
+/// names a folder, two reports on one file.
+#[test]
+fn a_key_in_a_path_argument_is_redacted_from_every_refusal() {
+    const KEY: &str = "sk-proj-Zq8vT3xLm9Pw2Rk7Nf4Hb6Jd1Yc5Gs0A";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join(KEY);
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: at least 1 items\n",
+    );
+    write(&run_dir.join("bindings/svc/out.md"), "- a\n");
+    let folder = dir.path().join(format!("reports-{KEY}"));
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let same = dir.path().join(format!("{KEY}.json"));
+    let missing = dir.path().join(format!("old-{KEY}"));
+    let cases: Vec<Vec<std::ffi::OsString>> = vec![
+        vec![
+            run_dir.clone().into(),
+            "--json".into(),
+            run_dir.join("report.json").into(),
+        ],
+        vec![
+            run_dir.clone().into(),
+            "--junit".into(),
+            run_dir.join("bindings/svc/r.xml").into(),
+        ],
+        vec![missing.into()],
+        vec![run_dir.clone().into(), "--json".into(), folder.into()],
+        vec![
+            run_dir.clone().into(),
+            "--json".into(),
+            same.clone().into(),
+            "--junit".into(),
+            same.into(),
+        ],
+    ];
+    for args in cases {
+        let output = Command::cargo_bin("pactum")
+            .expect("the pactum binary is built")
+            .env("NO_COLOR", "1")
+            .arg("grade")
+            .arg("--experimental-openprose")
+            .args(&args)
+            .output()
+            .expect("pactum runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stdout}{stderr}");
+        assert!(stderr.contains("[redacted]"), "{args:?}: {stderr}");
+        for text in [&stdout, &stderr] {
+            assert!(!text.contains("Zq8vT3xLm9"), "{args:?}: {text}");
+        }
+    }
+}

@@ -35,4 +35,5 @@ pub mod stored;
 pub mod strength;
 
 pub use error::PipelineError;
+pub use keys::redact_message;
 pub use sink::{Message, MessageLevel, Progress, Sink};

@@ -25,7 +25,7 @@ use pactum_openprose::{grade_run, import_run, Run, RunGrade};
 use pactum_report::{ContractInfo, InputFile, Protected, RunEnd, RunInfo, Warning};
 
 use crate::grade::{judge_setup, store_protected, GradeJudge, GradeOutcome, JudgeConfig};
-use crate::{Message, MessageLevel, PipelineError, Sink};
+use crate::{redact_message, Message, MessageLevel, PipelineError, Sink};
 
 /// What `pactum grade RUN_DIR…` grades and how.
 #[derive(Debug, Clone)]
@@ -298,50 +298,6 @@ impl Prepared<'_> {
         });
         outcome.report_failed = sink.report_failed();
         Ok(outcome)
-    }
-}
-
-/// An error message with every key written in it (a path or a line
-/// quoted from the run) replaced by `[redacted]`, or `code` alone when it
-/// cannot be. A key written as it is found, in any ASCII case, is
-/// replaced whole, and so is a copy of its first eight characters or
-/// more (a key cut short where the message is bounded): the words beside
-/// it stay whole, where a redactor's fragment matching would cut
-/// `root.prose.md` beside a key ending `.prose.md`. A key found only
-/// through an encoding is left to the redactor.
-fn redact_message(text: String, code: &str) -> String {
-    const SHORTEST: usize = 8;
-    let mut tokens = key_tokens(&text);
-    if tokens.is_empty() {
-        return text;
-    }
-    tokens.sort_by_key(|t| std::cmp::Reverse(t.len()));
-    let mut plain = text.clone();
-    for t in &tokens {
-        let lower = t.to_ascii_lowercase();
-        let (mut k, mut from) = (lower.len(), 0);
-        while k >= SHORTEST {
-            if !lower.is_char_boundary(k) {
-                k -= 1;
-                continue;
-            }
-            // Each replacement moves on past itself: this ends.
-            match plain.to_ascii_lowercase()[from..].find(&lower[..k]) {
-                Some(at) => {
-                    let at = from + at;
-                    plain.replace_range(at..at + k, pactum_core::secret::REDACTED);
-                    from = at + pactum_core::secret::REDACTED.len();
-                }
-                None => (k, from) = (k - 1, 0),
-            }
-        }
-    }
-    if key_tokens(&plain).is_empty() {
-        return plain;
-    }
-    match Redactor::new(key_tokens(&text)) {
-        Ok(r) => r.redact_string(text),
-        Err(_) => code.to_string(),
     }
 }
 
