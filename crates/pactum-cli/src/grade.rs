@@ -395,8 +395,10 @@ fn grade_openprose(args: GradeArgs, color: bool) -> CliResult {
     if outcome.report_failed {
         return Ok(Exit::Partial);
     }
+    // A contract that does not pass (a clause only partly kept) is never
+    // the exit of every contract passing.
     Ok(exit::for_totals(
-        outcome.count(TestStatus::Fail),
+        outcome.count(TestStatus::Fail) + outcome.partly_kept,
         outcome.count(TestStatus::Undetermined),
         outcome.count(TestStatus::Error),
         outcome.input_errors,

@@ -793,3 +793,52 @@ fn two_runs_with_one_trace_id_are_refused() {
         assert!(run.stderr.contains("trace id"), "{}", run.stderr);
     }
 }
+
+/// A clause the judge finds only partly kept leaves its contract's status
+/// `pass` (SPEC §3.5), but the contract does not pass by the grader's
+/// rule: the run's verdict is `partial`, a warning says why, and the exit
+/// is never 0.
+#[test]
+fn a_clause_only_partly_kept_never_exits_zero() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: written in French\n",
+    );
+    write(
+        &run_dir.join("bindings/svc/out.md"),
+        "Les batteries sont bonnes. The rest of this answer is in English.\n",
+    );
+    let server = ScriptedServer::start(&json!([{
+        "name": "partly",
+        "match": {"system_contains": JUDGE_MARK},
+        "judge": {"verdict": "partially_satisfied", "confidence": 90,
+                  "evidence": ["Les batteries sont bonnes."]}
+    }]))
+    .expect("the scripted server starts");
+    let json_path = dir.path().join("report.json");
+    let db = dir.path().join("pactum.db");
+    let run = pactum([
+        "grade".as_ref(),
+        run_dir.as_os_str(),
+        "--judge-url".as_ref(),
+        server.openai_base_url().as_ref(),
+        "--judge-model".as_ref(),
+        "judge-model".as_ref(),
+        "--db".as_ref(),
+        db.as_os_str(),
+        "--json".as_ref(),
+        json_path.as_os_str(),
+    ]);
+    let r = report(&json_path);
+    let prose = &r["openprose"][0];
+    assert_eq!(
+        prose["contracts"][0]["clauses"][0]["verdict"], "partially_satisfied",
+        "{prose:#}"
+    );
+    assert_eq!(prose["overall_verdict"], "partial", "{prose:#}");
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("partly-kept"), "{}", run.stdout);
+}

@@ -62,6 +62,13 @@ pub struct RunScores {
     pub overall_verdict: Option<OverallVerdict>,
 }
 
+/// Whether a contract of status `status` with clause verdicts `counts`
+/// passes by the contract grader's rule ([`run_scores`]): its status is
+/// `pass` (SPEC §3.5) and no clause is `partially_satisfied`.
+pub fn contract_passes(status: TestStatus, counts: &VerdictCounts) -> bool {
+    status == TestStatus::Pass && counts.partially_satisfied == 0
+}
+
 /// The one home of the contract grader's formulas:
 ///
 /// * `contract_score` ([`contract_score`]) and `overall_score`
@@ -85,7 +92,7 @@ pub fn run_scores(contracts: &[ContractResult], policy: &Policy) -> RunScores {
     let passes = contracts
         .iter()
         .zip(&statuses)
-        .filter(|(c, s)| **s == TestStatus::Pass && c.counts.partially_satisfied == 0)
+        .filter(|(c, s)| contract_passes(**s, &c.counts))
         .count();
     let fails = statuses.iter().filter(|s| **s == TestStatus::Fail).count();
     let overall_verdict = overall.map(|_| {

@@ -97,6 +97,11 @@ pub struct GradeOutcome {
     /// [`GradeRequest::stop`] was raised: the traces after it were not
     /// graded, so the run is partial.
     pub interrupted: bool,
+    /// Results of status `pass` that still do not pass by the contract
+    /// grader's rule ([`pactum_core::score::contract_passes`]: a clause
+    /// only partly kept); an OpenProse run's `overall_verdict` is then not
+    /// `satisfied`. Always 0 for trace files.
+    pub partly_kept: u64,
 }
 
 impl GradeOutcome {

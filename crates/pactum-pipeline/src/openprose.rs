@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use pactum_core::secret::{key_tokens, Redactor};
 use pactum_core::trace::Trace;
-use pactum_core::{ObservabilityLevel, Policy, TraceResult};
+use pactum_core::{ObservabilityLevel, Policy, TestStatus, TraceResult};
 use pactum_eval::{CompiledContract, NoJudge};
 pub use pactum_openprose::is_run_dir;
 use pactum_openprose::{grade_run, import_run, Run, RunGrade};
@@ -256,6 +256,11 @@ impl Prepared<'_> {
                     error: None,
                 };
                 *outcome.by_status.entry(result.status).or_default() += 1;
+                if c.status == TestStatus::Pass
+                    && !pactum_core::score::contract_passes(c.status, &c.counts)
+                {
+                    outcome.partly_kept += 1;
+                }
                 outcome.graded += 1;
                 sink.result(&result, None);
             }
@@ -278,6 +283,15 @@ impl Prepared<'_> {
                 code: "no-judge".into(),
                 message: format!(
                     "{no_judge} clause(s) need a judge (their text is not in a phrasing pactum measures) but no judge is configured: each is not evaluable with reason no-judge"
+                ),
+            });
+        }
+        if outcome.partly_kept > 0 {
+            warnings.push(Warning {
+                code: "partly-kept".into(),
+                message: format!(
+                    "{} contract(s) of status pass hold a clause only partly kept (partially_satisfied): a commitment kept in part is not kept, so such a contract does not pass and the run's overall verdict is not satisfied",
+                    outcome.partly_kept
                 ),
             });
         }
