@@ -47,7 +47,8 @@ Exit codes:
   0  every graded test passed
      strength: the measurement passed (PASS); aggregate: every declared floor
      met; compare: the comparison was made (whatever its answer)
-  1  at least one test failed (a clause was violated)
+  1  at least one test failed (a clause was violated; for OpenProse runs,
+     also a contract holding a clause only partly kept)
      strength: FAIL (a probe missed, a canary passed, a clean control failed,
      a broken measurement); aggregate: a class below its floor
   2  usage error or invalid input (contract, suite, expectations or policy
