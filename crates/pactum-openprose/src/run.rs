@@ -364,6 +364,16 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             root.main.clone()
         };
         let name = root.name.clone();
+        // Its snapshot, when kept, must be the root: a clause only in one
+        // of the two would never be graded.
+        let snap = dir.join("sources").join(format!("{name}.prose.md"));
+        if snap.is_file() && ctx.read(&snap)?.trim_end() != root_text.trim_end() {
+            return Err(ImportError::RunFile {
+                file: snap.display().to_string(),
+                line: 0,
+                message: "the service's source snapshot differs from root.prose.md: which contract the run kept cannot be told".into(),
+            });
+        }
         let folder = format!("bindings/{name}");
         let outputs = ctx.outputs_in(&folder, &declared, &BTreeMap::new())?;
         let c = RunContract {
@@ -955,6 +965,9 @@ fn strip_output_header(name: &str, folder: &str, text: &str) -> String {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RawManifest {
+    /// The run's id: the log's header must name the same run.
+    #[serde(default)]
+    id: Option<String>,
     system_name: String,
     #[serde(default)]
     source_path: Option<String>,
@@ -1278,6 +1291,21 @@ impl Ctx<'_> {
             field,
             message,
         };
+        // The log is this run's: a header naming another run id (of the
+        // same program) records another run's steps and end.
+        if let (Some(run), Some(l)) = (&m.id, log) {
+            if let Some(logged) = l.id.as_ref().filter(|logged| *logged != run) {
+                return Err(ImportError::RunFile {
+                    file: self.dir.join("vm.log.md").display().to_string(),
+                    line: l.program.as_ref().map_or(1, |(line, _)| *line),
+                    message: format!(
+                        "the log's header names the run `{}`, the manifest `{}`: it is another run's log",
+                        pactum_core::text::truncate_chars(logged, 80),
+                        pactum_core::text::truncate_chars(run, 80)
+                    ),
+                });
+            }
+        }
         // The system's own snapshot must be the root: a clause only in one
         // of the two would never be graded.
         if let Some(name) = m
