@@ -1074,16 +1074,34 @@ impl Ctx<'_> {
             // `out.MD`, `résumé` in NFC and NFD, `o\u{200B}ut.md`): which
             // was meant cannot be told, so the run is refused.
             let mut seen: BTreeMap<String, String> = BTreeMap::new();
+            // An output the manifest binds elsewhere, with a file at its
+            // default place too: which one the caller received cannot be
+            // told.
+            let bound: Vec<(String, &String, &String)> = declared
+                .iter()
+                .map(|(n, p)| (binding_key(n), n, p))
+                .collect();
             for f in sorted_entries(&dir)? {
                 if !f.is_file() {
                     continue;
                 }
                 if let Some(stem) = f.file_stem().map(|s| output_name(&s.to_string_lossy())) {
                     let rel = self.rel(&f);
+                    let key = binding_key(&stem);
+                    if let Some((_, n, p)) = bound.iter().find(|(k, _, p)| *k == key && **p != rel)
+                    {
+                        return Err(ImportError::RunFile {
+                            file: self.dir.join(&rel).display().to_string(),
+                            line: 0,
+                            message: format!(
+                                "output `{n}` is bound twice: the manifest binds it at {p}, and {rel} is where it is written by default (one output, one file)"
+                            ),
+                        });
+                    }
                     // Read as a reader tells names apart: a zero-width
                     // space, a soft hyphen or lookalike letters make no
                     // other output.
-                    if let Some(first) = seen.insert(binding_key(&stem), rel.clone()) {
+                    if let Some(first) = seen.insert(key, rel.clone()) {
                         return Err(ImportError::RunFile {
                             file: self.dir.join(&first).display().to_string(),
                             line: 0,

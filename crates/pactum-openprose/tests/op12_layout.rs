@@ -61,3 +61,43 @@ fn a_log_of_another_run_id_is_refused() {
         other => panic!("{:?}", other.map(|r| r.id)),
     }
 }
+
+/// An output the manifest binds elsewhere (`bindingPath`), with a file at
+/// its default place too, is bound twice: which one the caller received
+/// cannot be told. Bound elsewhere alone, it is read there.
+#[test]
+fn an_output_bound_elsewhere_with_a_file_at_its_default_place_is_refused() {
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openprose/satisfied");
+    for bound in [
+        "bindings/analyst/players-final.md",
+        "bindings/analyst/old/players.md",
+    ] {
+        let d = tempfile::tempdir().expect("tempdir");
+        copy_dir(&example, d.path());
+        let manifest = d.path().join("forme.manifest.json");
+        let mut m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&manifest).expect("manifest"))
+                .expect("json");
+        m["graph"][1]["outputs"][1]["bindingPath"] = bound.into();
+        std::fs::write(&manifest, m.to_string()).expect("write");
+        let players = d.path().join("bindings/analyst/players.md");
+        let table = std::fs::read_to_string(&players).expect("players");
+        write(d.path(), bound, &table);
+        // At its bound place alone, the output is read there.
+        std::fs::remove_file(&players).expect("remove");
+        assert!(import_run(d.path()).is_ok(), "{bound}");
+        write(
+            d.path(),
+            "bindings/analyst/players.md",
+            "| player | share |\n|---|---|\n| A | 1 |\n",
+        );
+        match import_run(d.path()) {
+            Err(ImportError::RunFile { file, message, .. }) => {
+                assert!(file.ends_with("players.md"), "{file}");
+                assert!(message.contains("bound twice"), "{message}");
+            }
+            other => panic!("{bound}: {:?}", other.map(|r| r.id)),
+        }
+    }
+}
