@@ -842,3 +842,53 @@ fn a_clause_only_partly_kept_never_exits_zero() {
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("partly-kept"), "{}", run.stdout);
 }
+
+/// An output too long for one judge request is judged in windows; a judge
+/// finding the commitment kept in one window says nothing of the others,
+/// so over several windows `satisfied` is never taken: the clause is
+/// `not_evaluable` (`transcript-too-long`) and the run never exits 0.
+#[test]
+fn a_judged_clause_over_several_windows_is_never_satisfied() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: does not recommend a competitor's product\n",
+    );
+    let mut out = String::from("Our battery is the best choice for most homes.\n\n");
+    for i in 0..2_000 {
+        out.push_str(&format!(
+            "Paragraph {i}: the storage system keeps the lights on through the evening peak.\n\n"
+        ));
+    }
+    out.push_str("For most homes we recommend the Tesla Powerwall instead of our own battery.\n");
+    assert!(out.len() > 150_000);
+    write(&run_dir.join("bindings/svc/out.md"), &out);
+    let server = ScriptedServer::start(&json!([{
+        "name": "clean",
+        "match": {"system_contains": JUDGE_MARK},
+        "judge": {"verdict": "satisfied", "confidence": 95,
+                  "evidence": ["Our battery is the best choice for most homes."]}
+    }]))
+    .expect("the scripted server starts");
+    let json_path = dir.path().join("report.json");
+    let db = dir.path().join("pactum.db");
+    let run = pactum([
+        "grade".as_ref(),
+        run_dir.as_os_str(),
+        "--judge-url".as_ref(),
+        server.openai_base_url().as_ref(),
+        "--judge-model".as_ref(),
+        "judge-model".as_ref(),
+        "--db".as_ref(),
+        db.as_os_str(),
+        "--json".as_ref(),
+        json_path.as_os_str(),
+    ]);
+    let r = report(&json_path);
+    let clause = &r["openprose"][0]["contracts"][0]["clauses"][0];
+    assert_eq!(clause["verdict"], "not_evaluable", "{clause:#}");
+    assert_eq!(clause["reason"], "transcript-too-long", "{clause:#}");
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+}

@@ -192,6 +192,55 @@ pub struct RunGrade {
 /// the real judge; [`no_judge`] grades every judged clause `no-judge`.
 pub type JudgeFn<'a> = dyn FnMut(&CompiledContract, &Trace) -> ContractResult + 'a;
 
+/// A judge's answers for one run contract whose transcript was judged in
+/// `windows` windows (the judge's own split of a long transcript). With
+/// more than one, a `satisfied` or `partially_satisfied` answer is read as
+/// `not_evaluable` (`transcript-too-long`): every OpenProse clause is
+/// required, and a judge combines a required clause's windows by "kept in
+/// any window" (SPEC §3.3), which over a commitment not to do something
+/// (`does not recommend a competitor`, `written in French`) is one clean
+/// window passing it while another broke it. A `violated` answer stands.
+pub struct Windowed<'a, J: pactum_eval::Judgments> {
+    inner: &'a J,
+    windows: usize,
+}
+
+impl<'a, J: pactum_eval::Judgments> Windowed<'a, J> {
+    /// `inner`'s answers, read for a transcript judged in `windows`
+    /// windows.
+    pub fn new(inner: &'a J, windows: usize) -> Self {
+        Windowed { inner, windows }
+    }
+}
+
+impl<J: pactum_eval::Judgments> pactum_eval::Judgments for Windowed<'_, J> {
+    fn configured(&self) -> bool {
+        self.inner.configured()
+    }
+
+    fn answer(
+        &self,
+        contract_id: &str,
+        clause_id: &str,
+    ) -> Option<pactum_core::judge::JudgeAnswer> {
+        use pactum_core::judge::JudgeAnswer;
+        let a = self.inner.answer(contract_id, clause_id)?;
+        Some(match a {
+            JudgeAnswer::Graded {
+                verdict: Verdict::Satisfied | Verdict::PartiallySatisfied,
+                ..
+            } if self.windows > 1 => JudgeAnswer::Failed {
+                reason: NotEvaluableReason::TranscriptTooLong,
+                detail: format!(
+                    "the outputs were judged in {} windows, and a judge that finds a commitment kept in one window does not say it was kept in the others: an output this long is not taken as keeping a judged clause",
+                    self.windows
+                ),
+            },
+            other => other,
+        })
+    }
+}
+
 /// Grades judged clauses with no judge configured (`no-judge`).
 pub fn no_judge(policy: Policy) -> impl FnMut(&CompiledContract, &Trace) -> ContractResult {
     move |c, t| c.grade(t, &policy, &pactum_eval::NoJudge)

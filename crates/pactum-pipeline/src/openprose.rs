@@ -195,7 +195,12 @@ impl Prepared<'_> {
                         None,
                     ));
                     match judged {
-                        Ok((judgments, _, _)) => c.grade(&trace, &policy, &judgments),
+                        Ok((judgments, _, _)) => {
+                            let windows = pactum_llm::transcript::windows(&trace).needed;
+                            let judgments =
+                                pactum_openprose::grade::Windowed::new(&judgments, windows);
+                            c.grade(&trace, &policy, &judgments)
+                        }
                         Err(e) => {
                             judge_error.get_or_insert_with(|| format!("judge cache: {e}"));
                             c.grade(&trace, &policy, &NoJudge)
