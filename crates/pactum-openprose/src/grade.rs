@@ -504,10 +504,17 @@ impl Memo {
         inputs: &[Cow<'_, str>],
         c: &RunContract,
     ) -> bool {
-        *self
-            .copied
-            .entry(b.path.clone())
-            .or_insert_with(|| only_copied_input(&crate::check::without_hidden(content), inputs, c))
+        *self.copied.entry(b.path.clone()).or_insert_with(|| {
+            let shown = crate::check::without_hidden(content);
+            if only_copied_input(&shown, inputs, c) {
+                return true;
+            }
+            // A copy with letters swapped for look-alikes or an
+            // accent added reads as the same copy.
+            let folded: Vec<Cow<'_, str>> =
+                inputs.iter().map(|i| Cow::Owned(copy_fold(i))).collect();
+            pactum_core::echo::only_copied(&copy_fold(&shown), &folded)
+        })
     }
 
     fn unseen(
@@ -781,6 +788,19 @@ fn name_head(text: &str) -> Option<&str> {
 /// clauses' own quotes). Saying exactly a text a clause quotes ("says
 /// \"no sources were found\"") is doing what was asked, not copying the
 /// source.
+/// `s` as the copy rule compares it: accents and other combining marks
+/// dropped, then read as a reader tells texts apart
+/// ([`crate::rendered::lookalike_fold`]: fullwidth, mathematical and
+/// look-alike letters are the letters they look like).
+fn copy_fold(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let bare: String = s
+        .nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .collect();
+    crate::rendered::lookalike_fold(&bare)
+}
+
 fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> bool {
     use pactum_core::echo::only_copied;
     if only_copied(content, inputs) {
@@ -932,6 +952,7 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
     // of the contract copied out is no work of its own); the texts its
     // clauses quote are what was asked, and are taken out.
     inputs.push(Cow::Owned(source_without_asked(c)));
+    let folded: Vec<Cow<'_, str>> = inputs.iter().map(|i| Cow::Owned(copy_fold(i))).collect();
     r.evidence.iter().find_map(|e| match e {
         Evidence::Quote { text, .. } if !text.trim().is_empty() => {
             let mut found = false;
@@ -956,7 +977,9 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
                         || pactum_core::echo::only_copied(paragraph, &inputs)
                         || crate::check::pieced_copy(paragraph, &texts)
                         || pactum_core::echo::only_copied(sentence, &inputs)
-                        || crate::check::pieced_copy(sentence, &texts);
+                        || crate::check::pieced_copy(sentence, &texts)
+                        || pactum_core::echo::only_copied(&copy_fold(paragraph), &folded)
+                        || pactum_core::echo::only_copied(&copy_fold(sentence), &folded);
                     if !copied {
                         own = true;
                     }
