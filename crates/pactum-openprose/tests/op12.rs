@@ -1,0 +1,52 @@
+//! The twelfth round: wrong greens the tenth hostile review found, each
+//! shown here before it was fixed.
+
+use pactum_core::Verdict;
+use pactum_openprose::{import_run, ImportError};
+
+mod common;
+use common::*;
+
+/// A workspace file holding an error heading whose name, folded, holds
+/// `error` but is no `__error.md` (a copy's name, a near spelling) is
+/// read as the service's error or refused naming it, never passed over.
+#[test]
+fn an_error_file_under_a_copy_name_is_never_passed_over() {
+    for name in [
+        "__error (1).md",
+        "__error copy.md",
+        "__error2.md",
+        "__error-1.md",
+        "__error-2026-12-01.md",
+        "__error_.md",
+        "__error__.md",
+        "___error.md",
+        "_error.md",
+        "__ error.md",
+        "error.md",
+        "ERROR.md",
+        "__errors.md",
+        "sub/error (2).md",
+    ] {
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        write(
+            d.path(),
+            &format!("workspace/svc/{name}"),
+            "# Error: crashed\n\nThe service crashed.\n",
+        );
+        match import_run(d.path()) {
+            Err(ImportError::RunFile { file, .. }) => {
+                let base = name.rsplit('/').next().unwrap_or(name);
+                assert!(file.ends_with(base), "{name:?}: {file}");
+            }
+            Err(e) => panic!("{name:?}: {e:?}"),
+            Ok(_) => {
+                let g = grade_dir(d.path());
+                assert!(
+                    by_text(&g).iter().all(|(_, v)| *v != Verdict::Satisfied),
+                    "{name:?}: {g:#?}"
+                );
+            }
+        }
+    }
+}
