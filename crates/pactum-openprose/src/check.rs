@@ -1070,6 +1070,16 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
+                // A JSON string escape (`T\u0065sla`, `\"`) is read
+                // decoded by every reader of the JSON: what it spells is
+                // not looked up.
+                if has_json_escape(content) {
+                    return finding(
+                        None,
+                        format!("the clause negates \"{text}\", and the output holds a JSON string escape (`\\u0065`, `\\\"`), which a reader of the JSON reads decoded: whether it says \"{text}\" is for the judge"),
+                        None,
+                    );
+                }
             }
             if let Some((present, why)) = format_renders(inner, content, json.as_ref()) {
                 return finding(
@@ -1323,6 +1333,17 @@ fn measure_both(
                 },
                 _ => finding(None, f.detail, None),
             }
+}
+
+/// Whether `content` holds what reads as a JSON string escape: a
+/// backslash before `u` and four hex digits, or before `"`, `\`, `/`,
+/// `b`, `f`, `n`, `r` or `t`.
+fn has_json_escape(content: &str) -> bool {
+    static ESCAPE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\\(u[0-9a-fA-F]{4}|["\\/bfnrt])"#)
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    ESCAPE.is_match(content)
 }
 
 /// Whether `content` holds a bidirectional override, embedding or

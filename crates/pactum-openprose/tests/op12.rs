@@ -50,3 +50,23 @@ fn an_error_file_under_a_copy_name_is_never_passed_over() {
         }
     }
 }
+
+/// A negated quote over an output holding a JSON string escape
+/// (`"T\u0065sla"`), which every reader of the JSON decodes, is never
+/// satisfied: the escape may spell the forbidden text.
+#[test]
+fn a_negated_quote_over_a_json_escape_is_never_satisfied() {
+    for (path, body) in [
+        ("bindings/svc/summary.json", r#"{"partner": "T\u0065sla"}"#),
+        (
+            "bindings/svc/summary.json",
+            r#"{"partner": "\u0054\u0065\u0073\u006c\u0061"}"#,
+        ),
+        ("bindings/svc/summary.json", r#"{"T\u0065sla": true}"#),
+        ("bindings/svc/summary.md", r#"["T\u0065sla Powerwall"]"#),
+        ("bindings/svc/summary.json", r#"{"partner": "Tesl\u0061"}"#),
+    ] {
+        let v = one_at("not mentioning \"Tesla\"", path, body);
+        assert_ne!(v, Verdict::Satisfied, "{body}");
+    }
+}
