@@ -1335,6 +1335,31 @@ fn measure_both(
             }
 }
 
+/// Whether the output shows entries the count of list items does not
+/// read: a table (GFM or HTML), a bullet-like character (`•`, `◦`, `‣`,
+/// or any symbol opening a line), or a `<br>` line break. An upper or
+/// exact bound on items over it is left to the judge, never met.
+fn uncounted_entries(r: &rendered::Rendered, raw: &str) -> bool {
+    const BULLETS: &[char] = &[
+        '\u{2022}', '\u{25e6}', '\u{2023}', '\u{2043}', '\u{2219}', '\u{25aa}', '\u{25ab}',
+        '\u{25cf}', '\u{25cb}', '\u{25a0}', '\u{25a1}', '\u{25c6}', '\u{25c7}', '\u{25ba}',
+        '\u{25b8}', '\u{25b9}', '\u{27a2}', '\u{27a4}', '\u{2192}', '\u{2713}', '\u{2714}',
+        '\u{2717}', '\u{2718}', '\u{2610}', '\u{2611}', '\u{2612}', '\u{2605}', '\u{2606}',
+        '\u{00b7}', '\u{30fb}', '\u{ff65}',
+    ];
+    !r.tables.is_empty()
+        || rendered::html_rows(r)
+        || r.tags.contains("br")
+        || raw.to_ascii_lowercase().contains("<br")
+        || raw.contains(BULLETS)
+        || raw.lines().any(|l| {
+            l.trim_start()
+                .chars()
+                .next()
+                .is_some_and(|c| !c.is_ascii() && !c.is_alphanumeric())
+        })
+}
+
 /// Whether `content` holds what reads as a JSON string escape: a
 /// backslash before `u` and four hex digits, or before `"`, `\`, `/`,
 /// `b`, `f`, `n`, `r` or `t`.
@@ -2858,7 +2883,7 @@ fn measure_in(
                     "counted {lo} {what} a reader can use, {h} as written (blank, placeholder or repeated ones too); the clause asks for {want}"
                 ),
                 None => format!(
-                    "counted {lo} {what}, and the output holds HTML whose {what} are not counted; the clause asks for {want}"
+                    "counted {lo} {what}, and the output holds HTML, table rows, bullet characters or line breaks whose {what} are not counted; the clause asks for {want}"
                 ),
             };
             finding(verdict, detail, quote)
@@ -2925,7 +2950,8 @@ fn count(
             let (lo, hi, first) = rendered::range_of(&r.items);
             Ok((
                 lo,
-                (!rendered::html_items(&r) && !r.footnotes).then_some(hi),
+                (!rendered::html_items(&r) && !r.footnotes && !uncounted_entries(&r, raw))
+                    .then_some(hi),
                 "items (list items)".into(),
                 first,
             ))

@@ -70,3 +70,35 @@ fn a_negated_quote_over_a_json_escape_is_never_satisfied() {
         assert_ne!(v, Verdict::Satisfied, "{body}");
     }
 }
+
+/// An upper or exact bound on items over an output showing its entries
+/// as table rows (GFM or HTML), bullet-like characters or `<br>` lines,
+/// which the count does not read, is never met.
+#[test]
+fn an_upper_bound_on_items_over_rows_bullet_characters_or_breaks_is_never_met() {
+    let table = "| maker |\n|---|\n| Daikin |\n| Vaillant |\n| Viessmann |\n";
+    let lead = format!("Makers:\n\n{table}");
+    let list_then = format!("- Daikin\n\n{table}");
+    for clause in [
+        "at most 2 items",
+        "at most 2 entries",
+        "at most 2 bullet points",
+        "at most 2 steps",
+        "exactly 2 items",
+    ] {
+        for body in [
+            table,
+            &lead,
+            &list_then,
+            "<table><tr><td>Daikin</td></tr><tr><td>Vaillant</td></tr><tr><td>Viessmann</td></tr></table>\n",
+            "• Daikin\n• Vaillant\n• Viessmann\n",
+            "◦ Daikin\n◦ Vaillant\n◦ Viessmann\n",
+            "‣ Daikin\n‣ Vaillant\n‣ Viessmann\n",
+            "Daikin • Vaillant • Viessmann\n",
+            "Daikin<br>Vaillant<br>Viessmann\n",
+            "Daikin<BR/>Vaillant<br />Viessmann\n",
+        ] {
+            never_green(clause, body);
+        }
+    }
+}
