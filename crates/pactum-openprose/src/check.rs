@@ -1337,7 +1337,8 @@ fn measure_both(
 
 /// Whether the output shows entries the count of list items does not
 /// read: a table (GFM or HTML), a bullet-like character (`•`, `◦`, `‣`,
-/// or any symbol opening a line), or a `<br>` line break. An upper or
+/// or any symbol opening a line), a `<br>` line break, or a JSON array
+/// or object not read as the output's JSON ([`shows_json_value`]). An upper or
 /// exact bound on items over it is left to the judge, never met.
 fn uncounted_entries(r: &rendered::Rendered, raw: &str) -> bool {
     const BULLETS: &[char] = &[
@@ -1352,12 +1353,27 @@ fn uncounted_entries(r: &rendered::Rendered, raw: &str) -> bool {
         || r.tags.contains("br")
         || raw.to_ascii_lowercase().contains("<br")
         || raw.contains(BULLETS)
+        || shows_json_value(raw)
         || raw.lines().any(|l| {
             l.trim_start()
                 .chars()
                 .next()
                 .is_some_and(|c| !c.is_ascii() && !c.is_alphanumeric())
         })
+}
+
+/// Whether `raw` holds, anywhere, what reads as the start of a JSON
+/// array or object (a bracket or brace, then a string, number, `true`,
+/// `false` or `null`, then `,`, `:` or a closing mark), as written or
+/// with character references decoded: one after a byte order mark or a
+/// comment, in `<pre>` or a code span, is not read as the output's JSON,
+/// yet its elements may be the items a reader counts.
+fn shows_json_value(raw: &str) -> bool {
+    static START: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"[\[{]\s*("[^"\n]*"|-?[0-9][0-9.eE+-]*|true|false|null)\s*[,:\]}]"#)
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    START.is_match(raw) || START.is_match(&decode_entities(raw))
 }
 
 /// Whether `content` holds what reads as a JSON string escape: a

@@ -102,3 +102,23 @@ fn an_upper_bound_on_items_over_rows_bullet_characters_or_breaks_is_never_met() 
         }
     }
 }
+
+/// An upper bound on items over a JSON array pactum does not read as the
+/// output's JSON (after a byte order mark, a comment line, in `<pre>` or a
+/// code span) is never met: its elements may be the items counted.
+#[test]
+fn an_upper_bound_on_items_over_json_not_read_as_json_is_never_met() {
+    let a = r#"["Daikin","Vaillant","Viessmann"]"#;
+    for body in [
+        format!("\u{feff}{a}\n"),
+        format!("<!-- generated -->\n{a}\n"),
+        format!("// makers\n{a}\n"),
+        format!("<pre>{a}</pre>\n"),
+        format!("`{a}`\n"),
+        format!("The makers: `{a}`.\n"),
+        "\u{feff}{\"makers\": [\"Daikin\", \"Vaillant\", \"Viessmann\"]}\n".to_string(),
+    ] {
+        never_green("at most 2 items", &body);
+        never_green("exactly 2 items", &body);
+    }
+}
