@@ -1376,6 +1376,20 @@ fn shows_json_value(raw: &str) -> bool {
     START.is_match(raw) || START.is_match(&decode_entities(raw))
 }
 
+/// Whether `raw` holds, as written or with character references
+/// decoded, what reads as a scheme-relative reference (`//host/path`,
+/// `///host/path`, not the `[//]: #` comment) opening a line or after a
+/// space, a bracket, a quote or `=`: a browser opens it as a page, which
+/// the count of sources does not read, so an upper or exact bound on
+/// sources over it is never met.
+fn scheme_relative(raw: &str) -> bool {
+    static REF: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?m)(^|[\s(<\["'=])/{2,}[^\s/\])>]"#)
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    REF.is_match(raw) || REF.is_match(&decode_entities(raw))
+}
+
 /// Whether `content` holds what reads as a JSON string escape: a
 /// backslash before `u` and four hex digits, or before `"`, `\`, `/`,
 /// `b`, `f`, `n`, `r` or `t`.
@@ -3008,7 +3022,7 @@ fn count(
                 let (hi, _) = elements(rendered::page_as_written);
                 Ok((
                     lo,
-                    Some(hi.max(lo)),
+                    (!scheme_relative(raw)).then_some(hi.max(lo)),
                     if given.is_empty() {
                         "sources (JSON array elements with a URL not in an earlier one)".into()
                     } else {
@@ -3039,7 +3053,7 @@ fn count(
                 let lo = shown.len() as u64;
                 Ok((
                     lo,
-                    Some(lo.max(written.len() as u64)),
+                    (!scheme_relative(raw)).then_some(lo.max(written.len() as u64)),
                     if given.is_empty() {
                         "sources (distinct URLs)".into()
                     } else {

@@ -122,3 +122,38 @@ fn an_upper_bound_on_items_over_json_not_read_as_json_is_never_met() {
         never_green("exactly 2 items", &body);
     }
 }
+
+/// An upper or exact bound on sources over an output linking pages by
+/// scheme-relative references (`//host/path`), which a browser opens as
+/// pages, is never met.
+#[test]
+fn an_upper_bound_on_sources_over_scheme_relative_links_is_never_met() {
+    for (clause, body) in [
+        (
+            "at most 2 sources",
+            "See [a](//www.daikin.com/a), [b](//www.vaillant.de/b), [c](//www.viessmann.de/c).\n",
+        ),
+        (
+            "at most 2 sources",
+            "See [a](///www.daikin.com/a), [b](///www.vaillant.de/b), [c](///www.viessmann.de/c).\n",
+        ),
+        (
+            "exactly 2 sources",
+            "See [a](https://www.daikin.com/a), [b](https://www.vaillant.de/b), [c](//www.viessmann.de/c).\n",
+        ),
+        (
+            "at most 2 sources",
+            "- <//www.daikin.com/a>\n- <//www.vaillant.de/b>\n- <//www.viessmann.de/c>\n",
+        ),
+        (
+            "at most 2 sources",
+            "[a]: //www.daikin.com/a\n[b]: //www.vaillant.de/b\n[c]: //www.viessmann.de/c\n\n[a] [b] [c]\n",
+        ),
+        (
+            "at most 2 sources",
+            r#"["//www.daikin.com/a", "//www.vaillant.de/b", "//www.viessmann.de/c"]"#,
+        ),
+    ] {
+        never_green(clause, body);
+    }
+}
