@@ -2328,6 +2328,35 @@ pub fn rearranged_copy(body: &str, inputs: &[&str], program: &str) -> bool {
         .any(|g| !g.is_empty() && g.iter().filter(|w| used.contains(w)).count() * 2 >= g.len())
 }
 
+/// Whether `t` may be an unfilled template: a slot shape of a template
+/// engine anywhere (`<%= x %>`, `#{x}`, `[[x]]`, `%NAME%`, `$NAME`,
+/// `__NAME__`), or, in an output of three lines or fewer, a line that
+/// is only, after a short label, a
+/// bracketed word or two (`(blank)`, `[Summary]`), a dash, `No content`
+/// or a note to write something here (`Write the summary here.`).
+fn looks_unfilled(t: &str) -> bool {
+    static SLOT: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"<%.{0,80}?%>|#\{[^{}\n]{0,80}\}|\[\[[^\[\]\n]{1,80}\]\]|%[A-Za-z_][A-Za-z0-9_]{0,40}%|\$[A-Z][A-Z0-9_]{1,40}\b|\b__[A-Za-z][A-Za-z0-9_]{0,40}__\b",
+        )
+    });
+    static LINE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:[\p{L}\p{N} ]{1,40}:\s*)?(?:\([\p{L}\p{N} _-]{0,40}\)|\[[\p{L}\p{N} _-]{0,40}\]|\p{Pd}+|\u{2212}|no content|(?:write|add|insert|put|enter|fill in|type)\b.{0,80}\bhere)[.!]?$",
+        )
+    });
+    let lines: Vec<&str> = t
+        .lines()
+        .map(|l| {
+            l.trim()
+                .trim_start_matches(['#', '>', '-', '*', '+', ' '])
+                .trim()
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
+    SLOT.is_match(t) || (lines.len() <= 3 && lines.iter().any(|l| LINE.is_match(l)))
+}
+
 /// Why what held over `content` is not evidence enough on its own, when
 /// a reader would not see it as measured: part of it folded in
 /// `<details>` (shown only on a click), an unfilled template slot shown
@@ -2343,6 +2372,9 @@ pub(crate) fn unseen_part(content: &str) -> Option<String> {
     }
     if rendered::holds_template_slot(&r.plain) {
         return Some("the output shows an unfilled template slot (`{{…}}`): whether it was filled in is for the judge".into());
+    }
+    if looks_unfilled(content) || looks_unfilled(&r.plain) {
+        return Some("the output may be an unfilled template (a slot such as `$NAME`, `%NAME%`, `<%= %>`, `[Label]` or `(blank)`, a dash after a label, a note to write it): whether it was filled in is for the judge".into());
     }
     static IMAGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)!\[|<img\b"));
     let shown = r.plain.chars().any(char::is_alphanumeric)
@@ -3232,7 +3264,8 @@ fn a_value(v: &str) -> bool {
 }
 
 /// A field value that says there is none (`unknown`, `none`, `not
-/// available`, `see below`): the field is absent, as with `N/A`.
+/// available`, `see below`), or a year left as a slot (`20XX`, `202X`):
+/// the field is absent, as with `N/A`.
 fn non_answer(v: &str) -> bool {
     let l = v
         .trim()
@@ -3241,43 +3274,47 @@ fn non_answer(v: &str) -> bool {
         .trim_end_matches(['.', '!'])
         .trim()
         .to_lowercase();
-    matches!(
-        l.as_str(),
-        "unknown"
-            | "none"
-            | "not available"
-            | "not found"
-            | "not applicable"
-            | "see below"
-            | "see above"
-            | "?"
-            | "??"
-            | "???"
-            | "null"
-            | "nil"
-            | "tba"
-            | "tbc"
-            | "missing"
-            | "untitled"
-            | "not yet available"
-            | "not available yet"
-            | "t.b.d"
-            | "t.b.a"
-            | "t.b.c"
-            | "not specified"
-            | "unspecified"
-            | "not given"
-            | "not provided"
-            | "not stated"
-            | "n.d"
-            | "blank"
-            | "empty"
-            | "yyyy"
-            | "yyyy-mm-dd"
-            | "mm/dd/yyyy"
-            | "dd/mm/yyyy"
-            | "xxxx"
-    )
+    let year_slot = l.chars().count() == 4
+        && l.ends_with('x')
+        && l.chars().all(|c| c.is_ascii_digit() || c == 'x');
+    year_slot
+        || matches!(
+            l.as_str(),
+            "unknown"
+                | "none"
+                | "not available"
+                | "not found"
+                | "not applicable"
+                | "see below"
+                | "see above"
+                | "?"
+                | "??"
+                | "???"
+                | "null"
+                | "nil"
+                | "tba"
+                | "tbc"
+                | "missing"
+                | "untitled"
+                | "not yet available"
+                | "not available yet"
+                | "t.b.d"
+                | "t.b.a"
+                | "t.b.c"
+                | "not specified"
+                | "unspecified"
+                | "not given"
+                | "not provided"
+                | "not stated"
+                | "n.d"
+                | "blank"
+                | "empty"
+                | "yyyy"
+                | "yyyy-mm-dd"
+                | "mm/dd/yyyy"
+                | "dd/mm/yyyy"
+                | "xxxx"
+        )
 }
 
 /// An exact excerpt of `content` around the first of `needles` found in

@@ -157,3 +157,40 @@ fn an_upper_bound_on_sources_over_scheme_relative_links_is_never_met() {
         never_green(clause, body);
     }
 }
+
+/// An output that is only an unfilled template in a form other than
+/// `{{…}}` (`(blank)`, `[Summary]`, `%SUMMARY%`, `$SUMMARY`, `<%= %>`, a
+/// dash after a label, a to-do sentence) is never satisfied, and `20XX`
+/// is no year in an `each` field.
+#[test]
+fn more_unfilled_templates_are_never_satisfied() {
+    for o in [
+        "(blank)",
+        "(empty)",
+        "(none)",
+        "(no content)",
+        "No content.",
+        "Summary: (blank)",
+        "Summary: —",
+        "Summary: –",
+        "[Summary]",
+        "[summary here]",
+        "%SUMMARY%",
+        "$SUMMARY",
+        "__SUMMARY__",
+        "<%= summary %>",
+        "#{summary}",
+        "[[summary]]",
+        "Write the summary here.",
+    ] {
+        never_green("at most 50 words", &format!("{o}\n"));
+    }
+    never_green(
+        "each source has: title, year",
+        "| title | year |\n|---|---|\n| Heat pumps | 2024 |\n| Subsidies | 20XX |\n",
+    );
+    never_green(
+        "each source has: title, year",
+        "| title | year |\n|---|---|\n| Heat pumps | 2024 |\n| Subsidies | 202X |\n",
+    );
+}
