@@ -1153,8 +1153,9 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
 /// or `,` in any form NFKC reads as one (fullwidth `－`, `．`, `，`, the
 /// small forms), every Unicode hyphen that joins (U+2010, U+2011, the
 /// figure dash, the Armenian and Hebrew hyphens, U+2E17, U+30A0…; not
-/// the en and em dashes, which part), and the Arabic decimal and
-/// thousands separators.
+/// the en and em dashes, which part), the minus signs (U+2212, `˗`,
+/// `➖`), the hyphenation point U+2027, the hyphen bullet U+2043, the
+/// middle dot (`1·100`), and the Arabic decimal and thousands separators.
 fn joiner(c: char) -> bool {
     use unicode_normalization::UnicodeNormalization;
     matches!(
@@ -1174,6 +1175,12 @@ fn joiner(c: char) -> bool {
             | '\u{2E5D}'
             | '\u{30A0}'
             | '\u{10EAD}'
+            | '\u{2212}'
+            | '\u{2027}'
+            | '\u{02D7}'
+            | '\u{2043}'
+            | '\u{2796}'
+            | '\u{00B7}'
     ) || {
         let mut folded = std::iter::once(c).nfkc();
         matches!(
@@ -1183,11 +1190,12 @@ fn joiner(c: char) -> bool {
     }
 }
 
-/// Whether `c` is a minus sign before a number (`-100`, `−100`): a
+/// Whether `c` is a minus sign before a number (`-100`, `−100`, `˗100`): a
 /// negative number is not the number.
 fn minus(c: char) -> bool {
     use unicode_normalization::UnicodeNormalization;
-    matches!(c, '\u{2212}' | '\u{2012}') || std::iter::once(c).nfkc().eq(std::iter::once('-'))
+    matches!(c, '\u{2212}' | '\u{2012}' | '\u{02D7}' | '\u{2796}')
+        || std::iter::once(c).nfkc().eq(std::iter::once('-'))
 }
 
 /// Whether the match `start..end` of `content` is part of a longer word
@@ -1223,7 +1231,12 @@ fn joined(content: &str, start: usize, end: usize) -> bool {
         && (word(b1)
             || (joiner(b1) && word(b2))
             || (digit(first) && grouping(b1) && digit(b2))
-            || (digit(first) && b1.is_some_and(minus)));
+            || (digit(first) && b1.is_some_and(minus))
+            // An en dash, `±` or `∓` right before a number that follows
+            // no word is a sign, not a range: `–100`, `±100`.
+            || (digit(first)
+                && matches!(b1, Some('\u{2013}' | '\u{b1}' | '\u{2213}'))
+                && !word(b2)));
     let right = word(last)
         && (word(a1) || (joiner(a1) && word(a2)) || (digit(last) && grouping(a1) && digit(a2)));
     left || right

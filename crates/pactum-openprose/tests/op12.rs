@@ -194,3 +194,25 @@ fn more_unfilled_templates_are_never_satisfied() {
         "| title | year |\n|---|---|\n| Heat pumps | 2024 |\n| Subsidies | 202X |\n",
     );
 }
+
+/// A quoted word joined to the text beside it by a minus sign, a
+/// hyphenation point or a hyphen look-alike, or a quoted number after an
+/// en dash used as a minus, `˗` or `±`, or inside `1·100`, is not said.
+#[test]
+fn a_quote_joined_by_more_hyphen_and_minus_forms_is_not_said() {
+    for j in ['\u{2212}', '\u{2027}', '\u{02d7}', '\u{2043}', '\u{2796}'] {
+        never_green(
+            "saying \"safe\"",
+            &format!("The battery is un{j}safe today.\n"),
+        );
+    }
+    for o in [
+        "The change was \u{2013}100 units.\n",
+        "The change was \u{02d7}100 units.\n",
+        "The change was \u{b1}100 units.\n",
+        "The price is 1\u{b7}100 units.\n",
+        "\u{2013}100\n",
+    ] {
+        never_green("saying \"100\"", o);
+    }
+}
