@@ -216,3 +216,19 @@ fn a_quote_joined_by_more_hyphen_and_minus_forms_is_not_said() {
         never_green("saying \"100\"", o);
     }
 }
+
+/// A bullet or table row naming an output in code or emphasis anywhere
+/// in it, in a section that holds no clause, is refused naming its line
+/// or graded: never dropped.
+#[test]
+fn a_bullet_naming_an_output_mid_sentence_outside_the_clauses_is_not_dropped() {
+    for body in [
+        "## Ensures\n\n- `out`: a list\n\n## Requirements\n\n- The `out` list has at least 5 items",
+        "## Ensures\n\n- `out`: a list\n\n## Constraints\n\n- at least 5 items in `out`",
+        "## Ensures\n\n- `out`: a list\n\n## Output format\n\n- Make sure `out` has at least 5 items",
+        "## Ensures\n\n- `out`: a list\n\n## Quality bar\n\n| what | bar |\n|---|---|\n| list | `out` has at least 5 items |",
+        "## Ensures\n\n- `out`: a list\n\n## Requirements\n\n- The **out** list has at least 5 items",
+    ] {
+        five_items_not_dropped(body);
+    }
+}
