@@ -1070,6 +1070,16 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                         None,
                     );
                 }
+                // A JSON string escape (`T\u0065sla`, `\"`) is read
+                // decoded by every reader of the JSON: what it spells is
+                // not looked up.
+                if has_json_escape(content) {
+                    return finding(
+                        None,
+                        format!("the clause negates \"{text}\", and the output holds a JSON string escape (`\\u0065`, `\\\"`), which a reader of the JSON reads decoded: whether it says \"{text}\" is for the judge"),
+                        None,
+                    );
+                }
             }
             if let Some((present, why)) = format_renders(inner, content, json.as_ref()) {
                 return finding(
@@ -1143,8 +1153,9 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
 /// or `,` in any form NFKC reads as one (fullwidth `－`, `．`, `，`, the
 /// small forms), every Unicode hyphen that joins (U+2010, U+2011, the
 /// figure dash, the Armenian and Hebrew hyphens, U+2E17, U+30A0…; not
-/// the en and em dashes, which part), and the Arabic decimal and
-/// thousands separators.
+/// the en and em dashes, which part), the minus signs (U+2212, `˗`,
+/// `➖`), the hyphenation point U+2027, the hyphen bullet U+2043, the
+/// middle dot (`1·100`), and the Arabic decimal and thousands separators.
 fn joiner(c: char) -> bool {
     use unicode_normalization::UnicodeNormalization;
     matches!(
@@ -1164,6 +1175,12 @@ fn joiner(c: char) -> bool {
             | '\u{2E5D}'
             | '\u{30A0}'
             | '\u{10EAD}'
+            | '\u{2212}'
+            | '\u{2027}'
+            | '\u{02D7}'
+            | '\u{2043}'
+            | '\u{2796}'
+            | '\u{00B7}'
     ) || {
         let mut folded = std::iter::once(c).nfkc();
         matches!(
@@ -1173,11 +1190,12 @@ fn joiner(c: char) -> bool {
     }
 }
 
-/// Whether `c` is a minus sign before a number (`-100`, `−100`): a
+/// Whether `c` is a minus sign before a number (`-100`, `−100`, `˗100`): a
 /// negative number is not the number.
 fn minus(c: char) -> bool {
     use unicode_normalization::UnicodeNormalization;
-    matches!(c, '\u{2212}' | '\u{2012}') || std::iter::once(c).nfkc().eq(std::iter::once('-'))
+    matches!(c, '\u{2212}' | '\u{2012}' | '\u{02D7}' | '\u{2796}')
+        || std::iter::once(c).nfkc().eq(std::iter::once('-'))
 }
 
 /// Whether the match `start..end` of `content` is part of a longer word
@@ -1213,7 +1231,12 @@ fn joined(content: &str, start: usize, end: usize) -> bool {
         && (word(b1)
             || (joiner(b1) && word(b2))
             || (digit(first) && grouping(b1) && digit(b2))
-            || (digit(first) && b1.is_some_and(minus)));
+            || (digit(first) && b1.is_some_and(minus))
+            // An en dash, `±` or `∓` right before a number that follows
+            // no word is a sign, not a range: `–100`, `±100`.
+            || (digit(first)
+                && matches!(b1, Some('\u{2013}' | '\u{b1}' | '\u{2213}'))
+                && !word(b2)));
     let right = word(last)
         && (word(a1) || (joiner(a1) && word(a2)) || (digit(last) && grouping(a1) && digit(a2)));
     left || right
@@ -1323,6 +1346,72 @@ fn measure_both(
                 },
                 _ => finding(None, f.detail, None),
             }
+}
+
+/// Whether the output shows entries the count of list items does not
+/// read: a table (GFM or HTML), a bullet-like character (`•`, `◦`, `‣`,
+/// or any symbol opening a line), a `<br>` line break, or a JSON array
+/// or object not read as the output's JSON ([`shows_json_value`]). An upper or
+/// exact bound on items over it is left to the judge, never met.
+fn uncounted_entries(r: &rendered::Rendered, raw: &str) -> bool {
+    const BULLETS: &[char] = &[
+        '\u{2022}', '\u{25e6}', '\u{2023}', '\u{2043}', '\u{2219}', '\u{25aa}', '\u{25ab}',
+        '\u{25cf}', '\u{25cb}', '\u{25a0}', '\u{25a1}', '\u{25c6}', '\u{25c7}', '\u{25ba}',
+        '\u{25b8}', '\u{25b9}', '\u{27a2}', '\u{27a4}', '\u{2192}', '\u{2713}', '\u{2714}',
+        '\u{2717}', '\u{2718}', '\u{2610}', '\u{2611}', '\u{2612}', '\u{2605}', '\u{2606}',
+        '\u{00b7}', '\u{30fb}', '\u{ff65}',
+    ];
+    !r.tables.is_empty()
+        || rendered::html_rows(r)
+        || r.tags.contains("br")
+        || raw.to_ascii_lowercase().contains("<br")
+        || raw.contains(BULLETS)
+        || shows_json_value(raw)
+        || raw.lines().any(|l| {
+            l.trim_start()
+                .chars()
+                .next()
+                .is_some_and(|c| !c.is_ascii() && !c.is_alphanumeric())
+        })
+}
+
+/// Whether `raw` holds, anywhere, what reads as the start of a JSON
+/// array or object (a bracket or brace, then a string, number, `true`,
+/// `false` or `null`, then `,`, `:` or a closing mark), as written or
+/// with character references decoded: one after a byte order mark or a
+/// comment, in `<pre>` or a code span, is not read as the output's JSON,
+/// yet its elements may be the items a reader counts.
+fn shows_json_value(raw: &str) -> bool {
+    static START: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"[\[{]\s*("[^"\n]*"|-?[0-9][0-9.eE+-]*|true|false|null)\s*[,:\]}]"#)
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    START.is_match(raw) || START.is_match(&decode_entities(raw))
+}
+
+/// Whether `raw` holds, as written or with character references
+/// decoded, what reads as a scheme-relative reference (`//host/path`,
+/// `///host/path`, not the `[//]: #` comment) opening a line or after a
+/// space, a bracket, a quote or `=`: a browser opens it as a page, which
+/// the count of sources does not read, so an upper or exact bound on
+/// sources over it is never met.
+fn scheme_relative(raw: &str) -> bool {
+    static REF: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?m)(^|[\s(<\["'=])/{2,}[^\s/\])>]"#)
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    REF.is_match(raw) || REF.is_match(&decode_entities(raw))
+}
+
+/// Whether `content` holds what reads as a JSON string escape: a
+/// backslash before `u` and four hex digits, or before `"`, `\`, `/`,
+/// `b`, `f`, `n`, `r` or `t`.
+fn has_json_escape(content: &str) -> bool {
+    static ESCAPE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\\(u[0-9a-fA-F]{4}|["\\/bfnrt])"#)
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    ESCAPE.is_match(content)
 }
 
 /// Whether `content` holds a bidirectional override, embedding or
@@ -2252,6 +2341,35 @@ pub fn rearranged_copy(body: &str, inputs: &[&str], program: &str) -> bool {
         .any(|g| !g.is_empty() && g.iter().filter(|w| used.contains(w)).count() * 2 >= g.len())
 }
 
+/// Whether `t` may be an unfilled template: a slot shape of a template
+/// engine anywhere (`<%= x %>`, `#{x}`, `[[x]]`, `%NAME%`, `$NAME`,
+/// `__NAME__`), or, in an output of three lines or fewer, a line that
+/// is only, after a short label, a
+/// bracketed word or two (`(blank)`, `[Summary]`), a dash, `No content`
+/// or a note to write something here (`Write the summary here.`).
+fn looks_unfilled(t: &str) -> bool {
+    static SLOT: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"<%.{0,80}?%>|#\{[^{}\n]{0,80}\}|\[\[[^\[\]\n]{1,80}\]\]|%[A-Za-z_][A-Za-z0-9_]{0,40}%|\$[A-Z][A-Z0-9_]{1,40}\b|\b__[A-Za-z][A-Za-z0-9_]{0,40}__\b",
+        )
+    });
+    static LINE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:[\p{L}\p{N} ]{1,40}:\s*)?(?:\([\p{L}\p{N} _-]{0,40}\)|\[[\p{L}\p{N} _-]{0,40}\]|\p{Pd}+|\u{2212}|no content|(?:write|add|insert|put|enter|fill in|type)\b.{0,80}\bhere)[.!]?$",
+        )
+    });
+    let lines: Vec<&str> = t
+        .lines()
+        .map(|l| {
+            l.trim()
+                .trim_start_matches(['#', '>', '-', '*', '+', ' '])
+                .trim()
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
+    SLOT.is_match(t) || (lines.len() <= 3 && lines.iter().any(|l| LINE.is_match(l)))
+}
+
 /// Why what held over `content` is not evidence enough on its own, when
 /// a reader would not see it as measured: part of it folded in
 /// `<details>` (shown only on a click), an unfilled template slot shown
@@ -2267,6 +2385,9 @@ pub(crate) fn unseen_part(content: &str) -> Option<String> {
     }
     if rendered::holds_template_slot(&r.plain) {
         return Some("the output shows an unfilled template slot (`{{…}}`): whether it was filled in is for the judge".into());
+    }
+    if looks_unfilled(content) || looks_unfilled(&r.plain) {
+        return Some("the output may be an unfilled template (a slot such as `$NAME`, `%NAME%`, `<%= %>`, `[Label]` or `(blank)`, a dash after a label, a note to write it): whether it was filled in is for the judge".into());
     }
     static IMAGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)!\[|<img\b"));
     let shown = r.plain.chars().any(char::is_alphanumeric)
@@ -2837,7 +2958,7 @@ fn measure_in(
                     "counted {lo} {what} a reader can use, {h} as written (blank, placeholder or repeated ones too); the clause asks for {want}"
                 ),
                 None => format!(
-                    "counted {lo} {what}, and the output holds HTML whose {what} are not counted; the clause asks for {want}"
+                    "counted {lo} {what}, and the output holds HTML, table rows, bullet characters or line breaks whose {what} are not counted; the clause asks for {want}"
                 ),
             };
             finding(verdict, detail, quote)
@@ -2904,7 +3025,8 @@ fn count(
             let (lo, hi, first) = rendered::range_of(&r.items);
             Ok((
                 lo,
-                (!rendered::html_items(&r) && !r.footnotes).then_some(hi),
+                (!rendered::html_items(&r) && !r.footnotes && !uncounted_entries(&r, raw))
+                    .then_some(hi),
                 "items (list items)".into(),
                 first,
             ))
@@ -2945,7 +3067,7 @@ fn count(
                 let (hi, _) = elements(rendered::page_as_written);
                 Ok((
                     lo,
-                    Some(hi.max(lo)),
+                    (!scheme_relative(raw)).then_some(hi.max(lo)),
                     if given.is_empty() {
                         "sources (JSON array elements with a URL not in an earlier one)".into()
                     } else {
@@ -2976,7 +3098,7 @@ fn count(
                 let lo = shown.len() as u64;
                 Ok((
                     lo,
-                    Some(lo.max(written.len() as u64)),
+                    (!scheme_relative(raw)).then_some(lo.max(written.len() as u64)),
                     if given.is_empty() {
                         "sources (distinct URLs)".into()
                     } else {
@@ -3155,7 +3277,8 @@ fn a_value(v: &str) -> bool {
 }
 
 /// A field value that says there is none (`unknown`, `none`, `not
-/// available`, `see below`): the field is absent, as with `N/A`.
+/// available`, `see below`), or a year left as a slot (`20XX`, `202X`):
+/// the field is absent, as with `N/A`.
 fn non_answer(v: &str) -> bool {
     let l = v
         .trim()
@@ -3164,43 +3287,47 @@ fn non_answer(v: &str) -> bool {
         .trim_end_matches(['.', '!'])
         .trim()
         .to_lowercase();
-    matches!(
-        l.as_str(),
-        "unknown"
-            | "none"
-            | "not available"
-            | "not found"
-            | "not applicable"
-            | "see below"
-            | "see above"
-            | "?"
-            | "??"
-            | "???"
-            | "null"
-            | "nil"
-            | "tba"
-            | "tbc"
-            | "missing"
-            | "untitled"
-            | "not yet available"
-            | "not available yet"
-            | "t.b.d"
-            | "t.b.a"
-            | "t.b.c"
-            | "not specified"
-            | "unspecified"
-            | "not given"
-            | "not provided"
-            | "not stated"
-            | "n.d"
-            | "blank"
-            | "empty"
-            | "yyyy"
-            | "yyyy-mm-dd"
-            | "mm/dd/yyyy"
-            | "dd/mm/yyyy"
-            | "xxxx"
-    )
+    let year_slot = l.chars().count() == 4
+        && l.ends_with('x')
+        && l.chars().all(|c| c.is_ascii_digit() || c == 'x');
+    year_slot
+        || matches!(
+            l.as_str(),
+            "unknown"
+                | "none"
+                | "not available"
+                | "not found"
+                | "not applicable"
+                | "see below"
+                | "see above"
+                | "?"
+                | "??"
+                | "???"
+                | "null"
+                | "nil"
+                | "tba"
+                | "tbc"
+                | "missing"
+                | "untitled"
+                | "not yet available"
+                | "not available yet"
+                | "t.b.d"
+                | "t.b.a"
+                | "t.b.c"
+                | "not specified"
+                | "unspecified"
+                | "not given"
+                | "not provided"
+                | "not stated"
+                | "n.d"
+                | "blank"
+                | "empty"
+                | "yyyy"
+                | "yyyy-mm-dd"
+                | "mm/dd/yyyy"
+                | "dd/mm/yyyy"
+                | "xxxx"
+        )
 }
 
 /// An exact excerpt of `content` around the first of `needles` found in

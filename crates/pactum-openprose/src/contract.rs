@@ -575,7 +575,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     // The lines of sentences opening with a bare `name:`.
     let mut labelled: BTreeSet<usize> = BTreeSet::new();
     // Bullets, table rows and label lines opening with a name (`` -
-    // `out`: … ``, `` | `out` | … ``) outside every section of clauses:
+    // `out`: … ``, `` | `out` | … ``), and bullets and table rows naming
+    // one in code or emphasis anywhere, outside every section of clauses:
     // (line, name, inline service), refused once every clause is read if
     // the name is one of the contract's outputs.
     let mut outside: Vec<(usize, String, Option<usize>)> = Vec::new();
@@ -779,6 +780,12 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 });
             if let Some(name) = head {
                 outside.push((lineno, name, svc));
+            }
+            // A bullet or table row naming a name in code or emphasis
+            // anywhere (`- The \`out\` list has at least 5 items`) may
+            // commit on it as much as one opening with it.
+            if bullet_text(unquoted).is_some() || unquoted.starts_with('|') {
+                outside.extend(names_marked(unquoted).into_iter().map(|n| (lineno, n, svc)));
             }
             mentions.extend(
                 names_marked(unquoted)

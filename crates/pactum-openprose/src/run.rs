@@ -1915,8 +1915,12 @@ impl Ctx<'_> {
                 ),
             });
         }
-        for p in entries.iter().filter(|p| !p.is_dir() && is_error_file(p)) {
-            found(p.clone());
+        for p in entries.iter().filter(|p| !p.is_dir()) {
+            if is_error_file(p) {
+                found(p.clone());
+            } else if names_error(p) {
+                self.no_error_heading(p)?;
+            }
         }
         for p in entries.iter().filter(|p| p.is_dir()) {
             if is_error_file(p) {
@@ -1937,6 +1941,25 @@ impl Ctx<'_> {
             }
             self.check_real_inside(p)?;
             self.error_files_in(p, depth + 1, seen, found)?;
+        }
+        Ok(())
+    }
+}
+
+impl Ctx<'_> {
+    /// Refuses a workspace file `p` that is no `__error.md` but whose name
+    /// holds `error` ([`names_error`]) when a line of it reads like an
+    /// error ([`reads_like_error`]): `__error (1).md` or `error.md`
+    /// holding `# Error: crashed` is what a reader takes for the
+    /// service's error, so whether the service failed cannot be told.
+    fn no_error_heading(&self, p: &Path) -> Result<(), ImportError> {
+        let text = self.read(p)?;
+        if let Some(line) = text.lines().position(reads_like_error) {
+            return Err(ImportError::RunFile {
+                file: p.display().to_string(),
+                line: line + 1,
+                message: "a file of the service's workspace named like an error file holds an error heading but is not named `__error.md`: whether the service failed cannot be told".into(),
+            });
         }
         Ok(())
     }
@@ -2201,6 +2224,16 @@ fn is_error_file(p: &Path) -> bool {
         static ERROR_STEM: LazyLock<String> = LazyLock::new(|| rendered::lookalike_fold("__error"));
         rendered::lookalike_fold(stem.trim()) == *ERROR_STEM
     })
+}
+
+/// Whether the name of `p`, as a reader sees it ([`rendered::lookalike_fold`]),
+/// holds the word `error` anywhere: `__error (1).md`, `error.md`,
+/// `__errors.md`.
+fn names_error(p: &Path) -> bool {
+    use std::sync::LazyLock;
+    static ERROR: LazyLock<String> = LazyLock::new(|| rendered::lookalike_fold("error"));
+    p.file_name()
+        .is_some_and(|n| rendered::lookalike_fold(&n.to_string_lossy()).contains(ERROR.as_str()))
 }
 
 /// The folder right under `top` that the relative path `rel` lies in
