@@ -240,6 +240,27 @@ fn write(path: &Path, text: &str) {
 
 const JUDGE_MARK: &str = "You are a judge for pactum";
 
+/// `pactum grade RUN_DIR` with the scripted `server` as its judge, its
+/// store and JSON report in `dir`: the run and the report.
+fn judged(dir: &Path, run_dir: &Path, server: &ScriptedServer) -> (Run, Value) {
+    let json_path = dir.join("report.json");
+    let db = dir.join("pactum.db");
+    let run = pactum([
+        "grade".as_ref(),
+        run_dir.as_os_str(),
+        "--judge-url".as_ref(),
+        server.openai_base_url().as_ref(),
+        "--judge-model".as_ref(),
+        "judge-model".as_ref(),
+        "--db".as_ref(),
+        db.as_os_str(),
+        "--json".as_ref(),
+        json_path.as_os_str(),
+    ]);
+    let r = report(&json_path);
+    (run, r)
+}
+
 /// Judged clauses go through the judge's quote verification: a quote from
 /// a binding backs a verdict; a quote nowhere in the run, or only in the
 /// caller's input, is `fabricated-evidence` and never a pass.
@@ -285,21 +306,7 @@ fn judged_clauses_through_the_scripted_judge() {
         ),
     ]))
     .expect("the scripted server starts");
-    let json_path = dir.path().join("report.json");
-    let db = dir.path().join("pactum.db");
-    let run = pactum([
-        "grade".as_ref(),
-        run_dir.as_os_str(),
-        "--judge-url".as_ref(),
-        server.openai_base_url().as_ref(),
-        "--judge-model".as_ref(),
-        "judge-model".as_ref(),
-        "--db".as_ref(),
-        db.as_os_str(),
-        "--json".as_ref(),
-        json_path.as_os_str(),
-    ]);
-    let r = report(&json_path);
+    let (run, r) = judged(dir.path(), &run_dir, &server);
     let clauses = r["openprose"][0]["contracts"][0]["clauses"]
         .as_array()
         .expect("clauses")
@@ -353,7 +360,7 @@ fn judged_clauses_through_the_scripted_judge() {
             "--judge-api-key-env".as_ref(),
             "PACTUM_OPENPROSE_TEST_KEY".as_ref(),
             "--db".as_ref(),
-            db.as_os_str(),
+            dir.path().join("pactum.db").as_os_str(),
             "--json".as_ref(),
             again.as_os_str(),
         ],
@@ -818,21 +825,7 @@ fn a_clause_only_partly_kept_never_exits_zero() {
                   "evidence": ["Les batteries sont bonnes."]}
     }]))
     .expect("the scripted server starts");
-    let json_path = dir.path().join("report.json");
-    let db = dir.path().join("pactum.db");
-    let run = pactum([
-        "grade".as_ref(),
-        run_dir.as_os_str(),
-        "--judge-url".as_ref(),
-        server.openai_base_url().as_ref(),
-        "--judge-model".as_ref(),
-        "judge-model".as_ref(),
-        "--db".as_ref(),
-        db.as_os_str(),
-        "--json".as_ref(),
-        json_path.as_os_str(),
-    ]);
-    let r = report(&json_path);
+    let (run, r) = judged(dir.path(), &run_dir, &server);
     let prose = &r["openprose"][0];
     assert_eq!(
         prose["contracts"][0]["clauses"][0]["verdict"], "partially_satisfied",
@@ -872,21 +865,7 @@ fn a_judged_clause_over_several_windows_is_never_satisfied() {
                   "evidence": ["Our battery is the best choice for most homes."]}
     }]))
     .expect("the scripted server starts");
-    let json_path = dir.path().join("report.json");
-    let db = dir.path().join("pactum.db");
-    let run = pactum([
-        "grade".as_ref(),
-        run_dir.as_os_str(),
-        "--judge-url".as_ref(),
-        server.openai_base_url().as_ref(),
-        "--judge-model".as_ref(),
-        "judge-model".as_ref(),
-        "--db".as_ref(),
-        db.as_os_str(),
-        "--json".as_ref(),
-        json_path.as_os_str(),
-    ]);
-    let r = report(&json_path);
+    let (run, r) = judged(dir.path(), &run_dir, &server);
     let clause = &r["openprose"][0]["contracts"][0]["clauses"][0];
     assert_eq!(clause["verdict"], "not_evaluable", "{clause:#}");
     assert_eq!(clause["reason"], "transcript-too-long", "{clause:#}");
