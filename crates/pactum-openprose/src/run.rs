@@ -366,14 +366,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         let name = root.name.clone();
         // Its snapshot, when kept, must be the root: a clause only in one
         // of the two would never be graded.
-        let snap = dir.join("sources").join(format!("{name}.prose.md"));
-        if snap.is_file() && ctx.read(&snap)?.trim_end() != root_text.trim_end() {
-            return Err(ImportError::RunFile {
-                file: snap.display().to_string(),
-                line: 0,
-                message: "the service's source snapshot differs from root.prose.md: which contract the run kept cannot be told".into(),
-            });
-        }
+        ctx.snapshot_is_root(format!("{name}.prose.md"), &root_text, "service")?;
         let folder = format!("bindings/{name}");
         let outputs = ctx.outputs_in(&folder, &declared, &BTreeMap::new())?;
         let c = RunContract {
@@ -1217,6 +1210,28 @@ impl Ctx<'_> {
 
     /// The text of a file of the run: it must resolve inside the run (a
     /// link leading outside is refused), then [`read_text`]'s bounds.
+    /// Refuses a snapshot `sources/{file}` of the root (of a `what`:
+    /// system or service) that differs from `root.prose.md`: a clause in
+    /// only one of the two would never be graded. No snapshot is fine.
+    fn snapshot_is_root(
+        &self,
+        file: impl AsRef<Path>,
+        root_text: &str,
+        what: &str,
+    ) -> Result<(), ImportError> {
+        let snap = self.dir.join("sources").join(file);
+        if snap.is_file() && self.read(&snap)?.trim_end() != root_text.trim_end() {
+            return Err(ImportError::RunFile {
+                file: snap.display().to_string(),
+                line: 0,
+                message: format!(
+                    "the {what}'s source snapshot differs from root.prose.md: which contract the run kept cannot be told"
+                ),
+            });
+        }
+        Ok(())
+    }
+
     fn read(&self, path: &Path) -> Result<String, ImportError> {
         self.check_real_inside(path)?;
         read_text(path)
@@ -1331,14 +1346,7 @@ impl Ctx<'_> {
             .as_deref()
             .and_then(|s| Path::new(s).file_name())
         {
-            let snap = self.dir.join("sources").join(name);
-            if snap.is_file() && self.read(&snap)?.trim_end() != root_text.trim_end() {
-                return Err(ImportError::RunFile {
-                    file: snap.display().to_string(),
-                    line: 0,
-                    message: "the system's source snapshot differs from root.prose.md: which contract the run kept cannot be told".into(),
-                });
-            }
+            self.snapshot_is_root(name, root_text, "system")?;
         }
         let mut files: BTreeMap<String, (ParsedFile, Arc<str>)> = BTreeMap::new();
         let mut contracts = Vec::new();
