@@ -366,7 +366,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         let name = root.name.clone();
         // Its snapshot, when kept, must be the root: a clause only in one
         // of the two would never be graded.
-        ctx.snapshot_is_root(format!("{name}.prose.md"), &root_text, "service")?;
+        ctx.single_snapshots(&name, &root_text)?;
         let folder = format!("bindings/{name}");
         let outputs = ctx.outputs_in(&folder, &declared, &BTreeMap::new())?;
         let c = RunContract {
@@ -1232,6 +1232,52 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// In a run without a manifest, refuses a file of `sources/` that a
+    /// reader takes for the snapshot of the service `name` but that
+    /// differs from `root.prose.md`: named like it in any case and with
+    /// any extensions (`SVC.prose.MD`, `svc.md`, `svc`), named `root`, or
+    /// any file whose frontmatter `name` is the service's. A file there
+    /// that is no contract (no frontmatter naming one), or a folder, is
+    /// refused too: which contract it snapshots cannot be told. Another
+    /// contract's snapshot (a function the service used) is not graded.
+    fn single_snapshots(&self, name: &str, root_text: &str) -> Result<(), ImportError> {
+        let dir = self.dir.join("sources");
+        if !dir.is_dir() {
+            return Ok(());
+        }
+        let own = snapshot_key(name);
+        for f in sorted_entries(&dir)? {
+            let refuse = |message: String| ImportError::RunFile {
+                file: f.display().to_string(),
+                line: 0,
+                message,
+            };
+            if std::fs::symlink_metadata(&f).map_err(io(&f))?.is_dir() {
+                return Err(refuse(
+                    "a folder in sources/: a snapshot is a contract file, and what this one holds cannot be told".into(),
+                ));
+            }
+            let text = self.read(&f)?;
+            let key = snapshot_key(&folder_name(&f));
+            let names_it = key == own || key == snapshot_key("root");
+            let declares_it = match crate::contract::parse_file(&f, &text) {
+                Ok(parsed) => snapshot_key(&parsed.name) == own,
+                Err(_) if names_it => true,
+                Err(_) => {
+                    return Err(refuse(
+                        "a file in sources/ that is no contract (no frontmatter naming one): which contract it snapshots cannot be told".into(),
+                    ))
+                }
+            };
+            if (names_it || declares_it) && text.trim_end() != root_text.trim_end() {
+                return Err(refuse(
+                    "the service's source snapshot differs from root.prose.md: which contract the run kept cannot be told".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn read(&self, path: &Path) -> Result<String, ImportError> {
         self.check_real_inside(path)?;
         read_text(path)
@@ -1509,12 +1555,25 @@ impl Ctx<'_> {
         // something must answer for it.
         let mut returns = Vec::new();
         if let Some(caller) = &m.caller {
+            let mut return_keys: BTreeMap<String, usize> = BTreeMap::new();
             for (k, r) in caller.returns.iter().enumerate() {
                 if !is_one_name(&r.name) {
                     return Err(bad(
                         format!("caller.returns[{k}].name"),
                         format!(
                             "`{}` is not an output name: it may not be empty, hold `/`, `\\` or a control character, or be `.` or `..`",
+                            shown(&r.name)
+                        ),
+                    ));
+                }
+                // Two returns of one name: which one the caller received
+                // cannot be told, and grading the first would let the
+                // list's order decide the verdict.
+                if let Some(first) = return_keys.insert(binding_key(&r.name), k) {
+                    return Err(bad(
+                        format!("caller.returns[{k}].name"),
+                        format!(
+                            "two caller returns named `{}` (caller.returns[{first}] and [{k}]): which one the caller received cannot be told",
                             shown(&r.name)
                         ),
                     ));
@@ -1775,11 +1834,13 @@ impl Ctx<'_> {
         let mut files: Vec<PathBuf> = Vec::new();
         let w = self.dir.join("workspace");
         if w.is_dir() {
-            files.extend(
-                sorted_entries(&w)?
-                    .into_iter()
-                    .filter(|p| !p.is_dir() && is_error_file(p)),
-            );
+            for p in sorted_entries(&w)?.into_iter().filter(|p| !p.is_dir()) {
+                if is_error_file(&p) {
+                    files.push(p);
+                } else {
+                    self.no_error_report(&p)?;
+                }
+            }
             for svc in self.workspace_folders()? {
                 let mut seen = 0usize;
                 self.error_files_in(&w.join(&svc), 0, &mut seen, &mut |f| files.push(f))?;
@@ -1926,8 +1987,8 @@ impl Ctx<'_> {
         for p in entries.iter().filter(|p| !p.is_dir()) {
             if is_error_file(p) {
                 found(p.clone());
-            } else if names_error(p) {
-                self.no_error_heading(p)?;
+            } else {
+                self.no_error_report(p)?;
             }
         }
         for p in entries.iter().filter(|p| p.is_dir()) {
@@ -1955,6 +2016,57 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
+    /// Refuses a workspace file `p` that is no `__error.md` but reads as
+    /// an error report: its name holds `error` and a line of it reads like
+    /// an error ([`Ctx::no_error_heading`]), or, whatever its name
+    /// (`__err.md`, `status.md`, `stderr.txt`), it opens like one
+    /// ([`Ctx::no_error_opening`]).
+    fn no_error_report(&self, p: &Path) -> Result<(), ImportError> {
+        if names_error(p) {
+            self.no_error_heading(p)
+        } else {
+            self.no_error_opening(p)
+        }
+    }
+
+    /// Refuses a workspace file whose first line of text, or first
+    /// heading, reads like an error ([`reads_like_error`]): a reader
+    /// takes `# Error: crashed` for the service's error whatever the file
+    /// is called. Only a regular file's first [`ERROR_OPENING_BYTES`] are
+    /// read, as UTF-8 or (with a byte-order mark) UTF-16, invalid bytes
+    /// replaced: a scratch file of any kind is looked at, never refused
+    /// for its encoding or size.
+    fn no_error_opening(&self, p: &Path) -> Result<(), ImportError> {
+        use std::io::Read;
+        self.check_real_inside(p)?;
+        let meta = std::fs::metadata(p).map_err(io(p))?;
+        if !meta.is_file() {
+            return Ok(());
+        }
+        let mut head = Vec::new();
+        std::fs::File::open(p)
+            .map_err(io(p))?
+            .take(ERROR_OPENING_BYTES)
+            .read_to_end(&mut head)
+            .map_err(io(p))?;
+        let text = text_of_head(&head);
+        let lines: Vec<&str> = text.lines().collect();
+        let first_text = lines.iter().position(|l| !visible(l).trim().is_empty());
+        let first_heading = lines
+            .iter()
+            .position(|l| visible(l).trim_start().starts_with('#'));
+        for at in [first_text, first_heading].into_iter().flatten() {
+            if reads_like_error(lines[at]) {
+                return Err(ImportError::RunFile {
+                    file: p.display().to_string(),
+                    line: at + 1,
+                    message: "a file of the service's workspace opens like an error file but is not named `__error.md`: whether the service failed cannot be told".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Refuses a workspace file `p` that is no `__error.md` but whose name
     /// holds `error` ([`names_error`]) when a line of it reads like an
     /// error ([`reads_like_error`]): `__error (1).md` or `error.md`
@@ -2213,6 +2325,55 @@ fn reads_like_error_as_written(line: &str) -> bool {
             });
         starts || labelled
     })
+}
+
+/// A contract's name or snapshot file name as a reader tells them apart:
+/// [`rendered::lookalike_fold`]ed, white space dropped, and the
+/// extensions a contract file is written with stripped (`SVC.prose.MD`
+/// and `svc` are one).
+fn snapshot_key(name: &str) -> String {
+    let folded: String = rendered::lookalike_fold(name)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut key = folded.as_str();
+    loop {
+        key = key.trim_matches('.');
+        match key.rsplit_once('.') {
+            Some((stem, ext)) if ["md", "prose", "markdown", "txt"].contains(&ext) => key = stem,
+            _ => return key.to_string(),
+        }
+    }
+}
+
+/// How much of a workspace file [`Ctx::no_error_opening`] reads: enough
+/// for any first line a reader sees as the file's opening.
+const ERROR_OPENING_BYTES: u64 = 64 * 1024;
+
+/// The text of a file's first bytes: UTF-16 when it opens with a
+/// byte-order mark, else UTF-8 with invalid bytes (and a character cut
+/// at the end) replaced.
+fn text_of_head(head: &[u8]) -> String {
+    let utf16 = |le: bool| {
+        let units: Vec<u16> = head[2..]
+            .chunks_exact(2)
+            .map(|b| {
+                if le {
+                    u16::from_le_bytes([b[0], b[1]])
+                } else {
+                    u16::from_be_bytes([b[0], b[1]])
+                }
+            })
+            .collect();
+        String::from_utf16_lossy(&units)
+    };
+    match head {
+        [0xff, 0xfe, ..] => utf16(true),
+        [0xfe, 0xff, ..] => utf16(false),
+        _ => {
+            String::from_utf8_lossy(head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head)).into_owned()
+        }
+    }
 }
 
 /// Whether `p` is named like `__error.md` as a reader sees the name: in

@@ -654,7 +654,7 @@ fn a_binding_linked_to_a_run_file_is_refused() {
             &[
                 (
                     "sources/other.prose.md",
-                    "# Other\n\n## Ensures\n\n- `x`: a note\n",
+                    "---\nname: other\nkind: service\n---\n# Other\n\n## Ensures\n\n- `x`: a note\n",
                 ),
                 ("workspace/svc/notes.md", "# Notes\n\nText.\n"),
                 ("bindings/svc/__error.md", "# Error\n\nText.\n"),
