@@ -841,6 +841,9 @@ fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<Str
     if let Some(why) = crate::check::unseen_part(content) {
         return Some(why);
     }
+    if let Some(why) = crate::plain::unread_form(content) {
+        return Some(why);
+    }
     let body = crate::check::body_text(content);
     if pactum_core::echo::words(&body).is_empty() {
         return None;
