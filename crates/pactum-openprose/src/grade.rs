@@ -657,7 +657,10 @@ fn grade_text(
                 evidence.push(quote(turn, &q));
             }
             match held {
-                Some(true) => notes.push(format!("\"{phrase}\": {detail}")),
+                Some(true) => match crate::plain::held_unread(m, content) {
+                    Some(why) => unmeasured.push(format!("\"{phrase}\": {why}")),
+                    None => notes.push(format!("\"{phrase}\": {detail}")),
+                },
                 Some(false) => failed.push(format!("\"{phrase}\": {detail}")),
                 None => unmeasured.push(format!("\"{phrase}\": {detail}")),
             }

@@ -63,3 +63,84 @@ fn plain_forms_are_read_and_failures_still_fail() {
         Verdict::Violated
     );
 }
+
+/// An upper bound holds only where no instance may hide in a form the
+/// count does not read: entries on lines of one paragraph, enumerations
+/// and series in text, nested lists, line breaks after sentences, labels
+/// and emphasis that look like headings, table-like lines, bare domains.
+/// A quote is said only where it is used, not mentioned or denied.
+#[test]
+fn a_bound_that_says_no_more_than_is_never_met_over_unread_instances() {
+    for (clause, body) in [
+        (
+            "at most 2 items",
+            "Makers: 1) Daikin 2) Vaillant 3) Viessmann.\n",
+        ),
+        ("at most 2 items", "Makers: Daikin; Vaillant; Viessmann.\n"),
+        ("at most 2 items", "Daikin\nVaillant\nViessmann\n"),
+        ("at most 2 items", "- Daikin\n  - Vaillant\n  - Viessmann\n"),
+        ("at most 2 items", "Daikin, Vaillant, and Viessmann\n"),
+        ("at most 2 items", "a) Daikin\nb) Vaillant\nc) Viessmann\n"),
+        (
+            "at most 2 items",
+            "i. Daikin\nii. Vaillant\niii. Viessmann\n",
+        ),
+        (
+            "at most 2 items",
+            "(1) Daikin\n(2) Vaillant\n(3) Viessmann\n",
+        ),
+        ("at most 2 items", "Daikin\\\nVaillant\\\nViessmann\n"),
+        ("at most 2 items", "- Daikin, Vaillant and Viessmann\n"),
+        ("no list", "Daikin\nVaillant\n"),
+        (
+            "at most 1 paragraphs",
+            "Daikin makes them.  \nVaillant too.  \nViessmann too.\n",
+        ),
+        (
+            "at most 1 paragraphs",
+            "Daikin makes them.\nVaillant too.\n",
+        ),
+        (
+            "at most 2 sources",
+            "See daikin.com, vaillant.de and viessmann.de.\n",
+        ),
+        ("at most 3 headings", "**A**\n\n**B**\n\n**C**\n\n**D**\n"),
+        ("without headings", "**Summary**\n\ntext\n"),
+        ("without headings", "SUMMARY\n\ntext\n"),
+        ("without headings", "Summary:\n\ntext\n"),
+        ("at most 1 rows", "Daikin |\nVaillant |\n"),
+        ("no table", "a\tb\n1\t2\n"),
+        ("no table", "+---+---+\n| a | b |\n+---+---+\n"),
+        (
+            "saying \"no sources were found\"",
+            "It is not true that no sources were found.\n",
+        ),
+        (
+            "saying \"no sources were found\"",
+            "\"no sources were found\" is what a bad tool says; we found five.\n",
+        ),
+    ] {
+        assert_ne!(
+            one(clause, body),
+            Verdict::Satisfied,
+            "{clause} over {body:?}"
+        );
+    }
+    for (clause, body) in [
+        ("at most 2 items", "Here are the makers:\n\n- Daikin\n- Vaillant\n"),
+        ("exactly 2 headings", "# A\n\n## B\n\ntext\n"),
+        (
+            "2-3 paragraphs",
+            "Sales fell in 2024 after two record years, as subsidies were cut in several\nlarge markets.\n\nThey rose again.\n",
+        ),
+        ("at most 2 sources", "See www.a.org/x and https://b.org/y.\n"),
+        (
+            "saying \"no sources were found\"",
+            "No sources were found: the search tool timed out twice.\n",
+        ),
+        ("without headings", "Heat pumps sold well.\n\nThey will again.\n"),
+        ("no table", "Daikin leads the market.\n"),
+    ] {
+        assert_eq!(one(clause, body), Verdict::Satisfied, "{clause} over {body:?}");
+    }
+}

@@ -100,13 +100,14 @@ fn a_definition_line_continuing_a_paragraph_is_text() {
     ] {
         assert_eq!(one("at most 5 words", out), Verdict::Violated, "{out}");
     }
-    // Its text is shown: a quote there is found.
+    // Its text is shown: a quote there is found (set in quotation marks,
+    // it is mentioned rather than said, so it is the judge's).
     assert_eq!(
         one(
             "saying \"solid electrolytes are safer\"",
             "Intro.\n[x]: /u \"solid electrolytes are safer\"\n"
         ),
-        Verdict::Satisfied
+        Verdict::NotEvaluable
     );
     // The same line where a paragraph may start is a definition: hidden.
     assert_eq!(
