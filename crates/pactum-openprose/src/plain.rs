@@ -149,6 +149,11 @@ pub(crate) fn held_unread(m: &Measure, content: &str) -> Option<String> {
             _ => None,
         },
         Measure::Contains(quote) => unsaid(quote, content),
+        Measure::Count {
+            unit: Unit::Words,
+            min,
+            ..
+        } if *min > 1 => degenerate_words(content),
         _ => None,
     }
 }
@@ -353,7 +358,7 @@ fn unsaid(q: &str, content: &str) -> Option<String> {
     use std::sync::LazyLock;
     static NEGATION: LazyLock<regex::Regex> = LazyLock::new(|| {
         #[allow(clippy::unwrap_used)] // a constant pattern
-        regex::Regex::new(r"(?i)\b(?:not|no|never|n't|nor|neither|false|untrue|wrong|incorrect|without|deny|denies|denied|rather than|instead of)\b|n't\b|n’t\b").unwrap()
+        regex::Regex::new(r"(?i)\b(?:not|no|never|nor|neither|none|nothing|nobody|cannot|false|untrue|wrong|incorrect|without|deny|denies|denied|rather than|instead of|if|whether|unless|until|once|would|could|might|should|may|hardly|barely|fake|fictional|hypothetical|example)\b|n't\b|n’t\b").unwrap()
     });
     let words: Vec<String> = q.split_whitespace().map(regex::escape).collect();
     if words.is_empty() {
@@ -372,18 +377,52 @@ fn unsaid(q: &str, content: &str) -> Option<String> {
         let before = &content[..m.start()];
         let after = &content[m.end()..];
         let quoted = before.trim_end().ends_with(quotes) || after.trim_start().starts_with(quotes);
-        let sentence = before
+        let start = before
             .rfind(['.', '!', '?', '\n'])
             .map_or(before, |i| &before[i + 1..]);
+        let end_at = after.find(['.', '!', '?', '\n']).unwrap_or(after.len());
+        let asked = after[end_at..].starts_with('?');
+        // After the quote, its own clause: what follows a colon, a
+        // semicolon, a comma or a dash is another statement (`all clear:
+        // nothing to report`).
+        let rest = &after[..end_at];
+        let rest = &rest[..rest
+            .find([':', ';', ',', '\u{2013}', '\u{2014}'])
+            .unwrap_or(rest.len())];
         // The quote's own words may hold a negation (`no sources were
-        // found`): only the words before it in its sentence are read.
-        if !quoted && !NEGATION.is_match(sentence) {
+        // found`): only the other words of its sentence are read. A
+        // question, a condition or a negation anywhere in them says
+        // nothing for certain (`is it all clear?`, `all clear (not
+        // really)`, `if it were all clear`).
+        if !quoted && !asked && !NEGATION.is_match(start) && !NEGATION.is_match(rest) {
             return None;
         }
     }
     Some(if any {
-        "every place the quote is found is set in quotation marks or follows a negation in its sentence: whether the output says it is for the judge".into()
+        "every place the quote is found is set in quotation marks, asked, or in a sentence with a negation or a condition: whether the output says it is for the judge".into()
     } else {
         "the quote is found only as the output renders, not as written: whether the output says it is for the judge".into()
     })
+}
+
+/// Why the words of `content` are no evidence for a lower bound on
+/// words: too few of them differ (`word word word…`: fewer distinct
+/// words than a quarter of them, or than three), or most are single
+/// characters (`a b c d…`). Prose repeats words, never that much.
+fn degenerate_words(content: &str) -> Option<String> {
+    let words: Vec<String> = content
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    let distinct = words
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let single = words.iter().filter(|w| w.chars().count() == 1).count();
+    (distinct * 4 < words.len() || distinct < 3.min(words.len()) || single * 2 > words.len())
+        .then(|| format!("{} words, {distinct} of them different and {single} single characters: whether that is text a reader can use is for the judge", words.len()))
 }

@@ -144,3 +144,42 @@ fn a_bound_that_says_no_more_than_is_never_met_over_unread_instances() {
         assert_eq!(one(clause, body), Verdict::Satisfied, "{clause} over {body:?}");
     }
 }
+
+/// A quote asked, denied or under a condition anywhere in its clause is
+/// not said; a lower bound on words over words that barely differ, or
+/// over single characters, is no evidence of text.
+#[test]
+fn a_quote_or_words_that_say_nothing_for_certain_are_the_judges() {
+    for (clause, body) in [
+        ("saying \"all clear\"", "all clear?\n"),
+        ("saying \"all clear\"", "We cannot say all clear.\n"),
+        (
+            "saying \"all clear\"",
+            "If it were all clear we would say so.\n",
+        ),
+        ("saying \"all clear\"", "Is it all clear? No.\n"),
+        ("saying \"all clear\"", "all clear (not really)\n"),
+        ("at least 20 words", &"word ".repeat(20)),
+        (
+            "at least 20 words",
+            "a b c d e f g h i j k l m n o p q r s t\n",
+        ),
+        ("at least 20 words", &"The ".repeat(20)),
+    ] {
+        assert_ne!(
+            one(clause, body),
+            Verdict::Satisfied,
+            "{clause} over {body:?}"
+        );
+    }
+    for (clause, body) in [
+        ("saying \"all clear\"", "All clear: nothing to report.\n"),
+        ("saying \"all clear\"", "All clear, no issues found.\n"),
+        (
+            "at least 20 words",
+            "Heat pump sales in Europe fell in 2024 after two record years, as subsidies were cut in several large markets and gas prices eased.\n",
+        ),
+    ] {
+        assert_eq!(one(clause, body), Verdict::Satisfied, "{clause} over {body:?}");
+    }
+}
