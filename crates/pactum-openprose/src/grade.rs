@@ -505,7 +505,7 @@ impl Memo {
         c: &RunContract,
     ) -> bool {
         *self.copied.entry(b.path.clone()).or_insert_with(|| {
-            let shown = crate::check::without_hidden(content);
+            let shown = shown_text(content);
             if only_copied_input(&shown, inputs, c) {
                 return true;
             }
@@ -801,6 +801,17 @@ fn copy_fold(s: &str) -> String {
     crate::rendered::lookalike_fold(&bare)
 }
 
+/// What `content` shows, for the copy rule: a JSON value's decoded
+/// string values (its keys, numbers, booleans and `null` are structure,
+/// no words of the service's own), or the text with what is hidden when
+/// it renders left out.
+fn shown_text(content: &str) -> Cow<'_, str> {
+    match crate::check::as_json(content) {
+        Some(v) => Cow::Owned(crate::json_view::said(&v)),
+        None => crate::check::without_hidden(content),
+    }
+}
+
 fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> bool {
     use pactum_core::echo::only_copied;
     if only_copied(content, inputs) {
@@ -841,7 +852,10 @@ fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<Str
     if let Some(why) = crate::check::unseen_part(content) {
         return Some(why);
     }
-    let body = crate::check::body_text(content);
+    let body = match crate::check::as_json(content) {
+        Some(v) => crate::json_view::said(&v),
+        None => crate::check::body_text(content),
+    };
     if pactum_core::echo::words(&body).is_empty() {
         return None;
     }

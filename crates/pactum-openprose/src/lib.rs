@@ -8,6 +8,7 @@
 //! | [`run`] | the run-directory importer: layouts, manifests, bindings, errors |
 //! | [`contract`] | the contract sections of a `*.prose.md` file: clauses, conditionals, declared errors |
 //! | [`check`] | which clause phrasings are measured deterministically, and the measurements |
+//! | `json_view` | whether an output is one strict JSON value, looks like JSON pactum does not decode, or is text; the decoded text a measure reads |
 //! | `rendered` | what a Markdown output renders as (CommonMark with GFM tables): the units counted |
 //! | [`grade`] | clause verdicts, the judge's part, and the grader's scores and report shape |
 //! | [`keys`] | keys a reader sees once the Markdown renders, and the source each renders from |
@@ -20,6 +21,7 @@ pub mod check;
 pub mod contract;
 mod error;
 pub mod grade;
+mod json_view;
 pub mod keys;
 mod rendered;
 pub mod run;
