@@ -807,7 +807,8 @@ fn fences_json_list(content: &str) -> bool {
                     if matches!(
                         pactum_core::json::parse_strict(b.trim()),
                         Ok(serde_json::Value::Array(_) | serde_json::Value::Object(_))
-                    ) {
+                    ) || json_view::near_json(&b)
+                    {
                         return true;
                     }
                 }
@@ -1455,8 +1456,10 @@ fn measure_both(
 
 /// Whether the output shows entries the count of list items does not
 /// read: a table (GFM or HTML), a bullet-like character (`•`, `◦`, `‣`,
-/// or any symbol opening a line), a `<br>` line break, or a JSON array
-/// or object not read as the output's JSON ([`shows_json_value`]). An upper or
+/// or any symbol opening a line), a `<br>` line break, a JSON array
+/// or object not read as the output's JSON ([`shows_json_value`]), or a
+/// line of values in sequence ([`json_view::sequence`]: `"a", "b"`,
+/// `['a', 'b']`, `[a, b]`). An upper or
 /// exact bound on items over it is left to the judge, never met.
 fn uncounted_entries(r: &rendered::Rendered, raw: &str) -> bool {
     const BULLETS: &[char] = &[
@@ -1472,6 +1475,7 @@ fn uncounted_entries(r: &rendered::Rendered, raw: &str) -> bool {
         || raw.to_ascii_lowercase().contains("<br")
         || raw.contains(BULLETS)
         || shows_json_value(raw)
+        || raw.lines().any(json_view::sequence)
         || raw.lines().any(|l| {
             l.trim_start()
                 .chars()
@@ -1481,14 +1485,15 @@ fn uncounted_entries(r: &rendered::Rendered, raw: &str) -> bool {
 }
 
 /// Whether `raw` holds, anywhere, what reads as the start of a JSON
-/// array or object (a bracket or brace, then a string, number, `true`,
+/// array or object (a bracket or brace, then a string in double or
+/// single quotes, a number, `true`,
 /// `false` or `null`, then `,`, `:` or a closing mark), as written or
 /// with character references decoded: one after a byte order mark or a
 /// comment, in `<pre>` or a code span, is not read as the output's JSON,
 /// yet its elements may be the items a reader counts.
 fn shows_json_value(raw: &str) -> bool {
     static START: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"[\[{]\s*("[^"\n]*"|-?[0-9][0-9.eE+-]*|true|false|null)\s*[,:\]}]"#)
+        Regex::new(r#"[\[{]\s*("[^"\n]*"|'[^'\n]*'|-?[0-9][0-9.eE+-]*|true|false|null)\s*[,:\]}]"#)
             .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
     START.is_match(raw) || START.is_match(&decode_entities(raw))
@@ -3151,13 +3156,15 @@ fn count(
             Some(Value::Array(a)) => {
                 // Counted with a `ref` parameter dropped (low) and kept
                 // (high): it may be all that tells two pages apart.
-                let elements = |page: fn(&str) -> Option<String>| {
+                // The low count reads an element's string values, the
+                // high one its keys too.
+                let elements = |page: fn(&str) -> Option<String>, text: fn(&Value) -> String| {
                     let mut seen = BTreeSet::new();
                     let mut first = None;
                     let n = a
                         .iter()
                         .filter(|e| {
-                            let text = e.to_string();
+                            let text = text(e);
                             let mine: Vec<(String, String)> = urls(&text)
                                 .into_iter()
                                 .filter_map(|u| page(&u).map(|p| (p, u)))
@@ -3176,8 +3183,8 @@ fn count(
                         .count() as u64;
                     (n, first)
                 };
-                let (lo, first) = elements(rendered::page);
-                let (hi, _) = elements(rendered::page_as_written);
+                let (lo, first) = elements(rendered::page, json_view::said);
+                let (hi, _) = elements(rendered::page_as_written, Value::to_string);
                 Ok((
                     lo,
                     (!scheme_relative(raw)).then_some(hi.max(lo)),

@@ -526,7 +526,17 @@ impl Memo {
     ) -> Option<String> {
         self.unseen
             .entry(b.path.clone())
-            .or_insert_with(|| unseen(content, inputs, c))
+            .or_insert_with(|| {
+                // A `.json` binding is read as JSON by its consumers:
+                // text that is no strict JSON value is not what they read.
+                if b.json
+                    && crate::check::as_json(content).is_none()
+                    && !crate::json_view::near_json(content)
+                {
+                    return Some("it is a `.json` binding that holds no strict JSON value: what a reader of it reads is for the judge".into());
+                }
+                unseen(content, inputs, c)
+            })
             .clone()
     }
 }

@@ -54,21 +54,41 @@ fn json_like(content: &str) -> Option<&'static str> {
     if several_values(t) {
         return Some("holds several JSON values (one per line or parted by commas)");
     }
-    let (first, last) = (t.chars().next()?, t.chars().next_back()?);
+    let first = t.chars().next()?;
     let after_bracket = t[first.len_utf8()..].trim_start();
-    match (first, last) {
-        ('{', _) => Some("opens like a JSON object but is no strict JSON value"),
-        ('[', _) if after_bracket.starts_with(['"', '\'', '{', '[']) => {
+    match first {
+        '{' => Some("opens like a JSON object but is no strict JSON value"),
+        '[' if after_bracket.starts_with(['"', '\'', '{', '[']) => {
             Some("opens like a JSON array but is no strict JSON value")
         }
-        ('[', ']') if t.contains(',') => Some(
-            "is a bracketed, comma-parted sequence that is no strict JSON (a Python list, a YAML flow sequence)",
+        _ if bracketed(t) => Some(
+            "is a bracketed, comma-parted sequence that is no strict JSON (a Python list or tuple, a YAML flow sequence)",
         ),
-        ('(', ')') if t.len() >= 2 && tuple(&t[1..t.len() - 1]) => {
-            Some("is a parenthesised, comma-parted sequence of values (a tuple)")
-        }
         _ => None,
     }
+}
+
+/// Whether `content` (a whole output, or one fenced block's body) reads
+/// as structured values pactum does not decode exactly: JSON with a
+/// repeated key, several values, a bracketed sequence that is no JSON.
+pub(crate) fn near_json(content: &str) -> bool {
+    json_like(content).is_some()
+}
+
+/// Whether one line of text is values in sequence: two or more JSON
+/// values parted by commas or spaces (`"a", "b"`, `1, 2`), or a
+/// bracketed, comma-parted sequence ([`bracketed`]).
+pub(crate) fn sequence(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty() && (several_values(t) || bracketed(t))
+}
+
+/// Whether `t` is `[…]` holding a comma (`['a', 'b']`, `[a, b]`, a
+/// trailing comma), or `(…)` holding two or more quoted strings or
+/// numbers ([`tuple`]).
+fn bracketed(t: &str) -> bool {
+    let inner = |open: char, close: char| t.strip_prefix(open).and_then(|r| r.strip_suffix(close));
+    inner('[', ']').is_some_and(|i| i.contains(',')) || inner('(', ')').is_some_and(tuple)
 }
 
 /// Whether `t` is two or more JSON values one after another, parted by

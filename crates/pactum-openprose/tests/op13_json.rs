@@ -293,3 +293,55 @@ fn strict_json_is_still_measured() {
         Verdict::Satisfied
     );
 }
+
+/// Values in sequence on a line of a Markdown output, or a near-JSON
+/// sequence in a fenced block, are entries the list count does not see:
+/// an upper bound on items over them is the judge's.
+#[test]
+fn values_in_sequence_inside_markdown_never_meet_an_upper_bound() {
+    for body in [
+        "Makers:\n\n['Daikin', 'Vaillant', 'Viessmann']\n",
+        "Makers:\n\n[Daikin, Vaillant, Viessmann]\n",
+        "Makers:\n\n\"Daikin\", \"Vaillant\", \"Viessmann\"\n",
+        "Makers:\n\n(\"Daikin\", \"Vaillant\", \"Viessmann\")\n",
+        "Makers:\n\n```python\n['Daikin', 'Vaillant', 'Viessmann']\n```\n",
+        "Makers:\n\n```\n\"Daikin\"\n\"Vaillant\"\n\"Viessmann\"\n```\n",
+    ] {
+        never_met("at most 2 items", body);
+    }
+    // A parenthetical remark is no sequence.
+    assert_eq!(
+        one_at(
+            "at most 2 items",
+            MD,
+            "- Daikin\n\n(Vaillant and Viessmann, later.)\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// Sources in a JSON array are its elements' string values: a URL only
+/// in a key meets no lower bound.
+#[test]
+fn a_url_only_in_a_json_key_is_no_source_for_a_lower_bound() {
+    let body = r#"[{"https://www.daikin.com/":"Daikin"},{"https://www.vaillant.de/":"Vaillant"},{"https://www.viessmann.de/":"Viessmann"}]"#;
+    assert_ne!(one_at("at least 3 sources", JSON, body), Verdict::Satisfied);
+    assert_ne!(one_at("at most 2 sources", JSON, body), Verdict::Satisfied);
+}
+
+/// A `.json` binding that holds no strict JSON value is not what its
+/// consumers read: a measure held over its text is the judge's.
+#[test]
+fn a_json_binding_that_is_no_json_is_the_judges() {
+    for body in ["Daikin\nVaillant\nViessmann\n", "- Daikin\n", "[Summary]\n"] {
+        assert_ne!(
+            one_at("at most 2 items", JSON, body),
+            Verdict::Satisfied,
+            "{body}"
+        );
+    }
+    assert_eq!(
+        one_at("at most 2 items", MD, "- Daikin\n"),
+        Verdict::Satisfied
+    );
+}
