@@ -779,17 +779,26 @@ fn fenced_json_of(visible: &str) -> Option<Value> {
     pactum_core::json::parse_strict(body?.trim()).ok()
 }
 
-/// Whether `content` shows one short line of prose (a paragraph with no
-/// line break, "Here is the result:") and then one fenced block, its info
-/// string empty or `json`, holding one JSON value, and nothing else.
 /// Whether a fenced code block of `content` (whatever its info string,
-/// wherever it is) holds one JSON array or object: its elements may be
-/// the items or sources a clause counts, which the Markdown count does
-/// not see inside code.
+/// wherever it is) holds one JSON array or object, or near-JSON
+/// ([`json_view::near_json`]): its elements may be the items or sources
+/// a clause counts, which the Markdown count does not see inside code.
 fn fences_json_list(content: &str) -> bool {
+    fenced_bodies(content).iter().any(|b| {
+        matches!(
+            pactum_core::json::parse_strict(b.trim()),
+            Ok(serde_json::Value::Array(_) | serde_json::Value::Object(_))
+        ) || json_view::near_json(b)
+    })
+}
+
+/// The bodies of `content`'s fenced code blocks, whatever their info
+/// strings.
+fn fenced_bodies(content: &str) -> Vec<String> {
     use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let mut out = Vec::new();
     if !content.contains("```") && !content.contains("~~~") {
-        return false;
+        return out;
     }
     let mut body: Option<String> = None;
     for ev in Parser::new(content) {
@@ -802,23 +811,16 @@ fn fences_json_list(content: &str) -> bool {
                     b.push_str(&t);
                 }
             }
-            Event::End(TagEnd::CodeBlock) => {
-                if let Some(b) = body.take() {
-                    if matches!(
-                        pactum_core::json::parse_strict(b.trim()),
-                        Ok(serde_json::Value::Array(_) | serde_json::Value::Object(_))
-                    ) || json_view::near_json(&b)
-                    {
-                        return true;
-                    }
-                }
-            }
+            Event::End(TagEnd::CodeBlock) => out.extend(body.take()),
             _ => {}
         }
     }
-    false
+    out
 }
 
+/// Whether `content` shows one short line of prose (a paragraph with no
+/// line break, "Here is the result:") and then one fenced block, its info
+/// string empty or `json`, holding one JSON value, and nothing else.
 fn lead_in_json(content: &str) -> bool {
     use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
     if !content.contains("```") && !content.contains("~~~") {
@@ -2489,6 +2491,12 @@ pub(crate) fn unseen_part(content: &str) -> Option<String> {
     // What it holds is unknown: even that it holds anything.
     if let View::JsonLike(what) = json_view::view(content) {
         return Some(format!("the output {what}, which pactum does not decode exactly: what it holds is for the judge"));
+    }
+    if fenced_bodies(content)
+        .iter()
+        .any(|b| json_view::near_json(b))
+    {
+        return Some("a fenced block of the output holds near-JSON (a repeated key, several values, a bracketed sequence that is no JSON), which pactum does not decode exactly: what it holds is for the judge".into());
     }
     let visible = without_hidden(content);
     let r = render(&visible);

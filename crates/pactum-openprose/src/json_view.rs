@@ -43,7 +43,7 @@ fn json_like(content: &str) -> Option<&'static str> {
         .and_then(|r| r.strip_suffix("```"))
         .unwrap_or(t)
         .trim();
-    if t.is_empty() {
+    if t.is_empty() || pactum_core::json::parse_strict(t).is_ok() {
         return None;
     }
     if serde_json::from_str::<Value>(t).is_ok() {

@@ -345,3 +345,16 @@ fn a_json_binding_that_is_no_json_is_the_judges() {
         Verdict::Satisfied
     );
 }
+
+/// A fenced block of near-JSON beside prose (a repeated key, several
+/// values) holds what pactum does not decode: a measure held over the
+/// output is the judge's.
+#[test]
+fn near_json_in_a_fence_beside_prose_is_the_judges() {
+    let repeated =
+        "Here is the result:\n\n```json\n{\"partner\":\"Daikin\",\"partner\":\"\"}\n```\n";
+    never_met("saying \"Daikin\"", repeated);
+    never_met("a summary", repeated);
+    let lines = "The makers:\n\n```\n\"Daikin\"\n\"Vaillant\"\n\"Viessmann\"\n```\n";
+    never_met("at most 2 items", lines);
+}
