@@ -2492,6 +2492,9 @@ pub(crate) fn unseen_part(content: &str) -> Option<String> {
     if let View::JsonLike(what) = json_view::view(content) {
         return Some(format!("the output {what}, which pactum does not decode exactly: what it holds is for the judge"));
     }
+    if as_json(content).is_some_and(|v| json_view::placeholder_strings(&v)) {
+        return Some("every string value of the JSON output is a placeholder (`(blank)`, `[Summary]`, a type name, a value repeating its key): whether its numbers or booleans alone are the output asked for is for the judge".into());
+    }
     if fenced_bodies(content)
         .iter()
         .any(|b| json_view::near_json(b))

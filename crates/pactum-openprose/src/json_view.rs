@@ -182,20 +182,24 @@ fn walk<'a>(v: &'a Value, key: Option<&'a str>, f: &mut impl FnMut(Option<&'a st
 }
 
 /// Whether `v` holds nothing but placeholders: no number or boolean, and
-/// every string value blank or a placeholder
-/// ([`rendered::placeholder_value`], its own key too), one at least.
+/// [`placeholder_strings`].
 pub(crate) fn placeholders_only(v: &Value) -> bool {
-    fn scalars(v: &Value) -> bool {
-        match v {
-            Value::Bool(_) | Value::Number(_) => true,
-            Value::Array(a) => a.iter().any(scalars),
-            Value::Object(o) => o.values().any(scalars),
-            Value::String(_) | Value::Null => false,
-        }
+    !scalars(v) && placeholder_strings(v)
+}
+
+/// Whether `v` holds a number or a boolean.
+pub(crate) fn scalars(v: &Value) -> bool {
+    match v {
+        Value::Bool(_) | Value::Number(_) => true,
+        Value::Array(a) => a.iter().any(scalars),
+        Value::Object(o) => o.values().any(scalars),
+        Value::String(_) | Value::Null => false,
     }
-    if scalars(v) {
-        return false;
-    }
+}
+
+/// Whether every string value of `v` is blank or a placeholder
+/// ([`rendered::placeholder_value`], its own key too), one at least.
+pub(crate) fn placeholder_strings(v: &Value) -> bool {
     let (mut any, mut all) = (false, true);
     walk(v, None, &mut |k, s| {
         if pactum_core::text::is_blank(s) {

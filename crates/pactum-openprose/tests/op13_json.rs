@@ -112,6 +112,23 @@ fn a_json_output_of_placeholders_is_not_produced() {
     }
 }
 
+/// Placeholder strings beside numbers or booleans: whether those are
+/// the output asked for is the judge's, never a green.
+#[test]
+fn placeholder_strings_beside_numbers_are_the_judges() {
+    for body in [
+        r#"{"summary":"...","n":0}"#,
+        r#"{"summary":"(blank)","year":2024}"#,
+        r#"{"title":"Title","done":true}"#,
+    ] {
+        let v = one_at("a summary", JSON, body);
+        assert!(
+            !matches!(v, Verdict::Satisfied | Verdict::Violated),
+            "{body}: {v:?}"
+        );
+    }
+}
+
 /// JSON escapes are read decoded: `https:\/\/…` and `\u0068ttps://…`
 /// are the pages every reader of the JSON opens.
 #[test]
