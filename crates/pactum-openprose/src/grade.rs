@@ -505,15 +505,9 @@ impl Memo {
         c: &RunContract,
     ) -> bool {
         *self.copied.entry(b.path.clone()).or_insert_with(|| {
-            let shown = shown_text(content);
-            if only_copied_input(&shown, inputs, c) {
-                return true;
-            }
-            // A copy with letters swapped for look-alikes or an
-            // accent added reads as the same copy.
-            let folded: Vec<Cow<'_, str>> =
-                inputs.iter().map(|i| Cow::Owned(copy_fold(i))).collect();
-            pactum_core::echo::only_copied(&copy_fold(&shown), &folded)
+            // Numbers or booleans beside a copy may be the answer (a
+            // score): that copy is the judge's ([`Memo::unseen`]).
+            copy_of_input(&shown_text(content), inputs, c) && !beside_scalars(content)
         })
     }
 
@@ -534,6 +528,9 @@ impl Memo {
                     && !crate::json_view::near_json(content)
                 {
                     return Some("it is a `.json` binding that holds no strict JSON value: what a reader of it reads is for the judge".into());
+                }
+                if beside_scalars(content) && copy_of_input(&shown_text(content), inputs, c) {
+                    return Some("its string values only repeat what the service was given, beside numbers or booleans: whether those are its own answer is for the judge".into());
                 }
                 unseen(content, inputs, c)
             })
@@ -809,6 +806,22 @@ fn copy_fold(s: &str) -> String {
         .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
         .collect();
     crate::rendered::lookalike_fold(&bare)
+}
+
+/// Whether `shown` ([`shown_text`]) is only a copy of what the service
+/// was given ([`only_copied_input`]), read as written or with
+/// look-alike letters and accents folded ([`copy_fold`]).
+fn copy_of_input(shown: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> bool {
+    if only_copied_input(shown, inputs, c) {
+        return true;
+    }
+    let folded: Vec<Cow<'_, str>> = inputs.iter().map(|i| Cow::Owned(copy_fold(i))).collect();
+    pactum_core::echo::only_copied(&copy_fold(shown), &folded)
+}
+
+/// Whether `content` is a JSON value holding a number or a boolean.
+fn beside_scalars(content: &str) -> bool {
+    crate::check::as_json(content).is_some_and(|v| crate::json_view::scalars(&v))
 }
 
 /// What `content` shows, for the copy rule: a JSON value's decoded

@@ -178,8 +178,6 @@ fn a_json_copy_of_the_input_is_a_copy() {
     for body in [
         format!(r#"{{"summary":"{}"}}"#, INPUT.replace('-', "\\u002d")),
         format!(r#"{{"input":{{"topic":"{INPUT}"}},"output":null}}"#),
-        format!(r#"{{"summary":"{INPUT}","year":2024}}"#),
-        format!(r#"{{"summary":"{INPUT}","done":true}}"#),
         format!(r#""{INPUT}""#),
     ] {
         assert_eq!(
@@ -188,9 +186,22 @@ fn a_json_copy_of_the_input_is_a_copy() {
             "{body}"
         );
     }
-    // A metadata string beside the copy: the judge's at least.
-    let status = format!(r#"{{"summary":"{INPUT}","status":"ok"}}"#);
-    assert_ne!(over_input("at most 50 words", &status), Verdict::Satisfied);
+    // A metadata string, a number or a boolean beside the copy (a score
+    // may be the answer): the judge's, never a green.
+    for body in [
+        format!(r#"{{"summary":"{INPUT}","status":"ok"}}"#),
+        format!(r#"{{"summary":"{INPUT}","year":2024}}"#),
+        format!(
+            r#"{{"summary":"{}","done":true}}"#,
+            INPUT.replace('-', "\\u002d")
+        ),
+    ] {
+        let v = over_input("at most 50 words", &body);
+        assert!(
+            !matches!(v, Verdict::Satisfied | Verdict::Violated),
+            "{body}: {v:?}"
+        );
+    }
     // Text of its own is still the service's output.
     let own = r#"{"summary":"Sulfide electrolytes lead; oxide cells trail on cost."}"#;
     assert_eq!(over_input("at most 50 words", own), Verdict::Satisfied);
