@@ -61,6 +61,7 @@ use pactum_core::echo::{only_copied, Echoes, Quoting};
 
 use regex::Regex;
 
+use crate::json_view::{self, View};
 use crate::rendered::{self, meaningful, range_of, render};
 use serde_json::Value;
 
@@ -778,17 +779,26 @@ fn fenced_json_of(visible: &str) -> Option<Value> {
     pactum_core::json::parse_strict(body?.trim()).ok()
 }
 
-/// Whether `content` shows one short line of prose (a paragraph with no
-/// line break, "Here is the result:") and then one fenced block, its info
-/// string empty or `json`, holding one JSON value, and nothing else.
 /// Whether a fenced code block of `content` (whatever its info string,
-/// wherever it is) holds one JSON array or object: its elements may be
-/// the items or sources a clause counts, which the Markdown count does
-/// not see inside code.
+/// wherever it is) holds one JSON array or object, or near-JSON
+/// ([`json_view::near_json`]): its elements may be the items or sources
+/// a clause counts, which the Markdown count does not see inside code.
 fn fences_json_list(content: &str) -> bool {
+    fenced_bodies(content).iter().any(|b| {
+        matches!(
+            pactum_core::json::parse_strict(b.trim()),
+            Ok(serde_json::Value::Array(_) | serde_json::Value::Object(_))
+        ) || json_view::near_json(b)
+    })
+}
+
+/// The bodies of `content`'s fenced code blocks, whatever their info
+/// strings.
+fn fenced_bodies(content: &str) -> Vec<String> {
     use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let mut out = Vec::new();
     if !content.contains("```") && !content.contains("~~~") {
-        return false;
+        return out;
     }
     let mut body: Option<String> = None;
     for ev in Parser::new(content) {
@@ -801,22 +811,16 @@ fn fences_json_list(content: &str) -> bool {
                     b.push_str(&t);
                 }
             }
-            Event::End(TagEnd::CodeBlock) => {
-                if let Some(b) = body.take() {
-                    if matches!(
-                        pactum_core::json::parse_strict(b.trim()),
-                        Ok(serde_json::Value::Array(_) | serde_json::Value::Object(_))
-                    ) {
-                        return true;
-                    }
-                }
-            }
+            Event::End(TagEnd::CodeBlock) => out.extend(body.take()),
             _ => {}
         }
     }
-    false
+    out
 }
 
+/// Whether `content` shows one short line of prose (a paragraph with no
+/// line break, "Here is the result:") and then one fenced block, its info
+/// string empty or `json`, holding one JSON value, and nothing else.
 fn lead_in_json(content: &str) -> bool {
     use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
     if !content.contains("```") && !content.contains("~~~") {
@@ -996,8 +1000,92 @@ pub fn measure(m: &Measure, content: &str) -> Finding {
 /// Markdown renders: no positive measure sees it (a heading, a list item,
 /// a quoted text there is no evidence). A negated one still does: a
 /// forbidden text hidden in a comment is still written.
+///
+/// A JSON output is read once ([`json_view::view`]): over one strict JSON
+/// value a quote and the words and sources counted are read in its
+/// decoded string values, never in its keys; over text that looks like
+/// JSON pactum does not decode exactly (a repeated key, several values, a
+/// Python list), every measure but the JSON format itself is the judge's.
 pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> Finding {
-    let json = as_json(content);
+    match json_view::view(content) {
+        View::JsonLike(what) => {
+            let f = measure_view(m, content, None, inputs);
+            // Not JSON is measured as written; a forbidden text found as
+            // written is there however the rest reads.
+            let written = match m {
+                Measure::Json(_) => true,
+                Measure::Not(inner) => {
+                    matches!(**inner, Measure::Contains(_)) && f.held == Some(false)
+                }
+                _ => false,
+            };
+            if written {
+                return f;
+            }
+            finding(
+                None,
+                format!("the output {what}, which pactum does not decode exactly: what it holds, and so whether this is met, is for the judge"),
+                None,
+            )
+        }
+        View::Json(v) => measure_json(m, content, &v, inputs),
+        View::Text => measure_view(m, content, None, inputs),
+    }
+}
+
+/// [`measure_against`] over an output that is the strict JSON value `v`.
+fn measure_json(m: &Measure, content: &str, v: &Value, inputs: &[Cow<'_, str>]) -> Finding {
+    match m {
+        Measure::Contains(text) => {
+            let f = measure_view(m, &json_view::said(v), Some(v), inputs);
+            let folded = rendered_fold(text);
+            if f.held == Some(false)
+                && !folded.is_empty()
+                && rendered_fold(&json_view::structure(v)).contains(&folded)
+            {
+                return finding(
+                    None,
+                    format!("{}, but it is written in a key, a number or a boolean of the JSON: a key names a field and says nothing by itself (its value may deny it), so whether the output says \"{text}\" is for the judge", f.detail),
+                    None,
+                );
+            }
+            f
+        }
+        Measure::Table
+        | Measure::NumberedList
+        | Measure::BulletList
+        | Measure::Headings
+        | Measure::List => {
+            let f = measure_view(m, content, Some(v), inputs);
+            if f.held == Some(false) && format_in_strings(m, v) {
+                return finding(
+                    None,
+                    format!("{}, but a string value of the JSON output holds it as Markdown: whether that is the output's format is for the judge", f.detail),
+                    None,
+                );
+            }
+            f
+        }
+        _ => measure_view(m, content, Some(v), inputs),
+    }
+}
+
+/// Whether the format `m` renders in a string value of `v` read as
+/// Markdown.
+fn format_in_strings(m: &Measure, v: &Value) -> bool {
+    json_view::strings(v)
+        .into_iter()
+        .any(|s| format_renders(m, s, None).is_some_and(|(present, _)| present))
+}
+
+/// [`measure_against`] over `content` read as text, `json` the JSON
+/// value it is, if one.
+fn measure_view(
+    m: &Measure,
+    content: &str,
+    json: Option<&Value>,
+    inputs: &[Cow<'_, str>],
+) -> Finding {
     match m {
         Measure::Not(inner) => {
             // A forbidden text is looked for as written and as it reads
@@ -1008,7 +1096,19 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                 let written = rendered_fold(content);
                 let plain = render(content).plain;
                 let shown = rendered_fold(&plain);
-                if !folded.is_empty() && (written.contains(&folded) || shown.contains(&folded)) {
+                // In JSON, decoded: keys and values alike.
+                let decoded = json.map_or_else(String::new, |v| {
+                    rendered_fold(&format!(
+                        "{}\n\n{}",
+                        json_view::said(v),
+                        json_view::structure(v)
+                    ))
+                });
+                if !folded.is_empty()
+                    && (written.contains(&folded)
+                        || shown.contains(&folded)
+                        || decoded.contains(&folded))
+                {
                     return finding(
                         Some(false),
                         format!("the clause negates it, and the output contains \"{text}\" as it reads when rendered"),
@@ -1081,14 +1181,22 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
                     );
                 }
             }
-            if let Some((present, why)) = format_renders(inner, content, json.as_ref()) {
+            if let Some((present, why)) = format_renders(inner, content, json) {
+                // Markdown in a JSON string may render as the format.
+                if !present && json.is_some_and(|v| format_in_strings(inner, v)) {
+                    return finding(
+                        None,
+                        format!("the clause negates it, and {why} as written, but a string value of the JSON output holds it as Markdown: whether the output shows it is for the judge"),
+                        None,
+                    );
+                }
                 return finding(
                     Some(!present),
                     format!("the clause negates it, and {why}"),
                     None,
                 );
             }
-            let f = measure_in(inner, content, content, json.as_ref(), &[]);
+            let f = measure_in(inner, content, content, json, &[]);
             match f.held {
                 Some(held) => finding(
                     Some(!held),
@@ -1099,7 +1207,7 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
             }
         }
         _ => {
-            let f = measure_both(m, content, json.as_ref(), inputs);
+            let f = measure_both(m, content, json, inputs);
             if f.held != Some(true) {
                 return f;
             }
@@ -1350,8 +1458,10 @@ fn measure_both(
 
 /// Whether the output shows entries the count of list items does not
 /// read: a table (GFM or HTML), a bullet-like character (`•`, `◦`, `‣`,
-/// or any symbol opening a line), a `<br>` line break, or a JSON array
-/// or object not read as the output's JSON ([`shows_json_value`]). An upper or
+/// or any symbol opening a line), a `<br>` line break, a JSON array
+/// or object not read as the output's JSON ([`shows_json_value`]), or a
+/// line of values in sequence ([`json_view::sequence`]: `"a", "b"`,
+/// `['a', 'b']`, `[a, b]`). An upper or
 /// exact bound on items over it is left to the judge, never met.
 fn uncounted_entries(r: &rendered::Rendered, raw: &str) -> bool {
     const BULLETS: &[char] = &[
@@ -1367,6 +1477,7 @@ fn uncounted_entries(r: &rendered::Rendered, raw: &str) -> bool {
         || raw.to_ascii_lowercase().contains("<br")
         || raw.contains(BULLETS)
         || shows_json_value(raw)
+        || raw.lines().any(json_view::sequence)
         || raw.lines().any(|l| {
             l.trim_start()
                 .chars()
@@ -1376,14 +1487,15 @@ fn uncounted_entries(r: &rendered::Rendered, raw: &str) -> bool {
 }
 
 /// Whether `raw` holds, anywhere, what reads as the start of a JSON
-/// array or object (a bracket or brace, then a string, number, `true`,
+/// array or object (a bracket or brace, then a string in double or
+/// single quotes, a number, `true`,
 /// `false` or `null`, then `,`, `:` or a closing mark), as written or
 /// with character references decoded: one after a byte order mark or a
 /// comment, in `<pre>` or a code span, is not read as the output's JSON,
 /// yet its elements may be the items a reader counts.
 fn shows_json_value(raw: &str) -> bool {
     static START: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"[\[{]\s*("[^"\n]*"|-?[0-9][0-9.eE+-]*|true|false|null)\s*[,:\]}]"#)
+        Regex::new(r#"[\[{]\s*("[^"\n]*"|'[^'\n]*'|-?[0-9][0-9.eE+-]*|true|false|null)\s*[,:\]}]"#)
             .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
     START.is_match(raw) || START.is_match(&decode_entities(raw))
@@ -2354,9 +2466,10 @@ fn looks_unfilled(t: &str) -> bool {
         )
     });
     static LINE: LazyLock<Regex> = LazyLock::new(|| {
-        re(
-            r"(?i)^(?:[\p{L}\p{N} ]{1,40}:\s*)?(?:\([\p{L}\p{N} _-]{0,40}\)|\[[\p{L}\p{N} _-]{0,40}\]|\p{Pd}+|\u{2212}|no content|(?:write|add|insert|put|enter|fill in|type)\b.{0,80}\bhere)[.!]?$",
-        )
+        re(&format!(
+            r"(?i)^(?:[\p{{L}}\p{{N}} ]{{1,40}}:\s*)?(?:{}|\p{{Pd}}+|\u{{2212}}|no content|(?:write|add|insert|put|enter|fill in|type)\b.{{0,80}}\bhere)[.!]?$",
+            rendered::BRACKETED_SLOT
+        ))
     });
     let lines: Vec<&str> = t
         .lines()
@@ -2375,6 +2488,19 @@ fn looks_unfilled(t: &str) -> bool {
 /// `<details>` (shown only on a click), an unfilled template slot shown
 /// (`{{body}}`), or nothing shown but images (which pactum cannot see). A measure that failed still fails.
 pub(crate) fn unseen_part(content: &str) -> Option<String> {
+    // What it holds is unknown: even that it holds anything.
+    if let View::JsonLike(what) = json_view::view(content) {
+        return Some(format!("the output {what}, which pactum does not decode exactly: what it holds is for the judge"));
+    }
+    if as_json(content).is_some_and(|v| json_view::placeholder_strings(&v)) {
+        return Some("every string value of the JSON output is a placeholder (`(blank)`, `[Summary]`, a type name, a value repeating its key): whether its numbers or booleans alone are the output asked for is for the judge".into());
+    }
+    if fenced_bodies(content)
+        .iter()
+        .any(|b| json_view::near_json(b))
+    {
+        return Some("a fenced block of the output holds near-JSON (a repeated key, several values, a bracketed sequence that is no JSON), which pactum does not decode exactly: what it holds is for the judge".into());
+    }
     let visible = without_hidden(content);
     let r = render(&visible);
     if r.tags.contains("details") {
@@ -2486,7 +2612,9 @@ pub fn sparse_answer(content: &str) -> Option<Sparse> {
 fn nothing_written(content: &str) -> bool {
     let visible = without_hidden(content);
     if let Some(v) = as_json(&visible) {
-        if !has_value(&v) {
+        // Placeholder strings only (`{"summary": "(blank)"}`, a value
+        // repeating its key) render nothing either.
+        if !has_value(&v) || json_view::placeholders_only(&v) {
             return true;
         }
     }
@@ -2593,11 +2721,7 @@ fn line_kind(line: &str) -> Line {
             .map(str::to_lowercase)
             .collect()
     };
-    let placeholder = |t: &str| {
-        let ws = words(t);
-        rendered::placeholder_phrase(t)
-            || (!ws.is_empty() && ws.iter().all(|w| PLACEHOLDER.contains(&w.as_str())))
-    };
+    let placeholder = rendered::placeholder_text;
     let marks = |c: char| matches!(c, '*' | '_' | '>' | '-' | '+') || c.is_whitespace();
     let s = line.trim_start_matches(marks);
     if s.starts_with('#') {
@@ -2994,6 +3118,11 @@ fn count(
     let given: BTreeSet<String> = inputs.iter().flat_map(|i| pages(i)).collect();
     let exact = |n: u64, what: String, quote: Option<String>| Ok((n, Some(n), what, quote));
     if json.is_some() && !matches!(unit, Unit::Items | Unit::Sources | Unit::Words) {
+        // A string value may render as Markdown: its rows, headings and
+        // paragraphs are then for the judge to count.
+        if json.is_some_and(json_view::holds_markdown) {
+            return Err("a string value of the JSON output holds Markdown (a table, headings, list items or paragraphs): whether it renders, and so what is counted, is for the judge".into());
+        }
         return match unit {
             Unit::Paragraphs => Err("the output is JSON: it has no paragraphs to count".into()),
             Unit::Rows => exact(0, "table rows (no table)".into(), None),
@@ -3038,13 +3167,15 @@ fn count(
             Some(Value::Array(a)) => {
                 // Counted with a `ref` parameter dropped (low) and kept
                 // (high): it may be all that tells two pages apart.
-                let elements = |page: fn(&str) -> Option<String>| {
+                // The low count reads an element's string values, the
+                // high one its keys too.
+                let elements = |page: fn(&str) -> Option<String>, text: fn(&Value) -> String| {
                     let mut seen = BTreeSet::new();
                     let mut first = None;
                     let n = a
                         .iter()
                         .filter(|e| {
-                            let text = e.to_string();
+                            let text = text(e);
                             let mine: Vec<(String, String)> = urls(&text)
                                 .into_iter()
                                 .filter_map(|u| page(&u).map(|p| (p, u)))
@@ -3063,8 +3194,8 @@ fn count(
                         .count() as u64;
                     (n, first)
                 };
-                let (lo, first) = elements(rendered::page);
-                let (hi, _) = elements(rendered::page_as_written);
+                let (lo, first) = elements(rendered::page, json_view::said);
+                let (hi, _) = elements(rendered::page_as_written, Value::to_string);
                 Ok((
                     lo,
                     (!scheme_relative(raw)).then_some(hi.max(lo)),
@@ -3077,6 +3208,17 @@ fn count(
                 ))
             }
             _ => {
+                // In a JSON value, the pages of its decoded string values
+                // (keys too, for the high count).
+                let (said, all);
+                let (r, content, raw) = match json {
+                    Some(v) => {
+                        said = json_view::said(v);
+                        all = format!("{said}\n\n{}\n\n{raw}", json_view::structure(v));
+                        (render(&said), all.as_str(), all.as_str())
+                    }
+                    None => (r, content, raw),
+                };
                 // Each page once, quoted as first written.
                 let mut shown: std::collections::BTreeMap<String, String> = Default::default();
                 for u in &r.urls {
@@ -3126,12 +3268,15 @@ fn count(
                     u32::from(c)
                 ));
             }
-            if json.is_some() {
-                let n = content.split_whitespace().count() as u64;
+            // In a JSON value, the words of its decoded string values;
+            // its keys and numbers too for the high count.
+            if let Some(v) = json {
+                let r = render(&json_view::said(v));
+                let lo = r.words_lo;
                 return Ok((
-                    n,
-                    Some(rendered::words_high(content).max(n)),
-                    "words".into(),
+                    lo,
+                    Some(rendered::words_high(content).max(r.words_hi).max(lo)),
+                    "words (of the JSON's string values)".into(),
                     None,
                 ));
             }

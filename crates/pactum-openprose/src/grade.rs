@@ -505,15 +505,9 @@ impl Memo {
         c: &RunContract,
     ) -> bool {
         *self.copied.entry(b.path.clone()).or_insert_with(|| {
-            let shown = crate::check::without_hidden(content);
-            if only_copied_input(&shown, inputs, c) {
-                return true;
-            }
-            // A copy with letters swapped for look-alikes or an
-            // accent added reads as the same copy.
-            let folded: Vec<Cow<'_, str>> =
-                inputs.iter().map(|i| Cow::Owned(copy_fold(i))).collect();
-            pactum_core::echo::only_copied(&copy_fold(&shown), &folded)
+            // Numbers or booleans beside a copy may be the answer (a
+            // score): that copy is the judge's ([`Memo::unseen`]).
+            copy_of_input(&shown_text(content), inputs, c) && !beside_scalars(content)
         })
     }
 
@@ -526,7 +520,20 @@ impl Memo {
     ) -> Option<String> {
         self.unseen
             .entry(b.path.clone())
-            .or_insert_with(|| unseen(content, inputs, c))
+            .or_insert_with(|| {
+                // A `.json` binding is read as JSON by its consumers:
+                // text that is no strict JSON value is not what they read.
+                if b.json
+                    && crate::check::as_json(content).is_none()
+                    && !crate::json_view::near_json(content)
+                {
+                    return Some("it is a `.json` binding that holds no strict JSON value: what a reader of it reads is for the judge".into());
+                }
+                if beside_scalars(content) && copy_of_input(&shown_text(content), inputs, c) {
+                    return Some("its string values only repeat what the service was given, beside numbers or booleans: whether those are its own answer is for the judge".into());
+                }
+                unseen(content, inputs, c)
+            })
             .clone()
     }
 }
@@ -804,6 +811,33 @@ fn copy_fold(s: &str) -> String {
     crate::rendered::lookalike_fold(&bare)
 }
 
+/// Whether `shown` ([`shown_text`]) is only a copy of what the service
+/// was given ([`only_copied_input`]), read as written or with
+/// look-alike letters and accents folded ([`copy_fold`]).
+fn copy_of_input(shown: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> bool {
+    if only_copied_input(shown, inputs, c) {
+        return true;
+    }
+    let folded: Vec<Cow<'_, str>> = inputs.iter().map(|i| Cow::Owned(copy_fold(i))).collect();
+    pactum_core::echo::only_copied(&copy_fold(shown), &folded)
+}
+
+/// Whether `content` is a JSON value holding a number or a boolean.
+fn beside_scalars(content: &str) -> bool {
+    crate::check::as_json(content).is_some_and(|v| crate::json_view::scalars(&v))
+}
+
+/// What `content` shows, for the copy rule: a JSON value's decoded
+/// string values (its keys, numbers, booleans and `null` are structure,
+/// no words of the service's own), or the text with what is hidden when
+/// it renders left out.
+fn shown_text(content: &str) -> Cow<'_, str> {
+    match crate::check::as_json(content) {
+        Some(v) => Cow::Owned(crate::json_view::said(&v)),
+        None => crate::check::without_hidden(content),
+    }
+}
+
 fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> bool {
     use pactum_core::echo::only_copied;
     if only_copied(content, inputs) {
@@ -847,7 +881,10 @@ fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<Str
     if let Some(why) = crate::plain::unread_form(content) {
         return Some(why);
     }
-    let body = crate::check::body_text(content);
+    let body = match crate::check::as_json(content) {
+        Some(v) => crate::json_view::said(&v),
+        None => crate::check::body_text(content),
+    };
     if pactum_core::echo::words(&body).is_empty() {
         return None;
     }

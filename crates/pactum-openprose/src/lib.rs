@@ -9,6 +9,7 @@
 //! | [`contract`] | the contract sections of a `*.prose.md` file: clauses, conditionals, declared errors |
 //! | [`check`] | which clause phrasings are measured deterministically, and the measurements |
 //! | `plain` | the Markdown forms read whole: a green over any other is the judge's |
+//! | `json_view` | whether an output is one strict JSON value, looks like JSON pactum does not decode, or is text; the decoded text a measure reads |
 //! | `rendered` | what a Markdown output renders as (CommonMark with GFM tables): the units counted |
 //! | [`grade`] | clause verdicts, the judge's part, and the grader's scores and report shape |
 //! | [`keys`] | keys a reader sees once the Markdown renders, and the source each renders from |
@@ -21,6 +22,7 @@ pub mod check;
 pub mod contract;
 mod error;
 pub mod grade;
+mod json_view;
 pub mod keys;
 mod plain;
 mod rendered;

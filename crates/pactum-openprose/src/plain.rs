@@ -69,45 +69,17 @@ pub(crate) fn unread_form(content: &str) -> Option<String> {
     None
 }
 
-/// Whether a line (trimmed at its start) is written like values of a
-/// program rather than Markdown: a JSON object or array (`{"a": 1}`,
-/// `[{…}]`, `["a", "b"]`), a bracketed or parenthesised sequence of
-/// quoted or bare values (`['a', 'b']`, `[a, b]`, `("a", "b")`), or a
-/// quoted string alone (`"Daikin"`, one JSON value a line). A Markdown
-/// link or task-list box opening a line (`[text](url)`, `[ ] x`) is none.
+/// Whether a line is written like values of a program rather than
+/// Markdown: near-JSON or values in sequence ([`crate::json_view`]: `{`
+/// opening no JSON, `['a', 'b']`, `[a, b]`, `("a", "b")`, `"a", "b"`),
+/// or one JSON object, array or string alone (`{"a": 1}`, `"Daikin"`). A
+/// Markdown link or task-list box opening a line (`[text](url)`, `[ ] x`)
+/// is none.
 fn written_values(t: &str) -> bool {
-    let t = t.trim_end();
-    let mut chars = t.chars();
-    let first = chars.next();
-    let second = chars.find(|c| !c.is_whitespace());
-    match first {
-        Some('{') => true,
-        Some('[') => {
-            matches!(second, Some('{' | '[' | '"' | '\'' | '\u{201c}'))
-                || second.is_some_and(|c| c.is_ascii_digit() || c == '-') && t.ends_with(']')
-                || bracketed_sequence(t, '[', ']')
-        }
-        Some('(') => {
-            matches!(second, Some('"' | '\'' | '\u{201c}')) || bracketed_sequence(t, '(', ')')
-        }
-        Some('"') => {
-            t.len() > 1
-                && t.ends_with(['"', ','])
-                && !t[1..]
-                    .trim_end_matches(',')
-                    .trim_end_matches('"')
-                    .contains('"')
-        }
-        _ => false,
-    }
-}
-
-/// Whether `t` is `open`, comma-separated values, `close`, and nothing
-/// after (so no Markdown link `[a, b](url)` or reference `[a, b][r]`).
-fn bracketed_sequence(t: &str, open: char, close: char) -> bool {
-    t.strip_prefix(open)
-        .and_then(|r| r.strip_suffix(close))
-        .is_some_and(|inner| inner.contains(',') && !inner.contains([open, close]))
+    let t = t.trim();
+    crate::json_view::near_json(t)
+        || crate::json_view::sequence(t)
+        || (t.starts_with(['{', '[', '"']) && pactum_core::json::parse_strict(t).is_ok())
 }
 
 /// Why a measure `m` that held over the Markdown output `content` is no

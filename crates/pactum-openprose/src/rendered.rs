@@ -661,6 +661,51 @@ pub(crate) fn placeholder_phrase(t: &str) -> bool {
         || l.ends_with(" goes here")
 }
 
+/// A bracketed word or two standing where content should be: `(blank)`,
+/// `(empty)`, `[Summary]`. The one pattern the whole-output template
+/// check and [`placeholder_value`] share.
+pub(crate) const BRACKETED_SLOT: &str = r"\([\p{L}\p{N} _-]{0,40}\)|\[[\p{L}\p{N} _-]{0,40}\]";
+
+/// Whether `t` is nothing but placeholders: a placeholder phrase
+/// ([`placeholder_phrase`]) or placeholder words only (`TODO`, `TBD`,
+/// `lorem ipsum`: [`crate::check::is_placeholder_word`]).
+pub(crate) fn placeholder_text(t: &str) -> bool {
+    let ws: Vec<String> = t
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    placeholder_phrase(t)
+        || (!ws.is_empty() && ws.iter().all(|w| crate::check::is_placeholder_word(w)))
+}
+
+/// Whether a value written where content should be is a placeholder: as
+/// in Markdown ([`placeholder_text`]), a bracketed slot
+/// ([`BRACKETED_SLOT`], or in angle brackets: `<string>`), a type name
+/// (`string`, `number`, `text`…), or the name of the field it fills
+/// (`key`, case and marks folded: `"title": "Title"`).
+pub(crate) fn placeholder_value(v: &str, key: Option<&str>) -> bool {
+    static SLOT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(
+            r"^(?:{BRACKETED_SLOT}|<[\p{{L}}\p{{N}} _-]{{1,40}}>)$"
+        ))
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    const TYPE_NAMES: &[&str] = &[
+        "string", "str", "text", "number", "integer", "int", "float", "double", "boolean", "bool",
+        "object", "array", "any", "date", "datetime", "url", "uri",
+    ];
+    let t = v.trim();
+    let bare = t
+        .trim_matches(|c: char| matches!(c, '<' | '>' | '[' | ']' | '(' | ')' | '{' | '}'))
+        .trim()
+        .to_lowercase();
+    placeholder_text(t)
+        || SLOT.is_match(t)
+        || TYPE_NAMES.contains(&bare.as_str())
+        || key.is_some_and(|k| !norm(k).is_empty() && norm(k) == norm(t))
+}
+
 /// Whether a unit's rendered text is something a reader can use: a word
 /// with a letter or digit, not only placeholders (`TODO`, `TBD`, `N/A`).
 pub(crate) fn meaningful(text: &str) -> bool {
