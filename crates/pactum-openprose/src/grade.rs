@@ -1089,7 +1089,8 @@ fn sentence_around(text: &str, s: usize, e: usize) -> &str {
 /// not shown as written (an HTML comment, a hidden element, a link's
 /// destination, an unreferenced footnote, text after a bidirectional
 /// control or in math that can hide it, a table cell beyond its header's
-/// count, a fence's info string, a footnote's label): no evidence
+/// count, a fence's info string, a footnote's label), or for a JSON output
+/// in none of its string values (only keys, numbers, booleans): no evidence
 /// ([`crate::check::shown_for_quotes`]). `None` when every quote is
 /// shown by the output the clause is about, or in no output at all (pactum's quote verification
 /// answers that).
@@ -1118,6 +1119,19 @@ fn hidden_quote(r: &ClauseResult, clause: &DeclaredClause, c: &RunContract) -> O
                 .filter(|b| clause.output.as_ref().is_none_or(|o| *o == b.name))
                 .filter_map(|b| b.content.as_deref())
                 .any(|t| {
+                    // A JSON output says its string values: a quote of
+                    // keys, numbers or booleans only says nothing. It
+                    // backs the clause when it holds a value's text, or
+                    // a whole value with its key around it.
+                    if let Some(v) = crate::check::as_json(t) {
+                        let values = crate::json_view::strings(&v);
+                        return values.iter().any(|s| {
+                            let quoted = serde_json::to_string(s).map(|j| fold(&j));
+                            let s = fold(s);
+                            !s.is_empty()
+                                && (s.contains(&q) || quoted.is_ok_and(|j| q.contains(&j)))
+                        });
+                    }
                     // Rendered both as written and with what is hidden
                     // blanked (which may change what the rest renders
                     // as: a footnote's definition blanked leaves its
@@ -1129,7 +1143,7 @@ fn hidden_quote(r: &ClauseResult, clause: &DeclaredClause, c: &RunContract) -> O
                 });
             (!shown).then(|| {
                 format!(
-                    "the judge quoted text of {} that is not shown when the Markdown renders (inside an HTML comment, a hidden element or raw HTML pactum does not read; a link's destination or label; an unreferenced footnote; after a bidirectional control; in math that can hide text; a table cell beyond its header's count, a fence's info string or a footnote's label): \"{}\" is no evidence",
+                    "the judge quoted text of {} that is not shown when the Markdown renders (inside an HTML comment, a hidden element or raw HTML pactum does not read; a link's destination or label; an unreferenced footnote; after a bidirectional control; in math that can hide text; a table cell beyond its header's count, a fence's info string or a footnote's label), or of a JSON output none of its string values (a key, a number, a boolean): \"{}\" is no evidence",
                     hidden_in.0.path,
                     truncate_chars(text, 120)
                 )

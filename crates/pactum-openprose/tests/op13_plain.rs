@@ -183,3 +183,52 @@ fn a_quote_or_words_that_say_nothing_for_certain_are_the_judges() {
         assert_eq!(one(clause, body), Verdict::Satisfied, "{clause} over {body:?}");
     }
 }
+
+/// A judge's quote found in a JSON output only in its keys (or numbers,
+/// booleans) quotes no text the output says: `fabricated-evidence`. A
+/// quote of a string value, or of a pair holding one whole, is evidence.
+#[test]
+fn a_judge_quote_only_in_a_json_key_backs_nothing() {
+    use pactum_core::{NotEvaluableReason, Policy};
+    use pactum_openprose::{grade_run, import_run};
+    let judged = |binding: &str, quote: &str| {
+        let d = run_with(
+            "## Ensures\n\n- `out`: written in French\n",
+            &[("bindings/svc/out.json", binding)],
+        );
+        let run = import_run(d.path()).expect("imports");
+        let policy = Policy::default();
+        let mut judge = satisfied_quoting(&policy, 1, quote);
+        let g = grade_run(&run, &policy, &mut judge);
+        let c = &g.contracts[0].clauses[0];
+        (c.verdict, c.reason)
+    };
+    let fr = "Les batteries sont prometteuses et durables";
+    for (out, quote) in [
+        (format!("{{\"{fr}\": false}}"), fr.to_string()),
+        (
+            format!("{{\"checks\": {{\"{fr}\": null}}, \"n\": 2}}"),
+            fr.to_string(),
+        ),
+        // A short value inside the quoted key is no value quoted.
+        (format!("{{\"{fr}\": \"Les\"}}"), fr.to_string()),
+    ] {
+        assert_eq!(
+            judged(&out, &quote),
+            (
+                Verdict::NotEvaluable,
+                Some(NotEvaluableReason::FabricatedEvidence)
+            ),
+            "{out}"
+        );
+    }
+    for (out, quote) in [
+        (format!("{{\"summary\": \"{fr}\"}}"), fr.to_string()),
+        (
+            format!("{{\"summary\": \"{fr}\"}}"),
+            format!("\"summary\": \"{fr}\""),
+        ),
+    ] {
+        assert_eq!(judged(&out, &quote).0, Verdict::Satisfied, "{out} {quote}");
+    }
+}
