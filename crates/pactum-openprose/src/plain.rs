@@ -105,9 +105,28 @@ fn written_values(t: &str) -> bool {
 ///   marks, or after a negation in its sentence (`it is not true that
 ///   …`).
 pub(crate) fn held_unread(m: &Measure, content: &str) -> Option<String> {
-    if crate::check::as_json(content).is_some() {
-        return None;
+    // A JSON output is read by what its string values say, each with the
+    // key that frames it (`excluded: Daikin`); an upper bound on items
+    // over arrays nested in elements is the judge's.
+    if let Some(v) = crate::check::as_json(content) {
+        if matches!(
+            m,
+            Measure::Count {
+                unit: Unit::Items,
+                max: Some(_),
+                ..
+            }
+        ) && crate::json_view::nested_arrays(&v)
+        {
+            return Some("an element of the JSON output holds an array, whose elements may be the items counted: how many items it lists is for the judge".into());
+        }
+        return held_unread_text(m, &crate::json_view::keyed(&v));
     }
+    held_unread_text(m, content)
+}
+
+/// [`held_unread`] over Markdown text.
+fn held_unread_text(m: &Measure, content: &str) -> Option<String> {
     match m {
         Measure::Count {
             unit, max: Some(_), ..
@@ -330,7 +349,7 @@ fn unsaid(q: &str, content: &str) -> Option<String> {
     use std::sync::LazyLock;
     static NEGATION: LazyLock<regex::Regex> = LazyLock::new(|| {
         #[allow(clippy::unwrap_used)] // a constant pattern
-        regex::Regex::new(r"(?i)\b(?:not|no|never|nor|neither|none|nothing|nobody|cannot|false|untrue|wrong|incorrect|without|deny|denies|denied|rather than|instead of|if|whether|unless|until|once|would|could|might|should|may|hardly|barely|fake|fictional|hypothetical|example)\b|n't\b|n’t\b").unwrap()
+        regex::Regex::new(r"(?i)\b(?:not|no|never|nor|neither|none|nothing|nobody|cannot|false|untrue|wrong|incorrect|without|deny|denies|denied|rather than|instead of|exclude|excluded|excluding|reject|rejected|avoid|avoided|forbidden|banned|blocked|removed|missing|invalid|unverified|unconfirmed|negative|if|whether|unless|until|once|would|could|might|should|may|hardly|barely|fake|fictional|hypothetical|example)\b|n't\b|n’t\b").unwrap()
     });
     let words: Vec<String> = q.split_whitespace().map(regex::escape).collect();
     if words.is_empty() {

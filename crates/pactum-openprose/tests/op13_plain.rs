@@ -232,3 +232,41 @@ fn a_judge_quote_only_in_a_json_key_backs_nothing() {
         assert_eq!(judged(&out, &quote).0, Verdict::Satisfied, "{out} {quote}");
     }
 }
+
+/// Over a JSON output the same rules read its string values, each with
+/// the key that frames it: a bare domain, a quote asked, denied or under
+/// a negating key, degenerate words, and arrays nested in elements back
+/// no green.
+#[test]
+fn json_values_are_read_by_the_same_rules() {
+    for (clause, body) in [
+        ("at most 2 items", r#"[{"names": ["a","b","c"]}]"#),
+        (
+            "at most 2 sources",
+            r#"{"s": "daikin.com vaillant.de viessmann.de"}"#,
+        ),
+        ("saying \"Daikin\"", r#"{"partner": "not Daikin"}"#),
+        ("saying \"Daikin\"", r#"{"excluded": "Daikin"}"#),
+        ("saying \"Daikin\"", r#"{"partner": "Daikin?"}"#),
+        (
+            "at least 20 words",
+            r#"{"t": "word word word word word word word word word word word word word word word word word word word word"}"#,
+        ),
+    ] {
+        assert_ne!(
+            one_at(clause, "bindings/svc/summary.json", body),
+            Verdict::Satisfied,
+            "{clause} over {body}"
+        );
+    }
+    for (clause, body) in [
+        ("saying \"Daikin\"", r#"{"partner": "Daikin"}"#),
+        ("at most 2 items", r#"[{"name": "a"}, {"name": "b"}]"#),
+    ] {
+        assert_eq!(
+            one_at(clause, "bindings/svc/summary.json", body),
+            Verdict::Satisfied,
+            "{clause} over {body}"
+        );
+    }
+}
