@@ -668,7 +668,14 @@ const BINDING_EXTENSIONS: [&str; 10] = [
 /// binding is written with stripped again (`out.md.md`, `out.json.md`).
 /// Two names with one key are one binding written twice.
 fn binding_key(name: &str) -> String {
-    let folded: String = rendered::lookalike_fold(&output_name(name))
+    name_key(&output_name(name), &BINDING_EXTENSIONS)
+}
+
+/// `name` as a reader tells file names apart: [`rendered::lookalike_fold`]ed,
+/// white space dropped, dots at either end dropped, and each of
+/// `extensions` it ends with stripped, again and again.
+fn name_key(name: &str, extensions: &[&str]) -> String {
+    let folded: String = rendered::lookalike_fold(name)
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect();
@@ -677,7 +684,7 @@ fn binding_key(name: &str) -> String {
         key = key.trim_matches('.');
         match key.rsplit_once('.') {
             Some((stem, ext))
-                if BINDING_EXTENSIONS
+                if extensions
                     .iter()
                     .any(|e| rendered::lookalike_fold(e) == ext) =>
             {
@@ -2332,18 +2339,7 @@ fn reads_like_error_as_written(line: &str) -> bool {
 /// extensions a contract file is written with stripped (`SVC.prose.MD`
 /// and `svc` are one).
 fn snapshot_key(name: &str) -> String {
-    let folded: String = rendered::lookalike_fold(name)
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    let mut key = folded.as_str();
-    loop {
-        key = key.trim_matches('.');
-        match key.rsplit_once('.') {
-            Some((stem, ext)) if ["md", "prose", "markdown", "txt"].contains(&ext) => key = stem,
-            _ => return key.to_string(),
-        }
-    }
+    name_key(name, &["md", "prose", "markdown", "txt"])
 }
 
 /// How much of a workspace file [`Ctx::no_error_opening`] reads: enough

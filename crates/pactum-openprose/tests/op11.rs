@@ -268,12 +268,7 @@ fn judged(binding: &str, quote: &str) -> (Verdict, Option<NotEvaluableReason>) {
         "## Ensures\n\n- `out`: written in French\n",
         &[("bindings/svc/out.md", binding)],
     );
-    let run = import_run(d.path()).expect("imports");
-    let policy = Policy::default();
-    let mut judge = satisfied_quoting(&policy, 1, quote);
-    let g = grade_run(&run, &policy, &mut judge);
-    let c = &g.contracts[0].clauses[0];
-    (c.verdict, c.reason)
+    judged_run(d.path(), quote)
 }
 
 const FR: &str = "Les batteries sont prometteuses et durables";

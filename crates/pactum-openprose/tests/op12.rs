@@ -2,7 +2,6 @@
 //! shown here before it was fixed.
 
 use pactum_core::Verdict;
-use pactum_openprose::{import_run, ImportError};
 
 mod common;
 use common::*;
@@ -28,26 +27,7 @@ fn an_error_file_under_a_copy_name_is_never_passed_over() {
         "__errors.md",
         "sub/error (2).md",
     ] {
-        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
-        write(
-            d.path(),
-            &format!("workspace/svc/{name}"),
-            "# Error: crashed\n\nThe service crashed.\n",
-        );
-        match import_run(d.path()) {
-            Err(ImportError::RunFile { file, .. }) => {
-                let base = name.rsplit('/').next().unwrap_or(name);
-                assert!(file.ends_with(base), "{name:?}: {file}");
-            }
-            Err(e) => panic!("{name:?}: {e:?}"),
-            Ok(_) => {
-                let g = grade_dir(d.path());
-                assert!(
-                    by_text(&g).iter().all(|(_, v)| *v != Verdict::Satisfied),
-                    "{name:?}: {g:#?}"
-                );
-            }
-        }
+        workspace_file_never_passed_over(name, "# Error: crashed\n\nThe service crashed.\n");
     }
 }
 

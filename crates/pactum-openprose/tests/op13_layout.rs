@@ -32,22 +32,7 @@ fn a_workspace_file_opening_with_an_error_is_never_passed_over() {
             "\n\nError: crashed\n",
             "**Error:** crashed\n",
         ] {
-            let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
-            write(d.path(), &format!("workspace/svc/{name}"), body);
-            match import_run(d.path()) {
-                Err(ImportError::RunFile { file, .. }) => {
-                    let base = name.rsplit('/').next().unwrap_or(name);
-                    assert!(file.ends_with(base), "{name:?}: {file}");
-                }
-                Err(e) => panic!("{name:?}: {e:?}"),
-                Ok(_) => {
-                    let g = grade_dir(d.path());
-                    assert!(
-                        by_text(&g).iter().all(|(_, v)| *v != Verdict::Satisfied),
-                        "{name:?} {body:?}: {g:#?}"
-                    );
-                }
-            }
+            workspace_file_never_passed_over(name, body);
         }
     }
     // Notes that open otherwise, and binary scratch files, are no error.

@@ -189,19 +189,13 @@ fn a_quote_or_words_that_say_nothing_for_certain_are_the_judges() {
 /// quote of a string value, or of a pair holding one whole, is evidence.
 #[test]
 fn a_judge_quote_only_in_a_json_key_backs_nothing() {
-    use pactum_core::{NotEvaluableReason, Policy};
-    use pactum_openprose::{grade_run, import_run};
+    use pactum_core::NotEvaluableReason;
     let judged = |binding: &str, quote: &str| {
         let d = run_with(
             "## Ensures\n\n- `out`: written in French\n",
             &[("bindings/svc/out.json", binding)],
         );
-        let run = import_run(d.path()).expect("imports");
-        let policy = Policy::default();
-        let mut judge = satisfied_quoting(&policy, 1, quote);
-        let g = grade_run(&run, &policy, &mut judge);
-        let c = &g.contracts[0].clauses[0];
-        (c.verdict, c.reason)
+        judged_run(d.path(), quote)
     };
     let fr = "Les batteries sont prometteuses et durables";
     for (out, quote) in [

@@ -63,12 +63,7 @@ fn never_green(clause: &str, binding: &str) {
 /// `quote` as its only evidence.
 fn judged(binding: &str, quote: &str) -> (Verdict, Option<NotEvaluableReason>) {
     let d = run_with("a persuasive summary", binding);
-    let run = import_run(d.path()).expect("imports");
-    let policy = Policy::default();
-    let mut judge = satisfied_quoting(&policy, 1, quote);
-    let g = grade_run(&run, &policy, &mut judge);
-    let c = &g.contracts[0].clauses[0];
-    (c.verdict, c.reason)
+    judged_run(d.path(), quote)
 }
 
 const Q: &str = "Batteries are the future of storage.";

@@ -217,3 +217,39 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Grades the run at `dir` with a judge that answers satisfied quoting
+/// `quote` ([`satisfied_quoting`], turn 1): the first clause's verdict
+/// and reason.
+pub fn judged_run(
+    dir: &std::path::Path,
+    quote: &str,
+) -> (Verdict, Option<pactum_core::NotEvaluableReason>) {
+    let run = import_run(dir).expect("imports");
+    let policy = Policy::default();
+    let mut judge = satisfied_quoting(&policy, 1, quote);
+    let g = grade_run(&run, &policy, &mut judge);
+    let c = &g.contracts[0].clauses[0];
+    (c.verdict, c.reason)
+}
+
+/// A service whose workspace holds `name` with `body`: either refused
+/// naming that file, or graded with no clause satisfied.
+pub fn workspace_file_never_passed_over(name: &str, body: &str) {
+    let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+    write(d.path(), &format!("workspace/svc/{name}"), body);
+    match import_run(d.path()) {
+        Err(ImportError::RunFile { file, .. }) => {
+            let base = name.rsplit('/').next().unwrap_or(name);
+            assert!(file.ends_with(base), "{name:?}: {file}");
+        }
+        Err(e) => panic!("{name:?}: {e:?}"),
+        Ok(_) => {
+            let g = grade_dir(d.path());
+            assert!(
+                by_text(&g).iter().all(|(_, v)| *v != Verdict::Satisfied),
+                "{name:?} {body:?}: {g:#?}"
+            );
+        }
+    }
+}
