@@ -3238,9 +3238,10 @@ fn label_pattern(field: &str) -> Option<Regex> {
     .ok()
 }
 
-/// Whether `block` holds a label of `pattern` with a value ([`a_value`])
-/// before the next label (`title: url: x` gives the title no value).
-fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
+/// Whether `block` holds a label of `pattern` with a value for `field`
+/// ([`field_value`]) before the next label (`title: url: x` gives the
+/// title no value).
+fn labelled(block: &str, field: &str, pattern: Option<&Regex>) -> bool {
     // A label's colon: followed by a space, emphasis or the end (a URL's
     // `https:` is none).
     static COLON: LazyLock<Regex> = LazyLock::new(|| re(r":(?:\s|\*|_|$)"));
@@ -3260,7 +3261,7 @@ fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
                     }
                     None => v,
                 };
-                a_value(&v)
+                field_value(field, &v)
             })
         })
     })
@@ -3370,12 +3371,12 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
     // Each X's fields present, as booleans, and an exact excerpt of it.
     let rows: Vec<(Vec<bool>, Option<String>)> = if let Some(v) = json {
         let arr = match v {
-            Value::Array(a) => a.clone(),
+            Value::Array(a) => a,
             Value::Object(o) => {
                 // An object with one array of items: that array.
                 let arrays: Vec<&Vec<Value>> = o.values().filter_map(Value::as_array).collect();
                 match arrays.as_slice() {
-                    [a] => (*a).clone(),
+                    [a] => *a,
                     _ => {
                         return finding(
                             None,
@@ -3400,10 +3401,9 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     .map(|o| {
                         o.iter()
                             .filter(|(k, v)| {
-                                has_value(v)
-                                    && !v.as_str().is_some_and(non_answer)
+                                json_field_value(k, v)
                                     && (!is_url_field(k)
-                                        || literals(v).iter().any(|s| URL.is_match(s)))
+                                        || literals(v).iter().any(|s| shows_page(s)))
                             })
                             .map(|(k, _)| norm(k))
                             .collect()
@@ -3416,6 +3416,7 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
     } else {
         // Every item of every table and every list that renders is an X.
         let r = render(content);
+        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
         let mut rows: Vec<(Vec<bool>, Option<String>)> = Vec::new();
         for t in &r.tables {
             let cols: Vec<Option<usize>> = fields
@@ -3433,17 +3434,14 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                         // A cell repeating its column's header is a row
                         // left unfilled.
                         Some(i) => cells.get(*i).is_some_and(|v| {
-                            a_value(v)
-                                && norm(v) != norm(&t.header[*i])
-                                && (!is_url_field(f) || URL.is_match(v))
+                            field_value(&t.header[*i], v) && (!is_url_field(f) || shows_page(v))
                         }),
-                        None => is_url_field(f) && cells.iter().any(|v| URL.is_match(v)),
+                        None => is_url_field(f) && cells.iter().any(|v| shows_page(v)),
                     })
                     .collect();
                 rows.push((present, Some(piece.line.clone())));
             }
         }
-        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
         for it in &r.items {
             if !it.text.chars().any(char::is_alphanumeric) {
                 continue;
@@ -3452,11 +3450,12 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 .iter()
                 .zip(&patterns)
                 .map(|(f, p)| {
-                    // A `url` field is there only where the item shows a URL.
+                    // A `url` field is there only where the item shows a
+                    // page's URL.
                     if is_url_field(f) {
-                        URL.is_match(&it.text)
+                        shows_page(&it.text)
                     } else {
-                        labelled(&it.text, p.as_ref())
+                        labelled(&it.text, f, p.as_ref())
                     }
                 })
                 .collect();
@@ -3517,6 +3516,48 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
     match lacking.first() {
         None => finding(Some(true), detail, None),
         Some((_, _, q)) => finding(Some(false), detail, (*q).clone()),
+    }
+}
+
+/// Whether `v`, written as the value of `field`, shows something a
+/// reader can use ([`a_value`]) that is no placeholder for it: not the
+/// field's own name once case and marks are folded (`title: title`, a
+/// table cell repeating its column's header), not a bracketed slot
+/// (`[title]`, `<title>`, `{Title of the item}`), and not a type name
+/// (`string`, `integer`) unless the field names a type or kind.
+fn field_value(field: &str, v: &str) -> bool {
+    static SLOT: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:\[[^\[\]]*\]|<[^<>]*>|\{[^{}]*\})$"));
+    const TYPES: &[&str] = &[
+        "string", "str", "number", "integer", "int", "float", "double", "boolean", "bool",
+        "object", "array", "date", "datetime", "uri",
+    ];
+    let t = v.trim();
+    let name = norm(field);
+    let slot = SLOT.is_match(t) && t.chars().any(char::is_alphabetic) && !t.contains("://");
+    let typed = ["type", "kind", "format"].iter().any(|w| name.contains(w));
+    a_value(t) && !slot && norm(t) != name && (typed || !TYPES.contains(&norm(t).as_str()))
+}
+
+/// Whether `v` shows the URL of a page on a public host, as the count of
+/// sources reads one ([`rendered::page`]): a placeholder host
+/// (`https://URL`, `https://...`, `https://TBD`), a host reserved for
+/// examples (`example.com`) or one under no top-level domain
+/// (`https://a.b`) is none.
+fn shows_page(v: &str) -> bool {
+    URL.find_iter(v)
+        .any(|m| rendered::page(m.as_str()).is_some())
+}
+
+/// Whether a JSON value written for `field` holds something: a string
+/// that is a value for it ([`field_value`]), a number, a boolean, or an
+/// array or object holding one of these.
+fn json_field_value(field: &str, v: &Value) -> bool {
+    match v {
+        Value::String(s) => field_value(field, s),
+        Value::Number(_) | Value::Bool(_) => true,
+        Value::Null => false,
+        Value::Array(a) => a.iter().any(|e| json_field_value(field, e)),
+        Value::Object(o) => o.values().any(|e| json_field_value(field, e)),
     }
 }
 
@@ -4026,7 +4067,7 @@ mod tests {
             item: "source".into(),
             fields: vec!["title".into(), "url".into(), "year".into()],
         };
-        let blank = r#"[{"title": "A", "url": "https://a", "year": 2025}, {"title": " ", "url": [], "year": {}}]"#;
+        let blank = r#"[{"title": "A", "url": "https://a.org", "year": 2025}, {"title": " ", "url": [], "year": {}}]"#;
         let f = measure(&m, blank);
         assert_eq!(f.held, Some(false));
         // An element of blank values only has nothing to quote: its
@@ -4037,15 +4078,18 @@ mod tests {
         let labels = "- title:\n  url:\n  year:\n- subtitle: x, curl: y, leapyear: z\n- **title**:\n  url: , year: ";
         let f = measure(&m, labels);
         assert_eq!(f.held, Some(false), "{f:?}");
-        let ok = "- Title: A, URL: https://a, year: 2025\n- **title**: B\n  **url:** https://b\n  year: 1999";
+        let ok = "- Title: A, URL: https://a.org, year: 2025\n- **title**: B\n  **url:** https://b.org\n  year: 1999";
         assert_eq!(measure(&m, ok).held, Some(true), "{:?}", measure(&m, ok));
-        let table = "| title | url | year |\n|---|---|---|\n| \u{200b} | https://a | 2025 |";
+        let table = "| title | url | year |\n|---|---|---|\n| \u{200b} | https://a.org | 2025 |";
         let f = measure(&m, table);
         assert_eq!(f.held, Some(false));
-        assert_eq!(f.quote.as_deref(), Some("| \u{200b} | https://a | 2025 |"));
+        assert_eq!(
+            f.quote.as_deref(),
+            Some("| \u{200b} | https://a.org | 2025 |")
+        );
         // A list inside a fence is not a list of sources.
         assert_eq!(
-            measure(&m, "```\n- title: A\n  url: https://a\n  year: 1\n```").held,
+            measure(&m, "```\n- title: A\n  url: https://a.org\n  year: 1\n```").held,
             None
         );
     }
@@ -4056,9 +4100,10 @@ mod tests {
             item: "source".into(),
             fields: vec!["title".into(), "url".into()],
         };
-        let json_ok = r#"[{"title": "A", "url": "https://a"}, {"Title": "B", "URL": "https://b"}]"#;
+        let json_ok =
+            r#"[{"title": "A", "url": "https://a.org"}, {"Title": "B", "URL": "https://b.org"}]"#;
         assert_eq!(measure(&m, json_ok).held, Some(true));
-        let json_part = r#"[{"title": "A", "url": "https://a"}, {"title": "B"}]"#;
+        let json_part = r#"[{"title": "A", "url": "https://a.org"}, {"title": "B"}]"#;
         let f = measure(&m, json_part);
         assert_eq!(f.held, Some(false));
         assert_eq!(f.quote.as_deref(), Some(json_part), "{f:?}");
@@ -4070,11 +4115,11 @@ mod tests {
         let no_url = r#"{"sources": [{"title": "A", "url": "u"}]}"#;
         assert_eq!(measure(&m, no_url).held, Some(false));
         assert_eq!(measure(&m, "[]").held, Some(false));
-        let table = "| title | url |\n|---|---|\n| A | https://a |\n| B | |";
+        let table = "| title | url |\n|---|---|\n| A | https://a.org |\n| B | |";
         let f = measure(&m, table);
         assert_eq!(f.held, Some(false));
         assert_eq!(f.quote.as_deref(), Some("| B | |"), "{f:?}");
-        let list = "- title: A\n  url: https://a\n- **title**: B https://b";
+        let list = "- title: A\n  url: https://a.org\n- **title**: B https://b.org";
         assert_eq!(measure(&m, list).held, Some(true));
         assert_eq!(measure(&m, "just prose").held, None);
     }

@@ -1,0 +1,154 @@
+//! `each X has: a, b, c` is universal: satisfied only when pactum read
+//! every item a reader of the output sees, and every field's value is
+//! one a reader can use. Each test here failed before its fix.
+
+use pactum_core::outcome::Evidence;
+use pactum_core::Verdict;
+
+mod common;
+use common::*;
+
+const EACH: &str = "each item has: title, year";
+const SOURCES: &str = "each source has: title, url";
+
+fn json(clause: &str, body: &str) -> Verdict {
+    one_at(clause, "bindings/svc/summary.json", body)
+}
+
+/// The clause's quote over a Markdown `binding` (the one the verdict
+/// rests on), with its verdict.
+fn quoted(clause: &str, binding: &str) -> (Verdict, Vec<String>) {
+    let d = run_with(
+        &format!("## Ensures\n\n- `summary`: {clause}\n"),
+        &[("bindings/svc/summary.md", binding)],
+    );
+    let g = grade_dir(d.path());
+    let c = &g.contracts[0].clauses[0];
+    let quotes = c
+        .evidence
+        .iter()
+        .filter_map(|e| match e {
+            Evidence::Quote { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    (c.verdict, quotes)
+}
+
+/// A `url` field holding a placeholder URL (`https://URL`,
+/// `https://...`), a host reserved for examples or a host under no
+/// top-level domain is absent, in JSON and in Markdown, as
+/// `https://TBD` already was.
+#[test]
+fn a_url_field_holding_no_public_page_is_absent() {
+    for u in [
+        "https://...",
+        "https://URL",
+        "https://N/A",
+        "https://url",
+        "https://link",
+        "https://example.com/x",
+        "https://www.example.org",
+        "https://a.b",
+        "https://TBD",
+        "https://xxx",
+        "https://",
+    ] {
+        let body = format!(
+            r#"[{{"title":"Daikin","url":"https://www.daikin.com/"}},{{"title":"Vaillant","url":"{u}"}}]"#
+        );
+        assert_eq!(json(SOURCES, &body), Verdict::Violated, "{u}");
+    }
+    for body in [
+        "| title | url |\n|---|---|\n| Daikin | https://www.daikin.com/ |\n| Vaillant | https://URL |\n",
+        "- title: Daikin, url: https://www.daikin.com/\n- title: Vaillant, url: https://...\n",
+        "- title: Daikin, url: https://www.daikin.com/\n- title: Vaillant, url: https://example.com/v\n",
+    ] {
+        let (v, quotes) = quoted(SOURCES, body);
+        assert_eq!(v, Verdict::Violated, "{body}");
+        assert!(quotes.iter().any(|q| q.contains("Vaillant")), "{body}: {quotes:?}");
+    }
+}
+
+/// Controls: items whose every field holds a value, URLs of real pages,
+/// are satisfied, in JSON and in Markdown.
+#[test]
+fn complete_items_with_real_pages_stay_satisfied() {
+    let body = r#"[{"title":"Daikin","url":"https://www.daikin.com/"},{"title":"Vaillant","url":"https://www.vaillant.de/heat-pumps"}]"#;
+    assert_eq!(json(SOURCES, body), Verdict::Satisfied);
+    assert_eq!(
+        json(SOURCES, &format!(r#"{{"sources":{body},"count":2}}"#)),
+        Verdict::Satisfied
+    );
+    assert_eq!(
+        json(
+            EACH,
+            r#"[{"title":"Daikin","year":2020,"tags":["heat pumps","Japan"]},{"title":"Vaillant","year":2021,"tags":[]}]"#
+        ),
+        Verdict::Satisfied
+    );
+    green(&[
+        (
+            SOURCES,
+            "- title: Daikin, url: https://www.daikin.com/\n- title: Vaillant, url: https://www.vaillant.de/\n",
+        ),
+        (
+            SOURCES,
+            "| title | url |\n|---|---|\n| Daikin | https://www.daikin.com/ |\n| Vaillant | https://www.vaillant.de/ |\n",
+        ),
+        (
+            EACH,
+            "- title: Daikin, year: 2020\n- title: Vaillant, year: 2021\n",
+        ),
+    ]);
+}
+
+/// Control: an item of a plain Markdown list lacking a field is a
+/// counterexample, quoted.
+#[test]
+fn an_item_lacking_a_field_in_a_plain_list_stays_violated() {
+    let (v, quotes) = quoted(EACH, "- title: Daikin, year: 2020\n- title: Vaillant\n");
+    assert_eq!(v, Verdict::Violated);
+    assert!(
+        quotes.iter().any(|q| q.contains("title: Vaillant")),
+        "{quotes:?}"
+    );
+}
+
+/// A field's value repeating its own name, a bracketed slot or a type
+/// name is absent, in JSON as in a Markdown table or list.
+#[test]
+fn a_value_naming_its_field_a_slot_or_a_type_is_absent() {
+    for (title, year) in [
+        (r#""title""#, r#""year""#),
+        (r#""Title""#, "2021"),
+        (r#""[title]""#, "2021"),
+        (r#""<title>""#, "2021"),
+        (r#""{title}""#, "2021"),
+        (r#""[Title of the item]""#, "2021"),
+        (r#""string""#, "2021"),
+        (r#""Vaillant""#, r#""number""#),
+        (r#""Vaillant""#, r#""[year]""#),
+        (r#""Vaillant""#, r#""<integer>""#),
+    ] {
+        let body =
+            format!(r#"[{{"title":"Daikin","year":2020}},{{"title":{title},"year":{year}}}]"#);
+        assert_eq!(json(EACH, &body), Verdict::Violated, "{body}");
+    }
+    for body in [
+        "- title: Daikin, year: 2020\n- title: [title], year: 2021\n",
+        "- title: Daikin, year: 2020\n- title: Vaillant, year: year\n",
+        "- title: Daikin, year: 2020\n- title: string, year: 2021\n",
+        "| title | year |\n|---|---|\n| Daikin | 2020 |\n| {title} | 2021 |\n",
+    ] {
+        assert_eq!(one(EACH, body), Verdict::Violated, "{body}");
+    }
+    // A field about types holds type names.
+    assert_eq!(
+        one(
+            "each parameter has: name, type",
+            "- name: id, type: string\n- name: count, type: integer\n"
+        ),
+        Verdict::Satisfied
+    );
+}
