@@ -3365,18 +3365,32 @@ fn literals(v: &Value) -> Vec<String> {
 }
 
 /// `each item has: fields`: universal, so one item lacking a field (or
-/// holding it blank) fails it, the first such item quoted.
+/// holding it blank) fails it, the first such item quoted. It holds only
+/// where every item a reader sees was read: entries in a form it does
+/// not read ([`json_entries_beside`], [`holds_items`]) leave it to the
+/// judge.
 fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> Finding {
     let is_url_field = |f: &str| matches!(norm(f).as_str(), "url" | "link" | "source url" | "urls");
+    // Entries that may be X's, not read: the clause holds nowhere then,
+    // but one X read lacking a field still breaks it.
+    let mut unread: Option<String> = None;
     // Each X's fields present, as booleans, and an exact excerpt of it.
     let rows: Vec<(Vec<bool>, Option<String>)> = if let Some(v) = json {
         let arr = match v {
             Value::Array(a) => a,
             Value::Object(o) => {
-                // An object with one array of items: that array.
+                // An object with one array of items: that array, when
+                // nothing else in it may hold items.
                 let arrays: Vec<&Vec<Value>> = o.values().filter_map(Value::as_array).collect();
                 match arrays.as_slice() {
-                    [a] => *a,
+                    [a] if !json_entries_beside(o) => *a,
+                    [_] => {
+                        return finding(
+                            None,
+                            format!("the output is a JSON object holding, beside its one list of {item}s, another object or list (nested too): whether it holds {item}s too is for the judge"),
+                            None,
+                        );
+                    }
                     _ => {
                         return finding(
                             None,
@@ -3394,6 +3408,9 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 )
             }
         };
+        if arr.iter().any(|e| holds_items(e, fields)) {
+            unread = Some(format!("an element of the output's list of {item}s holds a list of records, or an object naming a field the clause asks for"));
+        }
         arr.iter()
             .map(|e| {
                 let keys: Vec<String> = e
@@ -3513,9 +3530,14 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
             )
         }
     );
-    match lacking.first() {
-        None => finding(Some(true), detail, None),
-        Some((_, _, q)) => finding(Some(false), detail, (*q).clone()),
+    match (lacking.first(), unread) {
+        (Some((_, _, q)), _) => finding(Some(false), detail, (*q).clone()),
+        (None, Some(why)) => finding(
+            None,
+            format!("{detail}, but {why}, which `each` does not read: whether every {item} has every field is for the judge"),
+            None,
+        ),
+        (None, None) => finding(Some(true), detail, None),
     }
 }
 
@@ -3558,6 +3580,37 @@ fn json_field_value(field: &str, v: &Value) -> bool {
         Value::Null => false,
         Value::Array(a) => a.iter().any(|e| json_field_value(field, e)),
         Value::Object(o) => o.values().any(|e| json_field_value(field, e)),
+    }
+}
+
+/// Whether a JSON object read for its one array of items holds, beside
+/// that array, an object holding a value (at any depth: `next_page`,
+/// `meta.more`, a lone `item`): it may hold items pactum did not read.
+fn json_entries_beside(o: &serde_json::Map<String, Value>) -> bool {
+    o.values()
+        .any(|v| matches!(v, Value::Object(_)) && has_value(v))
+}
+
+/// Whether an item `v` of a JSON list may hold items of its own: one of
+/// its values, at any depth, is a list holding an object or a list (a
+/// list of records: `children`, `sources`), or an object naming a field
+/// the clause asks for (`related: {"title": …}`). A list of plain values
+/// (`tags`) or an object of other keys (`price: {amount, currency}`) is
+/// one of the item's fields.
+fn holds_items(v: &Value, fields: &[String]) -> bool {
+    let inner = |e: &Value| match e {
+        Value::Array(a) => a
+            .iter()
+            .any(|x| matches!(x, Value::Array(_) | Value::Object(_)) && has_value(x)),
+        Value::Object(o) => o
+            .iter()
+            .any(|(k, x)| has_value(x) && fields.iter().any(|f| norm(f) == norm(k))),
+        _ => false,
+    };
+    match v {
+        Value::Array(a) => a.iter().any(|e| inner(e) || holds_items(e, fields)),
+        Value::Object(o) => o.values().any(|e| inner(e) || holds_items(e, fields)),
+        _ => false,
     }
 }
 

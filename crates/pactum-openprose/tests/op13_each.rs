@@ -115,6 +115,38 @@ fn an_item_lacking_a_field_in_a_plain_list_stays_violated() {
     );
 }
 
+/// Over a JSON object, items beside its one array (one level deeper, in
+/// another object, a lone object) may be items pactum did not read: the
+/// clause is the judge's, never satisfied.
+#[test]
+fn items_beside_a_json_objects_array_leave_the_clause_to_the_judge() {
+    for body in [
+        r#"{"items":[{"title":"Daikin","year":2020}],"next_page":{"items":[{"title":"Vaillant"}]}}"#,
+        r#"{"items":[{"title":"Daikin","year":2020}],"meta":{"more":[{"title":"Vaillant"}]}}"#,
+        r#"{"items":[{"title":"Daikin","year":2020}],"item":{"title":"Vaillant"}}"#,
+        r#"{"items":[{"title":"Daikin","year":2020}],"more":[{"title":"Vaillant"}]}"#,
+        r#"{"items":[{"title":"Daikin","year":2020}],"meta":{"page":1,"next":{"title":"Vaillant"}}}"#,
+    ] {
+        assert_eq!(json(EACH, body), Verdict::NotEvaluable, "{body}");
+    }
+    // An item's own list of records (children, nested sources) may be
+    // items too.
+    for body in [
+        r#"[{"title":"Daikin","year":2020,"children":[{"title":"Vaillant"}]}]"#,
+        r#"[{"title":"Daikin","year":2020,"related":{"title":"Vaillant"}}]"#,
+    ] {
+        assert_eq!(json(EACH, body), Verdict::NotEvaluable, "{body}");
+    }
+    // The array's own counterexample is still read.
+    assert_eq!(
+        json(
+            EACH,
+            r#"{"items":[{"title":"Daikin","year":2020},{"title":"Vaillant"}]}"#
+        ),
+        Verdict::Violated
+    );
+}
+
 /// A field's value repeating its own name, a bracketed slot or a type
 /// name is absent, in JSON as in a Markdown table or list.
 #[test]
