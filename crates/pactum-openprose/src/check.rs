@@ -3367,8 +3367,8 @@ fn literals(v: &Value) -> Vec<String> {
 /// `each item has: fields`: universal, so one item lacking a field (or
 /// holding it blank) fails it, the first such item quoted. It holds only
 /// where every item a reader sees was read: entries in a form it does
-/// not read ([`json_entries_beside`], [`holds_items`]) leave it to the
-/// judge.
+/// not read ([`unread_entries`], [`json_entries_beside`],
+/// [`holds_items`]) leave it to the judge.
 fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> Finding {
     let is_url_field = |f: &str| matches!(norm(f).as_str(), "url" | "link" | "source url" | "urls");
     // Entries that may be X's, not read: the clause holds nowhere then,
@@ -3434,6 +3434,9 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
         // Every item of every table and every list that renders is an X.
         let r = render(content);
         let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
+        unread = unread_entries(&r, content, &patterns).map(|why| {
+            format!("besides the list items and table rows read, the output holds {why}")
+        });
         let mut rows: Vec<(Vec<bool>, Option<String>)> = Vec::new();
         for t in &r.tables {
             let cols: Vec<Option<usize>> = fields
@@ -3611,6 +3614,57 @@ fn holds_items(v: &Value, fields: &[String]) -> bool {
         Value::Array(a) => a.iter().any(|e| inner(e) || holds_items(e, fields)),
         Value::Object(o) => o.values().any(|e| inner(e) || holds_items(e, fields)),
         _ => false,
+    }
+}
+
+/// What a Markdown output shows as entries besides the list items and
+/// table rows `each` reads: HTML list items or table rows, a line break
+/// (`<br>`), a footnote, a JSON array or object (fenced, bare, in
+/// `<pre>`), a bullet-like character or a line opening with a symbol
+/// (the entries the count of items does not read either,
+/// [`uncounted_entries`]), a paragraph, heading or HTML text labelling a
+/// field (`title: …`) or with a mark glued to a word (`-Vaillant`), or
+/// an item labelling one field twice (a list nested in it). `None` when
+/// there is none.
+fn unread_entries(
+    r: &rendered::Rendered,
+    content: &str,
+    patterns: &[Option<Regex>],
+) -> Option<&'static str> {
+    let labels = |text: &str, p: &Regex| {
+        p.captures_iter(text)
+            .filter(|c| c.get(1).is_some_and(|v| has_content(v.as_str())))
+            .count()
+    };
+    // A mark glued to a word opening a line (`-Vaillant`): no list item,
+    // yet read as one.
+    static GLUED: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|\s)[-*+]\p{L}"));
+    let labelled_outside = r
+        .paragraphs
+        .iter()
+        .chain(&r.headings)
+        .map(|p| p.text.as_str())
+        .chain([r.html_text.as_str()])
+        .any(|t| GLUED.is_match(t) || patterns.iter().flatten().any(|p| labels(t, p) > 0));
+    if rendered::html_items(r) || rendered::html_rows(r) {
+        Some("HTML list items or table rows")
+    } else if fences_json_list(content) || lead_in_json(content) {
+        Some("a fenced JSON array or object")
+    } else if r.tags.contains("br")
+        || r.footnotes
+        || uncounted_entries(&rendered::Rendered::default(), content)
+    {
+        Some("a JSON array or object, a line break, a footnote, a bullet-like character or a line opening with a symbol")
+    } else if labelled_outside {
+        Some("a paragraph, heading or HTML text outside any list labelling a field or opening a line with a mark (`-Vaillant`)")
+    } else if r
+        .items
+        .iter()
+        .any(|it| patterns.iter().flatten().any(|p| labels(&it.text, p) > 1))
+    {
+        Some("a list item labelling one field twice (a list nested in it)")
+    } else {
+        None
     }
 }
 

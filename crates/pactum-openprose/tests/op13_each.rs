@@ -184,3 +184,63 @@ fn a_value_naming_its_field_a_slot_or_a_type_is_absent() {
         Verdict::Satisfied
     );
 }
+
+/// A Markdown output holding, beside the list items or table rows
+/// `each` reads, a JSON array or object (fenced or bare), whose elements
+/// may be items, is the judge's.
+#[test]
+fn json_beside_markdown_items_leaves_the_clause_to_the_judge() {
+    let j = r#"[{"title":"Daikin","year":2020},{"title":"Vaillant"}]"#;
+    for body in [
+        format!("- title: Daikin, year: 2020\n\n```json\n{j}\n```\n"),
+        format!("| title | year |\n|---|---|\n| Daikin | 2020 |\n\n```json\n{j}\n```\n"),
+        format!("| title | year |\n|---|---|\n| Daikin | 2020 |\n\n{j}\n"),
+        format!("- title: Daikin, year: 2020\n\n{j}\n"),
+        "- title: Daikin, year: 2020\n\n```\n{\"title\": \"Vaillant\"}\n```\n".to_string(),
+        format!("- title: Daikin, year: 2020\n\n<pre>{j}</pre>\n"),
+    ] {
+        assert_eq!(one(EACH, &body), Verdict::NotEvaluable, "{body}");
+    }
+}
+
+/// A Markdown output holding, beside the items `each` reads, HTML list
+/// items or table rows, bullet-like lines or labelled lines outside any
+/// list, which `each` does not read, is the judge's.
+#[test]
+fn html_or_typed_items_beside_markdown_items_leave_the_clause_to_the_judge() {
+    let m = "- title: Daikin, year: 2020";
+    for body in [
+        format!("{m}\n\n<ul><li>title: Vaillant</li></ul>\n"),
+        format!("{m}\n\n<ol>\n<li>title: Vaillant</li>\n</ol>\n"),
+        "| title | year |\n|---|---|\n| Daikin | 2020 |\n\n<table><tr><th>title</th><th>year</th></tr><tr><td>Vaillant</td><td></td></tr></table>\n".to_string(),
+        format!("{m}\n\n• title: Vaillant\n"),
+        format!("{m}\n• title: Vaillant\n"),
+        format!("{m}\n\n◦ title: Vaillant\n"),
+        format!("{m}\n\n▪ title: Vaillant\n"),
+        format!("{m}\n\ntitle: Vaillant\n"),
+        format!("{m}\n\n**Title:** Vaillant\n"),
+        format!("{m}<br>title: Vaillant\n"),
+        format!("{m}\n\n-Vaillant\n"),
+        format!("{m}\ntitle: Vaillant\n"),
+    ] {
+        assert_eq!(one(EACH, &body), Verdict::NotEvaluable, "{body}");
+    }
+    // A list nested in an item is never taken as that item's fields.
+    never_green(EACH, &format!("{m}\n  - title: Vaillant\n"));
+    never_green(EACH, &format!("{m}\n  - year: 2021\n"));
+    // A second item written as Markdown anywhere is read.
+    for body in [
+        format!("{m}\n\n> - title: Vaillant\n"),
+        format!("{m}\n\n---\n\n1. title: Vaillant\n"),
+    ] {
+        assert_eq!(one(EACH, &body), Verdict::Violated, "{body}");
+    }
+    // Prose around the list that labels no field does not send it away.
+    assert_eq!(
+        one(
+            EACH,
+            &format!("Here are the makers:\n\n{m}\n- title: Vaillant, year: 2021\n\nBoth are German or Japanese.\n")
+        ),
+        Verdict::Satisfied
+    );
+}
