@@ -3623,9 +3623,10 @@ fn holds_items(v: &Value, fields: &[String]) -> bool {
 /// `<pre>`), a bullet-like character or a line opening with a symbol
 /// (the entries the count of items does not read either,
 /// [`uncounted_entries`]), a paragraph, heading or HTML text labelling a
-/// field (`title: …`) or with a mark glued to a word (`-Vaillant`), or
-/// an item labelling one field twice (a list nested in it). `None` when
-/// there is none.
+/// field (`title: …`) or with a mark glued to a word (`-Vaillant`), an
+/// item labelling one field twice (a list nested in it), or a label
+/// written where no item read shows it (in code). `None` when there is
+/// none.
 fn unread_entries(
     r: &rendered::Rendered,
     content: &str,
@@ -3663,6 +3664,19 @@ fn unread_entries(
         .any(|it| patterns.iter().flatten().any(|p| labels(&it.text, p) > 1))
     {
         Some("a list item labelling one field twice (a list nested in it)")
+    } else if patterns.iter().flatten().any(|p| {
+        // Colon labels only: a bold table header (`**Title**`) is none.
+        let colons = |t: &str| {
+            p.captures_iter(t)
+                .filter(|c| {
+                    c.get(0).is_some_and(|m| m.as_str().contains(':'))
+                        && c.get(1).is_some_and(|v| has_content(v.as_str()))
+                })
+                .count()
+        };
+        colons(content) > r.items.iter().map(|it| colons(&it.text)).sum::<usize>()
+    }) {
+        Some("a label of a field written where no list item read shows it (in code, in a list nested in an item)")
     } else {
         None
     }

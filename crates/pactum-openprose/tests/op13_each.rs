@@ -222,6 +222,8 @@ fn html_or_typed_items_beside_markdown_items_leave_the_clause_to_the_judge() {
         format!("{m}<br>title: Vaillant\n"),
         format!("{m}\n\n-Vaillant\n"),
         format!("{m}\ntitle: Vaillant\n"),
+        format!("{m}\n\n```\n- title: Vaillant\n```\n"),
+        format!("{m}\n\nMore:\n\n    title: Vaillant\n"),
     ] {
         assert_eq!(one(EACH, &body), Verdict::NotEvaluable, "{body}");
     }
@@ -240,6 +242,14 @@ fn html_or_typed_items_beside_markdown_items_leave_the_clause_to_the_judge() {
         one(
             EACH,
             &format!("Here are the makers:\n\n{m}\n- title: Vaillant, year: 2021\n\nBoth are German or Japanese.\n")
+        ),
+        Verdict::Satisfied
+    );
+    // Nor does a table's bold header.
+    assert_eq!(
+        one(
+            EACH,
+            "| **Title** | **Year** |\n|---|---|\n| Daikin | 2020 |\n| Vaillant | 2021 |\n"
         ),
         Verdict::Satisfied
     );
