@@ -3595,16 +3595,16 @@ fn json_entries_beside(o: &serde_json::Map<String, Value>) -> bool {
 }
 
 /// Whether an item `v` of a JSON list may hold items of its own: one of
-/// its values, at any depth, is a list holding an object or a list (a
-/// list of records: `children`, `sources`), or an object naming a field
-/// the clause asks for (`related: {"title": …}`). A list of plain values
-/// (`tags`) or an object of other keys (`price: {amount, currency}`) is
-/// one of the item's fields.
+/// its values, at any depth, is a list holding an object (a list of
+/// records: `children`, `sources`, `authors`), or an object naming a
+/// field the clause asks for (`related: {"title": …}`). A list of plain
+/// values (`tags`, `[[1, 2]]`) or an object of other keys (`price:
+/// {amount, currency}`) is one of the item's fields.
 fn holds_items(v: &Value, fields: &[String]) -> bool {
     let inner = |e: &Value| match e {
         Value::Array(a) => a
             .iter()
-            .any(|x| matches!(x, Value::Array(_) | Value::Object(_)) && has_value(x)),
+            .any(|x| matches!(x, Value::Object(_)) && has_value(x)),
         Value::Object(o) => o
             .iter()
             .any(|(k, x)| has_value(x) && fields.iter().any(|f| norm(f) == norm(k))),
@@ -4242,6 +4242,12 @@ mod tests {
         assert_eq!(f.quote.as_deref(), Some("| B | |"), "{f:?}");
         let list = "- title: A\n  url: https://a.org\n- **title**: B https://b.org";
         assert_eq!(measure(&m, list).held, Some(true));
+        // A list of lists of plain values is an item's field; a list
+        // of records may hold items.
+        let nested = r#"[{"title": "A", "url": "https://a.org", "at": [[1, 2]]}]"#;
+        assert_eq!(measure(&m, nested).held, Some(true));
+        let nested = r#"[{"title": "A", "url": "https://a.org", "at": [[{"title": "B"}]]}]"#;
+        assert_eq!(measure(&m, nested).held, None);
         assert_eq!(measure(&m, "just prose").held, None);
     }
 }

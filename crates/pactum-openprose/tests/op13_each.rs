@@ -83,7 +83,7 @@ fn complete_items_with_real_pages_stay_satisfied() {
     assert_eq!(
         json(
             EACH,
-            r#"[{"title":"Daikin","year":2020,"tags":["heat pumps","Japan"]},{"title":"Vaillant","year":2021,"tags":[]}]"#
+            r#"[{"title":"Daikin","year":2020,"tags":["heat pumps","Japan"]},{"title":"Vaillant","year":2021,"tags":[],"price":{"amount":9,"currency":"EUR"}}]"#
         ),
         Verdict::Satisfied
     );
@@ -134,6 +134,7 @@ fn items_beside_a_json_objects_array_leave_the_clause_to_the_judge() {
     for body in [
         r#"[{"title":"Daikin","year":2020,"children":[{"title":"Vaillant"}]}]"#,
         r#"[{"title":"Daikin","year":2020,"related":{"title":"Vaillant"}}]"#,
+        r#"[{"title":"Daikin","year":2020,"groups":[[{"title":"Vaillant"}]]}]"#,
     ] {
         assert_eq!(json(EACH, body), Verdict::NotEvaluable, "{body}");
     }
