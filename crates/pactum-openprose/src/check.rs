@@ -3383,11 +3383,11 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 // nothing else in it may hold items.
                 let arrays: Vec<&Vec<Value>> = o.values().filter_map(Value::as_array).collect();
                 match arrays.as_slice() {
-                    [a] if !json_entries_beside(o) => *a,
+                    [a] if !json_entries_beside(o, fields) => *a,
                     [_] => {
                         return finding(
                             None,
-                            format!("the output is a JSON object holding, beside its one list of {item}s, another object or list (nested too): whether it holds {item}s too is for the judge"),
+                            format!("the output is a JSON object holding, beside its one list of {item}s, another object (nested too) or a string showing a list, JSON or a field's label: whether it holds {item}s too is for the judge"),
                             None,
                         );
                     }
@@ -3588,10 +3588,20 @@ fn json_field_value(field: &str, v: &Value) -> bool {
 
 /// Whether a JSON object read for its one array of items holds, beside
 /// that array, an object holding a value (at any depth: `next_page`,
-/// `meta.more`, a lone `item`): it may hold items pactum did not read.
-fn json_entries_beside(o: &serde_json::Map<String, Value>) -> bool {
-    o.values()
-        .any(|v| matches!(v, Value::Object(_)) && has_value(v))
+/// `meta.more`, a lone `item`), or a string showing items in another
+/// form (a list, a JSON value, a label of one of the `fields`): it may
+/// hold items pactum did not read.
+fn json_entries_beside(o: &serde_json::Map<String, Value>, fields: &[String]) -> bool {
+    let patterns: Vec<Regex> = fields.iter().filter_map(|f| label_pattern(f)).collect();
+    o.values().any(|v| match v {
+        Value::Object(_) => has_value(v),
+        Value::String(t) => {
+            shows_json_value(t)
+                || patterns.iter().any(|p| p.is_match(t))
+                || !render(t).items.is_empty()
+        }
+        _ => false,
+    })
 }
 
 /// Whether an item `v` of a JSON list may hold items of its own: one of

@@ -126,6 +126,9 @@ fn items_beside_a_json_objects_array_leave_the_clause_to_the_judge() {
         r#"{"items":[{"title":"Daikin","year":2020}],"item":{"title":"Vaillant"}}"#,
         r#"{"items":[{"title":"Daikin","year":2020}],"more":[{"title":"Vaillant"}]}"#,
         r#"{"items":[{"title":"Daikin","year":2020}],"meta":{"page":1,"next":{"title":"Vaillant"}}}"#,
+        r#"{"items":[{"title":"Daikin","year":2020}],"more":"title: Vaillant"}"#,
+        r#"{"items":[{"title":"Daikin","year":2020}],"more":"- Vaillant\n- Viessmann"}"#,
+        r#"{"items":[{"title":"Daikin","year":2020}],"more":"[{\"title\":\"Vaillant\"}]"}"#,
     ] {
         assert_eq!(json(EACH, body), Verdict::NotEvaluable, "{body}");
     }
