@@ -3278,8 +3278,8 @@ fn a_value(v: &str) -> bool {
 }
 
 /// A field value that says there is none (`unknown`, `none`, `not
-/// available`, `see below`), or a year left as a slot (`20XX`, `202X`):
-/// the field is absent, as with `N/A`.
+/// available`, `see below`), or a year or date left as a slot (`20XX`,
+/// `202X`, `0000`, `0000-00-00`): the field is absent, as with `N/A`.
 fn non_answer(v: &str) -> bool {
     let l = v
         .trim()
@@ -3328,6 +3328,10 @@ fn non_answer(v: &str) -> bool {
                 | "mm/dd/yyyy"
                 | "dd/mm/yyyy"
                 | "xxxx"
+                | "0000"
+                | "0000-00-00"
+                | "00/00/0000"
+                | "00.00.0000"
         )
 }
 

@@ -166,6 +166,7 @@ fn a_value_naming_its_field_a_slot_or_a_type_is_absent() {
         (r#""Vaillant""#, r#""number""#),
         (r#""Vaillant""#, r#""[year]""#),
         (r#""Vaillant""#, r#""<integer>""#),
+        (r#""Vaillant""#, r#""0000""#),
     ] {
         let body =
             format!(r#"[{{"title":"Daikin","year":2020}},{{"title":{title},"year":{year}}}]"#);
