@@ -3383,9 +3383,10 @@ fn label_pattern(field: &str) -> Option<Regex> {
     .ok()
 }
 
-/// Whether `block` holds a label of `pattern` with a value ([`a_value`])
-/// before the next label (`title: url: x` gives the title no value).
-fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
+/// Whether `block` holds a label of `pattern` with a value for `field`
+/// ([`field_value`]) before the next label (`title: url: x` gives the
+/// title no value).
+fn labelled(block: &str, field: &str, pattern: Option<&Regex>) -> bool {
     // A label's colon: followed by a space, emphasis or the end (a URL's
     // `https:` is none).
     static COLON: LazyLock<Regex> = LazyLock::new(|| re(r":(?:\s|\*|_|$)"));
@@ -3405,7 +3406,7 @@ fn labelled(block: &str, pattern: Option<&Regex>) -> bool {
                     }
                     None => v,
                 };
-                a_value(&v)
+                field_value(field, &v)
             })
         })
     })
@@ -3422,8 +3423,8 @@ fn a_value(v: &str) -> bool {
 }
 
 /// A field value that says there is none (`unknown`, `none`, `not
-/// available`, `see below`), or a year left as a slot (`20XX`, `202X`):
-/// the field is absent, as with `N/A`.
+/// available`, `see below`), or a year or date left as a slot (`20XX`,
+/// `202X`, `0000`, `0000-00-00`): the field is absent, as with `N/A`.
 fn non_answer(v: &str) -> bool {
     let l = v
         .trim()
@@ -3472,6 +3473,10 @@ fn non_answer(v: &str) -> bool {
                 | "mm/dd/yyyy"
                 | "dd/mm/yyyy"
                 | "xxxx"
+                | "0000"
+                | "0000-00-00"
+                | "00/00/0000"
+                | "00.00.0000"
         )
 }
 
@@ -3509,18 +3514,32 @@ fn literals(v: &Value) -> Vec<String> {
 }
 
 /// `each item has: fields`: universal, so one item lacking a field (or
-/// holding it blank) fails it, the first such item quoted.
+/// holding it blank) fails it, the first such item quoted. It holds only
+/// where every item a reader sees was read: entries in a form it does
+/// not read ([`unread_entries`], [`json_entries_beside`],
+/// [`holds_items`]) leave it to the judge.
 fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> Finding {
     let is_url_field = |f: &str| matches!(norm(f).as_str(), "url" | "link" | "source url" | "urls");
+    // Entries that may be X's, not read: the clause holds nowhere then,
+    // but one X read lacking a field still breaks it.
+    let mut unread: Option<String> = None;
     // Each X's fields present, as booleans, and an exact excerpt of it.
     let rows: Vec<(Vec<bool>, Option<String>)> = if let Some(v) = json {
         let arr = match v {
-            Value::Array(a) => a.clone(),
+            Value::Array(a) => a,
             Value::Object(o) => {
-                // An object with one array of items: that array.
+                // An object with one array of items: that array, when
+                // nothing else in it may hold items.
                 let arrays: Vec<&Vec<Value>> = o.values().filter_map(Value::as_array).collect();
                 match arrays.as_slice() {
-                    [a] => (*a).clone(),
+                    [a] if !json_entries_beside(o, fields) => *a,
+                    [_] => {
+                        return finding(
+                            None,
+                            format!("the output is a JSON object holding, beside its one list of {item}s, another object (nested too) or a string showing a list, JSON or a field's label: whether it holds {item}s too is for the judge"),
+                            None,
+                        );
+                    }
                     _ => {
                         return finding(
                             None,
@@ -3538,6 +3557,9 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 )
             }
         };
+        if arr.iter().any(|e| holds_items(e, fields)) {
+            unread = Some(format!("an element of the output's list of {item}s holds a list of records, or an object naming a field the clause asks for"));
+        }
         arr.iter()
             .map(|e| {
                 let keys: Vec<String> = e
@@ -3545,10 +3567,9 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     .map(|o| {
                         o.iter()
                             .filter(|(k, v)| {
-                                has_value(v)
-                                    && !v.as_str().is_some_and(non_answer)
+                                json_field_value(k, v)
                                     && (!is_url_field(k)
-                                        || literals(v).iter().any(|s| URL.is_match(s)))
+                                        || literals(v).iter().any(|s| shows_page(s)))
                             })
                             .map(|(k, _)| norm(k))
                             .collect()
@@ -3561,6 +3582,10 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
     } else {
         // Every item of every table and every list that renders is an X.
         let r = render(content);
+        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
+        unread = unread_entries(&r, content, &patterns).map(|why| {
+            format!("besides the list items and table rows read, the output holds {why}")
+        });
         let mut rows: Vec<(Vec<bool>, Option<String>)> = Vec::new();
         for t in &r.tables {
             let cols: Vec<Option<usize>> = fields
@@ -3578,17 +3603,14 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                         // A cell repeating its column's header is a row
                         // left unfilled.
                         Some(i) => cells.get(*i).is_some_and(|v| {
-                            a_value(v)
-                                && norm(v) != norm(&t.header[*i])
-                                && (!is_url_field(f) || URL.is_match(v))
+                            field_value(&t.header[*i], v) && (!is_url_field(f) || shows_page(v))
                         }),
-                        None => is_url_field(f) && cells.iter().any(|v| URL.is_match(v)),
+                        None => is_url_field(f) && cells.iter().any(|v| shows_page(v)),
                     })
                     .collect();
                 rows.push((present, Some(piece.line.clone())));
             }
         }
-        let patterns: Vec<Option<Regex>> = fields.iter().map(|f| label_pattern(f)).collect();
         for it in &r.items {
             if !it.text.chars().any(char::is_alphanumeric) {
                 continue;
@@ -3597,11 +3619,12 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 .iter()
                 .zip(&patterns)
                 .map(|(f, p)| {
-                    // A `url` field is there only where the item shows a URL.
+                    // A `url` field is there only where the item shows a
+                    // page's URL.
                     if is_url_field(f) {
-                        URL.is_match(&it.text)
+                        shows_page(&it.text)
                     } else {
-                        labelled(&it.text, p.as_ref())
+                        labelled(&it.text, f, p.as_ref())
                     }
                 })
                 .collect();
@@ -3659,9 +3682,162 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
             )
         }
     );
-    match lacking.first() {
-        None => finding(Some(true), detail, None),
-        Some((_, _, q)) => finding(Some(false), detail, (*q).clone()),
+    match (lacking.first(), unread) {
+        (Some((_, _, q)), _) => finding(Some(false), detail, (*q).clone()),
+        (None, Some(why)) => finding(
+            None,
+            format!("{detail}, but {why}, which `each` does not read: whether every {item} has every field is for the judge"),
+            None,
+        ),
+        (None, None) => finding(Some(true), detail, None),
+    }
+}
+
+/// Whether `v`, written as the value of `field`, shows something a
+/// reader can use ([`a_value`]) that is no placeholder for it: not the
+/// field's own name once case and marks are folded (`title: title`, a
+/// table cell repeating its column's header), not a bracketed slot
+/// (`[title]`, `<title>`, `{Title of the item}`), and not a type name
+/// (`string`, `integer`) unless the field names a type or kind.
+fn field_value(field: &str, v: &str) -> bool {
+    static SLOT: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:\[[^\[\]]*\]|<[^<>]*>|\{[^{}]*\})$"));
+    const TYPES: &[&str] = &[
+        "string", "str", "number", "integer", "int", "float", "double", "boolean", "bool",
+        "object", "array", "date", "datetime", "uri",
+    ];
+    let t = v.trim();
+    let name = norm(field);
+    let slot = SLOT.is_match(t) && t.chars().any(char::is_alphabetic) && !t.contains("://");
+    let typed = ["type", "kind", "format"].iter().any(|w| name.contains(w));
+    a_value(t) && !slot && norm(t) != name && (typed || !TYPES.contains(&norm(t).as_str()))
+}
+
+/// Whether `v` shows the URL of a page on a public host, as the count of
+/// sources reads one ([`rendered::page`]): a placeholder host
+/// (`https://URL`, `https://...`, `https://TBD`), a host reserved for
+/// examples (`example.com`) or one under no top-level domain
+/// (`https://a.b`) is none.
+fn shows_page(v: &str) -> bool {
+    URL.find_iter(v)
+        .any(|m| rendered::page(m.as_str()).is_some())
+}
+
+/// Whether a JSON value written for `field` holds something: a string
+/// that is a value for it ([`field_value`]), a number, a boolean, or an
+/// array or object holding one of these.
+fn json_field_value(field: &str, v: &Value) -> bool {
+    match v {
+        Value::String(s) => field_value(field, s),
+        Value::Number(_) | Value::Bool(_) => true,
+        Value::Null => false,
+        Value::Array(a) => a.iter().any(|e| json_field_value(field, e)),
+        Value::Object(o) => o.values().any(|e| json_field_value(field, e)),
+    }
+}
+
+/// Whether a JSON object read for its one array of items holds, beside
+/// that array, an object holding a value (at any depth: `next_page`,
+/// `meta.more`, a lone `item`), or a string showing items in another
+/// form (a list, a JSON value, a label of one of the `fields`): it may
+/// hold items pactum did not read.
+fn json_entries_beside(o: &serde_json::Map<String, Value>, fields: &[String]) -> bool {
+    let patterns: Vec<Regex> = fields.iter().filter_map(|f| label_pattern(f)).collect();
+    o.values().any(|v| match v {
+        Value::Object(_) => has_value(v),
+        Value::String(t) => {
+            shows_json_value(t)
+                || patterns.iter().any(|p| p.is_match(t))
+                || !render(t).items.is_empty()
+        }
+        _ => false,
+    })
+}
+
+/// Whether an item `v` of a JSON list may hold items of its own: one of
+/// its values, at any depth, is a list holding an object (a list of
+/// records: `children`, `sources`, `authors`), or an object naming a
+/// field the clause asks for (`related: {"title": …}`). A list of plain
+/// values (`tags`, `[[1, 2]]`) or an object of other keys (`price:
+/// {amount, currency}`) is one of the item's fields.
+fn holds_items(v: &Value, fields: &[String]) -> bool {
+    let inner = |e: &Value| match e {
+        Value::Array(a) => a
+            .iter()
+            .any(|x| matches!(x, Value::Object(_)) && has_value(x)),
+        Value::Object(o) => o
+            .iter()
+            .any(|(k, x)| has_value(x) && fields.iter().any(|f| norm(f) == norm(k))),
+        _ => false,
+    };
+    match v {
+        Value::Array(a) => a.iter().any(|e| inner(e) || holds_items(e, fields)),
+        Value::Object(o) => o.values().any(|e| inner(e) || holds_items(e, fields)),
+        _ => false,
+    }
+}
+
+/// What a Markdown output shows as entries besides the list items and
+/// table rows `each` reads: HTML list items or table rows, a line break
+/// (`<br>`), a footnote, a JSON array or object (fenced, bare, in
+/// `<pre>`), a bullet-like character or a line opening with a symbol
+/// (the entries the count of items does not read either,
+/// [`uncounted_entries`]), a paragraph, heading or HTML text labelling a
+/// field (`title: …`) or with a mark glued to a word (`-Vaillant`), an
+/// item labelling one field twice (a list nested in it), or a label
+/// written where no item read shows it (in code). `None` when there is
+/// none.
+fn unread_entries(
+    r: &rendered::Rendered,
+    content: &str,
+    patterns: &[Option<Regex>],
+) -> Option<&'static str> {
+    let labels = |text: &str, p: &Regex| {
+        p.captures_iter(text)
+            .filter(|c| c.get(1).is_some_and(|v| has_content(v.as_str())))
+            .count()
+    };
+    // A mark glued to a word opening a line (`-Vaillant`): no list item,
+    // yet read as one.
+    static GLUED: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|\s)[-*+]\p{L}"));
+    let labelled_outside = r
+        .paragraphs
+        .iter()
+        .chain(&r.headings)
+        .map(|p| p.text.as_str())
+        .chain([r.html_text.as_str()])
+        .any(|t| GLUED.is_match(t) || patterns.iter().flatten().any(|p| labels(t, p) > 0));
+    if rendered::html_items(r) || rendered::html_rows(r) {
+        Some("HTML list items or table rows")
+    } else if fences_json_list(content) || lead_in_json(content) {
+        Some("a fenced JSON array or object")
+    } else if r.tags.contains("br")
+        || r.footnotes
+        || uncounted_entries(&rendered::Rendered::default(), content)
+    {
+        Some("a JSON array or object, a line break, a footnote, a bullet-like character or a line opening with a symbol")
+    } else if labelled_outside {
+        Some("a paragraph, heading or HTML text outside any list labelling a field or opening a line with a mark (`-Vaillant`)")
+    } else if r
+        .items
+        .iter()
+        .any(|it| patterns.iter().flatten().any(|p| labels(&it.text, p) > 1))
+    {
+        Some("a list item labelling one field twice (a list nested in it)")
+    } else if patterns.iter().flatten().any(|p| {
+        // Colon labels only: a bold table header (`**Title**`) is none.
+        let colons = |t: &str| {
+            p.captures_iter(t)
+                .filter(|c| {
+                    c.get(0).is_some_and(|m| m.as_str().contains(':'))
+                        && c.get(1).is_some_and(|v| has_content(v.as_str()))
+                })
+                .count()
+        };
+        colons(content) > r.items.iter().map(|it| colons(&it.text)).sum::<usize>()
+    }) {
+        Some("a label of a field written where no list item read shows it (in code, in a list nested in an item)")
+    } else {
+        None
     }
 }
 
@@ -4171,7 +4347,7 @@ mod tests {
             item: "source".into(),
             fields: vec!["title".into(), "url".into(), "year".into()],
         };
-        let blank = r#"[{"title": "A", "url": "https://a", "year": 2025}, {"title": " ", "url": [], "year": {}}]"#;
+        let blank = r#"[{"title": "A", "url": "https://a.org", "year": 2025}, {"title": " ", "url": [], "year": {}}]"#;
         let f = measure(&m, blank);
         assert_eq!(f.held, Some(false));
         // An element of blank values only has nothing to quote: its
@@ -4182,15 +4358,18 @@ mod tests {
         let labels = "- title:\n  url:\n  year:\n- subtitle: x, curl: y, leapyear: z\n- **title**:\n  url: , year: ";
         let f = measure(&m, labels);
         assert_eq!(f.held, Some(false), "{f:?}");
-        let ok = "- Title: A, URL: https://a, year: 2025\n- **title**: B\n  **url:** https://b\n  year: 1999";
+        let ok = "- Title: A, URL: https://a.org, year: 2025\n- **title**: B\n  **url:** https://b.org\n  year: 1999";
         assert_eq!(measure(&m, ok).held, Some(true), "{:?}", measure(&m, ok));
-        let table = "| title | url | year |\n|---|---|---|\n| \u{200b} | https://a | 2025 |";
+        let table = "| title | url | year |\n|---|---|---|\n| \u{200b} | https://a.org | 2025 |";
         let f = measure(&m, table);
         assert_eq!(f.held, Some(false));
-        assert_eq!(f.quote.as_deref(), Some("| \u{200b} | https://a | 2025 |"));
+        assert_eq!(
+            f.quote.as_deref(),
+            Some("| \u{200b} | https://a.org | 2025 |")
+        );
         // A list inside a fence is not a list of sources.
         assert_eq!(
-            measure(&m, "```\n- title: A\n  url: https://a\n  year: 1\n```").held,
+            measure(&m, "```\n- title: A\n  url: https://a.org\n  year: 1\n```").held,
             None
         );
     }
@@ -4201,9 +4380,10 @@ mod tests {
             item: "source".into(),
             fields: vec!["title".into(), "url".into()],
         };
-        let json_ok = r#"[{"title": "A", "url": "https://a"}, {"Title": "B", "URL": "https://b"}]"#;
+        let json_ok =
+            r#"[{"title": "A", "url": "https://a.org"}, {"Title": "B", "URL": "https://b.org"}]"#;
         assert_eq!(measure(&m, json_ok).held, Some(true));
-        let json_part = r#"[{"title": "A", "url": "https://a"}, {"title": "B"}]"#;
+        let json_part = r#"[{"title": "A", "url": "https://a.org"}, {"title": "B"}]"#;
         let f = measure(&m, json_part);
         assert_eq!(f.held, Some(false));
         assert_eq!(f.quote.as_deref(), Some(json_part), "{f:?}");
@@ -4215,12 +4395,18 @@ mod tests {
         let no_url = r#"{"sources": [{"title": "A", "url": "u"}]}"#;
         assert_eq!(measure(&m, no_url).held, Some(false));
         assert_eq!(measure(&m, "[]").held, Some(false));
-        let table = "| title | url |\n|---|---|\n| A | https://a |\n| B | |";
+        let table = "| title | url |\n|---|---|\n| A | https://a.org |\n| B | |";
         let f = measure(&m, table);
         assert_eq!(f.held, Some(false));
         assert_eq!(f.quote.as_deref(), Some("| B | |"), "{f:?}");
-        let list = "- title: A\n  url: https://a\n- **title**: B https://b";
+        let list = "- title: A\n  url: https://a.org\n- **title**: B https://b.org";
         assert_eq!(measure(&m, list).held, Some(true));
+        // A list of lists of plain values is an item's field; a list
+        // of records may hold items.
+        let nested = r#"[{"title": "A", "url": "https://a.org", "at": [[1, 2]]}]"#;
+        assert_eq!(measure(&m, nested).held, Some(true));
+        let nested = r#"[{"title": "A", "url": "https://a.org", "at": [[{"title": "B"}]]}]"#;
+        assert_eq!(measure(&m, nested).held, None);
         assert_eq!(measure(&m, "just prose").held, None);
     }
 }

@@ -196,7 +196,7 @@ fn each_with_a_counterexample_is_violated() {
         &[
             (
                 "bindings/svc/sources.json",
-                r#"[{"title": "A", "url": "https://a", "year": 2025}, {"title": " ", "url": "https://b", "year": 2024}]"#,
+                r#"[{"title": "A", "url": "https://a.org", "year": 2025}, {"title": " ", "url": "https://b.org", "year": 2024}]"#,
             ),
             ("vm.log.md", OK_LOG),
         ],
@@ -207,7 +207,7 @@ fn each_with_a_counterexample_is_violated() {
     assert!(
         each.evidence
             .iter()
-            .any(|e| matches!(e, Evidence::Quote { text, .. } if text.contains("https://b"))),
+            .any(|e| matches!(e, Evidence::Quote { text, .. } if text.contains("https://b.org"))),
         "{each:#?}"
     );
     assert_eq!(g.status, TestStatus::Fail);
@@ -216,7 +216,7 @@ fn each_with_a_counterexample_is_violated() {
         &[
             (
                 "bindings/svc/sources.md",
-                "- title: A, url: https://a\n- title: B\n",
+                "- title: A, url: https://a.org\n- title: B\n",
             ),
             ("vm.log.md", OK_LOG),
         ],
