@@ -32,6 +32,8 @@ use crate::diagnostic::Diagnostic;
 use crate::document::{short, Document, Part, Pos};
 use crate::schema::did_you_mean;
 
+mod streamed;
+
 /// Reads and validates a suite file (`.json` as JSON, anything else as
 /// YAML), the contract files it names (relative to its folder) and its
 /// inline contracts.
@@ -53,7 +55,19 @@ use crate::schema::did_you_mean;
 /// `literal-secret`. (`model` would mean the schema and the model
 /// disagree: a bug.)
 pub fn load_suite(path: &Path) -> Result<LoadedSuite, Vec<Diagnostic>> {
-    let doc = Document::read(path)?;
+    let src = crate::document::read_text(path)?;
+    read_suite(src, path)
+}
+
+/// The suite in `src`: read one test at a time when it can be, else as
+/// one document.
+fn read_suite(src: String, path: &Path) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    let src = match read_suite_streamed(src, path) {
+        Ok(loaded) => return Ok(loaded),
+        Err(src) => src,
+    };
+    let doc = Document::parse(&src, path)?;
+    drop(src);
     from_document(doc)
 }
 
@@ -64,8 +78,38 @@ pub fn load_suite(path: &Path) -> Result<LoadedSuite, Vec<Diagnostic>> {
 /// # Errors
 /// As [`load_suite`].
 pub fn parse_suite(src: &str, path: &Path) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    if let Some((suite, warnings)) = streamed::streamed(src, path) {
+        return Ok(loaded(suite, warnings));
+    }
     let doc = Document::parse(src, path)?;
     from_document(doc)
+}
+
+/// The suite in `src` read one test at a time, when it can be (see
+/// `streamed.rs`); else `src` back, to be read as one document.
+///
+/// # Errors
+/// `src`, when the suite must be read whole.
+pub(crate) fn read_suite_streamed(src: String, path: &Path) -> Result<LoadedSuite, String> {
+    match streamed::streamed(&src, path) {
+        Some((suite, warnings)) => {
+            // The text goes before the snapshot, as large as the tests.
+            drop(src);
+            Ok(loaded(suite, warnings))
+        }
+        None => Err(src),
+    }
+}
+
+/// A suite model with its snapshot and digest.
+fn loaded(suite: Suite, warnings: Vec<Diagnostic>) -> LoadedSuite {
+    let (snapshot, digest) = snapshot_of(&suite);
+    LoadedSuite {
+        suite,
+        digest,
+        snapshot,
+        warnings,
+    }
 }
 
 /// The environment variables a run of `suite` reads, as `(where, NAME)`:
@@ -277,6 +321,14 @@ struct Tmpl {
     ok: bool,
 }
 
+/// What every test's checks read from the rest of the suite.
+struct TestContext {
+    /// `defaults.target`, when it names a defined target.
+    default_target: Option<String>,
+    has_default_target: bool,
+    has_default_contract: bool,
+}
+
 /// Problems of one http-target template shared by several tests.
 #[derive(Debug, Default)]
 struct Shared {
@@ -297,6 +349,9 @@ struct Loader<'a> {
     contracts: HashMap<ContractKey, Option<Arc<ResolvedContract>>>,
     http: BTreeMap<String, Vec<Tmpl>>,
     target_names: Vec<String>,
+    /// Streaming: the test being read (`/tests/i`) and its own document
+    /// (positions only), where diagnostics under it are located.
+    test_doc: Option<(String, Document)>,
 }
 
 /// The models a suite names besides its targets.
@@ -323,6 +378,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
         contracts: HashMap::new(),
         http: BTreeMap::new(),
         target_names,
+        test_doc: None,
     };
     let schema_ok = schema_diags.is_empty();
     l.out.extend(schema_diags);
@@ -351,6 +407,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
             contracts,
             http,
             target_names,
+            test_doc,
         } = l;
         let written = match doc.value.get_mut("tests") {
             Some(Value::Array(tests)) => std::mem::take(tests),
@@ -364,6 +421,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
             contracts,
             http,
             target_names,
+            test_doc,
         };
         match l.build(written) {
             Ok((s, own_contract)) => {
@@ -378,15 +436,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
     // tests) goes before the snapshot, as large as the tests, is written.
     drop(doc);
     match suite {
-        Some(suite) if errors.is_empty() => {
-            let (snapshot, digest) = snapshot_of(&suite);
-            Ok(LoadedSuite {
-                suite,
-                digest,
-                snapshot,
-                warnings,
-            })
-        }
+        Some(suite) if errors.is_empty() => Ok(loaded(suite, warnings)),
         _ => {
             // Errors and warnings together, in reading order.
             Err(errors)
@@ -456,13 +506,28 @@ impl<'a> Loader<'a> {
         }
     }
 
+    /// The document `ptr` is located in, and its pointer there: the
+    /// streamed test's own for a pointer under it.
+    fn doc_of<'p>(&self, ptr: &'p str) -> (&Document, &'p str) {
+        if let Some((prefix, doc)) = &self.test_doc {
+            if let Some(rest) = ptr.strip_prefix(prefix.as_str()) {
+                if rest.is_empty() || rest.starts_with('/') {
+                    return (doc, rest);
+                }
+            }
+        }
+        (self.doc, ptr)
+    }
+
     fn error(&mut self, code: &str, ptr: &str, part: Part, message: String, hint: String) {
-        let d = self.doc.error(code, ptr, part, message).with_hint(hint);
+        let (doc, ptr) = self.doc_of(ptr);
+        let d = doc.error(code, ptr, part, message).with_hint(hint);
         self.out.push(d);
     }
 
     fn warning(&mut self, code: &str, ptr: &str, part: Part, message: String, hint: String) {
-        let d = self.doc.warning(code, ptr, part, message).with_hint(hint);
+        let (doc, ptr) = self.doc_of(ptr);
+        let d = doc.warning(code, ptr, part, message).with_hint(hint);
         self.out.push(d);
     }
 
@@ -931,18 +996,48 @@ impl<'a> Loader<'a> {
         let Some(tests) = doc.value.get("tests").and_then(Value::as_array) else {
             return;
         };
-        let default_target = self.default_target();
-        let has_default_target = self.get("/defaults/target").is_some();
-        let has_default_contract = self.get("/defaults/contract").is_some();
+        let context = self.test_context();
         // Test id → the index of the first test with it.
         let mut first_id: HashMap<&'a str, usize> = HashMap::new();
         let mut shared = Shared::default();
         for (i, t) in tests.iter().enumerate() {
+            self.test_checks(i, t, Some(&mut first_id), &context, &mut shared);
+        }
+        self.flush_shared(shared);
+    }
+
+    /// What every test's checks read from the rest of the suite.
+    fn test_context(&self) -> TestContext {
+        TestContext {
+            default_target: self.default_target(),
+            has_default_target: self.get("/defaults/target").is_some(),
+            has_default_contract: self.get("/defaults/contract").is_some(),
+        }
+    }
+
+    /// The checks of test `i`, written `t`; `first_id` (id → the first
+    /// test with it) finds duplicate ids, when given.
+    fn test_checks<'v>(
+        &mut self,
+        i: usize,
+        t: &'v Value,
+        first_id: Option<&mut HashMap<&'v str, usize>>,
+        context: &TestContext,
+        shared: &mut Shared,
+    ) {
+        let TestContext {
+            default_target,
+            has_default_target,
+            has_default_contract,
+        } = context;
+        let (has_default_target, has_default_contract) =
+            (*has_default_target, *has_default_contract);
+        {
             let tp = format!("/tests/{i}");
-            let Some(obj) = t.as_object() else { continue };
+            let Some(obj) = t.as_object() else { return };
             let id = obj.get("id").and_then(Value::as_str);
             if let Some(id) = id {
-                self.test_id(i, id, &mut first_id);
+                self.test_id(i, id, first_id);
             }
             let label = id.map_or_else(|| format!("#{}", i + 1), str::to_string);
 
@@ -1003,7 +1098,7 @@ impl<'a> Loader<'a> {
                 self.user_template(&p, &text, &vars, &mut used);
             }
             if let Some(target) = &target {
-                self.target_templates(target, &label, &vars, &mut used, &mut shared);
+                self.target_templates(target, &label, &vars, &mut used, shared);
             }
             for k in vars.keys() {
                 let reserved = k == ENV_ROOT || RUNTIME_NAMES.contains(&k.as_str());
@@ -1021,12 +1116,11 @@ impl<'a> Loader<'a> {
                 }
             }
         }
-        self.flush_shared(shared);
     }
 
     /// Test `i`'s id: its characters, and unique (`first`: id → the first
-    /// test with it).
-    fn test_id(&mut self, i: usize, id: &'a str, first: &mut HashMap<&'a str, usize>) {
+    /// test with it; not checked without).
+    fn test_id<'v>(&mut self, i: usize, id: &'v str, first: Option<&mut HashMap<&'v str, usize>>) {
         let ptr = format!("/tests/{i}/id");
         if !is_id(id) {
             self.error(
@@ -1040,6 +1134,7 @@ impl<'a> Loader<'a> {
                 "ids appear in reports, file names and filters; e.g. `refund-within-policy`".into(),
             );
         }
+        let Some(first) = first else { return };
         match first.get(id) {
             Some(f) => {
                 let at = self.doc.pos(&format!("/tests/{f}/id"), Part::Value);
@@ -1372,6 +1467,19 @@ impl<'a> Loader<'a> {
             let Some(key) = self.contract_key(&ptr) else {
                 continue;
             };
+            self.contract(ptr, key, &mut first_id);
+        }
+    }
+
+    /// Loads the contract `key`, written at `ptr`, unless it was; its id
+    /// must name one contract (`first_id`: id → digest and where first).
+    fn contract(
+        &mut self,
+        ptr: String,
+        key: ContractKey,
+        first_id: &mut HashMap<String, (String, Pos)>,
+    ) {
+        {
             let resolved = match self.contracts.get(&key) {
                 Some(r) => r.clone(),
                 None => {
@@ -1380,12 +1488,15 @@ impl<'a> Loader<'a> {
                     r
                 }
             };
-            let Some(rc) = resolved else { continue };
+            let Some(rc) = resolved else { return };
             let id_ptr = match key {
                 ContractKey::File(_) => ptr.clone(),
                 ContractKey::Inline(_) => format!("{ptr}/id"),
             };
-            let here = self.doc.pos(&id_ptr, Part::Value);
+            let here = {
+                let (doc, p) = self.doc_of(&id_ptr);
+                doc.pos(p, Part::Value)
+            };
             match first_id.get(&rc.contract.id) {
                 Some((digest, at)) if *digest != rc.digest => self.error(
                     "duplicate-contract-id",
@@ -1472,18 +1583,29 @@ impl<'a> Loader<'a> {
     /// `own_contract[i]`: test `i` names its own contract.
     fn unoffered_tools(&mut self, suite: &Suite, own_contract: &[bool]) {
         for (i, test) in suite.tests.iter().enumerate() {
-            let (Some(rc), Some(target)) = (&test.contract, suite.targets.get(&test.target)) else {
-                continue;
+            let own = own_contract.get(i).copied().unwrap_or(false);
+            self.unoffered_tool(i, test, &suite.targets, own);
+        }
+    }
+
+    /// [`Loader::unoffered_tools`] of test `i`; `own`: it names its own
+    /// contract.
+    fn unoffered_tool(
+        &mut self,
+        i: usize,
+        test: &TestSpec,
+        targets: &BTreeMap<String, TargetSpec>,
+        own: bool,
+    ) {
+        {
+            let (Some(rc), Some(target)) = (&test.contract, targets.get(&test.target)) else {
+                return;
             };
             let Some(offered) = target.offered_tools() else {
-                continue;
+                return;
             };
             let tp = format!("/tests/{i}");
-            let at = if own_contract.get(i).copied().unwrap_or(false) {
-                format!("{tp}/contract")
-            } else {
-                tp
-            };
+            let at = if own { format!("{tp}/contract") } else { tp };
             let (checked, _) = pactum_eval::checked_names(&rc.contract);
             for name in checked.into_iter().filter(|n| !offered.contains(n)) {
                 let near: Vec<String> = offered
