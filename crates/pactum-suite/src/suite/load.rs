@@ -1032,88 +1032,86 @@ impl<'a> Loader<'a> {
         } = context;
         let (has_default_target, has_default_contract) =
             (*has_default_target, *has_default_contract);
-        {
-            let tp = format!("/tests/{i}");
-            let Some(obj) = t.as_object() else { return };
-            let id = obj.get("id").and_then(Value::as_str);
-            if let Some(id) = id {
-                self.test_id(i, id, first_id);
+        let tp = format!("/tests/{i}");
+        let Some(obj) = t.as_object() else { return };
+        let id = obj.get("id").and_then(Value::as_str);
+        if let Some(id) = id {
+            self.test_id(i, id, first_id);
+        }
+        let label = id.map_or_else(|| format!("#{}", i + 1), str::to_string);
+
+        let target = match obj.get("target") {
+            Some(Value::String(name)) if self.target_names.contains(name) => Some(name.clone()),
+            Some(Value::String(name)) => {
+                self.unknown_target(&format!("{tp}/target"), name);
+                None
             }
-            let label = id.map_or_else(|| format!("#{}", i + 1), str::to_string);
-
-            let target = match obj.get("target") {
-                Some(Value::String(name)) if self.target_names.contains(name) => Some(name.clone()),
-                Some(Value::String(name)) => {
-                    self.unknown_target(&format!("{tp}/target"), name);
-                    None
-                }
-                Some(_) => None,
-                None if has_default_target => default_target.clone(),
-                None => {
-                    let example = self
-                        .target_names
-                        .first()
-                        .cloned()
-                        .unwrap_or_else(|| "bank-bot".into());
-                    self.error(
-                        "no-target",
-                        &tp,
-                        Part::Value,
-                        format!(
-                            "test `{}` names no target and `defaults.target` is not set",
-                            short(&label)
-                        ),
-                        format!(
-                            "add `target: {}` to the test, or `defaults: {{ target: {} }}`",
-                            short(&example),
-                            short(&example)
-                        ),
-                    );
-                    None
-                }
-            };
-
-            let vars = obj
-                .get("vars")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
-            self.var_names(&tp, &vars);
-
-            let authored = self.authored_rules(&tp, obj, &label);
-            self.turn_range(&tp, obj);
-            if obj.get("contract").is_none() && !authored && !has_default_contract {
+            Some(_) => None,
+            None if has_default_target => default_target.clone(),
+            None => {
+                let example = self
+                    .target_names
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "bank-bot".into());
                 self.error(
-                    "no-contract",
+                    "no-target",
                     &tp,
                     Part::Value,
-                    format!("test `{}` has no contract to be scored against", short(&label)),
-                    "add `contract:` (a contract file's path, or an inline contract), set `defaults.contract`, or give authored fields (`goal`, …) for pactum to interpret".into(),
+                    format!(
+                        "test `{}` names no target and `defaults.target` is not set",
+                        short(&label)
+                    ),
+                    format!(
+                        "add `target: {}` to the test, or `defaults: {{ target: {} }}`",
+                        short(&example),
+                        short(&example)
+                    ),
                 );
+                None
             }
+        };
 
-            // Templates: the test's own, then its http target's.
-            let mut used: BTreeSet<String> = BTreeSet::new();
-            for (p, text) in user_templates(obj, &tp) {
-                self.user_template(&p, &text, &vars, &mut used);
-            }
-            if let Some(target) = &target {
-                self.target_templates(target, &label, &vars, &mut used, shared);
-            }
-            for k in vars.keys() {
-                let reserved = k == ENV_ROOT || RUNTIME_NAMES.contains(&k.as_str());
-                if !used.contains(k) && is_identifier(k) && !reserved {
-                    self.warning(
-                        "unused-var",
-                        &format!("{tp}/vars/{}", escape_pointer_token(k)),
-                        Part::Key,
-                        format!(
-                            "variable `{}` is not read by any template of this test",
-                            short(k)
-                        ),
-                        "check the spelling in the templates (`{{ name }}`), or remove it".into(),
-                    );
-                }
+        let vars = obj
+            .get("vars")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        self.var_names(&tp, &vars);
+
+        let authored = self.authored_rules(&tp, obj, &label);
+        self.turn_range(&tp, obj);
+        if obj.get("contract").is_none() && !authored && !has_default_contract {
+            self.error(
+                "no-contract",
+                &tp,
+                Part::Value,
+                format!("test `{}` has no contract to be scored against", short(&label)),
+                "add `contract:` (a contract file's path, or an inline contract), set `defaults.contract`, or give authored fields (`goal`, …) for pactum to interpret".into(),
+            );
+        }
+
+        // Templates: the test's own, then its http target's.
+        let mut used: BTreeSet<String> = BTreeSet::new();
+        for (p, text) in user_templates(obj, &tp) {
+            self.user_template(&p, &text, &vars, &mut used);
+        }
+        if let Some(target) = &target {
+            self.target_templates(target, &label, &vars, &mut used, shared);
+        }
+        for k in vars.keys() {
+            let reserved = k == ENV_ROOT || RUNTIME_NAMES.contains(&k.as_str());
+            if !used.contains(k) && is_identifier(k) && !reserved {
+                self.warning(
+                    "unused-var",
+                    &format!("{tp}/vars/{}", escape_pointer_token(k)),
+                    Part::Key,
+                    format!(
+                        "variable `{}` is not read by any template of this test",
+                        short(k)
+                    ),
+                    "check the spelling in the templates (`{{ name }}`), or remove it".into(),
+                );
             }
         }
     }
@@ -1479,36 +1477,34 @@ impl<'a> Loader<'a> {
         key: ContractKey,
         first_id: &mut HashMap<String, (String, Pos)>,
     ) {
-        {
-            let resolved = match self.contracts.get(&key) {
-                Some(r) => r.clone(),
-                None => {
-                    let r = self.load_contract(&ptr, &key);
-                    self.contracts.insert(key.clone(), r.clone());
-                    r
-                }
-            };
-            let Some(rc) = resolved else { return };
-            let id_ptr = match key {
-                ContractKey::File(_) => ptr.clone(),
-                ContractKey::Inline(_) => format!("{ptr}/id"),
-            };
-            let here = {
-                let (doc, p) = self.doc_of(&id_ptr);
-                doc.pos(p, Part::Value)
-            };
-            match first_id.get(&rc.contract.id) {
-                Some((digest, at)) if *digest != rc.digest => self.error(
-                    "duplicate-contract-id",
-                    &id_ptr,
-                    Part::Value,
-                    format!("contract id `{}` names two different contracts", short(&rc.contract.id)),
-                    format!("the other is at line {}, column {}; contract ids are unique among the contracts of one run", at.line, at.column),
-                ),
-                Some(_) => {}
-                None => {
-                    first_id.insert(rc.contract.id.clone(), (rc.digest.clone(), here));
-                }
+        let resolved = match self.contracts.get(&key) {
+            Some(r) => r.clone(),
+            None => {
+                let r = self.load_contract(&ptr, &key);
+                self.contracts.insert(key.clone(), r.clone());
+                r
+            }
+        };
+        let Some(rc) = resolved else { return };
+        let id_ptr = match key {
+            ContractKey::File(_) => ptr.clone(),
+            ContractKey::Inline(_) => format!("{ptr}/id"),
+        };
+        let here = {
+            let (doc, p) = self.doc_of(&id_ptr);
+            doc.pos(p, Part::Value)
+        };
+        match first_id.get(&rc.contract.id) {
+            Some((digest, at)) if *digest != rc.digest => self.error(
+                "duplicate-contract-id",
+                &id_ptr,
+                Part::Value,
+                format!("contract id `{}` names two different contracts", short(&rc.contract.id)),
+                format!("the other is at line {}, column {}; contract ids are unique among the contracts of one run", at.line, at.column),
+            ),
+            Some(_) => {}
+            None => {
+                first_id.insert(rc.contract.id.clone(), (rc.digest.clone(), here));
             }
         }
     }
@@ -1597,59 +1593,56 @@ impl<'a> Loader<'a> {
         targets: &BTreeMap<String, TargetSpec>,
         own: bool,
     ) {
-        {
-            let (Some(rc), Some(target)) = (&test.contract, targets.get(&test.target)) else {
-                return;
+        let (Some(rc), Some(target)) = (&test.contract, targets.get(&test.target)) else {
+            return;
+        };
+        let Some(offered) = target.offered_tools() else {
+            return;
+        };
+        let tp = format!("/tests/{i}");
+        let at = if own { format!("{tp}/contract") } else { tp };
+        let (checked, _) = pactum_eval::checked_names(&rc.contract);
+        for name in checked.into_iter().filter(|n| !offered.contains(n)) {
+            let near: Vec<String> = offered
+                .iter()
+                .filter_map(|o| {
+                    pactum_eval::tool_name_near_miss(&name, o)
+                        .or_else(|| {
+                            pactum_eval::tool_name_typo(&name, o)
+                                .map(|d| format!("{d} edit(s) away: a typo?"))
+                        })
+                        .map(|why| format!("`{}` ({why})", short(o)))
+                })
+                .collect();
+            let listed: Vec<String> = offered.iter().map(|o| format!("`{}`", short(o))).collect();
+            let hint = if near.is_empty() {
+                format!(
+                    "offered: {}; name a tool the target can call, or offer this one",
+                    if listed.is_empty() {
+                        "none".to_string()
+                    } else {
+                        listed.join(", ")
+                    }
+                )
+            } else {
+                format!(
+                    "near miss: {}; tool names are compared exactly",
+                    near.join(", ")
+                )
             };
-            let Some(offered) = target.offered_tools() else {
-                return;
-            };
-            let tp = format!("/tests/{i}");
-            let at = if own { format!("{tp}/contract") } else { tp };
-            let (checked, _) = pactum_eval::checked_names(&rc.contract);
-            for name in checked.into_iter().filter(|n| !offered.contains(n)) {
-                let near: Vec<String> = offered
-                    .iter()
-                    .filter_map(|o| {
-                        pactum_eval::tool_name_near_miss(&name, o)
-                            .or_else(|| {
-                                pactum_eval::tool_name_typo(&name, o)
-                                    .map(|d| format!("{d} edit(s) away: a typo?"))
-                            })
-                            .map(|why| format!("`{}` ({why})", short(o)))
-                    })
-                    .collect();
-                let listed: Vec<String> =
-                    offered.iter().map(|o| format!("`{}`", short(o))).collect();
-                let hint = if near.is_empty() {
-                    format!(
-                        "offered: {}; name a tool the target can call, or offer this one",
-                        if listed.is_empty() {
-                            "none".to_string()
-                        } else {
-                            listed.join(", ")
-                        }
-                    )
-                } else {
-                    format!(
-                        "near miss: {}; tool names are compared exactly",
-                        near.join(", ")
-                    )
-                };
-                self.warning(
-                    "unoffered-tool",
-                    &at,
-                    Part::Value,
-                    format!(
-                        "test `{}`: contract `{}` checks tool `{}`, which target `{}` is never offered in its `tools:` list: the check can never see that call",
-                        short(&test.id),
-                        short(&rc.contract.id),
-                        short(&name),
-                        short(&test.target)
-                    ),
-                    hint,
-                );
-            }
+            self.warning(
+                "unoffered-tool",
+                &at,
+                Part::Value,
+                format!(
+                    "test `{}`: contract `{}` checks tool `{}`, which target `{}` is never offered in its `tools:` list: the check can never see that call",
+                    short(&test.id),
+                    short(&rc.contract.id),
+                    short(&name),
+                    short(&test.target)
+                ),
+                hint,
+            );
         }
     }
 
