@@ -183,7 +183,10 @@ pub struct Runner {
     /// The suite's snapshot until a new run stores it: moved into the
     /// store, not copied (it is as large as the suite's tests).
     snapshot: Mutex<Option<String>>,
-    tests: Vec<Arc<TestPlan>>,
+    /// Each target with its name, built once and shared by its tests.
+    targets: BTreeMap<String, (Arc<str>, Arc<Target>)>,
+    /// The variables of the tests that have none.
+    no_vars: Arc<serde_json::Map<String, serde_json::Value>>,
     /// Each explicit contract compiled once, by digest: every test and
     /// trial that uses it shares it.
     explicit: HashMap<String, Arc<Resolved>>,
@@ -312,39 +315,43 @@ impl Runner {
         };
         // The plan as a stored run reads it back (one rule for both).
         let trials = {
-            let index: HashMap<&str, usize> = suite
-                .suite
-                .tests
-                .iter()
-                .enumerate()
-                .map(|(i, t)| (t.id.as_str(), i))
-                .collect();
-            let planned = planned_trials_in(&suite.snapshot)?;
-            // A new vector of its own size: collecting in place would keep
-            // the plan's larger buffer for the whole run.
-            let mut trials = Vec::with_capacity(planned.len());
-            for (id, k) in planned {
-                let i = index.get(id.as_str()).ok_or_else(|| {
-                    RunError::Snapshot(format!("test `{id}` is not in the suite"))
-                })?;
-                trials.push((*i, k));
-            }
+            let tests = &suite.suite.tests;
+            // The snapshot lists the tests in the suite's order: the index
+            // by id is built only if it does not.
+            let mut index: Option<HashMap<&str, usize>> = None;
+            let mut trials =
+                Vec::with_capacity(tests.iter().map(|t| t.trials as usize).sum::<usize>());
+            plan::for_each_planned(&suite.snapshot, &mut |at, id, count| {
+                let i = match tests.get(at) {
+                    Some(t) if t.id == id => at,
+                    _ => *index
+                        .get_or_insert_with(|| {
+                            tests
+                                .iter()
+                                .enumerate()
+                                .map(|(i, t)| (t.id.as_str(), i))
+                                .collect()
+                        })
+                        .get(id)
+                        .ok_or_else(|| {
+                            RunError::Snapshot(format!("test `{id}` is not in the suite"))
+                        })?,
+                };
+                trials.extend((0..count).map(|k| (i, k)));
+                Ok(())
+            })?;
             trials
         };
-        let mut tests = Vec::with_capacity(suite.suite.tests.len());
         let mut explicit: HashMap<String, Arc<Resolved>> = HashMap::new();
-        // Most tests have no variables: they share one empty map.
-        let no_vars = Arc::new(serde_json::Map::new());
-        // Moved, not copied: the runner is the tests' only holder from here.
-        for t in std::mem::take(&mut suite.suite.tests) {
-            let (target_name, target) =
-                targets
-                    .get(&t.target)
-                    .cloned()
-                    .ok_or_else(|| RunError::UnknownTarget {
-                        test: t.id.clone(),
-                        target: t.target.clone(),
-                    })?;
+        // Each test's plan is made when its trial starts (`test_plan`), from
+        // the suite's tests: a plan of every test is never held beside them.
+        for t in &suite.suite.tests {
+            if !targets.contains_key(&t.target) {
+                return Err(RunError::UnknownTarget {
+                    test: t.id.clone(),
+                    target: t.target.clone(),
+                });
+            }
             if let Some(c) = &t.contract {
                 // Compiled once per contract, whatever the number of tests
                 // and trials that share it; compiled here so a broken
@@ -367,31 +374,53 @@ impl Runner {
                     );
                 }
             }
-            tests.push(Arc::new(TestPlan {
-                id: t.id,
-                target_name,
-                target,
-                turns: t.turns,
-                vars: if t.vars.is_empty() {
-                    no_vars.clone()
-                } else {
-                    Arc::new(t.vars)
-                },
-                authored: t.authored,
-                explicit: t.contract,
-            }));
         }
         Ok(Runner {
             explicit,
             policy: suite.suite.policy,
             snapshot: Mutex::new(Some(std::mem::take(&mut suite.snapshot))),
             suite,
-            tests,
+            targets,
+            // Most tests have no variables: they share one empty map.
+            no_vars: Arc::new(serde_json::Map::new()),
             trials,
             judge,
             interpreter,
             simulated_user,
             secrets,
+        })
+    }
+
+    /// The suite's tests, in file order.
+    fn tests(&self) -> &[pactum_suite::TestSpec] {
+        &self.suite.suite.tests
+    }
+
+    /// The plan of test `t`, made when one of its trials starts.
+    fn test_plan(&self, t: usize) -> Result<TestPlan, RunError> {
+        let spec = self
+            .tests()
+            .get(t)
+            .ok_or_else(|| RunError::Task(format!("no test {t} in the suite")))?;
+        let (target_name, target) =
+            self.targets
+                .get(&spec.target)
+                .cloned()
+                .ok_or_else(|| RunError::UnknownTarget {
+                    test: spec.id.clone(),
+                    target: spec.target.clone(),
+                })?;
+        Ok(TestPlan {
+            id: spec.id.clone(),
+            target_name,
+            target,
+            turns: spec.turns.clone(),
+            vars: if spec.vars.is_empty() {
+                self.no_vars.clone()
+            } else {
+                Arc::new(spec.vars.clone())
+            },
+            authored: spec.authored.clone(),
         })
     }
 
@@ -426,13 +455,13 @@ impl Runner {
     ) -> Result<Vec<Review>, RunError> {
         self.guard(&store).await?;
         let mut out = Vec::new();
-        for t in &self.tests {
+        for t in self.tests() {
             let Some(a) = &t.authored else { continue };
             let (i, looked) = interpret::interpretation(
                 &store,
                 &self.interpreter,
                 a,
-                t.explicit.as_deref(),
+                t.contract.as_deref(),
                 &self.policy,
                 refresh,
                 refresh,
@@ -455,12 +484,12 @@ impl Runner {
     /// contracts as they are, authored tests through the interpretation
     /// cache (interpreting what is not cached).
     async fn resolve(&self, store: &Arc<Mutex<Store>>) -> Result<Vec<Arc<Resolved>>, RunError> {
-        let mut out = Vec::with_capacity(self.tests.len());
+        let mut out = Vec::with_capacity(self.tests().len());
         // Interpretations that come out the same share one compiled contract.
         let mut compiled: HashMap<String, Arc<Vec<CompiledContract>>> = HashMap::new();
-        for t in &self.tests {
+        for t in self.tests() {
             let Some(a) = &t.authored else {
-                let resolved = match &t.explicit {
+                let resolved = match &t.contract {
                     Some(c) => self.explicit.get(&c.digest).cloned().ok_or_else(|| {
                         RunError::Task(format!("test `{}`: its contract was not compiled", t.id))
                     })?,
@@ -479,7 +508,7 @@ impl Runner {
                 store,
                 &self.interpreter,
                 a,
-                t.explicit.as_deref(),
+                t.contract.as_deref(),
                 &self.policy,
                 false,
                 true,
@@ -540,7 +569,7 @@ impl Runner {
     pub fn plan(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
         self.trials
             .iter()
-            .map(|&(t, k)| (self.tests[t].id.as_str(), k))
+            .map(|&(t, k)| (self.tests()[t].id.as_str(), k))
     }
 
     /// Number of trials the suite plans.
@@ -638,7 +667,7 @@ impl Runner {
                 .trials
                 .iter()
                 .enumerate()
-                .map(|(i, &(t, k))| ((self.tests[t].id.clone(), k), i))
+                .map(|(i, &(t, k))| ((self.tests()[t].id.clone(), k), i))
                 .collect();
             restore(store, &run_id, &events, plan, opts.transcripts).await?;
         }
@@ -660,7 +689,7 @@ impl Runner {
             .trials
             .iter()
             .enumerate()
-            .filter(|(_, (t, k))| !done.contains(&(self.tests[*t].id.clone(), *k)));
+            .filter(|(_, (t, k))| !done.contains(&(self.tests()[*t].id.clone(), *k)));
         for (index, &(t, k)) in pending {
             let permit = tokio::select! {
                 p = permits.clone().acquire_owned() => p.map_err(|e| RunError::Task(e.to_string()))?,
@@ -676,7 +705,16 @@ impl Runner {
                 drop(permit);
                 break;
             }
-            let test = self.tests[t].clone();
+            let test = match self.test_plan(t) {
+                Ok(plan) => Arc::new(plan),
+                // Not reached (every test's target was found by `new`):
+                // stops the run as a failed trial would.
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    drop(permit);
+                    break;
+                }
+            };
             let plan = resolved[t].clone();
             let transcripts = opts.transcripts;
             let ctx = ctx.clone();
@@ -1071,7 +1109,7 @@ async fn restore(
 }
 
 /// Whether a test's conversation is scripted or driven by a simulated user.
-fn exchange(t: &TestPlan) -> pactum_interpret::Exchange {
+fn exchange(t: &pactum_suite::TestSpec) -> pactum_interpret::Exchange {
     if t.turns.is_empty() {
         pactum_interpret::Exchange::SimulatedUser
     } else {

@@ -73,6 +73,90 @@ pub fn planned_trials_in(snapshot: &str) -> Result<Vec<(String, u32)>, RunError>
         .collect())
 }
 
+/// Calls `f(position, id, trials)` for each test of the text of a suite
+/// snapshot, in file order, reading only its `id` and `trials`: no string
+/// is kept, so a run's plan is made without a copy of every test id.
+///
+/// # Errors
+/// As [`planned_trials_in`], or the first error of `f`.
+pub(crate) fn for_each_planned(
+    snapshot: &str,
+    f: &mut dyn FnMut(usize, &str, u32) -> Result<(), RunError>,
+) -> Result<(), RunError> {
+    use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::borrow::Cow;
+    use std::fmt;
+
+    #[derive(serde::Deserialize)]
+    struct Planned<'a> {
+        #[serde(borrow)]
+        id: Cow<'a, str>,
+        trials: u32,
+    }
+    struct Each<'f> {
+        f: &'f mut dyn FnMut(usize, &str, u32) -> Result<(), RunError>,
+        failed: Option<RunError>,
+    }
+    struct Top<'e, 'f>(&'e mut Each<'f>);
+    struct Tests<'e, 'f>(&'e mut Each<'f>);
+
+    impl<'de> Visitor<'de> for Top<'_, '_> {
+        type Value = ();
+        fn expecting(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+            out.write_str("a suite snapshot")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = false;
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                if key == "tests" && !seen {
+                    seen = true;
+                    map.next_value_seed(Tests(&mut *self.0))?;
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            if seen {
+                Ok(())
+            } else {
+                Err(A::Error::missing_field("tests"))
+            }
+        }
+    }
+    impl<'de> DeserializeSeed<'de> for Tests<'_, '_> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Tests<'_, '_> {
+        type Value = ();
+        fn expecting(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+            out.write_str("a list of tests")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut i = 0;
+            while let Some(t) = seq.next_element::<Planned<'de>>()? {
+                if let Err(e) = (self.0.f)(i, &t.id, t.trials) {
+                    self.0.failed = Some(e);
+                    return Err(A::Error::custom("stopped"));
+                }
+                i += 1;
+            }
+            Ok(())
+        }
+    }
+
+    let mut each = Each { f, failed: None };
+    let mut de = serde_json::Deserializer::from_str(snapshot);
+    let read =
+        serde::Deserializer::deserialize_map(&mut de, Top(&mut each)).and_then(|()| de.end());
+    match (read, each.failed) {
+        (_, Some(e)) => Err(e),
+        (Err(e), None) => Err(RunError::Snapshot(format!("its tests cannot be read: {e}"))),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
 /// How much of a stored run is there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Coverage {
@@ -142,5 +226,50 @@ mod tests {
         }
         assert_eq!(trace_id("t", 0), "t#1");
         assert_eq!(trace_id("t", u32::MAX), "t#4294967296");
+    }
+
+    /// The plan read test by test from the text is the one read whole,
+    /// and the same errors are refused.
+    #[test]
+    fn each_planned_test_is_read_as_the_whole_plan() {
+        let each = |s: &str| {
+            let mut out = Vec::new();
+            for_each_planned(s, &mut |at, id, trials| {
+                out.push((at, id.to_string(), trials));
+                Ok(())
+            })
+            .map(|()| out)
+        };
+        let s = r#"{"contracts":{"x":{"tests":[1]}},"tests":[{"id":"b\u0041","trials":2,"vars":{"id":"no"}},{"id":"a","trials":1},{"id":"z","trials":0}],"version":1}"#;
+        let got = each(s).expect("plan");
+        assert_eq!(
+            got,
+            vec![(0, "bA".into(), 2), (1, "a".into(), 1), (2, "z".into(), 0)]
+        );
+        let whole = planned_trials_in(s).expect("plan");
+        let flat: Vec<(String, u32)> = got
+            .iter()
+            .flat_map(|(_, id, n)| (0..*n).map(move |k| (id.clone(), k)))
+            .collect();
+        assert_eq!(flat, whole);
+        for bad in [
+            "{}",
+            r#"{"tests": [{"id": "a"}]}"#,
+            r#"{"tests": [{"trials": 1}]}"#,
+            r#"{"tests": [{"id": "a", "trials": -1}]}"#,
+            r#"{"tests": [{"id": "a", "trials": 5000000000}]}"#,
+            r#"{"tests": []} x"#,
+        ] {
+            assert!(each(bad).is_err(), "{bad}");
+            assert!(planned_trials_in(bad).is_err(), "{bad}");
+        }
+        // An error of the callback is the one returned.
+        let stopped = for_each_planned(s, &mut |_, id, _| {
+            Err(RunError::Snapshot(format!("stop at {id}")))
+        });
+        assert!(
+            matches!(&stopped, Err(RunError::Snapshot(m)) if m == "stop at bA"),
+            "{stopped:?}"
+        );
     }
 }

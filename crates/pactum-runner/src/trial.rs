@@ -98,11 +98,10 @@ impl CachedReply {
     }
 }
 
-/// What one test needs to run a trial (fixed for the whole run).
-///
-/// A suite holds one per test, so what tests share is shared, not copied:
-/// the target's name and the (usually empty) variables are behind an
-/// `Arc`.
+/// What one test needs to run a trial, made from its `TestSpec` when the
+/// trial starts (the runner holds the suite's tests, not a plan of each):
+/// the target's name and the (usually empty) variables are shared behind
+/// an `Arc`.
 pub(crate) struct TestPlan {
     pub id: String,
     pub target_name: Arc<str>,
@@ -111,10 +110,8 @@ pub(crate) struct TestPlan {
     pub turns: Vec<String>,
     pub vars: Arc<Map<String, Value>>,
     /// The authored fields and turn bounds, for an authored test (boxed:
-    /// most tests have none, and a suite holds a plan per test).
+    /// most tests have none).
     pub authored: Option<Box<AuthoredTest>>,
-    /// The test's own contract, when it has one.
-    pub explicit: Option<Arc<pactum_suite::ResolvedContract>>,
 }
 
 /// A test's contract as resolved at the start of a run.

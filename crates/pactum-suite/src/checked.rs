@@ -36,7 +36,14 @@ pub fn is_suite_shape(value: &Value) -> bool {
 /// As those loaders: every diagnostic of the file (and, for a suite, of the
 /// contract files it names), at least one an error.
 pub fn load_contract_or_suite(path: &Path) -> Result<CheckedFile, Vec<Diagnostic>> {
-    let doc = Document::read(path)?;
+    let src = crate::document::read_text(path)?;
+    // A suite whose tests can be read one at a time is never held whole.
+    let src = match crate::suite::read_suite_streamed(src, path) {
+        Ok(s) => return Ok(CheckedFile::Suite(Box::new(s))),
+        Err(src) => src,
+    };
+    let doc = Document::parse(&src, path)?;
+    drop(src);
     if is_suite_shape(&doc.value) {
         crate::suite::from_document(doc).map(|s| CheckedFile::Suite(Box::new(s)))
     } else {

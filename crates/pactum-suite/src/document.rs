@@ -110,11 +110,24 @@ impl Document {
         let is_json = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-        let (node, mut diagnostics) = if is_json {
+        let (node, diagnostics) = if is_json {
             (crate::json::parse(src, path)?, Vec::new())
         } else {
             crate::yaml::parse(src, path)?
         };
+        Document::from_node(node, path, diagnostics)
+    }
+
+    /// The document of a spanned tree, `diagnostics` the reader's (the
+    /// absorbed tree's duplicate keys are added to them).
+    ///
+    /// # Errors
+    /// More nodes than the index can number (`too-large`).
+    pub(crate) fn from_node(
+        node: Node,
+        path: &Path,
+        mut diagnostics: Vec<Diagnostic>,
+    ) -> Result<Document, Vec<Diagnostic>> {
         let mut doc = Document {
             path: path.to_path_buf(),
             value: Value::Null,

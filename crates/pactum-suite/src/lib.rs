@@ -83,6 +83,20 @@ static SUITE_VALIDATOR: LazyLock<Option<Validator>> = LazyLock::new(|| {
         .build(&SUITE_SCHEMA)
         .ok()
 });
+/// One item of a suite's `tests`, against the suite schema's `test`
+/// definition (its `$defs` and references as in the whole schema).
+static SUITE_TEST_VALIDATOR: LazyLock<Option<Validator>> = LazyLock::new(|| {
+    let registry = SUITE_REGISTRY.as_ref()?;
+    let mut schema = serde_json::Map::new();
+    for key in ["$schema", "$defs"] {
+        schema.insert(key.to_string(), SUITE_SCHEMA.get(key)?.clone());
+    }
+    schema.insert("$ref".to_string(), Value::from("#/$defs/test"));
+    jsonschema::options()
+        .with_registry(registry)
+        .build(&Value::Object(schema))
+        .ok()
+});
 /// Where the suite schema's relative `$ref` to the contract schema lands
 /// (the validator's default base URI is `json-schema:///`).
 const CONTRACT_SCHEMA_URI: &str = "json-schema:///contract.schema.json";
@@ -153,6 +167,14 @@ pub(crate) fn validate_suite_schema(doc: &Document) -> Vec<Diagnostic> {
             "the suite schema built into pactum does not compile",
         )],
     }
+}
+
+/// Whether `test` is a valid item of a suite's `tests` (`false` when the
+/// schema does not compile, so that the caller reads the file whole).
+pub(crate) fn is_valid_suite_test(test: &Value) -> bool {
+    SUITE_TEST_VALIDATOR
+        .as_ref()
+        .is_some_and(|v| v.is_valid(test))
 }
 
 pub(crate) fn validate_expectations_schema(doc: &Document) -> Vec<Diagnostic> {

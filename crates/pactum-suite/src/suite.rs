@@ -37,8 +37,8 @@ pub(crate) mod names;
 mod raw;
 mod template;
 
-pub(crate) use load::from_document;
 pub use load::{env_vars_needed, literal_secrets, load_suite, parse_suite, url_credentials};
+pub(crate) use load::{from_document, read_suite_streamed};
 pub use template::{
     http_context, misread_env_pass, passed_env_var, reads, render_template, render_template_with,
     render_value, render_value_with, Reads, RenderError, TemplateContext, TurnContext, ENV_ROOT,

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::str::Chars;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -72,6 +73,12 @@ struct Builder<'a> {
     root: Option<Node>,
     nodes: usize,
     diags: Vec<Diagnostic>,
+    /// Hand out the items of the top-level `tests` list.
+    stream: bool,
+    /// A test read whole, not yet handed out.
+    taken: Option<Node>,
+    /// The top-level mapping when the first test was read.
+    head: Option<Node>,
 }
 
 /// Parses one YAML document into the spanned tree. An empty stream is `null`
@@ -82,18 +89,88 @@ struct Builder<'a> {
 /// returned diagnostics of the `Ok` case are recoverable ones (a non-string
 /// key, an unsupported tag, a number JSON cannot hold), already errors.
 pub(crate) fn parse(src: &str, path: &Path) -> Result<(Node, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let mut parser = Parser::new_from_str(src);
-    let mut b = Builder {
-        path,
-        stack: Vec::new(),
-        anchors: HashMap::new(),
-        root: None,
-        nodes: 0,
-        diags: Vec::new(),
-    };
-    let mut documents = 0usize;
-    loop {
-        let (event, marker) = match parser.next_token() {
+    let mut r = Reader::new(src, path, false);
+    while r.step()? {}
+    Ok(r.finish())
+}
+
+/// A YAML document read event by event. Streaming, each item of the
+/// top-level mapping's `tests` list is handed out as soon as it is read
+/// ([`Reader::next_test`]) and never kept in the tree, so a suite's tests
+/// need not all be held at once.
+pub(crate) struct Reader<'a> {
+    parser: Parser<Chars<'a>>,
+    b: Builder<'a>,
+    path: &'a Path,
+    documents: usize,
+    /// The character index of the last event read.
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of `src`; `stream`: hand out the top-level tests.
+    pub(crate) fn new(src: &'a str, path: &'a Path, stream: bool) -> Reader<'a> {
+        Reader {
+            parser: Parser::new_from_str(src),
+            b: Builder {
+                path,
+                stack: Vec::new(),
+                anchors: HashMap::new(),
+                root: None,
+                nodes: 0,
+                diags: Vec::new(),
+                stream,
+                taken: None,
+                head: None,
+            },
+            path,
+            documents: 0,
+            at: 0,
+        }
+    }
+
+    /// The next item of the top-level `tests` list (streaming), or `None`
+    /// at the end of the file.
+    ///
+    /// # Errors
+    /// As [`parse`].
+    pub(crate) fn next_test(&mut self) -> Result<Option<Node>, Vec<Diagnostic>> {
+        loop {
+            if let Some(n) = self.b.taken.take() {
+                return Ok(Some(n));
+            }
+            if !self.step()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The top-level mapping as it was when the first test was handed out:
+    /// the keys before `tests`, then `tests` holding an empty list.
+    pub(crate) fn take_head(&mut self) -> Option<Node> {
+        self.b.head.take()
+    }
+
+    /// The character index reached in the text.
+    pub(crate) fn at(&self) -> usize {
+        self.at
+    }
+
+    /// The root (without the tests handed out) and the recoverable
+    /// diagnostics, once every event is read.
+    pub(crate) fn finish(mut self) -> (Node, Vec<Diagnostic>) {
+        let root = self.b.root.take().unwrap_or(Node {
+            pos: Pos { line: 1, column: 1 },
+            kind: NodeKind::Scalar(Value::Null),
+        });
+        (root, self.b.diags)
+    }
+
+    /// Reads one event; `false` at the end of the stream.
+    fn step(&mut self) -> Result<bool, Vec<Diagnostic>> {
+        let path = self.path;
+        let b = &mut self.b;
+        let (event, marker) = match self.parser.next_token() {
             Ok(x) => x,
             Err(e) => {
                 let m = mark(*e.marker());
@@ -114,12 +191,13 @@ pub(crate) fn parse(src: &str, path: &Path) -> Result<(Node, Vec<Diagnostic>), V
             }
         };
         let at = mark(marker);
+        self.at = at.index;
         match event {
-            Event::StreamEnd => break,
+            Event::StreamEnd => return Ok(false),
             Event::Nothing | Event::StreamStart | Event::DocumentEnd => {}
             Event::DocumentStart => {
-                documents += 1;
-                if documents > 1 {
+                self.documents += 1;
+                if self.documents > 1 {
                     return Err(vec![Diagnostic::error(
                         "multiple-documents",
                         path,
@@ -180,7 +258,7 @@ pub(crate) fn parse(src: &str, path: &Path) -> Result<(Node, Vec<Diagnostic>), V
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let Some(frame) = b.stack.pop() else {
-                    continue;
+                    return Ok(true);
                 };
                 let (node, anchor) = match frame {
                     // Without spare capacity: the tree is as large as the file.
@@ -241,12 +319,8 @@ pub(crate) fn parse(src: &str, path: &Path) -> Result<(Node, Vec<Diagnostic>), V
                 b.deliver(node, at)?;
             }
         }
+        Ok(true)
     }
-    let root = b.root.take().unwrap_or(Node {
-        pos: Pos { line: 1, column: 1 },
-        kind: NodeKind::Scalar(Value::Null),
-    });
-    Ok((root, b.diags))
 }
 
 impl Builder<'_> {
@@ -302,6 +376,13 @@ impl Builder<'_> {
     }
 
     fn deliver_built(&mut self, node: Node) -> Result<(), Vec<Diagnostic>> {
+        if self.stream && self.in_tests() {
+            if self.head.is_none() {
+                self.head = self.head_now();
+            }
+            self.taken = Some(node);
+            return Ok(());
+        }
         match self.stack.last_mut() {
             None => {
                 if self.root.is_none() {
@@ -347,6 +428,43 @@ impl Builder<'_> {
             },
         }
         Ok(())
+    }
+
+    /// Whether a node delivered now is an item of the top-level `tests`.
+    fn in_tests(&self) -> bool {
+        matches!(
+            self.stack.as_slice(),
+            [Frame::Map {
+                pending: Some(KeySlot::Valid(key, _)),
+                ..
+            }, Frame::Seq { .. }] if key == "tests"
+        )
+    }
+
+    /// The top-level mapping read so far, its `tests` an empty list.
+    fn head_now(&self) -> Option<Node> {
+        let [Frame::Map {
+            at,
+            entries,
+            pending: Some(KeySlot::Valid(key, key_pos)),
+            ..
+        }, Frame::Seq { at: tests_at, .. }] = self.stack.as_slice()
+        else {
+            return None;
+        };
+        let mut entries = entries.clone();
+        entries.push(Entry {
+            key: key.clone(),
+            key_pos: *key_pos,
+            value: Node {
+                pos: tests_at.pos,
+                kind: NodeKind::Seq(Vec::new()),
+            },
+        });
+        Some(Node {
+            pos: at.pos,
+            kind: NodeKind::Map(entries),
+        })
     }
 
     fn check_collection_tag(&mut self, tag: Option<&Tag>, expected: &str, at: Pos) {

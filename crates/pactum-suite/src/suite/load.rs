@@ -32,6 +32,8 @@ use crate::diagnostic::Diagnostic;
 use crate::document::{short, Document, Part, Pos};
 use crate::schema::did_you_mean;
 
+mod streamed;
+
 /// Reads and validates a suite file (`.json` as JSON, anything else as
 /// YAML), the contract files it names (relative to its folder) and its
 /// inline contracts.
@@ -53,7 +55,19 @@ use crate::schema::did_you_mean;
 /// `literal-secret`. (`model` would mean the schema and the model
 /// disagree: a bug.)
 pub fn load_suite(path: &Path) -> Result<LoadedSuite, Vec<Diagnostic>> {
-    let doc = Document::read(path)?;
+    let src = crate::document::read_text(path)?;
+    read_suite(src, path)
+}
+
+/// The suite in `src`: read one test at a time when it can be, else as
+/// one document.
+fn read_suite(src: String, path: &Path) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    let src = match read_suite_streamed(src, path) {
+        Ok(loaded) => return Ok(loaded),
+        Err(src) => src,
+    };
+    let doc = Document::parse(&src, path)?;
+    drop(src);
     from_document(doc)
 }
 
@@ -64,8 +78,38 @@ pub fn load_suite(path: &Path) -> Result<LoadedSuite, Vec<Diagnostic>> {
 /// # Errors
 /// As [`load_suite`].
 pub fn parse_suite(src: &str, path: &Path) -> Result<LoadedSuite, Vec<Diagnostic>> {
+    if let Some((suite, warnings)) = streamed::streamed(src, path) {
+        return Ok(loaded(suite, warnings));
+    }
     let doc = Document::parse(src, path)?;
     from_document(doc)
+}
+
+/// The suite in `src` read one test at a time, when it can be (see
+/// `streamed.rs`); else `src` back, to be read as one document.
+///
+/// # Errors
+/// `src`, when the suite must be read whole.
+pub(crate) fn read_suite_streamed(src: String, path: &Path) -> Result<LoadedSuite, String> {
+    match streamed::streamed(&src, path) {
+        Some((suite, warnings)) => {
+            // The text goes before the snapshot, as large as the tests.
+            drop(src);
+            Ok(loaded(suite, warnings))
+        }
+        None => Err(src),
+    }
+}
+
+/// A suite model with its snapshot and digest.
+fn loaded(suite: Suite, warnings: Vec<Diagnostic>) -> LoadedSuite {
+    let (snapshot, digest) = snapshot_of(&suite);
+    LoadedSuite {
+        suite,
+        digest,
+        snapshot,
+        warnings,
+    }
 }
 
 /// The environment variables a run of `suite` reads, as `(where, NAME)`:
@@ -277,6 +321,14 @@ struct Tmpl {
     ok: bool,
 }
 
+/// What every test's checks read from the rest of the suite.
+struct TestContext {
+    /// `defaults.target`, when it names a defined target.
+    default_target: Option<String>,
+    has_default_target: bool,
+    has_default_contract: bool,
+}
+
 /// Problems of one http-target template shared by several tests.
 #[derive(Debug, Default)]
 struct Shared {
@@ -297,6 +349,9 @@ struct Loader<'a> {
     contracts: HashMap<ContractKey, Option<Arc<ResolvedContract>>>,
     http: BTreeMap<String, Vec<Tmpl>>,
     target_names: Vec<String>,
+    /// Streaming: the test being read (`/tests/i`) and its own document
+    /// (positions only), where diagnostics under it are located.
+    test_doc: Option<(String, Document)>,
 }
 
 /// The models a suite names besides its targets.
@@ -323,6 +378,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
         contracts: HashMap::new(),
         http: BTreeMap::new(),
         target_names,
+        test_doc: None,
     };
     let schema_ok = schema_diags.is_empty();
     l.out.extend(schema_diags);
@@ -351,6 +407,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
             contracts,
             http,
             target_names,
+            test_doc,
         } = l;
         let written = match doc.value.get_mut("tests") {
             Some(Value::Array(tests)) => std::mem::take(tests),
@@ -364,6 +421,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
             contracts,
             http,
             target_names,
+            test_doc,
         };
         match l.build(written) {
             Ok((s, own_contract)) => {
@@ -378,15 +436,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
     // tests) goes before the snapshot, as large as the tests, is written.
     drop(doc);
     match suite {
-        Some(suite) if errors.is_empty() => {
-            let (snapshot, digest) = snapshot_of(&suite);
-            Ok(LoadedSuite {
-                suite,
-                digest,
-                snapshot,
-                warnings,
-            })
-        }
+        Some(suite) if errors.is_empty() => Ok(loaded(suite, warnings)),
         _ => {
             // Errors and warnings together, in reading order.
             Err(errors)
@@ -456,13 +506,28 @@ impl<'a> Loader<'a> {
         }
     }
 
+    /// The document `ptr` is located in, and its pointer there: the
+    /// streamed test's own for a pointer under it.
+    fn doc_of<'p>(&self, ptr: &'p str) -> (&Document, &'p str) {
+        if let Some((prefix, doc)) = &self.test_doc {
+            if let Some(rest) = ptr.strip_prefix(prefix.as_str()) {
+                if rest.is_empty() || rest.starts_with('/') {
+                    return (doc, rest);
+                }
+            }
+        }
+        (self.doc, ptr)
+    }
+
     fn error(&mut self, code: &str, ptr: &str, part: Part, message: String, hint: String) {
-        let d = self.doc.error(code, ptr, part, message).with_hint(hint);
+        let (doc, ptr) = self.doc_of(ptr);
+        let d = doc.error(code, ptr, part, message).with_hint(hint);
         self.out.push(d);
     }
 
     fn warning(&mut self, code: &str, ptr: &str, part: Part, message: String, hint: String) {
-        let d = self.doc.warning(code, ptr, part, message).with_hint(hint);
+        let (doc, ptr) = self.doc_of(ptr);
+        let d = doc.warning(code, ptr, part, message).with_hint(hint);
         self.out.push(d);
     }
 
@@ -931,102 +996,129 @@ impl<'a> Loader<'a> {
         let Some(tests) = doc.value.get("tests").and_then(Value::as_array) else {
             return;
         };
-        let default_target = self.default_target();
-        let has_default_target = self.get("/defaults/target").is_some();
-        let has_default_contract = self.get("/defaults/contract").is_some();
+        let context = self.test_context();
         // Test id → the index of the first test with it.
         let mut first_id: HashMap<&'a str, usize> = HashMap::new();
         let mut shared = Shared::default();
         for (i, t) in tests.iter().enumerate() {
-            let tp = format!("/tests/{i}");
-            let Some(obj) = t.as_object() else { continue };
-            let id = obj.get("id").and_then(Value::as_str);
-            if let Some(id) = id {
-                self.test_id(i, id, &mut first_id);
-            }
-            let label = id.map_or_else(|| format!("#{}", i + 1), str::to_string);
-
-            let target = match obj.get("target") {
-                Some(Value::String(name)) if self.target_names.contains(name) => Some(name.clone()),
-                Some(Value::String(name)) => {
-                    self.unknown_target(&format!("{tp}/target"), name);
-                    None
-                }
-                Some(_) => None,
-                None if has_default_target => default_target.clone(),
-                None => {
-                    let example = self
-                        .target_names
-                        .first()
-                        .cloned()
-                        .unwrap_or_else(|| "bank-bot".into());
-                    self.error(
-                        "no-target",
-                        &tp,
-                        Part::Value,
-                        format!(
-                            "test `{}` names no target and `defaults.target` is not set",
-                            short(&label)
-                        ),
-                        format!(
-                            "add `target: {}` to the test, or `defaults: {{ target: {} }}`",
-                            short(&example),
-                            short(&example)
-                        ),
-                    );
-                    None
-                }
-            };
-
-            let vars = obj
-                .get("vars")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
-            self.var_names(&tp, &vars);
-
-            let authored = self.authored_rules(&tp, obj, &label);
-            self.turn_range(&tp, obj);
-            if obj.get("contract").is_none() && !authored && !has_default_contract {
-                self.error(
-                    "no-contract",
-                    &tp,
-                    Part::Value,
-                    format!("test `{}` has no contract to be scored against", short(&label)),
-                    "add `contract:` (a contract file's path, or an inline contract), set `defaults.contract`, or give authored fields (`goal`, …) for pactum to interpret".into(),
-                );
-            }
-
-            // Templates: the test's own, then its http target's.
-            let mut used: BTreeSet<String> = BTreeSet::new();
-            for (p, text) in user_templates(obj, &tp) {
-                self.user_template(&p, &text, &vars, &mut used);
-            }
-            if let Some(target) = &target {
-                self.target_templates(target, &label, &vars, &mut used, &mut shared);
-            }
-            for k in vars.keys() {
-                let reserved = k == ENV_ROOT || RUNTIME_NAMES.contains(&k.as_str());
-                if !used.contains(k) && is_identifier(k) && !reserved {
-                    self.warning(
-                        "unused-var",
-                        &format!("{tp}/vars/{}", escape_pointer_token(k)),
-                        Part::Key,
-                        format!(
-                            "variable `{}` is not read by any template of this test",
-                            short(k)
-                        ),
-                        "check the spelling in the templates (`{{ name }}`), or remove it".into(),
-                    );
-                }
-            }
+            self.test_checks(i, t, Some(&mut first_id), &context, &mut shared);
         }
         self.flush_shared(shared);
     }
 
+    /// What every test's checks read from the rest of the suite.
+    fn test_context(&self) -> TestContext {
+        TestContext {
+            default_target: self.default_target(),
+            has_default_target: self.get("/defaults/target").is_some(),
+            has_default_contract: self.get("/defaults/contract").is_some(),
+        }
+    }
+
+    /// The checks of test `i`, written `t`; `first_id` (id → the first
+    /// test with it) finds duplicate ids, when given.
+    fn test_checks<'v>(
+        &mut self,
+        i: usize,
+        t: &'v Value,
+        first_id: Option<&mut HashMap<&'v str, usize>>,
+        context: &TestContext,
+        shared: &mut Shared,
+    ) {
+        let TestContext {
+            default_target,
+            has_default_target,
+            has_default_contract,
+        } = context;
+        let (has_default_target, has_default_contract) =
+            (*has_default_target, *has_default_contract);
+        let tp = format!("/tests/{i}");
+        let Some(obj) = t.as_object() else { return };
+        let id = obj.get("id").and_then(Value::as_str);
+        if let Some(id) = id {
+            self.test_id(i, id, first_id);
+        }
+        let label = id.map_or_else(|| format!("#{}", i + 1), str::to_string);
+
+        let target = match obj.get("target") {
+            Some(Value::String(name)) if self.target_names.contains(name) => Some(name.clone()),
+            Some(Value::String(name)) => {
+                self.unknown_target(&format!("{tp}/target"), name);
+                None
+            }
+            Some(_) => None,
+            None if has_default_target => default_target.clone(),
+            None => {
+                let example = self
+                    .target_names
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "bank-bot".into());
+                self.error(
+                    "no-target",
+                    &tp,
+                    Part::Value,
+                    format!(
+                        "test `{}` names no target and `defaults.target` is not set",
+                        short(&label)
+                    ),
+                    format!(
+                        "add `target: {}` to the test, or `defaults: {{ target: {} }}`",
+                        short(&example),
+                        short(&example)
+                    ),
+                );
+                None
+            }
+        };
+
+        let vars = obj
+            .get("vars")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        self.var_names(&tp, &vars);
+
+        let authored = self.authored_rules(&tp, obj, &label);
+        self.turn_range(&tp, obj);
+        if obj.get("contract").is_none() && !authored && !has_default_contract {
+            self.error(
+                "no-contract",
+                &tp,
+                Part::Value,
+                format!("test `{}` has no contract to be scored against", short(&label)),
+                "add `contract:` (a contract file's path, or an inline contract), set `defaults.contract`, or give authored fields (`goal`, …) for pactum to interpret".into(),
+            );
+        }
+
+        // Templates: the test's own, then its http target's.
+        let mut used: BTreeSet<String> = BTreeSet::new();
+        for (p, text) in user_templates(obj, &tp) {
+            self.user_template(&p, &text, &vars, &mut used);
+        }
+        if let Some(target) = &target {
+            self.target_templates(target, &label, &vars, &mut used, shared);
+        }
+        for k in vars.keys() {
+            let reserved = k == ENV_ROOT || RUNTIME_NAMES.contains(&k.as_str());
+            if !used.contains(k) && is_identifier(k) && !reserved {
+                self.warning(
+                    "unused-var",
+                    &format!("{tp}/vars/{}", escape_pointer_token(k)),
+                    Part::Key,
+                    format!(
+                        "variable `{}` is not read by any template of this test",
+                        short(k)
+                    ),
+                    "check the spelling in the templates (`{{ name }}`), or remove it".into(),
+                );
+            }
+        }
+    }
+
     /// Test `i`'s id: its characters, and unique (`first`: id → the first
-    /// test with it).
-    fn test_id(&mut self, i: usize, id: &'a str, first: &mut HashMap<&'a str, usize>) {
+    /// test with it; not checked without).
+    fn test_id<'v>(&mut self, i: usize, id: &'v str, first: Option<&mut HashMap<&'v str, usize>>) {
         let ptr = format!("/tests/{i}/id");
         if !is_id(id) {
             self.error(
@@ -1040,6 +1132,7 @@ impl<'a> Loader<'a> {
                 "ids appear in reports, file names and filters; e.g. `refund-within-policy`".into(),
             );
         }
+        let Some(first) = first else { return };
         match first.get(id) {
             Some(f) => {
                 let at = self.doc.pos(&format!("/tests/{f}/id"), Part::Value);
@@ -1372,32 +1465,46 @@ impl<'a> Loader<'a> {
             let Some(key) = self.contract_key(&ptr) else {
                 continue;
             };
-            let resolved = match self.contracts.get(&key) {
-                Some(r) => r.clone(),
-                None => {
-                    let r = self.load_contract(&ptr, &key);
-                    self.contracts.insert(key.clone(), r.clone());
-                    r
-                }
-            };
-            let Some(rc) = resolved else { continue };
-            let id_ptr = match key {
-                ContractKey::File(_) => ptr.clone(),
-                ContractKey::Inline(_) => format!("{ptr}/id"),
-            };
-            let here = self.doc.pos(&id_ptr, Part::Value);
-            match first_id.get(&rc.contract.id) {
-                Some((digest, at)) if *digest != rc.digest => self.error(
-                    "duplicate-contract-id",
-                    &id_ptr,
-                    Part::Value,
-                    format!("contract id `{}` names two different contracts", short(&rc.contract.id)),
-                    format!("the other is at line {}, column {}; contract ids are unique among the contracts of one run", at.line, at.column),
-                ),
-                Some(_) => {}
-                None => {
-                    first_id.insert(rc.contract.id.clone(), (rc.digest.clone(), here));
-                }
+            self.contract(ptr, key, &mut first_id);
+        }
+    }
+
+    /// Loads the contract `key`, written at `ptr`, unless it was; its id
+    /// must name one contract (`first_id`: id → digest and where first).
+    fn contract(
+        &mut self,
+        ptr: String,
+        key: ContractKey,
+        first_id: &mut HashMap<String, (String, Pos)>,
+    ) {
+        let resolved = match self.contracts.get(&key) {
+            Some(r) => r.clone(),
+            None => {
+                let r = self.load_contract(&ptr, &key);
+                self.contracts.insert(key.clone(), r.clone());
+                r
+            }
+        };
+        let Some(rc) = resolved else { return };
+        let id_ptr = match key {
+            ContractKey::File(_) => ptr.clone(),
+            ContractKey::Inline(_) => format!("{ptr}/id"),
+        };
+        let here = {
+            let (doc, p) = self.doc_of(&id_ptr);
+            doc.pos(p, Part::Value)
+        };
+        match first_id.get(&rc.contract.id) {
+            Some((digest, at)) if *digest != rc.digest => self.error(
+                "duplicate-contract-id",
+                &id_ptr,
+                Part::Value,
+                format!("contract id `{}` names two different contracts", short(&rc.contract.id)),
+                format!("the other is at line {}, column {}; contract ids are unique among the contracts of one run", at.line, at.column),
+            ),
+            Some(_) => {}
+            None => {
+                first_id.insert(rc.contract.id.clone(), (rc.digest.clone(), here));
             }
         }
     }
@@ -1472,62 +1579,70 @@ impl<'a> Loader<'a> {
     /// `own_contract[i]`: test `i` names its own contract.
     fn unoffered_tools(&mut self, suite: &Suite, own_contract: &[bool]) {
         for (i, test) in suite.tests.iter().enumerate() {
-            let (Some(rc), Some(target)) = (&test.contract, suite.targets.get(&test.target)) else {
-                continue;
-            };
-            let Some(offered) = target.offered_tools() else {
-                continue;
-            };
-            let tp = format!("/tests/{i}");
-            let at = if own_contract.get(i).copied().unwrap_or(false) {
-                format!("{tp}/contract")
+            let own = own_contract.get(i).copied().unwrap_or(false);
+            self.unoffered_tool(i, test, &suite.targets, own);
+        }
+    }
+
+    /// [`Loader::unoffered_tools`] of test `i`; `own`: it names its own
+    /// contract.
+    fn unoffered_tool(
+        &mut self,
+        i: usize,
+        test: &TestSpec,
+        targets: &BTreeMap<String, TargetSpec>,
+        own: bool,
+    ) {
+        let (Some(rc), Some(target)) = (&test.contract, targets.get(&test.target)) else {
+            return;
+        };
+        let Some(offered) = target.offered_tools() else {
+            return;
+        };
+        let tp = format!("/tests/{i}");
+        let at = if own { format!("{tp}/contract") } else { tp };
+        let (checked, _) = pactum_eval::checked_names(&rc.contract);
+        for name in checked.into_iter().filter(|n| !offered.contains(n)) {
+            let near: Vec<String> = offered
+                .iter()
+                .filter_map(|o| {
+                    pactum_eval::tool_name_near_miss(&name, o)
+                        .or_else(|| {
+                            pactum_eval::tool_name_typo(&name, o)
+                                .map(|d| format!("{d} edit(s) away: a typo?"))
+                        })
+                        .map(|why| format!("`{}` ({why})", short(o)))
+                })
+                .collect();
+            let listed: Vec<String> = offered.iter().map(|o| format!("`{}`", short(o))).collect();
+            let hint = if near.is_empty() {
+                format!(
+                    "offered: {}; name a tool the target can call, or offer this one",
+                    if listed.is_empty() {
+                        "none".to_string()
+                    } else {
+                        listed.join(", ")
+                    }
+                )
             } else {
-                tp
+                format!(
+                    "near miss: {}; tool names are compared exactly",
+                    near.join(", ")
+                )
             };
-            let (checked, _) = pactum_eval::checked_names(&rc.contract);
-            for name in checked.into_iter().filter(|n| !offered.contains(n)) {
-                let near: Vec<String> = offered
-                    .iter()
-                    .filter_map(|o| {
-                        pactum_eval::tool_name_near_miss(&name, o)
-                            .or_else(|| {
-                                pactum_eval::tool_name_typo(&name, o)
-                                    .map(|d| format!("{d} edit(s) away: a typo?"))
-                            })
-                            .map(|why| format!("`{}` ({why})", short(o)))
-                    })
-                    .collect();
-                let listed: Vec<String> =
-                    offered.iter().map(|o| format!("`{}`", short(o))).collect();
-                let hint = if near.is_empty() {
-                    format!(
-                        "offered: {}; name a tool the target can call, or offer this one",
-                        if listed.is_empty() {
-                            "none".to_string()
-                        } else {
-                            listed.join(", ")
-                        }
-                    )
-                } else {
-                    format!(
-                        "near miss: {}; tool names are compared exactly",
-                        near.join(", ")
-                    )
-                };
-                self.warning(
-                    "unoffered-tool",
-                    &at,
-                    Part::Value,
-                    format!(
-                        "test `{}`: contract `{}` checks tool `{}`, which target `{}` is never offered in its `tools:` list: the check can never see that call",
-                        short(&test.id),
-                        short(&rc.contract.id),
-                        short(&name),
-                        short(&test.target)
-                    ),
-                    hint,
-                );
-            }
+            self.warning(
+                "unoffered-tool",
+                &at,
+                Part::Value,
+                format!(
+                    "test `{}`: contract `{}` checks tool `{}`, which target `{}` is never offered in its `tools:` list: the check can never see that call",
+                    short(&test.id),
+                    short(&rc.contract.id),
+                    short(&name),
+                    short(&test.target)
+                ),
+                hint,
+            );
         }
     }
 
