@@ -382,16 +382,7 @@ pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagno
     };
     let schema_ok = schema_diags.is_empty();
     l.out.extend(schema_diags);
-    Checks {
-        doc: &doc,
-        out: &mut l.out,
-    }
-    .version(SUITE_VERSION, "suite");
-    l.targets();
-    for m in MODELS {
-        l.model(m);
-    }
-    l.defaults();
+    l.head();
     l.tests();
     l.contracts();
 
@@ -953,6 +944,22 @@ impl<'a> Loader<'a> {
         }
         self.connection(&at, name);
         self.retries(&at);
+    }
+
+    /// The checks of what a suite declares before its tests: its version,
+    /// targets, models and defaults.
+    fn head(&mut self) {
+        let doc = self.doc;
+        Checks {
+            doc,
+            out: &mut self.out,
+        }
+        .version(SUITE_VERSION, "suite");
+        self.targets();
+        for m in MODELS {
+            self.model(m);
+        }
+        self.defaults();
     }
 
     // ------------------------------------------------------------- defaults

@@ -76,16 +76,7 @@ pub(crate) fn streamed(src: &str, path: &Path) -> Option<(Suite, Vec<Diagnostic>
         target_names,
         test_doc: None,
     };
-    Checks {
-        doc: &head,
-        out: &mut l.out,
-    }
-    .version(SUITE_VERSION, "suite");
-    l.targets();
-    for m in MODELS {
-        l.model(m);
-    }
-    l.defaults();
+    l.head();
     let mut contract_ids = HashMap::new();
     let defaults = "/defaults/contract";
     if let Some(key) = l.contract_key(defaults) {
