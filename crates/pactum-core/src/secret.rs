@@ -1908,23 +1908,35 @@ fn percent(src: &str, i: usize) -> (Option<char>, usize) {
     }
 }
 
-/// An HTML character reference (`&#115;`, `&#x73;`, `&amp;`…); any other
-/// `&` is itself.
+/// An HTML character reference (`&#115;`, `&#x73;`, `&amp;`…), read as
+/// HTML5 reads it: a numeric one ends at its last digit, its `;` optional
+/// (`sk&#45proj…` shows `sk-proj…` in a browser), and the names below are
+/// read with or without their `;` (over-reading one is harmless: it only
+/// redacts more). Any other `&` is itself.
 fn reference(src: &str, i: usize) -> (Option<char>, usize) {
     let rest = &src[i..];
-    const NAMED: [(&str, char); 8] = [
-        ("&amp;", '&'),
-        ("&lt;", '<'),
-        ("&gt;", '>'),
-        ("&quot;", '"'),
-        ("&apos;", '\''),
-        ("&sol;", '/'),
-        ("&plus;", '+'),
-        ("&equals;", '='),
+    const NAMED: [(&str, char); 16] = [
+        ("&amp", '&'),
+        ("&lt", '<'),
+        ("&gt", '>'),
+        ("&quot", '"'),
+        ("&apos", '\''),
+        ("&sol", '/'),
+        ("&plus", '+'),
+        ("&equals", '='),
+        ("&hyphen", '\u{2010}'),
+        ("&dash", '\u{2010}'),
+        ("&minus", '\u{2212}'),
+        ("&lowbar", '_'),
+        ("&UnderBar", '_'),
+        ("&period", '.'),
+        ("&colon", ':'),
+        ("&num", '#'),
     ];
     for (name, ch) in NAMED {
-        if rest.starts_with(name) {
-            return (Some(ch), name.len());
+        if let Some(after) = rest.strip_prefix(name) {
+            let semicolon = usize::from(after.starts_with(';'));
+            return (Some(ch), name.len() + semicolon);
         }
     }
     let Some(num) = rest.strip_prefix("&#") else {
@@ -1937,16 +1949,17 @@ fn reference(src: &str, i: usize) -> (Option<char>, usize) {
     let len = digits
         .bytes()
         .take(8)
-        .take_while(|b| b.is_ascii_alphanumeric())
+        .take_while(|b| char::from(*b).is_digit(radix))
         .count();
-    if len == 0 || !digits[len..].starts_with(';') {
+    if len == 0 {
         return (Some('&'), 1);
     }
+    let semicolon = usize::from(digits[len..].starts_with(';'));
     match u32::from_str_radix(&digits[..len], radix)
         .ok()
         .and_then(char::from_u32)
     {
-        Some(ch) => (Some(ch), skip + len + 1),
+        Some(ch) => (Some(ch), skip + len + semicolon),
         None => (Some('&'), 1),
     }
 }

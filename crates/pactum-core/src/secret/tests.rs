@@ -860,6 +860,24 @@ fn key_tokens_see_through_escapes_references_and_emphasis() {
         assert!(!shown.contains("4f8A"), "{written}: {shown}");
         assert!(!shown.contains("Zq7w"), "{written}: {shown}");
     }
+    // HTML5 reads a numeric reference without its `;`, and a browser shows
+    // these as the key: each is found, and redacted where it is written.
+    for written in [
+        "sk&#45proj1234567890abcdefXYZ",
+        "sk&#x2Dproj1234567890abcdefXYZ",
+        "s&#107-proj1234567890abcdefXYZ",
+        "sk&hyphenproj1234567890abcdefXYZ",
+        "sk&minus;proj1234567890abcdefXYZ",
+    ] {
+        let text = format!("| {written} | |");
+        let tokens = key_tokens(&text);
+        assert!(
+            tokens.iter().any(|t| t.ends_with("proj1234567890abcdefXYZ")),
+            "{written}: {tokens:?}"
+        );
+        let shown = Redactor::new(tokens).expect("keys").redact(&text);
+        assert!(!shown.contains("abcdefXYZ"), "{written}: {shown}");
+    }
     let dashed = "sk&#45;proj&#45;4f8Ab2c9Zq7wXy";
     let tokens = key_tokens(dashed);
     assert_eq!(tokens, vec!["sk-proj-4f8Ab2c9Zq7wXy".to_string()]);
