@@ -872,7 +872,9 @@ fn key_tokens_see_through_escapes_references_and_emphasis() {
         let text = format!("| {written} | |");
         let tokens = key_tokens(&text);
         assert!(
-            tokens.iter().any(|t| t.ends_with("proj1234567890abcdefXYZ")),
+            tokens
+                .iter()
+                .any(|t| t.ends_with("proj1234567890abcdefXYZ")),
             "{written}: {tokens:?}"
         );
         let shown = Redactor::new(tokens).expect("keys").redact(&text);
