@@ -162,24 +162,6 @@ pub(crate) fn keyed(v: &Value) -> String {
     out.join("\n\n")
 }
 
-/// Whether an element of an array in `v` holds an array itself
-/// (`[{"names": ["a", "b", "c"]}]`): its elements may be what a count
-/// of items counts.
-pub(crate) fn nested_arrays(v: &Value) -> bool {
-    fn holds_array(v: &Value) -> bool {
-        match v {
-            Value::Array(_) => true,
-            Value::Object(o) => o.values().any(holds_array),
-            _ => false,
-        }
-    }
-    match v {
-        Value::Array(a) => a.iter().any(holds_array),
-        Value::Object(o) => o.values().any(nested_arrays),
-        _ => false,
-    }
-}
-
 /// What `v` writes besides its string values: its keys, numbers and
 /// booleans, one paragraph each. Written, but said by no value.
 pub(crate) fn structure(v: &Value) -> String {

@@ -82,63 +82,68 @@ fn written_values(t: &str) -> bool {
         || (t.starts_with(['{', '[', '"']) && pactum_core::json::parse_strict(t).is_ok())
 }
 
-/// Why a measure `m` that held over the Markdown output `content` is no
-/// evidence on its own: a bound that says "no more than" (an upper bound
-/// on a count, a format the output must not have) holds only where the
-/// output shows no instance in a form the count does not read, and a
-/// quote is said only where it is used, not mentioned or denied. `None`
-/// when what held is evidence, and for one JSON value.
+/// Why a measure `m` that held over the output `content` is no evidence
+/// on its own:
 ///
-/// - items: a list nested in an item, a paragraph or item of several
-///   lines, several enumeration marks in one text (`1) a 2) b`), or a
-///   series (`a, b and c`, `a; b; c`): each may be entries a reader
-///   counts;
-/// - paragraphs: a line break, or a line ending a sentence, inside one:
-///   a reader may see several paragraphs;
-/// - headings (an upper bound, or `without headings`): a paragraph that
-///   is all emphasis, a short label ending with `:`, or short capitals;
-/// - rows (an upper bound, or `no table`): a tab between words, a `|`
-///   outside a table, or a line of `+---+` art;
-/// - sources (an upper bound): a bare domain under a real top-level
-///   domain (`daikin.com`), which a reader takes for a source;
+/// - a bound that says "no more than" on items, sources, rows or
+///   headings (an upper or exact bound, or `no table`, `no list`,
+///   `without headings`) is never met by a count: items, sources, rows
+///   and headings can be written in more forms than any count reads (a
+///   series in a sentence, a reference without a link, a CSV line, a
+///   heading of another markup), so "there are no more" is the judge's.
+///   Over the count it still fails;
+/// - paragraphs (an upper bound): a line break after a sentence inside
+///   one, where a reader may see two;
 /// - a quote (`saying "…"`): every place it is found is in quotation
-///   marks, or after a negation in its sentence (`it is not true that
-///   …`).
+///   marks, asked, or with a negation or a condition in its sentence;
+/// - words (a lower bound): words that barely differ.
+///
+/// A JSON output is read by its string values, each after the key that
+/// frames it (`excluded: Daikin`). `None` when what held is evidence.
 pub(crate) fn held_unread(m: &Measure, content: &str) -> Option<String> {
-    // A JSON output is read by what its string values say, each with the
-    // key that frames it (`excluded: Daikin`); an upper bound on items
-    // over arrays nested in elements is the judge's.
-    if let Some(v) = crate::check::as_json(content) {
-        if matches!(
-            m,
-            Measure::Count {
-                unit: Unit::Items,
-                max: Some(_),
-                ..
-            }
-        ) && crate::json_view::nested_arrays(&v)
-        {
-            return Some("an element of the JSON output holds an array, whose elements may be the items counted: how many items it lists is for the judge".into());
-        }
-        return held_unread_text(m, &crate::json_view::keyed(&v));
+    let universal = match m {
+        Measure::Count {
+            unit: unit @ (Unit::Items | Unit::Sources | Unit::Rows | Unit::Headings),
+            max: Some(_),
+            ..
+        } => Some(unit_name(unit)),
+        Measure::Not(inner) => match inner.as_ref() {
+            Measure::Table => Some("tables"),
+            Measure::Headings => Some("headings"),
+            Measure::List | Measure::NumberedList | Measure::BulletList => Some("lists"),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(what) = universal {
+        return Some(format!("a bound that says no more {what} than counted is never met by a count, since {what} can be written in forms no count reads: whether the output keeps it is for the judge"));
     }
-    held_unread_text(m, content)
+    match crate::check::as_json(content) {
+        Some(v) => held_unread_text(m, &crate::json_view::keyed(&v)),
+        None => held_unread_text(m, content),
+    }
+}
+
+/// The plural name of `unit`, for a note.
+fn unit_name(unit: &Unit) -> &'static str {
+    match unit {
+        Unit::Items => "items",
+        Unit::Sources => "sources",
+        Unit::Rows => "rows",
+        Unit::Headings => "headings",
+        Unit::Paragraphs => "paragraphs",
+        Unit::Words => "words",
+    }
 }
 
 /// [`held_unread`] over Markdown text.
 fn held_unread_text(m: &Measure, content: &str) -> Option<String> {
     match m {
         Measure::Count {
-            unit, max: Some(_), ..
-        } => unit_unread(unit, content),
-        Measure::Not(inner) => match inner.as_ref() {
-            Measure::Table => unit_unread(&Unit::Rows, content),
-            Measure::Headings => unit_unread(&Unit::Headings, content),
-            Measure::List | Measure::NumberedList | Measure::BulletList => {
-                unit_unread(&Unit::Items, content)
-            }
-            _ => None,
-        },
+            unit: Unit::Paragraphs,
+            max: Some(_),
+            ..
+        } => paragraphs_unread(content),
         Measure::Contains(quote) => unsaid(quote, content),
         Measure::Count {
             unit: Unit::Words,
@@ -149,192 +154,37 @@ fn held_unread_text(m: &Measure, content: &str) -> Option<String> {
     }
 }
 
-/// The blocks of an output as they render, for [`unit_unread`].
-#[derive(Default)]
-struct Blocks {
-    /// Texts of paragraphs, headings and list items, each with whether a
-    /// line break (soft or hard) is inside it and whether a line of it
-    /// ends a sentence before another starts.
-    texts: Vec<(String, bool, bool)>,
-    /// Paragraphs that are all emphasis or strong text.
-    emphasis_only: Vec<String>,
-    /// Paragraphs outside list items.
-    paragraphs: Vec<String>,
-    /// A list starts inside a list item.
-    nested_list: bool,
-    /// Raw lines outside code blocks and tables.
-    loose_lines: Vec<String>,
-}
-
-fn blocks(content: &str) -> Blocks {
+/// Why an upper bound on paragraphs that held over Markdown `content` is
+/// no evidence: a paragraph holding a line break after a sentence (soft
+/// or hard), whose lines a reader may see as paragraphs.
+fn paragraphs_unread(content: &str) -> Option<String> {
     use pulldown_cmark::TagEnd;
-    let mut b = Blocks::default();
-    let mut item_depth = 0usize;
-    let mut current: Option<(String, bool, bool)> = None;
-    let mut emphasis_depth = 0usize;
-    let mut outside_emphasis = false;
-    let mut in_paragraph = false;
-    let mut in_table = false;
-    let mut table_lines: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut text: Option<String> = None;
     let parser = Parser::new_ext(
         content,
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS,
-    )
-    .into_offset_iter();
-    for (ev, range) in parser {
+    );
+    for ev in parser {
         match ev {
-            Event::Start(Tag::Item) => {
-                item_depth += 1;
-                current.get_or_insert_with(Default::default);
-            }
-            Event::End(TagEnd::Item) => {
-                item_depth = item_depth.saturating_sub(1);
-                if let Some(c) = current.take() {
-                    b.texts.push(c);
-                }
-            }
-            Event::Start(Tag::List(_)) if item_depth > 0 => b.nested_list = true,
-            Event::Start(Tag::Paragraph) => {
-                in_paragraph = true;
-                outside_emphasis = false;
-                current.get_or_insert_with(Default::default);
-            }
-            Event::Start(Tag::Heading { .. }) => {
-                current.get_or_insert_with(Default::default);
-            }
-            Event::End(TagEnd::Paragraph) => {
-                in_paragraph = false;
-                if item_depth == 0 {
-                    if let Some(c) = current.take() {
-                        if !outside_emphasis && !c.0.trim().is_empty() {
-                            b.emphasis_only.push(c.0.clone());
-                        }
-                        b.paragraphs.push(c.0.clone());
-                        b.texts.push(c);
-                    }
-                }
-            }
-            Event::End(TagEnd::Heading(_)) => {
-                if let Some(c) = current.take() {
-                    b.texts.push(c);
-                }
-            }
-            Event::Start(Tag::Emphasis | Tag::Strong) => emphasis_depth += 1,
-            Event::End(TagEnd::Emphasis | TagEnd::Strong) => {
-                emphasis_depth = emphasis_depth.saturating_sub(1);
-            }
-            Event::Start(Tag::Table(_)) => {
-                in_table = true;
-                table_lines.push(range.clone());
-            }
-            Event::End(TagEnd::Table) => in_table = false,
+            Event::Start(Tag::Paragraph) => text = Some(String::new()),
+            Event::End(TagEnd::Paragraph) => text = None,
             Event::Text(t) | Event::Code(t) => {
-                if in_paragraph && emphasis_depth == 0 && !t.trim().is_empty() {
-                    outside_emphasis = true;
-                }
-                if !in_table {
-                    if let Some(c) = current.as_mut() {
-                        c.0.push_str(&t);
-                    }
+                if let Some(p) = text.as_mut() {
+                    p.push_str(&t);
                 }
             }
             Event::SoftBreak | Event::HardBreak => {
-                if let Some(c) = current.as_mut() {
-                    c.1 = true;
-                    if c.0.trim_end().ends_with(['.', '!', '?', ':', ';']) {
-                        c.2 = true;
+                if let Some(p) = text.as_mut() {
+                    if p.trim_end().ends_with(['.', '!', '?', ':', ';']) {
+                        return Some(format!("`{}` breaks a line after a sentence, and a reader may see its lines as paragraphs: how many paragraphs the output has is for the judge", excerpt(p.trim())));
                     }
-                    c.0.push('\n');
+                    p.push(' ');
                 }
             }
             _ => {}
         }
     }
-    let mut at = 0usize;
-    for line in content.split_inclusive('\n') {
-        let here = at..at + line.len();
-        at += line.len();
-        if !table_lines
-            .iter()
-            .any(|r| r.start <= here.start && here.end <= r.end)
-        {
-            b.loose_lines.push(line.trim_end_matches('\n').to_string());
-        }
-    }
-    b
-}
-
-/// [`held_unread`] for an upper bound on `unit`.
-fn unit_unread(unit: &Unit, content: &str) -> Option<String> {
-    use std::sync::LazyLock;
-    static ENUMERATION: LazyLock<regex::Regex> = LazyLock::new(|| {
-        #[allow(clippy::unwrap_used)] // a constant pattern
-        regex::Regex::new(r"(?:^|[\s:;,])\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]\s").unwrap()
-    });
-    static SERIES: LazyLock<regex::Regex> = LazyLock::new(|| {
-        #[allow(clippy::unwrap_used)] // a constant pattern
-        regex::Regex::new(r"(?i)[^\s,;][,;]\s*\S[^,;]*[,;]|[^\s,;],\s*\S[^,;]*\s(?:and|or|&)\s")
-            .unwrap()
-    });
-    static DOMAIN: LazyLock<regex::Regex> = LazyLock::new(|| {
-        #[allow(clippy::unwrap_used)] // a constant pattern
-        regex::Regex::new(
-            r"(?i)(?:^|[^\w@/.-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2,63})\b",
-        )
-        .unwrap()
-    });
-    let b = blocks(content);
-    match unit {
-        Unit::Items => {
-            if b.nested_list {
-                return Some("a list is nested in an item, and its items may be counted too: how many items the output lists is for the judge".into());
-            }
-            for (text, broken, _) in &b.texts {
-                let t = text.trim();
-                if *broken {
-                    return Some(format!("`{}` runs over several lines, each of which may be an entry: how many items the output lists is for the judge", excerpt(t)));
-                }
-                if ENUMERATION.find_iter(t).count() >= 2 || SERIES.is_match(t) {
-                    return Some(format!("`{}` lists several things in its text: how many items the output lists is for the judge", excerpt(t)));
-                }
-            }
-            None
-        }
-        Unit::Paragraphs => b.texts.iter().find(|(_, _, sentence_break)| *sentence_break).map(|(t, _, _)| {
-            format!("`{}` breaks a line after a sentence, and a reader may see its lines as paragraphs: how many paragraphs the output has is for the judge", excerpt(t.trim()))
-        }),
-        Unit::Headings => {
-            if let Some(t) = b.emphasis_only.first() {
-                return Some(format!("`{}` is a paragraph of emphasis only, which a reader may take for a heading: how many headings the output has is for the judge", excerpt(t.trim())));
-            }
-            b.paragraphs.iter().map(|t| t.trim()).find(|t| {
-                let words = t.split_whitespace().count();
-                (1..=8).contains(&words)
-                    && (t.ends_with(':')
-                        || (t.chars().any(char::is_alphabetic)
-                            && !t.chars().any(char::is_lowercase)))
-            }).map(|t| format!("`{}` is a short label, which a reader may take for a heading: how many headings the output has is for the judge", excerpt(t)))
-        }
-        Unit::Rows => b.loose_lines.iter().find(|l| {
-            let t = l.trim();
-            t.contains('|') || t.trim_matches('\t').contains('\t') || t.starts_with("+-") || t.starts_with("+=")
-        }).map(|l| format!("`{}` may be a table's row that Markdown does not make one: how many rows the output shows is for the judge", excerpt(l.trim()))),
-        Unit::Sources => b.texts.iter().find_map(|(t, _, _)| {
-            // `www.` opens a link the source count reads (an autolink).
-            DOMAIN.captures_iter(t).find(|c| {
-                c.get(1).is_some_and(|tld| crate::rendered::is_top_level_domain(tld.as_str()))
-                    && c.get(0).is_some_and(|m| {
-                        !m.as_str()
-                            .trim_start_matches(|c: char| !c.is_alphanumeric())
-                            .to_lowercase()
-                            .starts_with("www.")
-                    })
-            })
-                .and_then(|c| c.get(0))
-                .map(|m| format!("`{}` names a site without a link, which a reader may count as a source: how many sources the output cites is for the judge", m.as_str().trim_start_matches(|c: char| !c.is_alphanumeric())))
-        }),
-        Unit::Words => None,
-    }
+    None
 }
 
 /// At most 40 characters of `t`, for a note.

@@ -1154,9 +1154,3 @@ fn page_of(url: &str, drop_ref: bool) -> Option<String> {
         _ => format!("{host}{p}"),
     })
 }
-
-/// Whether `label` (any case) is a top-level domain that exists
-/// ([`TOP_LEVEL_DOMAINS`]): `com`, `de`, `md`.
-pub(crate) fn is_top_level_domain(label: &str) -> bool {
-    TOP_LEVEL_DOMAINS.contains(&label.to_lowercase())
-}

@@ -55,7 +55,7 @@ fn plain_forms_are_read_and_failures_still_fail() {
         ("a markdown table", "| maker | year |\n|---|---|\n| Daikin | 2020 |\n"),
         ("at least 10 words", "\"Heat pumps\", the report says, are now common in new homes across Europe.\n"),
     ] {
-        assert_eq!(one(clause, body), Verdict::Satisfied, "{clause} over {body:?}");
+        assert_eq!(one(clause, body), kept(clause), "{clause} over {body:?}");
     }
     // A code block beside one item: at least 3 items still fails.
     assert_eq!(
@@ -141,7 +141,7 @@ fn a_bound_that_says_no_more_than_is_never_met_over_unread_instances() {
         ("without headings", "Heat pumps sold well.\n\nThey will again.\n"),
         ("no table", "Daikin leads the market.\n"),
     ] {
-        assert_eq!(one(clause, body), Verdict::Satisfied, "{clause} over {body:?}");
+        assert_eq!(one(clause, body), kept(clause), "{clause} over {body:?}");
     }
 }
 
@@ -180,7 +180,7 @@ fn a_quote_or_words_that_say_nothing_for_certain_are_the_judges() {
             "Heat pump sales in Europe fell in 2024 after two record years, as subsidies were cut in several large markets and gas prices eased.\n",
         ),
     ] {
-        assert_eq!(one(clause, body), Verdict::Satisfied, "{clause} over {body:?}");
+        assert_eq!(one(clause, body), kept(clause), "{clause} over {body:?}");
     }
 }
 
@@ -259,7 +259,7 @@ fn json_values_are_read_by_the_same_rules() {
     ] {
         assert_eq!(
             one_at(clause, "bindings/svc/summary.json", body),
-            Verdict::Satisfied,
+            kept(clause),
             "{clause} over {body}"
         );
     }
