@@ -2315,7 +2315,12 @@ fn struck_or_unreferenced(text: &str) -> Vec<(usize, usize)> {
 /// `&shy;`, `&amp;`…). An unknown name is kept as written.
 pub fn decode_entities(s: &str) -> Cow<'_, str> {
     static ENTITY: LazyLock<Regex> = LazyLock::new(|| {
-        re(r"&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));")
+        // As HTML5 reads them: a numeric reference ends at its last digit,
+        // its `;` optional, and the legacy names (`&amp`, `&lt`…) are read
+        // without one (`T&#101sla` and `AT&ampT` show `Tesla`, `AT&T`).
+        re(
+            r"&(?:#([0-9]{1,7});?|#[xX]([0-9a-fA-F]{1,6});?|([A-Za-z][A-Za-z0-9]{1,31});|(amp|lt|gt|quot|nbsp|shy|AMP|LT|GT|QUOT))",
+        )
     });
     if !s.contains('&') {
         return Cow::Borrowed(s);
@@ -2326,17 +2331,17 @@ pub fn decode_entities(s: &str) -> Cow<'_, str> {
         } else if let Some(h) = c.get(2) {
             u32::from_str_radix(h.as_str(), 16).ok()
         } else {
-            let name = c.get(3).map_or("", |n| n.as_str());
+            let name = c.get(3).or_else(|| c.get(4)).map_or("", |n| n.as_str());
             Some(match name {
                 "nbsp" | "ensp" | "emsp" | "thinsp" | "NonBreakingSpace" => 0xa0,
                 "shy" => 0xad,
                 "zwj" => 0x200d,
                 "zwnj" => 0x200c,
                 "ZeroWidthSpace" => 0x200b,
-                "amp" => u32::from('&'),
-                "lt" => u32::from('<'),
-                "gt" => u32::from('>'),
-                "quot" => u32::from('"'),
+                "amp" | "AMP" => u32::from('&'),
+                "lt" | "LT" => u32::from('<'),
+                "gt" | "GT" => u32::from('>'),
+                "quot" | "QUOT" => u32::from('"'),
                 "apos" => u32::from('\''),
                 "hyphen" | "dash" => u32::from('-'),
                 "lowbar" => u32::from('_'),

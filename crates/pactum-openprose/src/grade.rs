@@ -881,6 +881,9 @@ fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<Str
     if let Some(why) = crate::plain::unread_form(content) {
         return Some(why);
     }
+    if let Some(why) = error_report(content) {
+        return Some(why);
+    }
     let body = match crate::check::as_json(content) {
         Some(v) => crate::json_view::said(&v),
         None => crate::check::body_text(content),
@@ -892,6 +895,27 @@ fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<Str
     let texts: Vec<&str> = inputs.iter().map(|i| &**i).collect();
     (only_copied_input(&body, inputs, c) || crate::check::rearranged_copy(&body, &texts, &program))
         .then(|| "its text only repeats what the service was given (copied under a heading or as link text, reordered, or with the program's own words added): whether it is the service's own work is for the judge".to_string())
+}
+
+/// Why an output reads as an error report rather than the output asked
+/// for: its first line of text reads like an error (`# Error: crashed`,
+/// `Error: search tool failed`), or it is a JSON object with an `error`
+/// or `errors` key (an API's error body). Whether it is the output asked
+/// for is the judge's.
+fn error_report(content: &str) -> Option<String> {
+    if let Some(serde_json::Value::Object(o)) = crate::check::as_json(content) {
+        return o
+            .keys()
+            .any(|k| matches!(k.to_lowercase().as_str(), "error" | "errors"))
+            .then(|| "the output is a JSON object with an `error` key: an error report, which may not be the output asked for, is for the judge".to_string());
+    }
+    let first = content.lines().find(|l| !l.trim().is_empty())?;
+    crate::run::reads_like_error(first).then(|| {
+        format!(
+            "the output opens like an error report (`{}`): whether it is the output asked for is for the judge",
+            truncate_chars(first.trim(), 60)
+        )
+    })
 }
 
 /// A text in straight or curly double quotes.

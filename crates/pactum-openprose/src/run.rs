@@ -1081,6 +1081,12 @@ impl Ctx<'_> {
                 .iter()
                 .map(|(n, p)| (binding_key(n), n, p))
                 .collect();
+            // The outputs the contract names: a file named like one of
+            // them and more (`out.final.md`, `out (1).md`, `out_v2.md`)
+            // is another version of it, and which one the caller
+            // received cannot be told.
+            let asked: Vec<(String, String)> =
+                names.iter().map(|n| (binding_key(n), n.clone())).collect();
             for f in sorted_entries(&dir)? {
                 if !f.is_file() {
                     continue;
@@ -1097,6 +1103,23 @@ impl Ctx<'_> {
                                 "output `{n}` is bound twice: the manifest binds it at {p}, and {rel} is where it is written by default (one output, one file)"
                             ),
                         });
+                    }
+                    if !asked.iter().any(|(k, _)| *k == key)
+                        && !declared.values().any(|p| *p == rel)
+                    {
+                        if let Some((_, n)) = asked.iter().find(|(k, _)| {
+                            key.strip_prefix(k.as_str()).is_some_and(|rest| {
+                                rest.starts_with(['.', '_', '-', '(', '~', '['])
+                            })
+                        }) {
+                            return Err(ImportError::RunFile {
+                                file: self.dir.join(&rel).display().to_string(),
+                                line: 0,
+                                message: format!(
+                                    "{rel} is named like output `{n}` and more: another version of it beside its binding, so which one the caller received cannot be told"
+                                ),
+                            });
+                        }
                     }
                     // Read as a reader tells names apart: a zero-width
                     // space, a soft hyphen or lookalike letters make no
@@ -2253,7 +2276,7 @@ fn visible(s: &str) -> String {
 /// then a mark (`Error: x`, `ERROR - x`, `[ERROR] x`, `**Error** x`), or
 /// whose text before its first `:` is up to three words ending in
 /// `error` (`Fatal error: x`). `Error handling retried` is prose.
-fn reads_like_error(line: &str) -> bool {
+pub(crate) fn reads_like_error(line: &str) -> bool {
     reads_like_error_as_written(line) || reads_like_error_as_written(&inline_marks_removed(line))
 }
 

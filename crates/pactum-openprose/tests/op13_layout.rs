@@ -184,3 +184,30 @@ fn a_single_service_snapshot_under_another_name_must_be_its_root() {
     );
     assert!(import_run(d.path()).is_ok());
 }
+
+/// A file beside an output's binding named like it and more
+/// (`out.final.md`, `out (1).md`, `out_v2.md`) is another version of it:
+/// refused, naming the file. An output of another name is read.
+#[test]
+fn another_version_of_an_output_beside_it_is_refused() {
+    for name in [
+        "out.final.md",
+        "out.partial.md",
+        "out (1).md",
+        "out_v2.md",
+        "out-final.md",
+    ] {
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        write(d.path(), &format!("bindings/svc/{name}"), "- a\n- b\n");
+        match import_run(d.path()) {
+            Err(ImportError::RunFile { file, message, .. }) => {
+                assert!(file.ends_with(name), "{file}");
+                assert!(message.contains("another version"), "{message}");
+            }
+            other => panic!("{name}: {:?}", other.map(|r| r.id)),
+        }
+    }
+    let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+    write(d.path(), "bindings/svc/outline.md", "- a\n");
+    assert!(import_run(d.path()).is_ok());
+}

@@ -264,3 +264,56 @@ fn json_values_are_read_by_the_same_rules() {
         );
     }
 }
+
+/// A character reference without its `;`, which every browser decodes in
+/// HTML, spells the word: `not mentioning "Tesla"` is never satisfied.
+#[test]
+fn a_reference_without_its_semicolon_spells_the_word() {
+    for body in [
+        "<p>Our partner is T&#101sla.</p>\n",
+        "<p>Our partner is T&#x65sla.</p>\n",
+        "<p>Our partner is AT&ampT.</p>\n",
+    ] {
+        let clause = if body.contains("AT&") {
+            "not mentioning \"AT&T\""
+        } else {
+            "not mentioning \"Tesla\""
+        };
+        assert_ne!(one(clause, body), Verdict::Satisfied, "{body}");
+    }
+}
+
+/// An output that is itself an error report is no evidence of the
+/// output asked for: the judge's, never satisfied.
+#[test]
+fn an_output_that_is_an_error_report_is_the_judges() {
+    for (path, body) in [
+        (
+            "bindings/svc/summary.md",
+            "# Error: crashed\n\nThe service crashed.\n",
+        ),
+        (
+            "bindings/svc/summary.md",
+            "Error: search tool failed (HTTP 503).\n",
+        ),
+        (
+            "bindings/svc/summary.json",
+            r#"{"error": {"message": "Rate limit exceeded", "type": "rate_limit"}}"#,
+        ),
+    ] {
+        for clause in ["a summary", "at least 5 words"] {
+            assert_ne!(
+                one_at(clause, path, body),
+                Verdict::Satisfied,
+                "{clause} over {body}"
+            );
+        }
+    }
+    assert_eq!(
+        one(
+            "a summary",
+            "Error handling improved in 2024, the report says.\n"
+        ),
+        Verdict::Satisfied
+    );
+}
