@@ -363,23 +363,7 @@ const AUTHORED_TEXT: [&str; 4] = ["goal", "instructions", "restrictions", "scena
 pub(crate) fn from_document(mut doc: Document) -> Result<LoadedSuite, Vec<Diagnostic>> {
     let parse_diags = std::mem::take(&mut doc.diagnostics);
     let schema_diags = schema_diagnostics(&mut doc);
-    let dir = doc.path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let target_names = doc
-        .value
-        .get("targets")
-        .and_then(Value::as_object)
-        .map(|m| m.keys().cloned().collect())
-        .unwrap_or_default();
-    let mut l = Loader {
-        doc: &doc,
-        dir,
-        out: parse_diags,
-        files: Vec::new(),
-        contracts: HashMap::new(),
-        http: BTreeMap::new(),
-        target_names,
-        test_doc: None,
-    };
+    let mut l = Loader::new(&doc, parse_diags);
     let schema_ok = schema_diags.is_empty();
     l.out.extend(schema_diags);
     l.head();
@@ -479,6 +463,28 @@ fn contract_pointers(v: &Value) -> Vec<String> {
 }
 
 impl<'a> Loader<'a> {
+    /// A loader of `doc` (its folder the base of relative paths, its
+    /// targets' names known), holding `out` as its first diagnostics.
+    fn new(doc: &'a Document, out: Vec<Diagnostic>) -> Self {
+        let dir = doc.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let target_names = doc
+            .value
+            .get("targets")
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        Loader {
+            doc,
+            dir,
+            out,
+            files: Vec::new(),
+            contracts: HashMap::new(),
+            http: BTreeMap::new(),
+            target_names,
+            test_doc: None,
+        }
+    }
+
     fn get(&self, ptr: &str) -> Option<&Value> {
         self.doc.value.pointer(ptr)
     }

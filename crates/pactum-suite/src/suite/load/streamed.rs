@@ -55,27 +55,7 @@ pub(crate) fn streamed(src: &str, path: &Path) -> Option<(Suite, Vec<Diagnostic>
         _ => return None,
     };
 
-    let dir = head
-        .path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let target_names = head
-        .value
-        .get("targets")
-        .and_then(Value::as_object)
-        .map(|m| m.keys().cloned().collect())
-        .unwrap_or_default();
-    let mut l = Loader {
-        doc: &head,
-        dir,
-        out: Vec::new(),
-        files: Vec::new(),
-        contracts: HashMap::new(),
-        http: BTreeMap::new(),
-        target_names,
-        test_doc: None,
-    };
+    let mut l = Loader::new(&head, Vec::new());
     l.head();
     let mut contract_ids = HashMap::new();
     let defaults = "/defaults/contract";
