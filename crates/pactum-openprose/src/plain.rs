@@ -10,6 +10,11 @@
 //! §3.4: evidence pactum did not read is never read as absence). A
 //! measure that failed still fails. Outputs that are one JSON value are
 //! read as JSON ([`crate::check::as_json`]), not here.
+//!
+//! [`held_unread`] then says which measures that held are no evidence
+//! over any output: a bound that says "no more than" on items, sources,
+//! rows or headings (never met by a count), a quote asked, denied or
+//! supposed, and words that barely differ.
 
 use pulldown_cmark::{Event, Options, Parser, Tag};
 
