@@ -1001,7 +1001,7 @@ pub fn measure(m: &Measure, content: &str) -> Finding {
 /// a quoted text there is no evidence). A negated one still does: a
 /// forbidden text hidden in a comment is still written.
 ///
-/// A JSON output is read once ([`json_view::view`]): over one strict JSON
+/// A JSON output is read once (`json_view::view`): over one strict JSON
 /// value a quote and the words and sources counted are read in its
 /// decoded string values, never in its keys; over text that looks like
 /// JSON pactum does not decode exactly (a repeated key, several values, a
@@ -2426,7 +2426,7 @@ pub(crate) fn body_text(content: &str) -> String {
     out
 }
 
-/// Whether `body` ([`body_text`]) is the given text rearranged: fewer than
+/// Whether `body` (`body_text`) is the given text rearranged: fewer than
 /// one in ten of its words are new (found in none of `inputs` nor in
 /// `program`, the service's own source), and it holds at least half of
 /// the distinct words of one input. Reordered input, or input with the
