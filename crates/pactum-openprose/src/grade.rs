@@ -1147,7 +1147,11 @@ fn hidden_quote(r: &ClauseResult, clause: &DeclaredClause, c: &RunContract) -> O
                     // keys, numbers or booleans only says nothing. It
                     // backs the clause when it holds a value's text, or
                     // a whole value with its key around it.
-                    if let Some(v) = crate::check::as_json(t) {
+                    // JSON with a repeated key reads as every parser
+                    // reads it: the last value kept, the others unseen.
+                    let json = crate::check::as_json(t)
+                        .or_else(|| serde_json::from_str::<serde_json::Value>(t.trim()).ok());
+                    if let Some(v) = json {
                         let values = crate::json_view::strings(&v);
                         return values.iter().any(|s| {
                             let quoted = serde_json::to_string(s).map(|j| fold(&j));

@@ -206,6 +206,11 @@ fn a_judge_quote_only_in_a_json_key_backs_nothing() {
         ),
         // A short value inside the quoted key is no value quoted.
         (format!("{{\"{fr}\": \"Les\"}}"), fr.to_string()),
+        // A repeated key's discarded value is read by no parser.
+        (
+            format!("{{\"summary\": \"{fr}\", \"summary\": \"Non.\"}}"),
+            fr.to_string(),
+        ),
     ] {
         assert_eq!(
             judged(&out, &quote),
