@@ -1007,6 +1007,58 @@ pub fn measure(m: &Measure, content: &str) -> Finding {
 /// JSON pactum does not decode exactly (a repeated key, several values, a
 /// Python list), every measure but the JSON format itself is the judge's.
 pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> Finding {
+    let f = measure_viewed(m, content, inputs);
+    // Whether a text found is said, and not denied, supposed, labelled,
+    // left to do or framed by a key, depends on the words around it: no
+    // closed list of those words is complete, so only an output that is
+    // the quote and nothing else says it for pactum; anywhere else the
+    // finding is the judge's.
+    if let Measure::Contains(text) = m {
+        // A quote of markup (`<html>`) is sought as written: it says
+        // nothing to deny.
+        let markup = text.contains(['<', '>', '&', '`', '{', '}', '[', ']', '\\', '|', '#']);
+        if f.held == Some(true) && !markup && !only_the_quote(content, text) {
+            return finding(
+                None,
+                format!("{}, but the output holds more than \"{text}\" alone: whether it says it (rather than denies, supposes, labels or plans it) is for the judge", f.detail),
+                None,
+            );
+        }
+    }
+    f
+}
+
+/// Whether `content` is the quoted `text` and nothing else: the same
+/// words in the same case-insensitive spelling, with white space
+/// collapsed, at most one final `.` or `!`, and emphasis (`*`, `_`)
+/// around the whole. Any other character (a list marker, a heading mark,
+/// a quotation mark, a tag, an entity, an invisible character) makes it
+/// more than the quote.
+pub(crate) fn only_the_quote(content: &str, text: &str) -> bool {
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let want = squash(text).to_lowercase();
+    let mut got = squash(content.trim_start_matches('\u{feff}'));
+    if !text.contains(['*', '_']) {
+        let bare = got.trim_matches(['*', '_']);
+        if bare.len() + 4 >= got.len() && !bare.contains(['*', '_']) {
+            got = bare.to_string();
+        }
+    }
+    let got = got.to_lowercase();
+    let got = got
+        .strip_suffix(['.', '!'])
+        .filter(|_| !want.ends_with(['.', '!']))
+        .unwrap_or(&got);
+    let got = if text.contains(['*', '_']) {
+        got
+    } else {
+        got.trim_matches(['*', '_'])
+    };
+    !want.is_empty() && got == want
+}
+
+/// [`measure_against`] before a found quote is weighed.
+fn measure_viewed(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> Finding {
     match json_view::view(content) {
         View::JsonLike(what) => {
             let f = measure_view(m, content, None, inputs);
@@ -1061,6 +1113,29 @@ fn measure_json(m: &Measure, content: &str, v: &Value, inputs: &[Cow<'_, str>]) 
                 return finding(
                     None,
                     format!("{}, but a string value of the JSON output holds it as Markdown: whether that is the output's format is for the judge", f.detail),
+                    None,
+                );
+            }
+            f
+        }
+        Measure::Count {
+            unit: Unit::Words,
+            min,
+            ..
+        } if *min > 0 => {
+            let f = measure_view(m, content, Some(v), inputs);
+            // Over several string values, which of them is the text asked
+            // for (a summary, not a comment or a debug field beside it) is
+            // not told by their keys: whether it is long enough is the
+            // judge's.
+            let worded = json_view::strings(v)
+                .into_iter()
+                .filter(|s| s.split_whitespace().next().is_some())
+                .count();
+            if f.held == Some(true) && worded > 1 {
+                return finding(
+                    None,
+                    format!("{}, but over {worded} string values: which of them is the text asked for (not a comment or a note beside it) is for the judge", f.detail),
                     None,
                 );
             }
@@ -2462,8 +2537,9 @@ pub fn rearranged_copy(body: &str, inputs: &[&str], program: &str) -> bool {
 /// engine anywhere (`<%= x %>`, `#{x}`, `[[x]]`, `%NAME%`, `$NAME`,
 /// `__NAME__`), or, in an output of three lines or fewer, a line that
 /// is only, after a short label, a
-/// bracketed word or two (`(blank)`, `[Summary]`), a dash, `No content`
-/// or a note to write something here (`Write the summary here.`).
+/// bracketed word or two (`(blank)`, `[Summary]`), a dash, `No content`,
+/// a note to write something here (`Write the summary here.`) or
+/// scaffolding ([`rendered::scaffold_text`]: `%s`, `None`, `Item 1`).
 fn looks_unfilled(t: &str) -> bool {
     static SLOT: LazyLock<Regex> = LazyLock::new(|| {
         re(
@@ -2485,7 +2561,12 @@ fn looks_unfilled(t: &str) -> bool {
         })
         .filter(|l| !l.is_empty())
         .collect();
-    SLOT.is_match(t) || (lines.len() <= 3 && lines.iter().any(|l| LINE.is_match(l)))
+    static LABEL: LazyLock<Regex> = LazyLock::new(|| re(r"^[\p{L}\p{N} ]{1,40}:\s*"));
+    SLOT.is_match(t)
+        || (lines.len() <= 3
+            && lines
+                .iter()
+                .any(|l| LINE.is_match(l) || rendered::scaffold_text(&LABEL.replace(l, ""))))
 }
 
 /// Why what held over `content` is not evidence enough on its own, when
@@ -3564,6 +3645,21 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
         };
         if arr.iter().any(|e| holds_items(e, fields)) {
             unread = Some(format!("an element of the output's list of {item}s holds a list of records, or an object naming a field the clause asks for"));
+        } else if arr.iter().any(|e| {
+            let patterns: Vec<Regex> = fields.iter().filter_map(|f| label_pattern(f)).collect();
+            json_view::strings(e)
+                .into_iter()
+                .any(|s| shows_entries(s, &patterns))
+        }) {
+            unread = Some(format!("an element of the output's list of {item}s holds a string showing a list, JSON or a field's label: another {item}, perhaps"));
+        } else if let Some(v) = arr.iter().find_map(|e| {
+            e.as_object().and_then(|o| {
+                o.iter()
+                    .filter(|(k, _)| fields.iter().any(|f| norm(f) == norm(k)))
+                    .find_map(|(_, v)| doubtful_value(v))
+            })
+        }) {
+            unread = Some(format!("a field's value ({v}) may say there is none"));
         }
         arr.iter()
             .map(|e| {
@@ -3613,6 +3709,16 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                         None => is_url_field(f) && cells.iter().any(|v| shows_page(v)),
                     })
                     .collect();
+                if unread.is_none() {
+                    if let Some(v) = cols
+                        .iter()
+                        .flatten()
+                        .filter_map(|i| cells.get(*i))
+                        .find(|v| doubtful_text(v))
+                    {
+                        unread = Some(format!("a field's value (`{v}`) may say there is none"));
+                    }
+                }
                 rows.push((present, Some(piece.line.clone())));
             }
         }
@@ -3633,6 +3739,12 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     }
                 })
                 .collect();
+            if unread.is_none() && doubtful_text(&it.text) {
+                unread = Some(format!(
+                    "an item (`{}`) may say a field has no value",
+                    it.text.trim()
+                ));
+            }
             rows.push((present, Some(it.line.clone())));
         }
         if rows.is_empty() {
@@ -3698,6 +3810,30 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
     }
 }
 
+/// A field's JSON value that may say there is none (`false`, or a string
+/// [`doubtful_text`]), as written, for a note.
+fn doubtful_value(v: &Value) -> Option<String> {
+    match v {
+        Value::Bool(false) => Some("`false`".into()),
+        Value::String(s) if doubtful_text(s) => Some(format!("`{s}`")),
+        _ => None,
+    }
+}
+
+/// Whether text written as a field's value may say the field has none,
+/// in words no list of non-answers holds (`not known`, `unavailable`,
+/// `could not find`, `no year given`): a word that negates or says
+/// something is missing. Such a value is no evidence the field is there;
+/// it is the judge's, never a miss on its own.
+fn doubtful_text(t: &str) -> bool {
+    static DOUBT: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:not?|none|never|nothing|without|cannot|can't|couldn't|could|false|null|nil|undefined|unknown|unavailable|unclear|undated|undisclosed|unnamed|unpublished|missing|absent|lacking|n/?a|tbd|tba|pending|redacted|withheld|omitted|unsure|uncertain|maybe|perhaps|approx(?:imately)?|circa)\b|n't\b|n’t\b",
+        )
+    });
+    DOUBT.is_match(t)
+}
+
 /// Whether `v`, written as the value of `field`, shows something a
 /// reader can use ([`a_value`]) that is no placeholder for it: not the
 /// field's own name once case and marks are folded (`title: title`, a
@@ -3743,19 +3879,25 @@ fn json_field_value(field: &str, v: &Value) -> bool {
 /// Whether a JSON object read for its one array of items holds, beside
 /// that array, an object holding a value (at any depth: `next_page`,
 /// `meta.more`, a lone `item`), or a string showing items in another
-/// form (a list, a JSON value, a label of one of the `fields`): it may
+/// form (a list, a table, a JSON value, a label of one of the `fields`): it may
 /// hold items pactum did not read.
 fn json_entries_beside(o: &serde_json::Map<String, Value>, fields: &[String]) -> bool {
     let patterns: Vec<Regex> = fields.iter().filter_map(|f| label_pattern(f)).collect();
     o.values().any(|v| match v {
         Value::Object(_) => has_value(v),
-        Value::String(t) => {
-            shows_json_value(t)
-                || patterns.iter().any(|p| p.is_match(t))
-                || !render(t).items.is_empty()
-        }
+        Value::String(t) => shows_entries(t, &patterns),
         _ => false,
     })
+}
+
+/// Whether the string `t` shows entries of its own: a list, a table, a
+/// JSON value, or a label matching one of `patterns` (`title: …`).
+fn shows_entries(t: &str, patterns: &[Regex]) -> bool {
+    let r = render(t);
+    shows_json_value(t)
+        || patterns.iter().any(|p| p.is_match(t))
+        || !r.items.is_empty()
+        || !r.tables.is_empty()
 }
 
 /// Whether an item `v` of a JSON list may hold items of its own: one of
@@ -4135,12 +4277,14 @@ mod tests {
             &long,
         );
         assert_eq!(f.held, Some(false), "{f:?}");
+        // Not an echo: found in a sentence of its own, it is the judge's
+        // to say whether the sentence says it.
         let f = measure_against(
             &m,
             "Solid-state batteries use a solid electrolyte.",
             &inputs,
         );
-        assert_eq!(f.held, Some(true));
+        assert_eq!(f.held, None, "{f:?}");
         // A negated quote takes no discount: the echo still says it.
         let f = measure_against(&Measure::Not(Box::new(m)), "Solid-state batteries", &inputs);
         assert_eq!(f.held, Some(false));
@@ -4254,8 +4398,15 @@ mod tests {
         };
         assert_eq!(held(rows, "| a |\n|---|\n| 1 |\n| 2 |"), Some(true));
         assert_eq!(
-            held(M::Contains("No Sources".into()), "no sources were found"),
+            held(
+                M::Contains("No Sources were found".into()),
+                "no sources were found."
+            ),
             Some(true)
+        );
+        assert_eq!(
+            held(M::Contains("No Sources".into()), "no sources were found"),
+            None
         );
         assert_eq!(held(M::Contains("x".into()), "y"), Some(false));
     }

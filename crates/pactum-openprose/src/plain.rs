@@ -13,8 +13,9 @@
 //!
 //! [`held_unread`] then says which measures that held are no evidence
 //! over any output: a bound that says "no more than" on items, sources,
-//! rows or headings (never met by a count), a quote asked, denied or
-//! supposed, and words that barely differ.
+//! rows or headings (never met by a count), and words that barely
+//! differ. A quote is said only by an output that is the quote alone
+//! ([`crate::check::measure_against`]).
 
 use pulldown_cmark::{Event, Options, Parser, Tag};
 
@@ -99,9 +100,8 @@ fn written_values(t: &str) -> bool {
 ///   Over the count it still fails;
 /// - paragraphs (an upper bound): a line break after a sentence inside
 ///   one, where a reader may see two;
-/// - a quote (`saying "…"`): every place it is found is in quotation
-///   marks, asked, or with a negation or a condition in its sentence;
-/// - words (a lower bound): words that barely differ.
+/// - words (a lower bound): words that barely differ (a number glued to
+///   a word makes no new one: `word1`, `word2`).
 ///
 /// A JSON output is read by its string values, each after the key that
 /// frames it (`excluded: Daikin`). `None` when what held is evidence.
@@ -149,7 +149,6 @@ fn held_unread_text(m: &Measure, content: &str) -> Option<String> {
             max: Some(_),
             ..
         } => paragraphs_unread(content),
-        Measure::Contains(quote) => unsaid(quote, content),
         Measure::Count {
             unit: Unit::Words,
             min,
@@ -197,69 +196,19 @@ fn excerpt(t: &str) -> String {
     pactum_core::text::truncate_chars(t, 40)
 }
 
-/// Why the quote `q` is not said by `content` although found in it:
-/// every place it is found is set in quotation marks (mentioned, not
-/// used), or follows a negation in its sentence.
-fn unsaid(q: &str, content: &str) -> Option<String> {
-    use std::sync::LazyLock;
-    static NEGATION: LazyLock<regex::Regex> = LazyLock::new(|| {
-        #[allow(clippy::unwrap_used)] // a constant pattern
-        regex::Regex::new(r"(?i)\b(?:not|no|never|nor|neither|none|nothing|nobody|cannot|false|untrue|wrong|incorrect|without|deny|denies|denied|rather than|instead of|exclude|excluded|excluding|reject|rejected|avoid|avoided|forbidden|banned|blocked|removed|missing|invalid|unverified|unconfirmed|negative|if|whether|unless|until|once|would|could|might|should|may|hardly|barely|fake|fictional|hypothetical|example)\b|n't\b|n’t\b").unwrap()
-    });
-    let words: Vec<String> = q.split_whitespace().map(regex::escape).collect();
-    if words.is_empty() {
-        return None;
-    }
-    let pattern = format!(r"(?i){}", words.join(r"\s+"));
-    let Ok(found) = regex::Regex::new(&pattern) else {
-        return Some("the quote could not be looked for in the output as written: whether it is said is for the judge".into());
-    };
-    let quotes = [
-        '"', '\'', '\u{201c}', '\u{201d}', '\u{2018}', '\u{2019}', '\u{ab}', '\u{bb}', '`',
-    ];
-    let mut any = false;
-    for m in found.find_iter(content) {
-        any = true;
-        let before = &content[..m.start()];
-        let after = &content[m.end()..];
-        let quoted = before.trim_end().ends_with(quotes) || after.trim_start().starts_with(quotes);
-        let start = before
-            .rfind(['.', '!', '?', '\n'])
-            .map_or(before, |i| &before[i + 1..]);
-        let end_at = after.find(['.', '!', '?', '\n']).unwrap_or(after.len());
-        let asked = after[end_at..].starts_with('?');
-        // After the quote, its own clause: what follows a colon, a
-        // semicolon, a comma or a dash is another statement (`all clear:
-        // nothing to report`).
-        let rest = &after[..end_at];
-        let rest = &rest[..rest
-            .find([':', ';', ',', '\u{2013}', '\u{2014}'])
-            .unwrap_or(rest.len())];
-        // The quote's own words may hold a negation (`no sources were
-        // found`): only the other words of its sentence are read. A
-        // question, a condition or a negation anywhere in them says
-        // nothing for certain (`is it all clear?`, `all clear (not
-        // really)`, `if it were all clear`).
-        if !quoted && !asked && !NEGATION.is_match(start) && !NEGATION.is_match(rest) {
-            return None;
-        }
-    }
-    Some(if any {
-        "every place the quote is found is set in quotation marks, asked, or in a sentence with a negation or a condition: whether the output says it is for the judge".into()
-    } else {
-        "the quote is found only as the output renders, not as written: whether the output says it is for the judge".into()
-    })
-}
-
 /// Why the words of `content` are no evidence for a lower bound on
 /// words: too few of them differ (`word word word…`: fewer distinct
 /// words than a quarter of them, or than three), or most are single
 /// characters (`a b c d…`). Prose repeats words, never that much.
 fn degenerate_words(content: &str) -> Option<String> {
+    // A number glued to a word makes no new word (`word1`, `word2`).
     let words: Vec<String> = content
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
+        .map(|w| {
+            let letters: String = w.chars().filter(|c| !c.is_ascii_digit()).collect();
+            if letters.is_empty() { w } else { &letters }.to_lowercase()
+        })
         .collect();
     if words.is_empty() {
         return None;

@@ -701,15 +701,102 @@ pub(crate) fn placeholder_value(v: &str, key: Option<&str>) -> bool {
         .trim()
         .to_lowercase();
     placeholder_text(t)
+        || scaffold_text(t)
         || SLOT.is_match(t)
         || TYPE_NAMES.contains(&bare.as_str())
         || key.is_some_and(|k| !norm(k).is_empty() && norm(k) == norm(t))
 }
 
+/// Words that stand where content should be in a scaffold, or only
+/// point at more (`Item`, `Column`, `etc.`, `and more`, `None`): with
+/// [`crate::check::is_placeholder_word`], what [`scaffold_text`] reads.
+pub(crate) const SCAFFOLD: &[&str] = &[
+    "item", "items", "heading", "column", "col", "row", "cell", "entry", "bullet", "foo", "bar",
+    "baz", "qux", "none", "etc", "and", "more", "others", "so", "on",
+];
+
+/// Words that, numbered (`Step 1`, `Title 2`, `Word3`), stand where
+/// content should be; alone they may be a real heading (`Summary`).
+const NUMBERED_SCAFFOLD: &[&str] = &[
+    "word",
+    "words",
+    "point",
+    "step",
+    "title",
+    "name",
+    "example",
+    "sample",
+    "source",
+    "link",
+    "section",
+    "paragraph",
+    "value",
+    "field",
+    "text",
+    "option",
+    "element",
+    "thing",
+    "test",
+    "line",
+    "header",
+    "label",
+    "content",
+    "description",
+    "summary",
+    "note",
+    "part",
+    "chapter",
+    "slide",
+    "answer",
+    "result",
+    "finding",
+    "reference",
+    "citation",
+    "url",
+    "topic",
+    "idea",
+    "reason",
+];
+
+/// Whether `t` is scaffolding rather than content: with its digits
+/// dropped, nothing but [`SCAFFOLD`] or placeholder words (`TODO 1`,
+/// `Item 2`, `# Heading 1`, `etc.`, `and more`), or a template slot
+/// written for a program to fill (`%s`, `%(summary)s`, `{0}`, `${name}`,
+/// `SUMMARY_PLACEHOLDER`).
+pub(crate) fn scaffold_text(t: &str) -> bool {
+    static SLOT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?:^|[^\w%])%(?:\([A-Za-z_]\w*\))?[-+ #0]*\d*(?:\.\d+)?[sdifr](?:$|[^\w])|\{\d*\}|\$\{\w+\}|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PLACEHOLDER|TODO|TBD|HERE)\b|\b(?:PLACEHOLDER|INSERT|YOUR|REPLACE)_[A-Z0-9_]+\b",
+        )
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    if SLOT.is_match(t) {
+        return true;
+    }
+    let numbered = t.chars().any(|c| c.is_ascii_digit());
+    let ws: Vec<String> = t
+        .split(|c: char| !c.is_alphanumeric())
+        .map(|w| {
+            w.chars()
+                .filter(|c| !c.is_ascii_digit())
+                .collect::<String>()
+        })
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+        .collect();
+    !ws.is_empty()
+        && ws.iter().all(|w| {
+            SCAFFOLD.contains(&w.as_str())
+                || crate::check::is_placeholder_word(w)
+                || (numbered && NUMBERED_SCAFFOLD.contains(&w.as_str()))
+        })
+}
+
 /// Whether a unit's rendered text is something a reader can use: a word
-/// with a letter or digit, not only placeholders (`TODO`, `TBD`, `N/A`).
+/// with a letter or digit, not only placeholders (`TODO`, `TBD`, `N/A`)
+/// or scaffolding ([`scaffold_text`]).
 pub(crate) fn meaningful(text: &str) -> bool {
-    if pactum_core::text::is_blank(text) || placeholder_phrase(text) {
+    if pactum_core::text::is_blank(text) || placeholder_phrase(text) || scaffold_text(text) {
         return false;
     }
     let ws: Vec<String> = text
@@ -799,8 +886,8 @@ fn small_capital(c: char) -> char {
 }
 
 /// `s` read loosely, for a forbidden text only: [`lookalike_fold`] with
-/// combining marks dropped, dashes between letters and hard line breaks
-/// removed, and letter-spaced runs (`l i t h`) joined. A match here only
+/// combining marks dropped, dashes after a letter (with the white space
+/// and one line break after them) and hard line breaks removed, and letter-spaced runs (`l i t h`) joined. A match here only
 /// ever leaves the clause to the judge.
 pub(crate) fn loose_fold(s: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
@@ -838,9 +925,23 @@ pub(crate) fn loose_fold(s: &str) -> String {
                 continue;
             }
         }
-        if prev_alnum && dash(c) && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric()) {
-            i += 1;
-            continue;
+        if prev_alnum && dash(c) {
+            // A word hyphenated at a line end (`lith-` then `ium`), or
+            // with white space after its hyphen, reads as one word.
+            let mut j = i + 1;
+            let mut breaks = 0;
+            while let Some(&w) = chars.get(j) {
+                if w == '\n' {
+                    breaks += 1;
+                } else if !matches!(w, ' ' | '\t' | '\r') {
+                    break;
+                }
+                j += 1;
+            }
+            if breaks <= 1 && chars.get(j).is_some_and(|n| n.is_alphanumeric()) {
+                i = j;
+                continue;
+            }
         }
         joined.push(c);
         i += 1;
@@ -920,7 +1021,74 @@ pub(crate) fn page(url: &str) -> Option<String> {
     if !opens {
         return None;
     }
-    page_of(url, true).filter(|p| public_host(p))
+    page_of(url, true).filter(|p| public_host(p) && !placeholder_page(p))
+}
+
+/// Whether a [`page_of`] page is a placeholder written where a link
+/// should be: its host's name under the top-level domain made only of
+/// template words (`url.com`, `xxx.com`, `your-website.com`), or a path
+/// segment that is a slot or a placeholder (`/TODO`, `/[slug]`,
+/// `/{id}`, `/<page>`, `/N/A`, `/...`).
+fn placeholder_page(page: &str) -> bool {
+    let (host, path) = page.split_once('/').unwrap_or((page, ""));
+    let host = host.split(':').next().unwrap_or("").to_lowercase();
+    let mut labels = host.rsplit('.').skip(1);
+    let name = labels.next().unwrap_or("");
+    let name = if name == "www" { "" } else { name };
+    let template = |w: &str| {
+        crate::check::is_placeholder_word(w)
+            || SCAFFOLD.contains(&w)
+            || matches!(
+                w,
+                "url"
+                    | "uri"
+                    | "link"
+                    | "your"
+                    | "my"
+                    | "website"
+                    | "site"
+                    | "domain"
+                    | "yoursite"
+                    | "yourdomain"
+                    | "yourwebsite"
+                    | "mysite"
+                    | "company"
+                    | "insert"
+                    | "here"
+                    | "dummy"
+                    | "fake"
+                    | "replace"
+                    | "me"
+                    | "sitename"
+                    | "domainname"
+                    | "source"
+                    | "sample"
+                    | "test"
+                    | "example"
+            )
+    };
+    let named_by_template = !name.is_empty()
+        && name
+            .split(['-', '_'])
+            .filter(|w| !w.is_empty())
+            .all(template);
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    // The parser escapes braces and angle brackets in a path.
+    let lower = path
+        .to_lowercase()
+        .replace("%7b", "{")
+        .replace("%7d", "}")
+        .replace("%3c", "<")
+        .replace("%3e", ">")
+        .replace("%5b", "[")
+        .replace("%5d", "]");
+    let slot_segment = lower.split('/').any(|s| {
+        let bare = s.trim_matches(|c: char| matches!(c, '[' | ']' | '{' | '}' | '<' | '>' | ':'));
+        (s != bare && !bare.is_empty())
+            || s.chars().all(|c| c == '.' || c == '…') && !s.is_empty() && s != "." && s != ".."
+            || (!s.is_empty() && s.split(['-', '_']).all(crate::check::is_placeholder_word))
+    });
+    named_by_template || slot_segment || lower.contains("n/a")
 }
 
 /// The top-level domains of the DNS root zone (`tlds.txt`), each as a

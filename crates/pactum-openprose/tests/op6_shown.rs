@@ -160,6 +160,10 @@ fn a_quote_in_text_with_a_bidi_control_is_for_the_judge() {
     }
     assert_eq!(
         one(says, "Our finding: solid electrolytes are safer overall.\n"),
+        kept(says)
+    );
+    assert_eq!(
+        one(says, "Solid electrolytes are safer.\n"),
         Verdict::Satisfied
     );
 }

@@ -97,7 +97,8 @@ fn echoed_input_is_no_mention() {
             ("vm.log.md", OK_LOG),
         ],
     );
-    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
+    // Found in a sentence, whether it is said is the judge's.
+    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::NotEvaluable]);
 }
 
 /// A quality word the measures cannot check goes to the judge; the format
@@ -731,7 +732,7 @@ fn an_html_comment_is_no_evidence() {
     }
     assert_eq!(
         graded(says, "<!-- note -->Lithium dendrites grow.\n"),
-        vec![Verdict::Satisfied]
+        vec![Verdict::NotEvaluable]
     );
     assert_eq!(
         graded(

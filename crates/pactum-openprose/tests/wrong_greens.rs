@@ -1157,7 +1157,7 @@ fn html_that_hides_text_is_no_evidence() {
             &format!("saying \"{q}\""),
             &format!("The search finished early: <b>{q}</b>.<br>\n")
         ),
-        Verdict::Satisfied
+        kept("saying \"x\"")
     );
 }
 
@@ -1660,6 +1660,7 @@ fn empty_comments_and_quoted_words() {
     never_green("saying \"100\"", "It costs 1000 dollars.\n");
     assert_eq!(
         one("saying \"safe\"", "The reactor is safe.\n"),
-        Verdict::Satisfied
+        kept("saying \"safe\"")
     );
+    assert_eq!(one("saying \"safe\"", "Safe.\n"), Verdict::Satisfied);
 }

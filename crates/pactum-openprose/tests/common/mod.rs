@@ -121,7 +121,7 @@ pub fn none_green(cases: &[(&str, &str)]) {
 pub fn green(cases: &[(&str, &str)]) {
     for (clause, binding) in cases {
         let v = one(clause, binding);
-        if says_no_more_than(clause) {
+        if says_no_more_than(clause) || says_a_quote(clause) {
             assert_ne!(v, Verdict::Violated, "{clause:?} over {binding:?}");
         } else {
             assert_eq!(v, Verdict::Satisfied, "{clause:?} over {binding:?}");
@@ -176,11 +176,28 @@ pub fn says_no_more_than(clause: &str) -> bool {
         .any(|n| c.contains(n))
 }
 
+/// Whether a clause requires a quoted text (`saying "x"`, not negated):
+/// found anywhere but in an output that is the quote alone, whether it is
+/// said is the judge's.
+pub fn says_a_quote(clause: &str) -> bool {
+    let c = clause.to_lowercase();
+    let unquoted: String = c.split('"').step_by(2).collect();
+    let verbs = [
+        "saying", "says", "say ", "contain", "includ", "mention", "reads", "stating", "states",
+    ];
+    c.contains('"')
+        && verbs.iter().any(|v| c.contains(v))
+        && !["not ", "no ", "without", "never", "n't"]
+            .iter()
+            .any(|n| unquoted.contains(n))
+}
+
 /// The verdict of a clause that held over a correct output: satisfied,
 /// or the judge's for a bound that says "no more than"
-/// ([`says_no_more_than`]).
+/// ([`says_no_more_than`]) or a quote said in more than the quote alone
+/// ([`says_a_quote`]).
 pub fn kept(clause: &str) -> Verdict {
-    if says_no_more_than(clause) {
+    if says_no_more_than(clause) || says_a_quote(clause) {
         Verdict::NotEvaluable
     } else {
         Verdict::Satisfied

@@ -1,0 +1,193 @@
+//! Values that stand where content should be: a field's value that says
+//! it has none in any words, an item holding another item, a template
+//! slot a program left unfilled, a placeholder link and numbered
+//! scaffolding are no evidence that the output holds what a clause asks.
+
+use pactum_core::Verdict;
+
+mod common;
+use common::*;
+
+const JSON: &str = "bindings/svc/summary.json";
+const EACH: &str = "each item has: title, year";
+
+/// A year that says there is none, in words no list holds, or `false`.
+#[test]
+fn a_field_value_saying_there_is_none_fills_no_field() {
+    for v in [
+        r#""not known""#,
+        r#""unavailable""#,
+        r#""no data""#,
+        r#""Unknown year""#,
+        r#""could not find""#,
+        r#""not disclosed""#,
+        r#""none found""#,
+        "false",
+    ] {
+        let body =
+            format!(r#"[{{"title":"Daikin","year":2020}},{{"title":"Vaillant","year":{v}}}]"#);
+        assert_ne!(one_at(EACH, JSON, &body), Verdict::Satisfied, "{v}");
+    }
+    for body in [
+        "| title | year |\n|---|---|\n| Daikin | 2020 |\n| Vaillant | no year given |\n",
+        "- title: Daikin, year: 2020\n- title: Vaillant, year: not known\n",
+        "| title | year |\n|---|---|\n| Daikin | 2020 |\n| Vaillant | N/A (not found) |\n",
+    ] {
+        never_green(EACH, body);
+    }
+    // Real values are read as ever.
+    assert_eq!(
+        one_at(
+            EACH,
+            JSON,
+            r#"[{"title":"Daikin","year":2020},{"title":"Vaillant","year":"2021"}]"#
+        ),
+        Verdict::Satisfied
+    );
+    assert_eq!(
+        one(
+            EACH,
+            "| title | year |\n|---|---|\n| Daikin | 2020 |\n| Vaillant | 2021 |\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// An item's own string holding another item (a label, a list, a table,
+/// JSON) may be an item lacking a field.
+#[test]
+fn an_item_string_holding_an_item_is_the_judges() {
+    for body in [
+        r#"[{"title":"Daikin","year":2020,"notes":"title: Vaillant"}]"#,
+        r#"[{"title":"Daikin","year":2020},{"title":"Vaillant","year":2021,"sub":"- title: Bosch"}]"#,
+        r#"[{"title":"Daikin","year":2020,"notes":"{\"title\":\"Vaillant\"}"}]"#,
+        r#"[{"title":"Daikin","year":2020,"notes":"| title | year |\n|---|---|\n| Vaillant | |"}]"#,
+    ] {
+        assert_ne!(one_at(EACH, JSON, body), Verdict::Satisfied, "{body}");
+    }
+    assert_eq!(
+        one_at(
+            EACH,
+            JSON,
+            r#"[{"title":"Daikin","year":2020,"notes":"Market leader in Japan."}]"#
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// A printf slot, Python's `None` or a named placeholder is no output.
+#[test]
+fn an_unfilled_program_slot_is_no_output() {
+    for out in [
+        "%s",
+        "%(summary)s",
+        "Summary: %s",
+        "# Summary\n\n%s",
+        "None",
+        "Summary: None",
+        "SUMMARY_PLACEHOLDER",
+        "{0}",
+        "${summary}",
+    ] {
+        never_green("a summary", &format!("{out}\n"));
+    }
+    for body in [r#"{"summary":"%s"}"#, r#"{"summary":"None"}"#] {
+        assert_ne!(
+            one_at("a summary", JSON, body),
+            Verdict::Satisfied,
+            "{body}"
+        );
+    }
+    // A sentence that mentions a percentage is content.
+    assert_eq!(
+        one("a summary", "Sales rose 5% in 2024.\n"),
+        Verdict::Satisfied
+    );
+}
+
+/// A link to a placeholder host or path is no source.
+#[test]
+fn placeholder_links_are_no_sources() {
+    for out in [
+        "- [Daikin](https://URL.com)\n- [Vaillant](https://xxx.com)\n- [Viessmann](https://tbd.com)\n",
+        "- [Daikin](https://your-website.com)\n- [Vaillant](https://placeholder.com)\n- [Viessmann](https://todo.com)\n",
+        "- [Daikin](https://www.daikin.com/TODO)\n- [Vaillant](https://www.daikin.com/[slug])\n- [Viessmann](https://www.daikin.com/N/A)\n",
+        "- [Daikin](https://www.daikin.com/{id})\n- [Vaillant](https://www.vaillant.de/<page>)\n- [Viessmann](https://www.viessmann.de/...)\n",
+    ] {
+        never_green("at least 3 sources", out);
+    }
+    for u in [
+        "https://URL.com",
+        "https://tbd.com",
+        "https://your-website.com",
+        "https://www.vaillant.de/TODO",
+        "https://www.vaillant.de/[slug]",
+        "https://www.vaillant.de/N/A",
+    ] {
+        let body = format!(
+            r#"[{{"title":"Daikin","url":"https://www.daikin.com/"}},{{"title":"Vaillant","url":"{u}"}}]"#
+        );
+        assert_ne!(
+            one_at("each source has: title, url", JSON, &body),
+            Verdict::Satisfied,
+            "{u}"
+        );
+    }
+    assert_eq!(
+        one(
+            "at least 3 sources",
+            "- [Daikin](https://www.daikin.com/)\n- [Vaillant](https://link.springer.com/x)\n- [Viessmann](https://www.viessmann.de/en/products)\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// Scaffolding made distinct by a number, or an item that only points at
+/// more, meets no lower bound and no format.
+#[test]
+fn numbered_scaffolding_meets_no_lower_bound() {
+    for out in [
+        "- TODO 1\n- TODO 2\n- TODO 3\n",
+        "- Item 1\n- Item 2\n- Item 3\n",
+        "- Placeholder 1\n- Placeholder 2\n- Placeholder 3\n",
+        "- Daikin\n- Vaillant\n- %s\n",
+        "- Daikin\n- Vaillant\n- None\n",
+        "- Daikin\n- Vaillant\n- etc.\n",
+        "- Daikin\n- Vaillant\n- and more\n",
+    ] {
+        never_green("at least 3 items", out);
+    }
+    assert_ne!(
+        one_at("at least 3 items", JSON, r#"["TODO 1","TODO 2","TODO 3"]"#),
+        Verdict::Satisfied
+    );
+    never_green(
+        "at least 20 words",
+        "word1 word2 word3 word4 word5 word6 word7 word8 word9 word10 word11 word12 word13 word14 word15 word16 word17 word18 word19 word20\n",
+    );
+    never_green(
+        "a markdown report with headings",
+        "# Heading 1\n\nBattery costs fell in 2024.\n",
+    );
+    never_green(
+        "a markdown report with headings",
+        "# %s\n\nBattery costs fell in 2024.\n",
+    );
+    never_green(
+        "a markdown table",
+        "| Column 1 | Column 2 |\n|---|---|\n| Row 1 | Row 1 |\n",
+    );
+    never_green("a numbered list", "1. Item 1\n2. Item 2\n");
+    // Real items, a real heading named like a section, are read as ever.
+    assert_eq!(
+        one("at least 3 items", "- Daikin\n- Vaillant\n- Bosch\n"),
+        Verdict::Satisfied
+    );
+    assert_eq!(
+        one(
+            "a markdown report with headings",
+            "# Summary\n\nBattery costs fell in 2024.\n"
+        ),
+        Verdict::Satisfied
+    );
+}
