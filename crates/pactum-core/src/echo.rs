@@ -152,6 +152,79 @@ pub fn only_copied(response: &str, inputs: &[Cow<'_, str>]) -> bool {
     })
 }
 
+/// Whether `quote` only restates one of `texts`: its [`words`], in order,
+/// are a run of words of one text with at most one word in five (rounded
+/// down) added, dropped or changed, so a quote of four words or fewer must
+/// be found whole. A quote that is a text's own words, or nearly, says
+/// nothing that text did not, whatever surrounds it where it was found.
+/// Case, punctuation and white space are no difference ([`words`]).
+///
+/// Like [`only_copied`], use it only where discounting fails closed.
+///
+/// Cost: one pass over each text per quote, each word compared with at
+/// most a band of the quote's words as wide as the edits allowed (an edit
+/// distance to any passage, with Ukkonen's cut-off).
+pub fn restates(quote: &str, texts: &[Cow<'_, str>]) -> bool {
+    let mut vocab: HashMap<String, u32> = HashMap::new();
+    let mine: Vec<u32> = words(quote)
+        .into_iter()
+        .map(|w| {
+            let n = u32::try_from(vocab.len()).unwrap_or(u32::MAX - 1);
+            *vocab.entry(w).or_insert(n)
+        })
+        .collect();
+    let n = mine.len();
+    if n == 0 {
+        return false;
+    }
+    let k = n / 5;
+    texts.iter().any(|t| {
+        let theirs: Vec<u32> = words(t)
+            .into_iter()
+            .map(|w| vocab.get(&w).copied().unwrap_or(u32::MAX))
+            .collect();
+        within_edits(&mine, &theirs, k)
+    })
+}
+
+/// Whether some run of `text` is within `k` word edits of `pattern`
+/// (Sellers' approximate matching, rows past the last one within `k`
+/// left uncomputed: they hold more than `k` and only feed values above
+/// `k`).
+fn within_edits(pattern: &[u32], text: &[u32], k: usize) -> bool {
+    let n = pattern.len();
+    // Fewer shared words than a match needs: no run can be close enough.
+    let present: std::collections::HashSet<u32> = text.iter().copied().collect();
+    let shared = pattern.iter().filter(|w| present.contains(w)).count();
+    if shared + k < n {
+        return false;
+    }
+    // col[i]: the fewest edits from pattern[..i] to a run ending here.
+    let mut col: Vec<usize> = (0..=n).collect();
+    let mut top = k.min(n);
+    if top == n && col[n] <= k {
+        return true;
+    }
+    for &w in text {
+        let mut diag = col[0];
+        let lim = (top + 1).min(n);
+        for i in 1..=lim {
+            let cost = usize::from(pattern[i - 1] != w);
+            let v = (diag + cost).min(col[i] + 1).min(col[i - 1] + 1);
+            diag = col[i];
+            col[i] = v;
+        }
+        top = lim;
+        while col[top] > k {
+            top -= 1;
+        }
+        if top == n {
+            return true;
+        }
+    }
+    false
+}
+
 /// The Knuth–Morris–Pratt failure function of `p`: for each prefix, the
 /// length of its longest proper prefix that is also its suffix.
 fn kmp_failure(p: &[u32]) -> Vec<usize> {
@@ -669,6 +742,44 @@ mod tests {
 
     fn inputs(v: &[&'static str]) -> Vec<Cow<'static, str>> {
         v.iter().map(|s| Cow::Borrowed(*s)).collect()
+    }
+
+    /// A quote restates a text when it is a run of its words, case and
+    /// punctuation aside, with at most one word in five added, dropped
+    /// or changed; a quote sharing only a few words does not.
+    #[test]
+    fn a_quote_restating_a_text() {
+        let t = inputs(&["We need a credible analysis of battery costs for the board."]);
+        for q in [
+            "a credible analysis of battery costs",
+            "A CREDIBLE analysis, of battery-costs!",
+            "a credible analysis of lithium battery costs",
+            "a credible review of battery costs",
+            "a credible analysis of costs",
+            "board",
+        ] {
+            assert!(restates(q, &t), "{q}");
+        }
+        for q in [
+            "",
+            "Costs are high",
+            "analysis costs",
+            "Our task: a credible analysis of battery costs",
+            "battery costs fell by a fifth, led by cheaper cathodes",
+            "a credible analysis of battery costs shows pack prices fell",
+        ] {
+            assert!(!restates(q, &t), "{q}");
+        }
+        // Any one of the texts, never pieces of two.
+        let two = inputs(&["a credible analysis", "of battery costs"]);
+        assert!(!restates("a credible analysis of battery costs", &two));
+        // A long text is scanned once, the quote found at its end.
+        let long: String = "filler words here ".repeat(20_000) + "the costs are high today";
+        assert!(restates(
+            "the costs are high today",
+            &[Cow::Owned(long.clone())]
+        ));
+        assert!(!restates("the prices are low today", &[Cow::Owned(long)]));
     }
 
     fn echo_of(response: &str, needle: &str, input: &[&'static str]) -> bool {

@@ -30,7 +30,8 @@
 //! satisfied, even one a triggered conditional would have stood aside: one it does not declare (a crash) makes
 //! them `violated`, a declared one `not_evaluable` (`unfinished`); a
 //! judge's quote from another output than the clause's is
-//! `fabricated-evidence`.
+//! `fabricated-evidence`, and so is one behind a `satisfied` answer that
+//! only restates the clause, the contract or an input.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -532,6 +533,9 @@ impl Memo {
                 if beside_scalars(content) && copy_of_input(&shown_text(content), inputs, c) {
                     return Some("its string values only repeat what the service was given, beside numbers or booleans: whether those are its own answer is for the judge".into());
                 }
+                if let Some(why) = copy_beside_tokens(content, inputs, c) {
+                    return Some(why);
+                }
                 unseen(content, inputs, c)
             })
             .clone()
@@ -822,6 +826,21 @@ fn copy_of_input(shown: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> bool 
     pactum_core::echo::only_copied(&copy_fold(shown), &folded)
 }
 
+/// Why a JSON output's prose is no text of its own: its prose string
+/// values only repeat what the service was given (copied, pieced or
+/// reordered), beside short token-like values
+/// ([`crate::json_view::prose_beside_tokens`]: an id, a model name, a
+/// status word, a timestamp). Those are metadata like numbers and
+/// booleans: they may be an answer, so the clause is the judge's, but
+/// they make the copy no summary of the service's own.
+fn copy_beside_tokens(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<String> {
+    let prose = crate::json_view::prose_beside_tokens(&crate::check::as_json(content)?)?;
+    let program = QUOTED.replace_all(&c.source_text, " \u{1} ");
+    let texts: Vec<&str> = inputs.iter().map(|i| &**i).collect();
+    (copy_of_input(&prose, inputs, c) || crate::check::rearranged_copy(&prose, &texts, &program))
+        .then(|| "its prose string values only repeat what the service was given, beside short values such as ids, codes, dates or status words: whether those are its own answer is for the judge".into())
+}
+
 /// Whether `content` is a JSON value holding a number or a boolean.
 fn beside_scalars(content: &str) -> bool {
     crate::check::as_json(content).is_some_and(|v| crate::json_view::scalars(&v))
@@ -856,15 +875,7 @@ fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) ->
     if !only_copied(content, &[Cow::Borrowed(&*c.source_text)]) {
         return false;
     }
-    let asked: Vec<Cow<'_, str>> = c
-        .declared
-        .clauses
-        .iter()
-        .flat_map(|d| std::iter::once(&d.text).chain(&d.sub))
-        .flat_map(|t| QUOTED.captures_iter(t))
-        .filter_map(|q| q.get(1).or_else(|| q.get(2)))
-        .map(|m| Cow::Owned(m.as_str().to_string()))
-        .collect();
+    let asked: Vec<Cow<'_, str>> = asked_texts(c).into_iter().map(Cow::Owned).collect();
     !only_copied(content, &asked)
 }
 
@@ -1061,6 +1072,70 @@ fn copied_quote(r: &ClauseResult, c: &RunContract) -> Option<String> {
         }
         _ => None,
     })
+}
+
+/// Why a judge's answer that the clause held rests on a quote whose own
+/// words only restate the clause, the contract's source file or an input
+/// ([`pactum_core::echo::restates`]: found there whole, or with at most
+/// one word in five added, dropped or changed), wherever the output put
+/// it: "Our task: a credible analysis of battery costs" quoted for that
+/// clause shows only that the output repeated its task. The texts the
+/// clauses quote are what was asked, and are taken out first. `None`
+/// when every quote says something of its own, or the judge found the
+/// clause not kept.
+fn restated_quote(r: &ClauseResult, clause: &DeclaredClause, c: &RunContract) -> Option<String> {
+    if !matches!(r.verdict, Verdict::Satisfied | Verdict::PartiallySatisfied) {
+        return None;
+    }
+    let mut own = std::iter::once(&clause.text)
+        .chain(&clause.sub)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join("\n");
+    for q in asked_texts(c) {
+        own = own.replace(&q, " \u{1} ");
+    }
+    let mut texts: Vec<(&str, String)> = vec![
+        ("the clause's own words", own),
+        ("the contract's source file", source_without_asked(c)),
+    ];
+    texts.extend(
+        c.inputs
+            .iter()
+            .filter_map(|i| i.content.as_deref())
+            .map(|t| ("the service's input", t.to_string())),
+    );
+    // Look-alike letters and accents are no words of the service's own.
+    let folded: Vec<(&str, Cow<'_, str>)> = texts
+        .iter()
+        .map(|(what, t)| (*what, Cow::Owned(copy_fold(t))))
+        .collect();
+    r.evidence.iter().find_map(|e| match e {
+        Evidence::Quote { text, .. } => {
+            let q = copy_fold(text);
+            let (what, _) = folded
+                .iter()
+                .find(|(_, t)| pactum_core::echo::restates(&q, std::slice::from_ref(t)))?;
+            Some(format!(
+                "the judge quoted \"{}\", which only restates {what} (found there whole, or with at most one word in five changed): a restatement is no evidence the clause was kept",
+                truncate_chars(text, 120)
+            ))
+        }
+        _ => None,
+    })
+}
+
+/// The texts the contract's clauses quote ("says \"no sources were
+/// found\""): what was asked, so saying them is no copy.
+fn asked_texts(c: &RunContract) -> Vec<String> {
+    c.declared
+        .clauses
+        .iter()
+        .flat_map(|d| std::iter::once(&d.text).chain(&d.sub))
+        .flat_map(|t| QUOTED.captures_iter(t))
+        .filter_map(|q| q.get(1).or_else(|| q.get(2)))
+        .map(|m| m.as_str().to_string())
+        .collect()
 }
 
 /// The contract's source text (`root.prose.md` or its snapshot), each
@@ -1567,11 +1642,13 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                     Some(r)
                         if foreign_quote(&r, clause, c, &turns).is_some()
                             || hidden_quote(&r, clause, c).is_some()
-                            || copied_quote(&r, c).is_some() =>
+                            || copied_quote(&r, c).is_some()
+                            || restated_quote(&r, clause, c).is_some() =>
                     {
                         let why = foreign_quote(&r, clause, c, &turns)
                             .or_else(|| hidden_quote(&r, clause, c))
                             .or_else(|| copied_quote(&r, c))
+                            .or_else(|| restated_quote(&r, clause, c))
                             .unwrap_or_default();
                         not_evaluable(
                             h,

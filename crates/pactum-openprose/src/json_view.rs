@@ -148,6 +148,45 @@ pub(crate) fn said(v: &Value) -> String {
     strings(v).join("\n\n")
 }
 
+/// Whether a string value reads as metadata rather than prose, in a
+/// script written with spaces (where one word may be a sentence): at
+/// most three words parted by white space (an id, a code, a timestamp, a
+/// model name, a status or language code: `a1b2c3`,
+/// `2026-12-01T10:00:00Z`, `gpt-4o`, `Claude 3.5 Sonnet`, `completed`,
+/// `en-US`), or no word of small letters only (a date or a name: `Mon,
+/// 01 Dec 2026 10:00:00 GMT`). Like a number or a boolean, it may be an
+/// answer, but it is no text of the service's own that a copy rule could
+/// weigh.
+pub(crate) fn token_like(s: &str) -> bool {
+    let t = s.trim();
+    let lower_word = |w: &str| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        w.chars().count() >= 2 && w.chars().all(char::is_lowercase)
+    };
+    !t.is_empty()
+        && !t.chars().any(rendered::unspaced_script)
+        && (t.split_whitespace().count() <= 3 || !t.split_whitespace().any(lower_word))
+}
+
+/// The prose of `v` beside metadata: its string values that are not
+/// [`token_like`] (blank ones aside), one paragraph each, when it holds
+/// both kinds. `None` when it holds only one kind: then every string
+/// value is what it says ([`said`]).
+pub(crate) fn prose_beside_tokens(v: &Value) -> Option<String> {
+    let (mut prose, mut tokens) = (Vec::new(), false);
+    walk(v, None, &mut |_, s| {
+        if pactum_core::text::is_blank(s) {
+            return;
+        }
+        if token_like(s) {
+            tokens = true;
+        } else {
+            prose.push(s);
+        }
+    });
+    (tokens && !prose.is_empty()).then(|| prose.join("\n\n"))
+}
+
 /// `v`'s string values one paragraph each, each after the key it is
 /// under and a colon (`excluded: Daikin`): what a value says read with
 /// the name that frames it.
@@ -280,6 +319,34 @@ mod tests {
             assert!(matches!(view(t), View::Text), "{t}");
         }
         assert!(matches!(view("[\"a\"]"), View::Json(_)));
+    }
+
+    #[test]
+    fn short_values_are_metadata_beside_prose() {
+        for t in [
+            "a1b2c3",
+            "2026-12-01T10:00:00Z",
+            "gpt-4o",
+            "completed",
+            "en",
+            "in progress",
+            "Claude 3.5 Sonnet",
+            "Mon, 01 Dec 2026 10:00:00 GMT",
+        ] {
+            assert!(token_like(t), "{t}");
+        }
+        for t in ["", "  ", "Costs fell by a fifth", "固态电池的成本下降了"] {
+            assert!(!token_like(t), "{t}");
+        }
+        let v: Value =
+            serde_json::from_str(r#"{"summary":"Costs fell by a fifth","model":"gpt-4o","n":1}"#)
+                .unwrap();
+        assert_eq!(
+            prose_beside_tokens(&v).as_deref(),
+            Some("Costs fell by a fifth")
+        );
+        let v: Value = serde_json::from_str(r#"{"summary":"Costs fell by a fifth"}"#).unwrap();
+        assert_eq!(prose_beside_tokens(&v), None);
     }
 
     #[test]

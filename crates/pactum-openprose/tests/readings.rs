@@ -930,7 +930,8 @@ fn a_judge_quote_inside_a_copied_sentence_backs_nothing() {
     );
     let g = judged_satisfied(d.path(), "batteries.\n\nMakers expect");
     assert_eq!(g.contracts[0].clauses.len(), 1, "{g:#?}");
-    // The same words inside a sentence of the service's own back it.
+    // Inside a sentence of the service's own, the input's words alone
+    // still only restate the input; the sentence quoted backs it.
     let d = service(
         "- `summary`: names the subject and says when cars will use it",
         &[
@@ -942,6 +943,13 @@ fn a_judge_quote_inside_a_copied_sentence_backs_nothing() {
         ],
     );
     let g = judged_satisfied(d.path(), "Solid-state batteries");
+    let summary = &g.contracts[0].clauses[0];
+    assert_eq!(summary.verdict, Verdict::NotEvaluable, "{g:#?}");
+    assert!(summary.rationale.contains("only restates"), "{summary:#?}");
+    let g = judged_satisfied(
+        d.path(),
+        "Makers expect Solid-state batteries in the first cars within three years.",
+    );
     assert_eq!(
         g.contracts[0].clauses[0].verdict,
         Verdict::Satisfied,
