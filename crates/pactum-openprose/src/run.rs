@@ -291,7 +291,10 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             });
         }
     }
-    let ctx = Ctx { dir };
+    let ctx = Ctx {
+        dir,
+        declared: std::cell::RefCell::default(),
+    };
     let root_path = dir.join("root.prose.md");
     if !root_path.is_file() {
         return Err(ImportError::MissingRoot { dir: shown });
@@ -402,7 +405,22 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     // Errors: each service's __error.md, the log's ✗ lines, a run-level
     // ---error.
     let mut errors = ctx.workspace_errors(owners.as_deref())?;
-    ctx.no_stray_error_files(owners.as_deref())?;
+    // What the run reads as its own parts; any other file is looked at.
+    let mut known: BTreeSet<String> = ["root.prose.md", "forme.manifest.json", "vm.log.md"]
+        .map(String::from)
+        .into();
+    known.extend(inputs.iter().map(|b| b.path.clone()));
+    known.extend(ctx.declared.borrow().iter().cloned());
+    let sources = dir.join("sources");
+    if sources.is_dir() {
+        known.extend(
+            sorted_entries(&sources)?
+                .iter()
+                .filter(|p| p.is_file())
+                .map(|p| ctx.rel(p)),
+        );
+    }
+    ctx.no_stray_error_files(owners.as_deref(), &known)?;
     // A single service's or function's other binding folders, once a
     // stray error file among them has been named.
     if layout != Layout::System {
@@ -629,6 +647,51 @@ fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
 /// A folder is never metadata: a hidden folder is read like any other.
 pub fn is_os_metadata(name: &str) -> bool {
     name.starts_with('.')
+        || name.eq_ignore_ascii_case("Thumbs.db")
+        || name.eq_ignore_ascii_case("desktop.ini")
+}
+
+/// The entries of `dir`, sorted, with every hidden file but the metadata
+/// an OS or editor is known to leave ([`is_known_metadata`]): the folders
+/// looked through for error reports are listed through here, so a hidden
+/// `.__error.md` is read like any other file.
+fn entries_with_hidden(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(io(dir))? {
+        let e = e.map_err(io(dir))?;
+        let is_dir = e.file_type().map_err(io(dir))?.is_dir();
+        if !is_dir
+            && is_known_metadata(&e.file_name().to_string_lossy())
+            && (!e.file_name().to_string_lossy().starts_with("._") || is_apple_double(&e.path()))
+        {
+            continue;
+        }
+        v.push(e.path());
+    }
+    v.sort();
+    Ok(v)
+}
+
+/// Whether a file `._x` holds what macOS writes there (AppleDouble): a
+/// hidden `.__error.md` is named alike but is no metadata.
+fn is_apple_double(p: &Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 4];
+    std::fs::File::open(p)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && magic == [0x00, 0x05, 0x16, 0x07]
+}
+
+/// Whether a file named `name` is metadata an OS, a file manager or an
+/// editor is known to leave in any folder: `.DS_Store`, an AppleDouble
+/// `._x`, `.gitkeep`, `.keep`, `.localized`, `.directory`, `Thumbs.db`,
+/// `desktop.ini`. Only these are passed over when a run is looked
+/// through for error reports (a `._x` only when it holds what macOS
+/// writes there); any other hidden file is read.
+pub fn is_known_metadata(name: &str) -> bool {
+    name.starts_with("._")
+        || [".DS_Store", ".gitkeep", ".keep", ".localized", ".directory"].contains(&name)
         || name.eq_ignore_ascii_case("Thumbs.db")
         || name.eq_ignore_ascii_case("desktop.ini")
 }
@@ -887,6 +950,11 @@ type SystemContracts = (
 
 struct Ctx<'a> {
     dir: &'a Path,
+    /// The bindings the contracts or the manifest declare (outputs a
+    /// clause or the manifest names, caller returns, node inputs),
+    /// relative to the run: any other file under `bindings/` is read for
+    /// an error report.
+    declared: std::cell::RefCell<BTreeSet<String>>,
 }
 
 /// `bindings/caller/{input}.md`: `# name`, `key: value` lines, `---`,
@@ -1068,6 +1136,8 @@ impl Ctx<'_> {
                 }
             }
         }
+        // Files found beside these are no declared part of the run.
+        let asked_count = names.len();
         let dir = self.dir.join(folder);
         if dir.is_dir() {
             // Two files that could bind one output (`out.md` and `out.txt`,
@@ -1162,13 +1232,17 @@ impl Ctx<'_> {
                 }
             }
         }
-        names
+        let bindings: Vec<Binding> = names
             .into_iter()
             .map(|n| match declared.get(&n) {
                 Some(p) => self.binding_at(&n, p),
                 None => self.binding_in(&n, folder),
             })
-            .collect()
+            .collect::<Result<_, _>>()?;
+        self.declared
+            .borrow_mut()
+            .extend(bindings[..asked_count].iter().map(|b| b.path.clone()));
+        Ok(bindings)
     }
 
     /// Output `name` in `folder`: `name.md` or `name.json` (both is an
@@ -1560,6 +1634,7 @@ impl Ctx<'_> {
                     })?;
                     let rel = rel.to_string_lossy().replace('\\', "/");
                     let b = self.binding_at(&inp.name, &rel)?;
+                    self.declared.borrow_mut().insert(b.path.clone());
                     if b.content.is_some() {
                         node_inputs.push(b);
                     }
@@ -1618,6 +1693,7 @@ impl Ctx<'_> {
                     Some(p) => p.clone(),
                     None => format!("bindings/{}/{}.md", r.source, r.name),
                 };
+                self.declared.borrow_mut().insert(rel.clone());
                 returns.push(self.binding_at(&r.name, &rel)?);
             }
         }
@@ -1864,7 +1940,7 @@ impl Ctx<'_> {
         let mut files: Vec<PathBuf> = Vec::new();
         let w = self.dir.join("workspace");
         if w.is_dir() {
-            for p in sorted_entries(&w)?.into_iter().filter(|p| !p.is_dir()) {
+            for p in entries_with_hidden(&w)?.into_iter().filter(|p| !p.is_dir()) {
                 if is_error_file(&p) {
                     files.push(p);
                 } else {
@@ -1944,12 +2020,16 @@ impl Ctx<'_> {
     /// Refuses an `__error.md` (any case of the name) outside every
     /// folder [`Ctx::workspace_errors`] reads — the run's root,
     /// `bindings/`, an output folder, `sources/`: an error recorded
-    /// there is never ignored. `workspace/` and `imports/` (read as runs
-    /// of their own) are not looked through here; links to folders are
-    /// not followed.
+    /// there is never ignored. Every other file there that no part of the
+    /// run reads (`known`: relative paths of the root, the manifest, the
+    /// log, the snapshots, the inputs and the declared outputs) is read
+    /// for an error report ([`Ctx::no_error_report`]), hidden files too.
+    /// `workspace/` and `imports/` (read as runs of their own) are not
+    /// looked through here; links to folders are not followed.
     fn no_stray_error_files(
         &self,
         owners: Option<&[(PathBuf, String)]>,
+        known: &BTreeSet<String>,
     ) -> Result<(), ImportError> {
         let owned = |rel: &Path| {
             owners
@@ -1960,7 +2040,7 @@ impl Ctx<'_> {
         let mut stack = vec![(self.dir.to_path_buf(), 0usize)];
         let mut seen = 0usize;
         while let Some((d, level)) = stack.pop() {
-            for p in sorted_entries(&d)? {
+            for p in entries_with_hidden(&d)? {
                 seen += 1;
                 if seen > MAX_WALK_ENTRIES {
                     return Err(ImportError::RunFile {
@@ -1984,8 +2064,12 @@ impl Ctx<'_> {
                         message: "an error file outside every service's workspace (`workspace/{service}/`, or a node's workspacePath): whose error it is cannot be told, and it is never ignored".into(),
                     });
                 }
-                if ft.is_dir() && level < MAX_WALK_DEPTH {
-                    stack.push((p, level + 1));
+                if ft.is_dir() {
+                    if level < MAX_WALK_DEPTH {
+                        stack.push((p, level + 1));
+                    }
+                } else if !known.contains(&self.rel(&p)) {
+                    self.no_error_report(&p)?;
                 }
             }
         }
@@ -2003,7 +2087,7 @@ impl Ctx<'_> {
         seen: &mut usize,
         found: &mut dyn FnMut(PathBuf),
     ) -> Result<(), ImportError> {
-        let entries = sorted_entries(dir)?;
+        let entries = entries_with_hidden(dir)?;
         *seen += entries.len();
         if *seen > MAX_WORKSPACE_ENTRIES {
             return Err(ImportError::RunFile {
@@ -2046,72 +2130,334 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
-    /// Refuses a workspace file `p` that is no `__error.md` but reads as
-    /// an error report: its name holds `error` and a line of it reads like
-    /// an error ([`Ctx::no_error_heading`]), or, whatever its name
-    /// (`__err.md`, `status.md`, `stderr.txt`), it opens like one
-    /// ([`Ctx::no_error_opening`]).
+    /// Refuses a file `p` that no part of the run reads (a workspace
+    /// file, a scratch file anywhere, a hidden file) when it reads as an
+    /// error report ([`error_report_in`]): a reader takes it for the
+    /// service's error, so whether the service failed cannot be told.
+    /// Up to [`MAX_FILE_BYTES`] are read, as UTF-8 or (with a byte-order
+    /// mark) UTF-16, invalid bytes replaced: a scratch file is never
+    /// refused for its encoding. A compressed file, or a larger one
+    /// showing no text in all that is read, cannot be looked at and is
+    /// refused.
     fn no_error_report(&self, p: &Path) -> Result<(), ImportError> {
-        if names_error(p) {
-            self.no_error_heading(p)
-        } else {
-            self.no_error_opening(p)
-        }
-    }
-
-    /// Refuses a workspace file whose first line of text, or first
-    /// heading, reads like an error ([`reads_like_error`]): a reader
-    /// takes `# Error: crashed` for the service's error whatever the file
-    /// is called. Only a regular file's first [`ERROR_OPENING_BYTES`] are
-    /// read, as UTF-8 or (with a byte-order mark) UTF-16, invalid bytes
-    /// replaced: a scratch file of any kind is looked at, never refused
-    /// for its encoding or size.
-    fn no_error_opening(&self, p: &Path) -> Result<(), ImportError> {
         use std::io::Read;
         self.check_real_inside(p)?;
         let meta = std::fs::metadata(p).map_err(io(p))?;
         if !meta.is_file() {
             return Ok(());
         }
-        let mut head = Vec::new();
+        let mut bytes = Vec::new();
         std::fs::File::open(p)
             .map_err(io(p))?
-            .take(ERROR_OPENING_BYTES)
-            .read_to_end(&mut head)
+            .take(MAX_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
             .map_err(io(p))?;
-        let text = text_of_head(&head);
-        let lines: Vec<&str> = text.lines().collect();
-        let first_text = lines.iter().position(|l| !visible(l).trim().is_empty());
-        let first_heading = lines
-            .iter()
-            .position(|l| visible(l).trim_start().starts_with('#'));
-        for at in [first_text, first_heading].into_iter().flatten() {
-            if reads_like_error(lines[at]) {
-                return Err(ImportError::RunFile {
-                    file: p.display().to_string(),
-                    line: at + 1,
-                    message: "a file of the service's workspace opens like an error file but is not named `__error.md`: whether the service failed cannot be told".into(),
+        let refuse = |line: usize, message: String| ImportError::RunFile {
+            file: p.display().to_string(),
+            line,
+            message,
+        };
+        if let Some(format) = compressed_format(&bytes) {
+            return Err(refuse(0, format!("a {format}-compressed file pactum cannot read: it may be an error report, so whether the service failed cannot be told (keep notes and logs in a run as text)")));
+        }
+        let cut = bytes.len() as u64 > MAX_FILE_BYTES;
+        bytes.truncate(usize::try_from(MAX_FILE_BYTES).unwrap_or(usize::MAX));
+        match error_report_in(&sniffed_text(&bytes), names_report(p)) {
+            Sniffed::Report(line, why) => Err(refuse(line + 1, format!("{why}, but the file is no `__error.md`: a reader takes it for the service's error, so whether the service failed cannot be told"))),
+            Sniffed::NoText if cut => Err(refuse(0, format!("no text in its first {MAX_FILE_BYTES} bytes, the most pactum reads from one file: whether it is an error report cannot be told"))),
+            Sniffed::NoText | Sniffed::Text => Ok(()),
+        }
+    }
+}
+
+/// What [`error_report_in`] found in a file's text.
+enum Sniffed {
+    /// A line (0-based) that makes it an error report, and why.
+    Report(usize, String),
+    /// No text at all: blank, invisible characters or comments only.
+    NoText,
+    /// Text, none of it an error report.
+    Text,
+}
+
+/// Whether `text` (a file no part of the run reads) is an error report:
+/// its opening (its first line of text, or its first heading, with and
+/// without HTML comments) reads like one ([`opens_like_error_report`]);
+/// any line outside code states an error ([`states_error`]); or, for a
+/// file named like a report (`named`: [`names_report`]), any line reads
+/// like an error at all. A JSON file is read as JSON: it is a report
+/// when its object has an `error`-like key holding something.
+fn error_report_in(text: &str, named: bool) -> Sniffed {
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}')) {
+        return match v {
+            serde_json::Value::String(s) => error_report_in(&s, named),
+            serde_json::Value::Object(o) => {
+                let report = o.iter().find(|(k, v)| {
+                    let k = k.to_lowercase();
+                    REPORT_KEYS.contains(&k.trim_matches(|c: char| !c.is_alphanumeric()))
+                        && !match v {
+                            serde_json::Value::Null | serde_json::Value::Bool(false) => true,
+                            serde_json::Value::String(s) => s.trim().is_empty(),
+                            serde_json::Value::Array(a) => a.is_empty(),
+                            serde_json::Value::Object(o) => o.is_empty(),
+                            serde_json::Value::Number(n) => n.as_f64() == Some(0.0),
+                            serde_json::Value::Bool(true) => false,
+                        }
                 });
+                match report {
+                    Some((k, _)) => {
+                        let quoted = format!("\"{k}\"");
+                        let line = text.lines().position(|l| l.contains(&quoted)).unwrap_or(0);
+                        Sniffed::Report(
+                            line,
+                            format!("a JSON object with an `{}` key holding a value", shown(k)),
+                        )
+                    }
+                    None => Sniffed::Text,
+                }
+            }
+            _ => Sniffed::Text,
+        };
+    }
+    let lines: Vec<&str> = text.split('\n').collect();
+    let blanked = comments_blanked(text);
+    let shown_lines: Vec<&str> = blanked.split('\n').collect();
+    let has_text = |l: &&str| !l.trim().is_empty() && !visible(l).trim().is_empty();
+    let is_heading = |l: &&str| l.contains('#') && visible(l).trim_start().starts_with('#');
+    let opening = [
+        lines.iter().position(has_text),
+        lines.iter().position(is_heading),
+        shown_lines.iter().position(has_text),
+        shown_lines.iter().position(is_heading),
+    ];
+    for at in opening.into_iter().flatten() {
+        for l in [lines[at], shown_lines.get(at).copied().unwrap_or_default()] {
+            if (reads_like_error(l) || opens_like_error_report(l)) && !states_no_error(l) {
+                return Sniffed::Report(at, "it opens like an error report".into());
             }
         }
-        Ok(())
     }
-
-    /// Refuses a workspace file `p` that is no `__error.md` but whose name
-    /// holds `error` ([`names_error`]) when a line of it reads like an
-    /// error ([`reads_like_error`]): `__error (1).md` or `error.md`
-    /// holding `# Error: crashed` is what a reader takes for the
-    /// service's error, so whether the service failed cannot be told.
-    fn no_error_heading(&self, p: &Path) -> Result<(), ImportError> {
-        let text = self.read(p)?;
-        if let Some(line) = text.lines().position(reads_like_error) {
-            return Err(ImportError::RunFile {
-                file: p.display().to_string(),
-                line: line + 1,
-                message: "a file of the service's workspace named like an error file holds an error heading but is not named `__error.md`: whether the service failed cannot be told".into(),
-            });
+    let mut fence: Option<(char, usize)> = None;
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        if t.is_empty() {
+            continue;
         }
-        Ok(())
+        let mark = t.chars().next().filter(|c| matches!(c, '`' | '~'));
+        if let Some(c) = mark {
+            let n = t.chars().take_while(|x| *x == c).count();
+            if n >= 3 {
+                match fence {
+                    None => fence = Some((c, n)),
+                    Some((open, len)) if open == c && n >= len && t[n..].trim().is_empty() => {
+                        fence = None;
+                    }
+                    Some(_) => {}
+                }
+                continue;
+            }
+        }
+        if named
+            && (reads_like_error(l) || opens_like_error_report(l) || mentions_error(l))
+            && !states_no_error(l)
+        {
+            return Sniffed::Report(
+                i,
+                "it is named like an error or status report and holds a line that reads like an error"
+                    .into(),
+            );
+        }
+        if fence.is_none() && states_error(l) {
+            return Sniffed::Report(
+                i,
+                "it holds, outside code, a line that states an error (`Error: x`, a traceback, a panic)"
+                    .into(),
+            );
+        }
+    }
+    if shown_lines.iter().any(has_text) {
+        Sniffed::Text
+    } else {
+        Sniffed::NoText
+    }
+}
+
+/// Keys of a JSON object that hold an error report when they hold
+/// anything (`"error": null` holds nothing).
+const REPORT_KEYS: [&str; 7] = [
+    "error",
+    "errors",
+    "exception",
+    "traceback",
+    "stacktrace",
+    "fatal",
+    "panic",
+];
+
+/// `text` with each HTML comment's characters made spaces, its line
+/// breaks kept: the text a reader sees, line for line.
+fn comments_blanked(text: &str) -> String {
+    use std::sync::LazyLock;
+    static COMMENT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?s)<!--.*?(?:-->|\z)").unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    COMMENT
+        .replace_all(text, |c: &regex::Captures| {
+            c[0].chars()
+                .map(|ch| if ch == '\n' { '\n' } else { ' ' })
+                .collect::<String>()
+        })
+        .into_owned()
+}
+
+/// A line as it reads once rendered, its opening marks (heading, quote,
+/// list, a log's brackets) dropped: what [`states_error`] and
+/// [`opens_like_error_report`] look at.
+fn bare_line(line: &str) -> String {
+    let shown = inline_marks_removed(&visible(line));
+    let t = shown.trim_start_matches(|c: char| {
+        matches!(c, '#' | '>' | '-' | '+' | '*') || c.is_whitespace()
+    });
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    let t = if digits > 0 && t[digits..].starts_with(['.', ')']) {
+        t[digits + 1..].trim_start()
+    } else {
+        t
+    };
+    t.to_string()
+}
+
+/// Whether a line, anywhere outside code, states an error: `Error: x`,
+/// `Fatal: x`, `Exception: x`, `Failure: x` (not `Error: none`), a
+/// language's error line (`RuntimeError: x`,
+/// `java.lang.NullPointerException: x`), a Python traceback's first line
+/// or a Rust panic's.
+fn states_error(line: &str) -> bool {
+    use std::sync::LazyLock;
+    static STATES: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r"^(?:(?i:errors?|fatal|panic|exception|failure)\s*:\s*\S",
+            r"|(?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$]?[\w$]*(?:Error|Exception)\s*:",
+            r"|(?i:traceback \(most recent call last\))",
+            r"|thread '[^']*' panicked)",
+        ))
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    let bare = bare_line(line);
+    STATES.is_match(&bare) && !states_no_error(line)
+}
+
+/// Whether a line that opens a file reads like an error report in any
+/// reader's words: what [`states_error`] takes, a level word opening it
+/// (`FATAL: x`, `Failed: x`, `panic: x`, `FATAL x`, `[PANIC] x`) or a
+/// log line's time then a level word (`2026-12-01T10:15:31Z error x`).
+fn opens_like_error_report(line: &str) -> bool {
+    use std::sync::LazyLock;
+    static LEVEL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r"^(?:(?i:fatal|panic|failed|failure|crashed|aborted)\s*[:\-\u{2013}\u{2014}]",
+            r"|(?:FATAL|PANIC|FAILED|FAILURE|EXCEPTION|TRACEBACK)\b)",
+        ))
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    static LOGGED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r"^\[?(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{2}:\d{2}:\d{2})",
+            r"(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s+[\[(<]?",
+            r"(?i:errors?|err|fatal|panic|critical|crit|emerg|emergency|alert|failed|failure|exception)\b",
+        ))
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    let bare = bare_line(line);
+    let shown = visible(line);
+    states_error(line) || LEVEL.is_match(&bare) || LOGGED.is_match(shown.trim_start())
+}
+
+/// Whether a line names an error with a colon anywhere in it (`step 3
+/// failed: Error: timeout`): in a file named like a report, such a line
+/// is its error.
+fn mentions_error(line: &str) -> bool {
+    use std::sync::LazyLock;
+    static MENTION: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:errors?|fatal|panic|exception|traceback)\b\s*:")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    MENTION.is_match(&inline_marks_removed(&visible(line)))
+}
+
+/// Whether a line labelled as an error says there is none: `Errors:
+/// none`, `Error: 0`, `Failures: n/a`.
+fn states_no_error(line: &str) -> bool {
+    let bare = bare_line(line);
+    let Some((label, value)) = bare.split_once(':') else {
+        return false;
+    };
+    let label = label.trim().to_lowercase();
+    let value = value.trim().trim_end_matches('.').to_lowercase();
+    label.split_whitespace().count() <= 3
+        && [
+            "error",
+            "errors",
+            "failure",
+            "failures",
+            "exception",
+            "exceptions",
+        ]
+        .iter()
+        .any(|w| label.ends_with(w))
+        && [
+            "none",
+            "no",
+            "0",
+            "null",
+            "nil",
+            "n/a",
+            "na",
+            "false",
+            "-",
+            "\u{2013}",
+            "\u{2014}",
+            "nothing",
+            "no errors",
+            "none so far",
+        ]
+        .contains(&value.as_str())
+}
+
+/// The compression format `head` opens with, when it is one: such a file
+/// cannot be read for an error report.
+fn compressed_format(head: &[u8]) -> Option<&'static str> {
+    match head {
+        [0x1f, 0x8b, ..] => Some("gzip"),
+        [b'B', b'Z', b'h', b'1'..=b'9', ..] => Some("bzip2"),
+        [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Some("xz"),
+        [0x28, 0xb5, 0x2f, 0xfd, ..] => Some("zstd"),
+        [b'P', b'K', 0x03, 0x04, ..] | [b'P', b'K', 0x05, 0x06, ..] => Some("zip"),
+        [b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c, ..] => Some("7z"),
+        [0x04, 0x22, 0x4d, 0x18, ..] => Some("lz4"),
+        _ => None,
+    }
+}
+
+/// A file's text as [`Ctx::no_error_report`] reads it: [`text_of_head`],
+/// line endings made `\n` and terminal colour codes (ANSI escape
+/// sequences) dropped, so `\e[31mERROR\e[0m x` reads `ERROR x`.
+fn sniffed_text(bytes: &[u8]) -> String {
+    use std::sync::LazyLock;
+    static ANSI: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    let text = text_of_head(bytes);
+    let text = if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text
+    };
+    if text.contains('\x1b') {
+        ANSI.replace_all(&text, "").into_owned()
+    } else {
+        text
     }
 }
 
@@ -2365,10 +2711,6 @@ fn snapshot_key(name: &str) -> String {
     name_key(name, &["md", "prose", "markdown", "txt"])
 }
 
-/// How much of a workspace file [`Ctx::no_error_opening`] reads: enough
-/// for any first line a reader sees as the file's opening.
-const ERROR_OPENING_BYTES: u64 = 64 * 1024;
-
 /// The text of a file's first bytes: UTF-16 when it opens with a
 /// byte-order mark, else UTF-8 with invalid bytes (and a character cut
 /// at the end) replaced.
@@ -2415,13 +2757,47 @@ fn is_error_file(p: &Path) -> bool {
 }
 
 /// Whether the name of `p`, as a reader sees it ([`rendered::lookalike_fold`]),
-/// holds the word `error` anywhere: `__error (1).md`, `error.md`,
-/// `__errors.md`.
-fn names_error(p: &Path) -> bool {
-    use std::sync::LazyLock;
-    static ERROR: LazyLock<String> = LazyLock::new(|| rendered::lookalike_fold("error"));
-    p.file_name()
-        .is_some_and(|n| rendered::lookalike_fold(&n.to_string_lossy()).contains(ERROR.as_str()))
+/// reads like an error or status report: it holds `error` anywhere
+/// (`__error (1).md`, `error.md`, `__errors.md`), or a word of it is one
+/// a report is named with (`status.md`, `failure.log`, `stderr.txt`,
+/// `crash.txt`), or it is a log (`.log`, `.err`) in a folder of logs.
+fn names_report(p: &Path) -> bool {
+    const WORDS: [&str; 17] = [
+        "err",
+        "errors",
+        "stderr",
+        "status",
+        "failure",
+        "failures",
+        "failed",
+        "fail",
+        "crash",
+        "crashed",
+        "crashes",
+        "crashlog",
+        "panic",
+        "traceback",
+        "exception",
+        "exceptions",
+        "fatal",
+    ];
+    let Some(name) = p.file_name() else {
+        return false;
+    };
+    let name = rendered::lookalike_fold(&name.to_string_lossy());
+    let folder = p
+        .parent()
+        .and_then(Path::file_name)
+        .map(|f| rendered::lookalike_fold(&f.to_string_lossy()))
+        .unwrap_or_default();
+    let is = |s: &str, w: &str| s == rendered::lookalike_fold(w);
+    let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or_default();
+    name.contains(rendered::lookalike_fold("error").as_str())
+        || name
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| WORDS.iter().any(|x| is(w, x)))
+        || is(ext, "err")
+        || (is(ext, "log") && (is(&folder, "log") || is(&folder, "logs")))
 }
 
 /// The folder right under `top` that the relative path `rel` lies in
