@@ -48,7 +48,7 @@ use pactum_core::{Policy, TestStatus};
 use pactum_eval::CompiledContract;
 use serde::{Deserialize, Serialize};
 
-use crate::check::{measure_against, read, suggest_rewrite, Finding, Sparse};
+use crate::check::{measure_against, read, suggest_rewrite, Finding, Measure, Sparse};
 use crate::contract::{clause_ids, error_key, DeclaredClause};
 use crate::run::{Binding, Layout, Run, RunContract, RunError};
 
@@ -679,6 +679,11 @@ fn grade_text(
         if let Some(why) = memo.unseen(b, content, &inputs, c) {
             unmeasured.push(format!("{}: {why}", b.path));
         }
+        if asks_for_content(&reading.measures) && !asked_alone(&reading.measures, content) {
+            if let Some(why) = declines(content) {
+                unmeasured.push(format!("{}: {why}", b.path));
+            }
+        }
         // An output this sparse is produced, but whether it is the
         // answer the clause asks for ("a JSON object with the report"
         // over `{}`) only the judge can tell: a measure that held over it
@@ -906,6 +911,87 @@ fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<Str
     let texts: Vec<&str> = inputs.iter().map(|i| &**i).collect();
     (only_copied_input(&body, inputs, c) || crate::check::rearranged_copy(&body, &texts, &program))
         .then(|| "its text only repeats what the service was given (copied under a heading or as link text, reordered, or with the program's own words added): whether it is the service's own work is for the judge".to_string())
+}
+
+/// Whether a clause's measures ask for content (the output exists, holds
+/// a format, a quote, fields or at least some units), not only bound it
+/// from above or forbid something: a refusal is no content, but it keeps
+/// an upper bound or a prohibition.
+fn asks_for_content(measures: &[(String, Measure)]) -> bool {
+    measures.is_empty()
+        || measures.iter().any(|(_, m)| match m {
+            Measure::Not(_) => false,
+            Measure::Count { min, .. } => *min > 0,
+            _ => true,
+        })
+}
+
+/// Whether the output is, alone, a text the clause asks it to say
+/// (`saying "no sources were found"` over `No sources were found.`).
+fn asked_alone(measures: &[(String, Measure)], content: &str) -> bool {
+    measures.iter().any(|(_, m)| match m {
+        Measure::Contains(q) => crate::check::only_the_quote(content, q),
+        _ => false,
+    })
+}
+
+/// Most words an output may hold and still be read, whole, as a note
+/// that it has nothing ([`declines`]).
+const SHORT_OUTPUT_WORDS: usize = 40;
+
+/// How much of a longer output's text [`declines`] reads for such a
+/// note, in characters.
+const OPENING_CHARS: usize = 200;
+
+/// Why an output reads as declining the task rather than doing it: the
+/// refusal detector (`pactum_eval::refusal`) finds a refusal, full or
+/// partial (where it cannot tell, as over a list of names or URLs, it
+/// is not taken for one); or a short output (at most
+/// [`SHORT_OUTPUT_WORDS`] words), or a longer one's opening
+/// ([`OPENING_CHARS`]), says it has nothing or could not do it (`Summary
+/// unavailable.`, `No summary could be generated.`, `The model returned
+/// an empty response.`, `I was unable to find sources`, `Sorry`). Whether such an output is the one asked for is
+/// the judge's: an output that exists is no evidence on its own.
+fn declines(content: &str) -> Option<String> {
+    use pactum_core::contract::RefusalKind;
+    use pactum_core::outcome::Outcome;
+    static NOTHING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        #[allow(clippy::unwrap_used)] // a constant pattern
+        regex::Regex::new(concat!(
+            r"(?i)\b(?:no|none|nothing|zero)\b[^.!?\n]{0,40}?\b(?:found|available|generated|produced|returned|given|provided|written|created|to report|could be|can be)\b",
+            r"|\b(?:unavailable|not (?:available|generated|produced|provided|found|written))\b",
+            r"|\b(?:cannot|can['’]t|could not|couldn['’]t|unable to|failed to|did not|didn['’]t|was not able to|wasn['’]t able to)\s+(?:\w+\s+){0,3}?(?:generate|produce|provide|create|write|find|complete|summari[sz]e|answer|access|retrieve|browse|fetch|load|get|do|help)\b",
+            r"|\bempty (?:response|output|result|answer|reply)\b|\b(?:sorry|apologi[sz]e)\b|\bas an ai\b",
+        ))
+        .unwrap()
+    });
+    let text = match crate::check::as_json(content) {
+        Some(v) => crate::json_view::said(&v),
+        None => crate::check::body_text(content),
+    };
+    let head: String = text.chars().take(20_000).collect();
+    let judged = pactum_eval::refusal::classify(&head);
+    if judged.outcome(RefusalKind::Any) == Outcome::Detected {
+        return Some(match judged.cue {
+            Some(cue) => format!(
+                "the output may decline the task (`{}`): whether it is the output asked for is for the judge",
+                truncate_chars(&cue, 60)
+            ),
+            None => "the output may decline the task: whether it is the output asked for is for the judge".to_string(),
+        });
+    }
+    // Over a short output, or its opening: deeper in a long report such
+    // words are about its subject.
+    let words = text.split_whitespace().count();
+    let opening: String = text.chars().take(OPENING_CHARS).collect();
+    let read = if words <= SHORT_OUTPUT_WORDS { &text } else { &opening };
+    NOTHING.find(read).map(|m| {
+        format!(
+            "the output says `{}`{}: whether it is the output asked for, not a note that it has none, is for the judge",
+            truncate_chars(m.as_str(), 60),
+            if words <= SHORT_OUTPUT_WORDS { "" } else { " as it opens" }
+        )
+    })
 }
 
 /// Why an output reads as an error report rather than the output asked

@@ -191,3 +191,46 @@ fn numbered_scaffolding_meets_no_lower_bound() {
         Verdict::Satisfied
     );
 }
+
+/// An output that declines the task, or says it has nothing, exists but
+/// is no evidence of what it was asked for: never green for a clause
+/// asking for content; an upper bound or a prohibition it still keeps.
+#[test]
+fn an_output_declining_the_task_is_no_content() {
+    for out in [
+        "I'm sorry, but I can't help with that request.",
+        "As an AI language model, I cannot browse the internet to summarise this topic.",
+        "Summary unavailable.",
+        "No summary could be generated.",
+        "The model returned an empty response.",
+        "I was unable to find any sources on this topic.",
+    ] {
+        for clause in ["a summary", "at least 5 words"] {
+            never_green(clause, &format!("{out}\n"));
+        }
+    }
+    never_green(
+        "at least 3 items",
+        "I cannot list sources:\n\n- I have no access\n- to the web\n- sorry\n",
+    );
+    assert_ne!(
+        one_at(
+            "a summary",
+            JSON,
+            r#"{"summary":"No summary could be generated."}"#
+        ),
+        Verdict::Satisfied
+    );
+    // A bound from above is kept by a refusal.
+    assert_eq!(
+        one("at most 60 words", "I'm sorry, but I can't help with that.\n"),
+        Verdict::Satisfied
+    );
+    // Content that mentions a negation is content.
+    for out in [
+        "Regulation no longer blocks cadmium-free quantum dots.",
+        "Battery costs did not fall in 2024, though demand rose.",
+    ] {
+        assert_eq!(one("a summary", &format!("{out}\n")), Verdict::Satisfied, "{out}");
+    }
+}
