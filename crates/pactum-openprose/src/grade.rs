@@ -997,14 +997,33 @@ fn declines(content: &str) -> Option<String> {
 /// Why an output reads as an error report rather than the output asked
 /// for: its first line of text reads like an error (`# Error: crashed`,
 /// `Error: search tool failed`), or it is a JSON object with an `error`
-/// or `errors` key (an API's error body). Whether it is the output asked
+/// key (or `errors`, `exception`, `failure`, `traceback`…: an API's
+/// error body) or a status saying the work failed (`"status":
+/// "failed"`, `"ok": false`). Whether it is the output asked
 /// for is the judge's.
 fn error_report(content: &str) -> Option<String> {
     if let Some(serde_json::Value::Object(o)) = crate::check::as_json(content) {
-        return o
-            .keys()
-            .any(|k| matches!(k.to_lowercase().as_str(), "error" | "errors"))
-            .then(|| "the output is a JSON object with an `error` key: an error report, which may not be the output asked for, is for the judge".to_string());
+        // An error key, or a status saying the work failed.
+        let failed = o.iter().any(|(k, v)| {
+            let k = k.to_lowercase();
+            let k = k.trim_start_matches(['_', '$', '@']);
+            matches!(
+                k,
+                "error" | "errors" | "err" | "exception" | "failure" | "fault" | "error_message"
+                    | "errormessage" | "stderr" | "traceback"
+            ) || (matches!(k, "status" | "state" | "result" | "outcome" | "ok" | "success")
+                && match v {
+                    serde_json::Value::String(s) => matches!(
+                        s.trim().to_lowercase().as_str(),
+                        "failed" | "failure" | "fail" | "error" | "errored" | "timeout"
+                            | "timed out" | "timed_out" | "aborted" | "cancelled" | "canceled"
+                            | "crashed" | "refused" | "rejected"
+                    ),
+                    serde_json::Value::Bool(b) => !b && matches!(k, "ok" | "success"),
+                    _ => false,
+                })
+        });
+        return failed.then(|| "the output is a JSON object reporting an error or a failed status: an error report, which may not be the output asked for, is for the judge".to_string());
     }
     let first = content.lines().find(|l| !l.trim().is_empty())?;
     crate::run::reads_like_error(first).then(|| {

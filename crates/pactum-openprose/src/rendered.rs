@@ -712,7 +712,7 @@ pub(crate) fn placeholder_value(v: &str, key: Option<&str>) -> bool {
 /// [`crate::check::is_placeholder_word`], what [`scaffold_text`] reads.
 pub(crate) const SCAFFOLD: &[&str] = &[
     "item", "items", "heading", "column", "col", "row", "cell", "entry", "bullet", "foo", "bar",
-    "baz", "qux", "none", "etc", "and", "more", "others", "so", "on",
+    "baz", "qux", "none", "etc", "and", "more", "others", "so", "on", "untitled", "unnamed",
 ];
 
 /// Words that, numbered (`Step 1`, `Title 2`, `Word3`), stand where

@@ -234,3 +234,21 @@ fn an_output_declining_the_task_is_no_content() {
         assert_eq!(one("a summary", &format!("{out}\n")), Verdict::Satisfied, "{out}");
     }
 }
+
+/// A JSON output reporting a failed status, and a heading that is a
+/// placeholder, back no green.
+#[test]
+fn a_failed_status_or_an_untitled_heading_backs_nothing() {
+    for body in [
+        r#"{"status":"failed","reason":"timeout"}"#,
+        r#"{"ok":false,"message":"rate limited"}"#,
+        r#"{"exception":"TimeoutError","detail":"search took too long"}"#,
+    ] {
+        assert_ne!(one_at("JSON", JSON, body), Verdict::Satisfied, "{body}");
+    }
+    assert_eq!(
+        one_at("JSON", JSON, r#"{"status":"ok","summary":"Batteries"}"#),
+        Verdict::Satisfied
+    );
+    never_green("with headings", "# Untitled\n\nText here about batteries.\n");
+}
