@@ -984,7 +984,11 @@ fn declines(content: &str) -> Option<String> {
     // words are about its subject.
     let words = text.split_whitespace().count();
     let opening: String = text.chars().take(OPENING_CHARS).collect();
-    let read = if words <= SHORT_OUTPUT_WORDS { &text } else { &opening };
+    let read = if words <= SHORT_OUTPUT_WORDS {
+        &text
+    } else {
+        &opening
+    };
     NOTHING.find(read).map(|m| {
         format!(
             "the output says `{}`{}: whether it is the output asked for, not a note that it has none, is for the judge",
@@ -1009,19 +1013,40 @@ fn error_report(content: &str) -> Option<String> {
             let k = k.trim_start_matches(['_', '$', '@']);
             matches!(
                 k,
-                "error" | "errors" | "err" | "exception" | "failure" | "fault" | "error_message"
-                    | "errormessage" | "stderr" | "traceback"
-            ) || (matches!(k, "status" | "state" | "result" | "outcome" | "ok" | "success")
-                && match v {
-                    serde_json::Value::String(s) => matches!(
-                        s.trim().to_lowercase().as_str(),
-                        "failed" | "failure" | "fail" | "error" | "errored" | "timeout"
-                            | "timed out" | "timed_out" | "aborted" | "cancelled" | "canceled"
-                            | "crashed" | "refused" | "rejected"
-                    ),
-                    serde_json::Value::Bool(b) => !b && matches!(k, "ok" | "success"),
-                    _ => false,
-                })
+                "error"
+                    | "errors"
+                    | "err"
+                    | "exception"
+                    | "failure"
+                    | "fault"
+                    | "error_message"
+                    | "errormessage"
+                    | "stderr"
+                    | "traceback"
+            ) || (matches!(
+                k,
+                "status" | "state" | "result" | "outcome" | "ok" | "success"
+            ) && match v {
+                serde_json::Value::String(s) => matches!(
+                    s.trim().to_lowercase().as_str(),
+                    "failed"
+                        | "failure"
+                        | "fail"
+                        | "error"
+                        | "errored"
+                        | "timeout"
+                        | "timed out"
+                        | "timed_out"
+                        | "aborted"
+                        | "cancelled"
+                        | "canceled"
+                        | "crashed"
+                        | "refused"
+                        | "rejected"
+                ),
+                serde_json::Value::Bool(b) => !b && matches!(k, "ok" | "success"),
+                _ => false,
+            })
         });
         return failed.then(|| "the output is a JSON object reporting an error or a failed status: an error report, which may not be the output asked for, is for the judge".to_string());
     }

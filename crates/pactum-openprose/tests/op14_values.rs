@@ -223,7 +223,10 @@ fn an_output_declining_the_task_is_no_content() {
     );
     // A bound from above is kept by a refusal.
     assert_eq!(
-        one("at most 60 words", "I'm sorry, but I can't help with that.\n"),
+        one(
+            "at most 60 words",
+            "I'm sorry, but I can't help with that.\n"
+        ),
         Verdict::Satisfied
     );
     // Content that mentions a negation is content.
@@ -231,7 +234,11 @@ fn an_output_declining_the_task_is_no_content() {
         "Regulation no longer blocks cadmium-free quantum dots.",
         "Battery costs did not fall in 2024, though demand rose.",
     ] {
-        assert_eq!(one("a summary", &format!("{out}\n")), Verdict::Satisfied, "{out}");
+        assert_eq!(
+            one("a summary", &format!("{out}\n")),
+            Verdict::Satisfied,
+            "{out}"
+        );
     }
 }
 
@@ -250,5 +257,8 @@ fn a_failed_status_or_an_untitled_heading_backs_nothing() {
         one_at("JSON", JSON, r#"{"status":"ok","summary":"Batteries"}"#),
         Verdict::Satisfied
     );
-    never_green("with headings", "# Untitled\n\nText here about batteries.\n");
+    never_green(
+        "with headings",
+        "# Untitled\n\nText here about batteries.\n",
+    );
 }
