@@ -1014,10 +1014,7 @@ pub fn measure_against(m: &Measure, content: &str, inputs: &[Cow<'_, str>]) -> F
     // the quote and nothing else says it for pactum; anywhere else the
     // finding is the judge's.
     if let Measure::Contains(text) = m {
-        // A quote of markup (`<html>`) is sought as written: it says
-        // nothing to deny.
-        let markup = text.contains(['<', '>', '&', '`', '{', '}', '[', ']', '\\', '|', '#']);
-        if f.held == Some(true) && !markup && !only_the_quote(content, text) {
+        if f.held == Some(true) && !only_the_quote(content, text) {
             return finding(
                 None,
                 format!("{}, but the output holds more than \"{text}\" alone: whether it says it (rather than denies, supposes, labels or plans it) is for the judge", f.detail),

@@ -147,11 +147,25 @@ fn the_quote_alone_is_said() {
     }
     // Not found at all, it is violated.
     assert_eq!(one(SAYS, "Alarm: smoke detected.\n"), Verdict::Violated);
-    // A quote of markup is sought as written.
-    assert_eq!(
-        one("contains \"<html>\"", "<html><body>ok</body></html>\n"),
+    // A quote holding markup, or a name such as `AT&T`, is read by the
+    // same rule: found in more, or denied, it is the judge's.
+    for (clause, out) in [
+        ("contains \"<html>\"", "<html><body>ok</body></html>\n"),
+        ("mentions \"AT&T\"", "We are not AT&T and never mention AT&T.\n"),
+        ("mentions \"[1]\"", "No citation [1] here.\n"),
+        ("says \"[no sources]\"", "Sources found: 12. It is wrong to report [no sources].\n"),
+    ] {
+        assert_eq!(one(clause, out), Verdict::NotEvaluable, "{clause} over {out:?}");
+    }
+    assert_ne!(
+        one_at(
+            "mentions \"AT&T\"",
+            "bindings/svc/summary.json",
+            r#"{"do_not_mention":"AT&T"}"#
+        ),
         Verdict::Satisfied
     );
+    assert_eq!(one("mentions \"AT&T\"", "AT&T\n"), Verdict::Satisfied);
 }
 
 /// A forbidden word hyphenated across a line end (or across a space after
