@@ -1207,8 +1207,12 @@ fn measure_view(
                 // or with a combining mark inside, it may still read as
                 // the word: for the judge, never satisfied nor violated.
                 let loose = rendered::loose_fold(text);
+                // Comments hidden and references decoded too: what shows
+                // between a line-end hyphen and the rest of the word.
+                static COMMENT: LazyLock<Regex> = LazyLock::new(|| re(r"(?s)<!--.*?(?:-->|$)"));
+                let uncommented = decode_entities(&COMMENT.replace_all(content, "")).into_owned();
                 if rendered::shows_something(&loose)
-                    && [content, &plain]
+                    && [content, &plain, &uncommented]
                         .iter()
                         .any(|t| rendered::loose_fold(t).contains(&loose))
                 {

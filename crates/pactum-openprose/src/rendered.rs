@@ -933,7 +933,7 @@ pub(crate) fn loose_fold(s: &str) -> String {
             while let Some(&w) = chars.get(j) {
                 if w == '\n' {
                     breaks += 1;
-                } else if !matches!(w, ' ' | '\t' | '\r') {
+                } else if !pactum_core::text::is_blank(w.encode_utf8(&mut [0; 4])) {
                     break;
                 }
                 j += 1;

@@ -226,3 +226,21 @@ fn words_of_a_json_comment_meet_no_lower_bound() {
         Verdict::Satisfied
     );
 }
+
+/// A line-end hyphen followed, on the next line, by something that
+/// renders as nothing (a comment, a zero-width or soft-hyphen reference)
+/// still joins the word.
+#[test]
+fn a_hyphenated_word_split_by_invisible_text_is_never_green() {
+    for out in [
+        "Uses lith-\n<!-- x -->ium cells.\n",
+        "Uses lith-\n<!---->ium cells.\n",
+        "Uses lith-\n<!-- a\nb -->ium cells.\n",
+        "Uses lith-\n&zwj;ium cells.\n",
+        "Uses lith-\n&#8205;ium cells.\n",
+        "Uses lith-\n&ZeroWidthSpace;ium cells.\n",
+        "Uses lith-\n&shy;ium cells.\n",
+    ] {
+        never_green("not mentioning \"lithium\"", out);
+    }
+}
