@@ -861,6 +861,24 @@ fn lead_in_json(content: &str) -> bool {
         && pactum_core::json::parse_strict(body.trim()).is_ok()
 }
 
+/// `f`, a list format that held, left to the judge when no item of the
+/// output is one a reader can use (`Item A`, `TODO: first`: scaffolding,
+/// [`rendered::scaffold_text`]).
+fn scaffold_items(f: Finding, content: &str) -> Finding {
+    if f.held != Some(true) {
+        return f;
+    }
+    let r = render(content);
+    if !r.items.is_empty() && range_of(&r.items).0 == 0 {
+        return finding(
+            None,
+            format!("{}, but every item is a placeholder or scaffolding (`Item A`, `TODO: first`): whether it is the list asked for is for the judge", f.detail),
+            None,
+        );
+    }
+    f
+}
+
 /// Whether the output holds a list whose every top-level item is of the
 /// kind `ordered` tells (a list mixing `1.` and `-` items, parted only by
 /// blank lines, is neither a numbered nor a bulleted list), read over
@@ -2970,8 +2988,18 @@ fn measure_in(
         },
         Measure::Table => {
             let r = render(content);
+            // A row repeating the header is a template's, not data.
             let best = r.tables.iter().find_map(|t| {
-                let rows = t.rows.iter().filter(|p| meaningful(&p.text)).count();
+                let header: Vec<String> = t.header.iter().map(|h| norm(h)).collect();
+                let rows = t
+                    .rows
+                    .iter()
+                    .zip(&t.cells)
+                    .filter(|(p, cells)| {
+                        meaningful(&p.text)
+                            && cells.iter().map(|c| norm(c)).collect::<Vec<_>>() != header
+                    })
+                    .count();
                 (rows > 0).then_some((t, rows))
             });
             match best {
@@ -2997,15 +3025,21 @@ fn measure_in(
                 ),
             }
         }
-        Measure::NumberedList => html_list_or(
-            one_kind_of_list(content, true, "numbered", "`1. …`"),
+        Measure::NumberedList => scaffold_items(
+            html_list_or(
+                one_kind_of_list(content, true, "numbered", "`1. …`"),
+                content,
+                &HTML_OL,
+            ),
             content,
-            &HTML_OL,
         ),
-        Measure::BulletList => html_list_or(
-            one_kind_of_list(content, false, "bulleted", "`- …`"),
+        Measure::BulletList => scaffold_items(
+            html_list_or(
+                one_kind_of_list(content, false, "bulleted", "`- …`"),
+                content,
+                &HTML_UL,
+            ),
             content,
-            &HTML_UL,
         ),
         Measure::List => {
             let r = render(content);

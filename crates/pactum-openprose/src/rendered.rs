@@ -749,7 +749,6 @@ const NUMBERED_SCAFFOLD: &[&str] = &[
     "slide",
     "answer",
     "result",
-    "finding",
     "reference",
     "citation",
     "url",
@@ -773,23 +772,84 @@ pub(crate) fn scaffold_text(t: &str) -> bool {
     if SLOT.is_match(t) {
         return true;
     }
-    let numbered = t.chars().any(|c| c.is_ascii_digit());
-    let ws: Vec<String> = t
-        .split(|c: char| !c.is_alphanumeric())
-        .map(|w| {
-            w.chars()
-                .filter(|c| !c.is_ascii_digit())
-                .collect::<String>()
-        })
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
-        .collect();
-    !ws.is_empty()
-        && ws.iter().all(|w| {
-            SCAFFOLD.contains(&w.as_str())
-                || crate::check::is_placeholder_word(w)
-                || (numbered && NUMBERED_SCAFFOLD.contains(&w.as_str()))
-        })
+    let (ws, numbered) = unit_words(t);
+    if ws.is_empty() {
+        // A bare number or letter may be the content asked for (a list
+        // of years, grades, options): read as ever.
+        return false;
+    }
+    ws.iter().all(|w| {
+        SCAFFOLD.contains(&w.as_str())
+            || crate::check::is_placeholder_word(w)
+            || (numbered && NUMBERED_SCAFFOLD.contains(&w.as_str()))
+    })
+}
+
+/// Number words and ordinals a running index is written with (`Item
+/// one`, `First item`).
+const INDEX_WORDS: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+    "tenth", "eleventh", "twelfth", "ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii",
+];
+
+/// The words of a unit's text once what only numbers it, or notes it, is
+/// dropped: a parenthesised or bracketed note (`Daikin (again)`), a
+/// number in any digits (`1`, `①`, `¹`), an ordinal (`1st`, `first`), a
+/// number word, a Roman numeral or a single letter (`Item A`), and digits
+/// glued to a word (`word1`); lower case, NFKC-folded. The flag says
+/// whether anything was dropped: an index a template numbers its
+/// scaffolding with.
+pub(crate) fn unit_words(t: &str) -> (Vec<String>, bool) {
+    use unicode_normalization::UnicodeNormalization;
+    static NOTE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\([^()]*\)|\[[^\[\]]*\]").unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    let folded: String = t.nfkc().collect();
+    let unnoted = NOTE.replace_all(&folded, " ");
+    let mut dropped = unnoted.len() != folded.len();
+    let mut words = Vec::new();
+    // Whole tokens only: a URL or a path (`a.net/1`) is one word.
+    for token in unnoted.split_whitespace() {
+        let original = token.trim_matches(|c: char| !c.is_alphanumeric());
+        if original.is_empty() {
+            continue;
+        }
+        // The article `a` and the pronoun `I` are words, not indexes.
+        if matches!(original, "a" | "I") {
+            words.push(original.to_lowercase());
+            continue;
+        }
+        let lower = original.to_lowercase();
+        let w = lower.as_str();
+        if !w.chars().all(char::is_alphanumeric) {
+            words.push(w.to_string());
+            continue;
+        }
+        let digits = w.chars().filter(|c| c.is_numeric()).count();
+        let letters: String = w.chars().filter(|c| !c.is_numeric()).collect();
+        let ordinal = digits > 0 && matches!(letters.as_str(), "st" | "nd" | "rd" | "th");
+        if digits == w.chars().count()
+            || ordinal
+            || INDEX_WORDS.contains(&w)
+            || (w.chars().count() == 1 && w.chars().all(char::is_alphabetic))
+        {
+            dropped = true;
+            continue;
+        }
+        // Digits glued after letters (`word1`, `Item2`) number them.
+        if digits > 0
+            && w.chars()
+                .skip_while(|c| !c.is_numeric())
+                .all(char::is_numeric)
+        {
+            dropped = true;
+            words.push(letters);
+        } else {
+            words.push(w.to_string());
+        }
+    }
+    (words, dropped)
 }
 
 /// Whether a unit's rendered text is something a reader can use: a word
@@ -815,7 +875,15 @@ pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
     let mut seen = BTreeSet::new();
     let mut first = None;
     for u in units {
-        if meaningful(&u.text) && seen.insert(norm(&u.text)) && first.is_none() {
+        // Told apart only by an index or a note (`Daikin 1`, `Daikin
+        // (again)`), a unit repeats an earlier one.
+        let words = unit_words(&u.text).0;
+        let key = if words.is_empty() {
+            norm(&u.text)
+        } else {
+            norm(&words.join(" "))
+        };
+        if meaningful(&u.text) && seen.insert(key) && first.is_none() {
             first = Some(u.line.clone());
         }
     }

@@ -151,11 +151,21 @@ fn the_quote_alone_is_said() {
     // same rule: found in more, or denied, it is the judge's.
     for (clause, out) in [
         ("contains \"<html>\"", "<html><body>ok</body></html>\n"),
-        ("mentions \"AT&T\"", "We are not AT&T and never mention AT&T.\n"),
+        (
+            "mentions \"AT&T\"",
+            "We are not AT&T and never mention AT&T.\n",
+        ),
         ("mentions \"[1]\"", "No citation [1] here.\n"),
-        ("says \"[no sources]\"", "Sources found: 12. It is wrong to report [no sources].\n"),
+        (
+            "says \"[no sources]\"",
+            "Sources found: 12. It is wrong to report [no sources].\n",
+        ),
     ] {
-        assert_eq!(one(clause, out), Verdict::NotEvaluable, "{clause} over {out:?}");
+        assert_eq!(
+            one(clause, out),
+            Verdict::NotEvaluable,
+            "{clause} over {out:?}"
+        );
     }
     assert_ne!(
         one_at(

@@ -262,3 +262,75 @@ fn a_failed_status_or_an_untitled_heading_backs_nothing() {
         "# Untitled\n\nText here about batteries.\n",
     );
 }
+
+/// Scaffolding told apart by a letter, an ordinal or another numeral,
+/// and an entry repeated with a note or a running number, meet no lower
+/// bound.
+#[test]
+fn indexed_or_repeated_entries_meet_no_lower_bound() {
+    for out in [
+        "- Item A\n- Item B\n- Item C\n",
+        "- First item\n- Second item\n- Third item\n",
+        "- Item one\n- Item two\n- Item three\n",
+        "- Item I\n- Item II\n- Item III\n",
+        "- 1st item\n- 2nd item\n- 3rd item\n",
+        "- Item ①\n- Item ②\n- Item ③\n",
+        "- Placeholder A\n- Placeholder B\n- Placeholder C\n",
+        "- TODO: first\n- TODO: second\n- TODO: third\n",
+        "- Daikin\n- Daikin (see above)\n- Daikin (again)\n",
+        "- Daikin 1\n- Daikin 2\n- Daikin 3\n",
+    ] {
+        never_green("at least 3 items", out);
+    }
+    never_green(
+        "at least 3 paragraphs",
+        "Paragraph one.\n\nParagraph two.\n\nParagraph three.\n",
+    );
+    never_green(
+        "at least 3 rows",
+        "| maker |\n|---|\n| Maker 1 |\n| Maker 2 |\n| Maker 3 |\n",
+    );
+    never_green(
+        "at least 3 rows",
+        "| maker |\n|---|\n| Daikin |\n| Daikin (cont.) |\n| Daikin (cont.) |\n",
+    );
+    assert_ne!(
+        one_at("at least 3 items", JSON, r#"["Item A","Item B","Item C"]"#),
+        Verdict::Satisfied
+    );
+    // Real entries with numbers of their own are read as ever.
+    assert_eq!(
+        one(
+            "at least 3 items",
+            "- Daikin Altherma 3\n- Vaillant aroTHERM plus\n- Bosch Compress 7000i\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// A format met only by scaffolding (a row repeating the header, a
+/// heading and an item that only index) is no evidence of it.
+#[test]
+fn a_format_met_only_by_scaffolding_is_never_green() {
+    never_green(
+        "a markdown table",
+        "| Name | Year |\n|---|---|\n| Name | Year |\n",
+    );
+    never_green(
+        "a markdown table",
+        "| Name | Year |\n|---|---|\n| Value A | Value B |\n",
+    );
+    never_green("a numbered list", "1. TODO: first\n2. TODO: second\n");
+    never_green("a bulleted list", "- Item A\n- Item B\n");
+    never_green(
+        "a markdown report with headings",
+        "# Section A\n\nContent goes here.\n",
+    );
+    assert_eq!(
+        one(
+            "a markdown table",
+            "| Name | Year |\n|---|---|\n| Daikin | 2020 |\n"
+        ),
+        Verdict::Satisfied
+    );
+}

@@ -1182,7 +1182,7 @@ fn markup_in_code_hides_nothing() {
         "at most 3 items",
         "- one\n\n    <script>\n\n- two\n- three\n- four\n- five\n- six\n",
     );
-    let out = "First paragraph about cells.\n\nSecond paragraph: use the `<!--` marker for comments.\n\nThird paragraph.\n\nFourth paragraph.\n";
+    let out = "First paragraph about cells.\n\nSecond paragraph: use the `<!--` marker for comments.\n\nThird paragraph, on anodes.\n\nFourth paragraph, on cathodes.\n";
     assert_eq!(one("exactly 2 paragraphs", out), Verdict::Violated);
 }
 
