@@ -1143,10 +1143,19 @@ fn measure_json(m: &Measure, content: &str, v: &Value, inputs: &[Cow<'_, str>]) 
             // for (a summary, not a comment or a debug field beside it) is
             // not told by their keys: whether it is long enough is the
             // judge's.
-            let worded = json_view::strings(v)
-                .into_iter()
+            let strings = json_view::strings(v);
+            let worded = strings
+                .iter()
                 .filter(|s| s.split_whitespace().next().is_some())
                 .count();
+            // A string that is JSON itself (encoded twice) holds values.
+            let encoded = strings.iter().any(|s| {
+                matches!(
+                    pactum_core::json::parse_strict(s.trim()),
+                    Ok(Value::Object(_) | Value::Array(_))
+                )
+            });
+            let worded = if encoded { worded.max(2) } else { worded };
             if f.held == Some(true) && worded > 1 {
                 return finding(
                     None,
@@ -3067,7 +3076,18 @@ fn measure_in(
         }
         Measure::Headings => {
             let r = render(content);
-            let (lo, _, first) = range_of(&r.headings);
+            // A heading that only numbers (`# 1`, `# A`, `# II`) names
+            // nothing.
+            let named: Vec<rendered::Piece> = r
+                .headings
+                .iter()
+                .filter(|h| {
+                    let (words, indexed) = rendered::unit_words(&h.text);
+                    !(words.is_empty() && indexed)
+                })
+                .cloned()
+                .collect();
+            let (lo, _, first) = range_of(&named);
             match first {
                 Some(h) => finding(Some(true), format!("{lo} heading(s)"), Some(h)),
                 None if r.html_headings > 0 => finding(

@@ -684,6 +684,20 @@ fn grade_text(
                 unmeasured.push(format!("{}: {why}", b.path));
             }
         }
+        // A data file (YAML, TOML, CSV, XML…) is read by its consumers
+        // as data: `#` starts a comment there, not a heading. pactum reads
+        // Markdown and JSON only.
+        if let Some(ext) = data_extension(&b.path) {
+            unmeasured.push(format!("{}: a `.{ext}` output is data its consumers parse (comments dropped, fields apart), which pactum does not read as such: whether it keeps the clause is for the judge", b.path));
+        }
+        // That an output exists is evidence of it only where it holds
+        // text enough to be read as one: one word (`Ellipsis`,
+        // `context_length_exceeded`, `Optional[str]`) may be anything.
+        if reading.measures.is_empty() && !reading.vague {
+            if let Some(why) = too_short(content) {
+                unmeasured.push(format!("{}: {why}", b.path));
+            }
+        }
         // An output this sparse is produced, but whether it is the
         // answer the clause asks for ("a JSON object with the report"
         // over `{}`) only the judge can tell: a measure that held over it
@@ -935,6 +949,42 @@ fn asked_alone(measures: &[(String, Measure)], content: &str) -> bool {
     })
 }
 
+/// The extension of a binding written in a data format pactum does not
+/// parse (`yaml`, `yml`, `toml`, `csv`, `tsv`, `xml`, `ini`, `jsonl`…):
+/// only Markdown, plain text and JSON are read.
+fn data_extension(path: &str) -> Option<String> {
+    let ext = std::path::Path::new(path)
+        .extension()?
+        .to_str()?
+        .to_ascii_lowercase();
+    (!matches!(ext.as_str(), "md" | "markdown" | "txt" | "json" | "text")).then_some(ext)
+}
+
+/// Fewest words of prose (letters, not numbers or code) an output must
+/// hold for its existence alone to stand for a clause ([`too_short`]).
+const FEWEST_WORDS: usize = 2;
+
+/// Why an output is too short for its existence to be evidence: fewer
+/// than [`FEWEST_WORDS`] words holding a letter, a word written like a
+/// program's name (`snake_case`, `a.b[0].c`) not counted.
+fn too_short(content: &str) -> Option<String> {
+    let text = match crate::check::as_json(content) {
+        Some(v) => crate::json_view::said(&v),
+        None => crate::check::body_text(content),
+    };
+    let words = text
+        .split_whitespace()
+        .filter(|w| {
+            w.chars().any(char::is_alphabetic)
+                && !w.contains(['_', '[', ']', '(', ')', '$', '%', '{', '}', '<', '>'])
+                && !(w.contains('.')
+                    && w.trim_end_matches(['.', ',', ';', ':', '!', '?'])
+                        .contains('.'))
+        })
+        .count();
+    (words < FEWEST_WORDS).then(|| format!("the output holds {words} word(s) of prose: whether that is the output asked for is for the judge"))
+}
+
 /// Most words an output may hold and still be read, whole, as a note
 /// that it has nothing ([`declines`]).
 const SHORT_OUTPUT_WORDS: usize = 40;
@@ -962,6 +1012,10 @@ fn declines(content: &str) -> Option<String> {
             r"|\b(?:unavailable|not (?:available|generated|produced|provided|found|written))\b",
             r"|\b(?:cannot|can['’]t|could not|couldn['’]t|unable to|failed to|did not|didn['’]t|was not able to|wasn['’]t able to)\s+(?:\w+\s+){0,3}?(?:generate|produce|provide|create|write|find|complete|summari[sz]e|answer|access|retrieve|browse|fetch|load|get|do|help)\b",
             r"|\bempty (?:response|output|result|answer|reply)\b|\b(?:sorry|apologi[sz]e)\b|\bas an ai\b",
+            // A failure written into the output: a process, a request or
+            // a provider's limit.
+            r"|\b(?:failed|failure|fault|killed|timed out|timeout|exceeded|exception|fatal|panic(?:ked)?|aborted|crash(?:ed)?|unauthori[sz]ed|forbidden|too many requests|rate.?limit(?:ed)?|internal server error|bad gateway|service unavailable|not found)\b",
+            r"|\b(?:status(?: code)?|http|error code)\s*:?\s*[45]\d\d\b|\b[45]\d\d (?:too many|not found|internal|bad|service|forbidden|unauthori[sz]ed)",
         ))
         .unwrap()
     });
@@ -1007,8 +1061,28 @@ fn declines(content: &str) -> Option<String> {
 /// for is the judge's.
 fn error_report(content: &str) -> Option<String> {
     if let Some(serde_json::Value::Object(o)) = crate::check::as_json(content) {
-        // An error key, or a status saying the work failed.
+        // An error key, or a status saying the work failed (an HTTP
+        // error code too).
+        let http_error = |v: &serde_json::Value| {
+            v.as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+                .is_some_and(|n| (400..600).contains(&n))
+        };
         let failed = o.iter().any(|(k, v)| {
+            let key = k.to_lowercase();
+            if matches!(
+                key.as_str(),
+                "status"
+                    | "code"
+                    | "status_code"
+                    | "statuscode"
+                    | "http_status"
+                    | "error_code"
+                    | "errorcode"
+            ) && http_error(v)
+            {
+                return true;
+            }
             let k = k.to_lowercase();
             let k = k.trim_start_matches(['_', '$', '@']);
             matches!(

@@ -82,7 +82,14 @@ pub(crate) fn unread_form(content: &str) -> Option<String> {
 /// Markdown link or task-list box opening a line (`[text](url)`, `[ ] x`)
 /// is none.
 fn written_values(t: &str) -> bool {
-    let t = t.trim();
+    // A list or quote marker, code-span backticks or a `<pre>`/`<code>`
+    // tag around the value change nothing a program parses.
+    static WRAPPING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        #[allow(clippy::unwrap_used)] // a constant pattern
+        regex::Regex::new(r"(?i)^(?:(?:[-*+>]|\d{1,9}[.)])\s+)*|</?(?:pre|code|tt|samp|kbd|p|div|span)(?:\s[^>]*)?>|`+").unwrap()
+    });
+    let unwrapped = WRAPPING.replace_all(t.trim(), "");
+    let t = unwrapped.trim();
     crate::json_view::near_json(t)
         || crate::json_view::sequence(t)
         || (t.starts_with(['{', '[', '"']) && pactum_core::json::parse_strict(t).is_ok())
@@ -154,8 +161,25 @@ fn held_unread_text(m: &Measure, content: &str) -> Option<String> {
             min,
             ..
         } if *min > 1 => degenerate_words(content),
+        Measure::Count {
+            unit: Unit::Words,
+            max: Some(_),
+            ..
+        } => images_or_titles(content),
         _ => None,
     }
+}
+
+/// Why an upper bound on words that held is no evidence: the output
+/// holds an image (its alt text is shown when it does not load and read
+/// aloud, and the picture may hold words) or a link title, whose words
+/// the count does not read.
+fn images_or_titles(content: &str) -> Option<String> {
+    static SHOWN_ELSEWHERE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        #[allow(clippy::unwrap_used)] // a constant pattern
+        regex::Regex::new(r#"(?i)!\[|<img\b|\]\([^)\s]*\s+["'(]|\btitle\s*="#).unwrap()
+    });
+    SHOWN_ELSEWHERE.is_match(content).then(|| "the output holds an image or a link title, whose words (alt text, a title, text in the picture) the count does not read: whether it keeps the bound is for the judge".to_string())
 }
 
 /// Why an upper bound on paragraphs that held over Markdown `content` is
@@ -201,7 +225,8 @@ fn excerpt(t: &str) -> String {
 /// words than a quarter of them, or than three), or most are single
 /// characters (`a b c d…`). Prose repeats words, never that much.
 fn degenerate_words(content: &str) -> Option<String> {
-    // A number glued to a word makes no new word (`word1`, `word2`).
+    // A number or a letter glued to a word makes no new word (`word1`,
+    // `word2`; `worda`, `wordb`).
     let words: Vec<String> = content
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -210,6 +235,16 @@ fn degenerate_words(content: &str) -> Option<String> {
             if letters.is_empty() { w } else { &letters }.to_lowercase()
         })
         .collect();
+    let stems = words
+        .iter()
+        .filter(|w| w.chars().count() >= 4)
+        .map(|w| w.chars().take(w.chars().count() - 1).collect::<String>())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let long = words.iter().filter(|w| w.chars().count() >= 4).count();
+    if long >= 8 && stems * 4 < long {
+        return Some(format!("{} words, most of them one stem with a letter added (`worda`, `wordb`): whether that is text a reader can use is for the judge", words.len()));
+    }
     if words.is_empty() {
         return None;
     }

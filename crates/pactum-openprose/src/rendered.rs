@@ -713,11 +713,13 @@ pub(crate) fn placeholder_value(v: &str, key: Option<&str>) -> bool {
 pub(crate) const SCAFFOLD: &[&str] = &[
     "item", "items", "heading", "column", "col", "row", "cell", "entry", "bullet", "foo", "bar",
     "baz", "qux", "none", "etc", "and", "more", "others", "so", "on", "untitled", "unnamed",
+    "text", "ellipsis", "header", "title",
 ];
 
 /// Words that, numbered (`Step 1`, `Title 2`, `Word3`), stand where
 /// content should be; alone they may be a real heading (`Summary`).
 const NUMBERED_SCAFFOLD: &[&str] = &[
+    "h",
     "word",
     "words",
     "point",
@@ -765,7 +767,7 @@ const NUMBERED_SCAFFOLD: &[&str] = &[
 pub(crate) fn scaffold_text(t: &str) -> bool {
     static SLOT: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?:^|[^\w%])%(?:\([A-Za-z_]\w*\))?[-+ #0]*\d*(?:\.\d+)?[sdifr](?:$|[^\w])|\{\d*\}|\$\{\w+\}|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PLACEHOLDER|TODO|TBD|HERE)\b|\b(?:PLACEHOLDER|INSERT|YOUR|REPLACE)_[A-Z0-9_]+\b",
+            r"(?:^|[^\w%])%(?:\d+\$)?(?:\([A-Za-z_]\w*\))?[-+ #0]*\d*(?:\.\d+)?[sdifrvqTxXeEgGcbo](?:$|[^\w])|\{\d*\}|\$\{\w+\}|(?:^|[^\w$])\$\d+\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:PLACEHOLDER|TODO|TBD|HERE)\b|\b(?:PLACEHOLDER|INSERT|YOUR|REPLACE)_[A-Z0-9_]+\b",
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
@@ -781,6 +783,8 @@ pub(crate) fn scaffold_text(t: &str) -> bool {
     ws.iter().all(|w| {
         SCAFFOLD.contains(&w.as_str())
             || crate::check::is_placeholder_word(w)
+            // One letter repeated (`xxxxx`, `aaaa`).
+            || (w.chars().count() >= 3 && w.chars().all(|c| Some(c) == w.chars().next()))
             || (numbered && NUMBERED_SCAFFOLD.contains(&w.as_str()))
     })
 }
@@ -1135,6 +1139,9 @@ fn placeholder_page(page: &str) -> bool {
                     | "example"
             )
     };
+    // A running number makes no new name (`source1.com`, `url2.com`).
+    let name: String = name.chars().filter(|c| !c.is_ascii_digit()).collect();
+    let name = name.as_str();
     let named_by_template = !name.is_empty()
         && name
             .split(['-', '_'])
@@ -1150,12 +1157,23 @@ fn placeholder_page(page: &str) -> bool {
         .replace("%3e", ">")
         .replace("%5b", "[")
         .replace("%5d", "]");
-    let slot_segment = lower.split('/').any(|s| {
-        let bare = s.trim_matches(|c: char| matches!(c, '[' | ']' | '{' | '}' | '<' | '>' | ':'));
-        (s != bare && !bare.is_empty())
-            || s.chars().all(|c| c == '.' || c == '…') && !s.is_empty() && s != "." && s != ".."
-            || (!s.is_empty() && s.split(['-', '_']).all(crate::check::is_placeholder_word))
-    });
+    // The documentation's own placeholder paths.
+    let doc_path = lower.contains("/path/to/")
+        || lower.split('/').any(|s| {
+            let s: String = s.chars().filter(|c| !c.is_ascii_digit()).collect();
+            s.starts_with("insert-")
+                || s.starts_with("your-")
+                || s.ends_with("-here")
+                || matches!(s.as_str(), "page" | "link" | "url" | "slug" | "path" | "id")
+        });
+    let slot_segment = doc_path
+        || lower.split('/').any(|s| {
+            let bare =
+                s.trim_matches(|c: char| matches!(c, '[' | ']' | '{' | '}' | '<' | '>' | ':'));
+            (s != bare && !bare.is_empty())
+                || s.chars().all(|c| c == '.' || c == '…') && !s.is_empty() && s != "." && s != ".."
+                || (!s.is_empty() && s.split(['-', '_']).all(crate::check::is_placeholder_word))
+        });
     named_by_template || slot_segment || lower.contains("n/a")
 }
 
