@@ -4066,7 +4066,8 @@ fn a_date(v: &str) -> bool {
             r"(?i)^(?:{YEAR}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01])(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?)?)?|{YEAR}/\d{{1,2}}/\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-]{YEAR}|(?:{DAY}\.?\s+)?{MONTH}\s+(?:{DAY},?\s+)?{YEAR})$"
         ))
     });
-    DATE.is_match(v.trim())
+    // A full stop ending the sentence it is written in is no part of it.
+    DATE.is_match(v.trim().trim_end_matches(['.', ',', ';']).trim_end())
 }
 
 /// Whether a value read for `field` (one [`field_value`] takes) is not
@@ -4359,9 +4360,11 @@ fn writes_another_item(t: &str) -> bool {
 
 /// Whether `t`, a value written under `key`, holds the name of one of
 /// the clause's `fields` other than `key` as a word (`"notes": "Title —
-/// Vaillant"`, `"also": "year 2021"`): a label of another item, perhaps.
+/// Vaillant"`, `"also": "year 2021"`), URLs aside: a label of another
+/// item, perhaps.
 fn names_a_field(key: Option<&str>, t: &str, fields: &[String]) -> bool {
-    let text = format!(" {} ", norm(t));
+    // A URL's path (`/title/123`) names no field.
+    let text = format!(" {} ", norm(&URL.replace_all(t, " ")));
     fields.iter().any(|f| {
         let name = norm(f);
         !name.is_empty()
