@@ -3528,29 +3528,38 @@ fn label_pattern(field: &str) -> Option<Regex> {
 /// ([`field_value`]) before the next label (`title: url: x` gives the
 /// title no value).
 fn labelled(block: &str, field: &str, pattern: Option<&Regex>) -> bool {
+    label_values(block, pattern)
+        .iter()
+        .any(|v| field_value(field, v))
+}
+
+/// The values `block` writes after the labels of `pattern`, each up to
+/// the next label (that label's word left out), code and emphasis marks
+/// dropped.
+fn label_values(block: &str, pattern: Option<&Regex>) -> Vec<String> {
     // A label's colon: followed by a space, emphasis or the end (a URL's
     // `https:` is none).
     static COLON: LazyLock<Regex> = LazyLock::new(|| re(r":(?:\s|\*|_|$)"));
     let block = decode_entities(block);
-    pattern.is_some_and(|r| {
-        r.captures_iter(&block).any(|c| {
-            c.get(1).is_some_and(|v| {
-                let v = v.as_str().replace(['`', '_', '*'], "");
-                // Up to the next label, that label's word left out.
-                let v = match COLON.find(&v) {
-                    Some(m) => {
-                        let before = v[..m.start()].trim_end();
-                        before
-                            .rfind(char::is_whitespace)
-                            .map_or("", |i| &before[..i])
-                            .to_string()
-                    }
-                    None => v,
-                };
-                field_value(field, &v)
-            })
+    let Some(r) = pattern else {
+        return Vec::new();
+    };
+    r.captures_iter(&block)
+        .filter_map(|c| c.get(1))
+        .map(|v| {
+            let v = v.as_str().replace(['`', '_', '*'], "");
+            match COLON.find(&v) {
+                Some(m) => {
+                    let before = v[..m.start()].trim_end();
+                    before
+                        .rfind(char::is_whitespace)
+                        .map_or("", |i| &before[..i])
+                        .to_string()
+                }
+                None => v,
+            }
         })
-    })
+        .collect()
 }
 
 /// Whether a field's value shows something: not blank, not only marks,
@@ -3660,7 +3669,7 @@ fn literals(v: &Value) -> Vec<String> {
 /// not read ([`unread_entries`], [`json_entries_beside`],
 /// [`holds_items`]) leave it to the judge.
 fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> Finding {
-    let is_url_field = |f: &str| matches!(norm(f).as_str(), "url" | "link" | "source url" | "urls");
+    let is_url_field = url_field;
     // Entries that may be X's, not read: the clause holds nowhere then,
     // but one X read lacking a field still breaks it.
     let mut unread: Option<String> = None;
@@ -3702,19 +3711,34 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
             unread = Some(format!("an element of the output's list of {item}s holds a list of records, or an object naming a field the clause asks for"));
         } else if arr.iter().any(|e| {
             let patterns: Vec<Regex> = fields.iter().filter_map(|f| label_pattern(f)).collect();
-            json_view::strings(e)
-                .into_iter()
-                .any(|s| shows_entries(s, &patterns))
-        }) {
-            unread = Some(format!("an element of the output's list of {item}s holds a string showing a list, JSON or a field's label: another {item}, perhaps"));
-        } else if let Some(v) = arr.iter().find_map(|e| {
-            e.as_object().and_then(|o| {
-                o.iter()
-                    .filter(|(k, _)| fields.iter().any(|f| norm(f) == norm(k)))
-                    .find_map(|(_, v)| doubtful_value(v))
+            let mut strings = Vec::new();
+            keyed_strings(e, None, &mut strings);
+            strings.iter().any(|(k, s)| {
+                shows_entries(s, &patterns)
+                    || writes_another_item(s)
+                    || names_a_field(*k, s, fields)
             })
         }) {
-            unread = Some(format!("a field's value ({v}) may say there is none"));
+            unread = Some(format!("an element of the output's list of {item}s holds a string showing a list, JSON, HTML, lines, bullets, an enumeration or a field's label or name: another {item}, perhaps"));
+        } else if let Some(v) = {
+            let seen = Seen::new(
+                content,
+                arr.iter()
+                    .filter_map(Value::as_object)
+                    .flat_map(|o| o.iter())
+                    .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?))),
+            );
+            arr.iter().find_map(|e| {
+                e.as_object().and_then(|o| {
+                    o.iter()
+                        .filter(|(k, _)| fields.iter().any(|f| norm(f) == norm(k)))
+                        .find_map(|(k, v)| doubtful_value(k, v, &seen))
+                })
+            })
+        } {
+            unread = Some(format!(
+                "a field's value ({v}) is not recognisably one: it may say there is none"
+            ));
         }
         arr.iter()
             .map(|e| {
@@ -3742,16 +3766,59 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
         unread = unread_entries(&r, content, &patterns).map(|why| {
             format!("besides the list items and table rows read, the output holds {why}")
         });
-        let mut rows: Vec<(Vec<bool>, Option<String>)> = Vec::new();
+        // Where each item and cell links to; read apart from the text,
+        // so checked to line up with it.
+        let linked = linked_pages(content);
+        let lined_up = linked.items.len() == r.items.len()
+            && linked.tables.len() == r.tables.len()
+            && linked
+                .tables
+                .iter()
+                .zip(&r.tables)
+                .all(|(l, t)| l.len() == t.cells.len());
+        if !lined_up && unread.is_none() {
+            unread = Some("links pactum could not place in the items and rows read".into());
+        }
+        // Every value read, by field, for telling a field written in
+        // lower case throughout.
+        let mut values: Vec<(String, String)> = Vec::new();
         for t in &r.tables {
+            for (i, h) in t.header.iter().enumerate() {
+                values.extend(
+                    t.cells
+                        .iter()
+                        .filter_map(|c| Some((h.clone(), c.get(i)?.clone()))),
+                );
+            }
+        }
+        for it in &r.items {
+            for (f, p) in fields.iter().zip(&patterns) {
+                values.extend(
+                    label_values(&it.text, p.as_ref())
+                        .into_iter()
+                        .map(|v| (f.clone(), v)),
+                );
+            }
+        }
+        let seen = Seen::new(
+            content,
+            values.iter().map(|(f, v)| (f.as_str(), v.as_str())),
+        );
+        let mut rows: Vec<(Vec<bool>, Option<String>)> = Vec::new();
+        for (ti, t) in r.tables.iter().enumerate() {
             let cols: Vec<Option<usize>> = fields
                 .iter()
                 .map(|f| t.header.iter().position(|h| norm(h) == norm(f)))
                 .collect();
-            for (cells, piece) in t.cells.iter().zip(&t.rows) {
+            for (ri, (cells, piece)) in t.cells.iter().zip(&t.rows).enumerate() {
                 if !meaningful(&piece.text) && !piece.text.chars().any(char::is_alphanumeric) {
                     continue;
                 }
+                // A cell links to a page by where its link leads.
+                let links_page = |i: usize| match linked.tables.get(ti).and_then(|l| l.get(ri)) {
+                    Some(row) if lined_up => row.get(i).is_some_and(|p| !p.is_empty()),
+                    _ => cells.get(i).is_some_and(|v| shows_page(v)),
+                };
                 let present = cols
                     .iter()
                     .zip(fields)
@@ -3759,25 +3826,27 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                         // A cell repeating its column's header is a row
                         // left unfilled.
                         Some(i) => cells.get(*i).is_some_and(|v| {
-                            field_value(&t.header[*i], v) && (!is_url_field(f) || shows_page(v))
+                            field_value(&t.header[*i], v) && (!is_url_field(f) || links_page(*i))
                         }),
-                        None => is_url_field(f) && cells.iter().any(|v| shows_page(v)),
+                        None => is_url_field(f) && (0..cells.len()).any(links_page),
                     })
                     .collect();
                 if unread.is_none() {
-                    if let Some(v) = cols
-                        .iter()
-                        .flatten()
-                        .filter_map(|i| cells.get(*i))
-                        .find(|v| doubtful_text(v))
-                    {
-                        unread = Some(format!("a field's value (`{v}`) may say there is none"));
+                    if let Some(v) = cols.iter().flatten().find_map(|i| {
+                        let v = cells.get(*i)?;
+                        let h = &t.header[*i];
+                        (doubtful_text(v) || field_value(h, v) && unsure_value(h, v, &seen))
+                            .then_some(v)
+                    }) {
+                        unread = Some(format!(
+                            "a field's value (`{v}`) is not recognisably one: it may say there is none"
+                        ));
                     }
                 }
                 rows.push((present, Some(piece.line.clone())));
             }
         }
-        for it in &r.items {
+        for (ii, it) in r.items.iter().enumerate() {
             if !it.text.chars().any(char::is_alphanumeric) {
                 continue;
             }
@@ -3785,18 +3854,27 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 .iter()
                 .zip(&patterns)
                 .map(|(f, p)| {
-                    // A `url` field is there only where the item shows a
-                    // page's URL.
+                    // A `url` field is there only where the item links to
+                    // a page (by a link's destination, not its text).
                     if is_url_field(f) {
-                        shows_page(&it.text)
+                        match linked.items.get(ii) {
+                            Some(pages) if lined_up => !pages.is_empty(),
+                            _ => shows_page(&it.text),
+                        }
                     } else {
                         labelled(&it.text, f, p.as_ref())
                     }
                 })
                 .collect();
-            if unread.is_none() && doubtful_text(&it.text) {
+            let unsure = fields.iter().zip(&patterns).any(|(f, p)| {
+                (is_url_field(f) && marks_dead(&it.text))
+                    || label_values(&it.text, p.as_ref())
+                        .iter()
+                        .any(|v| field_value(f, v) && unsure_value(f, v, &seen))
+            });
+            if unread.is_none() && (doubtful_text(&it.text) || unsure) {
                 unread = Some(format!(
-                    "an item (`{}`) may say a field has no value",
+                    "an item (`{}`) may say a field has no value, or holds one pactum does not recognise",
                     it.text.trim()
                 ));
             }
@@ -3865,12 +3943,19 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
     }
 }
 
-/// A field's JSON value that may say there is none (`false`, or a string
-/// [`doubtful_text`]), as written, for a note.
-fn doubtful_value(v: &Value) -> Option<String> {
+/// A field's JSON value that is not recognisably a value for `field`,
+/// as written, for a note: a boolean (`true` as much as `false` may say
+/// there is none), a number where a year is asked that is no plausible
+/// year (`0`, `-1`, `12`), or a string [`unsure_value`] (at any depth).
+fn doubtful_value(field: &str, v: &Value, seen: &Seen) -> Option<String> {
     match v {
-        Value::Bool(false) => Some("`false`".into()),
-        Value::String(s) if doubtful_text(s) => Some(format!("`{s}`")),
+        Value::Bool(b) => Some(format!("`{b}`")),
+        Value::Number(n) if dated_field(field) && !a_year_number(n) => Some(format!("`{n}`")),
+        Value::String(s) if field_value(field, s) && unsure_value(field, s, seen) => {
+            Some(format!("`{s}`"))
+        }
+        Value::Array(a) => a.iter().find_map(|e| doubtful_value(field, e, seen)),
+        Value::Object(o) => o.values().find_map(|e| doubtful_value(field, e, seen)),
         _ => None,
     }
 }
@@ -3892,9 +3977,12 @@ fn doubtful_text(t: &str) -> bool {
 /// Whether `v`, written as the value of `field`, shows something a
 /// reader can use ([`a_value`]) that is no placeholder for it: not the
 /// field's own name once case and marks are folded (`title: title`, a
-/// table cell repeating its column's header), not a bracketed slot
-/// (`[title]`, `<title>`, `{Title of the item}`), and not a type name
-/// (`string`, `integer`) unless the field names a type or kind.
+/// table cell repeating its column's header), nor that name numbered,
+/// lettered or with template words ([`names_itself`]: `Title 1`, `The
+/// title`), not numbered scaffolding ([`rendered::scaffold_text`]: `Item
+/// 1`), not a bracketed slot (`[title]`, `<title>`, `{Title of the
+/// item}`), and not a type name (`string`, `integer`) unless the field
+/// names a type or kind.
 fn field_value(field: &str, v: &str) -> bool {
     static SLOT: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:\[[^\[\]]*\]|<[^<>]*>|\{[^{}]*\})$"));
     const TYPES: &[&str] = &[
@@ -3905,7 +3993,236 @@ fn field_value(field: &str, v: &str) -> bool {
     let name = norm(field);
     let slot = SLOT.is_match(t) && t.chars().any(char::is_alphabetic) && !t.contains("://");
     let typed = ["type", "kind", "format"].iter().any(|w| name.contains(w));
-    a_value(t) && !slot && norm(t) != name && (typed || !TYPES.contains(&norm(t).as_str()))
+    a_value(t)
+        && !slot
+        && norm(t) != name
+        && (typed || !TYPES.contains(&norm(t).as_str()))
+        && !names_itself(field, t)
+        && !rendered::scaffold_text(t)
+}
+
+/// Words a template writes beside a field's name where its value should
+/// be (`The title`, `Title here`, `Sample Title`, `Book title`).
+const TEMPLATE_WORDS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "some",
+    "my",
+    "your",
+    "our",
+    "their",
+    "its",
+    "this",
+    "sample",
+    "example",
+    "here",
+    "goes",
+    "placeholder",
+    "dummy",
+    "test",
+    "demo",
+    "new",
+    "default",
+    "generic",
+    "book",
+    "item",
+    "entry",
+    "enter",
+    "insert",
+];
+
+/// The words of `v` once case and marks are folded and digits glued to
+/// a word dropped (`title1`), without numbers, single letters and
+/// template words ([`TEMPLATE_WORDS`]); and whether a number or a
+/// letter, and whether a template word, was dropped.
+fn bare_words(v: &str) -> (Vec<String>, bool, bool) {
+    let (mut numbered, mut templated) = (false, false);
+    let mut out = Vec::new();
+    for w in norm(v).split(' ').filter(|w| !w.is_empty()) {
+        let stem = w.trim_end_matches(|c: char| c.is_ascii_digit());
+        if stem.len() < w.len() || stem.chars().count() == 1 {
+            numbered = true;
+        }
+        if TEMPLATE_WORDS.contains(&stem) {
+            templated = true;
+        } else if stem.chars().count() > 1 {
+            out.push(stem.to_string());
+        }
+    }
+    (out, numbered, templated)
+}
+
+/// Whether `v` is `field`'s own name numbered, lettered or with template
+/// words around it (`Title 1`, `title1`, `TITLE_1`, `Title A`, `The
+/// title`, `Title here`, `Sample Title`), or a placeholder for none
+/// numbered (`Untitled 2`): a template row left unfilled.
+fn names_itself(field: &str, v: &str) -> bool {
+    let (words, numbered, templated) = bare_words(v);
+    let rest = words.join(" ");
+    !rest.is_empty()
+        && ((numbered || templated) && rest == norm(field) || numbered && non_answer(&rest))
+}
+
+/// Whether `v` is `field`'s own name with one word of its own beside it
+/// (`Title Fight`, `Model Year`): a real value or a template's label,
+/// which pactum cannot tell apart.
+fn name_and_a_word(field: &str, v: &str) -> bool {
+    let name = norm(field);
+    let (words, _, _) = bare_words(v);
+    !name.is_empty()
+        && words.len() == name.split(' ').count() + 1
+        && format!(" {} ", words.join(" ")).contains(&format!(" {name} "))
+}
+
+/// Whether `field` is a `url`/`link` field: filled only by a page.
+fn url_field(field: &str) -> bool {
+    matches!(norm(field).as_str(), "url" | "link" | "source url" | "urls")
+}
+
+/// Whether `field` is named like a year or a date (`year`, `date`,
+/// `published`, `founded`, `born`, `released`, `pub_year`,
+/// `releaseDate`): its value is one only when it is a year or a date.
+fn dated_field(field: &str) -> bool {
+    // camelCase parts words too.
+    let mut parted = String::new();
+    let mut lower = false;
+    for c in field.chars() {
+        if c.is_uppercase() && lower {
+            parted.push(' ');
+        }
+        lower = c.is_lowercase() || c.is_ascii_digit();
+        parted.push(c);
+    }
+    norm(&parted).split(' ').any(|w| {
+        matches!(
+            w,
+            "year" | "date" | "dated" | "published" | "founded" | "born" | "released"
+        ) || (w.ends_with("year") && w != "years")
+    })
+}
+
+/// Whether a JSON number is a plausible year: a whole number from 1000
+/// to 2999.
+fn a_year_number(n: &serde_json::Number) -> bool {
+    n.as_f64()
+        .is_some_and(|f| f.fract() == 0.0 && (1000.0..3000.0).contains(&f))
+}
+
+/// Whether `v` is, whole, a plausible year (`2020`, 1000 to 2999) or a
+/// date (`2020-05-03`, `2020-05`, an ISO time stamp, `3.5.2020`,
+/// `05/03/2020`, `2020/05/03`, `May 2020`, `3 May 2020`, `May 3, 2020`).
+fn a_date(v: &str) -> bool {
+    static DATE: LazyLock<Regex> = LazyLock::new(|| {
+        const MONTH: &str = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?";
+        const YEAR: &str = r"[12]\d{3}";
+        const DAY: &str = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?";
+        re(&format!(
+            r"(?i)^(?:{YEAR}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01])(?:[T ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?(?:Z|[+-]\d{{2}}:?\d{{2}})?)?)?)?|{YEAR}/\d{{1,2}}/\d{{1,2}}|\d{{1,2}}[./-]\d{{1,2}}[./-]{YEAR}|(?:{DAY}\.?\s+)?{MONTH}\s+(?:{DAY},?\s+)?{YEAR})$"
+        ))
+    });
+    // A full stop ending the sentence it is written in is no part of it.
+    DATE.is_match(v.trim().trim_end_matches(['.', ',', ';']).trim_end())
+}
+
+/// Whether a value read for `field` (one [`field_value`] takes) is not
+/// recognisably a value, so that it is the judge's, never a green: for
+/// a year or date field ([`dated_field`]), anything but a year or a
+/// date ([`a_date`]); for a `url` field, a note beside its URL (a
+/// parenthesis, a bracket, a `?`, a code mark, a word saying it is dead
+/// or doubting it); for any other, a word of doubt ([`doubtful_text`]),
+/// a `?`, a parenthesised or bracketed note (`2020 (unverified)`,
+/// `[citation needed]`), a slash abbreviation (`n/k`), its own name with
+/// a word beside it ([`name_and_a_word`]), or one or two short
+/// lower-case words the output shows nowhere else and writes for no
+/// other item ([`lone_words`]: `idk`, `later`, `to follow`).
+fn unsure_value(field: &str, v: &str, seen: &Seen) -> bool {
+    static NOTE: LazyLock<Regex> = LazyLock::new(|| re(r"[?¿？()\[\]（）［］【】`]"));
+    static ABBREVIATION: LazyLock<Regex> = LazyLock::new(|| {
+        re(r"(?:^|[^\p{L}/])(?:\p{L}\.?){1,2}\s*/\s*(?:\p{L}\.?){1,2}(?:$|[^\p{L}/])")
+    });
+    let t = v.trim();
+    if url_field(field) {
+        let rest = URL.replace_all(t, " ");
+        return NOTE.is_match(&rest) || marks_dead(&rest) || doubtful_text(&rest);
+    }
+    if dated_field(field) {
+        return !a_date(t);
+    }
+    doubtful_text(t)
+        || NOTE.is_match(t)
+        || ABBREVIATION.is_match(t)
+        || name_and_a_word(field, t)
+        || lone_words(field, t, seen)
+}
+
+/// Whether `t`, its URLs aside, says a link is dead (`404`, `dead
+/// link`, `broken`, `offline`): a URL no reader can follow.
+fn marks_dead(t: &str) -> bool {
+    static DEAD: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:404|410|dead|broken|defunct|offline|unreachable|expired|invalid|inactive|down|gone|removed|moved|parked|archived|obsolete|outdated)\b",
+        )
+    });
+    DEAD.is_match(&URL.replace_all(t, " "))
+}
+
+/// What the output shows beside one value, for telling whether a value
+/// in lower case is one of its own ([`lone_words`]).
+#[derive(Debug, Default)]
+struct Seen {
+    /// The whole output, its words folded ([`norm`]).
+    words: String,
+    /// The fields ([`norm`]) two items or more write in lower-case words
+    /// ([`lower_words`]): a field of codes, roles or tags.
+    lower_case: BTreeSet<String>,
+}
+
+impl Seen {
+    /// `content` folded, and the fields whose `values` (field, value:
+    /// one per item) are lower-case words in two items or more.
+    fn new<'a>(content: &str, values: impl Iterator<Item = (&'a str, &'a str)>) -> Seen {
+        let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+        for (f, v) in values {
+            if lower_words(v) {
+                *counts.entry(norm(f)).or_default() += 1;
+            }
+        }
+        Seen {
+            words: norm(content),
+            lower_case: counts
+                .into_iter()
+                .filter(|(_, n)| *n > 1)
+                .map(|(f, _)| f)
+                .collect(),
+        }
+    }
+}
+
+/// Whether `t` is one or two short lower-case words (`idk`, `hmm`, `to
+/// follow`, `lead`), a full stop after them aside.
+fn lower_words(t: &str) -> bool {
+    let t = t.trim().trim_end_matches(['.', '!']);
+    let ws: Vec<&str> = t.split_whitespace().collect();
+    let short_lower = |w: &&str| {
+        w.chars().count() <= 12
+            && w.chars().any(char::is_alphabetic)
+            && w.chars()
+                .all(|c| c.is_lowercase() || matches!(c, '.' | '-' | '\'' | '’'))
+    };
+    (1..=2).contains(&ws.len()) && ws.iter().all(short_lower)
+}
+
+/// Whether `t`, written for `field`, is lower-case words ([`lower_words`]:
+/// `idk`, `later`, `to follow`) that the output shows nowhere else and
+/// writes for no other item's `field` (as a list of roles, `lead`,
+/// `review`, would): no name, title or number it recognises.
+fn lone_words(field: &str, t: &str, seen: &Seen) -> bool {
+    if !lower_words(t) || seen.lower_case.contains(&norm(field)) {
+        return false;
+    }
+    let phrase = format!(" {} ", norm(t.trim().trim_end_matches(['.', '!'])));
+    format!(" {} ", seen.words).matches(phrase.as_str()).count() < 2
 }
 
 /// Whether `v` shows the URL of a page on a public host, as the count of
@@ -3916,6 +4233,114 @@ fn field_value(field: &str, v: &str) -> bool {
 fn shows_page(v: &str) -> bool {
     URL.find_iter(v)
         .any(|m| rendered::page(m.as_str()).is_some())
+}
+
+/// The pages ([`rendered::page`]) each top-level list item and each
+/// table cell of `content` links to, as the count of sources reads
+/// them: a link's destination (its text is no page, a URL written there
+/// leading elsewhere), a URL in text outside code and links; a URL in a
+/// code span or block, or an image's, none.
+#[derive(Debug, Default)]
+struct LinkedPages {
+    /// One set per top-level list item, in the order [`render`] reads them.
+    items: Vec<BTreeSet<String>>,
+    /// Per table, per body row, one set per cell.
+    tables: Vec<Vec<Vec<BTreeSet<String>>>>,
+}
+
+/// [`LinkedPages`] of `content`, parsed as [`render`] parses it.
+fn linked_pages(content: &str) -> LinkedPages {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_TABLES);
+    opts.insert(Options::ENABLE_STRIKETHROUGH);
+    opts.insert(Options::ENABLE_TASKLISTS);
+    opts.insert(Options::ENABLE_FOOTNOTES);
+    let mut out = LinkedPages::default();
+    let (mut lists, mut code, mut image) = (0usize, 0usize, 0usize);
+    // Open items: whether each is a top-level one.
+    let mut open_items: Vec<bool> = Vec::new();
+    // Open links: each destination, and whether its text shows anything.
+    let mut links: Vec<(String, bool)> = Vec::new();
+    let mut head = false;
+    let mut row: Vec<BTreeSet<String>> = Vec::new();
+    let mut cell: Option<BTreeSet<String>> = None;
+    let add = |u: &str,
+               out: &mut LinkedPages,
+               open_items: &[bool],
+               cell: &mut Option<BTreeSet<String>>| {
+        let Some(p) = rendered::page(u) else { return };
+        if open_items.contains(&true) {
+            if let Some(it) = out.items.last_mut() {
+                it.insert(p.clone());
+            }
+        }
+        if let Some(c) = cell.as_mut() {
+            c.insert(p);
+        }
+    };
+    for ev in Parser::new_ext(content, opts) {
+        match ev {
+            Event::Start(Tag::List(_)) => lists += 1,
+            Event::End(TagEnd::List(_)) => lists = lists.saturating_sub(1),
+            Event::Start(Tag::Item) => {
+                open_items.push(lists == 1);
+                if lists == 1 {
+                    out.items.push(BTreeSet::new());
+                }
+            }
+            Event::End(TagEnd::Item) => {
+                open_items.pop();
+            }
+            Event::Start(Tag::CodeBlock(_)) => code += 1,
+            Event::End(TagEnd::CodeBlock) => code = code.saturating_sub(1),
+            Event::Start(Tag::Image { .. }) => {
+                image += 1;
+                links.iter_mut().for_each(|l| l.1 = true);
+            }
+            Event::End(TagEnd::Image) => image = image.saturating_sub(1),
+            Event::Start(Tag::Link { dest_url, .. }) => links.push((dest_url.to_string(), false)),
+            Event::End(TagEnd::Link) => {
+                if let Some((dest, true)) = links.pop() {
+                    add(&dest, &mut out, &open_items, &mut cell);
+                }
+            }
+            Event::Start(Tag::Table(_)) => out.tables.push(Vec::new()),
+            Event::Start(Tag::TableHead) => head = true,
+            Event::End(TagEnd::TableHead) => head = false,
+            Event::Start(Tag::TableRow) => row.clear(),
+            Event::End(TagEnd::TableRow) => {
+                if let Some(t) = out.tables.last_mut() {
+                    t.push(std::mem::take(&mut row));
+                }
+            }
+            Event::Start(Tag::TableCell) => cell = Some(BTreeSet::new()),
+            Event::End(TagEnd::TableCell) => {
+                let c = cell.take().unwrap_or_default();
+                if !head {
+                    row.push(c);
+                }
+            }
+            Event::Text(t) if image == 0 => {
+                if !links.is_empty() && rendered::shows_something(&t) {
+                    links.iter_mut().for_each(|l| l.1 = true);
+                }
+                if code == 0 && links.is_empty() {
+                    for u in urls(&t) {
+                        add(&u, &mut out, &open_items, &mut cell);
+                    }
+                }
+            }
+            // Code or HTML in a link's text shows it.
+            Event::Code(t) | Event::InlineHtml(t) | Event::Html(t)
+                if !links.is_empty() && t.chars().any(char::is_alphanumeric) =>
+            {
+                links.iter_mut().for_each(|l| l.1 = true);
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whether a JSON value written for `field` holds something: a string
@@ -3934,13 +4359,21 @@ fn json_field_value(field: &str, v: &Value) -> bool {
 /// Whether a JSON object read for its one array of items holds, beside
 /// that array, an object holding a value (at any depth: `next_page`,
 /// `meta.more`, a lone `item`), or a string showing items in another
-/// form (a list, a table, a JSON value, a label of one of the `fields`): it may
-/// hold items pactum did not read.
+/// form (a list, a table, a JSON value, a label of one of the `fields`:
+/// [`shows_entries`]; another item's forms, [`writes_another_item`]; a
+/// field's name, [`names_a_field`]; a series parted by `,`, `;`, `/` or
+/// `|`): it may hold items pactum did not read.
 fn json_entries_beside(o: &serde_json::Map<String, Value>, fields: &[String]) -> bool {
+    static SERIES: LazyLock<Regex> = LazyLock::new(|| re(r"\S\s*[,;/|]\s*\S"));
     let patterns: Vec<Regex> = fields.iter().filter_map(|f| label_pattern(f)).collect();
-    o.values().any(|v| match v {
+    o.iter().any(|(k, v)| match v {
         Value::Object(_) => has_value(v),
-        Value::String(t) => shows_entries(t, &patterns),
+        Value::String(t) => {
+            shows_entries(t, &patterns)
+                || writes_another_item(t)
+                || names_a_field(Some(k), t, fields)
+                || SERIES.is_match(t)
+        }
         _ => false,
     })
 }
@@ -3953,6 +4386,61 @@ fn shows_entries(t: &str, patterns: &[Regex]) -> bool {
         || patterns.iter().any(|p| p.is_match(t))
         || !r.items.is_empty()
         || !r.tables.is_empty()
+}
+
+/// Whether a string of a JSON item may write another item in a form
+/// Markdown does not make one: more than one line, an HTML tag, a
+/// bullet-like character ([`crate::plain::TYPED_BULLETS`]; a dash only
+/// opening it), an enumeration (`a) x`, `a) x b) y`), a CSV row
+/// (`Vaillant,2021`), or a label written with `=`, `->`, `=>` or a tab,
+/// URLs aside.
+fn writes_another_item(t: &str) -> bool {
+    static FORMS: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)</?[a-z][a-z0-9-]*(?:\s[^<>]*)?/?>|\t|->|=>|[\p{L}\p{N}_)\]]\s*=|\p{L},[\p{L}\p{N}]|\p{N},\p{L}|^\s*\(?[a-z]\)\s|(?:^|\s)\(?(?:[a-z]|\d{1,2})\)\s.*\s\(?(?:[a-z]|\d{1,2})\)\s",
+        )
+    });
+    let dash = |c: char| matches!(c, '–' | '—' | '―' | '⁃');
+    // A URL's query (`?a=1`) is no label.
+    let t = URL.replace_all(t.trim(), "URL");
+    let t = t.as_ref();
+    t.contains([
+        '\n', '\r', '\u{0085}', '\u{2028}', '\u{2029}', '\u{000B}', '\u{000C}',
+    ]) || t
+        .chars()
+        .any(|c| crate::plain::TYPED_BULLETS.contains(&c) && !dash(c))
+        || t.starts_with(dash)
+        || FORMS.is_match(t)
+}
+
+/// Whether `t`, a value written under `key`, holds the name of one of
+/// the clause's `fields` other than `key` as a word (`"notes": "Title —
+/// Vaillant"`, `"also": "year 2021"`), URLs aside: a label of another
+/// item, perhaps.
+fn names_a_field(key: Option<&str>, t: &str, fields: &[String]) -> bool {
+    // A URL's path (`/title/123`) names no field.
+    let text = format!(" {} ", norm(&URL.replace_all(t, " ")));
+    fields.iter().any(|f| {
+        let name = norm(f);
+        !name.is_empty()
+            && key.is_none_or(|k| norm(k) != name)
+            && text.contains(&format!(" {name} "))
+    })
+}
+
+/// Each string value of `v` with the key nearest above it (an array's
+/// elements under the array's key).
+fn keyed_strings<'a>(
+    v: &'a Value,
+    key: Option<&'a str>,
+    out: &mut Vec<(Option<&'a str>, &'a str)>,
+) {
+    match v {
+        Value::String(s) => out.push((key, s)),
+        Value::Array(a) => a.iter().for_each(|x| keyed_strings(x, key, out)),
+        Value::Object(o) => o.iter().for_each(|(k, x)| keyed_strings(x, Some(k), out)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
 }
 
 /// Whether an item `v` of a JSON list may hold items of its own: one of

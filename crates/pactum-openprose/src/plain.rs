@@ -23,7 +23,7 @@ use crate::check::{Measure, Unit};
 
 /// Characters that open a line as a list item to a reader although
 /// Markdown makes no list of them.
-const TYPED_BULLETS: &[char] = &[
+pub(crate) const TYPED_BULLETS: &[char] = &[
     '•', '◦', '▪', '▫', '‣', '⁃', '●', '○', '■', '□', '►', '▸', '▹', '➢', '➤', '➔', '→', '⇒', '✓',
     '✔', '✗', '✘', '☐', '☑', '☒', '⦿', '⦾', '∙', '·', '⋅', '–', '—', '―', '・',
 ];
