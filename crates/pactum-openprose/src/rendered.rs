@@ -784,7 +784,7 @@ pub(crate) fn scaffold_text(t: &str) -> bool {
         SCAFFOLD.contains(&w.as_str())
             || crate::check::is_placeholder_word(w)
             // One letter repeated (`xxxxx`, `aaaa`).
-            || (w.chars().count() >= 3 && w.chars().all(|c| Some(c) == w.chars().next()))
+            || (w.chars().count() >= 3 && w.chars().all(|c| w.starts_with(c)))
             || (numbered && NUMBERED_SCAFFOLD.contains(&w.as_str()))
     })
 }
