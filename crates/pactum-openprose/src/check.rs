@@ -861,6 +861,19 @@ fn lead_in_json(content: &str) -> bool {
         && pactum_core::json::parse_strict(body.trim()).is_ok()
 }
 
+/// The headings of `r` that name something: one that only numbers (`#
+/// 1`, `# A`, `# II`) names nothing.
+fn named_headings(r: &rendered::Rendered) -> Vec<rendered::Piece> {
+    r.headings
+        .iter()
+        .filter(|h| {
+            let (words, indexed) = rendered::unit_words(&h.text);
+            !(words.is_empty() && indexed)
+        })
+        .cloned()
+        .collect()
+}
+
 /// `f`, a list format that held, left to the judge when no item of the
 /// output is one a reader can use (`Item A`, `TODO: first`: scaffolding,
 /// [`rendered::scaffold_text`]).
@@ -3076,18 +3089,7 @@ fn measure_in(
         }
         Measure::Headings => {
             let r = render(content);
-            // A heading that only numbers (`# 1`, `# A`, `# II`) names
-            // nothing.
-            let named: Vec<rendered::Piece> = r
-                .headings
-                .iter()
-                .filter(|h| {
-                    let (words, indexed) = rendered::unit_words(&h.text);
-                    !(words.is_empty() && indexed)
-                })
-                .cloned()
-                .collect();
-            let (lo, _, first) = range_of(&named);
+            let (lo, _, first) = range_of(&named_headings(&r));
             match first {
                 Some(h) => finding(Some(true), format!("{lo} heading(s)"), Some(h)),
                 None if r.html_headings > 0 => finding(
@@ -3446,7 +3448,7 @@ fn count(
             ))
         }
         Unit::Headings => {
-            let (lo, hi, first) = rendered::range_of(&r.headings);
+            let (lo, hi, first) = rendered::range_of(&named_headings(&r));
             Ok((
                 lo,
                 (!r.footnotes).then_some(hi + r.html_headings),
