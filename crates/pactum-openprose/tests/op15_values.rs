@@ -1,0 +1,125 @@
+//! Outputs that stand where content should be, in more forms: a
+//! program's slot in any printf or positional syntax, a failure written
+//! into the output, a one-word output, a data file, placeholder links
+//! with a running number, index-only headings, letter-numbered words,
+//! twice-encoded JSON and words only an image or a title carries.
+
+use pactum_core::Verdict;
+
+mod common;
+use common::*;
+
+const JSON: &str = "bindings/svc/summary.json";
+
+#[test]
+fn slots_and_failures_are_no_output() {
+    for out in [
+        "%1$s",
+        "%v",
+        "$1",
+        "response.choices[0].message.content",
+        "Optional[str]",
+        "Ellipsis",
+        "placeholder text",
+        "xxxxx",
+        "HTTP 429 Too Many Requests",
+        "Rate limit reached for gpt-4o in organization org-x on tokens per min.",
+        "context_length_exceeded",
+        "Request failed with status code 500",
+        "Summary generation failed: timeout",
+        "Internal Server Error",
+        "Segmentation fault (core dumped)",
+        "Killed",
+        "Timed out after 30s",
+    ] {
+        never_green("a summary", &format!("{out}\n"));
+    }
+    for body in [
+        r#"{"status": 500, "message": "Internal Server Error"}"#,
+        r#"{"error_code": 429, "msg": "Too Many Requests"}"#,
+        r#"{"detail": "Not Found"}"#,
+    ] {
+        assert_ne!(
+            one_at("a summary", JSON, body),
+            Verdict::Satisfied,
+            "{body}"
+        );
+    }
+    for out in [
+        "- %1$s\n- %2$s\n- %3$s\n",
+        "- $1\n- $2\n- $3\n",
+        "- %v\n- %q\n- %T\n",
+    ] {
+        never_green("at least 3 items", out);
+    }
+    assert_eq!(
+        one("a summary", "Heat pump sales rose in 2024.\n"),
+        Verdict::Satisfied
+    );
+}
+
+#[test]
+fn numbered_placeholder_links_are_no_sources() {
+    for out in [
+        "- [a](https://source1.com)\n- [b](https://source2.com)\n- [c](https://source3.com)\n",
+        "- [a](https://url1.com)\n- [b](https://url2.com)\n- [c](https://url3.com)\n",
+        "- [a](https://www.daikin.com/path/to/page)\n- [b](https://www.daikin.com/path/to/other)\n- [c](https://www.daikin.com/path/to/third)\n",
+        "- [a](https://www.daikin.com/insert-link-here)\n- [b](https://www.daikin.com/your-page)\n- [c](https://www.daikin.com/link)\n",
+        "- [a](https://www.daikin.com/page1)\n- [b](https://www.daikin.com/page2)\n- [c](https://www.daikin.com/page3)\n",
+    ] {
+        never_green("at least 3 sources", out);
+    }
+}
+
+#[test]
+fn index_headings_letter_numbered_words_and_data_files_are_the_judges() {
+    for out in [
+        "# 1\n\n# 2\n\n# 3\n",
+        "# A\n\n# B\n\n# C\n",
+        "# I\n\n# II\n\n# III\n",
+    ] {
+        never_green("at least 3 headings", out);
+    }
+    for out in [
+        "# H1\n\nBattery costs fell.\n",
+        "# Title\n\nBattery costs fell.\n",
+    ] {
+        never_green("a markdown report with headings", out);
+    }
+    never_green(
+        "at least 20 words",
+        "worda wordb wordc wordd worde wordf wordg wordh wordi wordj wordk wordl wordm wordn wordo wordp wordq wordr words wordt\n",
+    );
+    for (path, body) in [
+        (
+            "bindings/svc/summary.yaml",
+            "summary: Short.\n# Solid state batteries replace the liquid electrolyte with a solid one which may raise energy density in cars\n",
+        ),
+        (
+            "bindings/svc/summary.toml",
+            "summary = \"Short.\"\n# Solid state batteries replace the liquid electrolyte with a solid one which may raise energy density in cars\n",
+        ),
+    ] {
+        assert_ne!(one_at("at least 20 words", path, body), Verdict::Satisfied, "{path}");
+    }
+    assert_ne!(
+        one_at(
+            "at least 20 words",
+            JSON,
+            r#"{"summary":"{\"summary\":\"Short.\",\"comment\":\"Solid state batteries replace the liquid electrolyte with a solid one which may raise energy density in electric cars\"}"}"#
+        ),
+        Verdict::Satisfied
+    );
+    never_green(
+        "at most 5 words",
+        "Short text here. ![Solid state batteries replace the liquid electrolyte with a solid one which may raise energy density](x.png)\n",
+    );
+    never_green(
+        "at most 5 words",
+        "Short text here. [more](https://a.org \"Solid state batteries replace the liquid electrolyte with a solid one\")\n",
+    );
+    assert_eq!(
+        one("at most 5 words", "Short text here.\n"),
+        Verdict::Satisfied
+    );
+}
