@@ -161,3 +161,166 @@ fn a_key_in_a_path_argument_is_redacted_from_every_refusal() {
         }
     }
 }
+
+/// The prefixes a key is written with and still read as `sk-`: NFKC folds
+/// a long s and mathematical letters, the look-alike skeleton a Cyrillic
+/// dze and small capitals, and a key opening a sentence is capitalised.
+const FOLDED_PREFIXES: [&str; 6] = [
+    "\u{017F}k-",
+    "\u{1D42C}\u{1D424}-",
+    "\u{0455}k-",
+    "\u{A731}\u{1D0B}-",
+    "Sk-",
+    "SK-",
+];
+
+/// A key whose prefix is NFKC-folded, a look-alike or capitalised is
+/// redacted from the terminal, every report and what the judge reads.
+#[test]
+fn a_key_with_a_folded_lookalike_or_capitalised_prefix_is_redacted_everywhere() {
+    use pactum_llm::testing::ScriptedServer;
+    const BODY: &str = "Zq9Xw7Lm1234567890abcdef";
+    let server = ScriptedServer::start(&serde_json::json!([{
+        "name": "any",
+        "match": {"system_contains": "You are a judge for pactum"},
+        "judge": {"verdict": "violated", "confidence": 90,
+                  "evidence": ["Battery costs fell"]}
+    }]))
+    .expect("the scripted server starts");
+    for prefix in FOLDED_PREFIXES {
+        for proj in ["proj-", "PROJ-"] {
+            let key = format!("{prefix}{proj}{BODY}");
+            let out =
+                format!("Battery costs fell; debug key {key} shown.\n\nSecond paragraph here.\n");
+            for (what, text) in graded(&out) {
+                assert!(
+                    !text.contains(&BODY[..10]),
+                    "{key}: {what} holds it: {text}"
+                );
+                assert!(
+                    !text.contains(&BODY[10..]),
+                    "{key}: {what} holds it: {text}"
+                );
+            }
+            // Judged: what the judge reads, the JSON report, the terminal.
+            let dir = tempfile::tempdir().expect("tempdir");
+            let run_dir = dir.path().join("run");
+            write(&run_dir.join("vm.log.md"), ENDED_LOG);
+            write(
+                &run_dir.join("root.prose.md"),
+                "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: a credible summary of the topic\n",
+            );
+            write(
+                &run_dir.join("bindings/svc/out.md"),
+                &format!("Battery costs fell; debug key {key} shown.\n"),
+            );
+            let json = dir.path().join("r.json");
+            server.reset().expect("reset");
+            let output = Command::cargo_bin("pactum")
+                .expect("the pactum binary is built")
+                .env("NO_COLOR", "1")
+                .args(["grade", "--experimental-openprose", "-v"])
+                .arg(&run_dir)
+                .arg("--json")
+                .arg(&json)
+                .arg("--judge-url")
+                .arg(server.openai_base_url())
+                .args(["--judge-model", "m", "--db"])
+                .arg(dir.path().join("p.db"))
+                .output()
+                .expect("pactum runs");
+            let bodies = server.stats().expect("stats")["bodies"].to_string();
+            assert!(
+                server.requests().expect("requests") > 0,
+                "{key}: no judge request"
+            );
+            for (what, text) in [
+                (
+                    "stdout",
+                    String::from_utf8_lossy(&output.stdout).to_string(),
+                ),
+                (
+                    "stderr",
+                    String::from_utf8_lossy(&output.stderr).to_string(),
+                ),
+                ("json", std::fs::read_to_string(&json).expect("json")),
+                ("judge request", bodies),
+            ] {
+                assert!(
+                    !text.contains(&BODY[..10]),
+                    "{key}: {what} holds it: {text}"
+                );
+                assert!(
+                    !text.contains(&BODY[10..]),
+                    "{key}: {what} holds it: {text}"
+                );
+            }
+        }
+    }
+}
+
+/// The same key in a `vm.log.md` step line and as an output's name (the
+/// clause id, its text, the binding's path) reaches no report.
+#[test]
+fn a_key_with_a_folded_prefix_in_a_log_line_or_an_output_name_is_redacted() {
+    const BODY: &str = "Zq9Xw7Lm1234567890abcdef";
+    for prefix in FOLDED_PREFIXES {
+        let key = format!("{prefix}proj-{BODY}");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let logged = dir.path().join("logged");
+        write(
+            &logged.join("vm.log.md"),
+            &format!("# run:r\nroot: root.prose.md\n1→ svc ✗ crashed {key}\n---end 2026-12-01T10:15:31Z\n"),
+        );
+        write(
+            &logged.join("root.prose.md"),
+            "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: at least 1 items\n",
+        );
+        write(&logged.join("bindings/svc/out.md"), "- a\n");
+        let named = dir.path().join("named");
+        write(&named.join("vm.log.md"), ENDED_LOG);
+        write(
+            &named.join("root.prose.md"),
+            &format!(
+                "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `{key}`: at least 1 items\n"
+            ),
+        );
+        write(&named.join(format!("bindings/svc/{key}.md")), "- a\n");
+        for run_dir in [logged, named] {
+            let json = dir.path().join("r.json");
+            let junit = dir.path().join("r.xml");
+            let output = Command::cargo_bin("pactum")
+                .expect("the pactum binary is built")
+                .env("NO_COLOR", "1")
+                .args(["grade", "--experimental-openprose", "-v"])
+                .arg(&run_dir)
+                .arg("--json")
+                .arg(&json)
+                .arg("--junit")
+                .arg(&junit)
+                .output()
+                .expect("pactum runs");
+            for (what, text) in [
+                (
+                    "stdout",
+                    String::from_utf8_lossy(&output.stdout).to_string(),
+                ),
+                (
+                    "stderr",
+                    String::from_utf8_lossy(&output.stderr).to_string(),
+                ),
+                ("json", std::fs::read_to_string(&json).unwrap_or_default()),
+                ("junit", std::fs::read_to_string(&junit).unwrap_or_default()),
+            ] {
+                assert!(
+                    !text.contains(&BODY[..10]),
+                    "{key}: {what} holds it: {text}"
+                );
+                assert!(
+                    !text.contains(&BODY[10..]),
+                    "{key}: {what} holds it: {text}"
+                );
+            }
+        }
+    }
+}

@@ -20,7 +20,10 @@
 //! * terminal escape sequences, control characters and invisible format
 //!   characters (zero-width spaces, bidirectional overrides) interleaved
 //!   with the key's characters;
-//! * a key holding `"` or `\` written JSON-escaped.
+//! * a key holding `"` or `\` written JSON-escaped;
+//! * letters and hyphens a reader takes for ASCII ones: fullwidth forms,
+//!   NFKC-equal letters (a long `ſ`, mathematical `𝐬𝐤`), look-alikes by
+//!   the UTS #39 skeleton (a Cyrillic `ѕ`) and small capitals (`ꜱᴋ`).
 //!
 //! It also finds **fragments**: any run of the text that, once separators
 //! and formatting between its characters are removed ([`is_separator`]:
@@ -721,6 +724,12 @@ pub const KEY_TOKEN_MIN_TAIL: usize = 12;
 /// tokens are cut, and the token returned is the key without them; the
 /// [`Redactor`] finds it in the original text through them and replaces
 /// the whole span.
+///
+/// A prefix written with letters a reader takes for its own (fullwidth,
+/// NFKC-equal or look-alike: `ｓｋ-`, `ſk-`, `𝐬𝐤-`, `ѕk-`, `ꜱᴋ-`) is
+/// read through the decoded view, which folds them; an `sk-` or `sk_`
+/// prefix capitalised (`Sk-proj-…`, `SK-PROJ-…`) is read with its case
+/// folded, and the token is returned as written.
 pub fn key_tokens(text: &str) -> Vec<String> {
     // The text as written, then as it reads once decoded (backslash
     // escapes such as `\_`, character references such as `&#45;`,
@@ -906,7 +915,32 @@ fn prefixed_key_in(whole: &str) -> Option<&str> {
             (after_separator || glued_key(t)) && is_prefixed_key(t)
         })
         .map(|(_, t)| t)
+        .or_else(|| capitalised_key_in(whole))
         .or_else(|| is_jwt(whole).then_some(whole))
+}
+
+/// A key in a token whose `sk-` or `sk_` prefix is written with an
+/// upper-case letter (`Sk-proj-…` opening a sentence, `SK-PROJ-…`): the
+/// same secret, read with the prefix's case folded. Only at a token's
+/// start or after `-`, `_` or `.` (`TASK-PROJ-2024-…` is an id, not a
+/// key). Tokens without an upper-case `S` or `K` are passed over at once.
+fn capitalised_key_in(whole: &str) -> Option<&str> {
+    let b = whole.as_bytes();
+    memchr::memchr2(b'S', b'K', b)?;
+    (0..b.len().saturating_sub(2))
+        .filter(|&i| {
+            matches!(b[i], b's' | b'S')
+                && matches!(b[i + 1], b'k' | b'K')
+                && (b[i] == b'S' || b[i + 1] == b'K')
+                && matches!(b[i + 2], b'-' | b'_')
+                && (i == 0 || matches!(b[i - 1], b'-' | b'_' | b'.'))
+        })
+        .map(|i| &whole[i..])
+        .find(|t| {
+            let head = t.len().min(3);
+            let folded = format!("{}{}", t[..head].to_ascii_lowercase(), &t[head..]);
+            is_prefixed_key(&folded)
+        })
 }
 
 /// The maximal runs of `text`'s bytes of a [`BYTE_CLASS`] class that are
@@ -1774,15 +1808,104 @@ fn decode_unit(src: &str, i: usize, c: char) -> (Option<char>, usize) {
 }
 
 /// The ASCII character a reader takes `c` for, when `c` is a fullwidth
-/// form (`ｓｋ` for `sk`, U+FF01–U+FF5E) or a hyphen or minus drawn like
-/// `-` (U+2010–U+2015, U+2212, U+FE58, U+FE63): a key written with them
-/// reads as the key, so its decoded view is the key.
+/// form (`ｓｋ` for `sk`, U+FF01–U+FF5E), a hyphen or minus drawn like
+/// `-` (U+2010–U+2015, U+2212, U+FE58, U+FE63), or a letter or digit that
+/// reads as an ASCII one ([`folded_alphanumeric`]: `ſ`, `𝐬`, a Cyrillic
+/// `ѕ`, a small capital `ᴋ`): a key written with them reads as the key,
+/// so its decoded view is the key.
 fn ascii_lookalike(c: char) -> Option<char> {
     match c {
         '\u{FF01}'..='\u{FF5E}' => char::from_u32(u32::from(c) - 0xFEE0),
         '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' => Some('-'),
-        _ => None,
+        // ASCII is itself; CJK, kana, Yi and Hangul (most non-ASCII text)
+        // hold no character that folds to one ASCII letter or digit, and
+        // are passed over without normalising each character.
+        '\0'..='\u{7F}' | '\u{2E80}'..='\u{A4CF}' | '\u{AC00}'..='\u{D7FF}' => None,
+        c => folded_alphanumeric(c),
     }
+}
+
+/// The ASCII letter or digit a non-ASCII `c` reads as, if one: its NFKC
+/// form (a long `ſ`, mathematical `𝐬𝐤`, circled or superscript digits),
+/// else its UTS #39 confusable skeleton (a Cyrillic `ѕ` or `к`, a Greek
+/// `ο`, a Lisu `ꓢ`), else the letter a small capital (`ꜱ`, `ᴋ`) is drawn
+/// as. Only a single ASCII letter or digit counts: `é` stays `é`.
+fn folded_alphanumeric(c: char) -> Option<char> {
+    // Every text in a script with look-alikes (Cyrillic, Greek) asks for
+    // each of its characters: the Basic Multilingual Plane's answers are
+    // kept by blocks of 256 code points, each worked out once.
+    static BLOCKS: [std::sync::OnceLock<[u8; 256]>; 256] =
+        [const { std::sync::OnceLock::new() }; 256];
+    let cp = u32::from(c);
+    let Some(block) = usize::try_from(cp >> 8).ok().and_then(|b| BLOCKS.get(b)) else {
+        return folded_uncached(c);
+    };
+    let table = block.get_or_init(|| {
+        let mut t = [0u8; 256];
+        for (i, slot) in (0u32..).zip(t.iter_mut()) {
+            if let Some(a) = char::from_u32((cp & !0xFF) | i).and_then(folded_uncached) {
+                *slot = u8::try_from(a).unwrap_or(0);
+            }
+        }
+        t
+    });
+    let a = table[(cp & 0xFF) as usize];
+    (a != 0).then_some(char::from(a))
+}
+
+/// [`folded_alphanumeric`], worked out.
+fn folded_uncached(c: char) -> Option<char> {
+    use unicode_normalization::UnicodeNormalization;
+    fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
+        let first = it.next()?;
+        it.next().is_none().then_some(first)
+    }
+    let ascii = |a: char| a.is_ascii_alphanumeric().then_some(a);
+    if let Some(a) = single(std::iter::once(c).nfkc()).and_then(ascii) {
+        return Some(a);
+    }
+    // The skeleton draws some letters as small capitals (a Cyrillic `к`
+    // as `ĸ`, `т` as `ᴛ`): those are read as their letter too.
+    match single(unicode_security::confusable_detection::skeleton(
+        c.encode_utf8(&mut [0; 4]),
+    )) {
+        Some(a) if a.is_ascii() => ascii(a),
+        Some(a) => small_capital(a),
+        None => small_capital(c),
+    }
+}
+
+/// The letter a small capital (`ᴀ`, `ꜱ`, `ᴋ`, and the kra `ĸ`) is drawn
+/// as: NFKC keeps them and the skeleton maps few of them to ASCII.
+fn small_capital(c: char) -> Option<char> {
+    Some(match c {
+        '\u{1D00}' => 'a',
+        '\u{0299}' => 'b',
+        '\u{1D04}' => 'c',
+        '\u{1D05}' => 'd',
+        '\u{1D07}' => 'e',
+        '\u{A730}' => 'f',
+        '\u{0262}' => 'g',
+        '\u{029C}' => 'h',
+        '\u{026A}' => 'i',
+        '\u{1D0A}' => 'j',
+        '\u{1D0B}' | '\u{0138}' => 'k',
+        '\u{029F}' => 'l',
+        '\u{1D0D}' => 'm',
+        '\u{0274}' => 'n',
+        '\u{1D0F}' => 'o',
+        '\u{1D18}' => 'p',
+        '\u{A7AF}' => 'q',
+        '\u{0280}' => 'r',
+        '\u{A731}' => 's',
+        '\u{1D1B}' => 't',
+        '\u{1D1C}' => 'u',
+        '\u{1D20}' => 'v',
+        '\u{1D21}' => 'w',
+        '\u{028F}' => 'y',
+        '\u{1D22}' => 'z',
+        _ => return None,
+    })
 }
 
 /// The offset of the first unit of `src` that a round of decoding

@@ -299,6 +299,8 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     if !root_path.is_file() {
         return Err(ImportError::MissingRoot { dir: shown });
     }
+    let imports = imports_folder(dir)?;
+    no_unread_runs(dir, imports.as_deref())?;
     let root_text = ctx.read(&root_path)?;
     let root = parse_file(&root_path, &root_text)?;
     let manifest_path = dir.join("forme.manifest.json");
@@ -522,8 +524,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
     }
 
     // Nested runs.
-    let imports = dir.join("imports");
-    if imports.is_dir() {
+    if let Some(imports) = imports {
         if depth >= MAX_IMPORT_DEPTH {
             return Err(ImportError::RunFile {
                 file: imports.display().to_string(),
@@ -556,6 +557,91 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         inputs,
         errors,
     })
+}
+
+/// The files whose presence makes a folder a run of its own: a folder
+/// holding one (any case of its name) outside `imports/` is refused by
+/// [`no_unread_runs`].
+const RUN_FILES: [&str; 4] = [
+    "root.prose.md",
+    "vm.log.md",
+    "forme.manifest.json",
+    "compiled-intent.json",
+];
+
+/// The run's `imports/` folder, its name in any case (`Imports/`: on a
+/// file system that ignores case it *is* `imports/`). Two of them
+/// (`imports/` and `Imports/`) are refused: which nested runs are the
+/// run's cannot be told.
+fn imports_folder(dir: &Path) -> Result<Option<PathBuf>, ImportError> {
+    let found: Vec<PathBuf> = sorted_entries(dir)?
+        .into_iter()
+        .filter(|p| folder_name(p).eq_ignore_ascii_case("imports") && p.is_dir())
+        .collect();
+    match found.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one.clone())),
+        [first, second, ..] => Err(ImportError::RunFile {
+            file: second.display().to_string(),
+            line: 0,
+            message: format!(
+                "two imports folders, {} and {}: a file system that ignores case holds one, so which nested runs are this run's cannot be told",
+                shown(&folder_name(first)),
+                shown(&folder_name(second))
+            ),
+        }),
+    }
+}
+
+/// Refuses any folder of the run but its root and its `imports` folder
+/// (`imports`, read as nested runs of their own) that holds a
+/// [`RUN_FILES`] file (but a snapshot `sources/root.prose.md`): a whole run (`runs/`, `import/`, `imports.old/`,
+/// `workspace/svc/run/`) that pactum would never read, whose failed steps
+/// no contract would answer for. Links to folders are not followed.
+fn no_unread_runs(dir: &Path, imports: Option<&Path>) -> Result<(), ImportError> {
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((d, level)) = stack.pop() {
+        for e in std::fs::read_dir(&d).map_err(io(&d))? {
+            let e = e.map_err(io(&d))?;
+            seen += 1;
+            if seen > MAX_WALK_ENTRIES {
+                return Err(ImportError::RunFile {
+                    file: dir.display().to_string(),
+                    line: 0,
+                    message: format!("more than {MAX_WALK_ENTRIES} entries: the run's folders cannot all be checked for a nested run"),
+                });
+            }
+            let path = e.path();
+            let ft = e.file_type().map_err(io(&path))?;
+            if ft.is_dir() {
+                if level < MAX_WALK_DEPTH && (level > 0 || Some(path.as_path()) != imports) {
+                    stack.push((path, level + 1));
+                }
+                continue;
+            }
+            let name = e.file_name().to_string_lossy().into_owned();
+            if level == 0 {
+                continue;
+            }
+            // A snapshot of the root in `sources/` is read as one.
+            let snapshot = level == 1
+                && d == dir.join("sources")
+                && name.eq_ignore_ascii_case("root.prose.md");
+            if !snapshot && RUN_FILES.iter().any(|m| name.eq_ignore_ascii_case(m)) {
+                return Err(ImportError::RunFile {
+                    file: d.display().to_string(),
+                    line: 0,
+                    message: format!(
+                        "a folder {} holding {}, a run of its own: pactum reads a nested run only at `imports/{{handle}}--{{slug}}/`, and this one would never be graded",
+                        shown(&folder_name(&d)),
+                        shown(&name),
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The most entries [`only_files_and_folders`] looks at.
@@ -2050,7 +2136,10 @@ impl Ctx<'_> {
                     });
                 }
                 let rel = PathBuf::from(self.rel(&p));
-                if level == 0 && (rel == Path::new("workspace") || rel == Path::new("imports")) {
+                if level == 0
+                    && (rel == Path::new("workspace")
+                        || rel.to_string_lossy().eq_ignore_ascii_case("imports"))
+                {
                     continue;
                 }
                 if owned(&rel) {
@@ -2892,6 +2981,33 @@ fn node_contract(file: &ParsedFile, id: &str) -> Option<ParsedContract> {
     Some(file.main.clone())
 }
 
+/// Whether `time` is an instant a log's end line may carry: an RFC 3339
+/// date and time (`2026-12-01T10:15:31Z`, fractional seconds and a
+/// `±HH:MM` offset allowed) whose date and time exist (no month 13, no
+/// February 30, no `T25:61`), after the Unix epoch: the zero date
+/// `0000-00-00` and the epoch itself are a template's or a default's,
+/// not a clock's.
+fn is_log_time(time: &str) -> bool {
+    // humantime reads only `Z` (or `+00:00`): another offset is checked
+    // here and the local time read as if in UTC (its validity is the
+    // same).
+    let b = time.as_bytes();
+    let utc = match b.len().checked_sub(6).map(|i| (i, &b[i..])) {
+        Some((i, [b'+' | b'-', h1, h2, b':', m1, m2]))
+            if i >= 19 && [h1, h2, m1, m2].iter().all(|d| d.is_ascii_digit()) =>
+        {
+            let hours = (h1 - b'0') * 10 + (h2 - b'0');
+            let minutes = (m1 - b'0') * 10 + (m2 - b'0');
+            if hours > 23 || minutes > 59 {
+                return false;
+            }
+            format!("{}Z", &time[..i])
+        }
+        _ => time.to_string(),
+    };
+    humantime::parse_rfc3339(&utc).is_ok_and(|t| t > std::time::UNIX_EPOCH)
+}
+
 /// `vm.log.md`: `# run:{id} {name}`, `root: {file}`, step lines
 /// `N→ svc ✓` / `N→ svc ✗ {error}`, and last `---end {time}` /
 /// `---error {time} {msg}`. Other lines are notes; a line with a step
@@ -2903,7 +3019,7 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
     let step = Regex::new(r"^(\d+)\s*→\s*(\S+)\s+(✓|✗)(?:\s+(.*))?$").unwrap();
     #[allow(clippy::unwrap_used)] // a constant pattern
     let end_line =
-        Regex::new(r"^---(end|error)[ \t]+\d{4}-\d{2}-\d{2}T\S+(?:[ \t]+(.*))?$").unwrap();
+        Regex::new(r"^---(end|error)[ \t]+(\d{4}-\d{2}-\d{2}T\S+)(?:[ \t]+(.*))?$").unwrap();
     let bad_end = |n: usize, why: &str| {
         ImportError::RunFile {
         file: file.into(),
@@ -2942,11 +3058,23 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
             let Some(c) = end_line.captures(line) else {
                 return Err(bad_end(n, "an end line that cannot be read"));
             };
+            // A time the VM wrote, not a template's mask (`0000-00-00`)
+            // or a date no clock shows (`2026-13-45`, `T25:61`): a log
+            // closed by hand is no evidence the run ended.
+            if !is_log_time(&c[2]) {
+                return Err(bad_end(
+                    n,
+                    &format!(
+                        "an end line whose time `{}` is not an RFC 3339 time (a placeholder or an impossible date)",
+                        pactum_core::text::truncate_chars(&c[2], 40)
+                    ),
+                ));
+            }
             end = Some(n);
             if &c[1] == "end" {
                 // A clean end is its time alone: anything after it
                 // (`run aborted: …`) says the run did not end cleanly.
-                if c.get(2).is_some_and(|m| !m.as_str().trim().is_empty()) {
+                if c.get(3).is_some_and(|m| !m.as_str().trim().is_empty()) {
                     return Err(bad_end(n, "an end line with more after its time"));
                 }
                 continue;

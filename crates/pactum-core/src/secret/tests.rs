@@ -1256,3 +1256,74 @@ fn a_key_written_in_lookalike_characters_is_found_and_redacted() {
     // Prose with dashes and fullwidth punctuation holds no key.
     assert!(key_tokens("a range 2010\u{2013}2020 \u{FF08}note\u{FF09}").is_empty());
 }
+
+/// A key whose prefix is written with letters NFKC folds to `sk` (a long
+/// s, mathematical letters), with look-alike letters (a Cyrillic dze,
+/// small capitals, Lisu), or capitalised (`Sk-` opening a sentence,
+/// `SK-PROJ-`) is the same secret: found, and redacted whole where it is
+/// written.
+#[test]
+fn a_key_whose_prefix_is_folded_lookalike_or_capitalised_is_found_and_redacted() {
+    const BODY: &str = "proj-Zq9Xw7Lm1234567890abcdef";
+    for prefix in [
+        "\u{017F}k-",
+        "\u{1D42C}\u{1D424}-",
+        "\u{0455}k-",
+        "\u{A731}\u{1D0B}-",
+        "\u{A4E2}k-",
+        "s\u{043A}-",
+        "Sk-",
+        "SK-",
+        "sK-",
+    ] {
+        for body in [BODY.to_string(), BODY.to_ascii_uppercase()] {
+            let key = format!("{prefix}{body}");
+            let text = format!("debug key {key} shown.");
+            let found = key_tokens(&text);
+            assert!(!found.is_empty(), "{text}: no key found");
+            let r = Redactor::new(&found).expect("key");
+            let shown = r.redact(&text);
+            assert_eq!(shown, "debug key [redacted] shown.", "{text}: {found:?}");
+            // Opening a sentence, and in a trace.
+            let text = format!("{key} is the debug key.");
+            let found = key_tokens(&text);
+            let r = Redactor::new(&found).expect("key");
+            assert_eq!(r.redact(&text), "[redacted] is the debug key.", "{found:?}");
+        }
+    }
+    // The whole key in mathematical bold letters reads as the key too.
+    let bold: String = "sk-proj-Zq9Xw7Lm1234567890abcdef"
+        .chars()
+        .map(|c| match c {
+            'a'..='z' => char::from_u32(0x1D41A + (c as u32 - 'a' as u32)).unwrap_or(c),
+            'A'..='Z' => char::from_u32(0x1D400 + (c as u32 - 'A' as u32)).unwrap_or(c),
+            '0'..='9' => char::from_u32(0x1D7CE + (c as u32 - '0' as u32)).unwrap_or(c),
+            c => c,
+        })
+        .collect();
+    let text = format!("key {bold} end");
+    let r = Redactor::new(key_tokens(&text)).expect("key");
+    assert_eq!(r.redact(&text), "key [redacted] end");
+}
+
+/// Capitalised words and ids that only start like a key prefix, and text
+/// in other scripts, hold no key.
+#[test]
+fn capitalised_words_and_other_scripts_hold_no_key() {
+    for text in [
+        "Skopje-Ohrid 2024 conference",
+        "SK-Hynix reported results",
+        "TASK-PROJ-2024-001234 is open",
+        "RISK-ASSESSMENT-2024-Q3-DRAFT",
+        "Skills: Rust, SQL, 2024-2025",
+        "Москва и Санкт-Петербург, 2024 год",
+        "東京と大阪、2024年のデータ",
+        "Ωmega: ſtraße ſk",
+    ] {
+        assert!(
+            key_tokens(text).is_empty(),
+            "{text}: {:?}",
+            key_tokens(text)
+        );
+    }
+}
