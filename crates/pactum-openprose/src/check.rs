@@ -1182,6 +1182,20 @@ fn measure_json(m: &Measure, content: &str, v: &Value, inputs: &[Cow<'_, str>]) 
     }
 }
 
+/// Whether `content` holds a JSON object or array in a code span or an
+/// HTML `<pre>`/`<code>` element.
+fn json_in_code(content: &str) -> bool {
+    static CODE: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?is)`+([^`]+)`+|<(?:pre|code)\b[^>]*>(.*?)</(?:pre|code)>"));
+    CODE.captures_iter(content).any(|c| {
+        let body = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+        matches!(
+            pactum_core::json::parse_strict(decode_entities(body.trim()).trim()),
+            Ok(Value::Object(_) | Value::Array(_))
+        )
+    })
+}
+
 /// Whether the format `m` renders in a string value of `v` read as
 /// Markdown.
 fn format_in_strings(m: &Measure, v: &Value) -> bool {
@@ -1296,6 +1310,15 @@ fn measure_view(
                         None,
                     );
                 }
+            }
+            // JSON in a code span or a `<pre>`/`<code>` block is JSON to
+            // whoever reads the output as data.
+            if matches!(**inner, Measure::Json(_)) && json.is_none() && json_in_code(content) {
+                return finding(
+                    None,
+                    "the clause negates JSON, and the output holds a JSON object or array in a code span or a `<pre>`/`<code>` block: whether the output is JSON is for the judge".into(),
+                    None,
+                );
             }
             if let Some((present, why)) = format_renders(inner, content, json) {
                 // Markdown in a JSON string may render as the format.
@@ -3281,7 +3304,20 @@ fn count(
                 // (as a reader reads it: [`json_key`]) counts once in the
                 // first reading.
                 let held: Vec<&Value> = a.iter().filter(|v| has_value(v)).collect();
-                let distinct: BTreeSet<String> = held.iter().map(|v| json_key(v)).collect();
+                // An object is told apart by its longest string (its
+                // name, not an `id` or a note beside it); one holding no
+                // string is only an index and counts for nothing there.
+                let distinct: BTreeSet<String> = held
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Object(_) => json_view::strings(v)
+                            .into_iter()
+                            .filter(|s| s.chars().any(char::is_alphanumeric))
+                            .max_by_key(|s| s.chars().count())
+                            .map(|s| format!("\u{1}{}", norm(s))),
+                        _ => Some(json_key(v)),
+                    })
+                    .collect();
                 return Ok((
                     distinct.len() as u64,
                     Some(held.len() as u64),
@@ -3439,7 +3475,25 @@ fn count(
                 .iter()
                 .flat_map(|t| t.rows.iter().cloned())
                 .collect();
-            let (lo, hi, _) = rendered::range_of(&rows);
+            let (_, hi, _) = rendered::range_of(&rows);
+            // A row holding only its index beside empty cells (`| 2 | |`)
+            // is no row of data.
+            let index_only = |cells: &Vec<String>| {
+                cells.len() > 1
+                    && cells.iter().any(|c| c.trim().is_empty())
+                    && cells.iter().filter(|c| !c.trim().is_empty()).all(|c| {
+                        let (words, indexed) = rendered::unit_words(c);
+                        words.is_empty() && indexed
+                    })
+            };
+            let named: Vec<rendered::Piece> = r
+                .tables
+                .iter()
+                .flat_map(|t| t.rows.iter().zip(&t.cells))
+                .filter(|(_, cells)| !index_only(cells))
+                .map(|(p, _)| p.clone())
+                .collect();
+            let (lo, _, _) = rendered::range_of(&named);
             Ok((
                 lo,
                 (!rendered::html_rows(&r) && !r.footnotes).then_some(hi),

@@ -123,3 +123,41 @@ fn index_headings_letter_numbered_words_and_data_files_are_the_judges() {
         Verdict::Satisfied
     );
 }
+
+#[test]
+fn json_items_told_apart_by_an_id_index_rows_and_json_in_code() {
+    for body in [
+        r#"[{"id":1,"name":"Daikin"},{"id":2,"name":"Daikin"},{"id":3,"name":"Daikin"}]"#,
+        r#"[{"name":"Daikin"},{"name":"Daikin","note":"again"},{"name":"Daikin","note":"dup"}]"#,
+        r#"[{"name":"Daikin"},{"name":null,"x":1},{"name":null,"x":2}]"#,
+    ] {
+        assert_ne!(
+            one_at("at least 3 items", JSON, body),
+            Verdict::Satisfied,
+            "{body}"
+        );
+    }
+    assert_eq!(
+        one_at(
+            "at least 3 items",
+            JSON,
+            r#"[{"id":1,"name":"Daikin"},{"id":2,"name":"Vaillant"},{"id":3,"name":"Bosch"}]"#
+        ),
+        Verdict::Satisfied
+    );
+    never_green(
+        "a table with at least 3 rows",
+        "| # | maker |\n|---|---|\n| 1 | Daikin |\n| 2 | |\n| 3 | |\n",
+    );
+    for out in [
+        "`{\"a\":1}`\n",
+        "<pre>{\"a\":1}</pre>\n",
+        "<code>[1, 2]</code>\n",
+    ] {
+        never_green("not JSON", out);
+    }
+    assert_eq!(
+        one("not JSON", "Heat pumps sold well.\n"),
+        Verdict::Satisfied
+    );
+}

@@ -135,13 +135,17 @@ fn repeated_json_objects_are_one_item() {
         ),
         ("at least 3 items", "[[\"a\",1],[\"A\",1.0],[\"b\"]]"),
     ]);
-    green(&[
-        (
+    green(&[("at least 3 items", "[[\"a\",\"b\"],[\"b\",\"a\"],[\"c\"]]")]);
+    // Objects told apart only beside their name (an id, a number) are
+    // the judge's: never violated, never met by the first count.
+    assert_eq!(
+        one_at(
             "at least 3 items",
+            "bindings/svc/summary.json",
             "[{\"t\":\"a\",\"u\":1},{\"t\":\"a\",\"u\":2},{\"t\":\"b\"}]",
         ),
-        ("at least 3 items", "[[\"a\",\"b\"],[\"b\",\"a\"],[\"c\"]]"),
-    ]);
+        pactum_core::Verdict::NotEvaluable
+    );
 }
 
 /// A repeat spelled with lookalike letters is a repeat.
