@@ -1304,6 +1304,22 @@ fn a_key_whose_prefix_is_folded_lookalike_or_capitalised_is_found_and_redacted()
     let text = format!("key {bold} end");
     let r = Redactor::new(key_tokens(&text)).expect("key");
     assert_eq!(r.redact(&text), "key [redacted] end");
+    // Its hyphens drawn with a confusable of `-` or a raised or lowered
+    // minus, at the prefix or inside.
+    for dash in [
+        '\u{02D7}', '\u{2043}', '\u{2796}', '\u{2CBA}', '\u{06D4}', '\u{207B}', '\u{208B}',
+    ] {
+        for key in [
+            format!("sk{dash}proj-Zq9Xw7Lm1234567890abcdef"),
+            format!("sk-proj{dash}Zq9Xw7Lm1234567890abcdef"),
+        ] {
+            let text = format!("debug key {key} shown.");
+            let found = key_tokens(&text);
+            assert!(!found.is_empty(), "{text:?}: no key found");
+            let r = Redactor::new(&found).expect("key");
+            assert_eq!(r.redact(&text), "debug key [redacted] shown.", "{text:?}");
+        }
+    }
 }
 
 /// Capitalised words and ids that only start like a key prefix, and text
