@@ -3036,12 +3036,24 @@ fn measure_in(
             // A row repeating the header is a template's, not data.
             let best = r.tables.iter().find_map(|t| {
                 let header: Vec<String> = t.header.iter().map(|h| norm(h)).collect();
+                // A row of the header's words beside a template's own
+                // (`Name here | Year here`) is one too.
+                let header_words: BTreeSet<String> =
+                    rendered::unit_words(&t.header.join(" ")).0.into_iter().collect();
+                let templated = |text: &str| {
+                    let words = rendered::unit_words(text).0;
+                    words.iter().any(|w| rendered::SCAFFOLD.contains(&w.as_str()))
+                        && words.iter().all(|w| {
+                            rendered::SCAFFOLD.contains(&w.as_str()) || header_words.contains(w)
+                        })
+                };
                 let rows = t
                     .rows
                     .iter()
                     .zip(&t.cells)
                     .filter(|(p, cells)| {
                         meaningful(&p.text)
+                            && !templated(&p.text)
                             && cells.iter().map(|c| norm(c)).collect::<Vec<_>>() != header
                     })
                     .count();

@@ -1016,6 +1016,7 @@ fn declines(content: &str) -> Option<String> {
             // a provider's limit.
             r"|\b(?:failed|failure|fault|killed|timed out|timeout|exceeded|exception|fatal|panic(?:ked)?|aborted|crash(?:ed)?|unauthori[sz]ed|forbidden|too many requests|rate.?limit(?:ed)?|internal server error|bad gateway|service unavailable|not found)\b",
             r"|\b(?:status(?: code)?|http|error code)\s*:?\s*[45]\d\d\b|\b[45]\d\d (?:too many|not found|internal|bad|service|forbidden|unauthori[sz]ed)",
+            r"|\b(?:connection refused|out of memory|exit(?:ed)? (?:status|code|with code)|sig(?:kill|term|segv)|overloaded|try again later|no (?:output|data|content|response|results?)\b|blocked|usage polic(?:y|ies)|content polic(?:y|ies)|safety (?:filter|system)s?|cancel(?:l)?ed|interrupted)\b",
         ))
         .unwrap()
     });
@@ -1033,6 +1034,14 @@ fn declines(content: &str) -> Option<String> {
             ),
             None => "the output may decline the task: whether it is the output asked for is for the judge".to_string(),
         });
+    }
+    // Only a preamble or a pointer, the output itself elsewhere.
+    static POINTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        #[allow(clippy::unwrap_used)] // a constant pattern
+        regex::Regex::new(r"(?i)^\W*(?:here (?:is|are)\b[^.!?\n]*:|(?:the )?[\w ]{1,30} (?:is|are) (?:below|attached|above|in [\w./-]+)\W*|[\w ]{1,30} (?:written|saved) to\b[^\n]*|(?:generating|working on|writing|loading|thinking)\b[^.!?\n]*(?:\.\.\.|…)\W*)$").unwrap()
+    });
+    if POINTER.is_match(text.trim()) {
+        return Some("the output only leads in or points elsewhere (`Here is the summary:`, `Summary written to summary.md.`): whether it is the output asked for is for the judge".into());
     }
     // Over a short output, or its opening: deeper in a long report such
     // words are about its subject.

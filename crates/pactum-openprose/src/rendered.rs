@@ -711,9 +711,50 @@ pub(crate) fn placeholder_value(v: &str, key: Option<&str>) -> bool {
 /// point at more (`Item`, `Column`, `etc.`, `and more`, `None`): with
 /// [`crate::check::is_placeholder_word`], what [`scaffold_text`] reads.
 pub(crate) const SCAFFOLD: &[&str] = &[
-    "item", "items", "heading", "column", "col", "row", "cell", "entry", "bullet", "foo", "bar",
-    "baz", "qux", "none", "etc", "and", "more", "others", "so", "on", "untitled", "unnamed",
-    "text", "ellipsis", "header", "title",
+    "item",
+    "items",
+    "heading",
+    "column",
+    "col",
+    "row",
+    "cell",
+    "entry",
+    "bullet",
+    "foo",
+    "bar",
+    "baz",
+    "qux",
+    "none",
+    "etc",
+    "and",
+    "more",
+    "others",
+    "so",
+    "on",
+    "untitled",
+    "unnamed",
+    "text",
+    "ellipsis",
+    "header",
+    "title",
+    "subheading",
+    "here",
+    "sample",
+    "example",
+    "dummy",
+    "test",
+    "blah",
+    "data",
+    "value",
+    "output",
+    "my",
+    "main",
+    "new",
+    "level",
+    "document",
+    "hello",
+    "world",
+    "goes",
 ];
 
 /// Words that, numbered (`Step 1`, `Title 2`, `Word3`), stand where
@@ -780,9 +821,13 @@ pub(crate) fn scaffold_text(t: &str) -> bool {
         // of years, grades, options): read as ever.
         return false;
     }
+    // A word that may be a real heading (`Summary`) is scaffolding beside
+    // a template's own word (`Summary here`, `Section title`).
+    let templated = ws.iter().any(|w| SCAFFOLD.contains(&w.as_str()));
     ws.iter().all(|w| {
         SCAFFOLD.contains(&w.as_str())
             || crate::check::is_placeholder_word(w)
+            || (templated && NUMBERED_SCAFFOLD.contains(&w.as_str()))
             // One letter repeated (`xxxxx`, `aaaa`).
             || (w.chars().count() >= 3 && w.chars().all(|c| w.starts_with(c)))
             || (numbered && NUMBERED_SCAFFOLD.contains(&w.as_str()))

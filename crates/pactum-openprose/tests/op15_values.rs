@@ -161,3 +161,56 @@ fn json_items_told_apart_by_an_id_index_rows_and_json_in_code() {
         Verdict::Satisfied
     );
 }
+
+/// Failures and blocks in more words, a lead-in or a pointer alone, and
+/// template words, are no content.
+#[test]
+fn failures_pointers_and_template_words_are_no_content() {
+    for out in [
+        "Connection refused",
+        "Out of memory",
+        "Process exited with code 1.",
+        "Model is overloaded, try again later.",
+        "The model produced no output.",
+        "No data.",
+        "Response blocked by safety filters.",
+        "Cancelled by user.",
+        "Here is the summary:",
+        "The summary is below.",
+        "Summary written to summary.md.",
+        "Generating summary...",
+        "Summary here.",
+        "Dummy text.",
+        "Sample output.",
+        "Hello world",
+    ] {
+        never_green("a summary", &format!("{out}\n"));
+    }
+    never_green(
+        "a markdown table",
+        "| Name | Year |\n|---|---|\n| Sample | Data |\n",
+    );
+    never_green(
+        "a markdown table",
+        "| Name | Year |\n|---|---|\n| Name here | Year here |\n",
+    );
+    for heading in [
+        "# My heading",
+        "# Sample heading",
+        "# Main heading",
+        "# Document title",
+    ] {
+        never_green(
+            "a markdown report with headings",
+            &format!("{heading}\n\nBattery costs fell sharply in 2024.\n"),
+        );
+    }
+    // A lead-in followed by the output is content.
+    assert_eq!(
+        one(
+            "a summary",
+            "Here is the summary:\n\nHeat pump sales rose in 2024 as subsidies grew.\n"
+        ),
+        Verdict::Satisfied
+    );
+}

@@ -998,7 +998,10 @@ fn prose_in_a_section_of_clauses_is_graded() {
         "## Ensures\n\nThe output must be valid JSON.\n\n- `out`: a summary\n",
         "## Ensures\n\nThe output must be valid JSON\nand hold at least 3 items.\n",
     ] {
-        let d = run_with(body, &[("bindings/svc/out.md", "hello world text\n")]);
+        let d = run_with(
+            body,
+            &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")],
+        );
         let g = grade_dir(d.path());
         let v = by_id(&g);
         assert!(
@@ -1012,7 +1015,7 @@ fn prose_in_a_section_of_clauses_is_graded() {
     // and a thematic break are no clauses.
     let d = run_with(
         "## Ensures\n\nThe service returns:\n\n- `out`: a summary\n\n* * *\n",
-        &[("bindings/svc/out.md", "hello world text\n")],
+        &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")],
     );
     assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
 }
@@ -1024,7 +1027,7 @@ fn prose_in_a_section_of_clauses_is_graded() {
 fn only_real_code_fences_hide_bullets() {
     let d = run_with(
         "## Ensures\n\n- `out`: a summary\n\n```json``` and ```yaml``` are the formats below.\n\n- `data`: valid JSON\n- `out`: at least 5 items\n\n```text``` ends the list.\n",
-        &[("bindings/svc/out.md", "hello world text\n")],
+        &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")],
     );
     // A sentence of code spans there may name an output: refused, never
     // read as a fence that hides the bullets after it.
@@ -1034,7 +1037,7 @@ fn only_real_code_fences_hide_bullets() {
     }
     let d = run_with(
         "## Ensures\n\n- `out`: a summary\n```json``` is the format\n- `data`: valid JSON\n- `out`: at least 5 items\n",
-        &[("bindings/svc/out.md", "hello world text\n")],
+        &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")],
     );
     let g = grade_dir(d.path());
     let v = by_id(&g);
@@ -1047,7 +1050,7 @@ fn only_real_code_fences_hide_bullets() {
     // goes on to its real close.
     let d = run_with(
         "## Ensures\n\n- `out`: a summary\n\n```\n```python\n- `data`: valid JSON\n```\n\n- `more`: a summary\n",
-        &[("bindings/svc/out.md", "hello world text\n")],
+        &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")],
     );
     let v = by_id(&grade_dir(d.path()));
     assert_eq!(
@@ -1068,7 +1071,7 @@ fn a_nested_known_section_does_not_close_its_parent() {
         "## Ensures\n\n- `out`: a summary\n\n### Examples\n\n- an example: hello\n\n### Format\n\n- `out`: valid JSON\n- `data`: at least 3 items\n",
         "## Maintains\n\n- `out`: a summary\n\n### Notes\n\n- a note\n\n### Quality\n\n- `out`: valid JSON\n- `data`: at least 3 items\n",
     ] {
-        let d = run_with(body, &[("bindings/svc/out.md", "hello world text\n")]);
+        let d = run_with(body, &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")]);
         let g = grade_dir(d.path());
         let v = by_id(&g);
         // The example under `### Examples` is a clause too: under a
@@ -1084,7 +1087,7 @@ fn a_nested_known_section_does_not_close_its_parent() {
 fn a_heading_with_a_tab_is_a_heading() {
     let d = run_with(
         "## Ensures\n\n- `out`: a summary\n\n## Notes\n\nSome notes.\n\n##\tEnsures\n\n- `data`: valid JSON\n",
-        &[("bindings/svc/out.md", "hello world text\n")],
+        &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")],
     );
     let v = by_id(&grade_dir(d.path()));
     assert!(
@@ -1101,7 +1104,10 @@ fn an_item_read_two_ways_is_refused() {
     // A quoted list right after a bullet: the reader would join it to
     // the bullet; CommonMark renders a blockquote holding an item.
     let body = "## Ensures\n\n- `out`: a summary\n> - `data`: valid JSON\n";
-    let d = run_with(body, &[("bindings/svc/out.md", "hello world text\n")]);
+    let d = run_with(
+        body,
+        &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")],
+    );
     match import_run(d.path()) {
         Err(ImportError::Contract {
             line: 12, message, ..
@@ -1213,7 +1219,7 @@ fn a_heading_in_html_does_not_end_a_section() {
         "## Ensures\n\n- `out`: a summary\n<!--\n## Notes\nold notes\n-->\n- `data`: valid JSON\n- `out`: at least 5 items\n",
         "## Ensures\n\n- `out`: a summary\n\n<div>\n## Notes\n</div>\n\n- `data`: valid JSON\n",
     ] {
-        let d = run_with(body, &[("bindings/svc/out.md", "hello world text\n")]);
+        let d = run_with(body, &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")]);
         match import_run(d.path()) {
             Err(ImportError::Contract { line, .. }) => assert!(line > 0),
             Err(other) => panic!("{body:?}: {other}"),
@@ -1243,7 +1249,7 @@ fn a_section_name_with_lookalikes_is_that_section() {
     ] {
         let d = run_with(
             &format!("## Ensures\n\n- `out`: a summary\n\n{heading}\n\n- `data`: valid JSON\n"),
-            &[("bindings/svc/out.md", "hello world text\n")],
+            &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")],
         );
         let v = by_id(&grade_dir(d.path()));
         assert!(
@@ -1278,7 +1284,7 @@ fn a_sub_bullet_naming_another_output_is_its_clause() {
 fn an_html_list_of_clauses_is_not_dropped() {
     let d = run_with(
         "## Ensures\n\n- `out`: a summary\n\n<ul>\n<li><code>out</code>: valid JSON</li>\n<li><code>data</code>: at least 3 items</li>\n</ul>\n",
-        &[("bindings/svc/out.md", "hello world text\n")],
+        &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")],
     );
     match import_run(d.path()) {
         Err(ImportError::Contract { line, .. }) => assert!(line > 0),
