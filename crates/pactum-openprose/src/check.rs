@@ -1182,6 +1182,18 @@ fn measure_json(m: &Measure, content: &str, v: &Value, inputs: &[Cow<'_, str>]) 
     }
 }
 
+/// The key a JSON string is told apart by: its words without an index
+/// or a note ([`rendered::unit_words`]), as a reader reads them
+/// ([`json_key`]: lookalikes folded).
+fn unindexed_key(s: &str) -> String {
+    let words = rendered::unit_words(s).0;
+    if words.is_empty() {
+        json_key(&Value::String(s.to_string()))
+    } else {
+        json_key(&Value::String(words.join(" ")))
+    }
+}
+
 /// Whether `content` holds a JSON object or array in a code span or an
 /// HTML `<pre>`/`<code>` element.
 fn json_in_code(content: &str) -> bool {
@@ -3322,11 +3334,21 @@ fn count(
                 let distinct: BTreeSet<String> = held
                     .iter()
                     .filter_map(|v| match v {
+                        // Scaffolding (`"Item 3"`, `"[name]"`, `"etc."`)
+                        // is no item, as in Markdown; an index or a note
+                        // makes no new one.
                         Value::Object(_) => json_view::strings(v)
                             .into_iter()
                             .filter(|s| s.chars().any(char::is_alphanumeric))
                             .max_by_key(|s| s.chars().count())
-                            .map(|s| format!("\u{1}{}", norm(s))),
+                            .filter(|s| meaningful(s) && !rendered::placeholder_value(s, None))
+                            .map(|s| format!("\u{1}{}", unindexed_key(s))),
+                        Value::String(s)
+                            if !meaningful(s) || rendered::placeholder_value(s, None) =>
+                        {
+                            None
+                        }
+                        Value::String(s) => Some(unindexed_key(s)),
                         _ => Some(json_key(v)),
                     })
                     .collect();

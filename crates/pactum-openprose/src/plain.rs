@@ -160,7 +160,7 @@ fn held_unread_text(m: &Measure, content: &str) -> Option<String> {
             unit: Unit::Words,
             min,
             ..
-        } if *min > 1 => degenerate_words(content),
+        } if *min > 1 => degenerate_words(content).or_else(|| repeated_sentences(content, *min)),
         Measure::Count {
             unit: Unit::Words,
             max: Some(_),
@@ -220,6 +220,25 @@ fn excerpt(t: &str) -> String {
     pactum_core::text::truncate_chars(t, 40)
 }
 
+/// Why the words of `content` are no evidence for a lower bound of `min`
+/// words: its distinct sentences hold fewer (a sentence repeated to
+/// reach the bound).
+fn repeated_sentences(content: &str, min: u64) -> Option<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut words = 0u64;
+    for s in content.split(['.', '!', '?', '\n']) {
+        let key: Vec<String> = s
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        if !key.is_empty() && seen.insert(key.join(" ")) {
+            words += key.len() as u64;
+        }
+    }
+    (words < min).then(|| format!("its distinct sentences hold {words} words, the rest repeats them: whether that is text of that length is for the judge"))
+}
+
 /// Why the words of `content` are no evidence for a lower bound on
 /// words: too few of them differ (`word word word…`: fewer distinct
 /// words than a quarter of them, or than three), or most are single
@@ -253,6 +272,16 @@ fn degenerate_words(content: &str) -> Option<String> {
         .collect::<std::collections::BTreeSet<_>>()
         .len();
     let single = words.iter().filter(|w| w.chars().count() == 1).count();
-    (distinct * 4 < words.len() || distinct < 3.min(words.len()) || single * 2 > words.len())
+    // Filler: number words, `blah`, `etc`, `and so on` (scaffolding words).
+    let filler = words
+        .iter()
+        .filter(|w| {
+            crate::rendered::scaffold_text(w) || crate::rendered::unit_words(w).0.is_empty()
+        })
+        .count();
+    (distinct * 4 < words.len()
+        || distinct < 3.min(words.len())
+        || single * 2 > words.len()
+        || filler * 2 > words.len())
         .then(|| format!("{} words, {distinct} of them different and {single} single characters: whether that is text a reader can use is for the judge", words.len()))
 }

@@ -755,6 +755,11 @@ pub(crate) const SCAFFOLD: &[&str] = &[
     "hello",
     "world",
     "goes",
+    "bla",
+    "yada",
+    "et",
+    "cetera",
+    "forth",
 ];
 
 /// Words that, numbered (`Step 1`, `Title 2`, `Word3`), stand where
@@ -835,11 +840,52 @@ pub(crate) fn scaffold_text(t: &str) -> bool {
 }
 
 /// Number words and ordinals a running index is written with (`Item
-/// one`, `First item`).
+/// one`, `First item`), and the notes a repeat is marked with (`again`,
+/// `ditto`, `cont.`).
 const INDEX_WORDS: &[&str] = &[
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-    "tenth", "eleventh", "twelfth", "ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii",
+    "again",
+    "ditto",
+    "same",
+    "dup",
+    "duplicate",
+    "repeat",
+    "repeated",
+    "cont",
+    "continued",
+    "ibid",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "ii",
+    "iii",
+    "iv",
+    "vi",
+    "vii",
+    "viii",
+    "ix",
+    "xi",
+    "xii",
 ];
 
 /// The words of a unit's text once what only numbers it, or notes it, is

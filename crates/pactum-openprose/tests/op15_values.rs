@@ -214,3 +214,50 @@ fn failures_pointers_and_template_words_are_no_content() {
         Verdict::Satisfied
     );
 }
+
+/// Repeats marked by a word, JSON scaffolding beside real items, a
+/// sentence repeated and filler words meet no lower bound.
+#[test]
+fn repeats_scaffolding_and_filler_meet_no_lower_bound() {
+    for out in [
+        "- Daikin\n- Daikin again\n- Daikin (ditto)\n",
+        "- Daikin\n- Daikin cont.\n- Daikin, repeated\n",
+    ] {
+        never_green("at least 3 items", out);
+    }
+    for body in [
+        r#"["Daikin","Vaillant","Item 3"]"#,
+        r#"["Daikin","Vaillant","[name]"]"#,
+        r#"["Daikin","Vaillant","etc."]"#,
+        r#"[{"name":"Daikin"},{"name":"Vaillant"},{"name":"Item 3"}]"#,
+        r#"["Daikin","Daikin (again)","Daikin (dup)"]"#,
+    ] {
+        assert_ne!(
+            one_at("at least 3 items", JSON, body),
+            Verdict::Satisfied,
+            "{body}"
+        );
+    }
+    assert_eq!(
+        one_at("at least 3 items", JSON, r#"["Daikin","Vaillant","Bosch"]"#),
+        Verdict::Satisfied
+    );
+    let sentence = "Heat pump sales in Europe rose again in the year 2024.";
+    never_green(
+        "at least 40 words",
+        &format!("{sentence} {sentence} {sentence} {sentence}\n"),
+    );
+    for out in [
+        "one two three four five six seven eight nine ten eleven twelve one two three four five six seven eight\n",
+        "Bla bla bla yada yada yada blah blah blah etc etc etc and so on and so forth et cetera et cetera\n",
+    ] {
+        never_green("at least 20 words", out);
+    }
+    assert_eq!(
+        one(
+            "at least 20 words",
+            "Heat pump sales in Europe fell in 2024 after two record years, as subsidies were cut in several large markets and gas prices eased.\n"
+        ),
+        Verdict::Satisfied
+    );
+}

@@ -615,7 +615,7 @@ fn counts_skip_blank_placeholder_and_repeated_units() {
         Verdict::Satisfied
     );
     assert_eq!(
-        one("at least 3 words", "one&nbsp;two three\n"),
+        one("at least 3 words", "red&nbsp;green blue\n"),
         Verdict::Satisfied
     );
 }
