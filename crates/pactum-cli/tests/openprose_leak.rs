@@ -66,7 +66,7 @@ fn a_key_split_by_markup_is_redacted_from_every_report() {
         "sk-pro<b></b>j-ABCD<b></b>EF0123<b></b>456789<b></b>abcdef<b></b>012345<b></b>6789"
             .to_string(),
     ] {
-        let out = format!("Key {split} end.\n\nSecond paragraph here.\n");
+        let out = format!("Key {split} end.\n\nPrices fell as subsidies grew.\n");
         for (what, text) in graded(&out) {
             // Markup removed, as a reader recovers the key.
             let bare: String = text
@@ -91,7 +91,7 @@ fn a_key_written_in_lookalike_characters_is_redacted_from_every_report() {
         "sk\u{2010}proj\u{2010}",
         "\u{FF53}\u{FF4B}\u{FF0D}proj\u{2212}",
     ] {
-        let out = format!("Key {prefix}{TAIL} end.\n\nSecond paragraph here.\n");
+        let out = format!("Key {prefix}{TAIL} end.\n\nPrices fell as subsidies grew.\n");
         for (what, text) in graded(&out) {
             for part in ["ABCDEF0123", &TAIL[10..20], &TAIL[TAIL.len() - 10..]] {
                 assert!(
@@ -191,7 +191,7 @@ fn a_key_with_a_folded_lookalike_or_capitalised_prefix_is_redacted_everywhere() 
         for proj in ["proj-", "PROJ-"] {
             let key = format!("{prefix}{proj}{BODY}");
             let out =
-                format!("Battery costs fell; debug key {key} shown.\n\nSecond paragraph here.\n");
+                format!("Battery costs fell; debug key {key} shown.\n\nPrices fell as subsidies grew.\n");
             for (what, text) in graded(&out) {
                 assert!(
                     !text.contains(&BODY[..10]),
