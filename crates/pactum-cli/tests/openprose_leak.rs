@@ -13,6 +13,17 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).expect("write");
 }
 
+/// The secret part of the keys the tests below write in a run.
+const BODY: &str = "Zq9Xw7Lm1234567890abcdef";
+
+/// Asserts that no part of [`BODY`], the key's secret part, is in `text`
+/// (`what`, for the message).
+fn holds_no_body(key: &str, what: &str, text: &str) {
+    for part in [&BODY[..10], &BODY[10..]] {
+        assert!(!text.contains(part), "{key}: {what} holds it: {text}");
+    }
+}
+
 /// Every report and the terminal, for a run whose one output is `out`
 /// under a clause it violates (its evidence quotes the first paragraph).
 fn graded(out: &str) -> Vec<(&'static str, String)> {
@@ -179,7 +190,6 @@ const FOLDED_PREFIXES: [&str; 6] = [
 #[test]
 fn a_key_with_a_folded_lookalike_or_capitalised_prefix_is_redacted_everywhere() {
     use pactum_llm::testing::ScriptedServer;
-    const BODY: &str = "Zq9Xw7Lm1234567890abcdef";
     let server = ScriptedServer::start(&serde_json::json!([{
         "name": "any",
         "match": {"system_contains": "You are a judge for pactum"},
@@ -190,17 +200,11 @@ fn a_key_with_a_folded_lookalike_or_capitalised_prefix_is_redacted_everywhere() 
     for prefix in FOLDED_PREFIXES {
         for proj in ["proj-", "PROJ-"] {
             let key = format!("{prefix}{proj}{BODY}");
-            let out =
-                format!("Battery costs fell; debug key {key} shown.\n\nPrices fell as subsidies grew.\n");
+            let out = format!(
+                "Battery costs fell; debug key {key} shown.\n\nPrices fell as subsidies grew.\n"
+            );
             for (what, text) in graded(&out) {
-                assert!(
-                    !text.contains(&BODY[..10]),
-                    "{key}: {what} holds it: {text}"
-                );
-                assert!(
-                    !text.contains(&BODY[10..]),
-                    "{key}: {what} holds it: {text}"
-                );
+                holds_no_body(&key, what, &text);
             }
             // Judged: what the judge reads, the JSON report, the terminal.
             let dir = tempfile::tempdir().expect("tempdir");
@@ -246,14 +250,7 @@ fn a_key_with_a_folded_lookalike_or_capitalised_prefix_is_redacted_everywhere() 
                 ("json", std::fs::read_to_string(&json).expect("json")),
                 ("judge request", bodies),
             ] {
-                assert!(
-                    !text.contains(&BODY[..10]),
-                    "{key}: {what} holds it: {text}"
-                );
-                assert!(
-                    !text.contains(&BODY[10..]),
-                    "{key}: {what} holds it: {text}"
-                );
+                holds_no_body(&key, what, &text);
             }
         }
     }
@@ -263,7 +260,6 @@ fn a_key_with_a_folded_lookalike_or_capitalised_prefix_is_redacted_everywhere() 
 /// clause id, its text, the binding's path) reaches no report.
 #[test]
 fn a_key_with_a_folded_prefix_in_a_log_line_or_an_output_name_is_redacted() {
-    const BODY: &str = "Zq9Xw7Lm1234567890abcdef";
     for prefix in FOLDED_PREFIXES {
         let key = format!("{prefix}proj-{BODY}");
         let dir = tempfile::tempdir().expect("tempdir");
@@ -312,14 +308,7 @@ fn a_key_with_a_folded_prefix_in_a_log_line_or_an_output_name_is_redacted() {
                 ("json", std::fs::read_to_string(&json).unwrap_or_default()),
                 ("junit", std::fs::read_to_string(&junit).unwrap_or_default()),
             ] {
-                assert!(
-                    !text.contains(&BODY[..10]),
-                    "{key}: {what} holds it: {text}"
-                );
-                assert!(
-                    !text.contains(&BODY[10..]),
-                    "{key}: {what} holds it: {text}"
-                );
+                holds_no_body(&key, what, &text);
             }
         }
     }

@@ -1877,42 +1877,9 @@ fn folded_uncached(c: char) -> Option<char> {
         c.encode_utf8(&mut [0; 4]),
     )) {
         Some(a) if a.is_ascii() => ascii(a),
-        Some(a) => small_capital(a),
-        None => small_capital(c),
+        Some(a) => crate::text::small_capital(a),
+        None => crate::text::small_capital(c),
     }
-}
-
-/// The letter a small capital (`ᴀ`, `ꜱ`, `ᴋ`, and the kra `ĸ`) is drawn
-/// as: NFKC keeps them and the skeleton maps few of them to ASCII.
-fn small_capital(c: char) -> Option<char> {
-    Some(match c {
-        '\u{1D00}' => 'a',
-        '\u{0299}' => 'b',
-        '\u{1D04}' => 'c',
-        '\u{1D05}' => 'd',
-        '\u{1D07}' => 'e',
-        '\u{A730}' => 'f',
-        '\u{0262}' => 'g',
-        '\u{029C}' => 'h',
-        '\u{026A}' => 'i',
-        '\u{1D0A}' => 'j',
-        '\u{1D0B}' | '\u{0138}' => 'k',
-        '\u{029F}' => 'l',
-        '\u{1D0D}' => 'm',
-        '\u{0274}' => 'n',
-        '\u{1D0F}' => 'o',
-        '\u{1D18}' => 'p',
-        '\u{A7AF}' => 'q',
-        '\u{0280}' => 'r',
-        '\u{A731}' => 's',
-        '\u{1D1B}' => 't',
-        '\u{1D1C}' => 'u',
-        '\u{1D20}' => 'v',
-        '\u{1D21}' => 'w',
-        '\u{028F}' => 'y',
-        '\u{1D22}' => 'z',
-        _ => return None,
-    })
 }
 
 /// The offset of the first unit of `src` that a round of decoding

@@ -226,6 +226,39 @@ fn middle_cut(s: &str, max: usize, mark: &str) -> String {
     format!("{start}{mark}{end}")
 }
 
+/// The letter a small capital (`ᴀ`, `ꜱ`, `ᴋ`, and the kra `ĸ`) is drawn
+/// as: NFKC keeps them and the skeleton maps few of them to ASCII.
+pub fn small_capital(c: char) -> Option<char> {
+    Some(match c {
+        '\u{1D00}' => 'a',
+        '\u{0299}' => 'b',
+        '\u{1D04}' => 'c',
+        '\u{1D05}' => 'd',
+        '\u{1D07}' => 'e',
+        '\u{A730}' => 'f',
+        '\u{0262}' => 'g',
+        '\u{029C}' => 'h',
+        '\u{026A}' => 'i',
+        '\u{1D0A}' => 'j',
+        '\u{1D0B}' | '\u{0138}' => 'k',
+        '\u{029F}' => 'l',
+        '\u{1D0D}' => 'm',
+        '\u{0274}' => 'n',
+        '\u{1D0F}' => 'o',
+        '\u{1D18}' => 'p',
+        '\u{A7AF}' => 'q',
+        '\u{0280}' => 'r',
+        '\u{A731}' => 's',
+        '\u{1D1B}' => 't',
+        '\u{1D1C}' => 'u',
+        '\u{1D20}' => 'v',
+        '\u{1D21}' => 'w',
+        '\u{028F}' => 'y',
+        '\u{1D22}' => 'z',
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     /// The ASCII shortcut of `shown_as_code_point` answers as the table.

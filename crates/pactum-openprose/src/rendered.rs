@@ -1005,7 +1005,7 @@ pub(crate) fn lookalike_fold(s: &str) -> String {
         .chars()
         .filter(|c| !pactum_core::text::shown_as_code_point(*c))
         .nfkc()
-        .map(small_capital)
+        .map(|c| pactum_core::text::small_capital(c).unwrap_or(c))
         .collect();
     let skeleton = |t: &str| -> String {
         unicode_security::confusable_detection::skeleton(t)
@@ -1013,39 +1013,6 @@ pub(crate) fn lookalike_fold(s: &str) -> String {
             .to_lowercase()
     };
     skeleton(&skeleton(&visible)).replace('i', "l")
-}
-
-/// The letter a small capital (`ᴀ`, `ʟ`) reads as; other characters as
-/// they are.
-fn small_capital(c: char) -> char {
-    match c {
-        '\u{1D00}' => 'a',
-        '\u{0299}' => 'b',
-        '\u{1D04}' => 'c',
-        '\u{1D05}' => 'd',
-        '\u{1D07}' => 'e',
-        '\u{A730}' => 'f',
-        '\u{0262}' => 'g',
-        '\u{029C}' => 'h',
-        '\u{026A}' => 'i',
-        '\u{1D0A}' => 'j',
-        '\u{1D0B}' => 'k',
-        '\u{029F}' => 'l',
-        '\u{1D0D}' => 'm',
-        '\u{0274}' => 'n',
-        '\u{1D0F}' => 'o',
-        '\u{1D18}' => 'p',
-        '\u{A7AF}' => 'q',
-        '\u{0280}' => 'r',
-        '\u{A731}' => 's',
-        '\u{1D1B}' => 't',
-        '\u{1D1C}' => 'u',
-        '\u{1D20}' => 'v',
-        '\u{1D21}' => 'w',
-        '\u{028F}' => 'y',
-        '\u{1D22}' => 'z',
-        _ => c,
-    }
 }
 
 /// `s` read loosely, for a forbidden text only: [`lookalike_fold`] with

@@ -599,30 +599,18 @@ fn imports_folder(dir: &Path) -> Result<Option<PathBuf>, ImportError> {
 /// `workspace/svc/run/`) that pactum would never read, whose failed steps
 /// no contract would answer for. Links to folders are not followed.
 fn no_unread_runs(dir: &Path, imports: Option<&Path>) -> Result<(), ImportError> {
-    let mut stack = vec![(dir.to_path_buf(), 0usize)];
-    let mut seen = 0usize;
-    while let Some((d, level)) = stack.pop() {
-        for e in std::fs::read_dir(&d).map_err(io(&d))? {
-            let e = e.map_err(io(&d))?;
-            seen += 1;
-            if seen > MAX_WALK_ENTRIES {
-                return Err(ImportError::RunFile {
-                    file: dir.display().to_string(),
-                    line: 0,
-                    message: format!("more than {MAX_WALK_ENTRIES} entries: the run's folders cannot all be checked for a nested run"),
-                });
-            }
+    walk_run(
+        dir,
+        "the run's folders cannot all be checked for a nested run",
+        |d, e, level| {
             let path = e.path();
             let ft = e.file_type().map_err(io(&path))?;
             if ft.is_dir() {
-                if level < MAX_WALK_DEPTH && (level > 0 || Some(path.as_path()) != imports) {
-                    stack.push((path, level + 1));
-                }
-                continue;
+                return Ok(level < MAX_WALK_DEPTH && (level > 0 || Some(path.as_path()) != imports));
             }
             let name = e.file_name().to_string_lossy().into_owned();
             if level == 0 {
-                continue;
+                return Ok(false);
             }
             // A snapshot of the root in `sources/` is read as one.
             let snapshot = level == 1
@@ -634,10 +622,41 @@ fn no_unread_runs(dir: &Path, imports: Option<&Path>) -> Result<(), ImportError>
                     line: 0,
                     message: format!(
                         "a folder {} holding {}, a run of its own: pactum reads a nested run only at `imports/{{handle}}--{{slug}}/`, and this one would never be graded",
-                        shown(&folder_name(&d)),
+                        shown(&folder_name(d)),
                         shown(&name),
                     ),
                 });
+            }
+            Ok(false)
+        },
+    )
+}
+
+/// Walks the entries under `dir`, at most [`MAX_WALK_ENTRIES`] of them
+/// (past that the run is refused: `unchecked` says what could not be
+/// checked). `visit` is given each entry's folder, the entry and its
+/// depth (0 for `dir`'s own entries), and answers whether to go into
+/// it.
+fn walk_run(
+    dir: &Path,
+    unchecked: &str,
+    mut visit: impl FnMut(&Path, &std::fs::DirEntry, usize) -> Result<bool, ImportError>,
+) -> Result<(), ImportError> {
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((d, level)) = stack.pop() {
+        for e in std::fs::read_dir(&d).map_err(io(&d))? {
+            let e = e.map_err(io(&d))?;
+            seen += 1;
+            if seen > MAX_WALK_ENTRIES {
+                return Err(ImportError::RunFile {
+                    file: dir.display().to_string(),
+                    line: 0,
+                    message: format!("more than {MAX_WALK_ENTRIES} entries: {unchecked}"),
+                });
+            }
+            if visit(&d, &e, level)? {
+                stack.push((e.path(), level + 1));
             }
         }
     }
@@ -659,48 +678,42 @@ fn only_files_and_folders(dir: &Path) -> Result<(), ImportError> {
         line: 0,
         message,
     };
-    let mut stack = vec![(dir.to_path_buf(), 0usize)];
-    let mut seen = 0usize;
-    while let Some((d, level)) = stack.pop() {
-        for e in std::fs::read_dir(&d).map_err(io(&d))? {
-            let e = e.map_err(io(&d))?;
-            seen += 1;
-            if seen > MAX_WALK_ENTRIES {
-                return Err(refuse(
-                    dir,
-                    format!("more than {MAX_WALK_ENTRIES} entries: the run's files cannot all be checked"),
-                ));
-            }
+    walk_run(
+        dir,
+        "the run's files cannot all be checked",
+        |_, e, level| {
             let path = e.path();
             let ft = e.file_type().map_err(io(&path))?;
             let kind = if ft.is_symlink() {
                 match std::fs::metadata(&path) {
                     Ok(m) => m.file_type(),
                     // A link to nothing: reading it fails where it is used.
-                    Err(_) => continue,
+                    Err(_) => return Ok(false),
                 }
             } else {
                 ft
             };
             if kind.is_dir() {
-                if !ft.is_symlink() {
-                    if level + 1 > MAX_WALK_DEPTH {
-                        return Err(refuse(
-                            &path,
-                            format!("folders nested deeper than {MAX_WALK_DEPTH} levels"),
-                        ));
-                    }
-                    stack.push((path, level + 1));
+                if ft.is_symlink() {
+                    return Ok(false);
                 }
-            } else if !kind.is_file() {
-                return Err(refuse(
-                    &path,
-                    "not a regular file (a FIFO, socket or device): a run holds only folders and files".into(),
-                ));
+                if level + 1 > MAX_WALK_DEPTH {
+                    return Err(refuse(
+                        &path,
+                        format!("folders nested deeper than {MAX_WALK_DEPTH} levels"),
+                    ));
+                }
+                return Ok(true);
             }
-        }
-    }
-    Ok(())
+            if !kind.is_file() {
+                return Err(refuse(
+                &path,
+                "not a regular file (a FIFO, socket or device): a run holds only folders and files".into(),
+            ));
+            }
+            Ok(false)
+        },
+    )
 }
 
 fn folder_name(p: &Path) -> String {
