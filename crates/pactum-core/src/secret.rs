@@ -1825,7 +1825,7 @@ fn ascii_lookalike(c: char) -> Option<char> {
     }
 }
 
-/// The ASCII letter, digit or hyphen a non-ASCII `c` reads as, if one: its NFKC
+/// The ASCII letter, digit, hyphen or underscore a non-ASCII `c` reads as, if one: its NFKC
 /// form (a long `ſ`, mathematical `𝐬𝐤`, circled or superscript digits),
 /// else its UTS #39 confusable skeleton (a Cyrillic `ѕ` or `к`, a Greek
 /// `ο`, a Lisu `ꓢ`), else the letter a small capital (`ꜱ`, `ᴋ`) is drawn
@@ -1860,13 +1860,14 @@ fn folded_uncached(c: char) -> Option<char> {
         let first = it.next()?;
         it.next().is_none().then_some(first)
     }
-    // A hyphen too: a key's `-` drawn with a confusable of it (`˗`, `⁃`,
-    // `➖`, `۔`) or a superscript or subscript minus reads as `-`.
+    // A hyphen or an underscore too: a key's `-` drawn with a confusable
+    // of it (`˗`, `⁃`, `➖`, `۔`) or a superscript or subscript minus
+    // reads as `-`, a `_` drawn as `﹍` or `﹏` as `_`.
     let ascii = |a: char| {
         if a == '\u{2212}' {
             return Some('-');
         }
-        (a.is_ascii_alphanumeric() || a == '-').then_some(a)
+        (a.is_ascii_alphanumeric() || a == '-' || a == '_').then_some(a)
     };
     if let Some(a) = single(std::iter::once(c).nfkc()).and_then(ascii) {
         return Some(a);

@@ -1320,6 +1320,19 @@ fn a_key_whose_prefix_is_folded_lookalike_or_capitalised_is_found_and_redacted()
             assert_eq!(r.redact(&text), "debug key [redacted] shown.", "{text:?}");
         }
     }
+    // Its underscore drawn as a dashed or wavy low line.
+    for low in ['\u{FE4D}', '\u{FE4E}', '\u{FE4F}'] {
+        for key in [
+            format!("sk{low}proj_Zq9Xw7Lm1234567890abcdef"),
+            format!("ghp{low}Zq9Xw7Lm1234567890abcdefABCDEF123456"),
+        ] {
+            let text = format!("debug key {key} shown.");
+            let found = key_tokens(&text);
+            assert!(!found.is_empty(), "{text:?}: no key found");
+            let r = Redactor::new(&found).expect("key");
+            assert_eq!(r.redact(&text), "debug key [redacted] shown.", "{text:?}");
+        }
+    }
 }
 
 /// Capitalised words and ids that only start like a key prefix, and text
