@@ -1151,7 +1151,43 @@ pub(crate) fn page(url: &str) -> Option<String> {
     if !opens {
         return None;
     }
+    if placeholder_tail(url) {
+        return None;
+    }
     page_of(url, true).filter(|p| public_host(p) && !placeholder_page(p))
+}
+
+/// Whether a URL's query or fragment holds a slot or a placeholder
+/// (`?id={id}`, `?ref=TODO`, `?url=URL`, `#TODO`): a link left to fill.
+fn placeholder_tail(url: &str) -> bool {
+    let lower = url
+        .to_lowercase()
+        .replace("%7b", "{")
+        .replace("%7d", "}")
+        .replace("%3c", "<")
+        .replace("%3e", ">")
+        .replace("%5b", "[")
+        .replace("%5d", "]");
+    let Some(at) = lower.find(['?', '#']) else {
+        return false;
+    };
+    let (query, fragment) = match lower[at..].split_once('#') {
+        Some((q, f)) => (q.trim_start_matches('?'), f),
+        None => (lower[at..].trim_start_matches('?'), ""),
+    };
+    // The values of the query (not its names: `?id=3` is a page) and
+    // the fragment.
+    let values = query
+        .split(['&', ';'])
+        .filter_map(|pair| pair.split_once('=').map(|(_, v)| v))
+        .chain(std::iter::once(fragment));
+    values.filter(|v| !v.is_empty()).any(|v| {
+        let bare = v.trim_matches(|c: char| matches!(c, '[' | ']' | '{' | '}' | '<' | '>' | ':'));
+        v != bare
+            || crate::check::is_placeholder_word(bare)
+            || matches!(bare, "url" | "link" | "n/a" | "slug")
+            || (bare.chars().count() >= 3 && bare.chars().all(|c| bare.starts_with(c)))
+    })
 }
 
 /// Whether a [`page_of`] page is a placeholder written where a link
@@ -1221,6 +1257,8 @@ fn placeholder_page(page: &str) -> bool {
             let s: String = s.chars().filter(|c| !c.is_ascii_digit()).collect();
             s.starts_with("insert-")
                 || s.starts_with("your-")
+                // One letter repeated (`/XXXX`).
+                || (s.chars().count() >= 3 && s.chars().all(|c| s.starts_with(c)))
                 || s.ends_with("-here")
                 || matches!(s.as_str(), "page" | "link" | "url" | "slug" | "path" | "id")
         });

@@ -261,3 +261,22 @@ fn repeats_scaffolding_and_filler_meet_no_lower_bound() {
         Verdict::Satisfied
     );
 }
+
+/// A placeholder in a link's query or fragment, or a path of one letter
+/// repeated, makes no page.
+#[test]
+fn placeholder_queries_and_fragments_are_no_sources() {
+    for tail in ["?id={id}", "?ref=TODO", "?url=URL", "#TODO", "XXXX"] {
+        let out = format!(
+            "- [a](https://www.daikin.com/{tail})\n- [b](https://www.vaillant.de/{tail})\n- [c](https://www.bosch.de/{tail})\n"
+        );
+        never_green("at least 3 sources", &out);
+    }
+    assert_eq!(
+        one(
+            "at least 3 sources",
+            "- [a](https://www.daikin.com/p?id=3)\n- [b](https://www.vaillant.de/x#specs)\n- [c](https://www.bosch.de/y?lang=de)\n"
+        ),
+        Verdict::Satisfied
+    );
+}
