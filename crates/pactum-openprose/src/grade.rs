@@ -495,9 +495,18 @@ fn unfinished(
 struct Memo {
     copied: BTreeMap<String, bool>,
     unseen: BTreeMap<String, Option<String>>,
+    declines: BTreeMap<String, Option<String>>,
 }
 
 impl Memo {
+    /// [`declines`] of a binding, read once.
+    fn declines(&mut self, b: &Binding, content: &str) -> Option<String> {
+        self.declines
+            .entry(b.path.clone())
+            .or_insert_with(|| declines(content))
+            .clone()
+    }
+
     fn copied(
         &mut self,
         b: &Binding,
@@ -680,7 +689,7 @@ fn grade_text(
             unmeasured.push(format!("{}: {why}", b.path));
         }
         if asks_for_content(&reading.measures) && !asked_alone(&reading.measures, content) {
-            if let Some(why) = declines(content) {
+            if let Some(why) = memo.declines(b, content) {
                 unmeasured.push(format!("{}: {why}", b.path));
             }
         }

@@ -834,7 +834,7 @@ pub(crate) fn scaffold_text(t: &str) -> bool {
             || crate::check::is_placeholder_word(w)
             || (templated && NUMBERED_SCAFFOLD.contains(&w.as_str()))
             // One letter repeated (`xxxxx`, `aaaa`).
-            || (w.chars().count() >= 3 && w.chars().all(|c| w.starts_with(c)))
+            || one_letter_repeated(w)
             || (numbered && NUMBERED_SCAFFOLD.contains(&w.as_str()))
     })
 }
@@ -1157,17 +1157,29 @@ pub(crate) fn page(url: &str) -> Option<String> {
     page_of(url, true).filter(|p| public_host(p) && !placeholder_page(p))
 }
 
-/// Whether a URL's query or fragment holds a slot or a placeholder
-/// (`?id={id}`, `?ref=TODO`, `?url=URL`, `#TODO`): a link left to fill.
-fn placeholder_tail(url: &str) -> bool {
-    let lower = url
-        .to_lowercase()
+/// `s` in lower case with the brackets a URL parser escapes (`%7B`,
+/// `%3C`, `%5B` and their pairs) read back: a slot (`{id}`) shows as
+/// written.
+fn unescaped_brackets(s: &str) -> String {
+    s.to_lowercase()
         .replace("%7b", "{")
         .replace("%7d", "}")
         .replace("%3c", "<")
         .replace("%3e", ">")
         .replace("%5b", "[")
-        .replace("%5d", "]");
+        .replace("%5d", "]")
+}
+
+/// Whether `w` is one letter repeated, at least three times (`xxxxx`,
+/// `XXXX`): a placeholder, not a word.
+fn one_letter_repeated(w: &str) -> bool {
+    w.chars().count() >= 3 && w.chars().all(|c| w.starts_with(c))
+}
+
+/// Whether a URL's query or fragment holds a slot or a placeholder
+/// (`?id={id}`, `?ref=TODO`, `?url=URL`, `#TODO`): a link left to fill.
+fn placeholder_tail(url: &str) -> bool {
+    let lower = unescaped_brackets(url);
     let Some(at) = lower.find(['?', '#']) else {
         return false;
     };
@@ -1186,7 +1198,7 @@ fn placeholder_tail(url: &str) -> bool {
         v != bare
             || crate::check::is_placeholder_word(bare)
             || matches!(bare, "url" | "link" | "n/a" | "slug")
-            || (bare.chars().count() >= 3 && bare.chars().all(|c| bare.starts_with(c)))
+            || one_letter_repeated(bare)
     })
 }
 
@@ -1243,14 +1255,7 @@ fn placeholder_page(page: &str) -> bool {
             .all(template);
     let path = path.split(['?', '#']).next().unwrap_or("");
     // The parser escapes braces and angle brackets in a path.
-    let lower = path
-        .to_lowercase()
-        .replace("%7b", "{")
-        .replace("%7d", "}")
-        .replace("%3c", "<")
-        .replace("%3e", ">")
-        .replace("%5b", "[")
-        .replace("%5d", "]");
+    let lower = unescaped_brackets(path);
     // The documentation's own placeholder paths.
     let doc_path = lower.contains("/path/to/")
         || lower.split('/').any(|s| {
@@ -1258,7 +1263,7 @@ fn placeholder_page(page: &str) -> bool {
             s.starts_with("insert-")
                 || s.starts_with("your-")
                 // One letter repeated (`/XXXX`).
-                || (s.chars().count() >= 3 && s.chars().all(|c| s.starts_with(c)))
+                || one_letter_repeated(&s)
                 || s.ends_with("-here")
                 || matches!(s.as_str(), "page" | "link" | "url" | "slug" | "path" | "id")
         });
