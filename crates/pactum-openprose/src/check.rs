@@ -969,7 +969,7 @@ static WWW: LazyLock<Regex> = LazyLock::new(|| re(r#"(?i)(?:^|[^\w./@-])(www\.[^
 
 /// The URLs written in `content`: with a scheme, or `www.` ones (read
 /// as `http://www.…`).
-fn urls(content: &str) -> BTreeSet<String> {
+pub(crate) fn urls(content: &str) -> BTreeSet<String> {
     let trim = |u: &str| u.trim_end_matches(['.', ',', ';']).to_string();
     URL.find_iter(content)
         .map(|m| trim(m.as_str()))
@@ -2712,6 +2712,10 @@ const PLACEHOLDER: &[&str] = &[
     "dolor",
     "sit",
     "amet",
+    "consectetur",
+    "adipiscing",
+    "eiusmod",
+    "incididunt",
     "wip",
     "pending",
 ];
@@ -3382,7 +3386,9 @@ fn count(
                 // (high): it may be all that tells two pages apart.
                 // The low count reads an element's string values, the
                 // high one its keys too.
-                let elements = |page: fn(&str) -> Option<String>, text: fn(&Value) -> String| {
+                let elements = |page: fn(&str) -> Option<String>,
+                                text: fn(&Value) -> String,
+                                by_site: bool| {
                     let mut seen = BTreeSet::new();
                     let mut first = None;
                     let n = a
@@ -3393,6 +3399,13 @@ fn count(
                                 .into_iter()
                                 .filter_map(|u| page(&u).map(|p| (p, u)))
                                 .filter(|(p, _)| !given.contains(p))
+                                .filter_map(|(p, u)| {
+                                    if by_site {
+                                        rendered::site(&p).map(|s| (s, u))
+                                    } else {
+                                        Some((p, u))
+                                    }
+                                })
                                 .collect();
                             let new = mine
                                 .iter()
@@ -3407,8 +3420,8 @@ fn count(
                         .count() as u64;
                     (n, first)
                 };
-                let (lo, first) = elements(rendered::page, json_view::said);
-                let (hi, _) = elements(rendered::page_as_written, Value::to_string);
+                let (lo, first) = elements(rendered::page, json_view::said, true);
+                let (hi, _) = elements(rendered::page_as_written, Value::to_string, false);
                 Ok((
                     lo,
                     (!scheme_relative(raw)).then_some(hi.max(lo)),
@@ -3435,7 +3448,10 @@ fn count(
                 // Each page once, quoted as first written.
                 let mut shown: std::collections::BTreeMap<String, String> = Default::default();
                 for u in &r.urls {
-                    if let Some(p) = rendered::page(u).filter(|p| !given.contains(p)) {
+                    let site = rendered::page(u)
+                        .filter(|p| !given.contains(p))
+                        .and_then(|p| rendered::site(&p));
+                    if let Some(p) = site {
                         shown
                             .entry(p)
                             .or_insert_with(|| u.trim_end_matches(['.', ',', ';']).to_string());
@@ -3717,6 +3733,42 @@ fn non_answer(v: &str) -> bool {
                 | "0000-00-00"
                 | "00/00/0000"
                 | "00.00.0000"
+                // The same in the languages whose prose pactum reads, and
+                // in Chinese and Japanese.
+                | "ohne titel"
+                | "unbekannt"
+                | "keine angabe"
+                | "k. a"
+                | "k.a"
+                | "nicht verfügbar"
+                | "sans titre"
+                | "inconnu"
+                | "inconnue"
+                | "non disponible"
+                | "non renseigné"
+                | "sin título"
+                | "sin titulo"
+                | "desconocido"
+                | "no disponible"
+                | "senza titolo"
+                | "sconosciuto"
+                | "non disponibile"
+                | "sem título"
+                | "sem titulo"
+                | "desconhecido"
+                | "indisponível"
+                | "zonder titel"
+                | "onbekend"
+                | "niet beschikbaar"
+                | "不明"
+                | "未知"
+                | "无"
+                | "無"
+                | "なし"
+                | "無題"
+                | "无标题"
+                | "未命名"
+                | "タイトルなし"
         )
 }
 
@@ -4058,7 +4110,7 @@ fn doubtful_value(field: &str, v: &Value, seen: &Seen) -> Option<String> {
 fn doubtful_text(t: &str) -> bool {
     static DOUBT: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i)\b(?:not?|none|never|nothing|without|cannot|can't|couldn't|could|false|null|nil|undefined|unknown|unavailable|unclear|undated|undisclosed|unnamed|unpublished|missing|absent|lacking|n/?a|tbd|tba|pending|redacted|withheld|omitted|unsure|uncertain|maybe|perhaps|approx(?:imately)?|circa)\b|n't\b|n’t\b",
+            r"(?i)\b(?:not?|none|never|nothing|without|cannot|can't|couldn't|could|false|null|nil|undefined|unknown|unavailable|unclear|undated|undisclosed|unnamed|unpublished|missing|absent|lacking|n/?a|tbd|tba|pending|redacted|withheld|omitted|unsure|uncertain|maybe|perhaps|approx(?:imately)?|circa|unverified|unconfirmed|unchecked|probably|probable|possibly|possible|likely|presumably|presumed|allegedly|alleged|supposedly|reportedly|estimated|est|guess(?:ed)?|roughly|ish|tentative(?:ly)?|assumed|speculative|disputed|contested|rumou?red|questionable|doubtful|dubious|idk|dunno|hm+|meh|nah|nope|whatever|asdf\w*|lol|tbh)\b|n't\b|n’t\b",
         )
     });
     DOUBT.is_match(t)
@@ -4212,7 +4264,65 @@ fn a_date(v: &str) -> bool {
         ))
     });
     // A full stop ending the sentence it is written in is no part of it.
-    DATE.is_match(v.trim().trim_end_matches(['.', ',', ';']).trim_end())
+    let t = v.trim().trim_end_matches(['.', ',', ';']).trim_end();
+    DATE.is_match(t) && a_calendar_day(t)
+}
+
+/// Whether the day a date that [`a_date`]'s pattern matched names is one
+/// the calendar has (`2020-02-30`, `31.04.2020`, `30 February 2021` are
+/// not): read day first and month first where digits leave both open.
+fn a_calendar_day(t: &str) -> bool {
+    static PARTS: LazyLock<Regex> = LazyLock::new(|| re(r"\d+|\p{L}+"));
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let fits = |y: u32, m: u32, d: u32| {
+        let leap = y.is_multiple_of(4) && (!y.is_multiple_of(100) || y.is_multiple_of(400));
+        let days = match m {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => 0,
+        };
+        (1..=days).contains(&d)
+    };
+    let date = t.split(['T', ' ']).next().unwrap_or(t);
+    // A default a program writes for no date: the Unix epoch, a
+    // spreadsheet's day zero.
+    if matches!(
+        date,
+        "1970-01-01" | "1900-01-01" | "1899-12-30" | "1899-12-31"
+    ) {
+        return false;
+    }
+    let mut numbers = Vec::new();
+    let mut month = None;
+    for p in PARTS.find_iter(t) {
+        let p = p.as_str();
+        match p.parse::<u32>() {
+            Ok(n) => numbers.push(n),
+            Err(_) => {
+                let lower = p.to_lowercase();
+                if let Some(i) = MONTHS.iter().position(|m| lower.starts_with(m)) {
+                    month = Some(i as u32 + 1);
+                }
+            }
+        }
+    }
+    let year_first = date.len() >= 4 && date.chars().take(4).all(|c| c.is_ascii_digit());
+    match (month, numbers.as_slice()) {
+        // `May 2020`, `3 May 2020`, `May 3, 2020`.
+        (Some(_), [_]) => true,
+        (Some(m), [d, y, ..]) if *y >= 1000 => fits(*y, m, *d),
+        (Some(m), [y, d, ..]) => fits(*y, m, *d),
+        (None, [_]) | (None, [_, _]) if year_first => {
+            numbers.get(1).is_none_or(|m| (1..=12).contains(m))
+        }
+        (None, [y, m, d, ..]) if year_first => fits(*y, *m, *d),
+        (None, [a, b, y, ..]) => fits(*y, *b, *a) || fits(*y, *a, *b),
+        _ => true,
+    }
 }
 
 /// Whether a value read for `field` (one [`field_value`] takes) is not
@@ -4246,9 +4356,20 @@ fn unsure_value(field: &str, v: &str, seen: &Seen) -> bool {
         || lone_words(field, t, seen)
 }
 
+/// Whether `t`, its URLs aside, doubts what it links (`unverified`,
+/// `may be outdated`, `not checked`): [`doubtful_text`] over the rest.
+pub(crate) fn doubtful_note(t: &str) -> bool {
+    static DOUBT: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:unverified|unconfirmed|unchecked|unused|not (?:verified|checked|confirmed|used|consulted|read)|ignored|unsure|uncertain|questionable|dubious|doubtful|may be (?:wrong|outdated|dead|broken|gone)|might not (?:work|exist|load)|(?:could|can) ?not (?:open|load|reach|access|verify))\b",
+        )
+    });
+    DOUBT.is_match(&URL.replace_all(t, " "))
+}
+
 /// Whether `t`, its URLs aside, says a link is dead (`404`, `dead
 /// link`, `broken`, `offline`): a URL no reader can follow.
-fn marks_dead(t: &str) -> bool {
+pub(crate) fn marks_dead(t: &str) -> bool {
     static DEAD: LazyLock<Regex> = LazyLock::new(|| {
         re(
             r"(?i)\b(?:404|410|dead|broken|defunct|offline|unreachable|expired|invalid|inactive|down|gone|removed|moved|parked|archived|obsolete|outdated)\b",
@@ -4964,9 +5085,9 @@ mod tests {
         );
         assert_eq!(held(M::Table, "| a | b |\n|---|---|\n"), Some(false));
         assert_eq!(held(M::Table, "a | b"), Some(false));
-        assert_eq!(held(M::NumberedList, "1. a\n2) b"), Some(true));
-        assert_eq!(held(M::NumberedList, "- a"), Some(false));
-        assert_eq!(held(M::BulletList, "* a"), Some(true));
+        assert_eq!(held(M::NumberedList, "1. apple\n2) birch"), Some(true));
+        assert_eq!(held(M::NumberedList, "- apple"), Some(false));
+        assert_eq!(held(M::BulletList, "* apple"), Some(true));
         assert_eq!(held(M::Headings, "## Intro\ntext"), Some(true));
         assert_eq!(
             held(M::Headings, "```\n# not a heading\n```\n#nospace"),
@@ -4978,11 +5099,11 @@ mod tests {
             max,
         };
         assert_eq!(
-            held(items(3, None), "- a\n- b\n- c\n  - nested"),
+            held(items(3, None), "- apple\n- birch\n- cedar\n  - nested"),
             Some(true)
         );
         assert_eq!(
-            held(items(4, None), "- a\n- b\n- c\n  - nested"),
+            held(items(4, None), "- apple\n- birch\n- cedar\n  - nested"),
             Some(false)
         );
         assert_eq!(held(items(2, Some(2)), "[1, 2]"), Some(true));
@@ -5010,11 +5131,14 @@ mod tests {
             max: Some(3),
         };
         assert_eq!(
-            held(paras.clone(), "# T\n\nOne\nstill one.\n\nTwo.\n\n- list"),
+            held(
+                paras.clone(),
+                "# T\n\nIntro\nstill intro.\n\nBody.\n\n- list"
+            ),
             Some(true)
         );
         assert_eq!(
-            held(paras.clone(), "One.\n\nTwo.\n\nThree.\n\nFour."),
+            held(paras.clone(), "Oak.\n\nPine.\n\nElm.\n\nAsh."),
             Some(false)
         );
         assert_eq!(held(paras, "{\"a\": 1}"), None);
@@ -5029,7 +5153,7 @@ mod tests {
             min: 2,
             max: None,
         };
-        assert_eq!(held(rows, "| a |\n|---|\n| 1 |\n| 2 |"), Some(true));
+        assert_eq!(held(rows, "| a |\n|---|\n| oak |\n| pine |"), Some(true));
         assert_eq!(
             held(
                 M::Contains("No Sources were found".into()),
@@ -5102,7 +5226,7 @@ mod tests {
         };
         // Nothing inside a ``` or ~~~ fence counts, closed or not.
         for fence in ["```", "~~~", "````"] {
-            let code = format!("{fence}\n- a\n1. b\n# h\n| a |\n|---|\n| 1 |\n{fence}\n");
+            let code = format!("{fence}\n- apple\n1. birch\n# h\n| a |\n|---|\n| 1 |\n{fence}\n");
             assert_eq!(held(items(1, None), &code), Some(false), "{code}");
             assert_eq!(held(M::BulletList, &code), Some(false), "{code}");
             assert_eq!(held(M::NumberedList, &code), Some(false), "{code}");
@@ -5110,12 +5234,15 @@ mod tests {
             assert_eq!(held(M::Table, &code), Some(false), "{code}");
             assert_eq!(held(rows(1, None), &code), Some(false), "{code}");
         }
-        assert_eq!(held(items(1, None), "~~~\n- a\n"), Some(false));
+        assert_eq!(held(items(1, None), "~~~\n- apple\n"), Some(false));
         // A ``` line does not close a ~~~ fence.
-        assert_eq!(held(items(1, None), "~~~\n```\n- a\n"), Some(false));
+        assert_eq!(held(items(1, None), "~~~\n```\n- apple\n"), Some(false));
         // A tab-indented item is nested.
-        assert_eq!(held(items(2, Some(2)), "- a\n\t- nested\n- b"), Some(true));
-        assert_eq!(held(items(1, Some(1)), "- a\n \t- nested"), Some(true));
+        assert_eq!(
+            held(items(2, Some(2)), "- apple\n\t- nested\n- birch"),
+            Some(true)
+        );
+        assert_eq!(held(items(1, Some(1)), "- apple\n \t- nested"), Some(true));
         // Empty items and thematic breaks are not items.
         let fake = "- \n-\n* * *\n- - -\n***\n_ _ _\n1. \n2.\n+ \u{200b}\n";
         assert_eq!(held(items(1, None), fake), Some(false));
@@ -5124,7 +5251,7 @@ mod tests {
         // Empty rows and a lone `|` are not rows; a repeated delimiter
         // row renders as a row of dashes: no row a reader can use, but
         // shown, so an upper bound of one is not decided.
-        let table = "| a | b |\n|---|---|\n| 1 | 2 |\n| | |\n|---|---|\n|\n| \u{200b} |\n";
+        let table = "| a | b |\n|---|---|\n| oak | pine |\n| | |\n|---|---|\n|\n| \u{200b} |\n";
         assert_eq!(held(rows(1, Some(1)), table), None);
         assert_eq!(held(rows(1, Some(2)), table), Some(true));
         assert_eq!(held(M::Table, "| a |\n|---|\n| |\n|\n"), Some(false));

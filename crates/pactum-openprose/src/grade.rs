@@ -648,11 +648,17 @@ fn grade_text(
     let mut evidence = Vec::new();
     let mut failed: Vec<String> = Vec::new();
     let mut unmeasured: Vec<String> = Vec::new();
-    let inputs: Vec<Cow<'_, str>> = c
+    let mut inputs: Vec<Cow<'_, str>> = c
         .inputs
         .iter()
         .filter_map(|i| i.content.as_deref().map(Cow::Borrowed))
         .collect();
+    // A page the service's own contract names was given to it, as an
+    // input's is: copied into the output, it is no source found.
+    let named = crate::check::urls(&c.source_text);
+    if !named.is_empty() {
+        inputs.push(Cow::Owned(named.into_iter().collect::<Vec<_>>().join("\n")));
+    }
     if let Some((b, content)) = single {
         notes.push(format!("{} exists", b.path));
         // An output that is nothing but copied input is no output of its
@@ -1029,7 +1035,14 @@ fn declines(content: &str) -> Option<String> {
         ))
         .unwrap()
     });
-    let text = match crate::check::as_json(content) {
+    let json = crate::check::as_json(content);
+    if json
+        .as_ref()
+        .is_some_and(crate::json_view::empty_beside_metadata)
+    {
+        return Some("the JSON output leaves a field empty and fills only metadata (ids, model names, status words): whether it holds the output asked for is for the judge".into());
+    }
+    let text = match json {
         Some(v) => crate::json_view::said(&v),
         None => crate::check::body_text(content),
     };

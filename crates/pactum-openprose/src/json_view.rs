@@ -234,6 +234,35 @@ fn walk<'a>(v: &'a Value, key: Option<&'a str>, f: &mut impl FnMut(Option<&'a st
     }
 }
 
+/// Whether the object `v` leaves a field empty (`""`, blank, `null`,
+/// `{}`, in it or in an object under it)
+/// while every string value it fills is metadata ([`token_like`]: an id,
+/// a model name, a status word): `{"summary": "", "model": "gpt-4o",
+/// "status": "completed"}` is the envelope of an answer that is not
+/// there, not the answer.
+pub(crate) fn empty_beside_metadata(v: &Value) -> bool {
+    // Objects only, down from the top: an array's element left blank
+    // is an item missing a field, which `each` reads.
+    fn empty_field(v: &Value) -> bool {
+        match v {
+            Value::Object(o) => o.values().any(|x| match x {
+                Value::Null => true,
+                Value::String(s) => pactum_core::text::is_blank(s),
+                Value::Object(m) => m.is_empty() || empty_field(x),
+                Value::Array(_) | Value::Bool(_) | Value::Number(_) => false,
+            }),
+            _ => false,
+        }
+    }
+    let mut filled = true;
+    walk(v, None, &mut |_, s| {
+        if !pactum_core::text::is_blank(s) && !token_like(s) {
+            filled = false;
+        }
+    });
+    filled && empty_field(v)
+}
+
 /// Whether `v` holds nothing but placeholders: no number or boolean, and
 /// [`placeholder_strings`].
 pub(crate) fn placeholders_only(v: &Value) -> bool {

@@ -160,14 +160,35 @@ fn held_unread_text(m: &Measure, content: &str) -> Option<String> {
             unit: Unit::Words,
             min,
             ..
-        } if *min > 1 => degenerate_words(content).or_else(|| repeated_sentences(content, *min)),
+        } if *min > 1 => degenerate_words(content)
+            .or_else(|| repeated_sentences(content, *min))
+            .or_else(|| not_prose(content)),
         Measure::Count {
             unit: Unit::Words,
             max: Some(_),
             ..
         } => images_or_titles(content),
+        Measure::Count {
+            unit: Unit::Sources,
+            min,
+            ..
+        } if *min > 0 => dead_links(content),
         _ => None,
     }
+}
+
+/// Why a lower bound on sources that held is no evidence: a line linking
+/// a page says the link is dead or doubts it (`(404)`, `dead link`,
+/// `offline`, `unverified`): a page no reader can open is no source,
+/// and which pages are meant is for the judge.
+fn dead_links(content: &str) -> Option<String> {
+    content
+        .lines()
+        .find(|l| {
+            (l.contains("://") || l.contains("www."))
+                && (crate::check::marks_dead(l) || crate::check::doubtful_note(l))
+        })
+        .map(|l| format!("`{}` links a page it says is dead or doubts: which pages are sources is for the judge", excerpt(l.trim())))
 }
 
 /// Why an upper bound on words that held is no evidence: the output
@@ -237,6 +258,51 @@ fn repeated_sentences(content: &str, min: u64) -> Option<String> {
         }
     }
     (words < min).then(|| format!("its distinct sentences hold {words} words, the rest repeats them: whether that is text of that length is for the judge"))
+}
+
+/// Function words of the languages whose prose pactum recognises
+/// (English, German, French, Spanish, Italian, Portuguese, Dutch): prose
+/// in any of them is glued by these, a list of names, call signs, codes
+/// or pseudo-Latin is not.
+const FUNCTION_WORDS: &[&str] = &[
+    // English
+    "the", "of", "and", "to", "in", "is", "are", "was", "were", "that", "it", "for", "on", "with",
+    "as", "by", "at", "from", "this", "be", "has", "have", "had", "not", "or", "but", "which",
+    "their", "its", "an", "they", "we", "you", "he", "she", "will", "can", "than", "more", "into",
+    // German
+    "der", "die", "das", "und", "ist", "sind", "von", "zu", "den", "dem", "des", "mit", "sich",
+    "nicht", "ein", "eine", "auf", "für", "im", "auch", "dass", "wird", "werden", "als", "bei",
+    // French
+    "le", "la", "les", "et", "est", "sont", "des", "du", "un", "une", "que", "qui", "dans", "pour",
+    "pas", "sur", "au", "aux", "avec", "ce", "il", "elle", "ont",
+    // Spanish, Italian, Portuguese
+    "el", "los", "las", "y", "es", "son", "del", "al", "con", "por", "para", "una", "lo", "se",
+    "il", "di", "che", "è", "per", "gli", "della", "e", "o", "os", "da", "do", "em", "não", "uma",
+    // Dutch
+    "de", "het", "een", "en", "van", "is", "zijn", "op", "te", "niet", "met", "voor", "dat",
+];
+
+/// Why the words of `content` are no evidence for a lower bound on
+/// words: they do not read as prose in a language pactum recognises
+/// (fewer than one word in ten is a function word, [`FUNCTION_WORDS`]):
+/// a list of names, the spelling alphabet, hex codes or pseudo-Latin
+/// reach a count of words without being text of that length. Prose in
+/// another language is left to the judge too.
+fn not_prose(content: &str) -> Option<String> {
+    let words: Vec<String> = content
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let glue: Vec<&String> = words
+        .iter()
+        .filter(|w| FUNCTION_WORDS.contains(&w.as_str()))
+        .collect();
+    // Names joined by one word (`Daikin and Vaillant and Bosch…`) are a
+    // list: prose glues with several.
+    let kinds = glue.iter().collect::<std::collections::BTreeSet<_>>().len();
+    let glue = glue.len();
+    (words.len() >= 2 && (glue * 10 < words.len() || kinds < 3.min(words.len() / 10).max(1))).then(|| format!("of its {} words, {glue} glue a sentence (`the`, `of`, `and`…, in the languages pactum recognises): a list of names or codes is no text of that length, and prose in another language is read by the judge", words.len()))
 }
 
 /// Why the words of `content` are no evidence for a lower bound on

@@ -724,6 +724,31 @@ pub(crate) const SCAFFOLD: &[&str] = &[
     "bar",
     "baz",
     "qux",
+    "quux",
+    // "Example", "sample", "placeholder", "entry" in the other
+    // languages whose prose pactum reads.
+    "beispiel",
+    "muster",
+    "platzhalter",
+    "eintrag",
+    "exemple",
+    "échantillon",
+    "ejemplo",
+    "esempio",
+    "exemplo",
+    "voorbeeld",
+    // Companies made up for examples.
+    "acme",
+    "globex",
+    "initech",
+    "contoso",
+    "fabrikam",
+    "northwind",
+    "corp",
+    "corporation",
+    "inc",
+    "ltd",
+    "llc",
     "none",
     "etc",
     "and",
@@ -853,6 +878,13 @@ const INDEX_WORDS: &[&str] = &[
     "cont",
     "continued",
     "ibid",
+    "idem",
+    "as",
+    "above",
+    "below",
+    "previous",
+    "preceding",
+    "likewise",
     "one",
     "two",
     "three",
@@ -915,6 +947,12 @@ pub(crate) fn unit_words(t: &str) -> (Vec<String>, bool) {
             words.push(original.to_lowercase());
             continue;
         }
+        // A token with no letter (`1.1`, `§2`, `10:05`, `2026-12-01`,
+        // `$100`) numbers, dates or prices a unit: no word of content.
+        if !original.chars().any(char::is_alphabetic) {
+            dropped = true;
+            continue;
+        }
         let lower = original.to_lowercase();
         let w = lower.as_str();
         if !w.chars().all(char::is_alphanumeric) {
@@ -962,8 +1000,50 @@ pub(crate) fn meaningful(text: &str) -> bool {
     !ws.is_empty() && !ws.iter().all(|w| crate::check::is_placeholder_word(w))
 }
 
-/// `units` counted both ways: those a reader can use, each distinct text
-/// once (low), and every unit that shows anything (high: a placeholder,
+/// What a unit says, as a set a repeat in another order or with another
+/// index, date or note has too: its [`unit_words`] that hold a letter
+/// and are no scaffolding or placeholder (`Item`, `TODO`, `Acme`),
+/// lookalike-folded. Empty for a unit recognised as no content (`1`,
+/// `A`, `§2`, `10:05`, `Ditto`): such a unit meets no lower bound.
+pub(crate) fn content_words(t: &str) -> BTreeSet<String> {
+    unit_words(t)
+        .0
+        .into_iter()
+        // A link to a public page says where to read something.
+        .map(|w| match w.contains("://").then(|| page(&w)).flatten() {
+            Some(p) => format!("://{p}"),
+            None => w,
+        })
+        .filter(|w| {
+            if w.starts_with("://") {
+                return true;
+            }
+            // One letter is a word only in a script that writes words
+            // with one character (`猫`); `a`, `I` or `x` says nothing.
+            let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+            // A program's name (`item.name`, `heat_pump`, `a/b`) or an
+            // address is no word a reader is told something with.
+            (letters >= 2 || w.chars().any(|c| c >= '\u{2E80}'))
+                && !w.contains(['.', '_', '/', ':', '@', '$', '=', '<', '>', '{', '}'])
+                && !SCAFFOLD.contains(&w.as_str())
+                && !crate::check::is_placeholder_word(w)
+                && !one_letter_repeated(w)
+        })
+        // A possessive or a plural names the same thing (`Daikin's`,
+        // `Daikins`).
+        .map(|w| {
+            let w = w.trim_end_matches("'s").trim_end_matches("’s");
+            let w = match w.strip_suffix('s') {
+                Some(stem) if stem.chars().count() >= 3 => stem,
+                _ => w,
+            };
+            lookalike_fold(w)
+        })
+        .collect()
+}
+
+/// `units` counted both ways: those recognised as content, each with
+/// words of its own ([`content_words`]) no earlier one has (low), and every unit that shows anything (high: a placeholder,
 /// a repeat, an emoji, a mark or an image too; only a blank one, or one
 /// of invisible characters, not).
 pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
@@ -972,13 +1052,11 @@ pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
     for u in units {
         // Told apart only by an index or a note (`Daikin 1`, `Daikin
         // (again)`), a unit repeats an earlier one.
-        let words = unit_words(&u.text).0;
-        let key = if words.is_empty() {
-            norm(&u.text)
-        } else {
-            norm(&words.join(" "))
-        };
-        if meaningful(&u.text) && seen.insert(key) && first.is_none() {
+        let words = content_words(&u.text);
+        if words.is_empty() || !meaningful(&u.text) {
+            continue;
+        }
+        if seen.insert(words) && first.is_none() {
             first = Some(u.line.clone());
         }
     }
@@ -1155,6 +1233,30 @@ pub(crate) fn page(url: &str) -> Option<String> {
         return None;
     }
     page_of(url, true).filter(|p| public_host(p) && !placeholder_page(p))
+}
+
+/// The site of a `page` ([`page`]: `host[:port]/path?query`), which the
+/// first count of sources counts once: pages of one site (its home page
+/// written three ways, three articles of one paper) are one source
+/// there, and the second count decides no lower bound alone. `None` for
+/// a search engine's results page (`/search`, `?q=…`, `?query=…`): a
+/// query is no source.
+pub(crate) fn site(page: &str) -> Option<String> {
+    let (host, rest) = match page.find(['/', '?']) {
+        Some(i) => page.split_at(i),
+        None => (page, ""),
+    };
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let searched = path
+        .split('/')
+        .any(|seg| matches!(seg, "search" | "results"))
+        || query.split('&').any(|kv| {
+            matches!(
+                kv.split('=').next().unwrap_or(""),
+                "q" | "query" | "search" | "text" | "wd" | "keywords" | "search_query"
+            )
+        });
+    (!searched).then(|| host.to_string())
 }
 
 /// `s` in lower case with the brackets a URL parser escapes (`%7B`,

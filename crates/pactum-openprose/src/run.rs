@@ -610,6 +610,27 @@ fn no_unread_runs(dir: &Path, imports: Option<&Path>) -> Result<(), ImportError>
             }
             let name = e.file_name().to_string_lossy().into_owned();
             if level == 0 {
+                // A second log or root beside the one read (`VM.log.md`,
+                // `vm.log.old.md`, `Root.prose.md`): which steps ran,
+                // and which contract was invoked, cannot be told.
+                let squashed: String = name
+                    .chars()
+                    .filter(|c| c.is_alphanumeric())
+                    .flat_map(char::to_lowercase)
+                    .collect();
+                let like = ["vmlog", "rootprose"]
+                    .iter()
+                    .any(|p| squashed.starts_with(p));
+                if like && !matches!(name.as_str(), "vm.log.md" | "root.prose.md") {
+                    return Err(ImportError::RunFile {
+                        file: path.display().to_string(),
+                        line: 0,
+                        message: format!(
+                            "{} is named like the run's log or its root contract but is not `vm.log.md` or `root.prose.md`: which one tells the run cannot be told",
+                            shown(&name)
+                        ),
+                    });
+                }
                 return Ok(false);
             }
             // A snapshot of the root in `sources/` is read as one.
@@ -2999,7 +3020,7 @@ fn node_contract(file: &ParsedFile, id: &str) -> Option<ParsedContract> {
 /// `±HH:MM` offset allowed) whose date and time exist (no month 13, no
 /// February 30, no `T25:61`), after the Unix epoch: the zero date
 /// `0000-00-00` and the epoch itself are a template's or a default's,
-/// not a clock's.
+/// not a clock's, and so is a time in 2100 or later.
 fn is_log_time(time: &str) -> bool {
     // humantime reads only `Z` (or `+00:00`): another offset is checked
     // here and the local time read as if in UTC (its validity is the
@@ -3018,7 +3039,11 @@ fn is_log_time(time: &str) -> bool {
         }
         _ => time.to_string(),
     };
-    humantime::parse_rfc3339(&utc).is_ok_and(|t| t > std::time::UNIX_EPOCH)
+    // 2100-01-01T00:00:00Z: a time from then on is a sentinel
+    // (`9999-12-31T23:59:59Z`, "never"), not one a run ended at.
+    const SENTINEL: std::time::Duration = std::time::Duration::from_secs(4_102_444_800);
+    humantime::parse_rfc3339(&utc)
+        .is_ok_and(|t| t > std::time::UNIX_EPOCH && t < std::time::UNIX_EPOCH + SENTINEL)
 }
 
 /// `vm.log.md`: `# run:{id} {name}`, `root: {file}`, step lines

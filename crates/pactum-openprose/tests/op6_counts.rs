@@ -107,7 +107,7 @@ fn one_page_spelled_two_ways_is_one_source() {
         ),
         (
             "at least 2 sources",
-            "Sources: <https://ex.org/café> and <https://ex.org/cafe>.\n",
+            "Sources: <https://ex.org/café> and <https://ex.net/cafe>.\n",
         ),
     ]);
 }

@@ -77,7 +77,7 @@ fn an_emphasised_output_name_is_the_output() {
     }
 }
 
-const FIVE: &str = "- one\n- two\n- three\n- four\n- five\n";
+const FIVE: &str = "- oak\n- pine\n- elm\n- ash\n- yew\n";
 
 /// Comparison words before a count are read right, or not at all.
 #[test]
@@ -221,7 +221,10 @@ fn bare_cr_is_a_line_break() {
         one("at most 2 words", "one\rtwo\rthree\r"),
         Verdict::Violated
     );
-    assert_eq!(one("at most 2 items", "- a\r- b\r- c\r"), Verdict::Violated);
+    assert_eq!(
+        one("at most 2 items", "- oak\r- pine\r- elm\r"),
+        Verdict::Violated
+    );
 }
 
 /// Negated formats see every way the format renders.
@@ -600,7 +603,7 @@ fn counts_skip_blank_placeholder_and_repeated_units() {
     assert_ne!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
     // What is really there is still counted.
     assert_eq!(
-        one("at least 3 items", "> - a\n> - b\n> - c\n"),
+        one("at least 3 items", "> - oak\n> - pine\n> - elm\n"),
         Verdict::Satisfied
     );
     assert_eq!(
@@ -615,7 +618,7 @@ fn counts_skip_blank_placeholder_and_repeated_units() {
         Verdict::Satisfied
     );
     assert_eq!(
-        one("at least 3 words", "red&nbsp;green blue\n"),
+        one("at least 3 words", "red&nbsp;and blue\n"),
         Verdict::Satisfied
     );
 }
@@ -1179,7 +1182,7 @@ fn markup_in_code_hides_nothing() {
         "```\n<!--\n```",
         "Escape it: \\<!-- like this.",
     ] {
-        let out = format!("- one\n\n{pre}\n\n- two\n- three\n- four\n- five\n- six\n");
+        let out = format!("- oak\n\n{pre}\n\n- pine\n- elm\n- ash\n- yew\n- fir\n");
         assert_eq!(one("at most 3 items", &out), Verdict::Violated, "{pre:?}");
     }
     // Indented under a list item, `<script>` is raw HTML (it hides what
@@ -1441,9 +1444,9 @@ fn one_page_respelled_is_one_source() {
     );
     // Distinct pages are still distinct.
     for binding in [
-        "See https://examples.org/a https://examples.org/b https://examples.org/a/b now.\n",
-        "See https://examples.org/a?id=1 https://examples.org/a?id=2 https://examples.org/a?id=3 now.\n",
-        "See https://examples.org/../a https://examples.org/b/.. https://examples.org/c/./d now.\n",
+        "See https://a.org/a https://b.org/b https://c.org/a/b now.\n",
+        "See https://a.org/a?id=1 https://b.org/a?id=2 https://c.org/a?id=3 now.\n",
+        "See https://a.org/../a https://b.org/b/.. https://c.org/c/./d now.\n",
     ] {
         assert_eq!(
             one("at least 3 sources", binding),
@@ -1567,7 +1570,10 @@ fn words_without_spaces_meet_no_upper_bound() {
         Verdict::Satisfied
     );
     assert_eq!(
-        one("at least 3 words", "Solid electrolytes make cells safer.\n"),
+        one(
+            "at least 3 words",
+            "Solid electrolytes make the cells safer.\n"
+        ),
         Verdict::Satisfied
     );
     // A few characters are within a bound any count meets.
@@ -1659,7 +1665,7 @@ fn unicode_output_names_are_read() {
 #[test]
 fn empty_comments_and_quoted_words() {
     for c in ["<!-->", "<!--->"] {
-        let out = format!("- one\n\n{c}\n\n- two\n- three\n- four\n- five\n");
+        let out = format!("- oak\n\n{c}\n\n- pine\n- elm\n- ash\n- yew\n");
         assert_eq!(one("at most 3 items", &out), Verdict::Violated, "{c}");
     }
     never_green("saying \"safe\"", "The reactor is unsafe.\n");

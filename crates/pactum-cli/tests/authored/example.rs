@@ -118,7 +118,11 @@ fn the_adversarial_example_runs_as_its_readme_says() {
 
     // The README's call counts.
     assert_eq!(printed_calls(&run), (11, 0, 9, 3));
-    assert_eq!(count(&server, "user-"), 11);
+    // The simulated user's first message is asked with the same prompt by
+    // both weapon tests; the cache answers the second only when the first
+    // answer arrived before it was asked, which depends on scheduling.
+    let users = count(&server, "user-");
+    assert!((10..=11).contains(&users), "{users} simulated-user calls");
     assert_eq!(count(&server, "judge-"), 9);
     assert!(!by_rule(&server).contains_key("unmatched"));
 
