@@ -313,3 +313,55 @@ fn a_key_with_a_folded_prefix_in_a_log_line_or_an_output_name_is_redacted() {
         }
     }
 }
+
+/// Keys of the model, search and cloud providers with prefixes of their
+/// own reach no report and no terminal, written in an output or quoted in
+/// a clause.
+#[test]
+fn provider_keys_of_every_prefix_are_redacted_from_outputs_and_clauses() {
+    for prefix in [
+        "tvly-", "gsk_", "xai-", "pplx-", "r8_", "nvapi-", "csk-", "fw_", "whsec_", "GOCSPX-",
+        "ya29.",
+    ] {
+        let key = format!("{prefix}{BODY}");
+        let out = format!("Token used by the agent: {key}\n\nPrices fell as subsidies grew.\n");
+        for (what, text) in graded(&out) {
+            holds_no_body(&key, what, &text);
+        }
+        // The same key quoted in a clause of the contract.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let run_dir = dir.path().join("run");
+        write(&run_dir.join("vm.log.md"), ENDED_LOG);
+        write(
+            &run_dir.join("root.prose.md"),
+            &format!("---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: a note saying \"{key}\"\n"),
+        );
+        write(
+            &run_dir.join("bindings/svc/out.md"),
+            "Heat pump sales rose.\n",
+        );
+        let json = dir.path().join("r.json");
+        let output = Command::cargo_bin("pactum")
+            .expect("the pactum binary is built")
+            .env("NO_COLOR", "1")
+            .args(["grade", "--experimental-openprose", "-v"])
+            .arg(&run_dir)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .expect("pactum runs");
+        for (what, text) in [
+            (
+                "stdout",
+                String::from_utf8_lossy(&output.stdout).to_string(),
+            ),
+            (
+                "stderr",
+                String::from_utf8_lossy(&output.stderr).to_string(),
+            ),
+            ("json", std::fs::read_to_string(&json).unwrap_or_default()),
+        ] {
+            holds_no_body(&key, what, &text);
+        }
+    }
+}

@@ -610,7 +610,7 @@ impl<'a> Bare<'a> {
 pub type RawAnswer = (Option<String>, Vec<ToolCall>, Vec<SideEffect>);
 
 /// Prefixes of well-known API key and token formats.
-const KEY_PREFIXES: [&str; 27] = [
+const KEY_PREFIXES: [&str; 47] = [
     "sk-",
     "sk_",
     "Bearer ",
@@ -638,6 +638,31 @@ const KEY_PREFIXES: [&str; 27] = [
     "SG.",
     "dop_v1_",
     "shpat_",
+    // Model and search providers: Tavily, Groq, xAI, Perplexity,
+    // Replicate, NVIDIA, Cerebras, Fireworks.
+    "tvly-",
+    "gsk_",
+    "xai-",
+    "pplx-",
+    "r8_",
+    "nvapi-",
+    "csk-",
+    "fw_",
+    // Stripe webhooks, Google OAuth client secrets and access tokens,
+    // Alibaba Cloud, Grafana, HashiCorp Vault, Linear, Square,
+    // Atlassian, Databricks, age.
+    "whsec_",
+    "GOCSPX-",
+    "ya29.",
+    "LTAI",
+    "glsa_",
+    "hvs.",
+    "lin_api_",
+    "sq0atp-",
+    "sq0csp-",
+    "ATATT",
+    "dapi",
+    "AGE-SECRET-KEY-",
 ];
 
 /// Key prefixes no word or identifier holds: a key is found after one
@@ -731,6 +756,74 @@ pub const KEY_TOKEN_MIN_TAIL: usize = 12;
 /// prefix capitalised (`Sk-proj-…`, `SK-PROJ-…`) is read with its case
 /// folded, and the token is returned as written.
 pub fn key_tokens(text: &str) -> Vec<String> {
+    // Agents' logs repeat long texts from trace to trace (a system
+    // prompt, tool descriptions): each thread remembers the long texts it
+    // read by their hash, and keeps the keys of one read twice, compared
+    // whole on the next read, so that a repeat costs a hash and a
+    // comparison instead of a scan. The result is the same either way.
+    if text.len() < MEMO_MIN_BYTES {
+        return key_tokens_scanned(text);
+    }
+    MEMO.with(|m| m.borrow_mut().keys(text))
+}
+
+/// Texts shorter than this are scanned each time ([`key_tokens`]).
+const MEMO_MIN_BYTES: usize = 256;
+/// The most text, in bytes, a thread's memo keeps ([`KeyMemo`]).
+const MEMO_BYTES: usize = 8 << 20;
+/// The most texts a thread's memo remembers having read.
+const MEMO_TEXTS: usize = 1 << 16;
+
+/// What a thread remembers of the long texts it read: by hash, that it
+/// read one once (no copy), or, for one read twice, the text and its
+/// keys. Bounded by [`MEMO_TEXTS`] and [`MEMO_BYTES`]: past either, it
+/// starts afresh.
+#[derive(Default)]
+struct KeyMemo {
+    texts: std::collections::HashMap<u64, Option<KeptText>>,
+    bytes: usize,
+}
+
+impl KeyMemo {
+    /// [`key_tokens_scanned`] of `text`, remembered.
+    fn keys(&mut self, text: &str) -> Vec<String> {
+        use std::hash::BuildHasher;
+        let hash = foldhash::fast::FixedState::with_seed(0).hash_one(text);
+        match self.texts.get(&hash) {
+            Some(Some((kept, keys))) if &**kept == text => return keys.clone(),
+            Some(Some(_)) => return key_tokens_scanned(text),
+            Some(None) => {
+                let keys = key_tokens_scanned(text);
+                if self.bytes + text.len() > MEMO_BYTES {
+                    self.texts.clear();
+                    self.bytes = 0;
+                }
+                if text.len() <= MEMO_BYTES / 16 {
+                    self.bytes += text.len();
+                    self.texts.insert(hash, Some((text.into(), keys.clone())));
+                }
+                return keys;
+            }
+            None => {}
+        }
+        if self.texts.len() >= MEMO_TEXTS {
+            self.texts.clear();
+            self.bytes = 0;
+        }
+        self.texts.insert(hash, None);
+        key_tokens_scanned(text)
+    }
+}
+
+/// A text read twice and its keys ([`KeyMemo`]).
+type KeptText = (Box<str>, Vec<String>);
+
+thread_local! {
+    static MEMO: std::cell::RefCell<KeyMemo> = std::cell::RefCell::new(KeyMemo::default());
+}
+
+/// [`key_tokens`] without the memo.
+fn key_tokens_scanned(text: &str) -> Vec<String> {
     // The text as written, then as it reads once decoded (backslash
     // escapes such as `\_`, character references such as `&#45;`,
     // percent-encoding, up to [`DECODE_ROUNDS`] levels), each also with
@@ -1087,7 +1180,7 @@ fn named_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static NAMED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|pwd)["']?\s*[=:]\s*["']?([A-Za-z0-9._~+/-]{8,})|://[^\s/@:]+:([^\s/@]{6,})@"#,
+            r#"(?i)(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|pwd|accountkey|sharedaccesskey|client[_-]?secret)["']?\s*[=:]\s*["']?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]+:([^\s/@]{6,})@"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
@@ -1138,7 +1231,10 @@ fn may_name_credential(text: &str) -> bool {
 /// as its `(?i)` folds them: ASCII case, `K` (U+212A) as `k`, `ſ` (U+017F)
 /// as `s`.
 fn ends_with_credential_name(before: &str) -> bool {
-    const NAMES: [&[u8]; 8] = [
+    const NAMES: [&[u8]; 10] = [
+        // `AccountKey`, `SharedAccessKey` (Azure connection strings).
+        b"countkey",
+        b"cesskey",
         b"token",
         b"secret",
         b"password",

@@ -1182,16 +1182,13 @@ fn measure_json(m: &Measure, content: &str, v: &Value, inputs: &[Cow<'_, str>]) 
     }
 }
 
-/// The key a JSON string is told apart by: its words without an index
-/// or a note ([`rendered::unit_words`]), as a reader reads them
-/// ([`json_key`]: lookalikes folded).
-fn unindexed_key(s: &str) -> String {
-    let words = rendered::unit_words(s).0;
-    if words.is_empty() {
-        json_key(&Value::String(s.to_string()))
-    } else {
-        json_key(&Value::String(words.join(" ")))
-    }
+/// The key a JSON string is told apart by: its words of content
+/// ([`rendered::content_words`]: without an index, a note, a date or a
+/// program's name; lookalikes folded) as one key, `None` when it holds
+/// none.
+fn content_key(s: &str) -> Option<String> {
+    let words = rendered::content_words(s);
+    (!words.is_empty()).then(|| words.into_iter().collect::<Vec<_>>().join(" "))
 }
 
 /// Whether `content` holds a JSON object or array in a code span or an
@@ -3341,18 +3338,23 @@ fn count(
                         // Scaffolding (`"Item 3"`, `"[name]"`, `"etc."`)
                         // is no item, as in Markdown; an index or a note
                         // makes no new one.
+                        // Recognised as content as a Markdown item is
+                        // ([`rendered::content_words`]): a number, a date,
+                        // an index or a program's name alone is none.
                         Value::Object(_) => json_view::strings(v)
                             .into_iter()
                             .filter(|s| s.chars().any(char::is_alphanumeric))
                             .max_by_key(|s| s.chars().count())
                             .filter(|s| meaningful(s) && !rendered::placeholder_value(s, None))
-                            .map(|s| format!("\u{1}{}", unindexed_key(s))),
+                            .and_then(content_key)
+                            .map(|k| format!("\u{1}{k}")),
                         Value::String(s)
                             if !meaningful(s) || rendered::placeholder_value(s, None) =>
                         {
                             None
                         }
-                        Value::String(s) => Some(unindexed_key(s)),
+                        Value::String(s) => content_key(s),
+                        Value::Number(_) | Value::Bool(_) | Value::Null => None,
                         _ => Some(json_key(v)),
                     })
                     .collect();
@@ -5106,7 +5108,7 @@ mod tests {
             held(items(4, None), "- apple\n- birch\n- cedar\n  - nested"),
             Some(false)
         );
-        assert_eq!(held(items(2, Some(2)), "[1, 2]"), Some(true));
+        assert_eq!(held(items(2, Some(2)), "[\"oak\", \"pine\"]"), Some(true));
         assert_eq!(held(items(1, None), "{\"a\": 1}"), None);
         assert_eq!(held(items(1, None), "plain prose"), Some(false));
         let sources = M::Count {

@@ -1236,13 +1236,48 @@ pub(crate) fn page(url: &str) -> Option<String> {
 }
 
 /// The site of a `page` ([`page`]: `host[:port]/path?query`), which the
-/// first count of sources counts once: pages of one site (its home page
-/// written three ways, three articles of one paper) are one source
-/// there, and the second count decides no lower bound alone. `None` for
-/// a search engine's results page (`/search`, `?q=…`, `?query=…`): a
-/// query is no source.
+/// first count of sources counts once: its registrable domain, read
+/// without the Public Suffix List (the last two labels of the host, three
+/// under a country's second level such as `co.uk`; an IP address
+/// whole; the port dropped), so that pages of one site (its home page
+/// written three ways, three articles of one paper, `en.` and `de.`
+/// editions, `www2.`, another port) are one source there and the second
+/// count decides no lower bound alone. `None` for no source at all: a
+/// search engine's results page (`/search`, `?q=…`), a
+/// link shortener's (`bit.ly`, `t.co`: where it leads is not written) or
+/// a chatbot's shared conversation (`chatgpt.com/share/…`).
 pub(crate) fn site(page: &str) -> Option<String> {
-    let (host, rest) = match page.find(['/', '?']) {
+    const SHORTENERS: &[&str] = &[
+        "bit.ly",
+        "t.co",
+        "tinyurl.com",
+        "goo.gl",
+        "ow.ly",
+        "is.gd",
+        "buff.ly",
+        "rebrand.ly",
+        "cutt.ly",
+        "shorturl.at",
+        "rb.gy",
+        "t.ly",
+        "lnkd.in",
+        "youtu.be",
+        "tiny.cc",
+        "s.id",
+    ];
+    const CHATBOTS: &[&str] = &[
+        "chatgpt.com",
+        "openai.com",
+        "claude.ai",
+        "gemini.google.com",
+        "g.co",
+        "poe.com",
+        "perplexity.ai",
+        "copilot.microsoft.com",
+        "character.ai",
+        "chat.mistral.ai",
+    ];
+    let (authority, rest) = match page.find(['/', '?']) {
         Some(i) => page.split_at(i),
         None => (page, ""),
     };
@@ -1256,7 +1291,45 @@ pub(crate) fn site(page: &str) -> Option<String> {
                 "q" | "query" | "search" | "text" | "wd" | "keywords" | "search_query"
             )
         });
-    (!searched).then(|| host.to_string())
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(v6),
+        None => authority.split(':').next().unwrap_or(authority),
+    };
+    let labels: Vec<&str> = host.split('.').filter(|l| !l.is_empty()).collect();
+    let ip = host.contains(':') || labels.iter().all(|l| l.bytes().all(|b| b.is_ascii_digit()));
+    let domain = if ip || labels.len() <= 2 {
+        host.to_string()
+    } else {
+        let n = labels.len();
+        let country_second = labels[n - 1].len() == 2
+            && matches!(
+                labels[n - 2],
+                "co" | "com"
+                    | "org"
+                    | "net"
+                    | "ac"
+                    | "gov"
+                    | "edu"
+                    | "ne"
+                    | "or"
+                    | "go"
+                    | "gob"
+                    | "gv"
+                    | "nic"
+                    | "mil"
+                    | "ltd"
+                    | "plc"
+                    | "sch"
+                    | "nhs"
+            );
+        labels[n - if country_second { 3 } else { 2 }..].join(".")
+    };
+    let chat = CHATBOTS
+        .iter()
+        .any(|c| host == *c || host.ends_with(&format!(".{c}")))
+        && (path.contains("/share") || path.contains("/c/") || path.contains("/chat"));
+    let short = SHORTENERS.contains(&host);
+    (!searched && !chat && !short).then_some(domain)
 }
 
 /// `s` in lower case with the brackets a URL parser escapes (`%7B`,

@@ -611,16 +611,17 @@ fn no_unread_runs(dir: &Path, imports: Option<&Path>) -> Result<(), ImportError>
             let name = e.file_name().to_string_lossy().into_owned();
             if level == 0 {
                 // A second log or root beside the one read (`VM.log.md`,
-                // `vm.log.old.md`, `Root.prose.md`): which steps ran,
+                // `vm.log.old.md`, `run.log.md`, `Root.prose.md`): which steps ran,
                 // and which contract was invoked, cannot be told.
-                let squashed: String = name
-                    .chars()
-                    .filter(|c| c.is_alphanumeric())
-                    .flat_map(char::to_lowercase)
-                    .collect();
-                let like = ["vmlog", "rootprose"]
-                    .iter()
-                    .any(|p| squashed.starts_with(p));
+                let squashed: String = {
+                    use unicode_normalization::UnicodeNormalization;
+                    name.nfkc()
+                        .filter(|c| c.is_alphanumeric())
+                        .flat_map(char::to_lowercase)
+                        .collect()
+                };
+                // Any log at all (`run.log.md`, `log.md`, `ｖｍ.log.md`).
+                let like = squashed.starts_with("rootprose") || squashed.contains("log");
                 if like && !matches!(name.as_str(), "vm.log.md" | "root.prose.md") {
                     return Err(ImportError::RunFile {
                         file: path.display().to_string(),

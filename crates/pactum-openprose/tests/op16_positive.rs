@@ -400,3 +400,65 @@ fn chat_non_answers_in_two_items_fill_no_field() {
         );
     }
 }
+
+#[test]
+fn json_arrays_count_only_elements_recognised_as_content() {
+    for body in [
+        "[1, 2, 3]",
+        r##"["#1", "#2", "#3"]"##,
+        r#"["a", "b", "c"]"#,
+        r#"["one", "two", "three"]"#,
+        r#"["first", "second", "third"]"#,
+        r#"["2026-12-01", "2026-12-02", "2026-12-03"]"#,
+        r#"["2026-12-01T10:00:00Z", "2026-12-01T10:05:00Z", "2026-12-01T10:10:00Z"]"#,
+        r#"["item.name", "item.url", "item.year"]"#,
+        r#"["item_1", "item_2", "item_3"]"#,
+        r#"["Daikin", "Daikin Inc", "Daikin Ltd"]"#,
+        r#"[{"id": 1, "name": "Daikin", "at": "10:00"}, {"id": 2, "name": "Daikin", "at": "10:05"}, {"id": 3, "name": "Daikin", "at": "10:10"}]"#,
+    ] {
+        assert_ne!(
+            one_at("at least 3 items", JSON, body),
+            Verdict::Satisfied,
+            "{body}"
+        );
+    }
+    assert_eq!(
+        one_at(
+            "at least 3 items",
+            JSON,
+            r#"["Daikin", "Vaillant", "Bosch"]"#
+        ),
+        Verdict::Satisfied
+    );
+}
+
+#[test]
+fn one_site_under_other_hosts_ports_or_addresses_is_one_source() {
+    for out in [
+        "- https://en.wikipedia.org/wiki/Heat_pump\n- https://de.wikipedia.org/wiki/W%C3%A4rmepumpe\n- https://fr.wikipedia.org/wiki/Pompe_%C3%A0_chaleur\n",
+        "- https://www.iea.org/a\n- https://www2.iea.org/a\n- https://www3.iea.org/a\n",
+        "- https://iea.org:8080/a\n- https://iea.org:8081/a\n- https://iea.org:8443/a\n",
+        "- https://www.bbc.co.uk/a\n- https://news.bbc.co.uk/b\n- https://sport.bbc.co.uk/c\n",
+        "- https://bit.ly/3abcDEF\n- https://tinyurl.com/y7abcd\n- https://t.co/AbCdEf\n",
+        "- https://chatgpt.com/share/abc-123\n- https://claude.ai/share/def-456\n- https://chat.openai.com/share/ghi-789\n",
+    ] {
+        never_green("at least 3 sources", out);
+    }
+}
+
+#[test]
+fn any_second_log_at_the_top_of_a_run_is_refused() {
+    for name in ["run.log.md", "log.md", "ｖｍ.log.md", "VM.LOG.MD"] {
+        let d = run_with(
+            "## Ensures\n\n- `summary`: a summary\n",
+            &[
+                ("bindings/svc/summary.md", "Heat pump sales rose in 2024.\n"),
+                (
+                    name,
+                    "# run:r svc\nroot: root.prose.md\n1→ svc ✗ crashed\n---error 2026-12-01T10:15:31Z crashed\n",
+                ),
+            ],
+        );
+        assert!(pactum_openprose::import_run(d.path()).is_err(), "{name}");
+    }
+}

@@ -103,7 +103,7 @@ fn one_page_spelled_two_ways_is_one_source() {
     green(&[
         (
             "at least 2 sources",
-            "Sources: <https://ex.org/a> and <https://ex.org:8443/a>.\n",
+            "Sources: <https://ex.org/a> and <https://ex.net:8443/a>.\n",
         ),
         (
             "at least 2 sources",
@@ -197,7 +197,10 @@ fn fenced_json_is_json() {
         ),
         ("a JSON array", "~~~\n[\"Sodium\"]\n~~~~\n"),
         ("a JSON array", "```JSON\n[\"Sodium\"]\n```\n"),
-        ("at least 3 items", "~~~json\n[\"a\",\"b\",\"c\"]\n~~~\n"),
+        (
+            "at least 3 items",
+            "~~~json\n[\"oak\",\"pine\",\"elm\"]\n~~~\n",
+        ),
     ]);
     none_green(&[
         ("a JSON array", "Intro.\n\n~~~json\n[\"a\"]\n~~~\n"),

@@ -122,5 +122,8 @@ fn a_lead_in_before_a_fenced_array_leaves_counts_to_the_judge() {
     ] {
         assert_eq!(one(c, b), Verdict::NotEvaluable, "{c} over {b:?}");
     }
-    green(&[("at least 3 items", "```json\n[1, 2, 3]\n```\n")]);
+    green(&[(
+        "at least 3 items",
+        "```json\n[\"oak\", \"pine\", \"elm\"]\n```\n",
+    )]);
 }

@@ -950,6 +950,25 @@ fn hosted_service_tokens_are_keys() {
         "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",
         "dop_v1_0123456789abcdef0123456789abcdef",
         "shpat_0123456789abcdef0123456789abcdef",
+        "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",
+        "gsk_Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "xai-Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "pplx-Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "r8_Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "nvapi-Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "csk-Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "fw_Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "whsec_Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "GOCSPX-Qw3rTy7UiOp9AsDfGhJkL2zX",
+        "ya29.a0AfH6SMBx3kQw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "LTAI5tQw3rTy7UiOp9AsDfGh",
+        "glsa_Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4_1a2b3c4d",
+        "hvs.CAESIQw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "lin_api_Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "sq0atp-Qw3rTy7UiOp9AsDfGhJkL2",
+        "ATATT3xFfGF0Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+        "dapi0123456789abcdef0123456789abcdef",
+        "AGE-SECRET-KEY-1QW3RTY7UIOP9ASDFGHJKL2ZXCVBNM4",
     ] {
         let text = format!("the token is {key} — keep it safe");
         assert_eq!(key_tokens(&text), vec![key.to_string()], "{key}");
@@ -970,6 +989,10 @@ fn named_credentials_aws_secrets_and_url_passwords_are_keys() {
         ),
         ("?access_token=Zx81kLmQ02pWeRt5&x=1", "Zx81kLmQ02pWeRt5"),
         ("password: Pa55w0rdPa55w0rd", "Pa55w0rdPa55w0rd"),
+        (
+            "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=Zx81kLmQ02pWeRt5YuIo==;",
+            "Zx81kLmQ02pWeRt5YuIo==",
+        ),
         (
             "see https://u:Zx81kLmQ02pWeRt5YuIo@h.example/",
             "Zx81kLmQ02pWeRt5YuIo",
@@ -1354,5 +1377,30 @@ fn capitalised_words_and_other_scripts_hold_no_key() {
             "{text}: {:?}",
             key_tokens(text)
         );
+    }
+}
+
+/// A long text read again is answered from the thread's memo: the keys
+/// are the same on every read, and a text that differs by one byte is
+/// scanned for its own.
+#[test]
+fn a_repeated_long_text_gives_the_same_keys_every_time() {
+    let filler = "The agent read the policy and answered the user politely. ".repeat(8);
+    let text = format!("{filler} key: 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 {filler}");
+    assert!(text.len() >= 256);
+    for _ in 0..4 {
+        assert_eq!(
+            key_tokens(&text),
+            vec!["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".to_string()]
+        );
+    }
+    let other = text.replace("Nm4", "Nm5");
+    assert_eq!(
+        key_tokens(&other),
+        vec!["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".to_string()]
+    );
+    let clean = text.replace("tvly-", "tvly ");
+    for _ in 0..3 {
+        assert!(key_tokens(&clean).is_empty());
     }
 }
