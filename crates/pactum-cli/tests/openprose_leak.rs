@@ -283,31 +283,7 @@ fn a_key_with_a_folded_prefix_in_a_log_line_or_an_output_name_is_redacted() {
         );
         write(&named.join(format!("bindings/svc/{key}.md")), "- a\n");
         for run_dir in [logged, named] {
-            let json = dir.path().join("r.json");
-            let junit = dir.path().join("r.xml");
-            let output = Command::cargo_bin("pactum")
-                .expect("the pactum binary is built")
-                .env("NO_COLOR", "1")
-                .args(["grade", "--experimental-openprose", "-v"])
-                .arg(&run_dir)
-                .arg("--json")
-                .arg(&json)
-                .arg("--junit")
-                .arg(&junit)
-                .output()
-                .expect("pactum runs");
-            for (what, text) in [
-                (
-                    "stdout",
-                    String::from_utf8_lossy(&output.stdout).to_string(),
-                ),
-                (
-                    "stderr",
-                    String::from_utf8_lossy(&output.stderr).to_string(),
-                ),
-                ("json", std::fs::read_to_string(&json).unwrap_or_default()),
-                ("junit", std::fs::read_to_string(&junit).unwrap_or_default()),
-            ] {
+            for (what, text) in shown(dir.path(), &run_dir) {
                 holds_no_body(&key, what, &text);
             }
         }
@@ -340,28 +316,38 @@ fn provider_keys_of_every_prefix_are_redacted_from_outputs_and_clauses() {
             &run_dir.join("bindings/svc/out.md"),
             "Heat pump sales rose.\n",
         );
-        let json = dir.path().join("r.json");
-        let output = Command::cargo_bin("pactum")
-            .expect("the pactum binary is built")
-            .env("NO_COLOR", "1")
-            .args(["grade", "--experimental-openprose", "-v"])
-            .arg(&run_dir)
-            .arg("--json")
-            .arg(&json)
-            .output()
-            .expect("pactum runs");
-        for (what, text) in [
-            (
-                "stdout",
-                String::from_utf8_lossy(&output.stdout).to_string(),
-            ),
-            (
-                "stderr",
-                String::from_utf8_lossy(&output.stderr).to_string(),
-            ),
-            ("json", std::fs::read_to_string(&json).unwrap_or_default()),
-        ] {
+        for (what, text) in shown(dir.path(), &run_dir) {
             holds_no_body(&key, what, &text);
         }
     }
+}
+
+/// The terminal and the JSON and JUnit reports (written in `scratch`) of
+/// `pactum grade -v` over `run_dir`, whatever its exit code.
+fn shown(scratch: &Path, run_dir: &Path) -> Vec<(&'static str, String)> {
+    let json = scratch.join("r.json");
+    let junit = scratch.join("r.xml");
+    let output = Command::cargo_bin("pactum")
+        .expect("the pactum binary is built")
+        .env("NO_COLOR", "1")
+        .args(["grade", "--experimental-openprose", "-v"])
+        .arg(run_dir)
+        .arg("--json")
+        .arg(&json)
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .expect("pactum runs");
+    vec![
+        (
+            "stdout",
+            String::from_utf8_lossy(&output.stdout).to_string(),
+        ),
+        (
+            "stderr",
+            String::from_utf8_lossy(&output.stderr).to_string(),
+        ),
+        ("json", std::fs::read_to_string(&json).unwrap_or_default()),
+        ("junit", std::fs::read_to_string(&junit).unwrap_or_default()),
+    ]
 }

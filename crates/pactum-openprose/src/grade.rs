@@ -767,10 +767,18 @@ fn grade_text(
         }
         return Pending::Done(settled(h, false, evidence, why));
     }
-    // Nothing asked beyond what was measured: a clause of generic words
-    // only ("`summary`: a summary") asks that the output exists.
+    // Nothing asked beyond what was measured. A clause of generic words
+    // only ("`summary`: a summary") asks for what its name names: that
+    // the output exists is measured (its absence is a violation), that
+    // it is a summary and not a placeholder, a non-answer or filler is a
+    // reading of its meaning, which no list of words closes. Existence
+    // alone backs no green: the judge's (SPEC §3.5, a pass needs
+    // evidence).
     if unmeasured.is_empty() && reading.residual.is_empty() {
-        return Pending::Done(settled(h, true, evidence, notes.join("; ")));
+        if !reading.measures.is_empty() {
+            return Pending::Done(settled(h, true, evidence, notes.join("; ")));
+        }
+        unmeasured.push("the clause asks only for what its output's name names: that the output exists is no evidence that it is that (rather than a placeholder, a non-answer or filler), which is for the judge".into());
     }
     if reading.vague && unmeasured.is_empty() {
         let why = format!(

@@ -54,7 +54,7 @@ fn slots_and_failures_are_no_output() {
     }
     assert_eq!(
         one("a summary", "Heat pump sales rose in 2024.\n"),
-        Verdict::Satisfied
+        kept("a summary")
     );
 }
 
@@ -211,7 +211,7 @@ fn failures_pointers_and_template_words_are_no_content() {
             "a summary",
             "Here is the summary:\n\nHeat pump sales rose in 2024 as subsidies grew.\n"
         ),
-        Verdict::Satisfied
+        kept("a summary")
     );
 }
 

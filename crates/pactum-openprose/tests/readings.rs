@@ -644,7 +644,7 @@ fn copied_input_is_no_evidence_for_counts_or_existence() {
         "A draft of my own about cells.\n",
     );
     let g = grade_dir(d.path());
-    assert_eq!(verdicts(&g), vec![Verdict::Satisfied], "{g:#?}");
+    assert_eq!(verdicts(&g), vec![Verdict::NotEvaluable], "{g:#?}");
 }
 
 /// "A numbered list" is a list whose every item is numbered: `1.` then

@@ -451,7 +451,8 @@ fn copies_of_several_inputs_are_copies() {
             ),
         ],
     );
-    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
+    // (Existence alone is the judge's: no copy, so not violated.)
+    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::NotEvaluable]);
 }
 
 /// A clause whose output name pactum does not read as one is never
@@ -484,7 +485,7 @@ fn an_underlined_note_keeps_its_sections_clauses() {
     let g = grade_dir(d.path());
     assert_eq!(
         verdicts(&g),
-        vec![Verdict::Satisfied, Verdict::Violated],
+        vec![Verdict::NotEvaluable, Verdict::Violated],
         "{g:#?}"
     );
 }
@@ -937,7 +938,9 @@ fn rearranged_copies_are_left_to_the_judge() {
         "Two record years ended in 2024.\n\nInstallers now expect programmes to restart soon and demand to recover.\n",
     ] {
         let g = with_article("a summary", output);
-        assert_eq!(verdicts(&g), vec![Verdict::Satisfied], "{output:?}: {g:#?}");
+        let c = &g.contracts[0].clauses[0];
+        assert_eq!(c.verdict, Verdict::NotEvaluable, "{output:?}: {g:#?}");
+        assert!(!c.rationale.contains("copied"), "{c:#?}");
     }
 }
 
@@ -972,7 +975,7 @@ fn folded_and_image_only_outputs_are_left_to_the_judge() {
             "a summary",
             "Batteries with solid electrolytes are safer and denser.\n"
         ),
-        Verdict::Satisfied
+        kept("a summary")
     );
     // An image beside text of its own is measured on the text.
     assert_eq!(
@@ -980,7 +983,7 @@ fn folded_and_image_only_outputs_are_left_to_the_judge() {
             "a summary",
             "![](chart.png)\n\nBatteries with solid electrolytes are safer and denser.\n"
         ),
-        Verdict::Satisfied
+        kept("a summary")
     );
 }
 
@@ -1020,7 +1023,7 @@ fn prose_in_a_section_of_clauses_is_graded() {
         "## Ensures\n\nThe service returns:\n\n- `out`: a summary\n\n* * *\n",
         &[("bindings/svc/out.md", "Heat pump sales rose in 2024.\n")],
     );
-    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
+    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::NotEvaluable]);
 }
 
 /// Only what CommonMark renders as a code fence hides clauses: a line
@@ -1059,7 +1062,7 @@ fn only_real_code_fences_hide_bullets() {
     assert_eq!(
         v,
         vec![
-            ("out".to_string(), Verdict::Satisfied),
+            ("out".to_string(), Verdict::NotEvaluable),
             ("more".to_string(), Verdict::Violated)
         ]
     );
@@ -1484,7 +1487,7 @@ fn labelled_and_punctuated_placeholders_are_not_produced() {
         "TODO: call the supplier about cell prices\n",
         "Note: see https://examples.org/report\n",
     ] {
-        assert_eq!(one("a summary", binding), Verdict::Satisfied, "{binding:?}");
+        assert_eq!(one("a summary", binding), kept("a summary"), "{binding:?}");
     }
 }
 
