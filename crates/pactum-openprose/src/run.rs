@@ -3020,8 +3020,9 @@ fn node_contract(file: &ParsedFile, id: &str) -> Option<ParsedContract> {
 /// date and time (`2026-12-01T10:15:31Z`, fractional seconds and a
 /// `±HH:MM` offset allowed) whose date and time exist (no month 13, no
 /// February 30, no `T25:61`), after the Unix epoch: the zero date
-/// `0000-00-00` and the epoch itself are a template's or a default's,
-/// not a clock's, and so is a time in 2100 or later.
+/// `0000-00-00`, the epoch and any time before 2000 are a template's or
+/// a default's, not a clock's, and so is a time in 2100 or later (in
+/// UTC, its offset applied).
 fn is_log_time(time: &str) -> bool {
     // humantime reads only `Z` (or `+00:00`): another offset is checked
     // here and the local time read as if in UTC (its validity is the
@@ -3036,15 +3037,28 @@ fn is_log_time(time: &str) -> bool {
             if hours > 23 || minutes > 59 {
                 return false;
             }
-            format!("{}Z", &time[..i])
+            let offset = u64::from(hours) * 3600 + u64::from(minutes) * 60;
+            (format!("{}Z", &time[..i]), offset, b[i] == b'-')
         }
-        _ => time.to_string(),
+        _ => (time.to_string(), 0, false),
     };
-    // 2100-01-01T00:00:00Z: a time from then on is a sentinel
-    // (`9999-12-31T23:59:59Z`, "never"), not one a run ended at.
-    const SENTINEL: std::time::Duration = std::time::Duration::from_secs(4_102_444_800);
-    humantime::parse_rfc3339(&utc)
-        .is_ok_and(|t| t > std::time::UNIX_EPOCH && t < std::time::UNIX_EPOCH + SENTINEL)
+    let (local, offset, behind) = utc;
+    // The instant in UTC: a local time behind UTC (`-14:00`) is later.
+    let Ok(t) = humantime::parse_rfc3339(&local) else {
+        return false;
+    };
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let utc = if behind {
+        secs.saturating_add(offset)
+    } else {
+        secs.saturating_sub(offset)
+    };
+    // From 2000-01-01 (OpenProse is younger; an earlier time is a
+    // default, the epoch and a second after it) to before
+    // 2100-01-01T00:00:00Z (a sentinel, `9999-12-31T23:59:59Z`, "never").
+    (946_684_800..4_102_444_800).contains(&utc)
 }
 
 /// `vm.log.md`: `# run:{id} {name}`, `root: {file}`, step lines

@@ -372,7 +372,13 @@ fn non_answers_in_other_languages_fill_no_field() {
 
 #[test]
 fn an_end_time_from_2100_on_is_a_sentinel_not_an_instant() {
-    for end in ["9999-12-31T23:59:59Z", "2100-01-01T00:00:00Z"] {
+    for end in [
+        "9999-12-31T23:59:59Z",
+        "2100-01-01T00:00:00Z",
+        "2099-12-31T23:59:59-14:00",
+        "1970-01-01T00:00:01Z",
+        "1999-12-31T23:59:59Z",
+    ] {
         let d = run_with(
             "## Ensures\n\n- `summary`: a summary\n",
             &[
@@ -460,5 +466,29 @@ fn any_second_log_at_the_top_of_a_run_is_refused() {
             ],
         );
         assert!(pactum_openprose::import_run(d.path()).is_err(), "{name}");
+    }
+}
+
+#[test]
+fn an_end_time_in_range_with_any_offset_is_read() {
+    for end in [
+        "2026-12-01T10:15:31Z",
+        "2026-12-01T10:15:31+01:00",
+        "2099-12-31T23:59:59+01:00",
+    ] {
+        let d = run_with(
+            "## Ensures\n\n- `summary`: at least 2 paragraphs\n",
+            &[
+                (
+                    "bindings/svc/summary.md",
+                    "Heat pump sales rose in 2024.\n\nPrices fell as the subsidies grew.\n",
+                ),
+                (
+                    "vm.log.md",
+                    &format!("# run:r svc\nroot: root.prose.md\n1→ svc ✓\n---end {end}\n"),
+                ),
+            ],
+        );
+        assert!(pactum_openprose::import_run(d.path()).is_ok(), "{end}");
     }
 }
