@@ -284,7 +284,8 @@ const FUNCTION_WORDS: &[&str] = &[
 
 /// Why the words of `content` are no evidence for a lower bound on
 /// words: they do not read as prose in a language pactum recognises
-/// (fewer than one word in ten is a function word, [`FUNCTION_WORDS`]):
+/// (fewer than one word in ten is a function word, [`FUNCTION_WORDS`],
+/// or, from 20 words on, fewer than two or three distinct ones):
 /// a list of names, the spelling alphabet, hex codes or pseudo-Latin
 /// reach a count of words without being text of that length. Prose in
 /// another language is left to the judge too.

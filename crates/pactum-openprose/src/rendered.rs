@@ -1043,9 +1043,10 @@ pub(crate) fn content_words(t: &str) -> BTreeSet<String> {
 }
 
 /// `units` counted both ways: those recognised as content, each with
-/// words of its own ([`content_words`]) no earlier one has (low), and every unit that shows anything (high: a placeholder,
-/// a repeat, an emoji, a mark or an image too; only a blank one, or one
-/// of invisible characters, not).
+/// words of its own ([`content_words`]) no earlier one has (low), and
+/// every unit that shows anything (high: a placeholder, a repeat, a
+/// number, an emoji, a mark or an image too; only a blank one, or one of
+/// invisible characters, not).
 pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
     let mut seen = BTreeSet::new();
     let mut first = None;
