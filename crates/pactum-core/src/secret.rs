@@ -984,8 +984,76 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
                 out.push(token.to_string());
             }
         }
+        for token in pem_lines(v).into_iter().chain(shaped_tokens(v)) {
+            if check_secret(token).is_ok() {
+                out.push(token.to_string());
+            }
+        }
     }
     out.keys
+}
+
+/// The base64 lines of a PEM private key (`-----BEGIN … PRIVATE
+/// KEY-----` to `-----END … PRIVATE KEY-----`, or to the end of the
+/// text), each of 8 characters or more: its lines parted by line breaks,
+/// white space or a written `\n` (a key in a JSON string as printed).
+fn pem_lines(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&text.as_bytes()[from..], b"PRIVATE KEY-----") {
+        let start = from + at + "PRIVATE KEY-----".len();
+        let body = &text[start..];
+        let end = memchr::memmem::find(body.as_bytes(), b"-----END").unwrap_or(body.len());
+        for part in body[..end].split(|c: char| c.is_whitespace() || c == '\\' || c == '"') {
+            if part.len() >= 8
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+            {
+                out.push(part);
+                // A written `\n` leaves an `n` before the line's text.
+                if let Some(line) = part.strip_prefix('n').filter(|l| l.len() >= 8) {
+                    out.push(line);
+                }
+            }
+        }
+        from = start + end;
+    }
+    out
+}
+
+/// Tokens of shapes with no prefix of their own that are credentials
+/// whole: a Telegram bot token (`123456789:AA…`, 35 characters after the
+/// colon), a Twilio API key (`SK` and 32 hexadecimal digits), HTTP Basic
+/// credentials (`Basic` and base64 holding a digit or `=`).
+fn shaped_tokens(text: &str) -> Vec<&str> {
+    use std::sync::LazyLock;
+    static SHAPED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(\d{8,10}:AA[A-Za-z0-9_-]{33})\b|\b(SK[0-9a-fA-F]{32})\b|\b[Bb][Aa][Ss][Ii][Cc]\s+([A-Za-z0-9+/]{10,}={0,2})",
+        )
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    let b = text.as_bytes();
+    if memchr::memmem::find(b, b":AA").is_none()
+        && memchr::memmem::find(b, b"SK").is_none()
+        && !memchr::memchr2_iter(b'b', b'B', b).any(|i| {
+            b.get(i..i + 5)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"basic"))
+        })
+    {
+        return Vec::new();
+    }
+    SHAPED
+        .captures_iter(text)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3)))
+        .map(|m| m.as_str())
+        .filter(|t| {
+            !t.starts_with(|c: char| c.is_ascii_alphabetic())
+                || t.starts_with("SK")
+                || t.bytes().any(|b| b.is_ascii_digit() || b == b'=')
+        })
+        .collect()
 }
 
 /// The key in a token ([`is_token_byte`] run) of [`key_tokens`], if any:
@@ -1180,7 +1248,7 @@ fn named_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static NAMED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|pwd|accountkey|sharedaccesskey|client[_-]?secret)["']?\s*[=:]\s*["']?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]+:([^\s/@]{6,})@"#,
+            r#"(?i)(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|pwd|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key|key|pass|authorization|cookie|session|sid|credentials?|otp)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]+:([^\s/@]{6,})@"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
@@ -1207,13 +1275,29 @@ fn may_name_credential(text: &str) -> bool {
         if b[i] == b':' && b[i + 1..].starts_with(b"//") && url_password_at(&text[i + 3..]) {
             return true;
         }
-        // Every name ends in `n`, `t`, `d` or `y`: most `:` follow
-        // another letter, and are passed over at one byte's cost.
+        // Every name ends in `n`, `t`, `d`, `y`, `s`, `e`, `p` or `l`:
+        // other `:` are passed over at one byte's cost.
         if i > 0
             && b[i - 1].is_ascii()
             && !matches!(
                 b[i - 1],
-                b'n' | b't' | b'd' | b'y' | b'N' | b'T' | b'D' | b'Y' | b'"' | b'\''
+                b'n' | b't'
+                    | b'd'
+                    | b'y'
+                    | b's'
+                    | b'e'
+                    | b'p'
+                    | b'l'
+                    | b'N'
+                    | b'T'
+                    | b'D'
+                    | b'Y'
+                    | b'S'
+                    | b'E'
+                    | b'P'
+                    | b'L'
+                    | b'"'
+                    | b'\''
             )
             && !b[i - 1].is_ascii_whitespace()
             && b[i - 1] != 0x0b
@@ -1231,10 +1315,18 @@ fn may_name_credential(text: &str) -> bool {
 /// as its `(?i)` folds them: ASCII case, `K` (U+212A) as `k`, `ſ` (U+017F)
 /// as `s`.
 fn ends_with_credential_name(before: &str) -> bool {
-    const NAMES: [&[u8]; 10] = [
-        // `AccountKey`, `SharedAccessKey` (Azure connection strings).
-        b"countkey",
-        b"cesskey",
+    const NAMES: [&[u8]; 17] = [
+        b"session",
+        b"sid",
+        // `AccountKey`, `SharedAccessKey` (Azure connection strings),
+        // `private_key`, `api key`, any `…key`.
+        b"key",
+        b"pass",
+        b"cookie",
+        b"otp",
+        b"ization",
+        b"ential",
+        b"entials",
         b"token",
         b"secret",
         b"password",
@@ -1263,8 +1355,19 @@ fn ends_with_credential_name(before: &str) -> bool {
 /// Whether `after` (what follows a `=` or `:`) starts as the value of a
 /// named credential does: white space, a quote, then at least 8 of `A-Za-z0-9._~+/-` holding a digit.
 fn credential_value_at(after: &str) -> bool {
+    // `=>` and a scheme word (`Authorization: token …`) before the value.
+    let after = after.strip_prefix('>').unwrap_or(after);
     let after = after.trim_start_matches(char::is_whitespace);
     let after = after.strip_prefix(['"', '\'']).unwrap_or(after);
+    let after = ["token", "basic", "bearer"]
+        .iter()
+        .find(|w| {
+            after
+                .get(..w.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(w))
+                && after[w.len()..].starts_with(char::is_whitespace)
+        })
+        .map_or(after, |w| after[w.len()..].trim_start());
     // Its `(?i)` folds the Kelvin sign and the long s into `A-Za-z`.
     let value = |c: char| c.is_ascii_alphanumeric() || "._~+/-\u{212A}\u{17F}".contains(c);
     let end = after.find(|c: char| !value(c)).unwrap_or(after.len());
@@ -1484,18 +1587,41 @@ pub const KEY_VAR_SUFFIXES: [&str; 6] = [
 
 /// Whether an environment variable's name is one of the usual credential
 /// variables ([`EnvKeys::ambient`]): it ends, in any ASCII case, in one of
-/// [`KEY_VAR_SUFFIXES`] after a name (`OPENAI_API_KEY`,
+/// [`KEY_VAR_SUFFIXES`] after a name, or a part of it after the first
+/// names a credential (`API_KEY_2`, `MISTRAL_KEY_PROD`, `OPENAI_APIKEY`,
+/// `DB_PASSWD`), or it is `APIKEY` (`OPENAI_API_KEY`,
 /// `anthropic_api_key`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`,
 /// `HF_TOKEN`). Its value is redacted only when it also looks like a key
 /// ([`looks_like_key`]), so a variable such as `SORT_KEY=name` hides
 /// nothing.
 pub fn is_key_var(name: &str) -> bool {
-    KEY_VAR_SUFFIXES.iter().any(|suffix| {
-        name.len() > suffix.len()
-            && name
-                .get(name.len() - suffix.len()..)
-                .is_some_and(|t| t.eq_ignore_ascii_case(suffix))
-    })
+    // A part of the name, between `_`, that names a credential
+    // (`API_KEY_2`, `MISTRAL_KEY_PROD`, `OPENAI_APIKEY`, `DB_PASSWD`), or
+    // the whole name `APIKEY`.
+    const PARTS: [&str; 9] = [
+        "KEY",
+        "APIKEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "PWD",
+        "PAT",
+        "CREDENTIALS",
+    ];
+    let parts: Vec<&str> = name.split('_').collect();
+    name.eq_ignore_ascii_case("apikey")
+        || KEY_VAR_SUFFIXES.iter().any(|suffix| {
+            name.len() > suffix.len()
+                && name
+                    .get(name.len() - suffix.len()..)
+                    .is_some_and(|t| t.eq_ignore_ascii_case(suffix))
+        })
+        || (parts.len() > 1
+            && !parts[0].is_empty()
+            && parts[1..]
+                .iter()
+                .any(|p| PARTS.iter().any(|w| p.eq_ignore_ascii_case(w))))
 }
 
 /// The one rule of what is redacted from everything pactum shows or

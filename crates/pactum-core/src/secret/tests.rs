@@ -761,6 +761,12 @@ fn key_variables_are_the_usual_credential_ones() {
         ("_KEY", false),
         ("KEY", false),
         ("OPENAI_API_KEYS", false),
+        ("APIKEY", true),
+        ("OPENAI_APIKEY", true),
+        ("API_KEY_2", true),
+        ("MISTRAL_KEY_PROD", true),
+        ("DB_PASSWD", true),
+        ("KEYBOARD_LAYOUT", false),
         ("TOKENIZERS_PARALLELISM", false),
         ("PATH", false),
     ] {
@@ -1402,5 +1408,83 @@ fn a_repeated_long_text_gives_the_same_keys_every_time() {
     let clean = text.replace("tvly-", "tvly ");
     for _ in 0..3 {
         assert!(key_tokens(&clean).is_empty());
+    }
+}
+
+/// Private keys, tokens of their own shapes and values after more
+/// credential names are keys; ordinary text after such words is not.
+#[test]
+fn private_keys_shaped_tokens_and_more_credential_names_are_keys() {
+    let pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\nQw3rTy7UiOp9AsDfGhJkL2zXcVbNm4Qw3rTy7UiOp9AsDfGhJk\n-----END PRIVATE KEY-----\n";
+    // As written in a JSON string (`\n` written) and on lines of its own.
+    for text in [
+        format!(r#"{{"type": "service_account", "private_key": "{}"}}"#, pem.replace('\n', "\\n")),
+        pem.to_string(),
+        "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtz -----END OPENSSH PRIVATE KEY-----".to_string(),
+    ] {
+        let keys = key_tokens(&text);
+        let body = if text.contains("OPENSSH") {
+            "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtz"
+        } else {
+            "Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4Qw3rTy7UiOp9AsDfGhJk"
+        };
+        assert!(keys.iter().any(|k| k.contains(body)), "{text}: {keys:?}");
+        let rule = redaction_rule(&Redactor::default(), &EnvKeys::default(), [text.as_str()])
+            .expect("rule");
+        assert!(!rule.redact(&text).contains(&body[..16]), "{text}");
+    }
+    for (text, key) in [
+        (
+            "bot 7012345678:AAHm4Qr8Tz1Vb5Nc9Xd3Lf7Kp2Jw6Gs0Ye4 here",
+            "7012345678:AAHm4Qr8Tz1Vb5Nc9Xd3Lf7Kp2Jw6Gs0Ye4",
+        ),
+        (
+            "twilio SK0123456789abcdef0123456789abcdef here",
+            "SK0123456789abcdef0123456789abcdef",
+        ),
+        (
+            "Authorization: Basic YWRtaW46cGFzc3dvcmQxMjM=",
+            "YWRtaW46cGFzc3dvcmQxMjM=",
+        ),
+        (
+            "private_key: Rv8Gh2Kl6Op0St4Wx8Ab2",
+            "Rv8Gh2Kl6Op0St4Wx8Ab2",
+        ),
+        ("API Key: Rv8Gh2Kl6Op0St4Wx8Ab2", "Rv8Gh2Kl6Op0St4Wx8Ab2"),
+        ("access key: Rv8Gh2Kl6Op0St4Wx8Ab2", "Rv8Gh2Kl6Op0St4Wx8Ab2"),
+        ("api_key => Rv8Gh2Kl6Op0St4Wx8Ab2", "Rv8Gh2Kl6Op0St4Wx8Ab2"),
+        ("pass: Rv8Gh2Kl6Op0St4Wx8Ab2", "Rv8Gh2Kl6Op0St4Wx8Ab2"),
+        (
+            "Authorization: token Rv8Gh2Kl6Op0St4Wx8Ab2",
+            "Rv8Gh2Kl6Op0St4Wx8Ab2",
+        ),
+        (
+            "Set-Cookie: sid=Rv8Gh2Kl6Op0St4Wx8Ab2; Path=/",
+            "Rv8Gh2Kl6Op0St4Wx8Ab2",
+        ),
+        (
+            "credentials: Rv8Gh2Kl6Op0St4Wx8Ab2",
+            "Rv8Gh2Kl6Op0St4Wx8Ab2",
+        ),
+        (
+            "https://maps.acme-geo.io/api/tile?key=Ch9Lm3Pq7Tu1Xy5Bc9",
+            "Ch9Lm3Pq7Tu1Xy5Bc9",
+        ),
+    ] {
+        let keys = key_tokens(text);
+        assert!(keys.iter().any(|k| k == key), "{text}: {keys:?}");
+    }
+    for text in [
+        "key: Daikin leads the market",
+        "The key: sales rose in 2024.",
+        "a basic understanding of heat pumps",
+        "Authorization: required for every call",
+        "SKF makes bearings; SK Innovation makes cells.",
+    ] {
+        assert!(
+            key_tokens(text).is_empty(),
+            "{text}: {:?}",
+            key_tokens(text)
+        );
     }
 }
