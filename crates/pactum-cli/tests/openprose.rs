@@ -167,10 +167,20 @@ fn the_bundled_examples() {
         g["conditional_clauses"][0]["degraded_output_provided"],
         true
     );
-    assert_eq!(g["unevaluable_clauses"][0]["reason"], "vague");
-    assert!(g["recommendations"][0]["suggestion"]
-        .as_str()
-        .is_some_and(|s| s.contains("measurable")));
+    let reasons: Vec<&str> = g["unevaluable_clauses"]
+        .as_array()
+        .expect("unevaluable clauses")
+        .iter()
+        .filter_map(|u| u["reason"].as_str())
+        .collect();
+    assert!(reasons.contains(&"vague"), "{reasons:?}");
+    assert!(g["recommendations"]
+        .as_array()
+        .expect("recommendations")
+        .iter()
+        .any(|r| r["suggestion"]
+            .as_str()
+            .is_some_and(|s| s.contains("measurable"))));
 }
 
 #[test]

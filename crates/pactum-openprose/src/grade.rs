@@ -775,10 +775,18 @@ fn grade_text(
     // alone backs no green: the judge's (SPEC §3.5, a pass needs
     // evidence).
     if unmeasured.is_empty() && reading.residual.is_empty() {
-        if !reading.measures.is_empty() {
+        // Only a measure that asks for content (a format, a quote, fields,
+        // a lower bound) backs a green: an upper bound or a negation that
+        // held ("of at most 200 words", "not mentioning x") is kept by
+        // "Done." as well.
+        if !reading.measures.is_empty() && asks_for_content(&reading.measures) {
             return Pending::Done(settled(h, true, evidence, notes.join("; ")));
         }
-        unmeasured.push("the clause asks only for what its output's name names: that the output exists is no evidence that it is that (rather than a placeholder, a non-answer or filler), which is for the judge".into());
+        unmeasured.push(if reading.measures.is_empty() {
+            "the clause asks only for what its output's name names: that the output exists is no evidence that it is that (rather than a placeholder, a non-answer or filler), which is for the judge".into()
+        } else {
+            "what held only bounds the output from above or forbids something, which a placeholder, a non-answer or filler keeps as well: that the output is what its name names is for the judge".to_string()
+        });
     }
     if reading.vague && unmeasured.is_empty() {
         let why = format!(

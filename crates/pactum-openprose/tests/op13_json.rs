@@ -204,7 +204,7 @@ fn a_json_copy_of_the_input_is_a_copy() {
     }
     // Text of its own is still the service's output.
     let own = r#"{"summary":"Sulfide electrolytes lead; oxide cells trail on cost."}"#;
-    assert_eq!(over_input("at most 50 words", own), Verdict::Satisfied);
+    assert_eq!(over_input("at most 50 words", own), Verdict::NotEvaluable);
 }
 
 /// A quote found only in a JSON key is not said: a key names a field,

@@ -227,7 +227,7 @@ fn an_output_declining_the_task_is_no_content() {
             "at most 60 words",
             "I'm sorry, but I can't help with that.\n"
         ),
-        Verdict::Satisfied
+        Verdict::NotEvaluable
     );
     // Content that mentions a negation is content.
     for out in [

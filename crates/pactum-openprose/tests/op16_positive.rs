@@ -492,3 +492,22 @@ fn an_end_time_in_range_with_any_offset_is_read() {
         assert!(pactum_openprose::import_run(d.path()).is_ok(), "{end}");
     }
 }
+
+#[test]
+fn an_upper_bound_or_a_negation_alone_backs_no_green() {
+    for clause in [
+        "a summary of at most 200 words",
+        "a summary (max. 200 words)",
+        "a summary, not mentioning \"lithium\"",
+        "at most 1 paragraph",
+        "not JSON",
+    ] {
+        for out in [
+            "Done.\n",
+            "Insufficient data.\n",
+            "Which market do you mean?\n",
+        ] {
+            never_green(clause, out);
+        }
+    }
+}

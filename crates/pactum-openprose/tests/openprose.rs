@@ -159,7 +159,11 @@ fn inline_services_by_node_id() {
         v,
         vec![
             ("pipeline.fetch".into(), "pages".into(), Verdict::Satisfied),
-            ("pipeline.render".into(), "html".into(), Verdict::Satisfied),
+            (
+                "pipeline.render".into(),
+                "html".into(),
+                Verdict::NotEvaluable
+            ),
         ]
     );
 }
@@ -171,8 +175,10 @@ fn every_phrasing_held_and_broken() {
     let held = graded("phrasings-held");
     for (_, id, v) in verdicts(&held) {
         // `between 2 and 3 rows` and `exactly 2 headings` bound rows and
-        // headings from above, which a count never meets: the judge's.
-        let kept = if id == "rows" || id == "exact" {
+        // headings from above, which a count never meets, and `at most 12
+        // words` only bounds from above, which filler keeps too: the
+        // judge's.
+        let kept = if id == "rows" || id == "exact" || id == "words" {
             Verdict::NotEvaluable
         } else {
             Verdict::Satisfied

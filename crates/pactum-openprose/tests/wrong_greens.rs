@@ -781,7 +781,7 @@ fn a_forbidden_word_is_found_as_it_renders() {
             "a note not mentioning \"lithium\"",
             "Batteries use sodium cells.\n"
         ),
-        Verdict::Satisfied
+        Verdict::NotEvaluable
     );
 }
 
@@ -1528,7 +1528,7 @@ fn a_bidirectional_override_leaves_a_negation_to_the_judge() {
             "a summary not mentioning \"lithium\"",
             "Cells use sodium anodes and sulfide electrolytes.\n"
         ),
-        Verdict::Satisfied
+        Verdict::NotEvaluable
     );
 }
 
@@ -1570,7 +1570,7 @@ fn words_without_spaces_meet_no_upper_bound() {
     // Plain text is counted as ever.
     assert_eq!(
         one("at most 10 words", "Solid electrolytes make cells safer.\n"),
-        Verdict::Satisfied
+        Verdict::NotEvaluable
     );
     assert_eq!(
         one(
@@ -1580,7 +1580,10 @@ fn words_without_spaces_meet_no_upper_bound() {
         Verdict::Satisfied
     );
     // A few characters are within a bound any count meets.
-    assert_eq!(one("at most 10 words", "固态电池。\n"), Verdict::Satisfied);
+    assert_eq!(
+        one("at most 10 words", "固态电池。\n"),
+        Verdict::NotEvaluable
+    );
 }
 
 /// An output's binding that is a link to another binding — the caller's
@@ -1631,7 +1634,7 @@ fn unicode_output_names_are_read() {
         "bindings/svc/re\u{301}sume\u{301}.md",
     ] {
         for (clause, want) in [
-            ("at most 3 words", Verdict::Satisfied),
+            ("at most 3 words", Verdict::NotEvaluable),
             ("at least 5 words", Verdict::Violated),
         ] {
             let d = run_with(

@@ -129,6 +129,52 @@ pub fn green(cases: &[(&str, &str)]) {
     }
 }
 
+/// Whether a clause only bounds its output from above or forbids
+/// something (`at most 5 words`, `not mentioning "x"`, `without
+/// headings`): what held is kept by filler too, so a green is the
+/// judge's.
+pub fn only_bounds_or_forbids(clause: &str) -> bool {
+    let c = clause.to_lowercase();
+    let upper = [
+        "at most",
+        "no more than",
+        "up to",
+        "fewer than",
+        "less than",
+        "maximum",
+        "max ",
+        "≤",
+        "<=",
+        " or fewer",
+        " or less",
+    ];
+    let negated = ["not ", "no ", "without", "never", "n't"];
+    let positive = [
+        "at least",
+        "exactly",
+        "between",
+        "json",
+        "table",
+        "list",
+        "saying",
+        "says",
+        "each",
+        "heading",
+        "+",
+        "more than",
+        "minimum",
+        "min ",
+    ];
+    let unquoted: String = c.split('"').step_by(2).collect();
+    (upper.iter().any(|u| unquoted.contains(u)) || negated.iter().any(|n| unquoted.contains(n)))
+        && !positive.iter().any(|p| {
+            unquoted.contains(p)
+                && !negated.iter().any(|n| {
+                    unquoted.contains(&format!("{n}{p}")) || unquoted.contains(&format!("{n}a {p}"))
+                })
+        })
+}
+
 /// Whether a clause asks only for what its output's name names (`a
 /// summary`, `a report`): existence is measured, what the output is is
 /// the judge's, so a correct output is `not_evaluable` without one.
@@ -208,7 +254,11 @@ pub fn says_a_quote(clause: &str) -> bool {
 /// ([`says_a_quote`]) or a clause asking only for what its output's
 /// name names ([`asks_only_existence`]).
 pub fn kept(clause: &str) -> Verdict {
-    if says_no_more_than(clause) || says_a_quote(clause) || asks_only_existence(clause) {
+    if says_no_more_than(clause)
+        || says_a_quote(clause)
+        || asks_only_existence(clause)
+        || only_bounds_or_forbids(clause)
+    {
         Verdict::NotEvaluable
     } else {
         Verdict::Satisfied
