@@ -24,17 +24,24 @@ fn holds_no_body(key: &str, what: &str, text: &str) {
     }
 }
 
+/// A single-service run under `dir` whose contract is the one clause
+/// `` `out`: {clause} `` and whose output `out` is `out`; its folder.
+fn one_clause_run(dir: &Path, clause: &str, out: &str) -> std::path::PathBuf {
+    let run_dir = dir.join("run");
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
+    write(
+        &run_dir.join("root.prose.md"),
+        &format!("---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: {clause}\n"),
+    );
+    write(&run_dir.join("bindings/svc/out.md"), out);
+    run_dir
+}
+
 /// Every report and the terminal, for a run whose one output is `out`
 /// under a clause it violates (its evidence quotes the first paragraph).
 fn graded(out: &str) -> Vec<(&'static str, String)> {
     let dir = tempfile::tempdir().expect("tempdir");
-    let run_dir = dir.path().join("run");
-    write(&run_dir.join("vm.log.md"), ENDED_LOG);
-    write(
-        &run_dir.join("root.prose.md"),
-        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: at most 1 paragraph\n",
-    );
-    write(&run_dir.join("bindings/svc/out.md"), out);
+    let run_dir = one_clause_run(dir.path(), "at most 1 paragraph", out);
     let json = dir.path().join("r.json");
     let junit = dir.path().join("r.xml");
     let output = Command::cargo_bin("pactum")
@@ -208,14 +215,9 @@ fn a_key_with_a_folded_lookalike_or_capitalised_prefix_is_redacted_everywhere() 
             }
             // Judged: what the judge reads, the JSON report, the terminal.
             let dir = tempfile::tempdir().expect("tempdir");
-            let run_dir = dir.path().join("run");
-            write(&run_dir.join("vm.log.md"), ENDED_LOG);
-            write(
-                &run_dir.join("root.prose.md"),
-                "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: a credible summary of the topic\n",
-            );
-            write(
-                &run_dir.join("bindings/svc/out.md"),
+            let run_dir = one_clause_run(
+                dir.path(),
+                "a credible summary of the topic",
                 &format!("Battery costs fell; debug key {key} shown.\n"),
             );
             let json = dir.path().join("r.json");
@@ -306,14 +308,9 @@ fn provider_keys_of_every_prefix_are_redacted_from_outputs_and_clauses() {
         }
         // The same key quoted in a clause of the contract.
         let dir = tempfile::tempdir().expect("tempdir");
-        let run_dir = dir.path().join("run");
-        write(&run_dir.join("vm.log.md"), ENDED_LOG);
-        write(
-            &run_dir.join("root.prose.md"),
-            &format!("---\nname: svc\nkind: service\n---\n## Ensures\n\n- `out`: a note saying \"{key}\"\n"),
-        );
-        write(
-            &run_dir.join("bindings/svc/out.md"),
+        let run_dir = one_clause_run(
+            dir.path(),
+            &format!("a note saying \"{key}\""),
             "Heat pump sales rose.\n",
         );
         for (what, text) in shown(dir.path(), &run_dir) {

@@ -496,9 +496,23 @@ struct Memo {
     copied: BTreeMap<String, bool>,
     unseen: BTreeMap<String, Option<String>>,
     declines: BTreeMap<String, Option<String>>,
+    named_pages: Option<String>,
 }
 
 impl Memo {
+    /// The URLs the contract's own source names, one a line, read once
+    /// (empty when it names none).
+    fn named_pages(&mut self, c: &RunContract) -> String {
+        self.named_pages
+            .get_or_insert_with(|| {
+                crate::check::urls(&c.source_text)
+                    .into_iter()
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .clone()
+    }
+
     /// [`declines`] of a binding, read once.
     fn declines(&mut self, b: &Binding, content: &str) -> Option<String> {
         self.declines
@@ -655,9 +669,9 @@ fn grade_text(
         .collect();
     // A page the service's own contract names was given to it, as an
     // input's is: copied into the output, it is no source found.
-    let named = crate::check::urls(&c.source_text);
+    let named = memo.named_pages(c);
     if !named.is_empty() {
-        inputs.push(Cow::Owned(named.into_iter().collect::<Vec<_>>().join("\n")));
+        inputs.push(Cow::Owned(named));
     }
     if let Some((b, content)) = single {
         notes.push(format!("{} exists", b.path));

@@ -273,13 +273,13 @@ const FUNCTION_WORDS: &[&str] = &[
     "der", "die", "das", "und", "ist", "sind", "von", "zu", "den", "dem", "des", "mit", "sich",
     "nicht", "ein", "eine", "auf", "für", "im", "auch", "dass", "wird", "werden", "als", "bei",
     // French
-    "le", "la", "les", "et", "est", "sont", "des", "du", "un", "une", "que", "qui", "dans", "pour",
-    "pas", "sur", "au", "aux", "avec", "ce", "il", "elle", "ont",
+    "le", "la", "les", "et", "est", "sont", "du", "un", "une", "que", "qui", "dans", "pour", "pas",
+    "sur", "au", "aux", "avec", "ce", "il", "elle", "ont",
     // Spanish, Italian, Portuguese
     "el", "los", "las", "y", "es", "son", "del", "al", "con", "por", "para", "una", "lo", "se",
-    "il", "di", "che", "è", "per", "gli", "della", "e", "o", "os", "da", "do", "em", "não", "uma",
+    "di", "che", "è", "per", "gli", "della", "e", "o", "os", "da", "do", "em", "não", "uma",
     // Dutch
-    "de", "het", "een", "en", "van", "is", "zijn", "op", "te", "niet", "met", "voor", "dat",
+    "de", "het", "een", "en", "van", "zijn", "op", "te", "niet", "met", "voor", "dat",
 ];
 
 /// Why the words of `content` are no evidence for a lower bound on
