@@ -348,3 +348,45 @@ fn shown(scratch: &Path, run_dir: &Path) -> Vec<(&'static str, String)> {
         ("junit", std::fs::read_to_string(&junit).unwrap_or_default()),
     ]
 }
+
+/// Keys of providers without a prefix, split keys and keys a sentence
+/// gives a name, in an output, in an error file and as the run's folder.
+#[test]
+fn keys_without_a_prefix_split_or_given_in_a_sentence_are_redacted_everywhere() {
+    let bare = "Tz0Cd4Hq7Lm2Zx9Vb4Nc8Rt1Yu6Io3Pa";
+    for (out, secret) in [
+        (format!("Mistral key: {bare}\n\nPrices fell.\n"), bare),
+        (
+            "Key `sk-proj-Hq7Lm2` `Zx9Vb4Nc8Rt1Yu6Io3Pa5Sd0Fg7Hj2Kl9Qw4Er8Ty1`\n\nPrices fell.\n"
+                .to_string(),
+            "Zx9Vb4Nc8Rt1Yu6Io3Pa5Sd0",
+        ),
+        (
+            "The password is Rv8Gh2Kl6Op0St4Wx8Ab2, keep it.\n\nPrices fell.\n".to_string(),
+            "Rv8Gh2Kl6Op0St4Wx8Ab2",
+        ),
+    ] {
+        for (what, text) in graded(&out) {
+            assert!(
+                !text.contains(&secret[..12]),
+                "{what} holds {secret}: {text}"
+            );
+        }
+    }
+    // In a service's error file, and as the name of the run's folder.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = one_clause_run(dir.path(), "a short note", "Heat pump sales rose.\n");
+    write(
+        &run_dir.join("workspace/svc/__error.md"),
+        &format!("# Error: auth-failed\n\nThe API rejected key {bare} (HTTP 401).\n"),
+    );
+    for (what, text) in shown(dir.path(), &run_dir) {
+        assert!(!text.contains(&bare[..12]), "{what} holds it: {text}");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let named = dir.path().join(bare);
+    let run_dir = one_clause_run(&named, "a short note", "Heat pump sales rose.\n");
+    for (what, text) in shown(dir.path(), &run_dir) {
+        assert!(!text.contains(&bare[..12]), "{what} holds it: {text}");
+    }
+}

@@ -962,11 +962,14 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
     }
     let mut candidates: Vec<&str> = Vec::new();
     for (n, v) in views.iter().enumerate() {
-        let named = if may_name_credential(v) {
+        let mut named = if may_name_credential(v) {
             named_credentials(v)
         } else {
             Vec::new()
         };
+        if may_say_credential(v) {
+            named.extend(said_credentials(v));
+        }
         candidates.extend(
             named
                 .into_iter()
@@ -990,6 +993,14 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
             }
         }
     }
+    // Keys without a prefix, and the parts of a split key: each only
+    // where no key found already holds it.
+    let loose: Vec<&str> = views
+        .iter()
+        .flat_map(|v| random_tokens(v).into_iter().chain(split_key_parts(v)))
+        .filter(|t| check_secret(t).is_ok())
+        .collect();
+    out.push_unheld(loose);
     out.keys
 }
 
@@ -1022,21 +1033,36 @@ fn pem_lines(text: &str) -> Vec<&str> {
     out
 }
 
+/// Whether `b` may hold a Discord bot token: a `.`, six token bytes and
+/// another `.`.
+fn discord_shaped(b: &[u8]) -> bool {
+    memchr::memchr_iter(b'.', b).any(|i| {
+        b.get(i + 7) == Some(&b'.')
+            && b[i + 1..i + 7]
+                .iter()
+                .all(|&x| x.is_ascii_alphanumeric() || matches!(x, b'-' | b'_'))
+    })
+}
+
 /// Tokens of shapes with no prefix of their own that are credentials
 /// whole: a Telegram bot token (`123456789:AA…`, 35 characters after the
 /// colon), a Twilio API key (`SK` and 32 hexadecimal digits), HTTP Basic
-/// credentials (`Basic` and base64 holding a digit or `=`).
+/// credentials (`Basic` and base64 holding a digit or `=`), a Mailgun key
+/// (`key-` and 32 lower-case letters and digits), a Discord bot token (three
+/// base64url parts joined by `.`, the middle one of six).
 fn shaped_tokens(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static SHAPED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r"\b(\d{8,10}:AA[A-Za-z0-9_-]{33})\b|\b(SK[0-9a-fA-F]{32})\b|\b[Bb][Aa][Ss][Ii][Cc]\s+([A-Za-z0-9+/]{10,}={0,2})",
+            r"\b(\d{8,10}:AA[A-Za-z0-9_-]{33})\b|\b(SK[0-9a-fA-F]{32})\b|\b[Bb][Aa][Ss][Ii][Cc]\s+([A-Za-z0-9+/]{10,}={0,2})|\b(key-[0-9a-z]{32})\b|\b([MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})\b",
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
     let b = text.as_bytes();
     if memchr::memmem::find(b, b":AA").is_none()
         && memchr::memmem::find(b, b"SK").is_none()
+        && memchr::memmem::find(b, b"key-").is_none()
+        && !discord_shaped(b)
         && !memchr::memchr2_iter(b'b', b'B', b).any(|i| {
             b.get(i..i + 5)
                 .is_some_and(|w| w.eq_ignore_ascii_case(b"basic"))
@@ -1046,13 +1072,133 @@ fn shaped_tokens(text: &str) -> Vec<&str> {
     }
     SHAPED
         .captures_iter(text)
-        .filter_map(|c| c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3)))
+        .filter_map(|c| (1..=5).find_map(|i| c.get(i)))
         .map(|m| m.as_str())
         .filter(|t| {
             !t.starts_with(|c: char| c.is_ascii_alphabetic())
                 || t.starts_with("SK")
                 || t.bytes().any(|b| b.is_ascii_digit() || b == b'=')
         })
+        .collect()
+}
+
+/// Tokens of letters and digits alone that no word, number, id or hash
+/// is written like: at least [`RANDOM_TOKEN_MIN`] characters with two
+/// upper-case letters, two lower-case letters and two digits or more,
+/// and not hexadecimal (a hash, a trace id). Keys of providers with no
+/// prefix (Mistral, Cohere, many others) are written so; a commit hash,
+/// a UUID, a long `camelCaseName` or a SHA-256 digest is not.
+fn random_tokens(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for run in long_runs(text, TOKEN, RANDOM_TOKEN_MIN) {
+        for part in run.split(['-', '_', '.']) {
+            if part.len() < RANDOM_TOKEN_MIN {
+                continue;
+            }
+            let count = |f: fn(&u8) -> bool| part.as_bytes().iter().filter(|b| f(b)).count();
+            if count(u8::is_ascii_uppercase) >= 2
+                && count(u8::is_ascii_lowercase) >= 2
+                && count(u8::is_ascii_digit) >= 2
+                && !part.bytes().all(|b| b.is_ascii_hexdigit())
+            {
+                out.push(part);
+            }
+        }
+    }
+    out
+}
+
+/// The fewest characters of a [`random_tokens`] token: the shortest keys
+/// written without a prefix have 32.
+const RANDOM_TOKEN_MIN: usize = 32;
+
+/// The parts of a key with a known prefix written apart by a space, a
+/// thin or hair space, or code or emphasis marks between them
+/// (`sk-proj- Hq7…`, `` `sk-proj-Hq7` `Lm2…` ``): the token from the
+/// prefix, and the run of 8 token characters or more, holding a digit,
+/// that follows it across at most three such characters. A reader joins
+/// them; each is redacted where it is written.
+fn split_key_parts(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    for run in runs(text, TOKEN) {
+        let rb = run.as_bytes();
+        if rb.len() < 3 || !STARTS_A_PREFIX[usize::from(rb[0]) << 8 | usize::from(rb[1])] {
+            continue;
+        }
+        if !KEY_PREFIXES
+            .iter()
+            .any(|p| !p.ends_with(' ') && run.starts_with(p))
+        {
+            continue;
+        }
+        let end = run.as_ptr() as usize - text.as_ptr() as usize + run.len();
+        let mut at = end;
+        let mut gap = 0;
+        while let Some(c) = text[at..].chars().next() {
+            if gap < 3
+                && matches!(
+                    c,
+                    ' ' | '`' | '*' | '~' | '\u{2009}' | '\u{200A}' | '\u{202F}' | '\u{A0}'
+                )
+            {
+                at += c.len_utf8();
+                gap += 1;
+            } else {
+                break;
+            }
+        }
+        if gap == 0 {
+            continue;
+        }
+        let tail_len = b[at..].iter().take_while(|&&x| is_token_byte(x)).count();
+        let tail = &text[at..at + tail_len];
+        if tail_len >= 8 && tail.bytes().any(|x| x.is_ascii_digit()) {
+            out.push(tail);
+            if run.len() >= MIN_SECRET_CHARS {
+                out.push(run);
+            }
+        }
+    }
+    out
+}
+
+/// Whether [`said_credentials`] may find anything in `text`: a
+/// credential's name, then ` is `, ` was `, ` - ` or ` – `, then a value
+/// as [`credential_value_at`] reads one.
+fn may_say_credential(text: &str) -> bool {
+    let b = text.as_bytes();
+    [&b" is "[..], b" was ", b" - ", " \u{2013} ".as_bytes()]
+        .iter()
+        .any(|sep| {
+            memchr::memmem::find_iter(b, sep).any(|i| {
+                ends_with_credential_name(&text[..i]) && credential_value_at(&text[i + sep.len()..])
+            })
+        })
+        || [&b"KEY "[..], b"TOKEN ", b"SECRET ", b"PASSWORD "]
+            .iter()
+            .any(|name| {
+                memchr::memmem::find_iter(b, name)
+                    .any(|i| credential_value_at(&text[i + name.len()..]))
+            })
+}
+
+/// The values a sentence gives a credential's name (`password is …`,
+/// `COHERE_API_KEY is …`, `Password - …`), or that follow a credential
+/// variable's name written in capitals (`HEROKU_API_KEY 8f3c…`): a token
+/// of at least 8 characters holding a digit.
+fn said_credentials(text: &str) -> Vec<&str> {
+    use std::sync::LazyLock;
+    static SAID: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?i:api[_ -]?key|key|token|secret|password|passwd|pwd|pass|credentials?|authorization|cookie|session|otp)\s+(?i:is|was|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})"#,
+        )
+        .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    SAID.captures_iter(text)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)))
+        .map(|m| m.as_str().trim_end_matches(['.', '-']))
+        .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
         .collect()
 }
 
@@ -1248,7 +1394,7 @@ fn named_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static NAMED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|pwd|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key|key|pass|authorization|cookie|session|sid|credentials?|otp)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]+:([^\s/@]{6,})@"#,
+            r#"(?i)(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|pwd|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]+:([^\s/@]{6,})@"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
@@ -1315,12 +1461,14 @@ fn may_name_credential(text: &str) -> bool {
 /// as its `(?i)` folds them: ASCII case, `K` (U+212A) as `k`, `ſ` (U+017F)
 /// as `s`.
 fn ends_with_credential_name(before: &str) -> bool {
-    const NAMES: [&[u8]; 17] = [
+    const NAMES: [&[u8]; 18] = [
         b"session",
         b"sid",
         // `AccountKey`, `SharedAccessKey` (Azure connection strings),
         // `private_key`, `api key`, any `…key`.
         b"key",
+        // A service account's `private_key_id`.
+        b"key_id",
         b"pass",
         b"cookie",
         b"otp",

@@ -2584,15 +2584,33 @@ pub(crate) fn body_text(content: &str) -> String {
 /// from a shuffled copy (SPEC §3.4, copied input is no evidence).
 pub fn rearranged_copy(body: &str, inputs: &[&str], program: &str) -> bool {
     use std::collections::HashSet;
-    let mine = pactum_core::echo::words(body);
+    // A word and its plural are one word (`pumps`, `pump`; `batteries`,
+    // `battery`).
+    let words = |t: &str| -> Vec<String> {
+        pactum_core::echo::words(t)
+            .into_iter()
+            .map(|w| {
+                if let Some(stem) = w.strip_suffix("ies").filter(|s| s.chars().count() >= 2) {
+                    return format!("{stem}y");
+                }
+                match w.strip_suffix('s') {
+                    Some(stem) if stem.chars().count() >= 3 && !stem.ends_with('s') => {
+                        stem.to_string()
+                    }
+                    _ => w,
+                }
+            })
+            .collect()
+    };
+    let mine = words(body);
     if mine.is_empty() {
         return false;
     }
     let given: Vec<HashSet<String>> = inputs
         .iter()
-        .map(|t| pactum_core::echo::words(t).into_iter().collect())
+        .map(|t| words(t).into_iter().collect())
         .collect();
-    let own_source: HashSet<String> = pactum_core::echo::words(program).into_iter().collect();
+    let own_source: HashSet<String> = words(program).into_iter().collect();
     let new = mine
         .iter()
         .filter(|w| !own_source.contains(*w) && !given.iter().any(|g| g.contains(*w)))
@@ -3326,36 +3344,39 @@ fn count(
             if let Some(Value::Array(a)) = json {
                 // A blank string, `null`, or an array or object of such
                 // only, is no item; an element repeating an earlier one
-                // (as a reader reads it: [`json_key`]) counts once in the
-                // first reading.
+                // counts once in the first reading.
                 let held: Vec<&Value> = a.iter().filter(|v| has_value(v)).collect();
-                // An object is told apart by its longest string (its
-                // name, not an `id` or a note beside it); one holding no
-                // string is only an index and counts for nothing there.
+                // A string is told apart by its words of content
+                // ([`rendered::content_words`]: a number, a date, an
+                // index or a program's name is none), an array by the
+                // words of all its strings, in whatever shape it is
+                // written (`"Vaillant"`, `["Vaillant"]`, `["Vaillant",
+                // null]` are one item), an object by its longest string
+                // (its name, not an `id` or a note beside it); one
+                // holding no string is only an index and counts for
+                // nothing there. Scaffolding (`"Item 3"`, `"[name]"`) and
+                // a non-answer (`"unknown"`) are no item, as in Markdown.
+                let said = |s: &&str| {
+                    meaningful(s) && !rendered::placeholder_value(s, None) && !non_answer(s)
+                };
                 let distinct: BTreeSet<String> = held
                     .iter()
                     .filter_map(|v| match v {
-                        // Scaffolding (`"Item 3"`, `"[name]"`, `"etc."`)
-                        // is no item, as in Markdown; an index or a note
-                        // makes no new one.
-                        // Recognised as content as a Markdown item is
-                        // ([`rendered::content_words`]): a number, a date,
-                        // an index or a program's name alone is none.
                         Value::Object(_) => json_view::strings(v)
                             .into_iter()
                             .filter(|s| s.chars().any(char::is_alphanumeric))
                             .max_by_key(|s| s.chars().count())
-                            .filter(|s| meaningful(s) && !rendered::placeholder_value(s, None))
-                            .and_then(content_key)
-                            .map(|k| format!("\u{1}{k}")),
-                        Value::String(s)
-                            if !meaningful(s) || rendered::placeholder_value(s, None) =>
-                        {
-                            None
+                            .filter(said)
+                            .and_then(content_key),
+                        _ => {
+                            let words: BTreeSet<String> = json_view::strings(v)
+                                .into_iter()
+                                .filter(said)
+                                .flat_map(rendered::content_words)
+                                .collect();
+                            (!words.is_empty())
+                                .then(|| words.into_iter().collect::<Vec<_>>().join(" "))
                         }
-                        Value::String(s) => content_key(s),
-                        Value::Number(_) | Value::Bool(_) | Value::Null => None,
-                        _ => Some(json_key(v)),
                     })
                     .collect();
                 return Ok((
@@ -3565,35 +3586,6 @@ fn count(
     }
 }
 
-/// A JSON value as a reader tells values apart: a string by its words
-/// once case, white space, invisible characters and lookalike letters
-/// are folded ([`rendered::lookalike_fold`]), a number by its value (`1`
-/// and `1.0` alike, and alike the string `"1"`), an object by its fields
-/// in key order, a field holding no value ([`has_value`]) left out, an
-/// array element by element.
-fn json_key(v: &Value) -> String {
-    let text = |t: &str| pactum_core::echo::words(&rendered::lookalike_fold(t)).join(" ");
-    match v {
-        Value::String(t) => text(t),
-        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), |f| f.to_string()),
-        Value::Bool(b) => b.to_string(),
-        Value::Null => String::new(),
-        Value::Array(a) => {
-            let parts: Vec<String> = a.iter().map(json_key).collect();
-            format!("[{}]", parts.join(","))
-        }
-        Value::Object(o) => {
-            let mut fields: Vec<String> = o
-                .iter()
-                .filter(|(_, v)| has_value(v))
-                .map(|(k, v)| format!("{}:{}", text(k), json_key(v)))
-                .collect();
-            fields.sort();
-            format!("{{{}}}", fields.join(","))
-        }
-    }
-}
-
 fn norm(s: &str) -> String {
     s.to_lowercase()
         .chars()
@@ -3683,7 +3675,7 @@ fn a_value(v: &str) -> bool {
 /// A field value that says there is none (`unknown`, `none`, `not
 /// available`, `see below`), or a year or date left as a slot (`20XX`,
 /// `202X`, `0000`, `0000-00-00`): the field is absent, as with `N/A`.
-fn non_answer(v: &str) -> bool {
+pub(crate) fn non_answer(v: &str) -> bool {
     let l = v
         .trim()
         .trim_matches(['(', ')', '[', ']'])
@@ -3698,6 +3690,9 @@ fn non_answer(v: &str) -> bool {
         || matches!(
             l.as_str(),
             "unknown"
+                | "not known"
+                | "unidentified"
+                | "unnamed"
                 | "none"
                 | "not available"
                 | "not found"
@@ -3987,6 +3982,9 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                         ));
                     }
                 }
+                if unread.is_none() && fields.iter().any(|f| is_url_field(f)) {
+                    unread = links_no_source(&piece.line);
+                }
                 rows.push((present, Some(piece.line.clone())));
             }
         }
@@ -4021,6 +4019,9 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     "an item (`{}`) may say a field has no value, or holds one pactum does not recognise",
                     it.text.trim()
                 ));
+            }
+            if unread.is_none() && fields.iter().any(|f| is_url_field(f)) {
+                unread = links_no_source(&it.line);
             }
             rows.push((present, Some(it.line.clone())));
         }
@@ -4346,7 +4347,10 @@ fn unsure_value(field: &str, v: &str, seen: &Seen) -> bool {
     let t = v.trim();
     if url_field(field) {
         let rest = URL.replace_all(t, " ");
-        return NOTE.is_match(&rest) || marks_dead(&rest) || doubtful_text(&rest);
+        return NOTE.is_match(&rest)
+            || marks_dead(&rest)
+            || doubtful_text(&rest)
+            || links_no_source(t).is_some();
     }
     if dated_field(field) {
         return !a_date(t);
@@ -4436,6 +4440,16 @@ fn lone_words(field: &str, t: &str, seen: &Seen) -> bool {
     }
     let phrase = format!(" {} ", norm(t.trim().trim_end_matches(['.', '!'])));
     format!(" {} ", seen.words).matches(phrase.as_str()).count() < 2
+}
+
+/// Why a `url` field on `line` (as written) is not read as filled or
+/// empty: it links a page that is no source ([`rendered::site`]: a
+/// search page, a shortened link, a chatbot's conversation), which the
+/// item may or may not be about.
+fn links_no_source(line: &str) -> Option<String> {
+    URL.find_iter(line)
+        .find(|m| rendered::page(m.as_str()).is_some_and(|p| rendered::site(&p).is_none()))
+        .map(|m| format!("`{}` is a search page, a shortened link or a chatbot's conversation: whether it fills a `url` field is for the judge", pactum_core::text::truncate_chars(m.as_str(), 60)))
 }
 
 /// Whether `v` shows the URL of a page on a public host, as the count of

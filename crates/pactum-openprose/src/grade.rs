@@ -48,7 +48,7 @@ use pactum_core::{Policy, TestStatus};
 use pactum_eval::CompiledContract;
 use serde::{Deserialize, Serialize};
 
-use crate::check::{measure_against, read, suggest_rewrite, Finding, Measure, Sparse};
+use crate::check::{measure_against, read, suggest_rewrite, Finding, Measure, Sparse, Unit};
 use crate::contract::{clause_ids, error_key, DeclaredClause};
 use crate::run::{Binding, Layout, Run, RunContract, RunError};
 
@@ -799,7 +799,11 @@ fn grade_text(
         unmeasured.push(if reading.measures.is_empty() {
             "the clause asks only for what its output's name names: that the output exists is no evidence that it is that (rather than a placeholder, a non-answer or filler), which is for the judge".into()
         } else {
-            "what held only bounds the output from above or forbids something, which a placeholder, a non-answer or filler keeps as well: that the output is what its name names is for the judge".to_string()
+            if reading.measures.iter().any(|(_, m)| matches!(m, Measure::Count { min, .. } if *min > 0)) {
+                "what held asks for no more than any short note has (one word, one paragraph), which a placeholder, a non-answer or filler has as well: that the output is what its name names is for the judge".to_string()
+            } else {
+                "what held only bounds the output from above or forbids something, which a placeholder, a non-answer or filler keeps as well: that the output is what its name names is for the judge".to_string()
+            }
         });
     }
     if reading.vague && unmeasured.is_empty() {
@@ -975,15 +979,32 @@ fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<Str
 /// Whether a clause's measures ask for content (the output exists, holds
 /// a format, a quote, fields or at least some units), not only bound it
 /// from above or forbid something: a refusal is no content, but it keeps
-/// an upper bound or a prohibition.
+/// an upper bound or a prohibition. A lower bound any short note meets
+/// (one word, one paragraph: "Done." is a paragraph of one word) asks for
+/// no more than existence.
 fn asks_for_content(measures: &[(String, Measure)]) -> bool {
     measures.is_empty()
         || measures.iter().any(|(_, m)| match m {
             Measure::Not(_) => false,
+            Measure::Count {
+                unit: Unit::Words,
+                min,
+                ..
+            } => *min >= FEWEST_BOUND_WORDS,
+            Measure::Count {
+                unit: Unit::Paragraphs,
+                min,
+                ..
+            } => *min > 1,
             Measure::Count { min, .. } => *min > 0,
             _ => true,
         })
 }
+
+/// Fewest words a lower bound on words must ask for to ask for content:
+/// "Done." has one. Two words or more must read as prose to be counted
+/// ([`crate::plain`]).
+const FEWEST_BOUND_WORDS: u64 = 2;
 
 /// Whether the output is, alone, a text the clause asks it to say
 /// (`saying "no sources were found"` over `No sources were found.`).

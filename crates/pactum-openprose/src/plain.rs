@@ -181,14 +181,28 @@ fn held_unread_text(m: &Measure, content: &str) -> Option<String> {
 /// a page says the link is dead or doubts it (`(404)`, `dead link`,
 /// `offline`, `unverified`): a page no reader can open is no source,
 /// and which pages are meant is for the judge.
+///
+/// A line that speaks of the links around it does too: a heading, a line
+/// introducing a list (ending in `:`), an HTML comment, or a line naming
+/// links, sources or pages (`## Sources not used`, `All links above
+/// returned errors.`, `<!-- the sources are made up -->`).
 fn dead_links(content: &str) -> Option<String> {
+    static OF_LINKS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        #[allow(clippy::unwrap_used)] // a constant pattern
+        regex::Regex::new(r"(?i)^\s*#|:\s*$|<!--|\b(?:links?|urls?|sources?|pages?|sites?|websites?|references?|citations?|quellen?|seiten?|liens?|fuentes?|enlaces?|páginas?|fonti|collegamenti|pagine|fontes?|bronn?en|pagina's)\b").unwrap()
+    });
+    static DISOWNED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        #[allow(clippy::unwrap_used)] // a constant pattern
+        regex::Regex::new(r"(?i)\b(?:errors?|excluded|made[ -]up|fabricated|invented|fictional|fictitious|fake|hallucinated|placeholders?|(?:nicht |un)erreichbar\w*|ungeprüft\w*|introuvables?|inaccessibles?|inaccesibles?|irraggiungibil[ei]|onbereikbaar|check later|to check|not (?:yet )?(?:read|opened|visited|working|available)|(?:did|do|does|have|has)(?: not|n[’']t) (?:use|open|read|check|visit|verify)|never (?:used|opened|read|checked|visited|verified))\b").unwrap()
+    });
     content
         .lines()
         .find(|l| {
-            (l.contains("://") || l.contains("www."))
-                && (crate::check::marks_dead(l) || crate::check::doubtful_note(l))
+            let said = crate::check::marks_dead(l) || crate::check::doubtful_note(l);
+            ((l.contains("://") || l.contains("www.")) && said)
+                || (OF_LINKS.is_match(l) && (said || DISOWNED.is_match(l)))
         })
-        .map(|l| format!("`{}` links a page it says is dead or doubts: which pages are sources is for the judge", excerpt(l.trim())))
+        .map(|l| format!("`{}` says links are dead, doubts them or disowns them: which pages are sources is for the judge", excerpt(l.trim())))
 }
 
 /// Why an upper bound on words that held is no evidence: the output
@@ -281,6 +295,11 @@ const FUNCTION_WORDS: &[&str] = &[
     // Dutch
     "de", "het", "een", "en", "van", "zijn", "op", "te", "niet", "met", "voor", "dat",
 ];
+
+/// Whether `w` (lower case) is one of the [`FUNCTION_WORDS`].
+pub(crate) fn is_function_word(w: &str) -> bool {
+    FUNCTION_WORDS.contains(&w)
+}
 
 /// Why the words of `content` are no evidence for a lower bound on
 /// words: they do not read as prose in a language pactum recognises

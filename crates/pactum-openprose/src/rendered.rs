@@ -787,6 +787,81 @@ pub(crate) const SCAFFOLD: &[&str] = &[
     "forth",
 ];
 
+/// Legal forms of companies in the countries whose prose pactum reads
+/// (`GmbH`, `AG`, `SARL`, `SpA`, `BV`, `KK`), dotted forms read without
+/// their dots: `Daikin`, `Daikin GmbH` and `Daikin AG` name one maker.
+const LEGAL_FORMS: &[&str] = &[
+    "gmbh",
+    "mbh",
+    "ag",
+    "kg",
+    "kgaa",
+    "ohg",
+    "ug",
+    "gbr",
+    "ev",
+    "se",
+    "sa",
+    "sas",
+    "sasu",
+    "sarl",
+    "eurl",
+    "sca",
+    "snc",
+    "spa",
+    "srl",
+    "srls",
+    "sapa",
+    "sl",
+    "slu",
+    "sau",
+    "ltda",
+    "lda",
+    "bv",
+    "nv",
+    "vof",
+    "cv",
+    "kk",
+    "gk",
+    "yk",
+    "oy",
+    "oyj",
+    "ab",
+    "asa",
+    "aps",
+    "hf",
+    "pty",
+    "pvt",
+    "plc",
+    "llp",
+    "lp",
+    "pc",
+    "co",
+    "cie",
+    "company",
+    "limited",
+    "incorporated",
+    "group",
+    "holding",
+    "holdings",
+    "sro",
+    "as",
+    "kft",
+    "zrt",
+    "nyrt",
+    "doo",
+    "dd",
+    "ooo",
+    "zao",
+    "oao",
+    "pjsc",
+    "jsc",
+    "bhd",
+    "sdn",
+    "tbk",
+    "pt",
+];
+
 /// Words that, numbered (`Step 1`, `Title 2`, `Word3`), stand where
 /// content should be; alone they may be a real heading (`Summary`).
 const NUMBERED_SCAFFOLD: &[&str] = &[
@@ -1028,6 +1103,11 @@ pub(crate) fn content_words(t: &str) -> BTreeSet<String> {
                 && !SCAFFOLD.contains(&w.as_str())
                 && !crate::check::is_placeholder_word(w)
                 && !one_letter_repeated(w)
+                // An article or a conjunction (`der`, `les`, `und`) names
+                // nothing; a company's legal form (`GmbH`, `SARL`) names
+                // no other company.
+                && !crate::plain::is_function_word(w)
+                && !LEGAL_FORMS.contains(&w.as_str())
         })
         // A possessive or a plural names the same thing (`Daikin's`,
         // `Daikins`).
@@ -1054,7 +1134,13 @@ pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
         // Told apart only by an index or a note (`Daikin 1`, `Daikin
         // (again)`), a unit repeats an earlier one.
         let words = content_words(&u.text);
-        if words.is_empty() || !meaningful(&u.text) {
+        // A unit that says there is none (`unknown`, `Ohne Titel`, `不明`)
+        // is no item, as no field is filled by it.
+        if words.is_empty()
+            || !meaningful(&u.text)
+            || crate::check::non_answer(&u.text)
+            || crate::check::non_answer(&unit_words(&u.text).0.join(" "))
+        {
             continue;
         }
         if seen.insert(words) && first.is_none() {
@@ -1265,33 +1351,120 @@ pub(crate) fn site(page: &str) -> Option<String> {
         "youtu.be",
         "tiny.cc",
         "s.id",
+        "amzn.to",
+        "aka.ms",
+        "share.google",
+        "w.wiki",
+        "qr.ae",
+        "sl.bing.net",
+        "linktr.ee",
+        "trib.al",
+        "dlvr.it",
+        "fb.me",
+        "wp.me",
+        "bit.do",
+        "ift.tt",
+        "apple.co",
+        "spoti.fi",
+        "v.gd",
+        "x.gd",
+        "clck.ru",
+        "surl.li",
+        "bl.ink",
+        "shorturl.asia",
+        "t.me",
+        "goo.su",
+        "urlz.fr",
+        "db.tt",
+        "on.soundcloud.com",
     ];
-    const CHATBOTS: &[&str] = &[
+    // Hosts that serve nothing but a chatbot's conversations and
+    // artifacts: no page there is a source.
+    const CHAT_APPS: &[&str] = &[
         "chatgpt.com",
-        "openai.com",
+        "chat.openai.com",
         "claude.ai",
+        "claude.site",
         "gemini.google.com",
-        "g.co",
+        "bard.google.com",
+        "aistudio.google.com",
+        "notebooklm.google.com",
+        "grok.com",
+        "chat.deepseek.com",
+        "meta.ai",
+        "chat.qwen.ai",
+        "tongyi.aliyun.com",
+        "pi.ai",
         "poe.com",
-        "perplexity.ai",
-        "copilot.microsoft.com",
         "character.ai",
         "chat.mistral.ai",
+        "copilot.microsoft.com",
+        "manus.im",
+        "kimi.moonshot.cn",
+        "kimi.com",
+        "t3.chat",
+        "lmarena.ai",
+        "chat.lmsys.org",
+        "doubao.com",
+        "yiyan.baidu.com",
+        "chatglm.cn",
+        "chat.z.ai",
+        "phind.com",
+        "typingmind.com",
+        "chatbotui.com",
+    ];
+    // Hosts that serve a chatbot's shared conversations beside other
+    // pages: a share there is no source.
+    const CHATBOTS: &[&str] = &[
+        "openai.com",
+        "g.co",
+        "perplexity.ai",
+        "x.com",
+        "huggingface.co",
+        "you.com",
+        "mistral.ai",
+        "deepseek.com",
+        "qwen.ai",
     ];
     let (authority, rest) = match page.find(['/', '?']) {
         Some(i) => page.split_at(i),
         None => (page, ""),
     };
     let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
-    let searched = path
-        .split('/')
-        .any(|seg| matches!(seg, "search" | "results"))
-        || query.split('&').any(|kv| {
-            matches!(
-                kv.split('=').next().unwrap_or(""),
-                "q" | "query" | "search" | "text" | "wd" | "keywords" | "search_query"
-            )
-        });
+    // A results page names its query (`?q=`, PubMed's `?term=`, eBay's
+    // `?_nkw=`, Amazon's `/s?k=`), or its path says it searches
+    // (`/search`, `searchresults.html`, Yahoo's `/yhs`, Google's
+    // `/webhp`, eBay's `/sch/`).
+    // `research` is no search.
+    let searches =
+        |w: &str| w.starts_with("search") || (w.ends_with("search") && !w.ends_with("research"));
+    let searched = path.split('/').any(|seg| {
+        let seg = seg.split('.').next().unwrap_or(seg);
+        searches(seg) || matches!(seg, "results" | "yhs" | "webhp" | "sch" | "find" | "lookup")
+    }) || query.split('&').any(|kv| {
+        let key = kv.split('=').next().unwrap_or("");
+        matches!(
+            key,
+            "q" | "query"
+                | "search"
+                | "text"
+                | "wd"
+                | "keywords"
+                | "keyword"
+                | "kw"
+                | "term"
+                | "terms"
+                | "_nkw"
+                | "ss"
+                | "searchterm"
+                | "search_term"
+                | "st"
+                | "qs"
+                | "s"
+        ) || searches(key)
+            || (key == "k" && path == "/s")
+            || (key == "p" && path.starts_with("/yhs"))
+    });
     let host = match authority.strip_prefix('[') {
         Some(v6) => v6.split(']').next().unwrap_or(v6),
         None => authority.split(':').next().unwrap_or(authority),
@@ -1325,10 +1498,14 @@ pub(crate) fn site(page: &str) -> Option<String> {
             );
         labels[n - if country_second { 3 } else { 2 }..].join(".")
     };
-    let chat = CHATBOTS
-        .iter()
-        .any(|c| host == *c || host.ends_with(&format!(".{c}")))
-        && (path.contains("/share") || path.contains("/c/") || path.contains("/chat"));
+    let under = |c: &&str| host == *c || host.ends_with(&format!(".{c}"));
+    let chat = CHAT_APPS.iter().any(under)
+        || (CHATBOTS.iter().any(under)
+            && (path.contains("/share")
+                || path.contains("/c/")
+                || path.contains("/chat")
+                || path.contains("/grok")
+                || path.contains("/search/")));
     let short = SHORTENERS.contains(&host);
     (!searched && !chat && !short).then_some(domain)
 }

@@ -1488,3 +1488,101 @@ fn private_keys_shaped_tokens_and_more_credential_names_are_keys() {
         );
     }
 }
+
+#[test]
+fn keys_without_a_prefix_split_keys_and_keys_given_in_a_sentence_are_keys() {
+    for (text, keys) in [
+        // A provider key with no prefix, alone, as a folder name, in an
+        // error message.
+        (
+            "Mistral: Tz0Cd4Hq7Lm2Zx9Vb4Nc8Rt1Yu6Io3Pa",
+            &["Tz0Cd4Hq7Lm2Zx9Vb4Nc8Rt1Yu6Io3Pa"][..],
+        ),
+        (
+            "runs/Ua1De5Fg7Hj2Kl9Qw4Er8Ty1Ui6Op3As5DxCv2Bn/vm.log.md",
+            &["Ua1De5Fg7Hj2Kl9Qw4Er8Ty1Ui6Op3As5DxCv2Bn"],
+        ),
+        (
+            "The API rejected key Tz0Cd4Hq7Lm2Zx9Vb4Nc8Rt1Yu6Io3Pa (HTTP 401).",
+            &["Tz0Cd4Hq7Lm2Zx9Vb4Nc8Rt1Yu6Io3Pa"],
+        ),
+        // Discord and Mailgun.
+        (
+            "token MTE5ODc2NTQzMjEwOTg3NjU0.GhIn5R.Jo5Rs9Tu1Vw3Xy5Za7Bc9De1Fg3Hi5Jk7Lm",
+            &["MTE5ODc2NTQzMjEwOTg3NjU0.GhIn5R.Jo5Rs9Tu1Vw3Xy5Za7Bc9De1Fg3Hi5Jk7Lm"],
+        ),
+        (
+            "mailgun key-0123456789abcdef0123456789abcdef",
+            &["key-0123456789abcdef0123456789abcdef"],
+        ),
+        // A known-prefix key split by one space, a hair space, code spans.
+        (
+            "sk-proj- Hq7Lm2Zx9Vb4Nc8Rt1Yu6Io3Pa5Sd0Fg7Hj2Kl9Qw4",
+            &["Hq7Lm2Zx9Vb4Nc8Rt1Yu6Io3Pa5Sd0Fg7Hj2Kl9Qw4"],
+        ),
+        (
+            "sk-proj-Hq7\u{200A}Lm2Zx9Vb4Nc8Rt1Yu6Io3Pa5Sd0",
+            &["Lm2Zx9Vb4Nc8Rt1Yu6Io3Pa5Sd0"],
+        ),
+        (
+            "- `sk-proj-Hq7Lm2` `Zx9Vb4Nc8Rt1Yu6Io3Pa5Sd0Fg7Hj2Kl9Qw4Er8Ty1Ui6Op3As5Dx`",
+            &[
+                "sk-proj-Hq7Lm2",
+                "Zx9Vb4Nc8Rt1Yu6Io3Pa5Sd0Fg7Hj2Kl9Qw4Er8Ty1Ui6Op3As5Dx",
+            ],
+        ),
+        // The value a sentence gives a credential's name.
+        (
+            "the password is Rv8Gh2Kl6Op0St4Wx8Ab2.",
+            &["Rv8Gh2Kl6Op0St4Wx8Ab2"],
+        ),
+        (
+            "COHERE_API_KEY is Rv8Gh2Kl6Op0St4Wx8Ab2",
+            &["Rv8Gh2Kl6Op0St4Wx8Ab2"],
+        ),
+        (
+            "Password - Rv8Gh2Kl6Op0St4Wx8Ab2",
+            &["Rv8Gh2Kl6Op0St4Wx8Ab2"],
+        ),
+        (
+            "HEROKU_API_KEY 8f3c1a2e-4b5d-4e6f-9a7b-1c2d3e4f5a6b",
+            &["8f3c1a2e-4b5d-4e6f-9a7b-1c2d3e4f5a6b"],
+        ),
+        (
+            r#"{"private_key_id": "4b8e2a6c0f3d7b1e9a5c3e7f1b2d4a6c8e0f2a4b"}"#,
+            &["4b8e2a6c0f3d7b1e9a5c3e7f1b2d4a6c8e0f2a4b"],
+        ),
+        (
+            "mailgun key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
+            &["key-3ax6xnjp29jd6fds4gc373sgvjxteol0"],
+        ),
+    ] {
+        let found = key_tokens(text);
+        for k in keys {
+            assert!(found.iter().any(|f| f == k), "{text}: {found:?}");
+        }
+        let rule = redaction_rule(&Redactor::default(), &EnvKeys::default(), [text]).expect("rule");
+        let shown = rule.redact(text);
+        for k in keys {
+            assert!(!shown.contains(&k[..k.len().min(12)]), "{text}: {shown}");
+        }
+    }
+    // Hashes, ids, names and sentences are no keys.
+    for text in [
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "digest sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "trace 4bf92f3577b34da6a3ce929d0e0e4736, span 00f067aa0ba902b7",
+        "id 123e4567-e89b-12d3-a456-426614174000",
+        "HeatPumpMarketAnalysisForEuropeanCountriesAndRegions",
+        "the key is to keep the cells cool in 2024",
+        "The password is required for every login.",
+        "THE KEY TAKEAWAY is that 2024 sales rose",
+        "sk-learn is a library",
+    ] {
+        assert!(
+            key_tokens(text).is_empty(),
+            "{text}: {:?}",
+            key_tokens(text)
+        );
+    }
+}

@@ -357,22 +357,34 @@ fn a_store_copied_while_a_writer_commits_and_checkpoints_reads_whole() {
     // Big enough that a copy takes a while: a checkpoint lands mid-copy.
     let path = filled(dir.path(), 3000);
     let writer_path = path.clone();
+    // Whether a read has gone through: the writer goes on (pausing longer)
+    // until one has, so that a slow machine proves the same as a fast one.
+    let read_through = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = read_through.clone();
     let writer = std::thread::spawn(move || {
         let store = Store::open(&writer_path).expect("a writer");
         let ckpt = raw(&writer_path);
-        for i in 0..150 {
+        let mut i = 0;
+        loop {
             let run = store
                 .create_run(&new_run(&format!("s{i}"), T0))
                 .expect("create");
             store
                 .record_trial(&trial(&run, "pay-bill", 0, TestStatus::Pass))
                 .expect("record");
-            // A pause between commits, as between trials.
-            std::thread::sleep(std::time::Duration::from_millis(4));
+            let through = seen.load(std::sync::atomic::Ordering::SeqCst);
+            // A pause between commits, as between trials; longer once
+            // 150 commits went by with no read through.
+            let pause = if i >= 150 && !through { 40 } else { 4 };
+            std::thread::sleep(std::time::Duration::from_millis(pause));
             if i % 2 == 0 {
                 // Moves the log into the file and starts the log over.
                 ckpt.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
                     .expect("checkpoint");
+            }
+            i += 1;
+            if (i >= 150 && through) || i >= 1500 {
+                return i;
             }
         }
     });
@@ -406,14 +418,15 @@ fn a_store_copied_while_a_writer_commits_and_checkpoints_reads_whole() {
                     );
                     last = runs.len();
                     reads += 1;
+                    read_through.store(true, std::sync::atomic::Ordering::SeqCst);
                 }
             }
             Err(StoreError::Changed { .. }) => {}
             Err(e) => panic!("{e}"),
         }
     }
-    writer.join().expect("the writer");
+    let written = writer.join().expect("the writer");
     assert!(reads > 0, "no read went through while the writer wrote");
     let store = Store::open_untouched(&path).expect("open");
-    assert_eq!(store.runs().expect("runs").len(), 151);
+    assert_eq!(store.runs().expect("runs").len(), written + 1);
 }
