@@ -948,6 +948,8 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
     // in one pass over the runs of bytes either kind of token may hold (a
     // run shorter than the shortest key is passed over whole).
     let mut aws: Vec<Vec<&str>> = vec![Vec::new(); views.len()];
+    let mut loose: Vec<&str> = Vec::new();
+    let mut split: Vec<String> = Vec::new();
     for (n, v) in views.iter().enumerate() {
         for run in long_runs(v, TOKEN | AWS, KEY_TOKEN_MIN_TAIL + 2) {
             for whole in runs(run, TOKEN) {
@@ -956,9 +958,13 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
                         out.push(token.to_string());
                     }
                 }
+                if whole.len() >= RANDOM_TOKEN_MIN {
+                    loose.extend(random_tokens(whole));
+                }
             }
             aws[n].extend(aws_secrets(run));
         }
+        split.extend(split_key(v));
     }
     let mut candidates: Vec<&str> = Vec::new();
     for (n, v) in views.iter().enumerate() {
@@ -995,12 +1001,11 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
     }
     // Keys without a prefix, and the parts of a split key: each only
     // where no key found already holds it.
-    let loose: Vec<&str> = views
-        .iter()
-        .flat_map(|v| random_tokens(v).into_iter().chain(split_key_parts(v)))
-        .filter(|t| check_secret(t).is_ok())
-        .collect();
+    loose.retain(|t| check_secret(t).is_ok());
     out.push_unheld(loose);
+    for k in split {
+        out.push(k);
+    }
     out.keys
 }
 
@@ -1011,7 +1016,9 @@ fn key_tokens_of(text: &str, cls: u8) -> Vec<String> {
 fn pem_lines(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(at) = memchr::memmem::find(&text.as_bytes()[from..], b"PRIVATE KEY-----") {
+    static MARK: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"PRIVATE KEY-----"));
+    while let Some(at) = MARK.find(&text.as_bytes()[from..]) {
         let start = from + at + "PRIVATE KEY-----".len();
         let body = &text[start..];
         let end = memchr::memmem::find(body.as_bytes(), b"-----END").unwrap_or(body.len());
@@ -1058,10 +1065,11 @@ fn shaped_tokens(text: &str) -> Vec<&str> {
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
+    // Built once: a searcher costs more to build than most texts to scan.
+    static MARKS: LazyLock<[memchr::memmem::Finder<'static>; 3]> =
+        LazyLock::new(|| [b":AA".as_slice(), b"SK", b"key-"].map(memchr::memmem::Finder::new));
     let b = text.as_bytes();
-    if memchr::memmem::find(b, b":AA").is_none()
-        && memchr::memmem::find(b, b"SK").is_none()
-        && memchr::memmem::find(b, b"key-").is_none()
+    if MARKS.iter().all(|f| f.find(b).is_none())
         && !discord_shaped(b)
         && !memchr::memchr2_iter(b'b', b'B', b).any(|i| {
             b.get(i..i + 5)
@@ -1082,82 +1090,102 @@ fn shaped_tokens(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Tokens of letters and digits alone that no word, number, id or hash
-/// is written like: at least [`RANDOM_TOKEN_MIN`] characters with two
+/// The parts of a token ([`is_token_byte`] run) between `-`, `_` and `.`
+/// that no word, number, id or hash is written like: at least [`RANDOM_TOKEN_MIN`] characters with two
 /// upper-case letters, two lower-case letters and two digits or more,
 /// and not hexadecimal (a hash, a trace id). Keys of providers with no
 /// prefix (Mistral, Cohere, many others) are written so; a commit hash,
 /// a UUID, a long `camelCaseName` or a SHA-256 digest is not.
-fn random_tokens(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    for run in long_runs(text, TOKEN, RANDOM_TOKEN_MIN) {
-        for part in run.split(['-', '_', '.']) {
-            if part.len() < RANDOM_TOKEN_MIN {
-                continue;
-            }
-            let count = |f: fn(&u8) -> bool| part.as_bytes().iter().filter(|b| f(b)).count();
-            if count(u8::is_ascii_uppercase) >= 2
-                && count(u8::is_ascii_lowercase) >= 2
-                && count(u8::is_ascii_digit) >= 2
-                && !part.bytes().all(|b| b.is_ascii_hexdigit())
-            {
-                out.push(part);
-            }
-        }
-    }
-    out
+fn random_tokens(token: &str) -> impl Iterator<Item = &str> {
+    token.split(['-', '_', '.']).filter(|part| {
+        let count = |f: fn(&u8) -> bool| part.as_bytes().iter().filter(|b| f(b)).count();
+        part.len() >= RANDOM_TOKEN_MIN
+            && count(u8::is_ascii_uppercase) >= 2
+            && count(u8::is_ascii_lowercase) >= 2
+            && count(u8::is_ascii_digit) >= 2
+            && !part.bytes().all(|b| b.is_ascii_hexdigit())
+    })
 }
 
 /// The fewest characters of a [`random_tokens`] token: the shortest keys
 /// written without a prefix have 32.
 const RANDOM_TOKEN_MIN: usize = 32;
 
-/// The parts of a key with a known prefix written apart by a space, a
-/// thin or hair space, or code or emphasis marks between them
-/// (`sk-proj- Hq7…`, `` `sk-proj-Hq7` `Lm2…` ``): the token from the
-/// prefix, and the run of 8 token characters or more, holding a digit,
-/// that follows it across at most three such characters. A reader joins
-/// them; each is redacted where it is written.
-fn split_key_parts(text: &str) -> Vec<&str> {
+/// Keys with a known prefix written apart in groups (`sk-proj- Hq7…`,
+/// `` `sk-proj-Hq7` `Lm2…` ``, `sk-proj-Hq7L m2Zx 9Vb4 …`, `AKIA⇥Q3VX…`),
+/// joined as a reader joins them: a token that starts with a prefix and
+/// is no key alone (at a token's start; after anything for a prefix no
+/// word holds), then each run of token characters that follows across at
+/// most three spaces, tabs, thin or hair spaces or code and emphasis
+/// marks, up to a run of lower-case letters alone (a word) or 128
+/// characters, when what is joined is a key. The [`Redactor`] finds the
+/// key through the separators where it is written.
+fn split_key(text: &str) -> Vec<String> {
+    use std::sync::LazyLock;
+    // One pass finds where a prefix is written; most texts hold none.
+    static PREFIXES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+        AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(KEY_PREFIXES.iter().filter(|p| !p.ends_with(' ')))
+            .ok()
+    });
+    let Some(ac) = PREFIXES.as_ref() else {
+        return Vec::new();
+    };
     let b = text.as_bytes();
+    let token_len = |at: usize| b[at..].iter().take_while(|&&x| is_token_byte(x)).count();
     let mut out = Vec::new();
-    for run in runs(text, TOKEN) {
-        let rb = run.as_bytes();
-        if rb.len() < 3 || !STARTS_A_PREFIX[usize::from(rb[0]) << 8 | usize::from(rb[1])] {
-            continue;
-        }
-        if !KEY_PREFIXES
+    for m in ac.find_iter(text) {
+        let start = m.start();
+        let glued = GLUED_KEY_PREFIXES
             .iter()
-            .any(|p| !p.ends_with(' ') && run.starts_with(p))
-        {
+            .any(|p| text[start..].starts_with(p));
+        if start > 0 && is_token_byte(b[start - 1]) && !glued {
             continue;
         }
-        let end = run.as_ptr() as usize - text.as_ptr() as usize + run.len();
+        let end = start + token_len(start);
+        if is_prefixed_key(&text[start..end]) {
+            continue;
+        }
+        let mut joined = text[start..end].to_string();
         let mut at = end;
-        let mut gap = 0;
-        while let Some(c) = text[at..].chars().next() {
-            if gap < 3
-                && matches!(
-                    c,
-                    ' ' | '`' | '*' | '~' | '\u{2009}' | '\u{200A}' | '\u{202F}' | '\u{A0}'
-                )
+        loop {
+            let mut next = at;
+            let mut gap = 0;
+            while let Some(c) = text[next..].chars().next() {
+                if gap < 3
+                    && matches!(
+                        c,
+                        ' ' | '\t'
+                            | '`'
+                            | '*'
+                            | '~'
+                            | '\u{2009}'
+                            | '\u{200A}'
+                            | '\u{202F}'
+                            | '\u{A0}'
+                    )
+                {
+                    next += c.len_utf8();
+                    gap += 1;
+                } else {
+                    break;
+                }
+            }
+            let n = token_len(next);
+            let group = &text[next..next + n];
+            if gap == 0
+                || n == 0
+                || group.bytes().all(|x| x.is_ascii_lowercase())
+                || joined.len() + n > 128
             {
-                at += c.len_utf8();
-                gap += 1;
-            } else {
                 break;
             }
+            joined.push_str(group);
+            at = next + n;
         }
-        if gap == 0 {
-            continue;
-        }
-        let tail_len = b[at..].iter().take_while(|&&x| is_token_byte(x)).count();
-        let tail = &text[at..at + tail_len];
-        if tail_len >= 8 && tail.bytes().any(|x| x.is_ascii_digit()) {
-            out.push(tail);
-            if run.len() >= MIN_SECRET_CHARS {
-                out.push(run);
-            }
+        if at > end && is_prefixed_key(&joined) {
+            out.push(joined);
         }
     }
     out
@@ -1167,20 +1195,46 @@ fn split_key_parts(text: &str) -> Vec<&str> {
 /// credential's name, then ` is `, ` was `, ` - ` or ` – `, then a value
 /// as [`credential_value_at`] reads one.
 fn may_say_credential(text: &str) -> bool {
-    let b = text.as_bytes();
-    [&b" is "[..], b" was ", b" - ", " \u{2013} ".as_bytes()]
-        .iter()
-        .any(|sep| {
-            memchr::memmem::find_iter(b, sep).any(|i| {
-                ends_with_credential_name(&text[..i]) && credential_value_at(&text[i + sep.len()..])
-            })
-        })
-        || [&b"KEY "[..], b"TOKEN ", b"SECRET ", b"PASSWORD "]
-            .iter()
-            .any(|name| {
-                memchr::memmem::find_iter(b, name)
-                    .any(|i| credential_value_at(&text[i + name.len()..]))
-            })
+    use std::sync::LazyLock;
+    /// Words between a name and its value, then names in capitals.
+    const SAYING: [&str; 16] = [
+        " is ",
+        " was ",
+        " - ",
+        " \u{2013} ",
+        " ist ",
+        " est ",
+        " es ",
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "--password",
+        "--passwd",
+        "--token",
+        "--api-key",
+        "--apikey",
+    ];
+    // One pass over the text for all of them (a search with a prefilter:
+    // no two of them overlap but at a name's end, which a name leaves
+    // to the next match).
+    static FINDER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+        AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(SAYING)
+            .ok()
+    });
+    let Some(ac) = FINDER.as_ref() else {
+        return true;
+    };
+    ac.find_iter(text).any(|m| {
+        let after = &text[m.end()..];
+        if m.pattern().as_usize() < 7 {
+            credential_value_at(after) && ends_with_credential_name(&text[..m.start()])
+        } else {
+            after.starts_with([' ', '\t']) && credential_value_at(after)
+        }
+    })
 }
 
 /// The values a sentence gives a credential's name (`password is …`,
@@ -1191,12 +1245,12 @@ fn said_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static SAID: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i:api[_ -]?key|key|token|secret|password|passwd|pwd|pass|credentials?|authorization|cookie|session|otp)\s+(?i:is|was|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})"#,
+            r#"(?i:api[_ -]?key|key|token|secret|password|passwd|pwd|pass|credentials?|authorization|cookie|session|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot de passe)\s+(?i:is|was|ist|est|es|é|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})|--(?:password|passwd|token|api-?key|secret)[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
     SAID.captures_iter(text)
-        .filter_map(|c| c.get(1).or_else(|| c.get(2)))
+        .filter_map(|c| (1..=3).find_map(|i| c.get(i)))
         .map(|m| m.as_str().trim_end_matches(['.', '-']))
         .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
         .collect()
@@ -1394,15 +1448,21 @@ fn named_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static NAMED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|pwd|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]+:([^\s/@]{6,})@"#,
+            r#"(?i)(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|pwd|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot[ _]de[ _]passe)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]+:([^\s/@]{8,})@"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
+    // A URL's password whatever its shape; a named value holding a digit.
     NAMED
         .captures_iter(text)
-        .filter_map(|c| c.get(1).or_else(|| c.get(2)))
-        .map(|m| m.as_str())
-        .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+        .filter_map(|c| match c.get(1) {
+            Some(v) => v
+                .as_str()
+                .chars()
+                .any(|c| c.is_ascii_digit())
+                .then_some(v.as_str()),
+            None => c.get(2).map(|m| m.as_str()),
+        })
         .collect()
 }
 
@@ -1434,6 +1494,8 @@ fn may_name_credential(text: &str) -> bool {
                     | b'e'
                     | b'p'
                     | b'l'
+                    | b'a'
+                    | b'A'
                     | b'N'
                     | b'T'
                     | b'D'
@@ -1461,7 +1523,7 @@ fn may_name_credential(text: &str) -> bool {
 /// as its `(?i)` folds them: ASCII case, `K` (U+212A) as `k`, `ſ` (U+017F)
 /// as `s`.
 fn ends_with_credential_name(before: &str) -> bool {
-    const NAMES: [&[u8]; 18] = [
+    const NAMES: [&[u8]; 24] = [
         b"session",
         b"sid",
         // `AccountKey`, `SharedAccessKey` (Azure connection strings),
@@ -1469,6 +1531,14 @@ fn ends_with_credential_name(before: &str) -> bool {
         b"key",
         // A service account's `private_key_id`.
         b"key_id",
+        // "Password" in German, Dutch, Portuguese, Spanish, French (the
+        // tail read is 8 bytes: `wachtwoord` ends `htwoord`).
+        b"passwort",
+        b"kennwort",
+        b"htwoord",
+        b"senha",
+        b"rasena",
+        b"passe",
         b"pass",
         b"cookie",
         b"otp",
@@ -1490,6 +1560,7 @@ fn ends_with_credential_name(before: &str) -> bool {
         let folded = match c {
             '\u{212A}' => b'k',
             '\u{17F}' => b's',
+            'ñ' | 'Ñ' => b'n',
             c if c.is_ascii() => c.to_ascii_lowercase() as u8,
             _ => break,
         };
@@ -1537,9 +1608,7 @@ fn url_password_at(after: &str) -> bool {
     }
     let rest = &after[user_end + 1..];
     let end = rest.find(stop).unwrap_or(rest.len());
-    rest[end..].starts_with('@')
-        && rest[..end].chars().count() >= 6
-        && rest[..end].bytes().any(|c| c.is_ascii_digit())
+    rest[end..].starts_with('@') && rest[..end].chars().count() >= 8
 }
 
 /// Tokens written like an AWS secret access key: 40 characters of
