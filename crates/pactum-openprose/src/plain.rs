@@ -193,7 +193,7 @@ fn dead_links(content: &str) -> Option<String> {
     });
     static DISOWNED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         #[allow(clippy::unwrap_used)] // a constant pattern
-        regex::Regex::new(r"(?i)\b(?:errors?|excluded|made[ -]up|fabricated|invented|fictional|fictitious|fake|hallucinated|placeholders?|(?:nicht |un)erreichbar\w*|ungeprüft\w*|introuvables?|inaccessibles?|inaccesibles?|irraggiungibil[ei]|onbereikbaar|check later|to check|not (?:yet )?(?:read|opened|visited|working|available)|(?:did|do|does|have|has)(?: not|n[’']t) (?:use|open|read|check|visit|verify)|never (?:used|opened|read|checked|visited|verified))\b").unwrap()
+        regex::Regex::new(r"(?i)\b(?:errors?|excluded|made[ -]up|fabricated|invented|fictional|fictitious|fake|hallucinated|placeholders?|(?:nicht |un)erreichbar\w*|ungeprüft\w*|introuvables?|inaccessibles?|inaccesibles?|irraggiungibil[ei]|onbereikbaar|check later|to check|not (?:yet )?(?:read|opened|visited|working|available|accessed)|(?:were|was|are|is|been) (?:not|never) (?:opened|read|checked|visited|used|accessed|verified)|none of (?:these|the|them)|hypothetical|from memory|guessed|no internet|verify|ai-generated|would consult|suggestions?|examples?|nicht (?:geprüft|überprüft|gelesen|besucht|verwendet|genutzt|aufgerufen)|erfunden\w*|non (?:vérifié|consulté|lu|utilisé)\w*|inventé\w*|no (?:consultad|verificad|usad|leíd)\w*|inventad\w*|non (?:verificat|consultat|usat|lett)\w*|inventat\w*|niet (?:gecontroleerd|gelezen|gebruikt|geverifieerd|bezocht)|verzonnen|não (?:consultad|verificad|usad|lid)\w*|(?:did|do|does|have|has)(?: not|n[’']t) (?:use|open|read|check|visit|verify)|never (?:used|opened|read|checked|visited|verified))\b").unwrap()
     });
     content
         .lines()
@@ -294,6 +294,10 @@ const FUNCTION_WORDS: &[&str] = &[
     "di", "che", "è", "per", "gli", "della", "e", "o", "os", "da", "do", "em", "não", "uma",
     // Dutch
     "de", "het", "een", "en", "van", "zijn", "op", "te", "niet", "met", "voor", "dat",
+    // Pronouns and contracted articles.
+    "zum", "zur", "vom", "beim", "wir", "ihr", "sie", "er", "nous", "vous", "ils", "elles", "je",
+    "nosotros", "ellos", "ellas", "noi", "voi", "loro", "wij", "jullie", "zij", "ik", "nós",
+    "eles", "elas",
 ];
 
 /// Whether `w` (lower case) is one of the [`FUNCTION_WORDS`].

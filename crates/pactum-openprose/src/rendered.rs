@@ -785,12 +785,52 @@ pub(crate) const SCAFFOLD: &[&str] = &[
     "et",
     "cetera",
     "forth",
+    // "Others", "and so on" and a generic maker or company, in the other
+    // languages whose prose pactum reads.
+    "andere",
+    "sonstige",
+    "weitere",
+    "autres",
+    "otros",
+    "otras",
+    "altri",
+    "outros",
+    "overige",
+    "usw",
+    "weiter",
+    "cétera",
+    "firma",
+    "unternehmen",
+    "hersteller",
+    "anbieter",
+    "fabricant",
+    "entreprise",
+    "fabricante",
+    "empresa",
+    "produttore",
+    "azienda",
+    "fabrikant",
+    "bedrijf",
+    "manufacturer",
+    "maker",
+    "vendor",
+    "brand",
 ];
 
 /// Legal forms of companies in the countries whose prose pactum reads
 /// (`GmbH`, `AG`, `SARL`, `SpA`, `BV`, `KK`), dotted forms read without
 /// their dots: `Daikin`, `Daikin GmbH` and `Daikin AG` name one maker.
 const LEGAL_FORMS: &[&str] = &[
+    "gruppe",
+    "grupo",
+    "gruppo",
+    "groep",
+    "groupe",
+    "konzern",
+    "bvba",
+    "sprl",
+    "scrl",
+    "cvba",
     "gmbh",
     "mbh",
     "ag",
@@ -1108,6 +1148,10 @@ pub(crate) fn content_words(t: &str) -> BTreeSet<String> {
                 // no other company.
                 && !crate::plain::is_function_word(w)
                 && !LEGAL_FORMS.contains(&w.as_str())
+                // A word saying there is none (`unknown`, `Inconnu`)
+                // tells nothing apart: `Maker: unknown` and `Maker:
+                // Inconnu` are one unit.
+                && !crate::check::non_answer(w)
         })
         // A possessive or a plural names the same thing (`Daikin's`,
         // `Daikins`).
@@ -1377,6 +1421,23 @@ pub(crate) fn site(page: &str) -> Option<String> {
         "urlz.fr",
         "db.tt",
         "on.soundcloud.com",
+        "tiny.one",
+        "t1p.de",
+        "kurzelinks.de",
+        "vk.cc",
+        "l.ead.me",
+        "hubs.ly",
+        "forms.gle",
+        "goo.gl",
+        "g.page",
+        "nyti.ms",
+        "reut.rs",
+        "bbc.in",
+        "ow.ly",
+        "lnk.to",
+        "l.facebook.com",
+        "lm.facebook.com",
+        "out.reddit.com",
     ];
     // Hosts that serve nothing but a chatbot's conversations and
     // artifacts: no page there is a source.
@@ -1412,6 +1473,15 @@ pub(crate) fn site(page: &str) -> Option<String> {
         "phind.com",
         "typingmind.com",
         "chatbotui.com",
+        "sharegpt.com",
+        "gemini.google",
+        "claudeusercontent.com",
+        "oaiusercontent.com",
+        "yuanbao.tencent.com",
+        "m365copilot.com",
+        "le-chat.mistral.ai",
+        // Proxies show another site's page as their own.
+        "translate.goog",
     ];
     // Hosts that serve a chatbot's shared conversations beside other
     // pages: a share there is no source.
@@ -1425,6 +1495,10 @@ pub(crate) fn site(page: &str) -> Option<String> {
         "mistral.ai",
         "deepseek.com",
         "qwen.ai",
+        "hf.co",
+        "v0.dev",
+        "bing.com",
+        "translate.google.com",
     ];
     let (authority, rest) = match page.find(['/', '?']) {
         Some(i) => page.split_at(i),
@@ -1436,11 +1510,32 @@ pub(crate) fn site(page: &str) -> Option<String> {
     // (`/search`, `searchresults.html`, Yahoo's `/yhs`, Google's
     // `/webhp`, eBay's `/sch/`).
     // `research` is no search.
-    let searches =
-        |w: &str| w.starts_with("search") || (w.ends_with("search") && !w.ends_with("research"));
+    let searches = |w: &str| {
+        let w = w.to_ascii_lowercase();
+        w.starts_with("search")
+            || (w.ends_with("search") && !w.ends_with("research"))
+            || w.contains(":search")
+            || [
+                "such", "recherch", "busc", "busqueda", "zoek", "ricerca", "pesquis",
+            ]
+            .iter()
+            .any(|p| w.starts_with(p))
+    };
     let searched = path.split('/').any(|seg| {
         let seg = seg.split('.').next().unwrap_or(seg);
-        searches(seg) || matches!(seg, "results" | "yhs" | "webhp" | "sch" | "find" | "lookup")
+        searches(seg)
+            || matches!(
+                seg,
+                "results"
+                    | "yhs"
+                    | "webhp"
+                    | "sch"
+                    | "find"
+                    | "lookup"
+                    | "q"
+                    | "wholesale"
+                    | "cerca"
+            )
     }) || query.split('&').any(|kv| {
         let key = kv.split('=').next().unwrap_or("");
         matches!(
@@ -1461,6 +1556,8 @@ pub(crate) fn site(page: &str) -> Option<String> {
                 | "st"
                 | "qs"
                 | "s"
+                | "qt"
+                | "field-keywords"
         ) || searches(key)
             || (key == "k" && path == "/s")
             || (key == "p" && path.starts_with("/yhs"))
@@ -1505,8 +1602,11 @@ pub(crate) fn site(page: &str) -> Option<String> {
                 || path.contains("/c/")
                 || path.contains("/chat")
                 || path.contains("/grok")
-                || path.contains("/search/")));
-    let short = SHORTENERS.contains(&host);
+                || path.contains("/search/")
+                || path.starts_with("/translate")));
+    let short = SHORTENERS
+        .iter()
+        .any(|s| host == *s || host.ends_with(&format!(".{s}")));
     (!searched && !chat && !short).then_some(domain)
 }
 

@@ -260,3 +260,77 @@ fn input_words_cut_up_or_singularised_are_a_copy() {
         never_green("at least 3 items", out);
     }
 }
+
+#[test]
+fn the_eighteenth_review_s_lists_are_read() {
+    // A non-answer beside a label or a name tells no unit apart.
+    for (clause, out) in [
+        (
+            "at least 3 items",
+            "- **Maker:** unknown\n- **Maker:** Unbekannt\n- **Maker:** Inconnu\n",
+        ),
+        (
+            "at least 3 rows",
+            "| maker | note |\n|---|---|\n| Daikin | unknown |\n| Daikin | Inconnu |\n| Daikin | Unbekannt |\n",
+        ),
+        // Group words, generic makers and "others" in other languages.
+        ("at least 3 items", "- Bosch\n- Bosch Gruppe\n- Groupe Bosch\n"),
+        ("at least 3 items", "- Andere\n- Sonstige\n- Weitere\n"),
+        ("at least 3 items", "- Firma\n- Unternehmen\n- Hersteller\n"),
+        // Pronouns and contracted articles.
+        ("at least 3 items", "- zum\n- wir\n- nous\n"),
+    ] {
+        never_green(clause, out);
+    }
+    let three = |a: &str, b: &str, c: &str| {
+        format!("Heat pump sales rose in 2023, see:\n\n- {a}\n- {b}\n- {c}\n")
+    };
+    for out in [
+        three(
+            "https://www.spiegel.de/suche/?suchbegriff=waermepumpe",
+            "https://www.otto.de/suche/waermepumpe/",
+            "https://elpais.com/buscador/?qt=bomba+de+calor",
+        ),
+        three(
+            "https://www.aliexpress.com/wholesale?SearchText=heat+pump",
+            "https://www.marktplaats.nl/q/warmtepomp/",
+            "https://en.wikipedia.org/wiki/Special:Search/heat_pump",
+        ),
+        three(
+            "https://sharegpt.com/c/AbC123",
+            "https://claude-ai.translate.goog/share/abc?_x_tr_sl=auto",
+            "https://translate.google.com/translate?u=https://chatgpt.com/share/abc",
+        ),
+        three(
+            "https://tiny.one/abc123",
+            "https://t1p.de/xyz9",
+            "https://forms.gle/AbC123",
+        ),
+        format!(
+            "{}\nNone of these links were opened.\n",
+            three(
+                "https://www.iea.org/reports/heat-pumps",
+                "https://www.bafa.de/waermepumpen",
+                "https://www.ademe.fr/pompes"
+            )
+        ),
+        format!(
+            "## Quellen (nicht geprüft)\n\n{}",
+            three(
+                "https://www.iea.org/reports/heat-pumps",
+                "https://www.bafa.de/waermepumpen",
+                "https://www.ademe.fr/pompes"
+            )
+        ),
+        format!(
+            "## Sources (non vérifiées)\n\n{}",
+            three(
+                "https://www.iea.org/reports/heat-pumps",
+                "https://www.bafa.de/waermepumpen",
+                "https://www.ademe.fr/pompes"
+            )
+        ),
+    ] {
+        never_green("at least 3 sources", &out);
+    }
+}
