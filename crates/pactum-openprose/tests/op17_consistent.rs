@@ -306,30 +306,18 @@ fn the_eighteenth_review_s_lists_are_read() {
             "https://t1p.de/xyz9",
             "https://forms.gle/AbC123",
         ),
-        format!(
-            "{}\nNone of these links were opened.\n",
-            three(
-                "https://www.iea.org/reports/heat-pumps",
-                "https://www.bafa.de/waermepumpen",
-                "https://www.ademe.fr/pompes"
-            )
-        ),
-        format!(
-            "## Quellen (nicht geprüft)\n\n{}",
-            three(
-                "https://www.iea.org/reports/heat-pumps",
-                "https://www.bafa.de/waermepumpen",
-                "https://www.ademe.fr/pompes"
-            )
-        ),
-        format!(
-            "## Sources (non vérifiées)\n\n{}",
-            three(
-                "https://www.iea.org/reports/heat-pumps",
-                "https://www.bafa.de/waermepumpen",
-                "https://www.ademe.fr/pompes"
-            )
-        ),
+    ] {
+        never_green("at least 3 sources", &out);
+    }
+    let listed = three(
+        "https://www.iea.org/reports/heat-pumps",
+        "https://www.bafa.de/waermepumpen",
+        "https://www.ademe.fr/pompes",
+    );
+    for out in [
+        format!("{listed}\nNone of these links were opened.\n"),
+        format!("## Quellen (nicht geprüft)\n\n{listed}"),
+        format!("## Sources (non vérifiées)\n\n{listed}"),
     ] {
         never_green("at least 3 sources", &out);
     }
