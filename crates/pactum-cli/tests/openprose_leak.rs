@@ -42,31 +42,15 @@ fn one_clause_run(dir: &Path, clause: &str, out: &str) -> std::path::PathBuf {
 fn graded(out: &str) -> Vec<(&'static str, String)> {
     let dir = tempfile::tempdir().expect("tempdir");
     let run_dir = one_clause_run(dir.path(), "at most 1 paragraph", out);
-    let json = dir.path().join("r.json");
-    let junit = dir.path().join("r.xml");
-    let output = Command::cargo_bin("pactum")
-        .expect("the pactum binary is built")
-        .env("NO_COLOR", "1")
-        .arg("grade")
-        .arg("--experimental-openprose")
-        .arg("-v")
-        .arg(&run_dir)
-        .arg("--json")
-        .arg(&json)
-        .arg("--junit")
-        .arg(&junit)
-        .output()
-        .expect("pactum runs");
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
-    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    let (code, shown) = shown_with_code(dir.path(), &run_dir);
+    let stdout = &shown[0].1;
+    assert_eq!(code, Some(1), "{stdout}{}", shown[1].1);
     assert!(stdout.contains("redacted-secret"), "{stdout}");
-    vec![
-        ("stdout", stdout),
-        ("stderr", stderr),
-        ("json", std::fs::read_to_string(&json).expect("json")),
-        ("junit", std::fs::read_to_string(&junit).expect("junit")),
-    ]
+    // Both reports were written: a missing one would hide nothing.
+    for (what, text) in &shown[2..] {
+        assert!(!text.is_empty(), "no {what} report");
+    }
+    shown
 }
 
 #[test]
@@ -322,6 +306,11 @@ fn provider_keys_of_every_prefix_are_redacted_from_outputs_and_clauses() {
 /// The terminal and the JSON and JUnit reports (written in `scratch`) of
 /// `pactum grade -v` over `run_dir`, whatever its exit code.
 fn shown(scratch: &Path, run_dir: &Path) -> Vec<(&'static str, String)> {
+    shown_with_code(scratch, run_dir).1
+}
+
+/// [`shown`], and the exit code.
+fn shown_with_code(scratch: &Path, run_dir: &Path) -> (Option<i32>, Vec<(&'static str, String)>) {
     let json = scratch.join("r.json");
     let junit = scratch.join("r.xml");
     let output = Command::cargo_bin("pactum")
@@ -335,18 +324,21 @@ fn shown(scratch: &Path, run_dir: &Path) -> Vec<(&'static str, String)> {
         .arg(&junit)
         .output()
         .expect("pactum runs");
-    vec![
-        (
-            "stdout",
-            String::from_utf8_lossy(&output.stdout).to_string(),
-        ),
-        (
-            "stderr",
-            String::from_utf8_lossy(&output.stderr).to_string(),
-        ),
-        ("json", std::fs::read_to_string(&json).unwrap_or_default()),
-        ("junit", std::fs::read_to_string(&junit).unwrap_or_default()),
-    ]
+    (
+        output.status.code(),
+        vec![
+            (
+                "stdout",
+                String::from_utf8_lossy(&output.stdout).to_string(),
+            ),
+            (
+                "stderr",
+                String::from_utf8_lossy(&output.stderr).to_string(),
+            ),
+            ("json", std::fs::read_to_string(&json).unwrap_or_default()),
+            ("junit", std::fs::read_to_string(&junit).unwrap_or_default()),
+        ],
+    )
 }
 
 /// Keys of providers without a prefix, split keys and keys a sentence

@@ -1196,7 +1196,9 @@ fn split_key(text: &str) -> Vec<String> {
 /// as [`credential_value_at`] reads one.
 fn may_say_credential(text: &str) -> bool {
     use std::sync::LazyLock;
-    /// Words between a name and its value, then names in capitals.
+    /// Words between a name and its value (the first `SEPARATORS`),
+    /// then names in capitals and command-line flags.
+    const SEPARATORS: usize = 7;
     const SAYING: [&str; 16] = [
         " is ",
         " was ",
@@ -1229,7 +1231,7 @@ fn may_say_credential(text: &str) -> bool {
     };
     ac.find_iter(text).any(|m| {
         let after = &text[m.end()..];
-        if m.pattern().as_usize() < 7 {
+        if m.pattern().as_usize() < SEPARATORS {
             credential_value_at(after) && ends_with_credential_name(&text[..m.start()])
         } else {
             after.starts_with([' ', '\t']) && credential_value_at(after)

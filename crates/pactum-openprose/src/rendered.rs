@@ -1595,7 +1595,11 @@ pub(crate) fn site(page: &str) -> Option<String> {
             );
         labels[n - if country_second { 3 } else { 2 }..].join(".")
     };
-    let under = |c: &&str| host == *c || host.ends_with(&format!(".{c}"));
+    // The host is `c` or one of its subdomains.
+    let under = |c: &&str| {
+        host.strip_suffix(*c)
+            .is_some_and(|rest| rest.is_empty() || rest.ends_with('.'))
+    };
     let chat = CHAT_APPS.iter().any(under)
         || (CHATBOTS.iter().any(under)
             && (path.contains("/share")
@@ -1604,9 +1608,7 @@ pub(crate) fn site(page: &str) -> Option<String> {
                 || path.contains("/grok")
                 || path.contains("/search/")
                 || path.starts_with("/translate")));
-    let short = SHORTENERS
-        .iter()
-        .any(|s| host == *s || host.ends_with(&format!(".{s}")));
+    let short = SHORTENERS.iter().any(under);
     (!searched && !chat && !short).then_some(domain)
 }
 
