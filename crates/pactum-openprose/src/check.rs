@@ -3357,7 +3357,10 @@ fn count(
                 // nothing there. Scaffolding (`"Item 3"`, `"[name]"`) and
                 // a non-answer (`"unknown"`) are no item, as in Markdown.
                 let said = |s: &&str| {
-                    meaningful(s) && !rendered::placeholder_value(s, None) && !non_answer(s)
+                    meaningful(s)
+                        && !rendered::placeholder_value(s, None)
+                        && !non_answer(s)
+                        && !says_nothing(s)
                 };
                 let distinct: BTreeSet<String> = held
                     .iter()
@@ -3670,6 +3673,49 @@ fn a_value(v: &str) -> bool {
         && !rendered::placeholder_phrase(v)
         && !non_answer(v)
         && v.chars().any(char::is_alphanumeric)
+}
+
+/// Whether a counted unit (a list item, a row, a heading, a paragraph,
+/// a JSON element) is, whole, a note that there is nothing: a status
+/// word (`Done.`, `OK`), a non-answer (`Insufficient data.`, `I have no
+/// idea.`, `No results found.`, `Please provide more details.`), an
+/// apology or a pointer elsewhere (`See the other file.`), in the seven
+/// languages pactum reads and in Chinese and Japanese. Such a unit
+/// counts for nothing among the units recognised as content; it still
+/// counts among those shown, so a bound it alone meets is the judge's,
+/// never violated by it.
+pub(crate) fn says_nothing(unit: &str) -> bool {
+    static WHOLE: LazyLock<Regex> = LazyLock::new(|| {
+        re(concat!(
+            r"(?i)^(?:done|ok|okay|completed?|finished|all done|task (?:done|complete|completed)|n/?a|nothing|nothing (?:here|yet|to (?:add|report|show))|nope|no idea|i have no idea|i don'?t know|i do not know|not sure|unsure|unknown at this time",
+            r"|(?:insufficient|not enough|no|missing) (?:data|information|info|context|details|evidence|results?|sources?|answers?|content|output|response)(?: (?:found|available|provided|given|returned|yet))?",
+            r"|please (?:provide|give|share|send) (?:more|additional|further) (?:details|information|info|context)|(?:could|can) you (?:provide|clarify|give) [^.?!]{0,40}",
+            r"|(?:see|refer to|check) (?:above|below|attached|the attachment|the (?:other|next|previous|attached) (?:file|message|section|output))|output omitted[^.?!]{0,40}|omitted(?: for brevity)?|(?:to be|will be) (?:added|determined|completed|provided|filled in)(?: later)?|coming soon|work in progress|wip|pending|tbd|to do",
+            r"|sorry[^.?!]{0,60}|i apologi[sz]e[^.?!]{0,60}|as an ai[^.?!]{0,80}",
+            r"|(?:the )?(?:requested |relevant )?(?:information|data|answer|result|results|summary|output|content|sources?) (?:(?:is|are|was|were) (?:not|un)(?:available| available|known|found| found)|could not be (?:found|determined|retrieved|generated)|cannot be (?:found|determined|retrieved|generated))",
+            r"|(?:i )?(?:could not|couldn'?t|cannot|can'?t|was unable to|am unable to|unable to|did not|didn'?t) (?:find|determine|retrieve|access|generate|produce|complete|answer)[^.?!]{0,60}",
+            // The same in the other languages pactum reads.
+            r"|erledigt|fertig|keine (?:ahnung|daten|angaben|informationen|ergebnisse|quellen)(?: (?:gefunden|verfügbar|vorhanden))?|nicht genügend (?:daten|informationen)|weiß (?:ich )?nicht|ich weiß (?:es )?nicht|entschuldigung[^.?!]{0,60}",
+            r"|fait|terminé|aucune (?:idée|donnée|information|réponse|source)s?(?: (?:trouvée|disponible)s?)?|pas (?:assez|suffisamment) d['’](?:informations?|données)|données insuffisantes|je ne sais pas|désolé[^.?!]{0,60}",
+            r"|hecho|listo|ni idea|sin (?:datos|información|resultados|fuentes)|(?:datos|información) insuficientes?|no (?:lo )?sé|no hay (?:datos|información|resultados)|lo siento[^.?!]{0,60}",
+            r"|fatto|finito|nessun(?:a)? (?:idea|dato|informazione|risultato|fonte)|dati insufficienti|non lo so|non so|mi dispiace[^.?!]{0,60}",
+            r"|feito|concluído|pronto|nenhuma (?:ideia|informação)|sem (?:dados|informações|resultados|fontes)|dados insuficientes|não sei|desculpe[^.?!]{0,60}",
+            r"|klaar|gedaan|geen (?:idee|gegevens|informatie|resultaten|bronnen)|onvoldoende (?:gegevens|informatie)|ik weet het niet|weet ik niet|sorry[^.?!]{0,60}",
+            r"|完成|已完成|没有数据|无数据|暂无(?:数据|信息)?|数据不足|信息不足|不知道|未找到|完了|データなし|データがありません|情報なし|情報不足|わかりません|分かりません|見つかりませんでした",
+            r")$",
+        ))
+    });
+    let t = unit
+        .trim()
+        .trim_start_matches(['-', '*', '+', '•', '#', '>', '|', ' ', '\t'])
+        .trim_end_matches(['|', ' ', '\t'])
+        .trim()
+        .trim_matches(['(', ')', '[', ']', '"', '\'', '*', '_', '`', '“', '”'])
+        .trim()
+        .trim_end_matches(['.', '!', '?', '…', '。', '！', '？', ' '])
+        .trim();
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    !t.is_empty() && WHOLE.is_match(&t.replace('’', "'"))
 }
 
 /// A field value that says there is none (`unknown`, `none`, `not
@@ -4338,7 +4384,8 @@ fn a_calendar_day(t: &str) -> bool {
 /// `[citation needed]`), a slash abbreviation (`n/k`), its own name with
 /// a word beside it ([`name_and_a_word`]), or one or two short
 /// lower-case words the output shows nowhere else and writes for no
-/// other item ([`lone_words`]: `idk`, `later`, `to follow`).
+/// other item ([`lone_words`]: `idk`, `later`, `to follow`), or only
+/// words that name nothing ([`rendered::names_nothing`]: `GmbH`, `der`).
 fn unsure_value(field: &str, v: &str, seen: &Seen) -> bool {
     static NOTE: LazyLock<Regex> = LazyLock::new(|| re(r"[?¿？()\[\]（）［］【】`]"));
     static ABBREVIATION: LazyLock<Regex> = LazyLock::new(|| {
@@ -4360,6 +4407,7 @@ fn unsure_value(field: &str, v: &str, seen: &Seen) -> bool {
         || ABBREVIATION.is_match(t)
         || name_and_a_word(field, t)
         || lone_words(field, t, seen)
+        || rendered::names_nothing(t)
 }
 
 /// Whether `t`, its URLs aside, doubts what it links (`unverified`,

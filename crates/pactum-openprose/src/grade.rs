@@ -789,21 +789,37 @@ fn grade_text(
     // alone backs no green: the judge's (SPEC §3.5, a pass needs
     // evidence).
     if unmeasured.is_empty() && reading.residual.is_empty() {
-        // Only a measure that asks for content (a format, a quote, fields,
-        // a lower bound) backs a green: an upper bound or a negation that
-        // held ("of at most 200 words", "not mentioning x") is kept by
-        // "Done." as well.
+        // Only a measure that asks for content (a quote, fields, a lower
+        // bound at its floor) backs a green: a format, an upper bound, a
+        // negation or a low bound that held ("a bulleted list", "of at
+        // most 200 words", "at least 2 words") is kept by "- Done." or
+        // "I have no idea." as well.
         if !reading.measures.is_empty() && asks_for_content(&reading.measures) {
             return Pending::Done(settled(h, true, evidence, notes.join("; ")));
         }
+        let low = reading
+            .measures
+            .iter()
+            .any(|(_, m)| matches!(m, Measure::Count { min, .. } if *min > 0));
+        let shaped = reading.measures.iter().any(|(_, m)| {
+            matches!(
+                m,
+                Measure::Json(_)
+                    | Measure::Table
+                    | Measure::NumberedList
+                    | Measure::BulletList
+                    | Measure::Headings
+                    | Measure::List
+            )
+        });
         unmeasured.push(if reading.measures.is_empty() {
             "the clause asks only for what its output's name names: that the output exists is no evidence that it is that (rather than a placeholder, a non-answer or filler), which is for the judge".into()
+        } else if low {
+            "what held asks for no more than a short note has (fewer than ten words, three paragraphs or two items, rows or headings), which a placeholder or a non-answer (\"I have no idea.\") has as well: that the output is what its name names is for the judge".to_string()
+        } else if shaped {
+            "what held is a shape (a format, a list, a table, headings, JSON), which a placeholder or a non-answer (`- Done.`) has as well: that the output is what its name names is for the judge".to_string()
         } else {
-            if reading.measures.iter().any(|(_, m)| matches!(m, Measure::Count { min, .. } if *min > 0)) {
-                "what held asks for no more than any short note has (one word, one paragraph), which a placeholder, a non-answer or filler has as well: that the output is what its name names is for the judge".to_string()
-            } else {
-                "what held only bounds the output from above or forbids something, which a placeholder, a non-answer or filler keeps as well: that the output is what its name names is for the judge".to_string()
-            }
+            "what held only bounds the output from above or forbids something, which a placeholder, a non-answer or filler keeps as well: that the output is what its name names is for the judge".to_string()
         });
     }
     if reading.vague && unmeasured.is_empty() {
@@ -976,35 +992,43 @@ fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<Str
         .then(|| "its text only repeats what the service was given (copied under a heading or as link text, reordered, or with the program's own words added): whether it is the service's own work is for the judge".to_string())
 }
 
-/// Whether a clause's measures ask for content (the output exists, holds
-/// a format, a quote, fields or at least some units), not only bound it
-/// from above or forbid something: a refusal is no content, but it keeps
-/// an upper bound or a prohibition. A lower bound any short note meets
-/// (one word, one paragraph: "Done." is a paragraph of one word) asks for
-/// no more than existence.
+/// Whether a clause's measures ask for content, not only shape or
+/// bounds: a lower bound at or above its unit's floor
+/// ([`fewest_for_content`]), a quote, or fields every item has. A
+/// refusal, a placeholder or a short non-answer is no content, but it
+/// keeps an upper bound, a prohibition and a format (`- Done.` is a
+/// bulleted list, `{"result": "done"}` a JSON object), and it meets a
+/// lower bound below the floor ("I have no idea." has four words, two
+/// such lines two paragraphs): none of these asks for more than that
+/// the output exists, which backs no green (SPEC §3.5).
 fn asks_for_content(measures: &[(String, Measure)]) -> bool {
     measures.is_empty()
         || measures.iter().any(|(_, m)| match m {
-            Measure::Not(_) => false,
-            Measure::Count {
-                unit: Unit::Words,
-                min,
-                ..
-            } => *min >= FEWEST_BOUND_WORDS,
-            Measure::Count {
-                unit: Unit::Paragraphs,
-                min,
-                ..
-            } => *min > 1,
-            Measure::Count { min, .. } => *min > 0,
-            _ => true,
+            Measure::Count { unit, min, .. } => *min >= fewest_for_content(unit),
+            Measure::Contains(_) | Measure::Each { .. } => true,
+            Measure::Not(_)
+            | Measure::Json(_)
+            | Measure::Table
+            | Measure::NumberedList
+            | Measure::BulletList
+            | Measure::Headings
+            | Measure::List => false,
         })
 }
 
-/// Fewest words a lower bound on words must ask for to ask for content:
-/// "Done." has one. Two words or more must read as prose to be counted
-/// ([`crate::plain`]).
-const FEWEST_BOUND_WORDS: u64 = 2;
+/// The fewest units a lower bound must ask for to ask for content: ten
+/// words (a sentence saying there is nothing has fewer: "The requested
+/// information could not be found."), three paragraphs, two items, rows
+/// or headings (`- Done.` is one item), one source (a link is read for
+/// where it leads, never for its words).
+fn fewest_for_content(unit: &Unit) -> u64 {
+    match unit {
+        Unit::Words => 10,
+        Unit::Paragraphs => 3,
+        Unit::Items | Unit::Rows | Unit::Headings => 2,
+        Unit::Sources => 1,
+    }
+}
 
 /// Whether the output is, alone, a text the clause asks it to say
 /// (`saying "no sources were found"` over `No sources were found.`).

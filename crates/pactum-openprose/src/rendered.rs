@@ -1166,6 +1166,20 @@ pub(crate) fn content_words(t: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// Whether `t`, written as a field's value, names nothing: it holds
+/// words, and each is a function word, a company's legal form or a
+/// generic maker (`GmbH`, `der`, `the`, `Andere`), which tell no unit
+/// apart in a count either ([`content_words`]).
+pub(crate) fn names_nothing(t: &str) -> bool {
+    let (words, _) = unit_words(t);
+    !words.is_empty()
+        && words.iter().all(|w| {
+            crate::plain::is_function_word(w)
+                || LEGAL_FORMS.contains(&w.as_str())
+                || SCAFFOLD.contains(&w.as_str())
+        })
+}
+
 /// `units` counted both ways: those recognised as content, each with
 /// words of its own ([`content_words`]) no earlier one has (low), and
 /// every unit that shows anything (high: a placeholder, a repeat, a
@@ -1179,11 +1193,13 @@ pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
         // (again)`), a unit repeats an earlier one.
         let words = content_words(&u.text);
         // A unit that says there is none (`unknown`, `Ohne Titel`, `不明`)
-        // is no item, as no field is filled by it.
+        // is no item, as no field is filled by it, and nor is a note that
+        // there is nothing (`Done.`, `Insufficient data.`).
         if words.is_empty()
             || !meaningful(&u.text)
             || crate::check::non_answer(&u.text)
             || crate::check::non_answer(&unit_words(&u.text).0.join(" "))
+            || crate::check::says_nothing(&u.text)
         {
             continue;
         }

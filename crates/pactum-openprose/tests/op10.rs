@@ -17,7 +17,7 @@ fn an_error_file_named_like_error_md_is_read() {
         "__error",
         "__ERROR.MD",
     ] {
-        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
         write(d.path(), "bindings/svc/out.md", "- a\n");
         write(
             d.path(),

@@ -23,7 +23,7 @@ fn one_output_two_files_differing_by_spaces_or_extensions_is_refused() {
         "o ut.md",
         "out.json.md",
     ] {
-        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
         write(d.path(), &format!("bindings/svc/{b}"), "- two\n");
         match import_run(d.path()) {
             Err(ImportError::RunFile { message, .. }) => {
@@ -46,7 +46,7 @@ fn binding_folders_differing_by_spaces_or_unread_are_refused() {
         "bindings/.svc/out.md",
         "bindings/other/out.md",
     ] {
-        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
         write(d.path(), f, "- two\n");
         match import_run(d.path()) {
             Err(ImportError::RunFile { file, .. }) => {
@@ -436,7 +436,7 @@ fn an_output_named_again_in_a_folder_below_is_refused() {
         "bindings/svc/.old/out.md",
         "bindings/svc/sub/notes.md",
     ] {
-        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
         write(d.path(), f, "- two\n");
         match import_run(d.path()) {
             Err(ImportError::RunFile { file, .. }) => {

@@ -40,7 +40,7 @@ fn a_workspace_file_opening_with_an_error_is_never_passed_over() {
         ("notes.md", "# Notes\n\nError handling was retried once.\n"),
         ("plan.md", "Searched three sources.\n"),
     ] {
-        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
         write(d.path(), &format!("workspace/svc/{name}"), body);
         let g = grade_dir(d.path());
         assert!(
@@ -48,7 +48,7 @@ fn a_workspace_file_opening_with_an_error_is_never_passed_over() {
             "{name}: {g:#?}"
         );
     }
-    let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+    let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
     let p = d.path().join("workspace/svc/chart.png");
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
     std::fs::write(&p, [0x89u8, b'P', b'N', b'G', 0xff, 0xfe, 0, 1]).expect("write");
@@ -60,7 +60,7 @@ fn a_workspace_file_opening_with_an_error_is_never_passed_over() {
 #[test]
 fn a_file_right_under_the_workspace_opening_with_an_error_is_refused() {
     for name in ["__err.md", "status.md", "error (1).md"] {
-        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
         write(
             d.path(),
             &format!("workspace/{name}"),
@@ -143,7 +143,7 @@ fn two_caller_returns_of_one_name_are_refused() {
 /// past.
 #[test]
 fn a_single_service_snapshot_under_another_name_must_be_its_root() {
-    let body = "## Ensures\n\n- `out`: at least 1 items";
+    let body = "## Ensures\n\n- `out`: at least 2 items";
     let other = root("## Ensures\n\n- `out`: at least 5 items");
     for name in [
         "SVC.prose.md",
@@ -197,7 +197,7 @@ fn another_version_of_an_output_beside_it_is_refused() {
         "out_v2.md",
         "out-final.md",
     ] {
-        let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
         write(d.path(), &format!("bindings/svc/{name}"), "- a\n- b\n");
         match import_run(d.path()) {
             Err(ImportError::RunFile { file, message, .. }) => {
@@ -207,7 +207,7 @@ fn another_version_of_an_output_beside_it_is_refused() {
             other => panic!("{name}: {:?}", other.map(|r| r.id)),
         }
     }
-    let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+    let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
     write(d.path(), "bindings/svc/outline.md", "- a\n");
     assert!(import_run(d.path()).is_ok());
 }

@@ -12,7 +12,7 @@ use common::*;
 
 /// A run of `svc` whose `out` holds one item, with `rel` holding `bytes`.
 fn run_holding(rel: &str, bytes: &[u8]) -> tempfile::TempDir {
-    let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+    let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
     let p = d.path().join(rel);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
     std::fs::write(&p, bytes).expect("write");

@@ -11,7 +11,7 @@ use common::*;
 
 /// A passing run of `svc` (`out` holds one item).
 fn passing() -> tempfile::TempDir {
-    run_root(&root("## Ensures\n\n- `out`: at least 1 items"))
+    run_root(&root("## Ensures\n\n- `out`: at least 2 items"))
 }
 
 /// A complete run of `sub` that failed, written at `at` inside `dir`.

@@ -14,16 +14,16 @@ use common::*;
 #[test]
 fn a_heading_inside_a_list_item_ends_no_section() {
     for body in [
-        "## Ensures\n\n- `out`: a list\n  ## Notes\n- `out`: at least 5 items",
-        "## Ensures\n\n- `out`: a list\n\n  ## Notes\n\n- `out`: at least 5 items",
-        "## Ensures\n\n1. `out`: a list\n   ### Notes\n2. `out`: at least 5 items",
-        "## Ensures\n\n- `out`: a list\n  ## at least 5 items",
+        "## Ensures\n\n- `out`: at least 2 items\n  ## Notes\n- `out`: at least 5 items",
+        "## Ensures\n\n- `out`: at least 2 items\n\n  ## Notes\n\n- `out`: at least 5 items",
+        "## Ensures\n\n1. `out`: at least 2 items\n   ### Notes\n2. `out`: at least 5 items",
+        "## Ensures\n\n- `out`: at least 2 items\n  ## at least 5 items",
     ] {
         five_items_not_dropped(body);
     }
     // The clause after the nested heading is read, not refused.
     let d = run_root(&root(
-        "## Ensures\n\n- `out`: a list\n  ## Notes\n- `out`: at least 5 items",
+        "## Ensures\n\n- `out`: at least 2 items\n  ## Notes\n- `out`: at least 5 items",
     ));
     let g = grade_dir(d.path());
     assert_eq!(by_text(&g).len(), 2, "{g:#?}");
@@ -45,7 +45,7 @@ fn a_heading_naming_a_commitment_section_is_read_or_refused() {
         "## What it returns",
     ] {
         five_items_not_dropped(&format!(
-            "## Ensures\n\n- `out`: a list\n\n{heading}\n\n- `out`: at least 5 items"
+            "## Ensures\n\n- `out`: at least 2 items\n\n{heading}\n\n- `out`: at least 5 items"
         ));
     }
     // A symbol before the name is a decoration: the section is read.
@@ -66,18 +66,20 @@ fn a_sentence_ending_in_a_colon_is_not_dropped() {
         "The **out** must hold at least 5 items:",
         "out must hold at least 5 items:",
         "The out must hold at least 5 items:\n\nMore text here.",
-        "The **out** must hold at least 5 items:\n\n- `out`: a list",
+        "The **out** must hold at least 5 items:\n\n- `out`: at least 2 items",
     ] {
-        five_items_not_dropped(&format!("## Ensures\n\n- `out`: a list\n\n{line}"));
+        five_items_not_dropped(&format!(
+            "## Ensures\n\n- `out`: at least 2 items\n\n{line}"
+        ));
     }
     // A lead-in before a list is no clause.
     let d = run_root(&root(
-        "## Ensures\n\nThe service guarantees:\n\n- `out`: a list",
+        "## Ensures\n\nThe service guarantees:\n\n- `out`: at least 2 items",
     ));
     let g = grade_dir(d.path());
     assert_eq!(
         by_text(&g),
-        vec![("`out`: a list".to_string(), Verdict::Satisfied)]
+        vec![("`out`: at least 2 items".to_string(), Verdict::Satisfied)]
     );
 }
 
@@ -86,21 +88,21 @@ fn a_sentence_ending_in_a_colon_is_not_dropped() {
 /// hides only what CommonMark hides.
 #[test]
 fn commented_out_clauses_are_not_graded() {
-    let one = vec![("`out`: a list".to_string(), Verdict::Satisfied)];
+    let one = vec![("`out`: at least 2 items".to_string(), Verdict::Satisfied)];
     for body in [
-        "## Ensures\n\n- `out`: a list\n\n<!--\n- `out`: at least 5 items\n-->",
-        "## Ensures\n\n- `out`: a list\n<!-- - `out`: at least 5 items -->",
-        "## Ensures\n\n- `out`: a list\n\n<!-- - `out`: at least 5 items -->\n\n## Errors\n\n- boom: it broke",
-        "## Ensures\n\n<!-- a note -->\n- `out`: a list",
-        "## Ensures\n\n- `out`: a list <!-- at least 5 items -->",
-        "## Ensures\n\n<!--\n```\n-->\n\n- `out`: a list\n\n<!--\n```\n-->",
+        "## Ensures\n\n- `out`: at least 2 items\n\n<!--\n- `out`: at least 5 items\n-->",
+        "## Ensures\n\n- `out`: at least 2 items\n<!-- - `out`: at least 5 items -->",
+        "## Ensures\n\n- `out`: at least 2 items\n\n<!-- - `out`: at least 5 items -->\n\n## Errors\n\n- boom: it broke",
+        "## Ensures\n\n<!-- a note -->\n- `out`: at least 2 items",
+        "## Ensures\n\n- `out`: at least 2 items <!-- at least 5 items -->",
+        "## Ensures\n\n<!--\n```\n-->\n\n- `out`: at least 2 items\n\n<!--\n```\n-->",
     ] {
         let d = run_root(&root(body));
         let g = grade_dir(d.path());
         assert_eq!(by_text(&g), one, "{body}");
     }
     let d = run_root(&root(
-        "## Ensures\n\n<details>\n<summary>more</summary>\n\n- `out`: a list\n\n</details>",
+        "## Ensures\n\n<details>\n<summary>more</summary>\n\n- `out`: at least 2 items\n\n</details>",
     ));
     let g = grade_dir(d.path());
     assert_eq!(by_text(&g), one, "{g:#?}");
@@ -110,7 +112,7 @@ fn commented_out_clauses_are_not_graded() {
 #[test]
 fn a_summary_label_stating_a_measure_is_read() {
     five_items_not_dropped(
-        "## Ensures\n\n- `out`: a list\n\n<details>\n<summary>`out`: at least 5 items</summary>\n\n</details>",
+        "## Ensures\n\n- `out`: at least 2 items\n\n<details>\n<summary>`out`: at least 5 items</summary>\n\n</details>",
     );
 }
 
@@ -119,11 +121,11 @@ fn a_summary_label_stating_a_measure_is_read() {
 fn a_comment_hides_only_what_a_renderer_hides() {
     for body in [
         // An empty comment is closed at once.
-        "## Ensures\n\n- `out`: a list\n\n<!-->\n\n- `out`: at least 5 items",
+        "## Ensures\n\n- `out`: at least 2 items\n\n<!-->\n\n- `out`: at least 5 items",
         // A comment block in a list item ends with the item.
-        "## Ensures\n\n1. `out`: a list\n   <!--\n2. `out`: at least 5 items\n-->",
+        "## Ensures\n\n1. `out`: at least 2 items\n   <!--\n2. `out`: at least 5 items\n-->",
         // An inline comment never spans blocks.
-        "## Ensures\n\n- `out`: a list <!--\n\n- `out`: at least 5 items\n\n-->",
+        "## Ensures\n\n- `out`: at least 2 items <!--\n\n- `out`: at least 5 items\n\n-->",
         // Never closed: an HTML block runs to the end.
         "## Ensures\n\n- `out`: at least 5 items\n\n<!-- unfinished",
     ] {
@@ -136,10 +138,10 @@ fn a_comment_hides_only_what_a_renderer_hides() {
 /// that may be a commitment stays a clause.
 #[test]
 fn an_explanatory_sentence_is_no_clause() {
-    let one = vec![("`out`: a list".to_string(), Verdict::Satisfied)];
+    let one = vec![("`out`: at least 2 items".to_string(), Verdict::Satisfied)];
     for body in [
-        "## Ensures\n\nThe outputs are described below.\n\n- `out`: a list",
-        "## Ensures\n\n- `out`: a list\n\nSee the README for details.",
+        "## Ensures\n\nThe outputs are described below.\n\n- `out`: at least 2 items",
+        "## Ensures\n\n- `out`: at least 2 items\n\nSee the README for details.",
     ] {
         let d = run_root(&root(body));
         let g = grade_dir(d.path());
@@ -154,7 +156,7 @@ fn an_explanatory_sentence_is_no_clause() {
         "No item repeats.",
     ] {
         let d = run_root(&root(&format!(
-            "## Ensures\n\n- `out`: a list\n\n{sentence}"
+            "## Ensures\n\n- `out`: at least 2 items\n\n{sentence}"
         )));
         let g = grade_dir(d.path());
         assert_eq!(by_text(&g).len(), 2, "{sentence}: {g:#?}");
@@ -214,7 +216,7 @@ fn an_error_file_outside_a_workspace_is_refused() {
         "sources/__error.md",
         "bindings/svc/__ERROR.md",
     ] {
-        let d = run_root(&root("## Ensures\n\n- `out`: a list"));
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
         write(d.path(), at, "# Error: crashed\nboom\n");
         match import_run(d.path()) {
             Err(ImportError::RunFile { file, .. }) => assert!(file.contains("__"), "{at}: {file}"),
@@ -231,7 +233,7 @@ fn an_end_line_with_more_after_its_time_is_refused() {
         "---end 2026-12-01T10:15:31Z ✗ crashed",
         "---end 2026-12-01T10:15:31Z ---error 2026 aborted",
     ] {
-        let d = run_root(&root("## Ensures\n\n- `out`: a list"));
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
         write(
             d.path(),
             "vm.log.md",
@@ -243,7 +245,7 @@ fn an_end_line_with_more_after_its_time_is_refused() {
         }
     }
     // Trailing white space after the time is still a clean end.
-    let d = run_root(&root("## Ensures\n\n- `out`: a list"));
+    let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
     write(
         d.path(),
         "vm.log.md",

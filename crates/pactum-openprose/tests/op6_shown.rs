@@ -185,7 +185,10 @@ fn text_hidden_by_math_is_for_the_judge() {
         "Our finding is below.\n\n$$\\phantom{a b c d e f g h i j k l m n o p q r s t u v w x y z}$$\n",
     );
     assert_eq!(
-        one("at least 3 words", "Energy is $E = mc^2$ here.\n"),
+        one(
+            "at least 10 words",
+            "Energy is $E = mc^2$ here, as the equation from the paper of 1905 tells us.\n"
+        ),
         Verdict::Satisfied
     );
 }

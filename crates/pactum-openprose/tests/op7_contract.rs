@@ -17,15 +17,15 @@ use common::*;
 #[test]
 fn a_sentence_with_a_pointer_word_is_still_a_clause() {
     for body in [
-        "## Ensures\n\n- `out`: a list\n\nProvides a French translation too, described in the README.",
-        "## Ensures\n\n- `out`: a list\n\nWritten in formal French; see the style guide.",
-        "## Ensures\n\n- `out`: a list\n\nTranslation into French and German follows the glossary in the docs.",
-        "## Ensures\n\n- `out`: a list\n\n## Maintains\n\n### Tone\n\nPolite and formal towards customers; see the style guide.",
-        "## Ensures\n\n- `out`: a list\n\nThe service writes one output, described below.",
-        "## Ensures\n\n- `out`: a list\n\nSee that it is in French.",
-        "## Ensures\n\n- `out`: a list\n\nSee the README and write in French.",
-        "## Ensures\n\nEverything below is written in French:\n\n- `out`: a list",
-        "## Ensures\n\n- `out`: a list\n\n<details><summary>Written in French</summary></details>",
+        "## Ensures\n\n- `out`: at least 2 items\n\nProvides a French translation too, described in the README.",
+        "## Ensures\n\n- `out`: at least 2 items\n\nWritten in formal French; see the style guide.",
+        "## Ensures\n\n- `out`: at least 2 items\n\nTranslation into French and German follows the glossary in the docs.",
+        "## Ensures\n\n- `out`: at least 2 items\n\n## Maintains\n\n### Tone\n\nPolite and formal towards customers; see the style guide.",
+        "## Ensures\n\n- `out`: at least 2 items\n\nThe service writes one output, described below.",
+        "## Ensures\n\n- `out`: at least 2 items\n\nSee that it is in French.",
+        "## Ensures\n\n- `out`: at least 2 items\n\nSee the README and write in French.",
+        "## Ensures\n\nEverything below is written in French:\n\n- `out`: at least 2 items",
+        "## Ensures\n\n- `out`: at least 2 items\n\n<details><summary>Written in French</summary></details>",
     ] {
         let d = run_root(&root(body));
         let g = grade_dir(d.path());
@@ -42,14 +42,14 @@ fn a_sentence_with_a_pointer_word_is_still_a_clause() {
 /// no clauses.
 #[test]
 fn a_pure_pointer_is_a_note() {
-    let one = vec![("`out`: a list".to_string(), Verdict::Satisfied)];
+    let one = vec![("`out`: at least 2 items".to_string(), Verdict::Satisfied)];
     for body in [
-        "## Ensures\n\n- `out`: a list\n\nSee the README for details.",
-        "## Ensures\n\n- `out`: a list\n\nRefer to the README.",
-        "## Ensures\n\n- `out`: a list\n\nFor more details, see the README.",
-        "## Ensures\n\nThe outputs are described below.\n\n- `out`: a list",
-        "## Ensures\n\nThe service guarantees:\n\n- `out`: a list",
-        "## Ensures\n\n<details>\n<summary>More</summary>\n\n- `out`: a list\n\n</details>",
+        "## Ensures\n\n- `out`: at least 2 items\n\nSee the README for details.",
+        "## Ensures\n\n- `out`: at least 2 items\n\nRefer to the README.",
+        "## Ensures\n\n- `out`: at least 2 items\n\nFor more details, see the README.",
+        "## Ensures\n\nThe outputs are described below.\n\n- `out`: at least 2 items",
+        "## Ensures\n\nThe service guarantees:\n\n- `out`: at least 2 items",
+        "## Ensures\n\n<details>\n<summary>More</summary>\n\n- `out`: at least 2 items\n\n</details>",
     ] {
         let d = run_root(&root(body));
         let g = grade_dir(d.path());
@@ -62,8 +62,8 @@ fn a_pure_pointer_is_a_note() {
 #[test]
 fn a_paragraph_after_a_fence_in_an_item_is_not_dropped() {
     for body in [
-        "## Ensures\n\n- `out`: a list\n  ```text\n  - one\nThe **out** must hold at least 5 items.\n```",
-        "## Ensures\n\n- `out`: a list\n  ~~~\n  x\n\nIt must hold at least 5 items.\n~~~",
+        "## Ensures\n\n- `out`: at least 2 items\n  ```text\n  - one\nThe **out** must hold at least 5 items.\n```",
+        "## Ensures\n\n- `out`: at least 2 items\n  ~~~\n  x\n\nIt must hold at least 5 items.\n~~~",
     ] {
         five_items_not_dropped(body);
     }
@@ -74,8 +74,8 @@ fn a_paragraph_after_a_fence_in_an_item_is_not_dropped() {
 #[test]
 fn text_after_an_empty_comment_is_not_dropped() {
     for body in [
-        "## Ensures\n\n- `out`: a list\n\n<!--> - `out`: at least 5 items",
-        "## Ensures\n\n- `out`: a list\n\n<!---> The `out` must hold at least 5 items.",
+        "## Ensures\n\n- `out`: at least 2 items\n\n<!--> - `out`: at least 5 items",
+        "## Ensures\n\n- `out`: at least 2 items\n\n<!---> The `out` must hold at least 5 items.",
     ] {
         five_items_not_dropped(body);
     }
@@ -114,7 +114,7 @@ fn one_output_two_files_is_refused() {
         ("out.csv", "out.txt"),
         ("r\u{e9}sum\u{e9}.md", "re\u{301}sume\u{301}.md"),
     ] {
-        let d = run_root(&root("## Ensures\n\n- `out`: a list"));
+        let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
         std::fs::remove_file(d.path().join("bindings/svc/out.md")).expect("rm");
         write(d.path(), &format!("bindings/svc/{a}"), "- one\n");
         write(d.path(), &format!("bindings/svc/{b}"), "- two\n");
@@ -138,7 +138,7 @@ fn errors_in_quotes_lists_and_free_log_lines_are_read() {
     ] {
         second_error_counts(error);
     }
-    let d = run_root(&root("## Ensures\n\n- `out`: a list"));
+    let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
     write(
         d.path(),
         "vm.log.md",

@@ -114,7 +114,8 @@ fn valid_is_no_filler() {
     );
     let g = grade_dir(d.path());
     assert_eq!(verdicts(&g), vec![Verdict::NotEvaluable]);
-    // "valid JSON" is what the strict JSON measure checks.
+    // "valid JSON" is what the strict JSON measure checks: it held, and
+    // a shape that held is the judge's (`{"status": "done"}` is JSON too).
     let d = service(
         "- `report`: valid JSON",
         &[
@@ -122,7 +123,10 @@ fn valid_is_no_filler() {
             ("vm.log.md", OK_LOG),
         ],
     );
-    assert_eq!(verdicts(&grade_dir(d.path())), vec![Verdict::Satisfied]);
+    let g = grade_dir(d.path());
+    assert_eq!(verdicts(&g), vec![Verdict::NotEvaluable]);
+    let why = &g.contracts[0].clauses[0].rationale;
+    assert!(why.contains("what held is a shape"), "{why}");
 }
 
 /// In a JSON array, the sources are its elements: one element holding
@@ -203,7 +207,7 @@ fn each_with_a_counterexample_is_violated() {
         ],
     );
     let g = grade_dir(d.path());
-    assert_eq!(verdicts(&g), vec![Verdict::Satisfied, Verdict::Violated]);
+    assert_eq!(verdicts(&g), vec![Verdict::NotEvaluable, Verdict::Violated]);
     let each = &g.contracts[0].clauses[1];
     assert!(
         each.evidence
@@ -682,9 +686,10 @@ fn a_list_of_mixed_kinds_is_no_numbered_list() {
         "- a bullet\n## Ranking\n1. First finding\n",
         "1. First finding\n   - a detail under it\n2. Second finding\n",
     ] {
+        // Held, and a shape that held is the judge's.
         assert_eq!(
             graded("- `summary`: a numbered list", ok),
-            vec![Verdict::Satisfied],
+            vec![Verdict::NotEvaluable],
             "{ok}"
         );
     }

@@ -156,11 +156,11 @@ fn per_item_measures() {
 #[test]
 fn list_array_object_are_measured() {
     assert_eq!(one("a list", "Just a sentence.\n"), Verdict::Violated);
-    assert_eq!(one("a list", FIVE), Verdict::Satisfied);
+    only_shape_held("a list", FIVE);
     assert_eq!(one("an array", "Just a sentence.\n"), Verdict::Violated);
-    assert_eq!(one("an array", "[1, 2]\n"), Verdict::Satisfied);
+    only_shape_held("an array", "[1, 2]\n");
     assert_eq!(one("an object", "Just a sentence.\n"), Verdict::Violated);
-    assert_eq!(one("an object", "{\"a\": 1}\n"), Verdict::Satisfied);
+    only_shape_held("an object", "{\"a\": 1}\n");
     assert_eq!(one("not a list", FIVE), Verdict::Violated);
 }
 
@@ -619,7 +619,10 @@ fn counts_skip_blank_placeholder_and_repeated_units() {
         Verdict::Satisfied
     );
     assert_eq!(
-        one("at least 3 words", "red&nbsp;and blue\n"),
+        one(
+            "at least 10 words",
+            "red&nbsp;and blue&nbsp;are the colours of the flag we flew at sea\n"
+        ),
         Verdict::Satisfied
     );
 }
@@ -638,10 +641,7 @@ fn only_gfm_tables_are_tables() {
             "{binding:?}"
         );
     }
-    assert_eq!(
-        one("a markdown table", "| a | b |\n| :-: | -- |\n| 1 | 2 |\n"),
-        Verdict::Satisfied
-    );
+    only_shape_held("a markdown table", "| a | b |\n| :-: | -- |\n| 1 | 2 |\n");
 }
 
 /// A binding that is a link to a file of the run that is no output (the
@@ -1574,8 +1574,8 @@ fn words_without_spaces_meet_no_upper_bound() {
     );
     assert_eq!(
         one(
-            "at least 3 words",
-            "Solid electrolytes make the cells safer.\n"
+            "at least 10 words",
+            "Solid electrolytes make the cells safer, and they let the cells charge faster.\n"
         ),
         Verdict::Satisfied
     );

@@ -44,7 +44,7 @@ pub fn run_with(body: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 /// A single service `svc` whose root is `root` whole, a caller input
-/// `topic`, a clean log, and `out.md` holding a one-item list.
+/// `topic`, a clean log, and `out.md` holding a two-item list.
 pub fn run_root(root: &str) -> tempfile::TempDir {
     let d = tempfile::tempdir().expect("tempdir");
     write(d.path(), "root.prose.md", root);
@@ -54,7 +54,7 @@ pub fn run_root(root: &str) -> tempfile::TempDir {
         "# topic\nbinding: input\nsource: caller\n---\nSolid-state batteries\n",
     );
     write(d.path(), "vm.log.md", OK_LOG);
-    write(d.path(), "bindings/svc/out.md", "- only one\n");
+    write(d.path(), "bindings/svc/out.md", "- Daikin\n- Vaillant\n");
     d
 }
 
@@ -85,18 +85,45 @@ pub fn one(clause: &str, binding: &str) -> Verdict {
 /// Grades one `summary` clause over one binding at `path`, returning its
 /// verdict.
 pub fn one_at(clause: &str, path: &str, binding: &str) -> Verdict {
+    one_why_at(clause, path, binding).0
+}
+
+/// Grades one `summary` clause over one binding at `path`, returning its
+/// verdict and its rationale.
+pub fn one_why_at(clause: &str, path: &str, binding: &str) -> (Verdict, String) {
     let d = run_with(
         &format!("## Ensures\n\n- `summary`: {clause}\n"),
         &[(path, binding)],
     );
     let g = grade_dir(d.path());
-    let v: Vec<Verdict> = g
+    let v: Vec<(Verdict, String)> = g
         .contracts
         .iter()
-        .flat_map(|c| c.clauses.iter().map(|r| r.verdict))
+        .flat_map(|c| c.clauses.iter().map(|r| (r.verdict, r.rationale.clone())))
         .collect();
     assert_eq!(v.len(), 1, "{clause}: {g:#?}");
-    v[0]
+    v[0].clone()
+}
+
+/// A clause asking only for a shape (a format, a list, a table,
+/// headings, JSON) that held over `binding`, nothing else found: the
+/// judge's, as any shape is, and for that reason alone.
+pub fn only_shape_held(clause: &str, binding: &str) {
+    only_shape_held_at(clause, "bindings/svc/summary.md", binding);
+}
+
+/// [`only_shape_held`] over a binding at `path`.
+pub fn only_shape_held_at(clause: &str, path: &str, binding: &str) {
+    let (v, why) = one_why_at(clause, path, binding);
+    assert_eq!(
+        v,
+        Verdict::NotEvaluable,
+        "{clause:?} over {binding:?}: {why}"
+    );
+    assert!(
+        why.contains("what held is a shape") && why.matches("for the judge").count() == 1,
+        "{clause:?} over {binding:?}: {why}"
+    );
 }
 
 pub fn never_green(clause: &str, binding: &str) {
@@ -248,6 +275,28 @@ pub fn says_a_quote(clause: &str) -> bool {
             .any(|n| unquoted.contains(n))
 }
 
+/// Whether what a clause asks, read, is met by a short non-answer as
+/// well (`- Done.`, "I have no idea."): a format, a list, a table,
+/// headings, JSON, or a lower bound under ten words, three paragraphs,
+/// two items, rows or headings, or one source. A correct output is then
+/// the judge's.
+pub fn only_shape_or_a_low_bound(clause: &str) -> bool {
+    use pactum_openprose::check::{Measure, Unit};
+    let r = pactum_openprose::check::read(clause);
+    !r.measures.iter().any(|(_, m)| match m {
+        Measure::Count { unit, min, .. } => {
+            *min >= match unit {
+                Unit::Words => 10,
+                Unit::Paragraphs => 3,
+                Unit::Sources => 1,
+                _ => 2,
+            }
+        }
+        Measure::Contains(_) | Measure::Each { .. } => true,
+        _ => false,
+    })
+}
+
 /// The verdict of a clause that held over a correct output: satisfied,
 /// or the judge's for a bound that says "no more than"
 /// ([`says_no_more_than`]), a quote said in more than the quote alone
@@ -255,6 +304,7 @@ pub fn says_a_quote(clause: &str) -> bool {
 /// name names ([`asks_only_existence`]).
 pub fn kept(clause: &str) -> Verdict {
     if says_no_more_than(clause)
+        || only_shape_or_a_low_bound(clause)
         || says_a_quote(clause)
         || asks_only_existence(clause)
         || only_bounds_or_forbids(clause)
@@ -266,7 +316,7 @@ pub fn kept(clause: &str) -> Verdict {
 }
 
 /// Either the contract is refused naming a line, or a clause saying "at
-/// least 5 items" is graded and not satisfied (the output has one item).
+/// least 5 items" is graded and not satisfied (the output has two).
 pub fn five_items_not_dropped(body: &str) {
     let d = run_root(&root(body));
     match import_run(d.path()) {
@@ -376,7 +426,7 @@ pub fn judged_run(
 /// A service whose workspace holds `name` with `body`: either refused
 /// naming that file, or graded with no clause satisfied.
 pub fn workspace_file_never_passed_over(name: &str, body: &str) {
-    let d = run_root(&root("## Ensures\n\n- `out`: at least 1 items"));
+    let d = run_root(&root("## Ensures\n\n- `out`: at least 2 items"));
     write(d.path(), &format!("workspace/svc/{name}"), body);
     match import_run(d.path()) {
         Err(ImportError::RunFile { file, .. }) => {
