@@ -3812,6 +3812,27 @@ pub(crate) fn non_answer(v: &str) -> bool {
                 | "无标题"
                 | "未命名"
                 | "タイトルなし"
+                | "不明です"
+                | "わからない"
+                | "該当なし"
+                | "待定"
+                | "nicht bekannt"
+                | "niet bekend"
+                | "não identificado"
+                | "no identificado"
+                | "non identificato"
+                | "non connu"
+                // And in Korean, Russian and Polish.
+                | "모름"
+                | "없음"
+                | "미상"
+                | "неизвестно"
+                | "нет данных"
+                | "не указано"
+                | "nieznany"
+                | "nieznana"
+                | "brak"
+                | "brak danych"
         )
 }
 

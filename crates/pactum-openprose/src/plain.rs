@@ -183,17 +183,18 @@ fn held_unread_text(m: &Measure, content: &str) -> Option<String> {
 /// and which pages are meant is for the judge.
 ///
 /// A line that speaks of the links around it does too: a heading, a line
-/// introducing a list (ending in `:`), an HTML comment, or a line naming
+/// introducing a list (ending in `:`), an HTML comment, a line naming
 /// links, sources or pages (`## Sources not used`, `All links above
-/// returned errors.`, `<!-- the sources are made up -->`).
+/// returned errors.`, `<!-- the sources are made up -->`), or a short
+/// line pointing at them (`None were used.`, `I have not read these.`).
 fn dead_links(content: &str) -> Option<String> {
     static OF_LINKS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         #[allow(clippy::unwrap_used)] // a constant pattern
-        regex::Regex::new(r"(?i)^\s*#|:\s*$|<!--|\b(?:links?|urls?|sources?|pages?|sites?|websites?|references?|citations?|quellen?|seiten?|liens?|fuentes?|enlaces?|páginas?|fonti|collegamenti|pagine|fontes?|bronn?en|pagina's)\b").unwrap()
+        regex::Regex::new(r"(?i)^\s*#|:\s*$|<!--|\b(?:links?|urls?|sources?|pages?|sites?|websites?|references?|citations?|quellen?|seiten?|liens?|fuentes?|enlaces?|páginas?|fonti|collegamenti|pagine|fontes?|bronn?en|pagina's)\b|^\W*(?:\w+\W+){0,6}?(?:these|those|them|they|none|the above|diese|ces|estos|estas|questi|queste|deze|estes)\b\W*(?:\w+\W*){0,6}$").unwrap()
     });
     static DISOWNED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         #[allow(clippy::unwrap_used)] // a constant pattern
-        regex::Regex::new(r"(?i)\b(?:errors?|excluded|made[ -]up|fabricated|invented|fictional|fictitious|fake|hallucinated|placeholders?|(?:nicht |un)erreichbar\w*|ungeprüft\w*|introuvables?|inaccessibles?|inaccesibles?|irraggiungibil[ei]|onbereikbaar|check later|to check|not (?:yet )?(?:read|opened|visited|working|available|accessed)|(?:were|was|are|is|been) (?:not|never) (?:opened|read|checked|visited|used|accessed|verified)|none of (?:these|the|them)|hypothetical|from memory|guessed|no internet|verify|ai-generated|would consult|suggestions?|examples?|nicht (?:geprüft|überprüft|gelesen|besucht|verwendet|genutzt|aufgerufen)|erfunden\w*|non (?:vérifié|consulté|lu|utilisé)\w*|inventé\w*|no (?:consultad|verificad|usad|leíd)\w*|inventad\w*|non (?:verificat|consultat|usat|lett)\w*|inventat\w*|niet (?:gecontroleerd|gelezen|gebruikt|geverifieerd|bezocht)|verzonnen|não (?:consultad|verificad|usad|lid)\w*|(?:did|do|does|have|has)(?: not|n[’']t) (?:use|open|read|check|visit|verify)|never (?:used|opened|read|checked|visited|verified))\b").unwrap()
+        regex::Regex::new(r"(?i)\b(?:errors?|excluded|made[ -]up|made (?:\w+ ){1,3}up|todo|replace|none (?:were|was|is|are|of them (?:were|was)) (?:used|opened|read|checked|visited|consulted|accessed)|fabricated|invented|fictional|fictitious|fake|hallucinated|placeholders?|(?:nicht |un)erreichbar\w*|ungeprüft\w*|introuvables?|inaccessibles?|inaccesibles?|irraggiungibil[ei]|onbereikbaar|check later|to check|not (?:yet )?(?:read|opened|visited|working|available|accessed)|(?:were|was|are|is|been) (?:not|never) (?:opened|read|checked|visited|used|accessed|verified)|none of (?:these|the|them)|hypothetical|from memory|guessed|no internet|verify|ai-generated|would consult|suggestions?|examples?|nicht (?:geprüft|überprüft|gelesen|besucht|verwendet|genutzt|aufgerufen)|erfunden\w*|non (?:vérifié|consulté|lu|utilisé)\w*|inventé\w*|no (?:consultad|verificad|usad|leíd)\w*|inventad\w*|non (?:verificat|consultat|usat|lett)\w*|inventat\w*|niet (?:gecontroleerd|gelezen|gebruikt|geverifieerd|bezocht)|verzonnen|não (?:consultad|verificad|usad|lid)\w*|(?:did|do|does|have|has)(?: not|n[’']t) (?:use|open|read|check|visit|verify)|never (?:used|opened|read|checked|visited|verified))\b").unwrap()
     });
     content
         .lines()

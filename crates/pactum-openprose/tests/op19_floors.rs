@@ -232,3 +232,58 @@ fn a_value_naming_nothing_fills_no_field_for_sure() {
         Verdict::Satisfied
     );
 }
+
+#[test]
+fn repeats_ordinals_and_fillers_of_other_languages_tell_no_unit_apart() {
+    for out in [
+        "- Daikin\n- Daikin erneut\n- Daikin nochmals\n",
+        "- Daikin\n- Daikin encore\n- Daikin de nouveau\n",
+        "- Daikin\n- Daikin otra vez\n- Daikin de nuevo\n",
+        "- Daikin\n- Daikin ancora\n- Daikin di nuovo\n",
+        "- Daikin\n- Daikin opnieuw\n- Daikin weer\n",
+        "- Daikin\n- Daikin de novo\n- Daikin novamente\n",
+        "- Daikin\n- Daikin also\n- Daikin too\n",
+        "- Daikin\n- Daikin erste\n- Daikin zweite\n",
+        "- Daikin\n- Daikin premier\n- Daikin deuxième\n",
+        "- Name unknown\n- Maker unknown\n- Brand unknown\n",
+        "- anonymous\n- nameless\n- redacted\n",
+        "- Musterfirma\n- Beispielfirma\n- Testfirma\n",
+        "- 不明です\n- わからない\n- 該当なし\n",
+        "- 모름\n- 없음\n- 미상\n",
+        "- неизвестно\n- нет данных\n- не указано\n",
+        "- nieznany\n- brak\n- brak danych\n",
+    ] {
+        never_green("at least 3 items", out);
+    }
+    never_green("at least 2 items", "- Daikin\n- or similar\n");
+    never_green(
+        "at least 3 rows",
+        "| Maker | Note |\n|---|---|\n| Daikin | erneut |\n| Daikin | encore |\n| Daikin | otra vez |\n",
+    );
+    // Makers and their models are told apart as ever.
+    assert_eq!(
+        one(
+            "at least 3 items",
+            "- Daikin Altherma\n- Vaillant aroTHERM\n- Bosch Compress\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+#[test]
+fn a_closing_line_disowning_the_links_above_leaves_sources_to_the_judge() {
+    let links = "## Sources\n\n- https://www.ehpa.org/market-data/\n- https://www.iea.org/reports/the-future-of-heat-pumps\n- https://www.bafa.de/DE/Energie/energie_node.html\n\n";
+    for after in [
+        "I made these URLs up.",
+        "(these three were not used)",
+        "None were used.",
+        "I have not read these.",
+        "<!-- TODO: replace with real links -->",
+    ] {
+        never_green("at least 3 sources", &format!("{links}{after}\n"));
+    }
+    assert_eq!(
+        one("at least 3 sources", &format!("{links}All three were read on 1 December.\n")),
+        Verdict::Satisfied
+    );
+}
