@@ -1182,15 +1182,6 @@ fn measure_json(m: &Measure, content: &str, v: &Value, inputs: &[Cow<'_, str>]) 
     }
 }
 
-/// The key a JSON string is told apart by: its words of content
-/// ([`rendered::content_words`]: without an index, a note, a date or a
-/// program's name; lookalikes folded) as one key, `None` when it holds
-/// none.
-fn content_key(s: &str) -> Option<String> {
-    let words = rendered::content_words(s);
-    (!words.is_empty()).then(|| words.into_iter().collect::<Vec<_>>().join(" "))
-}
-
 /// Whether `content` holds a JSON object or array in a code span or an
 /// HTML `<pre>`/`<code>` element.
 fn json_in_code(content: &str) -> bool {
@@ -3325,6 +3316,7 @@ fn count(
     inputs: &[Cow<'_, str>],
 ) -> Result<Counted, String> {
     let given: BTreeSet<String> = inputs.iter().flat_map(|i| pages(i)).collect();
+    let told = rendered::given_words(inputs);
     let exact = |n: u64, what: String, quote: Option<String>| Ok((n, Some(n), what, quote));
     if json.is_some() && !matches!(unit, Unit::Items | Unit::Sources | Unit::Words) {
         // A string value may render as Markdown: its rows, headings and
@@ -3370,13 +3362,17 @@ fn count(
                             .filter(|s| s.chars().any(char::is_alphanumeric))
                             .max_by_key(|s| s.chars().count())
                             .filter(said)
-                            .and_then(content_key),
+                            .map(rendered::content_words)
+                            .map(|w| rendered::own_words(w, &told))
+                            .filter(|w| !w.is_empty())
+                            .map(|w| w.into_iter().collect::<Vec<_>>().join(" ")),
                         _ => {
                             let words: BTreeSet<String> = json_view::strings(v)
                                 .into_iter()
                                 .filter(said)
                                 .flat_map(rendered::content_words)
                                 .collect();
+                            let words = rendered::own_words(words, &told);
                             (!words.is_empty())
                                 .then(|| words.into_iter().collect::<Vec<_>>().join(" "))
                         }
@@ -3394,7 +3390,7 @@ fn count(
                     "the output is JSON but not an array: its items cannot be counted".into(),
                 );
             }
-            let (lo, hi, first) = rendered::range_of(&r.items);
+            let (lo, hi, first) = rendered::range_of_beside(&r.items, &told);
             Ok((
                 lo,
                 (!rendered::html_items(&r) && !r.footnotes && !uncounted_entries(&r, raw))
@@ -3506,7 +3502,7 @@ fn count(
             }
         },
         Unit::Paragraphs => {
-            let (lo, hi, first) = rendered::range_of(&r.paragraphs);
+            let (lo, hi, first) = rendered::range_of_beside(&r.paragraphs, &told);
             // Paragraphs inside list items count in the second reading:
             // prose wrapped under one `- ` is still paragraphs shown.
             Ok((
@@ -3569,7 +3565,7 @@ fn count(
                 .filter(|(_, cells)| !index_only(cells))
                 .map(|(p, _)| p.clone())
                 .collect();
-            let (lo, _, _) = rendered::range_of(&named);
+            let (lo, _, _) = rendered::range_of_beside(&named, &told);
             Ok((
                 lo,
                 (!rendered::html_rows(&r) && !r.footnotes).then_some(hi),
@@ -3578,7 +3574,7 @@ fn count(
             ))
         }
         Unit::Headings => {
-            let (lo, hi, first) = rendered::range_of(&named_headings(&r));
+            let (lo, hi, first) = rendered::range_of_beside(&named_headings(&r), &told);
             Ok((
                 lo,
                 (!r.footnotes).then_some(hi + r.html_headings),

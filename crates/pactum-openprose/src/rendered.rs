@@ -1286,12 +1286,69 @@ pub(crate) fn names_nothing(t: &str) -> bool {
 /// number, an emoji, a mark or an image too; only a blank one, or one of
 /// invisible characters, not).
 pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
+    range_of_beside(units, &BTreeSet::new())
+}
+
+/// The words of `words` the service was not `given` ([`content_words`]
+/// of its inputs), or all of them where every one was given: a word
+/// copied from the input tells two units apart no more than an index
+/// does (`Vaillant` and `Vaillant heat pumps` over the topic "Heat pumps
+/// in Europe" are one unit, SPEC §3.4), while a unit naming only what it
+/// was given (`Daikin` from "compare Daikin and Bosch") is still itself.
+pub(crate) fn own_words(words: BTreeSet<String>, given: &BTreeSet<String>) -> BTreeSet<String> {
+    if given.is_empty() {
+        return words;
+    }
+    let own: BTreeSet<String> = words.difference(given).cloned().collect();
+    if own.is_empty() {
+        words
+    } else {
+        own
+    }
+}
+
+/// The words of `inputs` as [`content_words`] reads a unit's, each
+/// distinct token read once. Every count of a contract reads the same
+/// inputs, which may be megabytes: the last set made is kept per
+/// thread, found again by a hash of the inputs' text.
+pub(crate) fn given_words(inputs: &[std::borrow::Cow<'_, str>]) -> std::rc::Rc<BTreeSet<String>> {
+    use std::hash::{Hash, Hasher};
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(u64, std::rc::Rc<BTreeSet<String>>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let mut h = std::hash::DefaultHasher::new();
+    for i in inputs {
+        i.as_ref().hash(&mut h);
+    }
+    let key = h.finish();
+    if let Some(words) = LAST.with_borrow(|l| {
+        l.as_ref()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, w)| std::rc::Rc::clone(w))
+    }) {
+        return words;
+    }
+    let tokens: std::collections::HashSet<&str> =
+        inputs.iter().flat_map(|i| i.split_whitespace()).collect();
+    let words: std::rc::Rc<BTreeSet<String>> =
+        std::rc::Rc::new(tokens.into_iter().flat_map(content_words).collect());
+    LAST.set(Some((key, std::rc::Rc::clone(&words))));
+    words
+}
+
+/// [`range_of`], units told apart by the words they were not `given`
+/// ([`own_words`]).
+pub(crate) fn range_of_beside(
+    units: &[Piece],
+    given: &BTreeSet<String>,
+) -> (u64, u64, Option<String>) {
     let mut seen = BTreeSet::new();
     let mut first = None;
     for u in units {
         // Told apart only by an index or a note (`Daikin 1`, `Daikin
         // (again)`), a unit repeats an earlier one.
-        let words = content_words(&u.text);
+        let words = own_words(content_words(&u.text), given);
         // A unit that says there is none (`unknown`, `Ohne Titel`, `不明`)
         // is no item, as no field is filled by it, and nor is a note that
         // there is nothing (`Done.`, `Insufficient data.`).

@@ -283,7 +283,65 @@ fn a_closing_line_disowning_the_links_above_leaves_sources_to_the_judge() {
         never_green("at least 3 sources", &format!("{links}{after}\n"));
     }
     assert_eq!(
-        one("at least 3 sources", &format!("{links}All three were read on 1 December.\n")),
+        one(
+            "at least 3 sources",
+            &format!("{links}All three were read on 1 December.\n")
+        ),
         Verdict::Satisfied
+    );
+}
+
+/// Words copied from the service's input tell no two units apart; a unit
+/// naming only what it was given is still itself.
+#[test]
+fn words_of_the_input_tell_no_units_apart() {
+    // The caller's topic here is "Solid-state batteries".
+    for out in [
+        "- QuantumScape\n- QuantumScape batteries\n- QuantumScape solid-state\n",
+        "- QuantumScape\n- QuantumScape GmbH batteries\n- QuantumScape AG solid-state\n",
+    ] {
+        never_green("at least 3 items", out);
+    }
+    assert_ne!(
+        one_at(
+            "at least 3 items",
+            JSON,
+            "[\"QuantumScape\", \"QuantumScape batteries\", \"QuantumScape solid-state batteries\"]"
+        ),
+        Verdict::Satisfied
+    );
+    // Makers with the topic's words beside their names are told apart
+    // by their names.
+    assert_eq!(
+        one(
+            "at least 3 items",
+            "- QuantumScape batteries\n- Toyota solid-state batteries\n- Samsung SDI batteries\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+/// Units that only name what the input named are still counted.
+#[test]
+fn units_naming_only_what_was_given_still_count() {
+    let d = run_with(
+        "## Ensures\n\n- `summary`: at least 3 items\n",
+        &[(
+            "bindings/svc/summary.md",
+            "- Daikin: 18% share\n- Vaillant: 12% share of the market\n- Bosch\n",
+        )],
+    );
+    write(
+        d.path(),
+        "bindings/caller/topic.md",
+        "# topic\nbinding: input\nsource: caller\n---\nCompare Daikin, Vaillant and Bosch\n",
+    );
+    let g = grade_dir(d.path());
+    assert_eq!(
+        by_text(&g),
+        vec![(
+            "`summary`: at least 3 items".to_string(),
+            Verdict::Satisfied
+        )]
     );
 }
