@@ -1231,10 +1231,16 @@ fn may_say_credential(text: &str) -> bool {
     };
     ac.find_iter(text).any(|m| {
         let after = &text[m.end()..];
+        let before = &text[..m.start()];
         if m.pattern().as_usize() < SEPARATORS {
-            credential_value_at(after) && ends_with_credential_name(&text[..m.start()])
+            ends_with_credential_name(before)
+                && credential_value_at(after, ends_with_password_name(before))
         } else {
-            after.starts_with([' ', '\t']) && credential_value_at(after)
+            let password = matches!(
+                SAYING[m.pattern().as_usize()],
+                "PASSWORD" | "--password" | "--passwd"
+            );
+            after.starts_with([' ', '\t']) && credential_value_at(after, password)
         }
     })
 }
@@ -1247,15 +1253,64 @@ fn said_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static SAID: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i:api[_ -]?key|key|token|secret|password|passwd|pwd|pass|credentials?|authorization|cookie|session|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot de passe)\s+(?i:is|was|ist|est|es|é|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})|--(?:password|passwd|token|api-?key|secret)[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})"#,
+            r#"(?i:(api[_ -]?key|key|token|secret|password|passwd|passphrase|pwd|pass|credentials?|authorization|cookie|session|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot de passe))\s+(?i:is|was|ist|est|es|é|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD))[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})|--(password|passwd|token|api-?key|secret)[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
     SAID.captures_iter(text)
-        .filter_map(|c| (1..=3).find_map(|i| c.get(i)))
-        .map(|m| m.as_str().trim_end_matches(['.', '-']))
-        .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+        .filter_map(|c| {
+            [(1, 2), (3, 4), (5, 6)]
+                .into_iter()
+                .find_map(|(n, v)| Some((c.get(n)?.as_str(), c.get(v)?)))
+        })
+        .map(|(name, m)| (name, m.as_str().trim_end_matches(['.', '-'])))
+        .filter(|(name, t)| credential_value(t, password_name(name)))
+        .map(|(_, t)| t)
         .collect()
+}
+
+/// Whether `name` (as read, any case) names a password: `password`,
+/// `passwd`, `pwd`, `pass`, `pw`, `passphrase`, and "password" in German,
+/// Dutch, Portuguese, Spanish and French.
+fn password_name(name: &str) -> bool {
+    ends_with_password_name(name)
+}
+
+/// Whether `before` ends with a name of a password ([`password_name`]),
+/// folded as [`ends_with_credential_name`] folds it.
+fn ends_with_password_name(before: &str) -> bool {
+    const NAMES: [&[u8]; 10] = [
+        b"pass",
+        b"passwd",
+        b"pwd",
+        b"pw",
+        b"password",
+        b"phrase",
+        b"passwort",
+        b"kennwort",
+        b"htwoord",
+        b"senha",
+    ];
+    let (tail, n) = folded_tail(before);
+    let tail = &tail[tail.len() - n..];
+    NAMES.iter().any(|name| tail.ends_with(name))
+        || tail.ends_with(b"rasena")
+        || tail.ends_with(b"passe")
+}
+
+/// Whether `value`, written after a credential's name, is one: it holds
+/// a digit; or, after a password's name, it is written as a password of
+/// words is, two capitals and two small letters in it
+/// (`CorrectHorseBatteryStaple`, `ChangeMe`) or three words or more
+/// joined by `-` (`correct-horse-battery-staple`).
+fn credential_value(value: &str, password: bool) -> bool {
+    value.bytes().any(|c| c.is_ascii_digit())
+        || password
+            && ((value.bytes().filter(u8::is_ascii_uppercase).count() >= 2
+                && value.bytes().filter(u8::is_ascii_lowercase).count() >= 2)
+                || (value.len() >= 16
+                    && value.bytes().filter(|&c| c == b'-').count() >= 2
+                    && value.bytes().all(|c| c.is_ascii_lowercase() || c == b'-')))
 }
 
 /// The key in a token ([`is_token_byte`] run) of [`key_tokens`], if any:
@@ -1450,20 +1505,19 @@ fn named_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static NAMED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)(?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|pwd|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot[ _]de[ _]passe)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]+:([^\s/@]{8,})@"#,
+            r#"(?i)(api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|passphrase|pwd|pw|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot[ _]de[ _]passe)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]+:([^\s/@]{8,})@"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
-    // A URL's password whatever its shape; a named value holding a digit.
+    // A URL's password whatever its shape; a named value holding a digit,
+    // or a password's value written in words ([`credential_value`]).
     NAMED
         .captures_iter(text)
-        .filter_map(|c| match c.get(1) {
-            Some(v) => v
-                .as_str()
-                .chars()
-                .any(|c| c.is_ascii_digit())
-                .then_some(v.as_str()),
-            None => c.get(2).map(|m| m.as_str()),
+        .filter_map(|c| match (c.get(1), c.get(2)) {
+            (Some(name), Some(v)) => {
+                credential_value(v.as_str(), password_name(name.as_str())).then_some(v.as_str())
+            }
+            _ => c.get(3).map(|m| m.as_str()),
         })
         .collect()
 }
@@ -1483,8 +1537,8 @@ fn may_name_credential(text: &str) -> bool {
         if b[i] == b':' && b[i + 1..].starts_with(b"//") && url_password_at(&text[i + 3..]) {
             return true;
         }
-        // Every name ends in `n`, `t`, `d`, `y`, `s`, `e`, `p` or `l`:
-        // other `:` are passed over at one byte's cost.
+        // Every name ends in `n`, `t`, `d`, `y`, `s`, `e`, `p`, `l`, `a`
+        // or `w`: other `:` are passed over at one byte's cost.
         if i > 0
             && b[i - 1].is_ascii()
             && !matches!(
@@ -1497,7 +1551,9 @@ fn may_name_credential(text: &str) -> bool {
                     | b'p'
                     | b'l'
                     | b'a'
+                    | b'w'
                     | b'A'
+                    | b'W'
                     | b'N'
                     | b'T'
                     | b'D'
@@ -1516,7 +1572,8 @@ fn may_name_credential(text: &str) -> bool {
         }
         let before = text[..i].trim_end_matches(char::is_whitespace);
         let before = before.strip_suffix(['"', '\'']).unwrap_or(before);
-        ends_with_credential_name(before) && credential_value_at(&text[i + 1..])
+        ends_with_credential_name(before)
+            && credential_value_at(&text[i + 1..], ends_with_password_name(before))
     })
 }
 
@@ -1525,14 +1582,17 @@ fn may_name_credential(text: &str) -> bool {
 /// as its `(?i)` folds them: ASCII case, `K` (U+212A) as `k`, `ſ` (U+017F)
 /// as `s`.
 fn ends_with_credential_name(before: &str) -> bool {
-    const NAMES: [&[u8]; 24] = [
+    const NAMES: [&[u8]; 27] = [
         b"session",
         b"sid",
         // `AccountKey`, `SharedAccessKey` (Azure connection strings),
         // `private_key`, `api key`, any `…key`.
         b"key",
-        // A service account's `private_key_id`.
+        // A service account's `private_key_id`, `privateKeyId`.
         b"key_id",
+        b"keyid",
+        b"phrase",
+        b"pw",
         // "Password" in German, Dutch, Portuguese, Spanish, French (the
         // tail read is 8 bytes: `wachtwoord` ends `htwoord`).
         b"passwort",
@@ -1556,6 +1616,16 @@ fn ends_with_credential_name(before: &str) -> bool {
         b"api_key",
         b"api-key",
     ];
+    let (tail, n) = folded_tail(before);
+    let tail = &tail[tail.len() - n..];
+    NAMES.iter().any(|name| tail.ends_with(name))
+}
+
+/// The last (at most) 8 characters of `before`, folded as the names'
+/// `(?i)` folds them: ASCII case, `K` (U+212A) as `k`, `ſ` (U+017F) as
+/// `s`, `ñ` as `n`; it stops at any other character. The bytes are the
+/// array's last `n`.
+fn folded_tail(before: &str) -> ([u8; 8], usize) {
     let mut tail = [0u8; 8];
     let mut n = 0;
     for c in before.chars().rev().take(tail.len()) {
@@ -1569,13 +1639,14 @@ fn ends_with_credential_name(before: &str) -> bool {
         n += 1;
         tail[tail.len() - n] = folded;
     }
-    let tail = &tail[tail.len() - n..];
-    NAMES.iter().any(|name| tail.ends_with(name))
+    (tail, n)
 }
 
 /// Whether `after` (what follows a `=` or `:`) starts as the value of a
-/// named credential does: white space, a quote, then at least 8 of `A-Za-z0-9._~+/-` holding a digit.
-fn credential_value_at(after: &str) -> bool {
+/// named credential does: white space, a quote, then at least 8 of
+/// `A-Za-z0-9._~+/-` holding a digit, or after a `password`'s name
+/// written in words ([`credential_value`]).
+fn credential_value_at(after: &str, password: bool) -> bool {
     // `=>` and a scheme word (`Authorization: token …`) before the value.
     let after = after.strip_prefix('>').unwrap_or(after);
     let after = after.trim_start_matches(char::is_whitespace);
@@ -1593,7 +1664,7 @@ fn credential_value_at(after: &str) -> bool {
     let value = |c: char| c.is_ascii_alphanumeric() || "._~+/-\u{212A}\u{17F}".contains(c);
     let end = after.find(|c: char| !value(c)).unwrap_or(after.len());
     // The pattern's `{8,}`, in characters.
-    after[..end].chars().count() >= 8 && after[..end].bytes().any(|c| c.is_ascii_digit())
+    after[..end].chars().count() >= 8 && credential_value(&after[..end], password)
 }
 
 /// Whether `after` (what follows a `://`) is `user:password@` as

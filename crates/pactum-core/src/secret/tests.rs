@@ -1627,3 +1627,47 @@ fn keys_without_a_prefix_split_keys_and_keys_given_in_a_sentence_are_keys() {
         );
     }
 }
+
+#[test]
+fn passwords_of_words_and_more_credential_names_are_keys() {
+    for (text, key) in [
+        (
+            "password: CorrectHorseBatteryStaple",
+            "CorrectHorseBatteryStaple",
+        ),
+        ("Password = ChangeMeNow", "ChangeMeNow"),
+        (
+            "the password is correct-horse-battery-staple",
+            "correct-horse-battery-staple",
+        ),
+        ("DB_PASSWORD CorrectHorseBattery", "CorrectHorseBattery"),
+        ("mysql --password TrustNoOneEver", "TrustNoOneEver"),
+        ("Passwort: KorrektPferdBatterie", "KorrektPferdBatterie"),
+        ("passphrase: Xq7pLm2vRt9s", "Xq7pLm2vRt9s"),
+        ("pw: Xq7pLm2vRt9s", "Xq7pLm2vRt9s"),
+        (
+            r#"{"privateKeyId": "4b8e2a6c0f3d7b1e9a5c3e7f1b2d4a6c8e0f2a4b"}"#,
+            "4b8e2a6c0f3d7b1e9a5c3e7f1b2d4a6c8e0f2a4b",
+        ),
+    ] {
+        let found = key_tokens(text);
+        assert!(found.iter().any(|f| f == key), "{text}: {found:?}");
+        let rule = redaction_rule(&Redactor::default(), &EnvKeys::default(), [text]).expect("rule");
+        assert!(!rule.redact(text).contains(key), "{text}");
+    }
+    // Words after other names, and prose about passwords, are no keys.
+    for text in [
+        "token: HeatPumpMarket",
+        "api_key: RequiredField",
+        "The password is required for every login.",
+        "password: required",
+        "Password - see the vault",
+        "compass: north",
+    ] {
+        assert!(
+            key_tokens(text).is_empty(),
+            "{text}: {:?}",
+            key_tokens(text)
+        );
+    }
+}
