@@ -1198,8 +1198,8 @@ fn may_say_credential(text: &str) -> bool {
     use std::sync::LazyLock;
     /// Words between a name and its value (the first `SEPARATORS`),
     /// then names in capitals and command-line flags.
-    const SEPARATORS: usize = 7;
-    const SAYING: [&str; 16] = [
+    const SEPARATORS: usize = 9;
+    const SAYING: [&str; 23] = [
         " is ",
         " was ",
         " - ",
@@ -1207,6 +1207,8 @@ fn may_say_credential(text: &str) -> bool {
         " ist ",
         " est ",
         " es ",
+        " lautet ",
+        " è ",
         "KEY",
         "TOKEN",
         "SECRET",
@@ -1216,6 +1218,11 @@ fn may_say_credential(text: &str) -> bool {
         "--token",
         "--api-key",
         "--apikey",
+        "--pass",
+        "--secret",
+        "--client-secret",
+        "--auth-token",
+        "--access-token",
     ];
     // One pass over the text for all of them (a search with a prefilter:
     // no two of them overlap but at a name's end, which a name leaves
@@ -1238,7 +1245,7 @@ fn may_say_credential(text: &str) -> bool {
         } else {
             let password = matches!(
                 SAYING[m.pattern().as_usize()],
-                "PASSWORD" | "--password" | "--passwd"
+                "PASSWORD" | "--password" | "--passwd" | "--pass"
             );
             after.starts_with([' ', '\t']) && credential_value_at(after, password)
         }
@@ -1253,7 +1260,7 @@ fn said_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static SAID: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i:(api[_ -]?key|key|token|secret|password|passwd|passphrase|pwd|pass|credentials?|authorization|cookie|session|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot de passe))\s+(?i:is|was|ist|est|es|é|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD))[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})|--(password|passwd|token|api-?key|secret)[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})"#,
+            r#"(?i:(api[_ -]?key|key|token|secret|password|passwd|passphrase|pwd|pass|credentials?|authorization|cookie|session|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot de passe))\s+(?i:is|was|ist|lautet|est|es|é|è|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD))[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})|--(password|passwd|pass|token|api-?key|secret|client-secret|auth-token|access-token)[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
@@ -1505,7 +1512,7 @@ fn named_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static NAMED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)(api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|passphrase|pwd|pw|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot[ _]de[ _]passe)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]+:([^\s/@]{8,})@"#,
+            r#"(?i)(x-amz-signature|x-goog-signature|signature|sig|auth|api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|passphrase|pwd|pw|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot[ _]de[ _]passe)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]*:([^\s/@]{8,})@"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
@@ -1537,8 +1544,8 @@ fn may_name_credential(text: &str) -> bool {
         if b[i] == b':' && b[i + 1..].starts_with(b"//") && url_password_at(&text[i + 3..]) {
             return true;
         }
-        // Every name ends in `n`, `t`, `d`, `y`, `s`, `e`, `p`, `l`, `a`
-        // or `w`: other `:` are passed over at one byte's cost.
+        // Every name ends in `n`, `t`, `d`, `y`, `s`, `e`, `p`, `l`, `a`,
+        // `w`, `g` or `h`: other `:` are passed over at one byte's cost.
         if i > 0
             && b[i - 1].is_ascii()
             && !matches!(
@@ -1552,8 +1559,12 @@ fn may_name_credential(text: &str) -> bool {
                     | b'l'
                     | b'a'
                     | b'w'
+                    | b'g'
+                    | b'h'
                     | b'A'
                     | b'W'
+                    | b'G'
+                    | b'H'
                     | b'N'
                     | b'T'
                     | b'D'
@@ -1582,8 +1593,13 @@ fn may_name_credential(text: &str) -> bool {
 /// as its `(?i)` folds them: ASCII case, `K` (U+212A) as `k`, `ſ` (U+017F)
 /// as `s`.
 fn ends_with_credential_name(before: &str) -> bool {
-    const NAMES: [&[u8]; 27] = [
+    const NAMES: [&[u8]; 30] = [
         b"session",
+        // A pre-signed URL's signature (`sig=`, `X-Amz-Signature=`) and
+        // an `auth=` parameter.
+        b"ignature",
+        b"sig",
+        b"auth",
         b"sid",
         // `AccountKey`, `SharedAccessKey` (Azure connection strings),
         // `private_key`, `api key`, any `…key`.
@@ -1676,7 +1692,8 @@ fn url_password_at(after: &str) -> bool {
     let user_end = after
         .find(|c: char| stop(c) || c == ':')
         .unwrap_or(after.len());
-    if user_end == 0 || !after[user_end..].starts_with(':') {
+    // The user name may be empty (`redis://:password@host`).
+    if !after[user_end..].starts_with(':') {
         return false;
     }
     let rest = &after[user_end + 1..];

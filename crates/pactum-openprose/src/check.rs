@@ -487,6 +487,27 @@ pub fn read(text: &str) -> Reading {
         cut(&mut rest, negated.unwrap_or(start), end);
     }
     let mut unread: Vec<String> = early_unread;
+    // A count written with thousands separators (`1,000`, `1 000`,
+    // `1’000`) is that number; one written with a decimal point or a
+    // separator read either way (`10.0`, `1.000`, `2,5`) is not read:
+    // the count is the judge's, never a guess at which it means.
+    static THOUSANDS: LazyLock<Regex> =
+        LazyLock::new(|| re(r"\b\d{1,3}(?:[,’' \u{A0}\u{202F}]\d{3})+\b"));
+    static DECIMAL: LazyLock<Regex> = LazyLock::new(|| re(r"\b\d+[.,]\d+\b"));
+    rest = THOUSANDS
+        .replace_all(&rest, |c: &regex::Captures<'_>| {
+            c[0].chars()
+                .filter(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .into_owned();
+    if let Some(m) = DECIMAL.find(&rest) {
+        unread.push(format!(
+            "\"{}\" is written with a decimal point or a separator that may mean either: the count is for the judge",
+            m.as_str()
+        ));
+        rest = DECIMAL.replace_all(&rest, " some ").into_owned();
+    }
     let mut count_unit: Option<String> = None;
     let mut masked: Vec<String> = Vec::new();
     for (r, form) in COUNTS.iter() {
@@ -963,6 +984,11 @@ fn has_content(s: &str) -> bool {
 }
 
 static URL: LazyLock<Regex> = LazyLock::new(|| re(r#"https?://[^\s)\]>"'|]+"#));
+
+/// `text` with every `http(s)://` URL taken out.
+pub(crate) fn without_urls(text: &str) -> String {
+    URL.replace_all(text, " ").into_owned()
+}
 
 /// A `www.` host GFM links without a scheme (not one a `//` precedes).
 static WWW: LazyLock<Regex> = LazyLock::new(|| re(r#"(?i)(?:^|[^\w./@-])(www\.[^\s)\]>"'|<]+)"#));
@@ -3390,7 +3416,7 @@ fn count(
                     "the output is JSON but not an array: its items cannot be counted".into(),
                 );
             }
-            let (lo, hi, first) = rendered::range_of_beside(&r.items, &told);
+            let (lo, hi, first) = rendered::range_of_beside(&r.items, &told, 1);
             Ok((
                 lo,
                 (!rendered::html_items(&r) && !r.footnotes && !uncounted_entries(&r, raw))
@@ -3502,7 +3528,9 @@ fn count(
             }
         },
         Unit::Paragraphs => {
-            let (lo, hi, first) = rendered::range_of_beside(&r.paragraphs, &told);
+            // A paragraph of one word of content (`Yes.`, `Introduction`)
+            // is a label or a note, not a paragraph of an answer.
+            let (lo, hi, first) = rendered::range_of_beside(&r.paragraphs, &told, 2);
             // Paragraphs inside list items count in the second reading:
             // prose wrapped under one `- ` is still paragraphs shown.
             Ok((
@@ -3558,14 +3586,33 @@ fn count(
                         words.is_empty() && indexed
                     })
             };
+            // A row repeating its header (`| Makers | Countries |` under
+            // `| Maker | Country |`) is no row, as the format says.
+            let folded = |cells: &[String]| -> Vec<String> {
+                cells
+                    .iter()
+                    .flat_map(|c| norm(c).split(' ').map(str::to_string).collect::<Vec<_>>())
+                    .filter(|w| !w.is_empty())
+                    .map(|w| match w.strip_suffix("ies") {
+                        Some(stem) => format!("{stem}y"),
+                        None => w.strip_suffix('s').map_or(w.clone(), str::to_string),
+                    })
+                    .collect()
+            };
             let named: Vec<rendered::Piece> = r
                 .tables
                 .iter()
-                .flat_map(|t| t.rows.iter().zip(&t.cells))
+                .flat_map(|t| {
+                    let header = folded(&t.header);
+                    t.rows
+                        .iter()
+                        .zip(&t.cells)
+                        .filter(move |(_, cells)| header.is_empty() || folded(cells) != header)
+                })
                 .filter(|(_, cells)| !index_only(cells))
                 .map(|(p, _)| p.clone())
                 .collect();
-            let (lo, _, _) = rendered::range_of_beside(&named, &told);
+            let (lo, _, _) = rendered::range_of_beside(&named, &told, 1);
             Ok((
                 lo,
                 (!rendered::html_rows(&r) && !r.footnotes).then_some(hi),
@@ -3574,7 +3621,7 @@ fn count(
             ))
         }
         Unit::Headings => {
-            let (lo, hi, first) = rendered::range_of_beside(&named_headings(&r), &told);
+            let (lo, hi, first) = rendered::range_of_beside(&named_headings(&r), &told, 1);
             Ok((
                 lo,
                 (!r.footnotes).then_some(hi + r.html_headings),
@@ -3683,35 +3730,60 @@ fn a_value(v: &str) -> bool {
 pub(crate) fn says_nothing(unit: &str) -> bool {
     static WHOLE: LazyLock<Regex> = LazyLock::new(|| {
         re(concat!(
-            r"(?i)^(?:done|ok|okay|completed?|finished|all done|task (?:done|complete|completed)|n/?a|nothing|nothing (?:here|yet|to (?:add|report|show))|nope|no idea|i have no idea|i don'?t know|i do not know|not sure|unsure|unknown at this time",
-            r"|(?:insufficient|not enough|no|missing) (?:data|information|info|context|details|evidence|results?|sources?|answers?|content|output|response)(?: (?:found|available|provided|given|returned|yet))?",
-            r"|please (?:provide|give|share|send) (?:more|additional|further) (?:details|information|info|context)|(?:could|can) you (?:provide|clarify|give) [^.?!]{0,40}",
-            r"|(?:see|refer to|check) (?:above|below|attached|the attachment|the (?:other|next|previous|attached) (?:file|message|section|output))|output omitted[^.?!]{0,40}|omitted(?: for brevity)?|(?:to be|will be) (?:added|determined|completed|provided|filled in)(?: later)?|coming soon|work in progress|wip|pending|tbd|to do",
-            r"|sorry[^.?!]{0,60}|i apologi[sz]e[^.?!]{0,60}|as an ai[^.?!]{0,80}",
+            r"(?i)^(?:done|done and done|ok|okay|ok ok|completed?|finished|all done|task (?:done|complete|completed)|n/?a|nothing|nothing (?:else|here|yet|more|to (?:add|report|show))|nope|yes|no|maybe|hmm+|well|noted|understood|ack|roger|thanks|thank you|will do|working on it|will report back|no idea|i have no idea|i don'?t know|i do not know|not sure|unsure|unknown at this time|unfortunately not|not possible|cannot comply|same as (?:before|above)|as (?:previously )?stated|as above|as before",
+            r"|(?:insufficient|not enough|no|missing|need more|more) (?:data|information|info|context|details|evidence|results?|sources?|answers?|content|output|response)(?: (?:found|available|provided|given|returned|yet|needed))?",
+            r"|please (?:provide|give|share|send|clarify|specify)[^.?!]{0,60}|(?:could|can) you (?:provide|clarify|give|specify|explain) [^.?!]{0,60}",
+            r"|(?:see|refer to|check|details in|sources in|read more)\b[^.?!]{0,40}|output omitted[^.?!]{0,40}|omitted(?: for brevity)?|(?:to be|will be) (?:added|determined|completed|provided|filled in)(?: later)?|coming soon|work in progress|wip|pending|tbd|todo|to do|more later|fixme",
+            r"|sorry[^.?!]{0,60}|(?:i|we) apologi[sz]e[^.?!]{0,60}|(?:my )?apologies[^.?!]{0,60}|as an ai[^.?!]{0,80}",
             r"|(?:the )?(?:requested |relevant )?(?:information|data|answer|result|results|summary|output|content|sources?) (?:(?:is|are|was|were) (?:not|un)(?:available| available|known|found| found)|could not be (?:found|determined|retrieved|generated)|cannot be (?:found|determined|retrieved|generated))",
             r"|(?:i )?(?:could not|couldn'?t|cannot|can'?t|was unable to|am unable to|unable to|did not|didn'?t) (?:find|determine|retrieve|access|generate|produce|complete|answer)[^.?!]{0,60}",
             // The same in the other languages pactum reads.
-            r"|erledigt|fertig|keine (?:ahnung|daten|angaben|informationen|ergebnisse|quellen)(?: (?:gefunden|verfügbar|vorhanden))?|nicht genügend (?:daten|informationen)|weiß (?:ich )?nicht|ich weiß (?:es )?nicht|entschuldigung[^.?!]{0,60}",
-            r"|fait|terminé|aucune (?:idée|donnée|information|réponse|source)s?(?: (?:trouvée|disponible)s?)?|pas (?:assez|suffisamment) d['’](?:informations?|données)|données insuffisantes|je ne sais pas|désolé[^.?!]{0,60}",
-            r"|hecho|listo|ni idea|sin (?:datos|información|resultados|fuentes)|(?:datos|información) insuficientes?|no (?:lo )?sé|no hay (?:datos|información|resultados)|lo siento[^.?!]{0,60}",
-            r"|fatto|finito|nessun(?:a)? (?:idea|dato|informazione|risultato|fonte)|dati insufficienti|non lo so|non so|mi dispiace[^.?!]{0,60}",
-            r"|feito|concluído|pronto|nenhuma (?:ideia|informação)|sem (?:dados|informações|resultados|fontes)|dados insuficientes|não sei|desculpe[^.?!]{0,60}",
-            r"|klaar|gedaan|geen (?:idee|gegevens|informatie|resultaten|bronnen)|onvoldoende (?:gegevens|informatie)|ik weet het niet|weet ik niet|sorry[^.?!]{0,60}",
-            r"|完成|已完成|没有数据|无数据|暂无(?:数据|信息)?|数据不足|信息不足|不知道|未找到|完了|データなし|データがありません|情報なし|情報不足|わかりません|分かりません|見つかりませんでした",
+            r"|erledigt|fertig|keine (?:ahnung|daten|angaben|informationen|ergebnisse|quellen)(?: (?:gefunden|verfügbar|vorhanden))?|nicht genügend (?:daten|informationen)|weiß (?:ich )?nicht|ich weiß (?:es )?nicht|ich habe keine ahnung|bitte [^.?!]{0,60}|siehe\b[^.?!]{0,40}|die angeforderten informationen [^.?!]{0,60}|entschuldigung[^.?!]{0,60}|leider [^.?!]{0,60}",
+            r"|fait|c'est fait|terminé|rien(?: trouvé| à signaler)?|aucune? (?:idée|donnée|information|réponse|source|résultat)s?(?: (?:trouvée?|disponible)s?)?|je n'ai aucune idée|pas (?:assez|suffisamment) d'(?:informations?|données)|données insuffisantes|je ne sais pas|veuillez [^.?!]{0,60}|voir\b[^.?!]{0,40}|désolée?[^.?!]{0,60}",
+            r"|hecho|listo|ni idea|no tengo (?:ni )?idea|sin (?:datos|información|resultados|fuentes)|no se encontraron [^.?!]{0,40}|(?:datos|información) insuficientes?|no (?:lo )?sé|no hay (?:datos|información|resultados)|por favor[^.?!]{0,60}|ver (?:el|la|los|las)\b[^.?!]{0,40}|véase\b[^.?!]{0,40}|lo siento[^.?!]{0,60}",
+            r"|fatto|finito|non ne ho idea|nessun(?:a)? (?:idea|dato|informazione|risultato|fonte)(?: trovat[oa])?|dati insufficienti|non lo so|non so|vedi\b[^.?!]{0,40}|mi dispiace[^.?!]{0,60}|per favore[^.?!]{0,60}",
+            r"|feito|concluído|pronto|não faço ideia|nenhuma? (?:ideia|informação|resultado)(?: encontrad[oa])?|sem (?:dados|informações|resultados|fontes)|dados insuficientes|não sei|veja\b[^.?!]{0,40}|desculpe[^.?!]{0,60}|por favor[^.?!]{0,60}",
+            r"|klaar|gedaan|ik heb geen idee|geen (?:idee|gegevens|informatie|resultaten|bronnen)(?: gevonden)?|onvoldoende (?:gegevens|informatie)|ik weet het niet|weet ik niet|zie\b[^.?!]{0,40}|sorry[^.?!]{0,60}",
+            r"|完成|已完成|完了|完了しました|没有数据|无数据|暂无(?:数据|信息)?|数据不足|信息不足|不知道|我不知道|未找到(?:结果)?|请参阅[^。]{0,20}|データなし|データがありません|データ不足(?:です)?|情報なし|情報不足|わかりません|分かりません|(?:結果が)?見つかりませんでした|[^。]{0,20}を参照してください|申し訳ありません[^。]{0,40}",
             r")$",
         ))
     });
-    let t = unit
-        .trim()
-        .trim_start_matches(['-', '*', '+', '•', '#', '>', '|', ' ', '\t'])
-        .trim_end_matches(['|', ' ', '\t'])
-        .trim()
-        .trim_matches(['(', ')', '[', ']', '"', '\'', '*', '_', '`', '“', '”'])
-        .trim()
-        .trim_end_matches(['.', '!', '?', '…', '。', '！', '？', ' '])
-        .trim();
-    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
-    !t.is_empty() && WHOLE.is_match(&t.replace('’', "'"))
+    // A clarifying question back to the caller is no unit of an answer.
+    static NOTE: LazyLock<Regex> =
+        LazyLock::new(|| re(r"\([^()]*\)|\[[^\[\]]*\]|:\(|:\)|;\)|:-?[()DPp/]"));
+    let t = NOTE.replace_all(unit, " ");
+    if t.trim_end().ends_with(['?', '？']) && t.split_whitespace().count() <= 12 {
+        return true;
+    }
+    // A label with nothing after it (`Summary:`, `**Details:**`).
+    let bare = t.trim().trim_matches(['*', '_', ' ']);
+    if bare.ends_with([':', '：']) && bare.split_whitespace().count() <= 3 {
+        return true;
+    }
+    // Its pieces, parted by sentence marks, dashes or an index, each a
+    // note that there is nothing (`Done ✅`, `Ok, done.`, `| 1 | Done. |`,
+    // `Done - see above`).
+    static PARTS: LazyLock<Regex> =
+        LazyLock::new(|| re(r"[.!?;,:](?:\s+|$)|[|–—→…。！？、]|\s-\s"));
+    let mut any = false;
+    for piece in PARTS.split(&t) {
+        let words: Vec<&str> = piece
+            .split(|c: char| {
+                !(c.is_alphanumeric() || c == '\'' || c == '’' || c == '/' || c == '-')
+            })
+            .map(|w| w.trim_matches('-'))
+            .filter(|w| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        let text = words.join(" ").replace('’', "'");
+        if !WHOLE.is_match(&text) {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 /// A field value that says there is none (`unknown`, `none`, `not
@@ -5214,12 +5286,15 @@ mod tests {
         assert_eq!(
             held(
                 paras.clone(),
-                "# T\n\nIntro\nstill intro.\n\nBody.\n\n- list"
+                "# T\n\nIntro\nstill intro.\n\nBody text follows.\n\n- list"
             ),
             Some(true)
         );
         assert_eq!(
-            held(paras.clone(), "Oak.\n\nPine.\n\nElm.\n\nAsh."),
+            held(
+                paras.clone(),
+                "Oak trees.\n\nPine trees.\n\nElm trees.\n\nAsh trees."
+            ),
             Some(false)
         );
         assert_eq!(held(paras, "{\"a\": 1}"), None);

@@ -711,6 +711,8 @@ fn grade_text(
         if asks_for_content(&reading.measures) && !asked_alone(&reading.measures, content) {
             if let Some(why) = memo.declines(b, content) {
                 unmeasured.push(format!("{}: {why}", b.path));
+            } else if let Some(why) = nothing_of_its_own(content, &clause.description) {
+                unmeasured.push(format!("{}: {why}", b.path));
             }
         }
         // A data file (YAML, TOML, CSV, XML…) is read by its consumers
@@ -994,7 +996,8 @@ fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<Str
 
 /// Whether a clause's measures ask for content, not only shape or
 /// bounds: a lower bound at or above its unit's floor
-/// ([`fewest_for_content`]), a quote, or fields every item has. A
+/// ([`fewest_for_content`]), a quote of two words or more, or fields
+/// every item has. A
 /// refusal, a placeholder or a short non-answer is no content, but it
 /// keeps an upper bound, a prohibition and a format (`- Done.` is a
 /// bulleted list, `{"result": "done"}` a JSON object), and it meets a
@@ -1005,7 +1008,10 @@ fn asks_for_content(measures: &[(String, Measure)]) -> bool {
     measures.is_empty()
         || measures.iter().any(|(_, m)| match m {
             Measure::Count { unit, min, .. } => *min >= fewest_for_content(unit),
-            Measure::Contains(_) | Measure::Each { .. } => true,
+            // One word said alone (`mentioning "Daikin"` over `Daikin`) is
+            // a name, not the summary or note the clause asks for.
+            Measure::Contains(q) => q.split_whitespace().count() >= 2,
+            Measure::Each { .. } => true,
             Measure::Not(_)
             | Measure::Json(_)
             | Measure::Table
@@ -1082,6 +1088,55 @@ const SHORT_OUTPUT_WORDS: usize = 40;
 /// How much of a longer output's text [`declines`] reads for such a
 /// note, in characters.
 const OPENING_CHARS: usize = 200;
+
+/// Why an output's own text is no evidence of content, links aside: it
+/// holds no word under its headings (`# Introduction` / `# Conclusion`),
+/// or none beside its links where the clause names prose (`a summary
+/// with at least 1 source` over a bare link); or every sentence of it only
+/// says there is nothing or points elsewhere
+/// ([`crate::check::says_nothing`]: `Done. https://…`, `See https://…`,
+/// `Source: https://…`). Whether it is the output asked for is the
+/// judge's.
+fn nothing_of_its_own(content: &str, clause: &str) -> Option<String> {
+    static PROSE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        #[allow(clippy::unwrap_used)] // a constant pattern
+        regex::Regex::new(r"(?i)\b(?:summary|summaries|report|note|answer|brief|overview|description|analysis|explanation|essay|article|text|paragraphs?|prose|sentences?)\b").unwrap()
+    });
+    static HEADING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        #[allow(clippy::unwrap_used)] // a constant pattern
+        regex::Regex::new(r"(?m)^ {0,3}#{1,6}\s+\S|^ {0,3}(?:=+|-+)\s*$").unwrap()
+    });
+    let json = crate::check::as_json(content);
+    let text = match &json {
+        Some(v) => crate::json_view::said(v),
+        None => crate::check::body_text(content),
+    };
+    let own = crate::check::without_urls(&text);
+    let words = own
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .count();
+    if words == 0 {
+        if json.is_none() && HEADING.is_match(content) {
+            return Some("the output shows headings with no text under them: whether it is the output asked for is for the judge".into());
+        }
+        return PROSE.is_match(clause).then(|| "links aside, the output holds no text of its own, where the clause asks for prose: whether it is the output asked for is for the judge".into());
+    }
+    // Links introduced as what they are (`See …`, `Sources: …`) are the
+    // sources a bare count asks for; beside prose asked for, or beside a
+    // note that there is nothing, they are no evidence of it.
+    static POINTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        #[allow(clippy::unwrap_used)] // a constant pattern
+        regex::Regex::new(r"(?i)^\W*(?:see|siehe|voir|ver|véase|vedi|veja|zie|sources?|quellen|fuentes|fonti|fontes|bronnen|links?|references?|read more|more at|details)\b").unwrap()
+    });
+    let sentences: Vec<&str> = own
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let own = sentences.join(". ");
+    (crate::check::says_nothing(&own) && (PROSE.is_match(clause) || !POINTER.is_match(&own))).then(|| "links aside, the output only says there is nothing or points elsewhere (`Done.`, `See …`): whether it is the output asked for is for the judge".into())
+}
 
 /// Why an output reads as declining the task rather than doing it: the
 /// refusal detector (`pactum_eval::refusal`) finds a refusal, full or

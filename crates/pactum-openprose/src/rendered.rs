@@ -1286,7 +1286,7 @@ pub(crate) fn names_nothing(t: &str) -> bool {
 /// number, an emoji, a mark or an image too; only a blank one, or one of
 /// invisible characters, not).
 pub(crate) fn range_of(units: &[Piece]) -> (u64, u64, Option<String>) {
-    range_of_beside(units, &BTreeSet::new())
+    range_of_beside(units, &BTreeSet::new(), 1)
 }
 
 /// The words of `words` the service was not `given` ([`content_words`]
@@ -1338,10 +1338,12 @@ pub(crate) fn given_words(inputs: &[std::borrow::Cow<'_, str>]) -> std::rc::Rc<B
 }
 
 /// [`range_of`], units told apart by the words they were not `given`
-/// ([`own_words`]).
+/// ([`own_words`]), a unit of fewer than `fewest` words of content
+/// counting for nothing in the low count.
 pub(crate) fn range_of_beside(
     units: &[Piece],
     given: &BTreeSet<String>,
+    fewest: usize,
 ) -> (u64, u64, Option<String>) {
     let mut seen = BTreeSet::new();
     let mut first = None;
@@ -1352,7 +1354,7 @@ pub(crate) fn range_of_beside(
         // A unit that says there is none (`unknown`, `Ohne Titel`, `不明`)
         // is no item, as no field is filled by it, and nor is a note that
         // there is nothing (`Done.`, `Insufficient data.`).
-        if words.is_empty()
+        if words.len() < fewest.max(1)
             || !meaningful(&u.text)
             || crate::check::non_answer(&u.text)
             || crate::check::non_answer(&unit_words(&u.text).0.join(" "))

@@ -175,7 +175,12 @@ fn the_quote_alone_is_said() {
         ),
         Verdict::Satisfied
     );
-    assert_eq!(one("mentions \"AT&T\"", "AT&T\n"), Verdict::Satisfied);
+    // Said alone, one word is a name, not the note asked for: the judge's.
+    assert_eq!(one("mentions \"AT&T\"", "AT&T\n"), Verdict::NotEvaluable);
+    assert_eq!(
+        one("mentions \"AT&T Inc\"", "AT&T Inc\n"),
+        Verdict::Satisfied
+    );
 }
 
 /// A forbidden word hyphenated across a line end (or across a space after

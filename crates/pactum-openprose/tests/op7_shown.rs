@@ -199,7 +199,7 @@ fn a_quoted_word_is_not_part_of_a_joined_word() {
         assert_eq!(one(&clause, out), kept(&clause), "{q} over {out:?}");
     }
     // Alone, with its full stop, it is said.
-    for (q, out) in [("safe", "Safe.\n"), ("safe", "*safe*\n")] {
+    for (q, out) in [("is safe", "Is safe.\n"), ("is safe", "*is safe*\n")] {
         assert_eq!(
             one(&format!("saying \"{q}\""), out),
             Verdict::Satisfied,

@@ -1680,5 +1680,10 @@ fn empty_comments_and_quoted_words() {
         one("saying \"safe\"", "The reactor is safe.\n"),
         kept("saying \"safe\"")
     );
-    assert_eq!(one("saying \"safe\"", "Safe.\n"), Verdict::Satisfied);
+    assert_eq!(
+        one("saying \"it is safe\"", "It is safe.\n"),
+        Verdict::Satisfied
+    );
+    // One word said alone is a name, not the note asked for.
+    assert_eq!(one("saying \"safe\"", "Safe.\n"), Verdict::NotEvaluable);
 }

@@ -1645,6 +1645,22 @@ fn passwords_of_words_and_more_credential_names_are_keys() {
         ("Passwort: KorrektPferdBatterie", "KorrektPferdBatterie"),
         ("passphrase: Xq7pLm2vRt9s", "Xq7pLm2vRt9s"),
         ("pw: Xq7pLm2vRt9s", "Xq7pLm2vRt9s"),
+        ("Das Passwort lautet Xq7pLm2vRt9s.", "Xq7pLm2vRt9s"),
+        ("la password è Xq7pLm2vRt9s", "Xq7pLm2vRt9s"),
+        ("tool --client-secret Xq7pLm2vRt9s", "Xq7pLm2vRt9s"),
+        ("tool --access-token Xq7pLm2vRt9s", "Xq7pLm2vRt9s"),
+        (
+            "redis://:hunter2secret@cache.acme.io:6379/0",
+            "hunter2secret",
+        ),
+        (
+            "https://acct.blob.core.windows.net/c/f.pdf?sv=2022-11-02&sig=Rv8Gh2Kl6Op0St4Wx8Ab2",
+            "Rv8Gh2Kl6Op0St4Wx8Ab2",
+        ),
+        (
+            "https://b.s3.amazonaws.com/f.pdf?X-Amz-Signature=9f86d081884c7d659a2feaa0c55ad015",
+            "9f86d081884c7d659a2feaa0c55ad015",
+        ),
         (
             r#"{"privateKeyId": "4b8e2a6c0f3d7b1e9a5c3e7f1b2d4a6c8e0f2a4b"}"#,
             "4b8e2a6c0f3d7b1e9a5c3e7f1b2d4a6c8e0f2a4b",

@@ -292,7 +292,8 @@ pub fn only_shape_or_a_low_bound(clause: &str) -> bool {
                 _ => 2,
             }
         }
-        Measure::Contains(_) | Measure::Each { .. } => true,
+        Measure::Contains(q) => q.split_whitespace().count() >= 2,
+        Measure::Each { .. } => true,
         _ => false,
     })
 }
