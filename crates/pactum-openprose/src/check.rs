@@ -3733,7 +3733,7 @@ pub(crate) fn says_nothing(unit: &str) -> bool {
             r"(?i)^(?:done|done and done|ok|okay|ok ok|completed?|finished|all done|task (?:done|complete|completed)|n/?a|nothing|nothing (?:else|here|yet|more|to (?:add|report|show))|nope|yes|no|maybe|hmm+|well|noted|understood|ack|roger|thanks|thank you|will do|working on it|will report back|no idea|i have no idea|i don'?t know|i do not know|not sure|unsure|unknown at this time|unfortunately not|not possible|cannot comply|same as (?:before|above)|as (?:previously )?stated|as above|as before",
             r"|(?:insufficient|not enough|no|missing|need more|more) (?:data|information|info|context|details|evidence|results?|sources?|answers?|content|output|response)(?: (?:found|available|provided|given|returned|yet|needed))?",
             r"|please (?:provide|give|share|send|clarify|specify)[^.?!]{0,60}|(?:could|can) you (?:provide|clarify|give|specify|explain) [^.?!]{0,60}",
-            r"|(?:see|refer to|check|details in|sources in|read more)\b[^.?!]{0,40}|output omitted[^.?!]{0,40}|omitted(?: for brevity)?|(?:to be|will be) (?:added|determined|completed|provided|filled in)(?: later)?|coming soon|work in progress|wip|pending|tbd|todo|to do|more later|fixme",
+            r"|(?:please )?(?:see|refer to|check|visit|click|go to|details in|sources in|read more)\b[^.?!]{0,40}|(?:more )?(?:information|details|info) (?:at|here|in)\b[^.?!]{0,40}|for (?:a|an|the|more) [^.?!,]{0,30}|(?:the )?(?:answer|summary|result|results|report|details|information|output|sources?) (?:is|are) (?:here|there|below|above|attached)\b[^.?!]{0,20}|output omitted[^.?!]{0,40}|omitted(?: for brevity)?|(?:to be|will be) (?:added|determined|completed|provided|filled in)(?: later)?|coming soon|work in progress|wip|pending|tbd|todo|to do|more later|fixme",
             r"|sorry[^.?!]{0,60}|(?:i|we) apologi[sz]e[^.?!]{0,60}|(?:my )?apologies[^.?!]{0,60}|as an ai[^.?!]{0,80}",
             r"|(?:the )?(?:requested |relevant )?(?:information|data|answer|result|results|summary|output|content|sources?) (?:(?:is|are|was|were) (?:not|un)(?:available| available|known|found| found)|could not be (?:found|determined|retrieved|generated)|cannot be (?:found|determined|retrieved|generated))",
             r"|(?:i )?(?:could not|couldn'?t|cannot|can'?t|was unable to|am unable to|unable to|did not|didn'?t) (?:find|determine|retrieve|access|generate|produce|complete|answer)[^.?!]{0,60}",
@@ -3784,6 +3784,27 @@ pub(crate) fn says_nothing(unit: &str) -> bool {
         any = true;
     }
     any
+}
+
+/// `unit` without its parts (parted by `|`, a dash, `:`, `;` or `,`)
+/// that say there is nothing ([`says_nothing`], [`non_answer`]): what
+/// tells it apart from another unit (`Daikin – Done.` and `Daikin –
+/// Insufficient data.` are one maker). The whole unit where every part
+/// says nothing.
+pub(crate) fn said_part(unit: &str) -> std::borrow::Cow<'_, str> {
+    static PARTS: LazyLock<Regex> = LazyLock::new(|| re(r"[|–—;,]|:\s|\s-\s"));
+    if !PARTS.is_match(unit) {
+        return std::borrow::Cow::Borrowed(unit);
+    }
+    let kept: Vec<&str> = PARTS
+        .split(unit)
+        .filter(|p| !p.trim().is_empty() && !says_nothing(p) && !non_answer(p))
+        .collect();
+    if kept.is_empty() {
+        std::borrow::Cow::Borrowed(unit)
+    } else {
+        std::borrow::Cow::Owned(kept.join(" "))
+    }
 }
 
 /// A field value that says there is none (`unknown`, `none`, `not

@@ -488,8 +488,16 @@ pub(crate) fn render(content: &str) -> Rendered {
                     Open::Row { head: false, at } => {
                         if let Some(t) = r.tables.last_mut() {
                             let row = std::mem::take(&mut cells);
+                            // Cells parted by `|` as written, so that a cell
+                            // is a part of the row ([`crate::check::said_part`]).
+                            let text = row
+                                .iter()
+                                .map(|c| c.trim())
+                                .filter(|c| !c.is_empty())
+                                .collect::<Vec<_>>()
+                                .join(" | ");
                             t.rows.push(Piece {
-                                text: row.join(" "),
+                                text,
                                 line: source_line(content, at),
                                 image: image_shown,
                             });
@@ -1350,7 +1358,7 @@ pub(crate) fn range_of_beside(
     for u in units {
         // Told apart only by an index or a note (`Daikin 1`, `Daikin
         // (again)`), a unit repeats an earlier one.
-        let words = own_words(content_words(&u.text), given);
+        let words = own_words(content_words(&crate::check::said_part(&u.text)), given);
         // A unit that says there is none (`unknown`, `Ohne Titel`, `不明`)
         // is no item, as no field is filled by it, and nor is a note that
         // there is nothing (`Done.`, `Insufficient data.`).
@@ -1613,6 +1621,15 @@ pub(crate) fn site(page: &str) -> Option<String> {
         "l.facebook.com",
         "lm.facebook.com",
         "out.reddit.com",
+        "search.app",
+        "a.co",
+        "amzn.eu",
+        "dub.sh",
+        "spoo.me",
+        "urlr.me",
+        "ln.run",
+        "qrco.de",
+        "vm.tiktok.com",
     ];
     // Hosts that serve nothing but a chatbot's conversations and
     // artifacts: no page there is a source.
@@ -1655,8 +1672,31 @@ pub(crate) fn site(page: &str) -> Option<String> {
         "yuanbao.tencent.com",
         "m365copilot.com",
         "le-chat.mistral.ai",
+        // Model consoles and agent traces: the agent's own tools.
+        "platform.openai.com",
+        "console.anthropic.com",
+        "smith.langchain.com",
+        "genspark.ai",
+        "notebooklm.google",
+        "chatbase.co",
         // Proxies show another site's page as their own.
         "translate.goog",
+    ];
+    // Search engines and archives: their front page is the search itself.
+    const ENGINES: &[&str] = &[
+        "bing.com",
+        "duckduckgo.com",
+        "yahoo.com",
+        "yandex.com",
+        "yandex.ru",
+        "baidu.com",
+        "ecosia.org",
+        "startpage.com",
+        "search.brave.com",
+        "qwant.com",
+        "archive.org",
+        "archive.ph",
+        "archive.today",
     ];
     // Hosts that serve a chatbot's shared conversations beside other
     // pages: a share there is no source.
@@ -1784,7 +1824,9 @@ pub(crate) fn site(page: &str) -> Option<String> {
                 || path.contains("/search/")
                 || path.starts_with("/translate")));
     let short = SHORTENERS.iter().any(under);
-    (!searched && !chat && !short).then_some(domain)
+    let front = path.trim_matches('/').is_empty()
+        && (ENGINES.iter().any(under) || labels.iter().rev().skip(1).any(|l| *l == "google"));
+    (!searched && !chat && !short && !front).then_some(domain)
 }
 
 /// `s` in lower case with the brackets a URL parser escapes (`%7B`,

@@ -164,3 +164,75 @@ fn a_row_repeating_the_header_is_no_row() {
         Verdict::Satisfied
     );
 }
+
+#[test]
+fn a_pointer_to_a_link_is_no_summary() {
+    for out in [
+        "Please see https://www.ehpa.org/ for details.\n",
+        "[Click here](https://www.ehpa.org/)\n",
+        "More information at https://www.ehpa.org/ and elsewhere.\n",
+        "The answer is here: https://www.ehpa.org/\n",
+        "For a summary, visit https://www.ehpa.org/ please.\n",
+    ] {
+        never_green("a summary with at least 1 source", out);
+    }
+    // An item that says where something is stays an item.
+    assert_eq!(
+        one(
+            "at least 2 items",
+            "- Daikin is at the top of the 2024 ranking\n- Vaillant sales are above 2023 levels\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+#[test]
+fn shorteners_consoles_and_search_front_pages_are_no_sources() {
+    for url in [
+        "https://search.app/xyz12",
+        "https://a.co/d/abc123",
+        "https://amzn.eu/d/abc123",
+        "https://dub.sh/abc",
+        "https://platform.openai.com/playground/p/abc123",
+        "https://console.anthropic.com/workbench/abc",
+        "https://smith.langchain.com/public/abc/r",
+        "https://www.google.com/",
+        "https://scholar.google.com/",
+        "https://duckduckgo.com/",
+        "https://web.archive.org/",
+    ] {
+        never_green(
+            "at least 1 source",
+            &format!("Heat pump sales fell in 2024 as subsidies were cut. Source: {url}\n"),
+        );
+    }
+    assert_eq!(
+        one(
+            "at least 1 source",
+            "Heat pump sales fell in 2024 as subsidies were cut. Source: https://www.ehpa.org/market-data/\n"
+        ),
+        Verdict::Satisfied
+    );
+}
+
+#[test]
+fn one_maker_told_apart_by_notes_of_nothing_is_one_unit() {
+    for out in [
+        "- Daikin – Done.\n- Daikin – Insufficient data.\n",
+        "- Daikin – Untitled\n- Daikin – Ohne Titel\n",
+        "- Daikin – Keine Daten\n- Daikin – Sin datos\n",
+    ] {
+        never_green("at least 2 items", out);
+    }
+    never_green(
+        "at least 2 rows",
+        "| Maker | Note |\n|---|---|\n| Daikin | Done. |\n| Daikin | Insufficient data. |\n",
+    );
+    assert_eq!(
+        one(
+            "at least 2 items",
+            "- Daikin – Japan\n- Vaillant – Germany\n"
+        ),
+        Verdict::Satisfied
+    );
+}
