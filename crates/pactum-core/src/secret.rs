@@ -1271,20 +1271,15 @@ fn said_credentials(text: &str) -> Vec<&str> {
                 .find_map(|(n, v)| Some((c.get(n)?.as_str(), c.get(v)?)))
         })
         .map(|(name, m)| (name, m.as_str().trim_end_matches(['.', '-'])))
-        .filter(|(name, t)| credential_value(t, password_name(name)))
+        .filter(|(name, t)| credential_value(t, ends_with_password_name(name)))
         .map(|(_, t)| t)
         .collect()
 }
 
-/// Whether `name` (as read, any case) names a password: `password`,
-/// `passwd`, `pwd`, `pass`, `pw`, `passphrase`, and "password" in German,
-/// Dutch, Portuguese, Spanish and French.
-fn password_name(name: &str) -> bool {
-    ends_with_password_name(name)
-}
-
-/// Whether `before` ends with a name of a password ([`password_name`]),
-/// folded as [`ends_with_credential_name`] folds it.
+/// Whether `before` ends with a name of a password, folded as
+/// [`ends_with_credential_name`] folds it: `password`, `passwd`, `pwd`,
+/// `pass`, `pw`, `passphrase`, and "password" in German, Dutch,
+/// Portuguese, Spanish and French.
 fn ends_with_password_name(before: &str) -> bool {
     const NAMES: [&[u8]; 10] = [
         b"pass",
@@ -1522,7 +1517,8 @@ fn named_credentials(text: &str) -> Vec<&str> {
         .captures_iter(text)
         .filter_map(|c| match (c.get(1), c.get(2)) {
             (Some(name), Some(v)) => {
-                credential_value(v.as_str(), password_name(name.as_str())).then_some(v.as_str())
+                credential_value(v.as_str(), ends_with_password_name(name.as_str()))
+                    .then_some(v.as_str())
             }
             _ => c.get(3).map(|m| m.as_str()),
         })

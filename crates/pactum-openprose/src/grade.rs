@@ -997,13 +997,12 @@ fn unseen(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) -> Option<Str
 /// Whether a clause's measures ask for content, not only shape or
 /// bounds: a lower bound at or above its unit's floor
 /// ([`fewest_for_content`]), a quote of two words or more, or fields
-/// every item has. A
-/// refusal, a placeholder or a short non-answer is no content, but it
-/// keeps an upper bound, a prohibition and a format (`- Done.` is a
-/// bulleted list, `{"result": "done"}` a JSON object), and it meets a
-/// lower bound below the floor ("I have no idea." has four words, two
-/// such lines two paragraphs): none of these asks for more than that
-/// the output exists, which backs no green (SPEC §3.5).
+/// every item has. A refusal, a placeholder or a short non-answer is no
+/// content, but it keeps an upper bound, a prohibition and a format
+/// (`- Done.` is a bulleted list, `{"result": "done"}` a JSON object),
+/// and it meets a lower bound below the floor ("I have no idea." has
+/// four words, two such lines two paragraphs): none of these asks for
+/// more than that the output exists, which backs no green (SPEC §3.5).
 fn asks_for_content(measures: &[(String, Measure)]) -> bool {
     measures.is_empty()
         || measures.iter().any(|(_, m)| match m {
