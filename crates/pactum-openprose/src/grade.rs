@@ -962,7 +962,27 @@ fn only_copied_input(content: &str, inputs: &[Cow<'_, str>], c: &RunContract) ->
         return false;
     }
     let asked: Vec<Cow<'_, str>> = asked_texts(c).into_iter().map(Cow::Owned).collect();
-    !only_copied(content, &asked)
+    !only_copied(content, &asked) && !asked_joined(content, &asked)
+}
+
+/// Whether `content` says the texts the clauses quote, joined only by
+/// function words and marks (`Daikin and Bosch.` for `saying "Daikin"
+/// and "Bosch"`): that is what was asked, not a copy of the program.
+fn asked_joined(content: &str, asked: &[Cow<'_, str>]) -> bool {
+    let mut rest = content.to_lowercase();
+    let mut found = false;
+    for a in asked {
+        let a = a.trim().to_lowercase();
+        if !a.is_empty() && rest.contains(&a) {
+            rest = rest.replace(&a, " ");
+            found = true;
+        }
+    }
+    found
+        && rest
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .all(crate::plain::is_function_word)
 }
 
 /// Why an output's measures holding is no evidence on their own

@@ -236,3 +236,26 @@ fn one_maker_told_apart_by_notes_of_nothing_is_one_unit() {
         Verdict::Satisfied
     );
 }
+
+/// Saying exactly the quoted texts, joined as the clause joins them, is
+/// what was asked, not a copy of the contract.
+#[test]
+fn the_quoted_texts_joined_are_no_copy_of_the_contract() {
+    for (clause, out) in [
+        ("saying \"Daikin\" and \"Bosch\"", "Daikin and Bosch.\n"),
+        (
+            "a summary including \"Daikin\" and \"Bosch\"",
+            "Daikin and Bosch\n",
+        ),
+    ] {
+        assert_ne!(one(clause, out), Verdict::Violated, "{clause}");
+    }
+    // A copy of the contract's other words is still a copy.
+    assert_eq!(
+        one(
+            "saying \"Daikin\" and \"Bosch\"",
+            "saying Daikin and Bosch\n"
+        ),
+        Verdict::Violated
+    );
+}
