@@ -1281,7 +1281,7 @@ fn said_credentials(text: &str) -> Vec<&str> {
 /// `pass`, `pw`, `passphrase`, and "password" in German, Dutch,
 /// Portuguese, Spanish and French.
 fn ends_with_password_name(before: &str) -> bool {
-    const NAMES: [&[u8]; 10] = [
+    const NAMES: [&[u8]; 12] = [
         b"pass",
         b"passwd",
         b"pwd",
@@ -1292,12 +1292,10 @@ fn ends_with_password_name(before: &str) -> bool {
         b"kennwort",
         b"htwoord",
         b"senha",
+        b"rasena",
+        b"passe",
     ];
-    let (tail, n) = folded_tail(before);
-    let tail = &tail[tail.len() - n..];
-    NAMES.iter().any(|name| tail.ends_with(name))
-        || tail.ends_with(b"rasena")
-        || tail.ends_with(b"passe")
+    tail_ends_with_any(before, &NAMES)
 }
 
 /// Whether `value`, written after a credential's name, is one: it holds
@@ -1628,16 +1626,14 @@ fn ends_with_credential_name(before: &str) -> bool {
         b"api_key",
         b"api-key",
     ];
-    let (tail, n) = folded_tail(before);
-    let tail = &tail[tail.len() - n..];
-    NAMES.iter().any(|name| tail.ends_with(name))
+    tail_ends_with_any(before, &NAMES)
 }
 
-/// The last (at most) 8 characters of `before`, folded as the names'
-/// `(?i)` folds them: ASCII case, `K` (U+212A) as `k`, `ſ` (U+017F) as
-/// `s`, `ñ` as `n`; it stops at any other character. The bytes are the
-/// array's last `n`.
-fn folded_tail(before: &str) -> ([u8; 8], usize) {
+/// Whether the last (at most) 8 characters of `before`, folded as the
+/// names' `(?i)` folds them (ASCII case, `K` (U+212A) as `k`, `ſ`
+/// (U+017F) as `s`, `ñ` as `n`; stopping at any other character), end
+/// with one of `names`.
+fn tail_ends_with_any(before: &str, names: &[&[u8]]) -> bool {
     let mut tail = [0u8; 8];
     let mut n = 0;
     for c in before.chars().rev().take(tail.len()) {
@@ -1651,7 +1647,8 @@ fn folded_tail(before: &str) -> ([u8; 8], usize) {
         n += 1;
         tail[tail.len() - n] = folded;
     }
-    (tail, n)
+    let tail = &tail[tail.len() - n..];
+    names.iter().any(|name| tail.ends_with(name))
 }
 
 /// Whether `after` (what follows a `=` or `:`) starts as the value of a

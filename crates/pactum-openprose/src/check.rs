@@ -132,6 +132,23 @@ pub enum Measure {
     Not(Box<Measure>),
 }
 
+impl Measure {
+    /// Whether this measure asks only for a shape: a format, a list, a
+    /// table, headings or JSON, which a placeholder or a non-answer has
+    /// as well (`- Done.` is a bulleted list).
+    pub fn is_shape(&self) -> bool {
+        matches!(
+            self,
+            Measure::Json(_)
+                | Measure::Table
+                | Measure::NumberedList
+                | Measure::BulletList
+                | Measure::Headings
+                | Measure::List
+        )
+    }
+}
+
 /// How a clause's text reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reading {

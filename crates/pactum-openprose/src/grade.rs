@@ -803,17 +803,7 @@ fn grade_text(
             .measures
             .iter()
             .any(|(_, m)| matches!(m, Measure::Count { min, .. } if *min > 0));
-        let shaped = reading.measures.iter().any(|(_, m)| {
-            matches!(
-                m,
-                Measure::Json(_)
-                    | Measure::Table
-                    | Measure::NumberedList
-                    | Measure::BulletList
-                    | Measure::Headings
-                    | Measure::List
-            )
-        });
+        let shaped = reading.measures.iter().any(|(_, m)| m.is_shape());
         unmeasured.push(if reading.measures.is_empty() {
             "the clause asks only for what its output's name names: that the output exists is no evidence that it is that (rather than a placeholder, a non-answer or filler), which is for the judge".into()
         } else if low {
@@ -1031,13 +1021,9 @@ fn asks_for_content(measures: &[(String, Measure)]) -> bool {
             // a name, not the summary or note the clause asks for.
             Measure::Contains(q) => q.split_whitespace().count() >= 2,
             Measure::Each { .. } => true,
-            Measure::Not(_)
-            | Measure::Json(_)
-            | Measure::Table
-            | Measure::NumberedList
-            | Measure::BulletList
-            | Measure::Headings
-            | Measure::List => false,
+            // A shape or a negation is kept by a non-answer too; a
+            // measure not named here asks for no content either.
+            _ => false,
         })
 }
 
