@@ -157,17 +157,20 @@ pub fn kind(v: &Value) -> &'static str {
 /// execution. Such a thing that pactum does not read is an error, never
 /// skipped.
 pub fn is_call_like(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [
-        "tool",
-        "function",
-        "call",
-        "executable",
-        "code_execution",
-        "codeexecution",
-    ]
-    .iter()
-    .any(|w| n.contains(w))
+    // Read for every key of every message: compared in place, not lowered
+    // into a new string.
+    const WORDS: [&[u8]; 6] = [
+        b"tool",
+        b"function",
+        b"call",
+        b"executable",
+        b"code_execution",
+        b"codeexecution",
+    ];
+    let b = name.as_bytes();
+    WORDS
+        .iter()
+        .any(|w| b.windows(w.len()).any(|at| at.eq_ignore_ascii_case(w)))
 }
 
 /// Decodes a call's arguments as recorded (see the module docs): `None`
@@ -303,15 +306,21 @@ impl Shape {
     }
 }
 
-/// Refuses any key of `m` outside `allowed`.
-fn known_keys(m: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<(), CallError> {
+/// Refuses any key of `m` outside `allowed`; `what` names `m` in the
+/// error (made only then: this runs for every call of every record).
+fn known_keys<W: std::fmt::Display>(
+    m: &Map<String, Value>,
+    allowed: &[&str],
+    what: impl FnOnce() -> W,
+) -> Result<(), CallError> {
     match m.keys().find(|k| !allowed.contains(&k.as_str())) {
         None => Ok(()),
         Some(k) => Err(CallError::at(
             format!("/{}", escape_pointer_token(k)),
             format!(
-                "unknown key `{}` in {what} (expected: {}): pactum does not read it, and it may hold what a check needs",
+                "unknown key `{}` in {} (expected: {}): pactum does not read it, and it may hold what a check needs",
                 one_line(k, SHOWN),
+                what(),
                 allowed.join(", ")
             ),
         )),
@@ -320,18 +329,18 @@ fn known_keys(m: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<()
 
 /// A required, non-blank name.
 fn name_at(m: &Map<String, Value>, key: &str) -> Result<String, CallError> {
-    let at = format!("/{key}");
+    let at = || format!("/{key}");
     match m.get(key) {
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
         Some(Value::String(_)) => Err(CallError::at(
-            at,
+            at(),
             "the tool name is empty: a call to an unknown tool cannot be checked",
         )),
         Some(other) => Err(CallError::at(
-            at,
+            at(),
             format!("expected the tool name (a string), found {}", kind(other)),
         )),
-        None => Err(CallError::at(at, "missing tool name")),
+        None => Err(CallError::at(at(), "missing tool name")),
     }
 }
 
@@ -395,7 +404,7 @@ fn object<'a>(v: &'a Value, what: &str) -> Result<&'a Map<String, Value>, CallEr
 
 /// Decodes one call object in `shape` (keys already known to fit it).
 fn decode_in(m: &Map<String, Value>, shape: Shape) -> Result<ToolCall, CallError> {
-    known_keys(m, shape.keys(), shape.label())?;
+    known_keys(m, shape.keys(), || shape.label())?;
     let mut call = ToolCall {
         id: id_at(m, "id")?,
         name: String::new(),
@@ -422,11 +431,11 @@ fn decode_in(m: &Map<String, Value>, shape: Shape) -> Result<ToolCall, CallError
             } else {
                 (&["name", "input"], Shape::OpenaiCustom)
             };
-            let at = format!("/{key}");
-            known_keys(inner, keys, &format!("the `{key}` of {}", shape.label()))
-                .map_err(|e| e.under(&at))?;
-            call.name = name_at(inner, "name").map_err(|e| e.under(&at))?;
-            call.arguments = arguments_of(inner, args).map_err(|e| e.under(&at))?;
+            let at = || format!("/{key}");
+            known_keys(inner, keys, || format!("the `{key}` of {}", shape.label()))
+                .map_err(|e| e.under(&at()))?;
+            call.name = name_at(inner, "name").map_err(|e| e.under(&at()))?;
+            call.arguments = arguments_of(inner, args).map_err(|e| e.under(&at()))?;
         }
         Shape::AgentDojo => {
             call.name = name_at(m, "function")?;
@@ -508,7 +517,7 @@ fn decode_one(v: &Value) -> Result<ToolCall, CallError> {
     if let Some(key) = gemini_wrapper(m, ["functionCall", "function_call"]) {
         let mut allowed = vec![key];
         allowed.extend_from_slice(GEMINI_PART_KEYS);
-        known_keys(m, &allowed, "a Gemini part")?;
+        known_keys(m, &allowed, || "a Gemini part")?;
         let inner = m
             .get(key)
             .and_then(Value::as_object)
@@ -644,17 +653,15 @@ pub fn decode_result(v: &Value) -> Result<ToolResult, CallError> {
     if let Some(key) = gemini_wrapper(m, ["functionResponse", "function_response"]) {
         let mut allowed = vec![key];
         allowed.extend_from_slice(GEMINI_PART_KEYS);
-        known_keys(m, &allowed, "a Gemini part")?;
+        known_keys(m, &allowed, || "a Gemini part")?;
         let at = format!("/{key}");
         let inner = m
             .get(key)
             .and_then(Value::as_object)
             .ok_or_else(|| CallError::at(at.clone(), "expected an object"))?;
-        known_keys(
-            inner,
-            &["name", "response", "id"],
-            "a Gemini `functionResponse`",
-        )
+        known_keys(inner, &["name", "response", "id"], || {
+            "a Gemini `functionResponse`"
+        })
         .map_err(|e| e.under(&at))?;
         let name = name_at(inner, "name").map_err(|e| e.under(&at))?;
         let answers = match id_at(inner, "id").map_err(|e| e.under(&at))? {
@@ -716,7 +723,7 @@ pub fn decode_result(v: &Value) -> Result<ToolResult, CallError> {
             ),
         ));
     };
-    known_keys(m, keys, &format!("a `{}` block", one_line(ty, SHOWN)))?;
+    known_keys(m, keys, || format!("a `{}` block", one_line(ty, SHOWN)))?;
     let Some(id) = id_at(m, id_key)? else {
         return Err(CallError::at(
             format!("/{id_key}"),
@@ -859,16 +866,16 @@ fn call_list(
     base: &str,
     decode: fn(&Value) -> Result<ToolCall, CallError>,
 ) -> Result<Vec<ToolCall>, CallError> {
-    let at = format!("{base}/{key}");
+    let at = || format!("{base}/{key}");
     match m.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
             .iter()
             .enumerate()
-            .map(|(i, c)| decode(c).map_err(|e| e.under(&format!("{at}/{i}"))))
+            .map(|(i, c)| decode(c).map_err(|e| e.under(&format!("{}/{i}", at()))))
             .collect(),
         Some(other) => Err(CallError::at(
-            at,
+            at(),
             format!("expected an array of tool calls, found {}", kind(other)),
         )),
     }
@@ -876,12 +883,12 @@ fn call_list(
 
 /// A legacy `function_call` member: one call object.
 fn function_call(m: &Map<String, Value>, base: &str) -> Result<Vec<ToolCall>, CallError> {
-    let at = format!("{base}/function_call");
+    let at = || format!("{base}/function_call");
     match m.get("function_call") {
         None | Some(Value::Null) => Ok(Vec::new()),
-        Some(c @ Value::Object(_)) => Ok(vec![decode_call(c).map_err(|e| e.under(&at))?]),
+        Some(c @ Value::Object(_)) => Ok(vec![decode_call(c).map_err(|e| e.under(&at()))?]),
         Some(other) => Err(CallError::at(
-            at,
+            at(),
             format!("expected a function call object, found {}", kind(other)),
         )),
     }

@@ -243,49 +243,27 @@ impl Redactor {
         let Some(inner) = &self.inner else {
             return Cow::Borrowed(text);
         };
-        let mut spans: Vec<(usize, usize)> = Vec::new();
-        inner.find(text, |o| o, &mut spans);
-        if may_be_encoded(text) {
-            let mut view: Cow<'_, str> = Cow::Borrowed(text);
-            // Original offset of each byte of `view` (and of its end).
-            let mut origin: Option<Vec<usize>> = None;
-            for _ in 0..DECODE_ROUNDS {
-                let Some((decoded, map)) = decode_round(&view) else {
-                    break;
-                };
-                let map = match &origin {
-                    None => map,
-                    Some(prev) => map.into_iter().map(|o| prev[o]).collect(),
-                };
-                inner.find(&decoded, |o| map[o], &mut spans);
-                if !may_be_encoded(&decoded) {
-                    break;
-                }
-                view = Cow::Owned(decoded);
-                origin = Some(map);
-            }
+        // Reports repeat texts from result to result (clause texts, quoted
+        // evidence): a thread remembers, for the redactor it used last, the
+        // texts it found nothing in, compared whole, so a repeat costs a
+        // hash and a comparison instead of a search. The answer is the
+        // same either way: redaction is a function of the secrets and the
+        // text alone.
+        if text.len() < CLEAN_MIN_BYTES {
+            return inner.redact(text);
         }
-        if spans.is_empty() {
+        let hash = {
+            use std::hash::BuildHasher;
+            foldhash::fast::FixedState::with_seed(0).hash_one(text)
+        };
+        if CLEAN.with(|m| m.borrow().knows(inner, hash, text)) {
             return Cow::Borrowed(text);
         }
-        spans.sort_unstable();
-        let mut out = String::with_capacity(text.len());
-        let mut at = 0;
-        let mut i = 0;
-        while i < spans.len() {
-            let (start, mut end) = spans[i];
-            i += 1;
-            while i < spans.len() && spans[i].0 < end {
-                end = end.max(spans[i].1);
-                i += 1;
-            }
-            let start = start.max(at);
-            out.push_str(&text[at..start]);
-            out.push_str(REDACTED);
-            at = end.max(start);
+        let out = inner.redact(text);
+        if matches!(out, Cow::Borrowed(_)) {
+            CLEAN.with(|m| m.borrow_mut().learn(inner, hash, text));
         }
-        out.push_str(&text[at..]);
-        Cow::Owned(out)
+        out
     }
 
     /// [`Self::redact`] of an owned string.
@@ -457,6 +435,53 @@ impl Redactor {
 }
 
 impl Inner {
+    /// [`Redactor::redact`], searched.
+    fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        self.find(text, |o| o, &mut spans);
+        if may_be_encoded(text) {
+            let mut view: Cow<'_, str> = Cow::Borrowed(text);
+            // Original offset of each byte of `view` (and of its end).
+            let mut origin: Option<Vec<usize>> = None;
+            for _ in 0..DECODE_ROUNDS {
+                let Some((decoded, map)) = decode_round(&view) else {
+                    break;
+                };
+                let map = match &origin {
+                    None => map,
+                    Some(prev) => map.into_iter().map(|o| prev[o]).collect(),
+                };
+                self.find(&decoded, |o| map[o], &mut spans);
+                if !may_be_encoded(&decoded) {
+                    break;
+                }
+                view = Cow::Owned(decoded);
+                origin = Some(map);
+            }
+        }
+        if spans.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        spans.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        let mut i = 0;
+        while i < spans.len() {
+            let (start, mut end) = spans[i];
+            i += 1;
+            while i < spans.len() && spans[i].0 < end {
+                end = end.max(spans[i].1);
+                i += 1;
+            }
+            let start = start.max(at);
+            out.push_str(&text[at..start]);
+            out.push_str(REDACTED);
+            at = end.max(start);
+        }
+        out.push_str(&text[at..]);
+        Cow::Owned(out)
+    }
+
     /// The spans of `view` that hold a secret or a fragment of one, as
     /// offsets of the original text (`to_orig` maps an offset of `view`,
     /// its end included).
@@ -768,7 +793,7 @@ pub fn key_tokens(text: &str) -> Vec<String> {
 }
 
 /// Texts shorter than this are scanned each time ([`key_tokens`]).
-const MEMO_MIN_BYTES: usize = 256;
+const MEMO_MIN_BYTES: usize = 24;
 /// The most text, in bytes, a thread's memo keeps ([`KeyMemo`]).
 const MEMO_BYTES: usize = 8 << 20;
 /// The most texts a thread's memo remembers having read.
@@ -815,11 +840,52 @@ impl KeyMemo {
     }
 }
 
+/// Texts shorter than this are searched each time ([`Redactor::redact`]).
+const CLEAN_MIN_BYTES: usize = 16;
+
+/// The texts a thread found no secret in, for the one redactor it used
+/// last ([`Redactor::redact`]). Holding that redactor keeps its address
+/// from being reused by another. Bounded by [`MEMO_TEXTS`] and
+/// [`MEMO_BYTES`]: past either, it starts afresh.
+#[derive(Default)]
+struct CleanMemo {
+    under: Option<Arc<Inner>>,
+    texts: std::collections::HashMap<u64, Box<str>>,
+    bytes: usize,
+}
+
+impl CleanMemo {
+    /// Whether `text` (of hash `hash`) was found clean under `under`.
+    fn knows(&self, under: &Arc<Inner>, hash: u64, text: &str) -> bool {
+        self.under.as_ref().is_some_and(|u| Arc::ptr_eq(u, under))
+            && self.texts.get(&hash).is_some_and(|t| &**t == text)
+    }
+
+    /// Remembers that `text` was found clean under `under`.
+    fn learn(&mut self, under: &Arc<Inner>, hash: u64, text: &str) {
+        if !self.under.as_ref().is_some_and(|u| Arc::ptr_eq(u, under)) {
+            self.under = Some(Arc::clone(under));
+            self.texts.clear();
+            self.bytes = 0;
+        }
+        if text.len() > MEMO_BYTES / 16 {
+            return;
+        }
+        if self.texts.len() >= MEMO_TEXTS || self.bytes + text.len() > MEMO_BYTES {
+            self.texts.clear();
+            self.bytes = 0;
+        }
+        self.bytes += text.len();
+        self.texts.insert(hash, text.into());
+    }
+}
+
 /// A text read twice and its keys ([`KeyMemo`]).
 type KeptText = (Box<str>, Vec<String>);
 
 thread_local! {
     static MEMO: std::cell::RefCell<KeyMemo> = std::cell::RefCell::new(KeyMemo::default());
+    static CLEAN: std::cell::RefCell<CleanMemo> = std::cell::RefCell::new(CleanMemo::default());
 }
 
 /// [`key_tokens`] without the memo.
@@ -1295,7 +1361,8 @@ fn ends_with_password_name(before: &str) -> bool {
         b"rasena",
         b"passe",
     ];
-    tail_ends_with_any(before, &NAMES)
+    const PACKED: Tails<12> = Tails::of(&NAMES);
+    tail_ends_with_any(before, &PACKED)
 }
 
 /// Whether `value`, written after a credential's name, is one: it holds
@@ -1626,17 +1693,20 @@ fn ends_with_credential_name(before: &str) -> bool {
         b"api_key",
         b"api-key",
     ];
-    tail_ends_with_any(before, &NAMES)
+    const PACKED: Tails<30> = Tails::of(&NAMES);
+    tail_ends_with_any(before, &PACKED)
 }
 
 /// Whether the last (at most) 8 characters of `before`, folded as the
 /// names' `(?i)` folds them (ASCII case, `K` (U+212A) as `k`, `ſ`
 /// (U+017F) as `s`, `ñ` as `n`; stopping at any other character), end
-/// with one of `names`.
-fn tail_ends_with_any(before: &str, names: &[&[u8]]) -> bool {
-    let mut tail = [0u8; 8];
-    let mut n = 0;
-    for c in before.chars().rev().take(tail.len()) {
+/// with one of `names`. It runs at nearly every `=` and `:` of every
+/// text, so a last character no name ends with stops it at once, the
+/// tail is one integer and a name one comparison.
+fn tail_ends_with_any<const N: usize>(before: &str, names: &Tails<N>) -> bool {
+    let mut tail = 0u64;
+    let mut n = 0u32;
+    for c in before.chars().rev().take(8) {
         let folded = match c {
             '\u{212A}' => b'k',
             '\u{17F}' => b's',
@@ -1644,11 +1714,53 @@ fn tail_ends_with_any(before: &str, names: &[&[u8]]) -> bool {
             c if c.is_ascii() => c.to_ascii_lowercase() as u8,
             _ => break,
         };
+        if n == 0 && !names.last[usize::from(folded)] {
+            return false;
+        }
+        tail |= u64::from(folded) << (8 * n);
         n += 1;
-        tail[tail.len() - n] = folded;
     }
-    let tail = &tail[tail.len() - n..];
-    names.iter().any(|name| tail.ends_with(name))
+    names.names.iter().any(|&(name, len)| {
+        let mask = u64::MAX >> (8 * (8 - len));
+        len <= n && tail & mask == name
+    })
+}
+
+/// Names of 1 to 8 bytes as [`tail_ends_with_any`] compares them.
+struct Tails<const N: usize> {
+    /// The bytes of each name in an integer, its last byte lowest, and
+    /// its length.
+    names: [(u64, u32); N],
+    /// Whether a name ends with the byte.
+    last: [bool; 256],
+}
+
+impl<const N: usize> Tails<N> {
+    /// The names, packed at compile time: a longer name does not compile.
+    const fn of(names: &[&[u8]; N]) -> Tails<N> {
+        let mut out = Tails {
+            names: [(0u64, 0u32); N],
+            last: [false; 256],
+        };
+        let mut i = 0;
+        while i < N {
+            let name = names[i];
+            assert!(
+                !name.is_empty() && name.len() <= 8,
+                "a name is 1 to 8 bytes"
+            );
+            let mut v = 0u64;
+            let mut j = 0;
+            while j < name.len() {
+                v = (v << 8) | name[j] as u64;
+                j += 1;
+            }
+            out.names[i] = (v, name.len() as u32);
+            out.last[name[name.len() - 1] as usize] = true;
+            i += 1;
+        }
+        out
+    }
 }
 
 /// Whether `after` (what follows a `=` or `:`) starts as the value of a

@@ -164,17 +164,23 @@ fn names_seen<'a>(
     if seen.is_empty() {
         return String::new();
     }
-    let mut typos: Vec<String> = Vec::new();
-    let mut others: Vec<String> = Vec::new();
+    // Typos first; only the five shown are written out.
+    let mut typos: Vec<(&str, usize)> = Vec::new();
+    let mut others: Vec<&str> = Vec::new();
     for n in &seen {
-        let shown = format!("{:?}", n.chars().take(60).collect::<String>());
         match typo(checked, n) {
-            Some(d) => typos.push(format!("{shown} ({d} edit(s) from {checked}: a typo?)")),
-            None => others.push(shown),
+            Some(d) => typos.push((n, d)),
+            None => others.push(n),
         }
     }
+    let shown = |n: &str| format!("{:?}", n.chars().take(60).collect::<String>());
     let total = typos.len() + others.len();
-    let mut parts: Vec<String> = typos.into_iter().chain(others).take(5).collect();
+    let mut parts: Vec<String> = typos
+        .iter()
+        .map(|(n, d)| format!("{} ({d} edit(s) from {checked}: a typo?)", shown(n)))
+        .chain(others.iter().map(|n| shown(n)))
+        .take(5)
+        .collect();
     if total > 5 {
         parts.push(format!("and {} more", total - 5));
     }

@@ -72,14 +72,17 @@ impl SharedRedactor {
 /// # Errors
 /// [`ReportError::Redaction`] naming `what` when `value` does not come
 /// back from JSON.
-pub(crate) fn redacted_copy<T: Serialize + DeserializeOwned>(
+pub(crate) fn redacted_copy<T: Serialize + DeserializeOwned + Clone>(
     redactor: &Redactor,
     what: &'static str,
     value: &T,
 ) -> Result<T, ReportError> {
     let lost = || ReportError::Redaction { what };
     let mut v = serde_json::to_value(value).map_err(|_| lost())?;
-    redactor.redact_value(&mut v);
+    if !redactor.redact_value(&mut v) {
+        // Nothing was replaced: the value itself, not its round trip.
+        return Ok(value.clone());
+    }
     serde_json::from_value(v).map_err(|_| lost())
 }
 
@@ -98,7 +101,7 @@ impl<R: Reporter> Redacting<R> {
     }
 
     /// `value` with every string in it redacted.
-    fn clean<T: Serialize + DeserializeOwned>(
+    fn clean<T: Serialize + DeserializeOwned + Clone>(
         &self,
         what: &'static str,
         value: &T,

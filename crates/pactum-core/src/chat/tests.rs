@@ -793,3 +793,39 @@ fn a_parallel_call_wrapper_is_refused_not_read_as_one_call() {
         assert!(e.to_string().contains("multi_tool_use.parallel"), "{e}");
     }
 }
+
+/// A key is call-like when it holds a call word in any ASCII case, as
+/// lowering it and searching would say; other letters never match one.
+#[test]
+fn call_like_keys_are_found_in_any_ascii_case() {
+    for (key, call_like) in [
+        ("tool_calls", true),
+        ("TOOL_USE", true),
+        ("myFunction", true),
+        ("Call", true),
+        ("executableCode", true),
+        ("code_execution_result", true),
+        ("CodeExecution", true),
+        ("content", false),
+        ("role", false),
+        ("", false),
+        ("too", false),
+        ("ŧool", false),
+        ("ｔｏｏｌ", false),
+        ("caĺl", false),
+    ] {
+        let lowered = key.to_ascii_lowercase();
+        let expected = [
+            "tool",
+            "function",
+            "call",
+            "executable",
+            "code_execution",
+            "codeexecution",
+        ]
+        .iter()
+        .any(|w| lowered.contains(w));
+        assert_eq!(expected, call_like, "{key}");
+        assert_eq!(is_call_like(key), call_like, "{key}");
+    }
+}

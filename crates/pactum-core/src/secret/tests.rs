@@ -1687,3 +1687,109 @@ fn passwords_of_words_and_more_credential_names_are_keys() {
         );
     }
 }
+
+/// A short text read again is answered from the memo too (from
+/// [`MEMO_MIN_BYTES`] up): the keys are the same as a scan's on every
+/// read, whatever the text.
+#[test]
+fn a_repeated_short_text_gives_the_same_keys_as_a_scan() {
+    for text in [
+        "token: tvly-Qw3rTy7UiOp9AsDfGhJkL2z",
+        "password: CorrectHorseBatteryStaple",
+        "the weather in Paris is mild today",
+        "sk-proj-Qw3rTy7UiOp9AsDfGhJkL2zXcVbNm4",
+    ] {
+        assert!(text.len() >= MEMO_MIN_BYTES, "{text}");
+        let scanned = key_tokens_scanned(text);
+        for _ in 0..4 {
+            assert_eq!(key_tokens(text), scanned, "{text}");
+        }
+    }
+}
+
+proptest! {
+    /// Whatever is read, in whatever order and however often, the memo
+    /// answers as a scan does.
+    #[test]
+    fn the_key_memo_answers_as_a_scan(
+        texts in proptest::collection::vec(
+            prop_oneof![
+                Just("api_key: Qw3rTy7UiOp9AsDfGhJk".to_string()),
+                Just("plain words of a message, nothing secret".to_string()),
+                "[a-zA-Z0-9:=_ -]{0,60}",
+            ],
+            1..12,
+        ),
+        order in proptest::collection::vec(0usize..12, 1..30),
+    ) {
+        for i in order {
+            let text = &texts[i % texts.len()];
+            prop_assert_eq!(key_tokens(text), key_tokens_scanned(text));
+        }
+    }
+
+    /// The redactor's memo of clean texts answers as a search does, for
+    /// the redactor that found the text clean and for any other.
+    #[test]
+    fn the_clean_text_memo_answers_as_a_search(
+        texts in proptest::collection::vec("[a-zA-Z0-9 _-]{0,40}", 1..8),
+        order in proptest::collection::vec((0usize..8, any::<bool>()), 1..30),
+    ) {
+        let first = Redactor::new(["Qw3rTy7UiOp9AsDfGhJk"]).expect("redactor");
+        let second = Redactor::new(["Zx9Cv8Bn7Mm6Lk5Jh4Gf"]).expect("redactor");
+        for (i, use_second) in order {
+            let r = if use_second { &second } else { &first };
+            let text = &texts[i % texts.len()];
+            let searched = r.inner.as_ref().expect("secrets").redact(text);
+            prop_assert_eq!(r.redact(text), searched);
+        }
+    }
+}
+
+/// A text one redactor found clean is still redacted by another that
+/// knows a secret in it: the memo answers only for the redactor it was
+/// made under, never for one built later (even at the same address).
+#[test]
+fn a_text_clean_under_one_redactor_is_redacted_by_another() {
+    let text = "the deploy used Zx9Cv8Bn7Mm6Lk5Jh4Gf for the upload";
+    let first = Redactor::new(["Qw3rTy7UiOp9AsDfGhJk"]).expect("redactor");
+    for _ in 0..3 {
+        assert_eq!(first.redact(text), text);
+    }
+    drop(first);
+    for _ in 0..3 {
+        let second = Redactor::new(["Zx9Cv8Bn7Mm6Lk5Jh4Gf"]).expect("redactor");
+        let out = second.redact(text);
+        assert!(!out.contains("Zx9Cv8Bn7Mm6Lk5Jh4Gf"), "{out}");
+        assert!(out.contains(REDACTED), "{out}");
+    }
+    let both = Redactor::new(["Qw3rTy7UiOp9AsDfGhJk"])
+        .and_then(|r| r.with(&Redactor::new(["Zx9Cv8Bn7Mm6Lk5Jh4Gf"])?))
+        .expect("redactor");
+    assert!(!both.redact(text).contains("Zx9Cv8Bn7Mm6Lk5Jh4Gf"));
+}
+
+proptest! {
+    /// The packed tail check is the byte comparison it replaces: the last
+    /// (at most) 8 characters of `before`, folded, end with a name.
+    #[test]
+    fn the_packed_tail_check_is_a_folded_ends_with(
+        before in "[a-zA-Z_ñÑſK\u{212A}é:= -]{0,14}(pass|PASSWD|api_key|Token|ſecret|\u{212A}ey|wort)?",
+    ) {
+        const NAMES: [&[u8]; 6] = [b"pass", b"passwd", b"api_key", b"token", b"secret", b"kennwort"];
+        const PACKED: Tails<6> = Tails::of(&NAMES);
+        let mut folded: Vec<u8> = Vec::new();
+        for c in before.chars().rev().take(8) {
+            let f = match c {
+                '\u{212A}' => b'k',
+                '\u{17F}' => b's',
+                'ñ' | 'Ñ' => b'n',
+                c if c.is_ascii() => c.to_ascii_lowercase() as u8,
+                _ => break,
+            };
+            folded.insert(0, f);
+        }
+        let expected = NAMES.iter().any(|n| folded.ends_with(n));
+        prop_assert_eq!(tail_ends_with_any(&before, &PACKED), expected, "{}", before);
+    }
+}
