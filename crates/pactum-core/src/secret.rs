@@ -781,11 +781,12 @@ pub const KEY_TOKEN_MIN_TAIL: usize = 12;
 /// prefix capitalised (`Sk-proj-…`, `SK-PROJ-…`) is read with its case
 /// folded, and the token is returned as written.
 pub fn key_tokens(text: &str) -> Vec<String> {
-    // Agents' logs repeat long texts from trace to trace (a system
-    // prompt, tool descriptions): each thread remembers the long texts it
-    // read by their hash, and keeps the keys of one read twice, compared
-    // whole on the next read, so that a repeat costs a hash and a
-    // comparison instead of a scan. The result is the same either way.
+    // Agents' logs repeat texts from trace to trace (a system prompt,
+    // tool descriptions, argument names and values): each thread
+    // remembers the texts it read by their hash, and keeps the keys of
+    // one read twice, compared whole on the next read, so that a repeat
+    // costs a hash and a comparison instead of a scan. The result is the
+    // same either way. Only the shortest texts cost less to scan.
     if text.len() < MEMO_MIN_BYTES {
         return key_tokens_scanned(text);
     }
@@ -799,7 +800,7 @@ const MEMO_BYTES: usize = 8 << 20;
 /// The most texts a thread's memo remembers having read.
 const MEMO_TEXTS: usize = 1 << 16;
 
-/// What a thread remembers of the long texts it read: by hash, that it
+/// What a thread remembers of the texts it read (from [`MEMO_MIN_BYTES`] up): by hash, that it
 /// read one once (no copy), or, for one read twice, the text and its
 /// keys. Bounded by [`MEMO_TEXTS`] and [`MEMO_BYTES`]: past either, it
 /// starts afresh.
