@@ -78,6 +78,10 @@ fn transient_failures_are_retried_and_the_trials_pass() {
 }
 
 fn max_in_flight(concurrency: u32) -> u64 {
+    max_in_flight_at(concurrency, 16)
+}
+
+fn max_in_flight_at(concurrency: u32, jobs: u32) -> u64 {
     let server = server(json!([{"name": "slow", "match": {}, "delay_ms": 150, "content": "ok"}]));
     let sb = Sandbox::new();
     let c = concurrency.to_string();
@@ -86,7 +90,7 @@ fn max_in_flight(concurrency: u32) -> u64 {
         "concurrency.yaml",
         &[("@SERVER@", server.base_url()), ("@CONCURRENCY@", &c)],
     );
-    let run = sb.run(&suite, &["-j", "16"]);
+    let run = sb.run(&suite, &["-j", &jobs.to_string()]);
     assert_code(&run, 0);
     assert_eq!(requests(&server), 8);
     stats(&server)["max_in_flight"]
@@ -99,6 +103,14 @@ fn the_targets_concurrency_limit_holds_under_a_larger_j() {
     assert_eq!(max_in_flight(2), 2, "concurrency 2 under -j 16");
     // The control: the limit, not the server, is what kept it at 2.
     assert!(max_in_flight(8) > 2, "concurrency 8 under -j 16");
+}
+
+/// `-j` bounds the conversations in flight, also now that a finished one
+/// waits for its commit without its slot.
+#[test]
+fn j_bounds_the_conversations_in_flight() {
+    assert_eq!(max_in_flight_at(8, 2), 2, "-j 2 under concurrency 8");
+    assert_eq!(max_in_flight_at(8, 1), 1, "-j 1 under concurrency 8");
 }
 
 #[test]
