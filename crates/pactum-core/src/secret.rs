@@ -1327,7 +1327,7 @@ fn said_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static SAID: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i:(api[_ -]?key|key|token|secret|password|passwd|passphrase|pwd|pass|credentials?|authorization|cookie|session|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot de passe))\s+(?i:is|was|ist|lautet|est|es|é|è|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD))[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})|--(password|passwd|pass|token|api-?key|secret|client-secret|auth-token|access-token)[ \t]+["'`]?([A-Za-z0-9._~+/-]{8,}={0,2})"#,
+            r#"(?i:(api[_ -]?key|key|token|secret|password|passwd|passphrase|pwd|pass|credentials?|authorization|cookie|session|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot de passe))\s+(?i:is|was|ist|lautet|est|es|é|è|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/!@#$%^*-]{8,}={0,2})|\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD))[ \t]+["'`]?([A-Za-z0-9._~+/!@#$%^*-]{8,}={0,2})|--(password|passwd|pass|token|api-?key|secret|client-secret|auth-token|access-token)[ \t]+["'`]?([A-Za-z0-9._~+/!@#$%^*-]{8,}={0,2})"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
@@ -1573,7 +1573,7 @@ fn named_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static NAMED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)(x-amz-signature|x-goog-signature|signature|sig|auth|api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|passphrase|pwd|pw|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot[ _]de[ _]passe)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/-]{8,}={0,2})|://[^\s/@:]*:([^\s/@]{8,})@"#,
+            r#"(?i)(x-amz-signature|x-goog-signature|signature|sig|auth|api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|passphrase|pwd|pw|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot[ _]de[ _]passe)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/!@#$%^*-]{8,}={0,2})|://[^\s/@:]*:([^\s/@]{8,})@"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
@@ -1766,7 +1766,7 @@ impl<const N: usize> Tails<N> {
 
 /// Whether `after` (what follows a `=` or `:`) starts as the value of a
 /// named credential does: white space, a quote, then at least 8 of
-/// `A-Za-z0-9._~+/-` holding a digit, or after a `password`'s name
+/// `A-Za-z0-9._~+/!@#$%^*-` holding a digit, or after a `password`'s name
 /// written in words ([`credential_value`]).
 fn credential_value_at(after: &str, password: bool) -> bool {
     // `=>` and a scheme word (`Authorization: token …`) before the value.
@@ -1783,7 +1783,7 @@ fn credential_value_at(after: &str, password: bool) -> bool {
         })
         .map_or(after, |w| after[w.len()..].trim_start());
     // Its `(?i)` folds the Kelvin sign and the long s into `A-Za-z`.
-    let value = |c: char| c.is_ascii_alphanumeric() || "._~+/-\u{212A}\u{17F}".contains(c);
+    let value = |c: char| c.is_ascii_alphanumeric() || "._~+/!@#$%^*-\u{212A}\u{17F}".contains(c);
     let end = after.find(|c: char| !value(c)).unwrap_or(after.len());
     // The pattern's `{8,}`, in characters.
     after[..end].chars().count() >= 8 && credential_value(&after[..end], password)

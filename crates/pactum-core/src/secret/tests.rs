@@ -1793,3 +1793,37 @@ proptest! {
         prop_assert_eq!(tail_ends_with_any(&before, &PACKED), expected, "{}", before);
     }
 }
+
+/// A value after a credential's name holding the symbols passwords are
+/// written with is a key, whole; a query's `&` and a cookie's `;` still
+/// end it, and prose without a digit is still left alone.
+#[test]
+fn credential_values_with_symbols_are_keys() {
+    for (text, key) in [
+        ("password=P@ssw0rd2024", "P@ssw0rd2024"),
+        ("client_secret='P@ssw0rd2024'", "P@ssw0rd2024"),
+        ("db password: Hunter#2024!x", "Hunter#2024!x"),
+        ("token=ab$12%34^cd*ef&next=1", "ab$12%34^cd*ef"),
+        ("the password is S3cr3t!@#x", "S3cr3t!@#x"),
+        ("--password Pa$$w0rd99 --user bob", "Pa$$w0rd99"),
+        ("session=abc@12345;path=/", "abc@12345"),
+    ] {
+        let keys = key_tokens(text);
+        assert!(keys.iter().any(|k| k == key), "{text}: {keys:?}");
+        let rule = redaction_rule(&Redactor::default(), &EnvKeys::default(), [text]).expect("rule");
+        let shown = rule.redact(text);
+        assert!(!shown.contains(key), "{text}: {shown}");
+    }
+    for text in [
+        "password: required!",
+        "contact: bob@example.com",
+        "token: see the #setup section",
+        "rating: 5 stars!!!",
+    ] {
+        assert!(
+            key_tokens(text).is_empty(),
+            "{text}: {:?}",
+            key_tokens(text)
+        );
+    }
+}
