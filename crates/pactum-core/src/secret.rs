@@ -800,10 +800,10 @@ const MEMO_BYTES: usize = 8 << 20;
 /// The most texts a thread's memo remembers having read.
 const MEMO_TEXTS: usize = 1 << 16;
 
-/// What a thread remembers of the texts it read (from [`MEMO_MIN_BYTES`] up): by hash, that it
-/// read one once (no copy), or, for one read twice, the text and its
-/// keys. Bounded by [`MEMO_TEXTS`] and [`MEMO_BYTES`]: past either, it
-/// starts afresh.
+/// What a thread remembers of the texts it read (from [`MEMO_MIN_BYTES`]
+/// up): by hash, that it read one once (no copy), or, for one read twice,
+/// the text and its keys. Bounded by [`MEMO_TEXTS`] and [`MEMO_BYTES`]:
+/// past either, it starts afresh.
 #[derive(Default)]
 struct KeyMemo {
     texts: std::collections::HashMap<u64, Option<KeptText>>,
