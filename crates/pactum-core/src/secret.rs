@@ -1708,12 +1708,8 @@ fn tail_ends_with_any<const N: usize>(before: &str, names: &Tails<N>) -> bool {
     let mut tail = 0u64;
     let mut n = 0u32;
     for c in before.chars().rev().take(8) {
-        let folded = match c {
-            '\u{212A}' => b'k',
-            '\u{17F}' => b's',
-            'ñ' | 'Ñ' => b'n',
-            c if c.is_ascii() => c.to_ascii_lowercase() as u8,
-            _ => break,
+        let Some(folded) = folded_name_char(c) else {
+            break;
         };
         if n == 0 && !names.last[usize::from(folded)] {
             return false;
@@ -1725,6 +1721,19 @@ fn tail_ends_with_any<const N: usize>(before: &str, names: &Tails<N>) -> bool {
         let mask = u64::MAX >> (8 * (8 - len));
         len <= n && tail & mask == name
     })
+}
+
+/// `c` as the credential names' `(?i)` folds it: ASCII in lower case,
+/// `K` (U+212A) as `k`, `ſ` (U+017F) as `s`, `ñ` as `n`; `None` for any
+/// other character, which no name holds.
+fn folded_name_char(c: char) -> Option<u8> {
+    match c {
+        '\u{212A}' => Some(b'k'),
+        '\u{17F}' => Some(b's'),
+        'ñ' | 'Ñ' => Some(b'n'),
+        c if c.is_ascii() => Some(c.to_ascii_lowercase() as u8),
+        _ => None,
+    }
 }
 
 /// Names of 1 to 8 bytes as [`tail_ends_with_any`] compares them.

@@ -1771,24 +1771,21 @@ fn a_text_clean_under_one_redactor_is_redacted_by_another() {
 
 proptest! {
     /// The packed tail check is the byte comparison it replaces: the last
-    /// (at most) 8 characters of `before`, folded, end with a name.
+    /// (at most) 8 characters of `before`, folded ([`folded_name_char`]),
+    /// end with a name.
     #[test]
     fn the_packed_tail_check_is_a_folded_ends_with(
         before in "[a-zA-Z_ñÑſK\u{212A}é:= -]{0,14}(pass|PASSWD|api_key|Token|ſecret|\u{212A}ey|wort)?",
     ) {
         const NAMES: [&[u8]; 6] = [b"pass", b"passwd", b"api_key", b"token", b"secret", b"kennwort"];
         const PACKED: Tails<6> = Tails::of(&NAMES);
-        let mut folded: Vec<u8> = Vec::new();
-        for c in before.chars().rev().take(8) {
-            let f = match c {
-                '\u{212A}' => b'k',
-                '\u{17F}' => b's',
-                'ñ' | 'Ñ' => b'n',
-                c if c.is_ascii() => c.to_ascii_lowercase() as u8,
-                _ => break,
-            };
-            folded.insert(0, f);
-        }
+        let mut folded: Vec<u8> = before
+            .chars()
+            .rev()
+            .take(8)
+            .map_while(folded_name_char)
+            .collect();
+        folded.reverse();
         let expected = NAMES.iter().any(|n| folded.ends_with(n));
         prop_assert_eq!(tail_ends_with_any(&before, &PACKED), expected, "{}", before);
     }
