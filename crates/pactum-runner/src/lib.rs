@@ -673,14 +673,29 @@ impl Runner {
         }
         let resolved = self.resolve(store).await?;
         let writer = writer::Writer::start(store.clone())?;
+        // Without a reader (a store in memory), look-ups go through the
+        // writer: slower, never wrong.
+        let reader = match opts.cache {
+            CacheMode::Use => store
+                .lock()
+                .ok()
+                .and_then(|s| cache::Reader::start(&s).ok()),
+            _ => None,
+        };
         let ctx = Arc::new(RunContext {
             run_id: run_id.as_str().to_string(),
-            cache: Cache::new(store.clone(), opts.cache).with_writer(writer.clone()),
+            cache: Cache::new(store.clone(), opts.cache)
+                .with_writer(writer.clone(), reader.clone()),
             judge: self.judge.clone(),
             simulated_user: self.simulated_user.clone(),
             policy: self.policy,
         });
+        // `-j` bounds the conversations in flight; a finished one hands its
+        // slot on before its commit, so the commits waiting in the writer
+        // are bounded apart (`alive`: as many again), keeping memory to a
+        // multiple of `-j` when the store is slower than the targets.
         let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
+        let alive = Arc::new(Semaphore::new(opts.jobs.max(1).saturating_mul(2)));
         let mut set: JoinSet<Result<CallCounts, RunError>> = JoinSet::new();
         let mut interrupted = false;
         let mut total = CallCounts::default();
@@ -691,13 +706,21 @@ impl Runner {
             .enumerate()
             .filter(|(_, (t, k))| !done.contains(&(self.tests()[*t].id.clone(), *k)));
         for (index, &(t, k)) in pending {
-            let permit = tokio::select! {
-                p = permits.clone().acquire_owned() => p.map_err(|e| RunError::Task(e.to_string()))?,
+            let slots = async {
+                let a = alive.clone().acquire_owned().await?;
+                let p = permits.clone().acquire_owned().await?;
+                Ok::<_, tokio::sync::AcquireError>((a, p))
+            };
+            let (held, permit) = tokio::select! {
+                s = slots => s.map_err(|e| RunError::Task(e.to_string()))?,
                 _ = cancel.wait_for(|c| *c) => { interrupted = true; break; }
             };
             // Collect what has finished so the set stays small.
             while let Some(r) = set.try_join_next() {
                 absorb(r, &mut total, &mut first_error);
+            }
+            if let Some(e) = writer.take_failure() {
+                first_error.get_or_insert(e);
             }
             // A failure that stops the run (the store, a lost lease) stops
             // it now: no more requests for trials that cannot be kept.
@@ -723,7 +746,7 @@ impl Runner {
             let run_id = run_id.clone();
             let stopping = cancel.clone();
             set.spawn(async move {
-                let _permit = permit;
+                let _held = held;
                 let started_at = now();
                 let clock = Instant::now();
                 let out = run_trial(&ctx, &test, &plan, k).await?;
@@ -796,6 +819,9 @@ impl Runner {
                         None
                     },
                 };
+                // The conversation is over: its `-j` slot goes to the next
+                // one while this trial waits for its commit.
+                drop(permit);
                 // Committed and reported together: the writer commits what
                 // it was handed even when the run is cancelled meanwhile,
                 // so no stored trial is missing from the reports.
@@ -824,7 +850,13 @@ impl Runner {
         // Trials handed to the writer by aborted tasks are committed (and
         // reported) before the run's end is decided from the store.
         drop(ctx);
+        if let Some(r) = reader {
+            r.close().await;
+        }
         if let Err(e) = writer.flush().await {
+            first_error.get_or_insert(e);
+        }
+        if let Some(e) = writer.take_failure() {
             first_error.get_or_insert(e);
         }
         drop(writer);

@@ -14,6 +14,14 @@
 //! write handed to the writer is committed even if its task is aborted
 //! meanwhile (Ctrl-C), and [`Writer::flush`] waits for everything handed
 //! over before it.
+//!
+//! Cache entries and hit counts are handed over without waiting: a
+//! conversation goes on while its answer is committed, and, the writer
+//! taking jobs in order, the entry is committed with or before the trial
+//! that made it. A failed one is kept for [`Writer::take_failure`], which
+//! the run checks as it starts each trial and once the writer is flushed:
+//! the store failing stops the run as before, but waiting for a cache
+//! commit no longer lengthens every trial.
 
 use std::sync::{Arc, Mutex};
 
@@ -42,13 +50,14 @@ enum Job {
         key: String,
         done: oneshot::Sender<Result<Option<Value>, RunError>>,
     },
-    /// Store a cache entry.
+    /// Count a hit found by a reader; a failure goes to the failure slot.
+    CacheHit { key: String },
+    /// Store a cache entry; a failure goes to the failure slot.
     Cache {
         key: String,
         kind: CacheKind,
         value: Value,
         now: String,
-        done: oneshot::Sender<Result<(), RunError>>,
     },
     /// Answer once every job before it is committed.
     Flush(oneshot::Sender<()>),
@@ -59,6 +68,8 @@ enum Job {
 #[derive(Clone)]
 pub(crate) struct Writer {
     jobs: mpsc::UnboundedSender<Job>,
+    /// The first failed write nobody waited for (a cache entry, a hit).
+    failed: Arc<Mutex<Option<RunError>>>,
 }
 
 impl Writer {
@@ -68,11 +79,13 @@ impl Writer {
     /// [`RunError::Task`] when the thread cannot be started.
     pub(crate) fn start(store: Arc<Mutex<Store>>) -> Result<Writer, RunError> {
         let (jobs, rx) = mpsc::unbounded_channel();
+        let failed = Arc::new(Mutex::new(None));
+        let slot = failed.clone();
         std::thread::Builder::new()
             .name("pactum-store-writer".into())
-            .spawn(move || write_loop(&store, rx))
+            .spawn(move || write_loop(&store, rx, &slot))
             .map_err(|e| RunError::Task(format!("cannot start the store writer: {e}")))?;
-        Ok(Writer { jobs })
+        Ok(Writer { jobs, failed })
     }
 
     /// Records a finished trial and, once it is committed, sends `event`.
@@ -107,26 +120,42 @@ impl Writer {
         answer.await.map_err(|_| gone())?
     }
 
-    /// Stores a cache entry.
+    /// Hands a cache entry over without waiting for its commit; its
+    /// failure is kept for [`Writer::take_failure`].
     ///
     /// # Errors
-    /// The store's error for this entry.
-    pub(crate) async fn cache_put(
+    /// [`RunError::Task`] when the writer thread is gone.
+    pub(crate) fn cache_put(
         &self,
         key: String,
         kind: CacheKind,
         value: Value,
         now: String,
     ) -> Result<(), RunError> {
-        let (done, answer) = oneshot::channel();
         self.send(Job::Cache {
             key,
             kind,
             value,
             now,
-            done,
-        })?;
-        answer.await.map_err(|_| gone())?
+        })
+    }
+
+    /// Counts a hit on `key` (found by a reader) without waiting; its
+    /// failure is kept for [`Writer::take_failure`].
+    ///
+    /// # Errors
+    /// [`RunError::Task`] when the writer thread is gone.
+    pub(crate) fn cache_hit(&self, key: String) -> Result<(), RunError> {
+        self.send(Job::CacheHit { key })
+    }
+
+    /// The first failure of a write nobody waited for, once: the run
+    /// stops on it as on a trial's own store error.
+    pub(crate) fn take_failure(&self) -> Option<RunError> {
+        match self.failed.lock() {
+            Ok(mut f) => f.take(),
+            Err(_) => Some(RunError::Poisoned),
+        }
     }
 
     /// Waits until every write handed over before this call is committed
@@ -151,7 +180,11 @@ fn gone() -> RunError {
 
 /// Takes one job, then whatever else is queued (up to [`MAX_BATCH`]),
 /// commits them together and answers each.
-fn write_loop(store: &Mutex<Store>, mut rx: mpsc::UnboundedReceiver<Job>) {
+fn write_loop(
+    store: &Mutex<Store>,
+    mut rx: mpsc::UnboundedReceiver<Job>,
+    failed: &Mutex<Option<RunError>>,
+) {
     let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.blocking_recv() {
         batch.push(first);
@@ -161,22 +194,22 @@ fn write_loop(store: &Mutex<Store>, mut rx: mpsc::UnboundedReceiver<Job>) {
                 Err(_) => break,
             }
         }
-        commit(store, &mut batch);
+        commit(store, &mut batch, failed);
     }
 }
 
-fn commit(store: &Mutex<Store>, batch: &mut Vec<Job>) {
+fn commit(store: &Mutex<Store>, batch: &mut Vec<Job>, failed: &Mutex<Option<RunError>>) {
     let writes: Vec<BatchWrite<'_>> = batch
         .iter()
         .filter_map(|job| match job {
             Job::Trial { record, .. } => Some(BatchWrite::Trial(record)),
             Job::CacheGet { key, .. } => Some(BatchWrite::CacheGet { key }),
+            Job::CacheHit { key } => Some(BatchWrite::CacheHit { key }),
             Job::Cache {
                 key,
                 kind,
                 value,
                 now,
-                ..
             } => Some(BatchWrite::Cache {
                 key,
                 kind: *kind,
@@ -227,8 +260,12 @@ fn commit(store: &Mutex<Store>, batch: &mut Vec<Job>) {
             Job::CacheGet { done, .. } => {
                 let _ = done.send(next());
             }
-            Job::Cache { done, .. } => {
-                let _ = done.send(next().map(drop));
+            Job::CacheHit { .. } | Job::Cache { .. } => {
+                if let Err(e) = next() {
+                    if let Ok(mut f) = failed.lock() {
+                        f.get_or_insert(e);
+                    }
+                }
             }
             Job::Flush(done) => {
                 let _ = done.send(());

@@ -148,6 +148,12 @@ pub enum BatchWrite<'a> {
         /// `sha256:<64 hex>`.
         key: &'a str,
     },
+    /// A hit on an entry read through a [`Store::reader`]: counted if the
+    /// entry is still there, nothing if it is gone. Its result is `None`.
+    CacheHit {
+        /// `sha256:<64 hex>`.
+        key: &'a str,
+    },
     /// A cache entry, as [`Store::cache_put`].
     Cache {
         /// `sha256:<64 hex>`.
@@ -267,6 +273,32 @@ impl Store {
             }
             other => other,
         }
+    }
+
+    /// A second connection to this store's file, read-only: lookups on it
+    /// (a run's cache) need not wait behind the writer's commits, since
+    /// WAL lets a reader see every committed transaction while the writer
+    /// appends. Unlike [`Store::open_read_only`] it never falls back to an
+    /// immutable open, which could miss what the writer commits later.
+    /// Its [`Store::cache_get`] counts no hit.
+    ///
+    /// # Errors
+    /// [`StoreError::WrongKind`] for a store in memory; those of
+    /// [`Store::open_read_only`] for a file that cannot be opened again.
+    pub fn reader(&self) -> Result<Store, StoreError> {
+        // The file SQLite has open (not `path`, which a store read through
+        // a private copy does not point at); none for a store in memory,
+        // where opening ":memory:" again would give a new, empty one.
+        let Some(file) = self.conn.path().filter(|p| !p.is_empty()) else {
+            return Err(StoreError::WrongKind {
+                path: self.path.clone(),
+                what: "is in memory: it has no file to open a reader on",
+            });
+        };
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(file, flags)
+            .map_err(|e| error_for(&self.path, "open", e))?;
+        Store::init_read_only(conn, self.path.clone())
     }
 
     /// Opens an existing store for reading only, creating and changing no
@@ -1003,6 +1035,7 @@ impl Store {
                         self.insert_trial(conn, t, &encoded).map(|()| None)
                     }
                     BatchWrite::CacheGet { key } => self.get_cache_in(conn, key),
+                    BatchWrite::CacheHit { key } => self.count_hit_in(conn, key).map(|()| None),
                     BatchWrite::Cache {
                         key,
                         kind,
@@ -1332,6 +1365,15 @@ impl Store {
             .map_err(self.err("read cache"))?;
         text.map(|t| self.json("cache", key, "value", &t))
             .transpose()
+    }
+
+    fn count_hit_in(&self, conn: &Connection, key: &str) -> Result<(), StoreError> {
+        self.check_digest("cache key", key)?;
+        self.writable()?;
+        conn.prepare_cached("UPDATE cache SET hits = hits + 1 WHERE key = ?1")
+            .and_then(|mut s| s.execute([key]))
+            .map_err(self.err("count a cache hit"))?;
+        Ok(())
     }
 
     /// Stores an answer under `key` (the SHA-256 of everything that can
