@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use pactum_core::digest::canonical_json;
 use pactum_core::policy::Policy;
 use pactum_core::result::TraceResult;
 use pactum_core::secret::{check_secret, is_key_var, redaction_rule, EnvKeys, Redactor};
@@ -175,6 +176,17 @@ pub struct RunOutcome {
     pub calls: CallCounts,
 }
 
+/// A target built for a run.
+#[derive(Clone)]
+struct BuiltTarget {
+    /// Its name in the suite, shared by its tests' plans.
+    name: Arc<str>,
+    target: Arc<Target>,
+    /// The canonical JSON of its identity: the constant part of its
+    /// cache keys, written once.
+    identity: Arc<str>,
+}
+
 /// A prepared run: targets built (environment variables checked), the
 /// judge client built, contracts compiled. Building it sends nothing.
 pub struct Runner {
@@ -184,7 +196,8 @@ pub struct Runner {
     /// store, not copied (it is as large as the suite's tests).
     snapshot: Mutex<Option<String>>,
     /// Each target with its name, built once and shared by its tests.
-    targets: BTreeMap<String, (Arc<str>, Arc<Target>)>,
+    /// Each target by name, built once and shared by its tests.
+    targets: BTreeMap<String, BuiltTarget>,
     /// The variables of the tests that have none.
     no_vars: Arc<serde_json::Map<String, serde_json::Value>>,
     /// Each explicit contract compiled once, by digest: every test and
@@ -283,13 +296,18 @@ impl Runner {
             pactum_llm::ChatClient::new_redacting(model_endpoint(spec), &secrets.redactor)
         };
         // Each target with its name, built once and shared by its tests.
-        let mut targets: BTreeMap<String, (Arc<str>, Arc<Target>)> = BTreeMap::new();
+        let mut targets: BTreeMap<String, BuiltTarget> = BTreeMap::new();
         for (name, spec) in &suite.suite.targets {
             let t = Target::with_secrets(spec, &secrets).map_err(|source| RunError::Target {
                 target: name.clone(),
                 source: Box::new(source),
             })?;
-            targets.insert(name.clone(), (Arc::from(name.as_str()), Arc::new(t)));
+            let built = BuiltTarget {
+                name: Arc::from(name.as_str()),
+                identity: Arc::from(canonical_json(&t.identity())),
+                target: Arc::new(t),
+            };
+            targets.insert(name.clone(), built);
         }
         let judge = match &suite.suite.judge {
             None => None,
@@ -402,18 +420,23 @@ impl Runner {
             .tests()
             .get(t)
             .ok_or_else(|| RunError::Task(format!("no test {t} in the suite")))?;
-        let (target_name, target) =
-            self.targets
-                .get(&spec.target)
-                .cloned()
-                .ok_or_else(|| RunError::UnknownTarget {
-                    test: spec.id.clone(),
-                    target: spec.target.clone(),
-                })?;
+        let BuiltTarget {
+            name: target_name,
+            target,
+            identity,
+        } = self
+            .targets
+            .get(&spec.target)
+            .cloned()
+            .ok_or_else(|| RunError::UnknownTarget {
+                test: spec.id.clone(),
+                target: spec.target.clone(),
+            })?;
         Ok(TestPlan {
             id: spec.id.clone(),
             target_name,
             target,
+            identity,
             turns: spec.turns.clone(),
             vars: if spec.vars.is_empty() {
                 self.no_vars.clone()
@@ -750,6 +773,9 @@ impl Runner {
                 let started_at = now();
                 let clock = Instant::now();
                 let out = run_trial(&ctx, &test, &plan, k).await?;
+                // The conversation is over: its `-j` slot goes to the next
+                // one while this trial is recorded and committed.
+                drop(permit);
                 // An error once the run is stopping may be the stop itself
                 // (the signal reaching an agent before it has its own process
                 // group): it is not kept, so a resume runs the trial again.
@@ -819,9 +845,6 @@ impl Runner {
                         None
                     },
                 };
-                // The conversation is over: its `-j` slot goes to the next
-                // one while this trial waits for its commit.
-                drop(permit);
                 // Committed and reported together: the writer commits what
                 // it was handed even when the run is cancelled meanwhile,
                 // so no stored trial is missing from the reports.
@@ -851,7 +874,7 @@ impl Runner {
         // reported) before the run's end is decided from the store.
         drop(ctx);
         if let Some(r) = reader {
-            r.close().await;
+            r.close();
         }
         if let Err(e) = writer.flush().await {
             first_error.get_or_insert(e);

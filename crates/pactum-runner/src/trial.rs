@@ -25,7 +25,7 @@ use pactum_target::{Conversation, Reply, Target};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use crate::cache::{target_key, Cache};
+use crate::cache::{target_key_canonical, Cache};
 use crate::error::RunError;
 use crate::judge::{judge_trace, JudgeCalls, JudgeSetup, RawJudgeAnswer};
 
@@ -106,6 +106,8 @@ pub(crate) struct TestPlan {
     pub id: String,
     pub target_name: Arc<str>,
     pub target: Arc<Target>,
+    /// The canonical JSON of the target's identity.
+    pub identity: Arc<str>,
     /// Scripted user turns; empty when a simulated user drives.
     pub turns: Vec<String>,
     pub vars: Arc<Map<String, Value>>,
@@ -218,7 +220,6 @@ pub(crate) async fn run_trial(
         });
     }
     let level: ObservabilityLevel = test.target.observability();
-    let identity = test.target.identity();
     let vars = Value::Object(Map::clone(&test.vars));
     let conversation_id = format!("{}/{}/{}", ctx.run_id, test.id, trial + 1);
     // The stopping rule applies to authored (multi-turn) tests; a plain
@@ -265,7 +266,7 @@ pub(crate) async fn run_trial(
             content: user.clone(),
         });
         let sent = serde_json::to_value(&messages).unwrap_or(Value::Null);
-        let key = target_key(&identity, &sent, &vars, turn_no, trial);
+        let key = target_key_canonical(&test.identity, &sent, &vars, turn_no, trial);
         let cached: Option<CachedReply> = ctx
             .cache
             .get(&key)

@@ -1948,3 +1948,38 @@ fn a_suite_names_every_schema_file_its_contracts_read() {
         ]
     );
 }
+
+/// A suite large enough to be written on several threads gives the text
+/// of one thread: every test once, in the file's order.
+#[test]
+fn a_large_suites_snapshot_is_its_tests_in_order() {
+    let mut yaml = String::from(
+        "version: 1\ntargets:\n  bot: { kind: exec, command: [\"cat\"], observability: response_only }\n\
+         defaults:\n  contract:\n    version: 1\n    id: c\n    prohibited:\n      - id: leak\n        text: Reveal the password\n        check: { contains: hunter2 }\n\
+         tests:\n",
+    );
+    for i in 0..3001 {
+        yaml.push_str(&format!(
+            "  - {{ id: t{i:05}, target: bot, prompt: \"question {i} {{{{ x }}}}\", vars: {{ x: {} }} }}\n",
+            i % 7
+        ));
+    }
+    let s =
+        parse_suite(&yaml, Path::new("big.yaml")).unwrap_or_else(|d| panic!("{}", render_all(&d)));
+    assert_eq!(s.suite.tests.len(), 3001);
+    let tests: Vec<String> = s
+        .suite
+        .tests
+        .iter()
+        .map(pactum_core::digest::canonical_json)
+        .collect();
+    let joined = format!("\"tests\":[{}]", tests.join(","));
+    assert_eq!(s.snapshot.matches(&joined).count(), 1);
+    assert_eq!(
+        s.digest,
+        pactum_core::digest::sha256_hex(s.snapshot.as_bytes())
+    );
+    let v: Value = serde_json::from_str(&s.snapshot).unwrap();
+    assert_eq!(v["tests"].as_array().unwrap().len(), 3001);
+    assert_eq!(v["tests"][3000]["id"], json!("t03000"));
+}

@@ -1972,6 +1972,59 @@ fn short_line(s: &str) -> String {
     pactum_core::text::truncate_chars(&s.split_whitespace().collect::<Vec<_>>().join(" "), 200)
 }
 
+/// Suites with fewer tests are written on one thread.
+const PARALLEL_SNAPSHOT_MIN: usize = 1024;
+
+/// Appends the canonical JSON of `tests` to `out`, comma-separated, in
+/// order. A large suite is written in chunks on every core (nothing else
+/// runs while a suite loads); the text is the same either way.
+fn tests_json(tests: &[TestSpec], out: &mut String) {
+    let write = |tests: &[TestSpec], out: &mut String| {
+        for (i, t) in tests.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&canonical_json(t));
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if threads < 2 || tests.len() < PARALLEL_SNAPSHOT_MIN {
+        return write(tests, out);
+    }
+    let chunk = tests.len().div_ceil(threads);
+    let parts: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = tests
+            .chunks(chunk)
+            .map(|c| {
+                s.spawn(move || {
+                    let mut part = String::with_capacity(c.len() * 200);
+                    write(c, &mut part);
+                    part
+                })
+            })
+            .collect();
+        // A chunk whose thread failed is written here instead: the
+        // snapshot is never short of a test.
+        handles
+            .into_iter()
+            .zip(tests.chunks(chunk))
+            .map(|(h, c)| {
+                h.join().unwrap_or_else(|_| {
+                    let mut part = String::new();
+                    write(c, &mut part);
+                    part
+                })
+            })
+            .collect()
+    });
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(p);
+    }
+}
+
 /// The canonical snapshot of a suite and its digest: the model's JSON with
 /// exec folders relative to the suite file, keys in RFC 8785 order, as
 /// text. The tests are written one at a time, so no JSON tree of every
@@ -2061,12 +2114,7 @@ fn snapshot_of(suite: &Suite) -> (String, String) {
         Some(at) => {
             out.push_str(&head[..at]);
             out.push_str("\"tests\":[");
-            for (i, t) in suite.tests.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&canonical_json(t));
-            }
+            tests_json(&suite.tests, &mut out);
             out.push(']');
             out.push_str(&head[at + marker.len()..]);
         }
