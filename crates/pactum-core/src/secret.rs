@@ -64,6 +64,13 @@ pub const MIN_SECRET_CHARS: usize = 8;
 /// count as a fragment of it and are redacted.
 pub const FRAGMENT_CHARS: usize = 8;
 
+/// The fewest characters of a secret's beginning (or end) redacted where
+/// a text was cut short: just before (or after) the `…` that bounding a
+/// text puts at its cut. A bound made before redaction can leave fewer
+/// than [`FRAGMENT_CHARS`] of a key there (`password=Hun…`); fewer than
+/// this many are too common a beginning to redact.
+pub const CUT_CHARS: usize = 3;
+
 /// How many layers of encoding are seen through (`\u0025` `2F` is two:
 /// JSON, then percent-encoding).
 pub const DECODE_ROUNDS: usize = 3;
@@ -439,6 +446,7 @@ impl Inner {
     fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut spans: Vec<(usize, usize)> = Vec::new();
         self.find(text, |o| o, &mut spans);
+        self.find_cut(text, &mut spans);
         if may_be_encoded(text) {
             let mut view: Cow<'_, str> = Cow::Borrowed(text);
             // Original offset of each byte of `view` (and of its end).
@@ -480,6 +488,60 @@ impl Inner {
         }
         out.push_str(&text[at..]);
         Cow::Owned(out)
+    }
+
+    /// The spans of `text` where a secret was cut short by a bound: the
+    /// last characters before a `…` that begin a secret, and the first
+    /// ones after it that end one ([`CUT_CHARS`] to [`FRAGMENT_CHARS`]
+    /// less one: longer ones are fragments already). ASCII case is
+    /// ignored, as for whole secrets.
+    fn find_cut(&self, text: &str, spans: &mut Vec<(usize, usize)>) {
+        const CUT: char = '\u{2026}';
+        let word = |c: &char| !c.is_whitespace() && *c != CUT;
+        for (at, _) in text.match_indices(CUT) {
+            let before: Vec<usize> = text[..at]
+                .char_indices()
+                .rev()
+                .take_while(|(_, c)| word(c))
+                .take(FRAGMENT_CHARS - 1)
+                .map(|(i, _)| i)
+                .collect();
+            if let Some(start) = (CUT_CHARS..=before.len())
+                .rev()
+                .map(|n| before[n - 1])
+                .find(|&start| {
+                    let piece = &text[start..at];
+                    self.secrets.iter().any(|s| {
+                        s.get(..piece.len())
+                            .is_some_and(|p| p.eq_ignore_ascii_case(piece))
+                    })
+                })
+            {
+                spans.push((start, at));
+            }
+            let from = at + CUT.len_utf8();
+            let after: Vec<usize> = text[from..]
+                .char_indices()
+                .take_while(|(_, c)| word(c))
+                .take(FRAGMENT_CHARS - 1)
+                .map(|(i, c)| from + i + c.len_utf8())
+                .collect();
+            if let Some(end) = (CUT_CHARS..=after.len())
+                .rev()
+                .map(|n| after[n - 1])
+                .find(|&end| {
+                    let piece = &text[from..end];
+                    self.secrets.iter().any(|s| {
+                        s.len()
+                            .checked_sub(piece.len())
+                            .and_then(|i| s.get(i..))
+                            .is_some_and(|p| p.eq_ignore_ascii_case(piece))
+                    })
+                })
+            {
+                spans.push((from, end));
+            }
+        }
     }
 
     /// The spans of `view` that hold a secret or a fragment of one, as

@@ -1348,3 +1348,49 @@ tests:
         &[("OPENAI_API_KEY", &env_key), ("the sk- token", &token)],
     );
 }
+
+/// A key named in an unknown key of a tool call, which the error message
+/// cuts short before the reports redact it: the few characters of the
+/// password left before the cut's `…` are redacted too, on the terminal
+/// and in the report.
+#[test]
+fn a_password_cut_short_in_an_error_message_is_redacted() {
+    let sb = Sandbox::new();
+    sb.write(
+        "contract.yaml",
+        "version: 1
+id: calls
+prohibited:
+  - id: send
+    text: Call send
+    check: { tool_called: { name: send } }
+",
+    );
+    let key = format!("{} password=Hunter2Secret99", "a".repeat(66));
+    let record = json!({"id": "t1", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "ok", "tool_calls": [
+            {"id": "c1", "type": "function",
+             "function": {"name": "send", "arguments": "{}"}, key: 1}]}]});
+    sb.write("calls.jsonl", &format!("{record}\n"));
+    let run = sb.pactum([
+        "grade",
+        "-c",
+        "contract.yaml",
+        "calls.jsonl",
+        "--observability",
+        "tool_calls",
+        "--json",
+        "g.json",
+    ]);
+    assert_eq!(run.code, 2, "{run:#?}");
+    let json = std::fs::read_to_string(sb.path().join("g.json")).expect("g.json");
+    for (name, text) in [
+        ("stdout", &run.stdout),
+        ("stderr", &run.stderr),
+        ("g.json", &json),
+    ] {
+        assert!(!text.contains("password=Hun"), "{name}: {text}");
+    }
+    assert!(run.stdout.contains("password=[redacted]…"), "{run:#?}");
+}

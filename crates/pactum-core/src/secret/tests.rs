@@ -1824,3 +1824,53 @@ fn credential_values_with_symbols_are_keys() {
         );
     }
 }
+
+/// A bound applied before redaction can leave fewer characters of a key
+/// than a fragment at its cut: they are redacted too, on either side of
+/// the `…`, in any ASCII case; shorter beginnings and text that begins no
+/// secret are left alone.
+#[test]
+fn a_secret_cut_short_at_an_ellipsis_is_redacted() {
+    let red = r(&[
+        "Hunter2Secret99",
+        "ghp_Zq9xY8wV7uT6sR5qP4oN3mL2kJ1iH0gF9eD8",
+    ]);
+    for (text, want) in [
+        (
+            "unknown key `password=Hun…` in a tool call",
+            "unknown key `password=[redacted]…` in a tool call",
+        ),
+        (
+            "unknown key `password=hunter2…`",
+            "unknown key `password=[redacted]…`",
+        ),
+        ("found `ghp_Zq9…` here", "found `[redacted]…` here"),
+        ("kept: `…et99` at the end", "kept: `…[redacted]` at the end"),
+        ("both `Hunte…cret99`", "both `[redacted]…[redacted]`"),
+        // Fewer than CUT_CHARS characters, or no secret begun: unchanged.
+        ("a word cut `Hu…`", "a word cut `Hu…`"),
+        ("the end…", "the end…"),
+        ("… and more", "… and more"),
+        ("wholly Hun without a cut", "wholly Hun without a cut"),
+    ] {
+        assert_eq!(red.redact(text), want, "{text}");
+    }
+}
+
+proptest! {
+    /// Whatever is cut, no beginning of a secret of CUT_CHARS or more
+    /// characters is left before the `…` of a cut made before redaction.
+    #[test]
+    fn no_cut_leaves_the_beginning_of_a_secret(
+        before in "[a-z =:`]{0,12}",
+        keep in CUT_CHARS..20usize,
+    ) {
+        let secret = "Xk9pQ2wE7rT4yU1iO8aZ";
+        let red = r(&[secret]);
+        let cut: String = format!("{before}{secret}").chars().take(before.chars().count() + keep).collect();
+        let out = red.redact(&format!("{cut}… more")).into_owned();
+        let shown: String = secret.chars().take(keep.min(FRAGMENT_CHARS - 1)).collect();
+        prop_assert!(!out.contains(&shown), "{out}");
+        prop_assert!(out.ends_with("… more"), "{out}");
+    }
+}
