@@ -149,6 +149,10 @@ pub struct Fanout {
     /// not be searched for together with the primary's got a wrapper of
     /// their own.
     outer: Option<SharedRedactor>,
+    /// How many secrets were redacted when the first event was written:
+    /// a report file is redacted again at its end when more were learnt
+    /// since, as earlier lines may hold them.
+    secrets_at_first_event: Option<usize>,
 }
 
 impl std::fmt::Debug for Fanout {
@@ -208,6 +212,7 @@ impl Fanout {
             primary: SharedRedactor::default(),
             wrapped: false,
             outer: None,
+            secrets_at_first_event: None,
         };
         if let Some(options) = &request.terminal {
             if !request.to_stdout() {
@@ -259,7 +264,13 @@ impl Fanout {
             primary: SharedRedactor::default(),
             wrapped: false,
             outer: None,
+            secrets_at_first_event: None,
         }
+    }
+
+    /// How many secrets every reporter redacts now.
+    fn secrets(&self) -> usize {
+        self.primary.len() + self.outer.as_ref().map_or(0, SharedRedactor::len)
     }
 
     /// Makes every reporter redact `redactor`'s secrets (a run's keys) from
@@ -331,6 +342,9 @@ impl Fanout {
 
     /// Sends one event to every reporter still working.
     pub fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
+        if self.secrets_at_first_event.is_none() {
+            self.secrets_at_first_event = Some(self.secrets());
+        }
         let mut kept = Vec::with_capacity(self.slots.len());
         for mut slot in std::mem::take(&mut self.slots) {
             match f(slot.reporter.as_mut()) {
@@ -349,11 +363,31 @@ impl Fanout {
     }
 
     /// Ends every report, and puts each complete report file in place.
+    /// A file is first redacted again, whole, when secrets were learnt
+    /// after its first event (a key found in a later trace): what is kept
+    /// on disk holds none of them. What was already printed on the
+    /// terminal cannot be taken back.
     pub fn finish(&mut self, end: &RunEnd) {
+        let learnt_late = self
+            .secrets_at_first_event
+            .is_some_and(|n| self.secrets() > n);
         self.each(|r| r.finish(end));
+        let redactors: Vec<Redactor> = if learnt_late {
+            std::iter::once(&self.primary)
+                .chain(self.outer.as_ref())
+                .map(SharedRedactor::current)
+                .collect()
+        } else {
+            Vec::new()
+        };
         for slot in std::mem::take(&mut self.slots) {
-            if let Some(file) = slot.file {
-                if let Err(e) = file.commit() {
+            if let Some(mut file) = slot.file {
+                let done = if learnt_late {
+                    file.redact_again(&redactors)
+                } else {
+                    Ok(())
+                };
+                if let Err(e) = done.and_then(|()| file.commit()) {
                     self.report_failure(&slot.name, true, &e);
                 }
             }

@@ -15,12 +15,15 @@
 //!   keeps a manifest of what pactum wrote there: pactum replaces or
 //!   deletes only files it listed, never anything else in the folder.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use pactum_fs::FileId;
+
+use pactum_core::secret::Redactor;
 
 use crate::ReportError;
 
@@ -321,25 +324,7 @@ impl ReportFile {
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(err(e)),
         };
-        let dir = match dest.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = dest
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let prefix = format!(".{name}.");
-        let mut b = tempfile::Builder::new();
-        b.prefix(&prefix).suffix(".pactum-tmp");
-        #[cfg(unix)]
-        {
-            // A new report gets the usual 0666 less the umask, not the
-            // temporary file's owner-only mode.
-            use std::os::unix::fs::PermissionsExt;
-            b.permissions(fs::Permissions::from_mode(0o666));
-        }
-        let tmp = b.tempfile_in(&dir).map_err(err)?;
+        let tmp = temp_beside(&dest).map_err(err)?;
         let handle = tmp.as_file().try_clone().map_err(err)?;
         Ok((
             ReportFile {
@@ -352,6 +337,58 @@ impl ReportFile {
             },
             handle,
         ))
+    }
+
+    /// Redacts `redactors`' secrets from every line written so far, into a
+    /// new temporary file that replaces the first: for a key learnt after
+    /// the lines that hold it were written (one found in a later trace).
+    /// Line by line, so memory is the longest line. A report written
+    /// directly (a device, a pipe) is left as it is. Call it once every
+    /// byte was written and flushed, before [`ReportFile::commit`].
+    ///
+    /// # Errors
+    /// [`ReportError::Commit`]: the destination keeps its previous content.
+    pub fn redact_again(&mut self, redactors: &[Redactor]) -> Result<(), ReportError> {
+        let Inner::Temp {
+            tmp, dest, shown, ..
+        } = &mut self.inner
+        else {
+            return Ok(());
+        };
+        let err = |source| ReportError::Commit {
+            path: shown.clone(),
+            source,
+        };
+        let mut out = temp_beside(dest).map_err(err)?;
+        {
+            let mut lines = BufReader::new(File::open(tmp.path()).map_err(err)?);
+            let mut w = BufWriter::new(out.as_file_mut());
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                if lines.read_until(b'\n', &mut line).map_err(err)? == 0 {
+                    break;
+                }
+                let Ok(text) = std::str::from_utf8(&line) else {
+                    w.write_all(&line).map_err(err)?;
+                    continue;
+                };
+                let mut text = Cow::Borrowed(text);
+                for r in redactors {
+                    let changed = match r.redact(&text) {
+                        Cow::Owned(o) => Some(o),
+                        Cow::Borrowed(_) => None,
+                    };
+                    if let Some(o) = changed {
+                        text = Cow::Owned(o);
+                    }
+                }
+                w.write_all(text.as_bytes()).map_err(err)?;
+            }
+            w.flush().map_err(err)?;
+        }
+        *tmp = out;
+        Ok(())
     }
 
     /// Syncs the complete report and renames it over the destination. Call
@@ -380,6 +417,28 @@ impl ReportFile {
         tmp.persist(&dest).map_err(|e| err(e.error))?;
         Ok(())
     }
+}
+
+/// A new temporary file beside `dest` (`.NAME.XXXXXX.pactum-tmp`), with
+/// the usual 0666 less the umask, not a temporary file's owner-only mode.
+fn temp_beside(dest: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let dir = match dest.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let prefix = format!(".{name}.");
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(".pactum-tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(fs::Permissions::from_mode(0o666));
+    }
+    b.tempfile_in(&dir)
 }
 
 /// A folder of output files (strength artifacts) that pactum shares with

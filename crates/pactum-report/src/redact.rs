@@ -42,6 +42,14 @@ impl SharedRedactor {
         }
     }
 
+    /// How many secrets it holds now.
+    pub fn len(&self) -> usize {
+        match self.0.lock() {
+            Ok(r) => r.len(),
+            Err(p) => p.into_inner().len(),
+        }
+    }
+
     /// Whether it holds no secret now (then events pass unchanged).
     pub fn is_empty(&self) -> bool {
         match self.0.lock() {

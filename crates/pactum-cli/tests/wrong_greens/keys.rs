@@ -1394,3 +1394,66 @@ prohibited:
     }
     assert!(run.stdout.contains("password=[redacted]…"), "{run:#?}");
 }
+
+/// A password shown bare in one trace and named as a password only in a
+/// later one is learnt after the first result was written: every report
+/// file is redacted again at its end, so none keeps it.
+#[test]
+fn a_key_learnt_from_a_later_trace_is_redacted_from_the_report_files() {
+    let sb = Sandbox::new();
+    sb.write(
+        "contract.yaml",
+        "version: 1
+id: codes
+prohibited:
+  - id: code
+    text: Tell the user a code
+    check: { icontains: code }
+",
+    );
+    let secret = "Zx81Secret55abc";
+    let trace = |id: &str, response: String| {
+        json!({"id": id, "observability": "full", "turns": [{
+        "input": [{"role": "user", "content": "hi"}], "response": response}]})
+    };
+    sb.write(
+        "codes.jsonl",
+        &format!(
+            "{}\n{}\n",
+            trace("first", format!("your code is {secret} today")),
+            trace("second", format!("set password={secret} and the code")),
+        ),
+    );
+    let files = ["g.json", "g.xml", "g.html", "g.md", "g.otlp.json"];
+    let run = sb.pactum([
+        "grade",
+        "-c",
+        "contract.yaml",
+        "codes.jsonl",
+        "--json",
+        "g.json",
+        "--junit",
+        "g.xml",
+        "--html",
+        "g.html",
+        "--markdown",
+        "g.md",
+        "--otlp-out",
+        "g.otlp.json",
+    ]);
+    assert_eq!(run.code, 1, "{run:#?}");
+    for f in files {
+        let text = std::fs::read_to_string(sb.path().join(f)).expect(f);
+        assert!(!text.contains(secret), "{f}: {text}");
+        assert!(!text.contains(&secret[..8]), "{f}: {text}");
+    }
+    // The report still says what it said, the key aside.
+    let json = std::fs::read_to_string(sb.path().join("g.json")).expect("g.json");
+    let report: Value = serde_json::from_str(&json).expect("the JSON report is JSON");
+    assert_eq!(
+        report["results"].as_array().map(Vec::len),
+        Some(2),
+        "{json}"
+    );
+    assert!(json.contains("your code is [redacted]"), "{json}");
+}
