@@ -67,6 +67,11 @@ impl Cache {
             return Ok(None);
         }
         if let Some(w) = &self.writer {
+            // An entry of this run not committed yet is found as if it were.
+            if let Some(v) = w.pending(key) {
+                w.cache_hit(key.to_string())?;
+                return Ok(Some(v));
+            }
             let Some(r) = &self.reader else {
                 return w.cache_get(key.to_string()).await;
             };
@@ -300,6 +305,38 @@ mod tests {
             let failure = writer.take_failure().expect("the refused write is kept");
             assert!(failure.to_string().contains("cache key"), "{failure}");
             assert!(writer.take_failure().is_none());
+            reader.close();
+        });
+    }
+
+    /// A look-up right after a put finds the entry while the writer has
+    /// not committed it yet (the writer is held here by the store's lock),
+    /// and counts its hit once it commits.
+    #[test]
+    // Holding the store's lock across the put and the look-up is the
+    // point: it keeps the writer from committing.
+    #[allow(clippy::await_holding_lock)]
+    fn an_entry_not_committed_yet_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Mutex::new(Store::open(&dir.path().join("p.db")).unwrap()));
+        rt().block_on(async {
+            let writer = Writer::start(store.clone()).unwrap();
+            let reader = Reader::start(&store.lock().unwrap()).unwrap();
+            let cache = Cache::new(store.clone(), CacheMode::Use)
+                .with_writer(writer.clone(), Some(reader.clone()));
+            let held = store.lock().unwrap();
+            cache
+                .put(KEY, CacheKind::Target, json!("an answer"))
+                .await
+                .unwrap();
+            assert_eq!(cache.get(KEY).await.unwrap(), Some(json!("an answer")));
+            assert_eq!(reader.get(KEY).unwrap(), None, "not committed yet");
+            drop(held);
+            writer.flush().await.unwrap();
+            assert!(writer.pending(KEY).is_none());
+            assert!(writer.take_failure().is_none());
+            let entry = store.lock().unwrap().cache_entry(KEY).unwrap().unwrap();
+            assert_eq!(entry.hits, 1);
             reader.close();
         });
     }

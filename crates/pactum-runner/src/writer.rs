@@ -18,11 +18,15 @@
 //! Cache entries and hit counts are handed over without waiting: a
 //! conversation goes on while its answer is committed, and, the writer
 //! taking jobs in order, the entry is committed with or before the trial
-//! that made it. A failed one is kept for [`Writer::take_failure`], which
+//! that made it. Until it is committed, an entry is held in memory
+//! ([`Writer::pending`]), so a look-up right after a put finds it as it
+//! did when puts were waited for. A failed one is kept for [`Writer::take_failure`], which
 //! the run checks as it starts each trial and once the writer is flushed:
 //! the store failing stops the run as before, but waiting for a cache
 //! commit no longer lengthens every trial.
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pactum_store::{BatchWrite, CacheKind, Store, StoreError, TrialRecord};
@@ -58,10 +62,17 @@ enum Job {
         kind: CacheKind,
         value: Value,
         now: String,
+        /// Its number among the entries handed over (see [`Pending`]).
+        seq: u64,
     },
     /// Answer once every job before it is committed.
     Flush(oneshot::Sender<()>),
 }
+
+/// Cache entries handed to the writer and not committed yet, by key, each
+/// with its number: the writer removes an entry once it committed it,
+/// unless a later put of the same key replaced it meanwhile.
+type Pending = Mutex<HashMap<String, (u64, Value)>>;
 
 /// A handle on the writer thread; cheap to clone. The thread ends when the
 /// last handle is dropped, after committing what it was handed.
@@ -70,6 +81,8 @@ pub(crate) struct Writer {
     jobs: mpsc::UnboundedSender<Job>,
     /// The first failed write nobody waited for (a cache entry, a hit).
     failed: Arc<Mutex<Option<RunError>>>,
+    pending: Arc<Pending>,
+    seq: Arc<AtomicU64>,
 }
 
 impl Writer {
@@ -80,12 +93,18 @@ impl Writer {
     pub(crate) fn start(store: Arc<Mutex<Store>>) -> Result<Writer, RunError> {
         let (jobs, rx) = mpsc::unbounded_channel();
         let failed = Arc::new(Mutex::new(None));
-        let slot = failed.clone();
+        let pending: Arc<Pending> = Arc::default();
+        let (slot, held) = (failed.clone(), pending.clone());
         std::thread::Builder::new()
             .name("pactum-store-writer".into())
-            .spawn(move || write_loop(&store, rx, &slot))
+            .spawn(move || write_loop(&store, rx, &slot, &held))
             .map_err(|e| RunError::Task(format!("cannot start the store writer: {e}")))?;
-        Ok(Writer { jobs, failed })
+        Ok(Writer {
+            jobs,
+            failed,
+            pending,
+            seq: Arc::default(),
+        })
     }
 
     /// Records a finished trial and, once it is committed, sends `event`.
@@ -132,12 +151,23 @@ impl Writer {
         value: Value,
         now: String,
     ) -> Result<(), RunError> {
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        self.pending
+            .lock()
+            .map_err(|_| RunError::Poisoned)?
+            .insert(key.clone(), (seq, value.clone()));
         self.send(Job::Cache {
             key,
             kind,
             value,
             now,
+            seq,
         })
+    }
+
+    /// The entry under `key` handed over and not committed yet.
+    pub(crate) fn pending(&self, key: &str) -> Option<Value> {
+        self.pending.lock().ok()?.get(key).map(|(_, v)| v.clone())
     }
 
     /// Counts a hit on `key` (found by a reader) without waiting; its
@@ -184,6 +214,7 @@ fn write_loop(
     store: &Mutex<Store>,
     mut rx: mpsc::UnboundedReceiver<Job>,
     failed: &Mutex<Option<RunError>>,
+    pending: &Pending,
 ) {
     let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.blocking_recv() {
@@ -194,11 +225,16 @@ fn write_loop(
                 Err(_) => break,
             }
         }
-        commit(store, &mut batch, failed);
+        commit(store, &mut batch, failed, pending);
     }
 }
 
-fn commit(store: &Mutex<Store>, batch: &mut Vec<Job>, failed: &Mutex<Option<RunError>>) {
+fn commit(
+    store: &Mutex<Store>,
+    batch: &mut Vec<Job>,
+    failed: &Mutex<Option<RunError>>,
+    pending: &Pending,
+) {
     let writes: Vec<BatchWrite<'_>> = batch
         .iter()
         .filter_map(|job| match job {
@@ -210,6 +246,7 @@ fn commit(store: &Mutex<Store>, batch: &mut Vec<Job>, failed: &Mutex<Option<RunE
                 kind,
                 value,
                 now,
+                ..
             } => Some(BatchWrite::Cache {
                 key,
                 kind: *kind,
@@ -264,6 +301,15 @@ fn commit(store: &Mutex<Store>, batch: &mut Vec<Job>, failed: &Mutex<Option<RunE
                 if let Err(e) = next() {
                     if let Ok(mut f) = failed.lock() {
                         f.get_or_insert(e);
+                    }
+                }
+                // Committed (or failed, which stops the run): the store
+                // answers for it from now on.
+                if let Job::Cache { key, seq, .. } = &job {
+                    if let Ok(mut p) = pending.lock() {
+                        if p.get(key).is_some_and(|(s, _)| s == seq) {
+                            p.remove(key);
+                        }
                     }
                 }
             }
