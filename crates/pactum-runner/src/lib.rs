@@ -882,7 +882,7 @@ impl Runner {
         if let Some(e) = writer.take_failure() {
             first_error.get_or_insert(e);
         }
-        drop(writer);
+        writer.close().await;
         if let Some(e) = lost.lock().ok().and_then(|mut l| l.take()) {
             first_error.get_or_insert(e);
         }

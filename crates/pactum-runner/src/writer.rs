@@ -67,6 +67,8 @@ enum Job {
     },
     /// Answer once every job before it is committed.
     Flush(oneshot::Sender<()>),
+    /// Commit every job before it, let the store go, answer and stop.
+    Close(oneshot::Sender<()>),
 }
 
 /// Cache entries handed to the writer and not committed yet, by key, each
@@ -97,7 +99,7 @@ impl Writer {
         let (slot, held) = (failed.clone(), pending.clone());
         std::thread::Builder::new()
             .name("pactum-store-writer".into())
-            .spawn(move || write_loop(&store, rx, &slot, &held))
+            .spawn(move || write_loop(store, rx, &slot, &held))
             .map_err(|e| RunError::Task(format!("cannot start the store writer: {e}")))?;
         Ok(Writer {
             jobs,
@@ -199,6 +201,18 @@ impl Writer {
         answer.await.map_err(|_| gone())
     }
 
+    /// Commits everything handed over, then ends the thread, which lets
+    /// its handle on the store go before this returns: the caller's is
+    /// then the last, and closing it (checkpointing and removing the
+    /// write-ahead log) is not left to a thread the process may not wait
+    /// for. A write handed over by another handle afterwards fails.
+    pub(crate) async fn close(self) {
+        let (done, answer) = oneshot::channel();
+        if self.send(Job::Close(done)).is_ok() {
+            let _ = answer.await;
+        }
+    }
+
     fn send(&self, job: Job) -> Result<(), RunError> {
         self.jobs.send(job).map_err(|_| gone())
     }
@@ -211,7 +225,7 @@ fn gone() -> RunError {
 /// Takes one job, then whatever else is queued (up to [`MAX_BATCH`]),
 /// commits them together and answers each.
 fn write_loop(
-    store: &Mutex<Store>,
+    store: Arc<Mutex<Store>>,
     mut rx: mpsc::UnboundedReceiver<Job>,
     failed: &Mutex<Option<RunError>>,
     pending: &Pending,
@@ -219,13 +233,25 @@ fn write_loop(
     let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.blocking_recv() {
         batch.push(first);
-        while batch.len() < MAX_BATCH {
+        while batch.len() < MAX_BATCH && !matches!(batch.last(), Some(Job::Close(_))) {
             match rx.try_recv() {
                 Ok(job) => batch.push(job),
                 Err(_) => break,
             }
         }
-        commit(store, &mut batch, failed, pending);
+        let close = match batch.last() {
+            Some(Job::Close(_)) => match batch.pop() {
+                Some(Job::Close(done)) => Some(done),
+                _ => None,
+            },
+            _ => None,
+        };
+        commit(&store, &mut batch, failed, pending);
+        if let Some(done) = close {
+            drop(store);
+            let _ = done.send(());
+            return;
+        }
     }
 }
 
@@ -253,7 +279,7 @@ fn commit(
                 value,
                 now,
             }),
-            Job::Flush(_) => None,
+            Job::Flush(_) | Job::Close(_) => None,
         })
         .collect();
     type Results = Vec<Result<Option<Value>, StoreError>>;
@@ -313,7 +339,7 @@ fn commit(
                     }
                 }
             }
-            Job::Flush(done) => {
+            Job::Flush(done) | Job::Close(done) => {
                 let _ = done.send(());
             }
         }

@@ -176,3 +176,29 @@ fn refresh_cache_sends_everything_then_a_plain_run_sends_nothing() {
         "6 entries (3 target, 3 judge), each served once since the refresh"
     );
 }
+
+/// A finished run closes its cache reader and lets its writer thread end
+/// before the store closes: the store's last connection checkpoints and
+/// removes its log, so no `-wal` or `-shm` file is left beside it, run
+/// after run. Each run sends and caches its answers (`--refresh-cache`):
+/// with the writer thread let go without waiting, most such runs left both
+/// files, the thread still holding the store as the process exited.
+#[test]
+fn a_finished_run_leaves_no_log_beside_the_store() {
+    let c = Cached::new();
+    for _ in 0..12 {
+        let (_, run) = c.run(&["--refresh-cache"]);
+        assert_code(&run, 0);
+        let dir =
+            c.sb.db()
+                .parent()
+                .expect("the store's folder")
+                .to_path_buf();
+        let left: Vec<String> = std::fs::read_dir(&dir)
+            .expect("the store's folder")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with("-wal") || n.ends_with("-shm"))
+            .collect();
+        assert!(left.is_empty(), "left beside the store: {left:?}");
+    }
+}
