@@ -71,6 +71,10 @@ pub const FRAGMENT_CHARS: usize = 8;
 /// this many are too common a beginning to redact.
 pub const CUT_CHARS: usize = 3;
 
+/// How many characters on each side of a cut's `…` are looked at for the
+/// beginning or the end of a secret ([`CUT_CHARS`]).
+pub const CUT_REACH: usize = 32;
+
 /// How many layers of encoding are seen through (`\u0025` `2F` is two:
 /// JSON, then percent-encoding).
 pub const DECODE_ROUNDS: usize = 3;
@@ -131,6 +135,8 @@ struct Inner {
     /// Every window of [`FRAGMENT_CHARS`] characters of every secret,
     /// separators removed; `None` when no secret is that long.
     fragments: Option<AhoCorasick>,
+    /// Each secret with its separators removed, for cut ends.
+    bare: Vec<String>,
 }
 
 impl std::fmt::Debug for Redactor {
@@ -199,11 +205,16 @@ impl Redactor {
                     .map_err(|e| SecretError::Matcher(e.to_string()))?,
             )
         };
+        let bare = secrets
+            .iter()
+            .map(|s| s.chars().filter(|c| !is_separator(*c)).collect())
+            .collect();
         Ok(Redactor {
             inner: Some(Arc::new(Inner {
                 secrets,
                 patterns,
                 fragments,
+                bare,
             })),
         })
     }
@@ -492,54 +503,71 @@ impl Inner {
 
     /// The spans of `text` where a secret was cut short by a bound: the
     /// last characters before a `…` that begin a secret, and the first
-    /// ones after it that end one ([`CUT_CHARS`] to [`FRAGMENT_CHARS`]
-    /// less one: longer ones are fragments already). ASCII case is
-    /// ignored, as for whole secrets.
+    /// ones after it that end one: at least [`CUT_CHARS`] characters, up
+    /// to [`CUT_REACH`] from the cut, starting and ending on a character of
+    /// the key (a key cut after `Hu~` or `Hu-nt-er`). Compared as
+    /// fragments are: separators removed on both sides, ASCII case
+    /// ignored.
     fn find_cut(&self, text: &str, spans: &mut Vec<(usize, usize)>) {
         const CUT: char = '\u{2026}';
         let word = |c: &char| !c.is_whitespace() && *c != CUT;
+        let bare =
+            |piece: &str| -> String { piece.chars().filter(|c| !is_separator(*c)).collect() };
+        let begins = |b: &str| {
+            !b.is_empty()
+                && self
+                    .bare
+                    .iter()
+                    .any(|s| s.get(..b.len()).is_some_and(|p| p.eq_ignore_ascii_case(b)))
+        };
+        let ends = |b: &str| {
+            !b.is_empty()
+                && self.bare.iter().any(|s| {
+                    s.len()
+                        .checked_sub(b.len())
+                        .and_then(|i| s.get(i..))
+                        .is_some_and(|p| p.eq_ignore_ascii_case(b))
+                })
+        };
         for (at, _) in text.match_indices(CUT) {
-            let before: Vec<usize> = text[..at]
+            // Farthest start first: the longest piece that begins a secret.
+            let starts: Vec<usize> = text[..at]
                 .char_indices()
                 .rev()
                 .take_while(|(_, c)| word(c))
-                .take(FRAGMENT_CHARS - 1)
+                .take(CUT_REACH)
                 .map(|(i, _)| i)
                 .collect();
-            if let Some(start) = (CUT_CHARS..=before.len())
+            // A piece starts and ends on a character of the key: the
+            // separators around it (a quote mark, `_`) stay.
+            let on_key = |i: usize| text[i..].chars().next().is_some_and(|c| !is_separator(c));
+            let long_enough = |i: usize, j: usize| text[i..j].chars().count() >= CUT_CHARS;
+            if let Some(&start) = starts
+                .iter()
                 .rev()
-                .map(|n| before[n - 1])
-                .find(|&start| {
-                    let piece = &text[start..at];
-                    self.secrets.iter().any(|s| {
-                        s.get(..piece.len())
-                            .is_some_and(|p| p.eq_ignore_ascii_case(piece))
-                    })
-                })
+                .find(|&&i| on_key(i) && long_enough(i, at) && begins(&bare(&text[i..at])))
             {
                 spans.push((start, at));
             }
             let from = at + CUT.len_utf8();
-            let after: Vec<usize> = text[from..]
+            let stops: Vec<usize> = text[from..]
                 .char_indices()
                 .take_while(|(_, c)| word(c))
-                .take(FRAGMENT_CHARS - 1)
+                .take(CUT_REACH)
                 .map(|(i, c)| from + i + c.len_utf8())
                 .collect();
-            if let Some(end) = (CUT_CHARS..=after.len())
+            let ends_on_key = |e: usize| {
+                text[..e]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| !is_separator(c))
+            };
+            if let Some(&stop) = stops
+                .iter()
                 .rev()
-                .map(|n| after[n - 1])
-                .find(|&end| {
-                    let piece = &text[from..end];
-                    self.secrets.iter().any(|s| {
-                        s.len()
-                            .checked_sub(piece.len())
-                            .and_then(|i| s.get(i..))
-                            .is_some_and(|p| p.eq_ignore_ascii_case(piece))
-                    })
-                })
+                .find(|&&e| ends_on_key(e) && long_enough(from, e) && ends(&bare(&text[from..e])))
             {
-                spans.push((from, end));
+                spans.push((from, stop));
             }
         }
     }

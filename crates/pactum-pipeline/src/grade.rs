@@ -473,6 +473,12 @@ impl Prepared<'_> {
                         shown.text(&e.message, sink);
                         if let Some(f) = &e.field {
                             shown.text(f, sink);
+                            // Its keys as written, not escaped for the
+                            // pointer (`~1` for `/`, `~0` for `~`): a key
+                            // learnt from it is then found in the message.
+                            if f.contains('~') {
+                                shown.text(&f.replace("~1", "/").replace("~0", "~"), sink);
+                            }
                         }
                         sink.input_error(&InputError {
                             file: e.file,

@@ -1834,6 +1834,9 @@ fn a_secret_cut_short_at_an_ellipsis_is_redacted() {
     let red = r(&[
         "Hunter2Secret99",
         "ghp_Zq9xY8wV7uT6sR5qP4oN3mL2kJ1iH0gF9eD8",
+        "Hu-nt-er-2-Secret-99",
+        "Hu~nter2Secret99",
+        "Hun/ter2Secret99",
     ]);
     for (text, want) in [
         (
@@ -1847,6 +1850,13 @@ fn a_secret_cut_short_at_an_ellipsis_is_redacted() {
         ("found `ghp_Zq9…` here", "found `[redacted]…` here"),
         ("kept: `…et99` at the end", "kept: `…[redacted]` at the end"),
         ("both `Hunte…cret99`", "both `[redacted]…[redacted]`"),
+        // Separators inside the cut piece: compared without them, up to
+        // CUT_REACH characters from the cut.
+        ("key `password=Hu-nt-er…`", "key `password=[redacted]…`"),
+        ("key `password=Hu~n…`", "key `password=[redacted]…`"),
+        ("key `password=Hu~…`", "key `password=[redacted]…`"),
+        ("key `password=Hun/…`", "key `password=[redacted]…`"),
+        ("key `ghp_Zq9x…`", "key `[redacted]…`"),
         // Fewer than CUT_CHARS characters, or no secret begun: unchanged.
         ("a word cut `Hu…`", "a word cut `Hu…`"),
         ("the end…", "the end…"),
