@@ -149,9 +149,12 @@ pub struct Fanout {
     /// not be searched for together with the primary's got a wrapper of
     /// their own.
     outer: Option<SharedRedactor>,
-    /// How many secrets were redacted when the first event was written:
-    /// a report file is redacted again at its end when more were learnt
-    /// since, as earlier lines may hold them.
+    /// How many events were sent.
+    events: u64,
+    /// How many secrets were redacted when the first event after the
+    /// run's beginning was written (the beginning holds the command's own
+    /// settings, no trace's text): a report file is redacted again at its
+    /// end when more were learnt since, as earlier lines may hold them.
     secrets_at_first_event: Option<usize>,
 }
 
@@ -212,6 +215,7 @@ impl Fanout {
             primary: SharedRedactor::default(),
             wrapped: false,
             outer: None,
+            events: 0,
             secrets_at_first_event: None,
         };
         if let Some(options) = &request.terminal {
@@ -264,6 +268,7 @@ impl Fanout {
             primary: SharedRedactor::default(),
             wrapped: false,
             outer: None,
+            events: 0,
             secrets_at_first_event: None,
         }
     }
@@ -342,7 +347,8 @@ impl Fanout {
 
     /// Sends one event to every reporter still working.
     pub fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
-        if self.secrets_at_first_event.is_none() {
+        self.events += 1;
+        if self.events == 2 {
             self.secrets_at_first_event = Some(self.secrets());
         }
         let mut kept = Vec::with_capacity(self.slots.len());
