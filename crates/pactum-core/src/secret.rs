@@ -1417,20 +1417,31 @@ fn said_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static SAID: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i:(api[_ -]?key|key|token|secret|password|passwd|passphrase|pwd|pass|credentials?|authorization|cookie|session|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot de passe))\s+(?i:is|was|ist|lautet|est|es|é|è|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/!@#$%^*-]{8,}={0,2})|\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD))[ \t]+["'`]?([A-Za-z0-9._~+/!@#$%^*-]{8,}={0,2})|--(password|passwd|pass|token|api-?key|secret|client-secret|auth-token|access-token)[ \t]+["'`]?([A-Za-z0-9._~+/!@#$%^*-]{8,}={0,2})"#,
+            r#"(?i:(api[_ -]?key|key|token|secret|password|passwd|passphrase|pwd|pass|credentials?|authorization|cookie|session|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot de passe))\s+(?i:is|was|ist|lautet|est|es|é|è|-|–)\s+["'`]?(?i:(?:token|basic|bearer)\s+)?([\p{L}\p{N}._~+/!@#$%^*-]{8,}={0,2})|\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD))[ \t]+["'`]?([\p{L}\p{N}._~+/!@#$%^*-]{8,}={0,2})|--(password|passwd|pass|token|api-?key|secret|client-secret|auth-token|access-token)[ \t]+["'`]?([\p{L}\p{N}._~+/!@#$%^*-]{8,}={0,2})"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
-    SAID.captures_iter(text)
-        .filter_map(|c| {
-            [(1, 2), (3, 4), (5, 6)]
-                .into_iter()
-                .find_map(|(n, v)| Some((c.get(n)?.as_str(), c.get(v)?)))
-        })
-        .map(|(name, m)| (name, m.as_str().trim_end_matches(['.', '-'])))
-        .filter(|(name, t)| credential_value(t, ends_with_password_name(name)))
-        .map(|(_, t)| t)
-        .collect()
+    // A value refused is searched again from its start, as in
+    // [`named_credentials`] (`the key is password is …`).
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(c) = SAID.captures_at(text, at) {
+        let Some(whole) = c.get(0) else { break };
+        at = whole.end();
+        let Some((name, m)) = [(1, 2), (3, 4), (5, 6)]
+            .into_iter()
+            .find_map(|(n, v)| Some((c.get(n)?.as_str(), c.get(v)?)))
+        else {
+            continue;
+        };
+        let t = m.as_str().trim_end_matches(['.', '-']);
+        if credential_value(t, ends_with_password_name(name)) {
+            out.push(t);
+        } else {
+            at = m.start();
+        }
+    }
+    out
 }
 
 /// Whether `before` ends with a name of a password, folded as
@@ -1663,22 +1674,31 @@ fn named_credentials(text: &str) -> Vec<&str> {
     use std::sync::LazyLock;
     static NAMED: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?i)(x-amz-signature|x-goog-signature|signature|sig|auth|api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|passphrase|pwd|pw|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot[ _]de[ _]passe)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([A-Za-z0-9._~+/!@#$%^*-]{8,}={0,2})|://[^\s/@:]*:([^\s/@]{8,})@"#,
+            r#"(?i)(x-amz-signature|x-goog-signature|signature|sig|auth|api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|passphrase|pwd|pw|accountkey|sharedaccesskey|client[_-]?secret|api[ ]key|access[ _-]?key|private[_-]?key(?:[_-]?id)?|key|pass|authorization|cookie|session|sid|credentials?|otp|passwort|kennwort|wachtwoord|senha|contrase(?:ñ|n)a|mot[ _]de[ _]passe)["']?\s*(?:[=:]>?|=>)\s*["']?(?:(?:token|basic|bearer)\s+)?([\p{L}\p{N}._~+/!@#$%^*-]{8,}={0,2})|://[^\s/@:]*:([^\s/@]{8,})@"#,
         )
         .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
     // A URL's password whatever its shape; a named value holding a digit,
-    // or a password's value written in words ([`credential_value`]).
-    NAMED
-        .captures_iter(text)
-        .filter_map(|c| match (c.get(1), c.get(2)) {
+    // or a password's value written in words ([`credential_value`]). A
+    // value refused is searched again from its start: it may name the
+    // credential itself (`the token: password=…`).
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(c) = NAMED.captures_at(text, at) {
+        let Some(whole) = c.get(0) else { break };
+        at = whole.end();
+        match (c.get(1), c.get(2)) {
             (Some(name), Some(v)) => {
-                credential_value(v.as_str(), ends_with_password_name(name.as_str()))
-                    .then_some(v.as_str())
+                if credential_value(v.as_str(), ends_with_password_name(name.as_str())) {
+                    out.push(v.as_str());
+                } else {
+                    at = v.start();
+                }
             }
-            _ => c.get(3).map(|m| m.as_str()),
-        })
-        .collect()
+            _ => out.extend(c.get(3).map(|m| m.as_str())),
+        }
+    }
+    out
 }
 
 /// Whether [`named_credentials`] may find anything in `text`: somewhere
@@ -1864,9 +1884,9 @@ impl<const N: usize> Tails<N> {
 }
 
 /// Whether `after` (what follows a `=` or `:`) starts as the value of a
-/// named credential does: white space, a quote, then at least 8 of
-/// `A-Za-z0-9._~+/!@#$%^*-` holding a digit, or after a `password`'s name
-/// written in words ([`credential_value`]).
+/// named credential does: white space, a quote, then at least 8 letters
+/// or digits of any script or `._~+/!@#$%^*-`, holding a digit, or after a
+/// `password`'s name written in words ([`credential_value`]).
 fn credential_value_at(after: &str, password: bool) -> bool {
     // `=>` and a scheme word (`Authorization: token …`) before the value.
     let after = after.strip_prefix('>').unwrap_or(after);
@@ -1881,8 +1901,9 @@ fn credential_value_at(after: &str, password: bool) -> bool {
                 && after[w.len()..].starts_with(char::is_whitespace)
         })
         .map_or(after, |w| after[w.len()..].trim_start());
-    // Its `(?i)` folds the Kelvin sign and the long s into `A-Za-z`.
-    let value = |c: char| c.is_ascii_alphanumeric() || "._~+/!@#$%^*-\u{212A}\u{17F}".contains(c);
+    // Letters and digits of any script (the pattern's `\p{L}\p{N}`; this
+    // test takes a few more, which only lets the search decide).
+    let value = |c: char| c.is_alphanumeric() || "._~+/!@#$%^*-".contains(c);
     let end = after.find(|c: char| !value(c)).unwrap_or(after.len());
     // The pattern's `{8,}`, in characters.
     after[..end].chars().count() >= 8 && credential_value(&after[..end], password)

@@ -1804,6 +1804,15 @@ fn credential_values_with_symbols_are_keys() {
         ("the password is S3cr3t!@#x", "S3cr3t!@#x"),
         ("--password Pa$$w0rd99 --user bob", "Pa$$w0rd99"),
         ("session=abc@12345;path=/", "abc@12345"),
+        // A refused value is read again from its start: it may be the
+        // credential's own name.
+        ("the token: password=Hunter2Secret99", "Hunter2Secret99"),
+        ("THE TOKEN: PASSWORD=Hunter2Secret99", "Hunter2Secret99"),
+        ("the key is password is Hunter2Secret99", "Hunter2Secret99"),
+        // Letters of any script.
+        ("password=Zx81Sécrét55abçd", "Zx81Sécrét55abçd"),
+        ("api_key=Zx81Sécrét55abçd", "Zx81Sécrét55abçd"),
+        ("password=Пароль2024секрет", "Пароль2024секрет"),
     ] {
         let keys = key_tokens(text);
         assert!(keys.iter().any(|k| k == key), "{text}: {keys:?}");
@@ -1816,6 +1825,8 @@ fn credential_values_with_symbols_are_keys() {
         "contact: bob@example.com",
         "token: see the #setup section",
         "rating: 5 stars!!!",
+        "пароль: обязательно!",
+        "the token: password=required",
     ] {
         assert!(
             key_tokens(text).is_empty(),
