@@ -122,7 +122,11 @@ impl ReportRequest {
 struct Slot {
     name: String,
     reporter: Box<dyn Reporter + Send>,
+    /// Where its bytes go once complete (a file, a device, stdout).
     file: Option<ReportFile>,
+    /// Whether that is a named file, which keeps its previous content
+    /// when the report fails.
+    to_file: bool,
 }
 
 /// How a [`Fanout`] tells the person at the terminal that a report failed.
@@ -227,12 +231,17 @@ impl Fanout {
                         *options,
                     )),
                     file: None,
+                    to_file: false,
                 });
             }
         }
         for (_, format, p) in files {
-            let (reporter, file) = if is_stdout(p) {
-                (format.reporter(Box::new(std::io::stdout()), None)?, None)
+            let to_file = !is_stdout(p);
+            let (reporter, file) = if !to_file {
+                // Spooled, to be redacted again as a file is before it is
+                // written out.
+                let (file, w) = ReportFile::stdout()?;
+                (format.reporter(Box::new(w), None)?, Some(file))
             } else {
                 let (file, w) = ReportFile::create(p)?;
                 let shown = p.display().to_string();
@@ -242,6 +251,7 @@ impl Fanout {
                 name: format.name().into(),
                 reporter,
                 file,
+                to_file,
             });
         }
         Ok(fan)
@@ -260,6 +270,7 @@ impl Fanout {
                     name,
                     reporter,
                     file: None,
+                    to_file: false,
                 })
                 .collect(),
             failed: false,
@@ -355,7 +366,7 @@ impl Fanout {
         for mut slot in std::mem::take(&mut self.slots) {
             match f(slot.reporter.as_mut()) {
                 Ok(()) => kept.push(slot),
-                Err(e) => self.report_failure(&slot.name, slot.file.is_some(), &e),
+                Err(e) => self.report_failure(&slot.name, slot.to_file, &e),
             }
         }
         self.slots = kept;
@@ -394,7 +405,7 @@ impl Fanout {
                     Ok(())
                 };
                 if let Err(e) = done.and_then(|()| file.commit()) {
-                    self.report_failure(&slot.name, true, &e);
+                    self.report_failure(&slot.name, slot.to_file, &e);
                 }
             }
         }

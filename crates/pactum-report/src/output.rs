@@ -18,7 +18,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use pactum_fs::FileId;
@@ -276,7 +276,23 @@ enum Inner {
         shown: PathBuf,
         keep: Option<fs::Permissions>,
     },
-    Direct,
+    /// A device, a pipe or standard output: the report is spooled to an
+    /// anonymous temporary file (no name on disk) and copied to `dest` at
+    /// the commit, so it can be redacted again first as a file is.
+    Spool {
+        spool: File,
+        dest: Stream,
+        shown: PathBuf,
+    },
+}
+
+/// Where a spooled report goes in the end.
+struct Stream(Box<dyn Write + Send>);
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stream")
+    }
 }
 
 impl ReportFile {
@@ -313,12 +329,7 @@ impl ReportFile {
                     .write(true)
                     .open(&dest)
                     .map_err(err)?;
-                return Ok((
-                    ReportFile {
-                        inner: Inner::Direct,
-                    },
-                    f,
-                ));
+                return Self::spooled(shown, Box::new(f));
             }
             Ok(m) => Some(m.permissions()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -339,6 +350,36 @@ impl ReportFile {
         ))
     }
 
+    /// A report for standard output, spooled as a device's is.
+    ///
+    /// # Errors
+    /// [`ReportError::Create`] when the spool cannot be created.
+    pub fn stdout() -> Result<(ReportFile, File), ReportError> {
+        Self::spooled(Path::new("-"), Box::new(io::stdout()))
+    }
+
+    fn spooled(
+        shown: &Path,
+        dest: Box<dyn Write + Send>,
+    ) -> Result<(ReportFile, File), ReportError> {
+        let err = |source| ReportError::Create {
+            path: shown.to_path_buf(),
+            source,
+        };
+        let spool = tempfile::tempfile().map_err(err)?;
+        let handle = spool.try_clone().map_err(err)?;
+        Ok((
+            ReportFile {
+                inner: Inner::Spool {
+                    spool,
+                    dest: Stream(dest),
+                    shown: shown.to_path_buf(),
+                },
+            },
+            handle,
+        ))
+    }
+
     /// Redacts `redactors`' secrets from every line written so far, into a
     /// new temporary file that replaces the first: for a key learnt after
     /// the lines that hold it were written (one found in a later trace).
@@ -349,45 +390,30 @@ impl ReportFile {
     /// # Errors
     /// [`ReportError::Commit`]: the destination keeps its previous content.
     pub fn redact_again(&mut self, redactors: &[Redactor]) -> Result<(), ReportError> {
-        let Inner::Temp {
-            tmp, dest, shown, ..
-        } = &mut self.inner
-        else {
-            return Ok(());
-        };
-        let err = |source| ReportError::Commit {
-            path: shown.clone(),
-            source,
-        };
-        let mut out = temp_beside(dest).map_err(err)?;
-        {
-            let mut lines = BufReader::new(File::open(tmp.path()).map_err(err)?);
-            let mut w = BufWriter::new(out.as_file_mut());
-            let mut line = Vec::new();
-            loop {
-                line.clear();
-                if lines.read_until(b'\n', &mut line).map_err(err)? == 0 {
-                    break;
-                }
-                let Ok(text) = std::str::from_utf8(&line) else {
-                    w.write_all(&line).map_err(err)?;
-                    continue;
+        match &mut self.inner {
+            Inner::Temp {
+                tmp, dest, shown, ..
+            } => {
+                let err = |source| ReportError::Commit {
+                    path: shown.clone(),
+                    source,
                 };
-                let mut text = Cow::Borrowed(text);
-                for r in redactors {
-                    let changed = match r.redact(&text) {
-                        Cow::Owned(o) => Some(o),
-                        Cow::Borrowed(_) => None,
-                    };
-                    if let Some(o) = changed {
-                        text = Cow::Owned(o);
-                    }
-                }
-                w.write_all(text.as_bytes()).map_err(err)?;
+                let mut out = temp_beside(dest).map_err(err)?;
+                let mut from = File::open(tmp.path()).map_err(err)?;
+                redact_lines(&mut from, out.as_file_mut(), redactors).map_err(err)?;
+                *tmp = out;
             }
-            w.flush().map_err(err)?;
+            Inner::Spool { spool, shown, .. } => {
+                let err = |source| ReportError::Commit {
+                    path: shown.clone(),
+                    source,
+                };
+                let mut out = tempfile::tempfile().map_err(err)?;
+                spool.seek(SeekFrom::Start(0)).map_err(err)?;
+                redact_lines(spool, &mut out, redactors).map_err(err)?;
+                *spool = out;
+            }
         }
-        *tmp = out;
         Ok(())
     }
 
@@ -397,14 +423,27 @@ impl ReportFile {
     /// # Errors
     /// [`ReportError::Commit`]: the destination keeps its previous content.
     pub fn commit(self) -> Result<(), ReportError> {
-        let Inner::Temp {
-            tmp,
-            dest,
-            shown,
-            keep,
-        } = self.inner
-        else {
-            return Ok(());
+        let (tmp, dest, shown, keep) = match self.inner {
+            Inner::Temp {
+                tmp,
+                dest,
+                shown,
+                keep,
+            } => (tmp, dest, shown, keep),
+            Inner::Spool {
+                mut spool,
+                mut dest,
+                shown,
+            } => {
+                let err = |source| ReportError::Commit {
+                    path: shown.clone(),
+                    source,
+                };
+                spool.seek(SeekFrom::Start(0)).map_err(err)?;
+                io::copy(&mut spool, &mut dest.0).map_err(err)?;
+                dest.0.flush().map_err(err)?;
+                return Ok(());
+            }
         };
         let err = |source| ReportError::Commit {
             path: shown.clone(),
@@ -417,6 +456,40 @@ impl ReportFile {
         tmp.persist(&dest).map_err(|e| err(e.error))?;
         Ok(())
     }
+}
+
+/// Copies `from` to `to` line by line, each line with `redactors`'
+/// secrets redacted (a line that is not UTF-8 as it is).
+fn redact_lines(
+    from: &mut impl io::Read,
+    to: &mut impl Write,
+    redactors: &[Redactor],
+) -> io::Result<()> {
+    let mut lines = BufReader::new(from);
+    let mut w = BufWriter::new(to);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if lines.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        let Ok(text) = std::str::from_utf8(&line) else {
+            w.write_all(&line)?;
+            continue;
+        };
+        let mut text = Cow::Borrowed(text);
+        for r in redactors {
+            let changed = match r.redact(&text) {
+                Cow::Owned(o) => Some(o),
+                Cow::Borrowed(_) => None,
+            };
+            if let Some(o) = changed {
+                text = Cow::Owned(o);
+            }
+        }
+        w.write_all(text.as_bytes())?;
+    }
+    w.flush()
 }
 
 /// A new temporary file beside `dest` (`.NAME.XXXXXX.pactum-tmp`), with

@@ -1457,3 +1457,48 @@ prohibited:
     );
     assert!(json.contains("your code is [redacted]"), "{json}");
 }
+
+/// The same, with the report written to standard output (`--json -`, as
+/// CI jobs redirect it): it is spooled and redacted again before it is
+/// written out, so it keeps no key learnt from a later trace either.
+#[test]
+fn a_key_learnt_from_a_later_trace_is_redacted_from_a_report_on_stdout() {
+    let sb = Sandbox::new();
+    sb.write(
+        "contract.yaml",
+        "version: 1
+id: codes
+prohibited:
+  - id: code
+    text: Tell the user a code
+    check: { icontains: code }
+",
+    );
+    let secret = "Zx81Secret55abc";
+    let trace = |id: &str, response: String| {
+        json!({"id": id, "observability": "full", "turns": [{
+        "input": [{"role": "user", "content": "hi"}], "response": response}]})
+    };
+    sb.write(
+        "codes.jsonl",
+        &format!(
+            "{}\n{}\n",
+            trace("first", format!("your code is {secret} today")),
+            trace("second", format!("set password={secret} and the code")),
+        ),
+    );
+    for format in ["--json", "--junit", "--markdown"] {
+        let run = sb.pactum(["grade", "-c", "contract.yaml", "codes.jsonl", format, "-"]);
+        assert_eq!(run.code, 1, "{run:#?}");
+        assert!(
+            !run.stdout.contains(&secret[..8]),
+            "{format}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains("[redacted]"),
+            "{format}: {}",
+            run.stdout
+        );
+    }
+}
