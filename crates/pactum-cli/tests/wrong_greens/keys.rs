@@ -1395,11 +1395,10 @@ prohibited:
     assert!(run.stdout.contains("password=[redacted]…"), "{run:#?}");
 }
 
-/// A password shown bare in one trace and named as a password only in a
-/// later one is learnt after the first result was written: every report
-/// file is redacted again at its end, so none keeps it.
-#[test]
-fn a_key_learnt_from_a_later_trace_is_redacted_from_the_report_files() {
+/// A sandbox with `codes.jsonl`, whose first trace shows a password bare
+/// and whose second names it as a password, and `contract.yaml`, which
+/// fails both; and the password.
+fn later_key() -> (Sandbox, &'static str) {
     let sb = Sandbox::new();
     sb.write(
         "contract.yaml",
@@ -1424,6 +1423,15 @@ prohibited:
             trace("second", format!("set password={secret} and the code")),
         ),
     );
+    (sb, secret)
+}
+
+/// A password shown bare in one trace and named as a password only in a
+/// later one is learnt after the first result was written: every report
+/// file is redacted again at its end, so none keeps it.
+#[test]
+fn a_key_learnt_from_a_later_trace_is_redacted_from_the_report_files() {
+    let (sb, secret) = later_key();
     let files = ["g.json", "g.xml", "g.html", "g.md", "g.otlp.json"];
     let run = sb.pactum([
         "grade",
@@ -1463,30 +1471,7 @@ prohibited:
 /// written out, so it keeps no key learnt from a later trace either.
 #[test]
 fn a_key_learnt_from_a_later_trace_is_redacted_from_a_report_on_stdout() {
-    let sb = Sandbox::new();
-    sb.write(
-        "contract.yaml",
-        "version: 1
-id: codes
-prohibited:
-  - id: code
-    text: Tell the user a code
-    check: { icontains: code }
-",
-    );
-    let secret = "Zx81Secret55abc";
-    let trace = |id: &str, response: String| {
-        json!({"id": id, "observability": "full", "turns": [{
-        "input": [{"role": "user", "content": "hi"}], "response": response}]})
-    };
-    sb.write(
-        "codes.jsonl",
-        &format!(
-            "{}\n{}\n",
-            trace("first", format!("your code is {secret} today")),
-            trace("second", format!("set password={secret} and the code")),
-        ),
-    );
+    let (sb, secret) = later_key();
     for format in ["--json", "--junit", "--markdown"] {
         let run = sb.pactum(["grade", "-c", "contract.yaml", "codes.jsonl", format, "-"]);
         assert_eq!(run.code, 1, "{run:#?}");
