@@ -195,7 +195,6 @@ pub struct Runner {
     /// The suite's snapshot until a new run stores it: moved into the
     /// store, not copied (it is as large as the suite's tests).
     snapshot: Mutex<Option<String>>,
-    /// Each target with its name, built once and shared by its tests.
     /// Each target by name, built once and shared by its tests.
     targets: BTreeMap<String, BuiltTarget>,
     /// The variables of the tests that have none.
