@@ -236,17 +236,18 @@ impl Fanout {
             }
         }
         for (_, format, p) in files {
-            let to_file = !is_stdout(p);
-            let (reporter, file) = if !to_file {
+            let (reporter, file) = if is_stdout(p) {
                 // Spooled, to be redacted again as a file is before it is
                 // written out.
                 let (file, w) = ReportFile::stdout()?;
-                (format.reporter(Box::new(w), None)?, Some(file))
+                (format.reporter(Box::new(w), None)?, file)
             } else {
                 let (file, w) = ReportFile::create(p)?;
                 let shown = p.display().to_string();
-                (format.reporter(Box::new(w), Some(shown))?, Some(file))
+                (format.reporter(Box::new(w), Some(shown))?, file)
             };
+            let to_file = !file.is_spooled();
+            let file = Some(file);
             fan.slots.push(Slot {
                 name: format.name().into(),
                 reporter,

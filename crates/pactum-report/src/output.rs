@@ -350,6 +350,12 @@ impl ReportFile {
         ))
     }
 
+    /// Whether the report is spooled for a device, a pipe or standard
+    /// output (which keep nothing of a report that fails), not a file.
+    pub fn is_spooled(&self) -> bool {
+        matches!(self.inner, Inner::Spool { .. })
+    }
+
     /// A report for standard output, spooled as a device's is.
     ///
     /// # Errors
@@ -440,8 +446,14 @@ impl ReportFile {
                     source,
                 };
                 spool.seek(SeekFrom::Start(0)).map_err(err)?;
-                io::copy(&mut spool, &mut dest.0).map_err(err)?;
-                dest.0.flush().map_err(err)?;
+                let destination = if shown.as_os_str() == "-" {
+                    "standard output".to_string()
+                } else {
+                    shown.display().to_string()
+                };
+                let write = |e| ReportError::write(&destination, e);
+                io::copy(&mut spool, &mut dest.0).map_err(write)?;
+                dest.0.flush().map_err(write)?;
                 return Ok(());
             }
         };
