@@ -2476,18 +2476,40 @@ fn percent_decoded(s: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
-/// Whether `text` has anything [`decode_round`] would change.
+/// Whether `text` has anything [`decode_round`] would change: a mark of
+/// an encoding (`\\`, `%`, `&`), an invisible character or a look-alike
+/// of an ASCII one.
 fn may_be_encoded(text: &str) -> bool {
-    let mut wide = false;
-    let marked = text.bytes().any(|b| {
-        wide |= !b.is_ascii();
-        matches!(b, b'\\' | b'%' | b'&') || (b.is_ascii() && is_invisible(char::from(b)))
+    // Every text redacted passes here: one look-up a byte, and only the
+    // characters beyond ASCII (which has no look-alike, and whose
+    // invisible characters the bytes answered for) are read as such.
+    const MARK: u8 = 1;
+    const WIDE: u8 = 2;
+    static CLASS: std::sync::LazyLock<[u8; 256]> = std::sync::LazyLock::new(|| {
+        let mut t = [0u8; 256];
+        for (b, class) in (0..=u8::MAX).zip(t.iter_mut()) {
+            *class = if !b.is_ascii() {
+                WIDE
+            } else if matches!(b, b'\\' | b'%' | b'&') || is_invisible(char::from(b)) {
+                MARK
+            } else {
+                0
+            };
+        }
+        t
     });
-    marked
-        || (wide
-            && text
-                .chars()
-                .any(|c| is_invisible(c) || ascii_lookalike(c).is_some()))
+    let class = &*CLASS;
+    let mut wide = false;
+    for &b in text.as_bytes() {
+        match class[usize::from(b)] {
+            0 => {}
+            MARK => return true,
+            _ => wide = true,
+        }
+    }
+    wide && text
+        .chars()
+        .any(|c| !c.is_ascii() && (is_invisible(c) || ascii_lookalike(c).is_some()))
 }
 
 /// Characters a reader does not see, dropped from the decoded view: every

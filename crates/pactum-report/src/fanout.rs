@@ -127,6 +127,23 @@ struct Slot {
     /// Whether that is a named file, which keeps its previous content
     /// when the report fails.
     to_file: bool,
+    /// Where its file is settled since the last secret was learnt.
+    settled: Settled,
+    /// Where its `finish` began writing, when it was settled then.
+    finish_from: Option<u64>,
+}
+
+/// How far a report was written under every secret learnt so far: after
+/// a secret is learnt, the first point where the reporter holds no text
+/// of an earlier event ([`Reporter::settled`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Settled {
+    /// No secret was learnt since the first event.
+    Always,
+    /// One was, and the reporter has not settled since.
+    Pending,
+    /// Settled at this byte, the last secret learnt before it.
+    At(u64),
 }
 
 /// How a [`Fanout`] tells the person at the terminal that a report failed.
@@ -160,6 +177,8 @@ pub struct Fanout {
     /// settings, no trace's text): a report file is redacted again at its
     /// end when more were learnt since, as earlier lines may hold them.
     secrets_at_first_event: Option<usize>,
+    /// How many secrets were redacted at the last event.
+    secrets_seen: usize,
 }
 
 impl std::fmt::Debug for Fanout {
@@ -221,6 +240,7 @@ impl Fanout {
             outer: None,
             events: 0,
             secrets_at_first_event: None,
+            secrets_seen: 0,
         };
         if let Some(options) = &request.terminal {
             if !request.to_stdout() {
@@ -232,6 +252,8 @@ impl Fanout {
                     )),
                     file: None,
                     to_file: false,
+                    settled: Settled::Always,
+                    finish_from: None,
                 });
             }
         }
@@ -253,6 +275,8 @@ impl Fanout {
                 reporter,
                 file,
                 to_file,
+                settled: Settled::Always,
+                finish_from: None,
             });
         }
         Ok(fan)
@@ -272,6 +296,8 @@ impl Fanout {
                     reporter,
                     file: None,
                     to_file: false,
+                    settled: Settled::Always,
+                    finish_from: None,
                 })
                 .collect(),
             failed: false,
@@ -282,6 +308,7 @@ impl Fanout {
             outer: None,
             events: 0,
             secrets_at_first_event: None,
+            secrets_seen: 0,
         }
     }
 
@@ -360,13 +387,28 @@ impl Fanout {
     /// Sends one event to every reporter still working.
     pub fn each(&mut self, mut f: impl FnMut(&mut dyn Reporter) -> Result<(), ReportError>) {
         self.events += 1;
+        let secrets = self.secrets();
         if self.events == 2 {
-            self.secrets_at_first_event = Some(self.secrets());
+            self.secrets_at_first_event = Some(secrets);
+        } else if self.events > 2 && secrets > self.secrets_seen {
+            // Secrets are learnt between events only: what each report
+            // wrote until it settles again may hold the new ones.
+            for slot in &mut self.slots {
+                slot.settled = Settled::Pending;
+            }
         }
+        self.secrets_seen = secrets;
         let mut kept = Vec::with_capacity(self.slots.len());
         for mut slot in std::mem::take(&mut self.slots) {
             match f(slot.reporter.as_mut()) {
-                Ok(()) => kept.push(slot),
+                Ok(()) => {
+                    if slot.settled == Settled::Pending {
+                        if let Some(at) = slot.reporter.settled() {
+                            slot.settled = Settled::At(at);
+                        }
+                    }
+                    kept.push(slot);
+                }
                 Err(e) => self.report_failure(&slot.name, slot.to_file, &e),
             }
         }
@@ -385,10 +427,21 @@ impl Fanout {
     /// after its first event (a key found in a later trace): what is kept
     /// on disk holds none of them. What was already printed on the
     /// terminal cannot be taken back.
+    ///
+    /// Only what may hold a late secret is redacted again. A reporter that
+    /// settles ([`Reporter::settled`]: the JSON report) wrote everything
+    /// from its settling after the last secret was learnt up to its
+    /// `finish` under every secret: the lines in between are kept as they
+    /// are. Every line of another report is redacted again.
     pub fn finish(&mut self, end: &RunEnd) {
         let learnt_late = self
             .secrets_at_first_event
             .is_some_and(|n| self.secrets() > n);
+        // What `finish` writes (held input errors, the agreement…) is
+        // redacted again whole.
+        for slot in &mut self.slots {
+            slot.finish_from = slot.reporter.settled();
+        }
         self.each(|r| r.finish(end));
         let redactors: Vec<Redactor> = if learnt_late {
             std::iter::once(&self.primary)
@@ -400,8 +453,12 @@ impl Fanout {
         };
         for slot in std::mem::take(&mut self.slots) {
             if let Some(mut file) = slot.file {
+                let keep = match (slot.settled, slot.finish_from) {
+                    (Settled::At(from), Some(to)) if from <= to => Some(from..to),
+                    _ => None,
+                };
                 let done = if learnt_late {
-                    file.redact_again(&redactors)
+                    file.redact_again(&redactors, keep)
                 } else {
                     Ok(())
                 };

@@ -134,6 +134,8 @@ pub struct JsonReporter<W: Write> {
     transcript: Option<pactum_core::trace::Trace>,
     /// How the next result's authored test was read.
     reading: Option<crate::Reading>,
+    /// Bytes handed to `out` so far.
+    written: u64,
 }
 
 impl<W: Write> JsonReporter<W> {
@@ -160,6 +162,7 @@ impl<W: Write> JsonReporter<W> {
             agreement: None,
             transcript: None,
             reading: None,
+            written: 0,
         }
     }
 
@@ -170,6 +173,7 @@ impl<W: Write> JsonReporter<W> {
     }
 
     fn emit(&mut self, bytes: &[u8]) -> Result<(), ReportError> {
+        self.written += bytes.len() as u64;
         self.out
             .write_all(bytes)
             .map_err(|e| ReportError::write(&self.destination, e))
@@ -399,6 +403,13 @@ impl<W: Write> Reporter for JsonReporter<W> {
         rendered: &Rendered,
     ) -> Result<(), ReportError> {
         self.write_result(r, expected, rendered.json.as_deref())
+    }
+
+    /// Each result is written as it comes; a reading or a transcript is
+    /// held until its result, input errors, missing trials and the
+    /// agreement until `finish`.
+    fn settled(&self) -> Option<u64> {
+        (self.reading.is_none() && self.transcript.is_none()).then_some(self.written)
     }
 
     /// Kept for the next result, written as its `interpretation`.

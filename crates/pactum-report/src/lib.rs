@@ -118,6 +118,16 @@ pub trait Reporter {
     fn reading(&mut self, _reading: &Reading) -> Result<(), ReportError> {
         Ok(())
     }
+    /// How many bytes of its report it has written so far (counted before
+    /// any buffering), when everything it was sent is written out but what
+    /// its `finish` writes: `None` while it holds an event's text for a
+    /// later write (a reading waiting for its result), or when it cannot
+    /// tell (the default). A report file redacted again because a secret
+    /// was learnt late is redacted only up to such a point and from its
+    /// `finish` on ([`Fanout::finish`]); without one, whole.
+    fn settled(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl<R: Reporter + ?Sized> Reporter for &mut R {
@@ -153,6 +163,9 @@ impl<R: Reporter + ?Sized> Reporter for &mut R {
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
         (**self).finish(end)
     }
+    fn settled(&self) -> Option<u64> {
+        (**self).settled()
+    }
 }
 
 impl<R: Reporter + ?Sized> Reporter for Box<R> {
@@ -187,6 +200,9 @@ impl<R: Reporter + ?Sized> Reporter for Box<R> {
     }
     fn finish(&mut self, end: &RunEnd) -> Result<(), ReportError> {
         (**self).finish(end)
+    }
+    fn settled(&self) -> Option<u64> {
+        (**self).settled()
     }
 }
 

@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use pactum_fs::FileId;
@@ -389,13 +390,18 @@ impl ReportFile {
     /// Redacts `redactors`' secrets from every line written so far, into a
     /// new temporary file that replaces the first: for a key learnt after
     /// the lines that hold it were written (one found in a later trace).
-    /// Line by line, so memory is the longest line. A report written
-    /// directly (a device, a pipe) is left as it is. Call it once every
-    /// byte was written and flushed, before [`ReportFile::commit`].
+    /// Line by line, so memory is the longest line. A line wholly inside
+    /// `keep` (byte offsets: a part written under every secret) is copied
+    /// as it is. Call it once every byte was written and flushed, before
+    /// [`ReportFile::commit`].
     ///
     /// # Errors
     /// [`ReportError::Commit`]: the destination keeps its previous content.
-    pub fn redact_again(&mut self, redactors: &[Redactor]) -> Result<(), ReportError> {
+    pub fn redact_again(
+        &mut self,
+        redactors: &[Redactor],
+        keep: Option<Range<u64>>,
+    ) -> Result<(), ReportError> {
         match &mut self.inner {
             Inner::Temp {
                 tmp, dest, shown, ..
@@ -406,7 +412,7 @@ impl ReportFile {
                 };
                 let mut out = temp_beside(dest).map_err(err)?;
                 let mut from = File::open(tmp.path()).map_err(err)?;
-                redact_lines(&mut from, out.as_file_mut(), redactors).map_err(err)?;
+                redact_lines(&mut from, out.as_file_mut(), redactors, keep.clone()).map_err(err)?;
                 *tmp = out;
             }
             Inner::Spool { spool, shown, .. } => {
@@ -416,7 +422,7 @@ impl ReportFile {
                 };
                 let mut out = tempfile::tempfile().map_err(err)?;
                 spool.seek(SeekFrom::Start(0)).map_err(err)?;
-                redact_lines(spool, &mut out, redactors).map_err(err)?;
+                redact_lines(spool, &mut out, redactors, keep.clone()).map_err(err)?;
                 *spool = out;
             }
         }
@@ -471,19 +477,32 @@ impl ReportFile {
 }
 
 /// Copies `from` to `to` line by line, each line with `redactors`'
-/// secrets redacted (a line that is not UTF-8 as it is).
+/// secrets redacted but those wholly inside `keep` (byte offsets), and
+/// those that are not UTF-8, copied as they are.
 fn redact_lines(
     from: &mut impl io::Read,
     to: &mut impl Write,
     redactors: &[Redactor],
+    keep: Option<Range<u64>>,
 ) -> io::Result<()> {
     let mut lines = BufReader::new(from);
     let mut w = BufWriter::new(to);
     let mut line = Vec::new();
+    let mut at = 0u64;
     loop {
         line.clear();
-        if lines.read_until(b'\n', &mut line)? == 0 {
+        let n = lines.read_until(b'\n', &mut line)?;
+        if n == 0 {
             break;
+        }
+        let start = at;
+        at += n as u64;
+        if keep
+            .as_ref()
+            .is_some_and(|k| k.start <= start && at <= k.end)
+        {
+            w.write_all(&line)?;
+            continue;
         }
         let Ok(text) = std::str::from_utf8(&line) else {
             w.write_all(&line)?;
@@ -702,6 +721,40 @@ mod tests {
 
     fn names(list: &[&str]) -> BTreeSet<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Lines wholly inside the kept range are copied as they are; a line
+    /// that starts before it or ends after it is redacted.
+    #[test]
+    fn lines_are_redacted_again_but_those_kept_whole() {
+        let key = "sk-kept-0123456789abcdef";
+        let r = Redactor::new([key]).expect("key");
+        let lines: Vec<String> = (0..5).map(|i| format!("line {i} {key}\n")).collect();
+        let text = lines.concat();
+        let at = |i: usize| lines[..i].iter().map(String::len).sum::<usize>() as u64;
+        let again = |keep: Option<Range<u64>>| {
+            let mut out = Vec::new();
+            redact_lines(
+                &mut text.as_bytes(),
+                &mut out,
+                std::slice::from_ref(&r),
+                keep,
+            )
+            .expect("redact");
+            String::from_utf8(out).expect("utf-8")
+        };
+        let shown = |out: &str| -> Vec<bool> { out.lines().map(|l| l.contains(key)).collect() };
+        assert_eq!(shown(&again(None)), [false; 5]);
+        assert_eq!(
+            shown(&again(Some(at(1)..at(4)))),
+            [false, true, true, true, false]
+        );
+        // A bound inside a line redacts that line.
+        assert_eq!(
+            shown(&again(Some(at(1) + 1..at(4) - 1))),
+            [false, false, true, false, false]
+        );
+        assert_eq!(shown(&again(Some(0..at(5)))), [true; 5]);
     }
 
     #[test]

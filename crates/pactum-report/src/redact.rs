@@ -185,6 +185,10 @@ impl<R: Reporter> Reporter for Redacting<R> {
         self.inner.wants_transcripts()
     }
 
+    fn settled(&self) -> Option<u64> {
+        self.inner.settled()
+    }
+
     /// The trace redacted by the same redactor as every other event.
     fn transcript(&mut self, t: &pactum_core::trace::Trace) -> Result<(), ReportError> {
         if !self.inner.wants_transcripts() {

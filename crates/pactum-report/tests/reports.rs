@@ -632,6 +632,83 @@ fn results_redacted_ahead_are_the_ones_the_reports_would_write() {
     }
 }
 
+/// The JSON and JUnit reports of a run whose later key is first seen in
+/// a result, a held reading and a held input error written before it is
+/// learnt (`late`), or known from the start.
+fn reports_learning_later(late: bool) -> (String, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (jp, xp) = (dir.path().join("r.json"), dir.path().join("r.xml"));
+    let request = pactum_report::ReportRequest {
+        json: Some(jp.clone()),
+        junit: Some(xp.clone()),
+        html: None,
+        markdown: None,
+        otlp: None,
+        terminal: None,
+    };
+    let later = || pactum_core::secret::Redactor::new([LATER_KEY]).expect("key");
+    let mut fan = pactum_report::Fanout::open(&request, &[], Box::new(|_| {})).expect("open");
+    fan.redact_with(&pactum_core::secret::Redactor::new([KEY]).expect("key"));
+    if !late {
+        fan.redact_with(&later());
+    }
+    fan.each(|r| r.begin(&run_info(false)));
+    let mut results = mixed_results().into_iter();
+    let first = results.next().expect("a result");
+    let mut seen = first.clone();
+    seen.summary = format!("{} then {LATER_KEY}", seen.summary);
+    fan.each(|r| r.result(&seen, None));
+    let mut error = input_errors().remove(0);
+    error.message = format!("bad record holding {LATER_KEY}");
+    fan.each(|r| r.input_error(&error));
+    let reading = pactum_report::Reading {
+        test_id: format!("t-{LATER_KEY}"),
+        authored: pactum_report::AuthoredFields {
+            goal: format!("use {LATER_KEY}"),
+            instructions: String::new(),
+            restrictions: String::new(),
+            scenario: String::new(),
+            min_turns: 1,
+            max_turns: 1,
+        },
+        interpreter: None,
+        confidence: None,
+        usable: None,
+        reason: None,
+        contract: None,
+        ended: None,
+    };
+    fan.reading(&reading);
+    if late {
+        fan.redact_with(&later());
+    }
+    // An event the JSON report writes nothing of (a transcript for the
+    // page): the reading it holds is still written later.
+    fan.each(|_| Ok(()));
+    for r in std::iter::once(first).chain(results) {
+        fan.each(|rep| rep.result(&r, None));
+    }
+    fan.finish(&run_end());
+    (
+        std::fs::read_to_string(&jp).expect("json"),
+        std::fs::read_to_string(&xp).expect("junit"),
+    )
+}
+
+/// A key learnt late is redacted again from every line that may hold it:
+/// results written before, a reading held across the learning, an input
+/// error held until the end. The files then read as if the key had been
+/// known from the start.
+#[test]
+fn a_report_redacted_again_reads_as_if_the_key_was_known_from_the_start() {
+    let (json, junit) = reports_learning_later(true);
+    for out in [&json, &junit] {
+        assert!(!out.contains(LATER_KEY), "{out}");
+        assert!(!out.contains(&LATER_KEY[..12]), "{out}");
+    }
+    assert_eq!((json, junit), reports_learning_later(false));
+}
+
 // ---------------------------------------------------------------------- json
 
 #[test]

@@ -1895,3 +1895,37 @@ proptest! {
         prop_assert!(out.ends_with("… more"), "{out}");
     }
 }
+
+/// What [`may_be_encoded`] answers, read character by character.
+fn may_be_encoded_by_chars(text: &str) -> bool {
+    text.chars()
+        .any(|c| matches!(c, '\\' | '%' | '&') || is_invisible(c) || ascii_lookalike(c).is_some())
+}
+
+proptest! {
+    /// The byte table answers as reading every character does.
+    #[test]
+    fn may_be_encoded_reads_as_every_character_does(
+        text in "[a-z0-9 \\\\%&\t\r\n\u{0}-\u{1f}\u{7f}é\u{200b}\u{ff41}\u{2010}\u{0455}漢\u{feff}]{0,24}"
+    ) {
+        prop_assert_eq!(may_be_encoded(&text), may_be_encoded_by_chars(&text));
+    }
+}
+
+#[test]
+fn may_be_encoded_sees_marks_invisible_and_look_alike_characters() {
+    for (text, encoded) in [
+        ("plain text", false),
+        ("a\\u0041", true),
+        ("100%", true),
+        ("a &amp; b", true),
+        ("tab\tline\nreturn\r", false),
+        ("bell\u{7}", true),
+        ("café 漢字", false),
+        ("zero\u{200b}width", true),
+        ("ｓｋ-full-width", true),
+        ("Cyrillic \u{0455}", true),
+    ] {
+        assert_eq!(may_be_encoded(text), encoded, "{text:?}");
+    }
+}
