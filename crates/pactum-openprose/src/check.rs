@@ -238,10 +238,10 @@ static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)(?:\b(?:not|no|without|never|nor)|\b\w+n['’]t|\bnon)[\s-]+(?:(?:a|an|any)\s+)?$")
 });
 /// Words before a bare count that make it no exact count ("more than 3
-/// items", "about 5 words").
+/// items", "about 5 words", "exceeding 20 words").
 static NOT_EXACT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)(?:\b(?:than|over|under|above|below|about|around|nearly|almost|approximately|roughly|max|min|maximum|minimum|least|most)\W*|[<>=≤≥~≈]\s*)$",
+        r"(?i)(?:\b(?:than|over|under|above|below|about|around|nearly|almost|approximately|roughly|max|min|maximum|minimum|least|most|exceed|exceeds|exceeding|beyond|past|within|upwards\s+of|in\s+excess\s+of|short\s+of|surpassing|topping)\W*|[<>=≤≥~≈]\s*)$",
     )
 });
 /// Words in the sentence before a count that make it a count per item
@@ -761,15 +761,22 @@ fn finding(held: Option<bool>, detail: String, quote: Option<String>) -> Finding
 /// JSON value (optionally in one fenced block, of backticks or tildes,
 /// untagged or tagged `json`, with nothing else shown around it).
 pub fn as_json(content: &str) -> Option<Value> {
-    let t = content.trim();
+    let t = json_trim(content);
     let inner = t
         .strip_prefix("```json")
         .or_else(|| t.strip_prefix("```"))
         .and_then(|r| r.strip_suffix("```"))
         .unwrap_or(t);
-    pactum_core::json::parse_strict(inner.trim())
+    pactum_core::json::parse_strict(json_trim(inner))
         .ok()
         .or_else(|| fenced_json(content))
+}
+
+/// `s` without the white space JSON allows around a value: space, tab,
+/// line feed and carriage return (RFC 8259 §2). Any other (a no-break
+/// space, U+2028, a form feed) is no JSON, as every strict parser reads it.
+pub(crate) fn json_trim(s: &str) -> &str {
+    s.trim_matches([' ', '\t', '\n', '\r'])
 }
 
 /// The JSON value of the one fenced code block that is all `content`
@@ -814,7 +821,7 @@ fn fenced_json_of(visible: &str) -> Option<Value> {
             _ => return None,
         }
     }
-    pactum_core::json::parse_strict(body?.trim()).ok()
+    pactum_core::json::parse_strict(json_trim(&body?)).ok()
 }
 
 /// Whether a fenced code block of `content` (whatever its info string,
@@ -896,7 +903,7 @@ fn lead_in_json(content: &str) -> bool {
     }
     state == 4
         && lead.chars().count() <= 200
-        && pactum_core::json::parse_strict(body.trim()).is_ok()
+        && pactum_core::json::parse_strict(json_trim(&body)).is_ok()
 }
 
 /// The headings of `r` that name something: one that only numbers (`#
@@ -928,6 +935,54 @@ fn scaffold_items(f: Finding, content: &str) -> Finding {
         );
     }
     f
+}
+
+/// Why a list or table format and a count of one clause may be of
+/// different parts of `content`, if they may: `a numbered list of at
+/// least 3 items` over more than one list (the items are counted over
+/// every list), or beside an HTML list (which is not counted); `a
+/// markdown table with at least 3 rows` over more than one table, or
+/// beside an HTML one. Which list or table the count is of is then for
+/// the judge. A JSON array is one list.
+pub(crate) fn format_and_count_apart(
+    measures: &[(String, Measure)],
+    content: &str,
+) -> Option<String> {
+    let counts = |u: Unit| {
+        measures
+            .iter()
+            .any(|(_, m)| matches!(m, Measure::Count { unit, .. } if *unit == u))
+    };
+    let list = measures.iter().any(|(_, m)| {
+        matches!(
+            m,
+            Measure::NumberedList | Measure::BulletList | Measure::List
+        )
+    }) && counts(Unit::Items);
+    let table = measures.iter().any(|(_, m)| matches!(m, Measure::Table)) && counts(Unit::Rows);
+    if !(list || table) || as_json(content).is_some() {
+        return None;
+    }
+    let r = render(content);
+    if list {
+        let lists = r.groups.len();
+        if lists > 1 {
+            return Some(format!("the output shows {lists} lists, and the items are counted over all of them: which list the count is of is for the judge"));
+        }
+        if HTML_OL.is_match(content) || HTML_UL.is_match(content) {
+            return Some("the output holds an HTML list beside the items counted: which list the count is of is for the judge".into());
+        }
+    }
+    if table {
+        let tables = r.tables.len();
+        if tables > 1 {
+            return Some(format!("the output shows {tables} tables, and the rows are counted over all of them: which table the count is of is for the judge"));
+        }
+        if HTML_TABLE.is_match(content) {
+            return Some("the output holds an HTML table beside the rows counted: which table the count is of is for the judge".into());
+        }
+    }
+    None
 }
 
 /// Whether the output holds a list whose every top-level item is of the
@@ -3659,6 +3714,16 @@ fn norm(s: &str) -> String {
         .join(" ")
 }
 
+/// Whether a JSON key names a field as a program reads it: words of
+/// letters and digits joined by one `_`, `-` or space, nothing before or
+/// after them (`url`, `source_url`, `Source URL`; not ` url`, `url:`,
+/// `_url`, `url` and a zero-width space, a soft hyphen or a control
+/// character: `item["url"]` finds none of those).
+fn plain_key(k: &str) -> bool {
+    k.split(['_', '-', ' '])
+        .all(|w| !w.is_empty() && w.chars().all(char::is_alphanumeric))
+}
+
 /// Whether a JSON value holds something: not null, a blank string, or an
 /// array or object of such only.
 fn has_value(v: &Value) -> bool {
@@ -4059,7 +4124,8 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                     .map(|o| {
                         o.iter()
                             .filter(|(k, v)| {
-                                json_field_value(k, v)
+                                plain_key(k)
+                                    && json_field_value(k, v)
                                     && (!is_url_field(k)
                                         || literals(v).iter().any(|s| shows_page(s)))
                             })

@@ -708,6 +708,9 @@ fn grade_text(
         if let Some(why) = memo.unseen(b, content, &inputs, c) {
             unmeasured.push(format!("{}: {why}", b.path));
         }
+        if let Some(why) = crate::check::format_and_count_apart(&reading.measures, content) {
+            unmeasured.push(format!("{}: {why}", b.path));
+        }
         if asks_for_content(&reading.measures) && !asked_alone(&reading.measures, content) {
             if let Some(why) = memo.declines(b, content) {
                 unmeasured.push(format!("{}: {why}", b.path));
@@ -1904,10 +1907,11 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                         _ => None,
                     })
                     .and_then(|o| triggered_outputs.get(o).map(|by| (o, by)))
-                    // An undeclared error (a crash) is answered by no
-                    // conditional, nor is a run that did not end (its log
-                    // ends `---error`): the clause does not stand aside.
-                    .filter(|_| crashed.is_empty() && !unhandled.iter().any(|r| r.ends_run));
+                    // An error no triggered conditional answers (a crash,
+                    // a second declared error, a run that did not end: its
+                    // log ends `---error`): the clause does not stand
+                    // aside, and says so.
+                    .filter(|_| unhandled.is_empty());
                 match by {
                     Some((o, by)) => pending.push(Pending::Done(not_triggered(
                         h,

@@ -291,6 +291,9 @@ pub(crate) fn render(content: &str) -> Rendered {
     let mut last_was_list: Vec<bool> = vec![false];
     let mut header: Vec<String> = Vec::new();
     let mut cells: Vec<String> = Vec::new();
+    // Inside a footnote definition: shown at the end of the page, its
+    // lists, tables, headings and paragraphs are in no count.
+    let mut footnote = 0usize;
     let push_text = |stack: &mut Vec<(Open, String, bool)>, s: &str| {
         for (_, buf, _) in stack.iter_mut() {
             buf.push_str(s);
@@ -329,7 +332,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                         } else {
                             r.any_bullet = true;
                         }
-                        if list_depth == 0 {
+                        if list_depth == 0 && footnote == 0 {
                             let adjacent = last_was_list.last().copied().unwrap_or(false);
                             if adjacent {
                                 if let Some(g) = r.groups.last_mut() {
@@ -353,7 +356,10 @@ pub(crate) fn render(content: &str) -> Rendered {
                         }
                     }
                     Tag::BlockQuote(_) | Tag::FootnoteDefinition(_) => {
-                        r.footnotes |= matches!(tag, Tag::FootnoteDefinition(_));
+                        if matches!(tag, Tag::FootnoteDefinition(_)) {
+                            r.footnotes = true;
+                            footnote += 1;
+                        }
                         last_was_list.push(false);
                         Open::Other
                     }
@@ -379,7 +385,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                         links.push((dest_url.to_string(), false));
                         Open::Other
                     }
-                    Tag::Table(_) => {
+                    Tag::Table(_) if footnote == 0 => {
                         r.tables.push(Table {
                             header: Vec::new(),
                             rows: Vec::new(),
@@ -438,6 +444,9 @@ pub(crate) fn render(content: &str) -> Rendered {
                         last_was_list.pop();
                     }
                     TagEnd::BlockQuote(_) | TagEnd::FootnoteDefinition => {
+                        if end == TagEnd::FootnoteDefinition {
+                            footnote = footnote.saturating_sub(1);
+                        }
                         last_was_list.pop();
                     }
                     TagEnd::CodeBlock => code = code.saturating_sub(1),
@@ -450,7 +459,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                     }
                     TagEnd::TableCell => cells.push(text.trim().to_string()),
                     TagEnd::TableHead => header = std::mem::take(&mut cells),
-                    TagEnd::Table => {
+                    TagEnd::Table if footnote == 0 => {
                         if let Some(t) = r.tables.last_mut() {
                             t.header = std::mem::take(&mut header);
                         }
@@ -458,6 +467,8 @@ pub(crate) fn render(content: &str) -> Rendered {
                     _ => {}
                 }
                 match open {
+                    // A footnote's own blocks (its end closes it first).
+                    _ if footnote > 0 => {}
                     Open::Item { top: true, at } => {
                         if meaningful(&text) {
                             if let Some(n) = r.group_items.last_mut() {
