@@ -59,7 +59,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::json::{escape_pointer_token, parse_strict, StrictJsonError};
+use crate::json::{escape_pointer_token, parse_strict, Field, StrictJsonError};
 use crate::text::one_line;
 use crate::trace::ToolCall;
 
@@ -330,7 +330,7 @@ fn known_keys<W: std::fmt::Display>(
 /// A required, non-blank name.
 fn name_at(m: &Map<String, Value>, key: &str) -> Result<String, CallError> {
     let at = || format!("/{key}");
-    match m.get(key) {
+    match m.field(key) {
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
         Some(Value::String(_)) => Err(CallError::at(
             at(),
@@ -347,7 +347,7 @@ fn name_at(m: &Map<String, Value>, key: &str) -> Result<String, CallError> {
 /// An optional id: a non-empty string or a number; empty and `null` are
 /// none (AgentDojo records `""`).
 fn id_at(m: &Map<String, Value>, key: &str) -> Result<Option<String>, CallError> {
-    match m.get(key) {
+    match m.field(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok((!s.is_empty()).then(|| s.clone())),
         Some(Value::Number(n)) => Ok(Some(n.to_string())),
@@ -363,7 +363,7 @@ fn id_at(m: &Map<String, Value>, key: &str) -> Result<Option<String>, CallError>
 
 /// An error text: a string, or an object's JSON text; `null` is none.
 fn error_at(m: &Map<String, Value>, key: &str) -> Result<Option<String>, CallError> {
-    match m.get(key) {
+    match m.field(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(v @ Value::Object(_)) => Ok(Some(v.to_string())),
@@ -420,7 +420,7 @@ fn decode_in(m: &Map<String, Value>, shape: Shape) -> Result<ToolCall, CallError
                 "custom"
             };
             let inner = m
-                .get(key)
+                .field(key)
                 .ok_or_else(|| CallError::at(format!("/{key}"), "missing"))?;
             let inner = object(inner, "an object").map_err(|e| e.under(&format!("/{key}")))?;
             let (keys, args): (&[&str], Shape) = if shape == Shape::OpenaiNested {
@@ -459,7 +459,7 @@ fn decode_in(m: &Map<String, Value>, shape: Shape) -> Result<ToolCall, CallError
         Shape::Flat => {
             call.name = name_at(m, "name")?;
             call.arguments = arguments_of(m, shape)?;
-            call.result = m.get("result").filter(|v| !v.is_null()).cloned();
+            call.result = m.field("result").filter(|v| !v.is_null()).cloned();
             call.error = error_at(m, "error")?;
         }
         Shape::LangChain | Shape::Anthropic | Shape::Gemini => {
@@ -519,12 +519,12 @@ fn decode_one(v: &Value) -> Result<ToolCall, CallError> {
         allowed.extend_from_slice(GEMINI_PART_KEYS);
         known_keys(m, &allowed, || "a Gemini part")?;
         let inner = m
-            .get(key)
+            .field(key)
             .and_then(Value::as_object)
             .ok_or_else(|| CallError::at(format!("/{key}"), "expected an object"))?;
         return decode_in(inner, Shape::Gemini).map_err(|e| e.under(&format!("/{key}")));
     }
-    let ty = match m.get("type") {
+    let ty = match m.field("type") {
         None => None,
         Some(Value::String(s)) => Some(s.as_str()),
         Some(other) => {
@@ -534,7 +534,7 @@ fn decode_one(v: &Value) -> Result<ToolCall, CallError> {
             ))
         }
     };
-    let shape = match (ty, m.get("function")) {
+    let shape = match (ty, m.field("function")) {
         (None | Some("function"), Some(Value::Object(_))) => Shape::OpenaiNested,
         (None, Some(Value::String(_))) => Shape::AgentDojo,
         (None | Some("function"), Some(other)) => {
@@ -584,13 +584,13 @@ pub fn content_text(v: Option<&Value>) -> Result<Option<String>, String> {
                 match part {
                     Value::String(s) => texts.push(s.clone()),
                     // A Gemini thought is the model's reasoning, not its answer.
-                    Value::Object(o) if o.get("thought") == Some(&Value::Bool(true)) => {}
+                    Value::Object(o) if o.field("thought") == Some(&Value::Bool(true)) => {}
                     Value::Object(o) => {
-                        let key = match o.get("type").and_then(Value::as_str) {
+                        let key = match o.field("type").and_then(Value::as_str) {
                             Some("refusal") => "refusal",
                             _ => "text",
                         };
-                        if let Some(Value::String(s)) = o.get(key) {
+                        if let Some(Value::String(s)) = o.field(key) {
                             texts.push(s.clone());
                         }
                     }
@@ -622,7 +622,7 @@ fn result_content(v: &Value) -> Value {
     match v {
         Value::Array(parts)
             if parts.iter().all(|p| {
-                p.is_string() || p.get("type").and_then(Value::as_str) == Some("text")
+                p.is_string() || p.field("type").and_then(Value::as_str) == Some("text")
             }) =>
         {
             content_text(Some(v))
@@ -656,7 +656,7 @@ pub fn decode_result(v: &Value) -> Result<ToolResult, CallError> {
         known_keys(m, &allowed, || "a Gemini part")?;
         let at = format!("/{key}");
         let inner = m
-            .get(key)
+            .field(key)
             .and_then(Value::as_object)
             .ok_or_else(|| CallError::at(at.clone(), "expected an object"))?;
         known_keys(inner, &["name", "response", "id"], || {
@@ -668,15 +668,15 @@ pub fn decode_result(v: &Value) -> Result<ToolResult, CallError> {
             Some(id) => Answers::Id(id),
             None => Answers::Name(name),
         };
-        let response = inner.get("response").filter(|r| !r.is_null()).cloned();
+        let response = inner.field("response").filter(|r| !r.is_null()).cloned();
         // Gemini's convention: `{"error": …}` reports a failed call; so
         // does ADK's `{"status": "error", "error_message": …}` (the tool
         // said it failed; its message is the error).
-        let error = match response.as_ref().and_then(|r| r.get("error")) {
+        let error = match response.as_ref().and_then(|r| r.field("error")) {
             None | Some(Value::Null) => response
                 .as_ref()
-                .filter(|r| r.get("status").and_then(Value::as_str) == Some("error"))
-                .map(|r| match r.get("error_message") {
+                .filter(|r| r.field("status").and_then(Value::as_str) == Some("error"))
+                .map(|r| match r.field("error_message") {
                     Some(Value::String(s)) if !s.is_empty() => s.clone(),
                     _ => "the tool reported `status: error`".to_string(),
                 }),
@@ -689,7 +689,7 @@ pub fn decode_result(v: &Value) -> Result<ToolResult, CallError> {
             error,
         });
     }
-    let ty = m.get("type").and_then(Value::as_str).unwrap_or_default();
+    let ty = m.field("type").and_then(Value::as_str).unwrap_or_default();
     let (keys, id_key, content_key): (&[&str], &str, &[&str]) = if ty.ends_with("tool_result") {
         (
             &[
@@ -746,7 +746,7 @@ pub fn decode_result(v: &Value) -> Result<ToolResult, CallError> {
         .and_then(|k| m.get(*k))
         .filter(|v| !v.is_null())
         .map(result_content);
-    let is_error = match m.get("is_error") {
+    let is_error = match m.field("is_error") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => false,
         Some(Value::Bool(true)) => true,
         Some(other) => {
@@ -785,7 +785,7 @@ pub fn decode_result(v: &Value) -> Result<ToolResult, CallError> {
 /// A [`CallError`] for a badly typed `tool_call_id`, `content`, `error` or
 /// `status`.
 pub fn tool_message(m: &Map<String, Value>) -> Result<ToolResult, CallError> {
-    let answers = match m.get("tool_call_id") {
+    let answers = match m.field("tool_call_id") {
         None | Some(Value::Null) => Answers::Next,
         Some(Value::String(s)) if s.is_empty() => Answers::Next,
         Some(Value::String(s)) => Answers::Id(s.clone()),
@@ -797,19 +797,19 @@ pub fn tool_message(m: &Map<String, Value>) -> Result<ToolResult, CallError> {
             ))
         }
     };
-    let result = match m.get("content") {
+    let result = match m.field("content") {
         None | Some(Value::Null) => None,
         Some(v @ Value::Array(_)) => content_text(Some(v))
             .map_err(|msg| CallError::at("/content", msg))?
             .map(Value::String),
         Some(v) => Some(v.clone()),
     };
-    let mut error = match m.get("error") {
+    let mut error = match m.field("error") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
         Some(other) => Some(other.to_string()),
     };
-    match m.get("status") {
+    match m.field("status") {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if s == "error" => {
             if error.is_none() {
@@ -867,7 +867,7 @@ fn call_list(
     decode: fn(&Value) -> Result<ToolCall, CallError>,
 ) -> Result<Vec<ToolCall>, CallError> {
     let at = || format!("{base}/{key}");
-    match m.get(key) {
+    match m.field(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
             .iter()
@@ -884,7 +884,7 @@ fn call_list(
 /// A legacy `function_call` member: one call object.
 fn function_call(m: &Map<String, Value>, base: &str) -> Result<Vec<ToolCall>, CallError> {
     let at = || format!("{base}/function_call");
-    match m.get("function_call") {
+    match m.field("function_call") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(c @ Value::Object(_)) => Ok(vec![decode_call(c).map_err(|e| e.under(&at()))?]),
         Some(other) => Err(CallError::at(
@@ -911,7 +911,7 @@ fn classify(part: &Value) -> Block {
     let Some(o) = part.as_object() else {
         return Block::Other;
     };
-    let ty = o.get("type").and_then(Value::as_str);
+    let ty = o.field("type").and_then(Value::as_str);
     if let Some(ty) = ty {
         if ty.ends_with("tool_result")
             || matches!(ty, "tool_call_response" | "function_call_output")
@@ -942,7 +942,7 @@ fn blocks(
     calls: &mut Vec<ToolCall>,
     results: &mut Vec<ToolResult>,
 ) -> Result<(), CallError> {
-    let Some(Value::Array(items)) = m.get(key) else {
+    let Some(Value::Array(items)) = m.field(key) else {
         return Ok(());
     };
     for (i, part) in items.iter().enumerate() {
@@ -1008,7 +1008,7 @@ pub fn message_tools(m: &Map<String, Value>) -> Result<MessageTools, CallError> 
         at: "/tool_calls".into(),
         calls: top,
     });
-    match m.get("additional_kwargs") {
+    match m.field("additional_kwargs") {
         None | Some(Value::Null) => {}
         Some(Value::Object(kw)) => {
             let base = "/additional_kwargs";

@@ -379,6 +379,37 @@ impl<'de> Visitor<'de> for Strict<'_> {
     }
 }
 
+/// A field of a JSON object, by its key: the value at `key` when this is
+/// an object holding it, as [`Map::get`] and [`Value::get`] answer. On a
+/// small object (most of a chat log's: a message, a call, a content
+/// block) each key is compared in turn, which costs less than the map's
+/// hash of the key.
+pub trait Field {
+    /// The value at `key`, when this is an object holding it.
+    fn field(&self, key: &str) -> Option<&Value>;
+}
+
+/// Objects of at most this many keys are searched key by key ([`Field`]).
+const SMALL_OBJECT: usize = 8;
+
+impl Field for Map<String, Value> {
+    #[inline]
+    fn field(&self, key: &str) -> Option<&Value> {
+        if self.len() <= SMALL_OBJECT {
+            self.iter().find_map(|(k, v)| (k == key).then_some(v))
+        } else {
+            self.get(key)
+        }
+    }
+}
+
+impl Field for Value {
+    #[inline]
+    fn field(&self, key: &str) -> Option<&Value> {
+        self.as_object().and_then(|o| o.field(key))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -687,5 +718,26 @@ mod tests {
         assert!(!msg.contains('\u{1b}') && !msg.contains('\n'), "{msg}");
         assert!(msg.chars().count() < 400, "{msg}");
         assert_eq!(json!(1), parse_strict("1").expect("one"));
+    }
+
+    proptest::proptest! {
+        /// [`Field::field`] answers as the map's own look-up, on small
+        /// and large objects, and on values that are no object.
+        #[test]
+        fn a_field_is_what_the_map_holds_at_its_key(
+            keys in proptest::collection::vec("[a-c]{0,2}", 0..14),
+            key in "[a-c]{0,2}",
+        ) {
+            let o: Map<String, Value> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), Value::from(i)))
+                .collect();
+            proptest::prop_assert_eq!(o.field(&key), o.get(&key));
+            let v = Value::Object(o.clone());
+            proptest::prop_assert_eq!(v.field(&key), v.get(&key));
+            let list = Value::Array(o.values().cloned().collect());
+            proptest::prop_assert_eq!(list.field(&key), None);
+        }
     }
 }

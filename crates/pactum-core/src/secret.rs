@@ -336,6 +336,15 @@ impl Redactor {
         }
     }
 
+    /// Whether [`Self::redact_value`] would replace anything in `value`'s
+    /// JSON value, found without building it: every string of it (keys,
+    /// field and variant names too) is searched. `true` also when the
+    /// value would not serialize, or holds a map key JSON writes in no
+    /// way the search knows (the caller then redacts the JSON value).
+    pub fn changes<T: serde::Serialize + ?Sized>(&self, value: &T) -> bool {
+        !self.is_empty() && value.serialize(probe::Probe(self)).is_err()
+    }
+
     /// Redacts a target's answer field by field and returns the channels
     /// in which it replaced something — the record a trace keeps in
     /// [`crate::trace::Turn::redacted`] (SPEC §4). The one rule of which field is which
@@ -2838,6 +2847,8 @@ fn reference(src: &str, i: usize) -> (Option<char>, usize) {
         None => (Some('&'), 1),
     }
 }
+
+mod probe;
 
 #[cfg(test)]
 mod tests;

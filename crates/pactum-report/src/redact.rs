@@ -86,6 +86,10 @@ pub(crate) fn redacted_copy<T: Serialize + DeserializeOwned + Clone>(
     value: &T,
 ) -> Result<T, ReportError> {
     let lost = || ReportError::Redaction { what };
+    // Most results hold no secret: found so without building their JSON.
+    if !redactor.changes(value) {
+        return Ok(value.clone());
+    }
     let mut v = serde_json::to_value(value).map_err(|_| lost())?;
     if !redactor.redact_value(&mut v) {
         // Nothing was replaced: the value itself, not its round trip.

@@ -5,6 +5,7 @@
 pub(crate) use pactum_core::chat::kind;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use pactum_core::json::Field;
 use pactum_core::trace::{ObservabilityLevel, SourceRef, ToolCall, Trace};
 use serde_json::error::Category;
 use serde_json::Value;
@@ -45,7 +46,7 @@ pub(crate) type Notes = BTreeMap<String, Vec<Note>>;
 /// error refuses it; else the first reason it is incomplete, unless the
 /// builder found one already.
 pub(crate) fn apply_notes(notes: &Notes, mut trace: Trace) -> Conv {
-    let ids: Vec<&str> = match trace.metadata.get("otel_trace_ids") {
+    let ids: Vec<&str> = match trace.metadata.field("otel_trace_ids") {
         Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
     };
@@ -187,7 +188,7 @@ impl RecordCtx<'_> {
             };
         }
         Ok(record
-            .get("id")
+            .field("id")
             .and_then(id_text)
             .unwrap_or_else(|| self.fallback_id()))
     }
@@ -284,9 +285,9 @@ pub(crate) fn json_text(v: &Value, at: &str, unparsed: Unparsed) -> Result<Value
 /// message `type` (a chunk's class included), or a LangChain.js
 /// constructor.
 pub(crate) fn is_message(v: &Value) -> bool {
-    v.get("role").is_some_and(Value::is_string)
-        || v.get("lc").is_some()
-        || v.get("type").and_then(Value::as_str).is_some_and(|t| {
+    v.field("role").is_some_and(Value::is_string)
+        || v.field("lc").is_some()
+        || v.field("type").and_then(Value::as_str).is_some_and(|t| {
             matches!(
                 t,
                 "human"
@@ -310,7 +311,7 @@ pub(crate) fn is_messages(v: &Value) -> bool {
         Value::Array(items) => !items.is_empty() && items.iter().all(is_message),
         Value::Object(o) => {
             is_message(v)
-                || o.get("messages")
+                || o.field("messages")
                     .and_then(Value::as_array)
                     .is_some_and(|m| m.iter().all(is_message))
         }
@@ -367,7 +368,7 @@ fn reading(msgs: &[Value], at: &str) -> Result<Vec<Reading>, Problem> {
             Some(Value::String(r)) => r,
             _ => String::new(),
         };
-        let text = pactum_core::chat::content_text(m.get("content"))
+        let text = pactum_core::chat::content_text(m.field("content"))
             .map_err(|e| (format!("{mat}/content"), e))?
             .map(|t| t.trim().to_string())
             // No text and an empty text say the same.

@@ -30,6 +30,7 @@
 use std::collections::HashSet;
 
 use pactum_core::chat::{self, kind, Answers, ToolResult};
+use pactum_core::json::Field;
 use pactum_core::trace::{Message, Role, ToolCall, Trace, Turn};
 use serde_json::{Map, Value};
 
@@ -62,10 +63,10 @@ pub(crate) struct OpenaiFields {
 /// the pointer of `v`.
 fn conversation_inside(v: &Value, at: &mut String) -> Option<(String, &'static str)> {
     fn is_message(m: &Value) -> bool {
-        m.get("role").is_some_and(Value::is_string)
-            || (m.get("lc").is_some() && m.get("kwargs").is_some())
-            || (m.get("content").is_some()
-                && m.get("type").and_then(Value::as_str).is_some_and(|t| {
+        m.field("role").is_some_and(Value::is_string)
+            || (m.field("lc").is_some() && m.field("kwargs").is_some())
+            || (m.field("content").is_some()
+                && m.field("type").and_then(Value::as_str).is_some_and(|t| {
                     matches!(t, "human" | "ai" | "system" | "tool" | "function" | "chat")
                 }))
     }
@@ -86,13 +87,13 @@ fn conversation_inside(v: &Value, at: &mut String) -> Option<(String, &'static s
             None
         }
         Value::Object(o) => {
-            let block = o.get("type").and_then(Value::as_str).is_some_and(|t| {
+            let block = o.field("type").and_then(Value::as_str).is_some_and(|t| {
                 matches!(
                     t,
                     "tool_use" | "server_tool_use" | "mcp_tool_use" | "tool_call" | "function_call"
                 )
             });
-            if block || o.get("functionCall").is_some_and(Value::is_object) {
+            if block || o.field("functionCall").is_some_and(Value::is_object) {
                 return Some((at.clone(), "a tool call"));
             }
             for (k, x) in o {
@@ -241,7 +242,7 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) 
             ))
         }
     }
-    let level = match record.get("observability") {
+    let level = match record.field("observability") {
         None | Some(Value::Null) => ctx.level_flag,
         Some(Value::String(s)) => match pactum_core::ObservabilityLevel::parse(s) {
             Some(level) => Some(level),
@@ -279,9 +280,9 @@ pub(crate) fn convert(bytes: &[u8], ctx: &RecordCtx<'_>, fields: &OpenaiFields) 
     // langchain`, LangChain dicts too: both become `{role, …}`.
     let mut normalised = Vec::with_capacity(messages.len());
     for (i, m) in messages.into_iter().enumerate() {
-        let constructor =
-            m.get("lc").is_some() && m.get("type").and_then(Value::as_str) == Some("constructor");
-        if constructor || (fields.langchain && m.get("role").is_none()) {
+        let constructor = m.field("lc").is_some()
+            && m.field("type").and_then(Value::as_str) == Some("constructor");
+        if constructor || (fields.langchain && m.field("role").is_none()) {
             match crate::messages::langchain::to_role_message(&m, &format!("{at}/{i}")) {
                 Ok(v) => normalised.push(v),
                 Err((field, msg)) => return Conv::Error(ctx.error(Some(&field), msg)),
@@ -433,7 +434,7 @@ enum Speaker {
 }
 
 fn speaker(m: &Map<String, Value>, at: &str, ctx: &RecordCtx<'_>) -> Result<Speaker, RecordError> {
-    let (key, name) = match (m.get("role"), m.get("type")) {
+    let (key, name) = match (m.field("role"), m.field("type")) {
         (Some(Value::String(r)), _) => ("role", r.as_str()),
         (Some(other), _) => {
             return Err(ctx.error(
@@ -470,7 +471,7 @@ fn message_text(
 ) -> Result<Option<String>, RecordError> {
     let mut texts = Vec::new();
     for key in ["content", "parts"] {
-        if let Some(text) = chat::content_text(m.get(key))
+        if let Some(text) = chat::content_text(m.field(key))
             .map_err(|msg| ctx.error(Some(&format!("{at}/{key}")), msg))?
         {
             texts.push(text);
@@ -569,7 +570,7 @@ pub(crate) fn build_turns(
                 if let Some(text) = text {
                     b.texts.push(text);
                 }
-                if let Some(Value::String(refusal)) = m.get("refusal") {
+                if let Some(Value::String(refusal)) = m.field("refusal") {
                     b.texts.push(refusal.clone());
                 }
                 let calls = tools.calls;

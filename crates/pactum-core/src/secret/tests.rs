@@ -1929,3 +1929,96 @@ fn may_be_encoded_sees_marks_invisible_and_look_alike_characters() {
         assert_eq!(may_be_encoded(text), encoded, "{text:?}");
     }
 }
+
+/// A JSON value whose strings and keys are drawn from `pieces`.
+fn value_of(pieces: &'static [&'static str]) -> impl Strategy<Value = Value> {
+    let text = proptest::sample::select(pieces).prop_map(Value::from);
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        text,
+    ];
+    leaf.prop_recursive(3, 24, 4, move |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            proptest::collection::vec((proptest::sample::select(pieces), inner), 0..4).prop_map(
+                |kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+            ),
+        ]
+    })
+}
+
+proptest! {
+    /// Whether redaction changes a value is found without its JSON value
+    /// as with it, keys included.
+    #[test]
+    fn a_change_is_found_as_redacting_the_json_value_finds_it(
+        v in value_of(&["plain", "role", "sk-live-4f8A/b+c=Zq9", "see sk-live-4f8A/b+c=Zq9 here", "4f8A/b+c", "k", ""])
+    ) {
+        let red = r(&[KEY]);
+        let mut copy = v.clone();
+        prop_assert_eq!(red.changes(&v), red.redact_value(&mut copy));
+        prop_assert!(!Redactor::default().changes(&v));
+    }
+}
+
+#[derive(serde::Serialize)]
+enum Shape {
+    Unit,
+    Newtype(String),
+    Tuple(String, u8),
+    Struct { note: String },
+}
+
+/// A change that puts the key somewhere in a [`Record`].
+type Leak = Box<dyn Fn(&mut Record)>;
+
+#[derive(serde::Serialize)]
+struct Record {
+    name: String,
+    shapes: Vec<Shape>,
+    by_number: std::collections::BTreeMap<u32, String>,
+    by_char: std::collections::BTreeMap<char, String>,
+    maybe: Option<String>,
+}
+
+/// Every place a string of a serialized value can be is searched: a
+/// variant's payload, a map's value under a number or a character key.
+#[test]
+fn a_change_is_found_wherever_the_value_holds_the_key() {
+    let red = r(&[KEY]);
+    let clean = || Record {
+        name: "ok".into(),
+        shapes: vec![
+            Shape::Unit,
+            Shape::Newtype("a".into()),
+            Shape::Tuple("b".into(), 1),
+            Shape::Struct { note: "c".into() },
+        ],
+        by_number: [(1, "d".into())].into(),
+        by_char: [('x', "e".into())].into(),
+        maybe: Some("f".into()),
+    };
+    assert!(!red.changes(&clean()));
+    let leaky: Vec<Leak> = vec![
+        Box::new(|x| x.name = KEY.into()),
+        Box::new(|x| x.shapes[1] = Shape::Newtype(KEY.into())),
+        Box::new(|x| x.shapes[2] = Shape::Tuple(KEY.into(), 1)),
+        Box::new(|x| x.shapes[3] = Shape::Struct { note: KEY.into() }),
+        Box::new(|x| {
+            x.by_number.insert(2, KEY.into());
+        }),
+        Box::new(|x| {
+            x.by_char.insert('y', KEY.into());
+        }),
+        Box::new(|x| x.maybe = Some(format!("at {KEY}"))),
+    ];
+    for (i, leak) in leaky.iter().enumerate() {
+        let mut x = clean();
+        leak(&mut x);
+        let mut v = serde_json::to_value(&x).expect("json");
+        assert!(red.changes(&x), "case {i}");
+        assert!(red.redact_value(&mut v), "case {i}");
+    }
+}
