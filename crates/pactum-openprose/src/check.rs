@@ -938,48 +938,69 @@ fn scaffold_items(f: Finding, content: &str) -> Finding {
 }
 
 /// Why a list or table format and a count of one clause may be of
-/// different parts of `content`, if they may: `a numbered list of at
-/// least 3 items` over more than one list (the items are counted over
-/// every list), or beside an HTML list (which is not counted); `a
-/// markdown table with at least 3 rows` over more than one table, or
-/// beside an HTML one. Which list or table the count is of is then for
-/// the judge. A JSON array is one list.
+/// different parts of `content`, if they may. `a numbered list of at
+/// least 3 items` counts the items of every list: over more than one
+/// list, or beside an HTML list (not counted), which list the count is
+/// of is not told; `a markdown table with at least 3 rows` likewise over
+/// tables. A format with a count of another unit (`a bulleted list of
+/// at least 3 sources`, `a markdown table of at least 3 items`, `a
+/// numbered list of at least 12 words`) counts over the whole output: it
+/// is the list's or table's count only where the output shows nothing
+/// but that one list or table. Then the judge's. A JSON array is one
+/// list.
 pub(crate) fn format_and_count_apart(
     measures: &[(String, Measure)],
     content: &str,
 ) -> Option<String> {
-    let counts = |u: Unit| {
-        measures
-            .iter()
-            .any(|(_, m)| matches!(m, Measure::Count { unit, .. } if *unit == u))
-    };
+    let units: Vec<&Unit> = measures
+        .iter()
+        .filter_map(|(_, m)| match m {
+            Measure::Count { unit, .. } => Some(unit),
+            _ => None,
+        })
+        .collect();
     let list = measures.iter().any(|(_, m)| {
         matches!(
             m,
             Measure::NumberedList | Measure::BulletList | Measure::List
         )
-    }) && counts(Unit::Items);
-    let table = measures.iter().any(|(_, m)| matches!(m, Measure::Table)) && counts(Unit::Rows);
-    if !(list || table) || as_json(content).is_some() {
+    });
+    let table = measures.iter().any(|(_, m)| matches!(m, Measure::Table));
+    if units.is_empty() || !(list || table) || as_json(content).is_some() {
         return None;
     }
     let r = render(content);
-    if list {
-        let lists = r.groups.len();
-        if lists > 1 {
-            return Some(format!("the output shows {lists} lists, and the items are counted over all of them: which list the count is of is for the judge"));
-        }
-        if HTML_OL.is_match(content) || HTML_UL.is_match(content) {
-            return Some("the output holds an HTML list beside the items counted: which list the count is of is for the judge".into());
-        }
-    }
-    if table {
-        let tables = r.tables.len();
-        if tables > 1 {
-            return Some(format!("the output shows {tables} tables, and the rows are counted over all of them: which table the count is of is for the judge"));
-        }
-        if HTML_TABLE.is_match(content) {
-            return Some("the output holds an HTML table beside the rows counted: which table the count is of is for the judge".into());
+    let html_list = HTML_OL.is_match(content) || HTML_UL.is_match(content);
+    let html_table = HTML_TABLE.is_match(content);
+    let (lists, tables) = (r.groups.len(), r.tables.len());
+    for unit in units {
+        let apart = match unit {
+            Unit::Items if list && !table => lists > 1 || html_list,
+            Unit::Rows if table && !list => tables > 1 || html_table,
+            // Counted over the whole output: of the one list or table
+            // only when nothing else shows.
+            _ => {
+                let shapes = lists + tables + usize::from(html_list) + usize::from(html_table);
+                shapes != 1
+                    || (list && tables > 0)
+                    || (table && lists > 0)
+                    || !r.paragraphs.is_empty()
+                    || !r.headings.is_empty()
+                    || rendered::html_blocks(&r)
+                    || r.footnotes
+            }
+        };
+        if apart {
+            let counted = match unit {
+                Unit::Items => "items",
+                Unit::Sources => "sources",
+                Unit::Paragraphs => "paragraphs",
+                Unit::Words => "words",
+                Unit::Rows => "rows",
+                Unit::Headings => "headings",
+            };
+            let shape = if list { "list" } else { "table" };
+            return Some(format!("the clause asks a count of {counted} of its {shape}, and the output shows more than that one {shape}: which part the count is of is for the judge"));
         }
     }
     None
@@ -3603,11 +3624,16 @@ fn count(
             // A paragraph of one word of content (`Yes.`, `Introduction`)
             // is a label or a note, not a paragraph of an answer.
             let (lo, hi, first) = rendered::range_of_beside(&r.paragraphs, &told, 2);
+            // Text after a comment on its line is an HTML block as
+            // written (`<!-- c --> text`), shown, though no paragraph
+            // once the comment is blanked.
+            let shown_html = content != raw && render(raw).html_block_text;
             // Paragraphs inside list items count in the second reading:
             // prose wrapped under one `- ` is still paragraphs shown.
             Ok((
                 lo,
-                (!rendered::html_blocks(&r) && !r.footnotes).then_some(hi + r.item_paragraphs),
+                (!rendered::html_blocks(&r) && !r.footnotes && !shown_html)
+                    .then_some(hi + r.item_paragraphs),
                 "paragraphs".into(),
                 first,
             ))
@@ -3676,10 +3702,25 @@ fn count(
                 .iter()
                 .flat_map(|t| {
                     let header = folded(&t.header);
-                    t.rows
-                        .iter()
-                        .zip(&t.cells)
-                        .filter(move |(_, cells)| header.is_empty() || folded(cells) != header)
+                    // A row of the header's words beside a template's own
+                    // (`| Maker name | Country name |`) is a template's,
+                    // as the format says too.
+                    let header_words: BTreeSet<String> = rendered::unit_words(&t.header.join(" "))
+                        .0
+                        .into_iter()
+                        .collect();
+                    let templated = move |text: &str| {
+                        let words = rendered::unit_words(text).0;
+                        words
+                            .iter()
+                            .any(|w| rendered::SCAFFOLD.contains(&w.as_str()))
+                            && words.iter().all(|w| {
+                                rendered::SCAFFOLD.contains(&w.as_str()) || header_words.contains(w)
+                            })
+                    };
+                    t.rows.iter().zip(&t.cells).filter(move |(p, cells)| {
+                        (header.is_empty() || folded(cells) != header) && !templated(&p.text)
+                    })
                 })
                 .filter(|(_, cells)| !index_only(cells))
                 .map(|(p, _)| p.clone())
@@ -3712,6 +3753,15 @@ fn norm(s: &str) -> String {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The first of `fields` that `o` names under two keys read alike
+/// (`url` and `URL`, `source_url` and `source-url`).
+fn named_twice<'a>(o: &serde_json::Map<String, Value>, fields: &'a [String]) -> Option<&'a str> {
+    fields.iter().map(String::as_str).find(|f| {
+        let name = norm(f);
+        o.keys().filter(|k| norm(k) == name).count() > 1
+    })
 }
 
 /// Whether a JSON key names a field as a program reads it: words of
@@ -4084,7 +4134,13 @@ fn each(item: &str, fields: &[String], content: &str, json: Option<&Value>) -> F
                 )
             }
         };
-        if arr.iter().any(|e| holds_items(e, fields)) {
+        if let Some(f) = arr
+            .iter()
+            .filter_map(Value::as_object)
+            .find_map(|o| named_twice(o, fields))
+        {
+            unread = Some(format!("an element of the output's list of {item}s names the field `{f}` under two keys (`url` and `URL`): which one its readers take is not told"));
+        } else if arr.iter().any(|e| holds_items(e, fields)) {
             unread = Some(format!("an element of the output's list of {item}s holds a list of records, or an object naming a field the clause asks for"));
         } else if arr.iter().any(|e| {
             let patterns: Vec<Regex> = fields.iter().filter_map(|f| label_pattern(f)).collect();
@@ -4493,6 +4549,17 @@ fn a_year_number(n: &serde_json::Number) -> bool {
         .is_some_and(|f| f.fract() == 0.0 && (1000.0..3000.0).contains(&f))
 }
 
+/// Whether `v` is written as a date (`2020-02-30`, `1970-01-01`,
+/// `31.04.2020`, `2020/13/01`), whether or not the calendar has it.
+fn date_shaped(v: &str) -> bool {
+    static SHAPE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"^\d{4}[-/]\d{1,2}[-/]\d{1,2}(?:[T ][\d:.]+(?:Z|[+-][\d:]+)?)?$|^\d{1,2}[./-]\d{1,2}[./-]\d{4}$",
+        )
+    });
+    SHAPE.is_match(v.trim().trim_end_matches(['.', ',', ';']).trim_end())
+}
+
 /// Whether `v` is, whole, a plausible year (`2020`, 1000 to 2999) or a
 /// date (`2020-05-03`, `2020-05`, an ISO time stamp, `3.5.2020`,
 /// `05/03/2020`, `2020/05/03`, `May 2020`, `3 May 2020`, `May 3, 2020`).
@@ -4594,6 +4661,15 @@ fn unsure_value(field: &str, v: &str, seen: &Seen) -> bool {
     }
     if dated_field(field) {
         return !a_date(t);
+    }
+    // A value written as a URL or a date is one whatever the field's
+    // name: a placeholder URL, one that is no source, or a day the
+    // calendar lacks (or a program's default) fills no field.
+    if URL.is_match(t) && (!shows_page(t) || links_no_source(t).is_some()) {
+        return true;
+    }
+    if date_shaped(t) && !a_date(t) {
+        return true;
     }
     doubtful_text(t)
         || NOTE.is_match(t)
@@ -4841,9 +4917,31 @@ fn json_entries_beside(o: &serde_json::Map<String, Value>, fields: &[String]) ->
                 || writes_another_item(t)
                 || names_a_field(Some(k), t, fields)
                 || SERIES.is_match(t)
+                // One more name (`"also": "Bosch"`), or names joined by
+                // words: it may be another X, outside the list read.
+                || names_only(t)
         }
         _ => false,
     })
+}
+
+/// Whether `t` is only names (`Bosch`, `Bosch and Viessmann`, `Bosch
+/// Viessmann Mitsubishi`): up to six words, each capitalised or a word
+/// joining names (`and`, `&`, `or`, `und`, `et`, `y`), one capitalised at
+/// least. A sentence (`One maker found.`) or a status (`ok`) is none.
+fn names_only(t: &str) -> bool {
+    const JOINING: &[&str] = &["and", "&", "or", "und", "et", "y", "e", "plus"];
+    let words: Vec<&str> = t
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| matches!(c, ',' | ';' | '.' | '!' | '"' | '\'')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let capital = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
+    (1..=6).contains(&words.len())
+        && words.iter().any(capital)
+        && words
+            .iter()
+            .all(|w| capital(w) || JOINING.contains(&w.to_lowercase().as_str()))
 }
 
 /// Whether the string `t` shows entries of its own: a list, a table, a
@@ -4981,6 +5079,15 @@ fn unread_entries(
         .any(|it| patterns.iter().flatten().any(|p| labels(&it.text, p) > 1))
     {
         Some("a list item labelling one field twice (a list nested in it)")
+    } else if r.nested_lists {
+        Some("a list nested in a list item (its items may be more items, read as part of the one they are in)")
+    } else if r.tables.iter().any(|t| {
+        t.header
+            .iter()
+            .enumerate()
+            .any(|(i, h)| t.header[i + 1..].iter().any(|g| norm(g) == norm(h)))
+    }) {
+        Some("a table with two columns of one name (`url` and `URL`)")
     } else if patterns.iter().flatten().any(|p| {
         // Colon labels only: a bold table header (`**Title**`) is none.
         let colons = |t: &str| {

@@ -81,6 +81,12 @@ pub(crate) struct Rendered {
     /// The text of raw HTML (blocks and inline), tags removed and
     /// character references decoded: shown by a browser, not in `plain`.
     pub html_text: String,
+    /// A list renders inside a list item.
+    pub nested_lists: bool,
+    /// An HTML block shows text of its own (`<!-- c --> text` on one
+    /// line is one HTML block): a block a browser shows that no count of
+    /// paragraphs sees.
+    pub html_block_text: bool,
 }
 
 static TAG_NAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -300,6 +306,7 @@ pub(crate) fn render(content: &str) -> Rendered {
         }
     };
     for (ev, range) in Parser::new_ext(content, opts).into_offset_iter() {
+        let block = matches!(ev, Event::Html(_));
         match ev {
             Event::Start(tag) => {
                 let block = !matches!(
@@ -327,6 +334,7 @@ pub(crate) fn render(content: &str) -> Rendered {
                 }
                 let open = match tag {
                     Tag::List(start) => {
+                        r.nested_lists |= item_depth > 0;
                         if start.is_some() {
                             r.any_ordered = true;
                         } else {
@@ -577,6 +585,14 @@ pub(crate) fn render(content: &str) -> Rendered {
                 // HTML in a link's text (an `<img>`, text) may show it.
                 if !links.is_empty() && (img || shows_something(&decoded)) {
                     links.iter_mut().for_each(|l| l.1 = true);
+                }
+                if block
+                    && ANY_TAG
+                        .replace_all(&crate::check::without_comments(&h), " ")
+                        .chars()
+                        .any(char::is_alphanumeric)
+                {
+                    r.html_block_text = true;
                 }
                 if decoded.chars().any(char::is_alphanumeric) {
                     r.html_text.push_str(&decoded);
@@ -1519,9 +1535,10 @@ pub(crate) fn html_rows(r: &Rendered) -> bool {
 
 /// Whether HTML that breaks text into blocks is written (any block tag).
 pub(crate) fn html_blocks(r: &Rendered) -> bool {
-    r.tags
-        .iter()
-        .any(|t| breaks_text(t) || t == "section" || t == "article")
+    r.html_block_text
+        || r.tags
+            .iter()
+            .any(|t| breaks_text(t) || t == "section" || t == "article")
 }
 
 /// A URL as one page: read as a browser reads it (the WHATWG URL
