@@ -1221,6 +1221,81 @@ fn declines(content: &str) -> Option<String> {
     })
 }
 
+/// Whether a JSON object reports an error or a failed status: an error
+/// key (`error`, `errors`, `exception`, `failure`, `traceback`…: an API's
+/// error body), a status saying the work failed (`"status": "failed"`,
+/// `"ok": false`), or an HTTP error code. Read alike in an output and in
+/// a scratch file of the run (a status only: [`failed_status`]).
+fn reports_failure(o: &serde_json::Map<String, serde_json::Value>) -> bool {
+    // An error key, or a status saying the work failed (an HTTP
+    // error code too).
+    let http_error = |v: &serde_json::Value| {
+        v.as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .is_some_and(|n| (400..600).contains(&n))
+    };
+    o.iter().any(|(k, v)| {
+        let key = k.to_lowercase();
+        if matches!(
+            key.as_str(),
+            "status"
+                | "code"
+                | "status_code"
+                | "statuscode"
+                | "http_status"
+                | "error_code"
+                | "errorcode"
+        ) && http_error(v)
+        {
+            return true;
+        }
+        let k = k.to_lowercase();
+        let k = k.trim_start_matches(['_', '$', '@']);
+        matches!(
+            k,
+            "error"
+                | "errors"
+                | "err"
+                | "exception"
+                | "failure"
+                | "fault"
+                | "error_message"
+                | "errormessage"
+                | "stderr"
+                | "traceback"
+        ) || failed_status(k, v)
+    })
+}
+
+/// Whether `v` under the (lower-case) key `k` is a status saying the work
+/// failed (`"status": "failed"`, `"ok": false`).
+pub(crate) fn failed_status(k: &str, v: &serde_json::Value) -> bool {
+    matches!(
+        k,
+        "status" | "state" | "result" | "outcome" | "ok" | "success"
+    ) && match v {
+        serde_json::Value::String(s) => matches!(
+            s.trim().to_lowercase().as_str(),
+            "failed"
+                | "failure"
+                | "fail"
+                | "error"
+                | "errored"
+                | "timeout"
+                | "timed out"
+                | "timed_out"
+                | "aborted"
+                | "cancelled"
+                | "canceled"
+                | "crashed"
+                | "refused"
+                | "rejected"
+        ),
+        serde_json::Value::Bool(b) => !b && matches!(k, "ok" | "success"),
+        _ => false,
+    }
+}
+
 /// Why an output reads as an error report rather than the output asked
 /// for: its first line of text reads like an error (`# Error: crashed`,
 /// `Error: search tool failed`), or it is a JSON object with an `error`
@@ -1230,67 +1305,7 @@ fn declines(content: &str) -> Option<String> {
 /// for is the judge's.
 fn error_report(content: &str) -> Option<String> {
     if let Some(serde_json::Value::Object(o)) = crate::check::as_json(content) {
-        // An error key, or a status saying the work failed (an HTTP
-        // error code too).
-        let http_error = |v: &serde_json::Value| {
-            v.as_u64()
-                .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
-                .is_some_and(|n| (400..600).contains(&n))
-        };
-        let failed = o.iter().any(|(k, v)| {
-            let key = k.to_lowercase();
-            if matches!(
-                key.as_str(),
-                "status"
-                    | "code"
-                    | "status_code"
-                    | "statuscode"
-                    | "http_status"
-                    | "error_code"
-                    | "errorcode"
-            ) && http_error(v)
-            {
-                return true;
-            }
-            let k = k.to_lowercase();
-            let k = k.trim_start_matches(['_', '$', '@']);
-            matches!(
-                k,
-                "error"
-                    | "errors"
-                    | "err"
-                    | "exception"
-                    | "failure"
-                    | "fault"
-                    | "error_message"
-                    | "errormessage"
-                    | "stderr"
-                    | "traceback"
-            ) || (matches!(
-                k,
-                "status" | "state" | "result" | "outcome" | "ok" | "success"
-            ) && match v {
-                serde_json::Value::String(s) => matches!(
-                    s.trim().to_lowercase().as_str(),
-                    "failed"
-                        | "failure"
-                        | "fail"
-                        | "error"
-                        | "errored"
-                        | "timeout"
-                        | "timed out"
-                        | "timed_out"
-                        | "aborted"
-                        | "cancelled"
-                        | "canceled"
-                        | "crashed"
-                        | "refused"
-                        | "rejected"
-                ),
-                serde_json::Value::Bool(b) => !b && matches!(k, "ok" | "success"),
-                _ => false,
-            })
-        });
+        let failed = reports_failure(&o);
         return failed.then(|| "the output is a JSON object reporting an error or a failed status: an error report, which may not be the output asked for, is for the judge".to_string());
     }
     let first = content.lines().find(|l| !l.trim().is_empty())?;

@@ -2337,6 +2337,17 @@ fn error_report_in(text: &str, named: bool) -> Sniffed {
                             format!("a JSON object with an `{}` key holding a value", shown(k)),
                         )
                     }
+                    // A status saying the work failed, as an output's is
+                    // read (`"status": "failed"`, `"ok": false`).
+                    None if o.iter().any(|(k, v)| {
+                        crate::grade::failed_status(&k.to_lowercase(), v)
+                    }) =>
+                    {
+                        Sniffed::Report(
+                        0,
+                        "a JSON object reporting a failed status (`\"status\": \"failed\"`, `\"ok\": false`)".into(),
+                        )
+                    }
                     None => Sniffed::Text,
                 }
             }
@@ -2498,12 +2509,13 @@ fn opens_like_error_report(line: &str) -> bool {
 }
 
 /// Whether a line names an error with a colon anywhere in it (`step 3
-/// failed: Error: timeout`): in a file named like a report, such a line
-/// is its error.
+/// failed: Error: timeout`), or says the work failed (`Status: FAILED`,
+/// `search crashed`): in a file named like a report, such a line is its
+/// error.
 fn mentions_error(line: &str) -> bool {
     use std::sync::LazyLock;
     static MENTION: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(?:errors?|fatal|panic|exception|traceback)\b\s*:")
+        Regex::new(r"(?i)\b(?:errors?|fatal|panic|exception|traceback)\b\s*:|\b(?:failed|failure|crashed|aborted|killed)\b")
             .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
     MENTION.is_match(&inline_marks_removed(&visible(line)))

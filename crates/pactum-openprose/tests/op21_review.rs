@@ -185,3 +185,34 @@ fn text_after_a_block_tag_on_its_line_is_a_block_no_paragraph_bound_overlooks() 
         );
     }
 }
+
+/// A scratch file reporting that the service failed, as an output's
+/// failed status is read, leaves the run unread: whether the service
+/// failed cannot be told.
+#[test]
+fn a_scratch_status_saying_the_service_failed_is_not_passed_over() {
+    for (file, text) in [
+        (
+            "workspace/svc/status.json",
+            r#"{"status": "failed", "message": "search crashed"}"#,
+        ),
+        (
+            "workspace/svc/result.json",
+            r#"{"ok": false, "detail": "search crashed"}"#,
+        ),
+        (
+            "workspace/svc/status.md",
+            "Status: FAILED - search crashed\n",
+        ),
+    ] {
+        let d = run_with(
+            "## Ensures\n\n- `summary`: at least 10 words\n",
+            &[(
+                "bindings/svc/summary.md",
+                "Heat pump sales in Europe fell in 2024 after two record years of growth.\n",
+            )],
+        );
+        write(d.path(), file, text);
+        assert!(pactum_openprose::import_run(d.path()).is_err(), "{file}");
+    }
+}
