@@ -4906,11 +4906,26 @@ fn json_field_value(field: &str, v: &Value) -> bool {
 /// form (a list, a table, a JSON value, a label of one of the `fields`:
 /// [`shows_entries`]; another item's forms, [`writes_another_item`]; a
 /// field's name, [`names_a_field`]; a series parted by `,`, `;`, `/` or
-/// `|`): it may hold items pactum did not read.
+/// `|`; names only, [`names_only`]): it may hold items pactum did not
+/// read. So does a flag saying the list is cut (`"truncated": true`,
+/// `"has_more": true`), or a count above the list's length (`"total":
+/// 5` beside 2 items).
 fn json_entries_beside(o: &serde_json::Map<String, Value>, fields: &[String]) -> bool {
     static SERIES: LazyLock<Regex> = LazyLock::new(|| re(r"\S\s*[,;/|]\s*\S"));
+    static CUT: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)more|truncat|partial|incomplete|next|remaining|omitted|cut"));
+    static TOTAL: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)total|count|^n$|^num|number|found|matches|results"));
+    let listed = o
+        .values()
+        .filter_map(Value::as_array)
+        .map(Vec::len)
+        .max()
+        .unwrap_or(0);
     let patterns: Vec<Regex> = fields.iter().filter_map(|f| label_pattern(f)).collect();
     o.iter().any(|(k, v)| match v {
+        Value::Bool(true) => CUT.is_match(k),
+        Value::Number(n) => TOTAL.is_match(k) && n.as_f64().is_some_and(|n| n > listed as f64),
         Value::Object(_) => has_value(v),
         Value::String(t) => {
             shows_entries(t, &patterns)

@@ -216,3 +216,29 @@ fn a_scratch_status_saying_the_service_failed_is_not_passed_over() {
         assert!(pactum_openprose::import_run(d.path()).is_err(), "{file}");
     }
 }
+
+#[test]
+fn a_list_said_to_be_cut_short_is_not_all_the_items() {
+    let two = r#"[{"name":"Daikin","url":"https://www.daikin.com/"},{"name":"Vaillant","url":"https://www.vaillant.de/"}]"#;
+    for beside in [
+        r#""truncated":true"#,
+        r#""has_more":true"#,
+        r#""total":5"#,
+        r#""count":3"#,
+    ] {
+        let json = format!(r#"{{"makers":{two},{beside}}}"#);
+        assert_ne!(
+            each("each maker has: name, url", &json),
+            Verdict::Satisfied,
+            "{beside}"
+        );
+    }
+    for beside in [r#""truncated":false"#, r#""total":2"#] {
+        let json = format!(r#"{{"makers":{two},{beside}}}"#);
+        assert_eq!(
+            each("each maker has: name, url", &json),
+            Verdict::Satisfied,
+            "{beside}"
+        );
+    }
+}
