@@ -552,15 +552,14 @@ fn a_fanout_prerenders_its_own_reports_whether_or_not_it_redacts() {
 /// A second key, planted in the results after the first.
 const LATER_KEY: &str = "sk-later-Zq9vLp2wXk7Rt4Yb3Nm8";
 
-/// The JSON and JUnit reports a fanout writes of `results`, each
-/// rendered ahead by the fanout's own [`pactum_report::Ahead`] before
-/// `learn` more secrets (the key a later trace holds) reach the fanout,
-/// or, with `ahead` false, written by the fanout alone.
-fn fanout_reports(
-    results: &[(TraceResult, Option<TestStatus>)],
-    ahead: bool,
-    learn: &[&str],
-) -> (String, String) {
+/// A request for the JSON and JUnit reports in a new folder: the folder
+/// (kept while the reports are read), both paths, the request.
+fn json_and_junit() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    std::path::PathBuf,
+    pactum_report::ReportRequest,
+) {
     let dir = tempfile::tempdir().expect("tempdir");
     let (jp, xp) = (dir.path().join("r.json"), dir.path().join("r.xml"));
     let request = pactum_report::ReportRequest {
@@ -571,6 +570,19 @@ fn fanout_reports(
         otlp: None,
         terminal: None,
     };
+    (dir, jp, xp, request)
+}
+
+/// The JSON and JUnit reports a fanout writes of `results`, each
+/// rendered ahead by the fanout's own [`pactum_report::Ahead`] before
+/// `learn` more secrets (the key a later trace holds) reach the fanout,
+/// or, with `ahead` false, written by the fanout alone.
+fn fanout_reports(
+    results: &[(TraceResult, Option<TestStatus>)],
+    ahead: bool,
+    learn: &[&str],
+) -> (String, String) {
+    let (_dir, jp, xp, request) = json_and_junit();
     let mut fan = pactum_report::Fanout::open(&request, &[], Box::new(|_| {})).expect("open");
     fan.redact_with(&pactum_core::secret::Redactor::new([KEY]).expect("key"));
     fan.each(|r| r.begin(&run_info(true)));
@@ -636,16 +648,7 @@ fn results_redacted_ahead_are_the_ones_the_reports_would_write() {
 /// a result, a held reading and a held input error written before it is
 /// learnt (`late`), or known from the start.
 fn reports_learning_later(late: bool) -> (String, String) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (jp, xp) = (dir.path().join("r.json"), dir.path().join("r.xml"));
-    let request = pactum_report::ReportRequest {
-        json: Some(jp.clone()),
-        junit: Some(xp.clone()),
-        html: None,
-        markdown: None,
-        otlp: None,
-        terminal: None,
-    };
+    let (_dir, jp, xp, request) = json_and_junit();
     let later = || pactum_core::secret::Redactor::new([LATER_KEY]).expect("key");
     let mut fan = pactum_report::Fanout::open(&request, &[], Box::new(|_| {})).expect("open");
     fan.redact_with(&pactum_core::secret::Redactor::new([KEY]).expect("key"));

@@ -146,49 +146,28 @@ impl ser::Serializer for Probe<'_> {
     }
 }
 
-impl ser::SerializeSeq for Probe<'_> {
-    type Ok = ();
-    type Error = Changed;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Changed> {
-        v.serialize(*self)
-    }
-    fn end(self) -> Result<(), Changed> {
-        Ok(())
-    }
+/// The parts of a sequence, tuple or tuple variant: each is walked.
+macro_rules! walk_parts {
+    ($($t:ident::$f:ident),*) => {
+        $(impl ser::$t for Probe<'_> {
+            type Ok = ();
+            type Error = Changed;
+            fn $f<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Changed> {
+                v.serialize(*self)
+            }
+            fn end(self) -> Result<(), Changed> {
+                Ok(())
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTuple for Probe<'_> {
-    type Ok = ();
-    type Error = Changed;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Changed> {
-        v.serialize(*self)
-    }
-    fn end(self) -> Result<(), Changed> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Probe<'_> {
-    type Ok = ();
-    type Error = Changed;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Changed> {
-        v.serialize(*self)
-    }
-    fn end(self) -> Result<(), Changed> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for Probe<'_> {
-    type Ok = ();
-    type Error = Changed;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Changed> {
-        v.serialize(*self)
-    }
-    fn end(self) -> Result<(), Changed> {
-        Ok(())
-    }
-}
+walk_parts!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Probe<'_> {
     type Ok = ();
@@ -204,37 +183,29 @@ impl ser::SerializeMap for Probe<'_> {
     }
 }
 
-impl ser::SerializeStruct for Probe<'_> {
-    type Ok = ();
-    type Error = Changed;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        v: &T,
-    ) -> Result<(), Changed> {
-        self.text(key)?;
-        v.serialize(*self)
-    }
-    fn end(self) -> Result<(), Changed> {
-        Ok(())
-    }
+/// The fields of a struct or struct variant: each name and value is
+/// walked (a JSON value of it holds the names as keys).
+macro_rules! walk_fields {
+    ($($t:ident),*) => {
+        $(impl ser::$t for Probe<'_> {
+            type Ok = ();
+            type Error = Changed;
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                key: &'static str,
+                v: &T,
+            ) -> Result<(), Changed> {
+                self.text(key)?;
+                v.serialize(*self)
+            }
+            fn end(self) -> Result<(), Changed> {
+                Ok(())
+            }
+        })*
+    };
 }
 
-impl ser::SerializeStructVariant for Probe<'_> {
-    type Ok = ();
-    type Error = Changed;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        v: &T,
-    ) -> Result<(), Changed> {
-        self.text(key)?;
-        v.serialize(*self)
-    }
-    fn end(self) -> Result<(), Changed> {
-        Ok(())
-    }
-}
+walk_fields!(SerializeStruct, SerializeStructVariant);
 
 /// A map's key, searched as the text JSON writes for it: a string, a
 /// character, a number or a boolean. Any other key stops the walk.
