@@ -293,7 +293,8 @@ impl Redactor {
     }
 
     /// [`Self::redact`] over every string of a JSON value, object keys
-    /// included; returns whether it replaced anything. Two keys of one
+    /// included, and every number's text (one holding a secret becomes
+    /// its redacted text, a string); returns whether it replaced anything. Two keys of one
     /// object that redact to the same text are both kept: the later ones
     /// get ` (2)`, ` (3)`… appended, so redaction never drops a value.
     pub fn redact_value(&self, v: &mut Value) -> bool {
@@ -304,6 +305,15 @@ impl Redactor {
             Value::String(s) => {
                 if let Cow::Owned(o) = self.redact(s) {
                     *s = o;
+                    return true;
+                }
+                false
+            }
+            // A number holding a secret (a PIN learnt as a password) is
+            // shown as its redacted text.
+            Value::Number(n) => {
+                if let Cow::Owned(o) = self.redact(&n.to_string()) {
+                    *v = Value::String(o);
                     return true;
                 }
                 false
@@ -1029,6 +1039,9 @@ fn key_tokens_scanned(text: &str) -> Vec<String> {
 struct Found {
     keys: Vec<String>,
     set: std::collections::HashSet<String>,
+    /// Values found wherever they are written whole, whatever their
+    /// shape (a credential variable's: [`trace_secrets`]).
+    watched: Vec<String>,
 }
 
 impl Found {
@@ -2216,22 +2229,62 @@ pub fn json_key_tokens(v: &Value) -> Vec<String> {
 
 fn walk_value(v: &Value, out: &mut Found) {
     match v {
-        Value::String(s) => push_tokens(out, s),
+        Value::String(s) => {
+            push_tokens(out, s);
+            // Arguments written as a JSON text (`"{\"password\": …}"`)
+            // are read as the object they write too.
+            let t = s.trim_start();
+            if t.starts_with(['{', '[']) {
+                if let Ok(inner) = crate::json::parse_strict(s.trim()) {
+                    walk_value(&inner, out);
+                }
+            }
+        }
         Value::Array(a) => a.iter().for_each(|x| walk_value(x, out)),
         Value::Object(o) => {
             for (k, x) in o {
                 push_tokens(out, k);
+                // A value under a credential's name (`"password":
+                // "hunter2xyz9"`, `"api_key": 12345678`) is read as the
+                // text `password=hunter2xyz9` is.
+                let value = match x {
+                    Value::String(s) => Some(Cow::Borrowed(s.as_str())),
+                    Value::Number(n) => Some(Cow::Owned(n.to_string())),
+                    _ => None,
+                };
+                if let Some(value) = value.filter(|_| ends_with_credential_name(k)) {
+                    push_tokens(out, &format!("{k}={value}"));
+                }
                 walk_value(x, out);
             }
         }
+        Value::Number(n) => push_watched(out, &n.to_string()),
         _ => {}
     }
 }
 
-/// Adds the key-shaped tokens of `text` not in `out` yet.
+/// Adds the key-shaped tokens of `text` not in `out` yet, and the
+/// watched values `text` holds.
 fn push_tokens(out: &mut Found, text: &str) {
     for t in key_tokens(text) {
         out.push(t);
+    }
+    push_watched(out, text);
+}
+
+/// Adds the watched values `text` holds ([`trace_secrets`]).
+fn push_watched(out: &mut Found, text: &str) {
+    if out.watched.is_empty() {
+        return;
+    }
+    let held: Vec<String> = out
+        .watched
+        .iter()
+        .filter(|w| text.contains(w.as_str()))
+        .cloned()
+        .collect();
+    for w in held {
+        out.push(w);
     }
 }
 
@@ -2241,7 +2294,18 @@ fn push_tokens(out: &mut Found, text: &str) {
 /// details), its metadata, error, incompleteness note, source file and
 /// offered tools' names. Each once, in the order found.
 pub fn trace_key_tokens(trace: &crate::trace::Trace) -> Vec<String> {
-    let mut out = Found::default();
+    trace_secrets(trace, &[])
+}
+
+/// [`trace_key_tokens`], and each of `watched` written whole in any text
+/// of the trace (a number's text too): the values of credential
+/// variables that do not look like keys, which are secrets where they
+/// are written ([`redaction_rule`]).
+pub fn trace_secrets(trace: &crate::trace::Trace, watched: &[String]) -> Vec<String> {
+    let mut out = Found {
+        watched: watched.to_vec(),
+        ..Found::default()
+    };
     push_tokens(&mut out, &trace.id);
     for turn in &trace.turns {
         for m in &turn.input {

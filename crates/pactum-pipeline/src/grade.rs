@@ -392,8 +392,9 @@ impl Prepared<'_> {
         // Its key-shaped tokens are found there too (the costliest read of
         // a trace); the delivering thread learns them before anything of
         // the trace is shown.
+        let watched = shown.watched().to_vec();
         let map = |trace: Trace| -> Read {
-            let keys = pactum_core::secret::trace_key_tokens(&trace);
+            let keys = pactum_core::secret::trace_secrets(&trace, &watched);
             if judge.is_some() {
                 return (trace, keys, None);
             }

@@ -6,7 +6,9 @@
 
 use std::collections::BTreeSet;
 
-use pactum_core::secret::{key_tokens, redaction_rule, trace_key_tokens, Redactor};
+use pactum_core::secret::{
+    check_secret, key_tokens, looks_like_key, redaction_rule, trace_secrets, Redactor,
+};
 use pactum_core::trace::Trace;
 
 use crate::{PipelineError, Sink};
@@ -20,6 +22,9 @@ pub(crate) struct Shown {
     seen: BTreeSet<String>,
     /// Distinct key-shaped tokens found in the traces.
     tokens: usize,
+    /// The values of credential variables that do not look like keys:
+    /// secrets wherever a trace writes them ([`redaction_rule`]).
+    watched: Vec<String>,
 }
 
 impl Shown {
@@ -34,13 +39,30 @@ impl Shown {
         named: impl IntoIterator<Item = &'n str>,
         texts: impl IntoIterator<Item = &'a str>,
     ) -> Result<Shown, PipelineError> {
-        let redactor = redaction_rule(known, &pactum_runner::env_keys(named), texts)
+        let env = pactum_runner::env_keys(named);
+        let redactor = redaction_rule(known, &env, texts)
             .map_err(|e| PipelineError::Invalid(format!("the keys to redact {e}")))?;
+        // The rule takes such a value where the first texts write it; a
+        // trace read later may write it too.
+        let watched = env
+            .ambient
+            .iter()
+            .filter_map(|v| check_secret(v).ok())
+            .filter(|v| !looks_like_key(v) && !v.contains(char::is_whitespace))
+            .map(str::to_string)
+            .collect();
         Ok(Shown {
             redactor,
             seen: BTreeSet::new(),
             tokens: 0,
+            watched,
         })
+    }
+
+    /// The credential variables' values watched for in every trace
+    /// ([`trace_secrets`]), for the thread that reads a trace.
+    pub(crate) fn watched(&self) -> &[String] {
+        &self.watched
     }
 
     /// Every secret known so far.
@@ -57,11 +79,12 @@ impl Shown {
     /// shown: the new ones join the secrets, and `sink` redacts them from
     /// every later event. Returns whether `trace` holds any (known or new).
     pub(crate) fn trace(&mut self, trace: &Trace, sink: &mut dyn Sink) -> bool {
-        self.learn(trace_key_tokens(trace), sink)
+        self.learn(trace_secrets(trace, &self.watched), sink)
     }
 
     /// As [`Self::trace`], with the trace's tokens found already
-    /// ([`trace_key_tokens`], on the thread that read it).
+    /// ([`trace_secrets`] of [`Self::watched`], on the thread that read
+    /// it).
     pub(crate) fn found(&mut self, tokens: Vec<String>, sink: &mut dyn Sink) -> bool {
         self.learn(tokens, sink)
     }
@@ -69,7 +92,14 @@ impl Shown {
     /// As [`Self::trace`], for untrusted text about to be shown that is no
     /// trace (an input error quoting a record that could not be read).
     pub(crate) fn text(&mut self, text: &str, sink: &mut dyn Sink) -> bool {
-        self.learn(key_tokens(text), sink)
+        let mut found = key_tokens(text);
+        found.extend(
+            self.watched
+                .iter()
+                .filter(|w| text.contains(w.as_str()))
+                .cloned(),
+        );
+        self.learn(found, sink)
     }
 
     fn learn(&mut self, found: Vec<String>, sink: &mut dyn Sink) -> bool {

@@ -1487,3 +1487,88 @@ fn a_key_learnt_from_a_later_trace_is_redacted_from_a_report_on_stdout() {
         );
     }
 }
+
+/// Secrets a trace writes where no key shape shows them: a credential
+/// variable's value that looks like no key (`OPENAI_API_KEY=Tr0ub4dor3xyz`),
+/// a value under a credential's name in tool-call arguments (as an object
+/// and as the JSON text of one), and a password learnt from text that a
+/// later call passes as a JSON number. None reaches a report or the
+/// terminal.
+#[test]
+fn secrets_a_trace_writes_in_no_key_shape_are_redacted() {
+    let sb = Sandbox::new();
+    sb.write(
+        "contract.yaml",
+        "version: 1
+id: pay
+prohibited:
+  - id: send
+    text: Send money
+    check: { tool_called: { name: send_money } }
+",
+    );
+    let call = |id: &str, args: String| json!({"id": id, "type": "function", "function": {"name": "send_money", "arguments": args}});
+    let traces = [
+        json!({"id": "env", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "a Tr0ub4dor3xyz b",
+             "tool_calls": [call("c1", "{\"note\": \"Tr0ub4dor3xyz\"}".into())]}]}),
+        json!({"id": "named", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "paying",
+             "tool_calls": [call("c2", "{\"password\": \"Hunt3rPass77\", \"api_key\": \"Qw7erty1Key\"}".into())]}]}),
+        json!({"id": "number", "messages": [
+            {"role": "user", "content": "my password: 9876543210123"},
+            {"role": "assistant", "content": "paying",
+             "tool_calls": [call("c3", "{\"pin\": 9876543210123}".into())]}]}),
+    ];
+    let lines: Vec<String> = traces.iter().map(Value::to_string).collect();
+    sb.write("t.jsonl", &(lines.join("\n") + "\n"));
+    let files = ["g.json", "g.xml", "g.md", "g.html"];
+    let run = sb.pactum_env(
+        [
+            "grade",
+            "-c",
+            "contract.yaml",
+            "--format",
+            "openai",
+            "--observability",
+            "tool_calls",
+            "t.jsonl",
+            "-v",
+            "--json",
+            "g.json",
+            "--junit",
+            "g.xml",
+            "--markdown",
+            "g.md",
+            "--html",
+            "g.html",
+        ],
+        &[
+            ("OPENAI_API_KEY", "Tr0ub4dor3xyz"),
+            ("MY_APP_PASSWORD", "Tr0ub4dor3xyz"),
+        ],
+    );
+    assert_eq!(run.code, 1, "{run:#?}");
+    let mut outputs = vec![
+        ("stdout".to_string(), run.stdout.clone()),
+        ("stderr".to_string(), run.stderr.clone()),
+    ];
+    for f in files {
+        outputs.push((
+            f.to_string(),
+            std::fs::read_to_string(sb.path().join(f)).expect(f),
+        ));
+    }
+    for (name, text) in &outputs {
+        for secret in [
+            "Tr0ub4dor3xyz",
+            "Hunt3rPass77",
+            "Qw7erty1Key",
+            "9876543210123",
+        ] {
+            assert!(!text.contains(secret), "{secret} in {name}: {text}");
+        }
+    }
+}

@@ -48,6 +48,12 @@ macro_rules! nothing_to_search {
     };
 }
 
+macro_rules! number_as_text {
+    ($($f:ident: $t:ty),*) => {
+        $(fn $f(self, v: $t) -> Result<(), Changed> { self.text(&v.to_string()) })*
+    };
+}
+
 impl ser::Serializer for Probe<'_> {
     type Ok = ();
     type Error = Changed;
@@ -59,12 +65,24 @@ impl ser::Serializer for Probe<'_> {
     type SerializeStruct = Self;
     type SerializeStructVariant = Self;
 
-    nothing_to_search!(
-        serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
-        serialize_i64: i64, serialize_i128: i128, serialize_u8: u8, serialize_u16: u16,
-        serialize_u32: u32, serialize_u64: u64, serialize_u128: u128, serialize_f32: f32,
-        serialize_f64: f64, serialize_bytes: &[u8]
+    nothing_to_search!(serialize_bool: bool, serialize_bytes: &[u8]);
+
+    // A number's text is searched, as [`Redactor::redact_value`] does.
+    number_as_text!(
+        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
+        serialize_u64: u64, serialize_u128: u128
     );
+    fn serialize_f32(self, v: f32) -> Result<(), Changed> {
+        self.serialize_f64(f64::from(v))
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Changed> {
+        // As a JSON value holds it: a number that is not finite is null.
+        match serde_json::Number::from_f64(v) {
+            Some(n) => self.text(&n.to_string()),
+            None => Ok(()),
+        }
+    }
 
     fn serialize_char(self, v: char) -> Result<(), Changed> {
         self.text(v.encode_utf8(&mut [0; 4]))

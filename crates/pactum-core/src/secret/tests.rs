@@ -2022,3 +2022,32 @@ fn a_change_is_found_wherever_the_value_holds_the_key() {
         assert!(red.redact_value(&mut v), "case {i}");
     }
 }
+
+/// A value under a credential's name in JSON (arguments as an object, or
+/// as the JSON text of one) is read as `name=value` is; a number holding
+/// a secret is redacted as its text.
+#[test]
+fn a_credential_in_json_is_read_as_its_name_and_value() {
+    for v in [
+        json!({"password": "hunter2xyz9"}),
+        json!({"args": {"api_key": "hunter2xyz9"}}),
+        json!({"arguments": "{\"client_secret\": \"hunter2xyz9\"}"}),
+        json!([{"pwd": "hunter2xyz9"}]),
+    ] {
+        assert_eq!(json_key_tokens(&v), ["hunter2xyz9"], "{v}");
+    }
+    let pin = json!({"pin_password": 9876543210123_u64});
+    assert_eq!(json_key_tokens(&pin), ["9876543210123"]);
+    // Prose under such a name is no secret, as in text.
+    for v in [
+        json!({"token": "HeatPumpMarket"}),
+        json!({"password": "required"}),
+    ] {
+        assert!(json_key_tokens(&v).is_empty(), "{v}");
+    }
+    let red = r(&["9876543210123"]);
+    let mut v = json!({"note": 9876543210123_u64, "n": 3});
+    assert!(red.changes(&v));
+    assert!(red.redact_value(&mut v));
+    assert_eq!(v, json!({"note": REDACTED, "n": 3}));
+}
