@@ -294,9 +294,10 @@ impl Redactor {
 
     /// [`Self::redact`] over every string of a JSON value, object keys
     /// included, and every number's text (one holding a secret becomes
-    /// its redacted text, a string); returns whether it replaced anything. Two keys of one
-    /// object that redact to the same text are both kept: the later ones
-    /// get ` (2)`, ` (3)`… appended, so redaction never drops a value.
+    /// its redacted text, a string); returns whether it replaced
+    /// anything. Two keys of one object that redact to the same text are
+    /// both kept: the later ones get ` (2)`, ` (3)`… appended, so
+    /// redaction never drops a value.
     pub fn redact_value(&self, v: &mut Value) -> bool {
         if self.is_empty() {
             return false;
