@@ -1037,15 +1037,15 @@ fn key_tokens_scanned(text: &str) -> Vec<String> {
 /// Key tokens, each once, in the order found: a text may quote thousands
 /// of keys, so whether one is found already is not a pass over them all.
 #[derive(Default)]
-struct Found {
+struct Found<'w> {
     keys: Vec<String>,
     set: std::collections::HashSet<String>,
     /// Values found wherever they are written whole, whatever their
     /// shape (a credential variable's: [`trace_secrets`]).
-    watched: Vec<String>,
+    watched: &'w [String],
 }
 
-impl Found {
+impl Found<'_> {
     /// Adds `key` unless found already.
     fn push(&mut self, key: String) {
         if !self.set.contains(&key) {
@@ -2278,14 +2278,9 @@ fn push_watched(out: &mut Found, text: &str) {
     if out.watched.is_empty() {
         return;
     }
-    let held: Vec<String> = out
-        .watched
-        .iter()
-        .filter(|w| text.contains(w.as_str()))
-        .cloned()
-        .collect();
-    for w in held {
-        out.push(w);
+    let watched = out.watched;
+    for w in watched.iter().filter(|w| text.contains(w.as_str())) {
+        out.push(w.clone());
     }
 }
 
@@ -2298,13 +2293,24 @@ pub fn trace_key_tokens(trace: &crate::trace::Trace) -> Vec<String> {
     trace_secrets(trace, &[])
 }
 
+/// [`key_tokens`] of `text`, and each of `watched` it holds whole (as
+/// [`trace_secrets`] reads a trace's texts).
+pub fn text_secrets(text: &str, watched: &[String]) -> Vec<String> {
+    let mut out = Found {
+        watched,
+        ..Found::default()
+    };
+    push_tokens(&mut out, text);
+    out.keys
+}
+
 /// [`trace_key_tokens`], and each of `watched` written whole in any text
 /// of the trace (a number's text too): the values of credential
 /// variables that do not look like keys, which are secrets where they
 /// are written ([`redaction_rule`]).
 pub fn trace_secrets(trace: &crate::trace::Trace, watched: &[String]) -> Vec<String> {
     let mut out = Found {
-        watched: watched.to_vec(),
+        watched,
         ..Found::default()
     };
     push_tokens(&mut out, &trace.id);

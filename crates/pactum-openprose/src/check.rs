@@ -937,6 +937,25 @@ fn scaffold_items(f: Finding, content: &str) -> Finding {
     f
 }
 
+/// Whether a table row's text, under `header`, is a template's: words
+/// of scaffolding ([`rendered::SCAFFOLD`]) and of the header only, one of
+/// scaffolding at least (`| Maker name | Country name |` under `| Maker
+/// | Country |`, `Name here | Year here`).
+fn template_row(header: &[String]) -> impl Fn(&str) -> bool {
+    let header_words: BTreeSet<String> = rendered::unit_words(&header.join(" "))
+        .0
+        .into_iter()
+        .collect();
+    move |text: &str| {
+        let words = rendered::unit_words(text).0;
+        let scaffold = |w: &String| rendered::SCAFFOLD.contains(&w.as_str());
+        words.iter().any(scaffold)
+            && words
+                .iter()
+                .all(|w| scaffold(w) || header_words.contains(w))
+    }
+}
+
 /// Why a list or table format and a count of one clause may be of
 /// different parts of `content`, if they may. `a numbered list of at
 /// least 3 items` counts the items of every list: over more than one
@@ -3179,15 +3198,7 @@ fn measure_in(
                 let header: Vec<String> = t.header.iter().map(|h| norm(h)).collect();
                 // A row of the header's words beside a template's own
                 // (`Name here | Year here`) is one too.
-                let header_words: BTreeSet<String> =
-                    rendered::unit_words(&t.header.join(" ")).0.into_iter().collect();
-                let templated = |text: &str| {
-                    let words = rendered::unit_words(text).0;
-                    words.iter().any(|w| rendered::SCAFFOLD.contains(&w.as_str()))
-                        && words.iter().all(|w| {
-                            rendered::SCAFFOLD.contains(&w.as_str()) || header_words.contains(w)
-                        })
-                };
+                let templated = template_row(&t.header);
                 let rows = t
                     .rows
                     .iter()
@@ -3705,19 +3716,7 @@ fn count(
                     // A row of the header's words beside a template's own
                     // (`| Maker name | Country name |`) is a template's,
                     // as the format says too.
-                    let header_words: BTreeSet<String> = rendered::unit_words(&t.header.join(" "))
-                        .0
-                        .into_iter()
-                        .collect();
-                    let templated = move |text: &str| {
-                        let words = rendered::unit_words(text).0;
-                        words
-                            .iter()
-                            .any(|w| rendered::SCAFFOLD.contains(&w.as_str()))
-                            && words.iter().all(|w| {
-                                rendered::SCAFFOLD.contains(&w.as_str()) || header_words.contains(w)
-                            })
-                    };
+                    let templated = template_row(&t.header);
                     t.rows.iter().zip(&t.cells).filter(move |(p, cells)| {
                         (header.is_empty() || folded(cells) != header) && !templated(&p.text)
                     })

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use pactum_core::secret::{
-    check_secret, key_tokens, looks_like_key, redaction_rule, trace_secrets, Redactor,
+    check_secret, key_tokens, looks_like_key, redaction_rule, text_secrets, trace_secrets, Redactor,
 };
 use pactum_core::trace::Trace;
 
@@ -92,14 +92,7 @@ impl Shown {
     /// As [`Self::trace`], for untrusted text about to be shown that is no
     /// trace (an input error quoting a record that could not be read).
     pub(crate) fn text(&mut self, text: &str, sink: &mut dyn Sink) -> bool {
-        let mut found = key_tokens(text);
-        found.extend(
-            self.watched
-                .iter()
-                .filter(|w| text.contains(w.as_str()))
-                .cloned(),
-        );
-        self.learn(found, sink)
+        self.learn(text_secrets(text, &self.watched), sink)
     }
 
     fn learn(&mut self, found: Vec<String>, sink: &mut dyn Sink) -> bool {
