@@ -22,6 +22,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::error::ImportError;
+use crate::rendered;
 
 /// Which commitment section a clause was declared in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -124,6 +125,13 @@ pub struct ParsedFile {
     pub main: ParsedContract,
     /// Inline services (`## name` sections with their own commitments).
     pub inline: Vec<ParsedContract>,
+    /// Names a bullet or table row outside every section of clauses opens
+    /// with or marks in code or emphasis, outside the sections of inputs
+    /// and wiring (`Requires`, `Parameters`, `Services`, …): (1-based
+    /// line, name). One that is an output of the run (another node's, or a
+    /// binding it holds) is a commitment no clause grades, and the run
+    /// reader refuses it.
+    pub outside: Vec<(usize, String)>,
 }
 
 impl ParsedFile {
@@ -579,7 +587,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     // one in code or emphasis anywhere, outside every section of clauses:
     // (line, name, inline service), refused once every clause is read if
     // the name is one of the contract's outputs.
-    let mut outside: Vec<(usize, String, Option<usize>)> = Vec::new();
+    let mut outside: Vec<(usize, String, Option<usize>, bool)> = Vec::new();
+    // The level of the open section of inputs or wiring, if any.
+    let mut wiring: Option<usize> = None;
     // Names on lines outside every section of clauses, in code, emphasis
     // or as words (`` `out` ``, `**out**`, `out`): (line, name, inline
     // service), refused if a note of the contract points below to them.
@@ -671,6 +681,12 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             }
             if facet.as_ref().is_some_and(|(l, _)| level <= *l) {
                 facet = None;
+            }
+            if wiring.is_some_and(|l| level <= l) {
+                wiring = None;
+            }
+            if is_wiring(&title) {
+                wiring = Some(level);
             }
             // Under a section of clauses, a deeper heading is a facet or a
             // sub-heading whatever its name (`### Environment` under
@@ -778,14 +794,28 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                         .then(|| split_name(unquoted).map(|(n, _)| n))
                         .flatten()
                 });
+            let inputs = wiring.is_some();
             if let Some(name) = head {
-                outside.push((lineno, name, svc));
+                outside.push((lineno, name, svc, inputs));
             }
             // A bullet or table row naming a name in code or emphasis
-            // anywhere (`- The \`out\` list has at least 5 items`) may
-            // commit on it as much as one opening with it.
-            if bullet_text(unquoted).is_some() || unquoted.starts_with('|') {
-                outside.extend(names_marked(unquoted).into_iter().map(|n| (lineno, n, svc)));
+            // anywhere (`- The \`out\` list has at least 5 items`), or
+            // opening with one however it goes on (`- Summary has …`,
+            // `- summary → …`), may commit on it as much as one opening
+            // with it.
+            let item = bullet_text(unquoted).or_else(|| {
+                unquoted
+                    .strip_prefix('|')
+                    .and_then(|r| r.split('|').next())
+                    .map(str::trim)
+            });
+            if let Some(item) = item {
+                outside.extend(
+                    names_marked(unquoted)
+                        .into_iter()
+                        .chain(first_word(item))
+                        .map(|n| (lineno, n, svc, inputs)),
+                );
             }
             mentions.extend(
                 names_marked(unquoted)
@@ -921,14 +951,13 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     // A bullet or table row on an output in a section that holds no
     // clause (`## Output details`, the section a note like "See below."
     // points to) reads as a commitment on it that would never be graded.
-    for (line, name, svc) in &outside {
+    for (line, name, svc, _) in &outside {
         let contract = svc.map_or(Some(&main), |i| inline.get(i));
+        let key = binding_key(name);
         let is_output = contract.is_some_and(|c| {
             c.clauses.iter().any(|k| {
                 !labelled.contains(&k.line)
-                    && k.output
-                        .as_ref()
-                        .is_some_and(|o| o.to_lowercase() == name.to_lowercase())
+                    && k.output.as_ref().is_some_and(|o| binding_key(o) == key)
             })
         });
         if is_output {
@@ -986,12 +1015,45 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         }
     }
     inline.retain(|c| c.has_commitments || !c.clauses.is_empty());
+    let outside = outside
+        .into_iter()
+        .filter(|(.., inputs)| !inputs)
+        .map(|(line, name, ..)| (line, name))
+        .collect();
     Ok(ParsedFile {
         name,
         kind,
         main,
         inline,
+        outside,
     })
+}
+
+/// Whether a heading opens a section of inputs or wiring, whose bullets
+/// name what a contract reads, not what it commits to.
+fn is_wiring(title: &str) -> bool {
+    [
+        "requires",
+        "require",
+        "parameters",
+        "inputs",
+        "services",
+        "delegates",
+        "environment",
+        "tools",
+    ]
+    .iter()
+    .any(|n| same_name(title, n))
+}
+
+/// The word an item's text opens with (`Summary` in `Summary has …`,
+/// `summary` in `summary → …`): letters, digits, `_`, `-` and `.`.
+fn first_word(text: &str) -> Option<String> {
+    let word = strip_ticks(text)
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .next()?
+        .trim_matches('.');
+    (!word.is_empty()).then(|| output_name(word))
 }
 
 /// A sentence opening with a bare capitalised word and a colon (`Format:
@@ -1663,6 +1725,46 @@ fn split_name(text: &str) -> Option<(String, String)> {
             .chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.');
     ident.then(|| (output_name(name), rest.trim().to_string()))
+}
+
+/// The extensions a binding may be written with, as [`binding_key`]
+/// strips them once more from a name (`out.md.md`).
+pub(crate) const BINDING_EXTENSIONS: [&str; 10] = [
+    "md", "markdown", "mdx", "json", "txt", "text", "html", "htm", "yaml", "yml",
+];
+
+/// A binding's name (a file's stem, a folder's name) as a reader tells
+/// binding names apart: read by [`rendered::lookalike_fold`], with white
+/// space anywhere dropped (`out .md`, ` out.md`, an ideographic space),
+/// dots at either end dropped (`out..md`, `.svc`) and an extension a
+/// binding is written with stripped again (`out.md.md`, `out.json.md`).
+/// Two names with one key are one binding written twice.
+pub(crate) fn binding_key(name: &str) -> String {
+    name_key(&output_name(name), &BINDING_EXTENSIONS)
+}
+
+/// `name` as a reader tells file names apart: [`rendered::lookalike_fold`]ed,
+/// white space dropped, dots at either end dropped, and each of
+/// `extensions` it ends with stripped, again and again.
+pub(crate) fn name_key(name: &str, extensions: &[&str]) -> String {
+    let folded: String = rendered::lookalike_fold(name)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut key = folded.as_str();
+    loop {
+        key = key.trim_matches('.');
+        match key.rsplit_once('.') {
+            Some((stem, ext))
+                if extensions
+                    .iter()
+                    .any(|e| rendered::lookalike_fold(e) == ext) =>
+            {
+                key = stem;
+            }
+            _ => return key.to_string(),
+        }
+    }
 }
 
 /// An output name as pactum compares it: composed (NFC), so that a name

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::contract::{output_name, parse_file, ParsedContract, ParsedFile};
+use crate::contract::{binding_key, name_key, output_name, parse_file, ParsedContract, ParsedFile};
 use crate::error::ImportError;
 use crate::rendered;
 
@@ -385,6 +385,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             errors: Vec::new(),
             completed: None,
         };
+        ctx.no_commitment_outside("root.prose.md", &root, std::slice::from_ref(&c))?;
         (name, layout, vec![c], None)
     };
 
@@ -837,46 +838,6 @@ fn no_lookalike_folders(b: &Path) -> Result<(), ImportError> {
         }
     }
     Ok(())
-}
-
-/// The extensions a binding may be written with, as [`binding_key`]
-/// strips them once more from a name (`out.md.md`).
-const BINDING_EXTENSIONS: [&str; 10] = [
-    "md", "markdown", "mdx", "json", "txt", "text", "html", "htm", "yaml", "yml",
-];
-
-/// A binding's name (a file's stem, a folder's name) as a reader tells
-/// binding names apart: read by [`rendered::lookalike_fold`], with white
-/// space anywhere dropped (`out .md`, ` out.md`, an ideographic space),
-/// dots at either end dropped (`out..md`, `.svc`) and an extension a
-/// binding is written with stripped again (`out.md.md`, `out.json.md`).
-/// Two names with one key are one binding written twice.
-fn binding_key(name: &str) -> String {
-    name_key(&output_name(name), &BINDING_EXTENSIONS)
-}
-
-/// `name` as a reader tells file names apart: [`rendered::lookalike_fold`]ed,
-/// white space dropped, dots at either end dropped, and each of
-/// `extensions` it ends with stripped, again and again.
-fn name_key(name: &str, extensions: &[&str]) -> String {
-    let folded: String = rendered::lookalike_fold(name)
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    let mut key = folded.as_str();
-    loop {
-        key = key.trim_matches('.');
-        match key.rsplit_once('.') {
-            Some((stem, ext))
-                if extensions
-                    .iter()
-                    .any(|e| rendered::lookalike_fold(e) == ext) =>
-            {
-                key = stem;
-            }
-            _ => return key.to_string(),
-        }
-    }
 }
 
 /// The files in the folders below `dir` (not `dir`'s own files), at most
@@ -1894,6 +1855,11 @@ impl Ctx<'_> {
             }
         }
         self.accounted_for(&file, &m, &contracts, log)?;
+        for (rel, parsed) in std::iter::once(("root.prose.md", root))
+            .chain(files.iter().map(|(f, (p, _))| (f.as_str(), p)))
+        {
+            self.no_commitment_outside(rel, parsed, &contracts)?;
+        }
         // Where each node's workspace is: `workspace/{id}/`, and the
         // folder its `workspacePath` names.
         let mut owners: Vec<(PathBuf, String)> = Vec::new();
@@ -1906,6 +1872,47 @@ impl Ctx<'_> {
             }
         }
         Ok((m.system_name, Layout::System, contracts, Some(owners)))
+    }
+
+    /// Refuses a bullet or table row of `file` (at `rel`), outside every
+    /// section of clauses, on an output of the run: another node's, a
+    /// caller return, or a binding the run holds beside the declared ones.
+    /// It reads as a commitment no clause would grade.
+    fn no_commitment_outside(
+        &self,
+        rel: &str,
+        file: &ParsedFile,
+        contracts: &[RunContract],
+    ) -> Result<(), ImportError> {
+        if file.outside.is_empty() {
+            return Ok(());
+        }
+        let mut outputs: BTreeMap<String, &str> = BTreeMap::new();
+        for c in contracts {
+            let declared = c.declared.clauses.iter().filter(|k| !k.label);
+            for name in c
+                .outputs
+                .iter()
+                .map(|b| &b.name)
+                .chain(declared.filter_map(|k| k.output.as_ref()))
+            {
+                outputs.entry(binding_key(name)).or_insert(c.name.as_str());
+            }
+        }
+        for (line, name) in &file.outside {
+            if let Some(owner) = outputs.get(&binding_key(name)) {
+                return Err(ImportError::Contract {
+                    file: self.dir.join(rel).display().to_string(),
+                    line: *line,
+                    message: format!(
+                        "a bullet or table row naming `{}`, an output of `{}` in this run, in a section that holds no clause: it reads as a commitment on it that would never be graded; move it under the `Ensures` (or `Returns`, `Maintains`) of the contract that produces it, or write it as prose",
+                        shown(name),
+                        shown(owner)
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Refuses a manifest that does not account for the folder: a folder

@@ -1,0 +1,130 @@
+//! A commitment written outside every section of clauses on an output of
+//! the run: another node's output, a binding the run holds beside the
+//! declared ones, or the contract's own in another spelling. Each is
+//! refused, never dropped.
+
+use pactum_openprose::{import_run, ImportError};
+
+mod common;
+use common::*;
+
+/// A system of two inline services whose root ends with `tail`.
+fn system(tail: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().expect("tempdir");
+    let root = format!(
+        "---\nname: brief-sys\nkind: system\n---\n\n## Requires\n\n- market: the market\n\n## researcher\n\n### Ensures\n\n- `notes`: at least 10 words\n\n## analyst\n\n### Requires\n\n- `notes`: the researcher's notes\n\n### Ensures\n\n- `brief`: at least 3 items\n{tail}"
+    );
+    write(d.path(), "root.prose.md", &root);
+    write(d.path(), "sources/brief-sys.prose.md", &root);
+    write(
+        d.path(),
+        "bindings/caller/market.md",
+        "# market\nbinding: input\nsource: caller\n---\nHeat pumps in Europe\n",
+    );
+    write(
+        d.path(),
+        "bindings/root.researcher/notes.md",
+        "Heat pumps are spreading fast across Europe because subsidies grew and the price of gas rose sharply.\n",
+    );
+    write(
+        d.path(),
+        "bindings/root.analyst/brief.md",
+        "- Daikin makes heat pumps in Belgium\n- Vaillant builds boilers in Remscheid\n- Bosch sells heat pumps in Germany\n",
+    );
+    write(
+        d.path(),
+        "forme.manifest.json",
+        r#"{"id":"r1","systemName":"brief-sys","sourcePath":"brief-sys.prose.md",
+ "caller":{"requires":[{"name":"market"}],"returns":[{"name":"brief","source":"root.analyst"}]},
+ "graph":[{"id":"root.researcher","sourcePath":"brief-sys.prose.md","outputs":[{"name":"notes"}]},
+          {"id":"root.analyst","sourcePath":"brief-sys.prose.md","outputs":[{"name":"brief"}]}]}"#,
+    );
+    write(
+        d.path(),
+        "vm.log.md",
+        "# run:r1 brief-sys\nroot: root.prose.md\n1→ root.researcher ✓\n2→ root.analyst ✓\n---end 2026-12-01T10:15:31Z\n",
+    );
+    d
+}
+
+fn refused_on_line(d: &tempfile::TempDir, line: usize, why: &str) {
+    match import_run(d.path()) {
+        Err(ImportError::Contract {
+            line: l, message, ..
+        }) => {
+            assert_eq!(l, line, "{why}: {message}");
+            assert!(
+                message.contains("would never be graded"),
+                "{why}: {message}"
+            );
+        }
+        other => panic!("{why}: expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_commitment_on_a_nodes_output_in_the_system_root_is_refused() {
+    // The root holds 24 lines before the tail, which opens with a blank one.
+    for tail in [
+        "\n## Output details\n\n- `brief`: at least 9 items\n",
+        "\n## Output details\n\n| output | requirement |\n|---|---|\n| `brief` | at least 9 items |\n",
+        "\n## Output details\n\n- The `notes` hold at least 90 words\n",
+        "\n## Output details\n\n- Brief has at least 9 items.\n",
+    ] {
+        let d = system(tail);
+        let line = 25 + tail.lines().position(|l| l.contains("rief") || l.contains("notes")).expect("a line");
+        refused_on_line(&d, line, tail);
+    }
+    // The same names in the sections of inputs are what a node reads.
+    let d = system("");
+    assert!(import_run(d.path()).is_ok());
+}
+
+#[test]
+fn a_commitment_on_a_binding_the_run_holds_beside_the_declared_ones_is_refused() {
+    let d = run_with(
+        "## Ensures\n\n- `summary`: at least 10 words\n\n## Output details\n\n- `sources`: at least 9 sources\n",
+        &[
+            (
+                "bindings/svc/summary.md",
+                "Heat pumps are spreading fast across Europe because subsidies grew and gas rose.\n",
+            ),
+            ("bindings/svc/sources.md", "- https://www.daikin.com/\n"),
+        ],
+    );
+    refused_on_line(&d, 15, "sources");
+}
+
+#[test]
+fn a_commitment_on_the_contracts_own_output_is_refused_in_every_spelling() {
+    let good = "Heat pumps are spreading fast across Europe because subsidies grew and the price of gas rose sharply in 2022.\n";
+    for bullet in [
+        "- `summary.md`: at least 90 words",
+        "- summary → at least 90 words",
+        "- Summary has at least 90 words.",
+        "- `ѕummary`: at least 90 words",
+        "- `Summary`: at least 90 words",
+        "| Summary | at least 90 words |",
+    ] {
+        let d = run_with(
+            &format!(
+                "## Ensures\n\n- `summary`: at least 10 words\n\n## Output details\n\n{bullet}\n"
+            ),
+            &[("bindings/svc/summary.md", good)],
+        );
+        assert!(
+            matches!(
+                import_run(d.path()),
+                Err(ImportError::Contract { line: 15, .. })
+            ),
+            "{bullet}: {:?}",
+            import_run(d.path()).map(|_| ())
+        );
+    }
+    // A line of prose naming it is no bullet.
+    let d = run_with(
+        "## Ensures\n\n- `summary`: at least 10 words\n\n## Output details\n\nThe summary is read by the editor.\n",
+        &[("bindings/svc/summary.md", good)],
+    );
+    assert!(import_run(d.path()).is_ok());
+}
