@@ -238,10 +238,12 @@ static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)(?:\b(?:not|no|without|never|nor)|\b\w+n['’]t|\bnon)[\s-]+(?:(?:a|an|any)\s+)?$")
 });
 /// Words before a bare count that make it no exact count ("more than 3
-/// items", "about 5 words", "exceeding 20 words").
+/// items", "about 5 words", "exceeding 20 words"), a count phrase not
+/// taken right before it (masked: "at least 3 and at most 4 paragraphs")
+/// and another number ("3..4 paragraphs", "3/4 paragraphs").
 static NOT_EXACT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)(?:\b(?:than|over|under|above|below|about|around|nearly|almost|approximately|roughly|max|min|maximum|minimum|least|most|exceed|exceeds|exceeding|beyond|past|within|upwards\s+of|in\s+excess\s+of|short\s+of|surpassing|topping)\W*|[<>=≤≥~≈]\s*)$",
+        r"(?i)(?:\b(?:than|over|under|above|below|about|around|nearly|almost|approximately|roughly|max|min|maximum|minimum|least|most|exceed|exceeds|exceeding|beyond|past|within|upwards\s+of|in\s+excess\s+of|short\s+of|surpassing|topping)\W*|[<>=≤≥~≈]\s*|\x{1}\s*|(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten))\s*(?:\.\.\.?|…|/|,|&|\band\b|\bor\b)?\s*)$",
     )
 });
 /// Words in the sentence before a count that make it a count per item

@@ -125,13 +125,55 @@ pub struct ParsedFile {
     pub main: ParsedContract,
     /// Inline services (`## name` sections with their own commitments).
     pub inline: Vec<ParsedContract>,
-    /// Names a bullet or table row outside every section of clauses opens
-    /// with or marks in code or emphasis, outside the sections of inputs
-    /// and wiring (`Requires`, `Parameters`, `Services`, …): (1-based
-    /// line, name). One that is an output of the run (another node's, or a
-    /// binding it holds) is a commitment no clause grades, and the run
-    /// reader refuses it.
-    pub outside: Vec<(usize, String)>,
+    /// The bullets, table rows and labels outside every section of
+    /// clauses, and outside the sections of inputs and wiring
+    /// (`Requires`, `Parameters`, `Services`, …), that may name an output.
+    /// One naming an output of the run (another node's, or a binding it
+    /// holds) is a commitment no clause grades, and the run reader
+    /// refuses it.
+    pub outside: Vec<Outside>,
+}
+
+/// A line outside every section of clauses that commits on an output if
+/// it names one ([`Outside::names`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outside {
+    /// 1-based line.
+    pub line: usize,
+    naming: Naming,
+}
+
+/// How a line outside the sections of clauses may name an output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Naming {
+    /// The text it opens with, as rendered ([`opens_with_name`]).
+    Opening(String),
+    /// A name in code or emphasis anywhere in it.
+    Marked(String),
+    /// The heading it stands under, whole.
+    Heading(String),
+}
+
+impl Outside {
+    /// Whether this line names the output `name`, in any spelling a
+    /// reader takes for it: another case, a look-alike letter, an
+    /// extension, `_`, `-` or a space between its words, a path to it.
+    pub fn names(&self, name: &str) -> bool {
+        match &self.naming {
+            Naming::Opening(text) => opens_with_name(text, name),
+            Naming::Marked(n) => binding_key(n) == binding_key(name),
+            Naming::Heading(text) => {
+                let letters = |s: &str| -> String {
+                    name_fold(s)
+                        .chars()
+                        .filter(|c| c.is_alphanumeric())
+                        .collect()
+                };
+                let l = letters(name);
+                !l.is_empty() && letters(&binding_key(text)) == l
+            }
+        }
+    }
 }
 
 impl ParsedFile {
@@ -587,9 +629,16 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     // one in code or emphasis anywhere, outside every section of clauses:
     // (line, name, inline service), refused once every clause is read if
     // the name is one of the contract's outputs.
-    let mut outside: Vec<(usize, String, Option<usize>, bool)> = Vec::new();
+    let mut outside: Vec<(Outside, Option<usize>, bool)> = Vec::new();
     // The level of the open section of inputs or wiring, if any.
     let mut wiring: Option<usize> = None;
+    // The level and text of a heading outside the sections of clauses
+    // that may be an output's name (`### summary`): the bullets under it
+    // name it.
+    let mut named_heading: Option<(usize, String)> = None;
+    // Notes outside the sections of clauses pointing below (`See
+    // below.`): (line, inline service).
+    let mut pointers: Vec<(usize, Option<usize>)> = Vec::new();
     // Names on lines outside every section of clauses, in code, emphasis
     // or as words (`` `out` ``, `**out**`, `out`): (line, name, inline
     // service), refused if a note of the contract points below to them.
@@ -688,6 +737,12 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             if is_wiring(&title) {
                 wiring = Some(level);
             }
+            if named_heading.as_ref().is_some_and(|(l, _)| level <= *l) {
+                named_heading = None;
+            }
+            if section_kind(&title).is_none() && !matches!(open, Some((_, Kind::Commit(_)))) {
+                named_heading = Some((level, opening(&rendered_inline(&title))));
+            }
             // Under a section of clauses, a deeper heading is a facet or a
             // sub-heading whatever its name (`### Environment` under
             // `## Maintains`): its bullets stay clauses.
@@ -774,35 +829,10 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 ));
             }
         }
-        if !matches!(open, Some((_, Kind::Commit(_) | Kind::Errors))) {
-            // A quoted line is read as what it quotes; a table row's first
-            // cell opens it as a bullet's text does; a line opening with a
-            // name in code or emphasis and a colon is a label too.
+        if matches!(open, Some((_, Kind::Errors))) {
+            // An error's bullet opening with an output's name
+            // (`` - `summary`: at least 90 words ``) is no error.
             let unquoted = trimmed.trim_start_matches(['>', ' ', '\t']);
-            let svc = service.map(|(_, i)| i);
-            let head = bullet_text(unquoted)
-                .and_then(head_name)
-                .or_else(|| {
-                    unquoted
-                        .strip_prefix('|')
-                        .and_then(|r| r.split('|').next())
-                        .and_then(|c| head_name(c.trim()))
-                })
-                .or_else(|| {
-                    unquoted
-                        .starts_with(['`', '*', '_'])
-                        .then(|| split_name(unquoted).map(|(n, _)| n))
-                        .flatten()
-                });
-            let inputs = wiring.is_some();
-            if let Some(name) = head {
-                outside.push((lineno, name, svc, inputs));
-            }
-            // A bullet or table row naming a name in code or emphasis
-            // anywhere (`- The \`out\` list has at least 5 items`), or
-            // opening with one however it goes on (`- Summary has …`,
-            // `- summary → …`), may commit on it as much as one opening
-            // with it.
             let item = bullet_text(unquoted).or_else(|| {
                 unquoted
                     .strip_prefix('|')
@@ -810,12 +840,72 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                     .map(str::trim)
             });
             if let Some(item) = item {
-                outside.extend(
-                    names_marked(unquoted)
-                        .into_iter()
-                        .chain(first_word(item))
-                        .map(|n| (lineno, n, svc, inputs)),
-                );
+                let at = |naming| Outside {
+                    line: lineno,
+                    naming,
+                };
+                let svc = service.map(|(_, i)| i);
+                outside.push((
+                    at(Naming::Opening(opening(&rendered_inline(item)))),
+                    svc,
+                    false,
+                ));
+            }
+        }
+        if !matches!(open, Some((_, Kind::Commit(_) | Kind::Errors))) {
+            // A quoted line is read as what it quotes; a table row's first
+            // cell opens it as a bullet's text does; a line opening with a
+            // name and a colon is a label too.
+            let unquoted = trimmed.trim_start_matches(['>', ' ', '\t']);
+            let svc = service.map(|(_, i)| i);
+            let inputs = wiring.is_some();
+            let at = |naming| {
+                (
+                    Outside {
+                        line: lineno,
+                        naming,
+                    },
+                    svc,
+                    inputs,
+                )
+            };
+            let item = bullet_text(unquoted).or_else(|| {
+                unquoted
+                    .strip_prefix('|')
+                    .and_then(|r| r.split('|').next())
+                    .map(str::trim)
+            });
+            match item {
+                // A bullet or table row opening with a name, however
+                // written (`` `out` ``, `Out has …`, `out → …`,
+                // `{out}`, `[out](out.md)`, `bindings/svc/out.md`),
+                // naming one in code or emphasis anywhere (`- The \`out\`
+                // list has at least 5 items`), or standing under a heading
+                // that is a name (`### out`), commits on it as much as a
+                // clause would.
+                Some(item) => {
+                    outside.push(at(Naming::Opening(opening(&rendered_inline(item)))));
+                    outside.extend(
+                        names_marked(unquoted)
+                            .into_iter()
+                            .map(|n| at(Naming::Marked(n))),
+                    );
+                    if let Some((_, h)) = &named_heading {
+                        outside.push(at(Naming::Heading(h.clone())));
+                    }
+                }
+                None => {
+                    let shown = rendered_inline(unquoted);
+                    if split_name(&opening(&shown)).is_some() {
+                        outside.push(at(Naming::Opening(opening(&shown))));
+                    }
+                    // A short sentence pointing below (`See below.`,
+                    // `Details below.`).
+                    let words = shown.split_whitespace().count();
+                    if (1..=8).contains(&words) && points_below(&shown) {
+                        pointers.push((lineno, svc));
+                    }
+                }
             }
             mentions.extend(
                 names_marked(unquoted)
@@ -951,16 +1041,17 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     // A bullet or table row on an output in a section that holds no
     // clause (`## Output details`, the section a note like "See below."
     // points to) reads as a commitment on it that would never be graded.
-    for (line, name, svc, _) in &outside {
+    for (o, svc, inputs) in &outside {
         let contract = svc.map_or(Some(&main), |i| inline.get(i));
-        let key = binding_key(name);
-        let is_output = contract.is_some_and(|c| {
-            c.clauses.iter().any(|k| {
-                !labelled.contains(&k.line)
-                    && k.output.as_ref().is_some_and(|o| binding_key(o) == key)
+        let named = contract.filter(|_| !inputs).and_then(|c| {
+            c.clauses.iter().find_map(|k| {
+                k.output
+                    .as_ref()
+                    .filter(|out| !labelled.contains(&k.line) && o.names(out))
             })
         });
-        if is_output {
+        let line = &o.line;
+        if let Some(name) = named {
             return Err(err(
                 *line,
                 format!("a bullet or table row on the output `{name}` in a section that holds no clause: it reads as a commitment on `{name}` that would never be graded; move it under `Ensures` (or `Returns`, `Maintains`), or write it as prose"),
@@ -993,6 +1084,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             }))
             .filter(|n| points_below(&n.text))
             .map(|n| n.line)
+            .chain(pointers.iter().filter(|(_, s)| *s == svc).map(|(l, _)| *l))
             .min()
         else {
             continue;
@@ -1002,11 +1094,11 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             .iter()
             .filter(|k| !k.label)
             .filter_map(|k| k.output.as_ref())
-            .map(|o| o.to_lowercase())
+            .map(|o| binding_key(o))
             .collect();
         if let Some((line, name, _)) = mentions
             .iter()
-            .find(|(l, n, s)| *s == svc && *l > note && outputs.contains(&n.to_lowercase()))
+            .find(|(l, n, s)| *s == svc && *l > note && outputs.contains(&binding_key(n)))
         {
             return Err(err(
                 *line,
@@ -1018,7 +1110,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let outside = outside
         .into_iter()
         .filter(|(.., inputs)| !inputs)
-        .map(|(line, name, ..)| (line, name))
+        .map(|(o, ..)| o)
         .collect();
     Ok(ParsedFile {
         name,
@@ -1043,17 +1135,131 @@ fn is_wiring(title: &str) -> bool {
         "tools",
     ]
     .iter()
-    .any(|n| same_name(title, n))
+    .any(|n| same_name(&bare_title(title), n))
 }
 
-/// The word an item's text opens with (`Summary` in `Summary has …`,
-/// `summary` in `summary → …`): letters, digits, `_`, `-` and `.`.
-fn first_word(text: &str) -> Option<String> {
-    let word = strip_ticks(text)
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .next()?
-        .trim_matches('.');
-    (!word.is_empty()).then(|| output_name(word))
+/// An item's text as a renderer shows it, near enough to tell which name
+/// it opens with: character references decoded, tags dropped, a link or
+/// a reference read as its text, backslash escapes and invisible
+/// characters dropped.
+fn rendered_inline(text: &str) -> String {
+    use std::sync::LazyLock;
+    static TAG: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"</?[A-Za-z][^<>\n]*>").unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    static LINK: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])?")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    static ESCAPE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\\([!-/:-@\[-`{-~])").unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    // A task box is no link.
+    let trimmed = text.trim_start();
+    let text = ["[ ] ", "[x] ", "[X] "]
+        .iter()
+        .find_map(|b| trimmed.strip_prefix(b))
+        .unwrap_or(text);
+    let decoded = crate::check::decode_entities(text);
+    let untagged = TAG.replace_all(&decoded, "");
+    let unlinked = LINK.replace_all(&untagged, "$1");
+    ESCAPE
+        .replace_all(&unlinked, "$1")
+        .chars()
+        .filter(|c| !pactum_core::text::shown_as_code_point(*c))
+        .collect()
+}
+
+/// Where an item's text opens once its decoration is dropped: a task box
+/// (`[x]`), list markers (`1.`, `-`), symbols and marks before the first
+/// letter or digit (`✅`, `{`, `$`, `#`, `*`, quotes).
+fn opening(text: &str) -> String {
+    let mut t = text.trim();
+    loop {
+        let before = t;
+        for mark in ["[ ]", "[x]", "[X]"] {
+            t = t.strip_prefix(mark).unwrap_or(t).trim_start();
+        }
+        if let Some(rest) = bullet_text(t) {
+            t = rest.trim_start();
+        }
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 {
+            if let Some(rest) = t[digits..].strip_prefix(['.', ')']) {
+                if rest.starts_with(char::is_whitespace) {
+                    t = rest.trim_start();
+                }
+            }
+        }
+        t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+        if t == before {
+            return t.to_string();
+        }
+    }
+}
+
+/// A name as compared with text: [`rendered::lookalike_fold`]ed, its
+/// accents dropped (`résumé` is `resume`).
+fn name_fold(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    rendered::lookalike_fold(s)
+        .nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .collect()
+}
+
+/// Whether `text` opens with the output `name` as a reader takes it:
+/// folded ([`name_fold`]), with `_`, `-`, `.` or spaces between its
+/// letters or not (`key_points`, `Key points`, `key-points`), followed by
+/// no letter or digit and going on as no longer name (`sources-empty`),
+/// an extension aside (`out.md`); or, in a first word that is a path or a dotted
+/// name, after a `/` or `.` (`bindings/svc/summary.md`, `svc.summary`).
+pub(crate) fn opens_with_name(text: &str, name: &str) -> bool {
+    let want: Vec<char> = name_fold(name)
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect();
+    if want.is_empty() {
+        return false;
+    }
+    let t: Vec<char> = name_fold(text).chars().collect();
+    let first = t.iter().position(|c| c.is_whitespace()).unwrap_or(t.len());
+    let at = |from: usize| {
+        let mut j = 0;
+        let mut i = from;
+        while j < want.len() {
+            match t.get(i) {
+                Some(c) if c.is_alphanumeric() => {
+                    if *c != want[j] {
+                        return false;
+                    }
+                    j += 1;
+                }
+                Some('_' | '-' | '.' | ' ') if j > 0 => {}
+                _ => return false,
+            }
+            i += 1;
+        }
+        // What follows ends the name, unless it goes on as one longer
+        // name (`sources-empty`, `out_v2`), save for an extension
+        // (`out.md`).
+        match t.get(i) {
+            Some(c) if c.is_alphanumeric() => false,
+            Some(sep @ ('_' | '-' | '.')) => {
+                let rest: String = t[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_alphanumeric())
+                    .collect();
+                rest.is_empty()
+                    || *sep == '.' && BINDING_EXTENSIONS.iter().any(|e| name_fold(e) == rest)
+            }
+            _ => true,
+        }
+    };
+    at(0)
+        || (0..first)
+            .filter(|&i| matches!(t[i], '/' | '.'))
+            .any(|i| at(i + 1))
 }
 
 /// A sentence opening with a bare capitalised word and a colon (`Format:
@@ -1680,30 +1886,6 @@ fn points_below(note: &str) -> bool {
     })
 }
 
-/// The name a bullet's text opens with, as a clause on an output would:
-/// [`split_name`]'s, or one in code or emphasis however the rest follows
-/// (`` `out` — … ``, `**out** …`, `` `out` `` alone), or a bare one
-/// before a spaced dash or alone (`out - …`).
-fn head_name(text: &str) -> Option<String> {
-    use std::sync::LazyLock;
-    static HEAD: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(
-            r"^(?:`([^`\n]+)`|\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\n]+)\*|_([^_\n]+)_|([\p{L}\p{N}_.-]+)\s*(?:$|\s[-–—]\s))",
-        )
-        .unwrap_or_else(|_| unreachable!("valid pattern"))
-    });
-    if let Some((name, _)) = split_name(text) {
-        return Some(name);
-    }
-    let c = HEAD.captures(text.trim())?;
-    let name = (1..=6).find_map(|i| c.get(i))?.as_str().trim();
-    let ident = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    ident.then(|| output_name(name))
-}
-
 /// `` `name`: rest `` or `name: rest` where `name` is one identifier.
 fn split_name(text: &str) -> Option<(String, String)> {
     let (head, rest) = text.split_once(':')?;
@@ -2169,5 +2351,53 @@ mod tests {
         assert_eq!(f.inline.len(), 1);
         assert_eq!(f.inline[0].line, 12);
         assert_eq!(f.main.line, 0);
+    }
+
+    #[test]
+    fn an_item_opens_with_an_output_in_every_spelling_a_reader_takes_for_it() {
+        let opens =
+            |item: &str, name: &str| opens_with_name(&opening(&rendered_inline(item)), name);
+        for item in [
+            "`summary`: at least 90 words",
+            "summary.md: at least 90 words",
+            "Summary has at least 90 words.",
+            "summary → at least 90 words",
+            "[x] summary: at least 90 words",
+            "1. summary: at least 90 words",
+            "*Summary:* at least 90 words",
+            "✅ summary: at least 90 words",
+            "[summary](summary.md): at least 90 words",
+            "<code>summary</code>: at least 90 words",
+            "\"summary\": at least 90 words",
+            "&#115;ummary: at least 90 words",
+            "sum\u{200b}mary: at least 90 words",
+            "{summary}: at least 90 words",
+            "{{summary}} must have at least 90 words",
+            "$summary: at least 90 words",
+            "#summary: at least 90 words",
+            "bindings/svc/summary.md: at least 90 words",
+            "`svc.summary`: at least 90 words",
+            "ѕummary: at least 90 words",
+        ] {
+            assert!(opens(item, "summary"), "{item}");
+        }
+        for item in [
+            "key\\_points: at least 9 items",
+            "Key points: at least 9",
+            "key-points: 9",
+            "`key points`: 9",
+        ] {
+            assert!(opens(item, "key_points"), "{item}");
+        }
+        assert!(opens("resume: one page", "résumé"));
+        for item in [
+            "sources-empty: the researcher returned no source",
+            "summary_style: short",
+            "summaries are short",
+            "The summary has at least 90 words.",
+            "summary.final: the last one",
+        ] {
+            assert!(!opens(item, "summary") && !opens(item, "sources"), "{item}");
+        }
     }
 }

@@ -385,7 +385,6 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             errors: Vec::new(),
             completed: None,
         };
-        ctx.no_commitment_outside("root.prose.md", &root, std::slice::from_ref(&c))?;
         (name, layout, vec![c], None)
     };
 
@@ -495,6 +494,9 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         } else {
             by_service.get(local.as_str()).cloned().unwrap_or_default()
         };
+        for e in &mut c.errors {
+            named_as_declared(e, &c.declared.errors);
+        }
         let logged_ok = logged.contains(local.as_str());
         let workspace_ok = workspaces.contains(&local) && c.errors.is_empty();
         c.completed = if !c.errors.is_empty() {
@@ -549,6 +551,9 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
             contracts.extend(nested.contracts);
         }
     }
+    // The root may name any output of the run: its own, a node's, a
+    // nested run's, a binding held beside the declared ones.
+    ctx.no_commitment_outside("root.prose.md", &root, &contracts)?;
     Ok(Run {
         dir: dir.to_path_buf(),
         id,
@@ -1887,7 +1892,7 @@ impl Ctx<'_> {
         if file.outside.is_empty() {
             return Ok(());
         }
-        let mut outputs: BTreeMap<String, &str> = BTreeMap::new();
+        let mut outputs: Vec<(&str, &str)> = Vec::new();
         for c in contracts {
             let declared = c.declared.clauses.iter().filter(|k| !k.label);
             for name in c
@@ -1896,14 +1901,14 @@ impl Ctx<'_> {
                 .map(|b| &b.name)
                 .chain(declared.filter_map(|k| k.output.as_ref()))
             {
-                outputs.entry(binding_key(name)).or_insert(c.name.as_str());
+                outputs.push((name, c.name.as_str()));
             }
         }
-        for (line, name) in &file.outside {
-            if let Some(owner) = outputs.get(&binding_key(name)) {
+        for o in &file.outside {
+            if let Some((name, owner)) = outputs.iter().find(|(name, _)| o.names(name)) {
                 return Err(ImportError::Contract {
                     file: self.dir.join(rel).display().to_string(),
-                    line: *line,
+                    line: o.line,
                     message: format!(
                         "a bullet or table row naming `{}`, an output of `{}` in this run, in a section that holds no clause: it reads as a commitment on it that would never be graded; move it under the `Ensures` (or `Returns`, `Maintains`) of the contract that produces it, or write it as prose",
                         shown(name),
@@ -3086,6 +3091,31 @@ fn is_log_time(time: &str) -> bool {
 /// arrow or a mark that is not a step line, an end line of another form,
 /// a line after the end, or no end line at all (a run cut short or still
 /// going) is an error (never skipped silently).
+/// A `✗` step's error, read as its first word (`✗ Search Failed
+/// (timeout)` reads `Search`), is the longest declared error its whole
+/// text opens with: the contract's `search-failed`.
+fn named_as_declared(e: &mut RunError, declared: &[crate::contract::DeclaredError]) {
+    let key = crate::contract::error_key;
+    if !e.source.starts_with("vm.log.md:") {
+        return;
+    }
+    let said = key(&e.message);
+    let opens = |d: &&crate::contract::DeclaredError| {
+        let k = key(&d.name);
+        !k.is_empty()
+            && said
+                .strip_prefix(&k)
+                .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
+    };
+    if let Some(d) = declared
+        .iter()
+        .filter(opens)
+        .max_by_key(|d| key(&d.name).len())
+    {
+        e.name = d.name.clone();
+    }
+}
+
 fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
     #[allow(clippy::unwrap_used)] // a constant pattern
     let step = Regex::new(r"^(\d+)\s*→\s*(\S+)\s+(✓|✗)(?:\s+(.*))?$").unwrap();

@@ -128,3 +128,90 @@ fn a_commitment_on_the_contracts_own_output_is_refused_in_every_spelling() {
     );
     assert!(import_run(d.path()).is_ok());
 }
+
+const GOOD: &str = "Heat pumps are spreading fast across Europe because subsidies grew and the price of gas rose sharply in 2022.\n";
+
+/// A single service whose root has `tail` after `## Ensures` /
+/// `` - `summary`: at least 10 words ``, its summary of 19 words.
+fn service(tail: &str) -> Result<(), ImportError> {
+    let d = run_with(
+        &format!("## Ensures\n\n- `summary`: at least 10 words\n\n{tail}"),
+        &[("bindings/svc/summary.md", GOOD)],
+    );
+    import_run(d.path()).map(drop)
+}
+
+#[test]
+fn a_commitment_in_an_errors_section_under_a_heading_named_like_it_or_below_a_pointer_is_refused() {
+    for tail in [
+        "## Errors\n\n- `summary`: at least 90 words\n",
+        "## Error\n\n- summary → at least 90 words\n",
+        "## Output details\n\n### summary\n\n- at least 90 words\n",
+        "## Output details\n\n### `Summary`\n\n- at least 90 words\n",
+        "## Output details\n\nsummary: at least 90 words\n",
+        "## Output details\n\nSee below.\n\nThe summary has at least 90 words.\n",
+        "## Output details\n\nDetails below.\n\n### Length\n\nThe summary has at least 90 words.\n",
+        "## Strategies\n\n- [x] summary: at least 90 words\n",
+        "## Notes\n\n- {summary}: at least 90 words\n",
+        "## Notes\n\n- bindings/svc/summary.md: at least 90 words\n",
+    ] {
+        assert!(
+            matches!(service(tail), Err(ImportError::Contract { .. })),
+            "{tail}: {:?}",
+            service(tail)
+        );
+    }
+}
+
+#[test]
+fn sections_of_inputs_and_wiring_may_name_any_output_however_their_heading_is_written() {
+    for tail in [
+        "## Tools\n\n- web-search: used to gather facts for the `summary`\n",
+        "## Parameters\n\n- `summary_style`: style of the **summary** (default: short)\n",
+        "## Environment\n\n- `SUMMARY_MODEL`: model used to write the `summary`\n",
+        "## Services\n\n- `writer`: writes `summary`\n",
+        "## Errors\n\n- summary-failed: the summary could not be written\n",
+        "## Output details\n\nThe summary is read by the editor.\n",
+        "## Output details\n\n### Summary of the approach\n\n- search first\n",
+    ] {
+        assert!(service(tail).is_ok(), "{tail}: {:?}", service(tail));
+    }
+    for heading in [
+        "## Requires:",
+        "## Requires (from researcher)",
+        "## 2. Requires",
+        "## Inputs — upstream",
+    ] {
+        let d = system(&format!(
+            "\n{heading}\n\n- `brief`: the analyst's brief, read again\n"
+        ));
+        assert!(
+            import_run(d.path()).is_ok(),
+            "{heading}: {:?}",
+            import_run(d.path()).map(drop)
+        );
+    }
+}
+
+#[test]
+fn a_commitment_in_the_root_on_a_nested_runs_output_is_refused() {
+    let d = run_with(
+        "## Ensures\n\n- `summary`: at least 10 words\n\n## Output details\n\n- `facts`: at least 9 items\n",
+        &[
+            ("bindings/svc/summary.md", GOOD),
+            (
+                "imports/lib--facts/root.prose.md",
+                "---\nname: factsvc\nkind: service\n---\n\n## Ensures\n\n- `facts`: a bulleted list of at least 2 items\n",
+            ),
+            (
+                "imports/lib--facts/bindings/factsvc/facts.md",
+                "- Heat pumps move heat from outside air into the house\n- Subsidies in Germany cover part of the cost\n",
+            ),
+            (
+                "imports/lib--facts/vm.log.md",
+                "# run:i1 factsvc\nroot: root.prose.md\n1→ factsvc ✓\n---end 2026-12-01T10:15:31Z\n",
+            ),
+        ],
+    );
+    refused_on_line(&d, 15, "facts");
+}
