@@ -740,7 +740,11 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             if named_heading.as_ref().is_some_and(|(l, _)| level <= *l) {
                 named_heading = None;
             }
-            if section_kind(&title).is_none() && !matches!(open, Some((_, Kind::Commit(_)))) {
+            // (A level-1 heading is the file's title, over everything.)
+            if level >= 2
+                && section_kind(&title).is_none()
+                && !matches!(open, Some((_, Kind::Commit(_))))
+            {
                 named_heading = Some((level, opening(&rendered_inline(&title))));
             }
             // Under a section of clauses, a deeper heading is a facet or a

@@ -215,3 +215,16 @@ fn a_commitment_in_the_root_on_a_nested_runs_output_is_refused() {
     );
     refused_on_line(&d, 15, "facts");
 }
+
+#[test]
+fn a_title_named_like_an_output_is_no_heading_over_its_bullets() {
+    let d = run_with(
+        "# Summary\n\n## Ensures\n\n- `summary`: at least 10 words\n\n## Strategies\n\n- search first\n",
+        &[("bindings/svc/summary.md", GOOD)],
+    );
+    assert!(
+        import_run(d.path()).is_ok(),
+        "{:?}",
+        import_run(d.path()).map(drop)
+    );
+}
