@@ -240,10 +240,18 @@ static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
 /// Words before a bare count that make it no exact count ("more than 3
 /// items", "about 5 words", "exceeding 20 words"), a count phrase not
 /// taken right before it (masked: "at least 3 and at most 4 paragraphs")
-/// and another number ("3..4 paragraphs", "3/4 paragraphs").
+/// and another number or a number's first part ("3..4 paragraphs",
+/// "twenty-five words", "10^2 words").
 static NOT_EXACT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)(?:\b(?:than|over|under|above|below|about|around|nearly|almost|approximately|roughly|max|min|maximum|minimum|least|most|exceed|exceeds|exceeding|beyond|past|within|upwards\s+of|in\s+excess\s+of|short\s+of|surpassing|topping)\W*|[<>=≤≥~≈]\s*|\x{1}\s*|(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten))\s*(?:\.\.\.?|…|/|,|&|\band\b|\bor\b)?\s*)$",
+        r"(?i)(?:\b(?:than|over|under|above|below|about|around|nearly|almost|approximately|roughly|max|min|maximum|minimum|least|most|exceed|exceeds|exceeding|beyond|past|within|upwards\s+of|in\s+excess\s+of|short\s+of|surpassing|topping)\W*|[<>=≤≥~≈]\s*|\x{1}\s*|(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand))\s*(?:\.\.\.?|…|/|,|&|\^|-|\band\b|\bor\b)?\s*)$",
+    )
+});
+/// Words right after a bare count's unit that make it no exact count
+/// ("3 paragraphs minimum", "20 words or so").
+static NOT_EXACT_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^\s*(?:minimum|maximum|min|max|tops|at\s+(?:least|most)|or\s+(?:more|fewer|less|so|thereabouts|above|below|over|under)|and\s+(?:up|above|over|more)|plus|\+|approximately|roughly|or\s+fewer)\b",
     )
 });
 /// Words in the sentence before a count that make it a count per item
@@ -581,7 +589,9 @@ pub fn read(text: &str) -> Reading {
                 });
             }
             let unread_here = negation_before(&rest, m.start()).is_some()
-                || (*form == "bare" && NOT_EXACT.is_match(&rest[..m.start()]))
+                || (*form == "bare"
+                    && (NOT_EXACT.is_match(&rest[..m.start()])
+                        || NOT_EXACT_AFTER.is_match(&after)))
                 || per_item
                 || reversed
                 || impossible;

@@ -148,9 +148,21 @@ pub struct Outside {
 enum Naming {
     /// The text it opens with, as rendered ([`opens_with_name`]).
     Opening(String),
+    /// The text of a step (`Execution`, `Strategies`, `Invariants`),
+    /// which may open with a verb spelled as an output (`grade each
+    /// clause`): it names an output it opens with only as a label
+    /// (`grade: …`, `grade — …`, `grade → …`, alone).
+    Label(String),
     /// A name in code or emphasis anywhere in it.
     Marked(String),
-    /// The heading it stands under, whole.
+    /// The text of a line that states a measure (a count, a format, a
+    /// quote: what [`crate::check::read`] measures in a clause): it names
+    /// an output written anywhere in it as words ([`mentions_name`]).
+    Stated(String),
+    /// Names in code or emphasis in a line that states a measure.
+    MarkedStated(Vec<String>),
+    /// A heading over a line that states a measure: it names an output
+    /// written anywhere in it as words.
     Heading(String),
 }
 
@@ -161,17 +173,13 @@ impl Outside {
     pub fn names(&self, name: &str) -> bool {
         match &self.naming {
             Naming::Opening(text) => opens_with_name(text, name),
+            Naming::Label(text) => labels_name(text, name),
             Naming::Marked(n) => binding_key(n) == binding_key(name),
-            Naming::Heading(text) => {
-                let letters = |s: &str| -> String {
-                    name_fold(s)
-                        .chars()
-                        .filter(|c| c.is_alphanumeric())
-                        .collect()
-                };
-                let l = letters(name);
-                !l.is_empty() && letters(&binding_key(text)) == l
+            Naming::Stated(text) => mentions_name(text, name),
+            Naming::MarkedStated(names) => {
+                names.iter().any(|n| binding_key(n) == binding_key(name))
             }
+            Naming::Heading(text) => mentions_name(text, name),
         }
     }
 }
@@ -632,10 +640,13 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let mut outside: Vec<(Outside, Option<usize>, bool)> = Vec::new();
     // The level of the open section of inputs or wiring, if any.
     let mut wiring: Option<usize> = None;
-    // The level and text of a heading outside the sections of clauses
-    // that may be an output's name (`### summary`): the bullets under it
-    // name it.
-    let mut named_heading: Option<(usize, String)> = None;
+    // The headings outside the sections of clauses open around a line,
+    // each (level, text): one may be an output's name (`### summary`),
+    // and a line under it stating a measure commits on it.
+    let mut headings: Vec<(usize, String)> = Vec::new();
+    let mut seen_section = false;
+    // The level of an open section of how the work is done, if any.
+    let mut steps: Option<usize> = None;
     // Notes outside the sections of clauses pointing below (`See
     // below.`): (line, inline service).
     let mut pointers: Vec<(usize, Option<usize>)> = Vec::new();
@@ -737,16 +748,28 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             if is_wiring(&title) {
                 wiring = Some(level);
             }
-            if named_heading.as_ref().is_some_and(|(l, _)| level <= *l) {
-                named_heading = None;
+            while headings.last().is_some_and(|(l, _)| level <= *l) {
+                headings.pop();
             }
-            // (A level-1 heading is the file's title, over everything.)
-            if level >= 2
-                && section_kind(&title).is_none()
-                && !matches!(open, Some((_, Kind::Commit(_))))
+            if steps.is_some_and(|l| level <= l) {
+                steps = None;
+            }
+            // How the work is done (`Execution`, `Strategies`,
+            // `Invariants`): its headings name phases, often after the
+            // outputs they make (`#### grade`).
+            if steps.is_none() && never_clauses(&title) && !is_wiring(&title) {
+                steps = Some(level);
+            }
+            // (A level-1 heading before any section is the file's title,
+            // over everything.)
+            if steps.is_none()
+                && (level >= 2 || seen_section)
+                && !matches!(section_kind(&title), Some(Kind::Commit(_) | Kind::Errors))
+                && !is_wiring(&title)
             {
-                named_heading = Some((level, opening(&rendered_inline(&title))));
+                headings.push((level, bare_title(&rendered_inline(&title))));
             }
+            seen_section |= section_kind(&title).is_some();
             // Under a section of clauses, a deeper heading is a facet or a
             // sub-heading whatever its name (`### Environment` under
             // `## Maintains`): its bullets stay clauses.
@@ -843,6 +866,8 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                     .and_then(|r| r.split('|').next())
                     .map(str::trim)
             });
+            // A line of prose there is read as an item is.
+            let item = item.or_else(|| Some(unquoted.trim()).filter(|t| !t.is_empty()));
             if let Some(item) = item {
                 let at = |naming| Outside {
                     line: lineno,
@@ -854,6 +879,12 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                     svc,
                     false,
                 ));
+                // An error's description may name an output; one that
+                // states a measure of it (`` the `summary` then has at
+                // least 90 words ``) is a commitment.
+                if measured(&rendered_inline(item)) {
+                    outside.push((at(Naming::MarkedStated(names_marked(unquoted))), svc, false));
+                }
             }
         }
         if !matches!(open, Some((_, Kind::Commit(_) | Kind::Errors))) {
@@ -888,28 +919,71 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 // that is a name (`### out`), commits on it as much as a
                 // clause would.
                 Some(item) => {
-                    outside.push(at(Naming::Opening(opening(&rendered_inline(item)))));
+                    let text = opening(&rendered_inline(item));
+                    // In a step, a name in code or emphasis opens a
+                    // label as plainly as a colon does.
+                    let marked = item.trim_start().starts_with(['`', '*', '_']);
+                    outside.push(at(if steps.is_some() && !marked {
+                        Naming::Label(text)
+                    } else {
+                        Naming::Opening(text)
+                    }));
                     outside.extend(
                         names_marked(unquoted)
                             .into_iter()
                             .map(|n| at(Naming::Marked(n))),
                     );
-                    if let Some((_, h)) = &named_heading {
-                        outside.push(at(Naming::Heading(h.clone())));
-                    }
                 }
                 None => {
                     let shown = rendered_inline(unquoted);
                     if split_name(&opening(&shown)).is_some() {
                         outside.push(at(Naming::Opening(opening(&shown))));
                     }
-                    // A short sentence pointing below (`See below.`,
-                    // `Details below.`).
-                    let words = shown.split_whitespace().count();
-                    if (1..=8).contains(&words) && points_below(&shown) {
-                        pointers.push((lineno, svc));
-                    }
                 }
+            }
+            // Any line stating a measure (a count, a format, a quote)
+            // commits on an output it names anywhere as words, or that a
+            // heading over it names (`The summary has at least 90 words.`,
+            // `### summary` / `- at least 90 words`).
+            // A heading the reader above does not take for one (`<h3>out</h3>`,
+            // `> ### out`, `out` over a `---` or `===` line) stands over
+            // what follows as well.
+            if let Some((level, title)) = html_heading(unquoted)
+                .or_else(|| (unquoted != trimmed).then(|| heading(unquoted)).flatten())
+                .or_else(|| {
+                    let under = lines.get(i + 1).map(|l| l.trim()).unwrap_or_default();
+                    let ruled = |c: char| under.len() >= 2 && under.chars().all(|x| x == c);
+                    let level = if ruled('=') {
+                        1
+                    } else if ruled('-') {
+                        2
+                    } else {
+                        0
+                    };
+                    (level > 0 && item.is_none() && !unquoted.trim().is_empty())
+                        .then(|| (level, unquoted.trim().to_string()))
+                })
+            {
+                while headings.last().is_some_and(|(l, _)| level <= *l) {
+                    headings.pop();
+                }
+                if steps.is_none() {
+                    headings.push((level, bare_title(&rendered_inline(&title))));
+                }
+            }
+            // (Not in a step: `Execution`, `Strategies` and `Invariants`
+            // describe the work, and their data, in the words of its
+            // outputs: `Each grade has: …` there is no clause.)
+            let shown = rendered_inline(unquoted);
+            if steps.is_none() && !shown.trim().is_empty() && measured(&shown) {
+                outside.push(at(Naming::Stated(shown.clone())));
+                outside.extend(headings.iter().map(|(_, h)| at(Naming::Heading(h.clone()))));
+            }
+            // A short sentence pointing below (`See below.`, `Details
+            // below.`), a list item too.
+            let words = shown.split_whitespace().count();
+            if (1..=8).contains(&words) && points_below(&shown) {
+                pointers.push((lineno, svc));
             }
             mentions.extend(
                 names_marked(unquoted)
@@ -1165,13 +1239,26 @@ fn rendered_inline(text: &str) -> String {
         .find_map(|b| trimmed.strip_prefix(b))
         .unwrap_or(text);
     let decoded = crate::check::decode_entities(text);
-    let untagged = TAG.replace_all(&decoded, "");
+    // A tag parts what it stands between (`<td>a</td><td>b</td>`).
+    let untagged = TAG.replace_all(&decoded, " ");
     let unlinked = LINK.replace_all(&untagged, "$1");
     ESCAPE
         .replace_all(&unlinked, "$1")
         .chars()
         .filter(|c| !pactum_core::text::shown_as_code_point(*c))
         .collect()
+}
+
+/// An HTML heading written on one line (`<h3>summary</h3>`): its level
+/// and text.
+fn html_heading(line: &str) -> Option<(usize, String)> {
+    use std::sync::LazyLock;
+    static H: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"(?i)^\s*<h([1-6])\b[^>]*>(.*?)</h[1-6]\s*>\s*$")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    let c = H.captures(line)?;
+    Some((c[1].parse().ok()?, c[2].to_string()))
 }
 
 /// Where an item's text opens once its decoration is dropped: a task box
@@ -1219,16 +1306,88 @@ fn name_fold(s: &str) -> String {
 /// an extension aside (`out.md`); or, in a first word that is a path or a dotted
 /// name, after a `/` or `.` (`bindings/svc/summary.md`, `svc.summary`).
 pub(crate) fn opens_with_name(text: &str, name: &str) -> bool {
+    let Some((t, at)) = name_matcher(text, name) else {
+        return false;
+    };
+    let first = t.iter().position(|c| c.is_whitespace()).unwrap_or(t.len());
+    at(0)
+        || (0..first)
+            .filter(|&i| matches!(t[i], '/' | '.'))
+            .any(|i| at(i + 1))
+}
+
+/// Whether `text` opens with the output `name` ([`opens_with_name`]) as
+/// a label: the name alone, or followed by `:`, a dash, `→`, `=` or `(`.
+fn labels_name(text: &str, name: &str) -> bool {
+    let Some((t, at)) = name_matcher(text, name) else {
+        return false;
+    };
+    if !at(0) {
+        return false;
+    }
+    // Where the name ends: after as many letters and digits as it has,
+    // and the separators between them.
+    let letters = name_fold(name)
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .count();
+    let mut seen = 0;
+    let mut end = 0;
+    for (i, c) in t.iter().enumerate() {
+        if seen == letters {
+            break;
+        }
+        if c.is_alphanumeric() {
+            seen += 1;
+        }
+        end = i + 1;
+    }
+    let rest: String = t[end..].iter().collect();
+    let rest = rest.trim_start();
+    rest.is_empty() || rest.starts_with([':', '-', '–', '—', '→', '=', '(', '.'])
+}
+
+/// Whether `text` names the output `name` anywhere as words, spelled as
+/// [`opens_with_name`] reads a name, starting after no letter or digit.
+pub(crate) fn mentions_name(text: &str, name: &str) -> bool {
+    let Some((t, at)) = name_matcher(text, name) else {
+        return false;
+    };
+    (0..t.len()).any(|i| (i == 0 || !t[i - 1].is_alphanumeric()) && at(i))
+}
+
+/// Whether a line states what a clause would measure of an output's
+/// content ([`crate::check::read`]): a count (or one it would leave to
+/// the judge), a quote, the fields of each item. A format alone (`writes
+/// the report as JSON`) is how a description says what an output is.
+fn measured(text: &str) -> bool {
+    use crate::check::Measure;
+    fn content(m: &Measure) -> bool {
+        match m {
+            Measure::Count { .. } | Measure::Contains(_) | Measure::Each { .. } => true,
+            Measure::Not(inner) => content(inner),
+            _ => false,
+        }
+    }
+    let r = crate::check::read(text);
+    r.measures.iter().any(|(_, m)| content(m)) || !r.unread.is_empty()
+}
+
+/// `text` folded, and a test of whether `name` is spelled there from a
+/// position on ([`opens_with_name`]); `None` for a name of no letter.
+#[allow(clippy::type_complexity)]
+fn name_matcher(text: &str, name: &str) -> Option<(Vec<char>, impl Fn(usize) -> bool)> {
     let want: Vec<char> = name_fold(name)
         .chars()
         .filter(|c| c.is_alphanumeric())
         .collect();
     if want.is_empty() {
-        return false;
+        return None;
     }
     let t: Vec<char> = name_fold(text).chars().collect();
-    let first = t.iter().position(|c| c.is_whitespace()).unwrap_or(t.len());
-    let at = |from: usize| {
+    let t2 = t.clone();
+    let at = move |from: usize| {
+        let t = &t2;
         let mut j = 0;
         let mut i = from;
         while j < want.len() {
@@ -1260,10 +1419,7 @@ pub(crate) fn opens_with_name(text: &str, name: &str) -> bool {
             _ => true,
         }
     };
-    at(0)
-        || (0..first)
-            .filter(|&i| matches!(t[i], '/' | '.'))
-            .any(|i| at(i + 1))
+    Some((t, at))
 }
 
 /// A sentence opening with a bare capitalised word and a colon (`Format:

@@ -1658,6 +1658,20 @@ fn named_error(condition: &str, c: &RunContract) -> Result<String, String> {
             .map(|w| w.replace('’', "'"))
             .collect()
     };
+    // A sign is no plain word: `!search-failed`, `~search-failed` and
+    // `¬search-failed` negate it.
+    if let Some(sign) = condition.chars().find(|ch| {
+        !(ch.is_alphanumeric()
+            || ch.is_whitespace()
+            || matches!(
+                ch,
+                '-' | '_' | '\'' | '’' | '`' | '*' | '"' | '“' | '”' | '.' | ','
+            ))
+    }) {
+        return Err(format!(
+            "the condition holds `{sign}`, which pactum does not read (a negation, an operator): it reads only a condition that names an error that occurred"
+        ));
+    }
     let cond = norm(condition);
     if let Some(w) = cond
         .iter()

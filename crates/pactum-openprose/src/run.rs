@@ -494,9 +494,7 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         } else {
             by_service.get(local.as_str()).cloned().unwrap_or_default()
         };
-        for e in &mut c.errors {
-            named_as_declared(e, &c.declared.errors);
-        }
+
         let logged_ok = logged.contains(local.as_str());
         let workspace_ok = workspaces.contains(&local) && c.errors.is_empty();
         c.completed = if !c.errors.is_empty() {
@@ -3091,31 +3089,6 @@ fn is_log_time(time: &str) -> bool {
 /// arrow or a mark that is not a step line, an end line of another form,
 /// a line after the end, or no end line at all (a run cut short or still
 /// going) is an error (never skipped silently).
-/// A `✗` step's error, read as its first word (`✗ Search Failed
-/// (timeout)` reads `Search`), is the longest declared error its whole
-/// text opens with: the contract's `search-failed`.
-fn named_as_declared(e: &mut RunError, declared: &[crate::contract::DeclaredError]) {
-    let key = crate::contract::error_key;
-    if !e.source.starts_with("vm.log.md:") {
-        return;
-    }
-    let said = key(&e.message);
-    let opens = |d: &&crate::contract::DeclaredError| {
-        let k = key(&d.name);
-        !k.is_empty()
-            && said
-                .strip_prefix(&k)
-                .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
-    };
-    if let Some(d) = declared
-        .iter()
-        .filter(opens)
-        .max_by_key(|d| key(&d.name).len())
-    {
-        e.name = d.name.clone();
-    }
-}
-
 fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
     #[allow(clippy::unwrap_used)] // a constant pattern
     let step = Regex::new(r"^(\d+)\s*→\s*(\S+)\s+(✓|✗)(?:\s+(.*))?$").unwrap();
@@ -3226,11 +3199,14 @@ fn parse_log(file: &str, text: &str) -> Result<Log, ImportError> {
                 log.ok.push(svc);
             } else {
                 let msg = c.get(4).map_or("", |m| m.as_str()).trim().to_string();
-                let name = msg
-                    .split(|ch: char| ch == ':' || ch.is_whitespace())
-                    .next()
-                    .unwrap_or("")
-                    .to_string();
+                // The error is the text before its message (`✗
+                // search-failed: timed out`), read whole as a heading of
+                // `__error.md` is: `✗ Search Failed (timeout)` is
+                // `search-failed`, `✗ search-failed-permanently` another.
+                let name = pactum_core::text::truncate_chars(
+                    msg.split(':').next().unwrap_or("").trim(),
+                    MAX_ERROR_CHARS,
+                );
                 if name.is_empty() {
                     return Err(ImportError::RunFile {
                         file: file.into(),

@@ -228,3 +228,49 @@ fn a_title_named_like_an_output_is_no_heading_over_its_bullets() {
         import_run(d.path()).map(drop)
     );
 }
+
+#[test]
+fn the_steps_of_the_work_may_be_named_after_the_outputs_they_make() {
+    let d = run_with(
+        "## Ensures\n\n- `report`: at least 10 words\n\n## Execution\n\nThe work runs in two phases.\n\n#### collect\n\nGathers the sources.\n\n#### report\n\nProduces one entry per finding. Each report has: title, source, verdict (\"kept\" / \"dropped\").\n\nStrategies:\n- report each finding on its own — one finding never sways another\n- when a finding cites at least 3 sources, say so\n",
+        &[("bindings/svc/report.md", GOOD)],
+    );
+    assert!(
+        import_run(d.path()).is_ok(),
+        "{:?}",
+        import_run(d.path()).map(drop)
+    );
+    // A label naming the output there still commits on it.
+    let d = run_with(
+        "## Ensures\n\n- `report`: at least 10 words\n\n## Execution\n\n- report: at least 90 words\n",
+        &[("bindings/svc/report.md", GOOD)],
+    );
+    assert!(import_run(d.path()).is_err());
+}
+
+#[test]
+fn a_line_stating_a_count_of_an_output_it_names_anywhere_is_refused() {
+    for tail in [
+        "## Output details\n\n- (a) summary: at least 90 words\n",
+        "## Output details\n\nsummary → at least 90 words\n",
+        "## Output details\n\nsummary = at least 90 words\n",
+        "## Notes\n\n<table><tr><td>summary</td><td>at least 90 words</td></tr></table>\n",
+        "## Notes\n\nIn the sum\u{ad}mary, use at least 90 words.\n",
+        "## Notes\n\nSee section 4.\n\n## 4. Appendix\n\nThe summary has at least 90 words.\n",
+        "## Errors\n\n- search-failed: `summary` then has at least 90 words\n",
+        "## Errors\n\n### search-failed\n\nsummary → says \"none\"\n",
+        "## Output details\n\nsummary\n-------\n\n- at least 90 words\n",
+        "## Output details\n\n<h3>summary</h3>\n\n- at least 90 words\n",
+        "## Output details\n\n### Summary (markdown)\n\n- at least 90 words\n",
+        "## Output details\n\n### summary\n\n#### Length\n\n- at least 90 words\n",
+        "## Output details\n\n### The summary\n\n- at least 90 words\n",
+    ] {
+        assert!(
+            matches!(service(tail), Err(ImportError::Contract { .. })),
+            "{tail}: {:?}",
+            service(tail)
+        );
+    }
+    // A format alone is how a description says what an output is.
+    assert!(service("## Notes\n\nThe summary is written as a bulleted list.\n").is_ok());
+}
