@@ -632,11 +632,11 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     let mut current: Option<Bullet> = None;
     // The lines of sentences opening with a bare `name:`.
     let mut labelled: BTreeSet<usize> = BTreeSet::new();
-    // Bullets, table rows and label lines opening with a name (`` -
-    // `out`: … ``, `` | `out` | … ``), and bullets and table rows naming
-    // one in code or emphasis anywhere, outside every section of clauses:
-    // (line, name, inline service), refused once every clause is read if
-    // the name is one of the contract's outputs.
+    // The lines outside every section of clauses that may name an output
+    // ([`Outside`]), each with its inline service and whether it is in a
+    // section of inputs or wiring: refused once every clause is read if
+    // one names an output of the contract (the run's are checked by the
+    // run reader).
     let mut outside: Vec<(Outside, Option<usize>, bool)> = Vec::new();
     // The level of the open section of inputs or wiring, if any.
     let mut wiring: Option<usize> = None;
@@ -1132,7 +1132,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         if let Some(name) = named {
             return Err(err(
                 *line,
-                format!("a bullet or table row on the output `{name}` in a section that holds no clause: it reads as a commitment on `{name}` that would never be graded; move it under `Ensures` (or `Returns`, `Maintains`), or write it as prose"),
+                format!("a line on the output `{name}` in a section that holds no clause: it reads as a commitment on `{name}` that would never be graded; move it under `Ensures` (or `Returns`, `Maintains`), or write it without a count or a quote of the output"),
             ));
         }
     }

@@ -494,7 +494,6 @@ fn import_at(dir: &Path, prefix: &str, depth: usize) -> Result<Run, ImportError>
         } else {
             by_service.get(local.as_str()).cloned().unwrap_or_default()
         };
-
         let logged_ok = logged.contains(local.as_str());
         let workspace_ok = workspaces.contains(&local) && c.errors.is_empty();
         c.completed = if !c.errors.is_empty() {
@@ -1877,10 +1876,11 @@ impl Ctx<'_> {
         Ok((m.system_name, Layout::System, contracts, Some(owners)))
     }
 
-    /// Refuses a bullet or table row of `file` (at `rel`), outside every
-    /// section of clauses, on an output of the run: another node's, a
-    /// caller return, or a binding the run holds beside the declared ones.
-    /// It reads as a commitment no clause would grade.
+    /// Refuses a line of `file` (at `rel`) outside every section of
+    /// clauses that names an output of the run ([`crate::contract::Outside`]):
+    /// another node's, a caller return, a nested run's, or a binding the
+    /// run holds beside the declared ones. It reads as a commitment no
+    /// clause would grade.
     fn no_commitment_outside(
         &self,
         rel: &str,
@@ -1908,7 +1908,7 @@ impl Ctx<'_> {
                     file: self.dir.join(rel).display().to_string(),
                     line: o.line,
                     message: format!(
-                        "a bullet or table row naming `{}`, an output of `{}` in this run, in a section that holds no clause: it reads as a commitment on it that would never be graded; move it under the `Ensures` (or `Returns`, `Maintains`) of the contract that produces it, or write it as prose",
+                        "a line naming `{}`, an output of `{}` in this run, in a section that holds no clause: it reads as a commitment on it that would never be graded; move it under the `Ensures` (or `Returns`, `Maintains`) of the contract that produces it, or write it without a count or a quote of the output",
                         shown(name),
                         shown(owner)
                     ),
