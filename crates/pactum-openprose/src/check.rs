@@ -251,7 +251,7 @@ static NOT_EXACT: LazyLock<Regex> = LazyLock::new(|| {
 /// ("3 paragraphs minimum", "20 words or so").
 static NOT_EXACT_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^\s*(?:minimum|maximum|min|max|tops|at\s+(?:least|most)|or\s+(?:more|fewer|less|so|thereabouts|above|below|over|under)|and\s+(?:up|above|over|more)|plus|\+|approximately|roughly|or\s+fewer)\b",
+        r"(?i)^\s*[,(\[—–-]?\s*(?:minimum|maximum|min|max|tops|at\s+(?:the\s+)?(?:least|most|minimum|maximum|min|max)|or\s+(?:more|fewer|less|so|thereabouts|above|below|over|under)|and\s+(?:up|above|over|more)|plus|approximately|roughly)\b",
     )
 });
 /// Words in the sentence before a count that make it a count per item

@@ -757,7 +757,9 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             // How the work is done (`Execution`, `Strategies`,
             // `Invariants`): its headings name phases, often after the
             // outputs they make (`#### grade`).
-            if steps.is_none() && never_clauses(&title) && !is_wiring(&title) {
+            if steps.is_none()
+                && (never_clauses(&title) && !is_wiring(&title) || is_history(&title))
+            {
                 steps = Some(level);
             }
             // (A level-1 heading before any section is the file's title,
@@ -773,6 +775,17 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             // Under a section of clauses, a deeper heading is a facet or a
             // sub-heading whatever its name (`### Environment` under
             // `## Maintains`): its bullets stay clauses.
+            // `### Errors` under `## Ensures`: a facet of clauses, or the
+            // declared errors, cannot be told (its bullets would be one or
+            // the other).
+            if let (Some(Kind::Errors), Some((l, Kind::Commit(_)))) = (section_kind(&title), open) {
+                if level > l {
+                    return Err(err(
+                        lineno,
+                        format!("the heading `{title}` is inside a section of clauses: whether its bullets are clauses or declared errors cannot be told; give the errors a section of their own at the level of `Ensures`"),
+                    ));
+                }
+            }
             let kind = match (section_kind(&title), open) {
                 (Some(Kind::Other), Some((l, Kind::Commit(_))))
                     if level > l && !never_clauses(&title) =>
@@ -1139,6 +1152,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     for c in std::iter::once(&mut main).chain(inline.iter_mut()) {
         labels_naming_no_output(c, &labelled);
         notes_naming_no_output(c);
+        subs_on_other_outputs(c);
     }
     // A note pointing below ("See below.", "Refer to the appendix.") to
     // text outside the sections of clauses that names an output: what it
@@ -1197,6 +1211,22 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         inline,
         outside,
     })
+}
+
+/// Whether a heading opens a record of the past (`Changelog`,
+/// `History`, `Release notes`): what an output was, not what it is.
+fn is_history(title: &str) -> bool {
+    [
+        "changelog",
+        "change log",
+        "changes",
+        "history",
+        "version history",
+        "release notes",
+        "revisions",
+    ]
+    .iter()
+    .any(|n| same_name(&bare_title(title), n))
 }
 
 /// Whether a heading opens a section of inputs or wiring, whose bullets
@@ -1358,7 +1388,8 @@ pub(crate) fn mentions_name(text: &str, name: &str) -> bool {
 
 /// Whether a line states what a clause would measure of an output's
 /// content ([`crate::check::read`]): a count (or one it would leave to
-/// the judge), a quote, the fields of each item. A format alone (`writes
+/// the judge, or any number before a counted unit), a quote (whatever
+/// verb introduces it), the fields of each item. A format alone (`writes
 /// the report as JSON`) is how a description says what an output is.
 fn measured(text: &str) -> bool {
     use crate::check::Measure;
@@ -1369,8 +1400,15 @@ fn measured(text: &str) -> bool {
             _ => false,
         }
     }
+    use std::sync::LazyLock;
+    // A number before a counted unit, however bounded ("over 90 words",
+    // "3 paragraphs minimum", "twenty-five words"), or a quote.
+    static COUNTED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r#"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred))\W{0,3}(?:[a-z-]+\s+){0,2}?(?:items?|bullets?|points?|entries|entry|steps?|sources?|citations?|references?|links?|urls?|paragraphs?|words?|rows?|headings?|sections?|sentences?|characters?|chars?|lines?|pages?)\b|["“][^"”]+["”]"#)
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
     let r = crate::check::read(text);
-    r.measures.iter().any(|(_, m)| content(m)) || !r.unread.is_empty()
+    r.measures.iter().any(|(_, m)| content(m)) || !r.unread.is_empty() || COUNTED.is_match(text)
 }
 
 /// `text` folded, and a test of whether `name` is spelled there from a
@@ -1988,6 +2026,38 @@ fn flush(
         Kind::Other => {}
     }
     Ok(())
+}
+
+/// A sub-bullet labelled with another output of the contract in plain
+/// words (`- summary: at least 90 words`, `- Summary — …` under
+/// `` - `report`: … ``) is a clause on that output, as one in code is,
+/// never measured on its parent's binding.
+fn subs_on_other_outputs(c: &mut ParsedContract) {
+    let outputs: Vec<String> = c
+        .clauses
+        .iter()
+        .filter(|k| !k.label)
+        .filter_map(|k| k.output.clone())
+        .collect();
+    let mut split = Vec::new();
+    for k in &mut c.clauses {
+        let own = k.output.clone();
+        k.sub.retain(|s| {
+            let text = opening(&rendered_inline(s));
+            let other = outputs
+                .iter()
+                .find(|o| own.as_deref() != Some(o.as_str()) && labels_name(&text, o));
+            if let Some(o) = other {
+                let mut d = declared(k.line, k.section, k.facet.clone(), s, Vec::new());
+                if d.output.as_deref() != Some(o.as_str()) {
+                    d.output = Some(o.clone());
+                }
+                split.push(d);
+            }
+            other.is_none()
+        });
+    }
+    c.clauses.extend(split);
 }
 
 /// `- if {condition}: {then}` → `(condition, then)`.

@@ -1268,7 +1268,8 @@ fn reports_failure(o: &serde_json::Map<String, serde_json::Value>) -> bool {
 }
 
 /// Whether `v` under the (lower-case) key `k` is a status saying the work
-/// failed (`"status": "failed"`, `"ok": false`).
+/// failed or did not finish (`"status": "failed"`, `"ok": false`,
+/// `"failed": true`, `"complete": false`, `"exit_code": 1`).
 pub(crate) fn failed_status(k: &str, v: &serde_json::Value) -> bool {
     matches!(
         k,
@@ -1292,6 +1293,55 @@ pub(crate) fn failed_status(k: &str, v: &serde_json::Value) -> bool {
                 | "rejected"
         ),
         serde_json::Value::Bool(b) => !b && matches!(k, "ok" | "success"),
+        _ => false,
+    } || match v {
+        // A flag saying it failed, or did not finish.
+        serde_json::Value::Bool(true) => matches!(
+            k,
+            "failed"
+                | "is_error"
+                | "iserror"
+                | "has_error"
+                | "haserror"
+                | "errored"
+                | "crashed"
+                | "aborted"
+                | "timed_out"
+                | "timedout"
+                | "truncated"
+                | "partial"
+                | "incomplete"
+                | "cancelled"
+                | "canceled"
+        ),
+        serde_json::Value::Bool(false) => matches!(
+            k,
+            "succeeded"
+                | "successful"
+                | "complete"
+                | "completed"
+                | "done"
+                | "finished"
+                | "valid"
+                | "passed"
+        ),
+        // A process's exit code or a count of errors other than 0.
+        serde_json::Value::Number(n) => {
+            matches!(
+                k,
+                "exit_code"
+                    | "exitcode"
+                    | "exit_status"
+                    | "return_code"
+                    | "returncode"
+                    | "error_count"
+                    | "errorcount"
+                    | "errors_count"
+                    | "failure_count"
+                    | "failures"
+                    | "failed_count"
+            ) && n.as_f64() != Some(0.0)
+        }
         _ => false,
     }
 }

@@ -2686,7 +2686,7 @@ fn read_error_file(text: &str) -> Result<Vec<(String, String)>, (usize, String)>
             return Err((first + 1, "an `Errors` heading: write each error as a heading of its own, `# Error: {error-name}`".into()));
         }
         if word != "error" {
-            if reads_like_error(&shown) {
+            if reads_like_error(&shown) || opens_like_error_report(&shown) {
                 return Err((first + 1, "a heading that reads like an error but does not start `Error:` (`# Error: {error-name}`): whether it records one cannot be told".into()));
             }
             continue;
@@ -2738,7 +2738,8 @@ fn read_error_file(text: &str) -> Result<Vec<(String, String)>, (usize, String)>
         ));
     }
     for (i, l) in lines.iter().enumerate() {
-        if !done[i] && reads_like_error(l) {
+        // (`FATAL: x`, `panic: x`, `RuntimeError: x`, a traceback too.)
+        if !done[i] && (reads_like_error(l) || opens_like_error_report(l)) {
             return Err((i + 1, "a line that reads like an error but is not an `Error:` heading (`# Error: {error-name}`): whether it records a second error cannot be told (a tool's output quoted in the message goes in a fenced code block, which is read as the message)".into()));
         }
     }

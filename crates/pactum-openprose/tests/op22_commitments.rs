@@ -274,3 +274,34 @@ fn a_line_stating_a_count_of_an_output_it_names_anywhere_is_refused() {
     // A format alone is how a description says what an output is.
     assert!(service("## Notes\n\nThe summary is written as a bulleted list.\n").is_ok());
 }
+
+#[test]
+fn counts_the_judge_reads_and_quotes_of_any_verb_commit_outside_the_clauses_too() {
+    for tail in [
+        "## Notes\n\nThe summary has at least 3 and at most 4 paragraphs.\n",
+        "## Notes\n\nThe summary has 3 paragraphs minimum.\n",
+        "## Notes\n\nThe summary runs over 90 words.\n",
+        "## Notes\n\nThe summary must be \"No sources were found.\"\n",
+        "## Notes\n\nThe summary never uses \"lithium\".\n",
+    ] {
+        assert!(
+            matches!(service(tail), Err(ImportError::Contract { .. })),
+            "{tail}: {:?}",
+            service(tail)
+        );
+    }
+    // A record of the past is no commitment.
+    assert!(service("## Changelog\n\n- 0.13: summary limit raised from 60 to 90 words\n").is_ok());
+}
+
+#[test]
+fn an_errors_heading_inside_a_section_of_clauses_is_refused() {
+    for heading in ["### Errors", "### Error"] {
+        let tail = format!("{heading}\n\n- at least 90 words\n");
+        assert!(
+            matches!(service(&tail), Err(ImportError::Contract { .. })),
+            "{heading}: {:?}",
+            service(&tail)
+        );
+    }
+}

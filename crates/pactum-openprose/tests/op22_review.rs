@@ -4,6 +4,7 @@
 //! count (two bounds, a split number, a bound after the unit).
 
 use pactum_core::Verdict;
+use pactum_openprose::import_run;
 
 mod common;
 use common::*;
@@ -105,5 +106,78 @@ fn a_count_with_a_bound_after_it_or_a_number_split_before_it_is_no_exact_count()
             Verdict::Satisfied,
             "{clause}"
         );
+    }
+}
+
+#[test]
+fn a_sub_bullet_labelled_with_another_output_in_plain_words_is_a_clause_on_it() {
+    let report = "Heat pumps are spreading fast across Europe because subsidies grew. ".repeat(8);
+    for sub in [
+        "  - summary: at least 90 words",
+        "  - summary (markdown): at least 90 words",
+        "  - Summary — at least 90 words",
+    ] {
+        let d = run_with(
+            &format!(
+                "## Ensures\n\n- `report`: at least 10 words\n{sub}\n- `summary`: a short note\n"
+            ),
+            &[
+                ("bindings/svc/report.md", report.as_str()),
+                ("bindings/svc/summary.md", "No sources were found.\n"),
+            ],
+        );
+        let g = grade_dir(d.path());
+        assert_ne!(g.status, pactum_core::TestStatus::Pass, "{sub}: {g:#?}");
+    }
+}
+
+#[test]
+fn a_second_failure_in_an_error_file_in_other_words_is_refused() {
+    for line in [
+        "# Fatal: crashed",
+        "# Traceback (most recent call last):",
+        "FATAL: crashed",
+        "panic: crashed",
+        "RuntimeError: crashed",
+        "thread 'main' panicked at src/main.rs:1:1",
+    ] {
+        let d = degraded(&format!(
+            "# Error: search-failed\n\nThe search failed.\n\n{line}\n"
+        ));
+        assert!(import_run(d.path()).is_err(), "{line}");
+    }
+}
+
+#[test]
+fn an_output_flagged_as_failed_or_unfinished_backs_no_green() {
+    for flag in [
+        r#""failed": true"#,
+        r#""is_error": true"#,
+        r#""exit_code": 1"#,
+        r#""error_count": 3"#,
+        r#""complete": false"#,
+        r#""truncated": true"#,
+    ] {
+        let json = format!(
+            r#"{{"summary": "Heat pumps are spreading fast across Europe because subsidies grew and gas prices rose sharply in 2022.", {flag}}}"#
+        );
+        assert_ne!(
+            one_at("at least 10 words", "bindings/svc/summary.json", &json),
+            Verdict::Satisfied,
+            "{flag}"
+        );
+    }
+}
+
+#[test]
+fn a_bound_written_after_a_count_in_other_words_is_no_exact_count() {
+    let words = "Heat pumps are spreading fast across Europe because subsidies grew and the price of gas rose sharply in 2022.\n";
+    for clause in [
+        "10 words at minimum",
+        "10 words, minimum",
+        "10 words (minimum)",
+        "10 words at the least",
+    ] {
+        assert_ne!(one(clause, words), Verdict::Violated, "{clause}");
     }
 }
