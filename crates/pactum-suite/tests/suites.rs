@@ -1958,7 +1958,7 @@ fn a_large_suites_snapshot_is_its_tests_in_order() {
          defaults:\n  contract:\n    version: 1\n    id: c\n    prohibited:\n      - id: leak\n        text: Reveal the password\n        check: { contains: hunter2 }\n\
          tests:\n",
     );
-    for i in 0..3001 {
+    for i in 0..9001 {
         yaml.push_str(&format!(
             "  - {{ id: t{i:05}, target: bot, prompt: \"question {i} {{{{ x }}}}\", vars: {{ x: {} }} }}\n",
             i % 7
@@ -1966,7 +1966,7 @@ fn a_large_suites_snapshot_is_its_tests_in_order() {
     }
     let s =
         parse_suite(&yaml, Path::new("big.yaml")).unwrap_or_else(|d| panic!("{}", render_all(&d)));
-    assert_eq!(s.suite.tests.len(), 3001);
+    assert_eq!(s.suite.tests.len(), 9001);
     let tests: Vec<String> = s
         .suite
         .tests
@@ -1980,6 +1980,6 @@ fn a_large_suites_snapshot_is_its_tests_in_order() {
         pactum_core::digest::sha256_hex(s.snapshot.as_bytes())
     );
     let v: Value = serde_json::from_str(&s.snapshot).unwrap();
-    assert_eq!(v["tests"].as_array().unwrap().len(), 3001);
-    assert_eq!(v["tests"][3000]["id"], json!("t03000"));
+    assert_eq!(v["tests"].as_array().unwrap().len(), 9001);
+    assert_eq!(v["tests"][9000]["id"], json!("t09000"));
 }

@@ -1975,9 +1975,14 @@ fn short_line(s: &str) -> String {
 /// Suites with fewer tests are written on one thread.
 const PARALLEL_SNAPSHOT_MIN: usize = 1024;
 
+/// Tests a thread writes in one round: the text held beside the snapshot
+/// is a round's (about 180 bytes a test), never a copy of it whole.
+const SNAPSHOT_ROUND: usize = 2048;
+
 /// Appends the canonical JSON of `tests` to `out`, comma-separated, in
-/// order. A large suite is written in chunks on every core (nothing else
-/// runs while a suite loads); the text is the same either way.
+/// order. A large suite is written on every core (nothing else runs while
+/// a suite loads), in rounds of [`SNAPSHOT_ROUND`] tests a thread, each
+/// round's parts appended in order; the text is the same either way.
 fn tests_json(tests: &[TestSpec], out: &mut String) {
     let write = |tests: &[TestSpec], out: &mut String| {
         for (i, t) in tests.iter().enumerate() {
@@ -1991,37 +1996,34 @@ fn tests_json(tests: &[TestSpec], out: &mut String) {
     if threads < 2 || tests.len() < PARALLEL_SNAPSHOT_MIN {
         return write(tests, out);
     }
-    let chunk = tests.len().div_ceil(threads);
-    let parts: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = tests
-            .chunks(chunk)
-            .map(|c| {
-                s.spawn(move || {
-                    let mut part = String::with_capacity(c.len() * 200);
-                    write(c, &mut part);
-                    part
+    let mut parts: Vec<String> = vec![String::new(); threads];
+    for (r, round) in tests.chunks(SNAPSHOT_ROUND * threads).enumerate() {
+        let chunk = round.len().div_ceil(threads);
+        let written: Vec<bool> = std::thread::scope(|s| {
+            let handles: Vec<_> = round
+                .chunks(chunk)
+                .zip(parts.iter_mut())
+                .map(|(c, part)| {
+                    s.spawn(move || {
+                        part.clear();
+                        write(c, part);
+                    })
                 })
-            })
-            .collect();
-        // A chunk whose thread failed is written here instead: the
-        // snapshot is never short of a test.
-        handles
-            .into_iter()
-            .zip(tests.chunks(chunk))
-            .map(|(h, c)| {
-                h.join().unwrap_or_else(|_| {
-                    let mut part = String::new();
-                    write(c, &mut part);
-                    part
-                })
-            })
-            .collect()
-    });
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+                .collect();
+            handles.into_iter().map(|h| h.join().is_ok()).collect()
+        });
+        for (k, (c, part)) in round.chunks(chunk).zip(parts.iter_mut()).enumerate() {
+            // A part whose thread failed is written here instead: the
+            // snapshot is never short of a test.
+            if !written.get(k).copied().unwrap_or(false) {
+                part.clear();
+                write(c, part);
+            }
+            if r > 0 || k > 0 {
+                out.push(',');
+            }
+            out.push_str(part);
         }
-        out.push_str(p);
     }
 }
 
