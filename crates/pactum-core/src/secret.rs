@@ -861,6 +861,11 @@ fn glued_key(t: &str) -> bool {
 /// without a digit (its tail is 34 random letters, which may hold none).
 const HF_TAIL_WITHOUT_DIGIT: usize = 30;
 
+/// The fewest characters after a prefix no word holds
+/// ([`GLUED_KEY_PREFIXES`]) for a token of mixed-case letters without a
+/// digit to be a key: GitLab's `glpat-` tokens have 20.
+const PREFIXED_TAIL_WITHOUT_DIGIT: usize = 20;
+
 /// The fewest characters after a known key prefix for [`key_tokens`] to
 /// take a token for a key (`sk-learn` is a word, not a key).
 pub const KEY_TOKEN_MIN_TAIL: usize = 12;
@@ -1680,11 +1685,13 @@ static STARTS_A_PREFIX: std::sync::LazyLock<Box<[bool]>> = std::sync::LazyLock::
 fn is_prefixed_key(token: &str) -> bool {
     KEY_PREFIXES.iter().filter(|p| !p.ends_with(' ')).any(|p| {
         token.strip_prefix(p).is_some_and(|tail| {
+            let mixed = tail.chars().any(|c| c.is_ascii_lowercase())
+                && tail.chars().any(|c| c.is_ascii_uppercase());
             (tail.len() >= KEY_TOKEN_MIN_TAIL && tail.chars().any(|c| c.is_ascii_digit()))
-                || (*p == "hf_"
-                    && tail.len() >= HF_TAIL_WITHOUT_DIGIT
-                    && tail.chars().any(|c| c.is_ascii_lowercase())
-                    && tail.chars().any(|c| c.is_ascii_uppercase()))
+                || (*p == "hf_" && tail.len() >= HF_TAIL_WITHOUT_DIGIT && mixed)
+                // A prefix no word holds (`glpat-`, `ghp_`), then random
+                // letters that happen to hold no digit.
+                || (GLUED_KEY_PREFIXES.contains(p) && tail.len() >= PREFIXED_TAIL_WITHOUT_DIGIT && mixed)
         })
     })
 }
@@ -1959,8 +1966,22 @@ fn aws_secrets(text: &str) -> Vec<&str> {
                 && t.chars().any(|c| c.is_ascii_uppercase())
                 && t.chars().any(|c| c.is_ascii_lowercase())
                 && t.chars().any(|c| c.is_ascii_digit())
+                && !is_path(t)
         })
         .collect()
+}
+
+/// Whether a run of 40 such characters is a file path rather than a key:
+/// three `/` or more, and no part between them mixing upper and lower
+/// case (`/work/op25/scratch/out/A1/workspace/svc/`). A key's 40 random
+/// characters hold that many `/` about once in forty, and then parts of
+/// mixed case.
+fn is_path(t: &str) -> bool {
+    t.matches('/').count() >= 3
+        && t.split('/').all(|part| {
+            !(part.chars().any(|c| c.is_ascii_uppercase())
+                && part.chars().any(|c| c.is_ascii_lowercase()))
+        })
 }
 
 /// Whether `token` is written like a JSON Web Token: three base64url

@@ -2051,3 +2051,27 @@ fn a_credential_in_json_is_read_as_its_name_and_value() {
     assert!(red.redact_value(&mut v));
     assert_eq!(v, json!({"note": REDACTED, "n": 3}));
 }
+
+#[test]
+fn a_token_after_a_prefix_no_word_holds_is_a_key_without_a_digit() {
+    let text = "request failed: glpat-AbCdEfGhIjKlMnOpQrSt";
+    let found: Vec<String> = key_tokens(text)
+        .into_iter()
+        .map(|t| t.to_string())
+        .collect();
+    assert!(
+        found.iter().any(|t| t == "glpat-AbCdEfGhIjKlMnOpQrSt"),
+        "{found:?}"
+    );
+    // A word after a prefix words hold is none.
+    assert!(key_tokens("the sk-learnAbCdEfGhIjKlMnOpQrSt library").is_empty());
+}
+
+#[test]
+fn a_path_of_forty_characters_is_no_aws_secret() {
+    let path = "/work/op25/scratch/out/A1/workspace/svc/_error.md";
+    assert!(aws_secrets(path).is_empty(), "{:?}", aws_secrets(path));
+    // A key with slashes in it still is one.
+    let key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    assert_eq!(aws_secrets(&format!("secret {key} here")), vec![key]);
+}
