@@ -256,17 +256,23 @@ fn bare_title(title: &str) -> String {
 /// section of clauses (`### Examples` under `## Ensures`, `### Tools`
 /// under `## Maintains`) is a sub-heading or facet of it.
 fn never_clauses(title: &str) -> bool {
+    titled(
+        title,
+        &[
+            "requires",
+            "parameters",
+            "invariants",
+            "strategies",
+            "execution",
+        ],
+    )
+}
+
+/// Whether a heading, its decoration aside ([`bare_title`]), reads as one
+/// of `names` ([`same_name`]).
+fn titled(title: &str, names: &[&str]) -> bool {
     let t = bare_title(title);
-    let t = t.as_str();
-    [
-        "requires",
-        "parameters",
-        "invariants",
-        "strategies",
-        "execution",
-    ]
-    .iter()
-    .any(|n| same_name(t, n))
+    names.iter().any(|n| same_name(&t, n))
 }
 
 /// A title as a reader takes it: invisible characters (those pactum shows
@@ -1216,34 +1222,36 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
 /// Whether a heading opens a record of the past (`Changelog`,
 /// `History`, `Release notes`): what an output was, not what it is.
 fn is_history(title: &str) -> bool {
-    [
-        "changelog",
-        "change log",
-        "changes",
-        "history",
-        "version history",
-        "release notes",
-        "revisions",
-    ]
-    .iter()
-    .any(|n| same_name(&bare_title(title), n))
+    titled(
+        title,
+        &[
+            "changelog",
+            "change log",
+            "changes",
+            "history",
+            "version history",
+            "release notes",
+            "revisions",
+        ],
+    )
 }
 
 /// Whether a heading opens a section of inputs or wiring, whose bullets
 /// name what a contract reads, not what it commits to.
 fn is_wiring(title: &str) -> bool {
-    [
-        "requires",
-        "require",
-        "parameters",
-        "inputs",
-        "services",
-        "delegates",
-        "environment",
-        "tools",
-    ]
-    .iter()
-    .any(|n| same_name(&bare_title(title), n))
+    titled(
+        title,
+        &[
+            "requires",
+            "require",
+            "parameters",
+            "inputs",
+            "services",
+            "delegates",
+            "environment",
+            "tools",
+        ],
+    )
 }
 
 /// An item's text as a renderer shows it, near enough to tell which name
@@ -1336,54 +1344,40 @@ fn name_fold(s: &str) -> String {
 /// an extension aside (`out.md`); or, in a first word that is a path or a dotted
 /// name, after a `/` or `.` (`bindings/svc/summary.md`, `svc.summary`).
 pub(crate) fn opens_with_name(text: &str, name: &str) -> bool {
-    let Some((t, at)) = name_matcher(text, name) else {
+    let Some((t, want)) = folded_pair(text, name) else {
         return false;
     };
     let first = t.iter().position(|c| c.is_whitespace()).unwrap_or(t.len());
-    at(0)
-        || (0..first)
-            .filter(|&i| matches!(t[i], '/' | '.'))
-            .any(|i| at(i + 1))
+    std::iter::once(0)
+        .chain(
+            (0..first)
+                .filter(|&i| matches!(t[i], '/' | '.'))
+                .map(|i| i + 1),
+        )
+        .any(|from| name_end(&t, &want, from).is_some())
 }
 
 /// Whether `text` opens with the output `name` ([`opens_with_name`]) as
 /// a label: the name alone, or followed by `:`, a dash, `→`, `=` or `(`.
 fn labels_name(text: &str, name: &str) -> bool {
-    let Some((t, at)) = name_matcher(text, name) else {
+    let Some((t, want)) = folded_pair(text, name) else {
         return false;
     };
-    if !at(0) {
-        return false;
-    }
-    // Where the name ends: after as many letters and digits as it has,
-    // and the separators between them.
-    let letters = name_fold(name)
-        .chars()
-        .filter(|c| c.is_alphanumeric())
-        .count();
-    let mut seen = 0;
-    let mut end = 0;
-    for (i, c) in t.iter().enumerate() {
-        if seen == letters {
-            break;
-        }
-        if c.is_alphanumeric() {
-            seen += 1;
-        }
-        end = i + 1;
-    }
-    let rest: String = t[end..].iter().collect();
-    let rest = rest.trim_start();
-    rest.is_empty() || rest.starts_with([':', '-', '–', '—', '→', '=', '(', '.'])
+    name_end(&t, &want, 0).is_some_and(|end| {
+        let rest: String = t[end..].iter().collect();
+        let rest = rest.trim_start();
+        rest.is_empty() || rest.starts_with([':', '-', '–', '—', '→', '=', '(', '.'])
+    })
 }
 
 /// Whether `text` names the output `name` anywhere as words, spelled as
 /// [`opens_with_name`] reads a name, starting after no letter or digit.
 pub(crate) fn mentions_name(text: &str, name: &str) -> bool {
-    let Some((t, at)) = name_matcher(text, name) else {
+    let Some((t, want)) = folded_pair(text, name) else {
         return false;
     };
-    (0..t.len()).any(|i| (i == 0 || !t[i - 1].is_alphanumeric()) && at(i))
+    (0..t.len())
+        .any(|i| (i == 0 || !t[i - 1].is_alphanumeric()) && name_end(&t, &want, i).is_some())
 }
 
 /// Whether a line states what a clause would measure of an output's
@@ -1411,53 +1405,51 @@ fn measured(text: &str) -> bool {
     r.measures.iter().any(|(_, m)| content(m)) || !r.unread.is_empty() || COUNTED.is_match(text)
 }
 
-/// `text` folded, and a test of whether `name` is spelled there from a
-/// position on ([`opens_with_name`]); `None` for a name of no letter.
-#[allow(clippy::type_complexity)]
-fn name_matcher(text: &str, name: &str) -> Option<(Vec<char>, impl Fn(usize) -> bool)> {
+/// `text` and `name` folded ([`name_fold`]), the name's letters and
+/// digits only; `None` for a name of none.
+fn folded_pair(text: &str, name: &str) -> Option<(Vec<char>, Vec<char>)> {
     let want: Vec<char> = name_fold(name)
         .chars()
         .filter(|c| c.is_alphanumeric())
         .collect();
-    if want.is_empty() {
-        return None;
-    }
-    let t: Vec<char> = name_fold(text).chars().collect();
-    let t2 = t.clone();
-    let at = move |from: usize| {
-        let t = &t2;
-        let mut j = 0;
-        let mut i = from;
-        while j < want.len() {
-            match t.get(i) {
-                Some(c) if c.is_alphanumeric() => {
-                    if *c != want[j] {
-                        return false;
-                    }
-                    j += 1;
-                }
-                Some('_' | '-' | '.' | ' ') if j > 0 => {}
-                _ => return false,
-            }
-            i += 1;
-        }
-        // What follows ends the name, unless it goes on as one longer
-        // name (`sources-empty`, `out_v2`), save for an extension
-        // (`out.md`).
+    (!want.is_empty()).then(|| (name_fold(text).chars().collect(), want))
+}
+
+/// Where the name `want` ends in `t` when it is spelled there from
+/// `from` on ([`opens_with_name`]): its letters and digits in order, `_`,
+/// `-`, `.` or spaces between them, and then what ends it (no letter or
+/// digit, no longer name, an extension aside).
+fn name_end(t: &[char], want: &[char], from: usize) -> Option<usize> {
+    let mut j = 0;
+    let mut i = from;
+    while j < want.len() {
         match t.get(i) {
-            Some(c) if c.is_alphanumeric() => false,
-            Some(sep @ ('_' | '-' | '.')) => {
-                let rest: String = t[i + 1..]
-                    .iter()
-                    .take_while(|c| c.is_alphanumeric())
-                    .collect();
-                rest.is_empty()
-                    || *sep == '.' && BINDING_EXTENSIONS.iter().any(|e| name_fold(e) == rest)
+            Some(c) if c.is_alphanumeric() => {
+                if *c != want[j] {
+                    return None;
+                }
+                j += 1;
             }
-            _ => true,
+            Some('_' | '-' | '.' | ' ') if j > 0 => {}
+            _ => return None,
         }
+        i += 1;
+    }
+    // What follows ends the name, unless it goes on as one longer name
+    // (`sources-empty`, `out_v2`), save for an extension (`out.md`).
+    let ends = match t.get(i) {
+        Some(c) if c.is_alphanumeric() => false,
+        Some(sep @ ('_' | '-' | '.')) => {
+            let rest: String = t[i + 1..]
+                .iter()
+                .take_while(|c| c.is_alphanumeric())
+                .collect();
+            rest.is_empty()
+                || *sep == '.' && BINDING_EXTENSIONS.iter().any(|e| name_fold(e) == rest)
+        }
+        _ => true,
     };
-    Some((t, at))
+    ends.then_some(i)
 }
 
 /// A sentence opening with a bare capitalised word and a colon (`Format:
