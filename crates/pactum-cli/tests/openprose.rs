@@ -380,6 +380,64 @@ fn judged_clauses_through_the_scripted_judge() {
     assert_eq!(report(&again)["openprose"], r["openprose"]);
 }
 
+/// A measure counts what is written: three rows, one of them "Others",
+/// are three rows. With a judge, every measured green is read by the
+/// judge too: its `violated` stands, and a `satisfied` whose quote is in
+/// no output is `fabricated-evidence`; without one, the green stands and
+/// the terminal and the report say no judge read it.
+#[test]
+fn a_measured_green_is_read_by_the_judge() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
+    write(
+        &run_dir.join("root.prose.md"),
+        "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `makers`: a markdown table of at least 3 rows\n- `brands`: a markdown table of at least 3 rows\n",
+    );
+    let rows = "| maker | country |\n|---|---|\n| Daikin | Japan |\n| Vaillant | Germany |\n| Others | various |\n";
+    write(&run_dir.join("bindings/svc/makers.md"), rows);
+    write(&run_dir.join("bindings/svc/brands.md"), rows);
+    let plain = pactum(["grade".as_ref(), run_dir.as_os_str()]);
+    assert_eq!(plain.code, 0, "{}{}", plain.stdout, plain.stderr);
+    assert!(
+        plain
+            .stdout
+            .contains("satisfied by a measure alone, read by no judge (it counts what is written, not what it means): svc/makers, svc/brands"),
+        "{}",
+        plain.stdout
+    );
+    let server = ScriptedServer::start(&json!([
+        {
+            "name": "makers",
+            "match": {"system_contains": JUDGE_MARK,
+                      "last_user_contains": "\"clause_id\":\"makers\""},
+            "judge": {"verdict": "violated", "confidence": 90, "evidence": ["| Others | various |"]}
+        },
+        {
+            "name": "brands",
+            "match": {"system_contains": JUDGE_MARK,
+                      "last_user_contains": "\"clause_id\":\"brands\""},
+            "judge": {"verdict": "satisfied", "confidence": 90, "evidence": ["| Bosch | Germany |"]}
+        }
+    ]))
+    .expect("the scripted server starts");
+    let (run, r) = judged(dir.path(), &run_dir, &server);
+    let clauses = r["openprose"][0]["contracts"][0]["clauses"]
+        .as_array()
+        .expect("clauses")
+        .clone();
+    assert_eq!(clauses[0]["verdict"], "violated", "{:#}", clauses[0]);
+    assert_eq!(clauses[1]["verdict"], "not_evaluable", "{:#}", clauses[1]);
+    assert_eq!(
+        clauses[1]["reason"], "fabricated-evidence",
+        "{:#}",
+        clauses[1]
+    );
+    assert_eq!(r["openprose"][0]["measured_only"], json!([]));
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(server.requests().expect("stats"), 2);
+}
+
 /// Text from the run reaches the terminal without escapes, bounded.
 #[test]
 fn untrusted_run_text_is_made_safe() {

@@ -740,6 +740,10 @@ fn split_fields(s: &str) -> (Vec<String>, Vec<String>) {
             && !ALTERNATIVE.is_match(&f)
             && !f.chars().any(|c| c.is_ascii_digit())
             && f.chars().any(char::is_alphanumeric)
+            // `name/country`, `name + country`, `name (and country)`:
+            // fields joined in a way not read, the judge's.
+            && f.chars()
+                .all(|c| c.is_alphanumeric() || c.is_whitespace() || matches!(c, '_' | '-' | '.' | '\''))
         {
             named.push(f);
         } else {
@@ -4923,8 +4927,13 @@ fn json_field_value(field: &str, v: &Value) -> bool {
 /// 5` beside 2 items).
 fn json_entries_beside(o: &serde_json::Map<String, Value>, fields: &[String]) -> bool {
     static SERIES: LazyLock<Regex> = LazyLock::new(|| re(r"\S\s*[,;/|]\s*\S"));
-    static CUT: LazyLock<Regex> =
-        LazyLock::new(|| re(r"(?i)more|truncat|partial|incomplete|next|remaining|omitted|cut"));
+    // Words a page, a cursor or a cut list is told by, in a key or a
+    // value (`isLastPage`, `nextPageToken`, `"showing": "2 of 5"`).
+    static CUT: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)more|truncat|partial|incomplete|next|remaining|omitted|cut|page|cursor|token|last|continu|offset|limit|skip|show|display|left|rest|hidden|elided|abbrev|\d+\s*(?:of|/|von|sur|de|di|van)\s*\d+",
+        )
+    });
     static TOTAL: LazyLock<Regex> =
         LazyLock::new(|| re(r"(?i)total|count|^n$|^num|number|found|matches|results"));
     let listed = o
@@ -4935,11 +4944,17 @@ fn json_entries_beside(o: &serde_json::Map<String, Value>, fields: &[String]) ->
         .unwrap_or(0);
     let patterns: Vec<Regex> = fields.iter().filter_map(|f| label_pattern(f)).collect();
     o.iter().any(|(k, v)| match v {
-        Value::Bool(true) => CUT.is_match(k),
-        Value::Number(n) => TOTAL.is_match(k) && n.as_f64().is_some_and(|n| n > listed as f64),
+        // A flag beside the list says something of it, under names no
+        // list closes (`isLastPage: false`).
+        Value::Bool(_) => true,
+        // A number beside it other than its own length may count items
+        // not listed (`"remaining": 3`, `"omitted": 2`).
+        Value::Number(n) => !(TOTAL.is_match(k) && n.as_f64().is_some_and(|n| n <= listed as f64)),
         Value::Object(_) => has_value(v),
         Value::String(t) => {
-            shows_entries(t, &patterns)
+            CUT.is_match(k)
+                || CUT.is_match(t)
+                || shows_entries(t, &patterns)
                 || writes_another_item(t)
                 || names_a_field(Some(k), t, fields)
                 || SERIES.is_match(t)

@@ -141,6 +141,11 @@ pub struct Outside {
     /// 1-based line.
     pub line: usize,
     naming: Naming,
+    /// Inside a clause's item, as a sub-item or a paragraph of its own
+    /// (`` - `report`: … `` / `  - summary: at least 90 words`): a
+    /// label naming an output the file's clauses declare is graded as a
+    /// clause on it; one naming another output of the run is refused.
+    pub inside: bool,
 }
 
 /// How a line outside the sections of clauses may name an output.
@@ -567,6 +572,19 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
             "the file starts with a byte order mark (U+FEFF, bytes EF BB BF) before its frontmatter `---`: save it as UTF-8 without a BOM".into(),
         ));
     }
+    // A bidirectional control shows its text in another order than it is
+    // stored (`U+202E yrammus` shows `summary`): what a reader sees is not
+    // what pactum would read.
+    if let Some((i, l)) = lines.iter().enumerate().find(|(_, l)| {
+        l.chars()
+            .any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'))
+    }) {
+        let _ = l;
+        return Err(err(
+            i + 1,
+            "the line holds a bidirectional control (U+202A–U+202E, U+2066–U+2069), which shows its text in another order than it is stored: what a reader sees would not be what is graded; remove it".into(),
+        ));
+    }
     if lines.first().map(|l| l.trim_end()) != Some("---") {
         return Err(err(
             1,
@@ -663,8 +681,16 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
 
     let setext = setext_headings(&lines, end + 1);
     let mut underline: Option<usize> = None;
+    // Where each line stands, for the block reader below.
+    let mut states: Vec<LineState> = vec![LineState::default(); lines.len() + 1];
     for (i, raw) in lines.iter().enumerate().skip(end + 1) {
         let lineno = i + 1;
+        states[i] = LineState {
+            clauses: matches!(open, Some((_, Kind::Commit(_)))),
+            steps: steps.is_some(),
+            wiring: wiring.is_some(),
+            service: service.map(|(_, i)| i),
+        };
         let line = raw.trim_end();
         if underline == Some(i) {
             continue;
@@ -891,6 +917,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                 let at = |naming| Outside {
                     line: lineno,
                     naming,
+                    inside: false,
                 };
                 let svc = service.map(|(_, i)| i);
                 outside.push((
@@ -918,6 +945,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                     Outside {
                         line: lineno,
                         naming,
+                        inside: false,
                     },
                     svc,
                     inputs,
@@ -1135,10 +1163,19 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         )),
         None => {}
     }
+    let clause_lines: std::collections::BTreeMap<usize, Option<String>> = std::iter::once(&main)
+        .chain(inline.iter())
+        .flat_map(|c| {
+            c.clauses
+                .iter()
+                .map(|k| (k.line, k.output.clone().filter(|_| !k.label)))
+        })
+        .collect();
+    outside.extend(rendered_blocks(&lines, end, &states, &clause_lines));
     // A bullet or table row on an output in a section that holds no
     // clause (`## Output details`, the section a note like "See below."
     // points to) reads as a commitment on it that would never be graded.
-    for (o, svc, inputs) in &outside {
+    for (o, svc, inputs) in outside.iter().filter(|(o, ..)| !o.inside) {
         let contract = svc.map_or(Some(&main), |i| inline.get(i));
         let named = contract.filter(|_| !inputs).and_then(|c| {
             c.clauses.iter().find_map(|k| {
@@ -1217,6 +1254,136 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         inline,
         outside,
     })
+}
+
+/// Where a line of a contract stands: in a section of clauses, of steps
+/// (`Execution`, `Strategies`, `Invariants`, a history), of inputs or
+/// wiring, and in which inline service.
+#[derive(Debug, Clone, Copy, Default)]
+struct LineState {
+    clauses: bool,
+    steps: bool,
+    wiring: bool,
+    service: Option<usize>,
+}
+
+/// The commitments outside the sections of clauses found block by block
+/// as a renderer shows them ([`crate::blocks`]): a paragraph, list item,
+/// table row or heading wrapped over lines or marked up
+/// (`The sum**mary** has at` / `least 90 words.`) reads as one line.
+///
+/// * A heading anywhere that states a measure (`### summary: at least 90
+///   words`) is no clause: it names an output it mentions.
+/// * Outside the sections of clauses, steps and inputs, a block stating a
+///   measure names an output it mentions as words, or that a heading
+///   over it names (`## Errors` over a line on the output `errors`).
+/// * In a step, a block stating a measure names an output only as a
+///   label (`summary — at least 90 words`) or in code or emphasis, in it
+///   or in a heading over it that is only a marked name (`` ### `summary` ``):
+///   steps name phases after the outputs they make (`#### grade`).
+fn rendered_blocks(
+    lines: &[&str],
+    frontmatter_end: usize,
+    states: &[LineState],
+    clause_lines: &std::collections::BTreeMap<usize, Option<String>>,
+) -> Vec<(Outside, Option<usize>, bool)> {
+    let declared: BTreeSet<&String> = clause_lines.values().flatten().collect();
+    // The frontmatter blanked, lines kept.
+    let body: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| if i <= frontmatter_end { "" } else { l })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = Vec::new();
+    // (level, text, in a step, wholly marked) of the headings open.
+    let mut headings: Vec<(usize, String, bool, bool)> = Vec::new();
+    let mut seen_section = false;
+    for b in crate::blocks::blocks(&body) {
+        let state = states.get(b.line - 1).copied().unwrap_or_default();
+        let svc = state.service;
+        let at = |naming| {
+            (
+                Outside {
+                    line: b.line,
+                    naming,
+                    inside: false,
+                },
+                svc,
+                false,
+            )
+        };
+        let measured = measured(&b.text);
+        if let Some(level) = b.heading {
+            if measured {
+                if state.steps {
+                    out.push(at(Naming::Label(b.text.clone())));
+                    out.push(at(Naming::MarkedStated(b.marked.clone())));
+                } else {
+                    out.push(at(Naming::Stated(b.text.clone())));
+                }
+            }
+            while headings.last().is_some_and(|(l, ..)| level <= *l) {
+                headings.pop();
+            }
+            if level >= 2 || seen_section {
+                let wholly_marked = !b.marked.is_empty()
+                    && b.marked.concat().split_whitespace().collect::<String>()
+                        == b.text.split_whitespace().collect::<String>();
+                headings.push((level, b.text.clone(), state.steps, wholly_marked));
+            }
+            seen_section |= level >= 2;
+            continue;
+        }
+        if state.clauses && !clause_lines.contains_key(&b.line) {
+            // A paragraph of its own in a clause's item, labelled with
+            // another output the file declares (`` - `report`: … `` /
+            // blank / `  summary: at least 90 words`): read as the
+            // parent's text, it would be measured on the parent's output.
+            let parent = clause_lines
+                .range(..b.line)
+                .next_back()
+                .and_then(|(_, o)| o.as_deref());
+            if !b.item
+                && declared
+                    .iter()
+                    .any(|d| Some(d.as_str()) != parent && labels_name(&b.text, d))
+            {
+                out.push(at(Naming::Label(b.text.clone())));
+            }
+            out.push((
+                Outside {
+                    line: b.line,
+                    naming: Naming::Label(b.text.clone()),
+                    inside: true,
+                },
+                svc,
+                false,
+            ));
+        }
+        if !measured || state.clauses || state.wiring {
+            continue;
+        }
+        if state.steps {
+            out.push(at(Naming::Label(b.text.clone())));
+            out.push(at(Naming::MarkedStated(b.marked.clone())));
+            out.extend(
+                headings
+                    .iter()
+                    .filter(|(.., marked)| *marked)
+                    .map(|(_, h, ..)| at(Naming::MarkedStated(vec![h.clone()]))),
+            );
+        } else {
+            out.push(at(Naming::Stated(b.text.clone())));
+            out.extend(
+                headings
+                    .iter()
+                    .filter(|(_, _, steps, _)| !steps)
+                    .map(|(_, h, ..)| at(Naming::Heading(h.clone()))),
+            );
+        }
+    }
+    out
 }
 
 /// Whether a heading opens a record of the past (`Changelog`,
@@ -1358,7 +1525,8 @@ pub(crate) fn opens_with_name(text: &str, name: &str) -> bool {
 }
 
 /// Whether `text` opens with the output `name` ([`opens_with_name`]) as
-/// a label: the name alone, or followed by `:`, a dash, `→`, `=` or `(`.
+/// a label: the name alone, or followed by `:`, a dash, an arrow, `=`,
+/// `(`, `.`, `|`, `>` or `~`.
 fn labels_name(text: &str, name: &str) -> bool {
     let Some((t, want)) = folded_pair(text, name) else {
         return false;
@@ -1366,7 +1534,9 @@ fn labels_name(text: &str, name: &str) -> bool {
     name_end(&t, &want, 0).is_some_and(|end| {
         let rest: String = t[end..].iter().collect();
         let rest = rest.trim_start();
-        rest.is_empty() || rest.starts_with([':', '-', '–', '—', '→', '=', '(', '.'])
+        // The marks folded as the text was (an em dash folds to `ー`).
+        let marks: Vec<char> = name_fold(":-–—―‒→⟶⇒=(.|>~»›").chars().collect();
+        rest.is_empty() || rest.starts_with(marks.as_slice())
     })
 }
 
@@ -1398,7 +1568,7 @@ fn measured(text: &str) -> bool {
     // A number before a counted unit, however bounded ("over 90 words",
     // "3 paragraphs minimum", "twenty-five words"), or a quote.
     static COUNTED: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r#"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred))\W{0,3}(?:[a-z-]+\s+){0,2}?(?:items?|bullets?|points?|entries|entry|steps?|sources?|citations?|references?|links?|urls?|paragraphs?|words?|rows?|headings?|sections?|sentences?|characters?|chars?|lines?|pages?)\b|["“][^"”]+["”]"#)
+        regex::Regex::new(r#"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred))\W{0,3}(?:[a-z-]+\s+){0,2}?(?:items?|bullets?|points?|entries|entry|steps?|sources?|citations?|references?|links?|urls?|paragraphs?|words?|rows?|headings?|sections?|sentences?|characters?|chars?|lines?|pages?)\b|["“][^"”]+["”]|\b(?:each|every|all)\b[^.:\n]{0,60}\b(?:has|have|holds?|includes?|contains?|with)\s*:"#)
             .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
     let r = crate::check::read(text);

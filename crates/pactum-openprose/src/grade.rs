@@ -181,6 +181,13 @@ pub struct RunGrade {
     /// Conditional clauses never triggered (`contract/clause`), listed
     /// whatever the other verdicts.
     pub untested_paths: Vec<String>,
+    /// Clauses (`contract/clause`) `satisfied` by a measure alone, which
+    /// no judge read: a measure counts what is written (five rows, one
+    /// reading "Others"; a field filled with "unknown" in another
+    /// language), so these greens are literal. With a judge configured
+    /// the judge reads every measured green and this list is empty.
+    #[serde(default)]
+    pub measured_only: Vec<String>,
     /// The caller's inputs (names and paths).
     pub inputs: Vec<OutputInfo>,
     /// Every error the run recorded.
@@ -340,6 +347,15 @@ enum Pending {
     Judge {
         rubric: String,
         note: String,
+    },
+    /// Held by measure alone: a measure counts what is written, not what
+    /// it means (an "Others" row, a field reading "unknown" in another
+    /// language), so with a judge configured the judge reads it too, and
+    /// only its `satisfied` keeps the green; without one, the measured
+    /// verdict stands and the report lists it as measured only.
+    Confirm {
+        measured: ClauseResult,
+        rubric: String,
     },
 }
 
@@ -800,7 +816,10 @@ fn grade_text(
         // most 200 words", "at least 2 words") is kept by "- Done." or
         // "I have no idea." as well.
         if !reading.measures.is_empty() && asks_for_content(&reading.measures) {
-            return Pending::Done(settled(h, true, evidence, notes.join("; ")));
+            return Pending::Confirm {
+                measured: settled(h, true, evidence, notes.join("; ")),
+                rubric: rubric_of(clause, &text),
+            };
         }
         let low = reading
             .measures
@@ -834,16 +853,44 @@ fn grade_text(
             Some(suggest_rewrite(&clause.description)),
         ));
     }
-    let rubric = match &clause.output {
-        Some(o) => format!("The output `{o}` satisfies: {text}"),
-        None => format!("The outputs satisfy: {text}"),
-    };
     notes.extend(unmeasured);
     Pending::Judge {
-        rubric,
+        rubric: rubric_of(clause, &text),
         note: notes.join("; "),
     }
 }
+
+/// The judge's rubric for a clause whose text (with its sub-items) is
+/// `text`.
+fn rubric_of(clause: &DeclaredClause, text: &str) -> String {
+    match &clause.output {
+        Some(o) => format!("The output `{o}` satisfies: {text}"),
+        None => format!("The outputs satisfy: {text}"),
+    }
+}
+
+/// Why a judge's answer for `clause` backs nothing (SPEC §3.4,
+/// `fabricated-evidence`): a quote from another output than the
+/// clause's, one only in text that does not render, one copied from the
+/// inputs, or one that only restates the clause. `None` when its quotes
+/// stand.
+fn unfounded(
+    r: &ClauseResult,
+    clause: &DeclaredClause,
+    c: &RunContract,
+    turns: &BTreeMap<String, usize>,
+) -> Option<String> {
+    foreign_quote(r, clause, c, turns)
+        .or_else(|| hidden_quote(r, clause, c))
+        .or_else(|| copied_quote(r, c))
+        .or_else(|| restated_quote(r, clause, c))
+}
+
+/// What to do about a judge's quote that backs nothing.
+const FABRICATED_HINT: &str = "the judge must quote the output the clause is about: re-run, or state the clause in a phrasing pactum measures (docs/openprose.md)";
+
+/// The rationale of a measured green no judge read.
+const MEASURED_ONLY: &str = "held as measured, and no judge read what was measured (a measure counts what is written, not what it means)";
 
 /// Whether a clause's text opens with a short label and a colon or a dash
 /// (`Executive summary: …`, `the report (final): …`, `findings - …`): it
@@ -1346,6 +1393,29 @@ pub(crate) fn failed_status(k: &str, v: &serde_json::Value) -> bool {
     }
 }
 
+/// Whether a JSON key names a return code or a status number (`rc`,
+/// `ret`, `exit`, `ok`, `success`, `status`, `code`…).
+fn return_code(k: &str) -> bool {
+    let k = k.to_lowercase();
+    let k = k.trim_start_matches(['_', '$', '@']);
+    matches!(
+        k,
+        "rc" | "ret"
+            | "retval"
+            | "retcode"
+            | "exit"
+            | "ok"
+            | "success"
+            | "status"
+            | "code"
+            | "state"
+            | "result"
+            | "errno"
+    ) || k.contains("exit")
+        || k.contains("error")
+        || k.contains("fail")
+}
+
 /// Why an output reads as an error report rather than the output asked
 /// for: its first line of text reads like an error (`# Error: crashed`,
 /// `Error: search tool failed`), or it is a JSON object with an `error`
@@ -1356,7 +1426,31 @@ pub(crate) fn failed_status(k: &str, v: &serde_json::Value) -> bool {
 fn error_report(content: &str) -> Option<String> {
     if let Some(serde_json::Value::Object(o)) = crate::check::as_json(content) {
         let failed = reports_failure(&o);
-        return failed.then(|| "the output is a JSON object reporting an error or a failed status: an error report, which may not be the output asked for, is for the judge".to_string());
+        if failed {
+            return Some("the output is a JSON object reporting an error or a failed status: an error report, which may not be the output asked for, is for the judge".to_string());
+        }
+        // A flag or a return code beside the content says something of it
+        // (`"is_truncated": true`, `"is_complete": false`, `"rc": 1`)
+        // under names no list closes: read by the judge, never passed over.
+        return o
+            .iter()
+            .find(|(k, v)| v.is_boolean() || (v.is_number() && return_code(k)))
+            .map(|(k, v)| {
+                format!(
+                    "the output is a JSON object with a flag or a code beside its content (`\"{}\": {v}`): what it says of the content is for the judge",
+                    truncate_chars(k, 40)
+                )
+            });
+    }
+    // A Python traceback anywhere: the program failed while writing it.
+    if let Some(line) = content.lines().find(|l| {
+        l.trim_start()
+            .starts_with("Traceback (most recent call last)")
+    }) {
+        return Some(format!(
+            "the output holds a traceback (`{}`): whether it is the output asked for is for the judge",
+            truncate_chars(line.trim(), 60)
+        ));
     }
     let first = content.lines().find(|l| !l.trim().is_empty())?;
     crate::run::reads_like_error(first).then(|| {
@@ -1806,9 +1900,11 @@ pub fn grade_run(run: &Run, policy: &Policy, judge: &mut JudgeFn<'_>) -> RunGrad
     let mut results = Vec::new();
     let mut conditionals = Vec::new();
     let mut unanswered = Vec::new();
+    let mut measured_only = Vec::new();
     for c in &run.contracts {
-        let (result, conds, outputs, note) = grade_contract(c, judge);
+        let (result, conds, outputs, note, measured) = grade_contract(c, judge);
         conditionals.extend(conds);
+        measured_only.extend(measured.into_iter().map(|id| format!("{}/{id}", c.name)));
         let (mut status, mut summary) = decide(std::slice::from_ref(&result), None, policy);
         // A run that did not end as the contract describes is never a
         // pass, even with no clause to violate.
@@ -1876,6 +1972,7 @@ pub fn grade_run(run: &Run, policy: &Policy, judge: &mut JudgeFn<'_>) -> RunGrad
         unevaluable_clauses: unevaluable,
         recommendations,
         untested_paths: untested,
+        measured_only,
         inputs: run
             .inputs
             .iter()
@@ -1898,6 +1995,7 @@ type Graded = (
     Vec<ConditionalGrade>,
     Vec<OutputInfo>,
     Option<String>,
+    Vec<String>,
 );
 
 fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
@@ -2020,7 +2118,7 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                             None => produced(c).next().is_some(),
                         };
                         let mut p = grade_text(h, c, clause, &turns, &mut memo);
-                        if let Pending::Done(r) = &mut p {
+                        if let Pending::Done(r) | Pending::Confirm { measured: r, .. } = &mut p {
                             r.rationale = format!("error `{e}` occurred; {}", r.rationale);
                         }
                         (Some(true), Some(provided), p)
@@ -2073,7 +2171,9 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
         .iter()
         .zip(&ids)
         .filter_map(|(p, id)| match p {
-            Pending::Judge { rubric, .. } => Some((id.clone(), rubric.clone())),
+            Pending::Judge { rubric, .. } | Pending::Confirm { rubric, .. } => {
+                Some((id.clone(), rubric.clone()))
+            }
             Pending::Done(_) => None,
         })
         .collect();
@@ -2086,30 +2186,19 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
         }
     }
     let mut clauses = Vec::with_capacity(pending.len());
+    let mut measured_only = Vec::new();
     for ((p, id), clause) in pending.into_iter().zip(&ids).zip(&c.declared.clauses) {
         let r = match p {
             Pending::Done(r) => r,
             Pending::Judge { note, .. } => {
                 let h = head(id, &clause.text, clause.condition.is_some());
                 match answers.remove(id) {
-                    Some(r)
-                        if foreign_quote(&r, clause, c, &turns).is_some()
-                            || hidden_quote(&r, clause, c).is_some()
-                            || copied_quote(&r, c).is_some()
-                            || restated_quote(&r, clause, c).is_some() =>
-                    {
-                        let why = foreign_quote(&r, clause, c, &turns)
-                            .or_else(|| hidden_quote(&r, clause, c))
-                            .or_else(|| copied_quote(&r, c))
-                            .or_else(|| restated_quote(&r, clause, c))
-                            .unwrap_or_default();
-                        not_evaluable(
-                            h,
-                            NotEvaluableReason::FabricatedEvidence,
-                            why,
-                            Some("the judge must quote the output the clause is about: re-run, or state the clause in a phrasing pactum measures (docs/openprose.md)".into()),
-                        )
-                    }
+                    Some(r) if unfounded(&r, clause, c, &turns).is_some() => not_evaluable(
+                        h,
+                        NotEvaluableReason::FabricatedEvidence,
+                        unfounded(&r, clause, c, &turns).unwrap_or_default(),
+                        Some(FABRICATED_HINT.into()),
+                    ),
                     Some(mut r) => {
                         // The judge graded the rubric; the report shows
                         // the clause as declared.
@@ -2129,6 +2218,47 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                         h,
                         NotEvaluableReason::NoVerdict,
                         "the judge returned no verdict for this clause".into(),
+                        None,
+                    ),
+                }
+            }
+            Pending::Confirm { mut measured, .. } => {
+                let h = head(id, &clause.text, clause.condition.is_some());
+                let held = measured.rationale.clone();
+                match answers.remove(id) {
+                    Some(r) if r.reason == Some(NotEvaluableReason::NoJudge) => {
+                        measured.rationale = format!("{held}; {MEASURED_ONLY}");
+                        measured_only.push(id.clone());
+                        measured
+                    }
+                    Some(r) if unfounded(&r, clause, c, &turns).is_some() => not_evaluable(
+                        h,
+                        NotEvaluableReason::FabricatedEvidence,
+                        format!(
+                            "measured: {held}; the judge's reading backs nothing: {}",
+                            unfounded(&r, clause, c, &turns).unwrap_or_default()
+                        ),
+                        Some(FABRICATED_HINT.into()),
+                    ),
+                    Some(r) if r.verdict == Verdict::Satisfied => {
+                        measured.rationale =
+                            format!("{held}; the judge read it as kept: {}", r.rationale);
+                        measured.confidence = measured.confidence.min(r.confidence);
+                        measured.evidence.extend(r.evidence);
+                        measured
+                    }
+                    // The judge found it broken, partly kept, or could not
+                    // tell: a measure that held is no answer to that.
+                    Some(mut r) => {
+                        r.text = clause.text.clone();
+                        r.conditional = clause.condition.is_some();
+                        r.rationale = format!("measured: {held}; {}", r.rationale);
+                        r
+                    }
+                    None => not_evaluable(
+                        h,
+                        NotEvaluableReason::NoVerdict,
+                        format!("measured: {held}; the judge returned no verdict for this clause"),
                         None,
                     ),
                 }
@@ -2166,5 +2296,6 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
         conditionals,
         outputs,
         unanswered,
+        measured_only,
     )
 }

@@ -18,6 +18,7 @@
 //! judged clause goes through pactum-eval's grading, so it passes the same
 //! confidence threshold and quote verification as every judged clause.
 
+mod blocks;
 pub mod check;
 pub mod contract;
 mod error;

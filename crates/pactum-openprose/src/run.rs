@@ -1902,8 +1902,19 @@ impl Ctx<'_> {
                 outputs.push((name, c.name.as_str()));
             }
         }
+        // What the file's own clauses declare: a label inside a clause's
+        // item naming one of these is graded as a clause on it.
+        let own: Vec<&String> = std::iter::once(&file.main)
+            .chain(file.inline.iter())
+            .flat_map(|c| c.clauses.iter().filter(|k| !k.label))
+            .filter_map(|k| k.output.as_ref())
+            .collect();
         for o in &file.outside {
-            if let Some((name, owner)) = outputs.iter().find(|(name, _)| o.names(name)) {
+            let found = outputs.iter().find(|(name, _)| {
+                o.names(name)
+                    && !(o.inside && own.iter().any(|d| binding_key(d) == binding_key(name)))
+            });
+            if let Some((name, owner)) = found {
                 return Err(ImportError::Contract {
                     file: self.dir.join(rel).display().to_string(),
                     line: o.line,

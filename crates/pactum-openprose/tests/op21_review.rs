@@ -225,6 +225,9 @@ fn a_list_said_to_be_cut_short_is_not_all_the_items() {
         r#""has_more":true"#,
         r#""total":5"#,
         r#""count":3"#,
+        // A flag's sense is not read from its name (`isLastPage: false`
+        // says the list is cut): any flag beside the list is the judge's.
+        r#""truncated":false"#,
     ] {
         let json = format!(r#"{{"makers":{two},{beside}}}"#);
         assert_ne!(
@@ -233,12 +236,10 @@ fn a_list_said_to_be_cut_short_is_not_all_the_items() {
             "{beside}"
         );
     }
-    for beside in [r#""truncated":false"#, r#""total":2"#] {
-        let json = format!(r#"{{"makers":{two},{beside}}}"#);
-        assert_eq!(
-            each("each maker has: name, url", &json),
-            Verdict::Satisfied,
-            "{beside}"
-        );
-    }
+    let json = format!(r#"{{"makers":{two},"total":2}}"#);
+    assert_eq!(
+        each("each maker has: name, url", &json),
+        Verdict::Satisfied,
+        "its own count beside the list"
+    );
 }

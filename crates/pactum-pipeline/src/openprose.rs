@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use pactum_core::secret::{key_tokens, Redactor};
 use pactum_core::trace::Trace;
-use pactum_core::{ObservabilityLevel, Policy, TestStatus, TraceResult};
+use pactum_core::{NotEvaluableReason, ObservabilityLevel, Policy, TestStatus, TraceResult};
 use pactum_eval::{CompiledContract, NoJudge};
 pub use pactum_openprose::is_run_dir;
 use pactum_openprose::{grade_run, import_run, Run, RunGrade};
@@ -203,7 +203,17 @@ impl Prepared<'_> {
                         }
                         Err(e) => {
                             judge_error.get_or_insert_with(|| format!("judge cache: {e}"));
-                            c.grade(&trace, &policy, &NoJudge)
+                            // A judge was configured and could not be
+                            // asked: not the same as none (a measured
+                            // green then stands as measured only).
+                            let mut r = c.grade(&trace, &policy, &NoJudge);
+                            for cl in &mut r.clauses {
+                                if cl.reason == Some(NotEvaluableReason::NoJudge) {
+                                    cl.reason = Some(NotEvaluableReason::JudgeError);
+                                    cl.rationale = format!("the judge could not be asked: {e}");
+                                }
+                            }
+                            r
                         }
                     }
                 }

@@ -1,7 +1,7 @@
 //! The terminal block of `pactum grade RUN_DIR` (`docs/openprose.md`):
 //! per OpenProse run, the contract grader's overall score and verdict,
 //! each contract's score, the conditional clauses, the untested paths,
-//! the clauses that could not be graded and what would make them
+//! the greens no judge read, the clauses that could not be graded and what would make them
 //! gradable. Each contract's clauses are listed by the usual result lines
 //! above it. Every text from the run is untrusted (SPEC §4): folded to one
 //! line, stripped of escapes and bounded.
@@ -98,6 +98,23 @@ pub fn render_runs(runs: &[RunGrade], max: usize) -> String {
                 shown.join(", "),
                 if r.untested_paths.len() > max {
                     format!(" and {} more", r.untested_paths.len() - max)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        if !r.measured_only.is_empty() {
+            let shown: Vec<String> = r
+                .measured_only
+                .iter()
+                .take(max)
+                .map(|p| one_line(p, 120))
+                .collect();
+            s.push_str(&format!(
+                "  satisfied by a measure alone, read by no judge (it counts what is written, not what it means): {}{}\n",
+                shown.join(", "),
+                if r.measured_only.len() > max {
+                    format!(" and {} more", r.measured_only.len() - max)
                 } else {
                     String::new()
                 }
