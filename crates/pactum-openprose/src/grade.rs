@@ -183,7 +183,7 @@ pub struct RunGrade {
     pub untested_paths: Vec<String>,
     /// Clauses (`contract/clause`) `satisfied` by a measure alone, which
     /// no judge read: a measure counts what is written (five rows, one
-    /// reading "Others"; a field filled with "unknown" in another
+    /// of them made up; a field filled with "unknown" in another
     /// language), so these greens are literal. With a judge configured
     /// the judge reads every measured green and this list is empty.
     #[serde(default)]
@@ -349,7 +349,7 @@ enum Pending {
         note: String,
     },
     /// Held by measure alone: a measure counts what is written, not what
-    /// it means (an "Others" row, a field reading "unknown" in another
+    /// it means (a made-up row, a field reading "unknown" in another
     /// language), so with a judge configured the judge reads it too, and
     /// only its `satisfied` keeps the green; without one, the measured
     /// verdict stands and the report lists it as measured only.

@@ -1,5 +1,5 @@
-//! A measure counts what is written, not what it means: five rows, one
-//! reading "Others", are five rows. With a judge configured, every
+//! A measure counts what is written, not what it means: three rows, one
+//! of them a maker from Atlantis, are three rows. With a judge configured, every
 //! clause a measure alone would call `satisfied` is read by the judge
 //! too, and only the judge's `satisfied` (its quotes verified as for any
 //! judged clause, SPEC §3.4) keeps the green; without one the measured
@@ -16,9 +16,9 @@ use pactum_eval::CompiledContract;
 use pactum_openprose::grade::{grade_run, RunGrade};
 use pactum_openprose::import_run;
 
-/// Three makers, the third of them a catch-all row: "at least 3 rows"
-/// holds as measured.
-const ROWS: &str = "| maker | country |\n|---|---|\n| Daikin | Japan |\n| Vaillant | Germany |\n| Others | various |\n";
+/// Three makers, the third of them made up: "at least 3 rows" holds as
+/// measured.
+const ROWS: &str = "| maker | country |\n|---|---|\n| Daikin | Japan |\n| Vaillant | Germany |\n| Acme Heat | Atlantis |\n";
 
 fn run() -> tempfile::TempDir {
     run_with(
@@ -88,7 +88,7 @@ fn without_a_judge_a_measured_green_stands_and_is_listed_as_measured_only() {
 
 #[test]
 fn a_judge_that_reads_a_measured_green_as_broken_makes_it_violated() {
-    let (g, asked) = graded(Ok((Verdict::Violated, "| Others | various |")));
+    let (g, asked) = graded(Ok((Verdict::Violated, "| Acme Heat | Atlantis |")));
     assert_eq!(asked, 1, "the measured green was not shown to the judge");
     let r = only(&g);
     assert_eq!(r.verdict, Verdict::Violated, "{r:#?}");
@@ -99,7 +99,7 @@ fn a_judge_that_reads_a_measured_green_as_broken_makes_it_violated() {
 
 #[test]
 fn a_judge_that_reads_it_as_partly_kept_scores_it_half() {
-    let (g, _) = graded(Ok((Verdict::PartiallySatisfied, "| Others | various |")));
+    let (g, _) = graded(Ok((Verdict::PartiallySatisfied, "| Acme Heat | Atlantis |")));
     assert_eq!(only(&g).verdict, Verdict::PartiallySatisfied);
     // The contract's status is `pass` (SPEC §3.5); the CLI exits 1 with a
     // `partly-kept` warning.

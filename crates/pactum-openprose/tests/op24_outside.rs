@@ -46,6 +46,9 @@ fn a_commitment_wrapped_or_marked_up_outside_the_clauses_is_refused() {
         "The sum*mary* has at least 90 words.",
         "- sum**mary**: at least 90 words",
         "Every summary item has: title, url.",
+        // A name wrapped onto the next line, a definition-list form.
+        "Key\npoints and the summary: at least 90 words",
+        "summary\n: at least 90 words",
     ] {
         refused(&format!("{ENSURES}\n## Notes\n\n{notes}\n"));
     }
@@ -132,4 +135,13 @@ fn steps_named_after_the_outputs_they_make_are_not_refused() {
         "# Grade\n\nrun_id: r\n\noverall_score: 100\n",
     );
     import_run(d.path()).expect("the grader's own contract is read");
+}
+
+#[test]
+fn a_name_wrapped_onto_the_next_line_is_read_as_one() {
+    let d = run_with(
+        "## Ensures\n\n- `key_points`: at least 2 items\n\n## Notes\n\nKey\npoints: at least 9 items\n",
+        &[("bindings/svc/key_points.md", "- Daikin leads\n- Bosch follows\n")],
+    );
+    assert!(import_run(d.path()).is_err());
 }

@@ -96,3 +96,30 @@ fn fields_joined_in_a_way_not_read_are_the_judges_not_violated() {
         assert_eq!(v, Verdict::NotEvaluable, "{fields}");
     }
 }
+
+/// A catch-all row or an item saying the list ends is no item of its own.
+#[test]
+fn a_catch_all_or_an_end_of_list_item_counts_for_nothing() {
+    for last in [
+        "No other makers",
+        "No further makers",
+        "Keine weiteren",
+        "Aucun autre",
+        "That is all",
+        "End of list",
+        "Others",
+        "Übrige",
+    ] {
+        let out = format!("- Daikin\n- {last}\n");
+        assert_ne!(one("at least 2 items", &out), Verdict::Satisfied, "{last}");
+    }
+    for row in ["| Others | various |", "| Total | 2 |"] {
+        let out = format!("| maker | country |\n|---|---|\n| Daikin | Japan |\n| Vaillant | Germany |\n{row}\n");
+        assert_ne!(one("at least 3 rows", &out), Verdict::Satisfied, "{row}");
+    }
+    // Control: three makers.
+    assert_eq!(
+        one("at least 2 items", "- Daikin\n- Vaillant\n- Bosch\n"),
+        Verdict::Satisfied
+    );
+}
