@@ -394,7 +394,7 @@ fn a_measured_green_is_read_by_the_judge() {
         &run_dir.join("root.prose.md"),
         "---\nname: svc\nkind: service\n---\n## Ensures\n\n- `makers`: a markdown table of at least 3 rows\n- `brands`: a markdown table of at least 3 rows\n",
     );
-    let rows = "| maker | country |\n|---|---|\n| Daikin | Japan |\n| Vaillant | Germany |\n| Acme Heat | Atlantis |\n";
+    let rows = "| maker | country |\n|---|---|\n| Daikin | Japan |\n| Vaillant | Germany |\n| Polarheat | Atlantis |\n";
     write(&run_dir.join("bindings/svc/makers.md"), rows);
     write(&run_dir.join("bindings/svc/brands.md"), rows);
     let plain = pactum(["grade".as_ref(), run_dir.as_os_str()]);
@@ -411,7 +411,7 @@ fn a_measured_green_is_read_by_the_judge() {
             "name": "makers",
             "match": {"system_contains": JUDGE_MARK,
                       "last_user_contains": "\"clause_id\":\"makers\""},
-            "judge": {"verdict": "violated", "confidence": 90, "evidence": ["| Acme Heat | Atlantis |"]}
+            "judge": {"verdict": "violated", "confidence": 90, "evidence": ["| Polarheat | Atlantis |"]}
         },
         {
             "name": "brands",

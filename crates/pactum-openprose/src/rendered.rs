@@ -1205,6 +1205,17 @@ pub(crate) fn unit_words(t: &str) -> (Vec<String>, bool) {
         }
         let lower = original.to_lowercase();
         let w = lower.as_str();
+        // A hash or a uuid (`3f2b9c1e`, `7d1e0b2a-4c5d-…`) ids a unit: no
+        // word of content.
+        let hex: String = w.chars().filter(|&c| c != '-').collect();
+        if hex.len() >= 6
+            && hex.chars().all(|c| c.is_ascii_hexdigit())
+            && hex.chars().any(|c| c.is_ascii_digit())
+            && hex.chars().any(|c| c.is_ascii_alphabetic())
+        {
+            dropped = true;
+            continue;
+        }
         if !w.chars().all(char::is_alphanumeric) {
             words.push(w.to_string());
             continue;

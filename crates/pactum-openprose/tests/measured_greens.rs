@@ -18,7 +18,7 @@ use pactum_openprose::import_run;
 
 /// Three makers, the third of them made up: "at least 3 rows" holds as
 /// measured.
-const ROWS: &str = "| maker | country |\n|---|---|\n| Daikin | Japan |\n| Vaillant | Germany |\n| Acme Heat | Atlantis |\n";
+const ROWS: &str = "| maker | country |\n|---|---|\n| Daikin | Japan |\n| Vaillant | Germany |\n| Polarheat | Atlantis |\n";
 
 fn run() -> tempfile::TempDir {
     run_with(
@@ -88,7 +88,7 @@ fn without_a_judge_a_measured_green_stands_and_is_listed_as_measured_only() {
 
 #[test]
 fn a_judge_that_reads_a_measured_green_as_broken_makes_it_violated() {
-    let (g, asked) = graded(Ok((Verdict::Violated, "| Acme Heat | Atlantis |")));
+    let (g, asked) = graded(Ok((Verdict::Violated, "| Polarheat | Atlantis |")));
     assert_eq!(asked, 1, "the measured green was not shown to the judge");
     let r = only(&g);
     assert_eq!(r.verdict, Verdict::Violated, "{r:#?}");
@@ -99,7 +99,10 @@ fn a_judge_that_reads_a_measured_green_as_broken_makes_it_violated() {
 
 #[test]
 fn a_judge_that_reads_it_as_partly_kept_scores_it_half() {
-    let (g, _) = graded(Ok((Verdict::PartiallySatisfied, "| Acme Heat | Atlantis |")));
+    let (g, _) = graded(Ok((
+        Verdict::PartiallySatisfied,
+        "| Polarheat | Atlantis |",
+    )));
     assert_eq!(only(&g).verdict, Verdict::PartiallySatisfied);
     // The contract's status is `pass` (SPEC §3.5); the CLI exits 1 with a
     // `partly-kept` warning.

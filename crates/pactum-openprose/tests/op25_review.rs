@@ -114,12 +114,26 @@ fn a_catch_all_or_an_end_of_list_item_counts_for_nothing() {
         assert_ne!(one("at least 2 items", &out), Verdict::Satisfied, "{last}");
     }
     for row in ["| Others | various |", "| Total | 2 |"] {
-        let out = format!("| maker | country |\n|---|---|\n| Daikin | Japan |\n| Vaillant | Germany |\n{row}\n");
+        let out = format!(
+            "| maker | country |\n|---|---|\n| Daikin | Japan |\n| Vaillant | Germany |\n{row}\n"
+        );
         assert_ne!(one("at least 3 rows", &out), Verdict::Satisfied, "{row}");
     }
     // Control: three makers.
     assert_eq!(
         one("at least 2 items", "- Daikin\n- Vaillant\n- Bosch\n"),
+        Verdict::Satisfied
+    );
+}
+
+/// One item repeated, told apart only by a hash or a uuid, counts once.
+#[test]
+fn items_told_apart_only_by_ids_count_once() {
+    let md = "- Daikin 3f2b9c1e\n- Daikin 7d1e0b2a\n- Daikin 9c8d7e6f\n";
+    assert_ne!(one("at least 3 items", md), Verdict::Satisfied);
+    let json = r#"[{"name":"Daikin","uuid":"3f2b9c1e-4a5b-4c6d-8e7f-0a1b2c3d4e5f"},{"name":"Daikin","uuid":"7d1e0b2a-1b2c-4d3e-9f4a-5b6c7d8e9f0a"},{"name":"Daikin","uuid":"9c8d7e6f-5a4b-4c3d-8e2f-1a0b9c8d7e6f"}]"#;
+    assert_ne!(
+        one_at("at least 3 items", "bindings/svc/summary.json", json),
         Verdict::Satisfied
     );
 }
