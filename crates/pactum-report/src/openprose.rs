@@ -86,40 +86,18 @@ pub fn render_runs(runs: &[RunGrade], max: usize) -> String {
             }
             more(&mut s, r.conditional_clauses.len(), max, "    ");
         }
-        if !r.untested_paths.is_empty() {
-            let shown: Vec<String> = r
-                .untested_paths
-                .iter()
-                .take(max)
-                .map(|p| one_line(p, 120))
-                .collect();
-            s.push_str(&format!(
-                "  untested paths (a conditional clause never triggered): {}{}\n",
-                shown.join(", "),
-                if r.untested_paths.len() > max {
-                    format!(" and {} more", r.untested_paths.len() - max)
-                } else {
-                    String::new()
-                }
-            ));
-        }
-        if !r.measured_only.is_empty() {
-            let shown: Vec<String> = r
-                .measured_only
-                .iter()
-                .take(max)
-                .map(|p| one_line(p, 120))
-                .collect();
-            s.push_str(&format!(
-                "  satisfied by a measure alone, read by no judge (it counts what is written, not what it means): {}{}\n",
-                shown.join(", "),
-                if r.measured_only.len() > max {
-                    format!(" and {} more", r.measured_only.len() - max)
-                } else {
-                    String::new()
-                }
-            ));
-        }
+        listed(
+            &mut s,
+            "untested paths (a conditional clause never triggered)",
+            &r.untested_paths,
+            max,
+        );
+        listed(
+            &mut s,
+            "satisfied by a measure alone, read by no judge (it counts what is written, not what it means)",
+            &r.measured_only,
+            max,
+        );
         if !r.unevaluable_clauses.is_empty() {
             s.push_str(&format!(
                 "  not evaluable ({}):\n",
@@ -146,6 +124,23 @@ pub fn render_runs(runs: &[RunGrade], max: usize) -> String {
         s.push('\n');
     }
     s
+}
+
+/// One line `  {label}: a, b and n more`, none for an empty list.
+fn listed(s: &mut String, label: &str, items: &[String], max: usize) {
+    if items.is_empty() {
+        return;
+    }
+    let shown: Vec<String> = items.iter().take(max).map(|p| one_line(p, 120)).collect();
+    s.push_str(&format!(
+        "  {label}: {}{}\n",
+        shown.join(", "),
+        if items.len() > max {
+            format!(" and {} more", items.len() - max)
+        } else {
+            String::new()
+        }
+    ));
 }
 
 fn more(s: &mut String, len: usize, max: usize, indent: &str) {
