@@ -411,7 +411,8 @@ fn a_measured_green_is_read_by_the_judge() {
             "name": "makers",
             "match": {"system_contains": JUDGE_MARK,
                       "last_user_contains": "\"clause_id\":\"makers\""},
-            "judge": {"verdict": "violated", "confidence": 90, "evidence": ["| Polarheat | Atlantis |"]}
+            "judge": {"verdict": "violated", "confidence": 90, "evidence": ["| Polarheat | Atlantis |"],
+                      "rationale": "made up; the output leaks sk-proj-Zq8RkT3vW9xY2bN5mL7pQ4sD1fG6hJ0"}
         },
         {
             "name": "brands",
@@ -436,6 +437,14 @@ fn a_measured_green_is_read_by_the_judge() {
     assert_eq!(r["openprose"][0]["measured_only"], json!([]));
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert_eq!(server.requests().expect("stats"), 2);
+    // A key-shaped token in the judge's own words is redacted too.
+    let key = "sk-proj-Zq8RkT3vW9xY2bN5mL7pQ4sD1fG6hJ0";
+    let json = std::fs::read_to_string(dir.path().join("report.json")).expect("report");
+    assert!(!json.contains(&key[..16]), "{json}");
+    assert!(!run.stdout.contains(&key[..16]), "{}", run.stdout);
+    assert!(clauses[0]["rationale"]
+        .as_str()
+        .is_some_and(|t| t.contains("[redacted]")));
 }
 
 /// Text from the run reaches the terminal without escapes, bounded.
@@ -795,6 +804,10 @@ fn every_key_shape_and_credential_variable_is_redacted() {
         "shpat_Ab12Cd34Ef56Gh78Ij90Kl12",
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         "Zx81kLmQ02pWeRt5YuIo",
+        "gldt-Xy3kP9qR2sT7uV1wZ8aB",
+        "glrt-Xy3kP9qR2sT7uV1wZ8aB",
+        "glptt-0123456789abcdef0123456789abcdef01234567",
+        "GR1348941Xy3kP9qR2sT7uV1wZ8aB",
     ];
     let dir = tempfile::tempdir().expect("tempdir");
     let run_dir = dir.path().join("run");

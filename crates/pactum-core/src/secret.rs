@@ -745,7 +745,7 @@ impl<'a> Bare<'a> {
 pub type RawAnswer = (Option<String>, Vec<ToolCall>, Vec<SideEffect>);
 
 /// Prefixes of well-known API key and token formats.
-const KEY_PREFIXES: [&str; 47] = [
+const KEY_PREFIXES: [&str; 57] = [
     "sk-",
     "sk_",
     "Bearer ",
@@ -757,6 +757,18 @@ const KEY_PREFIXES: [&str; 47] = [
     "ghr_",
     "github_pat_",
     "glpat-",
+    // GitLab's other token kinds: deploy, runner, pipeline trigger, OAuth
+    // app, CI job, feed, incoming mail, agent, SCIM, runner registration.
+    "gldt-",
+    "glrt-",
+    "glptt-",
+    "gloas-",
+    "glcbt-",
+    "glft-",
+    "glimt-",
+    "glagent-",
+    "glsoat-",
+    "GR1348941",
     "xoxb-",
     "xoxp-",
     "xoxa-",
@@ -805,7 +817,7 @@ const KEY_PREFIXES: [&str; 47] = [
 /// others (`sk-`, `hf_`, `ghs_`, `ASIA`…) are found only at a token's
 /// start or after `-`, `_` or `.`: words hold them (`risk-assessment-2024…`,
 /// `bookshelf_2024…`, `highs_2024…`, `EURASIA_2024…`).
-const GLUED_KEY_PREFIXES: [&str; 19] = [
+const GLUED_KEY_PREFIXES: [&str; 29] = [
     "sk-proj-",
     "sk-ant-",
     "sk-svcacct-",
@@ -816,6 +828,16 @@ const GLUED_KEY_PREFIXES: [&str; 19] = [
     "ghp_",
     "github_pat_",
     "glpat-",
+    "gldt-",
+    "glrt-",
+    "glptt-",
+    "gloas-",
+    "glcbt-",
+    "glft-",
+    "glimt-",
+    "glagent-",
+    "glsoat-",
+    "GR1348941",
     "xoxb-",
     "xoxp-",
     "xoxa-",

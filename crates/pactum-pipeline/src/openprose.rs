@@ -175,9 +175,6 @@ impl Prepared<'_> {
         let policy = self.req.policy;
         let judge = self.judge.as_ref();
         let redactor = &self.redactor;
-        if !redactor.is_empty() {
-            sink.redact_with(redactor);
-        }
         // Graded before `begin`, which names each contract's digest.
         let mut judge_error: Option<String> = None;
         let mut grades: Vec<RunGrade> = Vec::new();
@@ -219,6 +216,27 @@ impl Prepared<'_> {
                 }
             };
             grades.push(grade_run(run, &policy, &mut judge_fn));
+        }
+        // A judge's own words may hold a key-shaped token it made up or
+        // echoed (SPEC §4): found in the rationales, redacted as the
+        // runs' keys are.
+        let answered: std::collections::BTreeSet<String> = grades
+            .iter()
+            .flat_map(|g| &g.contracts)
+            .flat_map(|c| &c.clauses)
+            .flat_map(|r| key_tokens(&r.rationale))
+            .filter(|k| redactor.redact(k) == *k)
+            .collect();
+        let keys_in_answers = answered.len();
+        let redactor = if answered.is_empty() {
+            redactor.clone()
+        } else {
+            Redactor::new(&answered)
+                .and_then(|r| r.with(redactor))
+                .map_err(|e| PipelineError::Invalid(format!("the keys to redact {e}")))?
+        };
+        if !redactor.is_empty() {
+            sink.redact_with(&redactor);
         }
         if let Some(text) = judge_error {
             sink.message(Message {
@@ -317,6 +335,14 @@ impl Prepared<'_> {
                     "the runs' text holds {} key-shaped token(s) (`sk-…`, `ghp_…`, `AIza…`…): each is shown as [redacted] in every report and on the terminal{}; treat each as leaked and rotate it",
                     self.keys_in_runs,
                     if judge.is_some() { ", and the judge never saw it" } else { "" }
+                ),
+            });
+        }
+        if keys_in_answers > 0 {
+            warnings.push(Warning {
+                code: "redacted-secret".into(),
+                message: format!(
+                    "the judge's answers hold {keys_in_answers} key-shaped token(s) the runs do not: each is shown as [redacted] in every report and on the terminal"
                 ),
             });
         }

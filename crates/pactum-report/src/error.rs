@@ -70,6 +70,15 @@ pub enum ReportError {
         /// The store's path as given.
         store: PathBuf,
     },
+    /// A report file would replace an SQLite database (a pactum store not
+    /// named by `--db`, or any other): a report never destroys one.
+    #[error("{flag} {}: the file is an SQLite database (a pactum store?); writing a report there would destroy it: nothing was written", .path.display())]
+    OutputIsDatabase {
+        /// The flag that named the output.
+        flag: String,
+        /// The output path as given.
+        path: PathBuf,
+    },
     /// An output folder holds an input or the store.
     #[error("{flag} {}: the folder holds {what} {}; an output folder may not hold an input or the store: nothing was written", .folder.display(), .path.display())]
     OutputFolderHolds {

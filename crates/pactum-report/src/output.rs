@@ -232,6 +232,12 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
                 });
             }
         }
+        if o.kind == OutputKind::File && is_database(&o.path) {
+            return Err(ReportError::OutputIsDatabase {
+                flag: o.flag.clone(),
+                path: o.path.clone(),
+            });
+        }
         for (earlier, re) in &checked {
             let (rep, rop) = (re.resolved(), ro.resolved());
             let clash = match (earlier.kind, o.kind) {
@@ -253,6 +259,22 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
         checked.push((o, ro));
     }
     Ok(())
+}
+
+/// Whether `path` is a regular file (through links) that opens with the
+/// SQLite header (`SQLite format 3\0`).
+fn is_database(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == b"SQLite format 3\0")
 }
 
 /// A report file written in full or not at all.
@@ -755,6 +777,26 @@ mod tests {
             [false, false, true, false, false]
         );
         assert_eq!(shown(&again(Some(0..at(5)))), [true; 5]);
+    }
+
+    /// A report never replaces an SQLite database it was not told is the
+    /// store (another pactum store, any database): its header says what
+    /// it is.
+    #[test]
+    fn a_report_over_an_sqlite_database_is_refused() {
+        let d = tempfile::tempdir().expect("tmp");
+        let db = d.path().join("other.db");
+        let mut bytes = b"SQLite format 3\0".to_vec();
+        bytes.extend([0u8; 84]);
+        fs::write(&db, &bytes).expect("write");
+        let out = [Output::file("--json", &db)];
+        assert!(matches!(
+            check_outputs(&out, &[]),
+            Err(ReportError::OutputIsDatabase { .. })
+        ));
+        // A file of any other kind is replaced as ever.
+        fs::write(&db, "{}").expect("write");
+        assert!(check_outputs(&out, &[]).is_ok());
     }
 
     #[test]
