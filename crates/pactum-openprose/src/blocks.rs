@@ -38,6 +38,10 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
     // How deep inside emphasis, strong or struck text the events are.
     let mut marked_depth = 0usize;
     let mut marked_text = String::new();
+    // An HTML block being read: its first line and its text.
+    let mut html: Option<(usize, String)> = None;
+    // A table being read whole.
+    let mut table: Option<Block> = None;
     let parser = Parser::new_ext(
         text,
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS,
@@ -76,7 +80,67 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
                     Tag::Emphasis | Tag::Strong | Tag::Strikethrough => {
                         marked_depth += 1;
                     }
+                    Tag::HtmlBlock => {
+                        html = Some((line_of(range.start), String::new()));
+                    }
+                    // A table is read whole as well: a unit in its header
+                    // and a number in a row are one statement.
+                    Tag::Table(_) => {
+                        table = Some(Block {
+                            line: line_of(range.start),
+                            heading: None,
+                            text: String::new(),
+                            marked: Vec::new(),
+                            item: false,
+                        });
+                    }
                     _ => {}
+                }
+            }
+            Event::End(TagEnd::Table) => {
+                if let Some(mut t) = table.take() {
+                    t.text = t.text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    if !t.text.is_empty() {
+                        out.push(t);
+                    }
+                }
+            }
+            Event::End(TagEnd::HtmlBlock) => {
+                if let Some((line, raw)) = html.take() {
+                    let (text, marked) = html_text(&raw);
+                    if !text.is_empty() {
+                        out.push(Block {
+                            line,
+                            heading: None,
+                            text,
+                            marked,
+                            item: false,
+                        });
+                    }
+                }
+            }
+            Event::Html(t) => {
+                if let Some((_, raw)) = html.as_mut() {
+                    raw.push_str(&t);
+                }
+            }
+            Event::InlineHtml(t) => {
+                // `<code>summary</code>`, `<em>summary</em>` mark a name as
+                // `` `summary` `` does.
+                match marking_tag(&t) {
+                    Some(true) => marked_depth += 1,
+                    Some(false) => {
+                        marked_depth = marked_depth.saturating_sub(1);
+                        if marked_depth == 0 {
+                            let t = std::mem::take(&mut marked_text);
+                            if let Some(b) = open.last_mut() {
+                                if !t.trim().is_empty() {
+                                    b.marked.push(t.trim().to_string());
+                                }
+                            }
+                        }
+                    }
+                    None => {}
                 }
             }
             Event::End(tag) => match tag {
@@ -114,6 +178,10 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
                 if let Some(b) = open.last_mut() {
                     b.text.push_str(&t);
                 }
+                if let Some(b) = table.as_mut() {
+                    b.text.push_str(&t);
+                    b.text.push(' ');
+                }
                 if marked_depth > 0 {
                     marked_text.push_str(&t);
                 }
@@ -121,6 +189,11 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
             Event::Code(t) => {
                 if let Some(b) = open.last_mut() {
                     b.text.push_str(&t);
+                    b.marked.push(t.to_string());
+                }
+                if let Some(b) = table.as_mut() {
+                    b.text.push_str(&t);
+                    b.text.push(' ');
                     b.marked.push(t.to_string());
                 }
                 if marked_depth > 0 {
@@ -136,6 +209,82 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
         }
     }
     out
+}
+
+/// The tags that show their text marked as code or emphasis.
+const MARKING: &[&str] = &[
+    "code", "em", "strong", "b", "i", "kbd", "var", "samp", "tt", "mark", "u", "cite", "dfn",
+];
+
+/// `Some(true)` for an opening marking tag (`<code>`, `<em class=x>`),
+/// `Some(false)` for a closing one, `None` for any other text.
+fn marking_tag(t: &str) -> Option<bool> {
+    let t = t.trim();
+    let inner = t.strip_prefix('<')?.strip_suffix('>')?;
+    let (closing, inner) = match inner.strip_prefix('/') {
+        Some(rest) => (true, rest),
+        None => (false, inner),
+    };
+    let name: String = inner
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    MARKING.contains(&name.as_str()).then_some(!closing)
+}
+
+/// An HTML block's text as shown: its tags dropped (each a space),
+/// character references decoded, white space folded; and the texts its
+/// marking tags hold.
+fn html_text(raw: &str) -> (String, Vec<String>) {
+    use std::sync::LazyLock;
+    static TAG: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*>")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    let mut text = String::new();
+    let mut marked = Vec::new();
+    let mut depth = 0usize;
+    let mut current = String::new();
+    let mut at = 0;
+    for c in TAG.captures_iter(raw) {
+        let (Some(whole), Some(name)) = (c.get(0), c.get(2)) else {
+            continue;
+        };
+        let piece = &raw[at..whole.start()];
+        text.push_str(piece);
+        if depth > 0 {
+            current.push_str(piece);
+        }
+        at = whole.end();
+        let name = name.as_str().to_ascii_lowercase();
+        // Inline tags join what they stand between; block tags part it.
+        if !MARKING.contains(&name.as_str())
+            && !matches!(
+                name.as_str(),
+                "a" | "span" | "sub" | "sup" | "small" | "abbr"
+            )
+        {
+            text.push(' ');
+        }
+        if MARKING.contains(&name.as_str()) {
+            if c.get(1).is_some_and(|m| m.as_str() == "/") {
+                depth = depth.saturating_sub(1);
+                if depth == 0 && !current.trim().is_empty() {
+                    marked.push(crate::check::decode_entities(current.trim()).into_owned());
+                    current.clear();
+                }
+            } else {
+                depth += 1;
+            }
+        }
+    }
+    text.push_str(&raw[at..]);
+    let text = crate::check::decode_entities(&text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (text, marked)
 }
 
 #[cfg(test)]
@@ -160,8 +309,28 @@ mod tests {
                 (7, None, "a bullet continued"),
                 (11, None, "a | b |"),
                 (13, None, "c | d |"),
+                (11, None, "a b c d"),
             ]
         );
         assert_eq!(b[1].marked, vec!["mary".to_string(), "90".to_string()]);
+    }
+
+    #[test]
+    fn html_blocks_and_tags_read_as_shown() {
+        let b = blocks(
+            "<p>The summary has at least\n90 words.</p>\n\nThen write the <code>summary</code> with 90+ words.\n\n<table><tr><th>output</th><th>min words</th></tr><tr><td>summary</td><td>90</td></tr></table>\n",
+        );
+        let texts: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            vec![
+                "The summary has at least 90 words.",
+                "Then write the summary with 90+ words.",
+                "output min words summary 90",
+            ]
+        );
+        assert_eq!(b[1].marked, vec!["summary".to_string()]);
+        assert_eq!(b[0].line, 1);
+        assert_eq!(b[2].line, 6);
     }
 }

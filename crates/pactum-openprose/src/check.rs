@@ -736,6 +736,16 @@ fn split_fields(s: &str) -> (Vec<String>, Vec<String>) {
             continue;
         }
         let words = f.split_whitespace().count();
+        // `etc.`, `and so on`, `…`: the list is open, which fields it
+        // asks for is the judge's.
+        let open_list = matches!(
+            f.to_lowercase().trim_end_matches('.'),
+            "etc" | "so on" | "so forth" | "more" | "others" | "other fields" | "…" | "..."
+        );
+        if open_list {
+            unread.push(f);
+            continue;
+        }
         if words <= 3
             && !ALTERNATIVE.is_match(&f)
             && !f.chars().any(|c| c.is_ascii_digit())
@@ -4451,7 +4461,16 @@ fn field_value(field: &str, v: &str) -> bool {
     let name = norm(field);
     let slot = SLOT.is_match(t) && t.chars().any(char::is_alphabetic) && !t.contains("://");
     let typed = ["type", "kind", "format"].iter().any(|w| name.contains(w));
+    // What a program or a spreadsheet writes for none (`not_found`,
+    // `Optional.empty`, `#REF!`).
+    static NONE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)^(?:#[A-Z0-9/]+[!?]?|#N/A|optional(?:\.empty|\[empty\]|\.none)|none|null|nil|nan|undefined|void|empty)$",
+        )
+    });
     a_value(t)
+        && a_value(&t.replace(['_', '.'], " "))
+        && !NONE.is_match(t)
         && !slot
         && norm(t) != name
         && (typed || !TYPES.contains(&norm(t).as_str()))
@@ -4934,7 +4953,7 @@ fn json_entries_beside(o: &serde_json::Map<String, Value>, fields: &[String]) ->
     // value (`isLastPage`, `nextPageToken`, `"showing": "2 of 5"`).
     static CUT: LazyLock<Regex> = LazyLock::new(|| {
         re(
-            r"(?i)more|truncat|partial|incomplete|next|remaining|omitted|cut|page|cursor|token|last|continu|offset|limit|skip|show|display|left|rest|hidden|elided|abbrev|\d+\s*(?:of|/|von|sur|de|di|van)\s*\d+",
+            r"(?i)more|truncat|partial|incomplete|next|remaining|omitted|cut|page|cursor|token|last|continu|offset|limit|skip|show|display|left|rest|hidden|elided|abbrev|abridg|shorten|excerpt|sample|subset|selection|top \w+ only|only the (?:first|top)|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:of|out of|/|von|sur|de|di|van)\s*(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|many|more)\b",
         )
     });
     static TOTAL: LazyLock<Regex> =
@@ -4957,6 +4976,8 @@ fn json_entries_beside(o: &serde_json::Map<String, Value>, fields: &[String]) ->
         Value::String(t) => {
             CUT.is_match(k)
                 || CUT.is_match(t)
+                // A count written as text (`"total": "5"`).
+                || (TOTAL.is_match(k) && t.chars().any(|c| c.is_ascii_digit()))
                 || shows_entries(t, &patterns)
                 || writes_another_item(t)
                 || names_a_field(Some(k), t, fields)

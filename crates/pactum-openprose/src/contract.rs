@@ -146,6 +146,9 @@ pub struct Outside {
     /// label naming an output the file's clauses declare is graded as a
     /// clause on it; one naming another output of the run is refused.
     pub inside: bool,
+    /// In a section of inputs or wiring: it commits only on the
+    /// contract's own outputs (a node may require another's).
+    own: bool,
 }
 
 /// How a line outside the sections of clauses may name an output.
@@ -918,6 +921,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                     line: lineno,
                     naming,
                     inside: false,
+                    own: false,
                 };
                 let svc = service.map(|(_, i)| i);
                 outside.push((
@@ -946,6 +950,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
                         line: lineno,
                         naming,
                         inside: false,
+                        own: false,
                     },
                     svc,
                     inputs,
@@ -1244,7 +1249,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
     inline.retain(|c| c.has_commitments || !c.clauses.is_empty());
     let outside = outside
         .into_iter()
-        .filter(|(.., inputs)| !inputs)
+        .filter(|(o, _, inputs)| !inputs && !o.own)
         .map(|(o, ..)| o)
         .collect();
     Ok(ParsedFile {
@@ -1308,6 +1313,7 @@ fn rendered_blocks(
                     line: b.line,
                     naming,
                     inside: false,
+                    own: false,
                 },
                 svc,
                 false,
@@ -1356,10 +1362,32 @@ fn rendered_blocks(
                     line: b.line,
                     naming: Naming::Label(b.text.clone()),
                     inside: true,
+                    own: false,
                 },
                 svc,
                 false,
             ));
+        }
+        // A line on the contract's own output among its inputs (`##
+        // Requires` / `` - `summary`: at least 90 words ``): a service
+        // does not require what it makes.
+        if state.wiring && !state.clauses && measured {
+            for naming in [
+                Naming::Stated(b.text.clone()),
+                Naming::Label(b.text.clone()),
+                Naming::MarkedStated(b.marked.clone()),
+            ] {
+                out.push((
+                    Outside {
+                        line: b.line,
+                        naming,
+                        inside: false,
+                        own: true,
+                    },
+                    svc,
+                    false,
+                ));
+            }
         }
         if !measured || state.clauses || state.wiring {
             continue;
@@ -1568,11 +1596,20 @@ fn measured(text: &str) -> bool {
     // A number before a counted unit, however bounded ("over 90 words",
     // "3 paragraphs minimum", "twenty-five words"), or a quote.
     static COUNTED: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r#"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred))\W{0,3}(?:[a-z-]+\s+){0,2}?(?:items?|bullets?|points?|entries|entry|steps?|sources?|citations?|references?|links?|urls?|paragraphs?|words?|rows?|headings?|sections?|sentences?|characters?|chars?|lines?|pages?)\b|["“][^"”]+["”]|\b(?:each|every|all)\b[^.:\n]{0,60}\b(?:has|have|holds?|includes?|contains?|with)\s*:"#)
+        regex::Regex::new(r#"(?i)(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|dozen|couple|few|several|many|million))\W{0,3}(?:[a-z-]+\s+){0,2}?(?:items?|bullets?|points?|entries|entry|steps?|sources?|citations?|references?|links?|urls?|paragraphs?|words?|rows?|headings?|sections?|sentences?|characters?|chars?|lines?|pages?)\b|["“][^"”]+["”]|(?:^|[\s(\[])'[^'\n]{2,}'(?:[\s.,;:!?)\]]|$)|‘[^’\n]+’|„[^“”\n]+[“”]|`[^`\n]*\s[^`\n]*`|«[^»\n]+»|»[^«\n]+«|‹[^›\n]+›|「[^」\n]+」|『[^』\n]+』|\b(?:each|every|all)\b[^.:\n]{0,60}\b(?:has|have|holds?|includes?|contains?|with)\s*:"#)
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    // A number and a counted unit in either order (`Minimum words per
+    // output: summary 90.`, a table's `min words` column beside `90`).
+    static UNIT: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(?:items?|bullets?|points?|entries|entry|sources?|citations?|references?|links?|urls?|paragraphs?|words?|rows?|headings?|sections?|sentences?|characters?|chars?|lines?|pages?)\b")
             .unwrap_or_else(|_| unreachable!("valid pattern"))
     });
     let r = crate::check::read(text);
-    r.measures.iter().any(|(_, m)| content(m)) || !r.unread.is_empty() || COUNTED.is_match(text)
+    r.measures.iter().any(|(_, m)| content(m))
+        || !r.unread.is_empty()
+        || COUNTED.is_match(text)
+        || (text.chars().any(|c| c.is_ascii_digit()) && UNIT.is_match(text))
 }
 
 /// `text` and `name` folded ([`name_fold`]), the name's letters and

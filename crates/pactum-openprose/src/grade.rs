@@ -678,6 +678,34 @@ fn grade_text(
     let mut evidence = Vec::new();
     let mut failed: Vec<String> = Vec::new();
     let mut unmeasured: Vec<String> = Vec::new();
+    // A clause on one output naming another (`` - `report`: … `` / `  -
+    // The summary: at least 9 words`): which output each measure is about
+    // is the judge's, never the parent's binding by default.
+    if let (Some(own), false) = (&clause.output, reading.measures.is_empty()) {
+        // A name inside a measured phrase is its unit or format (`at
+        // least 3 sources`, `a JSON array`), not another output.
+        let mut unmeasured_text = text.clone();
+        for (phrase, _) in &reading.measures {
+            unmeasured_text = unmeasured_text.replacen(phrase.as_str(), " ", 1);
+        }
+        let other = c
+            .outputs
+            .iter()
+            .map(|b| b.name.as_str())
+            .chain(
+                c.declared
+                    .clauses
+                    .iter()
+                    .filter_map(|k| k.output.as_deref()),
+            )
+            .filter(|o| crate::contract::binding_key(o) != crate::contract::binding_key(own))
+            .find(|o| crate::contract::mentions_name(&unmeasured_text, o));
+        if let Some(o) = other {
+            unmeasured.push(format!(
+                "the clause on `{own}` names another output, `{o}`: which output each measure is about is for the judge"
+            ));
+        }
+    }
     let mut inputs: Vec<Cow<'_, str>> = c
         .inputs
         .iter()
@@ -1393,6 +1421,70 @@ pub(crate) fn failed_status(k: &str, v: &serde_json::Value) -> bool {
     }
 }
 
+/// Why a JSON object's members say something of its content: a flag
+/// (any boolean) or a return code ([`return_code`]), in it or, `depth`
+/// levels down, in an object under it.
+fn flagged(o: &serde_json::Map<String, serde_json::Value>, depth: usize) -> Option<String> {
+    o.iter().find_map(|(k, v)| match v {
+        serde_json::Value::Bool(_) => Some(k),
+        serde_json::Value::Number(_) if return_code(k) => Some(k),
+        serde_json::Value::String(t)
+            if failed_status(&k.to_lowercase(), &serde_json::Value::String(t.clone())) =>
+        {
+            Some(k)
+        }
+        serde_json::Value::Object(inner) if depth > 0 => {
+            flagged(inner, depth - 1).map(|_| k)
+        }
+        _ => None,
+    })
+    .map(|k| {
+        format!(
+            "the output is a JSON object with a flag, a code or a status beside its content (under `{}`): what it says of the content is for the judge",
+            truncate_chars(k, 40)
+        )
+    })
+}
+
+/// Whether a line of an output is a status saying the work failed or
+/// was cut (`ok: false`, `truncated: true`, `Status: incomplete`, `rc=1`,
+/// `Return code: 2`, `Note: output truncated.`, `[truncated]`, `Max
+/// tokens reached.`, `ECONNRESET`).
+fn says_it_failed(line: &str) -> bool {
+    use std::sync::LazyLock;
+    static LABEL: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"^[-*+>\s]*[*_`]*([A-Za-z][A-Za-z _-]{0,30}?)[*_`]*\s*[:=]\s*[*_`]*([^*_`]+?)[*_`.]*\s*$")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    static CUT: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\[(?:truncated|cut off|output truncated|\.\.\.truncated)\]|\b(?:output|response|text|answer|result|reply)s? (?:was |is |has been |got )?(?:truncated|cut off|cut short)\b|\bmax(?:imum)?[ _]?tokens? (?:reached|exceeded|hit)\b|\btoken limit\b|\bcontext[_ ]length[_ ]exceeded\b|\b(?:ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|OOMKilled|SIGKILL|SIGSEGV)\b|^\s*File \x22[^\x22]+\x22, line \d+|\bUncaught \w*(?:Error|Exception)\b|\bTraceback \(most recent call last\)")
+            .unwrap_or_else(|_| unreachable!("valid pattern"))
+    });
+    if CUT.is_match(line) {
+        return true;
+    }
+    let Some(c) = LABEL.captures(line) else {
+        return false;
+    };
+    let key = c[1].trim().to_lowercase().replace([' ', '-'], "_");
+    let raw = c[2].trim().to_lowercase();
+    let value = match raw.as_str() {
+        "true" | "yes" => serde_json::Value::Bool(true),
+        "false" | "no" => serde_json::Value::Bool(false),
+        _ => raw
+            .parse::<i64>()
+            .map(serde_json::Value::from)
+            .unwrap_or_else(|_| serde_json::Value::String(raw.clone())),
+    };
+    failed_status(&key, &value)
+        || (value.as_i64().is_some_and(|n| n != 0) && return_code(&key))
+        || (matches!(key.as_str(), "status" | "state" | "result" | "outcome")
+            && matches!(
+                raw.as_str(),
+                "incomplete" | "partial" | "truncated" | "unfinished" | "interrupted" | "cut off"
+            ))
+}
+
 /// Whether a JSON key names a return code or a status number (`rc`,
 /// `ret`, `exit`, `ok`, `success`, `status`, `code`…).
 fn return_code(k: &str) -> bool {
@@ -1411,9 +1503,12 @@ fn return_code(k: &str) -> bool {
             | "state"
             | "result"
             | "errno"
-    ) || k.contains("exit")
-        || k.contains("error")
-        || k.contains("fail")
+    ) || [
+        "exit", "error", "fail", "http", "signal", "kill", "timeout", "percent", "progress",
+        "token", "return", "done", "partial", "complete", "finish", "truncat", "cut",
+    ]
+    .iter()
+    .any(|w| k.contains(w))
 }
 
 /// Why an output reads as an error report rather than the output asked
@@ -1424,32 +1519,50 @@ fn return_code(k: &str) -> bool {
 /// "failed"`, `"ok": false`). Whether it is the output asked
 /// for is the judge's.
 fn error_report(content: &str) -> Option<String> {
-    if let Some(serde_json::Value::Object(o)) = crate::check::as_json(content) {
-        let failed = reports_failure(&o);
-        if failed {
-            return Some("the output is a JSON object reporting an error or a failed status: an error report, which may not be the output asked for, is for the judge".to_string());
+    let json = crate::check::as_json(content);
+    match &json {
+        Some(serde_json::Value::Object(o)) => {
+            if reports_failure(o) {
+                return Some("the output is a JSON object reporting an error or a failed status: an error report, which may not be the output asked for, is for the judge".to_string());
+            }
+            // A flag or a return code beside the content says something
+            // of it (`"is_truncated": true`, `"is_complete": false`,
+            // `"rc": 1`) under names no list closes, here or in an object
+            // under it: read by the judge, never passed over.
+            if let Some(why) = flagged(o, 2) {
+                return Some(why);
+            }
         }
-        // A flag or a return code beside the content says something of it
-        // (`"is_truncated": true`, `"is_complete": false`, `"rc": 1`)
-        // under names no list closes: read by the judge, never passed over.
-        return o
-            .iter()
-            .find(|(k, v)| v.is_boolean() || (v.is_number() && return_code(k)))
-            .map(|(k, v)| {
-                format!(
-                    "the output is a JSON object with a flag or a code beside its content (`\"{}\": {v}`): what it says of the content is for the judge",
-                    truncate_chars(k, 40)
-                )
-            });
+        // A flag among an array's values (`["…", false]`), or in one of
+        // its objects.
+        Some(serde_json::Value::Array(a)) => {
+            if let Some(why) = a.iter().find_map(|v| match v {
+                serde_json::Value::Bool(_) => Some(format!(
+                    "the output is a JSON array holding a flag (`{v}`): what it says of the content is for the judge"
+                )),
+                serde_json::Value::Object(o) => flagged(o, 1),
+                _ => None,
+            }) {
+                return Some(why);
+            }
+        }
+        _ => {}
     }
-    // A Python traceback anywhere: the program failed while writing it.
-    if let Some(line) = content.lines().find(|l| {
-        l.trim_start()
-            .starts_with("Traceback (most recent call last)")
-    }) {
+    // The text a reader reads: a JSON output's string values, else the
+    // output. A line anywhere reading like an error (`KeyError:
+    // 'summary'`, a traceback, `thread 'main' panicked`, `FATAL: …`), or
+    // saying the output was cut or the work failed (`ok: false`, `Status:
+    // incomplete`, `[truncated]`, `Max tokens reached.`).
+    let said = json.as_ref().map(crate::json_view::said);
+    let text = said.as_deref().unwrap_or(content);
+    if let Some(line) = text
+        .lines()
+        .map(str::trim)
+        .find(|l| crate::run::opens_like_error_report(l) || says_it_failed(l))
+    {
         return Some(format!(
-            "the output holds a traceback (`{}`): whether it is the output asked for is for the judge",
-            truncate_chars(line.trim(), 60)
+            "the output holds a line that reads like an error or a failed status (`{}`): whether it is the output asked for is for the judge",
+            truncate_chars(line, 60)
         ));
     }
     let first = content.lines().find(|l| !l.trim().is_empty())?;

@@ -2507,7 +2507,7 @@ fn states_error(line: &str) -> bool {
 /// reader's words: what [`states_error`] takes, a level word opening it
 /// (`FATAL: x`, `Failed: x`, `panic: x`, `FATAL x`, `[PANIC] x`) or a
 /// log line's time then a level word (`2026-12-01T10:15:31Z error x`).
-fn opens_like_error_report(line: &str) -> bool {
+pub(crate) fn opens_like_error_report(line: &str) -> bool {
     use std::sync::LazyLock;
     static LEVEL: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(concat!(

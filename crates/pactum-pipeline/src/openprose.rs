@@ -108,7 +108,7 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
             .iter()
             .map(|p| Protected::folder("the OpenProse run", p))
             .collect();
-        let out = [pactum_report::Output::file("--db", &db)];
+        let out = [pactum_report::Output::store("--db", &db)];
         if let Err(e) = pactum_report::check_outputs(&out, &runs_kept) {
             return Err(PipelineError::Invalid(format!(
                 "{e} (the store cannot be kept inside a run being graded)"

@@ -117,6 +117,8 @@ pub struct Output {
     flag: String,
     path: PathBuf,
     kind: OutputKind,
+    /// A store pactum opens (`--db`): an SQLite database there is its own.
+    store: bool,
 }
 
 impl Output {
@@ -128,6 +130,16 @@ impl Output {
             flag: flag.into(),
             path: path.into(),
             kind: OutputKind::File,
+            store: false,
+        }
+    }
+
+    /// The store pactum will open, asked for by `flag` (`--db`): checked
+    /// like a report file, and an SQLite database there is expected.
+    pub fn store(flag: impl Into<String>, path: impl Into<PathBuf>) -> Output {
+        Output {
+            store: true,
+            ..Output::file(flag, path)
         }
     }
 
@@ -137,6 +149,7 @@ impl Output {
             flag: flag.into(),
             path: path.into(),
             kind: OutputKind::Folder,
+            store: false,
         }
     }
 
@@ -164,6 +177,7 @@ impl Output {
 ///
 /// # Errors
 /// [`ReportError::OutputIsInput`], [`ReportError::OutputIsStore`],
+/// [`ReportError::OutputIsDatabase`],
 /// [`ReportError::OutputFolderHolds`], [`ReportError::OutputsOverlap`],
 /// [`ReportError::BothToStdout`], or
 /// [`ReportError::Unresolved`] when a path cannot be resolved at all (a
@@ -232,7 +246,7 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
                 });
             }
         }
-        if o.kind == OutputKind::File && is_database(&o.path) {
+        if o.kind == OutputKind::File && !o.store && is_database(&o.path) {
             return Err(ReportError::OutputIsDatabase {
                 flag: o.flag.clone(),
                 path: o.path.clone(),
