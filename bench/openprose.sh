@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `grade --experimental-openprose` of a one-service run whose one output
+# `grade` of a one-service run whose one output
 # holds N link reference definitions and N uses of them (the shape that
 # was once quadratic), for each N: wall, CPU, peak RSS, and the CPU per
 # definition, which stays about flat while reading is linear.
@@ -32,7 +32,7 @@ with open(out, "w") as f:
 PY
   size=$(stat -c %s "$run/bindings/linker/links.md")
   code=0
-  /usr/bin/time -v "$bin" grade --experimental-openprose --quiet --json "$work/r-$n.json" "$run" \
+  /usr/bin/time -v "$bin" grade --quiet --json "$work/r-$n.json" "$run" \
     2>"$work/time-$n.txt" || code=$?
   wall=$(awk '/Elapsed \(wall clock\)/ {print $NF}' "$work/time-$n.txt")
   secs=$(python3 -c "p='$wall'.split(':'); print(sum(float(x)*60**i for i,x in enumerate(reversed(p))))")

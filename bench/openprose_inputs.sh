@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `grade --experimental-openprose` of a one-service run with ten counted
+# `grade` of a one-service run with ten counted
 # clauses (`at least N items`) over a 20-item output and a caller input
 # of WORDS words (default 300,000 distinct random words, about 2.7 MB):
 # the input's words are read once a contract to tell counted units apart,
@@ -31,7 +31,7 @@ open(f"{run}/vm.log.md", "w").write("# run:r svc\nroot: root.prose.md\n1→ svc 
 PY
 size=$(stat -c %s "$run/bindings/caller/topic.md")
 code=0
-/usr/bin/time -v "$bin" grade --experimental-openprose --quiet "$run" 2>"$work/time.txt" || code=$?
+/usr/bin/time -v "$bin" grade --quiet "$run" 2>"$work/time.txt" || code=$?
 wall=$(awk '/Elapsed \(wall clock\)/ {print $NF}' "$work/time.txt")
 cpu=$(awk -F: '/User time|System time/ {s+=$2} END {printf "%.2f", s}' "$work/time.txt")
 rss=$(awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$work/time.txt")

@@ -353,13 +353,6 @@ pub fn grade(args: GradeArgs, color: bool) -> CliResult {
 /// `pactum grade RUN_DIR…`: OpenProse runs → the usual reports plus the
 /// contract grader's report ([`pactum_pipeline::openprose`]).
 fn grade_openprose(args: GradeArgs, color: bool) -> CliResult {
-    // A green from a reading with known wrong greens is not offered by
-    // default (fail closed): the user opts in knowing the gaps.
-    if !args.experimental_openprose {
-        return Err(CliError::usage(
-            "grading OpenProse runs is experimental: some phrasings and layouts are still read in ways that can call a clause satisfied that was not kept (docs/openprose.md, \"Known gaps\"); pass --experimental-openprose to grade anyway: nothing was graded",
-        ));
-    }
     if !args.contracts.is_empty() {
         return Err(CliError::usage(
             "-c is not used with OpenProse runs: each run carries its own contracts (root.prose.md and sources/)",

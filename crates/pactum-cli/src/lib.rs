@@ -253,12 +253,6 @@ pub struct GradeArgs {
     /// holding `root.prose.md`; see docs/openprose.md).
     #[arg(value_name = "TRACES", required = true)]
     pub traces: Vec<PathBuf>,
-    /// Grade OpenProse runs although their reading is experimental: some
-    /// phrasings and layouts are still read in ways that can call a clause
-    /// satisfied that was not kept (docs/openprose.md, "Known gaps").
-    /// Without it a run directory is refused.
-    #[arg(long)]
-    pub experimental_openprose: bool,
     /// How to read the trace files.
     #[command(flatten)]
     pub import: ImportArgs,

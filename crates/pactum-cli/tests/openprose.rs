@@ -40,11 +40,6 @@ where
     let mut cmd = Command::cargo_bin("pactum").expect("the pactum binary is built");
     let args: Vec<std::ffi::OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
     cmd.current_dir(root()).env("NO_COLOR", "1").args(&args);
-    // Every grade here opts in to OpenProse runs; the refusal without the
-    // flag is tested on its own.
-    if args.first().is_some_and(|a| a == "grade") {
-        cmd.arg("--experimental-openprose");
-    }
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -693,29 +688,6 @@ fn a_key_with_invisible_characters_or_a_wrap_is_redacted() {
         }
     }
     assert!(run.stdout.contains("[redacted]"), "{}", run.stdout);
-}
-
-/// Without `--experimental-openprose` a run is refused with exit 2, naming
-/// the flag and the known gaps: a reading with known wrong greens never
-/// shows green by default.
-#[test]
-fn a_run_is_refused_without_the_experimental_flag() {
-    let mut cmd = Command::cargo_bin("pactum").expect("the pactum binary is built");
-    let out = cmd
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .args(["grade", "examples/openprose/satisfied"])
-        .output()
-        .expect("pactum runs");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("--experimental-openprose"), "{stderr}");
-    assert!(stderr.contains("Known gaps"), "{stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "nothing graded: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
 }
 
 /// A key used as the run id, an input's name or a file's name, or written
