@@ -1702,6 +1702,24 @@ static STARTS_A_PREFIX: std::sync::LazyLock<Box<[bool]>> = std::sync::LazyLock::
     t.into_boxed_slice()
 });
 
+/// Whether a key prefix's tail is words and numbers a person joined
+/// (`runs_2026_12_01`, `test-data-2024`), after a prefix words hold
+/// (`hf_`, `sk-`): each part between `_` or `-` all
+/// small letters or all digits, one a word of three letters or more. A
+/// key's random tail mixes cases, or letters and digits, within a part.
+fn named_with_numbers(tail: &str) -> bool {
+    let parts: Vec<&str> = tail.split(['_', '-']).collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && (p.chars().all(|c| c.is_ascii_lowercase())
+                    || p.chars().all(|c| c.is_ascii_digit()))
+        })
+        && parts
+            .iter()
+            .any(|p| p.len() >= 3 && p.chars().all(|c| c.is_ascii_lowercase()))
+}
+
 /// Whether a token starts with a known key prefix followed by a key's tail
 /// ([`key_tokens`]).
 fn is_prefixed_key(token: &str) -> bool {
@@ -1709,7 +1727,9 @@ fn is_prefixed_key(token: &str) -> bool {
         token.strip_prefix(p).is_some_and(|tail| {
             let mixed = tail.chars().any(|c| c.is_ascii_lowercase())
                 && tail.chars().any(|c| c.is_ascii_uppercase());
-            (tail.len() >= KEY_TOKEN_MIN_TAIL && tail.chars().any(|c| c.is_ascii_digit()))
+            (tail.len() >= KEY_TOKEN_MIN_TAIL
+                && tail.chars().any(|c| c.is_ascii_digit())
+                && (GLUED_KEY_PREFIXES.contains(p) || !named_with_numbers(tail)))
                 || (*p == "hf_" && tail.len() >= HF_TAIL_WITHOUT_DIGIT && mixed)
                 // A prefix no word holds (`glpat-`, `ghp_`), then random
                 // letters that happen to hold no digit.

@@ -408,11 +408,11 @@ async fn the_rate_limit_is_respected() {
     let mut a = arrivals(&s);
     a.sort_by(f64::total_cmp);
     assert_eq!(a.len(), 6);
-    // 100 ms apart at the server too, with slack for its scheduling.
-    for w in a.windows(2) {
-        assert!(w[1] - w[0] >= 0.05, "{a:?}");
-    }
-    assert!(a[5] - a[0] >= 0.4, "{a:?}");
+    // Spread at the server too (a broken limiter sends all six at once).
+    // The server records an arrival when it gets to it: on a loaded
+    // machine one arrives late and the next on its heels, so only the
+    // spread is checked, with a slot's slack.
+    assert!(a[5] - a[0] >= 0.3, "{a:?}");
 }
 
 #[tokio::test]

@@ -690,6 +690,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
         let lineno = i + 1;
         states[i] = LineState {
             clauses: matches!(open, Some((_, Kind::Commit(_)))),
+            errors: matches!(open, Some((_, Kind::Errors))),
             steps: steps.is_some(),
             wiring: wiring.is_some(),
             service: service.map(|(_, i)| i),
@@ -1267,6 +1268,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, ImportError> {
 #[derive(Debug, Clone, Copy, Default)]
 struct LineState {
     clauses: bool,
+    errors: bool,
     steps: bool,
     wiring: bool,
     service: Option<usize>,
@@ -1392,7 +1394,20 @@ fn rendered_blocks(
         if !measured || state.clauses || state.wiring {
             continue;
         }
-        if state.steps {
+        if state.errors {
+            // An error's description naming an output in plain words
+            // describes the error (`- too-short: the draft summary had
+            // fewer than 10 words`); in code or emphasis, or as a label,
+            // it commits on it.
+            out.push(at(Naming::Label(b.text.clone())));
+            out.push(at(Naming::MarkedStated(b.marked.clone())));
+            out.extend(
+                headings
+                    .iter()
+                    .filter(|(_, _, steps, _)| !steps)
+                    .map(|(_, h, ..)| at(Naming::Heading(h.clone()))),
+            );
+        } else if state.steps {
             out.push(at(Naming::Label(b.text.clone())));
             out.push(at(Naming::MarkedStated(b.marked.clone())));
             out.extend(

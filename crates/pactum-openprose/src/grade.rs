@@ -678,6 +678,7 @@ fn grade_text(
     let mut evidence = Vec::new();
     let mut failed: Vec<String> = Vec::new();
     let mut unmeasured: Vec<String> = Vec::new();
+    let mut names_another = false;
     // A clause on one output naming another (`` - `report`: … `` / `  -
     // The summary: at least 9 words`): which output each measure is about
     // is the judge's, never the parent's binding by default.
@@ -704,6 +705,7 @@ fn grade_text(
             unmeasured.push(format!(
                 "the clause on `{own}` names another output, `{o}`: which output each measure is about is for the judge"
             ));
+            names_another = true;
         }
     }
     let mut inputs: Vec<Cow<'_, str>> = c
@@ -823,6 +825,11 @@ fn grade_text(
     // Phrases that look measurable but were not read (a choice, a count
     // per item, a reversed range) leave the clause to the judge.
     unmeasured.extend(reading.unread.iter().cloned());
+    // A measure that failed may be about the other output the clause
+    // names (`at least 10 words, and the report at least 90 words`).
+    if names_another {
+        unmeasured.append(&mut failed);
+    }
     if !failed.is_empty() {
         let mut why = failed.join("; ");
         if !notes.is_empty() {

@@ -275,10 +275,13 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
     Ok(())
 }
 
-/// Whether `path` is a regular file (through links) that opens with the
-/// SQLite header (`SQLite format 3\0`).
+/// Whether `path` is a regular file (through links) that is part of an
+/// SQLite database: it opens with the database header (`SQLite format
+/// 3\0`), a write-ahead log's (`377f0682`/`377f0683`) or a rollback
+/// journal's, or it is the `-wal`, `-shm` or `-journal` beside one.
 fn is_database(path: &Path) -> bool {
     use std::io::Read;
+    const JOURNAL: [u8; 8] = [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7];
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
     };
@@ -286,9 +289,20 @@ fn is_database(path: &Path) -> bool {
         return false;
     }
     let mut head = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| &head == b"SQLite format 3\0")
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head));
+    if read.is_ok()
+        && (&head == b"SQLite format 3\0"
+            || head[..4] == [0x37, 0x7f, 0x06, 0x82]
+            || head[..4] == [0x37, 0x7f, 0x06, 0x83]
+            || head[..8] == JOURNAL)
+    {
+        return true;
+    }
+    let name = path.to_string_lossy();
+    ["-wal", "-shm", "-journal"].iter().any(|suffix| {
+        name.strip_suffix(suffix)
+            .is_some_and(|db| db != name && is_database(Path::new(db)))
+    })
 }
 
 /// A report file written in full or not at all.
@@ -808,6 +822,21 @@ mod tests {
             check_outputs(&out, &[]),
             Err(ReportError::OutputIsDatabase { .. })
         ));
+        // Its write-ahead log and shared memory are part of it.
+        let wal = d.path().join("other.db-wal");
+        fs::write(
+            &wal,
+            [0x37, 0x7f, 0x06, 0x82, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        )
+        .expect("write");
+        let shm = d.path().join("other.db-shm");
+        fs::write(&shm, [0u8; 32]).expect("write");
+        for part in [&wal, &shm] {
+            assert!(matches!(
+                check_outputs(&[Output::file("--json", part)], &[]),
+                Err(ReportError::OutputIsDatabase { .. })
+            ));
+        }
         // A file of any other kind is replaced as ever.
         fs::write(&db, "{}").expect("write");
         assert!(check_outputs(&out, &[]).is_ok());

@@ -2075,3 +2075,27 @@ fn a_path_of_forty_characters_is_no_aws_secret() {
     let key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
     assert_eq!(aws_secrets(&format!("secret {key} here")), vec![key]);
 }
+
+#[test]
+fn words_and_numbers_after_a_key_prefix_name_a_folder_not_a_key() {
+    for name in [
+        "hf_runs_2026_12_01",
+        "sk-test-data-2024",
+        "hf_cache_2025_01",
+    ] {
+        let text = format!("/runs/{name}/workspace/svc/_error.md:1");
+        assert!(
+            key_tokens(&text).is_empty(),
+            "{name}: {:?}",
+            key_tokens(&text)
+        );
+    }
+    // A key's tail mixes cases or letters and digits within a part.
+    for key in [
+        "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+        "sk-or-v1-0123456789abcdef0123456789abcdef",
+        "xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1",
+    ] {
+        assert!(!key_tokens(key).is_empty(), "{key}");
+    }
+}
