@@ -301,6 +301,40 @@ pub fn grade(args: GradeArgs, color: bool) -> CliResult {
         )));
     }
     if args.contracts.is_empty() {
+        // A folder of runs, or a run's contract file, is a path one step
+        // off a run: say which to name.
+        for p in &args.traces {
+            if p.is_dir() {
+                let mut inside: Vec<String> = std::fs::read_dir(p)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|d| pactum_pipeline::openprose::is_run_dir(d))
+                    .map(|d| shown_path(&d))
+                    .collect();
+                inside.sort();
+                if !inside.is_empty() {
+                    return Err(CliError::usage(format!(
+                        "{} is a folder of OpenProse runs, not a run (it holds no root.prose.md): name the runs (`pactum grade {}`): nothing was graded",
+                        shown_path(p),
+                        inside.join(" ")
+                    )));
+                }
+            }
+            if p.is_file() && p.to_string_lossy().ends_with(".prose.md") {
+                if let Some(dir) = p
+                    .parent()
+                    .filter(|d| pactum_pipeline::openprose::is_run_dir(d))
+                {
+                    return Err(CliError::usage(format!(
+                        "{} is a contract of an OpenProse run: grade the run's folder (`pactum grade {}`): nothing was graded",
+                        shown_path(p),
+                        shown_path(dir)
+                    )));
+                }
+            }
+        }
         return Err(CliError::usage(
             "name the contracts to grade the traces against (-c CONTRACT_OR_FOLDER); only OpenProse run directories carry their own",
         ));

@@ -442,6 +442,28 @@ fn a_measured_green_is_read_by_the_judge() {
         .is_some_and(|t| t.contains("[redacted]")));
 }
 
+/// A folder of runs, or a run's contract file, is named as such, with
+/// the paths to grade instead.
+#[test]
+fn a_folder_of_runs_or_a_runs_contract_names_what_to_grade() {
+    let run = pactum(["grade", "examples/openprose"]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("is a folder of OpenProse runs")
+            && run.stderr.contains("examples/openprose/degraded")
+            && run.stderr.contains("examples/openprose/satisfied"),
+        "{}",
+        run.stderr
+    );
+    let run = pactum(["grade", "examples/openprose/degraded/root.prose.md"]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("grade the run's folder"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// Text from the run reaches the terminal without escapes, bounded.
 #[test]
 fn untrusted_run_text_is_made_safe() {
