@@ -129,17 +129,7 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
                 // `` `summary` `` does.
                 match marking_tag(&t) {
                     Some(true) => marked_depth += 1,
-                    Some(false) => {
-                        marked_depth = marked_depth.saturating_sub(1);
-                        if marked_depth == 0 {
-                            let t = std::mem::take(&mut marked_text);
-                            if let Some(b) = open.last_mut() {
-                                if !t.trim().is_empty() {
-                                    b.marked.push(t.trim().to_string());
-                                }
-                            }
-                        }
-                    }
+                    Some(false) => close_mark(&mut marked_depth, &mut marked_text, &mut open),
                     None => {}
                 }
             }
@@ -157,15 +147,7 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
                     }
                 }
                 TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => {
-                    marked_depth = marked_depth.saturating_sub(1);
-                    if marked_depth == 0 {
-                        let t = std::mem::take(&mut marked_text);
-                        if let Some(b) = open.last_mut() {
-                            if !t.trim().is_empty() {
-                                b.marked.push(t.trim().to_string());
-                            }
-                        }
-                    }
+                    close_mark(&mut marked_depth, &mut marked_text, &mut open);
                 }
                 TagEnd::TableCell => {
                     if let Some(b) = open.last_mut() {
@@ -209,6 +191,20 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
         }
     }
     out
+}
+
+/// Ends one level of marking (emphasis, a marking tag): the text the
+/// outermost level held is a marked text of the open block.
+fn close_mark(depth: &mut usize, text: &mut String, open: &mut [Block]) {
+    *depth = depth.saturating_sub(1);
+    if *depth == 0 {
+        let t = std::mem::take(text);
+        if let Some(b) = open.last_mut() {
+            if !t.trim().is_empty() {
+                b.marked.push(t.trim().to_string());
+            }
+        }
+    }
 }
 
 /// The tags that show their text marked as code or emphasis.
