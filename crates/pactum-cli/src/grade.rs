@@ -15,7 +15,7 @@ use pactum_trace::{ColumnMap, ImportOptions, Parallel, TraceFormat};
 use crate::error::{CliError, CliResult};
 
 use crate::exit::{self, Exit};
-use crate::output::{eprint, stderr_color};
+use crate::output::{eprint, stderr_color, with_causes};
 use crate::sink::CliSink;
 use crate::{
     ChannelArg, CheckArgs, FormatArg, GradeArgs, ImportArgs, LevelArg, ReportArgs, SchemaKind,
@@ -57,7 +57,7 @@ pub(crate) fn print_diagnostics(diags: &[Diagnostic], color: bool) {
 pub fn check(args: CheckArgs, color: bool) -> CliResult {
     let color = stderr_color(color);
     let paths = pactum_suite::contract_files(&args.contracts)
-        .map_err(|e| CliError::usage(e.to_string()))?;
+        .map_err(|e| CliError::usage(with_causes(&e)))?;
     let mut loaded: Vec<LoadedContract> = Vec::new();
     let mut suites = Vec::new();
     let mut ok = true;
@@ -366,6 +366,11 @@ pub fn grade(args: GradeArgs, color: bool) -> CliResult {
     // Loading shows its diagnostics before any report is opened: a report
     // may not overwrite a file loading found (a contract's schema file).
     let mut stderr = diagnostics_only(color)?;
+    // The report paths first: a refused one leaves no store behind.
+    CliSink::check(
+        &args.report,
+        &pactum_pipeline::grade::protected_inputs(&req),
+    )?;
     let prepared = pactum_pipeline::grade::prepare(&req, &mut stderr)?;
     let mut sink = CliSink::open(&args.report, color, &prepared.protected())?;
     let outcome = prepared.grade(&mut sink)?;
@@ -413,6 +418,8 @@ fn grade_openprose(args: GradeArgs, color: bool) -> CliResult {
         },
         store: args.db,
     };
+    // The report paths first: a refused one leaves no store behind.
+    CliSink::check(&args.report, &pactum_pipeline::openprose::protected(&req))?;
     let prepared = pactum_pipeline::openprose::prepare(&req)?;
     let mut sink = CliSink::open(&args.report, color, &prepared.protected())?;
     let outcome = prepared.grade(&mut sink)?;

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::error::{CliError, CliResult};
 use crate::exit::Exit;
+use crate::output::with_causes;
 use crate::sink::CliSink;
 use crate::{InterpretArgs, RescoreArgs};
 
@@ -26,7 +27,7 @@ pub fn interpret(args: InterpretArgs, color: bool) -> CliResult {
         crate::grade::print_diagnostics(d, diag_color)
     })?
     .into_suite();
-    let runner = Runner::new(suite).map_err(|e| CliError::usage(e.to_string()))?;
+    let runner = Runner::new(suite).map_err(|e| CliError::usage(with_causes(&e)))?;
     let store = Arc::new(Mutex::new(Store::open(&store_path(args.db.as_deref()))?));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -39,7 +40,7 @@ pub fn interpret(args: InterpretArgs, color: bool) -> CliResult {
         .block_on(runner.review(store, args.refresh))
         .map_err(|e| CliError {
             exit: crate::exit::for_run_error(&e),
-            message: Some(e.to_string()),
+            message: Some(with_causes(&e)),
         })?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if args.json {

@@ -40,7 +40,7 @@ impl CliSink {
     ) -> Result<CliSink, CliError> {
         let request = report_request(args, color);
         let fan = Fanout::open(&request, protected, Box::new(|m: &str| eprint(m)))
-            .map_err(|e| CliError::usage(e.to_string()))?;
+            .map_err(CliError::from)?;
         Ok(CliSink {
             fan,
             diag_color: crate::output::stderr_color(color),
@@ -55,8 +55,7 @@ impl CliSink {
     /// # Errors
     /// A usage error naming the refused path.
     pub(crate) fn check(args: &ReportArgs, protected: &[Protected]) -> Result<(), CliError> {
-        Fanout::check(&report_request(args, false), protected)
-            .map_err(|e| CliError::usage(e.to_string()))
+        Fanout::check(&report_request(args, false), protected).map_err(CliError::from)
     }
 
     /// A sink with no report: diagnostics and messages on stderr only

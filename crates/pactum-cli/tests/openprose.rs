@@ -493,6 +493,116 @@ fn untrusted_run_text_is_made_safe() {
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
 }
 
+/// The Markdown summary (`--markdown`) and the HTML page (`--html`) of
+/// the bundled examples: each run's overall score and verdict, its
+/// contracts' table and lists, the summary pinned by a snapshot, both
+/// with the same numbers as the JSON report.
+#[test]
+fn the_bundled_examples_in_markdown_and_html() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let md = dir.path().join("summary.md");
+    let json = dir.path().join("r.json");
+    let html = dir.path().join("report.html");
+    let run = pactum([
+        "grade".as_ref(),
+        "examples/openprose/satisfied".as_ref(),
+        "examples/openprose/degraded".as_ref(),
+        "--markdown".as_ref(),
+        md.as_os_str(),
+        "--json".as_ref(),
+        json.as_os_str(),
+        "--html".as_ref(),
+        html.as_os_str(),
+    ]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let text = std::fs::read_to_string(&md).expect("the summary");
+    settings().bind(|| insta::assert_snapshot!("openprose_examples_markdown", text));
+    let r = report(&json);
+    let page = std::fs::read_to_string(&html).expect("the page");
+    for g in r["openprose"].as_array().expect("runs") {
+        let heading = format!(
+            "overall score {:.1} — {}",
+            g["overall_score"].as_f64().expect("score"),
+            g["overall_verdict"].as_str().expect("verdict")
+        );
+        assert!(text.contains(&heading), "{heading}: {text}");
+        let heading = format!(
+            "<h3>OpenProse run {}: {heading}</h3>",
+            g["run_id"].as_str().expect("run id")
+        );
+        assert!(page.contains(&heading), "{heading}: {page}");
+    }
+    assert!(
+        page.contains("Untested paths (a conditional clause never triggered): market-brief&#x2f;if-research-failed, analyst&#x2f;if-sources-empty"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<br>suggested: change &quot;a good summary&quot;"),
+        "{page}"
+    );
+    // Each contract's row has its eight cells.
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("| PASS") || l.starts_with("| WARN"))
+    {
+        let cells = line.matches(" | ").count();
+        assert!(cells == 7 || cells == 3, "{line}");
+    }
+}
+
+/// Text from the run reaches the Markdown summary and the HTML page as
+/// inert text: no link, image, HTML, table cell or mention.
+#[test]
+fn untrusted_run_text_is_inert_in_markdown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    copy_dir(&root().join("examples/openprose/degraded"), &run_dir);
+    // A run id is one word: the log's header names the program after it.
+    let evil = "[x](http://e.example)<img/src=x>|cell|@team#12![i](http://e.example/i.png)";
+    let log = std::fs::read_to_string(run_dir.join("vm.log.md")).expect("log");
+    write(
+        &run_dir.join("vm.log.md"),
+        &log.replace("9f3c7d researcher", &format!("9f3c7d{evil} researcher")),
+    );
+    let md = dir.path().join("summary.md");
+    let html = dir.path().join("report.html");
+    let run = pactum([
+        "grade".as_ref(),
+        run_dir.as_os_str(),
+        "--markdown".as_ref(),
+        md.as_os_str(),
+        "--html".as_ref(),
+        html.as_os_str(),
+    ]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    // The HTML page escapes it in the run's section.
+    let page = std::fs::read_to_string(&html).expect("the page");
+    let section = page
+        .split("<section class=\"openprose\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .expect("the run's section");
+    assert!(section.contains("&lt;img&#x2f;src=x&gt;"), "{section}");
+    assert!(!section.contains("<img"), "{section}");
+    assert!(!section.contains("<a "), "{section}");
+    let text = std::fs::read_to_string(&md).expect("the summary");
+    assert!(text.contains("### OpenProse run"), "{text}");
+    // What is left once every escaped character is taken out.
+    let mut bare = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            chars.next();
+        } else {
+            bare.push(c);
+        }
+    }
+    for bad in ["](", "<img", "|cell|", "@team", "#12"] {
+        assert!(!bare.contains(bad), "{bad}: {text}");
+    }
+    assert!(text.contains("`@`team"), "{text}");
+}
+
 /// A report inside a run being graded is refused before anything is
 /// written (on the next grade it would be read as part of the run), by
 /// any spelling of the path; a report beside the run is written.
@@ -566,6 +676,107 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A report that cannot be created is named with the reason (here, a
+/// file where a folder of its path should be), and nothing is graded
+/// into the void.
+#[test]
+fn an_uncreatable_report_says_why() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("a-file");
+    write(&file, "kept\n");
+    let json = file.join("r.json");
+    let run = pactum([
+        "grade".as_ref(),
+        "examples/openprose/satisfied".as_ref(),
+        "--json".as_ref(),
+        json.as_os_str(),
+    ]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "cannot create it: {} is a file, not a folder",
+            file.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "");
+    assert_eq!(std::fs::read_to_string(&file).expect("kept"), "kept\n");
+}
+
+/// A report sent to standard output (`-`) and another whose path is the
+/// file standard output goes to (`> PATH`, `/dev/stdout`) would replace
+/// one another: refused before anything is written.
+#[test]
+fn a_report_path_that_is_standard_output_is_refused_beside_dash() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.md");
+    for markdown in [out.clone(), PathBuf::from("/dev/stdout")] {
+        let file = std::fs::File::create(&out).expect("stdout file");
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_pactum"))
+            .current_dir(root())
+            .args(["grade", "examples/openprose/satisfied", "-q", "--json", "-"])
+            .arg("--markdown")
+            .arg(&markdown)
+            .stdout(file)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("pactum runs");
+        assert_eq!(status.status.code(), Some(2), "{markdown:?}");
+        let stderr = String::from_utf8_lossy(&status.stderr);
+        assert!(
+            stderr.contains("that is where standard output goes"),
+            "{stderr}"
+        );
+        assert_eq!(std::fs::read_to_string(&out).expect("out"), "");
+    }
+}
+
+/// A report over the store is refused before the store is opened: no
+/// new store is left where the message says nothing was written.
+#[test]
+fn a_report_over_the_store_leaves_no_store_behind() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let same = dir.path().join("same.json");
+    let run = pactum([
+        "grade".as_ref(),
+        "examples/openprose/satisfied".as_ref(),
+        "--judge-url".as_ref(),
+        "http://127.0.0.1:9/v1".as_ref(),
+        "--judge-model".as_ref(),
+        "m".as_ref(),
+        "--db".as_ref(),
+        same.as_os_str(),
+        "--json".as_ref(),
+        same.as_os_str(),
+    ]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("that is the store"), "{}", run.stderr);
+    assert!(!same.exists(), "a store was left at {}", same.display());
+}
+
+/// A name from the run holding a line break cannot start a line of its
+/// own in an error message: a forged totals line stays inside it.
+#[test]
+fn a_line_break_in_a_runs_names_stays_in_its_error_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    copy_dir(&root().join("examples/openprose/satisfied"), &run_dir);
+    let path = run_dir.join("forme.manifest.json");
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("manifest")).expect("JSON");
+    manifest["id"] = json!("x\n3 traces: 0 fail, 0 error, 0 undetermined, 3 pass\n");
+    write(&path, &manifest.to_string());
+    let run = pactum(["grade".as_ref(), run_dir.as_os_str()]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("error: invalid-run"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// `grade PATH` with no -c, PATH missing: the message says so, rather
 /// than asking for contracts.
 #[test]
@@ -619,6 +830,7 @@ fn a_key_in_a_binding_is_redacted_without_a_judge() {
     );
     let json = dir.path().join("r.json");
     let junit = dir.path().join("r.xml");
+    let markdown = dir.path().join("r.md");
     let run = pactum([
         "grade".as_ref(),
         "-v".as_ref(),
@@ -627,15 +839,20 @@ fn a_key_in_a_binding_is_redacted_without_a_judge() {
         json.as_os_str(),
         "--junit".as_ref(),
         junit.as_os_str(),
+        "--markdown".as_ref(),
+        markdown.as_os_str(),
     ]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let json = std::fs::read_to_string(&json).expect("json");
     let junit = std::fs::read_to_string(&junit).expect("junit");
+    let markdown = std::fs::read_to_string(&markdown).expect("markdown");
+    assert!(markdown.contains("### OpenProse run"), "{markdown}");
     for (what, text) in [
         ("stdout", &run.stdout),
         ("stderr", &run.stderr),
         ("json", &json),
         ("junit", &junit),
+        ("markdown", &markdown),
     ] {
         for part in [KEY, &KEY[..8], &KEY[KEY.len() - 8..]] {
             assert!(!text.contains(part), "{what} holds {part}: {text}");
@@ -648,6 +865,59 @@ fn a_key_in_a_binding_is_redacted_without_a_judge() {
     );
     assert!(run.stdout.contains("redacted-secret"), "{}", run.stdout);
     assert!(json.contains("redacted-secret"), "{json}");
+}
+
+/// A key quoted in a clause reaches neither the judge (the clause is its
+/// rubric) nor the store, nor any report.
+#[test]
+fn a_key_in_a_clause_never_reaches_the_judge_or_the_store() {
+    const KEY: &str = "ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy2z3A";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    write(&run_dir.join("vm.log.md"), ENDED_LOG);
+    write(
+        &run_dir.join("root.prose.md"),
+        &format!("---\nname: svc\nkind: service\n---\n## Ensures\n\n- `summary`: explains the topic without quoting {KEY}\n"),
+    );
+    write(
+        &run_dir.join("bindings/svc/summary.md"),
+        "Heat pumps spread because subsidies grew.\n",
+    );
+    // The judge's own words hold a key of its own.
+    const ITS_KEY: &str = "glrt-t1_Qq9wWe8rRt7yYu6iIo5p";
+    let server = ScriptedServer::start(&json!([{
+        "match": {"system_contains": JUDGE_MARK},
+        "judge": {"verdict": "satisfied", "confidence": 95,
+                  "evidence": ["Heat pumps spread because subsidies grew."],
+                  "rationale": format!("kept; the key is {ITS_KEY}")}
+    }]))
+    .expect("server");
+    let (run, r) = judged(dir.path(), &run_dir, &server);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(r["openprose"][0]["overall_verdict"], "satisfied");
+    let bodies = server.stats().expect("stats")["bodies"].to_string();
+    assert!(
+        bodies.contains("explains the topic without quoting"),
+        "{bodies}"
+    );
+    assert!(bodies.contains("[redacted]"), "{bodies}");
+    let store = std::fs::read(dir.path().join("pactum.db")).expect("store");
+    let report = std::fs::read_to_string(dir.path().join("report.json")).expect("report");
+    for part in [ITS_KEY, &ITS_KEY[ITS_KEY.len() - 12..]] {
+        assert!(!report.contains(part), "the report holds {part}");
+        assert!(
+            !store.windows(part.len()).any(|w| w == part.as_bytes()),
+            "the store holds the judge's {part}"
+        );
+    }
+    for part in [KEY, &KEY[..12], &KEY[KEY.len() - 12..]] {
+        assert!(!bodies.contains(part), "the judge read {part}: {bodies}");
+        assert!(!report.contains(part), "the report holds {part}");
+        assert!(
+            !store.windows(part.len()).any(|w| w == part.as_bytes()),
+            "the store holds {part}"
+        );
+    }
 }
 
 /// A key written with an invisible character inside it (zero-width
@@ -742,6 +1012,7 @@ fn keys_in_names_and_escaped_keys_are_redacted() {
     );
     let json = dir.path().join("r.json");
     let junit = dir.path().join("r.xml");
+    let markdown = dir.path().join("r.md");
     let run = pactum([
         "grade".as_ref(),
         "-v".as_ref(),
@@ -750,15 +1021,20 @@ fn keys_in_names_and_escaped_keys_are_redacted() {
         json.as_os_str(),
         "--junit".as_ref(),
         junit.as_os_str(),
+        "--markdown".as_ref(),
+        markdown.as_os_str(),
     ]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     let json = std::fs::read_to_string(&json).expect("json");
     let junit = std::fs::read_to_string(&junit).expect("junit");
+    let markdown = std::fs::read_to_string(&markdown).expect("markdown");
+    assert!(markdown.contains("### OpenProse run"), "{markdown}");
     for (what, text) in [
         ("stdout", &run.stdout),
         ("stderr", &run.stderr),
         ("json", &json),
         ("junit", &junit),
+        ("markdown", &markdown),
     ] {
         for part in [
             "NAME12345",
@@ -909,6 +1185,35 @@ fn a_clause_only_partly_kept_never_exits_zero() {
     assert_eq!(prose["overall_verdict"], "partial", "{prose:#}");
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("partly-kept"), "{}", run.stdout);
+    // No summary reads it as a pass: the result line counts the clause
+    // as kept in part, the run's block and the Markdown summary say so.
+    assert_eq!(
+        r["results"][0]["summary"], "0 clause(s) held, 1 only in part: out",
+        "{r:#}"
+    );
+    assert!(
+        run.stdout.contains("  PART svc  score 50.0"),
+        "{}",
+        run.stdout
+    );
+    let md = dir.path().join("summary.md");
+    let again = pactum([
+        "grade".as_ref(),
+        run_dir.as_os_str(),
+        "--judge-url".as_ref(),
+        server.openai_base_url().as_ref(),
+        "--judge-model".as_ref(),
+        "judge-model".as_ref(),
+        "--db".as_ref(),
+        dir.path().join("pactum.db").as_os_str(),
+        "--markdown".as_ref(),
+        md.as_os_str(),
+    ]);
+    assert_eq!(again.code, 1, "{}{}", again.stdout, again.stderr);
+    let md = std::fs::read_to_string(&md).expect("summary");
+    assert!(!md.contains("Every test passed"), "{md}");
+    assert!(md.contains("| PART | svc | 50.0 |"), "{md}");
+    assert!(md.contains("the run does not pass"), "{md}");
 }
 
 /// An output too long for one judge request is judged in windows; a judge

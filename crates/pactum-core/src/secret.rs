@@ -744,21 +744,12 @@ impl<'a> Bare<'a> {
 /// response text, the tool calls, the side effects.
 pub type RawAnswer = (Option<String>, Vec<ToolCall>, Vec<SideEffect>);
 
-/// Prefixes of well-known API key and token formats.
-const KEY_PREFIXES: [&str; 57] = [
-    "sk-",
-    "sk_",
-    "Bearer ",
-    "bearer ",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat_",
+/// GitLab's token prefixes: personal access, deploy, runner, pipeline
+/// trigger, OAuth app, CI job, feed, incoming mail, agent, SCIM, runner
+/// registration. No word holds them: they are in both [`KEY_PREFIXES`] and
+/// [`GLUED_KEY_PREFIXES`].
+const GITLAB_KEY_PREFIXES: [&str; 11] = [
     "glpat-",
-    // GitLab's other token kinds: deploy, runner, pipeline trigger, OAuth
-    // app, CI job, feed, incoming mail, agent, SCIM, runner registration.
     "gldt-",
     "glrt-",
     "glptt-",
@@ -769,6 +760,42 @@ const KEY_PREFIXES: [&str; 57] = [
     "glagent-",
     "glsoat-",
     "GR1348941",
+];
+
+/// `a` then `b`, in a constant (`N` must be their lengths' sum).
+const fn joined<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    assert!(A + B == N, "N is the sum of the lengths");
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - A];
+        i += 1;
+    }
+    out
+}
+
+/// Prefixes of well-known API key and token formats.
+const KEY_PREFIXES: [&str; 57] = joined(OTHER_KEY_PREFIXES, GITLAB_KEY_PREFIXES);
+
+/// [`KEY_PREFIXES`] but GitLab's.
+const OTHER_KEY_PREFIXES: [&str; 46] = [
+    "sk-",
+    "sk_",
+    "Bearer ",
+    "bearer ",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
     "xoxb-",
     "xoxp-",
     "xoxa-",
@@ -817,7 +844,10 @@ const KEY_PREFIXES: [&str; 57] = [
 /// others (`sk-`, `hf_`, `ghs_`, `ASIA`…) are found only at a token's
 /// start or after `-`, `_` or `.`: words hold them (`risk-assessment-2024…`,
 /// `bookshelf_2024…`, `highs_2024…`, `EURASIA_2024…`).
-const GLUED_KEY_PREFIXES: [&str; 29] = [
+const GLUED_KEY_PREFIXES: [&str; 29] = joined(OTHER_GLUED_KEY_PREFIXES, GITLAB_KEY_PREFIXES);
+
+/// [`GLUED_KEY_PREFIXES`] but GitLab's.
+const OTHER_GLUED_KEY_PREFIXES: [&str; 18] = [
     "sk-proj-",
     "sk-ant-",
     "sk-svcacct-",
@@ -827,17 +857,6 @@ const GLUED_KEY_PREFIXES: [&str; 29] = [
     "rk_live_",
     "ghp_",
     "github_pat_",
-    "glpat-",
-    "gldt-",
-    "glrt-",
-    "glptt-",
-    "gloas-",
-    "glcbt-",
-    "glft-",
-    "glimt-",
-    "glagent-",
-    "glsoat-",
-    "GR1348941",
     "xoxb-",
     "xoxp-",
     "xoxa-",
@@ -1058,7 +1077,64 @@ fn key_tokens_scanned(text: &str) -> Vec<String> {
             found.push(k);
         }
     }
+    for k in ascii_lookalike_keys(text) {
+        found.push(k);
+    }
     found.keys
+}
+
+/// The ASCII skeleton (UTS #39) of a byte of a key prefix: `I`, `1` and
+/// `|` are drawn as `l`, `0` as `O`; every other byte is itself.
+fn ascii_skeleton(b: u8) -> u8 {
+    match b {
+        b'I' | b'1' | b'|' => b'l',
+        b'0' => b'O',
+        b => b,
+    }
+}
+
+/// The key prefixes that hold a byte [`ascii_skeleton`] changes or draws
+/// (`glpat-`, `AKIA`, `GR1348941`…), each with its skeleton.
+static CONFUSABLE_PREFIXES: std::sync::LazyLock<Vec<(&'static str, Vec<u8>)>> =
+    std::sync::LazyLock::new(|| {
+        KEY_PREFIXES
+            .iter()
+            .filter(|p| !p.ends_with(' '))
+            .filter(|p| {
+                p.bytes()
+                    .any(|b| matches!(b, b'l' | b'I' | b'1' | b'O' | b'0'))
+            })
+            .map(|p| (*p, p.bytes().map(ascii_skeleton).collect()))
+            .collect()
+    });
+
+/// Tokens that are keys once their prefix is read as a reader reads it:
+/// written with ASCII characters drawn like the prefix's own (`gIpat-…`
+/// with a capital I, `g1pat-…`, `AKlA…`, `GRl348941…`), each as written.
+fn ascii_lookalike_keys(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for token in text.split(|c: char| !c.is_ascii() || !is_token_byte(c as u8)) {
+        if token.len() < 4 + KEY_TOKEN_MIN_TAIL {
+            continue;
+        }
+        let b = token.as_bytes();
+        for (p, skeleton) in CONFUSABLE_PREFIXES.iter() {
+            let n = p.len();
+            if b.len() > n
+                && ascii_skeleton(b[0]) == skeleton[0]
+                && &b[..n] != p.as_bytes()
+                && b[..n]
+                    .iter()
+                    .map(|&x| ascii_skeleton(x))
+                    .eq(skeleton.iter().copied())
+                && is_prefixed_key(&format!("{p}{}", &token[n..]))
+            {
+                out.push(token.to_string());
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// Key tokens, each once, in the order found: a text may quote thousands

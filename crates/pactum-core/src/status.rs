@@ -169,7 +169,23 @@ pub fn decide(
         }
         return (TestStatus::Undetermined, s);
     }
-    let mut s = format!("{graded} clause(s) held");
+    // A clause kept only in part is counted as such: "held" would read as
+    // kept whole.
+    let partly: Vec<&ClauseResult> = clauses
+        .iter()
+        .copied()
+        .filter(|c| c.verdict == Verdict::PartiallySatisfied)
+        .collect();
+    let mut s = if partly.is_empty() {
+        format!("{graded} clause(s) held")
+    } else {
+        format!(
+            "{} clause(s) held, {} only in part: {}",
+            graded - partly.len(),
+            partly.len(),
+            list(&partly, 2, |c| c.id.clone())
+        )
+    };
     if !not_evaluable.is_empty() {
         s.push_str(&format!(
             "; left undetermined below the {} floor: ",

@@ -2021,8 +2021,9 @@ pub fn grade_run(run: &Run, policy: &Policy, judge: &mut JudgeFn<'_>) -> RunGrad
     let mut conditionals = Vec::new();
     let mut unanswered = Vec::new();
     let mut measured_only = Vec::new();
+    let upstream = crashed_outputs(run);
     for c in &run.contracts {
-        let (result, conds, outputs, note, measured) = grade_contract(c, judge);
+        let (result, conds, outputs, note, measured) = grade_contract(c, &upstream, judge);
         conditionals.extend(conds);
         measured_only.extend(measured.into_iter().map(|id| format!("{}/{id}", c.name)));
         let (mut status, mut summary) = decide(std::slice::from_ref(&result), None, policy);
@@ -2118,7 +2119,66 @@ type Graded = (
     Vec<String>,
 );
 
-fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
+/// The errors recorded for `c` that its contract does not declare: it
+/// did not finish ([`unfinished`]).
+fn undeclared_errors(c: &RunContract) -> Vec<&RunError> {
+    own_errors(c)
+        .into_iter()
+        .filter(|r| {
+            !c.declared
+                .errors
+                .iter()
+                .any(|d| error_key(&d.name) == error_key(&r.name))
+        })
+        .collect()
+}
+
+/// The outputs of the services that did not finish (an error their
+/// contract does not declare), by binding path: the service's name and
+/// the errors recorded. What such a service left is no output any
+/// contract describes, the system's promising it included.
+type Crashed = BTreeMap<String, (String, String)>;
+
+fn crashed_outputs(run: &Run) -> Crashed {
+    let mut out = Crashed::new();
+    for c in run.contracts.iter().filter(|c| !c.is_system) {
+        let errors = undeclared_errors(c);
+        if errors.is_empty() {
+            continue;
+        }
+        for b in &c.outputs {
+            out.insert(b.path.clone(), (c.name.clone(), recorded(&errors)));
+        }
+    }
+    out
+}
+
+/// A clause of `c` on an output another service left when it did not
+/// finish ([`crashed_outputs`]): `violated`, as that service's own.
+fn on_crashed_output(
+    h: ClauseHead<'_>,
+    c: &RunContract,
+    clause: &DeclaredClause,
+    upstream: &Crashed,
+) -> Option<ClauseResult> {
+    let name = clause.output.as_ref().or(match c.outputs.as_slice() {
+        [one] => Some(&one.name),
+        _ => None,
+    })?;
+    let b = c.output(name)?;
+    let (service, errors) = upstream.get(&b.path).filter(|(svc, _)| *svc != c.name)?;
+    Some(settled(
+        h,
+        false,
+        vec![],
+        format!(
+            "output `{name}` ({}) comes from `{service}`, which did not finish: the run recorded {errors}, an error its contract does not declare; what it left is not the output a contract describes, whatever it holds",
+            b.path
+        ),
+    ))
+}
+
+fn grade_contract(c: &RunContract, upstream: &Crashed, judge: &mut JudgeFn<'_>) -> Graded {
     let ids = clause_ids(&c.declared.clauses);
     let turns: BTreeMap<String, usize> = produced(c)
         .enumerate()
@@ -2214,10 +2274,14 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                         h,
                         format!("the declared error path was taken: conditional clause `{by}` grades output `{o}` instead"),
                     ))),
-                    None => pending.push(match unfinished(h, c, &crashed, &unhandled) {
-                        Some(r) => Pending::Done(r),
-                        None => grade_text(h, c, clause, &turns, &mut memo),
-                    }),
+                    None => pending.push(
+                        match unfinished(h, c, &crashed, &unhandled)
+                            .or_else(|| on_crashed_output(h, c, clause, upstream))
+                        {
+                            Some(r) => Pending::Done(r),
+                            None => grade_text(h, c, clause, &turns, &mut memo),
+                        },
+                    ),
                 }
             }
             Some((named, outcome)) => {
@@ -2312,14 +2376,18 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
             Pending::Done(r) => r,
             Pending::Judge { note, .. } => {
                 let h = head(id, &clause.text, clause.condition.is_some());
-                match answers.remove(id) {
-                    Some(r) if unfounded(&r, clause, c, &turns).is_some() => not_evaluable(
+                let answer = answers.remove(id).map(|r| {
+                    let why = unfounded(&r, clause, c, &turns);
+                    (r, why)
+                });
+                match answer {
+                    Some((_, Some(why))) => not_evaluable(
                         h,
                         NotEvaluableReason::FabricatedEvidence,
-                        unfounded(&r, clause, c, &turns).unwrap_or_default(),
+                        why,
                         Some(FABRICATED_HINT.into()),
                     ),
-                    Some(mut r) => {
+                    Some((mut r, None)) => {
                         // The judge graded the rubric; the report shows
                         // the clause as declared.
                         r.text = clause.text.clone();
@@ -2345,22 +2413,23 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
             Pending::Confirm { mut measured, .. } => {
                 let h = head(id, &clause.text, clause.condition.is_some());
                 let held = measured.rationale.clone();
-                match answers.remove(id) {
-                    Some(r) if r.reason == Some(NotEvaluableReason::NoJudge) => {
+                let answer = answers.remove(id).map(|r| {
+                    let why = unfounded(&r, clause, c, &turns);
+                    (r, why)
+                });
+                match answer {
+                    Some((r, _)) if r.reason == Some(NotEvaluableReason::NoJudge) => {
                         measured.rationale = format!("{held}; {MEASURED_ONLY}");
                         measured_only.push(id.clone());
                         measured
                     }
-                    Some(r) if unfounded(&r, clause, c, &turns).is_some() => not_evaluable(
+                    Some((_, Some(why))) => not_evaluable(
                         h,
                         NotEvaluableReason::FabricatedEvidence,
-                        format!(
-                            "measured: {held}; the judge's reading backs nothing: {}",
-                            unfounded(&r, clause, c, &turns).unwrap_or_default()
-                        ),
+                        format!("measured: {held}; the judge's reading backs nothing: {why}"),
                         Some(FABRICATED_HINT.into()),
                     ),
-                    Some(r) if r.verdict == Verdict::Satisfied => {
+                    Some((r, None)) if r.verdict == Verdict::Satisfied => {
                         measured.rationale =
                             format!("{held}; the judge read it as kept: {}", r.rationale);
                         measured.confidence = measured.confidence.min(r.confidence);
@@ -2369,7 +2438,7 @@ fn grade_contract(c: &RunContract, judge: &mut JudgeFn<'_>) -> Graded {
                     }
                     // The judge found it broken, partly kept, or could not
                     // tell: a measure that held is no answer to that.
-                    Some(mut r) => {
+                    Some((mut r, None)) => {
                         r.text = clause.text.clone();
                         r.conditional = clause.condition.is_some();
                         r.rationale = format!("measured: {held}; {}", r.rationale);

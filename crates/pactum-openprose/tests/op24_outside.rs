@@ -10,25 +10,12 @@
 mod common;
 
 use common::*;
-use pactum_openprose::{import_run, ImportError};
+use pactum_openprose::import_run;
 
 const GOOD: &str = "Heat pumps are spreading fast across Europe because subsidies grew and the price of gas rose sharply in 2022.\n";
 
-/// A service whose root is `body` after its Requires, with `summary.md`
-/// (19 words) bound: refused, naming a line of the root.
 fn refused(body: &str) {
-    let d = run_with(body, &[("bindings/svc/summary.md", GOOD)]);
-    match import_run(d.path()) {
-        Err(ImportError::Contract { file, line, .. }) => {
-            assert!(file.ends_with("root.prose.md"), "{body:?}: {file}");
-            assert!(line > 0, "{body:?}");
-        }
-        Err(e) => panic!("{body:?}: {e}"),
-        Ok(_) => {
-            let g = grade_dir(d.path());
-            panic!("{body:?} was graded: {:#?}", by_text(&g));
-        }
-    }
+    refused_with(body, GOOD);
 }
 
 const ENSURES: &str = "## Ensures\n\n- `summary`: at least 10 words\n";

@@ -315,23 +315,32 @@ struct Totals {
     labelled: u64,
 }
 
+/// The files no report of `req` may overwrite that are known before
+/// anything is read or opened: the trace files, the expectations file,
+/// the store. A command checks its report paths against them first, so a
+/// refused path leaves no store behind; [`Prepared::protected`] adds the
+/// contract files.
+pub fn protected_inputs(req: &GradeRequest) -> Vec<Protected> {
+    let mut protected: Vec<Protected> = req
+        .traces
+        .iter()
+        .map(|p| Protected::input("the trace file", p))
+        .collect();
+    protected.extend(
+        req.expectations
+            .iter()
+            .map(|p| Protected::input("the expectations file", p)),
+    );
+    protected.push(store_protected(req.store.as_deref()));
+    protected
+}
+
 impl Prepared<'_> {
     /// The files no report may overwrite: every contract file and schema
     /// file it names, the trace files, the expectations file, the store.
     pub fn protected(&self) -> Vec<Protected> {
-        let req = self.req;
         let mut protected = contract_protected(&self.loaded);
-        protected.extend(
-            req.traces
-                .iter()
-                .map(|p| Protected::input("the trace file", p)),
-        );
-        protected.extend(
-            req.expectations
-                .iter()
-                .map(|p| Protected::input("the expectations file", p)),
-        );
-        protected.push(store_protected(req.store.as_deref()));
+        protected.extend(protected_inputs(self.req));
         protected
     }
 

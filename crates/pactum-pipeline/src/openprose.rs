@@ -17,6 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use pactum_core::secret::{key_tokens, Redactor};
+use pactum_core::text::one_line;
 use pactum_core::trace::Trace;
 use pactum_core::{NotEvaluableReason, ObservabilityLevel, Policy, TestStatus, TraceResult};
 use pactum_eval::{CompiledContract, NoJudge};
@@ -53,6 +54,24 @@ pub struct Prepared<'r> {
     keys_in_runs: usize,
 }
 
+/// The longest error message about a run, in characters: its names and
+/// quoted lines are the run's text, folded to one line and bounded.
+const MESSAGE_CHARS: usize = 2_000;
+
+/// What no report of `req` may be written over or into: each run folder
+/// and the store. Known before anything is opened, so a command checks
+/// its report paths against it first ([`Prepared::protected`] is the
+/// same).
+pub fn protected(req: &ProseRequest) -> Vec<Protected> {
+    let mut out: Vec<Protected> = req
+        .runs
+        .iter()
+        .map(|p| Protected::folder("the OpenProse run", p))
+        .collect();
+    out.push(store_protected(req.store.as_deref()));
+    out
+}
+
 /// Imports every run of `req` and connects the judge.
 ///
 /// # Errors
@@ -73,8 +92,10 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
                 format!("{code}: {text}")
             };
             // A path or a line quoted in the error can hold a key (a
-            // folder or file named with one): redacted before it is shown.
-            PipelineError::Invalid(redact_message(text, code))
+            // folder or file named with one): redacted before it is shown,
+            // and one line, so a name holding a line break cannot start a
+            // line of its own (SPEC §4).
+            PipelineError::Invalid(redact_message(one_line(&text, MESSAGE_CHARS), code))
         })?;
         runs.push(run);
     }
@@ -91,7 +112,10 @@ pub fn prepare(req: &ProseRequest) -> Result<Prepared<'_>, PipelineError> {
                     first.display(),
                     r.dir.display()
                 );
-                return Err(PipelineError::Invalid(redact_message(text, "invalid-run")));
+                return Err(PipelineError::Invalid(redact_message(
+                    one_line(&text, MESSAGE_CHARS),
+                    "invalid-run",
+                )));
             }
         }
     }
@@ -155,14 +179,7 @@ impl Prepared<'_> {
     /// inside one would be read as part of the run next time), and the
     /// store.
     pub fn protected(&self) -> Vec<Protected> {
-        let mut out: Vec<Protected> = self
-            .req
-            .runs
-            .iter()
-            .map(|p| Protected::folder("the OpenProse run", p))
-            .collect();
-        out.push(store_protected(self.req.store.as_deref()));
-        out
+        protected(self.req)
     }
 
     /// Grades every run; `sink` receives `begin`, one result per contract
@@ -184,13 +201,21 @@ impl Prepared<'_> {
                 Some(j) => {
                     let mut trace = t.clone();
                     redactor.redact_trace(&mut trace);
-                    let judged = j.rt.block_on(pactum_runner::judge_trace(
-                        Some(&j.setup),
-                        &[c],
-                        &trace,
-                        &j.cache,
-                        None,
-                    ));
+                    // The rubrics are the clauses' words, which may quote a
+                    // key as the bindings may: the judge reads neither.
+                    let judged = match redacted_rubrics(c, redactor) {
+                        Ok(asked) => {
+                            j.rt.block_on(pactum_runner::judge_trace(
+                                Some(&j.setup),
+                                &[&asked],
+                                &trace,
+                                &j.cache,
+                                None,
+                            ))
+                            .map_err(|e| format!("judge cache: {e}"))
+                        }
+                        Err(e) => Err(format!("the clauses with their keys redacted: {e}")),
+                    };
                     match judged {
                         Ok((judgments, _, _)) => {
                             let windows = pactum_llm::transcript::windows(&trace).needed;
@@ -199,7 +224,7 @@ impl Prepared<'_> {
                             c.grade(&trace, &policy, &judgments)
                         }
                         Err(e) => {
-                            judge_error.get_or_insert_with(|| format!("judge cache: {e}"));
+                            judge_error.get_or_insert_with(|| e.clone());
                             // A judge was configured and could not be
                             // asked: not the same as none (a measured
                             // green then stands as measured only).
@@ -354,6 +379,30 @@ impl Prepared<'_> {
         outcome.report_failed = sink.report_failed();
         Ok(outcome)
     }
+}
+
+/// `c` with every judged clause's words (its text and rubric) redacted
+/// by `redactor`: what the judge is asked (SPEC §4: keys never reach a
+/// prompt). The clause ids stay, so the answers grade `c` itself.
+///
+/// # Errors
+/// The contract does not compile again (it did once, with the same checks).
+fn redacted_rubrics(
+    c: &CompiledContract,
+    redactor: &Redactor,
+) -> Result<CompiledContract, pactum_eval::EvalError> {
+    let mut contract = c.contract().clone();
+    for clause in contract
+        .required
+        .iter_mut()
+        .chain(contract.prohibited.iter_mut())
+    {
+        clause.text = redactor.redact(&clause.text).into_owned();
+        if let Some(rubric) = &mut clause.judge {
+            *rubric = redactor.redact(rubric).into_owned();
+        }
+    }
+    CompiledContract::compile(contract, c.digest().to_string())
 }
 
 #[cfg(test)]

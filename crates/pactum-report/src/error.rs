@@ -111,6 +111,18 @@ pub enum ReportError {
         /// The second flag.
         second: String,
     },
+    /// A report's path is the file standard output already goes to (a
+    /// shell's `> PATH`, `/dev/stdout`) while another report is sent to
+    /// standard output (`-`): one would replace the other.
+    #[error("{second} {}: that is where standard output goes, and {first} writes there (`-`); give one of them another place: nothing was written", .path.display())]
+    PathIsStdout {
+        /// The flag sending its report to standard output.
+        first: String,
+        /// The flag naming the path.
+        second: String,
+        /// The path as given.
+        path: PathBuf,
+    },
     /// An output path could not be resolved to a file (a loop of symbolic
     /// links).
     #[error("{flag} {}: cannot tell which file this is", .path.display())]

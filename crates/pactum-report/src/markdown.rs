@@ -29,6 +29,10 @@ pub const MARKDOWN_BYTES: usize = 60_000;
 /// Room kept for the lines after the list (warnings, closing line).
 const TAIL_BYTES: usize = 8_000;
 
+/// Contracts, conditional clauses and other lists of an OpenProse run
+/// shown before "… and N more".
+const OPENPROSE_SHOWN: usize = 20;
+
 /// Warnings listed before "… and N more".
 const WARNINGS_SHOWN: usize = 20;
 
@@ -85,6 +89,17 @@ struct Group {
 
 fn head_str<'a>(head: &'a Map<String, Value>, key: &str) -> &'a str {
     head.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Whether the run's warnings say a clause was only partly kept: an
+/// OpenProse contract holding one does not pass (`docs/openprose.md`).
+fn partly_kept(head: &Map<String, Value>) -> bool {
+    head.get("warnings")
+        .and_then(Value::as_array)
+        .is_some_and(|w| {
+            w.iter()
+                .any(|w| w.get("code") == Some(&Value::from("partly-kept")))
+        })
 }
 
 fn render_markdown(doc: &mut BufReader<File>) -> Result<String, RenderError> {
@@ -147,6 +162,17 @@ fn render_markdown(doc: &mut BufReader<File>) -> Result<String, RenderError> {
             count("missing_trials")
         ));
     }
+    if let Some(runs) = head.get("openprose").filter(|v| !v.is_null()) {
+        let runs: Vec<pactum_openprose::RunGrade> = serde_json::from_value(runs.clone())
+            .map_err(|e| RenderError::Malformed(format!("openprose: {e}")))?;
+        s.push_str(&crate::openprose::markdown_runs(
+            &runs,
+            OPENPROSE_SHOWN,
+            budget / 2,
+        ));
+        // What follows is about every contract's result, not the last run.
+        s.push_str("### Results\n\n");
+    }
     if let Some(contracts) = head.get("contracts").and_then(Value::as_array) {
         if !contracts.is_empty() {
             let ids: Vec<String> = contracts
@@ -190,6 +216,9 @@ fn render_markdown(doc: &mut BufReader<File>) -> Result<String, RenderError> {
     } else if count("traces") == 0 {
         // Nothing graded is never a pass.
         s.push_str("**Nothing was graded.**\n\n");
+    } else if partly_kept(&head) {
+        // Passing statuses (SPEC §3.5), and yet the run does not pass.
+        s.push_str("No test failed, but a clause was only partly kept (`partly-kept`, below): the run does not pass.\n\n");
     } else if totals.get("partial").and_then(Value::as_bool) == Some(false) {
         s.push_str("Every test passed.\n\n");
     } else {

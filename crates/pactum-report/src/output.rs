@@ -195,8 +195,19 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
             second: second.flag.clone(),
         });
     }
+    let stdout_report = outputs.iter().find(|o| o.is_stdout());
+    let stdout_file = stdout_report.and_then(|_| stdout_file());
     let mut checked: Vec<(&Output, FileId)> = Vec::new();
     for o in outputs.iter().filter(|o| !o.is_stdout()) {
+        if let (Some(s), Some(out)) = (stdout_report, stdout_file) {
+            if existing_file(&o.path) == Some(out) {
+                return Err(ReportError::PathIsStdout {
+                    first: s.flag.clone(),
+                    second: o.flag.clone(),
+                    path: o.path.clone(),
+                });
+            }
+        }
         let ro = FileId::of(&o.path).map_err(|e| unresolved(o, e))?;
         for p in protected {
             for (part, what) in p.parts() {
@@ -273,6 +284,48 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
         checked.push((o, ro));
     }
     Ok(())
+}
+
+/// Why folders cannot be made up to `dir` when one of its ancestors is a
+/// file: the system says "File exists", which points at the wrong thing.
+fn not_a_folder(dir: &Path) -> Option<std::io::Error> {
+    let file = dir
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| fs::metadata(a).is_ok_and(|m| !m.is_dir()))?;
+    Some(std::io::Error::new(
+        std::io::ErrorKind::NotADirectory,
+        format!("{} is a file, not a folder", file.display()),
+    ))
+}
+
+/// The device and inode standard output writes to, when it can be read.
+#[cfg(unix)]
+fn stdout_file() -> Option<(u64, u64)> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let meta = std::fs::File::from(fd).metadata().ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn stdout_file() -> Option<(u64, u64)> {
+    None
+}
+
+/// The device and inode of the file `path` names (through links), when
+/// it exists.
+#[cfg(unix)]
+fn existing_file(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn existing_file(_path: &Path) -> Option<(u64, u64)> {
+    None
 }
 
 /// Whether `path` is a regular file (through links) that is part of an
@@ -358,7 +411,7 @@ impl ReportFile {
             source,
         };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs::create_dir_all(parent).map_err(err)?;
+            fs::create_dir_all(parent).map_err(|e| err(not_a_folder(parent).unwrap_or(e)))?;
         }
         let dest = pactum_fs::resolve(path).map_err(err)?;
         Self::create_at(path, dest)

@@ -175,8 +175,20 @@ pub async fn judge_trace(
                                 if *reason == pactum_core::NotEvaluableReason::JudgeError
                         );
                         if !transient {
-                            if let Ok(v) = serde_json::to_value(&r) {
-                                cache.put(&key, CacheKind::Judge, v).await?;
+                            if let Ok(mut v) = serde_json::to_value(&r) {
+                                // A judge's words may hold a key it made
+                                // up or echoed: the store keeps none
+                                // (SPEC §4), as no report shows one.
+                                // An answer whose keys cannot be
+                                // redacted is not kept.
+                                let keys = pactum_core::secret::json_key_tokens(&v);
+                                let kept = keys.is_empty()
+                                    || pactum_core::secret::Redactor::new(keys)
+                                        .map(|r| r.redact_value(&mut v))
+                                        .is_ok();
+                                if kept {
+                                    cache.put(&key, CacheKind::Judge, v).await?;
+                                }
                             }
                         }
                         r

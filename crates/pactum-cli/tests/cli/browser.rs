@@ -934,3 +934,62 @@ fn browser_the_script_draws_calls_effects_and_boxes_as_pactum_does() {
     );
     assert_eq!(drawn_of(&last.dom, 204), drawn);
 }
+
+/// The page of two OpenProse runs, one of them with markup in its run id:
+/// each run's section shows its overall score and verdict and its
+/// contracts, the markup as text, and the page loads clean.
+#[test]
+#[ignore = "browser: bash .ci/browser"]
+fn browser_openprose_runs_show_their_scores() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    let from = root().join("examples/openprose/degraded");
+    for file in [
+        "root.prose.md",
+        "vm.log.md",
+        "workspace/researcher/__error.md",
+        "bindings/caller/topic.md",
+        "bindings/researcher/notes.md",
+        "bindings/researcher/findings.md",
+        "bindings/researcher/summary.md",
+    ] {
+        let to = run_dir.join(file);
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(from.join(file), &to).expect("copy");
+    }
+    let log = std::fs::read_to_string(run_dir.join("vm.log.md")).expect("log");
+    let evil = "<img/src=x/onerror=document.documentElement.setAttribute('data-pwned','id')>";
+    std::fs::write(
+        run_dir.join("vm.log.md"),
+        log.replace("9f3c7d researcher", &format!("9f3c7d{evil} researcher")),
+    )
+    .expect("log");
+    let html = dir.path().join("report.html");
+    let run = pactum([
+        "grade".as_ref(),
+        root().join("examples/openprose/satisfied").as_os_str(),
+        run_dir.as_os_str(),
+        "--html".as_ref(),
+        html.as_os_str(),
+    ]);
+    assert_code(&run, 3);
+    let page = load(&html, "");
+    assert_eq!(page.console, Vec::<String>::new());
+    let root = root_tag(&page.dom);
+    assert!(!root.contains("pwned"), "an injection ran: {root}");
+    assert!(root.contains("data-pactum-ready=\"4\""), "{root}");
+    assert_eq!(page.dom.matches("<section class=\"openprose\">").count(), 2);
+    assert!(
+        page.dom.contains(
+            "<h3>OpenProse run 20261201-091500-5e1a2b: overall score 100.0 — satisfied</h3>"
+        ),
+        "{}",
+        page.dom
+    );
+    assert!(
+        page.dom.contains("&lt;img/src=x/onerror="),
+        "the run id is text: {}",
+        page.dom
+    );
+    assert!(!page.dom.contains("<img"), "{}", page.dom);
+}

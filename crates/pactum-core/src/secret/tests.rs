@@ -2099,3 +2099,31 @@ fn words_and_numbers_after_a_key_prefix_name_a_folder_not_a_key() {
         assert!(!key_tokens(key).is_empty(), "{key}");
     }
 }
+
+/// A key prefix written with ASCII characters drawn like its own (UTS
+/// #39: `I`, `1` for `l`, `0` for `O`) is a key, found as written; words
+/// that only share the look of a prefix are not.
+#[test]
+fn a_prefix_in_ascii_lookalikes_is_a_key() {
+    for key in [
+        "gIpat-Ab3dEf6hIj9kLm2nOp5q",
+        "g1pat-Ab3dEf6hIj9kLm2nOp5q",
+        "gIdt-Ab3dEf6hIj9kLm2nOp5q",
+        "gIrt-Ab3dEf6hIj9kLm2nOp5q",
+        "AKlAIOSFODNN7EXAMPL3",
+        "GRl348941Ab3dEf6hIj9kLm2nOp5q",
+        "G0CSPX-Ab3dEf6hIj9kLm2nOp5q",
+    ] {
+        let text = format!("the token {key} was printed");
+        assert_eq!(key_tokens(&text), vec![key.to_string()], "{key}");
+        let redacted = Redactor::new(key_tokens(&text)).expect("redactor");
+        assert_eq!(redacted.redact(&text), "the token [redacted] was printed");
+    }
+    for word in ["Alzheimer-research-2024-data", "gIobal_settings_2024_final"] {
+        assert!(
+            key_tokens(word).is_empty(),
+            "{word}: {:?}",
+            key_tokens(word)
+        );
+    }
+}

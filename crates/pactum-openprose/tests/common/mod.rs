@@ -444,3 +444,17 @@ pub fn workspace_file_never_passed_over(name: &str, body: &str) {
         }
     }
 }
+
+/// A service whose root is `body` after its Requires, with `summary.md`
+/// holding `summary` bound: refused, naming a line of the root.
+pub fn refused_with(body: &str, summary: &str) {
+    let d = run_with(body, &[("bindings/svc/summary.md", summary)]);
+    match import_run(d.path()) {
+        Err(ImportError::Contract { file, line, .. }) => {
+            assert!(file.ends_with("root.prose.md"), "{body:?}: {file}");
+            assert!(line > 0, "{body:?}");
+        }
+        Err(e) => panic!("{body:?}: {e}"),
+        Ok(_) => panic!("{body:?} was graded: {:#?}", by_text(&grade_dir(d.path()))),
+    }
+}
