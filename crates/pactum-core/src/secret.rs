@@ -1094,42 +1094,73 @@ fn ascii_skeleton(b: u8) -> u8 {
 }
 
 /// The key prefixes that hold a byte [`ascii_skeleton`] changes or draws
-/// (`glpat-`, `AKIA`, `GR1348941`…), each with its skeleton.
-static CONFUSABLE_PREFIXES: std::sync::LazyLock<Vec<(&'static str, Vec<u8>)>> =
-    std::sync::LazyLock::new(|| {
-        KEY_PREFIXES
-            .iter()
-            .filter(|p| !p.ends_with(' '))
-            .filter(|p| {
-                p.bytes()
-                    .any(|b| matches!(b, b'l' | b'I' | b'1' | b'O' | b'0'))
-            })
-            .map(|p| (*p, p.bytes().map(ascii_skeleton).collect()))
-            .collect()
-    });
+/// (`glpat-`, `AKIA`, `GR1348941`…), each with its skeleton, and which
+/// skeletons of a token's first two bytes start one (by `first << 8 |
+/// second`): most tokens are passed over on that look-up.
+struct Confusable {
+    prefixes: Vec<(&'static str, Vec<u8>)>,
+    starts: Box<[bool]>,
+}
+
+static CONFUSABLE: std::sync::LazyLock<Confusable> = std::sync::LazyLock::new(|| {
+    let prefixes: Vec<(&'static str, Vec<u8>)> = KEY_PREFIXES
+        .iter()
+        .filter(|p| !p.ends_with(' '))
+        .filter(|p| {
+            p.bytes()
+                .any(|b| matches!(b, b'l' | b'I' | b'1' | b'O' | b'0'))
+        })
+        .map(|p| (*p, p.bytes().map(ascii_skeleton).collect()))
+        .collect();
+    let mut starts = vec![false; 1 << 16];
+    for (_, k) in &prefixes {
+        if let [a, b, ..] = k.as_slice() {
+            starts[usize::from(*a) << 8 | usize::from(*b)] = true;
+        }
+    }
+    Confusable {
+        prefixes,
+        starts: starts.into_boxed_slice(),
+    }
+});
 
 /// Tokens that are keys once their prefix is read as a reader reads it:
 /// written with ASCII characters drawn like the prefix's own (`gIpat-…`
 /// with a capital I, `g1pat-…`, `AKlA…`, `GRl348941…`), each as written.
 fn ascii_lookalike_keys(text: &str) -> Vec<String> {
+    let conf = &*CONFUSABLE;
+    let b = text.as_bytes();
     let mut out = Vec::new();
-    for token in text.split(|c: char| !c.is_ascii() || !is_token_byte(c as u8)) {
-        if token.len() < 4 + KEY_TOKEN_MIN_TAIL {
+    let mut i = 0;
+    while i < b.len() {
+        if !is_token_byte(b[i]) {
+            i += 1;
             continue;
         }
-        let b = token.as_bytes();
-        for (p, skeleton) in CONFUSABLE_PREFIXES.iter() {
+        let start = i;
+        i += b[i..]
+            .iter()
+            .position(|&x| !is_token_byte(x))
+            .unwrap_or(b.len() - i);
+        // Token bytes are ASCII: `start..i` is on character boundaries.
+        let token = &b[start..i];
+        if token.len() < 4 + KEY_TOKEN_MIN_TAIL
+            || !conf.starts
+                [usize::from(ascii_skeleton(token[0])) << 8 | usize::from(ascii_skeleton(token[1]))]
+        {
+            continue;
+        }
+        for (p, skeleton) in &conf.prefixes {
             let n = p.len();
-            if b.len() > n
-                && ascii_skeleton(b[0]) == skeleton[0]
-                && &b[..n] != p.as_bytes()
-                && b[..n]
+            if token.len() > n
+                && &token[..n] != p.as_bytes()
+                && token[..n]
                     .iter()
                     .map(|&x| ascii_skeleton(x))
                     .eq(skeleton.iter().copied())
-                && is_prefixed_key(&format!("{p}{}", &token[n..]))
+                && is_prefixed_key(&format!("{p}{}", &text[start + n..i]))
             {
-                out.push(token.to_string());
+                out.push(text[start..i].to_string());
                 break;
             }
         }

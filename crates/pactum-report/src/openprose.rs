@@ -10,7 +10,7 @@
 use pactum_core::score::OverallVerdict;
 use pactum_core::text::one_line;
 use pactum_core::TestStatus;
-use pactum_openprose::grade::{ConditionalGrade, ContractGrade};
+use pactum_openprose::grade::{ConditionalGrade, ContractGrade, Unevaluable};
 use pactum_openprose::RunGrade;
 
 use crate::markdown::markdown_text;
@@ -56,6 +56,14 @@ fn shown_status(c: &ContractGrade) -> &'static str {
     } else {
         c.status.label()
     }
+}
+
+/// The suggested rewrite of an unevaluable clause of `r`, if one.
+fn suggestion<'a>(r: &'a RunGrade, u: &Unevaluable) -> Option<&'a str> {
+    r.recommendations
+        .iter()
+        .find(|x| x.contract == u.contract && x.clause == u.clause)
+        .map(|x| x.suggestion.as_str())
 }
 
 /// The layout's name as the JSON report writes it (`legacy`, `function`…).
@@ -136,12 +144,8 @@ pub fn render_runs(runs: &[RunGrade], max: usize) -> String {
                     u.reason.as_str(),
                     one_line(&u.explanation, CHARS)
                 ));
-                if let Some(rec) = r
-                    .recommendations
-                    .iter()
-                    .find(|x| x.contract == u.contract && x.clause == u.clause)
-                {
-                    s.push_str(&format!("      → {}\n", one_line(&rec.suggestion, 300)));
+                if let Some(rec) = suggestion(r, u) {
+                    s.push_str(&format!("      → {}\n", one_line(rec, 300)));
                 }
             }
             more(&mut s, r.unevaluable_clauses.len(), max, "    ");
@@ -267,12 +271,8 @@ fn markdown_run(r: &RunGrade, max: usize) -> String {
                 u.reason.as_str(),
                 md(&u.explanation, CHARS)
             ));
-            if let Some(rec) = r
-                .recommendations
-                .iter()
-                .find(|x| x.contract == u.contract && x.clause == u.clause)
-            {
-                s.push_str(&format!("  - suggested: {}\n", md(&rec.suggestion, 300)));
+            if let Some(rec) = suggestion(r, u) {
+                s.push_str(&format!("  - suggested: {}\n", md(rec, 300)));
             }
         }
         s.push('\n');
