@@ -77,6 +77,8 @@ impl From<pactum_runner::RunError> for CliError {
 
 impl From<pactum_report::ReportError> for CliError {
     fn from(e: pactum_report::ReportError) -> CliError {
-        CliError::usage(with_causes(&e))
+        // The paths it names may be a run's folder names, which can hold
+        // a line break: one line, so none starts a line of its own.
+        CliError::usage(pactum_core::text::one_line(&with_causes(&e), 4_000))
     }
 }

@@ -334,6 +334,22 @@ pub fn grade(args: GradeArgs, color: bool) -> CliResult {
                     )));
                 }
             }
+            // A folder or file inside a run (`RUN/bindings`): the run is
+            // what is graded.
+            if let Some(dir) = p
+                .ancestors()
+                .skip(1)
+                .take(4)
+                .filter(|d| !d.as_os_str().is_empty())
+                .find(|d| pactum_pipeline::openprose::is_run_dir(d))
+            {
+                return Err(CliError::usage(format!(
+                    "{} is inside the OpenProse run {}: grade the run's folder (`pactum grade {}`): nothing was graded",
+                    shown_path(p),
+                    shown_path(dir),
+                    shown_path(dir)
+                )));
+            }
         }
         return Err(CliError::usage(
             "name the contracts to grade the traces against (-c CONTRACT_OR_FOLDER); only OpenProse run directories carry their own",

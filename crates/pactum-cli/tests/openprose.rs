@@ -462,6 +462,21 @@ fn a_folder_of_runs_or_a_runs_contract_names_what_to_grade() {
         "{}",
         run.stderr
     );
+    // A folder or a file inside a run names the run.
+    for inside in [
+        "examples/openprose/degraded/bindings",
+        "examples/openprose/degraded/bindings/researcher/notes.md",
+    ] {
+        let run = pactum(["grade", inside]);
+        assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.contains(
+                "is inside the OpenProse run examples/openprose/degraded: grade the run's folder"
+            ),
+            "{}",
+            run.stderr
+        );
+    }
 }
 
 /// Text from the run reaches the terminal without escapes, bounded.
@@ -732,6 +747,33 @@ fn a_report_path_that_is_standard_output_is_refused_beside_dash() {
     }
 }
 
+/// `--json -` with standard output appended to a file of the run being
+/// graded (`>> run/vm.log.md`) is refused as that path would be: the
+/// run is left as it was.
+#[test]
+fn standard_output_into_the_run_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_dir = dir.path().join("run");
+    copy_dir(&root().join("examples/openprose/satisfied"), &run_dir);
+    let log = run_dir.join("vm.log.md");
+    let before = std::fs::read(&log).expect("log");
+    let appended = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("the log, to append to");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pactum"))
+        .arg("grade")
+        .arg(&run_dir)
+        .args(["-q", "--json", "-"])
+        .stdout(appended)
+        .output()
+        .expect("pactum runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--json (standard output)"), "{stderr}");
+    assert_eq!(std::fs::read(&log).expect("log"), before);
+}
+
 /// A report over the store is refused before the store is opened: no
 /// new store is left where the message says nothing was written.
 #[test]
@@ -872,12 +914,14 @@ fn a_key_in_a_binding_is_redacted_without_a_judge() {
 #[test]
 fn a_key_in_a_clause_never_reaches_the_judge_or_the_store() {
     const KEY: &str = "ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy2z3A";
+    // A clause with no output named: its id is a slug of its words.
+    const OTHER: &str = "ghp_Zy9xWv8uTs7rQp6oNm5lKj4iHg3fEd2cBa1Z";
     let dir = tempfile::tempdir().expect("tempdir");
     let run_dir = dir.path().join("run");
     write(&run_dir.join("vm.log.md"), ENDED_LOG);
     write(
         &run_dir.join("root.prose.md"),
-        &format!("---\nname: svc\nkind: service\n---\n## Ensures\n\n- `summary`: explains the topic without quoting {KEY}\n"),
+        &format!("---\nname: svc\nkind: service\n---\n## Ensures\n\n- `summary`: explains the topic without quoting {KEY}\n\n## Maintains\n\n- never quotes {OTHER}\n"),
     );
     write(
         &run_dir.join("bindings/svc/summary.md"),
@@ -910,7 +954,17 @@ fn a_key_in_a_clause_never_reaches_the_judge_or_the_store() {
             "the store holds the judge's {part}"
         );
     }
-    for part in [KEY, &KEY[..12], &KEY[KEY.len() - 12..]] {
+    let lower = OTHER.to_ascii_lowercase();
+    let clauses = &r["openprose"][0]["contracts"][0]["clauses"];
+    assert_eq!(clauses[1]["id"], "never-quotes", "{clauses:#}");
+    for part in [
+        KEY,
+        &KEY[..12],
+        &KEY[KEY.len() - 12..],
+        OTHER,
+        &OTHER[OTHER.len() - 12..],
+        &lower[lower.len() - 12..],
+    ] {
         assert!(!bodies.contains(part), "the judge read {part}: {bodies}");
         assert!(!report.contains(part), "the report holds {part}");
         assert!(

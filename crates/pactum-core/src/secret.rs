@@ -1077,95 +1077,136 @@ fn key_tokens_scanned(text: &str) -> Vec<String> {
             found.push(k);
         }
     }
-    for k in ascii_lookalike_keys(text) {
-        found.push(k);
-    }
     found.keys
 }
 
 /// The ASCII skeleton (UTS #39) of a byte of a key prefix: `I`, `1` and
-/// `|` are drawn as `l`, `0` as `O`; every other byte is itself.
-fn ascii_skeleton(b: u8) -> u8 {
+/// `|` are drawn as `l`, `0` as `O`, `d` as `cl`, `m` as `rn`, `w` as
+/// `vv`; every other byte is itself.
+fn ascii_skeleton(b: u8) -> &'static [u8] {
+    static SELF: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = i as u8;
+            i += 1;
+        }
+        t
+    };
     match b {
-        b'I' | b'1' | b'|' => b'l',
-        b'0' => b'O',
-        b => b,
+        b'I' | b'1' | b'|' => b"l",
+        b'0' => b"O",
+        b'd' => b"cl",
+        b'm' => b"rn",
+        b'w' => b"vv",
+        b => std::slice::from_ref(&SELF[usize::from(b)]),
     }
 }
 
-/// The key prefixes that hold a byte [`ascii_skeleton`] changes or draws
-/// (`glpat-`, `AKIA`, `GR1348941`…), each with its skeleton, and which
-/// skeletons of a token's first two bytes start one (by `first << 8 |
-/// second`): most tokens are passed over on that look-up.
-struct Confusable {
-    prefixes: Vec<(&'static str, Vec<u8>)>,
-    starts: Box<[bool]>,
+/// The first two bytes of the skeleton of `b` (at least two bytes long),
+/// as an index of a table of pairs ([`Confusable::raw`]).
+fn skeleton_pair(b: &[u8]) -> usize {
+    let first = ascii_skeleton(b[0]);
+    let second = match first {
+        [_, s, ..] => *s,
+        _ => ascii_skeleton(b[1])[0],
+    };
+    usize::from(first[0]) << 8 | usize::from(second)
 }
 
+/// How many bytes of `token` have `skeleton` as their skeleton, ending
+/// where one of the token's bytes does; `None` when no start of it does.
+fn skeleton_len(token: &[u8], skeleton: &[u8]) -> Option<usize> {
+    let mut k = 0;
+    for (j, &x) in token.iter().enumerate() {
+        let e = ascii_skeleton(x);
+        if skeleton.get(k..k + e.len())? != e {
+            return None;
+        }
+        k += e.len();
+        if k == skeleton.len() {
+            return Some(j + 1);
+        }
+    }
+    None
+}
+
+/// The key prefixes with their skeletons, by the skeleton's first two
+/// bytes ([`skeleton_pair`]), and the bits telling which of a token's
+/// own first two bytes may open one: most positions are passed over on
+/// that one look-up.
+struct Confusable {
+    prefixes: Vec<(&'static str, Vec<u8>, bool)>,
+    /// By a token's own first two bytes (`first << 8 | second`):
+    /// [`ANY_PREFIX`] when their skeleton opens a prefix's,
+    /// [`GLUED_PREFIX`] when it opens one no word holds.
+    raw: Box<[u8]>,
+    by_pair: std::collections::HashMap<usize, Vec<usize>>,
+}
+
+/// [`Confusable::raw`] bit: some prefix's skeleton starts with the pair.
+const ANY_PREFIX: u8 = 1;
+/// [`Confusable::raw`] bit: a glued prefix's does ([`GLUED_KEY_PREFIXES`]).
+const GLUED_PREFIX: u8 = 2;
+
 static CONFUSABLE: std::sync::LazyLock<Confusable> = std::sync::LazyLock::new(|| {
-    let prefixes: Vec<(&'static str, Vec<u8>)> = KEY_PREFIXES
+    let prefixes: Vec<(&'static str, Vec<u8>, bool)> = KEY_PREFIXES
         .iter()
         .filter(|p| !p.ends_with(' '))
-        .filter(|p| {
-            p.bytes()
-                .any(|b| matches!(b, b'l' | b'I' | b'1' | b'O' | b'0'))
+        .map(|p| {
+            let skeleton = p
+                .bytes()
+                .flat_map(|b| ascii_skeleton(b).iter().copied())
+                .collect();
+            (*p, skeleton, GLUED_KEY_PREFIXES.contains(p))
         })
-        .map(|p| (*p, p.bytes().map(ascii_skeleton).collect()))
         .collect();
-    let mut starts = vec![false; 1 << 16];
-    for (_, k) in &prefixes {
+    let mut starts = vec![0u8; 1 << 16];
+    let mut by_pair: std::collections::HashMap<usize, Vec<usize>> = Default::default();
+    for (i, (_, k, glued)) in prefixes.iter().enumerate() {
         if let [a, b, ..] = k.as_slice() {
-            starts[usize::from(*a) << 8 | usize::from(*b)] = true;
+            let pair = usize::from(*a) << 8 | usize::from(*b);
+            starts[pair] |= ANY_PREFIX | if *glued { GLUED_PREFIX } else { 0 };
+            by_pair.entry(pair).or_default().push(i);
+        }
+    }
+    let mut raw = vec![0u8; 1 << 16];
+    for x in 0..=u8::MAX {
+        for y in 0..=u8::MAX {
+            raw[usize::from(x) << 8 | usize::from(y)] = starts[skeleton_pair(&[x, y])];
         }
     }
     Confusable {
         prefixes,
-        starts: starts.into_boxed_slice(),
+        raw: raw.into_boxed_slice(),
+        by_pair,
     }
 });
 
-/// Tokens that are keys once their prefix is read as a reader reads it:
-/// written with ASCII characters drawn like the prefix's own (`gIpat-…`
-/// with a capital I, `g1pat-…`, `AKlA…`, `GRl348941…`), each as written.
-fn ascii_lookalike_keys(text: &str) -> Vec<String> {
+/// Whether `t` (the rest of a token from a position [`prefixed_key_in`]
+/// reads) is a key whose prefix is written with ASCII characters drawn
+/// like its own (`gIpat-…` with a capital I, `g1pat-…`, `AKlA…`,
+/// `GRl348941…`, `glclt-…` for `gldt-`); a prefix words hold only
+/// `after_separator`.
+fn lookalike_at(t: &str, after_separator: bool) -> bool {
     let conf = &*CONFUSABLE;
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if !is_token_byte(b[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        i += b[i..]
-            .iter()
-            .position(|&x| !is_token_byte(x))
-            .unwrap_or(b.len() - i);
-        // Token bytes are ASCII: `start..i` is on character boundaries.
-        let token = &b[start..i];
-        if token.len() < 4 + KEY_TOKEN_MIN_TAIL
-            || !conf.starts
-                [usize::from(ascii_skeleton(token[0])) << 8 | usize::from(ascii_skeleton(token[1]))]
-        {
-            continue;
-        }
-        for (p, skeleton) in &conf.prefixes {
-            let n = p.len();
-            if token.len() > n
-                && &token[..n] != p.as_bytes()
-                && token[..n]
-                    .iter()
-                    .map(|&x| ascii_skeleton(x))
-                    .eq(skeleton.iter().copied())
-                && is_prefixed_key(&format!("{p}{}", &text[start + n..i]))
-            {
-                out.push(text[start..i].to_string());
-                break;
-            }
-        }
+    let token = t.as_bytes();
+    if token.len() <= KEY_TOKEN_MIN_TAIL {
+        return false;
     }
-    out
+    conf.by_pair
+        .get(&skeleton_pair(token))
+        .is_some_and(|group| {
+            group.iter().any(|&k| {
+                let (p, skeleton, glued) = &conf.prefixes[k];
+                (after_separator || *glued)
+                    && skeleton_len(token, skeleton).is_some_and(|n| {
+                        token.len() > n
+                            && &token[..n] != p.as_bytes()
+                            && is_prefixed_key(&format!("{p}{}", &t[n..]))
+                    })
+            })
+        })
 }
 
 /// Key tokens, each once, in the order found: a text may quote thousands
@@ -1651,16 +1692,30 @@ fn prefixed_key_in(whole: &str) -> Option<&str> {
         return None;
     }
     let b = whole.as_bytes();
-    (0..b.len() - 1)
-        .filter(|&i| STARTS_A_PREFIX[usize::from(b[i]) << 8 | usize::from(b[i + 1])])
-        .map(|i| (i, &whole[i..]))
-        .find(|(i, t)| {
-            let after_separator = *i == 0 || matches!(b[i - 1], b'-' | b'_' | b'.');
-            (after_separator || glued_key(t)) && is_prefixed_key(t)
-        })
-        .map(|(_, t)| t)
-        .or_else(|| capitalised_key_in(whole))
-        .or_else(|| is_jwt(whole).then_some(whole))
+    let alike = &CONFUSABLE.raw;
+    // One pass: where a prefix is written, or one drawn alike
+    // ([`lookalike_at`]).
+    for i in 0..b.len() - 1 {
+        let pair = usize::from(b[i]) << 8 | usize::from(b[i + 1]);
+        let (real, drawn) = (STARTS_A_PREFIX[pair], alike[pair]);
+        if !real && drawn == 0 {
+            continue;
+        }
+        let after_separator = i == 0 || matches!(b[i - 1], b'-' | b'_' | b'.');
+        let t = &whole[i..];
+        if real && (after_separator || glued_key(t)) && is_prefixed_key(t) {
+            return Some(t);
+        }
+        let need = if after_separator {
+            ANY_PREFIX
+        } else {
+            GLUED_PREFIX
+        };
+        if drawn & need != 0 && lookalike_at(t, after_separator) {
+            return Some(t);
+        }
+    }
+    capitalised_key_in(whole).or_else(|| is_jwt(whole).then_some(whole))
 }
 
 /// A key in a token whose `sk-` or `sk_` prefix is written with an

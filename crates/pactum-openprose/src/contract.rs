@@ -2487,8 +2487,13 @@ fn declared(
 }
 
 /// A stable slug of a clause text: lowercase ASCII words joined by `-`,
-/// at most 6 words.
+/// at most 6 words. A key written in the text (SPEC §4) gives no word:
+/// the slug is a clause's id, which every report shows.
 pub fn slug(text: &str) -> String {
+    let mut text = std::borrow::Cow::Borrowed(text);
+    for key in pactum_core::secret::key_tokens(&text) {
+        text = std::borrow::Cow::Owned(text.replace(&key, " "));
+    }
     let words: Vec<String> = text
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())

@@ -2119,63 +2119,161 @@ type Graded = (
     Vec<String>,
 );
 
-/// The errors recorded for `c` that its contract does not declare: it
-/// did not finish ([`unfinished`]).
-fn undeclared_errors(c: &RunContract) -> Vec<&RunError> {
-    own_errors(c)
-        .into_iter()
-        .filter(|r| {
-            !c.declared
-                .errors
-                .iter()
-                .any(|d| error_key(&d.name) == error_key(&r.name))
+/// Each clause's condition as read, `None` for an ordinary clause: the
+/// error it names (or why none), and whether the run recorded it.
+type ConditionState = Option<(Result<String, String>, Outcome)>;
+
+fn condition_states(c: &RunContract) -> Vec<ConditionState> {
+    c.declared
+        .clauses
+        .iter()
+        .map(|clause| {
+            let cond = clause.condition.as_ref()?;
+            let named = named_error(cond, c);
+            let outcome = match &named {
+                Err(_) => Outcome::Undetermined,
+                Ok(e) if c.errors.iter().any(|r| error_key(&r.name) == error_key(e)) => {
+                    Outcome::Detected
+                }
+                Ok(_) if c.completed.is_some() => Outcome::NotDetected,
+                Ok(_) => Outcome::Undetermined,
+            };
+            Some((named, outcome))
         })
         .collect()
 }
 
-/// The outputs of the services that did not finish (an error their
-/// contract does not declare), by binding path: the service's name and
-/// the errors recorded. What such a service left is no output any
-/// contract describes, the system's promising it included.
-type Crashed = BTreeMap<String, (String, String)>;
+/// The errors recorded for `c` that no triggered conditional clause
+/// answers, and those of them its contract does not declare: either way
+/// it did not finish as its clauses describe (SPEC §3.3; see
+/// [`unfinished`]). The run's own `---error` end line is never answered:
+/// a run that did not end cleanly is never satisfied, whatever degraded
+/// output it left.
+fn unanswered_errors<'a>(
+    c: &'a RunContract,
+    conditions: &[ConditionState],
+) -> (Vec<&'a RunError>, Vec<&'a RunError>) {
+    let handled: Vec<String> = conditions
+        .iter()
+        .flatten()
+        .filter(|(_, o)| *o == Outcome::Detected)
+        .filter_map(|(n, _)| n.as_ref().ok().map(|e| error_key(e)))
+        .collect();
+    let declared = |r: &RunError| {
+        c.declared
+            .errors
+            .iter()
+            .any(|d| error_key(&d.name) == error_key(&r.name))
+    };
+    let unhandled: Vec<&RunError> = own_errors(c)
+        .into_iter()
+        .filter(|r| r.ends_run || !handled.contains(&error_key(&r.name)))
+        .collect();
+    let crashed = unhandled.iter().copied().filter(|r| !declared(r)).collect();
+    (unhandled, crashed)
+}
+
+/// How a service that did not finish failed ([`unanswered_errors`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Unfinished {
+    /// With an error its contract does not declare: its clauses are
+    /// `violated`.
+    Crashed,
+    /// With a declared error no conditional clause of it answers: its
+    /// clauses are `not_evaluable`.
+    Unanswered,
+}
+
+/// The outputs of the services that did not finish, by the scope of
+/// their run (a nested run's `{handle}--{slug}`, empty for the top run)
+/// and their binding path: the service's name, how it failed, and the
+/// errors recorded. What such a service left is no output any contract
+/// describes, the system's promising it included.
+type Crashed = BTreeMap<(String, String), (String, Unfinished, String)>;
+
+/// The scope of a contract's run: what its name holds before its last
+/// `/` (a nested run's prefix), empty for the top run.
+fn scope(c: &RunContract) -> &str {
+    c.name.rsplit_once('/').map_or("", |(s, _)| s)
+}
 
 fn crashed_outputs(run: &Run) -> Crashed {
     let mut out = Crashed::new();
     for c in run.contracts.iter().filter(|c| !c.is_system) {
-        let errors = undeclared_errors(c);
-        if errors.is_empty() {
+        let (unhandled, crashed) = unanswered_errors(c, &condition_states(c));
+        let (how, errors) = if !crashed.is_empty() {
+            (Unfinished::Crashed, crashed)
+        } else if !unhandled.is_empty() {
+            (Unfinished::Unanswered, unhandled)
+        } else {
             continue;
-        }
+        };
         for b in &c.outputs {
-            out.insert(b.path.clone(), (c.name.clone(), recorded(&errors)));
+            out.insert(
+                (scope(c).to_string(), b.path.clone()),
+                (c.name.clone(), how.clone(), recorded(&errors)),
+            );
         }
     }
     out
 }
 
 /// A clause of `c` on an output another service left when it did not
-/// finish ([`crashed_outputs`]): `violated`, as that service's own.
+/// finish ([`crashed_outputs`]): `violated` when that service crashed,
+/// as its own clauses are, else `not_evaluable`. A clause of `c` naming
+/// no output, when one of `c`'s outputs is such, is `not_evaluable`: it
+/// may be about that output.
 fn on_crashed_output(
     h: ClauseHead<'_>,
     c: &RunContract,
     clause: &DeclaredClause,
     upstream: &Crashed,
 ) -> Option<ClauseResult> {
+    fn from<'a>(
+        c: &RunContract,
+        upstream: &'a Crashed,
+        b: &'a Binding,
+    ) -> Option<(&'a Binding, &'a (String, Unfinished, String))> {
+        upstream
+            .get(&(scope(c).to_string(), b.path.clone()))
+            .filter(|(svc, _, _)| *svc != c.name)
+            .map(|found| (b, found))
+    }
     let name = clause.output.as_ref().or(match c.outputs.as_slice() {
         [one] => Some(&one.name),
         _ => None,
-    })?;
-    let b = c.output(name)?;
-    let (service, errors) = upstream.get(&b.path).filter(|(svc, _)| *svc != c.name)?;
-    Some(settled(
-        h,
-        false,
-        vec![],
-        format!(
-            "output `{name}` ({}) comes from `{service}`, which did not finish: the run recorded {errors}, an error its contract does not declare; what it left is not the output a contract describes, whatever it holds",
-            b.path
+    });
+    let Some(name) = name else {
+        let (b, (service, _, errors)) = c.outputs.iter().find_map(|b| from(c, upstream, b))?;
+        return Some(not_evaluable(
+            h,
+            NotEvaluableReason::Undetermined,
+            format!(
+                "the clause names no output, and output `{}` ({}) comes from `{service}`, which did not finish: the run recorded {errors}; the clause may be about what it left",
+                b.name, b.path
+            ),
+            Some("name the output the clause is about (`` - `name`: … ``)".into()),
+        ));
+    };
+    let (b, (service, how, errors)) = from(c, upstream, c.output(name)?)?;
+    let what = format!(
+        "output `{name}` ({}) comes from `{service}`, which did not finish: the run recorded {errors}",
+        b.path
+    );
+    Some(match how {
+        Unfinished::Crashed => settled(
+            h,
+            false,
+            vec![],
+            format!("{what}, an error its contract does not declare; what it left is not the output a contract describes, whatever it holds"),
         ),
-    ))
+        Unfinished::Unanswered => not_evaluable(
+            h,
+            NotEvaluableReason::Undetermined,
+            format!("{what}, a declared error no conditional clause of it answers: what it left describes a success that did not happen"),
+            None,
+        ),
+    })
 }
 
 fn grade_contract(c: &RunContract, upstream: &Crashed, judge: &mut JudgeFn<'_>) -> Graded {
@@ -2195,58 +2293,24 @@ fn grade_contract(c: &RunContract, upstream: &Crashed, judge: &mut JudgeFn<'_>) 
         })
         .collect();
     // The conditions first: a triggered one takes over its output.
+    let cond_state = condition_states(c);
     let mut triggered_outputs: BTreeMap<String, String> = BTreeMap::new();
-    let mut cond_state: Vec<Option<(Result<String, String>, Outcome)>> = Vec::new();
-    for (clause, id) in c.declared.clauses.iter().zip(&ids) {
-        let Some(cond) = &clause.condition else {
-            cond_state.push(None);
+    for ((clause, id), state) in c.declared.clauses.iter().zip(&ids).zip(&cond_state) {
+        if !matches!(state, Some((_, Outcome::Detected))) {
             continue;
-        };
-        let named = named_error(cond, c);
-        let outcome = match &named {
-            Err(_) => Outcome::Undetermined,
-            Ok(e) if c.errors.iter().any(|r| error_key(&r.name) == error_key(e)) => {
-                Outcome::Detected
-            }
-            Ok(_) if c.completed.is_some() => Outcome::NotDetected,
-            Ok(_) => Outcome::Undetermined,
-        };
-        if outcome == Outcome::Detected {
-            let target = clause
-                .output
-                .clone()
-                .or_else(|| match c.outputs.as_slice() {
-                    [one] => Some(one.name.clone()),
-                    _ => None,
-                });
-            if let Some(t) = target {
-                triggered_outputs.insert(t, id.clone());
-            }
         }
-        cond_state.push(Some((named, outcome)));
+        let target = clause
+            .output
+            .clone()
+            .or_else(|| match c.outputs.as_slice() {
+                [one] => Some(one.name.clone()),
+                _ => None,
+            });
+        if let Some(t) = target {
+            triggered_outputs.insert(t, id.clone());
+        }
     }
-    // A recorded error no triggered conditional clause answers: the
-    // contract did not finish as its clauses describe (SPEC §3.3; see
-    // `unfinished`).
-    let handled: Vec<String> = cond_state
-        .iter()
-        .flatten()
-        .filter(|(_, o)| *o == Outcome::Detected)
-        .filter_map(|(n, _)| n.as_ref().ok().map(|e| error_key(e)))
-        .collect();
-    let declared = |r: &RunError| {
-        c.declared
-            .errors
-            .iter()
-            .any(|d| error_key(&d.name) == error_key(&r.name))
-    };
-    // The run's own `---error` end line is never answered: a run that did
-    // not end cleanly is never satisfied, whatever degraded output it left.
-    let unhandled: Vec<&RunError> = own_errors(c)
-        .into_iter()
-        .filter(|r| r.ends_run || !handled.contains(&error_key(&r.name)))
-        .collect();
-    let crashed: Vec<&RunError> = unhandled.iter().copied().filter(|r| !declared(r)).collect();
+    let (unhandled, crashed) = unanswered_errors(c, &cond_state);
 
     let mut pending: Vec<Pending> = Vec::new();
     let mut conditionals = Vec::new();

@@ -596,7 +596,7 @@ impl Prepared<'_> {
             warnings.push(Warning {
                 code: "redacted-secret".into(),
                 message: format!(
-                    "the traces hold {} key-shaped token(s) (`sk-…`, `ghp_…`, `AIza…`…): each is shown as [redacted] in every report and on the terminal; treat each as leaked and rotate it",
+                    "the traces hold {} key-shaped token(s) (shaped like an OpenAI, GitHub or Google API key, say): each is shown as [redacted] in every report and on the terminal; treat each as leaked and rotate it",
                     shown.tokens()
                 ),
             });

@@ -204,7 +204,7 @@ impl Prepared<'_> {
                     // The rubrics are the clauses' words, which may quote a
                     // key as the bindings may: the judge reads neither.
                     let judged = match redacted_rubrics(c, redactor) {
-                        Ok(asked) => {
+                        Ok((asked, names)) => {
                             j.rt.block_on(pactum_runner::judge_trace(
                                 Some(&j.setup),
                                 &[&asked],
@@ -212,15 +212,20 @@ impl Prepared<'_> {
                                 &j.cache,
                                 None,
                             ))
+                            .map(|(judgments, _, _)| (judgments, names))
                             .map_err(|e| format!("judge cache: {e}"))
                         }
                         Err(e) => Err(format!("the clauses with their keys redacted: {e}")),
                     };
                     match judged {
-                        Ok((judgments, _, _)) => {
+                        Ok((judgments, names)) => {
                             let windows = pactum_llm::transcript::windows(&trace).needed;
+                            let renamed = AskedAs {
+                                inner: &judgments,
+                                names: &names,
+                            };
                             let judgments =
-                                pactum_openprose::grade::Windowed::new(&judgments, windows);
+                                pactum_openprose::grade::Windowed::new(&renamed, windows);
                             c.grade(&trace, &policy, &judgments)
                         }
                         Err(e) => {
@@ -357,7 +362,7 @@ impl Prepared<'_> {
             warnings.push(Warning {
                 code: "redacted-secret".into(),
                 message: format!(
-                    "the runs' text holds {} key-shaped token(s) (`sk-…`, `ghp_…`, `AIza…`…): each is shown as [redacted] in every report and on the terminal{}; treat each as leaked and rotate it",
+                    "the runs' text holds {} key-shaped token(s) (shaped like an OpenAI, GitHub or Google API key, say): each is shown as [redacted] in every report and on the terminal{}; treat each as leaked and rotate it",
                     self.keys_in_runs,
                     if judge.is_some() { ", and the judge never saw it" } else { "" }
                 ),
@@ -383,31 +388,156 @@ impl Prepared<'_> {
 
 /// `c` with every judged clause's words (its text and rubric) redacted
 /// by `redactor`: what the judge is asked (SPEC §4: keys never reach a
-/// prompt). The clause ids stay, so the answers grade `c` itself.
+/// prompt). An id (the contract's, a clause's) that redaction would
+/// change is asked under a plain one instead (`contract`, `clause-3`):
+/// the [`AskedAs`] names map the answers back to `c`'s own ids.
 ///
 /// # Errors
 /// The contract does not compile again (it did once, with the same checks).
 fn redacted_rubrics(
     c: &CompiledContract,
     redactor: &Redactor,
-) -> Result<CompiledContract, pactum_eval::EvalError> {
+) -> Result<(CompiledContract, AskedNames), pactum_eval::EvalError> {
     let mut contract = c.contract().clone();
+    let mut names = AskedNames::default();
+    if redactor.redact(&contract.id) != contract.id {
+        names.contract = Some((contract.id.clone(), "contract".into()));
+        contract.id = "contract".into();
+    }
+    let mut taken: std::collections::BTreeSet<String> = contract
+        .required
+        .iter()
+        .chain(&contract.prohibited)
+        .map(|c| c.id.clone())
+        .collect();
+    let mut n = 0;
     for clause in contract
         .required
         .iter_mut()
         .chain(contract.prohibited.iter_mut())
     {
+        if redactor.redact(&clause.id) != clause.id {
+            let asked = loop {
+                n += 1;
+                let id = format!("clause-{n}");
+                if taken.insert(id.clone()) {
+                    break id;
+                }
+            };
+            names.clauses.insert(clause.id.clone(), asked.clone());
+            clause.id = asked;
+        }
         clause.text = redactor.redact(&clause.text).into_owned();
         if let Some(rubric) = &mut clause.judge {
             *rubric = redactor.redact(rubric).into_owned();
         }
     }
-    CompiledContract::compile(contract, c.digest().to_string())
+    CompiledContract::compile(contract, c.digest().to_string()).map(|asked| (asked, names))
+}
+
+/// The ids a contract was asked under where they are not its own
+/// ([`redacted_rubrics`]): the contract's (own, asked), and each
+/// clause's own id to its asked one.
+#[derive(Debug, Default)]
+struct AskedNames {
+    contract: Option<(String, String)>,
+    clauses: std::collections::BTreeMap<String, String>,
+}
+
+/// A judge's answers read under the contract's own ids.
+struct AskedAs<'a, J> {
+    inner: &'a J,
+    names: &'a AskedNames,
+}
+
+impl<J: pactum_eval::Judgments> pactum_eval::Judgments for AskedAs<'_, J> {
+    fn configured(&self) -> bool {
+        self.inner.configured()
+    }
+
+    fn answer(
+        &self,
+        contract_id: &str,
+        clause_id: &str,
+    ) -> Option<pactum_core::judge::JudgeAnswer> {
+        let contract = match &self.names.contract {
+            Some((own, asked)) if own == contract_id => asked.as_str(),
+            _ => contract_id,
+        };
+        let clause = self
+            .names
+            .clauses
+            .get(clause_id)
+            .map_or(clause_id, String::as_str);
+        self.inner.answer(contract, clause)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ids holding a key are asked under plain ones, never colliding with
+    /// another clause's, and the answers read back under the own ids.
+    #[test]
+    fn ids_holding_a_key_are_asked_under_plain_ones() {
+        use pactum_core::contract::{Contract, Severity};
+        use pactum_core::judge::JudgeAnswer;
+        const KEY: &str = "ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy2z3A";
+        let clause = |id: &str, rubric: &str| pactum_core::contract::Clause {
+            id: id.into(),
+            text: rubric.into(),
+            severity: Severity::Medium,
+            check: None,
+            judge: Some(rubric.into()),
+        };
+        let contract = Contract {
+            version: pactum_core::contract::CONTRACT_SCHEMA_VERSION,
+            id: format!("svc-{KEY}"),
+            description: None,
+            select: None,
+            required: vec![
+                clause(KEY, &format!("never quotes {KEY}")),
+                clause("clause-1", "is short"),
+            ],
+            prohibited: vec![],
+            conditional: vec![],
+            simulated_user_objective: None,
+            adversarial: false,
+            source_notes: vec![],
+        };
+        let c = CompiledContract::compile(contract, "sha256:x".into()).expect("compiles");
+        let redactor = Redactor::new([KEY]).expect("redactor");
+        let (asked, names) = redacted_rubrics(&c, &redactor).expect("asked");
+        let text = serde_json::to_string(asked.contract()).expect("JSON");
+        assert!(!text.contains(&KEY[4..]), "{text}");
+        assert_eq!(asked.contract().id, "contract");
+        let ids: Vec<&str> = asked
+            .contract()
+            .required
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(ids, ["clause-2", "clause-1"]);
+        struct Asked;
+        impl pactum_eval::Judgments for Asked {
+            fn configured(&self) -> bool {
+                true
+            }
+            fn answer(&self, contract: &str, clause: &str) -> Option<JudgeAnswer> {
+                (contract == "contract" && clause == "clause-2").then(|| JudgeAnswer::Failed {
+                    reason: NotEvaluableReason::LowConfidence,
+                    detail: "found".into(),
+                })
+            }
+        }
+        let read = AskedAs {
+            inner: &Asked,
+            names: &names,
+        };
+        assert!(pactum_eval::Judgments::answer(&read, &format!("svc-{KEY}"), KEY).is_some());
+        assert!(pactum_eval::Judgments::answer(&read, &format!("svc-{KEY}"), "clause-1").is_none());
+    }
 
     fn copy_dir(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).expect("mkdir");

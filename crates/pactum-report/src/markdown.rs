@@ -147,13 +147,14 @@ fn render_markdown(doc: &mut BufReader<File>) -> Result<String, RenderError> {
         .ok_or_else(|| RenderError::Malformed("no totals".into()))?;
     let count = |k: &str| totals.get(k).and_then(Value::as_u64).unwrap_or(0);
     let mut s = format!(
-        "## pactum {}: {} fail, {} error, {} undetermined, {} pass ({} traces)\n\n",
+        "## pactum {}: {} fail, {} error, {} undetermined, {} pass ({} trace{})\n\n",
         markdown_text(head_str(&head, "command"), 40),
         count("fail"),
         count("error"),
         count("undetermined"),
         count("pass"),
         count("traces"),
+        if count("traces") == 1 { "" } else { "s" },
     );
     if totals.get("partial").and_then(Value::as_bool) == Some(true) {
         s.push_str(&format!(

@@ -197,10 +197,21 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
     }
     let stdout_report = outputs.iter().find(|o| o.is_stdout());
     let stdout_file = stdout_report.and_then(|_| stdout_file());
+    // Where `-` writes when standard output is a file (`>> run/vm.log.md`):
+    // checked against the inputs and the store as a report's own path is.
+    let stdout_as_file: Option<Output> = stdout_report.and_then(|s| {
+        stdout_path().map(|p| Output::file(format!("{} (standard output)", s.flag), p))
+    });
     let mut checked: Vec<(&Output, FileId)> = Vec::new();
-    for o in outputs.iter().filter(|o| !o.is_stdout()) {
+    for o in outputs
+        .iter()
+        .filter(|o| !o.is_stdout())
+        .chain(stdout_as_file.iter())
+    {
         if let (Some(s), Some(out)) = (stdout_report, stdout_file) {
-            if existing_file(&o.path) == Some(out) {
+            if stdout_as_file.as_ref().is_none_or(|f| !std::ptr::eq(f, o))
+                && existing_file(&o.path) == Some(out)
+            {
                 return Err(ReportError::PathIsStdout {
                     first: s.flag.clone(),
                     second: o.flag.clone(),
@@ -311,6 +322,25 @@ fn stdout_file() -> Option<(u64, u64)> {
 
 #[cfg(not(unix))]
 fn stdout_file() -> Option<(u64, u64)> {
+    None
+}
+
+/// The path of the regular file standard output writes to, when it is
+/// one and the system says where (`/proc/self/fd/1`).
+#[cfg(target_os = "linux")]
+fn stdout_path() -> Option<PathBuf> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    if !std::fs::File::from(fd).metadata().ok()?.is_file() {
+        return None;
+    }
+    std::fs::read_link("/proc/self/fd/1")
+        .ok()
+        .filter(|p| p.is_absolute())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stdout_path() -> Option<PathBuf> {
     None
 }
 

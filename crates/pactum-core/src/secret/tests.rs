@@ -2127,3 +2127,37 @@ fn a_prefix_in_ascii_lookalikes_is_a_key() {
         );
     }
 }
+
+/// The same through what the other spellings of a key see: glued after
+/// letters, a Unicode hyphen, emphasis inside, a fullwidth letter beside,
+/// and letters drawn as two (`cl` for `d`, `rn` for `m`).
+#[test]
+fn a_lookalike_prefix_is_found_in_every_spelling() {
+    for (text, key) in [
+        ("xgIpat-Ab3dEf6hIj9kLm2nOp5q", "gIpat-Ab3dEf6hIj9kLm2nOp5q"),
+        (
+            "x_GRl348941Ab3dEf6hIj9kLm2nOp5q",
+            "GRl348941Ab3dEf6hIj9kLm2nOp5q",
+        ),
+        (
+            "gIpat\u{2010}Ab3dEf6hIj9kLm2nOp5q",
+            "gIpat-Ab3dEf6hIj9kLm2nOp5q",
+        ),
+        (
+            "gI**pat**-Ab3dEf6hIj9kLm2nOp5q",
+            "gIpat-Ab3dEf6hIj9kLm2nOp5q",
+        ),
+        (
+            "\u{ff47}Ipat-Ab3dEf6hIj9kLm2nOp5q",
+            "gIpat-Ab3dEf6hIj9kLm2nOp5q",
+        ),
+        ("glclt-Ab3dEf6hIj9kLm2nOp5q", "glclt-Ab3dEf6hIj9kLm2nOp5q"),
+        ("glirnt-Ab3dEf6hIj9kLm2nOp5q", "glirnt-Ab3dEf6hIj9kLm2nOp5q"),
+    ] {
+        let found = key_tokens(text);
+        assert!(found.iter().any(|k| k == key), "{text}: {found:?}");
+        let redactor = Redactor::new(found).expect("redactor");
+        let shown = redactor.redact(text);
+        assert!(!shown.contains("Ab3dEf6hIj9k"), "{text}: {shown}");
+    }
+}
