@@ -772,6 +772,24 @@ fn standard_output_into_the_run_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--json (standard output)"), "{stderr}");
     assert_eq!(std::fs::read(&log).expect("log"), before);
+    // The same through a hard link to the log outside the run.
+    let link = dir.path().join("log-link.md");
+    std::fs::hard_link(&log, &link).expect("a hard link");
+    let appended = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&link)
+        .expect("the link, to append to");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pactum"))
+        .arg("grade")
+        .arg(&run_dir)
+        .args(["-q", "--json", "-"])
+        .stdout(appended)
+        .output()
+        .expect("pactum runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("(the same file)"), "{stderr}");
+    assert_eq!(std::fs::read(&log).expect("log"), before);
 }
 
 /// A report over the store is refused before the store is opened: no
@@ -956,7 +974,7 @@ fn a_key_in_a_clause_never_reaches_the_judge_or_the_store() {
     }
     let lower = OTHER.to_ascii_lowercase();
     let clauses = &r["openprose"][0]["contracts"][0]["clauses"];
-    assert_eq!(clauses[1]["id"], "never-quotes", "{clauses:#}");
+    assert_eq!(clauses[1]["id"], "never-quotes-redacted", "{clauses:#}");
     for part in [
         KEY,
         &KEY[..12],

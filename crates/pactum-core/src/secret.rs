@@ -1080,9 +1080,9 @@ fn key_tokens_scanned(text: &str) -> Vec<String> {
     found.keys
 }
 
-/// The ASCII skeleton (UTS #39) of a byte of a key prefix: `I`, `1` and
-/// `|` are drawn as `l`, `0` as `O`, `d` as `cl`, `m` as `rn`, `w` as
-/// `vv`; every other byte is itself.
+/// The ASCII skeleton (UTS #39) of a byte of a key prefix: `I` and `1`
+/// are drawn as `l`, `0` as `O`, `d` as `cl`, `m` as `rn`, `w` as `vv`;
+/// every other byte is itself.
 fn ascii_skeleton(b: u8) -> &'static [u8] {
     static SELF: [u8; 256] = {
         let mut t = [0u8; 256];
@@ -1094,7 +1094,7 @@ fn ascii_skeleton(b: u8) -> &'static [u8] {
         t
     };
     match b {
-        b'I' | b'1' | b'|' => b"l",
+        b'I' | b'1' => b"l",
         b'0' => b"O",
         b'd' => b"cl",
         b'm' => b"rn",
@@ -1183,6 +1183,17 @@ static CONFUSABLE: std::sync::LazyLock<Confusable> = std::sync::LazyLock::new(||
     }
 });
 
+/// Whether a look-alike of `prefix` is written with a small `l` where
+/// the prefix has a capital `I`: that spells words and names (`Alza…`
+/// beside `AIza`), which a key's prefix drawn alike does not need.
+fn spells_a_word(written: &[u8], prefix: &[u8]) -> bool {
+    written.len() == prefix.len()
+        && written
+            .iter()
+            .zip(prefix)
+            .any(|(w, p)| *w == b'l' && *p == b'I')
+}
+
 /// Whether `t` (the rest of a token from a position [`prefixed_key_in`]
 /// reads) is a key whose prefix is written with ASCII characters drawn
 /// like its own (`gIpat-…` with a capital I, `g1pat-…`, `AKlA…`,
@@ -1203,6 +1214,7 @@ fn lookalike_at(t: &str, after_separator: bool) -> bool {
                     && skeleton_len(token, skeleton).is_some_and(|n| {
                         token.len() > n
                             && &token[..n] != p.as_bytes()
+                            && !spells_a_word(&token[..n], p.as_bytes())
                             && is_prefixed_key(&format!("{p}{}", &t[n..]))
                     })
             })

@@ -2487,13 +2487,20 @@ fn declared(
 }
 
 /// A stable slug of a clause text: lowercase ASCII words joined by `-`,
-/// at most 6 words. A key written in the text (SPEC §4) gives no word:
-/// the slug is a clause's id, which every report shows.
+/// at most 6 words. A key written in the text (SPEC §4), in any spelling
+/// the redactor sees through, gives none of its words (`redacted`
+/// stands for it): the slug is a clause's id, which every report shows
+/// and the judge reads.
 pub fn slug(text: &str) -> String {
-    let mut text = std::borrow::Cow::Borrowed(text);
-    for key in pactum_core::secret::key_tokens(&text) {
-        text = std::borrow::Cow::Owned(text.replace(&key, " "));
-    }
+    let keys = pactum_core::secret::key_tokens(text);
+    let text = if keys.is_empty() {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        // A redactor that cannot be built leaves no word of the text.
+        pactum_core::secret::Redactor::new(keys).map_or(std::borrow::Cow::Borrowed(""), |r| {
+            std::borrow::Cow::Owned(r.redact(text).into_owned())
+        })
+    };
     let words: Vec<String> = text
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())

@@ -202,6 +202,22 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
     let stdout_as_file: Option<Output> = stdout_report.and_then(|s| {
         stdout_path().map(|p| Output::file(format!("{} (standard output)", s.flag), p))
     });
+    // A file standard output appends to may be a hard link to a file of a
+    // folder read whole (a run's log): its other name is found there.
+    if let (Some(s), Some(out)) = (stdout_report, stdout_file) {
+        if stdout_links() > 1 {
+            for p in protected.iter().filter(|p| p.folder) {
+                if let Some(input) = file_in(&p.path, out, &mut 100_000) {
+                    return Err(ReportError::OutputIsInput {
+                        flag: format!("{} (standard output)", s.flag),
+                        path: stdout_path().unwrap_or_else(|| PathBuf::from("-")),
+                        what: p.what.clone(),
+                        input,
+                    });
+                }
+            }
+        }
+    }
     let mut checked: Vec<(&Output, FileId)> = Vec::new();
     for o in outputs
         .iter()
@@ -322,6 +338,54 @@ fn stdout_file() -> Option<(u64, u64)> {
 
 #[cfg(not(unix))]
 fn stdout_file() -> Option<(u64, u64)> {
+    None
+}
+
+/// How many names the file standard output writes to has (1 when it
+/// cannot be read).
+#[cfg(unix)]
+fn stdout_links() -> u64 {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(|fd| std::fs::File::from(fd).metadata().ok())
+        .map_or(1, |m| m.nlink())
+}
+
+#[cfg(not(unix))]
+fn stdout_links() -> u64 {
+    1
+}
+
+/// A file below `dir` (links not followed) that is the file `id` names
+/// (device and inode), looking at `budget` entries at most.
+#[cfg(unix)]
+fn file_in(dir: &Path, id: (u64, u64), budget: &mut usize) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    for entry in fs::read_dir(dir).ok()?.flatten() {
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
+        if meta.is_dir() {
+            if let Some(found) = file_in(&entry.path(), id, budget) {
+                return Some(found);
+            }
+        } else if (meta.dev(), meta.ino()) == id {
+            return Some(entry.path());
+        }
+    }
+    None
+}
+
+#[cfg(not(unix))]
+fn file_in(_dir: &Path, _id: (u64, u64), _budget: &mut usize) -> Option<PathBuf> {
     None
 }
 
