@@ -196,21 +196,24 @@ pub fn check_outputs(outputs: &[Output], protected: &[Protected]) -> Result<(), 
         });
     }
     let stdout_report = outputs.iter().find(|o| o.is_stdout());
-    let stdout_file = stdout_report.and_then(|_| stdout_file());
+    let stdout = stdout_report.and_then(|_| StdoutFile::read());
+    let stdout_file = stdout.as_ref().map(|f| f.id);
     // Where `-` writes when standard output is a file (`>> run/vm.log.md`):
     // checked against the inputs and the store as a report's own path is.
-    let stdout_as_file: Option<Output> = stdout_report.and_then(|s| {
-        stdout_path().map(|p| Output::file(format!("{} (standard output)", s.flag), p))
+    let stdout_as_file: Option<Output> = stdout_report.zip(stdout.as_ref()).and_then(|(s, f)| {
+        f.path
+            .clone()
+            .map(|p| Output::file(format!("{} (standard output)", s.flag), p))
     });
     // A file standard output appends to may be a hard link to a file of a
     // folder read whole (a run's log): its other name is found there.
-    if let (Some(s), Some(out)) = (stdout_report, stdout_file) {
-        if stdout_links() > 1 {
+    if let (Some(s), Some(f)) = (stdout_report, &stdout) {
+        if f.links > 1 {
             for p in protected.iter().filter(|p| p.folder) {
-                if let Some(input) = file_in(&p.path, out, &mut 100_000) {
+                if let Some(input) = file_in(&p.path, f.id, &mut 100_000) {
                     return Err(ReportError::OutputIsInput {
                         flag: format!("{} (standard output)", s.flag),
-                        path: stdout_path().unwrap_or_else(|| PathBuf::from("-")),
+                        path: f.path.clone().unwrap_or_else(|| PathBuf::from("-")),
                         what: p.what.clone(),
                         input,
                     });
@@ -326,38 +329,40 @@ fn not_a_folder(dir: &Path) -> Option<std::io::Error> {
     ))
 }
 
-/// The device and inode standard output writes to, when it can be read.
-#[cfg(unix)]
-fn stdout_file() -> Option<(u64, u64)> {
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::MetadataExt;
-    let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
-    let meta = std::fs::File::from(fd).metadata().ok()?;
-    Some((meta.dev(), meta.ino()))
+/// The file standard output writes to, read once: its device and inode,
+/// how many names it has, and, for a regular file, its path when the
+/// system says where (`/proc/self/fd/1`).
+struct StdoutFile {
+    id: (u64, u64),
+    links: u64,
+    path: Option<PathBuf>,
 }
 
-#[cfg(not(unix))]
-fn stdout_file() -> Option<(u64, u64)> {
-    None
-}
+impl StdoutFile {
+    #[cfg(unix)]
+    fn read() -> Option<StdoutFile> {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+        let meta = std::fs::File::from(fd).metadata().ok()?;
+        let path = if cfg!(target_os = "linux") && meta.is_file() {
+            std::fs::read_link("/proc/self/fd/1")
+                .ok()
+                .filter(|p| p.is_absolute())
+        } else {
+            None
+        };
+        Some(StdoutFile {
+            id: (meta.dev(), meta.ino()),
+            links: meta.nlink(),
+            path,
+        })
+    }
 
-/// How many names the file standard output writes to has (1 when it
-/// cannot be read).
-#[cfg(unix)]
-fn stdout_links() -> u64 {
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::MetadataExt;
-    std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .ok()
-        .and_then(|fd| std::fs::File::from(fd).metadata().ok())
-        .map_or(1, |m| m.nlink())
-}
-
-#[cfg(not(unix))]
-fn stdout_links() -> u64 {
-    1
+    #[cfg(not(unix))]
+    fn read() -> Option<StdoutFile> {
+        None
+    }
 }
 
 /// A file below `dir` (links not followed) that is the file `id` names
@@ -386,25 +391,6 @@ fn file_in(dir: &Path, id: (u64, u64), budget: &mut usize) -> Option<PathBuf> {
 
 #[cfg(not(unix))]
 fn file_in(_dir: &Path, _id: (u64, u64), _budget: &mut usize) -> Option<PathBuf> {
-    None
-}
-
-/// The path of the regular file standard output writes to, when it is
-/// one and the system says where (`/proc/self/fd/1`).
-#[cfg(target_os = "linux")]
-fn stdout_path() -> Option<PathBuf> {
-    use std::os::fd::AsFd;
-    let fd = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
-    if !std::fs::File::from(fd).metadata().ok()?.is_file() {
-        return None;
-    }
-    std::fs::read_link("/proc/self/fd/1")
-        .ok()
-        .filter(|p| p.is_absolute())
-}
-
-#[cfg(not(target_os = "linux"))]
-fn stdout_path() -> Option<PathBuf> {
     None
 }
 
